@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt: one entry point for building, testing and benchmarking.
+#
+#   make                 build build/zt (BPF sampler included)
+#   make check           unit tests, fuzz corpus replay, end-to-end tests
+#   make check-unit      cmocka unit tests only
+#   make SANITIZE=address,undefined check-unit    the same under ASan+UBSan (build-asan/)
+#   make fuzz            libFuzzer binaries (clang) under build-fuzz/
+#   make bench           benchmarks against perf (root)
+#   make install PREFIX=/usr/local
+#
+# V=1 shows the commands. Objects go under $(BUILD)/, never next to sources.
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+LLVM_STRIP ?= llvm-strip
+PKG_CONFIG ?= pkg-config
+PREFIX  ?= /usr/local
+
+ifeq ($(SANITIZE),)
+BUILD   ?= build
+SANFLAGS :=
+else
+BUILD   ?= build-asan
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
+# Libraries, each found with pkg-config; a missing one names its Debian package.
+PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev zlib:zlib1g-dev libzstd:libzstd-dev
+pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
+ifneq ($(strip $(missing)),)
+$(error missing libraries: install the Debian packages '$(strip $(missing))' (or run scripts/setup.sh))
+endif
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(pkg_names) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(pkg_names) 2>/dev/null)
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	   -Wno-unused-parameter -Wno-missing-field-initializers
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+LIBS    := $(PKG_LIBS) -lpthread
+
+# ---- sources -------------------------------------------------------------
+LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c) \
+	    $(filter-out %.bpf.c,$(wildcard bpf/*.c))
+CMD_SRCS := $(wildcard cmd/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_HELPERS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+WL_SRCS  := $(wildcard tests/workloads/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+UNIT_HOBJS := $(UNIT_HELPERS:%.c=$(BUILD)/%.o)
+FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
+WL_BINS  := $(WL_SRCS:tests/workloads/%.c=$(BUILD)/tests/workloads/%)
+
+LIBZT := $(BUILD)/libzt.a
+ZT    := $(BUILD)/zt
+
+.PHONY: all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+all: $(ZT) $(BUILD)/tests/.stamp-workloads
+
+help:
+	@sed -n '2,13p' Makefile
+
+# ---- BPF -----------------------------------------------------------------
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function -Ibpf
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/zt_kern.h bpf/sample_event.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# every object that may include a skeleton waits for them
+$(LIB_OBJS) $(CMD_OBJS): | $(SKELS)
+
+# ---- C -------------------------------------------------------------------
+$(BUILD)/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBZT): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ZT): $(CMD_OBJS) $(LIBZT)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBZT) $(LIBS)
+
+# ---- tests ---------------------------------------------------------------
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HOBJS) $(LIBZT)
+	$(call msg,TEST,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(UNIT_HOBJS) $(LIBZT) $(CMOCKA_LIBS) $(LIBS)
+
+$(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIBZT)
+	$(call msg,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBZT) $(LIBS)
+
+# Workloads with known hot functions: frame pointers everywhere, leaves too.
+WL_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+	     -fno-optimize-sibling-calls
+$(BUILD)/tests/workloads/%: tests/workloads/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/tests/.stamp-workloads: $(WL_BINS)
+	@mkdir -p $(@D) && touch $@
+
+tests-build: $(ZT) $(UNIT_BINS) $(FUZZ_REPLAY) $(BUILD)/tests/.stamp-workloads
+
+check-unit: $(UNIT_BINS)
+	$(Q)tests/run-unit.sh $(UNIT_BINS)
+
+check-fuzz: $(FUZZ_REPLAY)
+	$(Q)tests/run-fuzz-replay.sh $(BUILD) $(FUZZ_REPLAY)
+
+check-e2e: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) tests/e2e/run.sh
+
+check: check-unit check-fuzz check-e2e
+
+# libFuzzer binaries for real fuzzing sessions (not part of check)
+fuzz:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(CLANG) SANITIZE=address,undefined build-fuzz/libzt.a
+	$(Q)mkdir -p build-fuzz/tests/fuzz
+	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+		echo "  FUZZ    build-fuzz/tests/fuzz/$$n"; \
+		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
+
+bench: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/run.sh
+
+install: $(ZT)
+	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt
+	for m in man/*.[0-9]; do s=$${m##*.}; install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zt.data: the recording container (specified in man/zt-data.5).
+ *
+ * A fixed file header, then self-describing chunks, each
+ * {type, flags, raw length, stored length, checksum, payload} with a zstd
+ * payload, and a final index chunk. The writer is streaming: records are
+ * buffered per kind and written as chunks on ztdata_writer_flush(), so a
+ * recorder killed at any moment leaves a file readable up to its last
+ * complete chunk. Stacks are deduplicated by the writer: each distinct
+ * stack is written once, samples refer to it by id.
+ */
+#ifndef ZT_ZTDATA_H
+#define ZT_ZTDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/profile.h"
+
+#define ZTDATA_MAGIC "ZTDATA\r\n" /* 8 bytes; \r\n catches text-mode damage */
+#define ZTDATA_VERSION 1
+
+struct ztdata_writer;
+
+/* Start a file on fd (borrowed; the caller closes it after
+ * ztdata_writer_free()). Writes the file header at once. Returns NULL with
+ * errno set on failure. */
+struct ztdata_writer *ztdata_writer_new(int fd);
+void ztdata_writer_free(struct ztdata_writer *w);
+
+/* Buffer records; nothing reaches the file before ztdata_writer_flush().
+ * Strings and arrays are copied. ips: kernel frames then user frames, leaf
+ * first in each part, at most ZT_MAX_FRAMES each. */
+int ztdata_write_meta(struct ztdata_writer *w, const char *key, const char *value);
+int ztdata_write_task(struct ztdata_writer *w, const struct prof_task *t);
+int ztdata_write_mmap(struct ztdata_writer *w, const struct prof_mmap *m);
+int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, uint32_t pid,
+			uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu);
+int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint64_t ts,
+		      const void *data, size_t len);
+/* Add to the lost-sample and lost-side-band-record counters. */
+int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events);
+
+/* Bytes of records buffered and not yet written (to flush early when large). */
+size_t ztdata_writer_pending(const struct ztdata_writer *w);
+/* Write everything buffered as complete chunks (meta, tasks, mmaps, blobs,
+ * new stacks, then samples, so every sample's stack precedes it). */
+int ztdata_writer_flush(struct ztdata_writer *w);
+/* Flush, then write the index chunk that marks the file complete. */
+int ztdata_writer_finish(struct ztdata_writer *w);
+
+struct ztdata_stats {
+	uint64_t samples, stacks, bytes; /* bytes: file size so far */
+};
+void ztdata_writer_stats(const struct ztdata_writer *w, struct ztdata_stats *st);
+
+/* What the reader found besides the records. */
+struct ztdata_read_info {
+	int complete;        /* the index chunk was there: the recorder finished */
+	int truncated;       /* the file ends inside a chunk */
+	uint64_t good_end;   /* offset just past the last chunk that was read */
+	uint64_t size;       /* bytes given to the reader */
+	unsigned chunks, skipped; /* chunks read; unknown chunk types skipped */
+	char msg[256];       /* a warning or error, naming the offset ("" if none) */
+};
+
+/* True when the first n bytes start like a zt.data file. */
+int ztdata_probe(const void *head, size_t n);
+
+/* Read a whole zt.data image into p (which must be initialized). Returns 0
+ * (then info says whether the file was cut short: the readable part is in
+ * p), or a negative errno with info->msg saying what and where:
+ *   -EBADMSG         not a zt.data file, or a chunk fails its checksum or
+ *                    does not decode (the records before it are in p)
+ *   -EPROTONOSUPPORT a newer major version
+ *   -ENOMEM
+ */
+int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info);
+/* The same on a file, mapped read-only. */
+int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One replaceable logger for every layer below cmd/: libraries never print. */
+#ifndef ZT_LOG_H
+#define ZT_LOG_H
+
+enum zt_log_level { ZT_LOG_ERROR, ZT_LOG_WARN, ZT_LOG_INFO, ZT_LOG_DEBUG };
+
+/* The sink receives one formatted message without a trailing newline. */
+typedef void (*zt_log_fn)(enum zt_log_level level, const char *msg, void *ctx);
+
+/* Install a sink (NULL restores the default, which drops everything). */
+void zt_log_set(zt_log_fn fn, void *ctx);
+void zt_log(enum zt_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define zt_warn(...)  zt_log(ZT_LOG_WARN, __VA_ARGS__)
+#define zt_info(...)  zt_log(ZT_LOG_INFO, __VA_ARGS__)
+#define zt_debug(...) zt_log(ZT_LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The core profile model: owned arrays of events, interned stacks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/profile.h"
+
+/* Grow *arr (element size sz) so that one more element fits. */
+static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < *cap || ncap > SIZE_MAX / sz)
+		return -ENOMEM;
+	n = realloc(*arr, ncap * sz);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+#define GROW(p, field) grow((void **)&(p)->field, &(p)->cap_##field, (p)->nr_##field, sizeof(*(p)->field))
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void profile_release(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_meta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].value);
+	}
+	for (i = 0; i < p->nr_mmaps; i++)
+		free(p->mmaps[i].path);
+	for (i = 0; i < p->nr_blobs; i++)
+		free(p->blobs[i].data);
+	free(p->meta);
+	free(p->tasks);
+	free(p->mmaps);
+	free(p->samples);
+	free(p->stacks);
+	free(p->ips);
+	free(p->blobs);
+	free(p->stack_hash);
+	profile_init(p);
+}
+
+int profile_set_meta(struct profile *p, const char *key, const char *value)
+{
+	char *v = strdup(value ? value : ""), *k;
+	size_t i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_meta; i++) {
+		if (!strcmp(p->meta[i].key, key)) {
+			free(p->meta[i].value);
+			p->meta[i].value = v;
+			return 0;
+		}
+	}
+	k = strdup(key);
+	if (!k || GROW(p, meta)) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	p->meta[p->nr_meta].key = k;
+	p->meta[p->nr_meta].value = v;
+	p->nr_meta++;
+	return 0;
+}
+
+const char *profile_get_meta(const struct profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_meta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+int profile_add_task(struct profile *p, const struct prof_task *t)
+{
+	if (GROW(p, tasks))
+		return -ENOMEM;
+	p->tasks[p->nr_tasks] = *t;
+	p->tasks[p->nr_tasks].comm[ZT_COMM_LEN - 1] = 0;
+	p->nr_tasks++;
+	return 0;
+}
+
+int profile_add_mmap(struct profile *p, const struct prof_mmap *m)
+{
+	char *path = strdup(m->path ? m->path : "");
+
+	if (!path || GROW(p, mmaps)) {
+		free(path);
+		return -ENOMEM;
+	}
+	p->mmaps[p->nr_mmaps] = *m;
+	if (p->mmaps[p->nr_mmaps].build_id.len > ZT_BUILD_ID_MAX)
+		p->mmaps[p->nr_mmaps].build_id.len = 0;
+	p->mmaps[p->nr_mmaps].path = path;
+	p->nr_mmaps++;
+	return 0;
+}
+
+int profile_add_sample(struct profile *p, const struct prof_sample *s)
+{
+	if (s->stack >= p->nr_stacks)
+		return -EINVAL;
+	if (GROW(p, samples))
+		return -ENOMEM;
+	p->samples[p->nr_samples++] = *s;
+	return 0;
+}
+
+int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts,
+		     const void *data, size_t len)
+{
+	uint8_t *d = malloc(len ? len : 1);
+
+	if (!d || GROW(p, blobs)) {
+		free(d);
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(d, data, len);
+	p->blobs[p->nr_blobs++] = (struct prof_blob){ kind, pid, ts, d, len };
+	return 0;
+}
+
+const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_blobs; i++)
+		if (p->blobs[i].kind == kind && (pid == UINT32_MAX || p->blobs[i].pid == pid))
+			return &p->blobs[i];
+	return NULL;
+}
+
+static uint64_t stack_hash(const uint64_t *ips, unsigned nk, unsigned nu)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)nk << 32 | nu);
+	unsigned i;
+
+	for (i = 0; i < nk + nu; i++) {
+		h ^= ips[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+	}
+	return h;
+}
+
+static int stack_equal(const struct profile *p, uint32_t id, const uint64_t *ips,
+		       unsigned nk, unsigned nu)
+{
+	const struct prof_stack *s = &p->stacks[id];
+
+	return s->nk == nk && s->nu == nu &&
+	       !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips));
+}
+
+static int rehash(struct profile *p)
+{
+	size_t ncap = p->hash_cap ? p->hash_cap * 2 : 1024, i;
+	uint32_t *h = calloc(ncap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct prof_stack *s = &p->stacks[i];
+		size_t j = stack_hash(p->ips + s->off, s->nk, s->nu) & (ncap - 1);
+
+		while (h[j])
+			j = (j + 1) & (ncap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(p->stack_hash);
+	p->stack_hash = h;
+	p->hash_cap = ncap;
+	return 0;
+}
+
+int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id)
+{
+	size_t j, n = (size_t)nk + nu;
+
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
+		return -EINVAL;
+	if ((p->nr_stacks + 1) * 2 > p->hash_cap && rehash(p))
+		return -ENOMEM;
+	j = stack_hash(ips, nk, nu) & (p->hash_cap - 1);
+	while (p->stack_hash[j]) {
+		if (stack_equal(p, p->stack_hash[j] - 1, ips, nk, nu)) {
+			*id = p->stack_hash[j] - 1;
+			return 0;
+		}
+		j = (j + 1) & (p->hash_cap - 1);
+	}
+	if (p->nr_stacks >= UINT32_MAX - 1 || p->nr_ips > UINT32_MAX - n)
+		return -E2BIG;
+	if (GROW(p, stacks))
+		return -ENOMEM;
+	while (p->nr_ips + n > p->cap_ips) {
+		size_t ncap = p->cap_ips ? p->cap_ips * 2 : 4096;
+		uint64_t *nips = realloc(p->ips, ncap * sizeof(*nips));
+
+		if (!nips)
+			return -ENOMEM;
+		p->ips = nips;
+		p->cap_ips = ncap;
+	}
+	if (n)
+		memcpy(p->ips + p->nr_ips, ips, n * sizeof(*ips));
+	p->stacks[p->nr_stacks] = (struct prof_stack){ (uint32_t)p->nr_ips, nk, nu };
+	p->nr_ips += n;
+	p->stack_hash[j] = (uint32_t)p->nr_stacks + 1;
+	*id = (uint32_t)p->nr_stacks++;
+	return 0;
+}
+
+char *prof_build_id_hex(const struct prof_build_id *b, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned i;
+
+	for (i = 0; i < b->len && i < ZT_BUILD_ID_MAX; i++) {
+		out[2 * i] = hex[b->data[i] >> 4];
+		out[2 * i + 1] = hex[b->data[i] & 15];
+	}
+	out[2 * i] = 0;
+	return out;
+}
+
+void prof_sanitize(char *out, size_t n, const char *in)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i + 1 < n && in[i]; i++)
+		out[i] = ((unsigned char)in[i] < 0x20 || in[i] == 0x7f) ? '?' : in[i];
+	out[i] = 0;
+}

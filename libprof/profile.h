@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The core profile model: what a recording holds, independent of the file
+ * it came from. Readers (zt.data, perf.data) fill it; report, script and the
+ * writer consume it. Times are CLOCK_MONOTONIC nanoseconds.
+ *
+ * Ownership: a struct profile owns every string, array and blob added to it
+ * (add functions copy their input). Pointers returned by lookups are borrowed
+ * and stay valid until the next add of the same kind or profile_release().
+ */
+#ifndef ZT_PROFILE_H
+#define ZT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZT_BUILD_ID_MAX 20
+#define ZT_COMM_LEN 16
+#define ZT_MAX_FRAMES 512 /* per part (kernel or user) of one stack */
+#define ZT_PID_KERNEL UINT32_MAX /* mappings of the kernel itself */
+
+struct prof_build_id {
+	uint8_t len; /* 0: unknown */
+	uint8_t data[ZT_BUILD_ID_MAX];
+};
+
+enum prof_task_kind {
+	PROF_TASK_COMM = 1, /* a thread was (re)named: prctl, or seen at start */
+	PROF_TASK_EXEC = 2, /* pid exec'd: comm is the new name; older maps are gone */
+	PROF_TASK_FORK = 3, /* pid/tid created by ppid/ptid (a thread when pid == ppid) */
+	PROF_TASK_EXIT = 4, /* pid/tid exited */
+};
+
+struct prof_task {
+	uint64_t ts;
+	uint32_t kind;
+	uint32_t pid, tid;
+	uint32_t ppid, ptid; /* FORK and EXIT only */
+	char comm[ZT_COMM_LEN]; /* COMM and EXEC only, NUL-terminated */
+};
+
+/* An executable mapping appeared in process pid. */
+struct prof_mmap {
+	uint64_t ts;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags;
+	struct prof_build_id build_id;
+	char *path; /* owned by the profile */
+};
+
+struct prof_sample {
+	uint64_t ts;
+	uint64_t weight; /* the event period: ns for cpu-clock, or count */
+	uint32_t pid, tid, cpu;
+	uint32_t stack; /* index into the profile's stacks */
+};
+
+/* A stack: ips[off .. off+nk) are kernel frames leaf first, then
+ * ips[off+nk .. off+nk+nu) user frames leaf first. */
+struct prof_stack {
+	uint32_t off;
+	uint16_t nk, nu;
+};
+
+enum prof_blob_kind {
+	PROF_BLOB_KALLSYMS = 1, /* /proc/kallsyms text at record start */
+	PROF_BLOB_MODULES = 2,  /* /proc/modules text */
+	PROF_BLOB_PERFMAP = 3,  /* /tmp/perf-PID.map text of process pid */
+	PROF_BLOB_KERNEL_BUILD_ID = 4, /* raw build-id bytes of vmlinux */
+};
+
+struct prof_blob {
+	uint32_t kind, pid;
+	uint64_t ts;
+	uint8_t *data; /* owned */
+	size_t len;
+};
+
+struct prof_meta {
+	char *key, *value; /* owned */
+};
+
+struct profile {
+	struct prof_meta *meta;
+	size_t nr_meta, cap_meta;
+	struct prof_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct prof_mmap *mmaps;
+	size_t nr_mmaps, cap_mmaps;
+	struct prof_sample *samples;
+	size_t nr_samples, cap_samples;
+	struct prof_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	uint64_t *ips;
+	size_t nr_ips, cap_ips;
+	struct prof_blob *blobs;
+	size_t nr_blobs, cap_blobs;
+	uint32_t *stack_hash; /* open addressing: stack id + 1, 0 = empty */
+	size_t hash_cap;
+	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
+	uint64_t lost_events;  /* side-band records dropped */
+};
+
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+/* Meta data are key/value strings: "hostname", "os_release", "cmdline",
+ * "event", "freq", "period", "nr_cpus", "time_start", "time_end", ...
+ * Setting an existing key replaces its value. */
+int profile_set_meta(struct profile *p, const char *key, const char *value);
+const char *profile_get_meta(const struct profile *p, const char *key);
+
+int profile_add_task(struct profile *p, const struct prof_task *t);
+/* Copies m and m->path (NULL path is stored as ""). */
+int profile_add_mmap(struct profile *p, const struct prof_mmap *m);
+int profile_add_sample(struct profile *p, const struct prof_sample *s);
+int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts,
+		     const void *data, size_t len);
+
+/* Intern a stack (kernel frames then user frames, leaf first in each part):
+ * an identical stack gets the same id. nk and nu are each at most
+ * ZT_MAX_FRAMES. Returns 0 and sets *id, or a negative errno. */
+int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id);
+static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_t id)
+{
+	return p->ips + p->stacks[id].off;
+}
+
+/* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
+const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);
+
+/* Hex form of a build id into out (at least 2*ZT_BUILD_ID_MAX+1 bytes). */
+char *prof_build_id_hex(const struct prof_build_id *b, char *out);
+
+/* Printable copy of text from a profiled process: control characters
+ * become '?'. out has size n. */
+void prof_sanitize(char *out, size_t n, const char *in);
+
+#endif

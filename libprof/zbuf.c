@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Growable byte buffer and bounds-checked cursor with varints. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/zbuf.h"
+
+void zbuf_init(struct zbuf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void zbuf_release(struct zbuf *b)
+{
+	free(b->data);
+	zbuf_init(b);
+}
+
+void zbuf_reset(struct zbuf *b)
+{
+	b->len = 0;
+	b->err = 0;
+}
+
+int zbuf_reserve(struct zbuf *b, size_t extra)
+{
+	size_t need, cap;
+	uint8_t *p;
+
+	if (b->err)
+		return b->err;
+	if (extra > SIZE_MAX - b->len)
+		return b->err = -ENOMEM;
+	need = b->len + extra;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	p = realloc(b->data, cap);
+	if (!p)
+		return b->err = -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void zbuf_put(struct zbuf *b, const void *p, size_t n)
+{
+	if (!n || zbuf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void zbuf_put_u8(struct zbuf *b, uint8_t v)
+{
+	zbuf_put(b, &v, 1);
+}
+
+void zbuf_put_u32le(struct zbuf *b, uint32_t v)
+{
+	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
+
+	zbuf_put(b, x, 4);
+}
+
+void zbuf_put_u64le(struct zbuf *b, uint64_t v)
+{
+	zbuf_put_u32le(b, (uint32_t)v);
+	zbuf_put_u32le(b, (uint32_t)(v >> 32));
+}
+
+void zbuf_put_uv(struct zbuf *b, uint64_t v)
+{
+	uint8_t x[10];
+	size_t n = 0;
+
+	do {
+		x[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			x[n] |= 0x80;
+		n++;
+	} while (v);
+	zbuf_put(b, x, n);
+}
+
+void zbuf_put_sv(struct zbuf *b, int64_t v)
+{
+	zbuf_put_uv(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void zbuf_put_bytes(struct zbuf *b, const void *p, size_t n)
+{
+	zbuf_put_uv(b, n);
+	zbuf_put(b, p, n);
+}
+
+void zbuf_put_str(struct zbuf *b, const char *s)
+{
+	zbuf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+void zcur_init(struct zcur *c, const void *p, size_t n)
+{
+	c->p = p;
+	c->end = c->p + n;
+	c->err = 0;
+}
+
+static int zcur_fail(struct zcur *c)
+{
+	return c->err = -EBADMSG;
+}
+
+int zcur_raw(struct zcur *c, void *dst, size_t n)
+{
+	if (c->err || zcur_left(c) < n)
+		return zcur_fail(c);
+	memcpy(dst, c->p, n);
+	c->p += n;
+	return 0;
+}
+
+int zcur_u8(struct zcur *c, uint8_t *v)
+{
+	return zcur_raw(c, v, 1);
+}
+
+int zcur_u32le(struct zcur *c, uint32_t *v)
+{
+	uint8_t x[4];
+
+	if (zcur_raw(c, x, 4))
+		return c->err;
+	*v = x[0] | x[1] << 8 | x[2] << 16 | (uint32_t)x[3] << 24;
+	return 0;
+}
+
+int zcur_u64le(struct zcur *c, uint64_t *v)
+{
+	uint32_t lo, hi;
+
+	if (zcur_u32le(c, &lo) || zcur_u32le(c, &hi))
+		return c->err;
+	*v = lo | (uint64_t)hi << 32;
+	return 0;
+}
+
+int zcur_uv(struct zcur *c, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	if (c->err)
+		return c->err;
+	while (c->p < c->end) {
+		uint8_t x = *c->p++;
+
+		if (shift == 63 && (x & 0x7e))
+			return zcur_fail(c);
+		r |= (uint64_t)(x & 0x7f) << shift;
+		if (!(x & 0x80)) {
+			*v = r;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return zcur_fail(c);
+	}
+	return zcur_fail(c);
+}
+
+int zcur_sv(struct zcur *c, int64_t *v)
+{
+	uint64_t u;
+
+	if (zcur_uv(c, &u))
+		return c->err;
+	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return 0;
+}
+
+int zcur_bytes(struct zcur *c, const uint8_t **p, size_t *n)
+{
+	uint64_t len;
+
+	if (zcur_uv(c, &len))
+		return c->err;
+	if (len > zcur_left(c))
+		return zcur_fail(c);
+	*p = c->p;
+	*n = len;
+	c->p += len;
+	return 0;
+}
+
+int zcur_strdup(struct zcur *c, char **s, size_t max)
+{
+	const uint8_t *p;
+	size_t n;
+	char *r;
+
+	if (zcur_bytes(c, &p, &n))
+		return c->err;
+	if (n > max || memchr(p, 0, n))
+		return zcur_fail(c);
+	r = malloc(n + 1);
+	if (!r)
+		return c->err = -ENOMEM;
+	memcpy(r, p, n);
+	r[n] = 0;
+	*s = r;
+	return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install what zt needs to build, test and benchmark on Debian 12 (idempotent).
+# Usage: scripts/setup.sh [--test]   (--test adds what the test suite needs)
+set -euo pipefail
+
+pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
+      zlib1g-dev libzstd-dev libncurses-dev)
+if [ "${1:-}" = "--test" ]; then
+	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
+	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks
+	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null; then SUDO=sudo; else
+		echo "setup: missing packages: ${missing[*]}; run as root: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
