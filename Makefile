@@ -75,6 +75,7 @@ WL_BINS  := $(WL_SRCS:tests/workloads/%.c=$(BUILD)/tests/workloads/%)
 LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
+.SECONDARY:
 .PHONY: all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perf_event ring buffers: the kernel's side-band records (MMAP2 with build
+ * ids, COMM, FORK, EXIT, LOST) and, on the unprivileged path, the samples
+ * themselves (IP, TID, TIME, CPU, PERIOD, CALLCHAIN), decoded into the
+ * profile model's types. Times are CLOCK_MONOTONIC, like the BPF sampler's.
+ */
+#ifndef ZT_PERFEV_H
+#define ZT_PERFEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libprof/profile.h"
+
+struct perfev;
+
+struct perfev_sample {
+	uint64_t ts, period;
+	uint32_t pid, tid, cpu;
+	const uint64_t *ips; /* nk kernel then nu user frames, leaf first */
+	unsigned nk, nu;
+};
+
+struct perfev_cbs {
+	void (*sample)(void *ctx, const struct perfev_sample *s);
+	void (*task)(void *ctx, const struct prof_task *t);
+	void (*mmap)(void *ctx, const struct prof_mmap *m); /* m->path borrowed */
+	void (*lost)(void *ctx, uint64_t lost_samples, uint64_t lost_events);
+	void *ctx;
+};
+
+struct perfev_opts {
+	/* sampling event; type == UINT32_MAX: side-band only (dummy event) */
+	uint32_t type;
+	uint64_t config;
+	bool freq;
+	uint64_t freq_or_period;
+	bool exclude_kernel;
+	bool callchain;
+	bool sideband;        /* also MMAP2/COMM/FORK/EXIT records */
+	bool enable_on_exec;  /* start disabled, enabled when the task execs */
+	bool inherit;         /* follow children and threads created later */
+	unsigned ring_pages;  /* data pages per ring, power of two */
+};
+
+/* Empty set of events with callbacks (copied). */
+int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct perfev **out);
+void perfev_free(struct perfev *p);
+/* Open one event: pid -1 and a cpu for system-wide, or a pid/tid and cpu -1.
+ * Returns 0 or a negative errno (-ENOENT: no such event on this machine,
+ * -ESRCH: no such process, -EACCES/-EPERM: not allowed). */
+int perfev_open(struct perfev *p, pid_t pid, int cpu);
+int perfev_count(const struct perfev *p);
+int perfev_enable(struct perfev *p);
+int perfev_disable(struct perfev *p);
+/* Decode every record waiting in every ring. Returns the number handled. */
+int perfev_drain(struct perfev *p);
+/* Wait up to timeout_ms for any ring to have data (poll(2)). */
+int perfev_wait(struct perfev *p, int timeout_ms);
+
+#endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loader of the BPF CPU sampler: perf events per CPU, ring buffer, filters. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/sampler.h"
+#include "bpf/zt.skel.h"
+#include "libprof/log.h"
+
+struct sampler {
+	struct zt_bpf *skel;
+	struct ring_buffer *rb;
+	int *fds;
+	struct bpf_link **links;
+	int nr;
+	const int *cpus;
+	sampler_cb cb;
+	void *ctx;
+	struct perf_event_attr attr;
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	zt_debug("libbpf: %s", msg);
+	return 0;
+}
+
+static int handle(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct zt_sample_event *e = data;
+
+	if (size < ZT_SAMPLE_HDR_SIZE || size < ZT_SAMPLE_HDR_SIZE + ((size_t)e->nk + e->nu) * 8)
+		return 0;
+	s->cb(s->ctx, e, size);
+	return 0;
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	int fd = (int)syscall(__NR_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct sampler **out,
+		 char *msg, size_t msglen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
+	struct sampler *s;
+	int i, err;
+
+	*out = NULL;
+	msg[0] = 0;
+	libbpf_set_print(libbpf_log);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cb = cb;
+	s->ctx = ctx;
+	s->cpus = o->cpus;
+	s->fds = calloc(o->nr_cpus, sizeof(*s->fds));
+	s->links = calloc(o->nr_cpus, sizeof(*s->links));
+	if (!s->fds || !s->links) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < o->nr_cpus; i++)
+		s->fds[i] = -1;
+
+	/* The perf events first: they tell whether the event type exists and
+	 * whether we may sample system-wide, before any BPF is loaded. */
+	s->attr.size = sizeof(s->attr);
+	s->attr.type = o->type;
+	s->attr.config = o->config;
+	s->attr.freq = o->freq;
+	s->attr.sample_period = o->freq_or_period;
+	s->attr.exclude_kernel = o->exclude_kernel;
+	s->attr.disabled = 1;
+	for (i = 0; i < o->nr_cpus; i++) {
+		s->fds[i] = perf_open(&s->attr, o->cpus[i]);
+		if (s->fds[i] < 0) {
+			err = s->fds[i];
+			snprintf(msg, msglen, "perf_event_open on CPU %d: %s", o->cpus[i], strerror(-err));
+			if (err == -EOPNOTSUPP || err == -ENODEV)
+				err = -ENOENT;
+			goto fail;
+		}
+		s->nr = i + 1;
+	}
+
+	s->skel = zt_bpf__open_opts(&oo);
+	if (!s->skel) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(-err));
+		goto fail;
+	}
+	s->skel->rodata->filter_mode = o->filter_mode;
+	s->skel->rodata->follow_children = o->follow_children;
+	err = bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
+	if (err)
+		goto fail;
+	if (o->filter_mode != ZT_FILTER_TGID)
+		bpf_program__set_autoload(s->skel->progs.zt_fork, false);
+	err = zt_bpf__load(s->skel);
+	if (err) {
+		snprintf(msg, msglen, "the kernel refused the BPF program: %s", strerror(-err));
+		goto fail;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot map the BPF ring buffer: %s", strerror(-err));
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	sampler_free(s);
+	return err;
+}
+
+void sampler_free(struct sampler *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr; i++) {
+		bpf_link__destroy(s->links[i]);
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	}
+	ring_buffer__free(s->rb);
+	zt_bpf__destroy(s->skel);
+	free(s->fds);
+	free(s->links);
+	free(s);
+}
+
+static int add_key(int map_fd, uint32_t key)
+{
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(map_fd, &key, &one, BPF_ANY) ? -errno : 0;
+}
+
+int sampler_add_tgid(struct sampler *s, uint32_t tgid)
+{
+	return add_key(bpf_map__fd(s->skel->maps.tgids), tgid);
+}
+
+int sampler_add_tid(struct sampler *s, uint32_t tid)
+{
+	return add_key(bpf_map__fd(s->skel->maps.tids), tid);
+}
+
+int sampler_start(struct sampler *s)
+{
+	int i, err;
+
+	if (s->skel->progs.zt_fork && bpf_program__autoload(s->skel->progs.zt_fork)) {
+		err = zt_bpf__attach(s->skel);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < s->nr; i++) {
+		s->links[i] = bpf_program__attach_perf_event(s->skel->progs.zt_sample, s->fds[i]);
+		if (!s->links[i])
+			return -errno;
+	}
+	return 0;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int sampler_poll(struct sampler *s, int timeout_ms)
+{
+	return ring_buffer__poll(s->rb, timeout_ms);
+}
+
+int sampler_fd(const struct sampler *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(s->skel->maps.stats), i;
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info), k;
+	uint64_t *v;
+
+	memset(st, 0, sizeof(*st));
+	v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
+	for (k = 0; v && k < ZT_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (i = 0; i < ncpu; i++) {
+			if (k == ZT_STAT_SAMPLES)
+				st->samples += v[i];
+			else
+				st->lost += v[i];
+		}
+	}
+	free(v);
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(s->skel->progs.zt_sample), &info, &len)) {
+		st->run_ns = info.run_time_ns;
+		st->run_cnt = info.run_cnt;
+	}
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The BPF sampler's loader: opens one sampling perf_event per CPU, attaches
+ * zt.bpf.c's program to each, and hands each sample record to a callback.
+ * Needs CAP_BPF + CAP_PERFMON (or root) and kernel BTF.
+ */
+#ifndef ZT_SAMPLER_H
+#define ZT_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/sample_event.h"
+
+struct sampler;
+
+struct sampler_opts {
+	const int *cpus;      /* CPUs to sample */
+	int nr_cpus;
+	uint32_t type;        /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
+	uint64_t config;      /* PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_SW_CPU_CLOCK ... */
+	bool freq;            /* sample_freq (Hz) rather than sample_period */
+	uint64_t freq_or_period;
+	uint32_t filter_mode; /* ZT_FILTER_* */
+	bool follow_children;
+	bool exclude_kernel;
+	uint32_t ringbuf_bytes; /* power of two, >= 4096 */
+	const char *btf_path; /* NULL: the running kernel's */
+};
+
+typedef void (*sampler_cb)(void *ctx, const struct zt_sample_event *e, size_t size);
+
+/* Load the BPF object and open (but not enable) the perf events.
+ * Returns 0 or a negative errno:
+ *   -EPERM/-EACCES  missing privileges
+ *   -ENOENT         a perf event type the machine does not have (no PMU)
+ *   -EINVAL         bad options, or the kernel rejected the program
+ * msg receives a short reason when there is one. */
+int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct sampler **out,
+		 char *msg, size_t msglen);
+void sampler_free(struct sampler *s);
+
+/* Filter entries (before or after sampler_start). */
+int sampler_add_tgid(struct sampler *s, uint32_t tgid);
+int sampler_add_tid(struct sampler *s, uint32_t tid);
+
+/* Attach and enable sampling on every CPU. */
+int sampler_start(struct sampler *s);
+/* Stop sampling (the ring is still drained by sampler_poll). */
+void sampler_stop(struct sampler *s);
+/* Consume records, waiting up to timeout_ms; returns records handled or a
+ * negative errno (-EINTR is not an error to the caller: retry). */
+int sampler_poll(struct sampler *s, int timeout_ms);
+/* A file descriptor that becomes readable when records wait (for epoll). */
+int sampler_fd(const struct sampler *s);
+
+struct sampler_stats {
+	uint64_t samples, lost;  /* sent and dropped (ring full) by the program */
+	uint64_t run_ns, run_cnt; /* BPF run time, when kernel.bpf_stats_enabled */
+};
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *st);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zt's CPU sampler: runs on every perf_event sample (cpu-clock or cycles,
+ * one event per CPU), captures the kernel and user stacks and streams one
+ * record per sample to user space: no in-kernel aggregation, so every
+ * sample keeps its timestamp. A fork hook extends the process filter to
+ * children, so a workload is followed through fork and exec.
+ */
+#include "zt_kern.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sample_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_mode = ZT_FILTER_ALL;
+const volatile bool follow_children = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the loader */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct zt_sample_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ZT_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+SEC("perf_event")
+int zt_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	struct zt_sample_event *e;
+	long n, m;
+	__u64 nk, nu, size;
+
+	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
+		return 0;
+	if (filter_mode == ZT_FILTER_TID && !bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->period = ctx->sample_period;
+	e->pid = tgid;
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+
+	n = bpf_get_stack(ctx, e->ips, ZT_BPF_MAX_STACK * 8, 0);
+	nk = n > 0 ? (__u64)n >> 3 : 0;
+	if (nk > ZT_BPF_MAX_STACK)
+		nk = ZT_BPF_MAX_STACK;
+	nu = 0;
+	if (tgid) { /* the idle task has no user stack */
+		m = bpf_get_stack(ctx, &e->ips[nk], ZT_BPF_MAX_STACK * 8, BPF_F_USER_STACK);
+		nu = m > 0 ? (__u64)m >> 3 : 0;
+		if (nu > ZT_BPF_MAX_STACK)
+			nu = ZT_BPF_MAX_STACK;
+	}
+	e->nk = nk;
+	e->nu = nu;
+	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&events, e, size, 0))
+		count(ZT_STAT_LOST);
+	else
+		count(ZT_STAT_SAMPLES);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(zt_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (filter_mode != ZT_FILTER_TGID || !follow_children || ptgid == ctgid)
+		return 0;
+	if (bpf_map_lookup_elem(&tgids, &ptgid))
+		bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}

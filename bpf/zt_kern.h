@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The few kernel types zt's BPF program needs, written by hand for CO-RE:
+ * libbpf relocates field offsets against the running kernel's BTF at load,
+ * so the build needs no vmlinux.h and no BTF on the build machine.
+ */
+#ifndef ZT_KERN_H
+#define ZT_KERN_H
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef _Bool bool;
+#define true 1
+#define false 0
+
+/* uapi values (linux/bpf.h) */
+enum {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+enum { BPF_ANY = 0, BPF_NOEXIST = 1 };
+#define BPF_F_USER_STACK (1ULL << 8)
+#define BPF_F_NO_PREALLOC (1U << 0)
+
+/* The perf_event program context (uapi bpf_perf_event_data, x86-64):
+ * pt_regs is 21 longs; the verifier rewrites accesses at fixed offsets. */
+struct bpf_perf_event_data {
+	unsigned long regs[21];
+	__u64 sample_period;
+	__u64 addr;
+};
+
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+#endif

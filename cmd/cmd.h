@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The command table's entries and what every command shares: messages, exit. */
+#ifndef ZT_CMD_H
+#define ZT_CMD_H
+
+#include <stdio.h>
+
+/* Exit codes: 0 ok, 1 failure, 129 usage error (as git). */
+enum { ZT_EXIT_OK = 0, ZT_EXIT_FAIL = 1, ZT_EXIT_USAGE = 129 };
+
+struct cmd_entry {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Messages to stderr, "zt CMD: ...": cmd_error always, cmd_warn unless -q,
+ * cmd_info with -v. cmd_setup names the command and installs the library
+ * logger at the given verbosity (-1 quiet, 0 default, 1+ verbose). */
+void cmd_setup(const char *name, int verbosity);
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int cmd_verbosity;
+
+/* At exit: flush stdout and turn a write error (full disk) into a message
+ * and exit code 1; EPIPE is not an error. Returns the code to exit with. */
+int cmd_finish(int code);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Messages, library log routing and the exit-time stdout check. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "libprof/log.h"
+
+int cmd_verbosity;
+static const char *cmd_name = "zt";
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "zt %s: %s", cmd_name, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+static void lib_log(enum zt_log_level level, const char *msg, void *ctx)
+{
+	switch (level) {
+	case ZT_LOG_ERROR:
+		cmd_error("%s", msg);
+		break;
+	case ZT_LOG_WARN:
+		cmd_warn("%s", msg);
+		break;
+	case ZT_LOG_INFO:
+		cmd_info("%s", msg);
+		break;
+	case ZT_LOG_DEBUG:
+		if (cmd_verbosity >= 2)
+			cmd_info("%s", msg);
+		break;
+	}
+}
+
+void cmd_setup(const char *name, int verbosity)
+{
+	cmd_name = name;
+	cmd_verbosity = verbosity;
+	zt_log_set(lib_log, NULL);
+}
+
+int cmd_finish(int code)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE) {
+			cmd_error("cannot write the output: %s", strerror(errno));
+			return ZT_EXIT_FAIL;
+		}
+	}
+	return code;
+}

@@ -1,0 +1,1274 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zt record: sample CPU stacks (BPF sampler, or perf_event's own ring buffer
+ * without privileges) plus the kernel's side-band into zt.data.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/perfev.h"
+#include "bpf/procsynth.h"
+#include "bpf/sampler.h"
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "formats/ztdata.h"
+#include "libprof/log.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/ksubset.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT 39
+#define FLUSH_NS 1000000000ull
+#define PENDING_MAX_AGE 3 /* flushes an untracked side-band record waits */
+
+/* A set of nonzero u64 (pids, kernel addresses), open addressing. */
+struct u64set {
+	uint64_t *k;
+	size_t n, cap;
+};
+
+static size_t u64set_slot(uint64_t v, size_t cap)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (size_t)v & (cap - 1);
+}
+
+static bool u64set_has(const struct u64set *s, uint64_t v)
+{
+	size_t i;
+
+	if (!s->cap)
+		return false;
+	for (i = u64set_slot(v, s->cap); s->k[i]; i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == v)
+			return true;
+	return false;
+}
+
+static int u64set_add(struct u64set *s, uint64_t v)
+{
+	size_t i;
+
+	if (!v || u64set_has(s, v))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct u64set n = { calloc(s->cap ? s->cap * 2 : 64, sizeof(uint64_t)), 0,
+				    s->cap ? s->cap * 2 : 64 };
+
+		if (!n.k)
+			return -ENOMEM;
+		for (i = 0; i < s->cap; i++)
+			if (s->k[i])
+				u64set_add(&n, s->k[i]);
+		free(s->k);
+		*s = n;
+	}
+	for (i = u64set_slot(v, s->cap); s->k[i]; i = (i + 1) & (s->cap - 1))
+		;
+	s->k[i] = v;
+	s->n++;
+	return 0;
+}
+
+static void u64set_release(struct u64set *s)
+{
+	free(s->k);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Side-band records of processes not (yet) known to matter. */
+struct pending {
+	bool is_mmap;
+	unsigned age;
+	struct prof_task t;
+	struct prof_mmap m; /* m.path owned */
+};
+
+/* Build ids read from files, keyed by path and identity of the file. */
+struct bid_memo {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct prof_build_id bid;
+};
+
+struct record {
+	/* options */
+	int all_cpus, callgraph, verbose, quiet;
+	const char *pids, *tids, *cpu_list, *output, *event, *callgraph_mode;
+	const char *freq_str;
+	uint64_t period;
+	double duration;
+
+	/* state */
+	struct ztdata_writer *w;
+	int fd;
+	char *tmp_output;
+	bool filtered; /* only some processes: side-band is filtered too */
+	struct u64set tracked, perfmap_done, bid_cached;
+	struct u64set kips;  /* kernel addresses seen in samples */
+	char *kallsyms;      /* /proc/kallsyms at the start */
+	size_t kallsyms_len;
+	struct pending *pend;
+	size_t nr_pend, cap_pend;
+	struct bid_memo *memo;
+	size_t nr_memo, cap_memo;
+	struct buildid_cache cache;
+	bool cache_ok;
+	int err; /* first write error */
+	uint64_t samples, lost_samples, lost_events;
+	uint64_t t_start, t_end;
+	int *cpus, nr_cpus;
+	pid_t child;
+	const char *path_kind; /* "bpf" or "perf_event" */
+};
+
+static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t child_exited;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		child_exited = 1;
+	else
+		stop_flag = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void note_err(struct record *r, int err)
+{
+	if (err && !r->err)
+		r->err = err;
+}
+
+/* ---- build ids and the build-id cache ------------------------------------ */
+
+static int open_mapping(const struct prof_mmap *m, struct stat *st)
+{
+	char p[PATH_MAX + 64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", m->pid, (unsigned long long)m->start,
+		 (unsigned long long)(m->start + m->len));
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && m->path[0] == '/') {
+		snprintf(p, sizeof(p), "/proc/%u/root%s", m->pid, m->path);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0 && fstat(fd, st)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static bool is_file_mapping(const struct prof_mmap *m)
+{
+	return m->path[0] == '/' && strncmp(m->path, "/memfd:", 7) && strncmp(m->path, "//anon", 6);
+}
+
+/* Fill in a missing build id, and keep a copy of the binary in the
+ * build-id cache while its process still lives. */
+static void handle_binary(struct record *r, struct prof_mmap *m)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (!is_file_mapping(m))
+		return;
+	if (m->build_id.len) {
+		uint32_t key = 2166136261u;
+		char p[PATH_MAX];
+
+		for (i = 0; i < m->build_id.len; i++)
+			key = (key ^ m->build_id.data[i]) * 16777619u;
+		key |= 1;
+		if (!r->cache_ok || u64set_has(&r->bid_cached, key))
+			return;
+		u64set_add(&r->bid_cached, key);
+		if (!buildid_cache_path(&r->cache, &m->build_id, p, sizeof(p)))
+			return;
+	}
+	fd = open_mapping(m, &st);
+	if (fd < 0)
+		return;
+	if (!m->build_id.len) {
+		for (i = 0; i < r->nr_memo; i++) {
+			struct bid_memo *b = &r->memo[i];
+
+			if (b->dev == st.st_dev && b->ino == st.st_ino &&
+			    b->mtime.tv_sec == st.st_mtim.tv_sec && b->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+				m->build_id = b->bid;
+				close(fd);
+				return; /* seen: cached then too */
+			}
+		}
+		elf_read_build_id_fd(fd, &m->build_id);
+		if (r->nr_memo == r->cap_memo) {
+			size_t ncap = r->cap_memo ? r->cap_memo * 2 : 64;
+			struct bid_memo *nm = realloc(r->memo, ncap * sizeof(*nm));
+
+			if (nm) {
+				r->memo = nm;
+				r->cap_memo = ncap;
+			}
+		}
+		if (r->nr_memo < r->cap_memo)
+			r->memo[r->nr_memo++] = (struct bid_memo){ NULL, st.st_dev, st.st_ino, st.st_mtim,
+								   m->build_id };
+	}
+	if (m->build_id.len && r->cache_ok) {
+		int err = buildid_cache_add_fd(&r->cache, &m->build_id, fd);
+
+		if (err && err != -EEXIST)
+			zt_debug("cannot cache '%s': %s", m->path, strerror(-err));
+	}
+	close(fd);
+}
+
+/* ---- sinks ----------------------------------------------------------------- */
+
+static void emit_task(struct record *r, const struct prof_task *t)
+{
+	note_err(r, ztdata_write_task(r->w, t));
+}
+
+static void emit_mmap(struct record *r, struct prof_mmap *m)
+{
+	handle_binary(r, m);
+	note_err(r, ztdata_write_mmap(r->w, m));
+}
+
+static void add_pending(struct record *r, const struct prof_task *t, const struct prof_mmap *m)
+{
+	struct pending *p;
+
+	if (r->nr_pend == r->cap_pend) {
+		size_t ncap = r->cap_pend ? r->cap_pend * 2 : 256;
+		struct pending *np = realloc(r->pend, ncap * sizeof(*np));
+
+		if (!np) {
+			r->lost_events++;
+			return;
+		}
+		r->pend = np;
+		r->cap_pend = ncap;
+	}
+	p = &r->pend[r->nr_pend];
+	memset(p, 0, sizeof(*p));
+	if (m) {
+		p->is_mmap = true;
+		p->m = *m;
+		p->m.path = strdup(m->path);
+		if (!p->m.path) {
+			r->lost_events++;
+			return;
+		}
+	} else {
+		p->t = *t;
+	}
+	r->nr_pend++;
+}
+
+static void track(struct record *r, uint32_t pid)
+{
+	if (pid && !u64set_has(&r->tracked, pid))
+		note_err(r, u64set_add(&r->tracked, pid));
+}
+
+static void on_task(void *ctx, const struct prof_task *t)
+{
+	struct record *r = ctx;
+
+	if (!r->filtered) {
+		emit_task(r, t);
+		return;
+	}
+	if (t->kind == PROF_TASK_FORK && u64set_has(&r->tracked, t->ppid))
+		track(r, t->pid);
+	if (u64set_has(&r->tracked, t->pid))
+		emit_task(r, t);
+	else
+		add_pending(r, t, NULL);
+}
+
+static void on_mmap(void *ctx, const struct prof_mmap *cm)
+{
+	struct record *r = ctx;
+	struct prof_mmap m = *cm;
+
+	if (!(m.prot & PROT_EXEC))
+		return;
+	if (!r->filtered || u64set_has(&r->tracked, m.pid))
+		emit_mmap(r, &m);
+	else
+		add_pending(r, NULL, &m);
+}
+
+static void on_lost(void *ctx, uint64_t lost_samples, uint64_t lost_events)
+{
+	struct record *r = ctx;
+
+	r->lost_samples += lost_samples;
+	r->lost_events += lost_events;
+}
+
+static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_t pid, uint32_t tid,
+			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
+{
+	if (!r->callgraph) {
+		/* without -g only the sampled address is kept, as perf does */
+		if (nk)
+			nk = 1, nu = 0;
+		else if (nu)
+			nu = 1;
+	}
+	if (r->filtered)
+		track(r, pid);
+	if (r->kallsyms)
+		for (unsigned i = 0; i < nk; i++)
+			note_err(r, u64set_add(&r->kips, ips[i]));
+	note_err(r, ztdata_write_sample(r->w, ts, period, pid, tid, cpu, ips, nk, nu));
+	r->samples++;
+}
+
+static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t size)
+{
+	write_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
+}
+
+static void on_perf_sample(void *ctx, const struct perfev_sample *s)
+{
+	write_sample(ctx, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+}
+
+/* Move pending side-band of processes that turned out to matter. */
+static void settle_pending(struct record *r, bool final)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->nr_pend; i++) {
+		struct pending *p = &r->pend[i];
+		uint32_t pid = p->is_mmap ? p->m.pid : p->t.pid;
+
+		if (u64set_has(&r->tracked, pid)) {
+			if (p->is_mmap)
+				emit_mmap(r, &p->m);
+			else
+				emit_task(r, &p->t);
+		} else if (!final && ++p->age < PENDING_MAX_AGE) {
+			r->pend[k++] = *p;
+			continue;
+		}
+		if (p->is_mmap)
+			free(p->m.path);
+	}
+	r->nr_pend = k;
+}
+
+/* ---- files snapshotted into the recording ------------------------------- */
+
+static int read_file(const char *path, char **data, size_t *len, size_t max)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (!buf || fd < 0) {
+		err = fd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= max) {
+				err = -EFBIG;
+				goto out;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (!k)
+			break;
+		n += (size_t)k;
+	}
+	*data = buf;
+	*len = n;
+	buf = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+static void snapshot_kernel(struct record *r)
+{
+	char *d;
+	size_t n;
+
+	if (!read_file("/proc/kallsyms", &d, &n, 256u << 20)) {
+		/* all-zero addresses (kptr_restrict) are worth nothing */
+		if (n > 16 && strncmp(d, "0000000000000000", 16)) {
+			r->kallsyms = d;
+			r->kallsyms_len = n;
+		} else {
+			cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
+			free(d);
+		}
+	}
+	if (!read_file("/proc/modules", &d, &n, 16u << 20)) {
+		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, n));
+		free(d);
+	}
+}
+
+/* The kallsyms lines the sampled kernel addresses need (see ksubset.h). */
+static void write_kallsyms(struct record *r)
+{
+	struct zbuf out;
+	uint64_t *v;
+	size_t i, n = 0;
+
+	if (!r->kallsyms)
+		return;
+	v = malloc((r->kips.n ? r->kips.n : 1) * sizeof(*v));
+	if (!v) {
+		note_err(r, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < r->kips.cap; i++)
+		if (r->kips.k[i])
+			v[n++] = r->kips.k[i];
+	zbuf_init(&out);
+	note_err(r, kallsyms_subset(r->kallsyms, r->kallsyms_len, v, n, &out));
+	if (!out.err)
+		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
+	zbuf_release(&out);
+	free(v);
+}
+
+static void snapshot_perfmap(struct record *r, uint32_t pid)
+{
+	char path[64], *d;
+	size_t n;
+
+	if (u64set_has(&r->perfmap_done, pid))
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	if (read_file(path, &d, &n, 1u << 30))
+		return;
+	u64set_add(&r->perfmap_done, pid);
+	note_err(r, ztdata_write_blob(r->w, PROF_BLOB_PERFMAP, pid, now_ns(), d, n));
+	free(d);
+}
+
+static void snapshot_perfmaps(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->tracked.cap; i++)
+		if (r->tracked.k[i])
+			snapshot_perfmap(r, r->tracked.k[i]);
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static int parse_list(const char *s, int **out, int *nr, int max)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+	int *v = NULL, n = 0, cap = 0, err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long a = strtol(tok, &end, 10), b = a, i;
+
+		if (end == tok || a < 0) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (*end == '-') {
+			char *e2;
+
+			b = strtol(end + 1, &e2, 10);
+			if (e2 == end + 1 || *e2 || b < a) {
+				err = -EINVAL;
+				goto out;
+			}
+		} else if (*end) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (b >= max) {
+			err = -ERANGE;
+			goto out;
+		}
+		for (i = a; i <= b; i++) {
+			if (n == cap) {
+				int *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+				if (!nv) {
+					err = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+			}
+			v[n++] = (int)i;
+		}
+	}
+	if (!n)
+		err = -EINVAL;
+out:
+	free(dup);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+static int online_cpus(int **out, int *nr)
+{
+	char *d;
+	size_t n;
+	int err = read_file("/sys/devices/system/cpu/online", &d, &n, 1 << 20);
+
+	if (err) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
+		return parse_list(buf, out, nr, INT_MAX);
+	}
+	while (n && (d[n - 1] == '\n' || d[n - 1] == ' '))
+		n--;
+	d[n] = 0;
+	err = parse_list(d, out, nr, INT_MAX);
+	free(d);
+	return err;
+}
+
+static uint64_t cap_effective(void)
+{
+	char line[256];
+	uint64_t caps = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			caps = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return caps;
+}
+
+struct event_spec {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+static const struct event_spec events[] = {
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+};
+
+static const struct event_spec *find_event(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strcmp(events[i].name, name))
+			return &events[i];
+	return NULL;
+}
+
+/* ---- the workload --------------------------------------------------------- */
+
+struct workload {
+	pid_t pid;
+	int go_fd;  /* write a byte to start it */
+	int err_fd; /* exec failure reports errno here; EOF means exec worked */
+};
+
+static int workload_prepare(struct workload *wl, char **argv)
+{
+	int go[2], er[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(er, O_CLOEXEC))
+		return -errno;
+	wl->pid = fork();
+	if (wl->pid < 0)
+		return -errno;
+	if (!wl->pid) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(er[0]);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(er[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	wl->go_fd = go[1];
+	wl->err_fd = er[0];
+	return 0;
+}
+
+/* Start it; returns 0, or the exec errno as a negative number. */
+static int workload_start(struct workload *wl)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(wl->go_fd, "g", 1) != 1)
+		return -errno;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	n = read(wl->err_fd, &e, sizeof(e));
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	return n == (ssize_t)sizeof(e) ? -e : 0;
+}
+
+/* ---- the main loop ----------------------------------------------------- */
+
+static void chown_to_sudo_user(int fd)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+
+	if (geteuid() == 0 && u && g && fchown(fd, (uid_t)atol(u), (gid_t)atol(g)))
+		zt_debug("cannot give the output to the sudo user: %s", strerror(errno));
+}
+
+static int open_output(struct record *r)
+{
+	struct stat st;
+	char old[PATH_MAX];
+
+	if (!stat(r->output, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		snprintf(old, sizeof(old), "%s.old", r->output);
+		if (rename(r->output, old)) {
+			cmd_error("cannot rename '%s' to '%s': %s", r->output, old, strerror(errno));
+			return -1;
+		}
+	}
+	r->fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->fd < 0) {
+		cmd_error("cannot create '%s': %s", r->output, strerror(errno));
+		return -1;
+	}
+	chown_to_sudo_user(r->fd);
+	r->w = ztdata_writer_new(r->fd);
+	if (!r->w) {
+		cmd_error("cannot write '%s': %s", r->output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void write_meta(struct record *r, int argc, char **argv, const char *event, uint64_t freq,
+		       uint64_t period)
+{
+	struct utsname u;
+	char buf[4096], num[32];
+	size_t n = 0;
+	int i;
+
+	uname(&u);
+	for (i = 0; i < argc && n < sizeof(buf) - 1; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : "zt ", argv[i]);
+	ztdata_write_meta(r->w, "cmdline", buf);
+	ztdata_write_meta(r->w, "hostname", u.nodename);
+	ztdata_write_meta(r->w, "os_release", u.release);
+	ztdata_write_meta(r->w, "arch", u.machine);
+	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	ztdata_write_meta(r->w, "nr_cpus", num);
+	ztdata_write_meta(r->w, "event", event);
+	ztdata_write_meta(r->w, "sampler", r->path_kind);
+	ztdata_write_meta(r->w, "callchain", r->callgraph ? "fp" : "none");
+	if (freq) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)freq);
+		ztdata_write_meta(r->w, "freq", num);
+	} else {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)period);
+		ztdata_write_meta(r->w, "period", num);
+	}
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->t_start);
+	ztdata_write_meta(r->w, "time_start", num);
+	snprintf(num, sizeof(num), "%lld", (long long)time(NULL));
+	ztdata_write_meta(r->w, "wallclock_start", num);
+	ztdata_write_meta(r->w, "zt_version", "0.1.0");
+}
+
+/* perf_event path, -p/-t: an event per thread and CPU (existing threads
+ * of each process; -t: just the threads given). */
+static int open_targets(struct perfev *pev, const struct record *r, const int *ids, int n, bool threads)
+{
+	int j, c, err = 0;
+
+	for (j = 0; j < n && !err; j++) {
+		char dir[64];
+		struct dirent *de;
+		DIR *d;
+
+		if (threads) {
+			for (c = 0; c < r->nr_cpus && !err; c++)
+				err = perfev_open(pev, ids[j], r->cpus[c]);
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "/proc/%d/task", ids[j]);
+		d = opendir(dir);
+		if (!d)
+			return -ESRCH;
+		while (!err && (de = readdir(d)))
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+				for (c = 0; c < r->nr_cpus && !err; c++)
+					err = perfev_open(pev, atoi(de->d_name), r->cpus[c]);
+		closedir(d);
+	}
+	return err;
+}
+
+static const char *const record_usage[] = {
+	"zt record [<options>] [<command> [<args>]]",
+	"zt record [<options>] -- <command> [<args>]",
+	NULL,
+};
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { .fd = -1, .output = "zt.data", .event = "cycles" };
+	const struct opt options[] = {
+		{ OPT_BOOL, 'a', "all-cpus", &r.all_cpus, NULL, "system-wide collection from all CPUs" },
+		{ OPT_STRING, 'p', "pid", &r.pids, "pid", "record events on existing process IDs (comma separated list)" },
+		{ OPT_STRING, 't', "tid", &r.tids, "tid", "record events on existing thread IDs (comma separated list)" },
+		{ OPT_STRING, 'C', "cpu", &r.cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },
+		{ OPT_STRING, 'e', "event", &r.event, "event", "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, task-clock, instructions" },
+		{ OPT_STRING, 'F', "freq", &r.freq_str, "freq", "profile at this frequency (Hz, or 'max'; default 4000)" },
+		{ OPT_U64, 'c', "count", &r.period, "n", "sample every n events (ns for cpu-clock)" },
+		{ OPT_BOOL, 'g', NULL, &r.callgraph, NULL, "record call graphs (frame pointers)" },
+		{ OPT_STRING, 0, "call-graph", &r.callgraph_mode, "mode", "record call graphs: fp" },
+		{ OPT_STRING, 'o', "output", &r.output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
+		{ OPT_DOUBLE, 0, "duration", &r.duration, "secs", "stop after this many seconds" },
+		{ OPT_COUNT, 'v', "verbose", &r.verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
+		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "do not print any message" },
+		OPT_EOL
+	};
+	const struct event_spec *ev;
+	struct sampler_opts so = { 0 };
+	struct sampler *smp = NULL;
+	struct perfev *pev = NULL, *sideband = NULL;
+	struct perfev_cbs cbs;
+	struct workload wl = { -1, -1, -1 };
+	int *pid_list = NULL, nr_pids = 0, *tid_list = NULL, nr_tids = 0;
+	uint64_t caps, freq = 0, last_flush, deadline = 0;
+	bool privileged, use_bpf, wanted_cycles;
+	struct ztdata_stats zst;
+	struct sampler_stats sst = { 0 };
+	char msg[256], ebuf[64];
+	int rest, ret = ZT_EXIT_FAIL, err, i, child_status = 0;
+	bool child_done = false;
+	const char *btf = getenv("ZT_BTF_VMLINUX");
+	struct sigaction sa;
+
+	switch (opts_parse("record", record_usage, options, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("record", r.quiet ? -1 : r.verbose);
+	argc -= rest;
+	argv += rest;
+	cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, &r };
+
+	if (r.callgraph_mode) {
+		if (!strcmp(r.callgraph_mode, "fp")) {
+			r.callgraph = 1;
+		} else if (!strncmp(r.callgraph_mode, "dwarf", 5) || !strcmp(r.callgraph_mode, "lbr")) {
+			cmd_error("--call-graph %s is not supported yet: use --call-graph fp (or -g)", r.callgraph_mode);
+			return ZT_EXIT_USAGE;
+		} else {
+			cmd_error("unknown --call-graph mode '%s': use fp", r.callgraph_mode);
+			return ZT_EXIT_USAGE;
+		}
+	}
+	ev = find_event(r.event);
+	if (!ev) {
+		cmd_error("unknown event '%s': use cycles, cpu-clock, task-clock or instructions", r.event);
+		return ZT_EXIT_USAGE;
+	}
+	wanted_cycles = ev->type == PERF_TYPE_HARDWARE;
+	if (r.freq_str && r.period) {
+		cmd_error("-F and -c cannot be used together");
+		return ZT_EXIT_USAGE;
+	}
+	if (!r.period) {
+		long max = 100000;
+		char *d;
+		size_t n;
+
+		if (!read_file("/proc/sys/kernel/perf_event_max_sample_rate", &d, &n, 4096)) {
+			d[n ? n - 1 : 0] = 0;
+			max = atol(d);
+			free(d);
+		}
+		if (!r.freq_str) {
+			freq = 4000;
+		} else if (!strcmp(r.freq_str, "max")) {
+			freq = (uint64_t)max;
+		} else {
+			char *end;
+
+			freq = strtoull(r.freq_str, &end, 10);
+			if (*end || !freq || r.freq_str[0] == '-') {
+				cmd_error("bad frequency '%s': give a number of Hz or 'max'", r.freq_str);
+				return ZT_EXIT_USAGE;
+			}
+		}
+		if (max > 0 && freq > (uint64_t)max) {
+			cmd_warn("frequency %llu Hz is above the maximum of %ld Hz (kernel.perf_event_max_sample_rate): using %ld Hz",
+				 (unsigned long long)freq, max, max);
+			freq = (uint64_t)max;
+		}
+	}
+	if (!!r.pids + !!r.tids + (argc > 0) > 1) {
+		cmd_error("give only one of -p, -t and a command");
+		return ZT_EXIT_USAGE;
+	}
+	if (!r.all_cpus && !r.cpu_list && !r.pids && !r.tids && !argc) {
+		cmd_error("nothing to record: give a command, -p PID, -t TID, -C CPUS or -a (see 'zt record -h')");
+		return ZT_EXIT_USAGE;
+	}
+	if (r.pids && parse_list(r.pids, &pid_list, &nr_pids, INT_MAX)) {
+		cmd_error("bad process id list '%s'", r.pids);
+		return ZT_EXIT_USAGE;
+	}
+	if (r.tids && parse_list(r.tids, &tid_list, &nr_tids, INT_MAX)) {
+		cmd_error("bad thread id list '%s'", r.tids);
+		free(pid_list);
+		return ZT_EXIT_USAGE;
+	}
+	for (i = 0; i < nr_pids; i++) {
+		if (kill(pid_list[i], 0) && errno == ESRCH) {
+			cmd_error("process %d does not exist", pid_list[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < nr_tids; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d/task/%d", nr_tids ? tid_list[i] : 0, tid_list[i]);
+		if (access(p, F_OK)) {
+			/* a tid's own /proc/TID entry exists even for non-leaders */
+			snprintf(p, sizeof(p), "/proc/%d", tid_list[i]);
+			if (access(p, F_OK)) {
+				cmd_error("thread %d does not exist", tid_list[i]);
+				goto out;
+			}
+		}
+	}
+	if (r.cpu_list) {
+		err = parse_list(r.cpu_list, &r.cpus, &r.nr_cpus, (int)sysconf(_SC_NPROCESSORS_CONF));
+		if (err) {
+			cmd_error("bad CPU list '%s'%s", r.cpu_list, err == -ERANGE ? ": no such CPU" : "");
+			ret = ZT_EXIT_USAGE;
+			goto out;
+		}
+	} else if (online_cpus(&r.cpus, &r.nr_cpus)) {
+		cmd_error("cannot read the list of online CPUs");
+		goto out;
+	}
+
+	/* Privileges: decide the sampler before anything starts. */
+	caps = cap_effective();
+	privileged = geteuid() == 0 ||
+		     ((caps >> CAP_BPF_BIT & 1) && ((caps >> CAP_PERFMON_BIT & 1) || (caps >> CAP_SYS_ADMIN_BIT & 1)));
+	if (!privileged && (r.all_cpus || r.cpu_list)) {
+		const char *miss = !(caps >> CAP_BPF_BIT & 1) && !(caps >> CAP_PERFMON_BIT & 1) ? "CAP_BPF and CAP_PERFMON"
+				   : !(caps >> CAP_BPF_BIT & 1) ? "CAP_BPF" : "CAP_PERFMON";
+
+		cmd_error("system-wide recording (%s) needs root or %s, which this process does not have: "
+			  "run it with sudo, or grant them with 'sudo setcap cap_bpf,cap_perfmon+ep %s'",
+			  r.all_cpus ? "-a" : "-C", miss, "$(command -v zt)");
+		goto out;
+	}
+	use_bpf = privileged;
+	if (use_bpf && access(btf ? btf : "/sys/kernel/btf/vmlinux", R_OK)) {
+		cmd_warn("this kernel has no BTF ('%s' is missing: it needs CONFIG_DEBUG_INFO_BTF=y): "
+			 "the BPF sampler cannot load, sampling through perf_event instead",
+			 btf ? btf : "/sys/kernel/btf/vmlinux");
+		use_bpf = false;
+	}
+	if (!privileged)
+		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: recording user-space stacks of %s only, through perf_event "
+			 "(run with sudo for kernel stacks and -a)", argc ? "the command" : "the given processes");
+	r.path_kind = use_bpf ? "bpf" : "perf_event";
+	r.filtered = !r.all_cpus && !r.cpu_list;
+
+	if (open_output(&r))
+		goto out;
+	r.cache_ok = !buildid_cache_init(&r.cache);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc && (err = workload_prepare(&wl, argv))) {
+		cmd_error("cannot start '%s': %s", argv[0], strerror(-err));
+		goto out;
+	}
+	if (wl.pid > 0)
+		track(&r, (uint32_t)wl.pid);
+	for (i = 0; i < nr_pids; i++)
+		track(&r, (uint32_t)pid_list[i]);
+
+	so.cpus = r.cpus;
+	so.nr_cpus = r.nr_cpus;
+	so.freq = !r.period;
+	so.freq_or_period = r.period ? r.period : freq;
+	so.filter_mode = r.tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.follow_children = true;
+	so.ringbuf_bytes = 32u << 20;
+	so.btf_path = NULL;
+
+	for (;;) {
+		so.type = ev->type;
+		so.config = ev->config;
+		if (use_bpf) {
+			err = sampler_open(&so, on_bpf_sample, &r, &smp, msg, sizeof(msg));
+		} else {
+			struct perfev_opts po = {
+				.type = ev->type, .config = ev->config, .freq = !r.period,
+				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
+				.callchain = true, .sideband = true, .enable_on_exec = wl.pid > 0,
+				.inherit = r.filtered && !r.tids, .ring_pages = privileged ? 256 : 64,
+			};
+
+			msg[0] = 0;
+			err = perfev_new(&po, &cbs, &pev);
+			if (!err) {
+				if (!r.filtered) {
+					for (i = 0; i < r.nr_cpus && !err; i++)
+						err = perfev_open(pev, -1, r.cpus[i]);
+				} else if (wl.pid > 0) {
+					for (i = 0; i < r.nr_cpus && !err; i++)
+						err = perfev_open(pev, wl.pid, r.cpus[i]);
+				} else {
+					err = open_targets(pev, &r, r.tids ? tid_list : pid_list,
+							   r.tids ? nr_tids : nr_pids, !!r.tids);
+				}
+			}
+			if (err) {
+				perfev_free(pev);
+				pev = NULL;
+			}
+		}
+		if (err == -ENOENT && so.type == PERF_TYPE_HARDWARE && wanted_cycles) {
+			/* no PMU (VMs): perf falls back to cpu-clock too */
+			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", r.event);
+			ev = find_event("cpu-clock");
+			continue;
+		}
+		break;
+	}
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			cmd_error("not allowed to sample (%s): run as root, or grant CAP_BPF and CAP_PERFMON, "
+				  "or lower kernel.perf_event_paranoid", msg[0] ? msg : strerror(-err));
+		else if (err == -ESRCH)
+			cmd_error("the process to record no longer exists");
+		else if (err == -ENOENT)
+			cmd_error("event '%s' is not available on this machine: try -e cpu-clock", ev->name);
+		else
+			cmd_error("cannot start sampling: %s", msg[0] ? msg : strerror(-err));
+		goto out_kill;
+	}
+	if (use_bpf) {
+		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+
+		err = perfev_new(&po, &cbs, &sideband);
+		for (i = 0; !err && i < r.nr_cpus; i++)
+			err = perfev_open(sideband, -1, r.cpus[i]);
+		if (!err && r.cpu_list && !r.all_cpus) {
+			/* a process scheduled on other CPUs still needs its side-band */
+			int *all = NULL, nall = 0, j;
+
+			if (!online_cpus(&all, &nall))
+				for (j = 0; !err && j < nall; j++) {
+					bool have = false;
+
+					for (i = 0; i < r.nr_cpus; i++)
+						have |= r.cpus[i] == all[j];
+					if (!have)
+						err = perfev_open(sideband, -1, all[j]);
+				}
+			free(all);
+		}
+		if (err) {
+			cmd_error("cannot open the side-band events: %s", strerror(-err));
+			goto out_kill;
+		}
+		for (i = 0; i < nr_pids; i++)
+			sampler_add_tgid(smp, (uint32_t)pid_list[i]);
+		for (i = 0; i < nr_tids; i++)
+			sampler_add_tid(smp, (uint32_t)tid_list[i]);
+		if (wl.pid > 0)
+			sampler_add_tgid(smp, (uint32_t)wl.pid);
+	}
+
+	r.t_start = now_ns();
+	snprintf(ebuf, sizeof(ebuf), "%s", ev->name);
+	write_meta(&r, argc + rest, argv - rest, ebuf, r.period ? 0 : freq, r.period);
+	if (privileged)
+		snapshot_kernel(&r);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+
+	/* side-band first, then existing processes, then the samples */
+	if (sideband)
+		perfev_enable(sideband);
+	if (!r.filtered)
+		procsynth_all(r.t_start, &cbs);
+	for (i = 0; i < nr_pids; i++)
+		procsynth_pid(pid_list[i], r.t_start, &cbs);
+	for (i = 0; i < nr_tids; i++) {
+		char p[64];
+		FILE *f;
+		int tgid = tid_list[i];
+
+		snprintf(p, sizeof(p), "/proc/%d/status", tid_list[i]);
+		f = fopen(p, "re");
+		if (f) {
+			char line[128];
+
+			while (fgets(line, sizeof(line), f))
+				if (!strncmp(line, "Tgid:", 5))
+					tgid = atoi(line + 5);
+			fclose(f);
+		}
+		track(&r, (uint32_t)tgid);
+		procsynth_pid(tgid, r.t_start, &cbs);
+	}
+	err = use_bpf ? sampler_start(smp) : (wl.pid > 0 ? 0 : perfev_enable(pev));
+	if (err) {
+		cmd_error("cannot start sampling: %s", strerror(-err));
+		goto out_kill;
+	}
+	if (wl.pid > 0) {
+		err = workload_start(&wl);
+		if (err) {
+			cmd_error("cannot run '%s': %s", argv[0], strerror(-err));
+			waitpid(wl.pid, NULL, 0);
+			wl.pid = -1;
+			goto out;
+		}
+	}
+	if (r.duration > 0)
+		deadline = r.t_start + (uint64_t)(r.duration * 1e9);
+	last_flush = now_ns();
+
+	while (!stop_flag) {
+		uint64_t t;
+
+		if (use_bpf) {
+			err = sampler_poll(smp, 100);
+			if (err < 0 && err != -EINTR) {
+				cmd_error("reading samples failed: %s", strerror(-err));
+				break;
+			}
+		} else {
+			perfev_wait(pev, 100);
+			perfev_drain(pev);
+		}
+		if (sideband)
+			perfev_drain(sideband);
+		if (child_exited && wl.pid > 0 && !child_done) {
+			child_exited = 0;
+			if (waitpid(wl.pid, &child_status, WNOHANG) == wl.pid) {
+				child_done = true;
+				break;
+			}
+		}
+		t = now_ns();
+		if (deadline && t >= deadline)
+			break;
+		if (t - last_flush >= FLUSH_NS || ztdata_writer_pending(r.w) > (4u << 20)) {
+			if (r.filtered)
+				settle_pending(&r, false);
+			note_err(&r, ztdata_writer_flush(r.w));
+			last_flush = t;
+			if (r.err)
+				break;
+			if (nr_pids || nr_tids) {
+				/* like perf: stop when every target is gone */
+				bool alive = false;
+
+				for (i = 0; i < nr_pids; i++)
+					alive |= !kill(pid_list[i], 0) || errno != ESRCH;
+				for (i = 0; i < nr_tids; i++) {
+					char p[64];
+
+					snprintf(p, sizeof(p), "/proc/%d", tid_list[i]);
+					alive |= !access(p, F_OK);
+				}
+				if (!alive)
+					break;
+			}
+		}
+	}
+
+	/* Stop sampling, then drain what is still queued. */
+	if (use_bpf) {
+		sampler_stop(smp);
+		sampler_poll(smp, 0);
+		sampler_get_stats(smp, &sst);
+		r.lost_samples += sst.lost;
+	} else {
+		perfev_disable(pev);
+		perfev_drain(pev);
+	}
+	if (sideband)
+		perfev_drain(sideband);
+	r.t_end = now_ns();
+	if (r.filtered)
+		settle_pending(&r, true);
+	snapshot_perfmaps(&r);
+	write_kallsyms(&r);
+	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
+	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)r.t_end);
+	note_err(&r, ztdata_write_meta(r.w, "time_end", msg));
+	if (use_bpf && sst.run_cnt) {
+		snprintf(msg, sizeof(msg), "%llu", (unsigned long long)sst.run_ns);
+		ztdata_write_meta(r.w, "bpf_run_ns", msg);
+	}
+	note_err(&r, ztdata_writer_finish(r.w));
+	if (r.err) {
+		cmd_error("cannot write '%s': %s", r.output, strerror(-r.err));
+		goto out_kill;
+	}
+	ztdata_writer_stats(r.w, &zst);
+	if (!r.quiet) {
+		fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+			(double)zst.bytes / (1024.0 * 1024.0), r.output, (unsigned long long)zst.samples);
+		if (r.lost_samples || r.lost_events)
+			fprintf(stderr, "[ zt record: lost %llu samples and %llu side-band events ]\n",
+				(unsigned long long)r.lost_samples, (unsigned long long)r.lost_events);
+		else
+			fprintf(stderr, "[ zt record: no samples lost ]\n");
+		if (use_bpf && sst.run_cnt)
+			cmd_info("BPF program: %llu runs, %.1f us per run", (unsigned long long)sst.run_cnt,
+				 (double)sst.run_ns / 1000.0 / (double)sst.run_cnt);
+	}
+	ret = ZT_EXIT_OK;
+
+out_kill:
+	if (wl.pid > 0 && !child_done) {
+		if (wl.go_fd >= 0) {
+			/* never started: let it die without running */
+			close(wl.go_fd);
+			wl.go_fd = -1;
+		}
+		if (ret != ZT_EXIT_OK)
+			kill(wl.pid, SIGTERM);
+		while (waitpid(wl.pid, &child_status, 0) < 0 && errno == EINTR)
+			;
+		child_done = true;
+	}
+	if (child_done && ret == ZT_EXIT_OK) {
+		/* pass the workload's status on */
+		if (WIFEXITED(child_status))
+			ret = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			ret = 128 + WTERMSIG(child_status);
+	}
+out:
+	if (wl.go_fd >= 0)
+		close(wl.go_fd);
+	if (wl.err_fd >= 0)
+		close(wl.err_fd);
+	sampler_free(smp);
+	perfev_free(pev);
+	perfev_free(sideband);
+	ztdata_writer_free(r.w);
+	if (r.fd >= 0)
+		close(r.fd);
+	for (size_t k = 0; k < r.nr_pend; k++)
+		if (r.pend[k].is_mmap)
+			free(r.pend[k].m.path);
+	free(r.pend);
+	free(r.memo);
+	u64set_release(&r.tracked);
+	u64set_release(&r.perfmap_done);
+	u64set_release(&r.bid_cached);
+	u64set_release(&r.kips);
+	free(r.kallsyms);
+	if (r.cache_ok)
+		buildid_cache_release(&r.cache);
+	free(r.cpus);
+	free(pid_list);
+	free(tid_list);
+	return ret;
+}

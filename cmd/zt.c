@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* zt: main() and the command table. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+
+#define ZT_VERSION "0.1.0"
+
+static const struct cmd_entry commands[] = {
+	{ "record", "record a profile (CPU stacks with eBPF) into zt.data", cmd_record },
+	{ "report", "show a recorded profile (zt.data or perf.data), functions by overhead", cmd_report },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: zt [--version] [--help] <command> [<args>]\n\nThe commands are:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nSee 'zt <command> --help' or 'man zt-<command>' for more.\n");
+}
+
+static const struct cmd_entry *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd_entry *c;
+
+	/* zt script | head: a closed pipe is a normal end, reported as EPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return ZT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("zt version %s\n", ZT_VERSION);
+		return cmd_finish(ZT_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && !strcmp(argv[1], "help") && find_command(argv[2])) {
+			char page[64];
+
+			snprintf(page, sizeof(page), "zt-%s", argv[2]);
+			execlp("man", "man", page, (char *)NULL);
+			fprintf(stderr, "zt help: cannot run 'man': see 'zt %s --help'\n", argv[2]);
+			return ZT_EXIT_FAIL;
+		}
+		usage(stdout);
+		return cmd_finish(ZT_EXIT_OK);
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "zt: '%s' is not a zt command: see 'zt --help'\n", argv[1]);
+		return ZT_EXIT_USAGE;
+	}
+	return cmd_finish(c->fn(argc - 1, argv + 1));
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The part of /proc/kallsyms a recording needs: for each kernel address
+ * that was sampled, the text symbol containing it and the one after it (its
+ * end), plus _text/_etext. Keeps zt.data small: the full table is ~10 MB.
+ */
+#ifndef ZT_KSUBSET_H
+#define ZT_KSUBSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/zbuf.h"
+
+/* Append to out the kallsyms lines (same text format, sorted by address)
+ * needed for the n addresses in ips (any order, duplicates allowed).
+ * Returns 0 or -ENOMEM. */
+int kallsyms_subset(const char *text, size_t len, const uint64_t *ips, size_t n, struct zbuf *out);
+
+#endif

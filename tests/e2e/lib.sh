@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for end-to-end tests: sourced by each tests/e2e/t_*.sh.
+# ZT: the zt binary; WL: the workloads directory; T: a fresh temp directory.
+set -u
+: "${ZT:?}" "${WL:?}"
+T=$(mktemp -d /tmp/zt-e2e.XXXXXX)
+chmod 755 "$T"
+export ZT_CACHE_DIR="$T/cache"
+fails=0
+bgpids=()
+cleanup() {
+	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "  FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "  ok: $*"; }
+check() { # check DESC CMD...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else fail "$d"; fi
+}
+contains() { grep -qE -- "$2" "$1"; }
+
+# Self share (percent, integer part) of symbol $2 in a --no-children report file $1
+self_pct() {
+	awk -v s="$2" '!/^#/ && $NF == s { gsub("%", "", $1); print int($1); exit }' "$1"
+}
+# The symbol with the highest self share in a --no-children report
+top_symbol() {
+	awk '!/^#/ && NF >= 4 { print $NF; exit }' "$1"
+}
+finish() {
+	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi
+	echo "FAILED ($fails)"; exit 1
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run every end-to-end test script; one summary line at the end.
+set -u
+cd "$(dirname "$0")"
+pass=0 fail=0
+for t in t_*.sh; do
+	[ -n "${E2E_ONLY:-}" ] && [[ "$t" != *"$E2E_ONLY"* ]] && continue
+	echo "== $t"
+	start=$(date +%s)
+	if timeout 300 bash "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $t"; fi
+	echo "   ($(( $(date +%s) - start ))s)"
+done
+echo "e2e: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Clear errors: privileges, BTF, missing process, unwritable output, bad files, bad options.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$@"; }
+mkdir -m 777 nb
+
+# not root, no capabilities: -a fails and names what is missing
+( cd nb && asnobody "$ZT" record -a -o a.data -- true ) 2> a.err
+check "unprivileged -a fails" [ $? -eq 1 ]
+check "names the missing capabilities" contains a.err 'zt record: .*needs root or CAP_BPF and CAP_PERFMON'
+# ... but the user's own command is profiled, user space only
+( cd nb && asnobody "$ZT" record -g -o u.data -- "$WL/hot" hot 2 ) 2> u.err
+check "unprivileged workload recording works" [ $? -eq 0 ]
+check "says it records user space only" contains u.err 'user-space stacks'
+( cd nb && asnobody "$ZT" report -i u.data --stdio --no-children ) > u.txt 2>/dev/null
+check "unprivileged recording has zt_hot_a on top" [ "$(top_symbol u.txt)" = zt_hot_a ]
+check "no kernel frames when unprivileged" bash -c "! grep -q '\[k\]' u.txt"
+
+# no BTF: a clear warning, and the perf_event path still records
+ZT_BTF_VMLINUX=/nonexistent/vmlinux "$ZT" record -g -o nobtf.data -- "$WL/hot" hot 1 2> nobtf.err
+check "no-BTF recording still works" [ $? -eq 0 ]
+check "no-BTF warning" contains nobtf.err 'has no BTF .*CONFIG_DEBUG_INFO_BTF'
+"$ZT" report -i nobtf.data --stdio --no-children > nobtf.txt
+check "no-BTF recording symbolized" [ "$(top_symbol nobtf.txt)" = zt_hot_a ]
+
+# -p of a process that does not exist
+"$ZT" record -p 999999999 -o x.data 2> p.err
+check "-p missing process fails" [ $? -eq 1 ]
+check "-p missing process named" contains p.err 'zt record: process 999999999 does not exist'
+
+# unwritable output path
+mkdir ro && chmod 555 ro
+( cd nb && asnobody "$ZT" record -o ../ro/z.data -- true ) 2> w.err
+check "unwritable output fails" [ $? -eq 1 ]
+check "unwritable output named" contains w.err "zt record: cannot create '../ro/z.data': Permission denied"
+"$ZT" record -o /nonexistent-dir/z.data -- true 2> w2.err
+check "missing directory named" contains w2.err "cannot create '/nonexistent-dir/z.data': No such file"
+
+# corrupt and truncated files
+"$ZT" record -g -o good.data -- "$WL/hot" hot 1 2>/dev/null
+size=$(stat -c %s good.data)
+head -c $((size - 100)) good.data > trunc.data
+"$ZT" report -i trunc.data --stdio > t.txt 2> t.err
+check "truncated file: report works" [ $? -eq 0 ]
+check "truncated file: warning names offset" contains t.err 'warning: .*offset [0-9]+'
+cp good.data bad.data
+printf '\xff\xff\xff\xff' | dd of=bad.data bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$ZT" report -i bad.data --stdio > b.txt 2> b.err
+check "corrupt file: report fails" [ $? -eq 1 ]
+check "corrupt file: error names offset" contains b.err 'zt report: .*offset [0-9]+'
+"$ZT" report -f -i bad.data --stdio > bf.txt 2> bf.err
+check "corrupt file with -f: readable part" [ $? -eq 0 ]
+head -c 5 good.data > tiny.data
+"$ZT" report -i tiny.data --stdio 2> tiny.err
+check "not a zt.data file fails" [ $? -eq 1 ]
+"$ZT" report -i missing.data --stdio 2> m.err
+check "missing input named" contains m.err "zt report: cannot open 'missing.data': No such file"
+
+# usage errors exit 129
+"$ZT" record --no-such-option 2>/dev/null; check "record bad option -> 129" [ $? -eq 129 ]
+"$ZT" report --no-such-option 2>/dev/null; check "report bad option -> 129" [ $? -eq 129 ]
+"$ZT" no-such-command 2>/dev/null; check "bad command -> 129" [ $? -eq 129 ]
+"$ZT" record 2> none.err; check "record with nothing to record -> 129" [ $? -eq 129 ]
+finish

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# zt record -g -- ./workload: the known hot function ranks first with its known share.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+"$ZT" record -g -o w.data -- "$WL/hot" hot 3 2> rec.err
+check "record exits 0" [ $? -eq 0 ]
+check "summary line printed" contains rec.err 'Captured and wrote .* MB w.data \([0-9]+ samples\)'
+check "lost samples reported" contains rec.err 'no samples lost|lost [0-9]+ samples'
+"$ZT" report -i w.data --stdio --no-children > self.txt 2> rep.err
+check "report exits 0" [ $? -eq 0 ]
+check "zt_hot_a is the top function" [ "$(top_symbol self.txt)" = zt_hot_a ]
+a=$(self_pct self.txt zt_hot_a); b=$(self_pct self.txt zt_cold_b)
+echo "  zt_hot_a ${a:-?}% zt_cold_b ${b:-?}% (expected 75/25)"
+check "zt_hot_a near 75%" [ "${a:-0}" -ge 65 ] && [ "${a:-0}" -le 85 ]
+check "zt_cold_b near 25%" [ "${b:-0}" -ge 15 ] && [ "${b:-0}" -le 35 ]
+"$ZT" report -i w.data --stdio > children.txt
+check "Children/Self header" contains children.txt '^# +Children +Self +Command +Shared Object +Symbol'
+check "zt_round has ~100% children" awk '$NF=="zt_round"{gsub("%","",$1); exit !($1>=90)} END{}' children.txt
+check "main is on the stacks" contains children.txt '\[\.\] main$'
+check "the event is named" contains children.txt "^# Samples: .* of event 'cpu-clock'"
+# the workload's exit status is passed on
+"$ZT" record -q -o e.data -- "$WL/hot" exit 7
+check "exit status of the workload passed on" [ $? -eq 7 ]
+# an existing output becomes .old
+"$ZT" record -q -o w.data -- "$WL/hot" hot 0.2
+check "existing file kept as .old" [ -s w.data.old ]
+# a command that does not exist
+"$ZT" record -o n.data -- /nonexistent/cmd 2> n.err
+check "missing command fails" [ $? -ne 0 ]
+check "missing command named" contains n.err "zt record: cannot run '/nonexistent/cmd': No such file"
+finish
