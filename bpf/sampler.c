@@ -116,6 +116,7 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	}
 	s->skel->rodata->filter_mode = o->filter_mode;
 	s->skel->rodata->follow_children = o->follow_children;
+	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	err = bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
 	if (err)
 		goto fail;
@@ -201,7 +202,13 @@ void sampler_stop(struct sampler *s)
 
 int sampler_poll(struct sampler *s, int timeout_ms)
 {
-	return ring_buffer__poll(s->rb, timeout_ms);
+	int n = ring_buffer__poll(s->rb, timeout_ms), m;
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* records arrive without wakeups (BPF_RB_NO_WAKEUP): read them all */
+	m = ring_buffer__consume(s->rb);
+	return m < 0 ? m : (n > 0 ? n : 0) + m;
 }
 
 int sampler_fd(const struct sampler *s)

@@ -17,6 +17,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_mode = ZT_FILTER_ALL;
 const volatile bool follow_children = true;
+/* Wake the reader only when the ring is this full: it polls on a timer
+ * anyway, and a wakeup per sample costs more than the sample itself. */
+const volatile __u64 wakeup_bytes = 4 << 20;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -66,7 +69,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct zt_sample_event *e;
 	long n, m;
-	__u64 nk, nu, size;
+	__u64 nk, nu, size, flags;
 
 	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
 		return 0;
@@ -98,7 +101,9 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
 	if (size > sizeof(*e))
 		size = sizeof(*e);
-	if (bpf_ringbuf_output(&events, e, size, 0))
+	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									      : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, e, size, flags))
 		count(ZT_STAT_LOST);
 	else
 		count(ZT_STAT_SAMPLES);

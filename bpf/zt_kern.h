@@ -31,6 +31,8 @@ enum {
 enum { BPF_ANY = 0, BPF_NOEXIST = 1 };
 #define BPF_F_USER_STACK (1ULL << 8)
 #define BPF_F_NO_PREALLOC (1U << 0)
+enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
+enum { BPF_RB_AVAIL_DATA = 0 };
 
 /* The perf_event program context (uapi bpf_perf_event_data, x86-64):
  * pt_regs is 21 longs; the verifier rewrites accesses at fixed offsets. */

@@ -1219,7 +1219,7 @@ int cmd_record(int argc, char **argv)
 		else
 			fprintf(stderr, "[ zt record: no samples lost ]\n");
 		if (use_bpf && sst.run_cnt)
-			cmd_info("BPF program: %llu runs, %.1f us per run", (unsigned long long)sst.run_cnt,
+			cmd_info("BPF program: %llu runs, %.3f us per run", (unsigned long long)sst.run_cnt,
 				 (double)sst.run_ns / 1000.0 / (double)sst.run_cnt);
 	}
 	ret = ZT_EXIT_OK;

@@ -15,7 +15,7 @@ check "zt_hot_a near 75%" [ "${a:-0}" -ge 65 ] && [ "${a:-0}" -le 85 ]
 check "zt_cold_b near 25%" [ "${b:-0}" -ge 15 ] && [ "${b:-0}" -le 35 ]
 "$ZT" report -i w.data --stdio > children.txt
 check "Children/Self header" contains children.txt '^# +Children +Self +Command +Shared Object +Symbol'
-check "zt_round has ~100% children" awk '$NF=="zt_round"{gsub("%","",$1); exit !($1>=90)} END{}' children.txt
+check "zt_round has ~100% children" awk '$NF=="zt_round" {gsub("%","",$1); f=($1>=90)} END {exit !f}' children.txt
 check "main is on the stacks" contains children.txt '\[\.\] main$'
 check "the event is named" contains children.txt "^# Samples: .* of event 'cpu-clock'"
 # the workload's exit status is passed on

@@ -7,7 +7,8 @@ static volatile unsigned long sink;
 
 __attribute__((noinline)) void zt_child_spin(void)
 {
-	unsigned long x = 0, i;
+	volatile unsigned long x = 0; /* on the stack: the leaf keeps its frame */
+	unsigned long i;
 
 	for (i = 0; i < 200000; i++)
 		x = x * 2862933555777941757ul + 3037000493ul + i;

@@ -18,7 +18,8 @@ static volatile unsigned long sink;
 
 __attribute__((noinline)) void zt_hot_a(void)
 {
-	unsigned long x = 0, i;
+	volatile unsigned long x = 0; /* on the stack: the leaf keeps its frame */
+	unsigned long i;
 
 	for (i = 0; i < 300000; i++)
 		x = x * 2862933555777941757ul + 3037000493ul + i;
@@ -27,7 +28,8 @@ __attribute__((noinline)) void zt_hot_a(void)
 
 __attribute__((noinline)) void zt_cold_b(void)
 {
-	unsigned long x = 0, i;
+	volatile unsigned long x = 0; /* on the stack: the leaf keeps its frame */
+	unsigned long i;
 
 	for (i = 0; i < 100000; i++)
 		x = x * 2862933555777941757ul + 3037000493ul + i;

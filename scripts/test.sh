@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The whole test suite on a fresh Debian 12 machine: installs what is missing,
+# builds, then runs unit tests, fuzz-corpus replays and end-to-end tests, and
+# the unit tests and replays again under ASan+UBSan. Run as root (the
+# end-to-end tests record with BPF for real).
+set -u
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then
+	echo "scripts/test.sh: run as root (the end-to-end tests load BPF programs): sudo $0" >&2
+	exit 1
+fi
+scripts/setup.sh --test || exit 1
+jobs=$(nproc)
+pass=0 fail=0
+step() { # step NAME CMD...
+	local name=$1; shift
+	echo "=== $name"
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "=== $name: FAILED"; fi
+}
+step build make -j"$jobs" all tests-build
+step unit make -j"$jobs" check-unit
+step fuzz-replay make -j"$jobs" check-fuzz
+step e2e make check-e2e
+step asan-build make -j"$jobs" SANITIZE=address,undefined tests-build
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+step asan-unit make -j"$jobs" SANITIZE=address,undefined check-unit
+step asan-fuzz-replay make -j"$jobs" SANITIZE=address,undefined check-fuzz
+# the real binary under the sanitizers, on the recording and reading paths
+step asan-e2e env E2E_ONLY=record_workload make SANITIZE=address,undefined check-e2e
+echo "suite: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
