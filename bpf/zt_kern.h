@@ -42,6 +42,11 @@ struct bpf_perf_event_data {
 	__u64 addr;
 };
 
+struct pt_regs___x {
+	unsigned long bp;
+	unsigned long ip;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zt report: a recording's functions by overhead, with perf's Children and
+ * Self columns, as text like `perf report --stdio`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "formats/ztdata.h"
+#include "libprof/hist.h"
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+#include "symbolizer/resolve.h"
+
+#define NAME_MAX_LEN 1024 /* longest frame name shown */
+
+/* Samples that resolve alike: same stack, process, thread name and mappings. */
+struct group {
+	uint32_t stack, pid;
+	const char *comm;
+	uint64_t epoch, ts; /* ts: of the first sample, to resolve with */
+	uint64_t weight, nr;
+};
+
+struct report {
+	const char *input, *sort;
+	int children, quiet, verbose, force, header, stdio;
+	double percent_limit;
+	enum hist_key keys[HIST_MAX_KEYS];
+	unsigned nr_keys;
+	struct profile prof;
+	struct proctree *pt;
+	struct resolver *res;
+	struct hist hist;
+	struct group *groups;
+	size_t nr_groups, cap_groups;
+	uint32_t *ghash; /* group index + 1 */
+	size_t ghash_cap;
+};
+
+static int parse_sort(struct report *r)
+{
+	char *list = strdup(r->sort), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!list)
+		return -ENOMEM;
+	r->nr_keys = 0;
+	for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		enum hist_key k;
+
+		if (hist_key_parse(tok, &k)) {
+			cmd_error("unknown sort key '%s': use comm, pid, dso or sym", tok);
+			ret = -EINVAL;
+			break;
+		}
+		if (r->nr_keys < HIST_MAX_KEYS)
+			r->keys[r->nr_keys++] = k;
+	}
+	if (!ret && !r->nr_keys) {
+		cmd_error("--sort needs at least one key: comm, pid, dso or sym");
+		ret = -EINVAL;
+	}
+	free(list);
+	return ret;
+}
+
+/* Read the input; exit code or -1 to go on. */
+static int load(struct report *r)
+{
+	struct ztdata_read_info info;
+	char head[8];
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(r->input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cmd_error("cannot open '%s': %s%s", r->input, strerror(errno),
+			  errno == ENOENT ? " (record one with 'zt record')" : "");
+		return ZT_EXIT_FAIL;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n == (ssize_t)sizeof(head) && !memcmp(head, "PERFILE2", 8)) {
+		cmd_error("reading perf.data is not supported yet");
+		return ZT_EXIT_FAIL;
+	}
+	ret = ztdata_read_file(r->input, &r->prof, &info);
+	if (ret == -EBADMSG && r->force && info.good_end > 0) {
+		cmd_warn("'%s': %s: reporting what comes before it (--force)", r->input, info.msg);
+	} else if (ret) {
+		int partial = ret == -EBADMSG && info.good_end;
+
+		cmd_error("'%s': %s%s", r->input, info.msg[0] ? info.msg : strerror(-ret),
+			  partial ? " (use -f to report the readable part)" : "");
+		return ZT_EXIT_FAIL;
+	} else if (info.msg[0]) {
+		cmd_warn("'%s': %s", r->input, info.msg);
+	}
+	cmd_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'",
+		 r->prof.nr_samples, r->prof.nr_stacks, r->prof.nr_mmaps, r->prof.nr_tasks,
+		 r->input);
+	return -1;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t group_hash(uint32_t stack, uint32_t pid, const char *comm, uint64_t epoch)
+{
+	return mix(mix(mix(mix(0x9e3779b97f4a7c15ull, stack), pid), (uintptr_t)comm), epoch);
+}
+
+static int group_rehash(struct report *r)
+{
+	size_t ncap = r->ghash_cap ? r->ghash_cap * 2 : 4096, i;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_groups; i++) {
+		const struct group *g = &r->groups[i];
+		size_t j = group_hash(g->stack, g->pid, g->comm, g->epoch) & (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->ghash);
+	r->ghash = t;
+	r->ghash_cap = ncap;
+	return 0;
+}
+
+/* Add one sample to its group. */
+static int group_add(struct report *r, const struct prof_sample *s)
+{
+	const char *comm = proctree_comm(r->pt, s->pid, s->tid, s->ts);
+	uint64_t epoch = proctree_epoch(r->pt, s->pid, s->ts);
+	struct group *g;
+	size_t j;
+
+	if ((r->nr_groups + 1) * 2 > r->ghash_cap && group_rehash(r))
+		return -ENOMEM;
+	j = group_hash(s->stack, s->pid, comm, epoch) & (r->ghash_cap - 1);
+	while (r->ghash[j]) {
+		g = &r->groups[r->ghash[j] - 1];
+		if (g->stack == s->stack && g->pid == s->pid && g->comm == comm &&
+		    g->epoch == epoch) {
+			g->weight += s->weight;
+			g->nr++;
+			return 0;
+		}
+		j = (j + 1) & (r->ghash_cap - 1);
+	}
+	if (r->nr_groups == r->cap_groups) {
+		size_t ncap = r->cap_groups ? r->cap_groups * 2 : 4096;
+		struct group *ng;
+
+		if (ncap > UINT32_MAX - 1 || ncap > SIZE_MAX / sizeof(*ng))
+			return -ENOMEM;
+		ng = realloc(r->groups, ncap * sizeof(*ng));
+		if (!ng)
+			return -ENOMEM;
+		r->groups = ng;
+		r->cap_groups = ncap;
+	}
+	r->groups[r->nr_groups] =
+		(struct group){ s->stack, s->pid, comm, epoch, s->ts, s->weight, 1 };
+	r->ghash[j] = (uint32_t)r->nr_groups + 1;
+	r->nr_groups++;
+	return 0;
+}
+
+static int intern_clean(struct report *r, const char *s, uint32_t *id)
+{
+	char buf[NAME_MAX_LEN];
+
+	prof_sanitize(buf, sizeof(buf), s);
+	return hist_intern(&r->hist, buf, id);
+}
+
+/* Resolve a group's stack and add it to the histogram. */
+static int group_to_hist(struct report *r, const struct group *g, struct hist_frame *frames)
+{
+	const struct prof_stack *st = &r->prof.stacks[g->stack];
+	const uint64_t *ips = profile_stack_ips(&r->prof, g->stack);
+	char cbuf[32], name[NAME_MAX_LEN];
+	const char *comm = g->comm;
+	uint32_t comm_id;
+	unsigned i, n = (unsigned)st->nk + st->nu;
+	int ret;
+
+	if (!comm) {
+		if (g->pid)
+			snprintf(cbuf, sizeof(cbuf), ":%u", g->pid);
+		else
+			snprintf(cbuf, sizeof(cbuf), "swapper");
+		comm = cbuf;
+	}
+	ret = intern_clean(r, comm, &comm_id);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct resolve_frame f;
+		struct hist_frame *h = &frames[i];
+
+		ret = resolver_resolve(r->res, g->pid, g->ts, ips[i], i < st->nk, &f);
+		if (ret)
+			return ret;
+		h->comm = comm_id;
+		h->pid = g->pid;
+		h->kernel = (uint8_t)f.kernel;
+		ret = intern_clean(r, f.module, &h->dso);
+		if (!ret)
+			ret = intern_clean(r, resolve_frame_name(&f, name, sizeof(name)), &h->sym);
+		if (ret)
+			return ret;
+	}
+	return hist_add_sample(&r->hist, frames, n, g->weight, g->nr);
+}
+
+static int build_hist(struct report *r)
+{
+	struct hist_frame *frames = NULL;
+	size_t i;
+	int ret;
+
+	ret = proctree_new(&r->prof, &r->pt);
+	if (!ret)
+		ret = resolver_new(&r->prof, r->pt, &r->res);
+	if (!ret)
+		ret = hist_init(&r->hist, r->keys, r->nr_keys);
+	if (ret)
+		return ret;
+	for (i = 0; i < r->prof.nr_samples; i++) {
+		ret = group_add(r, &r->prof.samples[i]);
+		if (ret)
+			return ret;
+	}
+	cmd_info("%zu samples in %zu groups to resolve", r->prof.nr_samples, r->nr_groups);
+	frames = malloc(2 * ZT_MAX_FRAMES * sizeof(*frames));
+	if (!frames)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_groups && !ret; i++)
+		ret = group_to_hist(r, &r->groups[i], frames);
+	free(frames);
+	return ret;
+}
+
+/* Whether the recording has call graphs (perf shows Children only then). */
+static int has_callchains(const struct profile *p)
+{
+	const char *cc = profile_get_meta(p, "callchain");
+	size_t i;
+
+	if (cc)
+		return strcmp(cc, "none") != 0;
+	for (i = 0; i < p->nr_stacks; i++)
+		if (p->stacks[i].nk + p->stacks[i].nu > 1)
+			return 1;
+	return 0;
+}
+
+/* perf's convert_unit(): 1K, 2M, ... (with a space for no unit). */
+static unsigned long long scaled(uint64_t v, char *unit)
+{
+	static const char units[] = " KMG";
+	int i = 0;
+
+	while (v > 1000 && i < 3) {
+		v /= 1000;
+		i++;
+	}
+	*unit = units[i];
+	return (unsigned long long)v;
+}
+
+static void print_header(const struct report *r)
+{
+	const char *ev = profile_get_meta(&r->prof, "event");
+	char unit, buf[1024];
+	unsigned long long nr = scaled(r->hist.total_nr, &unit);
+	size_t i;
+
+	if (r->header) {
+		printf("# ========\n");
+		for (i = 0; i < r->prof.nr_meta; i++) {
+			char key[128];
+
+			prof_sanitize(key, sizeof(key), r->prof.meta[i].key);
+			prof_sanitize(buf, sizeof(buf), r->prof.meta[i].value);
+			printf("# %s : %s\n", key, buf);
+		}
+		printf("# ========\n#\n");
+	} else {
+		printf("# To display the zt.data header info, please use --header.\n#\n");
+	}
+	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->prof.lost_samples);
+	printf("# Samples: %llu%c", nr, unit);
+	if (ev) {
+		prof_sanitize(buf, sizeof(buf), ev);
+		printf(" of event '%s'", buf);
+	}
+	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->hist.total);
+}
+
+/* Column text of entry e for key k into buf. */
+static const char *key_text(const struct report *r, const struct hist_entry *e, enum hist_key k,
+			    int width, char *buf, size_t n)
+{
+	const struct hist *h = &r->hist;
+
+	switch (k) {
+	case HIST_KEY_COMM:
+		return hist_str(h, e->f.comm);
+	case HIST_KEY_PID:
+		snprintf(buf, n, "%7u:%-*s", e->f.pid, width > 8 ? width - 8 : 0,
+			 hist_str(h, e->f.comm));
+		return buf;
+	case HIST_KEY_DSO:
+		return hist_str(h, e->f.dso);
+	case HIST_KEY_SYM:
+		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
+		return buf;
+	}
+	return "";
+}
+
+static const char *key_header(enum hist_key k)
+{
+	switch (k) {
+	case HIST_KEY_COMM:
+		return "Command";
+	case HIST_KEY_PID:
+		return "    Pid:Command";
+	case HIST_KEY_DSO:
+		return "Shared Object";
+	case HIST_KEY_SYM:
+		return "Symbol";
+	}
+	return "";
+}
+
+static void print_pct(uint64_t v, uint64_t total)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
+	printf("  %8s", buf);
+}
+
+static void print_dots(int n)
+{
+	while (n-- > 0)
+		putchar('.');
+}
+
+static void print_table(const struct report *r, const struct hist_entry *const *rows, size_t nr)
+{
+	const struct hist *h = &r->hist;
+	int width[HIST_MAX_KEYS], comm_w = 7;
+	char buf[NAME_MAX_LEN + 64];
+	unsigned k;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		int l = (int)strlen(hist_str(h, rows[i]->f.comm));
+
+		if (l > comm_w)
+			comm_w = l;
+	}
+	for (k = 0; k < h->nr_keys; k++) {
+		width[k] = (int)strlen(key_header(h->keys[k]));
+		if (h->keys[k] == HIST_KEY_PID) {
+			width[k] = comm_w + 8;
+			continue;
+		}
+		for (i = 0; i < nr; i++) {
+			int l = (int)strlen(key_text(r, rows[i], h->keys[k], 0, buf, sizeof(buf)));
+
+			if (l > width[k])
+				width[k] = l;
+		}
+	}
+	if (!r->quiet) {
+		fputs(r->children ? "# Children      Self" : "# Overhead", stdout);
+		for (k = 0; k < h->nr_keys; k++)
+			printf("  %-*s", width[k], key_header(h->keys[k]));
+		fputs(r->children ? "\n# ........  ........" : "\n# ........", stdout);
+		for (k = 0; k < h->nr_keys; k++) {
+			printf("  ");
+			print_dots(width[k]);
+		}
+		printf("\n#\n");
+	}
+	for (i = 0; i < nr; i++) {
+		const struct hist_entry *e = rows[i];
+
+		if (r->children) {
+			print_pct(e->children, h->total);
+			print_pct(e->self, h->total);
+		} else {
+			print_pct(e->self, h->total);
+		}
+		for (k = 0; k < h->nr_keys; k++) {
+			const char *t = key_text(r, e, h->keys[k], width[k], buf, sizeof(buf));
+
+			if (k + 1 < h->nr_keys)
+				printf("  %-*s", width[k], t);
+			else
+				printf("  %s", t);
+		}
+		putchar('\n');
+	}
+}
+
+static void report_release(struct report *r)
+{
+	hist_release(&r->hist);
+	resolver_free(r->res);
+	proctree_free(r->pt);
+	profile_release(&r->prof);
+	free(r->groups);
+	free(r->ghash);
+}
+
+static const char *const report_usage[] = {
+	"zt report [<options>]",
+	NULL,
+};
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = { .input = "zt.data", .sort = "comm,dso,sym", .children = -1 };
+	const struct opt opts[] = {
+		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name (default: zt.data)" },
+		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (the only one for now)" },
+		{ OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
+		  "sort by keys: comm, pid, dso, sym (default: comm,dso,sym)" },
+		{ OPT_BOOL, 0, "children", &r.children, NULL,
+		  "show Children (callees included) next to Self (default with call graphs)" },
+		{ OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
+		  "hide entries below this overhead percentage" },
+		{ OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first" },
+		{ OPT_BOOL, 'f', "force", &r.force, NULL, "report the readable part of a damaged file" },
+		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings" },
+		{ OPT_COUNT, 'v', "verbose", &r.verbose, NULL, "more messages (repeat for more)" },
+		OPT_EOL,
+	};
+	const struct hist_entry **rows;
+	size_t nrows;
+	int rest, ret;
+
+	profile_init(&r.prof);
+	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
+	if (ret == OPTS_HELP)
+		return ZT_EXIT_OK;
+	cmd_setup("report", r.quiet ? -1 : r.verbose);
+	if (ret == OPTS_ERROR)
+		return ZT_EXIT_USAGE;
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (parse_sort(&r))
+		return ZT_EXIT_USAGE;
+	if (r.percent_limit < 0 || r.percent_limit > 100) {
+		cmd_error("--percent-limit must be between 0 and 100, not %g", r.percent_limit);
+		return ZT_EXIT_USAGE;
+	}
+	ret = load(&r);
+	if (ret >= 0)
+		goto out;
+	if (!r.prof.nr_samples) {
+		cmd_error("'%s' has no samples", r.input);
+		ret = ZT_EXIT_OK;
+		goto out;
+	}
+	if (r.children < 0)
+		r.children = has_callchains(&r.prof);
+	ret = build_hist(&r);
+	if (!ret)
+		ret = hist_sort(&r.hist, r.children, r.percent_limit, &rows, &nrows);
+	if (ret) {
+		cmd_error("cannot build the report: %s", strerror(-ret));
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	if (!r.quiet)
+		print_header(&r);
+	print_table(&r, rows, nrows);
+	ret = ZT_EXIT_OK;
+out:
+	report_release(&r);
+	return ret;
+}

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Histogram of frames by sort keys with Children and Self: an entry table
+ * hashed on the selected keys, and a string interner for their values.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/hist.h"
+
+static const char *const key_names[] = {
+	[HIST_KEY_COMM] = "comm",
+	[HIST_KEY_PID] = "pid",
+	[HIST_KEY_DSO] = "dso",
+	[HIST_KEY_SYM] = "sym",
+};
+
+int hist_key_parse(const char *name, enum hist_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
+		if (!strcmp(name, key_names[i])) {
+			*key = (enum hist_key)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *hist_key_name(enum hist_key key)
+{
+	return (unsigned)key < sizeof(key_names) / sizeof(key_names[0]) ? key_names[key] : "?";
+}
+
+int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys)
+{
+	static const enum hist_key def[] = { HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM };
+	unsigned i, j;
+
+	memset(h, 0, sizeof(*h));
+	if (!nr_keys) {
+		keys = def;
+		nr_keys = 3;
+	}
+	for (i = 0; i < nr_keys; i++) {
+		if ((unsigned)keys[i] >= HIST_MAX_KEYS)
+			return -EINVAL;
+		for (j = 0; j < h->nr_keys && h->keys[j] != keys[i]; j++)
+			;
+		if (j == h->nr_keys)
+			h->keys[h->nr_keys++] = keys[i];
+	}
+	return 0;
+}
+
+void hist_release(struct hist *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_strs; i++)
+		free(h->strs[i]);
+	free(h->strs);
+	free(h->shash);
+	free(h->entries);
+	free(h->ehash);
+	free(h->sorted);
+	memset(h, 0, sizeof(*h));
+}
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	if (ncap < *cap || ncap > SIZE_MAX / sz || ncap > UINT32_MAX - 1)
+		return -ENOMEM;
+	n = realloc(*arr, ncap * sz);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return mix(h, 0);
+}
+
+/* Rebuild an open-addressing table of ids + 1 at twice the size. */
+static int rehash(uint32_t **tab, size_t *cap, size_t nr,
+		  uint64_t (*hash)(const struct hist *, size_t), const struct hist *h)
+{
+	size_t ncap = *cap ? *cap * 2 : 256, i;
+	uint32_t *t;
+
+	if (ncap < *cap)
+		return -ENOMEM;
+	t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		size_t j = hash(h, i) & (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(*tab);
+	*tab = t;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t str_hash_at(const struct hist *h, size_t i)
+{
+	return str_hash(h->strs[i]);
+}
+
+int hist_intern(struct hist *h, const char *s, uint32_t *id)
+{
+	uint64_t hv = str_hash(s);
+	size_t j;
+	char *copy;
+
+	if ((h->nr_strs + 1) * 2 > h->shash_cap &&
+	    rehash(&h->shash, &h->shash_cap, h->nr_strs, str_hash_at, h))
+		return -ENOMEM;
+	j = hv & (h->shash_cap - 1);
+	while (h->shash[j]) {
+		if (!strcmp(h->strs[h->shash[j] - 1], s)) {
+			*id = h->shash[j] - 1;
+			return 0;
+		}
+		j = (j + 1) & (h->shash_cap - 1);
+	}
+	if (grow((void **)&h->strs, &h->cap_strs, h->nr_strs, sizeof(*h->strs)))
+		return -ENOMEM;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	h->strs[h->nr_strs] = copy;
+	h->shash[j] = (uint32_t)h->nr_strs + 1;
+	*id = (uint32_t)h->nr_strs++;
+	return 0;
+}
+
+const char *hist_str(const struct hist *h, uint32_t id)
+{
+	return id < h->nr_strs ? h->strs[id] : "";
+}
+
+static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
+{
+	uint64_t v = 0x9e3779b97f4a7c15ull;
+	unsigned i;
+
+	for (i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case HIST_KEY_COMM:
+			v = mix(v, f->comm);
+			break;
+		case HIST_KEY_PID:
+			v = mix(v, (uint64_t)f->pid << 8 | 1);
+			break;
+		case HIST_KEY_DSO:
+			v = mix(v, (uint64_t)f->dso << 8 | 2);
+			break;
+		case HIST_KEY_SYM:
+			v = mix(v, (uint64_t)f->sym << 8 | 3 | (uint64_t)f->kernel << 4);
+			break;
+		}
+	}
+	return v;
+}
+
+static uint64_t entry_hash_at(const struct hist *h, size_t i)
+{
+	return frame_hash(h, &h->entries[i].f);
+}
+
+static int frame_equal(const struct hist *h, const struct hist_frame *a, const struct hist_frame *b)
+{
+	unsigned i;
+
+	for (i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case HIST_KEY_COMM:
+			if (a->comm != b->comm)
+				return 0;
+			break;
+		case HIST_KEY_PID:
+			if (a->pid != b->pid)
+				return 0;
+			break;
+		case HIST_KEY_DSO:
+			if (a->dso != b->dso)
+				return 0;
+			break;
+		case HIST_KEY_SYM:
+			if (a->sym != b->sym || a->kernel != b->kernel)
+				return 0;
+			break;
+		}
+	}
+	return 1;
+}
+
+static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
+{
+	size_t j;
+	struct hist_entry *e;
+
+	if ((h->nr_entries + 1) * 2 > h->ehash_cap &&
+	    rehash(&h->ehash, &h->ehash_cap, h->nr_entries, entry_hash_at, h))
+		return NULL;
+	j = frame_hash(h, f) & (h->ehash_cap - 1);
+	while (h->ehash[j]) {
+		e = &h->entries[h->ehash[j] - 1];
+		if (frame_equal(h, &e->f, f))
+			return e;
+		j = (j + 1) & (h->ehash_cap - 1);
+	}
+	if (grow((void **)&h->entries, &h->cap_entries, h->nr_entries, sizeof(*h->entries)))
+		return NULL;
+	e = &h->entries[h->nr_entries];
+	memset(e, 0, sizeof(*e));
+	e->f = *f;
+	h->ehash[j] = (uint32_t)h->nr_entries + 1;
+	h->nr_entries++;
+	return e;
+}
+
+int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
+		    uint64_t weight, uint64_t nr)
+{
+	size_t i;
+
+	h->total += weight;
+	h->total_nr += nr;
+	h->serial++;
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = find_entry(h, &frames[i]);
+		uint32_t depth = n - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - i);
+
+		if (!e)
+			return -ENOMEM;
+		if (!i) {
+			e->self += weight;
+			e->self_nr += nr;
+		}
+		if (depth > e->depth)
+			e->depth = depth;
+		if (e->last != h->serial) {
+			e->last = h->serial;
+			e->children += weight;
+			e->children_nr += nr;
+		}
+	}
+	return 0;
+}
+
+struct sort_ctx {
+	const struct hist *h;
+	int children;
+};
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int entry_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct sort_ctx *c = ctx;
+	const struct hist *h = c->h;
+	const struct hist_entry *a = *(const struct hist_entry *const *)pa;
+	const struct hist_entry *b = *(const struct hist_entry *const *)pb;
+	unsigned i;
+	int r;
+
+	if (c->children) {
+		r = cmp_u64_desc(a->children, b->children);
+		if (r)
+			return r;
+		if (a->depth != b->depth)
+			return a->depth < b->depth ? -1 : 1;
+	}
+	r = cmp_u64_desc(a->self, b->self);
+	if (r)
+		return r;
+	for (i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case HIST_KEY_COMM:
+			r = strcmp(hist_str(h, a->f.comm), hist_str(h, b->f.comm));
+			break;
+		case HIST_KEY_PID:
+			r = a->f.pid < b->f.pid ? -1 : a->f.pid > b->f.pid;
+			break;
+		case HIST_KEY_DSO:
+			r = strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
+			break;
+		case HIST_KEY_SYM:
+			r = strcmp(hist_str(h, a->f.sym), hist_str(h, b->f.sym));
+			if (!r)
+				r = (int)a->f.kernel - (int)b->f.kernel;
+			break;
+		}
+		if (r)
+			return r;
+	}
+	return a < b ? -1 : a > b;
+}
+
+int hist_sort(struct hist *h, int children, double percent_limit,
+	      const struct hist_entry ***out, size_t *n)
+{
+	struct sort_ctx ctx = { h, children };
+	const struct hist_entry **s;
+	size_t i, k = 0;
+
+	s = realloc(h->sorted, (h->nr_entries ? h->nr_entries : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	h->sorted = s;
+	for (i = 0; i < h->nr_entries; i++) {
+		const struct hist_entry *e = &h->entries[i];
+		uint64_t v = children ? e->children : e->self;
+
+		if (!children && !e->self_nr)
+			continue;
+		if (percent_limit > 0 &&
+		    (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
+			continue;
+		s[k++] = e;
+	}
+	qsort_r(s, k, sizeof(*s), entry_cmp, &ctx);
+	*out = s;
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A histogram of stack frames by sort keys (perf's hists): each entry gets
+ * Self (samples whose leaf frame it is) and Children (samples with it
+ * anywhere on the stack, once per sample), as weights (periods) and
+ * sample counts. Independent of the symbolizer: frames come in as ids of
+ * strings interned here.
+ */
+#ifndef ZT_HIST_H
+#define ZT_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum hist_key {
+	HIST_KEY_COMM, /* thread name */
+	HIST_KEY_PID,  /* process id (shown with the name, as perf's Pid:Command) */
+	HIST_KEY_DSO,  /* module */
+	HIST_KEY_SYM,  /* function, with its kernel/user level */
+};
+#define HIST_MAX_KEYS 4
+
+/* One frame of a sample: string ids from hist_intern(). */
+struct hist_frame {
+	uint32_t comm, dso, sym;
+	uint32_t pid;
+	uint8_t kernel; /* a kernel frame: [k] rather than [.] */
+};
+
+struct hist_entry {
+	struct hist_frame f;  /* fields that are not sort keys keep the first value seen */
+	uint64_t self, children;         /* weights */
+	uint64_t self_nr, children_nr;   /* samples */
+	uint32_t depth; /* largest distance from the outermost frame, to show callers first */
+	uint64_t last;  /* private: the last sample counted in children */
+};
+
+struct hist {
+	enum hist_key keys[HIST_MAX_KEYS];
+	unsigned nr_keys;
+	struct hist_entry *entries;
+	size_t nr_entries, cap_entries;
+	uint32_t *ehash; /* entry index + 1, 0 = empty */
+	size_t ehash_cap;
+	char **strs;     /* interned strings, owned */
+	size_t nr_strs, cap_strs;
+	uint32_t *shash;
+	size_t shash_cap;
+	uint64_t total, total_nr; /* weight and count of every sample added */
+	uint64_t serial;
+	const struct hist_entry **sorted; /* from hist_sort() */
+};
+
+/* The key named name ("comm", "pid", "dso", "sym"): 0 or -EINVAL. */
+int hist_key_parse(const char *name, enum hist_key *key);
+const char *hist_key_name(enum hist_key key);
+
+/* keys: the sort keys in column order (duplicates are dropped); nr_keys 0
+ * means perf's default comm,dso,sym. Returns 0 or -EINVAL. */
+int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys);
+void hist_release(struct hist *h);
+
+/* Intern a string (copied): equal strings get the same id. 0 or -ENOMEM. */
+int hist_intern(struct hist *h, const char *s, uint32_t *id);
+/* The string of an id (borrowed until hist_release()). */
+const char *hist_str(const struct hist *h, uint32_t id);
+
+/*
+ * Add nr samples of total weight that share one stack: frames[0] is the
+ * leaf (the first kernel frame if any, else the first user frame), then
+ * callers up to the outermost frame. Self goes to frames[0]'s entry,
+ * Children to each distinct entry on the stack once. n == 0 only counts
+ * in the totals. Returns 0 or -ENOMEM.
+ */
+int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
+		    uint64_t weight, uint64_t nr);
+
+/*
+ * The entries to show, best first: with children, by Children, then
+ * callers above their callees, then Self; without, only entries with Self,
+ * by Self; then by the keys' values. Entries under percent_limit percent
+ * of the total (of Children or Self, as sorted) are left out. *out is
+ * borrowed until the next hist_sort() or hist_release(). 0 or -ENOMEM.
+ */
+int hist_sort(struct hist *h, int children, double percent_limit,
+	      const struct hist_entry ***out, size_t *n);
+
+#endif

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel text symbols from /proc/kallsyms text: parsed in one pass, sorted
+ * by address, one name per address, each symbol ending where the next begins.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/kallsyms.h"
+
+/* No kernel function is this long: the extent of a symbol followed by a
+ * gap (the last one, or the last before the module area) stops here. */
+#define KSYM_MAX_SIZE (1u << 20)
+#define KSYM_NAME_MAX 1024 /* longer "names" are garbage lines */
+#define KERNEL_MODULE "[kernel.kallsyms]"
+
+struct ksym {
+	uint64_t addr, end;
+	uint32_t name, mod; /* into pool */
+};
+
+struct kallsyms {
+	struct ksym *syms;
+	size_t n;
+	char *pool;
+};
+
+/* a symbol while parsing */
+struct praw {
+	uint64_t addr;
+	uint32_t name, mod;
+	uint32_t seq;
+	char type;
+};
+
+struct pool {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Append s[0..n) and a NUL (prefix/suffix around it when non-zero);
+ * returns the offset or -1 when out of memory or past 4 GiB. */
+static int64_t pool_add(struct pool *p, char prefix, const char *s, size_t n, char suffix)
+{
+	size_t need = n + 3, off = p->len;
+	char *d;
+
+	if (need > UINT32_MAX - p->len)
+		return -1;
+	if (p->len + need > p->cap) {
+		size_t cap = p->cap ? p->cap : 4096;
+		char *nb;
+
+		while (cap < p->len + need)
+			cap *= 2;
+		nb = realloc(p->buf, cap);
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->cap = cap;
+	}
+	d = p->buf + p->len;
+	if (prefix)
+		*d++ = prefix;
+	memcpy(d, s, n);
+	d += n;
+	if (suffix)
+		*d++ = suffix;
+	*d++ = 0;
+	p->len = (size_t)(d - p->buf);
+	return (int64_t)off;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int type_rank(char t)
+{
+	switch (t) {
+	case 'T':
+		return 3;
+	case 'W':
+	case 'w':
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; at one address the preferred name first: global, weak,
+ * local; fewer leading underscores; shorter; first seen. */
+static int praw_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct praw *a = pa, *b = pb;
+	const char *pool = ctx, *na, *nb;
+	size_t ua, ub, la, lb;
+	int ra, rb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	ra = type_rank(a->type);
+	rb = type_rank(b->type);
+	if (ra != rb)
+		return ra > rb ? -1 : 1;
+	na = pool + a->name;
+	nb = pool + b->name;
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(na);
+	lb = strlen(nb);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * One line "ADDR TYPE NAME [\t[MODULE]]" (without its newline). Returns 1
+ * for a text symbol and fills the out parameters, 0 for anything else.
+ */
+static int parse_line(const char *p, const char *end, uint64_t *addr, char *type,
+		      const char **name, size_t *nlen, const char **mod, size_t *mlen)
+{
+	uint64_t a = 0;
+	const char *s;
+	int digits = 0, v;
+
+	while (p < end && (v = hexval(*p)) >= 0) {
+		if (++digits > 16)
+			return 0;
+		a = a << 4 | (uint64_t)v;
+		p++;
+	}
+	if (!digits || p == end || !is_space(*p))
+		return 0;
+	while (p < end && is_space(*p))
+		p++;
+	if (p == end)
+		return 0;
+	*type = *p++;
+	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
+		return 0;
+	if (p == end || !is_space(*p))
+		return 0;
+	while (p < end && is_space(*p))
+		p++;
+	s = p;
+	while (p < end && !is_space(*p) && *p)
+		p++;
+	if (p == s || (size_t)(p - s) > KSYM_NAME_MAX)
+		return 0;
+	*addr = a;
+	*name = s;
+	*nlen = (size_t)(p - s);
+	*mod = NULL;
+	*mlen = 0;
+	while (p < end && is_space(*p))
+		p++;
+	if (p < end && *p == '[') {
+		s = ++p;
+		while (p < end && *p != ']' && *p)
+			p++;
+		if (p < end && *p == ']' && p > s && (size_t)(p - s) <= KSYM_NAME_MAX) {
+			*mod = s;
+			*mlen = (size_t)(p - s);
+		}
+	}
+	return 1;
+}
+
+int kallsyms_parse(const char *text, size_t len, struct kallsyms **out)
+{
+	struct pool pool = { 0 };
+	struct praw *raw = NULL;
+	struct kallsyms *k = NULL;
+	const char *p = text, *end = len ? text + len : text, *last_mod = NULL;
+	size_t n = 0, cap = 0, i, j, m;
+	size_t last_mlen = 0;
+	uint32_t cur_mod = 0;
+	int64_t off;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		goto out;
+	off = pool_add(&pool, 0, KERNEL_MODULE, strlen(KERNEL_MODULE), 0);
+	if (off < 0)
+		goto out;
+	cur_mod = (uint32_t)off;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *mod;
+		size_t nlen, mlen;
+		uint64_t addr;
+		char type;
+
+		if (!eol)
+			eol = end;
+		if (parse_line(p, eol, &addr, &type, &name, &nlen, &mod, &mlen) && addr) {
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 4096;
+				struct praw *nr;
+
+				if (ncap > UINT32_MAX)
+					goto out;
+				nr = realloc(raw, ncap * sizeof(*raw));
+				if (!nr)
+					goto out;
+				raw = nr;
+				cap = ncap;
+			}
+			/* consecutive lines of one module share its string */
+			if (mlen != last_mlen || (mlen && memcmp(mod, last_mod, mlen) != 0)) {
+				if (!mlen) {
+					cur_mod = 0;
+				} else {
+					off = pool_add(&pool, '[', mod, mlen, ']');
+					if (off < 0)
+						goto out;
+					cur_mod = (uint32_t)off;
+				}
+				last_mod = mod;
+				last_mlen = mlen;
+			}
+			off = pool_add(&pool, 0, name, nlen, 0);
+			if (off < 0)
+				goto out;
+			raw[n].addr = addr;
+			raw[n].name = (uint32_t)off;
+			raw[n].mod = cur_mod;
+			raw[n].seq = (uint32_t)n;
+			raw[n].type = type;
+			n++;
+		}
+		p = eol + 1;
+	}
+
+	if (n) {
+		qsort_r(raw, n, sizeof(*raw), praw_cmp, pool.buf);
+		k->syms = malloc(n * sizeof(*k->syms));
+		if (!k->syms)
+			goto out;
+	}
+	for (i = 0, m = 0; i < n; i = j) {
+		for (j = i + 1; j < n && raw[j].addr == raw[i].addr; j++)
+			;
+		k->syms[m].addr = raw[i].addr;
+		k->syms[m].name = raw[i].name;
+		k->syms[m].mod = raw[i].mod;
+		m++;
+	}
+	/* a symbol ends where the next one starts (its module's end, when the
+	 * next belongs to another module), and never past KSYM_MAX_SIZE */
+	for (i = 0; i < m; i++) {
+		uint64_t a = k->syms[i].addr, e = a + KSYM_MAX_SIZE;
+
+		if (e < a)
+			e = UINT64_MAX;
+		if (i + 1 < m && k->syms[i + 1].addr < e)
+			e = k->syms[i + 1].addr;
+		k->syms[i].end = e;
+	}
+	k->n = m;
+	k->pool = pool.buf;
+	pool.buf = NULL;
+	*out = k;
+	k = NULL;
+	ret = 0;
+out:
+	free(raw);
+	free(pool.buf);
+	kallsyms_free(k);
+	return ret;
+}
+
+void kallsyms_free(struct kallsyms *k)
+{
+	if (!k)
+		return;
+	free(k->syms);
+	free(k->pool);
+	free(k);
+}
+
+size_t kallsyms_count(const struct kallsyms *k)
+{
+	return k->n;
+}
+
+const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, uint64_t *off,
+			    const char **module)
+{
+	size_t lo = 0, hi = k->n;
+	const struct ksym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &k->syms[lo - 1];
+	if (addr >= s->end)
+		return NULL;
+	if (off)
+		*off = addr - s->addr;
+	if (module)
+		*module = k->pool + s->mod;
+	return k->pool + s->name;
+}

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The resolver: per address, the covering mapping from the proctree, then
+ * kallsyms, the perf map, or the mapping's ELF symbols; results cached per
+ * (mapping, address), symbol tables per file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/log.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/kallsyms.h"
+#include "symbolizer/perfmap.h"
+#include "symbolizer/resolve.h"
+
+#define KEY_KERNEL UINT64_MAX /* frame key of kernel addresses */
+
+/* The symbol table of one file, by build id ("b:HEX") or path ("p:PATH"). */
+struct rs_elf {
+	char *key;
+	struct elfsym *e; /* NULL: not readable or not the recorded binary */
+};
+
+/* The perf map of one process. */
+struct rs_pmap {
+	uint32_t pid;
+	struct perfmap *m; /* NULL: none */
+	char module[32];   /* "[JIT] tid PID" */
+};
+
+/* A resolved address. Key: (mapping index + 1, 0 for none, or
+ * KEY_KERNEL; the address; the pid where the perf map of the pid decides,
+ * else 0). */
+struct rs_frame {
+	uint64_t a, b;
+	uint32_t pid;
+	struct resolve_frame f;
+};
+
+struct resolver {
+	const struct profile *p;
+	const struct proctree *pt;
+	struct buildid_cache cache;
+	int have_cache;
+	struct kallsyms *ksyms;
+	int ksyms_loaded;
+	struct rs_elf *elfs;
+	size_t nr_elfs, cap_elfs;
+	uint32_t *elf_hash; /* index + 1 */
+	size_t elf_hash_cap;
+	int32_t *map_elf;   /* per mapping: index into elfs, -1 not yet looked up */
+	struct rs_pmap *pmaps;
+	size_t nr_pmaps, cap_pmaps;
+	struct rs_frame *frames;
+	size_t nr_frames, cap_frames;
+	uint32_t *frame_hash; /* index + 1 */
+	size_t frame_hash_cap;
+};
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	if (ncap < *cap || ncap > SIZE_MAX / sz || ncap > UINT32_MAX - 1)
+		return -ENOMEM;
+	n = realloc(*arr, ncap * sz);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return mix(h, 0);
+}
+
+int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
+{
+	struct resolver *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->p = p;
+	r->pt = pt;
+	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
+	if (!r->map_elf) {
+		resolver_free(r);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nr_mmaps; i++)
+		r->map_elf[i] = -1;
+	/* without a cache directory (no home), binaries are read from their paths */
+	r->have_cache = buildid_cache_init(&r->cache) == 0 && r->cache.dir;
+	*out = r;
+	return 0;
+}
+
+void resolver_free(struct resolver *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_elfs; i++) {
+		free(r->elfs[i].key);
+		elfsym_free(r->elfs[i].e);
+	}
+	for (i = 0; i < r->nr_pmaps; i++)
+		perfmap_free(r->pmaps[i].m);
+	if (r->have_cache)
+		buildid_cache_release(&r->cache);
+	kallsyms_free(r->ksyms);
+	free(r->elfs);
+	free(r->elf_hash);
+	free(r->map_elf);
+	free(r->pmaps);
+	free(r->frames);
+	free(r->frame_hash);
+	free(r);
+}
+
+static int is_anon(const char *path)
+{
+	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14) ||
+	       !strncmp(path, "/memfd:", 7);
+}
+
+/* The module name of a mapping (borrowed from its path where possible). */
+static const char *map_module(const struct prof_mmap *m)
+{
+	const char *s;
+
+	if (is_anon(m->path))
+		return "[anon]";
+	if (m->path[0] == '[')
+		return m->path;
+	s = strrchr(m->path, '/');
+	return s && s[1] ? s + 1 : m->path;
+}
+
+/* The kallsyms table, parsed on first use (NULL if the profile has none). */
+static struct kallsyms *get_ksyms(struct resolver *r)
+{
+	const struct prof_blob *b;
+
+	if (r->ksyms_loaded)
+		return r->ksyms;
+	r->ksyms_loaded = 1;
+	b = profile_find_blob(r->p, PROF_BLOB_KALLSYMS, UINT32_MAX);
+	if (b && kallsyms_parse((const char *)b->data, b->len, &r->ksyms))
+		r->ksyms = NULL;
+	if (b && r->ksyms && !kallsyms_count(r->ksyms))
+		zt_info("the recorded kallsyms have no addresses (kptr_restrict?): "
+			"kernel frames stay unresolved");
+	return r->ksyms;
+}
+
+/* The perf map of pid: every snapshot of it in the profile, in order, so
+ * later lines win. NULL if there is none. */
+static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
+{
+	const struct profile *p = r->p;
+	struct rs_pmap *pm;
+	size_t i, len = 0;
+	char *text = NULL;
+
+	for (i = 0; i < r->nr_pmaps; i++)
+		if (r->pmaps[i].pid == pid)
+			return &r->pmaps[i];
+	if (grow((void **)&r->pmaps, &r->cap_pmaps, r->nr_pmaps, sizeof(*r->pmaps)))
+		return NULL;
+	pm = &r->pmaps[r->nr_pmaps++];
+	memset(pm, 0, sizeof(*pm));
+	pm->pid = pid;
+	snprintf(pm->module, sizeof(pm->module), "[JIT] tid %u", pid);
+	for (i = 0; i < p->nr_blobs; i++)
+		if (p->blobs[i].kind == PROF_BLOB_PERFMAP && p->blobs[i].pid == pid)
+			len += p->blobs[i].len + 1;
+	if (!len)
+		return pm;
+	text = malloc(len);
+	if (!text)
+		return pm;
+	for (i = 0, len = 0; i < p->nr_blobs; i++) {
+		const struct prof_blob *b = &p->blobs[i];
+
+		if (b->kind != PROF_BLOB_PERFMAP || b->pid != pid)
+			continue;
+		memcpy(text + len, b->data, b->len);
+		len += b->len;
+		text[len++] = '\n';
+	}
+	if (perfmap_parse(text, len, &pm->m))
+		pm->m = NULL;
+	free(text);
+	return pm;
+}
+
+/* Open the symbols for mapping m: the build-id cache copy, else the file
+ * at its path if it is the recorded binary. NULL if neither works. */
+static struct elfsym *open_elf(struct resolver *r, const struct prof_mmap *m)
+{
+	char path[PATH_MAX], hex[2 * ZT_BUILD_ID_MAX + 1], fhex[2 * ZT_BUILD_ID_MAX + 1];
+	const struct prof_build_id *fb;
+	struct elfsym *e = NULL;
+	size_t n;
+	int ret;
+
+	if (m->build_id.len && r->have_cache &&
+	    !buildid_cache_path(&r->cache, &m->build_id, path, sizeof(path)) &&
+	    !elfsym_open(path, &e))
+		return e;
+	if (m->path[0] != '/')
+		return NULL;
+	/* a binary deleted after it was mapped: try the path it had */
+	n = strlen(m->path);
+	if (n >= sizeof(path))
+		return NULL;
+	memcpy(path, m->path, n + 1);
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		path[n - 10] = 0;
+	ret = elfsym_open(path, &e);
+	if (ret) {
+		zt_info("cannot read the symbols of '%s': %s", path, strerror(-ret));
+		return NULL;
+	}
+	fb = elfsym_build_id(e);
+	if (m->build_id.len && fb && fb->len &&
+	    (fb->len != m->build_id.len || memcmp(fb->data, m->build_id.data, fb->len))) {
+		zt_warn("'%s' is not the binary that was recorded (build id %s, recorded %s): "
+			"showing offsets in it",
+			path, prof_build_id_hex(fb, fhex), prof_build_id_hex(&m->build_id, hex));
+		elfsym_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static uint64_t elf_hash_at(const struct resolver *r, size_t i)
+{
+	return str_hash(r->elfs[i].key);
+}
+
+static int elf_rehash(struct resolver *r)
+{
+	size_t ncap = r->elf_hash_cap ? r->elf_hash_cap * 2 : 64, i;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_elfs; i++) {
+		size_t j = elf_hash_at(r, i) & (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->elf_hash);
+	r->elf_hash = t;
+	r->elf_hash_cap = ncap;
+	return 0;
+}
+
+/* The symbol table of mapping index mi, opened once per file. */
+static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
+{
+	const struct prof_mmap *m = &r->p->mmaps[mi];
+	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
+	size_t j;
+
+	if (r->map_elf[mi] >= 0) {
+		*out = r->elfs[r->map_elf[mi]].e;
+		return 0;
+	}
+	if (m->build_id.len) {
+		if (asprintf(&key, "b:%s", prof_build_id_hex(&m->build_id, hex)) < 0)
+			return -ENOMEM;
+	} else if (asprintf(&key, "p:%s", m->path) < 0) {
+		return -ENOMEM;
+	}
+	if ((r->nr_elfs + 1) * 2 > r->elf_hash_cap && elf_rehash(r))
+		goto nomem;
+	j = str_hash(key) & (r->elf_hash_cap - 1);
+	while (r->elf_hash[j]) {
+		if (!strcmp(r->elfs[r->elf_hash[j] - 1].key, key)) {
+			free(key);
+			r->map_elf[mi] = (int32_t)(r->elf_hash[j] - 1);
+			*out = r->elfs[r->map_elf[mi]].e;
+			return 0;
+		}
+		j = (j + 1) & (r->elf_hash_cap - 1);
+	}
+	if (r->nr_elfs >= INT32_MAX ||
+	    grow((void **)&r->elfs, &r->cap_elfs, r->nr_elfs, sizeof(*r->elfs)))
+		goto nomem;
+	r->elfs[r->nr_elfs].key = key;
+	r->elfs[r->nr_elfs].e = open_elf(r, m);
+	r->elf_hash[j] = (uint32_t)r->nr_elfs + 1;
+	r->map_elf[mi] = (int32_t)r->nr_elfs++;
+	*out = r->elfs[r->map_elf[mi]].e;
+	return 0;
+nomem:
+	free(key);
+	return -ENOMEM;
+}
+
+static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struct resolve_frame *f)
+{
+	struct kallsyms *k = get_ksyms(r);
+	const char *module = NULL;
+
+	f->kernel = 1;
+	f->map = proctree_map(r->pt, ZT_PID_KERNEL, ts, addr);
+	if (k) {
+		f->sym = kallsyms_lookup(k, addr, &f->offset, &module);
+		if (f->sym) {
+			f->module = module ? module : "[kernel.kallsyms]";
+			return;
+		}
+	}
+	f->module = "[kernel.kallsyms]";
+	f->offset = addr;
+}
+
+static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap *m, uint64_t addr,
+			struct resolve_frame *f)
+{
+	const struct elfsym *e = NULL;
+	uint64_t off;
+	int ret;
+
+	f->map = m;
+	if (!m || is_anon(m->path)) {
+		const struct rs_pmap *pm = get_pmap(r, pid);
+
+		if (!pm)
+			return -ENOMEM;
+		if (pm->m && (f->sym = perfmap_lookup(pm->m, addr, &f->offset))) {
+			f->module = pm->module;
+			return 0;
+		}
+		if (!m) {
+			f->module = "[unknown]";
+			f->offset = addr;
+			return 0;
+		}
+		f->module = map_module(m);
+		f->offset = addr - m->start;
+		return 0;
+	}
+	f->module = map_module(m);
+	off = addr - m->start + m->pgoff;
+	f->offset = off;
+	ret = get_elf(r, (size_t)(m - r->p->mmaps), &e);
+	if (ret)
+		return ret;
+	if (e && (f->sym = elfsym_lookup(e, off, &f->offset)))
+		return 0;
+	f->offset = off;
+	return 0;
+}
+
+static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)
+{
+	return mix(mix(mix(0x9e3779b97f4a7c15ull, a), b), pid);
+}
+
+static int frame_rehash(struct resolver *r)
+{
+	size_t ncap = r->frame_hash_cap ? r->frame_hash_cap * 2 : 1024, i;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_frames; i++) {
+		const struct rs_frame *c = &r->frames[i];
+		size_t j = frame_hash_of(c->a, c->b, c->pid) & (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->frame_hash);
+	r->frame_hash = t;
+	r->frame_hash_cap = ncap;
+	return 0;
+}
+
+int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
+		     struct resolve_frame *f)
+{
+	struct resolve_frame nf = { 0 };
+	const struct prof_mmap *m = NULL;
+	uint64_t a = KEY_KERNEL;
+	uint32_t kpid = 0;
+	size_t j;
+	int ret;
+
+	if (!is_kernel) {
+		m = proctree_map(r->pt, pid, ts, addr);
+		a = m ? (uint64_t)(m - r->p->mmaps) + 1 : 0;
+		if (!m || is_anon(m->path))
+			kpid = pid;
+	}
+	if ((r->nr_frames + 1) * 2 > r->frame_hash_cap && frame_rehash(r))
+		return -ENOMEM;
+	j = frame_hash_of(a, addr, kpid) & (r->frame_hash_cap - 1);
+	while (r->frame_hash[j]) {
+		const struct rs_frame *c = &r->frames[r->frame_hash[j] - 1];
+
+		if (c->a == a && c->b == addr && c->pid == kpid) {
+			*f = c->f;
+			return 0;
+		}
+		j = (j + 1) & (r->frame_hash_cap - 1);
+	}
+	if (is_kernel) {
+		resolve_kernel(r, ts, addr, &nf);
+	} else {
+		ret = resolve_user(r, pid, m, addr, &nf);
+		if (ret)
+			return ret;
+	}
+	if (grow((void **)&r->frames, &r->cap_frames, r->nr_frames, sizeof(*r->frames)))
+		return -ENOMEM;
+	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid, nf };
+	r->frame_hash[j] = (uint32_t)r->nr_frames + 1;
+	r->nr_frames++;
+	*f = nf;
+	return 0;
+}
+
+char *resolve_frame_name(const struct resolve_frame *f, char *buf, size_t n)
+{
+	const char *mod = f->module ? f->module : "[unknown]";
+	size_t ml = strlen(mod);
+
+	if (!n)
+		return buf;
+	if (f->sym)
+		snprintf(buf, n, "%s", f->sym);
+	else if (!f->kernel && !f->map && !strcmp(mod, "[unknown]"))
+		snprintf(buf, n, "[unknown]");
+	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')
+		snprintf(buf, n, "[%.*s+0x%llx]", (int)(ml - 2), mod + 1,
+			 (unsigned long long)f->offset);
+	else
+		snprintf(buf, n, "[%s+0x%llx]", mod, (unsigned long long)f->offset);
+	return buf;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Fuzz target: arbitrary text as a perf map, then lookups around each line. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/perfmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void probe(const struct perfmap *m, uint64_t a)
+{
+	uint64_t off = 0;
+	const char *name = perfmap_lookup(m, a, &off);
+
+	if (name && (off > a || !*name))
+		abort();
+}
+
+/* the hex number at p (optional 0x) */
+static uint64_t hex_at(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t a = 0;
+	int n = 0;
+
+	if (end - p > 2 && p[0] == '0' && p[1] == 'x')
+		p += 2;
+	for (; p < end && n < 16; p++, n++) {
+		uint8_t c = *p | 0x20;
+
+		if (c >= '0' && c <= '9')
+			a = a << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			a = a << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	return a;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	struct perfmap *m = NULL;
+	int lines = 0;
+
+	if (perfmap_parse((const char *)data, size, &m) != 0)
+		return 0;
+	probe(m, 0);
+	probe(m, UINT64_MAX);
+	while (p < end && lines++ < 64) {
+		const uint8_t *eol = memchr(p, '\n', (size_t)(end - p));
+		uint64_t a = hex_at(p, end);
+
+		probe(m, a - 1);
+		probe(m, a);
+		probe(m, a + 1);
+		probe(m, a + 0x10);
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	perfmap_count(m);
+	perfmap_free(m);
+	return 0;
+}

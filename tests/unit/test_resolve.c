@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * resolve: a profile built in memory over a program compiled here, a
+ * kallsyms snapshot and a perf map; names, module+offset fallbacks, the
+ * build-id cache, and a replaced binary.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libprof/log.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/resolve.h"
+
+#define BASE 0x555555554000ull /* where the program is mapped */
+#define PID 42
+
+static char tmpdir[] = "/tmp/zt-test-resolve.XXXXXX";
+static char prog[512];
+static struct prof_build_id prog_bid;
+static uint64_t off_alpha, off_beta; /* file offsets of the functions */
+
+static const char prog_src[] =
+	"__attribute__((noinline)) int zt_res_alpha(int x) { return x * 3 + 1; }\n"
+	"__attribute__((noinline)) int zt_res_beta(int x) { return zt_res_alpha(x) ^ 0x55; }\n"
+	"int main(int argc, char **argv) { return zt_res_beta(argc); }\n";
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81001000 T zt_kfunc\n"
+	"ffffffff81001100 t zt_khelper\n"
+	"ffffffff81002000 T _etext\n"
+	"ffffffffc0001000 t zt_modfunc\t[zt_mod]\n"
+	"ffffffffc0001100 t zt_modfunc2\t[zt_mod]\n";
+
+static const char perfmap_text[] =
+	"7f0000001000 100 jit_fn\n"
+	"7f0000001100 80 LazyCompile:*work js/app.js:12\n"
+	"7f0000900000 10 jit_unmapped\n";
+
+static int warnings;
+
+static void count_warnings(enum zt_log_level level, const char *msg, void *ctx)
+{
+	if (level == ZT_LOG_WARN)
+		warnings++;
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* File offset of symbol name in path, from nm and the program headers. */
+static uint64_t file_offset(const char *path, const char *name)
+{
+	char cmd[1024], line[1024];
+	unsigned long long vaddr = 0, off, va, fsz;
+	uint64_t result = 0;
+	int found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char t, n[128];
+
+		if (sscanf(line, "%llx %c %127s", &va, &t, n) == 3 && !strcmp(n, name)) {
+			vaddr = va;
+			found = 1;
+		}
+	}
+	pclose(p);
+	assert_true(found);
+	snprintf(cmd, sizeof(cmd), "readelf -lW %s", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	found = 0;
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%*x 0x%llx", &off, &va, &fsz) == 3 &&
+		    vaddr >= va && vaddr < va + fsz) {
+			result = vaddr - va + off;
+			found = 1;
+		}
+	}
+	pclose(p);
+	assert_true(found);
+	return result;
+}
+
+static int setup(void **state)
+{
+	char path[600];
+	FILE *f;
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/prog.c", tmpdir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(prog_src, f);
+	fclose(f);
+	snprintf(prog, sizeof(prog), "%s/prog", tmpdir);
+	if (run("cd %s && cc -O1 -fPIE -pie -Wl,--build-id=sha1 -o prog prog.c", tmpdir))
+		return -1;
+	if (elf_read_build_id(prog, &prog_bid) || !prog_bid.len)
+		return -1;
+	off_alpha = file_offset(prog, "zt_res_alpha");
+	off_beta = file_offset(prog, "zt_res_beta");
+	snprintf(path, sizeof(path), "%s/cache", tmpdir);
+	setenv("ZT_CACHE_DIR", path, 1);
+	zt_log_set(count_warnings, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	zt_log_set(NULL, NULL);
+	run("rm -rf %s", tmpdir);
+	return 0;
+}
+
+/* The program mapped whole at BASE in PID (file offset == address - BASE). */
+static void add_prog(struct profile *p, uint32_t pid, const char *path,
+		     const struct prof_build_id *bid)
+{
+	struct prof_mmap m = { .ts = 1, .pid = pid, .tid = pid, .start = BASE, .len = 0x10000,
+			       .pgoff = 0, .prot = 5, .path = (char *)path };
+
+	if (bid)
+		m.build_id = *bid;
+	assert_int_equal(profile_add_mmap(p, &m), 0);
+}
+
+static void make_profile(struct profile *p)
+{
+	struct prof_mmap anon = { .ts = 1, .pid = PID, .tid = PID, .start = 0x7f0000000000ull,
+				  .len = 0x100000, .prot = 7, .path = "//anon" };
+
+	profile_init(p);
+	add_prog(p, PID, prog, &prog_bid);
+	assert_int_equal(profile_add_mmap(p, &anon), 0);
+	assert_int_equal(profile_add_blob(p, PROF_BLOB_KALLSYMS, 0, 0, kallsyms_text,
+					  strlen(kallsyms_text)), 0);
+	assert_int_equal(profile_add_blob(p, PROF_BLOB_PERFMAP, PID, 5, perfmap_text,
+					  strlen(perfmap_text)), 0);
+}
+
+struct ctx {
+	struct profile p;
+	struct proctree *pt;
+	struct resolver *r;
+};
+
+static void open_ctx(struct ctx *c)
+{
+	assert_int_equal(proctree_new(&c->p, &c->pt), 0);
+	assert_int_equal(resolver_new(&c->p, c->pt, &c->r), 0);
+}
+
+static void close_ctx(struct ctx *c)
+{
+	resolver_free(c->r);
+	proctree_free(c->pt);
+	profile_release(&c->p);
+}
+
+static const char *name_of(struct ctx *c, uint32_t pid, uint64_t addr, int kernel,
+			   struct resolve_frame *f)
+{
+	static char buf[256];
+
+	assert_int_equal(resolver_resolve(c->r, pid, 10, addr, kernel, f), 0);
+	return resolve_frame_name(f, buf, sizeof(buf));
+}
+
+static void test_user_symbols(void **state)
+{
+	struct resolve_frame f, g;
+	const char *first;
+	char moved[600];
+	struct ctx c;
+
+	make_profile(&c.p);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha + 2, 0, &f), "zt_res_alpha");
+	assert_string_equal(f.module, "prog");
+	assert_int_equal(f.offset, 2);
+	assert_int_equal(f.kernel, 0);
+	assert_ptr_equal(f.map, &c.p.mmaps[0]);
+	first = f.sym;
+	assert_string_equal(name_of(&c, PID, BASE + off_beta, 0, &f), "zt_res_beta");
+	assert_int_equal(f.offset, 0);
+	/* cached: the same answer, same strings */
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha + 2, 0, &g), "zt_res_alpha");
+	assert_ptr_equal(g.sym, first);
+	/* in the file but in no function: module and file offset */
+	assert_string_equal(name_of(&c, PID, BASE + 0x10, 0, &f), "[prog+0x10]");
+	assert_null(f.sym);
+	assert_int_equal(f.offset, 0x10);
+	/* in no mapping and not in the perf map */
+	assert_string_equal(name_of(&c, PID, 0x1234, 0, &f), "[unknown]");
+	assert_string_equal(f.module, "[unknown]");
+	assert_null(f.map);
+	/* another process: no mappings at all */
+	assert_string_equal(name_of(&c, PID + 1, BASE + off_alpha, 0, &f), "[unknown]");
+	/* the symbol table stays open: removing the file changes nothing */
+	snprintf(moved, sizeof(moved), "%s.moved", prog);
+	assert_int_equal(rename(prog, moved), 0);
+	assert_string_equal(name_of(&c, PID, BASE + off_beta + 1, 0, &f), "zt_res_beta");
+	assert_int_equal(rename(moved, prog), 0);
+	assert_int_equal(warnings, 0);
+	close_ctx(&c);
+}
+
+static void test_jit_and_kernel(void **state)
+{
+	struct resolve_frame f;
+	struct ctx c;
+
+	make_profile(&c.p);
+	open_ctx(&c);
+	/* anonymous memory: the perf map of the process */
+	assert_string_equal(name_of(&c, PID, 0x7f0000001010ull, 0, &f), "jit_fn");
+	assert_string_equal(f.module, "[JIT] tid 42");
+	assert_int_equal(f.offset, 0x10);
+	assert_string_equal(name_of(&c, PID, 0x7f0000001100ull, 0, &f),
+			    "LazyCompile:*work js/app.js:12");
+	/* anonymous, not in the perf map */
+	assert_string_equal(name_of(&c, PID, 0x7f0000002000ull, 0, &f), "[anon+0x2000]");
+	/* in no mapping, but in the perf map */
+	assert_string_equal(name_of(&c, PID, 0x7f0000900004ull, 0, &f), "jit_unmapped");
+	/* another pid has no perf map */
+	assert_string_equal(name_of(&c, PID + 1, 0x7f0000900004ull, 0, &f), "[unknown]");
+
+	/* kernel, from the kallsyms snapshot */
+	assert_string_equal(name_of(&c, PID, 0xffffffff81001010ull, 1, &f), "zt_kfunc");
+	assert_string_equal(f.module, "[kernel.kallsyms]");
+	assert_int_equal(f.offset, 0x10);
+	assert_int_equal(f.kernel, 1);
+	assert_string_equal(name_of(&c, PID, 0xffffffff81001104ull, 1, &f), "zt_khelper");
+	assert_string_equal(name_of(&c, PID, 0xffffffffc0001104ull, 1, &f), "zt_modfunc2");
+	assert_string_equal(f.module, "[zt_mod]");
+	assert_string_equal(name_of(&c, 0, 0xffffffff80000000ull, 1, &f),
+			    "[kernel.kallsyms+0xffffffff80000000]");
+	assert_null(f.sym);
+	close_ctx(&c);
+}
+
+static void test_build_id_cache(void **state)
+{
+	struct buildid_cache bc;
+	struct resolve_frame f;
+	char cached[1024], gone[600];
+	struct ctx c;
+
+	/* the binary is gone from its path; its copy is in the cache */
+	assert_int_equal(buildid_cache_init(&bc), 0);
+	buildid_cache_path(&bc, &prog_bid, cached, sizeof(cached));
+	assert_int_equal(run("mkdir -p $(dirname %s) && cp %s %s", cached, prog, cached), 0);
+	snprintf(gone, sizeof(gone), "%s/gone/prog", tmpdir);
+	profile_init(&c.p);
+	add_prog(&c.p, PID, gone, &prog_bid);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha, 0, &f), "zt_res_alpha");
+	assert_string_equal(f.module, "prog");
+	close_ctx(&c);
+	assert_int_equal(run("rm -rf %s/cache", tmpdir), 0);
+	buildid_cache_release(&bc);
+
+	/* deleted while it ran: the path without " (deleted)" */
+	snprintf(gone, sizeof(gone), "%s (deleted)", prog);
+	profile_init(&c.p);
+	add_prog(&c.p, PID, gone, &prog_bid);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, BASE + off_beta, 0, &f), "zt_res_beta");
+	close_ctx(&c);
+	assert_int_equal(warnings, 0);
+}
+
+static void test_replaced_binary(void **state)
+{
+	struct prof_build_id other = prog_bid;
+	struct resolve_frame f;
+	struct ctx c;
+	char want[64];
+
+	/* the file at the path is not the one recorded: offsets only, one warning */
+	other.data[0] ^= 0xff;
+	profile_init(&c.p);
+	add_prog(&c.p, PID, prog, &other);
+	add_prog(&c.p, PID + 1, prog, &other);
+	open_ctx(&c);
+	warnings = 0;
+	snprintf(want, sizeof(want), "[prog+0x%llx]", (unsigned long long)off_alpha);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha, 0, &f), want);
+	assert_null(f.sym);
+	assert_string_equal(f.module, "prog");
+	snprintf(want, sizeof(want), "[prog+0x%llx]", (unsigned long long)off_beta + 3);
+	assert_string_equal(name_of(&c, PID + 1, BASE + off_beta + 3, 0, &f), want);
+	assert_int_equal(warnings, 1);
+	close_ctx(&c);
+
+	/* no build id recorded: the path is trusted */
+	profile_init(&c.p);
+	add_prog(&c.p, PID, prog, NULL);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha, 0, &f), "zt_res_alpha");
+	close_ctx(&c);
+	assert_int_equal(warnings, 1);
+}
+
+static void test_frame_names(void **state)
+{
+	struct resolve_frame f = { 0 };
+	char buf[64];
+
+	f.sym = "main";
+	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "main");
+	f.sym = NULL;
+	f.module = "libc.so.6";
+	f.offset = 0x2724a;
+	f.map = (const struct prof_mmap *)&f; /* any mapping */
+	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[libc.so.6+0x2724a]");
+	f.module = "[vdso]";
+	f.offset = 0x9e0;
+	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[vdso+0x9e0]");
+	f.map = NULL;
+	f.module = "[unknown]";
+	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[unknown]");
+	f.module = "libc.so.6";
+	assert_string_equal(resolve_frame_name(&f, buf, 8), "[libc.s");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_user_symbols),
+		cmocka_unit_test(test_jit_and_kernel),
+		cmocka_unit_test(test_build_id_cache),
+		cmocka_unit_test(test_replaced_binary),
+		cmocka_unit_test(test_frame_names),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
