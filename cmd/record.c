@@ -102,6 +102,13 @@ struct pending {
 	struct prof_mmap m; /* m.path owned */
 };
 
+/* How much of a process's perf map is already in the recording. */
+struct perfmap_snap {
+	uint32_t pid;
+	off_t size;
+	struct timespec mtime;
+};
+
 /* Build ids read from files, keyed by path and identity of the file. */
 struct bid_memo {
 	char *path;
@@ -124,7 +131,10 @@ struct record {
 	int fd;
 	char *tmp_output;
 	bool filtered; /* only some processes: side-band is filtered too */
-	struct u64set tracked, perfmap_done, bid_cached;
+	struct u64set tracked, bid_cached;
+	struct u64set sampled; /* pids seen in samples */
+	struct perfmap_snap *pmaps; /* /tmp/perf-PID.map files already stored */
+	size_t nr_pmaps, cap_pmaps;
 	struct u64set kips;  /* kernel addresses seen in samples */
 	char *kallsyms;      /* /proc/kallsyms at the start */
 	size_t kallsyms_len;
@@ -342,6 +352,8 @@ static void on_lost(void *ctx, uint64_t lost_samples, uint64_t lost_events)
 	r->lost_events += lost_events;
 }
 
+static void snapshot_perfmap(struct record *r, uint32_t pid);
+
 static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_t pid, uint32_t tid,
 			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
@@ -354,6 +366,10 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 	}
 	if (r->filtered)
 		track(r, pid);
+	if (pid && !u64set_has(&r->sampled, pid)) {
+		note_err(r, u64set_add(&r->sampled, pid));
+		snapshot_perfmap(r, pid); /* short-lived JITs too */
+	}
 	if (r->kallsyms)
 		for (unsigned i = 0; i < nk; i++)
 			note_err(r, u64set_add(&r->kips, ips[i]));
@@ -492,18 +508,61 @@ static void write_kallsyms(struct record *r)
 	free(v);
 }
 
+/* JIT runtimes append to /tmp/perf-PID.map and may delete it when they
+ * exit: store what is new in it while the process lives. Later lines win
+ * over earlier ones, so the stored pieces, read in order, are the map. */
 static void snapshot_perfmap(struct record *r, uint32_t pid)
 {
-	char path[64], *d;
-	size_t n;
+	struct perfmap_snap *ps = NULL;
+	char path[64], *d = NULL;
+	struct stat st;
+	size_t i, n;
+	off_t from = 0;
+	int fd;
 
-	if (u64set_has(&r->perfmap_done, pid))
-		return;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	if (read_file(path, &d, &n, 1u << 30))
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return;
-	u64set_add(&r->perfmap_done, pid);
-	note_err(r, ztdata_write_blob(r->w, PROF_BLOB_PERFMAP, pid, now_ns(), d, n));
+	for (i = 0; i < r->nr_pmaps; i++)
+		if (r->pmaps[i].pid == pid)
+			ps = &r->pmaps[i];
+	if (ps && ps->size == st.st_size && ps->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    ps->mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return;
+	if (ps && st.st_size > ps->size)
+		from = ps->size; /* appended to: store the new lines only */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = (size_t)(st.st_size - from);
+	if (n > (1u << 30) || !(d = malloc(n ? n : 1)) || pread(fd, d, n, from) != (ssize_t)n) {
+		close(fd);
+		free(d);
+		return;
+	}
+	close(fd);
+	if (from) /* cut at the last complete line; the rest comes next time */
+		while (n && d[n - 1] != '\n')
+			n--;
+	if (!ps) {
+		if (r->nr_pmaps == r->cap_pmaps) {
+			size_t ncap = r->cap_pmaps ? r->cap_pmaps * 2 : 16;
+			struct perfmap_snap *np = realloc(r->pmaps, ncap * sizeof(*np));
+
+			if (!np) {
+				free(d);
+				return;
+			}
+			r->pmaps = np;
+			r->cap_pmaps = ncap;
+		}
+		ps = &r->pmaps[r->nr_pmaps++];
+		ps->pid = pid;
+	}
+	ps->size = from + (off_t)n;
+	ps->mtime = st.st_mtim;
+	if (n)
+		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_PERFMAP, pid, now_ns(), d, n));
 	free(d);
 }
 
@@ -511,9 +570,9 @@ static void snapshot_perfmaps(struct record *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->tracked.cap; i++)
-		if (r->tracked.k[i])
-			snapshot_perfmap(r, r->tracked.k[i]);
+	for (i = 0; i < r->sampled.cap; i++)
+		if (r->sampled.k[i])
+			snapshot_perfmap(r, (uint32_t)r->sampled.k[i]);
 }
 
 /* ---- options -------------------------------------------------------------- */
@@ -1158,6 +1217,7 @@ int cmd_record(int argc, char **argv)
 		if (t - last_flush >= FLUSH_NS || ztdata_writer_pending(r.w) > (4u << 20)) {
 			if (r.filtered)
 				settle_pending(&r, false);
+			snapshot_perfmaps(&r);
 			note_err(&r, ztdata_writer_flush(r.w));
 			last_flush = t;
 			if (r.err)
@@ -1179,6 +1239,11 @@ int cmd_record(int argc, char **argv)
 			}
 		}
 	}
+
+	/* Interrupted, timed out or failed with the workload still running:
+	 * end it, as perf does, so zt does not wait for it. */
+	if (wl.pid > 0 && !child_done)
+		kill(wl.pid, SIGTERM);
 
 	/* Stop sampling, then drain what is still queued. */
 	if (use_bpf) {
@@ -1261,7 +1326,8 @@ out:
 	free(r.pend);
 	free(r.memo);
 	u64set_release(&r.tracked);
-	u64set_release(&r.perfmap_done);
+	u64set_release(&r.sampled);
+	free(r.pmaps);
 	u64set_release(&r.bid_cached);
 	u64set_release(&r.kips);
 	free(r.kallsyms);

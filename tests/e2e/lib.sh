@@ -34,3 +34,4 @@ finish() {
 	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi
 	echo "FAILED ($fails)"; exit 1
 }
+between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }

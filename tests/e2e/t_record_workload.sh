@@ -11,8 +11,8 @@ check "report exits 0" [ $? -eq 0 ]
 check "zt_hot_a is the top function" [ "$(top_symbol self.txt)" = zt_hot_a ]
 a=$(self_pct self.txt zt_hot_a); b=$(self_pct self.txt zt_cold_b)
 echo "  zt_hot_a ${a:-?}% zt_cold_b ${b:-?}% (expected 75/25)"
-check "zt_hot_a near 75%" [ "${a:-0}" -ge 65 ] && [ "${a:-0}" -le 85 ]
-check "zt_cold_b near 25%" [ "${b:-0}" -ge 15 ] && [ "${b:-0}" -le 35 ]
+check "zt_hot_a near 75%" between "${a:-}" 65 85
+check "zt_cold_b near 25%" between "${b:-}" 15 35
 "$ZT" report -i w.data --stdio > children.txt
 check "Children/Self header" contains children.txt '^# +Children +Self +Command +Shared Object +Symbol'
 check "zt_round has ~100% children" awk '$NF=="zt_round" {gsub("%","",$1); f=($1>=90)} END {exit !f}' children.txt

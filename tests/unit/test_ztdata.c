@@ -1,0 +1,1211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of formats/ztdata.c: round trips of every record kind, flushes,
+ * truncation and corruption at every position, crafted files, size per sample.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <cmocka.h>
+
+#include "formats/ztdata.h"
+#include "libprof/zbuf.h"
+
+#define CH_META 1
+#define CH_STACKS 4
+#define CH_SAMPLES 5
+#define CH_LOST 7
+#define CH_INDEX 255
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* A writer on a memfd, and the profile the file should read back as. */
+struct tw {
+	int fd;
+	struct ztdata_writer *w;
+	struct profile exp;
+};
+
+static void tw_open(struct tw *t)
+{
+	t->fd = memfd_create("ztdata", MFD_CLOEXEC);
+	assert_true(t->fd >= 0);
+	t->w = ztdata_writer_new(t->fd);
+	assert_non_null(t->w);
+	profile_init(&t->exp);
+}
+
+static void tw_meta(struct tw *t, const char *k, const char *v)
+{
+	assert_int_equal(ztdata_write_meta(t->w, k, v), 0);
+	assert_int_equal(profile_set_meta(&t->exp, k, v), 0);
+}
+
+static void tw_task(struct tw *t, const struct prof_task *task)
+{
+	assert_int_equal(ztdata_write_task(t->w, task), 0);
+	assert_int_equal(profile_add_task(&t->exp, task), 0);
+}
+
+static void tw_mmap(struct tw *t, const struct prof_mmap *m)
+{
+	assert_int_equal(ztdata_write_mmap(t->w, m), 0);
+	assert_int_equal(profile_add_mmap(&t->exp, m), 0);
+}
+
+static void tw_blob(struct tw *t, uint32_t kind, uint32_t pid, uint64_t ts, const void *d,
+		    size_t n)
+{
+	assert_int_equal(ztdata_write_blob(t->w, kind, pid, ts, d, n), 0);
+	assert_int_equal(profile_add_blob(&t->exp, kind, pid, ts, d, n), 0);
+}
+
+static void tw_lost(struct tw *t, uint64_t ls, uint64_t le)
+{
+	assert_int_equal(ztdata_write_lost(t->w, ls, le), 0);
+	t->exp.lost_samples += ls;
+	t->exp.lost_events += le;
+}
+
+static void tw_sample(struct tw *t, uint64_t ts, uint64_t weight, uint32_t pid, uint32_t tid,
+		      uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
+{
+	struct prof_sample s = { .ts = ts, .weight = weight, .pid = pid, .tid = tid, .cpu = cpu };
+
+	assert_int_equal(ztdata_write_sample(t->w, ts, weight, pid, tid, cpu, ips, nk, nu), 0);
+	assert_int_equal(profile_intern_stack(&t->exp, ips, nk, nu, &s.stack), 0);
+	assert_int_equal(profile_add_sample(&t->exp, &s), 0);
+}
+
+static uint8_t *fd_contents(int fd, size_t *len)
+{
+	struct stat st;
+	uint8_t *d;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	d = malloc(st.st_size ? (size_t)st.st_size : 1);
+	assert_non_null(d);
+	assert_int_equal(pread(fd, d, (size_t)st.st_size, 0), st.st_size);
+	*len = (size_t)st.st_size;
+	return d;
+}
+
+/* Optionally finish, free the writer and return the file's bytes. */
+static uint8_t *tw_close(struct tw *t, int finish, size_t *len)
+{
+	uint8_t *d;
+
+	if (finish)
+		assert_int_equal(ztdata_writer_finish(t->w), 0);
+	ztdata_writer_free(t->w);
+	d = fd_contents(t->fd, len);
+	close(t->fd);
+	return d;
+}
+
+static void assert_profile_equal(const struct profile *a, const struct profile *b)
+{
+	size_t i;
+
+	assert_int_equal(a->nr_meta, b->nr_meta);
+	for (i = 0; i < a->nr_meta; i++) {
+		assert_string_equal(a->meta[i].key, b->meta[i].key);
+		assert_string_equal(a->meta[i].value, b->meta[i].value);
+	}
+	assert_int_equal(a->nr_tasks, b->nr_tasks);
+	for (i = 0; i < a->nr_tasks; i++) {
+		const struct prof_task *x = &a->tasks[i], *y = &b->tasks[i];
+
+		assert_int_equal(x->ts, y->ts);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->tid, y->tid);
+		assert_int_equal(x->ppid, y->ppid);
+		assert_int_equal(x->ptid, y->ptid);
+		if (x->kind == PROF_TASK_COMM || x->kind == PROF_TASK_EXEC)
+			assert_string_equal(x->comm, y->comm);
+	}
+	assert_int_equal(a->nr_mmaps, b->nr_mmaps);
+	for (i = 0; i < a->nr_mmaps; i++) {
+		const struct prof_mmap *x = &a->mmaps[i], *y = &b->mmaps[i];
+
+		assert_int_equal(x->ts, y->ts);
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->tid, y->tid);
+		assert_int_equal(x->start, y->start);
+		assert_int_equal(x->len, y->len);
+		assert_int_equal(x->pgoff, y->pgoff);
+		assert_int_equal(x->prot, y->prot);
+		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->build_id.len, y->build_id.len);
+		assert_memory_equal(x->build_id.data, y->build_id.data, x->build_id.len + 0u);
+		assert_string_equal(x->path, y->path);
+	}
+	assert_int_equal(a->nr_stacks, b->nr_stacks);
+	assert_int_equal(a->nr_samples, b->nr_samples);
+	for (i = 0; i < a->nr_samples; i++) {
+		const struct prof_sample *x = &a->samples[i], *y = &b->samples[i];
+		const struct prof_stack *sx = &a->stacks[x->stack], *sy = &b->stacks[y->stack];
+
+		assert_int_equal(x->ts, y->ts);
+		assert_int_equal(x->weight, y->weight);
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->tid, y->tid);
+		assert_int_equal(x->cpu, y->cpu);
+		assert_int_equal(sx->nk, sy->nk);
+		assert_int_equal(sx->nu, sy->nu);
+		if (sx->nk + sy->nu)
+			assert_memory_equal(profile_stack_ips(a, x->stack),
+					    profile_stack_ips(b, y->stack),
+					    (sx->nk + sx->nu) * sizeof(uint64_t));
+	}
+	assert_int_equal(a->nr_blobs, b->nr_blobs);
+	for (i = 0; i < a->nr_blobs; i++) {
+		assert_int_equal(a->blobs[i].kind, b->blobs[i].kind);
+		assert_int_equal(a->blobs[i].pid, b->blobs[i].pid);
+		assert_int_equal(a->blobs[i].ts, b->blobs[i].ts);
+		assert_int_equal(a->blobs[i].len, b->blobs[i].len);
+		if (a->blobs[i].len)
+			assert_memory_equal(a->blobs[i].data, b->blobs[i].data, a->blobs[i].len);
+	}
+	assert_int_equal(a->lost_samples, b->lost_samples);
+	assert_int_equal(a->lost_events, b->lost_events);
+}
+
+/* Read the first len bytes of d; ret is what ztdata_read_mem must return. */
+static void read_expect(const uint8_t *d, size_t len, int ret, struct profile *p,
+			struct ztdata_read_info *info)
+{
+	profile_init(p);
+	assert_int_equal(ztdata_read_mem(d, len, p, info), ret);
+}
+
+struct tchunk {
+	uint32_t type, flags, raw, stored, seq;
+	size_t off, end;
+	const uint8_t *payload;
+};
+
+/* Walk the chunk headers (independently of the reader). */
+static size_t walk_chunks(const uint8_t *d, size_t len, struct tchunk *ch, size_t max)
+{
+	size_t off = 16, n = 0;
+	uint32_t h[6];
+
+	while (off + 24 <= len && n < max) {
+		memcpy(h, d + off, sizeof(h)); /* little-endian host */
+		ch[n] = (struct tchunk){ h[0], h[1], h[2], h[3], h[4], off, off + 24 + h[3],
+					 d + off + 24 };
+		assert_true(ch[n].end <= len);
+		off = ch[n++].end;
+	}
+	assert_int_equal(off, len);
+	return n;
+}
+
+/* A chunk's raw payload in a new buffer. */
+static uint8_t *chunk_raw(const struct tchunk *c)
+{
+	uint8_t *r = malloc(c->raw ? c->raw : 1);
+
+	assert_non_null(r);
+	if (c->flags & 1)
+		assert_int_equal(ZSTD_decompress(r, c->raw, c->payload, c->stored), c->raw);
+	else
+		memcpy(r, c->payload, c->raw);
+	return r;
+}
+
+static void put_header(struct zbuf *b, uint16_t major, uint16_t minor, uint32_t hsize)
+{
+	uint8_t h[16];
+
+	memcpy(h, ZTDATA_MAGIC, 8);
+	memcpy(h + 8, &major, 2);
+	memcpy(h + 10, &minor, 2);
+	memcpy(h + 12, &hsize, 4);
+	zbuf_put(b, h, 16);
+	while (b->len < hsize)
+		zbuf_put_u8(b, 0);
+}
+
+/* An uncompressed chunk; its offset is appended to idx (if not NULL). */
+static void put_chunk(struct zbuf *b, uint32_t type, uint32_t flags, const void *pl, size_t n,
+		      uint32_t seq, struct zbuf *idx)
+{
+	uint32_t h[6] = { type, flags, (uint32_t)n, (uint32_t)n, seq, 0 };
+	uLong crc = crc32(crc32(0, (const Bytef *)h, 20), pl, (uInt)n);
+
+	if (idx) {
+		zbuf_put_uv(idx, type);
+		zbuf_put_uv(idx, b->len);
+	}
+	h[5] = (uint32_t)crc;
+	zbuf_put(b, h, sizeof(h));
+	zbuf_put(b, pl, n);
+}
+
+static void put_index(struct zbuf *b, struct zbuf *idx, unsigned nchunks, uint64_t samples,
+		      uint64_t stacks, uint32_t seq)
+{
+	struct zbuf pl;
+
+	zbuf_init(&pl);
+	zbuf_put_uv(&pl, nchunks);
+	zbuf_put(&pl, idx->data, idx->len);
+	zbuf_put_uv(&pl, samples);
+	zbuf_put_uv(&pl, stacks);
+	put_chunk(b, CH_INDEX, 0, pl.data, pl.len, seq, NULL);
+	zbuf_release(&pl);
+}
+
+/* ---- the standard contents --------------------------------------------- */
+
+static uint64_t big_stack[2 * ZT_MAX_FRAMES];
+
+/* Every record kind, with edge values; round varies the contents. */
+static void fill_all(struct tw *t, unsigned round)
+{
+	uint64_t k1[] = { 0xffffffff81001000ull + round, 0xffffffff81002345ull,
+			  0x55555555a000ull, 0x55555555a100ull, 0x7ffff7a00000ull };
+	uint64_t edge[] = { 0, UINT64_MAX, 1, UINT64_MAX - 1 };
+	struct prof_task tk = { .ts = 1000 + round, .kind = PROF_TASK_COMM, .pid = 42, .tid = 42 };
+	struct prof_mmap m = { .ts = 5, .pid = 42, .tid = 42, .start = 0x555555554000ull,
+			       .len = 0x3000, .pgoff = 0x1000, .prot = 5, .flags = 2,
+			       .path = "/usr/bin/app" };
+	char kbuf[32];
+	unsigned i;
+
+	snprintf(kbuf, sizeof(kbuf), "key%u", round);
+	tw_meta(t, "hostname", round ? "box2" : "box");
+	tw_meta(t, kbuf, "");
+	tw_meta(t, "cmdline", "zt record -g -- ./app \"with spaces\"\n\ttabs");
+
+	strcpy(tk.comm, "fifteen-chars-x");
+	tw_task(t, &tk);
+	tk = (struct prof_task){ .ts = 900, .kind = PROF_TASK_EXEC, .pid = 43, .tid = 43 };
+	strcpy(tk.comm, "");
+	tw_task(t, &tk);
+	tk = (struct prof_task){ .ts = UINT64_MAX, .kind = PROF_TASK_FORK, .pid = 44, .tid = 45,
+				 .ppid = 44, .ptid = 44 };
+	tw_task(t, &tk);
+	tk = (struct prof_task){ .ts = 0, .kind = PROF_TASK_EXIT, .pid = UINT32_MAX,
+				 .tid = UINT32_MAX, .ppid = UINT32_MAX, .ptid = 0 };
+	tw_task(t, &tk);
+
+	for (i = 0; i < 20; i++)
+		m.build_id.data[i] = (uint8_t)(i * 13 + round);
+	m.build_id.len = 20;
+	tw_mmap(t, &m);
+	m = (struct prof_mmap){ .ts = UINT64_MAX, .pid = ZT_PID_KERNEL, .tid = 0,
+				.start = 0xffffffff81000000ull, .len = UINT64_MAX, .pgoff = UINT64_MAX,
+				.prot = UINT32_MAX, .flags = UINT32_MAX, .path = NULL };
+	tw_mmap(t, &m);
+	m.ts = 0;
+	m.path = "/lib/x86_64-linux-gnu/libc.so.6 (deleted)";
+	m.build_id.len = 3;
+	memcpy(m.build_id.data, "\x01\x02\x03", 3);
+	tw_mmap(t, &m);
+
+	tw_blob(t, PROF_BLOB_KALLSYMS, 0, 77, "ffffffff81000000 T _stext\n", 26);
+	tw_blob(t, PROF_BLOB_PERFMAP, 42, UINT64_MAX, "", 0);
+	tw_blob(t, 99, UINT32_MAX, 0, "\0\1\2\3", 4);
+	tw_lost(t, 3 + round, 1);
+
+	tw_sample(t, 1000000, 250000, 42, 42, 0, k1, 2, 3);
+	tw_sample(t, 1000100, 250000, 42, 43, 1, k1, 2, 3);
+	tw_sample(t, 999000, 250001, 42, 42, 3, k1 + 2, 0, 3);
+	tw_sample(t, 0, 0, 0, 0, 0, edge, 0, 0);                      /* empty stack */
+	tw_sample(t, UINT64_MAX, UINT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, edge, 2, 2);
+	tw_sample(t, 5, 1, 0, UINT32_MAX, 7, edge, 1, 0);
+	tw_sample(t, UINT64_MAX, 1, UINT32_MAX, 0, 2, edge + 1, 0, 1);
+	for (i = 0; i < 2 * ZT_MAX_FRAMES; i++)
+		big_stack[i] = (i < ZT_MAX_FRAMES ? 0xffffffff81000000ull : 0x400000ull) +
+			       i * 37 + round;
+	tw_sample(t, 2000000, 250000, 42, 42, 0, big_stack, ZT_MAX_FRAMES, ZT_MAX_FRAMES);
+	tw_sample(t, 2000001, 250000, 42, 42, 0, k1, 2, 3);
+}
+
+/* A file of several flushes and every kind; returns its bytes. */
+static uint8_t *small_file(struct tw *t, size_t *len)
+{
+	tw_open(t);
+	fill_all(t, 0);
+	assert_int_equal(ztdata_writer_flush(t->w), 0);
+	fill_all(t, 1);
+	assert_int_equal(ztdata_writer_flush(t->w), 0);
+	tw_meta(t, "time_end", "123");
+	return tw_close(t, 1, len);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_roundtrip(void **state)
+{
+	struct ztdata_read_info info;
+	struct ztdata_stats st;
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	tw_open(&t);
+	fill_all(&t, 0);
+	assert_true(ztdata_writer_pending(t.w) > 0);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	assert_int_equal(ztdata_writer_pending(t.w), 0);
+	ztdata_writer_stats(t.w, &st);
+	assert_int_equal(st.samples, t.exp.nr_samples);
+	assert_int_equal(st.stacks, t.exp.nr_stacks);
+	d = tw_close(&t, 0, &len);
+	assert_int_equal(st.bytes, len);
+	assert_true(ztdata_probe(d, len));
+	assert_false(ztdata_probe(d, 7));
+
+	read_expect(d, len, 0, &p, &info);
+	assert_profile_equal(&p, &t.exp);
+	assert_true(info.complete);
+	assert_false(info.truncated);
+	assert_int_equal(info.good_end, len);
+	assert_int_equal(info.size, len);
+	assert_int_equal(info.skipped, 0);
+	/* META TASKS MMAPS BLOB LOST STACKS SAMPLES INDEX */
+	assert_int_equal(info.chunks, 8);
+	assert_string_equal(info.msg, "");
+	assert_string_equal(profile_get_meta(&p, "key0"), "");
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/zt-test-XXXXXX";
+	struct ztdata_read_info info;
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+	int fd;
+
+	d = small_file(&t, &len);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, d, len), len);
+	profile_init(&p);
+	assert_int_equal(ztdata_read_file(path, &p, &info), 0);
+	assert_true(info.complete);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+
+	/* empty file */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(ztdata_read_file(path, &p, &info), -EBADMSG);
+	assert_non_null(strstr(info.msg, "empty"));
+	assert_int_equal(p.nr_samples, 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(ztdata_read_file(path, &p, &info), -ENOENT);
+	assert_non_null(strstr(info.msg, path));
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_empty_and_header_only(void **state)
+{
+	struct ztdata_read_info info;
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	read_expect((const uint8_t *)"", 0, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "not a zt.data file"));
+	read_expect((const uint8_t *)"PERFILE2\0\0\0\0\0\0\0\0", 16, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "not a zt.data file"));
+	assert_int_equal(ztdata_read_mem("ZTDATA\r\n", 8, NULL, NULL), 0);
+
+	/* the recorder died before its first flush */
+	tw_open(&t);
+	tw_meta(&t, "lost", "forever");
+	d = tw_close(&t, 0, &len);
+	assert_int_equal(len, 16);
+	read_expect(d, len, 0, &p, &info);
+	assert_false(info.complete);
+	assert_false(info.truncated);
+	assert_int_equal(info.chunks, 0);
+	assert_int_equal(p.nr_meta, 0);
+	assert_non_null(strstr(info.msg, "did not finish"));
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_stack_dedupe(void **state)
+{
+	uint64_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 4 };
+	struct ztdata_read_info info;
+	struct tchunk ch[16];
+	struct profile p;
+	size_t len, n, i, nst = 0;
+	struct tw t;
+	uint8_t *d;
+
+	tw_open(&t);
+	tw_sample(&t, 1, 1, 1, 1, 0, a, 1, 2);
+	tw_sample(&t, 2, 1, 1, 1, 0, a, 1, 2);
+	tw_sample(&t, 3, 1, 1, 1, 0, b, 1, 2);
+	tw_sample(&t, 4, 1, 1, 1, 0, a, 2, 1); /* same ips, other split: distinct */
+	d = tw_close(&t, 1, &len);
+	n = walk_chunks(d, len, ch, 16);
+	for (i = 0; i < n; i++) {
+		if (ch[i].type == CH_STACKS) {
+			uint8_t *raw = chunk_raw(&ch[i]);
+
+			nst++;
+			assert_int_equal(raw[0], 0); /* first id */
+			assert_int_equal(raw[1], 3); /* count */
+			free(raw);
+		}
+	}
+	assert_int_equal(nst, 1);
+	read_expect(d, len, 0, &p, &info);
+	assert_int_equal(p.nr_stacks, 3);
+	assert_int_equal(p.samples[0].stack, p.samples[1].stack);
+	assert_int_not_equal(p.samples[0].stack, p.samples[2].stack);
+	assert_int_not_equal(p.samples[0].stack, p.samples[3].stack);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_flush_multi(void **state)
+{
+	struct ztdata_read_info info;
+	uint64_t ips[4] = { 0x1000, 0x2000, 0x3000, 0 };
+	struct tchunk ch[64];
+	struct profile p;
+	size_t len, n, i;
+	unsigned nstacks = 0, nsamples = 0, round, j;
+	uint64_t expect_first = 0;
+	struct tw t;
+	uint8_t *d;
+
+	tw_open(&t);
+	for (round = 0; round < 5; round++) {
+		for (j = 0; j < 50; j++) {
+			ips[3] = 0x4000 + (j % (10 + round * 5)); /* old and new stacks */
+			tw_sample(&t, round * 1000000 + j * 1000, 100, 7, 8 + j % 3, j % 4, ips, 1, 3);
+		}
+		assert_int_equal(ztdata_writer_flush(t.w), 0);
+		assert_int_equal(ztdata_writer_pending(t.w), 0);
+		assert_int_equal(ztdata_writer_flush(t.w), 0); /* nothing new: no chunk */
+	}
+	d = tw_close(&t, 1, &len);
+	n = walk_chunks(d, len, ch, 64);
+	for (i = 0; i < n; i++) {
+		uint8_t *raw;
+		struct zcur c;
+		uint64_t first, count;
+
+		assert_int_equal(ch[i].seq, i);
+		if (ch[i].type == CH_SAMPLES)
+			nsamples++;
+		if (ch[i].type != CH_STACKS)
+			continue;
+		nstacks++;
+		raw = chunk_raw(&ch[i]);
+		zcur_init(&c, raw, ch[i].raw);
+		assert_int_equal(zcur_uv(&c, &first), 0);
+		assert_int_equal(zcur_uv(&c, &count), 0);
+		assert_int_equal(first, expect_first); /* ids continue across flushes */
+		expect_first += count;
+		free(raw);
+	}
+	assert_int_equal(nsamples, 5);
+	assert_int_equal(nstacks, 5);
+	assert_int_equal(expect_first, t.exp.nr_stacks);
+	assert_int_equal(n, 11);
+	read_expect(d, len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_after_finish(void **state)
+{
+	struct prof_task tk = { 0 };
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	tw_open(&t);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	assert_int_equal(ztdata_writer_flush(t.w), 0);
+	assert_int_equal(ztdata_write_meta(t.w, "a", "b"), -EINVAL);
+	assert_int_equal(ztdata_write_task(t.w, &tk), -EINVAL);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, NULL, 0, 0), -EINVAL);
+	assert_int_equal(ztdata_write_lost(t.w, 1, 1), -EINVAL);
+	d = tw_close(&t, 0, &len);
+	assert_int_equal(len, 16 + 24 + 3); /* header, index of 0 chunks, 0, 0 */
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_bad_args(void **state)
+{
+	uint64_t ips[ZT_MAX_FRAMES + 1] = { 0 };
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	tw_open(&t);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, ips, ZT_MAX_FRAMES + 1, 0),
+			 -EINVAL);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, ips, 0, ZT_MAX_FRAMES + 1),
+			 -EINVAL);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, NULL, 1, 0), -EINVAL);
+	assert_int_equal(ztdata_write_blob(t.w, 1, 1, 1, ips, (size_t)1 << 40), -E2BIG);
+	assert_int_equal(ztdata_write_meta(t.w, NULL, "x"), -EINVAL);
+	/* the writer still works; an empty stack may come without an array */
+	tw_sample(&t, 1, 1, 1, 1, 1, ips, 1, 1);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, NULL, 0, 0), 0);
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, NULL, 0, 0), 0);
+	d = tw_close(&t, 1, &len);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* Every prefix reads as the records of the complete chunks in it. */
+static void test_truncate_everywhere(void **state)
+{
+	struct ztdata_read_info info;
+	struct profile pre[64], p;
+	struct tchunk ch[64];
+	size_t len, n, cut, k;
+	struct tw t;
+	uint8_t *d;
+	char want[64];
+
+	d = small_file(&t, &len);
+	n = walk_chunks(d, len, ch, 64);
+	assert_true(n > 10);
+	/* pre[k]: the file cut just after its first k chunks */
+	for (k = 0; k <= n; k++) {
+		read_expect(d, k ? ch[k - 1].end : 16, 0, &pre[k], &info);
+		assert_int_equal(info.chunks, k);
+		assert_false(info.truncated);
+		assert_int_equal(info.complete, k == n);
+		if (k < n)
+			assert_non_null(strstr(info.msg, "did not finish"));
+	}
+	assert_profile_equal(&pre[n], &t.exp);
+	for (cut = 0; cut <= len; cut++) {
+		if (cut < 8) {
+			read_expect(d, cut, -EBADMSG, &p, &info);
+			profile_release(&p);
+			continue;
+		}
+		read_expect(d, cut, 0, &p, &info);
+		for (k = 0; k < n && ch[k].end <= cut; k++)
+			;
+		assert_int_equal(info.chunks, k);
+		assert_int_equal(info.good_end, cut < 16 ? 0 : k ? ch[k - 1].end : 16);
+		assert_int_equal(info.truncated, cut < 16 || cut != info.good_end);
+		assert_int_equal(info.complete, cut == len);
+		assert_profile_equal(&p, &pre[k]);
+		if (cut >= 16 && info.truncated) {
+			snprintf(want, sizeof(want), "inside chunk %zu at offset %zu", k, ch[k].off);
+			assert_non_null(strstr(info.msg, want));
+		}
+		profile_release(&p);
+	}
+	for (k = 0; k <= n; k++)
+		profile_release(&pre[k]);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* A damaged byte in any chunk fails it, naming it; earlier chunks stay. */
+static void test_bad_checksum(void **state)
+{
+	struct ztdata_read_info info;
+	struct profile pre, p;
+	struct tchunk ch[64];
+	size_t len, n, k, pos;
+	struct tw t;
+	uint8_t *d, *m;
+	char want[64];
+	int which;
+
+	d = small_file(&t, &len);
+	n = walk_chunks(d, len, ch, 64);
+	m = malloc(len);
+	assert_non_null(m);
+	for (k = 0; k < n; k++) {
+		read_expect(d, ch[k].off, 0, &pre, &info);
+		for (which = 0; which < 4; which++) {
+			/* type, sequence, crc, payload bytes */
+			static const size_t at[] = { 0, 16, 20, 24 };
+
+			pos = ch[k].off + at[which];
+			if (which == 3)
+				pos += ch[k].stored / 2;
+			memcpy(m, d, len);
+			m[pos] ^= 0x10;
+			read_expect(m, len, -EBADMSG, &p, &info);
+			snprintf(want, sizeof(want), "chunk %zu (", k);
+			assert_non_null(strstr(info.msg, want));
+			snprintf(want, sizeof(want), "at offset %zu:", ch[k].off);
+			assert_non_null(strstr(info.msg, want));
+			assert_non_null(strstr(info.msg, "checksum"));
+			assert_profile_equal(&p, &pre);
+			profile_release(&p);
+		}
+		profile_release(&pre);
+	}
+	/* a raw length over the cap is rejected before the checksum */
+	memcpy(m, d, len);
+	m[ch[0].off + 11] = 0x20;
+	read_expect(m, len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "256 MiB"));
+	profile_release(&p);
+	free(m);
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_versions(void **state)
+{
+	struct ztdata_read_info info;
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	d = small_file(&t, &len);
+	d[8] = 2; /* major 2 */
+	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
+	assert_non_null(strstr(info.msg, "2.0"));
+	profile_release(&p);
+	d[8] = 0;
+	read_expect(d, len, -EBADMSG, &p, &info);
+	profile_release(&p);
+	d[8] = 1;
+	d[10] = 9; /* a newer minor reads */
+	read_expect(d, len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+	d[12] = 8; /* header size below 16 */
+	read_expect(d, len, -EBADMSG, &p, &info);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* Rebuild a written file uncompressed, optionally with an extra chunk. */
+static void rebuild(const uint8_t *d, size_t len, const struct profile *exp, uint32_t hsize,
+		    size_t insert_at, uint32_t insert_type, int index_bias, struct zbuf *out)
+{
+	struct tchunk ch[64];
+	struct zbuf idx;
+	size_t n, i;
+	uint32_t seq = 0;
+
+	zbuf_init(&idx);
+	zbuf_init(out);
+	n = walk_chunks(d, len, ch, 64);
+	put_header(out, 1, 3, hsize);
+	for (i = 0; i < n; i++) {
+		uint8_t *raw;
+
+		if (i == insert_at)
+			put_chunk(out, insert_type, 0, "future stuff", 12, seq++, &idx);
+		if (ch[i].type == CH_INDEX)
+			continue;
+		raw = chunk_raw(&ch[i]);
+		put_chunk(out, ch[i].type, 0, raw, ch[i].raw, seq++, &idx);
+		free(raw);
+	}
+	put_index(out, &idx, seq, exp->nr_samples + index_bias, exp->nr_stacks, seq);
+	zbuf_release(&idx);
+	assert_int_equal(out->err, 0);
+}
+
+static void test_unknown_chunk(void **state)
+{
+	struct ztdata_read_info info;
+	struct tchunk ch[64];
+	struct profile p;
+	struct zbuf f;
+	struct tw t;
+	uint8_t *d;
+	size_t len, at;
+
+	d = small_file(&t, &len);
+	assert_int_equal(walk_chunks(d, len, ch, 64), 16);
+	for (at = 0; at < 16; at += 3) {
+		rebuild(d, len, &t.exp, 16 + 8 * (at & 1), at, 0x1000 + at, 0, &f);
+		read_expect(f.data, f.len, 0, &p, &info);
+		assert_int_equal(info.skipped, 1);
+		assert_true(info.complete);
+		assert_profile_equal(&p, &t.exp);
+		profile_release(&p);
+		zbuf_release(&f);
+	}
+	/* an index that disagrees with the file */
+	rebuild(d, len, &t.exp, 16, 0, 9, 1, &f);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "(INDEX)"));
+	assert_non_null(strstr(info.msg, "index totals"));
+	assert_profile_equal(&p, &t.exp); /* everything before the index was read */
+	profile_release(&p);
+	zbuf_release(&f);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* Crafted files: duplicate stacks, bad ids, bad flags, sequence errors. */
+static void test_crafted(void **state)
+{
+	struct ztdata_read_info info;
+	struct zbuf f, pl, idx;
+	struct profile p;
+	int i;
+
+	zbuf_init(&f);
+	zbuf_init(&pl);
+	zbuf_init(&idx);
+	put_header(&f, 1, 0, 16);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_str(&pl, "k");
+	zbuf_put_str(&pl, "v");
+	put_chunk(&f, CH_META, 0, pl.data, pl.len, 0, &idx);
+	/* stacks 0 and 1 are the same: {10, 11}; stack 2 is {10, 12} */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 0);
+	zbuf_put_uv(&pl, 3);
+	for (i = 0; i < 3; i++) {
+		zbuf_put_uv(&pl, 1);
+		zbuf_put_uv(&pl, 1);
+		zbuf_put_uv(&pl, 10);
+		zbuf_put_sv(&pl, i == 2 ? 2 : 1);
+	}
+	put_chunk(&f, CH_STACKS, 0, pl.data, pl.len, 1, &idx);
+	/* samples on file stacks 2, 1, 0 */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 3);
+	for (i = 0; i < 3; i++)
+		zbuf_put_sv(&pl, 100);          /* ts */
+	for (i = 0; i < 3; i++)
+		zbuf_put_sv(&pl, i ? 0 : 5);    /* tid 5 */
+	for (i = 0; i < 3; i++)
+		zbuf_put_sv(&pl, -1);           /* pid 4 */
+	for (i = 0; i < 3; i++)
+		zbuf_put_uv(&pl, i);            /* cpu */
+	zbuf_put_sv(&pl, 2);
+	zbuf_put_sv(&pl, -1);
+	zbuf_put_sv(&pl, -1);
+	for (i = 0; i < 3; i++)
+		zbuf_put_sv(&pl, i ? 0 : 7);    /* weight 7 */
+	zbuf_put(&pl, "later minor", 11);       /* trailing bytes are ignored */
+	put_chunk(&f, CH_SAMPLES, 0, pl.data, pl.len, 2, &idx);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 5);
+	zbuf_put_uv(&pl, 6);
+	put_chunk(&f, CH_LOST, 0, pl.data, pl.len, 3, &idx);
+	put_chunk(&f, CH_LOST, 0, pl.data, pl.len, 4, &idx);
+	put_index(&f, &idx, 5, 3, 3, 5);
+
+	read_expect(f.data, f.len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_int_equal(p.nr_stacks, 2);
+	assert_int_equal(p.nr_samples, 3);
+	assert_int_not_equal(p.samples[0].stack, p.samples[1].stack);
+	assert_int_equal(p.samples[1].stack, p.samples[2].stack);
+	assert_int_equal(profile_stack_ips(&p, p.samples[0].stack)[1], 12);
+	assert_int_equal(profile_stack_ips(&p, p.samples[1].stack)[1], 11);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(p.samples[i].ts, 100 * (i + 1));
+		assert_int_equal(p.samples[i].tid, 5);
+		assert_int_equal(p.samples[i].pid, 4);
+		assert_int_equal(p.samples[i].cpu, i);
+		assert_int_equal(p.samples[i].weight, 7);
+	}
+	assert_int_equal(p.lost_samples, 10);
+	assert_int_equal(p.lost_events, 12);
+	profile_release(&p);
+	zbuf_release(&f);
+
+	/* a STACKS chunk that does not continue the ids */
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_uv(&pl, 0);
+	zbuf_put_uv(&pl, 0);
+	put_chunk(&f, CH_STACKS, 0, pl.data, pl.len, 0, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "chunk 0 (STACKS) at offset 16: stacks start at id 1"));
+	profile_release(&p);
+	zbuf_release(&f);
+
+	/* a sample whose stack was never defined; the META chunk before stays */
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_str(&pl, "k");
+	zbuf_put_str(&pl, "v");
+	put_chunk(&f, CH_META, 0, pl.data, pl.len, 0, NULL);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 1);
+	for (i = 0; i < 6; i++)
+		zbuf_put_uv(&pl, 0);
+	put_chunk(&f, CH_SAMPLES, 0, pl.data, pl.len, 1, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "chunk 1 (SAMPLES)"));
+	assert_string_equal(profile_get_meta(&p, "k"), "v");
+	assert_int_equal(p.nr_samples, 0);
+	profile_release(&p);
+
+	zbuf_release(&f);
+
+	/* sequence gap */
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	put_chunk(&f, 77, 0, "x", 1, 0, NULL);
+	put_chunk(&f, 77, 0, "x", 1, 2, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "chunk 1 (type 77) at offset 41: sequence number 2"));
+	assert_int_equal(info.skipped, 1);
+	profile_release(&p);
+	zbuf_release(&f);
+
+	/* unknown flags, compressed flag on garbage, stored != raw */
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	put_chunk(&f, CH_LOST, 2, "\1\1", 2, 0, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "unknown flags"));
+	profile_release(&p);
+	zbuf_release(&f);
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	put_chunk(&f, CH_LOST, 1, "\1\1", 2, 0, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "chunk 0 (LOST)"));
+	profile_release(&p);
+	zbuf_release(&f);
+
+	/* a string with a NUL, a comm too long */
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_bytes(&pl, "a\0b", 3);
+	zbuf_put_str(&pl, "v");
+	put_chunk(&f, CH_META, 0, pl.data, pl.len, 0, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_int_equal(p.nr_meta, 0);
+	profile_release(&p);
+	zbuf_release(&f);
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_uv(&pl, PROF_TASK_COMM);
+	for (i = 0; i < 5; i++)
+		zbuf_put_uv(&pl, 1);
+	zbuf_put_str(&pl, "sixteen-chars-xx");
+	put_chunk(&f, 2, 0, pl.data, pl.len, 0, NULL);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "bad comm"));
+	profile_release(&p);
+	zbuf_release(&f);
+
+	zbuf_release(&pl);
+	zbuf_release(&idx);
+}
+
+static void test_full_disk(void **state)
+{
+	uint64_t ips[] = { 1, 2, 3 };
+	struct ztdata_writer *w;
+	int full, fd, i;
+
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	assert_true(full >= 0);
+	errno = 0;
+	assert_null(ztdata_writer_new(full));
+	assert_int_equal(errno, ENOSPC);
+
+	/* the header went out; the disk fills up later */
+	fd = memfd_create("ztdata", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	w = ztdata_writer_new(fd);
+	assert_non_null(w);
+	assert_int_equal(dup2(full, fd), fd);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(ztdata_write_sample(w, i, 1, 1, 1, 0, ips, 1, 2), 0);
+	assert_int_equal(ztdata_writer_flush(w), -ENOSPC);
+	assert_int_equal(ztdata_write_sample(w, i, 1, 1, 1, 0, ips, 1, 2), -ENOSPC);
+	assert_int_equal(ztdata_writer_finish(w), -ENOSPC);
+	ztdata_writer_free(w);
+	close(fd);
+
+	/* finish alone surfaces it too */
+	w = ztdata_writer_new(fd = memfd_create("ztdata", MFD_CLOEXEC));
+	assert_non_null(w);
+	assert_int_equal(dup2(full, fd), fd);
+	assert_int_equal(ztdata_writer_finish(w), -ENOSPC);
+	ztdata_writer_free(w);
+	close(fd);
+	close(full);
+}
+
+/* Buffers past the seal size become chunks before the flush. */
+static void test_large_blobs(void **state)
+{
+	struct ztdata_read_info info;
+	size_t n = 10u << 20, len, i;
+	struct profile p;
+	struct tw t;
+	uint8_t *blob, *d;
+
+	blob = malloc(n);
+	assert_non_null(blob);
+	for (i = 0; i < n; i++)
+		blob[i] = (uint8_t)(i * 7 + (i >> 12));
+	tw_open(&t);
+	tw_blob(&t, PROF_BLOB_KALLSYMS, 0, 1, blob, n);
+	assert_true(ztdata_writer_pending(t.w) >= n);
+	blob[0] ^= 1;
+	tw_blob(&t, PROF_BLOB_KALLSYMS, 1, 2, blob, n);
+	assert_true(ztdata_writer_pending(t.w) > 0);
+	assert_true(ztdata_writer_pending(t.w) < n); /* the first 20 MiB are compressed */
+	d = tw_close(&t, 1, &len);
+	read_expect(d, len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+	free(blob);
+}
+
+static uint32_t rnd_state = 12345;
+
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/*
+ * Size per sample on a realistic stream: 200 distinct 20-frame stacks
+ * (5 kernel, 15 user, shared roots), 3 threads on 3 CPUs sampled at 4 kHz
+ * with timer jitter, constant period; flushed as a recorder would.
+ */
+static double bytes_per_sample(int skewed, double *flush_ms)
+{
+	enum { NSTACKS = 200, NFRAMES = 20, NSAMPLES = 100000 };
+	static uint64_t stacks[NSTACKS][NFRAMES];
+	struct ztdata_writer *w;
+	struct ztdata_stats st;
+	struct timespec t0, t1;
+	uint64_t tick = 1000000000000ull;
+	int fd, i, j, flushes = 0;
+	double ms = 0;
+
+	rnd_state = 12345;
+	for (i = 0; i < NSTACKS; i++) {
+		for (j = 0; j < 5; j++)
+			stacks[i][j] = 0xffffffff81000000ull + (rnd() % 0x800000);
+		for (j = 5; j < NFRAMES; j++) {
+			if (j >= NFRAMES - 3) /* main, __libc_start_main, _start */
+				stacks[i][j] = 0x555555555000ull + (uint64_t)(NFRAMES - j) * 0x40;
+			else if (j < 9)
+				stacks[i][j] = 0x7ffff7c00000ull + (rnd() % 0x180000);
+			else
+				stacks[i][j] = 0x555555556000ull + (rnd() % 0x40000) + (uint64_t)i % 7;
+		}
+	}
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	w = ztdata_writer_new(fd);
+	assert_non_null(w);
+	for (i = 0; i < NSAMPLES; i++) {
+		uint32_t r = rnd(), s;
+		unsigned cpu = (unsigned)i % 3;
+
+		if (cpu == 0)
+			tick += 250000;
+		/* skewed: a few hot stacks, a long tail (P(s) falls like log(200/s)) */
+		s = skewed ? (r >> 8) % (1 + r % NSTACKS) : r % NSTACKS;
+		assert_int_equal(ztdata_write_sample(w, tick + cpu * 700 + rnd() % 2000, 250000,
+						     4242, 4242 + cpu, cpu, stacks[s], 5, 15), 0);
+		if (i % 12000 == 11999) { /* one second at 3 x 4 kHz */
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			assert_int_equal(ztdata_writer_flush(w), 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			ms += (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+			flushes++;
+		}
+	}
+	assert_int_equal(ztdata_writer_finish(w), 0);
+	ztdata_writer_stats(w, &st);
+	ztdata_writer_free(w);
+	close(fd);
+	*flush_ms = ms / flushes;
+	return (double)st.bytes / NSAMPLES;
+}
+
+static void test_bytes_per_sample(void **state)
+{
+	double u, z, fu, fz;
+
+	u = bytes_per_sample(0, &fu);
+	z = bytes_per_sample(1, &fz);
+	print_message("zt.data: %.3f bytes/sample (uniform over 200 stacks), %.3f (skewed); "
+		      "flush of 12000 samples %.2f ms\n", u, z, fu);
+	assert_true(u < 8);
+	assert_true(z < 8);
+}
+
+/* Write a seed file, then check that it reads the way its name says. */
+static void write_seed(const char *dir, const char *name, const uint8_t *d, size_t len,
+		       int complete, int truncated, unsigned skipped)
+{
+	struct ztdata_read_info info;
+	struct profile p;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(d, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	assert_true(len < 20000);
+	profile_init(&p);
+	assert_int_equal(ztdata_read_file(path, &p, &info), 0);
+	assert_int_equal(info.complete, complete);
+	assert_int_equal(info.truncated, truncated);
+	assert_int_equal(info.skipped, skipped);
+	assert_true(p.nr_samples > 0);
+	profile_release(&p);
+}
+
+/*
+ * The fuzz seed corpus (tests/fuzz/corpus/ztdata): written to a temporary
+ * directory and checked; ZTDATA_CORPUS_DIR=dir writes it to dir instead.
+ */
+static void test_seed_corpus(void **state)
+{
+	const char *dir = getenv("ZTDATA_CORPUS_DIR");
+	uint64_t ips[] = { 0xffffffff81000010ull, 0x401000, 0x401100, 0x401200 };
+	struct prof_task tk = { .ts = 1, .kind = PROF_TASK_COMM, .pid = 1, .tid = 1,
+				.comm = "init" };
+	struct prof_mmap m = { .pid = 1, .tid = 1, .start = 0x400000, .len = 0x1000,
+			       .path = "/bin/x", .build_id = { 4, { 1, 2, 3, 4 } } };
+	char tmp[] = "/tmp/zt-corpus-XXXXXX", path[4096];
+	struct tw t;
+	struct zbuf f;
+	uint8_t *d;
+	size_t len;
+	int i;
+
+	if (!dir) {
+		assert_non_null(mkdtemp(tmp));
+		dir = tmp;
+	}
+	tw_open(&t);
+	tw_meta(&t, "hostname", "seed");
+	tw_task(&t, &tk);
+	tw_mmap(&t, &m);
+	tw_blob(&t, PROF_BLOB_PERFMAP, 1, 2, "401000 10 jit\n", 14);
+	tw_lost(&t, 1, 2);
+	for (i = 0; i < 40; i++)
+		tw_sample(&t, 1000 + i * 250, 250, 1, 1 + i % 2, i % 2, ips + i % 2, 1, 1 + i / 2 % 2);
+	d = tw_close(&t, 1, &len);
+	write_seed(dir, "minimal.ztdata", d, len, 1, 0, 0);
+	rebuild(d, len, &t.exp, 24, 2, 0x4242, 0, &f);
+	write_seed(dir, "unknown-chunk.ztdata", f.data, f.len, 1, 0, 1);
+	zbuf_release(&f);
+	profile_release(&t.exp);
+	free(d);
+
+	d = small_file(&t, &len);
+	write_seed(dir, "all-kinds.ztdata", d, len, 1, 0, 0);
+	write_seed(dir, "truncated.ztdata", d, len * 2 / 3, 0, 1, 0);
+	rebuild(d, len, &t.exp, 16, 100, 0, 0, &f); /* uncompressed chunks */
+	write_seed(dir, "uncompressed.ztdata", f.data, f.len, 1, 0, 0);
+	zbuf_release(&f);
+	profile_release(&t.exp);
+	free(d);
+
+	tw_open(&t);
+	for (i = 0; i < 3; i++) {
+		tw_sample(&t, i, 1, 2, 2, 0, ips, 0, 4 - i);
+		assert_int_equal(ztdata_writer_flush(t.w), 0);
+	}
+	d = tw_close(&t, 0, &len); /* no index: the recorder was killed */
+	write_seed(dir, "unfinished.ztdata", d, len, 0, 0, 0);
+	profile_release(&t.exp);
+	free(d);
+
+	if (dir == tmp) {
+		static const char *const names[] = { "minimal", "unknown-chunk", "all-kinds",
+						     "truncated", "uncompressed", "unfinished" };
+
+		for (i = 0; i < 6; i++) {
+			snprintf(path, sizeof(path), "%s/%s.ztdata", tmp, names[i]);
+			assert_int_equal(unlink(path), 0);
+		}
+		assert_int_equal(rmdir(tmp), 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_empty_and_header_only),
+		cmocka_unit_test(test_stack_dedupe),
+		cmocka_unit_test(test_flush_multi),
+		cmocka_unit_test(test_after_finish),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_truncate_everywhere),
+		cmocka_unit_test(test_bad_checksum),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_unknown_chunk),
+		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_large_blobs),
+		cmocka_unit_test(test_bytes_per_sample),
+		cmocka_unit_test(test_seed_corpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
