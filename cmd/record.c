@@ -150,6 +150,8 @@ struct record {
 	int *cpus, nr_cpus;
 	pid_t child;
 	const char *path_kind; /* "bpf" or "perf_event" */
+	bool renamed_old;      /* the previous output is now OUTPUT.old */
+	bool started;          /* sampling ran: the output is worth keeping */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -770,6 +772,7 @@ static int open_output(struct record *r)
 			cmd_error("cannot rename '%s' to '%s': %s", r->output, old, strerror(errno));
 			return -1;
 		}
+		r->renamed_old = true;
 	}
 	r->fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (r->fd < 0) {
@@ -1185,6 +1188,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	r.started = true;
 	if (r.duration > 0)
 		deadline = r.t_start + (uint64_t)(r.duration * 1e9);
 	last_flush = now_ns();
@@ -1318,8 +1322,18 @@ out:
 	perfev_free(pev);
 	perfev_free(sideband);
 	ztdata_writer_free(r.w);
-	if (r.fd >= 0)
+	if (r.fd >= 0) {
 		close(r.fd);
+		if (!r.started) {
+			/* nothing was recorded: leave things as they were */
+			char old[PATH_MAX];
+
+			unlink(r.output);
+			snprintf(old, sizeof(old), "%s.old", r.output);
+			if (r.renamed_old && rename(old, r.output))
+				cmd_error("cannot rename '%s' back to '%s': %s", old, r.output, strerror(errno));
+		}
+	}
 	for (size_t k = 0; k < r.nr_pend; k++)
 		if (r.pend[k].is_mmap)
 			free(r.pend[k].m.path);

@@ -17,6 +17,19 @@ check "says it records user space only" contains u.err 'user-space stacks'
 check "unprivileged recording has zt_hot_a on top" [ "$(top_symbol u.txt)" = zt_hot_a ]
 check "no kernel frames when unprivileged" bash -c "! grep -q '\[k\]' u.txt"
 
+# ... and the user's own running process, with -p
+asnobody "$WL/hot" wait & sleep 0.3
+npid=$(pgrep -f "^$WL/hot wait" | head -1); bgpids+=($npid)
+( cd nb && asnobody "$ZT" record -g -p "$npid" --duration 1 -o p.data ) 2> np.err
+check "unprivileged -p of own process works" [ $? -eq 0 ]
+( cd nb && asnobody "$ZT" report -i p.data --stdio --no-children ) > np.txt 2>/dev/null
+check "unprivileged -p has zt_hot_a on top" [ "$(top_symbol np.txt)" = zt_hot_a ]
+kill "$npid"
+# ... but not someone else's
+( cd nb && asnobody "$ZT" record -p 1 --duration 1 -o p1.data ) 2> p1.err
+check "unprivileged -p of init fails" [ $? -eq 1 ]
+check "unprivileged -p of init: says why" contains p1.err 'not allowed to sample'
+
 # no BTF: a clear warning, and the perf_event path still records
 ZT_BTF_VMLINUX=/nonexistent/vmlinux "$ZT" record -g -o nobtf.data -- "$WL/hot" hot 1 2> nobtf.err
 check "no-BTF recording still works" [ $? -eq 0 ]
@@ -34,6 +47,9 @@ mkdir ro && chmod 555 ro
 ( cd nb && asnobody "$ZT" record -o ../ro/z.data -- true ) 2> w.err
 check "unwritable output fails" [ $? -eq 1 ]
 check "unwritable output named" contains w.err "zt record: cannot create '../ro/z.data': Permission denied"
+echo precious > keep.data
+"$ZT" record -o keep.data -- /nonexistent/cmd 2>/dev/null
+check "a failed start leaves the old output in place" [ "$(cat keep.data)" = precious ]
 "$ZT" record -o /nonexistent-dir/z.data -- true 2> w2.err
 check "missing directory named" contains w2.err "cannot create '/nonexistent-dir/z.data': No such file"
 
