@@ -152,6 +152,7 @@ struct record {
 	const char *path_kind; /* "bpf" or "perf_event" */
 	bool renamed_old;      /* the previous output is now OUTPUT.old */
 	bool started;          /* sampling ran: the output is worth keeping */
+	bool want_kernel;      /* kernel frames will be symbolized: collect their addresses */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -372,7 +373,7 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 		note_err(r, u64set_add(&r->sampled, pid));
 		snapshot_perfmap(r, pid); /* short-lived JITs too */
 	}
-	if (r->kallsyms)
+	if (r->want_kernel)
 		for (unsigned i = 0; i < nk; i++)
 			note_err(r, u64set_add(&r->kips, ips[i]));
 	note_err(r, ztdata_write_sample(r->w, ts, period, pid, tid, cpu, ips, nk, nu));
@@ -1026,6 +1027,7 @@ int cmd_record(int argc, char **argv)
 		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: recording user-space stacks of %s only, through perf_event "
 			 "(run with sudo for kernel stacks and -a)", argc ? "the command" : "the given processes");
 	r.path_kind = use_bpf ? "bpf" : "perf_event";
+	r.want_kernel = privileged;
 	r.filtered = !r.all_cpus && !r.cpu_list;
 
 	if (open_output(&r))
@@ -1139,8 +1141,6 @@ int cmd_record(int argc, char **argv)
 	r.t_start = now_ns();
 	snprintf(ebuf, sizeof(ebuf), "%s", ev->name);
 	write_meta(&r, argc + rest, argv - rest, ebuf, r.period ? 0 : freq, r.period);
-	if (privileged)
-		snapshot_kernel(&r);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1265,6 +1265,10 @@ int cmd_record(int argc, char **argv)
 	if (r.filtered)
 		settle_pending(&r, true);
 	snapshot_perfmaps(&r);
+	/* kallsyms after the fact: reading it takes ~0.2 s, which must not
+	 * delay the workload's start; modules loaded meanwhile are then in */
+	if (privileged && r.kips.n)
+		snapshot_kernel(&r);
 	write_kallsyms(&r);
 	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
 	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)r.t_end);
