@@ -29,6 +29,7 @@
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/kcache.h"
 #include "symbolizer/ksubset.h"
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -136,8 +137,6 @@ struct record {
 	struct perfmap_snap *pmaps; /* /tmp/perf-PID.map files already stored */
 	size_t nr_pmaps, cap_pmaps;
 	struct u64set kips;  /* kernel addresses seen in samples */
-	char *kallsyms;      /* /proc/kallsyms at the start */
-	size_t kallsyms_len;
 	struct pending *pend;
 	size_t nr_pend, cap_pend;
 	struct bid_memo *memo;
@@ -465,36 +464,20 @@ out:
 	return err;
 }
 
+/* The kernel's symbols, as far as the sampled kernel addresses need them
+ * (see ksubset.h), and the module list. */
 static void snapshot_kernel(struct record *r)
-{
-	char *d;
-	size_t n;
-
-	if (!read_file("/proc/kallsyms", &d, &n, 256u << 20)) {
-		/* all-zero addresses (kptr_restrict) are worth nothing */
-		if (n > 16 && strncmp(d, "0000000000000000", 16)) {
-			r->kallsyms = d;
-			r->kallsyms_len = n;
-		} else {
-			cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
-			free(d);
-		}
-	}
-	if (!read_file("/proc/modules", &d, &n, 16u << 20)) {
-		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, n));
-		free(d);
-	}
-}
-
-/* The kallsyms lines the sampled kernel addresses need (see ksubset.h). */
-static void write_kallsyms(struct record *r)
 {
 	struct zbuf out;
 	uint64_t *v;
-	size_t i, n = 0;
+	char *d;
+	size_t i, n = 0, len;
+	int cached, err;
 
-	if (!r->kallsyms)
-		return;
+	if (!read_file("/proc/modules", &d, &len, 16u << 20)) {
+		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, len));
+		free(d);
+	}
 	v = malloc((r->kips.n ? r->kips.n : 1) * sizeof(*v));
 	if (!v) {
 		note_err(r, -ENOMEM);
@@ -503,11 +486,24 @@ static void write_kallsyms(struct record *r)
 	for (i = 0; i < r->kips.cap; i++)
 		if (r->kips.k[i])
 			v[n++] = r->kips.k[i];
-	zbuf_init(&out);
-	note_err(r, kallsyms_subset(r->kallsyms, r->kallsyms_len, v, n, &out));
-	if (!out.err)
-		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
-	zbuf_release(&out);
+	err = kcache_read(r->cache_ok ? &r->cache : NULL, v, n, &d, &len, &cached);
+	if (err) {
+		cmd_warn("cannot read /proc/kallsyms: %s: kernel frames stay unresolved", strerror(-err));
+		free(v);
+		return;
+	}
+	cmd_info("kernel symbols from %s", cached ? "the cache" : "/proc/kallsyms");
+	if (len <= 16 || !strncmp(d, "0000000000000000", 16)) {
+		/* all-zero addresses (kptr_restrict) are worth nothing */
+		cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
+	} else {
+		zbuf_init(&out);
+		note_err(r, kallsyms_subset(d, len, v, n, &out));
+		if (!out.err)
+			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
+		zbuf_release(&out);
+	}
+	free(d);
 	free(v);
 }
 
@@ -1050,7 +1046,17 @@ int cmd_record(int argc, char **argv)
 	so.freq_or_period = r.period ? r.period : freq;
 	so.filter_mode = r.tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
 	so.follow_children = true;
-	so.ringbuf_bytes = 32u << 20;
+	{
+		/* about half a second of samples of ~256 bytes on every CPU: the
+		 * reader drains it every 100 ms; a bigger ring costs memory and
+		 * the time the kernel takes to clear it */
+		uint64_t hz = r.period ? (ev->type == PERF_TYPE_SOFTWARE ? 1000000000ull / r.period : 4000) : freq;
+		uint64_t want = (uint64_t)r.nr_cpus * (hz ? hz : 1) * 128, sz = 2u << 20;
+
+		while (sz < want && sz < (64u << 20))
+			sz <<= 1;
+		so.ringbuf_bytes = (uint32_t)sz;
+	}
 	so.btf_path = NULL;
 
 	for (;;) {
@@ -1269,7 +1275,6 @@ int cmd_record(int argc, char **argv)
 	 * delay the workload's start; modules loaded meanwhile are then in */
 	if (privileged && r.kips.n)
 		snapshot_kernel(&r);
-	write_kallsyms(&r);
 	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
 	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)r.t_end);
 	note_err(&r, ztdata_write_meta(r.w, "time_end", msg));
@@ -1348,7 +1353,6 @@ out:
 	free(r.pmaps);
 	u64set_release(&r.bid_cached);
 	u64set_release(&r.kips);
-	free(r.kallsyms);
 	if (r.cache_ok)
 		buildid_cache_release(&r.cache);
 	free(r.cpus);

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* /proc/kallsyms cached per boot and module set (see kcache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libprof/log.h"
+#include "symbolizer/kcache.h"
+
+#define KALLSYMS_MAX (256u << 20)
+
+static int slurp(const char *path, char **data, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap + 1), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t k;
+
+	if (!buf || fd < 0) {
+		err = fd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= KALLSYMS_MAX || !(nb = realloc(buf, cap * 2 + 1))) {
+				err = cap >= KALLSYMS_MAX ? -EFBIG : -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (!k)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	buf = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+/* A text range of the kernel or a module. */
+struct krange {
+	uint64_t lo, hi;
+};
+
+/* Address of the line naming sym in kallsyms text, or 0. */
+static uint64_t find_sym(const char *text, const char *sym)
+{
+	size_t sl = strlen(sym);
+	const char *p = text;
+
+	while ((p = strstr(p, sym))) {
+		if (p - text >= 19 && p[-1] == ' ' && (p[sl] == '\n' || p[sl] == 0))
+			return strtoull(p - 19, NULL, 16);
+		p += sl;
+	}
+	return 0;
+}
+
+/* Kernel text and module ranges; n returned in *nr (caller frees). */
+static struct krange *text_ranges(const char *kallsyms, const char *modules, size_t *nr)
+{
+	size_t cap = 16, n = 0;
+	struct krange *r = malloc(cap * sizeof(*r));
+	const char *line = modules;
+
+	if (!r)
+		return NULL;
+	r[n].lo = find_sym(kallsyms, "_stext");
+	if (!r[n].lo)
+		r[n].lo = find_sym(kallsyms, "_text");
+	r[n].hi = find_sym(kallsyms, "_etext");
+	if (r[n].lo && r[n].hi > r[n].lo)
+		n++;
+	/* boot code stays on the stacks of the idle tasks */
+	r[n].lo = find_sym(kallsyms, "_sinittext");
+	r[n].hi = find_sym(kallsyms, "_einittext");
+	if (r[n].lo && r[n].hi > r[n].lo)
+		n++;
+	while (line && *line) {
+		unsigned long long size, addr;
+		char name[64];
+
+		/* "name size refcount deps state 0xaddr ..." */
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) == 3 && addr) {
+			if (n == cap) {
+				struct krange *nr2 = realloc(r, (cap *= 2) * sizeof(*r));
+
+				if (!nr2) {
+					free(r);
+					return NULL;
+				}
+				r = nr2;
+			}
+			r[n++] = (struct krange){ addr, addr + size };
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	*nr = n;
+	return r;
+}
+
+static int covered(const struct krange *r, size_t nr, const uint64_t *ips, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nr && !(ips[i] >= r[j].lo && ips[i] < r[j].hi); j++)
+			;
+		if (j == nr)
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t fnv64(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void save(const struct buildid_cache *c, const char *dir, const char *path,
+		 const char *text, size_t len)
+{
+	char tmp[PATH_MAX];
+	size_t off = 0;
+	int fd;
+
+	if (mkdir(c->dir, 0755) && errno != EEXIST)
+		return;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return;
+	if (c->uid != (uid_t)-1) {
+		if (chown(c->dir, c->uid, c->gid) || chown(dir, c->uid, c->gid))
+			zt_debug("cannot give '%s' to the sudo user", dir);
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+
+		if (k <= 0 && errno != EINTR)
+			break;
+		if (k > 0)
+			off += (size_t)k;
+	}
+	if (c->uid != (uid_t)-1 && fchown(fd, c->uid, c->gid))
+		zt_debug("cannot give '%s' to the sudo user", tmp);
+	if (close(fd) || off != len || rename(tmp, path))
+		unlink(tmp);
+}
+
+int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, char **text,
+		size_t *len, int *from_cache)
+{
+	char *mods = NULL, *boot = NULL, *cached = NULL, dir[PATH_MAX], path[PATH_MAX];
+	size_t mlen = 0, blen = 0, clen = 0, nr = 0;
+	struct krange *r = NULL;
+	int err, usable = 0;
+
+	*from_cache = 0;
+	if (!c || !c->dir || slurp("/proc/sys/kernel/random/boot_id", &boot, &blen) || blen < 8)
+		goto live;
+	boot[strcspn(boot, "\n")] = 0;
+	if (slurp("/proc/modules", &mods, &mlen))
+		mlen = 0;
+	if (snprintf(dir, sizeof(dir), "%s/kallsyms", c->dir) >= (int)sizeof(dir) ||
+	    snprintf(path, sizeof(path), "%s/%s-%016llx", dir, boot,
+		     (unsigned long long)fnv64(mods ? mods : "", mlen)) >= (int)sizeof(path))
+		goto live;
+	if (!slurp(path, &cached, &clen)) {
+		r = text_ranges(cached, mods ? mods : "", &nr);
+		usable = r && covered(r, nr, ips, n);
+		free(r);
+		if (usable) {
+			*text = cached;
+			*len = clen;
+			*from_cache = 1;
+			free(mods);
+			free(boot);
+			return 0;
+		}
+		free(cached);
+	}
+	err = slurp("/proc/kallsyms", text, len);
+	if (!err && *len > 16 && strncmp(*text, "0000000000000000", 16))
+		save(c, dir, path, *text, *len);
+	free(mods);
+	free(boot);
+	return err;
+live:
+	free(mods);
+	free(boot);
+	return slurp("/proc/kallsyms", text, len);
+}
