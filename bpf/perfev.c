@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpf/perfev.h"
+#include "libprof/array.h"
 #include "libprof/log.h"
 
 struct ring {
@@ -26,7 +27,8 @@ struct perfev {
 	struct perfev_cbs cb;
 	struct perf_event_attr attr;
 	struct ring *rings;
-	int nr, cap;
+	int nr;
+	size_t cap;
 	uint8_t *tmp; /* a record that wraps around the ring end */
 	size_t page;
 	uint64_t ips[2 * ZT_MAX_FRAMES];
@@ -129,16 +131,9 @@ int perfev_open(struct perfev *p, pid_t pid, int cpu)
 		err = -errno;
 		return err == -EOPNOTSUPP || err == -ENODEV ? -ENOENT : err;
 	}
-	if (p->nr == p->cap) {
-		int ncap = p->cap ? p->cap * 2 : 8;
-		struct ring *r = realloc(p->rings, ncap * sizeof(*r));
-
-		if (!r) {
-			close(fd);
-			return -ENOMEM;
-		}
-		p->rings = r;
-		p->cap = ncap;
+	if (ZT_GROW(p->rings, p->cap, p->nr + 1)) {
+		close(fd);
+		return -ENOMEM;
 	}
 	/* Events of one CPU share a ring (perf does the same): inherited
 	 * per-task events cannot be mapped with cpu -1, and every ring

@@ -26,6 +26,8 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "formats/ztdata.h"
+#include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -245,16 +247,7 @@ static void handle_binary(struct record *r, struct prof_mmap *m)
 			}
 		}
 		elf_read_build_id_fd(fd, &m->build_id);
-		if (r->nr_memo == r->cap_memo) {
-			size_t ncap = r->cap_memo ? r->cap_memo * 2 : 64;
-			struct bid_memo *nm = realloc(r->memo, ncap * sizeof(*nm));
-
-			if (nm) {
-				r->memo = nm;
-				r->cap_memo = ncap;
-			}
-		}
-		if (r->nr_memo < r->cap_memo)
+		if (!ZT_GROW(r->memo, r->cap_memo, r->nr_memo + 1))
 			r->memo[r->nr_memo++] = (struct bid_memo){ NULL, st.st_dev, st.st_ino, st.st_mtim,
 								   m->build_id };
 	}
@@ -284,16 +277,9 @@ static void add_pending(struct record *r, const struct prof_task *t, const struc
 {
 	struct pending *p;
 
-	if (r->nr_pend == r->cap_pend) {
-		size_t ncap = r->cap_pend ? r->cap_pend * 2 : 256;
-		struct pending *np = realloc(r->pend, ncap * sizeof(*np));
-
-		if (!np) {
-			r->lost_events++;
-			return;
-		}
-		r->pend = np;
-		r->cap_pend = ncap;
+	if (ZT_GROW(r->pend, r->cap_pend, r->nr_pend + 1)) {
+		r->lost_events++;
+		return;
 	}
 	p = &r->pend[r->nr_pend];
 	memset(p, 0, sizeof(*p));
@@ -415,55 +401,6 @@ static void settle_pending(struct record *r, bool final)
 
 /* ---- files snapshotted into the recording ------------------------------- */
 
-static int read_file(const char *path, char **data, size_t *len, size_t max)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (!buf || fd < 0) {
-		err = fd < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= max) {
-				err = -EFBIG;
-				goto out;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (!k)
-			break;
-		n += (size_t)k;
-	}
-	*data = buf;
-	*len = n;
-	buf = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return err;
-}
-
 /* The kernel's symbols, as far as the sampled kernel addresses need them
  * (see ksubset.h), and the module list. */
 static void snapshot_kernel(struct record *r)
@@ -474,7 +411,7 @@ static void snapshot_kernel(struct record *r)
 	size_t i, n = 0, len;
 	int cached, err;
 
-	if (!read_file("/proc/modules", &d, &len, 16u << 20)) {
+	if (!zt_read_file("/proc/modules", 16u << 20, &d, &len)) {
 		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, len));
 		free(d);
 	}
@@ -544,16 +481,9 @@ static void snapshot_perfmap(struct record *r, uint32_t pid)
 		while (n && d[n - 1] != '\n')
 			n--;
 	if (!ps) {
-		if (r->nr_pmaps == r->cap_pmaps) {
-			size_t ncap = r->cap_pmaps ? r->cap_pmaps * 2 : 16;
-			struct perfmap_snap *np = realloc(r->pmaps, ncap * sizeof(*np));
-
-			if (!np) {
-				free(d);
-				return;
-			}
-			r->pmaps = np;
-			r->cap_pmaps = ncap;
+		if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1)) {
+			free(d);
+			return;
 		}
 		ps = &r->pmaps[r->nr_pmaps++];
 		ps->pid = pid;
@@ -579,7 +509,8 @@ static void snapshot_perfmaps(struct record *r)
 static int parse_list(const char *s, int **out, int *nr, int max)
 {
 	char *dup = strdup(s), *tok, *save = NULL;
-	int *v = NULL, n = 0, cap = 0, err = 0;
+	int *v = NULL, n = 0, err = 0;
+	size_t cap = 0;
 
 	if (!dup)
 		return -ENOMEM;
@@ -608,14 +539,9 @@ static int parse_list(const char *s, int **out, int *nr, int max)
 			goto out;
 		}
 		for (i = a; i <= b; i++) {
-			if (n == cap) {
-				int *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-				if (!nv) {
-					err = -ENOMEM;
-					goto out;
-				}
-				v = nv;
+			if (ZT_GROW(v, cap, n + 1)) {
+				err = -ENOMEM;
+				goto out;
 			}
 			v[n++] = (int)i;
 		}
@@ -637,7 +563,7 @@ static int online_cpus(int **out, int *nr)
 {
 	char *d;
 	size_t n;
-	int err = read_file("/sys/devices/system/cpu/online", &d, &n, 1 << 20);
+	int err = zt_read_file("/sys/devices/system/cpu/online", 1 << 20, &d, &n);
 
 	if (err) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -927,7 +853,7 @@ int cmd_record(int argc, char **argv)
 		char *d;
 		size_t n;
 
-		if (!read_file("/proc/sys/kernel/perf_event_max_sample_rate", &d, &n, 4096)) {
+		if (!zt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", 4096, &d, &n)) {
 			d[n ? n - 1 : 0] = 0;
 			max = atol(d);
 			free(d);

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "formats/ztdata.h"
+#include "libprof/array.h"
 #include "libprof/hist.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
@@ -163,18 +164,8 @@ static int group_add(struct report *r, const struct prof_sample *s)
 		}
 		j = (j + 1) & (r->ghash_cap - 1);
 	}
-	if (r->nr_groups == r->cap_groups) {
-		size_t ncap = r->cap_groups ? r->cap_groups * 2 : 4096;
-		struct group *ng;
-
-		if (ncap > UINT32_MAX - 1 || ncap > SIZE_MAX / sizeof(*ng))
-			return -ENOMEM;
-		ng = realloc(r->groups, ncap * sizeof(*ng));
-		if (!ng)
-			return -ENOMEM;
-		r->groups = ng;
-		r->cap_groups = ncap;
-	}
+	if (r->nr_groups >= UINT32_MAX - 1 || ZT_GROW(r->groups, r->cap_groups, r->nr_groups + 1))
+		return -ENOMEM;
 	r->groups[r->nr_groups] =
 		(struct group){ s->stack, s->pid, comm, epoch, s->ts, s->weight, 1 };
 	r->ghash[j] = (uint32_t)r->nr_groups + 1;

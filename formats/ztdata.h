@@ -27,11 +27,15 @@ struct ztdata_writer;
  * ztdata_writer_free()). Writes the file header at once. Returns NULL with
  * errno set on failure. */
 struct ztdata_writer *ztdata_writer_new(int fd);
+/* Free without flushing: what was not flushed is dropped. */
 void ztdata_writer_free(struct ztdata_writer *w);
 
 /* Buffer records; nothing reaches the file before ztdata_writer_flush().
  * Strings and arrays are copied. ips: kernel frames then user frames, leaf
- * first in each part, at most ZT_MAX_FRAMES each. */
+ * first in each part, at most ZT_MAX_FRAMES each. Errors: -ENOMEM, -E2BIG
+ * (a blob over 128 MiB, a string over 16 MiB), -EINVAL after
+ * ztdata_writer_finish(). After a write or encoding error (-ENOSPC...)
+ * every later call returns that same error. */
 int ztdata_write_meta(struct ztdata_writer *w, const char *key, const char *value);
 int ztdata_write_task(struct ztdata_writer *w, const struct prof_task *t);
 int ztdata_write_mmap(struct ztdata_writer *w, const struct prof_mmap *m);
@@ -77,7 +81,8 @@ int ztdata_probe(const void *head, size_t n);
  *   -ENOMEM
  */
 int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info);
-/* The same on a file, mapped read-only. */
+/* The same on a file, mapped read-only (a pipe is read into memory); also
+ * returns -errno from open(2). */
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info);
 
 #endif

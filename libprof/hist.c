@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/hist.h"
 
 static const char *const key_names[] = {
@@ -67,24 +68,6 @@ void hist_release(struct hist *h)
 	free(h->ehash);
 	free(h->sorted);
 	memset(h, 0, sizeof(*h));
-}
-
-static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	if (ncap < *cap || ncap > SIZE_MAX / sz || ncap > UINT32_MAX - 1)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * sz);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -152,7 +135,7 @@ int hist_intern(struct hist *h, const char *s, uint32_t *id)
 		}
 		j = (j + 1) & (h->shash_cap - 1);
 	}
-	if (grow((void **)&h->strs, &h->cap_strs, h->nr_strs, sizeof(*h->strs)))
+	if (ZT_GROW(h->strs, h->cap_strs, h->nr_strs + 1))
 		return -ENOMEM;
 	copy = strdup(s);
 	if (!copy)
@@ -239,7 +222,7 @@ static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 			return e;
 		j = (j + 1) & (h->ehash_cap - 1);
 	}
-	if (grow((void **)&h->entries, &h->cap_entries, h->nr_entries, sizeof(*h->entries)))
+	if (ZT_GROW(h->entries, h->cap_entries, h->nr_entries + 1))
 		return NULL;
 	e = &h->entries[h->nr_entries];
 	memset(e, 0, sizeof(*e));

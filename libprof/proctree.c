@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/proctree.h"
 
 #define PT_MAX_DEPTH 32 /* fork chains followed by a lookup */
@@ -56,29 +57,6 @@ struct proctree {
 	size_t nr_list, cap_list;
 	uint64_t *mts;
 };
-
-/* Grow *arr of element size sz to hold at least need elements. */
-static int grow(void **arr, size_t *cap, size_t need, size_t sz)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / sz)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * sz);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 static uint64_t start_time(const struct profile *p)
 {
@@ -235,8 +213,8 @@ static int build_segments(struct proctree *pt, struct pt_gen *g, const uint32_t 
 		ret = -E2BIG;
 		goto out;
 	}
-	if (grow((void **)&pt->list, &pt->cap_list, pt->nr_list + total, sizeof(*pt->list)) ||
-	    grow((void **)&pt->segs, &pt->cap_segs, pt->nr_segs + npts, sizeof(*pt->segs)))
+	if (ZT_GROW(pt->list, pt->cap_list, pt->nr_list + total) ||
+	    ZT_GROW(pt->segs, pt->cap_segs, pt->nr_segs + npts))
 		goto out;
 	/* keep only covered intervals; pos[k]: where interval k's list starts */
 	for (j = 0; j + 1 < npts; j++) {

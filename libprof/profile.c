@@ -4,28 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/profile.h"
 
-/* Grow *arr (element size sz) so that one more element fits. */
-static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap < *cap || ncap > SIZE_MAX / sz)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * sz);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
-#define GROW(p, field) grow((void **)&(p)->field, &(p)->cap_##field, (p)->nr_##field, sizeof(*(p)->field))
+#define GROW(p, field) ZT_GROW((p)->field, (p)->cap_##field, (p)->nr_##field + 1)
 
 void profile_init(struct profile *p)
 {
@@ -171,7 +153,7 @@ static int stack_equal(const struct profile *p, uint32_t id, const uint64_t *ips
 	const struct prof_stack *s = &p->stacks[id];
 
 	return s->nk == nk && s->nu == nu &&
-	       !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips));
+	       (!(nk + nu) || !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips)));
 }
 
 static int rehash(struct profile *p)
@@ -216,15 +198,8 @@ int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 		return -E2BIG;
 	if (GROW(p, stacks))
 		return -ENOMEM;
-	while (p->nr_ips + n > p->cap_ips) {
-		size_t ncap = p->cap_ips ? p->cap_ips * 2 : 4096;
-		uint64_t *nips = realloc(p->ips, ncap * sizeof(*nips));
-
-		if (!nips)
-			return -ENOMEM;
-		p->ips = nips;
-		p->cap_ips = ncap;
-	}
+	if (ZT_GROW(p->ips, p->cap_ips, p->nr_ips + n))
+		return -ENOMEM;
 	if (n)
 		memcpy(p->ips + p->nr_ips, ips, n * sizeof(*ips));
 	p->stacks[p->nr_stacks] = (struct prof_stack){ (uint32_t)p->nr_ips, nk, nu };

@@ -199,8 +199,8 @@ int zcur_bytes(struct zcur *c, const uint8_t **p, size_t *n)
 
 int zcur_strdup(struct zcur *c, char **s, size_t max)
 {
-	const uint8_t *p;
-	size_t n;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 	char *r;
 
 	if (zcur_bytes(c, &p, &n))

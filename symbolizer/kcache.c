@@ -9,52 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/log.h"
 #include "symbolizer/kcache.h"
 
 #define KALLSYMS_MAX (256u << 20)
-
-static int slurp(const char *path, char **data, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap + 1), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	ssize_t k;
-
-	if (!buf || fd < 0) {
-		err = fd < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= KALLSYMS_MAX || !(nb = realloc(buf, cap * 2 + 1))) {
-				err = cap >= KALLSYMS_MAX ? -EFBIG : -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (!k)
-			break;
-		n += (size_t)k;
-	}
-	buf[n] = 0;
-	*data = buf;
-	*len = n;
-	buf = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return err;
-}
 
 /* A text range of the kernel or a module. */
 struct krange {
@@ -101,14 +61,9 @@ static struct krange *text_ranges(const char *kallsyms, const char *modules, siz
 
 		/* "name size refcount deps state 0xaddr ..." */
 		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) == 3 && addr) {
-			if (n == cap) {
-				struct krange *nr2 = realloc(r, (cap *= 2) * sizeof(*r));
-
-				if (!nr2) {
-					free(r);
-					return NULL;
-				}
-				r = nr2;
+			if (ZT_GROW(r, cap, n + 1)) {
+				free(r);
+				return NULL;
 			}
 			r[n++] = (struct krange){ addr, addr + size };
 		}
@@ -185,16 +140,16 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 	int err, usable = 0;
 
 	*from_cache = 0;
-	if (!c || !c->dir || slurp("/proc/sys/kernel/random/boot_id", &boot, &blen) || blen < 8)
+	if (!c || !c->dir || zt_read_file("/proc/sys/kernel/random/boot_id", KALLSYMS_MAX, &boot, &blen) || blen < 8)
 		goto live;
 	boot[strcspn(boot, "\n")] = 0;
-	if (slurp("/proc/modules", &mods, &mlen))
+	if (zt_read_file("/proc/modules", KALLSYMS_MAX, &mods, &mlen))
 		mlen = 0;
 	if (snprintf(dir, sizeof(dir), "%s/kallsyms", c->dir) >= (int)sizeof(dir) ||
 	    snprintf(path, sizeof(path), "%s/%s-%016llx", dir, boot,
 		     (unsigned long long)fnv64(mods ? mods : "", mlen)) >= (int)sizeof(path))
 		goto live;
-	if (!slurp(path, &cached, &clen)) {
+	if (!zt_read_file(path, KALLSYMS_MAX, &cached, &clen)) {
 		r = text_ranges(cached, mods ? mods : "", &nr);
 		usable = r && covered(r, nr, ips, n);
 		free(r);
@@ -208,7 +163,7 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 		}
 		free(cached);
 	}
-	err = slurp("/proc/kallsyms", text, len);
+	err = zt_read_file("/proc/kallsyms", KALLSYMS_MAX, text, len);
 	if (!err && *len > 16 && strncmp(*text, "0000000000000000", 16))
 		save(c, dir, path, *text, *len);
 	free(mods);
@@ -217,5 +172,5 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 live:
 	free(mods);
 	free(boot);
-	return slurp("/proc/kallsyms", text, len);
+	return zt_read_file("/proc/kallsyms", KALLSYMS_MAX, text, len);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "symbolizer/ksubset.h"
 
 struct kline {
@@ -45,16 +46,9 @@ int kallsyms_subset(const char *text, size_t len, const uint64_t *ips, size_t n,
 		}
 		if (!j || j + 3 > ll || s[j] != ' ' || !is_text(s[j + 1]) || s[j + 2] != ' ')
 			continue;
-		if (nr == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct kline *nl2 = realloc(l, ncap * sizeof(*l));
-
-			if (!nl2) {
-				err = -ENOMEM;
-				goto out;
-			}
-			l = nl2;
-			cap = ncap;
+		if (ZT_GROW(l, cap, nr + 1)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		l[nr].addr = a;
 		l[nr].off = (size_t)(s - text);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -60,24 +61,6 @@ struct resolver {
 	uint32_t *frame_hash; /* index + 1 */
 	size_t frame_hash_cap;
 };
-
-static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	if (ncap < *cap || ncap > SIZE_MAX / sz || ncap > UINT32_MAX - 1)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * sz);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -193,7 +176,7 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 	for (i = 0; i < r->nr_pmaps; i++)
 		if (r->pmaps[i].pid == pid)
 			return &r->pmaps[i];
-	if (grow((void **)&r->pmaps, &r->cap_pmaps, r->nr_pmaps, sizeof(*r->pmaps)))
+	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
 		return NULL;
 	pm = &r->pmaps[r->nr_pmaps++];
 	memset(pm, 0, sizeof(*pm));
@@ -317,7 +300,7 @@ static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
 		j = (j + 1) & (r->elf_hash_cap - 1);
 	}
 	if (r->nr_elfs >= INT32_MAX ||
-	    grow((void **)&r->elfs, &r->cap_elfs, r->nr_elfs, sizeof(*r->elfs)))
+	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
 		goto nomem;
 	r->elfs[r->nr_elfs].key = key;
 	r->elfs[r->nr_elfs].e = open_elf(r, m);
@@ -447,7 +430,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 		if (ret)
 			return ret;
 	}
-	if (grow((void **)&r->frames, &r->cap_frames, r->nr_frames, sizeof(*r->frames)))
+	if (ZT_GROW(r->frames, r->cap_frames, r->nr_frames + 1))
 		return -ENOMEM;
 	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid, nf };
 	r->frame_hash[j] = (uint32_t)r->nr_frames + 1;

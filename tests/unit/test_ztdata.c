@@ -719,9 +719,12 @@ static void test_versions(void **state)
 	free(d);
 }
 
-/* Rebuild a written file uncompressed, optionally with an extra chunk. */
+/*
+ * Rebuild a written file uncompressed, optionally with an extra chunk;
+ * bad_index 1 makes the index's sample total wrong, 2 an entry's offset.
+ */
 static void rebuild(const uint8_t *d, size_t len, const struct profile *exp, uint32_t hsize,
-		    size_t insert_at, uint32_t insert_type, int index_bias, struct zbuf *out)
+		    size_t insert_at, uint32_t insert_type, int bad_index, struct zbuf *out)
 {
 	struct tchunk ch[64];
 	struct zbuf idx;
@@ -743,7 +746,9 @@ static void rebuild(const uint8_t *d, size_t len, const struct profile *exp, uin
 		put_chunk(out, ch[i].type, 0, raw, ch[i].raw, seq++, &idx);
 		free(raw);
 	}
-	put_index(out, &idx, seq, exp->nr_samples + index_bias, exp->nr_stacks, seq);
+	if (bad_index == 2)
+		idx.data[idx.len - 1] ^= 1;
+	put_index(out, &idx, seq, exp->nr_samples + (bad_index == 1), exp->nr_stacks, seq);
 	zbuf_release(&idx);
 	assert_int_equal(out->err, 0);
 }
@@ -775,6 +780,11 @@ static void test_unknown_chunk(void **state)
 	assert_non_null(strstr(info.msg, "(INDEX)"));
 	assert_non_null(strstr(info.msg, "index totals"));
 	assert_profile_equal(&p, &t.exp); /* everything before the index was read */
+	profile_release(&p);
+	zbuf_release(&f);
+	rebuild(d, len, &t.exp, 16, 0, 9, 2, &f);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "index entries differ"));
 	profile_release(&p);
 	zbuf_release(&f);
 	profile_release(&t.exp);
@@ -945,6 +955,30 @@ static void test_crafted(void **state)
 	zbuf_release(&idx);
 }
 
+/* The example of man/zt-data.5, byte for byte. */
+static void test_man_example(void **state)
+{
+	static const uint8_t lost[] = { 0x07, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0x02, 0, 0, 0,
+					0x03, 0, 0, 0, 0xee, 0xb8, 0xeb, 0x3a, 0x05, 0x06 };
+	struct ztdata_read_info info;
+	struct profile p;
+	struct zbuf f;
+	int i;
+
+	zbuf_init(&f);
+	put_header(&f, 1, 0, 16);
+	for (i = 0; i < 3; i++)
+		put_chunk(&f, 1000, 0, "x", 1, (uint32_t)i, NULL);
+	zbuf_put(&f, lost, sizeof(lost));
+	read_expect(f.data, f.len, 0, &p, &info);
+	assert_int_equal(info.chunks, 4);
+	assert_int_equal(info.skipped, 3);
+	assert_int_equal(p.lost_samples, 5);
+	assert_int_equal(p.lost_events, 6);
+	profile_release(&p);
+	zbuf_release(&f);
+}
+
 static void test_full_disk(void **state)
 {
 	uint64_t ips[] = { 1, 2, 3 };
@@ -985,6 +1019,8 @@ static void test_full_disk(void **state)
 static void test_large_blobs(void **state)
 {
 	struct ztdata_read_info info;
+	struct prof_task tk = { .ts = 1000000, .kind = PROF_TASK_EXIT, .pid = 3, .tid = 3 };
+	struct prof_mmap m = { .ts = 2000000, .pid = 3, .path = "/x" };
 	size_t n = 10u << 20, len, i;
 	struct profile p;
 	struct tw t;
@@ -995,12 +1031,19 @@ static void test_large_blobs(void **state)
 	for (i = 0; i < n; i++)
 		blob[i] = (uint8_t)(i * 7 + (i >> 12));
 	tw_open(&t);
+	tw_task(&t, &tk);
+	tw_mmap(&t, &m);
 	tw_blob(&t, PROF_BLOB_KALLSYMS, 0, 1, blob, n);
 	assert_true(ztdata_writer_pending(t.w) >= n);
 	blob[0] ^= 1;
 	tw_blob(&t, PROF_BLOB_KALLSYMS, 1, 2, blob, n);
 	assert_true(ztdata_writer_pending(t.w) > 0);
 	assert_true(ztdata_writer_pending(t.w) < n); /* the first 20 MiB are compressed */
+	/* the sealed blobs do not disturb the deltas of other buffered kinds */
+	tk.ts += 5;
+	tw_task(&t, &tk);
+	m.ts += 7;
+	tw_mmap(&t, &m);
 	d = tw_close(&t, 1, &len);
 	read_expect(d, len, 0, &p, &info);
 	assert_true(info.complete);
@@ -1201,6 +1244,7 @@ int main(void)
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_unknown_chunk),
 		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_large_blobs),
 		cmocka_unit_test(test_bytes_per_sample),

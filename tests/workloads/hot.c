@@ -4,7 +4,8 @@
  *   hot [SECS]            zt_hot_a: 75% of the CPU time, zt_cold_b: 25%
  *   spawn [SECS] CHILD    hot loop; after a third of the time forks and execs
  *                         CHILD (runs and exits mid-recording), then goes on
- *   wait                  sleeps until killed (for -p tests), spinning in zt_hot_a
+ *   rounds N              a fixed amount of work (N calls of zt_round), for benchmarks
+ *   wait                  spins in zt_hot_a until killed (for -p tests)
  * The split is by iteration count, so it does not depend on timing.
  */
 #include <stdio.h>
@@ -83,13 +84,18 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 		run_for(secs / 3);
+	} else if (!strcmp(mode, "rounds")) {
+		long n = argc > 2 ? atol(argv[2]) : 1000, i;
+
+		for (i = 0; i < n; i++)
+			zt_round();
 	} else if (!strcmp(mode, "wait")) {
 		for (;;)
 			zt_hot_a();
 	} else if (!strcmp(mode, "exit")) {
 		return atoi(argv[2]);
 	} else {
-		fprintf(stderr, "usage: hot [hot SECS | spawn SECS CHILD | wait | exit CODE]\n");
+		fprintf(stderr, "usage: hot [hot SECS | spawn SECS CHILD | rounds N | wait | exit CODE]\n");
 		return 2;
 	}
 	return 0;
