@@ -31,6 +31,10 @@ top_symbol() {
 	awk '!/^#/ && NF >= 4 { print $NF; exit }' "$1"
 }
 finish() {
+	# under ASan/UBSan: any report in any captured stderr fails the test
+	if grep -lsE 'runtime error:|AddressSanitizer|LeakSanitizer' "$T"/*.err "$T"/*/*.err 2>/dev/null; then
+		fail "sanitizer report in the output above"
+	fi
 	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi
 	echo "FAILED ($fails)"; exit 1
 }
