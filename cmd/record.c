@@ -136,6 +136,11 @@ struct record {
 	bool filtered; /* only some processes: side-band is filtered too */
 	struct u64set tracked, bid_cached;
 	struct u64set sampled; /* pids seen in samples */
+	struct u64set new_sampled; /* ... since the last flush */
+	struct prof_mmap *deferred; /* mappings of binaries not cached yet */
+	size_t nr_deferred, cap_deferred;
+	struct { uint32_t pid, ppid; } *forks; /* process creations seen */
+	size_t nr_forks, cap_forks;
 	struct perfmap_snap *pmaps; /* /tmp/perf-PID.map files already stored */
 	size_t nr_pmaps, cap_pmaps;
 	struct u64set kips;  /* kernel addresses seen in samples */
@@ -209,55 +214,100 @@ static bool is_file_mapping(const struct prof_mmap *m)
 	return m->path[0] == '/' && strncmp(m->path, "/memfd:", 7) && strncmp(m->path, "//anon", 6);
 }
 
-/* Fill in a missing build id, and keep a copy of the binary in the
- * build-id cache while its process still lives. */
-static void handle_binary(struct record *r, struct prof_mmap *m)
+/* A binary's build id, when the kernel gave none (mappings read from
+ * /proc, kernels before 5.12): read from the file, once per file. */
+static void fill_build_id(struct record *r, struct prof_mmap *m)
 {
 	struct stat st;
 	size_t i;
 	int fd;
 
-	if (!is_file_mapping(m))
+	if (m->build_id.len || !is_file_mapping(m))
 		return;
-	if (m->build_id.len) {
-		uint32_t key = 2166136261u;
-		char p[PATH_MAX];
-
-		for (i = 0; i < m->build_id.len; i++)
-			key = (key ^ m->build_id.data[i]) * 16777619u;
-		key |= 1;
-		if (!r->cache_ok || u64set_has(&r->bid_cached, key))
-			return;
-		u64set_add(&r->bid_cached, key);
-		if (!buildid_cache_path(&r->cache, &m->build_id, p, sizeof(p)))
-			return;
-	}
 	fd = open_mapping(m, &st);
 	if (fd < 0)
 		return;
-	if (!m->build_id.len) {
-		for (i = 0; i < r->nr_memo; i++) {
-			struct bid_memo *b = &r->memo[i];
+	for (i = 0; i < r->nr_memo; i++) {
+		struct bid_memo *b = &r->memo[i];
 
-			if (b->dev == st.st_dev && b->ino == st.st_ino &&
-			    b->mtime.tv_sec == st.st_mtim.tv_sec && b->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-				m->build_id = b->bid;
-				close(fd);
-				return; /* seen: cached then too */
-			}
+		if (b->dev == st.st_dev && b->ino == st.st_ino && b->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    b->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			m->build_id = b->bid;
+			close(fd);
+			return;
 		}
-		elf_read_build_id_fd(fd, &m->build_id);
-		if (!ZT_GROW(r->memo, r->cap_memo, r->nr_memo + 1))
-			r->memo[r->nr_memo++] = (struct bid_memo){ NULL, st.st_dev, st.st_ino, st.st_mtim,
-								   m->build_id };
 	}
-	if (m->build_id.len && r->cache_ok) {
-		int err = buildid_cache_add_fd(&r->cache, &m->build_id, fd);
-
-		if (err && err != -EEXIST)
-			zt_debug("cannot cache '%s': %s", m->path, strerror(-err));
-	}
+	elf_read_build_id_fd(fd, &m->build_id);
+	if (!ZT_GROW(r->memo, r->cap_memo, r->nr_memo + 1))
+		r->memo[r->nr_memo++] = (struct bid_memo){ NULL, st.st_dev, st.st_ino, st.st_mtim, m->build_id };
 	close(fd);
+}
+
+/* Keep a copy of a binary in the build-id cache (once per build id), read
+ * through the process while it lives, so a binary deleted or rebuilt
+ * afterwards still symbolizes. */
+static void cache_binary(struct record *r, const struct prof_mmap *m)
+{
+	uint64_t key = 14695981039346656037ull;
+	char p[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int fd, err;
+
+	if (!r->cache_ok || !m->build_id.len || !is_file_mapping(m))
+		return;
+	for (i = 0; i < m->build_id.len; i++)
+		key = (key ^ m->build_id.data[i]) * 1099511628211ull;
+	key |= 1;
+	if (u64set_has(&r->bid_cached, key))
+		return;
+	u64set_add(&r->bid_cached, key);
+	if (!buildid_cache_path(&r->cache, &m->build_id, p, sizeof(p)))
+		return; /* there already */
+	fd = open_mapping(m, &st);
+	if (fd < 0)
+		return;
+	err = buildid_cache_add_fd(&r->cache, &m->build_id, fd);
+	if (err && err != -EEXIST)
+		zt_debug("cannot cache '%s': %s", m->path, strerror(-err));
+	close(fd);
+}
+
+/* Binaries are cached only for processes that get sampled: a system-wide
+ * recording must not copy every binary of the machine. The mappings of the
+ * others wait here until their process is sampled or the recording ends. */
+static void defer_binary(struct record *r, const struct prof_mmap *m)
+{
+	struct prof_mmap *d;
+
+	if (!r->cache_ok || !m->build_id.len || !is_file_mapping(m))
+		return;
+	if (ZT_GROW(r->deferred, r->cap_deferred, r->nr_deferred + 1))
+		return;
+	d = &r->deferred[r->nr_deferred];
+	*d = *m;
+	d->path = strdup(m->path);
+	if (d->path)
+		r->nr_deferred++;
+}
+
+/* Cache the deferred binaries of the processes in set and drop them from
+ * the list. */
+static void cache_deferred(struct record *r, const struct u64set *set)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->nr_deferred; i++) {
+		struct prof_mmap *d = &r->deferred[i];
+
+		if (u64set_has(set, d->pid)) {
+			cache_binary(r, d);
+			free(d->path);
+		} else {
+			r->deferred[k++] = *d;
+		}
+	}
+	r->nr_deferred = k;
 }
 
 /* ---- sinks ----------------------------------------------------------------- */
@@ -269,7 +319,11 @@ static void emit_task(struct record *r, const struct prof_task *t)
 
 static void emit_mmap(struct record *r, struct prof_mmap *m)
 {
-	handle_binary(r, m);
+	fill_build_id(r, m);
+	if (u64set_has(&r->sampled, m->pid))
+		cache_binary(r, m);
+	else
+		defer_binary(r, m);
 	note_err(r, ztdata_write_mmap(r->w, m));
 }
 
@@ -307,6 +361,11 @@ static void on_task(void *ctx, const struct prof_task *t)
 {
 	struct record *r = ctx;
 
+	if (t->kind == PROF_TASK_FORK && t->pid != t->ppid &&
+	    !ZT_GROW(r->forks, r->cap_forks, r->nr_forks + 1)) {
+		r->forks[r->nr_forks].pid = t->pid;
+		r->forks[r->nr_forks++].ppid = t->ppid;
+	}
 	if (!r->filtered) {
 		emit_task(r, t);
 		return;
@@ -356,6 +415,7 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 		track(r, pid);
 	if (pid && !u64set_has(&r->sampled, pid)) {
 		note_err(r, u64set_add(&r->sampled, pid));
+		note_err(r, u64set_add(&r->new_sampled, pid));
 		snapshot_perfmap(r, pid); /* short-lived JITs too */
 	}
 	if (r->want_kernel)
@@ -373,6 +433,25 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 {
 	write_sample(ctx, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+}
+
+/* At the end: binaries of sampled processes still waiting (through the
+ * file path now, if the process is gone; its build id is checked), and
+ * those of their parents, whose code forked children run. */
+static void cache_sampled_binaries(struct record *r)
+{
+	struct u64set want = { 0 };
+	size_t i, pass;
+
+	for (i = 0; i < r->sampled.cap; i++)
+		if (r->sampled.k[i])
+			u64set_add(&want, r->sampled.k[i]);
+	for (pass = 0; pass < 4; pass++)
+		for (i = 0; i < r->nr_forks; i++)
+			if (u64set_has(&want, r->forks[i].pid))
+				u64set_add(&want, r->forks[i].ppid);
+	cache_deferred(r, &want);
+	u64set_release(&want);
 }
 
 /* Move pending side-band of processes that turned out to matter. */
@@ -1140,6 +1219,10 @@ int cmd_record(int argc, char **argv)
 		}
 		if (sideband)
 			perfev_drain(sideband);
+		if (r.new_sampled.n) {
+			cache_deferred(&r, &r.new_sampled);
+			u64set_release(&r.new_sampled);
+		}
 		if (child_exited && wl.pid > 0 && !child_done) {
 			child_exited = 0;
 			if (waitpid(wl.pid, &child_status, WNOHANG) == wl.pid) {
@@ -1197,6 +1280,7 @@ int cmd_record(int argc, char **argv)
 	if (r.filtered)
 		settle_pending(&r, true);
 	snapshot_perfmaps(&r);
+	cache_sampled_binaries(&r);
 	/* kallsyms after the fact: reading it takes ~0.2 s, which must not
 	 * delay the workload's start; modules loaded meanwhile are then in */
 	if (privileged && r.kips.n)
@@ -1276,6 +1360,11 @@ out:
 	free(r.memo);
 	u64set_release(&r.tracked);
 	u64set_release(&r.sampled);
+	u64set_release(&r.new_sampled);
+	for (size_t k = 0; k < r.nr_deferred; k++)
+		free(r.deferred[k].path);
+	free(r.deferred);
+	free(r.forks);
 	free(r.pmaps);
 	u64set_release(&r.bid_cached);
 	u64set_release(&r.kips);
