@@ -1073,7 +1073,7 @@ int cmd_record(int argc, char **argv)
 			struct perfev_opts po = {
 				.type = ev->type, .config = ev->config, .freq = !r.period,
 				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = true, .sideband = true, .enable_on_exec = wl.pid > 0,
+				.callchain = true, .sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
 				.inherit = r.filtered && !r.tids, .ring_pages = privileged ? 256 : 64,
 			};
 
@@ -1185,7 +1185,7 @@ int cmd_record(int argc, char **argv)
 		track(&r, (uint32_t)tgid);
 		procsynth_pid(tgid, r.t_start, &cbs);
 	}
-	err = use_bpf ? sampler_start(smp) : (wl.pid > 0 ? 0 : perfev_enable(pev));
+	err = use_bpf ? sampler_start(smp) : (r.filtered && wl.pid > 0 ? 0 : perfev_enable(pev));
 	if (err) {
 		cmd_error("cannot start sampling: %s", strerror(-err));
 		goto out_kill;

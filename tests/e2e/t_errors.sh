@@ -36,6 +36,10 @@ check "no-BTF recording still works" [ $? -eq 0 ]
 check "no-BTF warning" contains nobtf.err 'has no BTF .*CONFIG_DEBUG_INFO_BTF'
 "$ZT" report -i nobtf.data --stdio --no-children > nobtf.txt
 check "no-BTF recording symbolized" [ "$(top_symbol nobtf.txt)" = zt_hot_a ]
+ZT_BTF_VMLINUX=/nonexistent/vmlinux "$ZT" record -a -g -o nobtf-a.data -- "$WL/hot" hot 1 2> nobtf-a.err
+check "no-BTF system-wide recording works" [ $? -eq 0 ]
+"$ZT" report -i nobtf-a.data --stdio --no-children > nobtf-a.txt
+check "no-BTF system-wide recording has zt_hot_a on top" [ "$(top_symbol nobtf-a.txt)" = zt_hot_a ]
 
 # -p of a process that does not exist
 "$ZT" record -p 999999999 -o x.data 2> p.err
