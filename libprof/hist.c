@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/hash.h"
 #include "libprof/hist.h"
 
 static const char *const key_names[] = {
@@ -70,24 +71,6 @@ void hist_release(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return mix(h, 0);
-}
-
 /* Rebuild an open-addressing table of ids + 1 at twice the size. */
 static int rehash(uint32_t **tab, size_t *cap, size_t nr,
 		  uint64_t (*hash)(const struct hist *, size_t), const struct hist *h)
@@ -115,12 +98,12 @@ static int rehash(uint32_t **tab, size_t *cap, size_t nr,
 
 static uint64_t str_hash_at(const struct hist *h, size_t i)
 {
-	return str_hash(h->strs[i]);
+	return zt_hash_str(h->strs[i]);
 }
 
 int hist_intern(struct hist *h, const char *s, uint32_t *id)
 {
-	uint64_t hv = str_hash(s);
+	uint64_t hv = zt_hash_str(s);
 	size_t j;
 	char *copy;
 
@@ -159,16 +142,16 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 	for (i = 0; i < h->nr_keys; i++) {
 		switch (h->keys[i]) {
 		case HIST_KEY_COMM:
-			v = mix(v, f->comm);
+			v = zt_hash_mix(v, f->comm);
 			break;
 		case HIST_KEY_PID:
-			v = mix(v, (uint64_t)f->pid << 8 | 1);
+			v = zt_hash_mix(v, (uint64_t)f->pid << 8 | 1);
 			break;
 		case HIST_KEY_DSO:
-			v = mix(v, (uint64_t)f->dso << 8 | 2);
+			v = zt_hash_mix(v, (uint64_t)f->dso << 8 | 2);
 			break;
 		case HIST_KEY_SYM:
-			v = mix(v, (uint64_t)f->sym << 8 | 3 | (uint64_t)f->kernel << 4);
+			v = zt_hash_mix(v, (uint64_t)f->sym << 8 | 3 | (uint64_t)f->kernel << 4);
 			break;
 		}
 	}

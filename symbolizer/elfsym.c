@@ -15,6 +15,7 @@
 
 #include "libprof/log.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/symname.h"
 
 struct esym {
 	uint64_t off;  /* file offset of the first byte */
@@ -142,22 +143,13 @@ static int bind_rank(unsigned char info)
 	}
 }
 
-static size_t leading_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
 /* By address; at one address the preferred name first: GLOBAL, WEAK,
  * LOCAL; sized; fewer leading underscores; shorter; alphabetical. */
 static int rawsym_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct rawsym *a = pa, *b = pb;
-	const char *names = ctx, *na = names + a->name, *nb = names + b->name;
-	size_t ua, ub, la, lb;
+	const char *names = ctx;
+	int pref;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -165,15 +157,8 @@ static int rawsym_cmp(const void *pa, const void *pb, void *ctx)
 		return a->rank > b->rank ? -1 : 1;
 	if (!a->size != !b->size)
 		return a->size ? -1 : 1;
-	ua = leading_underscores(na);
-	ub = leading_underscores(nb);
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	la = strlen(na);
-	lb = strlen(nb);
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	return strcmp(na, nb);
+	pref = symname_pref(names + a->name, names + b->name);
+	return pref ? pref : strcmp(names + a->name, names + b->name);
 }
 
 static int esym_cmp(const void *pa, const void *pb)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "symbolizer/kallsyms.h"
+#include "symbolizer/symname.h"
 
 /* No kernel function is this long: the extent of a symbol followed by a
  * gap (the last one, or the last before the module area) stops here. */
@@ -101,23 +102,13 @@ static int type_rank(char t)
 	}
 }
 
-static size_t leading_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
 /* By address; at one address the preferred name first: global, weak,
  * local; fewer leading underscores; shorter; first seen. */
 static int praw_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct praw *a = pa, *b = pb;
-	const char *pool = ctx, *na, *nb;
-	size_t ua, ub, la, lb;
-	int ra, rb;
+	const char *pool = ctx;
+	int ra, rb, pref;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -125,16 +116,9 @@ static int praw_cmp(const void *pa, const void *pb, void *ctx)
 	rb = type_rank(b->type);
 	if (ra != rb)
 		return ra > rb ? -1 : 1;
-	na = pool + a->name;
-	nb = pool + b->name;
-	ua = leading_underscores(na);
-	ub = leading_underscores(nb);
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	la = strlen(na);
-	lb = strlen(nb);
-	if (la != lb)
-		return la < lb ? -1 : 1;
+	pref = symname_pref(pool + a->name, pool + b->name);
+	if (pref)
+		return pref;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/hash.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -61,24 +62,6 @@ struct resolver {
 	uint32_t *frame_hash; /* index + 1 */
 	size_t frame_hash_cap;
 };
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return mix(h, 0);
-}
 
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
 {
@@ -247,7 +230,7 @@ static struct elfsym *open_elf(struct resolver *r, const struct prof_mmap *m)
 
 static uint64_t elf_hash_at(const struct resolver *r, size_t i)
 {
-	return str_hash(r->elfs[i].key);
+	return zt_hash_str(r->elfs[i].key);
 }
 
 static int elf_rehash(struct resolver *r)
@@ -289,7 +272,7 @@ static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
 	}
 	if ((r->nr_elfs + 1) * 2 > r->elf_hash_cap && elf_rehash(r))
 		goto nomem;
-	j = str_hash(key) & (r->elf_hash_cap - 1);
+	j = zt_hash_str(key) & (r->elf_hash_cap - 1);
 	while (r->elf_hash[j]) {
 		if (!strcmp(r->elfs[r->elf_hash[j] - 1].key, key)) {
 			free(key);
@@ -371,7 +354,7 @@ static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap
 
 static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)
 {
-	return mix(mix(mix(0x9e3779b97f4a7c15ull, a), b), pid);
+	return zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, a), b), pid);
 }
 
 static int frame_rehash(struct resolver *r)

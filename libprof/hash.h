@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Hashing for the open-addressing tables of every module. */
+#ifndef ZT_HASH_H
+#define ZT_HASH_H
+
+#include <stdint.h>
+
+/* Fold v into h (a 64-bit mixer step). */
+static inline uint64_t zt_hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+/* FNV-1a of a NUL-terminated string, mixed. */
+static inline uint64_t zt_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return zt_hash_mix(h, 0);
+}
+
+#endif
