@@ -18,6 +18,17 @@ check "Children/Self header" contains children.txt '^# +Children +Self +Command 
 check "zt_round has ~100% children" awk '$NF=="zt_round" {gsub("%","",$1); f=($1>=90)} END {exit !f}' children.txt
 check "main is on the stacks" contains children.txt '\[\.\] main$'
 check "the event is named" contains children.txt "^# Samples: .* of event 'cpu-clock'"
+# -c PERIOD: a sample every 1 ms of cpu-clock, ~1000 in a second of CPU
+"$ZT" record -e cpu-clock -c 1000000 -o c.data -- "$WL/hot" hot 1 2> c.err
+n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' c.err)
+echo "  -c 1000000 for 1 s: ${n:-?} samples"
+check "-c 1000000 gives ~1000 samples a second" between "${n:-}" 700 1300
+"$ZT" report -i c.data --stdio --header > ch.txt
+check "period recorded in the header" contains ch.txt '^# period : 1000000$'
+# the default file name, read back by default
+mkdir dflt && ( cd dflt && "$ZT" record -q -g -- "$WL/hot" hot 0.3 && "$ZT" report --stdio --no-children > r.txt )
+check "default output zt.data" [ -s dflt/zt.data ]
+check "report reads zt.data by default" [ "$(top_symbol dflt/r.txt)" = zt_hot_a ]
 # the workload's exit status is passed on
 "$ZT" record -q -o e.data -- "$WL/hot" exit 7
 check "exit status of the workload passed on" [ $? -eq 7 ]
