@@ -35,7 +35,8 @@ msg = @printf '  %-7s %s\n' $(1) $(2)
 endif
 
 # Libraries, each found with pkg-config; a missing one names its Debian package.
-PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev zlib:zlib1g-dev libzstd:libzstd-dev
+PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
+	liblzma:liblzma-dev zlib:zlib1g-dev libzstd:libzstd-dev
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -50,9 +51,17 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(pkg_names) 2>/dev/null)
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	   -Wno-unused-parameter -Wno-missing-field-initializers
-ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) \
+	      -I/usr/include/libiberty -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS    := $(PKG_LIBS) -lpthread
+# libiberty (demangling) has no pkg-config file: a static library in Debian
+LIBIBERTY := $(firstword $(wildcard /usr/lib/$(shell $(CC) -print-multiarch)/libiberty.a /usr/lib/libiberty.a))
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(LIBIBERTY),)
+$(error missing library: install the Debian package 'libiberty-dev' (or run scripts/setup.sh))
+endif
+endif
+LIBS    := $(PKG_LIBS) $(LIBIBERTY) -lpthread
 
 # ---- sources -------------------------------------------------------------
 LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c) \

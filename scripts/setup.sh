@@ -5,11 +5,13 @@
 set -euo pipefail
 
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
-      zlib1g-dev libzstd-dev libncurses-dev)
+      libdebuginfod-dev liblzma-dev libiberty-dev zlib1g-dev libzstd-dev libncurses-dev)
 if [ "${1:-}" = "--test" ]; then
 	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
 	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks
-	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils)
+	# debuginfod: a local server for the symbolizer tests; libc6-dbg: libc's
+	# debug files, a real /usr/lib/debug/.build-id tree
+	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg)
 fi
 
 missing=()

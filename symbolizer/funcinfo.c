@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The GSYM-shaped symbol model of a module: strings, files, functions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "symbolizer/funcinfo.h"
+
+void fi_table_init(struct fi_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void fi_inline_release(struct fi_inline *n)
+{
+	uint32_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->nr_children; i++)
+		fi_inline_release(&n->children[i]);
+	free(n->children);
+	free(n->ranges);
+	memset(n, 0, sizeof(*n));
+}
+
+static void func_release(struct fi_func *f)
+{
+	free(f->lines);
+	if (f->inl) {
+		fi_inline_release(f->inl);
+		free(f->inl);
+	}
+}
+
+void fi_table_release(struct fi_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++)
+		func_release(&t->funcs[i]);
+	free(t->funcs);
+	free(t->files);
+	free(t->strtab);
+	free(t->str_hash);
+	fi_table_init(t);
+}
+
+static int str_rehash(struct fi_table *t)
+{
+	size_t ncap = t->str_hash_cap ? t->str_hash_cap * 2 : 1024, off;
+	uint32_t *h = calloc(ncap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	/* every string starts after a NUL (offset 0 is "") */
+	for (off = 1; off < t->strtab_len; off += strlen(t->strtab + off) + 1) {
+		size_t j = zt_hash_str(t->strtab + off) & (ncap - 1);
+
+		while (h[j])
+			j = (j + 1) & (ncap - 1);
+		h[j] = (uint32_t)off + 1;
+	}
+	free(t->str_hash);
+	t->str_hash = h;
+	t->str_hash_cap = ncap;
+	return 0;
+}
+
+uint32_t fi_str(struct fi_table *t, const char *s)
+{
+	size_t len, j;
+
+	if (!s || !*s) {
+		if (!t->strtab_len) {
+			if (ZT_GROW(t->strtab, t->strtab_cap, 1))
+				return UINT32_MAX;
+			t->strtab[0] = 0;
+			t->strtab_len = 1;
+		}
+		return 0;
+	}
+	if (fi_str(t, "") == UINT32_MAX)
+		return UINT32_MAX;
+	if ((t->nr_strs + 1) * 2 > t->str_hash_cap && str_rehash(t))
+		return UINT32_MAX;
+	j = zt_hash_str(s) & (t->str_hash_cap - 1);
+	while (t->str_hash[j]) {
+		if (!strcmp(t->strtab + t->str_hash[j] - 1, s))
+			return t->str_hash[j] - 1;
+		j = (j + 1) & (t->str_hash_cap - 1);
+	}
+	len = strlen(s) + 1;
+	if (t->strtab_len + len > UINT32_MAX - 1 ||
+	    ZT_GROW(t->strtab, t->strtab_cap, t->strtab_len + len))
+		return UINT32_MAX;
+	memcpy(t->strtab + t->strtab_len, s, len);
+	t->str_hash[j] = (uint32_t)t->strtab_len + 1;
+	t->strtab_len += len;
+	t->nr_strs++;
+	return t->str_hash[j] - 1;
+}
+
+uint32_t fi_file(struct fi_table *t, const char *dir, const char *base)
+{
+	uint32_t d = fi_str(t, dir), b = fi_str(t, base);
+	size_t i;
+
+	if (d == UINT32_MAX || b == UINT32_MAX)
+		return 0;
+	if (!t->nr_files) {
+		if (ZT_GROW(t->files, t->cap_files, 1))
+			return 0;
+		t->files[0] = (struct fi_file){ 0, 0 };
+		t->nr_files = 1;
+	}
+	/* few files per module (thousands at most): the last ones are the likely hits */
+	for (i = t->nr_files; i-- > 1;)
+		if (t->files[i].dir == d && t->files[i].base == b)
+			return (uint32_t)i;
+	if (t->nr_files >= UINT32_MAX || ZT_GROW(t->files, t->cap_files, t->nr_files + 1))
+		return 0;
+	t->files[t->nr_files] = (struct fi_file){ d, b };
+	return (uint32_t)t->nr_files++;
+}
+
+struct fi_func *fi_add_func(struct fi_table *t, uint64_t start, uint64_t size, uint32_t name)
+{
+	struct fi_func *f;
+
+	if (ZT_GROW(t->funcs, t->cap_funcs, t->nr_funcs + 1))
+		return NULL;
+	f = &t->funcs[t->nr_funcs++];
+	memset(f, 0, sizeof(*f));
+	f->start = start;
+	f->size = size;
+	f->name = name;
+	return f;
+}
+
+int fi_add_line(struct fi_func *f, uint64_t addr, uint32_t file, uint32_t line)
+{
+	if (f->nr_lines >= UINT32_MAX || ZT_GROW(f->lines, f->cap_lines, (size_t)f->nr_lines + 1))
+		return -ENOMEM;
+	f->lines[f->nr_lines++] = (struct fi_line){ addr, file, line };
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct fi_line *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct fi_func *x = a, *y = b;
+	int rx = !!x->lines + !!x->inl, ry = !!y->lines + !!y->inl;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* the richer entry first: it is the one kept */
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size;
+}
+
+int fi_finish(struct fi_table *t)
+{
+	size_t i, k = 0;
+
+	if (t->nr_funcs)
+		qsort(t->funcs, t->nr_funcs, sizeof(*t->funcs), cmp_func);
+	for (i = 0; i < t->nr_funcs; i++) {
+		struct fi_func *f = &t->funcs[i];
+
+		if (k && t->funcs[k - 1].start == f->start) {
+			/* a second entry at the same address: keep the first, but
+			 * take the name of a sized symbol if it had none */
+			if (!t->funcs[k - 1].name)
+				t->funcs[k - 1].name = f->name;
+			func_release(f);
+			continue;
+		}
+		if (f->nr_lines > 1) {
+			size_t a, b = 0;
+
+			qsort(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line);
+			/* one row per address: the last one given wins */
+			for (a = 0; a < f->nr_lines; a++) {
+				if (b && f->lines[b - 1].addr == f->lines[a].addr)
+					b--;
+				f->lines[b++] = f->lines[a];
+			}
+			f->nr_lines = (uint32_t)b;
+		}
+		t->funcs[k++] = *f;
+	}
+	t->nr_funcs = k;
+	for (i = 0; i < k; i++) {
+		struct fi_func *f = &t->funcs[i];
+
+		if (!f->size && i + 1 < k)
+			f->size = t->funcs[i + 1].start - f->start;
+	}
+	return 0;
+}
