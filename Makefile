@@ -6,7 +6,8 @@
 #   make check-unit      cmocka unit tests only
 #   make SANITIZE=address,undefined check-unit    the same under ASan+UBSan (build-asan/)
 #   make fuzz            libFuzzer binaries (clang) under build-fuzz/
-#   make bench           benchmarks against perf (root)
+#   make bench           benchmarks: recorder against perf (root), symbolizer against
+#                        addr2line and llvm-symbolizer
 #   make install PREFIX=/usr/local
 #
 # V=1 shows the commands. Objects go under $(BUILD)/, never next to sources.
@@ -36,7 +37,7 @@ endif
 
 # Libraries, each found with pkg-config; a missing one names its Debian package.
 PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
-	liblzma:liblzma-dev zlib:zlib1g-dev libzstd:libzstd-dev
+	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -85,7 +86,7 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -170,8 +171,13 @@ fuzz:
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
 
-bench: $(ZT) $(BUILD)/tests/.stamp-workloads
-	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/run.sh
+bench: bench-record bench-symbolize
+
+bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
+
+bench-symbolize: $(ZT)
+	$(Q)ZT=$(abspath $(ZT)) bench/symbolize.sh
 
 install: $(ZT)
 	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt

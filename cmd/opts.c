@@ -94,12 +94,17 @@ static int set_value(const char *cmd, const struct opt *o, const char *arg, int 
 	return -1;
 }
 
-int opts_parse(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
-	       char **argv, int *rest)
+static int parse(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
+		 char **argv, int *rest, int permute)
 {
 	struct option lopts[128];
 	char sopts[256] = "+:h";
 	size_t nl = 0, ns = 3, i;
+
+	if (permute) {
+		memcpy(sopts, ":h", 3);
+		ns = 2;
+	}
 	int c, ret = OPTS_OK;
 
 	for (i = 0; opts[i].type != OPT_END && nl + 3 < 128; i++) {
@@ -175,4 +180,16 @@ int opts_parse(const char *cmd, const char *const *usage, const struct opt *opts
 	}
 	*rest = optind;
 	return OPTS_OK;
+}
+
+int opts_parse(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
+	       char **argv, int *rest)
+{
+	return parse(cmd, usage, opts, argc, argv, rest, 0);
+}
+
+int opts_parse_permute(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
+		       char **argv, int *rest)
+{
+	return parse(cmd, usage, opts, argc, argv, rest, 1);
 }

@@ -45,6 +45,10 @@ enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_ERROR = -1 };
  */
 int opts_parse(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
 	       char **argv, int *rest);
+/* The same, but options may also follow the other arguments ("FILE... -o
+ * DIR"): argv is reordered so that the others come last. */
+int opts_parse_permute(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
+		       char **argv, int *rest);
 void opts_usage(FILE *f, const char *const *usage, const struct opt *opts);
 
 #endif

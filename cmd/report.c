@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/symopts.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/hist.h"
@@ -31,7 +32,8 @@ struct group {
 
 struct report {
 	const char *input, *sort;
-	int children, quiet, verbose, force, header, stdio;
+	int children, quiet, verbose, force, header, stdio, demangle;
+	struct symopts so;
 	double percent_limit;
 	enum hist_key keys[HIST_MAX_KEYS];
 	unsigned nr_keys;
@@ -228,8 +230,12 @@ static int build_hist(struct report *r)
 	int ret;
 
 	ret = proctree_new(&r->prof, &r->pt);
-	if (!ret)
-		ret = resolver_new(&r->prof, r->pt, &r->res);
+	{
+		struct resolver_opts ro = { &r->so.mo, !r->demangle };
+
+		if (!ret)
+			ret = resolver_new_opts(&r->prof, r->pt, &ro, &r->res);
+	}
 	if (!ret)
 		ret = hist_init(&r->hist, r->keys, r->nr_keys);
 	if (ret)
@@ -277,6 +283,43 @@ static unsigned long long scaled(uint64_t v, char *unit)
 	return (unsigned long long)v;
 }
 
+struct weak_ctx {
+	char buf[1024];
+	size_t len;
+	unsigned n;
+};
+
+static void add_weak(void *ctx, const char *module, enum symq q, const char *why)
+{
+	struct weak_ctx *w = ctx;
+	char m[256];
+
+	if (w->len >= sizeof(w->buf) - 1)
+		return;
+	prof_sanitize(m, sizeof(m), module);
+	w->len += (size_t)snprintf(w->buf + w->len, sizeof(w->buf) - w->len, "%s%s (%s)",
+				   w->n++ ? ", " : "", m, why && *why ? why : (q == SYMQ_BASIC ? "names only" : "none"));
+	if (w->len >= sizeof(w->buf))
+		w->len = sizeof(w->buf) - 1;
+}
+
+/* How well the frames resolved: unique frames at each quality, and the
+ * modules that had less than full symbols, and why. */
+static void print_quality(const struct report *r)
+{
+	struct weak_ctx w = { .len = 0 };
+	uint64_t c[3];
+
+	resolver_quality_counts(r->res, c);
+	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu none\n",
+	       (unsigned long long)c[SYMQ_FULL], (unsigned long long)c[SYMQ_BASIC],
+	       (unsigned long long)c[SYMQ_NONE]);
+	resolver_weak_modules(r->res, add_weak, &w);
+	if (w.n)
+		printf("# Without full symbols: %s\n", w.buf);
+	printf("#\n");
+}
+
 static void print_header(const struct report *r)
 {
 	const char *ev = profile_get_meta(&r->prof, "event");
@@ -304,6 +347,7 @@ static void print_header(const struct report *r)
 		printf(" of event '%s'", buf);
 	}
 	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->hist.total);
+	print_quality(r);
 }
 
 /* Column text of entry e for key k into buf. */
@@ -424,6 +468,7 @@ static void report_release(struct report *r)
 	profile_release(&r->prof);
 	free(r->groups);
 	free(r->ghash);
+	symopts_release(&r->so);
 }
 
 static const char *const report_usage[] = {
@@ -433,7 +478,8 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report r = { .input = "zt.data", .sort = "comm,dso,sym", .children = -1 };
+	struct report r = { .input = "zt.data", .sort = "comm,dso,sym", .children = -1, .demangle = 1,
+			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name (default: zt.data)" },
 		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (the only one for now)" },
@@ -445,8 +491,10 @@ int cmd_report(int argc, char **argv)
 		  "hide entries below this overhead percentage" },
 		{ OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first" },
 		{ OPT_BOOL, 'f', "force", &r.force, NULL, "report the readable part of a damaged file" },
+		{ OPT_BOOL, 0, "demangle", &r.demangle, NULL,
+		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings" },
-		{ OPT_COUNT, 'v', "verbose", &r.verbose, NULL, "more messages (repeat for more)" },
+		SYMOPTS_OPTIONS(r.so),
 		OPT_EOL,
 	};
 	const struct hist_entry **rows;
@@ -457,7 +505,9 @@ int cmd_report(int argc, char **argv)
 	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
 	if (ret == OPTS_HELP)
 		return ZT_EXIT_OK;
+	r.verbose = r.so.verbose;
 	cmd_setup("report", r.quiet ? -1 : r.verbose);
+	symopts_init(&r.so, "report");
 	if (ret == OPTS_ERROR)
 		return ZT_EXIT_USAGE;
 	if (rest < argc) {

@@ -14,6 +14,7 @@
 #include "libprof/hash.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
+#include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/perfmap.h"
@@ -21,10 +22,11 @@
 
 #define KEY_KERNEL UINT64_MAX /* frame key of kernel addresses */
 
-/* The symbol table of one file, by build id ("b:HEX") or path ("p:PATH"). */
+/* The symbols of one binary, by build id ("b:HEX") or path ("p:PATH"). */
 struct rs_elf {
 	char *key;
-	struct elfsym *e; /* NULL: not readable or not the recorded binary */
+	const char *module; /* name for messages (borrowed from the profile) */
+	struct symmod *e;   /* NULL: out of memory */
 };
 
 /* The perf map of one process. */
@@ -45,6 +47,11 @@ struct rs_frame {
 
 struct resolver {
 	const struct profile *p;
+	struct symmod_opts mo;
+	int demangle;
+	uint64_t counts[3];
+	char **owned;       /* demangled names and inline chains, freed at the end */
+	size_t nr_owned, cap_owned;
 	const struct proctree *pt;
 	struct buildid_cache cache;
 	int have_cache;
@@ -65,6 +72,12 @@ struct resolver {
 
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
 {
+	return resolver_new_opts(p, pt, NULL, out);
+}
+
+int resolver_new_opts(const struct profile *p, const struct proctree *pt,
+		      const struct resolver_opts *o, struct resolver **out)
+{
 	struct resolver *r = calloc(1, sizeof(*r));
 	size_t i;
 
@@ -73,6 +86,7 @@ int resolver_new(const struct profile *p, const struct proctree *pt, struct reso
 		return -ENOMEM;
 	r->p = p;
 	r->pt = pt;
+	r->demangle = !(o && o->no_demangle);
 	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
 	if (!r->map_elf) {
 		resolver_free(r);
@@ -82,6 +96,11 @@ int resolver_new(const struct profile *p, const struct proctree *pt, struct reso
 		r->map_elf[i] = -1;
 	/* without a cache directory (no home), binaries are read from their paths */
 	r->have_cache = buildid_cache_init(&r->cache) == 0 && r->cache.dir;
+	if (o && o->mo) {
+		r->mo = *o->mo;
+	} else {
+		r->mo.cache = r->have_cache ? &r->cache : NULL;
+	}
 	*out = r;
 	return 0;
 }
@@ -94,8 +113,11 @@ void resolver_free(struct resolver *r)
 		return;
 	for (i = 0; i < r->nr_elfs; i++) {
 		free(r->elfs[i].key);
-		elfsym_free(r->elfs[i].e);
+		symmod_free(r->elfs[i].e);
 	}
+	for (i = 0; i < r->nr_owned; i++)
+		free(r->owned[i]);
+	free(r->owned);
 	for (i = 0; i < r->nr_pmaps; i++)
 		perfmap_free(r->pmaps[i].m);
 	if (r->have_cache)
@@ -188,44 +210,42 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 	return pm;
 }
 
-/* Open the symbols for mapping m: the build-id cache copy, else the file
- * at its path if it is the recorded binary. NULL if neither works. */
-static struct elfsym *open_elf(struct resolver *r, const struct prof_mmap *m)
+/* Open the symbols for mapping m: from the build-id cache copy of the
+ * binary, else the file at its path if it is the recorded binary (else
+ * offsets only, with a warning). symmod takes it from there: the GSYM
+ * cache, DWARF, debug files, debuginfod. NULL only on ENOMEM. */
+static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
 {
 	char path[PATH_MAX], hex[2 * ZT_BUILD_ID_MAX + 1], fhex[2 * ZT_BUILD_ID_MAX + 1];
-	const struct prof_build_id *fb;
-	struct elfsym *e = NULL;
+	struct prof_build_id fb = { 0 };
+	struct symmod *sm = NULL;
 	size_t n;
-	int ret;
 
 	if (m->build_id.len && r->have_cache &&
-	    !buildid_cache_path(&r->cache, &m->build_id, path, sizeof(path)) &&
-	    !elfsym_open(path, &e))
-		return e;
-	if (m->path[0] != '/')
-		return NULL;
+	    !buildid_cache_path(&r->cache, &m->build_id, path, sizeof(path)))
+		goto open;
 	/* a binary deleted after it was mapped: try the path it had */
 	n = strlen(m->path);
-	if (n >= sizeof(path))
-		return NULL;
+	if (m->path[0] != '/' || n >= sizeof(path)) {
+		path[0] = 0;
+		goto open;
+	}
 	memcpy(path, m->path, n + 1);
 	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
 		path[n - 10] = 0;
-	ret = elfsym_open(path, &e);
-	if (ret) {
-		zt_info("cannot read the symbols of '%s': %s", path, strerror(-ret));
-		return NULL;
-	}
-	fb = elfsym_build_id(e);
-	if (m->build_id.len && fb && fb->len &&
-	    (fb->len != m->build_id.len || memcmp(fb->data, m->build_id.data, fb->len))) {
+	if (m->build_id.len && !elf_read_build_id(path, &fb) && fb.len &&
+	    (fb.len != m->build_id.len || memcmp(fb.data, m->build_id.data, fb.len))) {
 		zt_warn("'%s' is not the binary that was recorded (build id %s, recorded %s): "
 			"showing offsets in it",
-			path, prof_build_id_hex(fb, fhex), prof_build_id_hex(&m->build_id, hex));
-		elfsym_free(e);
-		return NULL;
+			path, prof_build_id_hex(&fb, fhex), prof_build_id_hex(&m->build_id, hex));
 	}
-	return e;
+open:
+	if (symmod_open(&r->mo, path[0] ? path : NULL, m->build_id.len ? &m->build_id : NULL, &sm))
+		return NULL;
+	if (symmod_quality(sm) != SYMQ_FULL)
+		zt_info("'%s': %s symbols only: %s", path[0] ? path : m->path,
+			symmod_quality(sm) == SYMQ_BASIC ? "basic" : "no", symmod_why(sm));
+	return sm;
 }
 
 static uint64_t elf_hash_at(const struct resolver *r, size_t i)
@@ -254,7 +274,7 @@ static int elf_rehash(struct resolver *r)
 }
 
 /* The symbol table of mapping index mi, opened once per file. */
-static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
+static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 {
 	const struct prof_mmap *m = &r->p->mmaps[mi];
 	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
@@ -286,6 +306,7 @@ static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
 	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
 		goto nomem;
 	r->elfs[r->nr_elfs].key = key;
+	r->elfs[r->nr_elfs].module = map_module(m);
 	r->elfs[r->nr_elfs].e = open_elf(r, m);
 	r->elf_hash[j] = (uint32_t)r->nr_elfs + 1;
 	r->map_elf[mi] = (int32_t)r->nr_elfs++;
@@ -294,6 +315,71 @@ static int get_elf(struct resolver *r, size_t mi, const struct elfsym **out)
 nomem:
 	free(key);
 	return -ENOMEM;
+}
+
+/* Keep p until resolver_free(). */
+static int own(struct resolver *r, void *p)
+{
+	if (ZT_GROW(r->owned, r->cap_owned, r->nr_owned + 1))
+		return -ENOMEM;
+	r->owned[r->nr_owned++] = p;
+	return 0;
+}
+
+/* A name as shown: demangled (with parameters, as perf shows it) unless
+ * turned off; a new name is owned by the resolver. */
+static const char *shown_name(struct resolver *r, const char *name)
+{
+	char *d;
+
+	if (!r->demangle || !name || !(d = zt_demangle(name, 1)))
+		return name;
+	if (own(r, d)) {
+		free(d);
+		return name;
+	}
+	return d;
+}
+
+/* Fill f from a symmod answer: the function (outermost frame), its
+ * offset, the inline chain (copied: the answer's strings stay borrowed
+ * from the module). */
+static int take_result(struct resolver *r, const struct symmod *e, const struct fi_result *res,
+		       struct resolve_frame *f)
+{
+	struct fi_loc *locs = malloc(res->n * sizeof(*locs));
+	unsigned i;
+
+	if (!locs || own(r, locs)) {
+		free(locs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < res->n; i++) {
+		locs[i] = res->locs[i];
+		locs[i].name = shown_name(r, res->locs[i].name);
+	}
+	f->locs = locs;
+	f->nr_locs = res->n;
+	f->sym = locs[res->n - 1].name;
+	f->offset = res->offset;
+	f->quality = symmod_quality(e) == SYMQ_FULL && res->locs[0].line ? SYMQ_FULL : SYMQ_BASIC;
+	return 0;
+}
+
+void resolver_quality_counts(const struct resolver *r, uint64_t counts[3])
+{
+	memcpy(counts, r->counts, sizeof(r->counts));
+}
+
+void resolver_weak_modules(const struct resolver *r,
+			   void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
+			   void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_elfs; i++)
+		if (r->elfs[i].e && symmod_quality(r->elfs[i].e) != SYMQ_FULL)
+			cb(ctx, r->elfs[i].module, symmod_quality(r->elfs[i].e), symmod_why(r->elfs[i].e));
 }
 
 static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struct resolve_frame *f)
@@ -307,6 +393,7 @@ static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struc
 		f->sym = kallsyms_lookup(k, addr, &f->offset, &module);
 		if (f->sym) {
 			f->module = module ? module : "[kernel.kallsyms]";
+			f->quality = SYMQ_BASIC;
 			return;
 		}
 	}
@@ -317,7 +404,8 @@ static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struc
 static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap *m, uint64_t addr,
 			struct resolve_frame *f)
 {
-	const struct elfsym *e = NULL;
+	const struct symmod *e = NULL;
+	struct fi_result res;
 	uint64_t off;
 	int ret;
 
@@ -329,6 +417,7 @@ static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap
 			return -ENOMEM;
 		if (pm->m && (f->sym = perfmap_lookup(pm->m, addr, &f->offset))) {
 			f->module = pm->module;
+			f->quality = SYMQ_BASIC;
 			return 0;
 		}
 		if (!m) {
@@ -346,10 +435,9 @@ static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap
 	ret = get_elf(r, (size_t)(m - r->p->mmaps), &e);
 	if (ret)
 		return ret;
-	if (e && (f->sym = elfsym_lookup(e, off, &f->offset)))
+	if (!e || symmod_lookup_offset(e, off, &res) || !res.n)
 		return 0;
-	f->offset = off;
-	return 0;
+	return take_result(r, e, &res, f);
 }
 
 static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)
@@ -416,6 +504,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	if (ZT_GROW(r->frames, r->cap_frames, r->nr_frames + 1))
 		return -ENOMEM;
 	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid, nf };
+	r->counts[nf.quality]++;
 	r->frame_hash[j] = (uint32_t)r->nr_frames + 1;
 	r->nr_frames++;
 	*f = nf;

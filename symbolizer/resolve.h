@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The resolver: sampled addresses of a profile to frames {function,
- * module, offset}, from kallsyms (kernel), perf maps (JIT code), and the
- * mapped ELF files (the build-id cache copy first). Each unique
- * (mapping, address) is resolved once; each ELF file is opened once.
+ * module, offset, file:line and inline chain, quality}, from kallsyms
+ * (kernel), perf maps (JIT code), and the mapped binaries through symmod
+ * (GSYM cache, DWARF, debug files, debuginfod, ELF symbols; the build-id
+ * cache copy of a binary first). Each unique (mapping, address) is
+ * resolved once; each module is opened once.
  */
 #ifndef ZT_RESOLVE_H
 #define ZT_RESOLVE_H
@@ -13,6 +15,7 @@
 
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "symbolizer/symmod.h"
 
 struct resolver;
 
@@ -24,6 +27,15 @@ struct resolve_frame {
 			       (the address itself for kernel or unknown addresses) */
 	const struct prof_mmap *map; /* the covering mapping, or NULL */
 	int kernel;
+	enum symq quality;  /* FULL: DWARF; BASIC: a name only; NONE: module+offset */
+	const struct fi_loc *locs; /* the inline chain, innermost first (locs[nr_locs-1] is
+				      the function sym names), or NULL; borrowed */
+	unsigned nr_locs;
+};
+
+struct resolver_opts {
+	const struct symmod_opts *mo; /* NULL: the default cache, debuginfod per DEBUGINFOD_URLS */
+	int no_demangle;              /* keep C++/Rust names mangled */
 };
 
 /*
@@ -32,6 +44,9 @@ struct resolve_frame {
  * ($ZT_CACHE_DIR, ...). Returns 0 or -ENOMEM.
  */
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out);
+/* The same with options (o may be NULL; o->mo is borrowed). */
+int resolver_new_opts(const struct profile *p, const struct proctree *pt,
+		      const struct resolver_opts *o, struct resolver **out);
 void resolver_free(struct resolver *r);
 
 /*
@@ -44,6 +59,14 @@ void resolver_free(struct resolver *r);
  */
 int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
 		     struct resolve_frame *f);
+
+/* Unique frames resolved so far at each quality (index: enum symq). */
+void resolver_quality_counts(const struct resolver *r, uint64_t counts[3]);
+/* Each module opened that gave less than full symbols: cb(module name, its
+ * quality, why). */
+void resolver_weak_modules(const struct resolver *r,
+			   void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
+			   void *ctx);
 
 /*
  * The printable name of a frame into buf: the function, "[module+0x1f0]"

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zt symbolize: addresses to function, file:line and inline chain, printed
+ * as addr2line does (or as llvm-symbolizer does), so scripts can swap it in.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpf/procsynth.h"
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "cmd/symopts.h"
+#include "symbolizer/demangle.h"
+#include "symbolizer/symmod.h"
+
+struct symbolize {
+	const char *exe;
+	int functions, inlines, demangle, addresses, pretty, basenames, pid;
+	const char *style;
+	int llvm;
+	struct symopts so;
+	/* --pid: the process's executable mappings */
+	struct prof_mmap *maps;
+	size_t nr_maps;
+	struct symmod **mods; /* one per mapping, opened on first use */
+	struct symmod *mod;   /* -e */
+};
+
+static void print_name(const struct symbolize *s, const char *name)
+{
+	char *d = s->demangle && name ? zt_demangle(name, 1) : NULL;
+
+	fputs(d ? d : (name && *name ? name : "??"), stdout);
+	free(d);
+}
+
+static void print_file(const struct symbolize *s, const struct fi_loc *l)
+{
+	const char *base = l->file && *l->file ? l->file : NULL;
+
+	if (!base) {
+		/* addr2line: "??:?" for a known function without lines, "??:0" for nothing */
+		if (s->llvm)
+			fputs("??:0:0", stdout);
+		else
+			fputs(l->name && *l->name ? "??:?" : "??:0", stdout);
+		return;
+	}
+	if (s->basenames) {
+		const char *slash = strrchr(base, '/');
+
+		fputs(slash ? slash + 1 : base, stdout);
+	} else if (l->dir && *l->dir && base[0] != '/') {
+		printf("%s/%s", l->dir, base);
+	} else {
+		fputs(base, stdout);
+	}
+	/* GSYM keeps no columns: llvm-symbolizer's column prints as 0 */
+	printf(s->llvm ? ":%" PRIu32 ":0" : ":%" PRIu32, l->line);
+}
+
+static void print_result(const struct symbolize *s, uint64_t addr, const struct fi_result *r,
+			 int found)
+{
+	unsigned i, n = found ? (s->inlines || s->llvm ? r->n : 1) : 1;
+	static const struct fi_loc unknown = { NULL, "", "", 0 };
+
+	if (s->addresses) {
+		if (s->llvm)
+			printf("0x%" PRIx64 "\n", addr);
+		else
+			printf(s->pretty ? "0x%016" PRIx64 ": " : "0x%016" PRIx64 "\n", addr);
+	}
+	for (i = 0; i < n; i++) {
+		/* without -i, addr2line names the innermost function with its line */
+		const struct fi_loc *l = found ? &r->locs[i] : &unknown;
+
+		if (s->pretty && !s->llvm) {
+			if (i)
+				fputs(" (inlined by) ", stdout);
+			if (s->functions) {
+				print_name(s, l->name);
+				fputs(" at ", stdout);
+			}
+			print_file(s, l);
+			fputc('\n', stdout);
+			continue;
+		}
+		if (s->functions || s->llvm) {
+			print_name(s, l->name);
+			fputc('\n', stdout);
+		}
+		print_file(s, l);
+		fputc('\n', stdout);
+	}
+	if (s->llvm)
+		fputc('\n', stdout);
+}
+
+static int load_pid_maps(struct symbolize *s)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		struct prof_mmap m, *nm;
+
+		if (procsynth_parse_maps_line(line, &m) || m.path[0] != '/')
+			continue;
+		nm = realloc(s->maps, (s->nr_maps + 1) * sizeof(*nm));
+		if (!nm)
+			break;
+		s->maps = nm;
+		m.path = strdup(m.path);
+		if (!m.path)
+			break;
+		s->maps[s->nr_maps++] = m;
+	}
+	free(line);
+	fclose(f);
+	s->mods = calloc(s->nr_maps ? s->nr_maps : 1, sizeof(*s->mods));
+	return s->mods ? 0 : -ENOMEM;
+}
+
+static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
+{
+	size_t i;
+
+	if (!s->pid)
+		return symmod_lookup_vaddr(s->mod, addr, r);
+	for (i = 0; i < s->nr_maps; i++) {
+		const struct prof_mmap *m = &s->maps[i];
+		char root[PATH_MAX];
+
+		if (addr < m->start || addr - m->start >= m->len)
+			continue;
+		if (!s->mods[i]) {
+			/* through /proc/PID/root: the process's own view of its files */
+			snprintf(root, sizeof(root), "/proc/%d/root%s", s->pid, m->path);
+			if (symmod_open(&s->so.mo, root, NULL, &s->mods[i]))
+				return -ENOMEM;
+		}
+		return symmod_lookup_offset(s->mods[i], addr - m->start + m->pgoff, r);
+	}
+	return -ENOENT;
+}
+
+static int handle(struct symbolize *s, const char *tok)
+{
+	struct fi_result r;
+	char *end;
+	uint64_t addr;
+
+	while (*tok == ' ' || *tok == '\t')
+		tok++;
+	if (!*tok)
+		return 0;
+	errno = 0;
+	addr = strtoull(tok, &end, 16);
+	if (errno || end == tok || (*end && *end != '\n' && *end != ' ')) {
+		/* addr2line echoes what it cannot parse as an unknown address */
+		print_result(s, 0, &r, 0);
+		return 0;
+	}
+	print_result(s, addr, &r, !resolve_one(s, addr, &r));
+	return 0;
+}
+
+static const char *const symbolize_usage[] = {
+	"zt symbolize [-e FILE | --pid PID] [-f] [-i] [-C] [-a] [-p] [ADDR...]",
+	NULL,
+};
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct symbolize s = { .exe = "a.out", .style = "GNU",
+			       .so = { .use_debuginfod = 1, .use_cache = 1 } };
+	const struct opt options[] = {
+		{ OPT_STRING, 'e', "exe", &s.exe, "file", "the binary the addresses are in (default a.out)" },
+		{ OPT_INT, 0, "pid", &s.pid, "pid", "addresses are in the live process PID (through its maps)" },
+		{ OPT_BOOL, 'f', "functions", &s.functions, NULL, "show function names" },
+		{ OPT_BOOL, 'i', "inlines", &s.inlines, NULL, "show the inline chain, innermost first" },
+		{ OPT_BOOL, 'C', "demangle", &s.demangle, NULL, "demangle C++ and Rust names" },
+		{ OPT_BOOL, 'a', "addresses", &s.addresses, NULL, "show the address before its answer" },
+		{ OPT_BOOL, 'p', "pretty-print", &s.pretty, NULL, "one line per address" },
+		{ OPT_BOOL, 's', "basenames", &s.basenames, NULL, "file names without directories" },
+		{ OPT_STRING, 0, "output-style", &s.style, "style", "GNU (addr2line's, default) or LLVM (llvm-symbolizer's)" },
+		SYMOPTS_OPTIONS(s.so),
+		OPT_EOL
+	};
+	char *line = NULL;
+	size_t cap = 0;
+	int rest, i, err, ret = ZT_EXIT_OK;
+
+	switch (opts_parse("symbolize", symbolize_usage, options, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("symbolize", s.so.verbose);
+	if (!strcasecmp(s.style, "llvm")) {
+		s.llvm = 1;
+	} else if (strcasecmp(s.style, "gnu")) {
+		cmd_error("unknown --output-style '%s': use GNU or LLVM", s.style);
+		return ZT_EXIT_USAGE;
+	}
+	if (symopts_init(&s.so, "symbolize"))
+		return ZT_EXIT_FAIL;
+	if (s.pid) {
+		err = load_pid_maps(&s);
+		if (err) {
+			cmd_error("cannot read the maps of process %d: %s", s.pid, strerror(-err));
+			ret = ZT_EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		if (access(s.exe, R_OK)) {
+			cmd_error("cannot open '%s': %s", s.exe, strerror(errno));
+			ret = ZT_EXIT_FAIL;
+			goto out;
+		}
+		if (symmod_open(&s.so.mo, s.exe, NULL, &s.mod)) {
+			cmd_error("out of memory");
+			ret = ZT_EXIT_FAIL;
+			goto out;
+		}
+		if (symmod_quality(s.mod) != SYMQ_FULL)
+			cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
+	}
+	if (rest < argc) {
+		for (i = rest; i < argc; i++)
+			handle(&s, argv[i]);
+	} else {
+		struct stat st;
+		/* a tool talking to us through pipes waits for each answer */
+		int interactive = fstat(0, &st) || !S_ISREG(st.st_mode);
+
+		while (getline(&line, &cap, stdin) > 0) {
+			handle(&s, line);
+			if (interactive)
+				fflush(stdout);
+		}
+	}
+out:
+	free(line);
+	symmod_free(s.mod);
+	for (size_t k = 0; k < s.nr_maps; k++) {
+		symmod_free(s.mods[k]);
+		free(s.maps[k].path);
+	}
+	free(s.mods);
+	free(s.maps);
+	symopts_release(&s.so);
+	return ret;
+}

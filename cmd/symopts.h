@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The options every command that symbolizes shares (--symfs, --debug-dir,
+ * --no-debuginfod, -v), and the symbol-module settings they make.
+ */
+#ifndef ZT_SYMOPTS_H
+#define ZT_SYMOPTS_H
+
+#include "cmd/opts.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/symmod.h"
+
+struct symopts {
+	const char *symfs;
+	const char **debug_dirs; /* NULL-terminated, from --debug-dir (repeatable) */
+	int nr_debug_dirs;
+	int use_debuginfod, use_cache, verbose; /* set both to 1 before parsing */
+	struct buildid_cache cache;
+	int have_cache;
+	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
+};
+
+int symopts_add_debug_dir(const struct opt *o, const char *arg);
+
+#define SYMOPTS_OPTIONS(so)                                                                         \
+	{ OPT_GROUP, 0, NULL, NULL, NULL, "Symbol sources" },                                         \
+	{ OPT_STRING, 0, "symfs", &(so).symfs, "dir", "look for binaries and debug files under DIR" }, \
+	{ OPT_CALLBACK, 0, "debug-dir", &(so), "dir", "also look for debug files in DIR (repeatable)",  \
+	  symopts_add_debug_dir },                                                                      \
+	{ OPT_BOOL, 0, "debuginfod", &(so).use_debuginfod, NULL,                                        \
+	  "ask debuginfod servers (DEBUGINFOD_URLS; default); --no-debuginfod: do not" },              \
+	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \
+	  "use the GSYM cache (default); --no-symbol-cache: neither read nor write it" },              \
+	{ OPT_COUNT, 'v', "verbose", &(so).verbose, NULL, "be more verbose" }
+
+/* Fill so->mo from the options (cache directory, progress on a terminal).
+ * cmd names the command for messages. Returns 0 or -1 after a message. */
+int symopts_init(struct symopts *so, const char *cmd);
+void symopts_release(struct symopts *so);
+
+#endif

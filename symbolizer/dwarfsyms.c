@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ELF symbols and DWARF (libdw) into the GSYM-shaped model of funcinfo.h:
+ * one walk over each compile unit's DIEs and one read of its line table. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "symbolizer/dwarfsyms.h"
+#include "symbolizer/symname.h"
+
+#define DWS_MAX_DEPTH 64     /* DIE nesting followed */
+#define DWS_MAX_RANGES 65536 /* address ranges taken from one DIE */
+#define ROW_END UINT32_MAX   /* row.file of an end-of-sequence row */
+#define FILE_NONE UINT32_MAX /* filemap: resolved, but to no file */
+
+struct dsym {
+	uint64_t addr, size;
+	uint64_t limit; /* end of its section */
+	const char *name; /* borrowed from the ELF's string table */
+	uint8_t rank;
+};
+
+struct row {
+	uint64_t addr;
+	uint32_t file; /* fi file index, ROW_END for the end of a sequence */
+	uint32_t line;
+};
+
+/* open addressing, key 0 is free */
+struct umap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+struct pathent {
+	char *path; /* owned */
+	uint32_t file;
+};
+
+struct dws {
+	struct fi_table *t;
+	struct dsym *syms;
+	size_t nr_syms;
+	struct fi_range *text; /* executable sections, sorted; none: no filter */
+	size_t nr_text;
+	struct row *rows;
+	size_t nr_rows, cap_rows;
+	struct umap names; /* DIE address (after abstract origin) -> string offset */
+	struct pathent *paths; /* path -> fi file, open addressing */
+	size_t paths_cap, nr_paths;
+	/* the current CU */
+	const char *comp_dir; /* NULL when none */
+	int version;
+	Dwarf_Files *files;
+	size_t nfiles;
+	uint32_t *filemap; /* CU file index -> fi file index (0: not yet) */
+	size_t cap_filemap;
+	struct fi_range *scr; /* ranges of the DIE at hand */
+	size_t nscr, cap_scr;
+	int err; /* the first fatal error (-ENOMEM) */
+};
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_ok;
+
+static void elf_init_once(void)
+{
+	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+/* ---- small tables ---------------------------------------------------------- */
+
+static int umap_get(const struct umap *m, uint64_t key, uint32_t *val)
+{
+	size_t j;
+
+	if (!m->cap)
+		return 0;
+	for (j = zt_hash_mix(0, key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			*val = m->vals[j];
+			return 1;
+		}
+	return 0;
+}
+
+static int umap_put(struct umap *m, uint64_t key, uint32_t val)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024, i;
+		uint64_t *k = calloc(ncap, sizeof(*k));
+		uint32_t *v = calloc(ncap, sizeof(*v));
+
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			for (j = zt_hash_mix(0, m->keys[i]) & (ncap - 1); k[j]; j = (j + 1) & (ncap - 1))
+				;
+			k[j] = m->keys[i];
+			v[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = k;
+		m->vals = v;
+		m->cap = ncap;
+	}
+	for (j = zt_hash_mix(0, key) & (m->cap - 1); m->keys[j] && m->keys[j] != key;
+	     j = (j + 1) & (m->cap - 1))
+		;
+	if (!m->keys[j])
+		m->n++;
+	m->keys[j] = key;
+	m->vals[j] = val;
+	return 0;
+}
+
+static void umap_release(struct umap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The fi file of a path as libdw gives it ("dir/sub/base.c"), interned once. */
+static uint32_t path_file(struct dws *d, const char *path)
+{
+	const char *slash;
+	char buf[512], *dir = buf;
+	size_t j, dlen;
+	uint32_t f;
+
+	if (!path || !*path)
+		return 0;
+	if ((d->nr_paths + 1) * 2 > d->paths_cap) {
+		size_t ncap = d->paths_cap ? d->paths_cap * 2 : 256, i;
+		struct pathent *p = calloc(ncap, sizeof(*p));
+
+		if (!p) {
+			d->err = -ENOMEM;
+			return 0;
+		}
+		for (i = 0; i < d->paths_cap; i++) {
+			if (!d->paths[i].path)
+				continue;
+			for (j = zt_hash_str(d->paths[i].path) & (ncap - 1); p[j].path; j = (j + 1) & (ncap - 1))
+				;
+			p[j] = d->paths[i];
+		}
+		free(d->paths);
+		d->paths = p;
+		d->paths_cap = ncap;
+	}
+	for (j = zt_hash_str(path) & (d->paths_cap - 1); d->paths[j].path; j = (j + 1) & (d->paths_cap - 1))
+		if (!strcmp(d->paths[j].path, path))
+			return d->paths[j].file;
+
+	slash = strrchr(path, '/');
+	dlen = slash ? (size_t)(slash - path) : 0;
+	if (slash && !dlen)
+		dlen = 1; /* "/x.c": the root directory */
+	if (dlen >= sizeof(buf) && !(dir = malloc(dlen + 1))) {
+		d->err = -ENOMEM;
+		return 0;
+	}
+	memcpy(dir, path, dlen);
+	dir[dlen] = 0;
+	f = fi_file(d->t, dir, slash ? slash + 1 : path);
+	if (dir != buf)
+		free(dir);
+	if (!f || !(d->paths[j].path = strdup(path))) {
+		d->err = -ENOMEM;
+		return 0;
+	}
+	d->paths[j].file = f;
+	d->nr_paths++;
+	return f;
+}
+
+/*
+ * A path of the CU's file table, made what llvm-symbolizer and binutils show:
+ * libdw joins a file's directory entry and name, and leaves the result
+ * relative when the directory is; such paths are relative to
+ * DW_AT_comp_dir. In DWARF 4 libdw has put DW_AT_comp_dir in directory 0
+ * already; DWARF 5 has it as directory 0 (so "./nss" + "./nss/x.c", as the
+ * other tools have it).
+ */
+static uint32_t path_file_cu(struct dws *d, const char *path)
+{
+	char buf[1024], *p = buf;
+	size_t cl, pl;
+	uint32_t f;
+
+	if (!path || *path == '/' || !d->comp_dir)
+		return path_file(d, path);
+	cl = strlen(d->comp_dir);
+	if (d->version < 5 && !strncmp(path, d->comp_dir, cl) && path[cl] == '/')
+		return path_file(d, path);
+	pl = strlen(path);
+	if (cl + pl + 2 > sizeof(buf) && !(p = malloc(cl + pl + 2))) {
+		d->err = -ENOMEM;
+		return 0;
+	}
+	memcpy(p, d->comp_dir, cl);
+	p[cl] = '/';
+	memcpy(p + cl + 1, path, pl + 1);
+	f = path_file(d, p);
+	if (p != buf)
+		free(p);
+	return f;
+}
+
+/* The fi file of entry idx of a CU's file table. */
+static uint32_t map_file(struct dws *d, Dwarf_Files *files, size_t idx)
+{
+	uint32_t f;
+
+	if (!files)
+		return 0;
+	if (files == d->files && idx < d->nfiles && d->filemap[idx])
+		return d->filemap[idx] == FILE_NONE ? 0 : d->filemap[idx];
+	f = path_file_cu(d, dwarf_filesrc(files, idx, NULL, NULL));
+	if (files == d->files && idx < d->nfiles && !d->err)
+		d->filemap[idx] = f ? f : FILE_NONE;
+	return f;
+}
+
+/* ---- address ranges -------------------------------------------------------- */
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fi_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sort and merge ranges in place; returns the new count. */
+static size_t ranges_norm(struct fi_range *r, size_t n)
+{
+	size_t i, k = 0;
+
+	if (n > 1)
+		qsort(r, n, sizeof(*r), range_cmp);
+	for (i = 0; i < n; i++) {
+		if (k && r[i].start <= r[k - 1].end) {
+			if (r[i].end > r[k - 1].end)
+				r[k - 1].end = r[i].end;
+			continue;
+		}
+		r[k++] = r[i];
+	}
+	return k;
+}
+
+/* The ranges of die into d->scr (sorted, merged, empty and zero-address
+ * ones dropped: the latter are functions the linker discarded). */
+static int die_ranges(struct dws *d, Dwarf_Die *die)
+{
+	Dwarf_Addr base, s, e;
+	ptrdiff_t off = 0;
+
+	d->nscr = 0;
+	while ((off = dwarf_ranges(die, off, &base, &s, &e)) > 0) {
+		if (!s || e <= s)
+			continue;
+		if (d->nscr >= DWS_MAX_RANGES)
+			break;
+		if (ZT_GROW(d->scr, d->cap_scr, d->nscr + 1))
+			return d->err = -ENOMEM;
+		d->scr[d->nscr++] = (struct fi_range){ s, e };
+	}
+	d->nscr = ranges_norm(d->scr, d->nscr);
+	return 0;
+}
+
+/* a ∩ b (both sorted and disjoint) into a new array *out (NULL when
+ * empty); returns the count, or -ENOMEM. */
+static long ranges_and(const struct fi_range *a, size_t na, const struct fi_range *b, size_t nb,
+		       struct fi_range **out)
+{
+	size_t i = 0, j = 0, n = 0, cap = 0;
+	struct fi_range *r = NULL;
+
+	*out = NULL;
+	while (i < na && j < nb) {
+		uint64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+		uint64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+
+		if (s < e) {
+			if (ZT_GROW(r, cap, n + 1)) {
+				free(r);
+				return -ENOMEM;
+			}
+			r[n++] = (struct fi_range){ s, e };
+		}
+		if (a[i].end < b[j].end)
+			i++;
+		else
+			j++;
+	}
+	*out = r;
+	return (long)n;
+}
+
+/* ---- ELF symbols ----------------------------------------------------------- */
+
+static int bind_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* By address; at one address the preferred name first, as elfsym.c has it:
+ * GLOBAL, WEAK, LOCAL; sized; symname_pref(); alphabetical. */
+static int dsym_cmp(const void *pa, const void *pb)
+{
+	const struct dsym *a = pa, *b = pb;
+	int pref;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	if (!a->size != !b->size)
+		return a->size ? -1 : 1;
+	pref = symname_pref(a->name, b->name);
+	return pref ? pref : strcmp(a->name, b->name);
+}
+
+static Elf_Scn *find_scn(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type && sh.sh_size)
+			return scn;
+	return NULL;
+}
+
+static Elf_Data *find_xindex(Elf *elf, Elf_Scn *symscn)
+{
+	size_t idx = elf_ndxscn(symscn);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == idx)
+			return elf_getdata(scn, NULL);
+	return NULL;
+}
+
+/* The FUNC symbols of symscn defined in executable sections, into d->syms:
+ * sorted, one per address (the preferred name, the largest size). */
+static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn)
+{
+	Elf_Data *data, *strd, *xd;
+	Elf_Scn *strscn;
+	GElf_Shdr symsh, sh;
+	size_t entsz, nsyms, i, n = 0, last_shndx = 0, strsz;
+	const char *strs;
+	uint64_t limit = 0;
+	int last_exec = 0, terminated;
+
+	if (!gelf_getshdr(symscn, &symsh))
+		return 0;
+	data = elf_getdata(symscn, NULL);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	strscn = elf_getscn(elf, symsh.sh_link);
+	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!data || !data->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
+		return 0;
+	strs = strd->d_buf;
+	strsz = strd->d_size;
+	terminated = strs[strsz - 1] == 0;
+	nsyms = data->d_size / entsz;
+	if (!nsyms || !(d->syms = calloc(nsyms, sizeof(*d->syms))))
+		return nsyms ? -ENOMEM : 0;
+	xd = find_xindex(elf, symscn);
+	for (i = 1; i < nsyms; i++) {
+		GElf_Sym s;
+		Elf32_Word xndx = 0;
+		size_t shndx;
+		int type;
+
+		if (!gelf_getsymshndx(data, xd, (int)i, &s, &xndx))
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !s.st_value)
+			continue;
+		if (!s.st_name || s.st_name >= strsz || !strs[s.st_name] ||
+		    (!terminated && !memchr(strs + s.st_name, 0, strsz - s.st_name)))
+			continue;
+		shndx = s.st_shndx;
+		if (shndx == SHN_XINDEX)
+			shndx = xd ? xndx : 0;
+		else if (shndx >= SHN_LORESERVE)
+			continue;
+		if (shndx == SHN_UNDEF)
+			continue;
+		if (shndx != last_shndx) {
+			Elf_Scn *scn = elf_getscn(elf, shndx);
+
+			last_shndx = shndx;
+			last_exec = scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+			limit = last_exec && sh.sh_addr + sh.sh_size > sh.sh_addr ? sh.sh_addr + sh.sh_size : 0;
+		}
+		if (!last_exec)
+			continue;
+		d->syms[n++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
+					      (uint8_t)bind_rank(s.st_info) };
+	}
+	if (n > 1)
+		qsort(d->syms, n, sizeof(*d->syms), dsym_cmp);
+	d->nr_syms = 0;
+	for (i = 0; i < n; i++) {
+		struct dsym *last = d->nr_syms ? &d->syms[d->nr_syms - 1] : NULL;
+
+		if (last && last->addr == d->syms[i].addr) {
+			if (!last->size)
+				last->size = d->syms[i].size;
+			continue;
+		}
+		d->syms[d->nr_syms++] = d->syms[i];
+	}
+	/* a sizeless symbol (assembly) ends at the next one or its section's end */
+	for (i = 0; i < d->nr_syms; i++) {
+		struct dsym *y = &d->syms[i];
+		uint64_t end = y->limit;
+
+		if (y->size)
+			continue;
+		if (i + 1 < d->nr_syms && d->syms[i + 1].addr < end)
+			end = d->syms[i + 1].addr;
+		y->size = end > y->addr ? end - y->addr : 0;
+	}
+	return 0;
+}
+
+/* The symbol covering addr, NULL when none does. */
+static const struct dsym *sym_cover(const struct dws *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nr_syms;
+	const struct dsym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &d->syms[lo - 1];
+	return s->addr == addr || addr - s->addr < s->size ? s : NULL;
+}
+
+static int add_syms(struct dws *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_syms; i++) {
+		uint32_t name = fi_str(d->t, d->syms[i].name);
+
+		if (name == UINT32_MAX || !fi_add_func(d->t, d->syms[i].addr, d->syms[i].size, name))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The executable sections of elf into d->text. */
+static int read_text(struct dws *d, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0;
+
+	if (!elf)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		if (ZT_GROW(d->text, cap, d->nr_text + 1))
+			return -ENOMEM;
+		d->text[d->nr_text++] = (struct fi_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	}
+	d->nr_text = ranges_norm(d->text, d->nr_text);
+	return 0;
+}
+
+/* ---- DWARF ------------------------------------------------------------------ */
+
+static int has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* The name of a subprogram or inlined call: DW_AT_linkage_name, else
+ * DW_AT_name, through abstract origins and specifications; cached by the
+ * DIE the abstract origin leads to (many calls share one). */
+static uint32_t die_name(struct dws *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin, *key = die;
+	const char *s = NULL;
+	uint32_t off;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		key = &origin;
+	if (umap_get(&d->names, (uintptr_t)key->addr, &off))
+		return off;
+	if (dwarf_attr_integrate(key, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(key, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	if (!s)
+		s = dwarf_diename(key);
+	off = fi_str(d->t, s);
+	if (off == UINT32_MAX || umap_put(&d->names, (uintptr_t)key->addr, off)) {
+		d->err = -ENOMEM;
+		return 0;
+	}
+	return off;
+}
+
+static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+
+	if (!dwarf_attr(die, at, &a) || dwarf_formudata(&a, &v))
+		return 0;
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth);
+static void scan_scope(struct dws *d, Dwarf_Die *die, unsigned depth);
+
+static void scan_body(struct dws *d, Dwarf_Die *die, struct fi_inline *node, size_t *cap,
+		      unsigned depth);
+
+/* An inlined call below node: its ranges (clipped to node's) and calls. */
+static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, size_t *cap,
+		       unsigned depth)
+{
+	struct fi_range *r;
+	struct fi_inline *n;
+	size_t ccap = 0;
+	long nr;
+
+	if (die_ranges(d, die))
+		return;
+	nr = ranges_and(d->scr, d->nscr, node->ranges, node->nr_ranges, &r);
+	if (nr <= 0) {
+		if (nr < 0)
+			d->err = -ENOMEM;
+		return;
+	}
+	if (node->nr_children >= UINT32_MAX || ZT_GROW(node->children, *cap, node->nr_children + 1)) {
+		free(r);
+		d->err = -ENOMEM;
+		return;
+	}
+	n = &node->children[node->nr_children++];
+	memset(n, 0, sizeof(*n));
+	n->ranges = r;
+	n->nr_ranges = (uint32_t)nr;
+	n->name = die_name(d, die);
+	n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
+	n->call_line = die_udata(die, DW_AT_call_line);
+	/* n stays put: only its own children array grows below */
+	scan_body(d, die, n, &ccap, depth + 1);
+}
+
+/* The children of a function (or of an inlined call, a lexical block):
+ * inlined calls go below node, nested functions become functions. */
+static void scan_body(struct dws *d, Dwarf_Die *die, struct fi_inline *node, size_t *cap,
+		      unsigned depth)
+{
+	Dwarf_Die c;
+	int rc;
+
+	if (depth > DWS_MAX_DEPTH || dwarf_haschildren(die) <= 0)
+		return;
+	for (rc = dwarf_child(die, &c); rc == 0 && !d->err; rc = dwarf_siblingof(&c, &c)) {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_inlined_subroutine:
+			add_inline(d, &c, node, cap, depth);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			scan_body(d, &c, node, cap, depth + 1);
+			break;
+		case DW_TAG_subprogram:
+			if (has_code(&c))
+				do_func(d, &c, depth + 1);
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			scan_scope(d, &c, depth + 1);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A copy of src whose ranges are clipped to lim, without the calls that
+ * lie outside it. */
+static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, size_t nlim,
+		     struct fi_inline *dst)
+{
+	struct fi_range *r;
+	size_t cap = 0;
+	long nr;
+	uint32_t i;
+
+	memset(dst, 0, sizeof(*dst));
+	nr = ranges_and(src->ranges, src->nr_ranges, lim, nlim, &r);
+	if (nr < 0)
+		return -ENOMEM;
+	dst->ranges = r;
+	dst->nr_ranges = (uint32_t)nr;
+	dst->name = src->name;
+	dst->call_file = src->call_file;
+	dst->call_line = src->call_line;
+	for (i = 0; i < src->nr_children && nr; i++) {
+		struct fi_inline *c;
+
+		if (ZT_GROW(dst->children, cap, dst->nr_children + 1))
+			return -ENOMEM;
+		c = &dst->children[dst->nr_children];
+		if (clip_tree(&src->children[i], dst->ranges, dst->nr_ranges, c)) {
+			fi_inline_release(c);
+			return -ENOMEM;
+		}
+		if (c->nr_ranges)
+			dst->nr_children++;
+		else
+			fi_inline_release(c);
+	}
+	return 0;
+}
+
+/* A subprogram with code: one fi_func per contiguous range. */
+static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
+{
+	static const struct fi_range all = { 0, UINT64_MAX };
+	struct fi_inline root;
+	size_t cap = 0;
+	uint32_t i, dname = UINT32_MAX;
+	long nr;
+
+	if (depth > DWS_MAX_DEPTH || die_ranges(d, die) || !d->nscr)
+		return d->err;
+	memset(&root, 0, sizeof(root));
+	if (d->nr_text)
+		nr = ranges_and(d->scr, d->nscr, d->text, d->nr_text, &root.ranges);
+	else
+		nr = ranges_and(d->scr, d->nscr, &all, 1, &root.ranges);
+	if (nr <= 0)
+		return nr < 0 ? (d->err = -ENOMEM) : 0;
+	root.nr_ranges = (uint32_t)nr;
+	scan_body(d, die, &root, &cap, depth + 1);
+	for (i = 0; i < root.nr_ranges && !d->err; i++) {
+		const struct fi_range rg = root.ranges[i]; /* root may be moved below */
+		const struct dsym *s = sym_cover(d, rg.start);
+		struct fi_inline *inl = NULL;
+		struct fi_func *f;
+		uint32_t name;
+
+		if (s) {
+			name = fi_str(d->t, s->name);
+		} else {
+			if (dname == UINT32_MAX)
+				dname = die_name(d, die);
+			name = dname;
+		}
+		if (name == UINT32_MAX || d->err) {
+			d->err = -ENOMEM;
+			break;
+		}
+		if (root.nr_children) {
+			if (!(inl = malloc(sizeof(*inl)))) {
+				d->err = -ENOMEM;
+				break;
+			}
+			if (root.nr_ranges == 1) {
+				*inl = root; /* moved */
+				memset(&root, 0, sizeof(root));
+			} else if (clip_tree(&root, &rg, 1, inl)) {
+				fi_inline_release(inl);
+				free(inl);
+				d->err = -ENOMEM;
+				break;
+			}
+			inl->name = name;
+			if (!inl->nr_children) {
+				fi_inline_release(inl);
+				free(inl);
+				inl = NULL;
+			}
+		}
+		f = fi_add_func(d->t, rg.start, rg.end - rg.start, name);
+		if (!f) {
+			if (inl) {
+				fi_inline_release(inl);
+				free(inl);
+			}
+			d->err = -ENOMEM;
+			break;
+		}
+		f->inl = inl;
+	}
+	fi_inline_release(&root);
+	return d->err;
+}
+
+/* Namespaces, classes, CUs: find the functions in them. */
+static void scan_scope(struct dws *d, Dwarf_Die *die, unsigned depth)
+{
+	Dwarf_Die c;
+	int rc;
+
+	if (depth > DWS_MAX_DEPTH || dwarf_haschildren(die) <= 0)
+		return;
+	for (rc = dwarf_child(die, &c); rc == 0 && !d->err; rc = dwarf_siblingof(&c, &c)) {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			if (has_code(&c))
+				do_func(d, &c, depth + 1);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+		case DW_TAG_interface_type:
+			scan_scope(d, &c, depth + 1);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line)
+{
+	if (d->nr_rows == d->cap_rows && ZT_GROW(d->rows, d->cap_rows, d->nr_rows + 1))
+		return d->err = -ENOMEM;
+	d->rows[d->nr_rows++] = (struct row){ addr, file, line };
+	return 0;
+}
+
+static void cu_lines(struct dws *d, Dwarf_Die *cu)
+{
+	Dwarf_Lines *lines;
+	size_t n, i;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return;
+	for (i = 0; i < n && !d->err; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Files *files;
+		Dwarf_Addr a;
+		size_t idx;
+		bool end;
+		int ln;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
+			continue;
+		if (end) {
+			add_row(d, a, ROW_END, 0);
+			continue;
+		}
+		if (dwarf_lineno(l, &ln) || ln < 0)
+			ln = 0;
+		if (dwarf_line_file(l, &files, &idx))
+			files = NULL;
+		add_row(d, a, map_file(d, files, idx), (uint32_t)ln);
+	}
+}
+
+static int walk_dwarf(struct dws *d, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t unit_type;
+
+	while (!d->err && dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
+		int tag = dwarf_tag(&cudie);
+		size_t nfiles = 0;
+		Dwarf_Attribute a;
+
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type ||
+		    (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit))
+			continue;
+		d->files = NULL;
+		d->nfiles = 0;
+		d->version = version;
+		d->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		if (d->comp_dir && !*d->comp_dir)
+			d->comp_dir = NULL;
+		if (dwarf_getsrcfiles(&cudie, &d->files, &nfiles) == 0 && d->files) {
+			if (ZT_GROW(d->filemap, d->cap_filemap, nfiles))
+				return -ENOMEM;
+			memset(d->filemap, 0, nfiles * sizeof(*d->filemap));
+			d->nfiles = nfiles;
+		} else {
+			d->files = NULL;
+		}
+		/* a partial unit (dwz) shares its CU's line program: its rows
+		 * would come twice */
+		if (tag == DW_TAG_compile_unit)
+			cu_lines(d, &cudie);
+		scan_scope(d, &cudie, 0);
+	}
+	return d->err;
+}
+
+/* ---- line rows to functions ---------------------------------------------- */
+
+static int row_before(const struct row *a, const struct row *b)
+{
+	if (a->addr != b->addr)
+		return a->addr < b->addr;
+	/* an end of sequence precedes a row at the same address, as in libdw */
+	return a->file == ROW_END && b->file != ROW_END;
+}
+
+static size_t run_end(const struct row *r, size_t i, size_t n)
+{
+	for (i++; i < n && !row_before(&r[i], &r[i - 1]); i++)
+		;
+	return i;
+}
+
+/* Stable natural merge sort: each CU's rows come sorted already, and
+ * rows at one address keep their order (the last one wins). */
+static int sort_rows(struct dws *d)
+{
+	struct row *src = d->rows, *dst, *tmp;
+	size_t n = d->nr_rows, runs;
+
+	if (run_end(src, 0, n) >= n)
+		return 0;
+	if (!(tmp = malloc(n * sizeof(*tmp))))
+		return -ENOMEM;
+	dst = tmp;
+	do {
+		size_t i = 0;
+
+		runs = 0;
+		while (i < n) {
+			size_t m = run_end(src, i, n), e = m < n ? run_end(src, m, n) : n;
+			size_t a = i, b = m, k = i;
+
+			while (a < m && b < e)
+				dst[k++] = row_before(&src[b], &src[a]) ? src[b++] : src[a++];
+			memcpy(dst + k, src + a, (m - a) * sizeof(*src));
+			k += m - a;
+			memcpy(dst + k, src + b, (e - b) * sizeof(*src));
+			runs++;
+			i = e;
+		}
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	} while (runs > 1);
+	if (src != d->rows) {
+		free(d->rows);
+		d->rows = src;
+		d->cap_rows = n;
+	} else {
+		free(dst);
+	}
+	return 0;
+}
+
+/* Give every function the rows that cover it; rows repeating the row before
+ * them are left out. */
+static int distribute(struct dws *d)
+{
+	const struct row *rows = d->rows;
+	size_t i, n = d->nr_rows;
+
+	for (i = 0; i < d->t->nr_funcs; i++) {
+		struct fi_func *f = &d->t->funcs[i];
+		uint64_t end = f->start + f->size;
+		size_t lo = 0, hi = n, k;
+
+		if (!f->size || end < f->start)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rows[mid].addr <= f->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo ? lo - 1 : 0; k < n && rows[k].addr < end; k++) {
+			const struct row *r = &rows[k];
+			uint64_t a = r->addr > f->start ? r->addr : f->start;
+
+			if (r->file == ROW_END)
+				continue;
+			if (f->nr_lines && f->lines[f->nr_lines - 1].file == r->file &&
+			    f->lines[f->nr_lines - 1].line == r->line)
+				continue;
+			if (fi_add_line(f, a, r->file, r->line))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+
+static int elf_usable(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return 0;
+	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
+}
+
+static void copy_build_id(struct fi_table *t, Elf *elf)
+{
+	const void *id;
+	ssize_t n;
+
+	if (!elf || t->uuid_len)
+		return;
+	n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n <= 0)
+		return;
+	if (n > ZT_BUILD_ID_MAX)
+		n = ZT_BUILD_ID_MAX;
+	memcpy(t->uuid, id, (size_t)n);
+	t->uuid_len = (uint8_t)n;
+}
+
+int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf)
+{
+	struct dws d;
+	Elf_Scn *symscn;
+	Elf *symsrc;
+	Dwarf *dw = NULL;
+	int ret;
+
+	if (has_dwarf)
+		*has_dwarf = 0;
+	pthread_once(&elf_once, elf_init_once);
+	if (!elf_ok)
+		return -ENOEXEC;
+	if (!symelf)
+		symelf = dwelf;
+	if (!elf_usable(symelf) || (dwelf && !elf_usable(dwelf)))
+		return -ENOEXEC;
+	memset(&d, 0, sizeof(d));
+	d.t = t;
+	copy_build_id(t, symelf);
+	copy_build_id(t, dwelf);
+
+	symsrc = symelf;
+	if (!(symscn = find_scn(symelf, SHT_SYMTAB)) && dwelf && dwelf != symelf &&
+	    (symscn = find_scn(dwelf, SHT_SYMTAB)))
+		symsrc = dwelf;
+	if (!symscn)
+		symscn = find_scn(symelf, SHT_DYNSYM);
+	if (symscn && (ret = read_syms(&d, symsrc, symscn)))
+		goto out;
+	if ((ret = add_syms(&d)))
+		goto out;
+	if ((ret = read_text(&d, symelf)))
+		goto out;
+	if (!d.nr_text && dwelf != symelf && (ret = read_text(&d, dwelf)))
+		goto out;
+
+	if (dwelf && (dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL))) {
+		if ((ret = walk_dwarf(&d, dw)))
+			goto out;
+	}
+	if ((ret = fi_finish(t)))
+		goto out;
+	if (d.nr_rows) {
+		if (has_dwarf)
+			*has_dwarf = 1;
+		if ((ret = sort_rows(&d)) || (ret = distribute(&d)) || (ret = fi_finish(t)))
+			goto out;
+	}
+	ret = 0;
+out:
+	if (dw)
+		dwarf_end(dw);
+	if (d.paths)
+		for (size_t i = 0; i < d.paths_cap; i++)
+			free(d.paths[i].path);
+	free(d.paths);
+	umap_release(&d.names);
+	free(d.syms);
+	free(d.text);
+	free(d.rows);
+	free(d.filemap);
+	free(d.scr);
+	return ret;
+}
+
+static int open_elf(const char *path, int *fd, Elf **elf)
+{
+	*elf = NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	return 0;
+}
+
+int dwarfsyms_extract(const char *elf_path, const char *debug_path, struct fi_table *t,
+		      int *has_dwarf)
+{
+	int fd = -1, dfd = -1, ret;
+	Elf *elf = NULL, *delf = NULL;
+
+	if (has_dwarf)
+		*has_dwarf = 0;
+	pthread_once(&elf_once, elf_init_once);
+	if (!elf_ok)
+		return -ENOEXEC;
+	if ((ret = open_elf(elf_path, &fd, &elf)))
+		goto out;
+	if (debug_path && strcmp(debug_path, elf_path)) {
+		if ((ret = open_elf(debug_path, &dfd, &delf)))
+			goto out;
+	} else if (debug_path) {
+		delf = elf;
+	}
+	ret = dwarfsyms_extract_elf(elf, delf, t, has_dwarf);
+out:
+	if (delf && delf != elf)
+		elf_end(delf);
+	if (elf)
+		elf_end(elf);
+	if (dfd >= 0)
+		close(dfd);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A module's symbols as a struct fi_table: function symbols of the ELF
+ * symbol table, and DWARF functions, line tables and inline trees, read in
+ * one pass per compile unit (libdw), never per address.
+ */
+#ifndef ZT_DWARFSYMS_H
+#define ZT_DWARFSYMS_H
+
+#include <libelf.h>
+
+#include "symbolizer/funcinfo.h"
+
+/*
+ * Fill t (initialized by the caller, released by the caller on success and
+ * failure alike) from ELF file elf_path and, when debug_path is given, the
+ * DWARF of debug_path: a separate debug file (/usr/lib/debug/.build-id/...)
+ * or elf_path itself when the DWARF is inside it.
+ *
+ * Functions: every FUNC/IFUNC symbol of the symbol table (.symtab of
+ * elf_path, else .symtab of the debug file, else .dynsym), and every DWARF
+ * subprogram with code. Names follow perf: the symbol table's name when a
+ * symbol covers the function's start, else DW_AT_linkage_name, else
+ * DW_AT_name (not demangled). Files, lines and inline frames come from
+ * DWARF; symbols without a DWARF subprogram (assembly) get the line rows
+ * that cover them too. A function with several address ranges (gcc's
+ * hot/cold split, "foo" + "foo.cold") becomes one fi_func per contiguous
+ * range, each with its own inline tree clipped to that range; the cold
+ * part takes its own symbol's name ("foo.cold") as llvm-symbolizer shows.
+ * Addresses are virtual addresses (st_value, DW_AT_low_pc) of ET_EXEC and
+ * ET_DYN files. The build id goes to t->uuid. fi_finish() is called.
+ *
+ * *has_dwarf (may be NULL) is set to whether any DWARF line row was found.
+ * Returns 0, -ENOEXEC when a file is not an ELF executable or shared
+ * object, or another negative errno (-ENOENT, -EACCES, -ENOMEM). Damaged
+ * DWARF is skipped where it is damaged, not reported.
+ */
+int dwarfsyms_extract(const char *elf_path, const char *debug_path, struct fi_table *t,
+		      int *has_dwarf);
+
+/*
+ * The same on open ELF handles (borrowed; e.g. an in-memory ELF from
+ * elf_memory() for MiniDebugInfo): symbols from symelf (.symtab, else
+ * dwelf's .symtab, else symelf's .dynsym), DWARF from dwelf (may be NULL or
+ * equal to symelf; symelf may be NULL when dwelf is given).
+ */
+int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf);
+
+#endif

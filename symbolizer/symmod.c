@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One module's symbols: found, extracted once into GSYM, cached by build id. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libprof/array.h"
+#include "libprof/fileio.h"
+#include "libprof/log.h"
+#include "libprof/zbuf.h"
+#include "symbolizer/debuginfod.h"
+#include "symbolizer/dwarfsyms.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/gsym.h"
+#include "symbolizer/symmod.h"
+
+#define META_MAGIC "zt-symmod 1"
+
+/* A loadable segment: file offsets [off, off+size) are at vaddr. */
+struct seg {
+	uint64_t off, vaddr, size;
+};
+
+struct symmod {
+	struct gsym *g;      /* NULL: no symbols at all */
+	struct zbuf image;   /* the GSYM image when not mapped from the cache */
+	struct seg *segs;
+	size_t nr_segs, cap_segs;
+	enum symq q;
+	char why[128];
+	char source[PATH_MAX];
+};
+
+enum symq symmod_quality(const struct symmod *m)
+{
+	return m->q;
+}
+
+const char *symmod_why(const struct symmod *m)
+{
+	return m->why;
+}
+
+const char *symmod_source(const struct symmod *m)
+{
+	return m->source;
+}
+
+void symmod_free(struct symmod *m)
+{
+	if (!m)
+		return;
+	gsym_free(m->g);
+	zbuf_release(&m->image);
+	free(m->segs);
+	free(m);
+}
+
+/* PT_LOAD segments of an ELF file. */
+static int read_segments(const char *path, struct symmod *m)
+{
+	size_t i, n;
+	Elf *e = NULL;
+	int fd, err = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ZT_GROW(m->segs, m->cap_segs, m->nr_segs + 1)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		m->segs[m->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_segs; i++) {
+		if (off >= m->segs[i].off && off - m->segs[i].off < m->segs[i].size) {
+			*vaddr = off - m->segs[i].off + m->segs[i].vaddr;
+			return 0;
+		}
+	}
+	/* no segments known (ET_REL, a GSYM given alone): offsets are addresses */
+	if (!m->nr_segs) {
+		*vaddr = off;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result *r)
+{
+	if (!m->g)
+		return -ENOENT;
+	return gsym_lookup(m->g, vaddr, r) ? -ENOENT : 0;
+}
+
+int symmod_lookup_offset(const struct symmod *m, uint64_t off, struct fi_result *r)
+{
+	uint64_t vaddr;
+
+	if (symmod_offset_to_vaddr(m, off, &vaddr))
+		return -ENOENT;
+	return symmod_lookup_vaddr(m, vaddr, r);
+}
+
+/* ---- the cache: DIR/gsym/<id>.gsym and <id>.meta ------------------------ */
+
+static int cache_paths(const struct symmod_opts *o, const struct prof_build_id *bid, char *gsym,
+		       char *meta, size_t n)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1];
+
+	if (!o->cache || !o->cache->dir || !bid || bid->len < 2)
+		return -ENOENT;
+	prof_build_id_hex(bid, hex);
+	if (snprintf(gsym, n, "%s/gsym/%s.gsym", o->cache->dir, hex) >= (int)n ||
+	    snprintf(meta, n, "%s/gsym/%s.meta", o->cache->dir, hex) >= (int)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The meta file: quality, why, source and the load segments, as text. */
+static int load_meta(const char *path, struct symmod *m)
+{
+	char *d, *line, *save = NULL;
+	size_t n;
+	int ok = 0;
+
+	if (zt_read_file(path, 1 << 20, &d, &n))
+		return -ENOENT;
+	for (line = strtok_r(d, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, b, c;
+		int q;
+
+		if (!strcmp(line, META_MAGIC)) {
+			ok = 1;
+		} else if (sscanf(line, "quality %d", &q) == 1 && q >= SYMQ_NONE && q <= SYMQ_FULL) {
+			m->q = (enum symq)q;
+		} else if (!strncmp(line, "why ", 4)) {
+			snprintf(m->why, sizeof(m->why), "%s", line + 4);
+		} else if (!strncmp(line, "source ", 7)) {
+			snprintf(m->source, sizeof(m->source), "%s", line + 7);
+		} else if (sscanf(line, "load %llx %llx %llx", &a, &b, &c) == 3) {
+			if (ZT_GROW(m->segs, m->cap_segs, m->nr_segs + 1))
+				break;
+			m->segs[m->nr_segs++] = (struct seg){ a, b, c };
+		}
+	}
+	free(d);
+	return ok ? 0 : -EBADMSG;
+}
+
+static void mkdirs_for(const struct buildid_cache *c, const char *dir)
+{
+	if (mkdir(c->dir, 0755) && errno != EEXIST)
+		return;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return;
+	if (c->uid != (uid_t)-1 && (chown(c->dir, c->uid, c->gid) || chown(dir, c->uid, c->gid)))
+		zt_debug("cannot give '%s' to the sudo user", dir);
+}
+
+static void save_meta(const struct symmod_opts *o, const char *path, const struct symmod *m)
+{
+	char tmp[PATH_MAX];
+	size_t i;
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return;
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "%s\nquality %d\nwhy %s\nsource %s\n", META_MAGIC, (int)m->q, m->why, m->source);
+	for (i = 0; i < m->nr_segs; i++)
+		fprintf(f, "load %llx %llx %llx\n", (unsigned long long)m->segs[i].off,
+			(unsigned long long)m->segs[i].vaddr, (unsigned long long)m->segs[i].size);
+	if (o->cache->uid != (uid_t)-1 && fchown(fileno(f), o->cache->uid, o->cache->gid))
+		zt_debug("cannot give '%s' to the sudo user", tmp);
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+/* Write data to path through a temporary file and a rename, so readers
+ * never see half a file; chown to uid/gid unless (uid_t)-1. */
+static int write_atomic(const void *data, size_t len, const char *path, uid_t uid, gid_t gid)
+{
+	char tmp[PATH_MAX];
+	size_t off = 0;
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t k = write(fd, (const char *)data + off, len - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			err = k < 0 ? -errno : -EIO;
+			break;
+		}
+		off += (size_t)k;
+	}
+	if (!err && uid != (uid_t)-1 && fchown(fd, uid, gid))
+		zt_debug("cannot give '%s' to the sudo user", path);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* ---- extraction ------------------------------------------------------------ */
+
+static void progress_cb(void *ctx, long done, long total)
+{
+	const struct symmod_opts *o = ctx;
+
+	if (o->progress)
+		o->progress(o->progress_ctx, "debuginfod", done, total);
+}
+
+/* Build the fi_table of the binary at path: its DWARF, or a separate debug
+ * file, or debuginfod's, else the symbol tables. Sets m's quality, why and
+ * source. */
+static int extract(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
+		   struct fi_table *t, struct symmod *m)
+{
+	char dbg[PATH_MAX], *dl = NULL;
+	int has_dwarf = 0, err;
+
+	/* DWARF in the binary itself first: the common case of a -g build */
+	err = dwarfsyms_extract(path, path, t, &has_dwarf);
+	if (err)
+		return err;
+	if (has_dwarf) {
+		m->q = SYMQ_FULL;
+		snprintf(m->source, sizeof(m->source), "DWARF in the binary");
+		return 0;
+	}
+	if (!debugfind(&o->find, path, bid, dbg, sizeof(dbg))) {
+		snprintf(m->source, sizeof(m->source), "%s", dbg);
+	} else if (!o->no_debuginfod && bid && bid->len &&
+		   !zt_debuginfod_find(bid, 0, progress_cb, (void *)o, &dl)) {
+		snprintf(dbg, sizeof(dbg), "%s", dl);
+		snprintf(m->source, sizeof(m->source), "debuginfod");
+		free(dl);
+	} else {
+		dbg[0] = 0;
+	}
+	if (dbg[0]) {
+		fi_table_release(t);
+		fi_table_init(t);
+		err = dwarfsyms_extract(path, dbg, t, &has_dwarf);
+		if (err)
+			return err;
+	}
+	if (has_dwarf) {
+		m->q = SYMQ_FULL;
+		return 0;
+	}
+	if (t->nr_funcs) {
+		m->q = SYMQ_BASIC;
+		snprintf(m->why, sizeof(m->why), "no debug info");
+		if (!dbg[0])
+			snprintf(m->source, sizeof(m->source), "symbol table");
+		return 0;
+	}
+	m->q = SYMQ_NONE;
+	snprintf(m->why, sizeof(m->why), "stripped: no symbols, no debug info");
+	return 0;
+}
+
+static int build(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
+		 struct symmod *m)
+{
+	struct fi_table t;
+	int err;
+
+	fi_table_init(&t);
+	err = read_segments(path, m);
+	if (!err)
+		err = extract(o, path, bid, &t, m);
+	if (!err) {
+		err = gsym_encode(&t, &m->image);
+		if (!err)
+			err = gsym_open_mem(m->image.data, m->image.len, &m->g);
+	}
+	fi_table_release(&t);
+	return err;
+}
+
+static int file_matches(const char *path, const struct prof_build_id *bid)
+{
+	struct prof_build_id fb = { 0 };
+
+	if (!bid || !bid->len)
+		return 1;
+	if (elf_read_build_id(path, &fb))
+		return 0;
+	return fb.len == bid->len && !memcmp(fb.data, bid->data, bid->len);
+}
+
+int symmod_open(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
+		struct symmod **out)
+{
+	char gpath[PATH_MAX], mpath[PATH_MAX], real[PATH_MAX];
+	struct prof_build_id fb = { 0 };
+	struct symmod *m = calloc(1, sizeof(*m));
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	zbuf_init(&m->image);
+	*out = m;
+	if ((!bid || !bid->len) && path && !elf_read_build_id(path, &fb) && fb.len)
+		bid = &fb;
+	/* warm: the cached GSYM, no ELF or DWARF reading at all */
+	if (!cache_paths(o, bid, gpath, mpath, sizeof(gpath)) && !load_meta(mpath, m) &&
+	    !gsym_open_file(gpath, &m->g))
+		return 0;
+	m->nr_segs = 0;
+	m->q = SYMQ_NONE;
+	m->why[0] = m->source[0] = 0;
+	snprintf(real, sizeof(real), "%s%s", o->find.symfs ? o->find.symfs : "", path ? path : "");
+	if (!path || access(real, R_OK)) {
+		snprintf(m->why, sizeof(m->why), "binary not found");
+		return 0;
+	}
+	if (!file_matches(real, bid)) {
+		snprintf(m->why, sizeof(m->why), "the file is not the recorded binary (build id differs)");
+		return 0;
+	}
+	err = build(o, real, bid, m);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		gsym_free(m->g);
+		m->g = NULL;
+		m->q = SYMQ_NONE;
+		snprintf(m->why, sizeof(m->why), "cannot read it: %s", strerror(-err));
+		return 0;
+	}
+	if (o->cache && !cache_paths(o, bid, gpath, mpath, sizeof(gpath))) {
+		char dir[PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%s/gsym", o->cache->dir);
+		mkdirs_for(o->cache, dir);
+		if (!write_atomic(m->image.data, m->image.len, gpath, o->cache->uid, o->cache->gid))
+			save_meta(o, mpath, m);
+	}
+	return 0;
+}
+
+int symmod_extract(const struct symmod_opts *o, const char *path, const char *out_path,
+		   enum symq *q)
+{
+	struct symmod *m = calloc(1, sizeof(*m));
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	zbuf_init(&m->image);
+	err = build(o, path, NULL, m);
+	if (!err)
+		err = write_atomic(m->image.data, m->image.len, out_path, (uid_t)-1, (gid_t)-1);
+	*q = m->q;
+	symmod_free(m);
+	return err;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The symbols of one module (an executable or shared library), from the
+ * best source there is, turned once into a GSYM table and cached by build
+ * id: the next lookup in the same binary does no ELF or DWARF parsing.
+ *
+ * Sources, best first: the GSYM cache ($cache/gsym/<id>.gsym); the binary's
+ * DWARF, or its separate debug file (build-id directories, .gnu_debuglink,
+ * --debug-dir, --symfs); debuginfod (unless turned off); MiniDebugInfo; the
+ * ELF symbol tables. Names come from the symbol table, files, lines and
+ * inline chains from DWARF.
+ */
+#ifndef ZT_SYMMOD_H
+#define ZT_SYMMOD_H
+
+#include <stdint.h>
+
+#include "libprof/profile.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/debugfind.h"
+#include "symbolizer/funcinfo.h"
+
+enum symq {
+	SYMQ_NONE = 0,  /* module + offset only */
+	SYMQ_BASIC = 1, /* function names (ELF symbols) */
+	SYMQ_FULL = 2,  /* DWARF: function, file, line, inline chain */
+};
+
+struct symmod_opts {
+	const struct buildid_cache *cache; /* GSYM cache; NULL: none */
+	struct debugfind_opts find;
+	int no_debuginfod;
+	/* progress of debuginfod downloads (what: the module), or NULL */
+	void (*progress)(void *ctx, const char *what, long done, long total);
+	void *progress_ctx;
+};
+
+struct symmod;
+
+/*
+ * Open the symbols of the binary at path (as the process saw it; may be
+ * gone when the cache has its symbols) whose build id is bid (NULL or len 0:
+ * read it from the file). A file whose build id differs from bid is not
+ * used. Never fails for want of symbols: the module then has SYMQ_NONE and
+ * symmod_why() says why. Returns 0 or -ENOMEM.
+ */
+int symmod_open(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
+		struct symmod **out);
+void symmod_free(struct symmod *m);
+
+enum symq symmod_quality(const struct symmod *m);
+/* Why the quality is not SYMQ_FULL ("" when it is), e.g. "no debug info". */
+const char *symmod_why(const struct symmod *m);
+/* Where the symbols came from ("gsym cache", "DWARF in the binary",
+ * "/usr/lib/debug/...", "debuginfod", "symbol table", ""). */
+const char *symmod_source(const struct symmod *m);
+
+/* Look up a file offset (address - mapping start + mapping pgoff) or a
+ * virtual address. Strings in r are borrowed until symmod_free().
+ * Returns 0, or -ENOENT when no function covers it. */
+int symmod_lookup_offset(const struct symmod *m, uint64_t off, struct fi_result *r);
+int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
+/* The virtual address of a file offset (-ENOENT: in no loadable segment). */
+int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
+
+/* Extract path's symbols (with its debug file, found as symmod_open does)
+ * into a GSYM file at out_path; *q gets the quality. For
+ * 'zt symbols extract'. Returns 0 or a negative errno. */
+int symmod_extract(const struct symmod_opts *o, const char *path, const char *out_path,
+		   enum symq *q);
+
+#endif

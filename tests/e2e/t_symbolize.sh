@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# zt symbolize against addr2line and llvm-symbolizer; debug files; the GSYM cache; zt buildid, zt symbols.
+src=$(cd "$(dirname "$0")/../data/symbolize" && pwd)/inl.c
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+gcc -O2 -g -o inl "$src" || fail "compile fixture"
+# every 2nd byte of every function of the fixture
+addrs() { nm -S --defined-only "$1" | awk '$3 ~ /^[tT]$/ && NF == 4 { print $1, $2, $4 }' |
+	while read -r a s n; do
+		for ((o = 0; o < 16#$s; o += 2)); do printf '0x%x\n' $((16#$a + o)); done
+	done; }
+addrs inl > addrs
+n=$(wc -l < addrs); echo "  $n addresses"
+# GSYM keeps no discriminators: addr2line's "(discriminator N)" aside
+addr2line -f -i -e inl < addrs | sed 's/ (discriminator [0-9]*)$//' > a2l.out
+check "reference answers" [ -s a2l.out ] && [ "$n" -gt 100 ]
+"$ZT" symbolize -f -i -e inl < addrs > zt.out 2> zt.err
+check "zt symbolize exits 0" [ $? -eq 0 ]
+check "same answers as addr2line -f -i" cmp -s zt.out a2l.out
+grep -q 'leaf_mix' zt.out; check "inlined frames are named" [ $? -eq 0 ]
+# llvm-symbolizer's style, the column aside
+norm() { awk 'BEGIN { RS = ""; FS = "\n" } { s = ""; for (i = 1; i <= NF; i += 2) { f = $(i + 1); sub(/:[0-9]+$/, "", f); s = s $i "@" f ";" } print s }'; }
+llvm-symbolizer --inlining -e inl < addrs | norm > llvm.norm
+"$ZT" symbolize --output-style=LLVM -e inl < addrs | norm > ztl.norm
+check "same answers as llvm-symbolizer --inlining" cmp -s llvm.norm ztl.norm
+# the second run reads the GSYM cache
+check "GSYM cached by build id" [ -n "$(ls "$ZT_CACHE_DIR"/gsym/*.gsym 2>/dev/null)" ]
+"$ZT" symbolize -f -i -e inl < addrs > zt2.out
+check "cached answers identical" cmp -s zt2.out a2l.out
+# a stripped binary with its debug file next to it (.gnu_debuglink), no cache
+objcopy --only-keep-debug inl inl.debug && objcopy --strip-all --add-gnu-debuglink=inl.debug inl inl.stripped
+"$ZT" symbolize --no-symbol-cache -f -i -e inl.stripped < addrs > s.out
+check "stripped binary + .gnu_debuglink: same answers" cmp -s s.out a2l.out
+mv inl.debug inl.debug.away
+"$ZT" symbolize --no-symbol-cache --no-debuginfod -f -e inl.stripped 0x$(nm inl | awk '$3 == "outer" { print $1 }') > s2.out
+check "debug file gone: unknown" grep -q '^??' s2.out
+mv inl.debug.away inl.debug
+# --debug-dir with a .build-id tree
+bid=$("$ZT" buildid inl | awk '{ print $1 }')
+check "zt buildid prints the GNU build id" [ "$bid" = "$(readelf -n inl | awk '/Build ID/ { print $3 }')" ]
+mkdir -p dbg/.build-id/${bid:0:2} && cp inl.debug dbg/.build-id/${bid:0:2}/${bid:2}.debug
+mkdir other && objcopy --strip-all inl other/inl
+"$ZT" symbolize --no-symbol-cache --debug-dir "$T/dbg" -f -i -e other/inl < addrs > d.out
+check "--debug-dir .build-id lookup: same answers" cmp -s d.out a2l.out
+# a binary without a build id: keyed by its file id
+gcc -O2 -g -Wl,--build-id=none -o nobid "$src"
+line=$("$ZT" buildid nobid)
+check "no build id: '-' and a 32-digit file id" bash -c "[[ '$line' =~ ^-\ [0-9a-f]{32}\ nobid$ ]]"
+want=$(python3 -c "import hashlib,os;d=open('nobid','rb').read();print(hashlib.sha256(d[:4096]+d[-4096:]+len(d).to_bytes(8,'big')).hexdigest()[:32])" 2>/dev/null)
+[ -n "$want" ] && check "file id as OpenTelemetry computes it" [ "$(echo "$line" | awk '{ print $2 }')" = "$want" ]
+# zt symbols extract: GSYM files llvm-gsymutil reads
+"$ZT" symbols extract inl nobid -o gs > ex.out
+check "symbols extract writes <build id>.gsym" [ -s "gs/$bid.gsym" ]
+check "symbols extract reports full quality" grep -q "gs/$bid.gsym full" ex.out
+gsu=$(command -v llvm-gsymutil || command -v llvm-gsymutil-14)
+if [ -n "$gsu" ]; then
+	a=0x$(nm inl | awk '$3 == "outer" { print $1 }')
+	"$gsu" "gs/$bid.gsym" --address=$a > g.out 2>&1
+	check "llvm-gsymutil reads our GSYM file" grep -q 'outer' g.out
+fi
+# libc through libc6-dbg's /usr/lib/debug/.build-id files
+libc=/lib/x86_64-linux-gnu/libc.so.6
+if [ -d /usr/lib/debug/.build-id ]; then
+	m=0x$(nm -D "$libc" | awk '$3 ~ /^malloc@/ { print $1 }' | head -1)
+	"$ZT" symbolize -f -e "$libc" "$m" > libc.out
+	check "libc's malloc with a file:line from libc6-dbg" grep -qE '^[a-z_]*malloc$' libc.out
+	check "libc file:line" grep -qE 'malloc\.c:[0-9]+' libc.out
+fi
+# a live process, through its maps
+"$WL/hot" wait & hp=$!; bgpids+=($hp)
+sleep 0.3
+base=$(awk '$6 ~ /\/hot$/ && $2 ~ /x/ { split($1, r, "-"); print r[1], $3; exit }' /proc/$hp/maps)
+read -r start off <<< "$base"
+sym=$(nm "$WL/hot" | awk '$3 == "zt_hot_a" { print $1 }')
+# runtime address = map start + (vaddr - (offset-to-vaddr of the segment)); PIE text: vaddr == file offset
+addr=$(printf '0x%x' $((16#$start + 16#$sym - 16#$off)))
+"$ZT" symbolize --pid "$hp" -f "$addr" > pid.out
+check "--pid resolves a live process's address" grep -q '^zt_hot_a$' pid.out
+kill "$hp"
+finish
