@@ -47,7 +47,8 @@ endif
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(pkg_names) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(pkg_names) 2>/dev/null)
+# libdebuginfod: headers only at build time, dlopen'ed when a server is asked
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libdebuginfod,$(pkg_names)) 2>/dev/null) -ldl
 
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \

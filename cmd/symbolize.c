@@ -33,6 +33,20 @@ struct symbolize {
 	struct symmod *mod;   /* -e */
 };
 
+/* unsigned decimal, without printf's cost: answers are printed by the
+ * ten thousand */
+static void put_u32(uint32_t v)
+{
+	char b[11];
+	int i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, stdout);
+}
+
 static void print_name(const struct symbolize *s, const char *name)
 {
 	char *d = s->demangle && name ? zt_demangle(name, 1) : NULL;
@@ -58,12 +72,17 @@ static void print_file(const struct symbolize *s, const struct fi_loc *l)
 
 		fputs(slash ? slash + 1 : base, stdout);
 	} else if (l->dir && *l->dir && base[0] != '/') {
-		printf("%s/%s", l->dir, base);
+		fputs_unlocked(l->dir, stdout);
+		putc_unlocked('/', stdout);
+		fputs_unlocked(base, stdout);
 	} else {
-		fputs(base, stdout);
+		fputs_unlocked(base, stdout);
 	}
+	putc_unlocked(':', stdout);
+	put_u32(l->line);
 	/* GSYM keeps no columns: llvm-symbolizer's column prints as 0 */
-	printf(s->llvm ? ":%" PRIu32 ":0" : ":%" PRIu32, l->line);
+	if (s->llvm)
+		fputs_unlocked(":0", stdout);
 }
 
 static void print_result(const struct symbolize *s, uint64_t addr, const struct fi_result *r,
@@ -247,6 +266,9 @@ int cmd_symbolize(int argc, char **argv)
 		struct stat st;
 		/* a tool talking to us through pipes waits for each answer */
 		int interactive = fstat(0, &st) || !S_ISREG(st.st_mode);
+
+		if (!interactive)
+			setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
 		while (getline(&line, &cap, stdin) > 0) {
 			handle(&s, line);

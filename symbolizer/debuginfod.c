@@ -1,12 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* debuginfod client: libdebuginfod with zt's error codes and progress callback. */
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "symbolizer/debuginfod.h"
+
+/* libdebuginfod is loaded when first needed, as elfutils' own libdwfl
+ * does: it brings libcurl, GnuTLS, Kerberos... (30 libraries, ~5 ms of
+ * start-up) that a zt run without a debuginfod server never needs. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int loaded;
+} dl;
+static pthread_once_t dl_once = PTHREAD_ONCE_INIT;
+
+static void dl_load(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+	dl.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
+	dl.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
+	dl.set_user_data = (void (*)(debuginfod_client *, void *))dlsym(h, "debuginfod_set_user_data");
+	dl.get_user_data = (void *(*)(debuginfod_client *))dlsym(h, "debuginfod_get_user_data");
+	dl.set_progressfn = (void (*)(debuginfod_client *, debuginfod_progressfn_t))dlsym(
+		h, "debuginfod_set_progressfn");
+	dl.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
+		h, "debuginfod_find_debuginfo");
+	dl.find_executable = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
+		h, "debuginfod_find_executable");
+	dl.loaded = dl.begin && dl.end && dl.set_user_data && dl.get_user_data && dl.set_progressfn &&
+		    dl.find_debuginfo && dl.find_executable;
+}
+
 
 static int enabled = 1;
 
@@ -27,7 +65,7 @@ struct progress {
 
 static int progress_cb(debuginfod_client *c, long done, long total)
 {
-	struct progress *p = debuginfod_get_user_data(c);
+	struct progress *p = dl.get_user_data(c);
 
 	if (p && p->fn)
 		p->fn(p->ctx, done, total);
@@ -55,17 +93,20 @@ int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
 		return -EINVAL;
 	if (!zt_debuginfod_enabled() || !have_urls())
 		return -ENOSYS;
-	c = debuginfod_begin();
+	pthread_once(&dl_once, dl_load);
+	if (!dl.loaded)
+		return -ENOSYS; /* libdebuginfod1 is not installed */
+	c = dl.begin();
 	if (!c)
 		return errno ? -errno : -ENOMEM;
-	debuginfod_set_user_data(c, &p);
+	dl.set_user_data(c, &p);
 	/* also replaces the stderr printer DEBUGINFOD_PROGRESS installs */
-	debuginfod_set_progressfn(c, progress ? progress_cb : NULL);
+	dl.set_progressfn(c, progress ? progress_cb : NULL);
 	if (want_executable)
-		fd = debuginfod_find_executable(c, bid->data, bid->len, &path);
+		fd = dl.find_executable(c, bid->data, bid->len, &path);
 	else
-		fd = debuginfod_find_debuginfo(c, bid->data, bid->len, &path);
-	debuginfod_end(c);
+		fd = dl.find_debuginfo(c, bid->data, bid->len, &path);
+	dl.end(c);
 	if (fd < 0) {
 		free(path);
 		/* curl's timeouts come back as -ETIME */

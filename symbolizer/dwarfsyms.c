@@ -380,14 +380,14 @@ static Elf_Data *find_xindex(Elf *elf, Elf_Scn *symscn)
 	return NULL;
 }
 
-/* The FUNC symbols of symscn defined in executable sections, into d->syms:
- * sorted, one per address (the preferred name, the largest size). */
-static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn)
+/* Append the FUNC symbols of symscn defined in executable sections to
+ * d->syms (names borrowed from elf). */
+static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 {
 	Elf_Data *data, *strd, *xd;
 	Elf_Scn *strscn;
 	GElf_Shdr symsh, sh;
-	size_t entsz, nsyms, i, n = 0, last_shndx = 0, strsz;
+	size_t entsz, nsyms, i, last_shndx = 0, strsz;
 	const char *strs;
 	uint64_t limit = 0;
 	int last_exec = 0, terminated;
@@ -404,8 +404,10 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 	strsz = strd->d_size;
 	terminated = strs[strsz - 1] == 0;
 	nsyms = data->d_size / entsz;
-	if (!nsyms || !(d->syms = calloc(nsyms, sizeof(*d->syms))))
-		return nsyms ? -ENOMEM : 0;
+	if (!nsyms)
+		return 0;
+	if (d->nr_syms + nsyms < nsyms || ZT_GROW(d->syms, *cap, d->nr_syms + nsyms))
+		return -ENOMEM;
 	xd = find_xindex(elf, symscn);
 	for (i = 1; i < nsyms; i++) {
 		GElf_Sym s;
@@ -437,9 +439,18 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 		}
 		if (!last_exec)
 			continue;
-		d->syms[n++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
-					      (uint8_t)bind_rank(s.st_info) };
+		d->syms[d->nr_syms++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
+						       (uint8_t)bind_rank(s.st_info) };
 	}
+	return 0;
+}
+
+/* Sort d->syms, keep one per address (the preferred name, the largest
+ * size), give sizeless ones an extent. */
+static void finish_syms(struct dws *d)
+{
+	size_t i, n = d->nr_syms;
+
 	if (n > 1)
 		qsort(d->syms, n, sizeof(*d->syms), dsym_cmp);
 	d->nr_syms = 0;
@@ -464,7 +475,6 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 			end = d->syms[i + 1].addr;
 		y->size = end > y->addr ? end - y->addr : 0;
 	}
-	return 0;
 }
 
 /* The symbol covering addr, NULL when none does. */
@@ -983,6 +993,7 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 	Elf_Scn *symscn;
 	Elf *symsrc;
 	Dwarf *dw = NULL;
+	size_t cap_syms = 0;
 	int ret;
 
 	if (has_dwarf)
@@ -999,14 +1010,18 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 	copy_build_id(t, symelf);
 	copy_build_id(t, dwelf);
 
+	/* .symtab (of the debug file when stripped from symelf: a separate
+	 * debug file, MiniDebugInfo) and .dynsym, which MiniDebugInfo's
+	 * .symtab leaves out; at one address one name is kept */
 	symsrc = symelf;
 	if (!(symscn = find_scn(symelf, SHT_SYMTAB)) && dwelf && dwelf != symelf &&
 	    (symscn = find_scn(dwelf, SHT_SYMTAB)))
 		symsrc = dwelf;
-	if (!symscn)
-		symscn = find_scn(symelf, SHT_DYNSYM);
-	if (symscn && (ret = read_syms(&d, symsrc, symscn)))
+	if (symscn && (ret = read_syms(&d, symsrc, symscn, &cap_syms)))
 		goto out;
+	if ((symscn = find_scn(symelf, SHT_DYNSYM)) && (ret = read_syms(&d, symelf, symscn, &cap_syms)))
+		goto out;
+	finish_syms(&d);
 	if ((ret = add_syms(&d)))
 		goto out;
 	if ((ret = read_text(&d, symelf)))
