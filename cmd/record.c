@@ -105,9 +105,10 @@ struct pending {
 	struct prof_mmap m; /* m.path owned */
 };
 
-/* How much of a process's perf map is already in the recording. */
+/* How much of a process's perf map or jitdump is already in the recording. */
 struct perfmap_snap {
-	uint32_t pid;
+	uint32_t pid, kind; /* PROF_BLOB_PERFMAP or PROF_BLOB_JITDUMP */
+	char *path;         /* the jitdump's (perf maps are /tmp/perf-PID.map) */
 	off_t size;
 	struct timespec mtime;
 };
@@ -141,7 +142,7 @@ struct record {
 	size_t nr_deferred, cap_deferred;
 	struct { uint32_t pid, ppid; } *forks; /* process creations seen */
 	size_t nr_forks, cap_forks;
-	struct perfmap_snap *pmaps; /* /tmp/perf-PID.map files already stored */
+	struct perfmap_snap *pmaps; /* perf maps and jitdumps, and what of them is stored */
 	size_t nr_pmaps, cap_pmaps;
 	struct u64set kips;  /* kernel addresses seen in samples */
 	struct pending *pend;
@@ -378,6 +379,8 @@ static void on_task(void *ctx, const struct prof_task *t)
 		add_pending(r, t, NULL);
 }
 
+static void note_jitdump(struct record *r, const struct prof_mmap *m);
+
 static void on_mmap(void *ctx, const struct prof_mmap *cm)
 {
 	struct record *r = ctx;
@@ -385,6 +388,7 @@ static void on_mmap(void *ctx, const struct prof_mmap *cm)
 
 	if (!(m.prot & PROT_EXEC))
 		return;
+	note_jitdump(r, &m);
 	if (!r->filtered || u64set_has(&r->tracked, m.pid))
 		emit_mmap(r, &m);
 	else
@@ -523,30 +527,26 @@ static void snapshot_kernel(struct record *r)
 	free(v);
 }
 
-/* JIT runtimes append to /tmp/perf-PID.map and may delete it when they
- * exit: store what is new in it while the process lives. Later lines win
- * over earlier ones, so the stored pieces, read in order, are the map. */
-static void snapshot_perfmap(struct record *r, uint32_t pid)
+/* JIT runtimes append to /tmp/perf-PID.map (or a jit-PID.dump) and may
+ * delete it when they exit: store what is new in it while the process
+ * lives. The pieces, read in order, are the file: a perf map is cut at
+ * line ends (later lines win over earlier ones), a jitdump anywhere. */
+static void snapshot_file(struct record *r, struct perfmap_snap *ps)
 {
-	struct perfmap_snap *ps = NULL;
-	char path[64], *d = NULL;
+	char *d = NULL;
 	struct stat st;
-	size_t i, n;
-	off_t from = 0;
+	off_t from;
+	size_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	if (stat(ps->path, &st) || !S_ISREG(st.st_mode))
 		return;
-	for (i = 0; i < r->nr_pmaps; i++)
-		if (r->pmaps[i].pid == pid)
-			ps = &r->pmaps[i];
-	if (ps && ps->size == st.st_size && ps->mtime.tv_sec == st.st_mtim.tv_sec &&
+	if (ps->size == st.st_size && ps->mtime.tv_sec == st.st_mtim.tv_sec &&
 	    ps->mtime.tv_nsec == st.st_mtim.tv_nsec)
 		return;
-	if (ps && st.st_size > ps->size)
-		from = ps->size; /* appended to: store the new lines only */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* appended to: the new bytes only; rewritten (shorter): all again */
+	from = st.st_size >= ps->size ? ps->size : 0;
+	fd = open(ps->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	n = (size_t)(st.st_size - from);
@@ -556,22 +556,51 @@ static void snapshot_perfmap(struct record *r, uint32_t pid)
 		return;
 	}
 	close(fd);
-	if (from) /* cut at the last complete line; the rest comes next time */
+	if (ps->kind == PROF_BLOB_PERFMAP) /* the rest of a line comes next time */
 		while (n && d[n - 1] != '\n')
 			n--;
-	if (!ps) {
-		if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1)) {
-			free(d);
-			return;
-		}
-		ps = &r->pmaps[r->nr_pmaps++];
-		ps->pid = pid;
-	}
 	ps->size = from + (off_t)n;
 	ps->mtime = st.st_mtim;
 	if (n)
-		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_PERFMAP, pid, now_ns(), d, n));
+		note_err(r, ztdata_write_blob(r->w, ps->kind, ps->pid, now_ns(), d, n));
 	free(d);
+}
+
+/* The snapshot state of (pid, kind, path), added when new; NULL on ENOMEM. */
+static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kind, const char *path)
+{
+	struct perfmap_snap *ps;
+	size_t i;
+
+	for (i = 0; i < r->nr_pmaps; i++)
+		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == kind && !strcmp(r->pmaps[i].path, path))
+			return &r->pmaps[i];
+	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
+		return NULL;
+	ps = &r->pmaps[r->nr_pmaps];
+	memset(ps, 0, sizeof(*ps));
+	ps->path = strdup(path);
+	if (!ps->path)
+		return NULL;
+	ps->pid = pid;
+	ps->kind = kind;
+	r->nr_pmaps++;
+	return ps;
+}
+
+static void snapshot_perfmap(struct record *r, uint32_t pid)
+{
+	struct perfmap_snap *ps;
+	char path[64];
+	size_t i;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	if (!access(path, F_OK) && (ps = snap_of(r, pid, PROF_BLOB_PERFMAP, path)))
+		snapshot_file(r, ps);
+	/* jitdumps this process mapped (see on_mmap) */
+	for (i = 0; i < r->nr_pmaps; i++)
+		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == PROF_BLOB_JITDUMP)
+			snapshot_file(r, &r->pmaps[i]);
 }
 
 static void snapshot_perfmaps(struct record *r)
@@ -581,6 +610,18 @@ static void snapshot_perfmaps(struct record *r)
 	for (i = 0; i < r->sampled.cap; i++)
 		if (r->sampled.k[i])
 			snapshot_perfmap(r, (uint32_t)r->sampled.k[i]);
+}
+
+/* perf's JIT interface: a runtime writes jit-PID.dump and maps it
+ * executable, just so that the profiler learns its path. */
+static void note_jitdump(struct record *r, const struct prof_mmap *m)
+{
+	const char *base = strrchr(m->path, '/');
+	char want[32];
+
+	snprintf(want, sizeof(want), "jit-%u.dump", m->pid);
+	if (base && !strcmp(base + 1, want) && !snap_of(r, m->pid, PROF_BLOB_JITDUMP, m->path))
+		r->lost_events++;
 }
 
 /* ---- options -------------------------------------------------------------- */
@@ -1360,6 +1401,8 @@ out:
 	free(r.memo);
 	u64set_release(&r.tracked);
 	u64set_release(&r.sampled);
+	for (size_t k = 0; k < r.nr_pmaps; k++)
+		free(r.pmaps[k].path);
 	u64set_release(&r.new_sampled);
 	for (size_t k = 0; k < r.nr_deferred; k++)
 		free(r.deferred[k].path);

@@ -15,6 +15,7 @@
 #include "cmd/symopts.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
+#include "libprof/hash.h"
 #include "libprof/hist.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
@@ -112,16 +113,10 @@ static int load(struct report *r)
 	return -1;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
-
 static uint64_t group_hash(uint32_t stack, uint32_t pid, const char *comm, uint64_t epoch)
 {
-	return mix(mix(mix(mix(0x9e3779b97f4a7c15ull, stack), pid), (uintptr_t)comm), epoch);
+	return zt_hash_mix(zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, stack), pid),
+					(uintptr_t)comm), epoch);
 }
 
 static int group_rehash(struct report *r)
@@ -150,6 +145,10 @@ static int group_add(struct report *r, const struct prof_sample *s)
 {
 	const char *comm = proctree_comm(r->pt, s->pid, s->tid, s->ts);
 	uint64_t epoch = proctree_epoch(r->pt, s->pid, s->ts);
+
+	/* JIT code replaced over time (jitdump): each sample by its own time */
+	if (resolver_time_sensitive(r->res, s->pid))
+		epoch = zt_hash_mix(epoch, s->ts);
 	struct group *g;
 	size_t j;
 

@@ -64,10 +64,13 @@ struct prof_stack {
 };
 
 enum prof_blob_kind {
-	PROF_BLOB_KALLSYMS = 1, /* /proc/kallsyms text at record start */
+	PROF_BLOB_KALLSYMS = 1, /* /proc/kallsyms lines (those the kernel frames need) */
 	PROF_BLOB_MODULES = 2,  /* /proc/modules text */
-	PROF_BLOB_PERFMAP = 3,  /* /tmp/perf-PID.map text of process pid */
+	PROF_BLOB_PERFMAP = 3,  /* a piece of /tmp/perf-PID.map of process pid: the pieces
+				   of a pid, in order, are the map */
 	PROF_BLOB_KERNEL_BUILD_ID = 4, /* raw build-id bytes of vmlinux */
+	PROF_BLOB_JITDUMP = 5,  /* a piece of the jit-PID.dump of process pid (perf's JIT
+				   interface): the pieces, joined in order, are the file */
 };
 
 struct prof_blob {

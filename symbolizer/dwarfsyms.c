@@ -234,7 +234,8 @@ static uint32_t map_file(struct dws *d, Dwarf_Files *files, size_t idx)
 {
 	uint32_t f;
 
-	if (!files)
+	/* before DWARF 5 file 0 is no file (libdw names it "???") */
+	if (!files || (!idx && d->version < 5))
 		return 0;
 	if (files == d->files && idx < d->nfiles && d->filemap[idx])
 		return d->filemap[idx] == FILE_NONE ? 0 : d->filemap[idx];
@@ -608,7 +609,8 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 	n->ranges = r;
 	n->nr_ranges = (uint32_t)nr;
 	n->name = die_name(d, die);
-	n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
+	if (dwarf_hasattr(die, DW_AT_call_file))
+		n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
 	n->call_line = die_udata(die, DW_AT_call_line);
 	/* n stays put: only its own children array grows below */
 	scan_body(d, die, n, &ccap, depth + 1);

@@ -17,32 +17,41 @@
  * DWARF of debug_path: a separate debug file (/usr/lib/debug/.build-id/...)
  * or elf_path itself when the DWARF is inside it.
  *
- * Functions: every FUNC/IFUNC symbol of the symbol table (.symtab of
- * elf_path, else .symtab of the debug file, else .dynsym), and every DWARF
- * subprogram with code. Names follow perf: the symbol table's name when a
- * symbol covers the function's start, else DW_AT_linkage_name, else
- * DW_AT_name (not demangled). Files, lines and inline frames come from
- * DWARF; symbols without a DWARF subprogram (assembly) get the line rows
+ * Functions: every FUNC/IFUNC symbol in an executable section of .symtab
+ * (elf_path's, else the debug file's) and .dynsym (which MiniDebugInfo's
+ * .symtab leaves out), one name per address (GLOBAL over WEAK over LOCAL,
+ * then symname_pref(), as elfsym.c; sizeless ones end at the next symbol or
+ * their section's end), and every DWARF subprogram with code. Names follow
+ * perf: the symbol's name when a symbol covers the function's start (the
+ * shorter .dynsym "xdr_long" wins over .symtab's "xdr_long@GLIBC_2.2.5"),
+ * else DW_AT_linkage_name, else DW_AT_name; never demangled. Inlined
+ * frames are named from DWARF, as are files and lines; symbols without a DWARF subprogram (assembly) get the line rows
  * that cover them too. A function with several address ranges (gcc's
  * hot/cold split, "foo" + "foo.cold") becomes one fi_func per contiguous
  * range, each with its own inline tree clipped to that range; the cold
  * part takes its own symbol's name ("foo.cold") as llvm-symbolizer shows.
- * Addresses are virtual addresses (st_value, DW_AT_low_pc) of ET_EXEC and
- * ET_DYN files. The build id goes to t->uuid. fi_finish() is called.
+ * File paths are those llvm-symbolizer and addr2line print (relative ones
+ * under DW_AT_comp_dir), split into dir and base name. Addresses are
+ * virtual addresses (st_value, DW_AT_low_pc) of ET_EXEC and ET_DYN files;
+ * DWARF ranges outside executable sections (discarded functions) are
+ * dropped. The build id goes to t->uuid. fi_finish() is called.
  *
  * *has_dwarf (may be NULL) is set to whether any DWARF line row was found.
- * Returns 0, -ENOEXEC when a file is not an ELF executable or shared
- * object, or another negative errno (-ENOENT, -EACCES, -ENOMEM). Damaged
- * DWARF is skipped where it is damaged, not reported.
+ * Returns 0, -ENOEXEC when a file (either) is not an ELF executable or
+ * shared object, or another negative errno (-ENOENT, -EACCES, -ENOMEM).
+ * Damaged DWARF is skipped where it is damaged, not reported. Cost: one
+ * pass over each CU's DIEs and line table; no per-address work.
+ * Thread-safe for distinct tables.
  */
 int dwarfsyms_extract(const char *elf_path, const char *debug_path, struct fi_table *t,
 		      int *has_dwarf);
 
 /*
  * The same on open ELF handles (borrowed; e.g. an in-memory ELF from
- * elf_memory() for MiniDebugInfo): symbols from symelf (.symtab, else
- * dwelf's .symtab, else symelf's .dynsym), DWARF from dwelf (may be NULL or
- * equal to symelf; symelf may be NULL when dwelf is given).
+ * elf_memory() for MiniDebugInfo): symbols from symelf's .symtab (else
+ * dwelf's) and symelf's .dynsym, DWARF from dwelf (NULL: none; may equal
+ * symelf; symelf may be NULL when dwelf is given). The handles must stay
+ * open for the call only.
  */
 int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf);
 

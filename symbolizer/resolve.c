@@ -16,6 +16,7 @@
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/jitdump.h"
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/perfmap.h"
 #include "symbolizer/resolve.h"
@@ -29,10 +30,12 @@ struct rs_elf {
 	struct symmod *e;   /* NULL: out of memory */
 };
 
-/* The perf map of one process. */
+/* The perf map and jitdump of one process. */
 struct rs_pmap {
 	uint32_t pid;
 	struct perfmap *m; /* NULL: none */
+	struct jitdump *jd; /* NULL: none */
+	uint8_t *jd_data;  /* the jitdump pieces joined (jd borrows from it) */
 	char module[32];   /* "[JIT] tid PID" */
 };
 
@@ -51,6 +54,9 @@ struct resolver {
 	int demangle;
 	uint64_t counts[3];
 	char **owned;       /* demangled names and inline chains, freed at the end */
+	uint32_t *jit_pids; /* sorted pids with jitdump snapshots */
+	size_t nr_jit_pids, cap_jit_pids;
+	int jit_pids_done;
 	size_t nr_owned, cap_owned;
 	const struct proctree *pt;
 	struct buildid_cache cache;
@@ -118,8 +124,12 @@ void resolver_free(struct resolver *r)
 	for (i = 0; i < r->nr_owned; i++)
 		free(r->owned[i]);
 	free(r->owned);
-	for (i = 0; i < r->nr_pmaps; i++)
+	free(r->jit_pids);
+	for (i = 0; i < r->nr_pmaps; i++) {
 		perfmap_free(r->pmaps[i].m);
+		jitdump_free(r->pmaps[i].jd);
+		free(r->pmaps[i].jd_data);
+	}
 	if (r->have_cache)
 		buildid_cache_release(&r->cache);
 	kallsyms_free(r->ksyms);
@@ -169,14 +179,39 @@ static struct kallsyms *get_ksyms(struct resolver *r)
 	return r->ksyms;
 }
 
-/* The perf map of pid: every snapshot of it in the profile, in order, so
- * later lines win. NULL if there is none. */
+/* The pieces of blob kind of pid joined, with sep after each when sep
+ * is not 0 (*len 0 and NULL when there are none). */
+static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep, size_t *len)
+{
+	size_t i, n = 0;
+	uint8_t *d;
+
+	*len = 0;
+	for (i = 0; i < p->nr_blobs; i++)
+		if (p->blobs[i].kind == kind && p->blobs[i].pid == pid)
+			n += p->blobs[i].len + (sep ? 1 : 0);
+	if (!n || !(d = malloc(n)))
+		return NULL;
+	for (i = 0; i < p->nr_blobs; i++) {
+		const struct prof_blob *b = &p->blobs[i];
+
+		if (b->kind != kind || b->pid != pid)
+			continue;
+		memcpy(d + *len, b->data, b->len);
+		*len += b->len;
+		if (sep)
+			d[(*len)++] = (uint8_t)sep;
+	}
+	return d;
+}
+
+/* The perf map and jitdump of pid, from their snapshots in the profile
+ * (in order: later perf-map lines win). */
 static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 {
-	const struct profile *p = r->p;
 	struct rs_pmap *pm;
-	size_t i, len = 0;
-	char *text = NULL;
+	size_t i, len;
+	char *text;
 
 	for (i = 0; i < r->nr_pmaps; i++)
 		if (r->pmaps[i].pid == pid)
@@ -187,26 +222,16 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 	memset(pm, 0, sizeof(*pm));
 	pm->pid = pid;
 	snprintf(pm->module, sizeof(pm->module), "[JIT] tid %u", pid);
-	for (i = 0; i < p->nr_blobs; i++)
-		if (p->blobs[i].kind == PROF_BLOB_PERFMAP && p->blobs[i].pid == pid)
-			len += p->blobs[i].len + 1;
-	if (!len)
-		return pm;
-	text = malloc(len);
-	if (!text)
-		return pm;
-	for (i = 0, len = 0; i < p->nr_blobs; i++) {
-		const struct prof_blob *b = &p->blobs[i];
-
-		if (b->kind != PROF_BLOB_PERFMAP || b->pid != pid)
-			continue;
-		memcpy(text + len, b->data, b->len);
-		len += b->len;
-		text[len++] = '\n';
-	}
-	if (perfmap_parse(text, len, &pm->m))
+	text = (char *)join_blobs(r->p, PROF_BLOB_PERFMAP, pid, '\n', &len);
+	if (text && perfmap_parse(text, len, &pm->m))
 		pm->m = NULL;
 	free(text);
+	pm->jd_data = join_blobs(r->p, PROF_BLOB_JITDUMP, pid, 0, &len);
+	if (pm->jd_data && jitdump_parse(pm->jd_data, len, &pm->jd)) {
+		pm->jd = NULL;
+		free(pm->jd_data);
+		pm->jd_data = NULL;
+	}
 	return pm;
 }
 
@@ -366,6 +391,31 @@ static int take_result(struct resolver *r, const struct symmod *e, const struct 
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int resolver_time_sensitive(struct resolver *r, uint32_t pid)
+{
+	size_t i;
+
+	if (!r->jit_pids_done) {
+		/* the pids with jitdump snapshots, found once */
+		r->jit_pids_done = 1;
+		for (i = 0; i < r->p->nr_blobs; i++)
+			if (r->p->blobs[i].kind == PROF_BLOB_JITDUMP &&
+			    !ZT_GROW(r->jit_pids, r->cap_jit_pids, r->nr_jit_pids + 1))
+				r->jit_pids[r->nr_jit_pids++] = r->p->blobs[i].pid;
+		if (r->nr_jit_pids)
+			qsort(r->jit_pids, r->nr_jit_pids, sizeof(*r->jit_pids), cmp_u32);
+	}
+	return r->nr_jit_pids &&
+	       bsearch(&pid, r->jit_pids, r->nr_jit_pids, sizeof(*r->jit_pids), cmp_u32) != NULL;
+}
+
 void resolver_quality_counts(const struct resolver *r, uint64_t counts[3])
 {
 	memcpy(counts, r->counts, sizeof(r->counts));
@@ -401,8 +451,8 @@ static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struc
 	f->offset = addr;
 }
 
-static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap *m, uint64_t addr,
-			struct resolve_frame *f)
+static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const struct prof_mmap *m,
+			uint64_t addr, struct resolve_frame *f)
 {
 	const struct symmod *e = NULL;
 	struct fi_result res;
@@ -415,6 +465,17 @@ static int resolve_user(struct resolver *r, uint32_t pid, const struct prof_mmap
 
 		if (!pm)
 			return -ENOMEM;
+		if (pm->jd) {
+			const struct jitdump_region *jr = jitdump_lookup(pm->jd, addr, ts, NULL);
+
+			if (jr && jr->name[0]) {
+				f->sym = jr->name;
+				f->offset = addr - jr->start;
+				f->module = pm->module;
+				f->quality = SYMQ_BASIC;
+				return 0;
+			}
+		}
 		if (pm->m && (f->sym = perfmap_lookup(pm->m, addr, &f->offset))) {
 			f->module = pm->module;
 			f->quality = SYMQ_BASIC;
@@ -482,6 +543,17 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 		if (!m || is_anon(m->path))
 			kpid = pid;
 	}
+	if (kpid) {
+		/* code in a jitdump is replaced over time: answer by sample time */
+		const struct rs_pmap *pm = get_pmap(r, pid);
+
+		if (!pm)
+			return -ENOMEM;
+		if (pm->jd) {
+			memset(f, 0, sizeof(*f));
+			return resolve_user(r, pid, ts, m, addr, f);
+		}
+	}
 	if ((r->nr_frames + 1) * 2 > r->frame_hash_cap && frame_rehash(r))
 		return -ENOMEM;
 	j = frame_hash_of(a, addr, kpid) & (r->frame_hash_cap - 1);
@@ -497,7 +569,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	if (is_kernel) {
 		resolve_kernel(r, ts, addr, &nf);
 	} else {
-		ret = resolve_user(r, pid, m, addr, &nf);
+		ret = resolve_user(r, pid, ts, m, addr, &nf);
 		if (ret)
 			return ret;
 	}

@@ -60,6 +60,10 @@ void resolver_free(struct resolver *r);
 int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
 		     struct resolve_frame *f);
 
+/* Whether pid's frames depend on the sample's time, not only on the
+ * address (JIT code in a jitdump is replaced over time). */
+int resolver_time_sensitive(struct resolver *r, uint32_t pid);
+
 /* Unique frames resolved so far at each quality (index: enum symq). */
 void resolver_quality_counts(const struct resolver *r, uint64_t counts[3]);
 /* Each module opened that gave less than full symbols: cb(module name, its
