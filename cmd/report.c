@@ -34,6 +34,7 @@ struct group {
 struct report {
 	const char *input, *sort;
 	int children, quiet, verbose, force, header, stdio, demangle;
+	int want_srcline; /* a srcline sort key: file:line per frame */
 	struct symopts so;
 	double percent_limit;
 	enum hist_key keys[HIST_MAX_KEYS];
@@ -60,10 +61,12 @@ static int parse_sort(struct report *r)
 		enum hist_key k;
 
 		if (hist_key_parse(tok, &k)) {
-			cmd_error("unknown sort key '%s': use comm, pid, dso or sym", tok);
+			cmd_error("unknown sort key '%s': use comm, pid, dso, sym, srcline or symq", tok);
 			ret = -EINVAL;
 			break;
 		}
+		if (k == HIST_KEY_SRCLINE)
+			r->want_srcline = 1;
 		if (r->nr_keys < HIST_MAX_KEYS)
 			r->keys[r->nr_keys++] = k;
 	}
@@ -216,6 +219,18 @@ static int group_to_hist(struct report *r, const struct group *g, struct hist_fr
 		ret = intern_clean(r, f.module, &h->dso);
 		if (!ret)
 			ret = intern_clean(r, resolve_frame_name(&f, name, sizeof(name)), &h->sym);
+		h->symq = (uint8_t)f.quality;
+		if (!ret && r->want_srcline) {
+			/* perf's srcline: the innermost frame's file (base name) and line */
+			const struct fi_loc *l = f.nr_locs ? &f.locs[0] : NULL;
+			const char *base = l && l->file && *l->file ? strrchr(l->file, '/') : NULL;
+
+			if (l && l->file && *l->file && l->line)
+				snprintf(name, sizeof(name), "%s:%u", base ? base + 1 : l->file, l->line);
+			else
+				snprintf(name, sizeof(name), "??:0");
+			ret = intern_clean(r, name, &h->srcline);
+		}
 		if (ret)
 			return ret;
 	}
@@ -367,6 +382,10 @@ static const char *key_text(const struct report *r, const struct hist_entry *e, 
 	case HIST_KEY_SYM:
 		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
 		return buf;
+	case HIST_KEY_SRCLINE:
+		return hist_str(h, e->f.srcline);
+	case HIST_KEY_SYMQ:
+		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
 	}
 	return "";
 }
@@ -382,6 +401,10 @@ static const char *key_header(enum hist_key k)
 		return "Shared Object";
 	case HIST_KEY_SYM:
 		return "Symbol";
+	case HIST_KEY_SRCLINE:
+		return "Source:Line";
+	case HIST_KEY_SYMQ:
+		return "Symbols";
 	}
 	return "";
 }
@@ -483,7 +506,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name (default: zt.data)" },
 		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (the only one for now)" },
 		{ OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
-		  "sort by keys: comm, pid, dso, sym (default: comm,dso,sym)" },
+		  "sort by keys: comm, pid, dso, sym, srcline, symq (default: comm,dso,sym)" },
 		{ OPT_BOOL, 0, "children", &r.children, NULL,
 		  "show Children (callees included) next to Self (default with call graphs)" },
 		{ OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
@@ -502,23 +525,24 @@ int cmd_report(int argc, char **argv)
 
 	profile_init(&r.prof);
 	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
-	if (ret == OPTS_HELP)
-		return ZT_EXIT_OK;
 	r.verbose = r.so.verbose;
 	cmd_setup("report", r.quiet ? -1 : r.verbose);
-	symopts_init(&r.so, "report");
-	if (ret == OPTS_ERROR)
-		return ZT_EXIT_USAGE;
+	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
+		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
+		goto out;
+	}
+	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
 		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
-		return ZT_EXIT_USAGE;
+		goto out;
 	}
 	if (parse_sort(&r))
-		return ZT_EXIT_USAGE;
+		goto out;
 	if (r.percent_limit < 0 || r.percent_limit > 100) {
 		cmd_error("--percent-limit must be between 0 and 100, not %g", r.percent_limit);
-		return ZT_EXIT_USAGE;
+		goto out;
 	}
+	symopts_init(&r.so, "report");
 	ret = load(&r);
 	if (ret >= 0)
 		goto out;

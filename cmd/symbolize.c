@@ -225,8 +225,10 @@ int cmd_symbolize(int argc, char **argv)
 
 	switch (opts_parse("symbolize", symbolize_usage, options, argc, argv, &rest)) {
 	case OPTS_HELP:
+		symopts_release(&s.so);
 		return ZT_EXIT_OK;
 	case OPTS_ERROR:
+		symopts_release(&s.so);
 		return ZT_EXIT_USAGE;
 	}
 	cmd_setup("symbolize", s.so.verbose);
@@ -234,6 +236,7 @@ int cmd_symbolize(int argc, char **argv)
 		s.llvm = 1;
 	} else if (strcasecmp(s.style, "gnu")) {
 		cmd_error("unknown --output-style '%s': use GNU or LLVM", s.style);
+		symopts_release(&s.so);
 		return ZT_EXIT_USAGE;
 	}
 	if (symopts_init(&s.so, "symbolize"))

@@ -33,17 +33,21 @@ static int cmd_symbols_extract(int argc, char **argv)
 
 	switch (opts_parse_permute("symbols extract", extract_usage, options, argc, argv, &rest)) {
 	case OPTS_HELP:
+		symopts_release(&so);
 		return ZT_EXIT_OK;
 	case OPTS_ERROR:
+		symopts_release(&so);
 		return ZT_EXIT_USAGE;
 	}
 	cmd_setup("symbols", so.verbose);
 	if (!outdir || rest >= argc) {
 		cmd_error("give the files and -o DIR (see 'zt symbols extract -h')");
+		symopts_release(&so);
 		return ZT_EXIT_USAGE;
 	}
 	if (mkdir(outdir, 0755) && errno != EEXIST) {
 		cmd_error("cannot create '%s': %s", outdir, strerror(errno));
+		symopts_release(&so);
 		return ZT_EXIT_FAIL;
 	}
 	if (symopts_init(&so, "symbols"))

@@ -16,6 +16,8 @@ static const char *const key_names[] = {
 	[HIST_KEY_PID] = "pid",
 	[HIST_KEY_DSO] = "dso",
 	[HIST_KEY_SYM] = "sym",
+	[HIST_KEY_SRCLINE] = "srcline",
+	[HIST_KEY_SYMQ] = "symq",
 };
 
 int hist_key_parse(const char *name, enum hist_key *key)
@@ -153,6 +155,12 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 		case HIST_KEY_SYM:
 			v = zt_hash_mix(v, (uint64_t)f->sym << 8 | 3 | (uint64_t)f->kernel << 4);
 			break;
+		case HIST_KEY_SRCLINE:
+			v = zt_hash_mix(v, (uint64_t)f->srcline << 8 | 5);
+			break;
+		case HIST_KEY_SYMQ:
+			v = zt_hash_mix(v, (uint64_t)f->symq << 8 | 6);
+			break;
 		}
 	}
 	return v;
@@ -183,6 +191,14 @@ static int frame_equal(const struct hist *h, const struct hist_frame *a, const s
 			break;
 		case HIST_KEY_SYM:
 			if (a->sym != b->sym || a->kernel != b->kernel)
+				return 0;
+			break;
+		case HIST_KEY_SRCLINE:
+			if (a->srcline != b->srcline)
+				return 0;
+			break;
+		case HIST_KEY_SYMQ:
+			if (a->symq != b->symq)
 				return 0;
 			break;
 		}
@@ -288,6 +304,12 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 			r = strcmp(hist_str(h, a->f.sym), hist_str(h, b->f.sym));
 			if (!r)
 				r = (int)a->f.kernel - (int)b->f.kernel;
+			break;
+		case HIST_KEY_SRCLINE:
+			r = strcmp(hist_str(h, a->f.srcline), hist_str(h, b->f.srcline));
+			break;
+		case HIST_KEY_SYMQ:
+			r = (int)b->f.symq - (int)a->f.symq;
 			break;
 		}
 		if (r)

@@ -17,12 +17,16 @@ enum hist_key {
 	HIST_KEY_PID,  /* process id (shown with the name, as perf's Pid:Command) */
 	HIST_KEY_DSO,  /* module */
 	HIST_KEY_SYM,  /* function, with its kernel/user level */
+	HIST_KEY_SRCLINE, /* file:line of the frame's address (perf's srcline) */
+	HIST_KEY_SYMQ, /* how well the frame resolved: full, basic, none */
 };
-#define HIST_MAX_KEYS 4
+#define HIST_MAX_KEYS 6
 
 /* One frame of a sample: string ids from hist_intern(). */
 struct hist_frame {
 	uint32_t comm, dso, sym;
+	uint32_t srcline; /* string id */
+	uint8_t symq;     /* enum symq of the symbolizer */
 	uint32_t pid;
 	uint8_t kernel; /* a kernel frame: [k] rather than [.] */
 };

@@ -18,6 +18,7 @@
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/dwarfsyms.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/fileid.h"
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
@@ -253,11 +254,47 @@ static void progress_cb(void *ctx, long done, long total)
 		o->progress(o->progress_ctx, "debuginfod", done, total);
 }
 
+/* The symbols of path with its MiniDebugInfo (.gnu_debugdata: an
+ * xz-compressed ELF whose .symtab has the functions .dynsym lacks) into
+ * t, replacing what t had. -ENOENT when there is none. */
+static int minidebuginfo(const char *path, struct fi_table *t)
+{
+	Elf *main_elf = NULL, *mini = NULL;
+	void *img = NULL;
+	size_t len;
+	int fd = -1, err, has = 0;
+
+	err = debugfind_minidebuginfo(path, &img, &len);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	main_elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	mini = elf_memory(img, len);
+	if (!main_elf || !mini) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	fi_table_release(t);
+	fi_table_init(t);
+	err = dwarfsyms_extract_elf(main_elf, mini, t, &has);
+out:
+	elf_end(mini);
+	elf_end(main_elf);
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return err;
+}
+
 /* Build the fi_table of the binary at path: its DWARF, or a separate debug
  * file, or debuginfod's, else the symbol tables. Sets m's quality, why and
  * source. */
-static int extract(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
-		   struct fi_table *t, struct symmod *m)
+static int extract(const struct symmod_opts *o, const char *path, const char *target,
+		   const struct prof_build_id *bid, struct fi_table *t, struct symmod *m)
 {
 	char dbg[PATH_MAX], *dl = NULL;
 	int has_dwarf = 0, err;
@@ -271,7 +308,8 @@ static int extract(const struct symmod_opts *o, const char *path, const struct p
 		snprintf(m->source, sizeof(m->source), "DWARF in the binary");
 		return 0;
 	}
-	if (!debugfind(&o->find, path, bid, dbg, sizeof(dbg))) {
+	/* debugfind puts --symfs before the path the process saw itself */
+	if (!debugfind(&o->find, target, bid, dbg, sizeof(dbg))) {
 		snprintf(m->source, sizeof(m->source), "%s", dbg);
 	} else if (!o->no_debuginfod && bid && bid->len &&
 		   !zt_debuginfod_find(bid, 0, progress_cb, (void *)o, &dl)) {
@@ -292,6 +330,13 @@ static int extract(const struct symmod_opts *o, const char *path, const struct p
 		m->q = SYMQ_FULL;
 		return 0;
 	}
+	if (!dbg[0] && !minidebuginfo(path, t)) {
+		/* Fedora-style .gnu_debugdata: local function names, no lines */
+		m->q = t->nr_funcs ? SYMQ_BASIC : SYMQ_NONE;
+		snprintf(m->why, sizeof(m->why), "no debug info (MiniDebugInfo names only)");
+		snprintf(m->source, sizeof(m->source), "MiniDebugInfo (.gnu_debugdata)");
+		return 0;
+	}
 	if (t->nr_funcs) {
 		m->q = SYMQ_BASIC;
 		snprintf(m->why, sizeof(m->why), "no debug info");
@@ -304,8 +349,8 @@ static int extract(const struct symmod_opts *o, const char *path, const struct p
 	return 0;
 }
 
-static int build(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
-		 struct symmod *m)
+static int build(const struct symmod_opts *o, const char *path, const char *target,
+		 const struct prof_build_id *bid, struct symmod *m)
 {
 	struct fi_table t;
 	int err;
@@ -313,7 +358,7 @@ static int build(const struct symmod_opts *o, const char *path, const struct pro
 	fi_table_init(&t);
 	err = read_segments(path, m);
 	if (!err)
-		err = extract(o, path, bid, &t, m);
+		err = extract(o, path, target, bid, &t, m);
 	if (!err) {
 		err = gsym_encode(&t, &m->image);
 		if (!err)
@@ -334,20 +379,58 @@ static int file_matches(const char *path, const struct prof_build_id *bid)
 	return fb.len == bid->len && !memcmp(fb.data, bid->data, bid->len);
 }
 
+/* The last source: a remote symbol database (the team server), when the
+ * caller gave one; it answers with a whole GSYM image. Returns 0 (whether
+ * or not it had the module) or -ENOMEM. */
+static int remote(const struct symmod_opts *o, const struct prof_build_id *bid, struct symmod *m)
+{
+	void *img = NULL;
+	size_t len = 0;
+	struct gsym *g;
+
+	if (!o->remote_gsym || !bid || !bid->len || o->remote_gsym(o->remote_ctx, bid, &img, &len))
+		return 0;
+	zbuf_reset(&m->image);
+	zbuf_put(&m->image, img, len);
+	free(img);
+	if (m->image.err)
+		return -ENOMEM;
+	if (gsym_open_mem(m->image.data, m->image.len, &g))
+		return 0; /* a bad answer: keep what we had */
+	gsym_free(m->g);
+	m->g = g;
+	m->q = SYMQ_FULL;
+	m->why[0] = 0;
+	snprintf(m->source, sizeof(m->source), "symbol database");
+	return 0;
+}
+
 int symmod_open(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
 		struct symmod **out)
 {
 	char gpath[PATH_MAX], mpath[PATH_MAX], real[PATH_MAX];
 	struct prof_build_id fb = { 0 };
 	struct symmod *m = calloc(1, sizeof(*m));
-	int err;
+	int err, key_is_fileid = 0;
 
 	if (!m)
 		return -ENOMEM;
 	zbuf_init(&m->image);
 	*out = m;
-	if ((!bid || !bid->len) && path && !elf_read_build_id(path, &fb) && fb.len)
-		bid = &fb;
+	snprintf(real, sizeof(real), "%s%s", o->find.symfs ? o->find.symfs : "", path ? path : "");
+	if ((!bid || !bid->len) && path) {
+		struct zt_fileid fid;
+
+		if (!elf_read_build_id(real, &fb) && fb.len) {
+			bid = &fb;
+		} else if (!fileid_from_path(real, &fid)) {
+			/* no GNU build id: keyed by the OpenTelemetry file id */
+			fb.len = ZT_FILEID_LEN;
+			memcpy(fb.data, fid.b, ZT_FILEID_LEN);
+			bid = &fb;
+			key_is_fileid = 1;
+		}
+	}
 	/* warm: the cached GSYM, no ELF or DWARF reading at all */
 	if (!cache_paths(o, bid, gpath, mpath, sizeof(gpath)) && !load_meta(mpath, m) &&
 	    !gsym_open_file(gpath, &m->g))
@@ -355,16 +438,15 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	m->nr_segs = 0;
 	m->q = SYMQ_NONE;
 	m->why[0] = m->source[0] = 0;
-	snprintf(real, sizeof(real), "%s%s", o->find.symfs ? o->find.symfs : "", path ? path : "");
 	if (!path || access(real, R_OK)) {
 		snprintf(m->why, sizeof(m->why), "binary not found");
-		return 0;
+		return remote(o, bid, m);
 	}
-	if (!file_matches(real, bid)) {
+	if (!key_is_fileid && !file_matches(real, bid)) {
 		snprintf(m->why, sizeof(m->why), "the file is not the recorded binary (build id differs)");
 		return 0;
 	}
-	err = build(o, real, bid, m);
+	err = build(o, real, path, key_is_fileid ? NULL : bid, m);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -372,8 +454,9 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 		m->g = NULL;
 		m->q = SYMQ_NONE;
 		snprintf(m->why, sizeof(m->why), "cannot read it: %s", strerror(-err));
-		return 0;
 	}
+	if (m->q != SYMQ_FULL && remote(o, bid, m) == -ENOMEM)
+		return -ENOMEM;
 	if (o->cache && !cache_paths(o, bid, gpath, mpath, sizeof(gpath))) {
 		char dir[PATH_MAX];
 
@@ -394,7 +477,7 @@ int symmod_extract(const struct symmod_opts *o, const char *path, const char *ou
 	if (!m)
 		return -ENOMEM;
 	zbuf_init(&m->image);
-	err = build(o, path, NULL, m);
+	err = build(o, path, path, NULL, m);
 	if (!err)
 		err = write_atomic(m->image.data, m->image.len, out_path, (uid_t)-1, (gid_t)-1);
 	*q = m->q;

@@ -4,10 +4,12 @@
  * best source there is, turned once into a GSYM table and cached by build
  * id: the next lookup in the same binary does no ELF or DWARF parsing.
  *
- * Sources, best first: the GSYM cache ($cache/gsym/<id>.gsym); the binary's
- * DWARF, or its separate debug file (build-id directories, .gnu_debuglink,
- * --debug-dir, --symfs); debuginfod (unless turned off); MiniDebugInfo; the
- * ELF symbol tables. Names come from the symbol table, files, lines and
+ * Sources, best first: the GSYM cache ($cache/gsym/<id>.gsym, id: the GNU
+ * build id, or the OpenTelemetry file id of a binary without one); the
+ * binary's DWARF, or its separate debug file (build-id directories,
+ * .gnu_debuglink, --debug-dir, --symfs); debuginfod (unless turned off);
+ * MiniDebugInfo; the ELF symbol tables; a remote symbol database (the
+ * opts' remote_gsym). Names come from the symbol table, files, lines and
  * inline chains from DWARF.
  */
 #ifndef ZT_SYMMOD_H
@@ -33,6 +35,13 @@ struct symmod_opts {
 	/* progress of debuginfod downloads (what: the module), or NULL */
 	void (*progress)(void *ctx, const char *what, long done, long total);
 	void *progress_ctx;
+	/* The seam for a remote symbol database (the team server, source 6):
+	 * asked last, when the sources above gave less than full symbols, for a
+	 * GSYM image by build id (or file id). Returns 0 with a malloc'ed image
+	 * (the caller frees it), or a negative errno when it has none. NULL:
+	 * no remote database. */
+	int (*remote_gsym)(void *ctx, const struct prof_build_id *id, void **image, size_t *len);
+	void *remote_ctx;
 };
 
 struct symmod;

@@ -18,6 +18,10 @@ check "Children/Self header" contains children.txt '^# +Children +Self +Command 
 check "zt_round has ~100% children" awk '$NF=="zt_round" {gsub("%","",$1); f=($1>=90)} END {exit !f}' children.txt
 check "main is on the stacks" contains children.txt '\[\.\] main$'
 check "the event is named" contains children.txt "^# Samples: .* of event 'cpu-clock'"
+# per-frame resolution: file:line (perf's srcline) and quality
+"$ZT" report -i w.data --stdio --no-children --sort sym,srcline,symq > src.txt
+check "srcline of the hot function" awk '$3 == "zt_hot_a" && $4 ~ /^hot\.c:[0-9]+$/ && $5 == "full" {f=1} END {exit !f}' src.txt
+check "symbol summary line" contains children.txt '^# Symbols: [0-9]+ frames full'
 # -c PERIOD: a sample every 1 ms of cpu-clock, ~1000 in a second of CPU
 "$ZT" record -e cpu-clock -c 1000000 -o c.data -- "$WL/hot" hot 1 2> c.err
 n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' c.err)

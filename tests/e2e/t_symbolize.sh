@@ -48,6 +48,25 @@ line=$("$ZT" buildid nobid)
 check "no build id: '-' and a 32-digit file id" bash -c "[[ '$line' =~ ^-\ [0-9a-f]{32}\ nobid$ ]]"
 want=$(python3 -c "import hashlib,os;d=open('nobid','rb').read();print(hashlib.sha256(d[:4096]+d[-4096:]+len(d).to_bytes(8,'big')).hexdigest()[:32])" 2>/dev/null)
 [ -n "$want" ] && check "file id as OpenTelemetry computes it" [ "$(echo "$line" | awk '{ print $2 }')" = "$want" ]
+addrs nobid > addrs.nobid
+addr2line -f -i -e nobid < addrs.nobid | sed 's/ (discriminator [0-9]*)$//' > a2l.nobid
+"$ZT" symbolize -f -i -e nobid < addrs.nobid > zt.nobid
+check "no build id: same answers as addr2line" cmp -s zt.nobid a2l.nobid
+fid=$(echo "$line" | awk '{ print $2 }')
+check "no build id: cached under its file id" [ -s "$ZT_CACHE_DIR/gsym/$fid.gsym" ]
+# MiniDebugInfo (Fedora's .gnu_debugdata): local function names of a stripped binary
+if command -v xz >/dev/null; then
+	gcc -O2 -g -o mdi "$src"
+	nm -D mdi --format=posix --defined-only | awk '{ print $1 }' | sort > dynsyms
+	nm mdi --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort > funcsyms
+	comm -13 dynsyms funcsyms > keep
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep mdi mini
+	xz -f mini
+	a=0x$(nm mdi | awk '$3 == "outer" { print $1 }')
+	strip --strip-all mdi && objcopy --add-section .gnu_debugdata=mini.xz mdi
+	"$ZT" symbolize --no-symbol-cache --no-debuginfod -f -e mdi "$a" > mdi.out
+	check "MiniDebugInfo names a stripped binary's function" grep -q '^outer$' mdi.out
+fi
 # zt symbols extract: GSYM files llvm-gsymutil reads
 "$ZT" symbols extract inl nobid -o gs > ex.out
 check "symbols extract writes <build id>.gsym" [ -s "gs/$bid.gsym" ]
