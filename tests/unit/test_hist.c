@@ -69,7 +69,11 @@ static void test_intern_and_keys(void **state)
 	assert_int_equal(k, HIST_KEY_PID);
 	assert_int_equal(hist_key_parse("dso", &k), 0);
 	assert_int_equal(k, HIST_KEY_DSO);
-	assert_int_equal(hist_key_parse("srcline", &k), -EINVAL);
+	assert_int_equal(hist_key_parse("srcline", &k), 0);
+	assert_int_equal(k, HIST_KEY_SRCLINE);
+	assert_int_equal(hist_key_parse("symq", &k), 0);
+	assert_int_equal(k, HIST_KEY_SYMQ);
+	assert_int_equal(hist_key_parse("bogus", &k), -EINVAL);
 	assert_string_equal(hist_key_name(HIST_KEY_SYM), "sym");
 }
 
