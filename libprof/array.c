@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libprof/array.h"
 
@@ -26,4 +27,22 @@ int zt_grow(void **arr, size_t *cap, size_t need, size_t sz)
 	*arr = n;
 	*cap = ncap;
 	return 0;
+}
+
+size_t zt_upper_bound_u64(const void *base, size_t n, size_t sz, size_t off, uint64_t key)
+{
+	const unsigned char *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, b + mid * sz + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }

@@ -484,14 +484,7 @@ static const struct dsym *sym_cover(const struct dws *d, uint64_t addr)
 	size_t lo = 0, hi = d->nr_syms;
 	const struct dsym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ZT_UPPER_BOUND(d->syms, hi, addr, addr);
 	if (!lo)
 		return NULL;
 	s = &d->syms[lo - 1];

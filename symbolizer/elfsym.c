@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/array.h"
 #include "libprof/log.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/symname.h"
@@ -549,14 +550,7 @@ const char *elfsym_lookup(const struct elfsym *e, uint64_t off, uint64_t *sym_of
 	const struct esym *s;
 
 	/* the last symbol starting at or before off */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ZT_UPPER_BOUND(e->syms, hi, off, off);
 	if (!lo)
 		return NULL;
 	s = &e->syms[lo - 1];

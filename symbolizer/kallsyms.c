@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/symname.h"
 
@@ -302,14 +303,7 @@ const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, uint64_t *o
 	size_t lo = 0, hi = k->n;
 	const struct ksym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ZT_UPPER_BOUND(k->syms, hi, addr, addr);
 	if (!lo)
 		return NULL;
 	s = &k->syms[lo - 1];

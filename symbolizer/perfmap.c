@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "symbolizer/perfmap.h"
 
 #define PERFMAP_NAME_MAX 4096 /* longer names are cut */
@@ -284,14 +285,7 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr, uint64_t *off
 	size_t lo = 0, hi = m->nseg;
 	const struct pm_seg *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->segs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ZT_UPPER_BOUND(m->segs, hi, start, addr);
 	if (!lo)
 		return NULL;
 	s = &m->segs[lo - 1];

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
 
@@ -30,18 +32,6 @@ static const struct prof_build_id id_a = {
 	20, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 }
 };
 static const struct prof_build_id id_b = { 8, { 0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3 } };
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static void clear_env(void)
 {

@@ -21,24 +21,14 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "symbolizer/debugfind.h"
 #include "symbolizer/elfsym.h"
 
 static char tmpdir[] = "/tmp/zt-test-debugfind.XXXXXX";
 static char hex[2 * ZT_BUILD_ID_MAX + 1];
 static struct prof_build_id prog_bid;
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* tmpdir/rel in one of 4 rotating buffers: for immediate use only */
 static const char *tp(const char *rel)

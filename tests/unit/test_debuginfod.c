@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/elfsym.h"
 
@@ -32,18 +34,6 @@ static char tmpdir[] = "/tmp/zt-test-debuginfod.XXXXXX";
 static pid_t server = -1;
 static int port;
 static struct prof_build_id bid;
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* A TCP socket on 127.0.0.1 with a kernel-chosen port; listening if asked. */
 static int loopback_socket(int listening, int *port_out)

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "tests/unit/testutil.h"
 #include <libelf.h>
 
 #include "symbolizer/dwarfsyms.h"
@@ -37,18 +39,6 @@ struct frame {
 	char file[PATH_MAX];
 	unsigned line;
 };
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static double now(void)
 {

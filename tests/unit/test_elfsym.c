@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "symbolizer/elfsym.h"
 
 static char tmpdir[] = "/tmp/zt-test-elfsym.XXXXXX";
@@ -53,18 +55,6 @@ struct oracle {
 };
 
 #define ORACLE_MAX 512
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static void path_of(char *out, size_t n, const char *name)
 {

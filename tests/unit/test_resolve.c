@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -52,18 +54,6 @@ static void count_warnings(enum zt_log_level level, const char *msg, void *ctx)
 {
 	if (level == ZT_LOG_WARN)
 		warnings++;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
 }
 
 /* File offset of symbol name in path, from nm and the program headers. */
