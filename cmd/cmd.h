@@ -3,6 +3,7 @@
 #ifndef ZT_CMD_H
 #define ZT_CMD_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit codes: 0 ok, 1 failure, 129 usage error (as git). */
@@ -28,6 +29,18 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int cmd_verbosity;
+
+/* Progress of long work on a terminal: "zt CMD: WHAT: 45% (1234/5678)" on
+ * stderr, rewritten in place, shown only when stderr is a terminal and
+ * the work has taken more than half a second; nothing otherwise. */
+struct cmd_progress {
+	const char *what;
+	uint64_t total, start_ns, last_ns;
+	int shown;
+};
+void cmd_progress_start(struct cmd_progress *p, const char *what, uint64_t total);
+void cmd_progress_update(struct cmd_progress *p, uint64_t done);
+void cmd_progress_end(struct cmd_progress *p);
 
 /* At exit: flush stdout and turn a write error (full disk) into a message
  * and exit code 1; EPIPE is not an error. Returns the code to exit with. */

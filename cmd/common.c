@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "libprof/log.h"
@@ -84,4 +86,44 @@ int cmd_finish(int code)
 		}
 	}
 	return code;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void cmd_progress_start(struct cmd_progress *p, const char *what, uint64_t total)
+{
+	p->what = what;
+	p->total = total;
+	p->start_ns = p->last_ns = mono_ns();
+	/* only people watching a terminal get it; -q silences it too */
+	p->shown = isatty(2) && cmd_verbosity >= 0 ? 0 : -1;
+}
+
+void cmd_progress_update(struct cmd_progress *p, uint64_t done)
+{
+	uint64_t now;
+
+	if (p->shown < 0 || (done & 255))
+		return;
+	now = mono_ns();
+	if (now - p->start_ns < 500000000ull || now - p->last_ns < 100000000ull)
+		return;
+	p->last_ns = now;
+	p->shown = 1;
+	fprintf(stderr, "\rzt %s: %s: %3.0f%% (%llu/%llu)", cmd_name, p->what,
+		p->total ? 100.0 * (double)done / (double)p->total : 100.0, (unsigned long long)done,
+		(unsigned long long)p->total);
+}
+
+void cmd_progress_end(struct cmd_progress *p)
+{
+	if (p->shown > 0)
+		fputs("\r\033[K", stderr); /* clear the line */
+	p->shown = -1;
 }

@@ -239,6 +239,7 @@ static int group_to_hist(struct report *r, const struct group *g, struct hist_fr
 
 static int build_hist(struct report *r)
 {
+	struct cmd_progress prog;
 	struct hist_frame *frames = NULL;
 	size_t i;
 	int ret;
@@ -263,8 +264,12 @@ static int build_hist(struct report *r)
 	frames = malloc(2 * ZT_MAX_FRAMES * sizeof(*frames));
 	if (!frames)
 		return -ENOMEM;
-	for (i = 0; i < r->nr_groups && !ret; i++)
+	cmd_progress_start(&prog, "resolving", r->nr_groups);
+	for (i = 0; i < r->nr_groups && !ret; i++) {
 		ret = group_to_hist(r, &r->groups[i], frames);
+		cmd_progress_update(&prog, i);
+	}
+	cmd_progress_end(&prog);
 	free(frames);
 	return ret;
 }
