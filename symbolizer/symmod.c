@@ -411,13 +411,15 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	char gpath[PATH_MAX], mpath[PATH_MAX], real[PATH_MAX];
 	struct prof_build_id fb = { 0 };
 	struct symmod *m = calloc(1, sizeof(*m));
-	int err, key_is_fileid = 0;
+	int err, key_is_fileid = 0, from_file = 0;
 
 	if (!m)
 		return -ENOMEM;
 	zbuf_init(&m->image);
 	*out = m;
 	snprintf(real, sizeof(real), "%s%s", o->find.symfs ? o->find.symfs : "", path ? path : "");
+	if (!bid || !bid->len)
+		from_file = 1; /* the id is read from the file: no need to check it against it */
 	if ((!bid || !bid->len) && path) {
 		struct zt_fileid fid;
 
@@ -442,7 +444,7 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 		snprintf(m->why, sizeof(m->why), "binary not found");
 		return remote(o, bid, m);
 	}
-	if (!key_is_fileid && !file_matches(real, bid)) {
+	if (!key_is_fileid && !from_file && !file_matches(real, bid)) {
 		snprintf(m->why, sizeof(m->why), "the file is not the recorded binary (build id differs)");
 		return 0;
 	}
