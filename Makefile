@@ -37,7 +37,8 @@ endif
 
 # Libraries, each found with pkg-config; a missing one names its Debian package.
 PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
-	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev
+	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
+	libprotobuf-c:libprotobuf-c-dev
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -76,6 +77,8 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 WL_SRCS  := $(wildcard tests/workloads/*.c)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# pprof's profile.proto, compiled by protoc-c at build time
+include mk/pprof.mk
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)

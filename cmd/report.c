@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "formats/ztdata.h"
@@ -81,39 +82,7 @@ static int parse_sort(struct report *r)
 /* Read the input; exit code or -1 to go on. */
 static int load(struct report *r)
 {
-	struct ztdata_read_info info;
-	char head[8];
-	ssize_t n;
-	int fd, ret;
-
-	fd = open(r->input, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		cmd_error("cannot open '%s': %s%s", r->input, strerror(errno),
-			  errno == ENOENT ? " (record one with 'zt record')" : "");
-		return ZT_EXIT_FAIL;
-	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n == (ssize_t)sizeof(head) && !memcmp(head, "PERFILE2", 8)) {
-		cmd_error("reading perf.data is not supported yet");
-		return ZT_EXIT_FAIL;
-	}
-	ret = ztdata_read_file(r->input, &r->prof, &info);
-	if (ret == -EBADMSG && r->force && info.good_end > 0) {
-		cmd_warn("'%s': %s: reporting what comes before it (--force)", r->input, info.msg);
-	} else if (ret) {
-		int partial = ret == -EBADMSG && info.good_end;
-
-		cmd_error("'%s': %s%s", r->input, info.msg[0] ? info.msg : strerror(-ret),
-			  partial ? " (use -f to report the readable part)" : "");
-		return ZT_EXIT_FAIL;
-	} else if (info.msg[0]) {
-		cmd_warn("'%s': %s", r->input, info.msg);
-	}
-	cmd_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'",
-		 r->prof.nr_samples, r->prof.nr_stacks, r->prof.nr_mmaps, r->prof.nr_tasks,
-		 r->input);
-	return -1;
+	return cmd_load_profile(r->input, r->force, &r->prof) ? ZT_EXIT_FAIL : -1;
 }
 
 static uint64_t group_hash(uint32_t stack, uint32_t pid, const char *comm, uint64_t epoch)

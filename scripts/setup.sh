@@ -6,13 +6,15 @@ set -euo pipefail
 
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
       libdebuginfod-dev liblzma-dev libiberty-dev libssl-dev zlib1g-dev libzstd-dev
-      libncurses-dev)
+      libncurses-dev protobuf-c-compiler libprotobuf-c-dev)
 if [ "${1:-}" = "--test" ]; then
 	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
 	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks
 	# debuginfod: a local server for the symbolizer tests; libc6-dbg: libc's
 	# debug files, a real /usr/lib/debug/.build-id tree
-	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time)
+	# nodejs, npm: an independent pprof decoder (npm's pprof-format) in the tests
+	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time
+	       nodejs npm)
 fi
 
 missing=()

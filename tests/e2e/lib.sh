@@ -32,7 +32,7 @@ top_symbol() {
 }
 finish() {
 	# under ASan/UBSan: any report in any captured stderr fails the test
-	if grep -lsE 'runtime error:|AddressSanitizer|LeakSanitizer' "$T"/*.err "$T"/*/*.err 2>/dev/null; then
+	if grep -rlsE --include='*.err' 'runtime error:|AddressSanitizer|LeakSanitizer' "$T"; then
 		fail "sanitizer report in the output above"
 	fi
 	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* zt convert: a recording in another tool's format (pprof now). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/input.h"
+#include "cmd/opts.h"
+#include "cmd/symopts.h"
+#include "formats/pprof.h"
+#include "libprof/proctree.h"
+#include "symbolizer/resolve.h"
+
+static const char *const convert_usage[] = {
+	"zt convert [-i FILE] --to pprof -o OUT",
+	NULL,
+};
+
+int cmd_convert(int argc, char **argv)
+{
+	const char *in = "zt.data", *out = NULL, *to = "pprof";
+	struct symopts so = { .use_debuginfod = 1, .use_cache = 1 };
+	int force = 0;
+	const struct opt opts[] = {
+		{ OPT_STRING, 'i', "input", &in, "file", "the recording (zt.data; default zt.data)" },
+		{ OPT_STRING, 'o', "output", &out, "file", "the file to write" },
+		{ OPT_STRING, 0, "to", &to, "format",
+		  "pprof: gzip-compressed profile.proto (go tool pprof, Grafana, Speedscope...)" },
+		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
+		SYMOPTS_OPTIONS(so),
+		OPT_EOL,
+	};
+	struct profile p;
+	struct proctree *pt = NULL;
+	struct resolver *r = NULL;
+	int rest, ret, fd = -1;
+
+	profile_init(&p);
+	ret = opts_parse("convert", convert_usage, opts, argc, argv, &rest);
+	cmd_setup("convert", so.verbose);
+	if (ret) {
+		symopts_release(&so);
+		return ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
+	}
+	ret = ZT_EXIT_USAGE;
+	if (strcmp(to, "pprof")) {
+		cmd_error("cannot convert to '%s': the formats are pprof (perf.data comes later)", to);
+		goto out;
+	}
+	if (!out || rest < argc) {
+		cmd_error("give the output file with -o (see 'zt convert -h')");
+		goto out;
+	}
+	ret = ZT_EXIT_FAIL;
+	if (cmd_load_profile(in, force, &p))
+		goto out;
+	symopts_init(&so, "convert");
+	if (proctree_new(&p, &pt)) {
+		cmd_error("out of memory");
+		goto out;
+	}
+	{
+		struct resolver_opts ro = { &so.mo, 0 };
+
+		if (resolver_new_opts(&p, pt, &ro, &r)) {
+			cmd_error("out of memory");
+			goto out;
+		}
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cmd_error("cannot create '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	ret = pprof_write(&p, pt, r, fd);
+	if (!ret && fsync(fd) && errno != EINVAL)
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	fd = -1;
+	if (ret) {
+		cmd_error("cannot write '%s': %s", out, strerror(-ret));
+		unlink(out);
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	ret = ZT_EXIT_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	resolver_free(r);
+	proctree_free(pt);
+	profile_release(&p);
+	symopts_release(&so);
+	return ret;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Reading a recording for any command: zt.data (and perf.data, by magic), with the messages. */
+#ifndef ZT_INPUT_H
+#define ZT_INPUT_H
+
+#include "libprof/profile.h"
+
+/* Read path into p (initialized). A truncated file is read up to its last
+ * complete part with a warning; a damaged one is an error naming the
+ * offset, unless force (then its readable part, with a warning). Prints
+ * its own messages as "zt CMD: ...". Returns 0, or -1 after an error
+ * message. */
+int cmd_load_profile(const char *path, int force, struct profile *p);
+
+#endif

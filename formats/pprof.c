@@ -1,0 +1,809 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pprof export: samples grouped, resolved and interned into pprof's tables,
+ * packed by protobuf-c's generated code, then gzip'ed (see pprof.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "formats/pprof.h"
+#include "formats/profile.pb-c.h"
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "symbolizer/resolve.h"
+
+/*
+ * An interning table of byte keys: each distinct key gets the next id
+ * (0, 1, ...). Keys are kept back to back in one pool, each at an offset
+ * aligned to 8 so that keys made of uint64_t can be used in place; string
+ * keys include their NUL, so pool + off is a C string.
+ */
+struct ptab {
+	uint8_t *pool;
+	size_t len, cap;
+	struct pent {
+		size_t off;
+		size_t len;
+		uint64_t hash;
+	} *ents;
+	size_t n, cap_ents;
+	uint32_t *idx; /* open addressing: ents index + 1, 0 = empty */
+	size_t idx_cap;
+};
+
+static void ptab_release(struct ptab *t)
+{
+	free(t->pool);
+	free(t->ents);
+	free(t->idx);
+}
+
+static uint64_t hash_bytes(const void *key, size_t len)
+{
+	const uint8_t *b = key;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return zt_hash_mix(h, len);
+}
+
+static int ptab_rehash(struct ptab *t)
+{
+	size_t ncap = t->idx_cap ? t->idx_cap * 2 : 1024, i;
+	uint32_t *x = calloc(ncap, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		size_t j = t->ents[i].hash & (ncap - 1);
+
+		while (x[j])
+			j = (j + 1) & (ncap - 1);
+		x[j] = (uint32_t)i + 1;
+	}
+	free(t->idx);
+	t->idx = x;
+	t->idx_cap = ncap;
+	return 0;
+}
+
+static const void *ptab_key(const struct ptab *t, size_t id)
+{
+	return t->pool + t->ents[id].off;
+}
+
+/* The id of key, added when new (*added set then, when added is not NULL). */
+static int ptab_intern(struct ptab *t, const void *key, size_t len, uint32_t *id, int *added)
+{
+	uint64_t h = hash_bytes(key, len);
+	size_t j, off;
+
+	if (added)
+		*added = 0;
+	if ((t->n + 1) * 2 > t->idx_cap && ptab_rehash(t))
+		return -ENOMEM;
+	j = h & (t->idx_cap - 1);
+	while (t->idx[j]) {
+		const struct pent *e = &t->ents[t->idx[j] - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(t->pool + e->off, key, len)) {
+			*id = t->idx[j] - 1;
+			return 0;
+		}
+		j = (j + 1) & (t->idx_cap - 1);
+	}
+	if (t->n >= UINT32_MAX - 1)
+		return -E2BIG;
+	off = (t->len + 7) & ~(size_t)7;
+	if (len > SIZE_MAX - 8 - off)
+		return -ENOMEM;
+	if (ZT_GROW(t->pool, t->cap, off + len + 1) || ZT_GROW(t->ents, t->cap_ents, t->n + 1))
+		return -ENOMEM;
+	memcpy(t->pool + off, key, len);
+	t->len = off + len;
+	t->ents[t->n] = (struct pent){ off, len, h };
+	t->idx[j] = (uint32_t)t->n + 1;
+	*id = (uint32_t)t->n++;
+	if (added)
+		*added = 1;
+	return 0;
+}
+
+/* What a mapping gathers while frames are added. */
+struct pmap_info {
+	uint64_t lo, hi;
+	uint8_t quality; /* best enum symq of its frames */
+	uint8_t span;    /* lo/hi grow with the addresses seen */
+};
+
+/* A group of samples that resolve alike: same stack, process, thread, thread
+ * name and address-space epoch. */
+struct pgroup {
+	uint64_t ts; /* the first sample's: the time its frames are resolved at */
+	uint64_t nr, weight;
+};
+
+struct pprof {
+	const struct profile *p;
+	const struct proctree *pt;
+	struct resolver *r;
+	struct ptab strs, funcs, maps, locs, samples, groups;
+	struct pmap_info *mi;
+	size_t cap_mi;
+	struct pgroup *gv;
+	size_t cap_gv;
+	int64_t *sv; /* per sample: count, weight */
+	size_t cap_sv;
+	char *scratch;
+	size_t cap_scratch;
+	uint64_t key[2 * ZT_MAX_FRAMES + 4]; /* the sample key being built */
+	uint64_t lockey[2 * (FI_MAX_INLINE + 1) + 3];
+};
+
+/* Intern s with invalid UTF-8 and control characters replaced by '?'. */
+static int str_id(struct pprof *pp, const char *s, int64_t *id)
+{
+	size_t n = strlen(s), i = 0, o = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t v = 0;
+	int ret;
+
+	if (n >= SIZE_MAX / 2 || ZT_GROW(pp->scratch, pp->cap_scratch, n + 1))
+		return -ENOMEM;
+	while (i < n) {
+		unsigned c = u[i], len = 0, k;
+		uint32_t cp = 0;
+
+		if (c >= 0x20 && c < 0x7f) {
+			pp->scratch[o++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, cp = c & 0x07;
+		for (k = 1; k < len; k++) {
+			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
+				break;
+			cp = cp << 6 | (u[i + k] & 0x3f);
+		}
+		/* complete, shortest form, no surrogates, at most U+10FFFF, not C1 */
+		if (len && k == len && !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000) &&
+		    !(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff && !(cp >= 0x80 && cp < 0xa0)) {
+			memcpy(pp->scratch + o, s + i, len);
+			o += len;
+			i += len;
+		} else {
+			pp->scratch[o++] = '?';
+			i++;
+		}
+	}
+	pp->scratch[o] = '\0';
+	ret = ptab_intern(&pp->strs, pp->scratch, o + 1, &v, NULL);
+	*id = v;
+	return ret;
+}
+
+static void build_id_hex(const struct prof_build_id *b, char *out)
+{
+	if (b->len)
+		prof_build_id_hex(b, out);
+	else
+		out[0] = '\0';
+}
+
+/* The mapping id (1-based; 0: none) of a resolved frame at addr. */
+static int map_id(struct pprof *pp, const struct resolve_frame *f, uint64_t addr, uint64_t *id)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1];
+	const struct prof_mmap *m = f->map;
+	int64_t name, bid;
+	uint64_t k[6];
+	uint32_t v;
+	int ret, added, span;
+
+	*id = 0;
+	if (!f->kernel && m) {
+		/* a mapping of the process: as it was mapped */
+		build_id_hex(&m->build_id, hex);
+		if ((ret = str_id(pp, m->path, &name)) || (ret = str_id(pp, hex, &bid)))
+			return ret;
+		k[0] = 1, k[1] = m->start, k[2] = m->start + m->len, k[3] = m->pgoff;
+		k[4] = (uint64_t)name, k[5] = (uint64_t)bid;
+		span = 0;
+	} else if (f->kernel || f->sym || (f->module && strcmp(f->module, "[unknown]"))) {
+		/* the kernel, a module, JIT code outside any mapping: by name */
+		const char *mod = f->module ? f->module : "[unknown]";
+
+		hex[0] = '\0';
+		if (m)
+			build_id_hex(&m->build_id, hex);
+		if (!hex[0] && f->kernel && !strcmp(mod, "[kernel.kallsyms]")) {
+			const struct prof_blob *b =
+				profile_find_blob(pp->p, PROF_BLOB_KERNEL_BUILD_ID, UINT32_MAX);
+			struct prof_build_id kb = { 0 };
+
+			if (b && b->len && b->len <= ZT_BUILD_ID_MAX) {
+				kb.len = (uint8_t)b->len;
+				memcpy(kb.data, b->data, b->len);
+				build_id_hex(&kb, hex);
+			}
+		}
+		if ((ret = str_id(pp, mod, &name)) || (ret = str_id(pp, hex, &bid)))
+			return ret;
+		k[0] = 2, k[1] = 0, k[2] = 0, k[3] = 0, k[4] = (uint64_t)name, k[5] = (uint64_t)bid;
+		span = 1;
+	} else {
+		return 0;
+	}
+	ret = ptab_intern(&pp->maps, k, sizeof(k), &v, &added);
+	if (ret)
+		return ret;
+	if (added) {
+		if (ZT_GROW(pp->mi, pp->cap_mi, (size_t)v + 1))
+			return -ENOMEM;
+		pp->mi[v] = (struct pmap_info){ span ? UINT64_MAX : m->start,
+						span ? 0 : m->start + m->len, 0, (uint8_t)span };
+	}
+	if (pp->mi[v].span) {
+		uint64_t lo = m ? m->start : addr, hi = m ? m->start + m->len : addr + 1;
+
+		if (addr < lo || addr >= hi)
+			lo = hi = addr, hi++;
+		if (lo < pp->mi[v].lo)
+			pp->mi[v].lo = lo;
+		if (hi > pp->mi[v].hi)
+			pp->mi[v].hi = hi;
+	}
+	if (f->quality > pp->mi[v].quality)
+		pp->mi[v].quality = (uint8_t)f->quality;
+	*id = (uint64_t)v + 1;
+	return 0;
+}
+
+static int func_id(struct pprof *pp, const char *name, const char *dir, const char *file,
+		   uint64_t *id)
+{
+	int64_t k[2];
+	uint32_t v = 0;
+	int ret;
+
+	ret = str_id(pp, name, &k[0]);
+	if (ret)
+		return ret;
+	if (file && *file && *file != '/' && dir && *dir) {
+		size_t n = strlen(dir) + strlen(file) + 2;
+		char *path = malloc(n);
+
+		if (!path)
+			return -ENOMEM;
+		snprintf(path, n, "%s/%s", dir, file);
+		ret = str_id(pp, path, &k[1]);
+		free(path);
+	} else {
+		ret = str_id(pp, file ? file : "", &k[1]);
+	}
+	if (!ret)
+		ret = ptab_intern(&pp->funcs, k, sizeof(k), &v, NULL);
+	*id = (uint64_t)v + 1;
+	return ret;
+}
+
+/* The location id (1-based) of addr in pid at ts. Key: mapping id, address,
+ * number of lines, then (function id, line) per line, innermost first. */
+static int loc_id(struct pprof *pp, uint32_t pid, uint64_t ts, uint64_t addr, int kernel,
+		  uint64_t *id)
+{
+	struct resolve_frame f;
+	uint64_t *k = pp->lockey, mid;
+	unsigned i, n;
+	uint32_t v = 0;
+	int ret;
+
+	ret = resolver_resolve(pp->r, pid, ts, addr, kernel, &f);
+	if (!ret)
+		ret = map_id(pp, &f, addr, &mid);
+	if (ret)
+		return ret;
+	n = f.nr_locs > FI_MAX_INLINE ? FI_MAX_INLINE : f.nr_locs;
+	for (i = 0; i < n && !ret; i++) {
+		const struct fi_loc *l = &f.locs[i];
+
+		ret = func_id(pp, l->name ? l->name : "", l->dir, l->file, &k[3 + 2 * i]);
+		k[4 + 2 * i] = l->line;
+	}
+	if (!n) {
+		char name[1024];
+
+		n = 1;
+		ret = func_id(pp, f.sym ? f.sym : resolve_frame_name(&f, name, sizeof(name)), NULL,
+			      NULL, &k[3]);
+		k[4] = 0;
+	}
+	if (ret)
+		return ret;
+	k[0] = mid, k[1] = addr, k[2] = n;
+	ret = ptab_intern(&pp->locs, k, (3 + 2 * (size_t)n) * sizeof(*k), &v, NULL);
+	*id = (uint64_t)v + 1;
+	return ret;
+}
+
+static const char *comm_of(struct pprof *pp, const struct prof_sample *s, char *buf, size_t n)
+{
+	const char *comm = proctree_comm(pp->pt, s->pid, s->tid, s->ts);
+
+	if (comm)
+		return comm;
+	if (s->pid)
+		snprintf(buf, n, ":%u", s->pid);
+	else
+		snprintf(buf, n, "swapper");
+	return buf;
+}
+
+/* Samples into groups: key stack, pid, tid, thread name id, epoch. */
+static int group_samples(struct pprof *pp)
+{
+	const struct profile *p = pp->p;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		uint64_t epoch = proctree_epoch(pp->pt, s->pid, s->ts), k[5];
+		char buf[32];
+		int64_t comm;
+		uint32_t g;
+		int added;
+
+		if (s->stack >= p->nr_stacks)
+			return -EINVAL;
+		/* JIT code replaced over time (jitdump): each sample by its own time */
+		if (resolver_time_sensitive(pp->r, s->pid))
+			epoch = zt_hash_mix(epoch, s->ts);
+		ret = str_id(pp, comm_of(pp, s, buf, sizeof(buf)), &comm);
+		if (ret)
+			return ret;
+		k[0] = s->stack, k[1] = s->pid, k[2] = s->tid, k[3] = (uint64_t)comm, k[4] = epoch;
+		ret = ptab_intern(&pp->groups, k, sizeof(k), &g, &added);
+		if (ret)
+			return ret;
+		if (added) {
+			if (ZT_GROW(pp->gv, pp->cap_gv, (size_t)g + 1))
+				return -ENOMEM;
+			pp->gv[g] = (struct pgroup){ s->ts, 0, 0 };
+		}
+		pp->gv[g].nr++;
+		pp->gv[g].weight += s->weight;
+	}
+	return 0;
+}
+
+/* Resolve each group's frames; groups that end up alike share a sample.
+ * Sample key: pid, tid, thread name id, number of locations, location ids. */
+static int resolve_groups(struct pprof *pp)
+{
+	const struct profile *p = pp->p;
+	size_t g;
+	int ret;
+
+	for (g = 0; g < pp->groups.n; g++) {
+		const uint64_t *gk = ptab_key(&pp->groups, g);
+		uint32_t stack = (uint32_t)gk[0], pid = (uint32_t)gk[1];
+		const struct prof_stack *st = &p->stacks[stack];
+		const uint64_t *ips = profile_stack_ips(p, stack);
+		unsigned i, n = (unsigned)st->nk + st->nu;
+		uint64_t *k = pp->key;
+		uint32_t s;
+		int added;
+
+		if (n > 2 * ZT_MAX_FRAMES)
+			n = 2 * ZT_MAX_FRAMES;
+		k[0] = gk[1], k[1] = gk[2], k[2] = gk[3], k[3] = n;
+		for (i = 0; i < n; i++) {
+			ret = loc_id(pp, pid, pp->gv[g].ts, ips[i], i < st->nk, &k[4 + i]);
+			if (ret)
+				return ret;
+		}
+		ret = ptab_intern(&pp->samples, k, (4 + (size_t)n) * sizeof(*k), &s, &added);
+		if (ret)
+			return ret;
+		if (added) {
+			if (ZT_GROW(pp->sv, pp->cap_sv, 2 * ((size_t)s + 1)))
+				return -ENOMEM;
+			pp->sv[2 * s] = pp->sv[2 * s + 1] = 0;
+		}
+		pp->sv[2 * s] += (int64_t)pp->gv[g].nr;
+		pp->sv[2 * s + 1] += (int64_t)pp->gv[g].weight;
+	}
+	return 0;
+}
+
+static uint64_t meta_u64(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static int write_all(int fd, const uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int gzip_write(int fd, const uint8_t *buf, size_t len)
+{
+	uint8_t out[65536];
+	z_stream z = { 0 };
+	int ret = 0, zr = Z_OK;
+
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)buf;
+	do {
+		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+
+		z.avail_in = (uInt)chunk;
+		len -= chunk;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			zr = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
+			if (zr == Z_STREAM_ERROR) {
+				ret = -EIO;
+				goto out;
+			}
+			ret = write_all(fd, out, sizeof(out) - z.avail_out);
+			if (ret)
+				goto out;
+		} while (z.avail_out == 0);
+	} while (len);
+	if (zr != Z_STREAM_END)
+		ret = -EIO;
+out:
+	deflateEnd(&z);
+	return ret;
+}
+
+/* The event's sample and period types. */
+static int value_types(struct pprof *pp, int64_t *type, int64_t *unit, int64_t *period)
+{
+	const char *ev = profile_get_meta(pp->p, "event");
+	uint64_t per = meta_u64(pp->p, "period"), freq = meta_u64(pp->p, "freq");
+	int clock = 0, ret;
+
+	if (ev) {
+		size_t n = strcspn(ev, ":/");
+
+		clock = (n == 9 && !strncmp(ev, "cpu-clock", n)) ||
+			(n == 10 && !strncmp(ev, "task-clock", n));
+	}
+	if (clock) {
+		ret = str_id(pp, "cpu", type);
+		if (!ret)
+			ret = str_id(pp, "nanoseconds", unit);
+		if (!per && freq)
+			per = 1000000000ull / freq;
+	} else {
+		ret = str_id(pp, ev && *ev ? ev : "events", type);
+		if (!ret)
+			ret = str_id(pp, "count", unit);
+	}
+	if (!per && pp->p->nr_samples) {
+		uint64_t sum = 0;
+		size_t i;
+
+		for (i = 0; i < pp->p->nr_samples; i++)
+			sum += pp->p->samples[i].weight;
+		per = sum / pp->p->nr_samples;
+	}
+	*period = (int64_t)per;
+	return ret;
+}
+
+/* Informational comments: what was recorded, where, what was lost. */
+static int add_comments(struct pprof *pp, int64_t *c, size_t *n)
+{
+	const char *cmd = profile_get_meta(pp->p, "cmdline");
+	const char *host = profile_get_meta(pp->p, "hostname");
+	const char *rel = profile_get_meta(pp->p, "os_release");
+	char buf[512];
+	int ret = 0;
+
+	*n = 0;
+	if (cmd && *cmd)
+		ret = str_id(pp, cmd, &c[(*n)++]);
+	if (!ret && host && *host) {
+		snprintf(buf, sizeof(buf), "host %s%s%s", host, rel ? ", Linux " : "", rel ? rel : "");
+		ret = str_id(pp, buf, &c[(*n)++]);
+	}
+	if (!ret && pp->p->lost_samples) {
+		snprintf(buf, sizeof(buf), "%llu samples lost",
+			 (unsigned long long)pp->p->lost_samples);
+		ret = str_id(pp, buf, &c[(*n)++]);
+	}
+	return ret;
+}
+
+/* Whether comm (a thread name, maybe cut to 15 characters) names path. */
+static int comm_names(const char *comm, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(comm);
+
+	base = base ? base + 1 : path;
+	return n && !strncmp(base, comm, n) && (!base[n] || n == ZT_COMM_LEN - 1);
+}
+
+/*
+ * The index of the main binary, which pprof wants as mapping[0]: the
+ * process mapping most sampled among those named as their thread is, else
+ * the most sampled process mapping, else 0.
+ */
+static size_t main_mapping(const struct pprof *pp)
+{
+	uint64_t best[2] = { 0, 0 }, *score;
+	size_t i, j, pick = 0;
+
+	if (!pp->maps.n || !(score = calloc(2 * pp->maps.n, sizeof(*score))))
+		return 0;
+	for (i = 0; i < pp->samples.n; i++) {
+		const uint64_t *k = ptab_key(&pp->samples, i);
+		const char *comm = ptab_key(&pp->strs, k[2]);
+
+		for (j = 0; j < k[3]; j++) {
+			uint64_t mid = ((const uint64_t *)ptab_key(&pp->locs, k[4 + j] - 1))[0];
+			const uint64_t *mk;
+
+			if (!mid || pp->mi[mid - 1].span)
+				continue;
+			mk = ptab_key(&pp->maps, mid - 1);
+			score[2 * (mid - 1) + 1] += (uint64_t)pp->sv[2 * i];
+			if (comm_names(comm, ptab_key(&pp->strs, mk[4])))
+				score[2 * (mid - 1)] += (uint64_t)pp->sv[2 * i];
+		}
+	}
+	for (i = 0; i < pp->maps.n; i++) {
+		if (score[2 * i] > best[0] || (!best[0] && score[2 * i + 1] > best[1])) {
+			best[0] = score[2 * i];
+			best[1] = score[2 * i + 1];
+			pick = i;
+		}
+	}
+	free(score);
+	return pick;
+}
+
+/* Mapping id 1 and the main binary's (index m) trade places. */
+static uint64_t swap_id(uint64_t id, size_t m)
+{
+	return id == m + 1 ? 1 : id == 1 ? m + 1 : id;
+}
+
+/* The tables as protobuf-c messages, packed, gzip'ed. */
+static int emit(struct pprof *pp, int fd)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[3] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Sample *sm = NULL, **smp = NULL;
+	Perftools__Profiles__Label *lb = NULL, **lbp = NULL;
+	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
+	Perftools__Profiles__Location *lc = NULL, **lcp = NULL;
+	Perftools__Profiles__Line *ln = NULL, **lnp = NULL;
+	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
+	char **strs = NULL;
+	uint8_t *buf = NULL;
+	int64_t comments[3], k_pid, k_tid, k_thread, period;
+	size_t i, nl = 0, ncom, len, main_map;
+	int ret;
+
+	if ((ret = str_id(pp, "samples", &vt[0].type)) || (ret = str_id(pp, "count", &vt[0].unit)) ||
+	    (ret = value_types(pp, &vt[1].type, &vt[1].unit, &period)) ||
+	    (ret = str_id(pp, "pid", &k_pid)) || (ret = str_id(pp, "tid", &k_tid)) ||
+	    (ret = str_id(pp, "thread", &k_thread)) || (ret = add_comments(pp, comments, &ncom)))
+		return ret;
+	vt[2] = vt[1];
+
+	for (i = 0; i < pp->locs.n; i++)
+		nl += ((const uint64_t *)ptab_key(&pp->locs, i))[2];
+	/* mapping ids: the main binary's and the first's swap places */
+	main_map = main_mapping(pp);
+	ret = -ENOMEM;
+	sm = calloc(pp->samples.n + 1, sizeof(*sm));
+	smp = calloc(pp->samples.n + 1, sizeof(*smp));
+	lb = calloc(3 * pp->samples.n + 1, sizeof(*lb));
+	lbp = calloc(3 * pp->samples.n + 1, sizeof(*lbp));
+	mp = calloc(pp->maps.n + 1, sizeof(*mp));
+	mpp = calloc(pp->maps.n + 1, sizeof(*mpp));
+	lc = calloc(pp->locs.n + 1, sizeof(*lc));
+	lcp = calloc(pp->locs.n + 1, sizeof(*lcp));
+	ln = calloc(nl + 1, sizeof(*ln));
+	lnp = calloc(nl + 1, sizeof(*lnp));
+	fn = calloc(pp->funcs.n + 1, sizeof(*fn));
+	fnp = calloc(pp->funcs.n + 1, sizeof(*fnp));
+	strs = calloc(pp->strs.n + 1, sizeof(*strs));
+	if (!sm || !smp || !lb || !lbp || !mp || !mpp || !lc || !lcp || !ln || !lnp || !fn ||
+	    !fnp || !strs)
+		goto out;
+
+	for (i = 0; i < pp->samples.n; i++) {
+		const uint64_t *k = ptab_key(&pp->samples, i);
+		Perftools__Profiles__Label *l = &lb[3 * i];
+		unsigned j;
+
+		perftools__profiles__sample__init(&sm[i]);
+		smp[i] = &sm[i];
+		sm[i].n_location_id = k[3];
+		sm[i].location_id = (uint64_t *)&k[4];
+		sm[i].n_value = 2;
+		sm[i].value = &pp->sv[2 * i];
+		for (j = 0; j < 3; j++) {
+			perftools__profiles__label__init(&l[j]);
+			lbp[3 * i + j] = &l[j];
+		}
+		l[0].key = k_pid, l[0].num = (int64_t)k[0];
+		l[1].key = k_tid, l[1].num = (int64_t)k[1];
+		l[2].key = k_thread, l[2].str = (int64_t)k[2];
+		sm[i].n_label = 3;
+		sm[i].label = &lbp[3 * i];
+	}
+	for (i = 0; i < pp->maps.n; i++) {
+		const uint64_t *k = ptab_key(&pp->maps, i);
+		const struct pmap_info *m = &pp->mi[i];
+
+		perftools__profiles__mapping__init(&mp[i]);
+		mpp[swap_id(i + 1, main_map) - 1] = &mp[i];
+		mp[i].id = swap_id(i + 1, main_map);
+		mp[i].memory_start = m->lo;
+		mp[i].memory_limit = m->hi;
+		mp[i].file_offset = k[3];
+		mp[i].filename = (int64_t)k[4];
+		mp[i].build_id = (int64_t)k[5];
+		mp[i].has_functions = m->quality >= SYMQ_BASIC;
+		mp[i].has_filenames = mp[i].has_line_numbers = mp[i].has_inline_frames =
+			m->quality >= SYMQ_FULL;
+	}
+	nl = 0;
+	for (i = 0; i < pp->locs.n; i++) {
+		const uint64_t *k = ptab_key(&pp->locs, i);
+		size_t j;
+
+		perftools__profiles__location__init(&lc[i]);
+		lcp[i] = &lc[i];
+		lc[i].id = i + 1;
+		lc[i].mapping_id = k[0] ? swap_id(k[0], main_map) : 0;
+		lc[i].address = k[1];
+		lc[i].n_line = k[2];
+		lc[i].line = &lnp[nl];
+		for (j = 0; j < k[2]; j++, nl++) {
+			perftools__profiles__line__init(&ln[nl]);
+			lnp[nl] = &ln[nl];
+			ln[nl].function_id = k[3 + 2 * j];
+			ln[nl].line = (int64_t)k[4 + 2 * j];
+		}
+	}
+	for (i = 0; i < pp->funcs.n; i++) {
+		const int64_t *k = ptab_key(&pp->funcs, i);
+
+		perftools__profiles__function__init(&fn[i]);
+		fnp[i] = &fn[i];
+		fn[i].id = i + 1;
+		fn[i].name = fn[i].system_name = k[0];
+		fn[i].filename = k[1];
+	}
+	for (i = 0; i < pp->strs.n; i++)
+		strs[i] = (char *)ptab_key(&pp->strs, i);
+
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.n_sample = pp->samples.n;
+	prof.sample = smp;
+	prof.n_mapping = pp->maps.n;
+	prof.mapping = mpp;
+	prof.n_location = pp->locs.n;
+	prof.location = lcp;
+	prof.n_function = pp->funcs.n;
+	prof.function = fnp;
+	prof.n_string_table = pp->strs.n;
+	prof.string_table = strs;
+	prof.time_nanos = (int64_t)(meta_u64(pp->p, "wallclock_start") * 1000000000ull);
+	{
+		uint64_t t0 = meta_u64(pp->p, "time_start"), t1 = meta_u64(pp->p, "time_end");
+
+		if (!t1)
+			for (i = 0; i < pp->p->nr_samples; i++)
+				if (pp->p->samples[i].ts > t1)
+					t1 = pp->p->samples[i].ts;
+		prof.duration_nanos = t0 && t1 > t0 ? (int64_t)(t1 - t0) : 0;
+	}
+	prof.period_type = &vt[2];
+	prof.period = period;
+	prof.n_comment = ncom;
+	prof.comment = comments;
+	prof.default_sample_type = vt[1].type;
+
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		goto out;
+	if (perftools__profiles__profile__pack(&prof, buf) != len) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = gzip_write(fd, buf, len);
+out:
+	free(buf);
+	free(sm);
+	free(smp);
+	free(lb);
+	free(lbp);
+	free(mp);
+	free(mpp);
+	free(lc);
+	free(lcp);
+	free(ln);
+	free(lnp);
+	free(fn);
+	free(fnp);
+	free(strs);
+	return ret;
+}
+
+int pprof_write(const struct profile *p, const struct proctree *pt, struct resolver *r, int fd)
+{
+	struct pprof *pp = calloc(1, sizeof(*pp));
+	int64_t empty;
+	int ret;
+
+	if (!pp)
+		return -ENOMEM;
+	pp->p = p;
+	pp->pt = pt;
+	pp->r = r;
+	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
+	if (!ret)
+		ret = group_samples(pp);
+	if (!ret)
+		ret = resolve_groups(pp);
+	if (!ret)
+		ret = emit(pp, fd);
+	ptab_release(&pp->strs);
+	ptab_release(&pp->funcs);
+	ptab_release(&pp->maps);
+	ptab_release(&pp->locs);
+	ptab_release(&pp->samples);
+	ptab_release(&pp->groups);
+	free(pp->mi);
+	free(pp->gv);
+	free(pp->sv);
+	free(pp->scratch);
+	free(pp);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pprof export: a profile as Google's profile.proto (formats/profile.proto),
+ * gzip-compressed, as `go tool pprof`, Speedscope, Pyroscope and friends
+ * read it.
+ *
+ * What goes in:
+ *  - sample_type [("samples","count"), ("cpu","nanoseconds")] for the
+ *    cpu-clock and task-clock events, [("samples","count"), (EVENT,"count")]
+ *    for any other (weights are periods: counts of the event); period_type
+ *    is the second type, period the recording's fixed period (meta
+ *    "period"), else 1e9/freq for clock events, else the mean weight.
+ *  - One Sample per distinct (resolved stack, pid, tid, thread name), values
+ *    [number of samples, sum of weights], labels "pid" and "tid" (numbers)
+ *    and "thread" (the thread's name at the sample's time). Location ids
+ *    leaf first: kernel frames, then user frames.
+ *  - One Location per distinct (mapping, address, resolved lines); its
+ *    Lines are the inline chain innermost first, the last one being the
+ *    real function (pprof's order). An address without a symbol gets one
+ *    line naming a pseudo function "[module+0xOFFSET]" (as zt report
+ *    prints it), so that viewers show something.
+ *  - One Function per distinct (name, file); system_name = name (the
+ *    resolver hands out demangled names only).
+ *  - One Mapping per distinct user mapping (range, file offset, path, build
+ *    id in hex), and one per kernel image or module ("[kernel.kallsyms]",
+ *    "[ext4]") or perf-map JIT region, spanning the addresses seen; the
+ *    has_functions / has_filenames / has_line_numbers / has_inline_frames
+ *    flags from the best symbol quality of its frames. Addresses in no
+ *    mapping have mapping_id 0.
+ *  - time_nanos from meta "wallclock_start" (s), duration_nanos from
+ *    "time_end" - "time_start"; comments: command line, host, lost samples.
+ *
+ * Strings are copied as they are except that invalid UTF-8 and control
+ * characters become '?' (proto3 strings must be UTF-8).
+ */
+#ifndef ZT_PPROF_H
+#define ZT_PPROF_H
+
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+
+struct resolver;
+
+/*
+ * Write p as gzip-compressed pprof to fd (borrowed: written from its
+ * current position, not closed), resolving frames with r (borrowed, built
+ * over p and pt). Returns 0 or a negative errno: -ENOMEM, -E2BIG (more
+ * than 2^32-2 of some kind of record), a write error such as -ENOSPC or
+ * -EPIPE, -EIO from zlib. On error the file may hold part of the output.
+ */
+int pprof_write(const struct profile *p, const struct proctree *pt, struct resolver *r, int fd);
+
+#endif
