@@ -90,7 +90,7 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-record bench-symbolize all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize bench-script all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -175,13 +175,16 @@ fuzz:
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
 
-bench: bench-record bench-symbolize
+bench: bench-record bench-symbolize bench-script
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
 
 bench-symbolize: $(ZT)
 	$(Q)ZT=$(abspath $(ZT)) bench/symbolize.sh
+
+bench-script: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/script.sh
 
 install: $(ZT)
 	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt

@@ -20,11 +20,12 @@ static const char *const convert_usage[] = {
 
 int cmd_convert(int argc, char **argv)
 {
-	const char *in = "zt.data", *out = NULL, *to = "pprof";
+	const char *in = "zt.data", *out = NULL, *to = "pprof", *event = NULL;
 	struct symopts so = { .use_debuginfod = 1, .use_cache = 1 };
 	int force = 0;
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &in, "file", "the recording (zt.data; default zt.data)" },
+		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
+		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
 		{ OPT_STRING, 'o', "output", &out, "file", "the file to write" },
 		{ OPT_STRING, 0, "to", &to, "format",
 		  "pprof: gzip-compressed profile.proto (go tool pprof, Grafana, Speedscope...)" },
@@ -54,7 +55,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	if (cmd_load_profile(in, force, &p))
+	if (cmd_load_profile(in, force, event, &p))
 		goto out;
 	symopts_init(&so, "convert");
 	if (proctree_new(&p, &pt)) {

@@ -5,11 +5,14 @@
 
 #include "libprof/profile.h"
 
-/* Read path into p (initialized). A truncated file is read up to its last
+/* Read path into p (initialized): zt.data, or perf.data (told apart by
+ * their magic, whatever the name). A truncated file is read up to its last
  * complete part with a warning; a damaged one is an error naming the
- * offset, unless force (then its readable part, with a warning). Prints
- * its own messages as "zt CMD: ...". Returns 0, or -1 after an error
- * message. */
-int cmd_load_profile(const char *path, int force, struct profile *p);
+ * offset, unless force (then its readable part, with a warning). event
+ * picks one of a perf.data file's events by name (NULL: the first).
+ * perf.data recorded on this machine since its last boot gets the
+ * kernel's symbols from /proc/kallsyms. Prints its own messages as
+ * "zt CMD: ...". Returns 0, or -1 after an error message. */
+int cmd_load_profile(const char *path, int force, const char *event, struct profile *p);
 
 #endif

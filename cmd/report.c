@@ -33,7 +33,7 @@ struct group {
 };
 
 struct report {
-	const char *input, *sort;
+	const char *input, *sort, *event;
 	int children, quiet, verbose, force, header, stdio, demangle;
 	int want_srcline; /* a srcline sort key: file:line per frame */
 	struct symopts so;
@@ -82,7 +82,7 @@ static int parse_sort(struct report *r)
 /* Read the input; exit code or -1 to go on. */
 static int load(struct report *r)
 {
-	return cmd_load_profile(r->input, r->force, &r->prof) ? ZT_EXIT_FAIL : -1;
+	return cmd_load_profile(r->input, r->force, r->event, &r->prof) ? ZT_EXIT_FAIL : -1;
 }
 
 static uint64_t group_hash(uint32_t stack, uint32_t pid, const char *comm, uint64_t epoch)
@@ -477,7 +477,8 @@ int cmd_report(int argc, char **argv)
 	struct report r = { .input = "zt.data", .sort = "comm,dso,sym", .children = -1, .demangle = 1,
 			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name (default: zt.data)" },
+		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name: zt.data or perf.data (default: zt.data)" },
+		{ OPT_STRING, 0, "event", &r.event, "name", "the event to report of a perf.data file with several" },
 		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (the only one for now)" },
 		{ OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
 		  "sort by keys: comm, pid, dso, sym, srcline, symq (default: comm,dso,sym)" },

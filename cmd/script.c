@@ -87,7 +87,7 @@ struct group {
 };
 
 struct script {
-	const char *input, *fields;
+	const char *input, *fields, *event_opt;
 	int hide_cg, demangle, show_inline, folded, force, quiet, ns;
 	unsigned flds;
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
@@ -209,7 +209,7 @@ static char *put_0x(char *p, uint64_t v)
 /* Read the input; exit code or -1 to go on. */
 static int load(struct script *s)
 {
-	return cmd_load_profile(s->input, s->force, &s->prof) ? ZT_EXIT_FAIL : -1;
+	return cmd_load_profile(s->input, s->force, s->event_opt, &s->prof) ? ZT_EXIT_FAIL : -1;
 }
 
 /* Whether perf would have sampled the CPU: only system-wide or per-CPU
@@ -1032,6 +1032,7 @@ int cmd_script(int argc, char **argv)
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &s.input, "file",
 		  "input file name (default: zt.data)" },
+		{ OPT_STRING, 0, "event", &s.event_opt, "name", "the event to show of a perf.data file with several" },
 		{ OPT_STRING, 'F', "fields", &s.fields, "fields",
 		  "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
 		  "the defaults" },

@@ -414,16 +414,22 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 		GElf_Sym s;
 		Elf32_Word xndx = 0;
 		size_t shndx;
-		int type;
+		int type, label;
 
 		if (!gelf_getsymshndx(data, xd, (int)i, &s, &xndx))
 			continue;
 		type = GELF_ST_TYPE(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !s.st_value)
+		/* functions, and labels in code as perf takes them (asm entry
+		 * points such as ld.so's _dl_start_user): NOTYPE, visible */
+		label = type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) != STV_HIDDEN &&
+			GELF_ST_VISIBILITY(s.st_other) != STV_INTERNAL && s.st_shndx != SHN_ABS;
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !label) || !s.st_value)
 			continue;
 		if (!s.st_name || s.st_name >= strsz || !strs[s.st_name] ||
 		    (!terminated && !memchr(strs + s.st_name, 0, strsz - s.st_name)))
 			continue;
+		if (label && (strs[s.st_name] == '.' || strs[s.st_name] == '$'))
+			continue; /* assembler-local labels */
 		shndx = s.st_shndx;
 		if (shndx == SHN_XINDEX)
 			shndx = xd ? xndx : 0;
@@ -440,8 +446,9 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 		}
 		if (!last_exec)
 			continue;
+		/* a label loses to a function at the same address */
 		d->syms[d->nr_syms++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
-						       (uint8_t)bind_rank(s.st_info) };
+						       (uint8_t)(label ? 0 : bind_rank(s.st_info)) };
 	}
 	return 0;
 }

@@ -7,88 +7,112 @@
 #include "libprof/array.h"
 #include "symbolizer/ksubset.h"
 
-struct kline {
-	uint64_t addr;
-	size_t off, len; /* the line, without its newline */
-	int keep;
-};
-
-static int cmp_kline(const void *a, const void *b)
-{
-	const struct kline *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 static int is_text(char t)
 {
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Runs body for each text symbol line of text, with a (its address), s and
+ * ll (the line, without its newline) and edge (it names _text or _etext). */
+#define FOR_EACH_LINE(text, len, body)                                                          \
+	do {                                                                                    \
+		size_t pos_ = 0;                                                                \
+		while (pos_ < (len)) {                                                          \
+			const char *s = (text) + pos_, *nl_ = memchr(s, '\n', (len) - pos_);     \
+			size_t ll = nl_ ? (size_t)(nl_ - s) : (len) - pos_, j_ = 0;              \
+			uint64_t a = 0;                                                         \
+			int edge;                                                               \
+                                                                                                \
+			pos_ += ll + 1;                                                         \
+			while (j_ < ll && j_ < 16 &&                                            \
+			       ((s[j_] >= '0' && s[j_] <= '9') || (s[j_] >= 'a' && s[j_] <= 'f'))) { \
+				a = a << 4 | (uint64_t)(s[j_] <= '9' ? s[j_] - '0' : s[j_] - 'a' + 10); \
+				j_++;                                                           \
+			}                                                                       \
+			if (!j_ || j_ + 3 > ll || s[j_] != ' ' || !is_text(s[j_ + 1]) || s[j_ + 2] != ' ') \
+				continue;                                                       \
+			edge = (ll - j_ - 3 == 5 && !memcmp(s + j_ + 3, "_text", 5)) ||         \
+			       (ll - j_ - 3 == 6 && !memcmp(s + j_ + 3, "_etext", 6));          \
+			body                                                                    \
+		}                                                                               \
+	} while (0)
+
+/*
+ * Without sorting the ~120k lines: with the q sorted distinct addresses
+ * asked about, the symbol covering q[k] starts at the largest line
+ * address <= q[k], which is the running maximum of best[0..k] when each
+ * line address a is filed under the first q >= a. The end of that symbol
+ * is the smallest line address above it, found the same way with the
+ * starts. Two passes over the text, O(lines * log(queries)).
+ */
 int kallsyms_subset(const char *text, size_t len, const uint64_t *ips, size_t n, struct zbuf *out)
 {
-	struct kline *l = NULL;
-	size_t nr = 0, cap = 0, pos = 0, i;
-	int err = 0;
+	uint64_t *q = NULL, *best = NULL, *start = NULL, *next = NULL;
+	size_t nq = 0, ns = 0, i;
+	int err = -ENOMEM;
 
-	while (pos < len) {
-		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - s) : len - pos;
-		uint64_t a = 0;
-		size_t j = 0;
-
-		pos += ll + 1;
-		while (j < ll && j < 16 && ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f'))) {
-			a = a << 4 | (uint64_t)(s[j] <= '9' ? s[j] - '0' : s[j] - 'a' + 10);
-			j++;
-		}
-		if (!j || j + 3 > ll || s[j] != ' ' || !is_text(s[j + 1]) || s[j + 2] != ' ')
-			continue;
-		if (ZT_GROW(l, cap, nr + 1)) {
-			err = -ENOMEM;
+	if (n) {
+		q = malloc(n * sizeof(*q));
+		best = calloc(n, sizeof(*best));
+		start = malloc(n * sizeof(*start));
+		next = malloc(n * sizeof(*next));
+		if (!q || !best || !start || !next)
 			goto out;
-		}
-		l[nr].addr = a;
-		l[nr].off = (size_t)(s - text);
-		l[nr].len = ll;
-		l[nr].keep = (ll - j - 3 == 5 && !memcmp(s + j + 3, "_text", 5)) ||
-			     (ll - j - 3 == 6 && !memcmp(s + j + 3, "_etext", 6));
-		nr++;
+		memcpy(q, ips, n * sizeof(*q));
+		qsort(q, n, sizeof(*q), cmp_u64);
+		for (i = 0; i < n; i++)
+			if (!nq || q[nq - 1] != q[i])
+				q[nq++] = q[i];
 	}
-	if (!nr)
-		goto out;
-	qsort(l, nr, sizeof(*l), cmp_kline);
-	for (i = 0; i < n; i++) {
-		size_t lo = 0, hi = nr;
+	/* pass 1: the start of the symbol covering each address (0: none) */
+	FOR_EACH_LINE(text, len, {
+		size_t k = zt_upper_bound_u64(q, nq, sizeof(*q), 0, a - 1); /* first q >= a */
 
-		/* the last line with addr <= ip */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		(void)edge;
+		if (k < nq && a <= q[k] && a > best[k])
+			best[k] = a;
+	});
+	for (i = 1; i < nq; i++)
+		if (best[i - 1] > best[i])
+			best[i] = best[i - 1];
+	for (i = 0; i < nq; i++)
+		if (best[i] && (!ns || start[ns - 1] != best[i]))
+			start[ns++] = best[i];
+	/* pass 2: each start's end, the next address above it */
+	for (i = 0; i < ns; i++)
+		next[i] = UINT64_MAX;
+	FOR_EACH_LINE(text, len, {
+		size_t k = zt_upper_bound_u64(start, ns, sizeof(*start), 0, a - 1); /* starts < a: [0, k) */
 
-			if (l[mid].addr <= ips[i])
-				lo = mid + 1;
-			else
-				hi = mid;
+		(void)edge;
+		if (k && a < next[k - 1])
+			next[k - 1] = a;
+	});
+	for (i = ns; i-- > 1;)
+		if (next[i] < next[i - 1])
+			next[i - 1] = next[i];
+	/* pass 3: the lines at those addresses, and _text/_etext, in text order */
+	FOR_EACH_LINE(text, len, {
+		size_t k = zt_upper_bound_u64(start, ns, sizeof(*start), 0, a);
+		size_t e = zt_upper_bound_u64(next, ns, sizeof(*next), 0, a); /* next[] is sorted */
+
+		if (edge || (k && start[k - 1] == a) || (e && next[e - 1] == a)) {
+			zbuf_put(out, s, ll);
+			zbuf_put_u8(out, '\n');
 		}
-		if (!lo)
-			continue;
-		l[lo - 1].keep = 1;
-		/* its end: the next symbol at a higher address */
-		for (hi = lo; hi < nr && l[hi].addr == l[lo - 1].addr; hi++)
-			;
-		if (hi < nr)
-			l[hi].keep = 1;
-	}
-	for (i = 0; i < nr; i++) {
-		if (!l[i].keep)
-			continue;
-		zbuf_put(out, text + l[i].off, l[i].len);
-		zbuf_put_u8(out, '\n');
-	}
+	});
 	err = out->err;
 out:
-	free(l);
+	free(q);
+	free(best);
+	free(start);
+	free(next);
 	return err;
 }

@@ -12,8 +12,8 @@
 
 #include "libprof/zbuf.h"
 
-/* Append to out the kallsyms lines (same text format, sorted by address)
- * needed for the n addresses in ips (any order, duplicates allowed).
+/* Append to out the kallsyms lines (same text format, in their order in
+ * text) needed for the n addresses in ips (any order, duplicates allowed).
  * Returns 0 or -ENOMEM. */
 int kallsyms_subset(const char *text, size_t len, const uint64_t *ips, size_t n, struct zbuf *out);
 

@@ -144,9 +144,9 @@ void resolver_free(struct resolver *r)
 
 static int is_anon(const char *path)
 {
+	/* memfd mappings are files to perf (a DSO named by the path), not JIT */
 	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14) ||
-	       !strncmp(path, "/memfd:", 7);
+	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
 }
 
 /* The module name of a mapping (borrowed from its path where possible). */

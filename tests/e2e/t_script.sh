@@ -70,8 +70,8 @@ echo "  structure: $st (record: ${n:-?} samples)"
 check "every sample is header, frame lines, blank line" [ "$st" = "${n:-x}" ]
 check "zt_hot_a frames, DSO-relative, with the binary's path" \
 	contains s.txt $'^\t {8,}[0-9a-f]+ zt_hot_a\\+0x[0-9a-f]+ \\(.*/hot\\)$'
-check "header: comm tid time period event" contains s.txt '^hot [0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $'
-check "no [cpu] without -a" not contains s.txt '^hot [0-9]+ \['
+check "header: comm tid time period event" contains s.txt '^hot +[0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $'
+check "no [cpu] without -a" not contains s.txt '^hot +[0-9]+ \['
 check "time order" awk '/^[^\t]/ { t = $3 + 0; if (t < last) exit 1; last = t }' s.txt
 
 # folded stacks: counts are samples; what stackcollapse-perf.pl makes of
@@ -94,9 +94,9 @@ check "--inline: folded == stackcollapse of the text" cmp -s ci.txt fi.txt
 # -F, -G, --ns
 "$ZT" script -i w.data -F comm,tid,time > F1.txt
 check "-F comm,tid,time: header only, %16s comm" \
-	not grep -qvE '^ +hot [0-9]+ +[0-9]+\.[0-9]{6}: $' F1.txt
+	not grep -qvE '^ +hot +[0-9]+ +[0-9]+\.[0-9]{6}: $' F1.txt
 "$ZT" script -i w.data -F +pid,-period > F2.txt
-check "-F +pid,-period" contains F2.txt '^hot [0-9]+/[0-9]+ +[0-9.]+: cpu-clock: $'
+check "-F +pid,-period" contains F2.txt '^hot +[0-9]+/[0-9]+ +[0-9.]+: cpu-clock: $'
 "$ZT" script -i w.data -F ip,sym > F3.txt
 check "-F ip,sym: frames without offsets or DSO" contains F3.txt $'^\t +[0-9a-f]+ zt_hot_a$'
 "$ZT" script -i w.data -F comm,+pid > /dev/null 2>&1
@@ -105,7 +105,7 @@ check "-F: mixing a list and +field is a usage error" [ $? -eq 129 ]
 check "-F: unknown field is a usage error" [ $? -eq 129 ]
 "$ZT" script -i w.data -G > G.txt
 check "-G: one line per sample, absolute address" \
-	contains G.txt '^ +hot [0-9]+ +[0-9.]+: +[0-9]+ cpu-clock: +[0-9a-f]{12,} zt_hot_a\+0x[0-9a-f]+ \(.*/hot\)$'
+	contains G.txt '^ +hot +[0-9]+ +[0-9.]+: +[0-9]+ cpu-clock: +[0-9a-f]{12,} zt_hot_a\+0x[0-9a-f]+ \(.*/hot\)$'
 check "-G: as many lines as samples" [ "$(wc -l < G.txt)" = "${n:-x}" ]
 "$ZT" script -i w.data --ns -F time > ns.txt
 check "--ns: nanoseconds" contains ns.txt '^ *[0-9]+\.[0-9]{9}: $'

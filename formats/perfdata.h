@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perf.data reader: a file written by `perf record` (file mode, this byte
+ * order, x86_64) read into the profile model, zstd-compressed data included.
+ */
+#ifndef ZT_PERFDATA_H
+#define ZT_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/profile.h"
+
+#define PERFDATA_MAGIC "PERFILE2" /* 8 bytes, the u64 0x32454c4946524550 */
+
+/* Caps on what one file may make the reader produce. */
+#define PERFDATA_DECOMP_RECORD_MAX (256u << 20) /* output of one COMPRESSED record */
+#define PERFDATA_DECOMP_TOTAL_MIN (1ull << 30)  /* whole file: this plus 64x its size */
+
+/* True when the first n bytes start like a perf.data file, in either byte
+ * order, file or pipe mode (the reader then says what it cannot read). */
+int perfdata_probe(const void *head, size_t n);
+
+/* Which of the file's events the profile's samples come from. The default
+ * (NULL opts, or event < 0 and no name) is the first event that is not
+ * perf's side-band "dummy" event. */
+struct perfdata_opts {
+	int event;              /* index in the file's event list (`perf evlist` order,
+				   dummy included), or -1 */
+	const char *event_name; /* or by name: "cpu-clock" matches the file's
+				   "cpu-clock" and "cpu-clock:ppp"; NULL for none */
+};
+
+/* What the reader found besides the records. */
+struct perfdata_info {
+	int truncated;          /* the file ends inside the data section (or its
+				   feature sections are cut off): the rest is in p */
+	int unfinished;         /* data size 0 in the header (perf record killed):
+				   the records up to the end of the file were read */
+	int dwarf;              /* --call-graph dwarf recording: the user stacks are
+				   not unwound, samples keep kernel frames and the
+				   user leaf only */
+	uint64_t good_end;      /* offset just past the last data record read */
+	uint64_t size;          /* bytes given to the reader */
+	uint64_t data_offset, data_size; /* the data section as the header says */
+	unsigned nr_events;     /* attrs in the file */
+	int event;              /* index of the event read, -1 before it is known */
+	uint64_t records;       /* data records, those inside compressed ones included */
+	uint64_t samples;       /* samples of the selected event added to p */
+	uint64_t samples_other; /* samples of the other events (skipped) */
+	uint64_t samples_unknown; /* samples with an id of no event (skipped) */
+	uint64_t compressed;    /* COMPRESSED/COMPRESSED2 records */
+	uint64_t decompressed;  /* bytes they expanded to */
+	uint64_t unknown;       /* records of unknown types (skipped by size) */
+	unsigned bad_features;  /* malformed header feature sections (skipped) */
+	char msg[256];          /* a warning or error, naming the offset ("" if none) */
+};
+
+/*
+ * Read a whole perf.data image into p (initialized by the caller; what is
+ * read is added to it). opts may be NULL. Returns 0 (then info says whether
+ * the file was cut short: the readable part is in p), or a negative errno
+ * with info->msg saying what and where:
+ *   -EBADMSG  not a perf.data file, a corrupt header, attr or id section, or
+ *             a data record that does not parse (the records before it are
+ *             in p) or does not decompress
+ *   -ENOTSUP  pipe mode (`perf record -o -`), the other byte order, another
+ *             architecture than x86_64, perf.data version 1
+ *   -ENOENT   opts names an event the file does not have
+ *   -ENOMEM
+ *
+ * The model gets:
+ *  - meta: "sampler" = "perf", "hostname", "os_release", "arch", "nr_cpus"
+ *    (online), "cpudesc", "perf_version", "cmdline", "event" (the selected
+ *    event's name), "events" (the names of all events but dummies, comma
+ *    separated, in file order), "freq" or "period" (of the selected event),
+ *    "callchain" ("fp", "dwarf" or "none"), "time_start"/"time_end" (perf's
+ *    first and last sample time; without that feature, the samples' range).
+ *  - tasks from COMM (EXEC when perf flagged it), FORK, EXIT.
+ *  - executable mappings from MMAP and MMAP2 (data mappings and guest
+ *    mappings are left out); the kernel's (pid -1) under pid ZT_PID_KERNEL,
+ *    perf's "[kernel.kallsyms]_text" renamed "[kernel.kallsyms]". Build ids
+ *    from MMAP2 (--buildid-mmap), else from perf's build-id table by path;
+ *    the kernel's build id also as a PROF_BLOB_KERNEL_BUILD_ID blob.
+ *  - samples of the selected event: weight = period, cpu = UINT32_MAX when
+ *    the event did not record it; stacks split at perf's context markers
+ *    into kernel and user frames (at most ZT_MAX_FRAMES each, the outermost
+ *    dropped); without a callchain, the sample ip alone.
+ *  - lost_events += PERF_RECORD_LOST counts (records the kernel dropped,
+ *    samples mostly), lost_samples += PERF_RECORD_LOST_SAMPLES counts.
+ * Records are taken in file order (perf's are roughly time ordered;
+ * consumers such as the proctree sort by time). No kallsyms blob: see
+ * perfdata_add_host_kallsyms().
+ */
+int perfdata_read_mem(const void *data, size_t len, struct profile *p,
+		      const struct perfdata_opts *opts, struct perfdata_info *info);
+/* The same on a file, mapped read-only (a pipe is read into memory); also
+ * returns -errno from open(2), and -ENOTSUP for a perf.data directory
+ * (`perf record --threads`). */
+int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
+		       struct perfdata_info *info);
+
+/*
+ * perf.data carries no kernel symbols: perf report reads the running
+ * kernel's. This does the same, opted into by the caller: when p's
+ * "hostname" and "os_release" equal uname()'s nodename and release, and
+ * (when p has perf's kernel mapping) its _text address equals the one in
+ * kallsyms (same boot: KASLR moves it at every boot), reads kallsyms_path
+ * (NULL: /proc/kallsyms) and adds the lines p's kernel frames need (see
+ * symbolizer/ksubset.h) as a PROF_BLOB_KALLSYMS blob, and /proc/modules as
+ * a PROF_BLOB_MODULES blob when there is none. Returns 0, or
+ *   -EEXIST   p already has a kallsyms blob (nothing done)
+ *   -EXDEV    recorded on another host or kernel release
+ *   -ESTALE   recorded in another boot of this kernel
+ *   -EACCES   the addresses are hidden (kernel.kptr_restrict)
+ *   -ENOMEM, or -errno from reading the file.
+ */
+int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path);
+
+#endif

@@ -1,0 +1,1191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of formats/perfdata.c: real `perf record` files of a workload
+ * compiled here, checked against perf's own dump (perf report -D) and perf
+ * script; crafted files for every sample field; truncation and corruption.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <zstd.h>
+#include <cmocka.h>
+
+#include "formats/perfdata.h"
+#include "tests/unit/testutil.h"
+
+/*
+ * perf 6.1 (Debian 12) often dies in its build-id post-processing
+ * ("assertion failed at util/build-id.c:1010", then "stack smashing
+ * detected" or "buffer overflow detected"), leaving a file with data size 0:
+ * with or without -N (--no-buildid-cache), short or long recordings alike,
+ * more often with two events or --call-graph dwarf. -B (--no-buildid) skips
+ * that pass and always records cleanly; --buildid-mmap then still gives
+ * build ids, in the MMAP2 records. So: plain.data and all.data try perf's
+ * build-id table (-N) a few times, then fall back; the others use
+ * -B --buildid-mmap.
+ */
+#define PERF_REC "perf record -q -e cpu-clock -F 999"
+
+static char dir[64];
+
+static const char wl_src[] =
+	"#include <stdlib.h>\n"
+	"static volatile unsigned long sink;\n"
+	"__attribute__((noinline)) void pd_leaf(void)\n"
+	"{\n"
+	"	volatile unsigned long x = 0; /* on the stack: the leaf keeps its frame */\n"
+	"	for (unsigned long i = 0; i < 200000; i++)\n"
+	"		x = x * 3 + i;\n"
+	"	sink = x;\n"
+	"}\n"
+	"__attribute__((noinline)) void pd_mid(void) { pd_leaf(); }\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	long n = argc > 1 ? atol(argv[1]) : 1000;\n"
+	"	for (long i = 0; i < n; i++)\n"
+	"		pd_mid();\n"
+	"	return 0;\n"
+	"}\n";
+
+/* perf record in dir; with_table: perf's build-id table if perf manages */
+static int record(const char *args, int with_table)
+{
+	int i;
+
+	for (i = 0; with_table && i < 5; i++)
+		if (!run("cd %s && " PERF_REC " -N %s 2>>log", dir, args))
+			return 0;
+	return run("cd %s && " PERF_REC " -B --buildid-mmap %s 2>>log", dir, args) ? -1 : 0;
+}
+
+static int group_setup(void **state)
+{
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/zt-perfdata-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/wl.c", dir);
+		f = fopen(path, "w");
+		if (!f)
+			return -1;
+		fputs(wl_src, f);
+		fclose(f);
+	}
+	if (run("cd %s && gcc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer "
+		"-fno-inline -o wl wl.c", dir))
+		return -1;
+	/* ~0.1 s of work per 1000 rounds */
+	if (record("-g -o plain.data -- ./wl 300", 1) ||
+	    record("-g -z -o z.data -- ./wl 300", 0) ||
+	    record("-g -a -o all.data -- sh -c 'dd if=/dev/zero of=/dev/null bs=1M count=500 "
+		   "2>/dev/null & ./wl 200; wait'", 1) ||
+	    record("-e task-clock -g -o two.data -- ./wl 300", 0) ||
+	    record("--call-graph dwarf,512 -o dwarf.data -- ./wl 100", 0)) {
+		fprintf(stderr, "test_perfdata: perf record failed: see %s/log\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	if (dir[0] && !getenv("ZT_KEEP"))
+		run("rm -rf %s", dir);
+	return 0;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void path_of(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+}
+
+static uint8_t *slurp(const char *name, size_t *len)
+{
+	char path[128];
+	struct stat st;
+	uint8_t *b;
+	FILE *f;
+
+	path_of(path, sizeof(path), name);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	b = malloc((size_t)st.st_size + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+static void load(const char *name, struct profile *p, const struct perfdata_opts *o,
+		 struct perfdata_info *info)
+{
+	char path[128];
+	int ret;
+
+	path_of(path, sizeof(path), name);
+	profile_init(p);
+	ret = perfdata_read_file(path, p, o, info);
+	if (ret || info->msg[0])
+		fprintf(stderr, "%s: %d %s\n", name, ret, info->msg);
+	assert_int_equal(ret, 0);
+	assert_false(info->truncated);
+}
+
+/* A sample as perf's raw dump (perf report -D) prints it. */
+struct dsample {
+	uint64_t ts, period, ip;
+	uint32_t pid, tid, cpu;
+	int has_cpu;
+	unsigned nr;
+	uint64_t chain[1024];
+};
+
+static struct dsample *perf_dump(const char *name, size_t *nr)
+{
+	struct dsample *v = NULL, *cur = NULL;
+	size_t n = 0, cap = 0;
+	char cmd[256], line[4096];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "perf report -D -i %s/%s 2>/dev/null", dir, name);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *s = strstr(line, ": PERF_RECORD_SAMPLE(");
+		unsigned long long a, b;
+
+		if (s) {
+			char *tok[4], *t, *save = NULL;
+			int nt = 0;
+
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				v = realloc(v, cap * sizeof(*v));
+				assert_non_null(v);
+			}
+			cur = &v[n++];
+			memset(cur, 0, sizeof(*cur));
+			/* "[cpu ]ts 0xoff [0xsize]: PERF_RECORD_SAMPLE(IP, 0x2): pid/tid: 0xip period: N" */
+			*s = 0;
+			for (t = strtok_r(line, " ", &save); t && nt < 4; t = strtok_r(NULL, " ", &save))
+				tok[nt++] = t;
+			assert_true(nt == 3 || nt == 4);
+			cur->has_cpu = nt == 4;
+			cur->cpu = nt == 4 ? (uint32_t)strtoul(tok[0], NULL, 10) : 0;
+			cur->ts = strtoull(tok[nt - 3], NULL, 10);
+			s = strstr(s + 1, "): ");
+			assert_non_null(s);
+			assert_int_equal(sscanf(s + 3, "%llu/%llu: 0x%llx period: %llu", &a, &b,
+						(unsigned long long *)&cur->ip,
+						(unsigned long long *)&cur->period), 4);
+			cur->pid = (uint32_t)a;
+			cur->tid = (uint32_t)b;
+		} else if (cur && sscanf(line, ".....  %llu: %llx", &a, &b) == 2 && a == cur->nr &&
+			   cur->nr < 1024) {
+			cur->chain[cur->nr++] = b;
+		} else if (!strncmp(line, "... FP chain", 12) || line[0] == '\n') {
+			continue;
+		} else if (line[0] != '.') {
+			cur = NULL;
+		}
+	}
+	pclose(f);
+	*nr = n;
+	return v;
+}
+
+static const struct profile *sort_p;
+
+/* By time, then file order: perf's ordered-events queue. */
+static int by_time(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t tx = sort_p->samples[x].ts, ty = sort_p->samples[y].ts;
+
+	return tx < ty ? -1 : tx > ty ? 1 : x < y ? -1 : x > y;
+}
+
+/* Every sample of p equals perf's dump (which perf prints in time order):
+ * time, ids, period, and the callchain split at its context markers. */
+static void check_against_dump(const struct profile *p, const char *name, int dwarf)
+{
+	size_t i, n;
+	struct dsample *v = perf_dump(name, &n);
+	uint32_t *ord;
+
+	assert_true(n > 0);
+	assert_int_equal(p->nr_samples, n);
+	ord = malloc(n * sizeof(*ord));
+	assert_non_null(ord);
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
+	sort_p = p;
+	qsort(ord, n, sizeof(*ord), by_time);
+	for (i = 0; i < n; i++) {
+		const struct prof_sample *s = &p->samples[ord[i]];
+		const struct prof_stack *st = &p->stacks[s->stack];
+		const uint64_t *ips = profile_stack_ips(p, s->stack);
+		uint64_t k[1024], u[1024];
+		unsigned nk = 0, nu = 0, j, ctx = 0;
+
+		assert_int_equal(s->ts, v[i].ts);
+		assert_int_equal(s->pid, v[i].pid);
+		assert_int_equal(s->tid, v[i].tid);
+		assert_int_equal(s->weight, v[i].period);
+		if (v[i].has_cpu)
+			assert_int_equal(s->cpu, v[i].cpu);
+		else
+			assert_int_equal(s->cpu, UINT32_MAX);
+		for (j = 0; j < v[i].nr; j++) {
+			uint64_t x = v[i].chain[j];
+
+			if (x == (uint64_t)PERF_CONTEXT_KERNEL)
+				ctx = 1;
+			else if (x == (uint64_t)PERF_CONTEXT_USER)
+				ctx = 2;
+			else if (ctx == 1)
+				k[nk++] = x;
+			else if (ctx == 2)
+				u[nu++] = x;
+		}
+		if (dwarf && !nk && !nu)
+			u[nu++] = v[i].ip; /* user-mode sample: no chain, the ip is the leaf */
+		assert_int_equal(st->nk, nk);
+		assert_int_equal(st->nu, nu);
+		assert_memory_equal(ips, k, nk * sizeof(*k));
+		assert_memory_equal(ips + nk, u, nu * sizeof(*u));
+	}
+	free(ord);
+	free(v);
+}
+
+/* First line of a command's output. */
+static void first_line(char *out, size_t n, const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	out[0] = 0;
+	if (fgets(out, (int)n, f))
+		out[strcspn(out, "\n")] = 0;
+	pclose(f);
+}
+
+static const struct prof_mmap *find_map(const struct profile *p, uint32_t pid, uint64_t ip)
+{
+	size_t i;
+
+	for (i = p->nr_mmaps; i-- > 0;)
+		if (p->mmaps[i].pid == pid && ip >= p->mmaps[i].start &&
+		    ip - p->mmaps[i].start < p->mmaps[i].len)
+			return &p->mmaps[i];
+	return NULL;
+}
+
+static const struct prof_mmap *find_map_path(const struct profile *p, const char *suffix)
+{
+	size_t i, l = strlen(suffix);
+
+	for (i = 0; i < p->nr_mmaps; i++) {
+		size_t pl = strlen(p->mmaps[i].path);
+
+		if (pl >= l && !strcmp(p->mmaps[i].path + pl - l, suffix))
+			return &p->mmaps[i];
+	}
+	return NULL;
+}
+
+/* The workload: its EXEC, its mapping with the build id readelf reports
+ * (when perf has one: perf 6.1 writes an empty one into its table with -z),
+ * and pd_leaf as the user leaf of most samples. */
+static void check_workload(const struct profile *p, const char *name)
+{
+	const struct prof_mmap *m = find_map_path(p, "/wl");
+	char want[128], hex[2 * ZT_BUILD_ID_MAX + 1], line[256];
+	unsigned long long sym = 0, size = 0;
+	uint32_t pid = 0;
+	size_t i, in_leaf = 0, of_wl = 0;
+
+	for (i = 0; i < p->nr_tasks; i++)
+		if (p->tasks[i].kind == PROF_TASK_EXEC && !strcmp(p->tasks[i].comm, "wl"))
+			pid = p->tasks[i].pid;
+	assert_int_not_equal(pid, 0);
+	assert_non_null(m);
+	assert_int_equal(m->pid, pid);
+	first_line(want, sizeof(want),
+		   "readelf -n %s/wl | sed -n 's/.*Build ID: *\\([0-9a-f]*\\).*/\\1/p'", dir);
+	assert_true(strlen(want) == 40);
+	first_line(line, sizeof(line), "perf buildid-list -i %s/%s 2>/dev/null | grep '/wl$'", dir,
+		   name);
+	if (strspn(line, "0123456789abcdef") == 40)
+		assert_string_equal(prof_build_id_hex(&m->build_id, hex), want);
+	else
+		assert_int_equal(m->build_id.len, 0);
+	first_line(line, sizeof(line), "nm -S %s/wl | grep ' pd_leaf$'", dir);
+	assert_int_equal(sscanf(line, "%llx %llx", &sym, &size), 2);
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const struct prof_stack *st = &p->stacks[s->stack];
+		const struct prof_mmap *mm;
+		uint64_t leaf, off;
+
+		if (s->pid != pid || !st->nu)
+			continue;
+		of_wl++;
+		leaf = profile_stack_ips(p, s->stack)[st->nk];
+		mm = find_map(p, pid, leaf);
+		if (mm == m) {
+			/* gcc's PIE: the text segment's vaddr equals its file offset */
+			off = leaf - m->start + m->pgoff;
+			in_leaf += off >= sym && off < sym + size;
+		}
+	}
+	assert_true(of_wl > 10);
+	assert_true(in_leaf * 2 > of_wl);
+}
+
+/* perf script prints user frames DSO-relative (ip - map start + pgoff),
+ * kernel frames absolute: the first samples, matched by time, through our
+ * mappings. */
+static void check_against_script(const struct profile *p, const char *name)
+{
+	char cmd[256], line[512];
+	const struct prof_sample *s = NULL;
+	unsigned frame = 0, checked = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/%s -F time,ip --ns 2>/dev/null | head -400",
+		 dir, name);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long sec, ns, x;
+		size_t i;
+
+		if (sscanf(line, " %llu.%llu:", &sec, &ns) == 2 && strchr(line, ':')) {
+			uint64_t ts = sec * 1000000000ull + ns;
+
+			if (s)
+				assert_int_equal(frame, p->stacks[s->stack].nk + p->stacks[s->stack].nu);
+			s = NULL;
+			for (i = 0; i < p->nr_samples; i++)
+				if (p->samples[i].ts == ts)
+					s = &p->samples[i];
+			assert_non_null(s);
+			frame = 0;
+			checked++;
+		} else if (s && sscanf(line, " %llx", &x) == 1) {
+			const struct prof_stack *st = &p->stacks[s->stack];
+			uint64_t ip = profile_stack_ips(p, s->stack)[frame];
+
+			assert_true(frame < (unsigned)st->nk + st->nu);
+			if (frame < st->nk) {
+				assert_int_equal(ip, x);
+			} else {
+				const struct prof_mmap *m = find_map(p, s->pid, ip);
+
+				assert_non_null(m);
+				assert_int_equal(ip - m->start + m->pgoff, x);
+			}
+			frame++;
+		}
+	}
+	pclose(f);
+	assert_true(checked >= 10);
+}
+
+static void check_common_meta(const struct profile *p)
+{
+	struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	assert_string_equal(profile_get_meta(p, "sampler"), "perf");
+	assert_string_equal(profile_get_meta(p, "hostname"), u.nodename);
+	assert_string_equal(profile_get_meta(p, "os_release"), u.release);
+	assert_string_equal(profile_get_meta(p, "arch"), "x86_64");
+	assert_non_null(profile_get_meta(p, "nr_cpus"));
+	assert_non_null(strstr(profile_get_meta(p, "cmdline"), "perf record"));
+	assert_non_null(profile_get_meta(p, "time_start"));
+	assert_non_null(profile_get_meta(p, "time_end"));
+	assert_string_equal(profile_get_meta(p, "freq"), "999");
+}
+
+/* ---- real recordings --------------------------------------------------- */
+
+static void test_plain(void **state)
+{
+	struct perfdata_info info;
+	struct profile p;
+
+	load("plain.data", &p, NULL, &info);
+	check_common_meta(&p);
+	assert_string_equal(profile_get_meta(&p, "event"), "cpu-clock");
+	assert_string_equal(profile_get_meta(&p, "events"), "cpu-clock");
+	assert_string_equal(profile_get_meta(&p, "callchain"), "fp");
+	assert_int_equal(info.nr_events, 1);
+	assert_int_equal(info.event, 0);
+	assert_int_equal(info.samples, p.nr_samples);
+	assert_int_equal(info.good_end, info.data_offset + info.data_size);
+	assert_int_equal(info.compressed, 0);
+	assert_false(info.dwarf);
+	check_against_dump(&p, "plain.data", 0);
+	check_against_script(&p, "plain.data");
+	check_workload(&p, "plain.data");
+	/* perf's kernel map, pid -1 (not written with --buildid-mmap) */
+	if (!strstr(profile_get_meta(&p, "cmdline"), "--buildid-mmap")) {
+		assert_non_null(find_map_path(&p, "[kernel.kallsyms]"));
+		assert_int_equal(find_map_path(&p, "[kernel.kallsyms]")->pid, ZT_PID_KERNEL);
+	}
+	profile_release(&p);
+}
+
+static void test_compressed(void **state)
+{
+	struct perfdata_info info, pinfo;
+	struct profile p, plain;
+	size_t i, j;
+
+	load("z.data", &p, NULL, &info);
+	load("plain.data", &plain, NULL, &pinfo);
+	assert_true(info.compressed > 0);
+	assert_true(info.decompressed > 0);
+	check_common_meta(&p);
+	assert_string_equal(profile_get_meta(&p, "compression"), "zstd");
+	check_against_dump(&p, "z.data", 0);
+	check_against_script(&p, "z.data");
+	check_workload(&p, "z.data");
+	/* the same structure as the plain recording of the same run length:
+	 * the same tasks and mappings (other addresses: ASLR) and stack shapes */
+	assert_int_equal(p.nr_tasks, plain.nr_tasks);
+	for (i = 0; i < p.nr_tasks; i++) {
+		assert_int_equal(p.tasks[i].kind, plain.tasks[i].kind);
+		assert_string_equal(p.tasks[i].comm, plain.tasks[i].comm);
+	}
+	/* the process's mappings (--buildid-mmap has perf leave out its kernel map) */
+	for (i = j = 0; i < p.nr_mmaps; i++, j++) {
+		while (i < p.nr_mmaps && p.mmaps[i].pid == ZT_PID_KERNEL)
+			i++;
+		while (j < plain.nr_mmaps && plain.mmaps[j].pid == ZT_PID_KERNEL)
+			j++;
+		if (i == p.nr_mmaps || j == plain.nr_mmaps)
+			break;
+		assert_string_equal(p.mmaps[i].path, plain.mmaps[j].path);
+		assert_int_equal(p.mmaps[i].len, plain.mmaps[j].len);
+		assert_int_equal(p.mmaps[i].pgoff, plain.mmaps[j].pgoff);
+	}
+	assert_int_equal(i, p.nr_mmaps);
+	assert_int_equal(j, plain.nr_mmaps);
+	assert_true(p.nr_samples + 10 > plain.nr_samples && plain.nr_samples + 10 > p.nr_samples);
+	profile_release(&p);
+	profile_release(&plain);
+}
+
+static void test_system_wide(void **state)
+{
+	struct perfdata_info info;
+	struct profile p;
+	const struct prof_blob *b;
+	const struct prof_mmap *k;
+	char want[128], hex[2 * ZT_BUILD_ID_MAX + 1];
+	size_t i, kernel = 0;
+
+	load("all.data", &p, NULL, &info);
+	check_common_meta(&p);
+	/* cpu-clock and perf's side-band dummy:HG */
+	assert_int_equal(info.nr_events, 2);
+	assert_string_equal(profile_get_meta(&p, "event"), "cpu-clock");
+	assert_string_equal(profile_get_meta(&p, "events"), "cpu-clock");
+	check_against_dump(&p, "all.data", 0);
+	check_workload(&p, "all.data");
+	for (i = 0; i < p.nr_samples; i++)
+		kernel += p.stacks[p.samples[i].stack].nk > 0;
+	assert_true(kernel > 0);
+	k = find_map_path(&p, "[kernel.kallsyms]");
+	if (!strstr(profile_get_meta(&p, "cmdline"), "--buildid-mmap")) {
+		assert_non_null(k);
+		assert_int_equal(k->pid, ZT_PID_KERNEL);
+	}
+	/* the kernel's build id, as perf lists it */
+	first_line(want, sizeof(want),
+		   "perf buildid-list -i %s/all.data 2>/dev/null | sed -n 's/ \\[kernel.kallsyms\\]$//p'",
+		   dir);
+	b = profile_find_blob(&p, PROF_BLOB_KERNEL_BUILD_ID, UINT32_MAX);
+	if (strlen(want) == 40) {
+		assert_non_null(b);
+		assert_non_null(k);
+		assert_int_equal(b->len, 20);
+		assert_string_equal(prof_build_id_hex(&k->build_id, hex), want);
+	} else {
+		/* perf failed its build-id pass, recorded with -B */
+		assert_null(b);
+	}
+	profile_release(&p);
+}
+
+/* perf report --stats: "<event> stats:" then "SAMPLE events: N" */
+static unsigned long stat_samples(const char *name, const char *event)
+{
+	char line[256];
+
+	first_line(line, sizeof(line),
+		   "perf report -i %s/%s --stats 2>/dev/null | sed -n '/^%s stats:/,/SAMPLE/p' | "
+		   "sed -n 's/.*SAMPLE events: *\\([0-9]*\\).*/\\1/p'", dir, name, event);
+	return strtoul(line, NULL, 10);
+}
+
+/* Times of one event's samples, from perf script (sorted by time). */
+static size_t script_times(const char *name, const char *event, uint64_t *t, size_t max)
+{
+	char cmd[256], line[256], ev[64];
+	unsigned long long sec, ns;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/%s -F event,time --ns -G 2>/dev/null", dir,
+		 name);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %llu.%llu: %63[^:]:", &sec, &ns, ev) == 3 && !strcmp(ev, event) &&
+		    n < max)
+			t[n++] = sec * 1000000000ull + ns;
+	pclose(f);
+	return n;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void check_event(const char *event, const struct perfdata_opts *o)
+{
+	struct perfdata_info info;
+	struct profile p;
+	uint64_t want[4096], have[4096];
+	size_t n, i;
+
+	load("two.data", &p, o, &info);
+	assert_int_equal(info.nr_events, 2);
+	assert_string_equal(profile_get_meta(&p, "event"), event);
+	assert_string_equal(profile_get_meta(&p, "events"), "cpu-clock,task-clock");
+	assert_int_equal(p.nr_samples, stat_samples("two.data", event));
+	assert_int_equal(info.samples_other, stat_samples("two.data",
+		!strcmp(event, "cpu-clock") ? "task-clock" : "cpu-clock"));
+	n = script_times("two.data", event, want, 4096);
+	assert_int_equal(n, p.nr_samples);
+	for (i = 0; i < n; i++)
+		have[i] = p.samples[i].ts;
+	qsort(have, n, sizeof(*have), u64_cmp);
+	assert_memory_equal(have, want, n * sizeof(*want));
+	check_workload(&p, "two.data");
+	profile_release(&p);
+}
+
+static void test_two_events(void **state)
+{
+	struct perfdata_opts o = { -1, NULL };
+	struct perfdata_info info;
+	struct profile p;
+	char path[128];
+
+	check_event("cpu-clock", NULL);
+	o.event_name = "task-clock";
+	check_event("task-clock", &o);
+	o.event_name = NULL;
+	o.event = 1;
+	check_event("task-clock", &o);
+	o.event = 0;
+	check_event("cpu-clock", &o);
+
+	path_of(path, sizeof(path), "two.data");
+	profile_init(&p);
+	o.event_name = "cycles";
+	assert_int_equal(perfdata_read_file(path, &p, &o, &info), -ENOENT);
+	assert_non_null(strstr(info.msg, "cycles"));
+	assert_non_null(strstr(info.msg, "task-clock"));
+	o.event_name = NULL;
+	o.event = 2;
+	assert_int_equal(perfdata_read_file(path, &p, &o, &info), -ENOENT);
+	profile_release(&p);
+}
+
+static void test_dwarf(void **state)
+{
+	struct perfdata_info info;
+	struct profile p;
+
+	load("dwarf.data", &p, NULL, &info);
+	assert_true(info.dwarf);
+	assert_string_equal(profile_get_meta(&p, "callchain"), "dwarf");
+	check_against_dump(&p, "dwarf.data", 1);
+	profile_release(&p);
+}
+
+/* ---- damaged files ----------------------------------------------------- */
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int read_copy(const uint8_t *d, size_t len, struct perfdata_info *info, size_t *samples)
+{
+	uint8_t *c = malloc(len ? len : 1);
+	struct profile p;
+	int ret;
+
+	assert_non_null(c);
+	memcpy(c, d, len);
+	profile_init(&p);
+	ret = perfdata_read_mem(c, len, &p, NULL, info);
+	*samples = p.nr_samples;
+	profile_release(&p);
+	free(c);
+	return ret;
+}
+
+static void test_truncated(void **state)
+{
+	const char *names[] = { "plain.data", "z.data" };
+	unsigned f;
+
+	for (f = 0; f < 2; f++) {
+		size_t len, n, full, i, prev = 0;
+		uint8_t *d = slurp(names[f], &len);
+		struct perfdata_info info;
+		uint64_t doff = get64(d + 40), dend = doff + get64(d + 48);
+		int ret;
+
+		assert_int_equal(read_copy(d, len, &info, &full), 0);
+		for (i = 0; i < len; i++) {
+			ret = read_copy(d, i, &info, &n);
+			if (i < 104) {
+				assert_int_equal(ret, -EBADMSG);
+				assert_true(info.msg[0]);
+				continue;
+			}
+			if (i < doff) /* attrs or ids cut: a corrupt header */
+				continue;
+			assert_int_equal(ret, 0);
+			assert_true(n <= full);
+			assert_true(n >= prev); /* more bytes, never fewer samples */
+			prev = n;
+			if (i < dend) {
+				assert_true(info.truncated);
+				assert_non_null(strstr(info.msg, "offset"));
+				assert_true(info.good_end <= i);
+			} else {
+				assert_int_equal(n, full); /* only features cut */
+			}
+		}
+		free(d);
+	}
+}
+
+static void test_crafted_headers(void **state)
+{
+	size_t len, n, full, i;
+	uint8_t *d = slurp("plain.data", &len), *c;
+	struct perfdata_info info;
+	uint64_t dend = get64(d + 40) + get64(d + 48);
+	uint8_t pipe_hdr[16];
+
+	assert_int_equal(read_copy(d, len, &info, &full), 0);
+	assert_true(perfdata_probe(d, len));
+	assert_false(perfdata_probe(d, 7));
+	assert_false(perfdata_probe("PERFILE3", 8));
+	c = malloc(len);
+	assert_non_null(c);
+
+	/* the other byte order */
+	memcpy(c, d, len);
+	put64(c, __builtin_bswap64(get64(d)));
+	assert_true(perfdata_probe(c, len));
+	assert_int_equal(read_copy(c, len, &info, &n), -ENOTSUP);
+	assert_non_null(strstr(info.msg, "other byte order"));
+
+	/* pipe mode */
+	memcpy(pipe_hdr, d, 8);
+	put64(pipe_hdr + 8, 16);
+	assert_int_equal(read_copy(pipe_hdr, 16, &info, &n), -ENOTSUP);
+	assert_non_null(strstr(info.msg, "pipe"));
+
+	/* not perf.data */
+	assert_int_equal(read_copy((const uint8_t *)"hello, world, this is text", 26, &info, &n),
+			 -EBADMSG);
+
+	/* another architecture: HEADER_ARCH says so */
+	memcpy(c, d, len);
+	for (i = dend; i + 6 <= len; i++)
+		if (!memcmp(c + i, "x86_64", 7))
+			break;
+	assert_true(i + 6 <= len);
+	memcpy(c + i, "arm64", 6);
+	assert_int_equal(read_copy(c, len, &info, &n), -ENOTSUP);
+	assert_non_null(strstr(info.msg, "'arm64'"));
+
+	/* a killed perf record: data size 0, nothing after the data */
+	memcpy(c, d, len);
+	put64(c + 48, 0);
+	assert_int_equal(read_copy(c, dend, &info, &n), 0);
+	assert_true(info.unfinished);
+	assert_int_equal(n, full);
+	/* ... and unwritten zeros at its end */
+	memset(c + dend, 0, len - dend);
+	assert_int_equal(read_copy(c, len, &info, &n), 0);
+	assert_true(info.unfinished && info.truncated);
+	assert_int_equal(n, full);
+
+	/* a record of size 4 in the data section: corrupt, the records before kept */
+	memcpy(c, d, len);
+	c[get64(d + 40) + 6] = 4;
+	c[get64(d + 40) + 7] = 0;
+	assert_int_equal(read_copy(c, len, &info, &n), -EBADMSG);
+	assert_non_null(strstr(info.msg, "offset"));
+
+	/* attrs section not a multiple of attr_size */
+	memcpy(c, d, len);
+	put64(c + 32, get64(d + 32) - 1);
+	assert_int_equal(read_copy(c, len, &info, &n), -EBADMSG);
+	free(c);
+	free(d);
+}
+
+/* Random byte flips anywhere: no crash, no leak (ASan), some return. */
+static void test_flips(void **state)
+{
+	size_t len, n, i;
+	uint8_t *d = slurp("all.data", &len), *c = malloc(len);
+	struct perfdata_info info;
+	uint32_t rng = 12345;
+
+	assert_non_null(c);
+	for (i = 0; i < 3000; i++) {
+		unsigned k;
+
+		memcpy(c, d, len);
+		for (k = 0; k < 4; k++) {
+			rng = rng * 1103515245u + 12345u;
+			c[(rng >> 4) % len] ^= (uint8_t)(1u << (rng % 8));
+		}
+		(void)read_copy(c, len, &info, &n);
+	}
+	free(c);
+	free(d);
+}
+
+/* ---- crafted files: every sample field -------------------------------- */
+
+struct fb {
+	uint8_t *d;
+	size_t len, cap;
+};
+
+static void fb_put(struct fb *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->d = realloc(b->d, b->cap);
+		assert_non_null(b->d);
+	}
+	memcpy(b->d + b->len, p, n);
+	b->len += n;
+}
+
+static void fb_u64(struct fb *b, uint64_t v)
+{
+	fb_put(b, &v, 8);
+}
+
+static void fb_u32(struct fb *b, uint32_t v)
+{
+	fb_put(b, &v, 4);
+}
+
+static void fb_hdr(struct fb *b, uint32_t type, uint16_t misc, size_t size)
+{
+	uint16_t s = (uint16_t)size;
+
+	fb_u32(b, type);
+	fb_put(b, &misc, 2);
+	fb_put(b, &s, 2);
+}
+
+#define ST_ALL                                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |           \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |       \
+	 PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |             \
+	 PERF_SAMPLE_WEIGHT)
+
+/* The sample_id_all trailer of ST_ALL: tid, time, id, stream_id, cpu, identifier. */
+static void fb_trailer(struct fb *b, uint32_t pid, uint64_t ts, uint64_t id)
+{
+	fb_u32(b, pid);
+	fb_u32(b, pid);
+	fb_u64(b, ts);
+	fb_u64(b, id);
+	fb_u64(b, 7);
+	fb_u64(b, 1); /* cpu 1 */
+	fb_u64(b, id);
+}
+
+/* A sample with every field; regs/stack present when full. */
+static void fb_sample(struct fb *b, uint64_t id, uint64_t ts, uint32_t pid, int full)
+{
+	static const uint64_t chain[] = {
+		PERF_CONTEXT_KERNEL, 0xffffffff81000100, 0xffffffff81000200,
+		PERF_CONTEXT_USER,   0x401100,           0x401200, 0x401300,
+	};
+	size_t size = 8 + 8 * 9 /* identifier..period */ + 8 * 6 /* read group of 2 */ +
+		      8 + sizeof(chain) + 4 + 12 /* raw */ + 8 + 8 + 2 * 24 /* branches */ +
+		      (full ? 8 + 3 * 8 : 8) + (full ? 8 + 64 + 8 : 8) + 8 /* weight */;
+	uint32_t raw = 12;
+	uint8_t rawd[12] = "raw-payload";
+	uint8_t stack[64] = { 0 };
+
+	fb_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size);
+	fb_u64(b, id);            /* IDENTIFIER */
+	fb_u64(b, 0x401100);      /* IP */
+	fb_u32(b, pid);           /* TID */
+	fb_u32(b, pid + 1);
+	fb_u64(b, ts);            /* TIME */
+	fb_u64(b, 0xdead);        /* ADDR */
+	fb_u64(b, id);            /* ID */
+	fb_u64(b, 7);             /* STREAM_ID */
+	fb_u32(b, 1);             /* CPU */
+	fb_u32(b, 0);
+	fb_u64(b, 5000);          /* PERIOD */
+	fb_u64(b, 2);             /* READ: group, nr 2, time enabled, {value, id} x2 */
+	fb_u64(b, 99);
+	fb_u64(b, 1); fb_u64(b, id);
+	fb_u64(b, 2); fb_u64(b, id + 1);
+	fb_u64(b, sizeof(chain) / 8); /* CALLCHAIN */
+	fb_put(b, chain, sizeof(chain));
+	fb_u32(b, raw);           /* RAW */
+	fb_put(b, rawd, raw);
+	fb_u64(b, 2);             /* BRANCH_STACK: nr, hw_idx, 2 entries */
+	fb_u64(b, 0);
+	for (int i = 0; i < 6; i++)
+		fb_u64(b, 0x1000 + i);
+	if (full) {               /* REGS_USER: abi, 3 registers */
+		fb_u64(b, 2);
+		fb_u64(b, 1); fb_u64(b, 2); fb_u64(b, 3);
+		fb_u64(b, 64);    /* STACK_USER: size, data, dyn_size */
+		fb_put(b, stack, 64);
+		fb_u64(b, 32);
+	} else {
+		fb_u64(b, 0);
+		fb_u64(b, 0);
+	}
+	fb_u64(b, 77);            /* WEIGHT */
+}
+
+static void fb_comm(struct fb *b, uint32_t pid, const char *comm, int exec, uint64_t ts,
+		    uint64_t id)
+{
+	char name[16] = { 0 };
+
+	strncpy(name, comm, 15);
+	fb_hdr(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0, 8 + 8 + 16 + 48);
+	fb_u32(b, pid);
+	fb_u32(b, pid);
+	fb_put(b, name, 16);
+	fb_trailer(b, pid, ts, id);
+}
+
+static void fb_mmap2(struct fb *b, uint32_t pid, uint64_t start, const char *path, uint64_t ts,
+		     uint64_t id)
+{
+	char name[32] = { 0 };
+	uint8_t bid[24] = { 20 };
+
+	for (int i = 0; i < 20; i++)
+		bid[4 + i] = (uint8_t)(0xa0 + i);
+	strncpy(name, path, 31);
+	fb_hdr(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID,
+	       8 + 64 + 32 + 48);
+	fb_u32(b, pid);
+	fb_u32(b, pid);
+	fb_u64(b, start);
+	fb_u64(b, 0x10000);
+	fb_u64(b, 0x1000);
+	fb_put(b, bid, 24);
+	fb_u32(b, 5); /* r-x */
+	fb_u32(b, 2);
+	fb_put(b, name, 32);
+	fb_trailer(b, pid, ts, id);
+}
+
+/* A file: header, the attr (ids 42 and 43 of one event, 44 of a second),
+ * then data. */
+static void fb_file(struct fb *f, const struct fb *data)
+{
+	struct perf_event_attr a;
+	uint64_t ids[3] = { 42, 43, 44 };
+	size_t attr_off = 104 + sizeof(ids), i;
+
+	memset(f, 0, sizeof(*f));
+	fb_put(f, "PERFILE2", 8);
+	fb_u64(f, 104);
+	fb_u64(f, sizeof(a) + 16);
+	fb_u64(f, attr_off);                   /* attrs */
+	fb_u64(f, 2 * (sizeof(a) + 16));
+	fb_u64(f, attr_off + 2 * (sizeof(a) + 16)); /* data */
+	fb_u64(f, data->len);
+	fb_u64(f, 0);                          /* event_types */
+	fb_u64(f, 0);
+	for (i = 0; i < 4; i++)                /* no features */
+		fb_u64(f, 0);
+	fb_put(f, ids, sizeof(ids));
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.size = sizeof(a);
+		a.config = i ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
+		a.sample_period = 5000;
+		a.sample_type = ST_ALL;
+		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+		a.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_ANY;
+		a.sample_regs_user = 0x7;
+		a.sample_stack_user = 64;
+		a.sample_id_all = 1;
+		fb_put(f, &a, sizeof(a));
+		fb_u64(f, i ? 104 + 16 : 104);     /* ids */
+		fb_u64(f, i ? 8 : 16);
+	}
+	fb_put(f, data->d, data->len);
+}
+
+static void test_crafted_fields(void **state)
+{
+	struct fb data = { 0 }, inner = { 0 }, f;
+	struct perfdata_opts o = { -1, NULL };
+	struct perfdata_info info;
+	struct profile p;
+	uint8_t z[4096];
+	size_t zn, i, half;
+	char hex[64];
+
+	fb_comm(&data, 100, "prog", 1, 1000, 42);
+	fb_mmap2(&data, 100, 0x400000, "/opt/prog", 1001, 42);
+	fb_sample(&data, 42, 2000, 100, 1);
+	fb_sample(&data, 44, 2001, 100, 1); /* the second event */
+	fb_sample(&data, 43, 2002, 100, 0);
+	fb_sample(&data, 999, 2003, 100, 0); /* an id of no event */
+	fb_hdr(&data, 200, 0, 16);          /* unknown type: skipped by size */
+	fb_u64(&data, 0);
+	fb_hdr(&data, PERF_RECORD_LOST, 0, 24 + 48);
+	fb_u64(&data, 42);
+	fb_u64(&data, 3);
+	fb_trailer(&data, 100, 2004, 42);
+	fb_hdr(&data, PERF_RECORD_LOST_SAMPLES, 0, 16 + 48);
+	fb_u64(&data, 5);
+	fb_trailer(&data, 100, 2005, 42);
+	/* two compressed records continuing one zstd stream, a record split
+	 * between them */
+	fb_sample(&inner, 42, 3000, 100, 1);
+	fb_sample(&inner, 43, 3001, 100, 1);
+	zn = ZSTD_compress(z, sizeof(z), inner.d, inner.len, 3);
+	assert_false(ZSTD_isError(zn));
+	half = zn / 2;
+	fb_hdr(&data, 81, 0, 8 + half);     /* COMPRESSED: unaligned size */
+	fb_put(&data, z, half);
+	fb_hdr(&data, 83, 0, (16 + (zn - half) + 7) / 8 * 8); /* COMPRESSED2 */
+	fb_u64(&data, zn - half);
+	fb_put(&data, z + half, zn - half);
+	for (i = 16 + (zn - half); i % 8; i++)
+		fb_put(&data, "", 1);
+	fb_file(&f, &data);
+
+	profile_init(&p);
+	assert_int_equal(perfdata_read_mem(f.d, f.len, &p, NULL, &info), 0);
+	assert_string_equal(info.msg, "");
+	assert_int_equal(info.nr_events, 2);
+	assert_int_equal(info.samples, 4);
+	assert_int_equal(info.samples_other, 1);
+	assert_int_equal(info.samples_unknown, 1);
+	assert_int_equal(info.unknown, 1);
+	assert_int_equal(info.compressed, 2);
+	assert_int_equal(info.decompressed, inner.len);
+	assert_true(info.dwarf);
+	assert_int_equal(info.good_end, f.len);
+	assert_string_equal(profile_get_meta(&p, "event"), "cpu-clock");
+	assert_string_equal(profile_get_meta(&p, "events"), "cpu-clock,task-clock");
+	assert_string_equal(profile_get_meta(&p, "period"), "5000");
+	assert_string_equal(profile_get_meta(&p, "callchain"), "dwarf");
+	assert_string_equal(profile_get_meta(&p, "time_start"), "2000");
+	assert_string_equal(profile_get_meta(&p, "time_end"), "3001");
+	assert_int_equal(p.lost_events, 3);
+	assert_int_equal(p.lost_samples, 5);
+	assert_int_equal(p.nr_tasks, 1);
+	assert_int_equal(p.tasks[0].kind, PROF_TASK_EXEC);
+	assert_int_equal(p.tasks[0].ts, 1000);
+	assert_string_equal(p.tasks[0].comm, "prog");
+	assert_int_equal(p.nr_mmaps, 1);
+	assert_int_equal(p.mmaps[0].ts, 1001);
+	assert_int_equal(p.mmaps[0].start, 0x400000);
+	assert_string_equal(p.mmaps[0].path, "/opt/prog");
+	assert_string_equal(prof_build_id_hex(&p.mmaps[0].build_id, hex),
+			    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3");
+	assert_int_equal(p.nr_samples, 4);
+	assert_int_equal(p.nr_stacks, 1);
+	for (i = 0; i < 4; i++) {
+		static const uint64_t want[] = { 0xffffffff81000100, 0xffffffff81000200, 0x401100,
+						 0x401200, 0x401300 };
+
+		assert_int_equal(p.samples[i].weight, 5000);
+		assert_int_equal(p.samples[i].pid, 100);
+		assert_int_equal(p.samples[i].tid, 101);
+		assert_int_equal(p.samples[i].cpu, 1);
+		assert_int_equal(p.stacks[p.samples[i].stack].nk, 2);
+		assert_int_equal(p.stacks[p.samples[i].stack].nu, 3);
+		assert_memory_equal(profile_stack_ips(&p, p.samples[i].stack), want, sizeof(want));
+	}
+	assert_int_equal(p.samples[3].ts, 3001);
+	profile_release(&p);
+
+	/* the second event by name; the other event's samples skipped */
+	profile_init(&p);
+	o.event_name = "task-clock";
+	assert_int_equal(perfdata_read_mem(f.d, f.len, &p, &o, &info), 0);
+	assert_int_equal(info.samples, 1);
+	assert_int_equal(info.samples_other, 4);
+	assert_int_equal(p.samples[0].ts, 2001);
+	profile_release(&p);
+
+	/* every prefix and single-byte damage of the crafted file */
+	for (i = 0; i < f.len; i++) {
+		uint8_t save = f.d[i];
+
+		profile_init(&p);
+		(void)perfdata_read_mem(f.d, i, &p, NULL, &info);
+		profile_release(&p);
+		f.d[i] ^= 0x5a;
+		profile_init(&p);
+		(void)perfdata_read_mem(f.d, f.len, &p, NULL, &info);
+		profile_release(&p);
+		f.d[i] = save;
+	}
+	free(f.d);
+	free(data.d);
+	free(inner.d);
+}
+
+/* ---- kallsyms of this host --------------------------------------------- */
+
+static void test_host_kallsyms(void **state)
+{
+	struct prof_mmap m = { 0 };
+	struct profile p;
+	struct utsname u;
+	const struct prof_blob *b;
+	uint64_t ips[2] = { 0xffffffff81000150, 0x401000 };
+	char ks[128], zeros[128];
+	uint32_t id;
+	FILE *f;
+
+	assert_int_equal(uname(&u), 0);
+	path_of(ks, sizeof(ks), "kallsyms");
+	f = fopen(ks, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\nffffffff81000100 T fn_a\nffffffff81000200 T fn_b\n"
+	      "ffffffff82000000 T _etext\n", f);
+	fclose(f);
+	path_of(zeros, sizeof(zeros), "kallsyms0");
+	f = fopen(zeros, "w");
+	assert_non_null(f);
+	fputs("0000000000000000 T _text\n0000000000000000 T fn_a\n", f);
+	fclose(f);
+
+	profile_init(&p);
+	profile_set_meta(&p, "hostname", u.nodename);
+	profile_set_meta(&p, "os_release", "0.0-other");
+	m.pid = ZT_PID_KERNEL;
+	m.start = m.pgoff = 0xffffffff81000000;
+	m.len = 0x1000000;
+	m.path = "[kernel.kallsyms]";
+	assert_int_equal(profile_add_mmap(&p, &m), 0);
+	assert_int_equal(profile_intern_stack(&p, ips, 1, 1, &id), 0);
+	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -EXDEV);
+	profile_set_meta(&p, "os_release", u.release);
+	assert_int_equal(perfdata_add_host_kallsyms(&p, zeros), -EACCES);
+	p.mmaps[0].pgoff = 0xffffffff82000000; /* another boot (KASLR) */
+	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -ESTALE);
+	p.mmaps[0].pgoff = 0xffffffff81000000;
+	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), 0);
+	b = profile_find_blob(&p, PROF_BLOB_KALLSYMS, UINT32_MAX);
+	assert_non_null(b);
+	assert_non_null(memmem(b->data, b->len, "fn_a", 4));
+	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -EEXIST);
+	profile_release(&p);
+
+	/* a real recording of this boot, the real /proc/kallsyms */
+	{
+		struct perfdata_info info;
+		int ret;
+
+		load("all.data", &p, NULL, &info);
+		ret = perfdata_add_host_kallsyms(&p, NULL);
+		assert_true(ret == 0 || ret == -EACCES);
+		if (!ret) {
+			b = profile_find_blob(&p, PROF_BLOB_KALLSYMS, UINT32_MAX);
+			assert_non_null(b);
+			assert_true(b->len > 0);
+		}
+		profile_release(&p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_system_wide),
+		cmocka_unit_test(test_two_events),
+		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_crafted_headers),
+		cmocka_unit_test(test_flips),
+		cmocka_unit_test(test_crafted_fields),
+		cmocka_unit_test(test_host_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
