@@ -518,7 +518,8 @@ static void snapshot_kernel(struct record *r)
 		cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
 	} else {
 		zbuf_init(&out);
-		note_err(r, kallsyms_subset(d, len, v, n, &out));
+		note_err(r, cached ? kallsyms_subset_sorted(d, len, v, n, &out)
+				   : kallsyms_subset(d, len, v, n, &out));
 		if (!out.err)
 			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
 		zbuf_release(&out);

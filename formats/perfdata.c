@@ -1513,6 +1513,7 @@ int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
 	const char *host = profile_get_meta(p, "hostname");
 	const char *rel = profile_get_meta(p, "os_release");
 	uint64_t *v = NULL, text;
+	int cached = 0;
 	struct utsname u;
 	struct zbuf out;
 	char *d = NULL;
@@ -1541,7 +1542,7 @@ int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
 	} else {
 		/* /proc/kallsyms costs ~70 ms of kernel time: the per-boot cache */
 		struct buildid_cache c;
-		int have = !buildid_cache_init(&c), cached;
+		int have = !buildid_cache_init(&c);
 
 		ret = kcache_read(have ? &c : NULL, v, n, &d, &len, &cached);
 		if (have)
@@ -1567,7 +1568,7 @@ int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
 		}
 	}
 	zbuf_init(&out);
-	ret = kallsyms_subset(d, len, v, n, &out);
+	ret = cached ? kallsyms_subset_sorted(d, len, v, n, &out) : kallsyms_subset(d, len, v, n, &out);
 	if (!ret && out.err)
 		ret = out.err;
 	if (!ret)

@@ -12,7 +12,9 @@
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/log.h"
+#include "libprof/zbuf.h"
 #include "symbolizer/kcache.h"
+#include "symbolizer/ksubset.h"
 
 #define KALLSYMS_MAX (256u << 20)
 
@@ -97,26 +99,37 @@ static uint64_t fnv64(const char *s, size_t n)
 	return h;
 }
 
+/* The cache holds the text symbols only, sorted by address, so lookups in
+ * it bisect instead of reading every line. */
 static void save(const struct buildid_cache *c, const char *dir, const char *path,
-		 const char *text, size_t len)
+		 const char *all, size_t all_len)
 {
 	char tmp[PATH_MAX];
-	size_t off = 0;
+	struct zbuf sorted;
+	const char *text;
+	size_t off = 0, len;
 	int fd;
 
+	zbuf_init(&sorted);
+	if (kallsyms_sorted_text(all, all_len, &sorted) || !sorted.len) {
+		zbuf_release(&sorted);
+		return;
+	}
+	text = (const char *)sorted.data;
+	len = sorted.len;
 	if (mkdir(c->dir, 0755) && errno != EEXIST)
-		return;
+		goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST)
-		return;
+		goto out;
 	if (c->uid != (uid_t)-1) {
 		if (chown(c->dir, c->uid, c->gid) || chown(dir, c->uid, c->gid))
 			zt_debug("cannot give '%s' to the sudo user", dir);
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return;
+		goto out;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
+		goto out;
 	while (off < len) {
 		ssize_t k = write(fd, text + off, len - off);
 
@@ -129,6 +142,8 @@ static void save(const struct buildid_cache *c, const char *dir, const char *pat
 		zt_debug("cannot give '%s' to the sudo user", tmp);
 	if (close(fd) || off != len || rename(tmp, path))
 		unlink(tmp);
+out:
+	zbuf_release(&sorted);
 }
 
 int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, char **text,
@@ -146,7 +161,7 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 	if (zt_read_file("/proc/modules", KALLSYMS_MAX, &mods, &mlen))
 		mlen = 0;
 	if (snprintf(dir, sizeof(dir), "%s/kallsyms", c->dir) >= (int)sizeof(dir) ||
-	    snprintf(path, sizeof(path), "%s/%s-%016llx", dir, boot,
+	    snprintf(path, sizeof(path), "%s/%s-%016llx.sorted", dir, boot,
 		     (unsigned long long)fnv64(mods ? mods : "", mlen)) >= (int)sizeof(path))
 		goto live;
 	if (!zt_read_file(path, KALLSYMS_MAX, &cached, &clen)) {

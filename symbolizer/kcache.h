@@ -17,7 +17,8 @@
 
 /* The kallsyms text good for the n addresses in ips, into a new buffer
  * (*text, *len; caller frees). c may be NULL (no cache). *from_cache tells
- * where it came from. Returns 0 or a negative errno from reading
+ * where it came from: the cached text holds text symbols only, sorted by
+ * address (for kallsyms_subset_sorted()); /proc's is as the kernel gives it. Returns 0 or a negative errno from reading
  * /proc/kallsyms. */
 int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, char **text,
 		size_t *len, int *from_cache);

@@ -21,7 +21,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Runs body for each text symbol line of text, with a (its address), s and
  * ll (the line, without its newline) and edge (it names _text or _etext). */
-#define FOR_EACH_LINE(text, len, body)                                                          \
+#define FOR_EACH_LINE(text, len, ...)                                                          \
 	do {                                                                                    \
 		size_t pos_ = 0;                                                                \
 		while (pos_ < (len)) {                                                          \
@@ -40,7 +40,7 @@ static int cmp_u64(const void *a, const void *b)
 				continue;                                                       \
 			edge = (ll - j_ - 3 == 5 && !memcmp(s + j_ + 3, "_text", 5)) ||         \
 			       (ll - j_ - 3 == 6 && !memcmp(s + j_ + 3, "_etext", 6));          \
-			body                                                                    \
+			__VA_ARGS__                                                             \
 		}                                                                               \
 	} while (0)
 
@@ -114,5 +114,136 @@ out:
 	free(best);
 	free(start);
 	free(next);
+	return err;
+}
+
+/* The address of the line that starts at off (0 if it has none). */
+static uint64_t addr_at(const char *t, size_t len, size_t off)
+{
+	uint64_t a = 0;
+	size_t j;
+
+	for (j = off; j < len && j - off < 16; j++) {
+		char c = t[j];
+
+		if (c >= '0' && c <= '9')
+			a = a << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			a = a << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	return a;
+}
+
+/* The start of the line holding byte off. */
+static size_t line_start(const char *t, size_t off)
+{
+	while (off && t[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+static size_t line_end(const char *t, size_t len, size_t off)
+{
+	const char *nl = memchr(t + off, '\n', len - off);
+
+	return nl ? (size_t)(nl - t) : len;
+}
+
+static void put_line(struct zbuf *out, const char *t, size_t len, size_t off)
+{
+	size_t e = line_end(t, len, off);
+
+	zbuf_put(out, t + off, e - off);
+	zbuf_put_u8(out, '\n');
+}
+
+int kallsyms_subset_sorted(const char *text, size_t len, const uint64_t *ips, size_t n,
+			   struct zbuf *out)
+{
+	uint64_t last = 0;
+	size_t i;
+
+	/* the first lines are _text's neighbours; _etext is found like any address */
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = len, at;
+		uint64_t a;
+
+		/* the last line whose address is <= ips[i]: bisect byte offsets */
+		while (hi - lo > 1) {
+			size_t mid = line_start(text, lo + (hi - lo) / 2);
+
+			if (mid <= lo)
+				mid = line_end(text, len, lo + (hi - lo) / 2) + 1;
+			if (mid >= hi)
+				break;
+			if (addr_at(text, len, mid) <= ips[i])
+				lo = mid;
+			else
+				hi = mid;
+		}
+		at = line_start(text, lo);
+		a = addr_at(text, len, at);
+		if (!len || a > ips[i] || a == last)
+			continue;
+		last = a;
+		/* back to the first alias at that address */
+		while (at) {
+			size_t prev = line_start(text, at - 1);
+
+			if (addr_at(text, len, prev) != a)
+				break;
+			at = prev;
+		}
+		/* it, the others at its address, and the next symbol: its end */
+		while (at < len) {
+			put_line(out, text, len, at);
+			at = line_end(text, len, at) + 1;
+			if (at >= len || addr_at(text, len, at) != a) {
+				if (at < len)
+					put_line(out, text, len, at);
+				break;
+			}
+		}
+	}
+	return out->err;
+}
+
+struct kline {
+	uint64_t addr;
+	size_t off, len;
+};
+
+static int cmp_kline(const void *a, const void *b)
+{
+	const struct kline *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off; /* stable: text order */
+}
+
+int kallsyms_sorted_text(const char *text, size_t len, struct zbuf *out)
+{
+	struct kline *l = NULL;
+	size_t nr = 0, cap = 0, i;
+	int err = -ENOMEM;
+
+	FOR_EACH_LINE(text, len, {
+		(void)edge;
+		if (ZT_GROW(l, cap, nr + 1))
+			goto out;
+		l[nr++] = (struct kline){ a, (size_t)(s - text), ll };
+	});
+	if (nr)
+		qsort(l, nr, sizeof(*l), cmp_kline);
+	for (i = 0; i < nr; i++) {
+		zbuf_put(out, text + l[i].off, l[i].len);
+		zbuf_put_u8(out, '\n');
+	}
+	err = out->err;
+out:
+	free(l);
 	return err;
 }

@@ -4,10 +4,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "libprof/fileio.h"
+#include "symbolizer/kallsyms.h"
 #include "symbolizer/ksubset.h"
 
 static const char text[] =
@@ -55,11 +59,67 @@ static void test_below_and_empty(void **state)
 	zbuf_release(&out);
 }
 
+/* The per-boot cache path (sorted text symbols, bisected) gives the same
+ * symbols as the full pass, on this machine's /proc/kallsyms. */
+static void test_sorted_agrees_live(void **state)
+{
+	struct zbuf sorted, a, b;
+	struct kallsyms *ka, *kb;
+	uint64_t ips[400], lo = UINT64_MAX, hi = 0;
+	char *kt;
+	size_t len, i;
+
+	if (zt_read_file("/proc/kallsyms", 256u << 20, &kt, &len) || len < 16 ||
+	    !strncmp(kt, "0000000000000000", 16)) {
+		skip();
+		return;
+	}
+	zbuf_init(&sorted);
+	zbuf_init(&a);
+	zbuf_init(&b);
+	assert_int_equal(kallsyms_sorted_text(kt, len, &sorted), 0);
+	/* addresses spread over the kernel's kt */
+	for (i = 0; i < len;) {
+		const char *nl = memchr(kt + i, '\n', len - i);
+		uint64_t v = strtoull(kt + i, NULL, 16);
+
+		if (kt[i + 17] == 'T' && v) {
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		i = nl ? (size_t)(nl - kt) + 1 : len;
+	}
+	for (i = 0; i < 400; i++)
+		ips[i] = lo + (hi - lo) / 400 * i + 7;
+	assert_int_equal(kallsyms_subset(kt, len, ips, 400, &a), 0);
+	assert_int_equal(kallsyms_subset_sorted((char *)sorted.data, sorted.len, ips, 400, &b), 0);
+	assert_int_equal(kallsyms_parse((char *)a.data, a.len, &ka), 0);
+	assert_int_equal(kallsyms_parse((char *)b.data, b.len, &kb), 0);
+	for (i = 0; i < 400; i++) {
+		uint64_t oa = 0, ob = 0;
+		const char *ma, *mb, *na = kallsyms_lookup(ka, ips[i], &oa, &ma),
+				     *nb = kallsyms_lookup(kb, ips[i], &ob, &mb);
+
+		assert_true((na == NULL) == (nb == NULL));
+		if (na) {
+			assert_string_equal(na, nb);
+			assert_int_equal(oa, ob);
+		}
+	}
+	kallsyms_free(ka);
+	kallsyms_free(kb);
+	zbuf_release(&sorted);
+	zbuf_release(&a);
+	zbuf_release(&b);
+	free(kt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subset),
 		cmocka_unit_test(test_below_and_empty),
+		cmocka_unit_test(test_sorted_agrees_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
