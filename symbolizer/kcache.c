@@ -38,25 +38,37 @@ static uint64_t find_sym(const char *text, const char *sym)
 }
 
 /* Kernel text and module ranges; n returned in *nr (caller frees). */
-static struct krange *text_ranges(const char *kallsyms, const char *modules, size_t *nr)
+/* The core kernel's text ranges: _stext (or _text) to _etext, and the
+ * boot code (it stays on the idle tasks' stacks); 0 to 2 of them. */
+static size_t core_ranges(const char *kallsyms, struct krange r[2])
 {
-	size_t cap = 16, n = 0;
-	struct krange *r = malloc(cap * sizeof(*r));
-	const char *line = modules;
+	size_t n = 0;
 
-	if (!r)
-		return NULL;
 	r[n].lo = find_sym(kallsyms, "_stext");
 	if (!r[n].lo)
 		r[n].lo = find_sym(kallsyms, "_text");
 	r[n].hi = find_sym(kallsyms, "_etext");
 	if (r[n].lo && r[n].hi > r[n].lo)
 		n++;
-	/* boot code stays on the stacks of the idle tasks */
 	r[n].lo = find_sym(kallsyms, "_sinittext");
 	r[n].hi = find_sym(kallsyms, "_einittext");
 	if (r[n].lo && r[n].hi > r[n].lo)
 		n++;
+	return n;
+}
+
+/* The core ranges, then each module's (from /proc/modules); *nr of them
+ * (caller frees). */
+static struct krange *text_ranges(const struct krange *core, size_t ncore, const char *modules,
+				  size_t *nr)
+{
+	size_t cap = 0, n = ncore;
+	struct krange *r = NULL;
+	const char *line = modules;
+
+	if (ZT_GROW(r, cap, ncore + 1))
+		return NULL;
+	memcpy(r, core, ncore * sizeof(*r));
 	while (line && *line) {
 		unsigned long long size, addr;
 		char name[64];
@@ -75,6 +87,37 @@ static struct krange *text_ranges(const char *kallsyms, const char *modules, siz
 	}
 	*nr = n;
 	return r;
+}
+
+#define RANGES_TAG "#zt-core-ranges"
+
+/* The cached file ends with a RANGES_TAG line: the core ranges, so that
+ * using the cache needs no scan of its 100k lines. Parses it and cuts it
+ * off *len; 0 when there is no such line. */
+static size_t cached_ranges(const char *text, size_t *len, struct krange r[2])
+{
+	size_t end = *len, start, n = 0;
+	const char *p;
+
+	if (end && text[end - 1] == '\n')
+		end--;
+	start = end;
+	while (start && text[start - 1] != '\n')
+		start--;
+	if (end - start < sizeof(RANGES_TAG) - 1 || memcmp(text + start, RANGES_TAG, sizeof(RANGES_TAG) - 1))
+		return 0;
+	p = text + start + sizeof(RANGES_TAG) - 1;
+	while (n < 2) {
+		unsigned long long lo, hi;
+		int used = 0;
+
+		if (sscanf(p, " %llx-%llx%n", &lo, &hi, &used) != 2 || !used)
+			break;
+		r[n++] = (struct krange){ lo, hi };
+		p += used;
+	}
+	*len = start;
+	return n;
 }
 
 static int covered(const struct krange *r, size_t nr, const uint64_t *ips, size_t n)
@@ -114,6 +157,20 @@ static void save(const struct buildid_cache *c, const char *dir, const char *pat
 	if (kallsyms_sorted_text(all, all_len, &sorted) || !sorted.len) {
 		zbuf_release(&sorted);
 		return;
+	}
+	{
+		struct krange core[2];
+		size_t nc = core_ranges(all, core), i;
+
+		zbuf_put(&sorted, RANGES_TAG, sizeof(RANGES_TAG) - 1);
+		for (i = 0; i < nc; i++) {
+			char b[48];
+
+			snprintf(b, sizeof(b), " %llx-%llx", (unsigned long long)core[i].lo,
+				 (unsigned long long)core[i].hi);
+			zbuf_put(&sorted, b, strlen(b));
+		}
+		zbuf_put_u8(&sorted, '\n');
 	}
 	text = (const char *)sorted.data;
 	len = sorted.len;
@@ -165,7 +222,10 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 		     (unsigned long long)fnv64(mods ? mods : "", mlen)) >= (int)sizeof(path))
 		goto live;
 	if (!zt_read_file(path, KALLSYMS_MAX, &cached, &clen)) {
-		r = text_ranges(cached, mods ? mods : "", &nr);
+		struct krange core[2];
+		size_t nc = cached_ranges(cached, &clen, core);
+
+		r = nc ? text_ranges(core, nc, mods ? mods : "", &nr) : NULL;
 		usable = r && covered(r, nr, ips, n);
 		free(r);
 		if (usable) {
