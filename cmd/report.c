@@ -243,20 +243,6 @@ static int build_hist(struct report *r)
 	return ret;
 }
 
-/* Whether the recording has call graphs (perf shows Children only then). */
-static int has_callchains(const struct profile *p)
-{
-	const char *cc = profile_get_meta(p, "callchain");
-	size_t i;
-
-	if (cc)
-		return strcmp(cc, "none") != 0;
-	for (i = 0; i < p->nr_stacks; i++)
-		if (p->stacks[i].nk + p->stacks[i].nu > 1)
-			return 1;
-	return 0;
-}
-
 /* perf's convert_unit(): 1K, 2M, ... (with a space for no unit). */
 static unsigned long long scaled(uint64_t v, char *unit)
 {
@@ -527,7 +513,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (r.children < 0)
-		r.children = has_callchains(&r.prof);
+		r.children = profile_has_callchains(&r.prof);
 	ret = build_hist(&r);
 	if (!ret)
 		ret = hist_sort(&r.hist, r.children, r.percent_limit, &rows, &nrows);

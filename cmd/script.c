@@ -248,20 +248,6 @@ static int recorded_cpu(const struct profile *p)
 	return found;
 }
 
-/* Whether the recording has call graphs (as report's test). */
-static int has_callchains(const struct profile *p)
-{
-	const char *cc = profile_get_meta(p, "callchain");
-	size_t i;
-
-	if (cc)
-		return strcmp(cc, "none") != 0;
-	for (i = 0; i < p->nr_stacks; i++)
-		if (p->stacks[i].nk + p->stacks[i].nu > 1)
-			return 1;
-	return 0;
-}
-
 /* -F as perf parses it: "a,b" sets the fields, "+a,-b" changes the
  * defaults; an optional "sw:"/"hw:" type prefix is accepted. */
 static int parse_fields(struct script *s)
@@ -1081,7 +1067,7 @@ int cmd_script(int argc, char **argv)
 		cmd_warn("'%s' has no samples", s.input);
 	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.prof))
 		s.flds |= F_CPU;
-	s.callchain = !s.hide_cg && has_callchains(&s.prof);
+	s.callchain = !s.hide_cg && profile_has_callchains(&s.prof);
 	if (s.folded)
 		s.callchain = 1;
 	{

@@ -1395,38 +1395,6 @@ out:
 }
 
 /* Not a regular file (a pipe, /dev/stdin): read it all. */
-static int read_all(int fd, uint8_t **data, size_t *len)
-{
-	size_t n = 0, cap = 0;
-	uint8_t *b = NULL, *nb;
-	ssize_t k;
-
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			if (!cap || !(nb = realloc(b, cap))) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		k = read(fd, b + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			k = -errno;
-			free(b);
-			return (int)k;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	*data = b;
-	*len = n;
-	return 0;
-}
-
 int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
 		       struct perfdata_info *info)
 {
@@ -1454,7 +1422,7 @@ int perfdata_read_file(const char *path, struct profile *p, const struct perfdat
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = read_all(fd, &data, &len);
+		ret = zt_read_fd(fd, SIZE_MAX, &data, &len);
 		if (ret) {
 			note(info, 1, "cannot read '%s': %s", path, strerror(-ret));
 			goto out;

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "formats/ztdata.h"
+#include "libprof/fileio.h"
 #include "libprof/zbuf.h"
 
 #define FILE_HDR 16
@@ -1120,38 +1121,6 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 }
 
 /* Not a regular file (a pipe, /dev/stdin): read it all. */
-static int read_all(int fd, uint8_t **data, size_t *len)
-{
-	size_t n = 0, cap = 0;
-	uint8_t *b = NULL, *nb;
-	ssize_t r;
-
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			if (!cap || !(nb = realloc(b, cap))) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			r = -errno;
-			free(b);
-			return (int)r;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*data = b;
-	*len = n;
-	return 0;
-}
-
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info)
 {
 	struct ztdata_read_info dummy;
@@ -1171,7 +1140,7 @@ int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_inf
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = read_all(fd, &data, &len);
+		ret = zt_read_fd(fd, SIZE_MAX, &data, &len);
 		if (ret) {
 			snprintf(info->msg, sizeof(info->msg), "cannot read '%s': %s", path,
 				 strerror(-ret));

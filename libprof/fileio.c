@@ -57,3 +57,36 @@ out:
 	free(buf);
 	return err;
 }
+
+int zt_read_fd(int fd, size_t max, unsigned char **data, size_t *len)
+{
+	unsigned char *b = NULL;
+	size_t n = 0, cap = 0;
+
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap && ZT_GROW(b, cap, cap ? cap * 2 : 1 << 20)) {
+			free(b);
+			return -ENOMEM;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			k = -errno;
+			free(b);
+			return (int)k;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > max) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	*data = b;
+	*len = n;
+	return 0;
+}

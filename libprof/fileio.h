@@ -10,4 +10,8 @@
  * errno from open/read. */
 int zt_read_file(const char *path, size_t max, char **data, size_t *len);
 
+/* Read fd (borrowed) to its end into a new buffer (*data, *len; caller
+ * frees), for pipes and files alike. -EFBIG past max bytes. */
+int zt_read_fd(int fd, size_t max, unsigned char **data, size_t *len);
+
 #endif

@@ -232,3 +232,16 @@ void prof_sanitize(char *out, size_t n, const char *in)
 		out[i] = ((unsigned char)in[i] < 0x20 || in[i] == 0x7f) ? '?' : in[i];
 	out[i] = 0;
 }
+
+int profile_has_callchains(const struct profile *p)
+{
+	const char *cc = profile_get_meta(p, "callchain");
+	size_t i;
+
+	if (cc)
+		return strcmp(cc, "none") != 0;
+	for (i = 0; i < p->nr_stacks; i++)
+		if (p->stacks[i].nk + p->stacks[i].nu > 1)
+			return 1;
+	return 0;
+}

@@ -131,6 +131,10 @@ static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_
 	return p->ips + p->stacks[id].off;
 }
 
+/* Whether the recording has call graphs (meta "callchain", else stacks of
+ * more than one frame): perf shows Children columns only then. */
+int profile_has_callchains(const struct profile *p);
+
 /* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
 const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);
 
