@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* zt convert: a recording in another tool's format (pprof now). */
+/* zt convert: a recording in another tool's format: pprof, perf.data. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -9,18 +9,32 @@
 #include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
+#include "formats/perfwrite.h"
 #include "formats/pprof.h"
 #include "libprof/proctree.h"
 #include "symbolizer/resolve.h"
 
 static const char *const convert_usage[] = {
-	"zt convert [-i FILE] --to pprof -o OUT",
+	"zt convert [-i FILE] [--to pprof|perf] -o OUT",
 	NULL,
 };
 
+/* The format named by the output file: x.pb.gz or x.pprof is pprof,
+ * perf.data (or x.perf) is perf's. NULL when the name says nothing. */
+static const char *format_of(const char *out)
+{
+	size_t n = strlen(out);
+
+	if ((n >= 6 && !strcmp(out + n - 6, ".pb.gz")) || (n >= 6 && !strcmp(out + n - 6, ".pprof")))
+		return "pprof";
+	if ((n >= 9 && !strcmp(out + n - 9, "perf.data")) || (n >= 5 && !strcmp(out + n - 5, ".perf")))
+		return "perf";
+	return NULL;
+}
+
 int cmd_convert(int argc, char **argv)
 {
-	const char *in = "zt.data", *out = NULL, *to = "pprof", *event = NULL;
+	const char *in = "zt.data", *out = NULL, *to = NULL, *event = NULL;
 	struct symopts so = { .use_debuginfod = 1, .use_cache = 1 };
 	int force = 0;
 	const struct opt opts[] = {
@@ -28,7 +42,8 @@ int cmd_convert(int argc, char **argv)
 		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
 		{ OPT_STRING, 'o', "output", &out, "file", "the file to write" },
 		{ OPT_STRING, 0, "to", &to, "format",
-		  "pprof: gzip-compressed profile.proto (go tool pprof, Grafana, Speedscope...)" },
+		  "pprof (gzip'ed profile.proto: go tool pprof, Pyroscope...) or perf (perf.data for "
+		  "perf report/script); default: from the output's name" },
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_OPTIONS(so),
 		OPT_EOL,
@@ -46,12 +61,16 @@ int cmd_convert(int argc, char **argv)
 		return ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 	}
 	ret = ZT_EXIT_USAGE;
-	if (strcmp(to, "pprof")) {
-		cmd_error("cannot convert to '%s': the formats are pprof (perf.data comes later)", to);
-		goto out;
-	}
 	if (!out || rest < argc) {
 		cmd_error("give the output file with -o (see 'zt convert -h')");
+		goto out;
+	}
+	if (!to && !(to = format_of(out))) {
+		cmd_error("cannot tell the format from '%s': give --to pprof or --to perf", out);
+		goto out;
+	}
+	if (strcmp(to, "pprof") && strcmp(to, "perf")) {
+		cmd_error("cannot convert to '%s': the formats are pprof and perf", to);
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
@@ -70,12 +89,20 @@ int cmd_convert(int argc, char **argv)
 			goto out;
 		}
 	}
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		cmd_error("cannot create '%s': %s", out, strerror(errno));
 		goto out;
 	}
-	ret = pprof_write(&p, pt, r, fd);
+	if (!strcmp(to, "perf")) {
+		/* perf symbolizes by itself: addresses, mappings, build ids and
+		 * the kernel's symbols go in, no names */
+		ret = perfwrite_fd(&p, fd);
+		if (ret == -ESPIPE)
+			cmd_error("perf.data needs a file it can seek in, not a pipe");
+	} else {
+		ret = pprof_write(&p, pt, r, fd);
+	}
 	if (!ret && fsync(fd) && errno != EINVAL)
 		ret = -errno;
 	if (close(fd) && !ret)

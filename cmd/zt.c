@@ -16,7 +16,7 @@ static const struct cmd_entry commands[] = {
 	{ "symbolize", "addresses to function, file:line and inline chain (addr2line's output)", cmd_symbolize },
 	{ "symbols", "symbol files for a build: extract GSYM files named by build id", cmd_symbols },
 	{ "buildid", "print the GNU build id and the file id of binaries", cmd_buildid },
-	{ "convert", "write a recording in another tool's format: pprof", cmd_convert },
+	{ "convert", "write a recording in another tool's format: pprof, perf.data", cmd_convert },
 };
 
 static void usage(FILE *f)

@@ -645,8 +645,10 @@ static int rec_mmap(struct rd *r, const uint8_t *e, size_t n, uint16_t misc, int
 		m.flags = ld32(e + 68);
 		if (!(m.prot & PROT_X))
 			return 0;
-		if (misc & MISC_MMAP_BUILD_ID) {
-			m.build_id.len = e[40] > ZT_BUILD_ID_MAX ? ZT_BUILD_ID_MAX : e[40];
+		/* a size over 20 is no build id (kernels have flagged device and
+		 * inode numbers as one): keep none rather than 20 wrong bytes */
+		if ((misc & MISC_MMAP_BUILD_ID) && e[40] <= ZT_BUILD_ID_MAX) {
+			m.build_id.len = e[40];
 			memcpy(m.build_id.data, e + 44, m.build_id.len);
 		}
 	} else {

@@ -322,13 +322,16 @@ static int ent_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* _text from the kallsyms blob ("ffffffff81000000 T _text"), or 0 */
-static uint64_t kallsyms_text(const struct profile *p)
+/* _text (and _etext) from the kallsyms blob ("ffffffff81000000 T _text"):
+ * 0 when it has none */
+static uint64_t kallsyms_text(const struct profile *p, uint64_t *etext)
 {
 	const struct prof_blob *b = profile_find_blob(p, PROF_BLOB_KALLSYMS, UINT32_MAX);
+	uint64_t text = 0;
 	char line[256];
 	size_t i = 0;
 
+	*etext = 0;
 	while (b && i < b->len) {
 		size_t l = 0;
 		unsigned long long a;
@@ -341,10 +344,14 @@ static uint64_t kallsyms_text(const struct profile *p)
 		}
 		i++;
 		line[l] = 0;
-		if (sscanf(line, "%llx %c %127s", &a, &t, name) == 3 && !strcmp(name, "_text"))
-			return a;
+		if (sscanf(line, "%llx %c %127s", &a, &t, name) != 3)
+			continue;
+		if (!strcmp(name, "_text"))
+			text = a;
+		else if (!strcmp(name, "_etext"))
+			*etext = a;
 	}
-	return 0;
+	return text;
 }
 
 static int write_data(struct wr *w, const struct profile *p, const struct prof_mmap *ktext)
@@ -661,7 +668,7 @@ int perfwrite_fd(const struct profile *p, int fd)
 	uint8_t hdr[HDR_SIZE] = { 0 }, bitmap[32] = { 0 };
 	struct stat st;
 	struct wr *w;
-	uint64_t v;
+	uint64_t v, etext;
 	ssize_t n;
 	size_t i;
 	int ret, have_ktext = 0;
@@ -678,9 +685,9 @@ int perfwrite_fd(const struct profile *p, int fd)
 
 	for (i = 0; i < p->nr_mmaps; i++)
 		have_ktext |= is_kernel_text(&p->mmaps[i]);
-	if (!have_ktext && (ktext.start = kallsyms_text(p))) {
+	if (!have_ktext && (ktext.start = kallsyms_text(p, &etext))) {
 		ktext.pid = ZT_PID_KERNEL;
-		ktext.len = ~0ull - ktext.start;
+		ktext.len = etext > ktext.start ? etext - ktext.start : ~0ull - ktext.start;
 		ktext.pgoff = ktext.start;
 		ktext.path = (char *)"[kernel.kallsyms]";
 	}

@@ -165,7 +165,16 @@ int kallsyms_subset_sorted(const char *text, size_t len, const uint64_t *ips, si
 	uint64_t last = 0;
 	size_t i;
 
-	/* the first lines are _text's neighbours; _etext is found like any address */
+	/* _text and _etext: where the kernel's text lies (a perf.data written
+	 * from this needs them for its kernel map) */
+	static const char *const edges[] = { " T _text\n", " T _etext\n" };
+
+	for (i = 0; i < 2; i++) {
+		const char *hit = memmem(text, len, edges[i], strlen(edges[i]));
+
+		if (hit && hit - text >= 16)
+			put_line(out, text, len, line_start(text, (size_t)(hit - text)));
+	}
 	for (i = 0; i < n; i++) {
 		size_t lo = 0, hi = len, at;
 		uint64_t a;

@@ -23,7 +23,7 @@ int kallsyms_sorted_text(const char *text, size_t len, struct zbuf *out);
 
 /* The same over text whose lines are all text symbols sorted by address
  * (the per-boot cache of kcache.c): a bisection per address instead of a
- * pass over the whole text. _text/_etext come only when asked about. */
+ * pass over the whole text. */
 int kallsyms_subset_sorted(const char *text, size_t len, const uint64_t *ips, size_t n,
 			   struct zbuf *out);
 

@@ -44,6 +44,20 @@ precord -a -e cpu-clock -g -o a.perf -- dd if=/dev/zero of=/dev/null bs=4k count
 check "-a: kernel frames named from this machine's kallsyms" \
 	awk '!/^#/ && $2=="dd" && $4=="[k]" && $NF !~ /^\[/ {f=1} END {exit !f}' zt-a.txt
 
+# perf.data out: a zt recording converted, read by the real perf
+"$ZT" record -q -g -o w.data -- "$WL/hot" hot 1
+"$ZT" convert -i w.data -o out.perf > /dev/null 2> conv.err
+check "zt convert to perf.data exits 0" [ $? -eq 0 ]
+preport report -i out.perf --stdio --no-children > perf-out.txt
+"$ZT" report -i w.data --stdio --no-children > zt-out.txt
+check "perf report of it: the same rows as zt report" diff <(rows perf-out.txt 3 | sort) <(rows zt-out.txt 3 | sort)
+preport script -i out.perf > perf-out-script.txt
+"$ZT" script -i w.data > zt-out-script.txt
+check "perf script of it: every sample, as zt script shows them" \
+	[ "$(grep -c ' cpu-clock: $' perf-out-script.txt)" = "$(grep -c ' cpu-clock: $' zt-out-script.txt)" ]
+"$ZT" convert -i w.data -o out.unknown 2> conv2.err
+check "an output name that says no format: asks for --to" [ $? -eq 129 ] && grep -q -- '--to' conv2.err
+
 # a damaged perf.data: a clear error, the readable part with -f
 size=$(stat -c %s g.perf)
 head -c $((size / 2)) g.perf > cut.perf
