@@ -324,21 +324,6 @@ static long ranges_and(const struct fi_range *a, size_t na, const struct fi_rang
 
 /* ---- ELF symbols ----------------------------------------------------------- */
 
-static int bind_rank(unsigned char info)
-{
-	switch (GELF_ST_BIND(info)) {
-	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
-		return 3;
-	case STB_WEAK:
-		return 2;
-	case STB_LOCAL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* By address; at one address the preferred name first, as elfsym.c has it:
  * GLOBAL, WEAK, LOCAL; sized; symname_pref(); alphabetical. */
 static int dsym_cmp(const void *pa, const void *pb)
@@ -448,7 +433,7 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 			continue;
 		/* a label loses to a function at the same address */
 		d->syms[d->nr_syms++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
-						       (uint8_t)(label ? 0 : bind_rank(s.st_info)) };
+						       (uint8_t)(label ? 0 : symname_bind_rank(s.st_info)) };
 	}
 	return 0;
 }

@@ -129,21 +129,6 @@ static void read_build_id(Elf *elf, struct prof_build_id *b)
 
 /* ---- symbols ------------------------------------------------------------- */
 
-static int bind_rank(unsigned char info)
-{
-	switch (GELF_ST_BIND(info)) {
-	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
-		return 3;
-	case STB_WEAK:
-		return 2;
-	case STB_LOCAL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* By address; at one address the preferred name first: GLOBAL, WEAK,
  * LOCAL; sized; fewer leading underscores; shorter; alphabetical. */
 static int rawsym_cmp(const void *pa, const void *pb, void *ctx)
@@ -279,7 +264,7 @@ static long collect(Elf *elf, Elf_Scn *symscn, int use_phdrs, int is_rel, struct
 		}
 		r[n].size = s.st_size;
 		r[n].name = s.st_name;
-		r[n].rank = (uint8_t)bind_rank(s.st_info);
+		r[n].rank = (uint8_t)symname_bind_rank(s.st_info);
 		n++;
 	}
 	*raw = r;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/text.h"
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/symname.h"
 
@@ -74,22 +75,6 @@ static int64_t pool_add(struct pool *p, char prefix, const char *s, size_t n, ch
 	return (int64_t)off;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
 static int type_rank(char t)
 {
 	switch (t) {
@@ -134,27 +119,27 @@ static int parse_line(const char *p, const char *end, uint64_t *addr, char *type
 	const char *s;
 	int digits = 0, v;
 
-	while (p < end && (v = hexval(*p)) >= 0) {
+	while (p < end && (v = zt_hexval(*p)) >= 0) {
 		if (++digits > 16)
 			return 0;
 		a = a << 4 | (uint64_t)v;
 		p++;
 	}
-	if (!digits || p == end || !is_space(*p))
+	if (!digits || p == end || !zt_is_blank(*p))
 		return 0;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
 	if (p == end)
 		return 0;
 	*type = *p++;
 	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
 		return 0;
-	if (p == end || !is_space(*p))
+	if (p == end || !zt_is_blank(*p))
 		return 0;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
 	s = p;
-	while (p < end && !is_space(*p) && *p)
+	while (p < end && !zt_is_blank(*p) && *p)
 		p++;
 	if (p == s || (size_t)(p - s) > KSYM_NAME_MAX)
 		return 0;
@@ -163,7 +148,7 @@ static int parse_line(const char *p, const char *end, uint64_t *addr, char *type
 	*nlen = (size_t)(p - s);
 	*mod = NULL;
 	*mlen = 0;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
 	if (p < end && *p == '[') {
 		s = ++p;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/text.h"
 #include "symbolizer/perfmap.h"
 
 #define PERFMAP_NAME_MAX 4096 /* longer names are cut */
@@ -31,31 +32,15 @@ struct perfmap {
 	char *pool;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 /* A hex number with optional 0x; returns the position after it or NULL. */
 static const char *parse_hex(const char *p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	int digits = 0, d;
 
-	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hexval(p[2]) >= 0)
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && zt_hexval(p[2]) >= 0)
 		p += 2;
-	while (p < end && (d = hexval(*p)) >= 0) {
+	while (p < end && (d = zt_hexval(*p)) >= 0) {
 		if (v >> 60)
 			return NULL;
 		v = v << 4 | (uint64_t)d;
@@ -78,19 +63,19 @@ static int parse_line(const char *p, const char *end, uint64_t *start, uint64_t 
 	/* a NUL ends the line: names are C strings */
 	if (nul)
 		end = nul;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
 	p = parse_hex(p, end, start);
-	if (!p || p == end || !is_space(*p))
+	if (!p || p == end || !zt_is_blank(*p))
 		return 0;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
 	p = parse_hex(p, end, size);
-	if (!p || p == end || !is_space(*p))
+	if (!p || p == end || !zt_is_blank(*p))
 		return 0;
-	while (p < end && is_space(*p))
+	while (p < end && zt_is_blank(*p))
 		p++;
-	while (end > p && is_space(end[-1]))
+	while (end > p && zt_is_blank(end[-1]))
 		end--;
 	if (p == end)
 		return 0;

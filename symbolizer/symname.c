@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The preferred name among aliases at one address. */
+#include <gelf.h>
 #include <string.h>
 
 #include "symbolizer/symname.h"
@@ -24,4 +25,19 @@ int symname_pref(const char *a, const char *b)
 	if (la != lb)
 		return la < lb ? -1 : 1;
 	return 0;
+}
+
+int symname_bind_rank(unsigned char st_info)
+{
+	switch (GELF_ST_BIND(st_info)) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -7,4 +7,8 @@
  * fewer leading underscores ("malloc" over "__libc_malloc"), then shorter. */
 int symname_pref(const char *a, const char *b);
 
+/* How much a symbol's binding speaks for its name (from st_info): GLOBAL
+ * and GNU_UNIQUE 3, WEAK 2, LOCAL 1, others 0. */
+int symname_bind_rank(unsigned char st_info);
+
 #endif
