@@ -18,6 +18,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/hist.h"
+#include "libprof/sgroup.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "symbolizer/resolve.h"
@@ -46,8 +47,7 @@ struct report {
 	struct hist hist;
 	struct group *groups;
 	size_t nr_groups, cap_groups;
-	uint32_t *ghash; /* group index + 1 */
-	size_t ghash_cap;
+	struct sgroups sg; /* the keys of groups[] */
 };
 
 static int parse_sort(struct report *r)
@@ -85,64 +85,27 @@ static int load(struct report *r)
 	return cmd_load_profile(r->input, r->force, r->event, &r->prof) ? ZT_EXIT_FAIL : -1;
 }
 
-static uint64_t group_hash(uint32_t stack, uint32_t pid, const char *comm, uint64_t epoch)
-{
-	return zt_hash_mix(zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, stack), pid),
-					(uintptr_t)comm), epoch);
-}
-
-static int group_rehash(struct report *r)
-{
-	size_t ncap = r->ghash_cap ? r->ghash_cap * 2 : 4096, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < r->nr_groups; i++) {
-		const struct group *g = &r->groups[i];
-		size_t j = group_hash(g->stack, g->pid, g->comm, g->epoch) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(r->ghash);
-	r->ghash = t;
-	r->ghash_cap = ncap;
-	return 0;
-}
-
 /* Add one sample to its group. */
 static int group_add(struct report *r, const struct prof_sample *s)
 {
-	const char *comm = proctree_comm(r->pt, s->pid, s->tid, s->ts);
-	uint64_t epoch = proctree_epoch(r->pt, s->pid, s->ts);
+	struct sgroup_key k = { s->stack, s->pid, 0, proctree_comm(r->pt, s->pid, s->tid, s->ts),
+				proctree_epoch(r->pt, s->pid, s->ts) };
+	uint32_t i;
+	int is_new;
 
 	/* JIT code replaced over time (jitdump): each sample by its own time */
 	if (resolver_time_sensitive(r->res, s->pid))
-		epoch = zt_hash_mix(epoch, s->ts);
-	struct group *g;
-	size_t j;
-
-	if ((r->nr_groups + 1) * 2 > r->ghash_cap && group_rehash(r))
+		k.epoch = zt_hash_mix(k.epoch, s->ts);
+	if (sgroups_find(&r->sg, &k, &i, &is_new))
 		return -ENOMEM;
-	j = group_hash(s->stack, s->pid, comm, epoch) & (r->ghash_cap - 1);
-	while (r->ghash[j]) {
-		g = &r->groups[r->ghash[j] - 1];
-		if (g->stack == s->stack && g->pid == s->pid && g->comm == comm &&
-		    g->epoch == epoch) {
-			g->weight += s->weight;
-			g->nr++;
-			return 0;
-		}
-		j = (j + 1) & (r->ghash_cap - 1);
+	if (is_new) {
+		if (ZT_GROW(r->groups, r->cap_groups, r->sg.nr))
+			return -ENOMEM;
+		r->groups[i] = (struct group){ s->stack, s->pid, k.comm, k.epoch, s->ts, 0, 0 };
+		r->nr_groups = r->sg.nr;
 	}
-	if (r->nr_groups >= UINT32_MAX - 1 || ZT_GROW(r->groups, r->cap_groups, r->nr_groups + 1))
-		return -ENOMEM;
-	r->groups[r->nr_groups] =
-		(struct group){ s->stack, s->pid, comm, epoch, s->ts, s->weight, 1 };
-	r->ghash[j] = (uint32_t)r->nr_groups + 1;
-	r->nr_groups++;
+	r->groups[i].weight += s->weight;
+	r->groups[i].nr++;
 	return 0;
 }
 
@@ -449,7 +412,7 @@ static void report_release(struct report *r)
 	proctree_free(r->pt);
 	profile_release(&r->prof);
 	free(r->groups);
-	free(r->ghash);
+	sgroups_release(&r->sg);
 	symopts_release(&r->so);
 }
 

@@ -19,6 +19,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/proctree.h"
+#include "libprof/sgroup.h"
 #include "libprof/profile.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/resolve.h"
@@ -99,8 +100,7 @@ struct script {
 	char event[256];
 	struct group *groups;
 	size_t nr_groups, cap_groups;
-	uint32_t *ghash; /* group index + 1 */
-	size_t ghash_cap;
+	struct sgroups sg; /* the keys of groups[] */
 	struct sbuf text;    /* frame lines of all groups */
 	struct dm_entry *dm; /* demangled names by the resolver's name */
 	size_t nr_dm, dm_cap;
@@ -322,66 +322,27 @@ static int parse_fields(struct script *s)
 	return ret;
 }
 
-static uint64_t group_hash(uint32_t stack, uint32_t pid, uint32_t tid, const char *comm,
-			   uint64_t epoch)
-{
-	return zt_hash_mix(zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, stack),
-						   pid | (uint64_t)tid << 32),
-				       (uintptr_t)comm),
-			   epoch);
-}
-
-static int group_rehash(struct script *s)
-{
-	size_t ncap = s->ghash_cap ? s->ghash_cap * 2 : 4096, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < s->nr_groups; i++) {
-		const struct group *g = &s->groups[i];
-		size_t j = group_hash(g->stack, g->pid, g->tid, g->comm, g->epoch) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(s->ghash);
-	s->ghash = t;
-	s->ghash_cap = ncap;
-	return 0;
-}
-
 /* The group of a sample (created if new), counted once more. */
 static int group_of(struct script *s, const struct prof_sample *smp, const char *comm, uint32_t tid,
 		    uint32_t *out)
 {
-	uint64_t epoch = proctree_epoch(s->pt, smp->pid, smp->ts);
-	struct group *g;
-	size_t j;
+	struct sgroup_key k = { smp->stack, smp->pid, tid, comm,
+				proctree_epoch(s->pt, smp->pid, smp->ts) };
+	int is_new;
 
 	/* JIT code replaced over time (jitdump): each sample by its own time */
 	if (resolver_time_sensitive(s->res, smp->pid))
-		epoch = zt_hash_mix(epoch, smp->ts);
-	if ((s->nr_groups + 1) * 2 > s->ghash_cap && group_rehash(s))
+		k.epoch = zt_hash_mix(k.epoch, smp->ts);
+	if (sgroups_find(&s->sg, &k, out, &is_new))
 		return -ENOMEM;
-	j = group_hash(smp->stack, smp->pid, tid, comm, epoch) & (s->ghash_cap - 1);
-	while (s->ghash[j]) {
-		g = &s->groups[s->ghash[j] - 1];
-		if (g->stack == smp->stack && g->pid == smp->pid && g->tid == tid &&
-		    g->comm == comm && g->epoch == epoch) {
-			g->nr++;
-			*out = s->ghash[j] - 1;
-			return 0;
-		}
-		j = (j + 1) & (s->ghash_cap - 1);
+	if (is_new) {
+		if (ZT_GROW(s->groups, s->cap_groups, s->sg.nr))
+			return -ENOMEM;
+		s->groups[*out] = (struct group){ smp->stack, smp->pid, tid, comm, k.epoch, smp->ts,
+						  0, SIZE_MAX, 0 };
+		s->nr_groups = s->sg.nr;
 	}
-	if (s->nr_groups >= UINT32_MAX - 1 || ZT_GROW(s->groups, s->cap_groups, s->nr_groups + 1))
-		return -ENOMEM;
-	s->groups[s->nr_groups] =
-		(struct group){ smp->stack, smp->pid, tid, comm, epoch, smp->ts, 1, SIZE_MAX, 0 };
-	s->ghash[j] = (uint32_t)s->nr_groups + 1;
-	*out = (uint32_t)s->nr_groups++;
+	s->groups[*out].nr++;
 	return 0;
 }
 
@@ -995,7 +956,7 @@ static void script_release(struct script *s)
 	proctree_free(s->pt);
 	profile_release(&s->prof);
 	free(s->groups);
-	free(s->ghash);
+	sgroups_release(&s->sg);
 	free(s->text.buf);
 	for (size_t i = 0; i < s->dm_cap; i++)
 		if (s->dm[i].raw && s->dm[i].shown != s->dm[i].raw)
