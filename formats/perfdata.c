@@ -1396,66 +1396,29 @@ out:
 	return ret;
 }
 
-/* Not a regular file (a pipe, /dev/stdin): read it all. */
 int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
 		       struct perfdata_info *info)
 {
 	struct perfdata_info dummy;
-	uint8_t *data = NULL;
-	void *map = MAP_FAILED;
-	struct stat st;
-	size_t len = 0;
-	int fd, ret;
+	struct zt_image img;
+	const char *what;
+	int ret;
 
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	info->event = -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		note(info, 1, "cannot open '%s': %s", path, strerror(-ret));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	ret = zt_image_open(path, &img, &what);
+	if (ret) {
+		note(info, 1, "cannot %s '%s': %s", what, path, strerror(-ret));
+	} else if (img.is_dir) {
 		ret = -ENOTSUP;
 		note(info, 1, "'%s' is a perf.data directory (perf record --threads): not "
 			      "supported", path);
-		goto out;
+	} else {
+		ret = perfdata_read_mem(img.data, img.len, p, opts, info);
 	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = zt_read_fd(fd, SIZE_MAX, &data, &len);
-		if (ret) {
-			note(info, 1, "cannot read '%s': %s", path, strerror(-ret));
-			goto out;
-		}
-		ret = perfdata_read_mem(data, len, p, opts, info);
-		goto out;
-	}
-	if (st.st_size == 0) {
-		ret = perfdata_read_mem("", 0, p, opts, info);
-		goto out;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
-		ret = -EFBIG;
-		note(info, 1, "'%s' is too large to map", path);
-		goto out;
-	}
-	len = (size_t)st.st_size;
-	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		note(info, 1, "cannot map '%s': %s", path, strerror(-ret));
-		goto out;
-	}
-	madvise(map, len, MADV_SEQUENTIAL);
-	ret = perfdata_read_mem(map, len, p, opts, info);
-out:
-	if (map != MAP_FAILED)
-		munmap(map, len);
-	free(data);
-	if (fd >= 0)
-		close(fd);
+	zt_image_close(&img);
 	return ret;
 }
 

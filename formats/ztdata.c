@@ -1120,58 +1120,23 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 	return ret < 0 ? ret : 0;
 }
 
-/* Not a regular file (a pipe, /dev/stdin): read it all. */
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info)
 {
 	struct ztdata_read_info dummy;
-	uint8_t *data = NULL;
-	void *map = MAP_FAILED;
-	struct stat st;
-	size_t len = 0;
-	int fd, ret;
+	struct zt_image img;
+	const char *what;
+	int ret;
 
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(info->msg, sizeof(info->msg), "cannot open '%s': %s", path, strerror(-ret));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = zt_read_fd(fd, SIZE_MAX, &data, &len);
-		if (ret) {
-			snprintf(info->msg, sizeof(info->msg), "cannot read '%s': %s", path,
-				 strerror(-ret));
-			goto out;
-		}
-		ret = ztdata_read_mem(data, len, p, info);
-		goto out;
-	}
-	if (st.st_size == 0) {
-		ret = ztdata_read_mem("", 0, p, info);
-		goto out;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
-		ret = -EFBIG;
-		snprintf(info->msg, sizeof(info->msg), "'%s' is too large to map", path);
-		goto out;
-	}
-	len = (size_t)st.st_size;
-	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		snprintf(info->msg, sizeof(info->msg), "cannot map '%s': %s", path, strerror(-ret));
-		goto out;
-	}
-	madvise(map, len, MADV_SEQUENTIAL);
-	ret = ztdata_read_mem(map, len, p, info);
-out:
-	if (map != MAP_FAILED)
-		munmap(map, len);
-	free(data);
-	if (fd >= 0)
-		close(fd);
+	ret = zt_image_open(path, &img, &what);
+	if (!ret && img.is_dir)
+		ret = -EISDIR;
+	if (ret)
+		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
+	else
+		ret = ztdata_read_mem(img.data, img.len, p, info);
+	zt_image_close(&img);
 	return ret;
 }

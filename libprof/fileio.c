@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,4 +91,59 @@ int zt_read_fd(int fd, size_t max, unsigned char **data, size_t *len)
 	*data = b;
 	*len = n;
 	return 0;
+}
+
+int zt_image_open(const char *path, struct zt_image *img, const char **what)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	memset(img, 0, sizeof(*img));
+	img->data = (const unsigned char *)"";
+	*what = "open";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		img->is_dir = 1;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a pipe, /dev/stdin: read it all */
+		*what = "read";
+		ret = zt_read_fd(fd, SIZE_MAX, &img->heap, &img->len);
+		if (!ret)
+			img->data = img->heap;
+		goto out;
+	}
+	if (!st.st_size)
+		goto out;
+	*what = "map";
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		ret = -EFBIG;
+		goto out;
+	}
+	img->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (img->map == MAP_FAILED) {
+		img->map = NULL;
+		ret = -errno;
+		goto out;
+	}
+	img->len = (size_t)st.st_size;
+	img->data = img->map;
+	madvise(img->map, img->len, MADV_SEQUENTIAL);
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+void zt_image_close(struct zt_image *img)
+{
+	if (img->map)
+		munmap(img->map, img->len);
+	free(img->heap);
+	memset(img, 0, sizeof(*img));
 }
