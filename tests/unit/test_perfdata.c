@@ -408,8 +408,12 @@ static void check_against_script(const struct profile *p, const char *name)
 			} else {
 				const struct prof_mmap *m = find_map(p, s->pid, ip);
 
-				assert_non_null(m);
-				assert_int_equal(ip - m->start + m->pgoff, x);
+				/* in no mapping (a frame pointer chain gone astray, the
+				 * vdso before its MMAP): perf prints the address itself */
+				if (m)
+					assert_int_equal(ip - m->start + m->pgoff, x);
+				else
+					assert_int_equal(ip, x);
 			}
 			frame++;
 		}
@@ -481,9 +485,16 @@ static void test_compressed(void **state)
 	/* the same structure as the plain recording of the same run length:
 	 * the same tasks and mappings (other addresses: ASLR) and stack shapes */
 	assert_int_equal(p.nr_tasks, plain.nr_tasks);
+	/* the same kinds and names; their order between CPUs' rings varies per run */
 	for (i = 0; i < p.nr_tasks; i++) {
-		assert_int_equal(p.tasks[i].kind, plain.tasks[i].kind);
-		assert_string_equal(p.tasks[i].comm, plain.tasks[i].comm);
+		size_t a = 0, b = 0, k;
+
+		for (k = 0; k < p.nr_tasks; k++) {
+			a += p.tasks[k].kind == p.tasks[i].kind && !strcmp(p.tasks[k].comm, p.tasks[i].comm);
+			b += plain.tasks[k].kind == p.tasks[i].kind &&
+			     !strcmp(plain.tasks[k].comm, p.tasks[i].comm);
+		}
+		assert_int_equal(a, b);
 	}
 	/* the process's mappings (--buildid-mmap has perf leave out its kernel map) */
 	for (i = j = 0; i < p.nr_mmaps; i++, j++) {
