@@ -18,6 +18,8 @@ static const char *const key_names[] = {
 	[HIST_KEY_SYM] = "sym",
 	[HIST_KEY_SRCLINE] = "srcline",
 	[HIST_KEY_SYMQ] = "symq",
+	[HIST_KEY_TID] = "tid",
+	[HIST_KEY_CPU] = "cpu",
 };
 
 int hist_key_parse(const char *name, enum hist_key *key)
@@ -40,10 +42,20 @@ const char *hist_key_name(enum hist_key key)
 
 int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys)
 {
+	return hist_init_opts(h, keys, nr_keys, NULL);
+}
+
+int hist_init_opts(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
+		   const struct hist_opts *o)
+{
 	static const enum hist_key def[] = { HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM };
 	unsigned i, j;
 
 	memset(h, 0, sizeof(*h));
+	h->opts.children = 1;
+	if (o)
+		h->opts = *o;
+	cc_init(&h->cc);
 	if (!nr_keys) {
 		keys = def;
 		nr_keys = 3;
@@ -59,6 +71,29 @@ int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys)
 	return 0;
 }
 
+int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
+	       const struct hist_opts *o)
+{
+	struct hist keep = *h;
+	int ret;
+
+	free(h->entries);
+	free(h->ehash);
+	free(h->sorted);
+	cc_release(&h->cc);
+	ret = hist_init_opts(h, keys, nr_keys, o);
+	h->strs = keep.strs;
+	h->nr_strs = keep.nr_strs;
+	h->cap_strs = keep.cap_strs;
+	h->shash = keep.shash;
+	h->shash_cap = keep.shash_cap;
+	h->ckeys = keep.ckeys;
+	h->ckeys_cap = keep.ckeys_cap;
+	h->cidx = keep.cidx;
+	h->cidx_cap = keep.cidx_cap;
+	return ret;
+}
+
 void hist_release(struct hist *h)
 {
 	size_t i;
@@ -70,6 +105,9 @@ void hist_release(struct hist *h)
 	free(h->entries);
 	free(h->ehash);
 	free(h->sorted);
+	free(h->ckeys);
+	free(h->cidx);
+	cc_release(&h->cc);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -161,6 +199,12 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 		case HIST_KEY_SYMQ:
 			v = zt_hash_mix(v, (uint64_t)f->symq << 8 | 6);
 			break;
+		case HIST_KEY_TID:
+			v = zt_hash_mix(v, (uint64_t)f->tid << 8 | 7);
+			break;
+		case HIST_KEY_CPU:
+			v = zt_hash_mix(v, (uint64_t)f->cpu << 8 | 8);
+			break;
 		}
 	}
 	return v;
@@ -201,6 +245,14 @@ static int frame_equal(const struct hist *h, const struct hist_frame *a, const s
 			if (a->symq != b->symq)
 				return 0;
 			break;
+		case HIST_KEY_TID:
+			if (a->tid != b->tid)
+				return 0;
+			break;
+		case HIST_KEY_CPU:
+			if (a->cpu != b->cpu)
+				return 0;
+			break;
 		}
 	}
 	return 1;
@@ -226,29 +278,57 @@ static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 	e = &h->entries[h->nr_entries];
 	memset(e, 0, sizeof(*e));
 	e->f = *f;
+	e->chain = CC_NONE;
+	if (h->opts.chain != HIST_CHAIN_NONE && cc_new_root(&h->cc, &e->chain))
+		return NULL;
 	h->ehash[j] = (uint32_t)h->nr_entries + 1;
 	h->nr_entries++;
 	return e;
 }
 
+/* Add the chain keys[from..n) to e's tree. */
+static int add_chain(struct hist *h, struct hist_entry *e, size_t from, size_t n,
+		     uint64_t weight, uint64_t nr)
+{
+	return cc_add(&h->cc, e->chain, h->ckeys + from, n - from, weight, nr);
+}
+
 int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 		    uint64_t weight, uint64_t nr)
 {
-	size_t i;
+	int chains = h->opts.chain != HIST_CHAIN_NONE, callee = h->opts.chain == HIST_CHAIN_CALLEE;
+	struct hist_entry *leaf;
+	size_t i, self_at = 0;
+	int ret;
 
 	h->total += weight;
 	h->total_nr += nr;
 	h->serial++;
+	if (!n)
+		return 0;
+	while (self_at + 1 < n && frames[self_at].inlined)
+		self_at++;
+	if (chains) {
+		if (ZT_GROW(h->ckeys, h->ckeys_cap, n) || ZT_GROW(h->cidx, h->cidx_cap, n))
+			return -ENOMEM;
+		/* the stack in the chain's order: callee = leaf first */
+		for (i = 0; i < n; i++)
+			h->ckeys[i] = hist_chain_key(&frames[callee ? i : n - 1 - i]);
+	}
 	for (i = 0; i < n; i++) {
 		struct hist_entry *e = find_entry(h, &frames[i]);
 		uint32_t depth = n - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - i);
 
 		if (!e)
 			return -ENOMEM;
-		if (!i) {
+		/* Self: the innermost function that is not inlined (perf's sample
+		 * symbol); inlined frames above it only have Children */
+		if (i == self_at) {
 			e->self += weight;
 			e->self_nr += nr;
 		}
+		if (chains)
+			h->cidx[callee ? i : n - 1 - i] = (uint32_t)(e - h->entries);
 		if (depth > e->depth)
 			e->depth = depth;
 		if (e->last != h->serial) {
@@ -256,6 +336,26 @@ int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 			e->children += weight;
 			e->children_nr += nr;
 		}
+	}
+	if (!chains)
+		return 0;
+	/* perf: the leaf's entry gets the whole stack; with children, every
+	 * other entry the stack from its first place in chain order on */
+	leaf = &h->entries[h->cidx[callee ? self_at : n - 1 - self_at]];
+	ret = add_chain(h, leaf, 0, n, weight, nr);
+	if (ret || !h->opts.children)
+		return ret;
+	h->serial++;
+	leaf->last = h->serial;
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = &h->entries[h->cidx[i]]; /* i-th in chain order */
+
+		if (e->last == h->serial)
+			continue;
+		e->last = h->serial;
+		ret = add_chain(h, e, i, n, weight, nr);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -279,7 +379,7 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 	unsigned i;
 	int r;
 
-	if (c->children) {
+	if (c->children == 1) {
 		r = cmp_u64_desc(a->children, b->children);
 		if (r)
 			return r;
@@ -311,6 +411,12 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 		case HIST_KEY_SYMQ:
 			r = (int)b->f.symq - (int)a->f.symq;
 			break;
+		case HIST_KEY_TID:
+			r = a->f.tid < b->f.tid ? -1 : a->f.tid > b->f.tid;
+			break;
+		case HIST_KEY_CPU:
+			r = a->f.cpu < b->f.cpu ? -1 : a->f.cpu > b->f.cpu;
+			break;
 		}
 		if (r)
 			return r;
@@ -331,7 +437,7 @@ int hist_sort(struct hist *h, int children, double percent_limit,
 	h->sorted = s;
 	for (i = 0; i < h->nr_entries; i++) {
 		const struct hist_entry *e = &h->entries[i];
-		uint64_t v = children ? e->children : e->self;
+		uint64_t v = children == 1 ? e->children : e->self;
 
 		if (!children && !e->self_nr)
 			continue;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/callchain.h"
+
 enum hist_key {
 	HIST_KEY_COMM, /* thread name */
 	HIST_KEY_PID,  /* process id (shown with the name, as perf's Pid:Command) */
@@ -19,16 +21,19 @@ enum hist_key {
 	HIST_KEY_SYM,  /* function, with its kernel/user level */
 	HIST_KEY_SRCLINE, /* file:line of the frame's address (perf's srcline) */
 	HIST_KEY_SYMQ, /* how well the frame resolved: full, basic, none */
+	HIST_KEY_TID,  /* thread id (shown with the name, as perf's Pid:Command) */
+	HIST_KEY_CPU,  /* the CPU the sample was taken on */
 };
-#define HIST_MAX_KEYS 6
+#define HIST_MAX_KEYS 8
 
 /* One frame of a sample: string ids from hist_intern(). */
 struct hist_frame {
 	uint32_t comm, dso, sym;
 	uint32_t srcline; /* string id */
 	uint8_t symq;     /* enum symq of the symbolizer */
-	uint32_t pid;
-	uint8_t kernel; /* a kernel frame: [k] rather than [.] */
+	uint32_t pid, tid, cpu; /* of the sample */
+	uint8_t kernel;  /* a kernel frame: [k] rather than [.] */
+	uint8_t inlined; /* a function inlined into its caller (sym ends in " (inlined)") */
 };
 
 struct hist_entry {
@@ -37,6 +42,19 @@ struct hist_entry {
 	uint64_t self_nr, children_nr;   /* samples */
 	uint32_t depth; /* largest distance from the outermost frame, to show callers first */
 	uint64_t last;  /* private: the last sample counted in children */
+	uint32_t chain; /* root of its call-chain tree in hist.cc, CC_NONE without call chains */
+};
+
+/* Call chains kept per entry (perf report -g): none, or paths in either order. */
+enum hist_chain {
+	HIST_CHAIN_NONE,
+	HIST_CHAIN_CALLER, /* outermost caller first (perf's default with --children) */
+	HIST_CHAIN_CALLEE, /* the entry's own frame first, then its callers (perf's default without) */
+};
+
+struct hist_opts {
+	int children;          /* count Children, and give every entry on a stack a chain */
+	enum hist_chain chain; /* keep call chains, in this order */
 };
 
 struct hist {
@@ -53,6 +71,12 @@ struct hist {
 	uint64_t total, total_nr; /* weight and count of every sample added */
 	uint64_t serial;
 	const struct hist_entry **sorted; /* from hist_sort() */
+	struct hist_opts opts;
+	struct callchains cc; /* every entry's chain tree */
+	uint64_t *ckeys;      /* scratch: a sample's chain keys */
+	size_t ckeys_cap;
+	uint32_t *cidx;       /* scratch: their entries */
+	size_t cidx_cap;
 };
 
 /* The key named name ("comm", "pid", "dso", "sym"): 0 or -EINVAL. */
@@ -62,7 +86,14 @@ const char *hist_key_name(enum hist_key key);
 /* keys: the sort keys in column order (duplicates are dropped); nr_keys 0
  * means perf's default comm,dso,sym. Returns 0 or -EINVAL. */
 int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys);
+/* The same with options (o NULL: children counted, no call chains). */
+int hist_init_opts(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
+		   const struct hist_opts *o);
 void hist_release(struct hist *h);
+/* Empty h for new keys and options, keeping its interned strings (their
+ * ids stay valid). 0 or -EINVAL. */
+int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
+	       const struct hist_opts *o);
 
 /* Intern a string (copied): equal strings get the same id. 0 or -ENOMEM. */
 int hist_intern(struct hist *h, const char *s, uint32_t *id);
@@ -75,18 +106,40 @@ const char *hist_str(const struct hist *h, uint32_t id);
  * callers up to the outermost frame. Self goes to frames[0]'s entry,
  * Children to each distinct entry on the stack once. n == 0 only counts
  * in the totals. Returns 0 or -ENOMEM.
+ *
+ * With call chains (perf's rules, with the stack in the chosen order):
+ * the leaf's entry gets the whole stack; with children, every other entry
+ * gets the stack from its first place on it to the end (caller order: its
+ * callees down to the leaf; callee order: its callers up to the outermost
+ * frame). A chain frame is keyed by (dso, sym): see hist_chain_key().
  */
 int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 		    uint64_t weight, uint64_t nr);
 
 /*
- * The entries to show, best first: with children, by Children, then
- * callers above their callees, then Self; without, only entries with Self,
- * by Self; then by the keys' values. Entries under percent_limit percent
+ * The entries to show, best first: with children (1), by Children, then
+ * callers above their callees, then Self; without (0), only entries with
+ * Self, by Self; with HIST_SORT_SELF_ALL, every entry by Self; then by the
+ * keys' values. Entries under percent_limit percent
  * of the total (of Children or Self, as sorted) are left out. *out is
  * borrowed until the next hist_sort() or hist_release(). 0 or -ENOMEM.
  */
+#define HIST_SORT_SELF_ALL 2
 int hist_sort(struct hist *h, int children, double percent_limit,
 	      const struct hist_entry ***out, size_t *n);
+
+/* A chain node's key for a frame, and back. */
+static inline uint64_t hist_chain_key(const struct hist_frame *f)
+{
+	return (uint64_t)f->dso << 32 | f->sym;
+}
+static inline uint32_t hist_chain_key_sym(uint64_t key)
+{
+	return (uint32_t)key;
+}
+static inline uint32_t hist_chain_key_dso(uint64_t key)
+{
+	return (uint32_t)(key >> 32);
+}
 
 #endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Call-chain trees: one node store, children found through a (parent, key) hash. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprof/array.h"
+#include "libprof/callchain.h"
+#include "libprof/hash.h"
+
+void cc_init(struct callchains *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void cc_release(struct callchains *c)
+{
+	free(c->nodes);
+	free(c->hash);
+	memset(c, 0, sizeof(*c));
+}
+
+static uint64_t node_hash(uint32_t parent, uint64_t key)
+{
+	return zt_hash_mix(key, parent);
+}
+
+static int rehash(struct callchains *c)
+{
+	size_t ncap = c->hash_cap ? c->hash_cap * 2 : 1024, i;
+	uint32_t *t;
+
+	if (ncap < c->hash_cap)
+		return -ENOMEM;
+	t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < c->nr; i++) {
+		const struct cc_node *n = &c->nodes[i];
+		size_t j;
+
+		if (n->parent == CC_NONE)
+			continue; /* roots are not looked up */
+		j = node_hash(n->parent, n->key) & (ncap - 1);
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(c->hash);
+	c->hash = t;
+	c->hash_cap = ncap;
+	return 0;
+}
+
+static int new_node(struct callchains *c, uint32_t parent, uint64_t key, uint32_t *out)
+{
+	struct cc_node *n;
+
+	if (c->nr >= CC_NONE - 1 || ZT_GROW(c->nodes, c->cap, c->nr + 1))
+		return -ENOMEM;
+	n = &c->nodes[c->nr];
+	memset(n, 0, sizeof(*n));
+	n->key = key;
+	n->parent = parent;
+	n->child = n->next = CC_NONE;
+	*out = (uint32_t)c->nr++;
+	return 0;
+}
+
+int cc_new_root(struct callchains *c, uint32_t *root)
+{
+	return new_node(c, CC_NONE, 0, root);
+}
+
+/* The child of parent with key, made (as the last child) when missing. */
+static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint32_t *out)
+{
+	size_t j;
+	uint32_t i;
+	int ret;
+
+	if ((c->nr + 1) * 2 > c->hash_cap && rehash(c))
+		return -ENOMEM;
+	j = node_hash(parent, key) & (c->hash_cap - 1);
+	while (c->hash[j]) {
+		const struct cc_node *n = &c->nodes[c->hash[j] - 1];
+
+		if (n->parent == parent && n->key == key) {
+			*out = c->hash[j] - 1;
+			return 0;
+		}
+		j = (j + 1) & (c->hash_cap - 1);
+	}
+	ret = new_node(c, parent, key, &i);
+	if (ret)
+		return ret;
+	c->hash[j] = i + 1;
+	/* prepended; node indexes keep the order of first appearance */
+	c->nodes[i].next = c->nodes[parent].child;
+	c->nodes[parent].child = i;
+	c->nodes[parent].nr_children++;
+	*out = i;
+	return 0;
+}
+
+int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, size_t n,
+	   uint64_t weight, uint64_t nr)
+{
+	uint32_t cur = root;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		c->nodes[cur].children_hit += weight;
+		c->nodes[cur].children_count += nr;
+		ret = child_of(c, cur, keys[i], &cur);
+		if (ret)
+			return ret;
+	}
+	c->nodes[cur].hit += weight;
+	c->nodes[cur].count += nr;
+	return 0;
+}
+
+struct sort_item {
+	uint64_t cumul;
+	uint32_t idx;
+};
+
+static int item_cmp(const void *pa, const void *pb)
+{
+	const struct sort_item *a = pa, *b = pb;
+
+	if (a->cumul != b->cumul)
+		return a->cumul > b->cumul ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+long cc_sorted_children(const struct callchains *c, uint32_t node, uint64_t min_hit,
+			uint32_t **out)
+{
+	const struct cc_node *p = &c->nodes[node];
+	struct sort_item *items;
+	uint32_t i, k = 0, *res;
+
+	*out = NULL;
+	if (!p->nr_children)
+		return 0;
+	items = malloc(p->nr_children * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (i = p->child; i != CC_NONE; i = c->nodes[i].next) {
+		uint64_t cu = cc_cumul(&c->nodes[i]);
+
+		if (cu >= min_hit && cu)
+			items[k++] = (struct sort_item){ cu, i };
+	}
+	if (!k) {
+		free(items);
+		return 0;
+	}
+	qsort(items, k, sizeof(*items), item_cmp);
+	res = malloc(k * sizeof(*res));
+	if (!res) {
+		free(items);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++)
+		res[i] = items[i].idx;
+	free(items);
+	*out = res;
+	return (long)k;
+}
+
+size_t cc_run(const struct callchains *c, uint32_t node, uint32_t *last)
+{
+	size_t n = 1;
+
+	while (!c->nodes[node].hit && c->nodes[node].nr_children == 1) {
+		node = c->nodes[node].child;
+		n++;
+	}
+	*last = node;
+	return n;
+}
