@@ -38,7 +38,7 @@ endif
 # Libraries, each found with pkg-config; a missing one names its Debian package.
 PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
 	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
-	libprotobuf-c:libprotobuf-c-dev
+	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -90,7 +90,7 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-record bench-symbolize bench-script all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize bench-script bench-report all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -175,7 +175,7 @@ fuzz:
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
 
-bench: bench-record bench-symbolize bench-script
+bench: bench-record bench-symbolize bench-script bench-report
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
@@ -185,6 +185,9 @@ bench-symbolize: $(ZT)
 
 bench-script: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/script.sh
+
+bench-report: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/report.sh
 
 install: $(ZT)
 	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt

@@ -1,54 +1,80 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zt report: a recording's functions by overhead, with perf's Children and
- * Self columns, as text like `perf report --stdio`.
+ * Self columns and call chains under each entry, as text like `perf report
+ * --stdio`, or browsed in a TUI like perf report's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "cmd/opts.h"
+#include "cmd/report_tui.h"
+#include "cmd/rmodel.h"
 #include "cmd/symopts.h"
-#include "formats/ztdata.h"
 #include "libprof/array.h"
-#include "libprof/hash.h"
-#include "libprof/hist.h"
-#include "libprof/sgroup.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
-#include "symbolizer/resolve.h"
 
-#define NAME_MAX_LEN 1024 /* longest frame name shown */
+/* perf's -g: how call chains print under entries. */
+enum chain_mode { CHAIN_NONE, CHAIN_GRAPH, CHAIN_FLAT, CHAIN_FOLDED, CHAIN_FRACTAL };
+enum chain_value { VAL_PERCENT, VAL_PERIOD, VAL_COUNT };
 
-/* Samples that resolve alike: same stack, process, thread name and mappings. */
-struct group {
-	uint32_t stack, pid;
-	const char *comm;
-	uint64_t epoch, ts; /* ts: of the first sample, to resolve with */
-	uint64_t weight, nr;
+/* Output columns besides the sort keys (perf's -F fields). */
+enum col {
+	COL_OVERHEAD, COL_CHILDREN, COL_SAMPLE, COL_PERIOD,
+	COL_KEY, /* + enum hist_key */
 };
+#define MAX_COLS 16
 
 struct report {
-	const char *input, *sort, *event;
-	int children, quiet, verbose, force, header, stdio, demangle;
-	int want_srcline; /* a srcline sort key: file:line per frame */
+	const char *input, *sort, *fields, *event, *callgraph;
+	const char *comm, *pid, *tid, *dso, *symbols, *time, *cpu;
+	int children, quiet, force, header, header_only, stdio, tui, demangle, inline_frames;
+	int show_nr, show_period, inverted;
 	struct symopts so;
 	double percent_limit;
-	enum hist_key keys[HIST_MAX_KEYS];
-	unsigned nr_keys;
+	/* call chains */
+	enum chain_mode mode;
+	double chain_min;      /* percent */
+	unsigned print_limit;  /* chain entries per level, 0: all */
+	int order;             /* HIST_CHAIN_CALLER / CALLEE, 0: perf's default */
+	enum chain_value value;
+	/* columns */
+	int cols[MAX_COLS];
+	unsigned nr_cols;
+	struct rmodel_opts mo;
+	struct rfilter filt;
 	struct profile prof;
-	struct proctree *pt;
-	struct resolver *res;
-	struct hist hist;
-	struct group *groups;
-	size_t nr_groups, cap_groups;
-	struct sgroups sg; /* the keys of groups[] */
+	struct rmodel m;
+	int width[MAX_COLS];
+	char *line; /* of chain lines: scratch */
+	size_t line_cap;
 };
+
+/* ---- options ---- */
+
+static int parse_key(const char *tok, enum hist_key *k)
+{
+	return hist_key_parse(tok, k);
+}
+
+static int add_key(struct report *r, enum hist_key k)
+{
+	unsigned i;
+
+	for (i = 0; i < r->mo.nr_keys; i++)
+		if (r->mo.keys[i] == k)
+			return 0;
+	if (r->mo.nr_keys >= HIST_MAX_KEYS)
+		return -1;
+	r->mo.keys[r->mo.nr_keys++] = k;
+	return 0;
+}
 
 static int parse_sort(struct report *r)
 {
@@ -57,154 +83,183 @@ static int parse_sort(struct report *r)
 
 	if (!list)
 		return -ENOMEM;
-	r->nr_keys = 0;
 	for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		enum hist_key k;
 
-		if (hist_key_parse(tok, &k)) {
-			cmd_error("unknown sort key '%s': use comm, pid, dso, sym, srcline or symq", tok);
+		if (parse_key(tok, &k)) {
+			cmd_error("unknown sort key '%s': use comm, pid (or tid), tgid, dso, sym, srcline, cpu or symq",
+				  tok);
 			ret = -EINVAL;
 			break;
 		}
-		if (k == HIST_KEY_SRCLINE)
-			r->want_srcline = 1;
-		if (r->nr_keys < HIST_MAX_KEYS)
-			r->keys[r->nr_keys++] = k;
+		add_key(r, k);
 	}
-	if (!ret && !r->nr_keys) {
-		cmd_error("--sort needs at least one key: comm, pid, dso or sym");
+	if (!ret && !r->mo.nr_keys) {
+		cmd_error("--sort needs at least one key: comm, pid, tid, dso, sym, srcline or cpu");
 		ret = -EINVAL;
 	}
 	free(list);
 	return ret;
 }
 
-/* Read the input; exit code or -1 to go on. */
-static int load(struct report *r)
+/* -F: output fields; sort keys among them are the sort keys unless --sort. */
+static int parse_fields(struct report *r, int sort_given)
 {
-	return cmd_load_profile(r->input, r->force, r->event, &r->prof) ? ZT_EXIT_FAIL : -1;
-}
+	char *list = strdup(r->fields), *tok, *save = NULL;
+	int ret = 0;
 
-/* Add one sample to its group. */
-static int group_add(struct report *r, const struct prof_sample *s)
-{
-	struct sgroup_key k = { s->stack, s->pid, 0, proctree_comm(r->pt, s->pid, s->tid, s->ts),
-				proctree_epoch(r->pt, s->pid, s->ts) };
-	uint32_t i;
-	int is_new;
-
-	/* JIT code replaced over time (jitdump): each sample by its own time */
-	if (resolver_time_sensitive(r->res, s->pid))
-		k.epoch = zt_hash_mix(k.epoch, s->ts);
-	if (sgroups_find(&r->sg, &k, &i, &is_new))
+	if (!list)
 		return -ENOMEM;
-	if (is_new) {
-		if (ZT_GROW(r->groups, r->cap_groups, r->sg.nr))
-			return -ENOMEM;
-		r->groups[i] = (struct group){ s->stack, s->pid, k.comm, k.epoch, s->ts, 0, 0 };
-		r->nr_groups = r->sg.nr;
-	}
-	r->groups[i].weight += s->weight;
-	r->groups[i].nr++;
-	return 0;
-}
+	r->nr_cols = 0;
+	for (tok = strtok_r(list, ", ", &save); tok && !ret; tok = strtok_r(NULL, ", ", &save)) {
+		enum hist_key k;
+		int c;
 
-static int intern_clean(struct report *r, const char *s, uint32_t *id)
-{
-	char buf[NAME_MAX_LEN];
-
-	prof_sanitize(buf, sizeof(buf), s);
-	return hist_intern(&r->hist, buf, id);
-}
-
-/* Resolve a group's stack and add it to the histogram. */
-static int group_to_hist(struct report *r, const struct group *g, struct hist_frame *frames)
-{
-	const struct prof_stack *st = &r->prof.stacks[g->stack];
-	const uint64_t *ips = profile_stack_ips(&r->prof, g->stack);
-	char cbuf[32], name[NAME_MAX_LEN];
-	const char *comm = g->comm;
-	uint32_t comm_id;
-	unsigned i, n = (unsigned)st->nk + st->nu;
-	int ret;
-
-	if (!comm) {
-		if (g->pid)
-			snprintf(cbuf, sizeof(cbuf), ":%u", g->pid);
-		else
-			snprintf(cbuf, sizeof(cbuf), "swapper");
-		comm = cbuf;
-	}
-	ret = intern_clean(r, comm, &comm_id);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++) {
-		struct resolve_frame f;
-		struct hist_frame *h = &frames[i];
-
-		ret = resolver_resolve(r->res, g->pid, g->ts, ips[i], i < st->nk, &f);
-		if (ret)
-			return ret;
-		h->comm = comm_id;
-		h->pid = g->pid;
-		h->kernel = (uint8_t)f.kernel;
-		ret = intern_clean(r, f.module, &h->dso);
-		if (!ret)
-			ret = intern_clean(r, resolve_frame_name(&f, name, sizeof(name)), &h->sym);
-		h->symq = (uint8_t)f.quality;
-		if (!ret && r->want_srcline) {
-			/* perf's srcline: the innermost frame's file (base name) and line */
-			const struct fi_loc *l = f.nr_locs ? &f.locs[0] : NULL;
-			const char *base = l && l->file && *l->file ? strrchr(l->file, '/') : NULL;
-
-			if (l && l->file && *l->file && l->line)
-				snprintf(name, sizeof(name), "%s:%u", base ? base + 1 : l->file, l->line);
-			else
-				snprintf(name, sizeof(name), "??:0");
-			ret = intern_clean(r, name, &h->srcline);
+		if (!strcmp(tok, "overhead"))
+			c = COL_OVERHEAD;
+		else if (!strcmp(tok, "overhead_children"))
+			c = COL_CHILDREN;
+		else if (!strcmp(tok, "sample"))
+			c = COL_SAMPLE;
+		else if (!strcmp(tok, "period"))
+			c = COL_PERIOD;
+		else if (!parse_key(tok, &k)) {
+			c = COL_KEY + (int)k;
+			if (!sort_given)
+				add_key(r, k);
+		} else {
+			cmd_error("unknown field '%s': use overhead, overhead_children, sample, period "
+				  "or a sort key (comm, pid, tid, dso, sym, srcline, cpu)", tok);
+			ret = -EINVAL;
+			break;
 		}
-		if (ret)
-			return ret;
+		if (r->nr_cols < MAX_COLS)
+			r->cols[r->nr_cols++] = c;
 	}
-	return hist_add_sample(&r->hist, frames, n, g->weight, g->nr);
-}
-
-static int build_hist(struct report *r)
-{
-	struct cmd_progress prog;
-	struct hist_frame *frames = NULL;
-	size_t i;
-	int ret;
-
-	ret = proctree_new(&r->prof, &r->pt);
-	{
-		struct resolver_opts ro = { &r->so.mo, !r->demangle };
-
-		if (!ret)
-			ret = resolver_new_opts(&r->prof, r->pt, &ro, &r->res);
+	free(list);
+	if (!ret && !r->nr_cols) {
+		cmd_error("-F needs at least one field");
+		ret = -EINVAL;
 	}
-	if (!ret)
-		ret = hist_init(&r->hist, r->keys, r->nr_keys);
-	if (ret)
-		return ret;
-	for (i = 0; i < r->prof.nr_samples; i++) {
-		ret = group_add(r, &r->prof.samples[i]);
-		if (ret)
-			return ret;
-	}
-	cmd_info("%zu samples in %zu groups to resolve", r->prof.nr_samples, r->nr_groups);
-	frames = malloc(2 * ZT_MAX_FRAMES * sizeof(*frames));
-	if (!frames)
-		return -ENOMEM;
-	cmd_progress_start(&prog, "resolving", r->nr_groups);
-	for (i = 0; i < r->nr_groups && !ret; i++) {
-		ret = group_to_hist(r, &r->groups[i], frames);
-		cmd_progress_update(&prog, i);
-	}
-	cmd_progress_end(&prog);
-	free(frames);
 	return ret;
 }
+
+/* The columns when -F is not given: perf's. */
+static void default_cols(struct report *r)
+{
+	unsigned i;
+
+	r->nr_cols = 0;
+	if (r->mo.children)
+		r->cols[r->nr_cols++] = COL_CHILDREN;
+	r->cols[r->nr_cols++] = COL_OVERHEAD;
+	if (r->show_nr)
+		r->cols[r->nr_cols++] = COL_SAMPLE;
+	if (r->show_period)
+		r->cols[r->nr_cols++] = COL_PERIOD;
+	for (i = 0; i < r->mo.nr_keys && r->nr_cols < MAX_COLS; i++)
+		r->cols[r->nr_cols++] = COL_KEY + (int)r->mo.keys[i];
+}
+
+/* -g / --call-graph: graph|flat|folded|fractal|none, min percent, print
+ * limit, caller|callee, function, percent|period|count, in any order. */
+static int parse_callgraph(struct report *r, const char *arg)
+{
+	char *list = strdup(arg), *tok, *save = NULL;
+	int nums = 0, ret = 0;
+
+	if (!list)
+		return -ENOMEM;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(tok, "graph"))
+			r->mode = CHAIN_GRAPH;
+		else if (!strcmp(tok, "flat"))
+			r->mode = CHAIN_FLAT;
+		else if (!strcmp(tok, "folded"))
+			r->mode = CHAIN_FOLDED;
+		else if (!strcmp(tok, "fractal"))
+			r->mode = CHAIN_FRACTAL;
+		else if (!strcmp(tok, "none"))
+			r->mode = CHAIN_NONE;
+		else if (!strcmp(tok, "caller"))
+			r->order = HIST_CHAIN_CALLER;
+		else if (!strcmp(tok, "callee"))
+			r->order = HIST_CHAIN_CALLEE;
+		else if (!strcmp(tok, "function"))
+			;
+		else if (!strcmp(tok, "percent"))
+			r->value = VAL_PERCENT;
+		else if (!strcmp(tok, "period"))
+			r->value = VAL_PERIOD;
+		else if (!strcmp(tok, "count"))
+			r->value = VAL_COUNT;
+		else if ((v = strtod(tok, &end)), end != tok && !*end && v >= 0 && nums < 2) {
+			if (!nums++)
+				r->chain_min = v;
+			else
+				r->print_limit = (unsigned)v;
+		} else {
+			cmd_error("bad -g/--call-graph part '%s': use graph, flat, folded, fractal or none, "
+				  "a minimum percent, caller or callee, and percent, period or count", tok);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	free(list);
+	return ret;
+}
+
+/* perf takes `-g caller` with the value as the next argument: make that
+ * "--call-graph=caller" for the parser (-g alone keeps the default). */
+static int fold_g_argument(int argc, char **argv, char *buf, size_t n)
+{
+	int i;
+
+	for (i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) && argv[i + 1][0] != '-' &&
+		    strlen(argv[i + 1]) + 14 < n) {
+			snprintf(buf, n, "--call-graph=%s", argv[i + 1]);
+			argv[i] = buf;
+			memmove(&argv[i + 1], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
+			argv[argc - 1] = NULL;
+			return argc - 1;
+		}
+	}
+	return argc;
+}
+
+static int setup_filters(struct report *r)
+{
+	char err[256];
+	int ret = 0;
+
+	rfilter_init(&r->filt);
+	if (!ret && r->comm)
+		ret = rfilter_add_strs(&r->filt.comms, &r->filt.nr_comms, r->comm, err, sizeof(err));
+	if (!ret && r->dso)
+		ret = rfilter_add_strs(&r->filt.dsos, &r->filt.nr_dsos, r->dso, err, sizeof(err));
+	if (!ret && r->symbols)
+		ret = rfilter_add_strs(&r->filt.syms, &r->filt.nr_syms, r->symbols, err, sizeof(err));
+	if (!ret && r->pid)
+		ret = rfilter_add_ids(&r->filt.pids, &r->filt.nr_pids, r->pid, err, sizeof(err));
+	if (!ret && r->tid)
+		ret = rfilter_add_ids(&r->filt.tids, &r->filt.nr_tids, r->tid, err, sizeof(err));
+	if (!ret && r->cpu)
+		ret = rfilter_add_cpus(&r->filt, r->cpu, err, sizeof(err));
+	if (!ret && r->time)
+		ret = rfilter_set_time(&r->filt, r->time, err, sizeof(err));
+	if (ret)
+		cmd_error("%s", err);
+	r->mo.filter = &r->filt;
+	return ret;
+}
+
+/* ---- the header ---- */
 
 /* perf's convert_unit(): 1K, 2M, ... (with a space for no unit). */
 static unsigned long long scaled(uint64_t v, char *unit)
@@ -247,58 +302,148 @@ static void print_quality(const struct report *r)
 	struct weak_ctx w = { .len = 0 };
 	uint64_t c[3];
 
-	resolver_quality_counts(r->res, c);
+	resolver_quality_counts(r->m.res, c);
 	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu none\n",
 	       (unsigned long long)c[SYMQ_FULL], (unsigned long long)c[SYMQ_BASIC],
 	       (unsigned long long)c[SYMQ_NONE]);
-	resolver_weak_modules(r->res, add_weak, &w);
+	resolver_weak_modules(r->m.res, add_weak, &w);
 	if (w.n)
 		printf("# Without full symbols: %s\n", w.buf);
 	printf("#\n");
 }
 
+static void print_meta(const struct report *r)
+{
+	char key[128], buf[1024];
+	size_t i;
+
+	printf("# ========\n");
+	for (i = 0; i < r->prof.nr_meta; i++) {
+		prof_sanitize(key, sizeof(key), r->prof.meta[i].key);
+		prof_sanitize(buf, sizeof(buf), r->prof.meta[i].value);
+		printf("# %s : %s\n", key, buf);
+	}
+	printf("# ========\n#\n");
+}
+
+static void print_list(const char *name, const char *v)
+{
+	char buf[1024];
+
+	if (!v)
+		return;
+	prof_sanitize(buf, sizeof(buf), v);
+	printf("# %s: %s\n", name, buf);
+}
+
+/* A recording's time as perf script shows it: seconds.microseconds. */
+static void fmt_time(char *buf, size_t n, uint64_t ns)
+{
+	snprintf(buf, n, "%llu.%06llu", (unsigned long long)(ns / 1000000000ull),
+		 (unsigned long long)(ns % 1000000000ull / 1000));
+}
+
 static void print_header(const struct report *r)
 {
 	const char *ev = profile_get_meta(&r->prof, "event");
-	char unit, buf[1024];
-	unsigned long long nr = scaled(r->hist.total_nr, &unit);
-	size_t i;
+	const char *cmdline = profile_get_meta(&r->prof, "cmdline");
+	char unit, buf[1024], t0[32], t1[32];
+	unsigned long long nr = scaled(r->m.hist.total_nr, &unit);
 
-	if (r->header) {
-		printf("# ========\n");
-		for (i = 0; i < r->prof.nr_meta; i++) {
-			char key[128];
-
-			prof_sanitize(key, sizeof(key), r->prof.meta[i].key);
-			prof_sanitize(buf, sizeof(buf), r->prof.meta[i].value);
-			printf("# %s : %s\n", key, buf);
-		}
-		printf("# ========\n#\n");
-	} else {
-		printf("# To display the zt.data header info, please use --header.\n#\n");
-	}
+	if (r->header)
+		print_meta(r);
+	else
+		printf("# To display the %s header info, please use --header/--header-only options.\n#\n",
+		       profile_get_meta(&r->prof, "perf_version") ? "perf.data" : "zt.data");
+	print_list("comm", r->comm);
+	print_list("pid", r->pid);
+	print_list("tid", r->tid);
+	print_list("dso", r->dso);
+	print_list("symbol", r->symbols);
+	print_list("cpu", r->cpu);
 	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->prof.lost_samples);
+	if (cmdline) {
+		prof_sanitize(buf, sizeof(buf), cmdline);
+		printf("# Recorded: %s\n", buf);
+	}
+	fmt_time(t0, sizeof(t0), r->m.time_first);
+	fmt_time(t1, sizeof(t1), r->m.time_last);
+	printf("# Time: %s to %s (%.3f s)\n#\n", t0, t1,
+	       (double)(r->m.time_last - r->m.time_first) / 1e9);
 	printf("# Samples: %llu%c", nr, unit);
 	if (ev) {
+		const char *freq = profile_get_meta(&r->prof, "freq");
+
 		prof_sanitize(buf, sizeof(buf), ev);
 		printf(" of event '%s'", buf);
+		if (freq && strcmp(freq, "0"))
+			printf(" at %s Hz", freq);
 	}
-	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->hist.total);
+	if (r->time)
+		printf(" (time slices: %s)", r->time);
+	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->m.hist.total);
 	print_quality(r);
 }
 
-/* Column text of entry e for key k into buf. */
-static const char *key_text(const struct report *r, const struct hist_entry *e, enum hist_key k,
-			    int width, char *buf, size_t n)
-{
-	const struct hist *h = &r->hist;
+/* ---- the table ---- */
 
-	switch (k) {
+static const char *col_header(int c)
+{
+	switch (c) {
+	case COL_OVERHEAD:
+		return "Overhead";
+	case COL_CHILDREN:
+		return "Children";
+	case COL_SAMPLE:
+		return "Samples";
+	case COL_PERIOD:
+		return "Period";
+	}
+	switch ((enum hist_key)(c - COL_KEY)) {
+	case HIST_KEY_COMM:
+		return "Command";
+	case HIST_KEY_PID:
+		return "Tgid:Command";
+	case HIST_KEY_TID:
+		return "Pid:Command";
+	case HIST_KEY_DSO:
+		return "Shared Object";
+	case HIST_KEY_SYM:
+		return "Symbol";
+	case HIST_KEY_SRCLINE:
+		return "Source:Line";
+	case HIST_KEY_SYMQ:
+		return "Symbols";
+	case HIST_KEY_CPU:
+		return "CPU";
+	}
+	return "";
+}
+
+/* The Self column is called Self next to Children, Overhead alone. */
+static const char *col_title(const struct report *r, int c)
+{
+	return c == COL_OVERHEAD && r->mo.children ? "Self" : col_header(c);
+}
+
+static int col_numeric(int c)
+{
+	return c < COL_KEY || c == COL_KEY + HIST_KEY_CPU;
+}
+
+/* The text of column c for entry e (keys only). */
+static const char *key_text(const struct report *r, const struct hist_entry *e, int c, int width,
+			    char *buf, size_t n)
+{
+	const struct hist *h = &r->m.hist;
+
+	switch ((enum hist_key)(c - COL_KEY)) {
 	case HIST_KEY_COMM:
 		return hist_str(h, e->f.comm);
 	case HIST_KEY_PID:
-		snprintf(buf, n, "%7u:%-*s", e->f.pid, width > 8 ? width - 8 : 0,
-			 hist_str(h, e->f.comm));
+	case HIST_KEY_TID:
+		snprintf(buf, n, "%7u:%-*s", c == COL_KEY + HIST_KEY_PID ? e->f.pid : e->f.tid,
+			 width > 8 ? width - 8 : 0, hist_str(h, e->f.comm));
 		return buf;
 	case HIST_KEY_DSO:
 		return hist_str(h, e->f.dso);
@@ -309,35 +454,60 @@ static const char *key_text(const struct report *r, const struct hist_entry *e, 
 		return hist_str(h, e->f.srcline);
 	case HIST_KEY_SYMQ:
 		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
+	case HIST_KEY_CPU:
+		snprintf(buf, n, "%03u", e->f.cpu);
+		return buf;
 	}
 	return "";
 }
 
-static const char *key_header(enum hist_key k)
+/* perf leaves out a column that a filter pins to one value. */
+static int col_elided(const struct report *r, int c)
 {
-	switch (k) {
-	case HIST_KEY_COMM:
-		return "Command";
-	case HIST_KEY_PID:
-		return "    Pid:Command";
-	case HIST_KEY_DSO:
-		return "Shared Object";
-	case HIST_KEY_SYM:
-		return "Symbol";
-	case HIST_KEY_SRCLINE:
-		return "Source:Line";
-	case HIST_KEY_SYMQ:
-		return "Symbols";
-	}
-	return "";
+	return (c == COL_KEY + HIST_KEY_COMM && r->filt.nr_comms == 1) ||
+	       (c == COL_KEY + HIST_KEY_DSO && r->filt.nr_dsos == 1) ||
+	       (c == COL_KEY + HIST_KEY_SYM && r->filt.nr_syms == 1);
 }
 
-static void print_pct(uint64_t v, uint64_t total)
+/* Widths over every entry, as perf (not only the rows above --percent-limit). */
+static void compute_widths(struct report *r)
 {
-	char buf[32];
+	const struct hist *h = &r->m.hist;
+	char buf[1200];
+	int comm_w = 7;
+	unsigned k;
+	size_t i;
 
-	snprintf(buf, sizeof(buf), "%.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
-	printf("  %8s", buf);
+	for (i = 0; i < h->nr_entries; i++) {
+		int l = (int)strlen(hist_str(h, h->entries[i].f.comm));
+
+		if (l > comm_w)
+			comm_w = l;
+	}
+	for (k = 0; k < r->nr_cols; k++) {
+		int c = r->cols[k];
+
+		r->width[k] = (int)strlen(col_title(r, c));
+		if (c == COL_OVERHEAD || c == COL_CHILDREN)
+			r->width[k] = 8;
+		else if (c == COL_SAMPLE || c == COL_PERIOD)
+			r->width[k] = 12;
+		else if (c == COL_KEY + HIST_KEY_PID || c == COL_KEY + HIST_KEY_TID)
+			r->width[k] = comm_w + 8;
+		else if (c == COL_KEY + HIST_KEY_CPU)
+			r->width[k] = 3;
+		else
+			for (i = 0; i < h->nr_entries; i++) {
+				const struct hist_entry *e = &h->entries[i];
+				int l;
+
+				if (!r->mo.children && !e->self_nr)
+					continue;
+				l = (int)strlen(key_text(r, e, c, 0, buf, sizeof(buf)));
+				if (l > r->width[k])
+					r->width[k] = l;
+			}
+	}
 }
 
 static void print_dots(int n)
@@ -346,74 +516,416 @@ static void print_dots(int n)
 		putchar('.');
 }
 
-static void print_table(const struct report *r, const struct hist_entry *const *rows, size_t nr)
+static void print_table_header(const struct report *r)
 {
-	const struct hist *h = &r->hist;
-	int width[HIST_MAX_KEYS], comm_w = 7;
-	char buf[NAME_MAX_LEN + 64];
 	unsigned k;
-	size_t i;
+	int first = 1;
 
-	for (i = 0; i < nr; i++) {
-		int l = (int)strlen(hist_str(h, rows[i]->f.comm));
-
-		if (l > comm_w)
-			comm_w = l;
-	}
-	for (k = 0; k < h->nr_keys; k++) {
-		width[k] = (int)strlen(key_header(h->keys[k]));
-		if (h->keys[k] == HIST_KEY_PID) {
-			width[k] = comm_w + 8;
+	fputs("# ", stdout);
+	for (k = 0; k < r->nr_cols; k++) {
+		if (col_elided(r, r->cols[k]))
 			continue;
-		}
-		for (i = 0; i < nr; i++) {
-			int l = (int)strlen(key_text(r, rows[i], h->keys[k], 0, buf, sizeof(buf)));
-
-			if (l > width[k])
-				width[k] = l;
-		}
+		if (!first)
+			fputs("  ", stdout);
+		if (col_numeric(r->cols[k]))
+			printf("%*s", r->width[k], col_title(r, r->cols[k]));
+		else
+			printf("%-*s", r->width[k], col_title(r, r->cols[k]));
+		first = 0;
 	}
-	if (!r->quiet) {
-		fputs(r->children ? "# Children      Self" : "# Overhead", stdout);
-		for (k = 0; k < h->nr_keys; k++)
-			printf("  %-*s", width[k], key_header(h->keys[k]));
-		fputs(r->children ? "\n# ........  ........" : "\n# ........", stdout);
-		for (k = 0; k < h->nr_keys; k++) {
-			printf("  ");
-			print_dots(width[k]);
-		}
-		printf("\n#\n");
+	fputs("\n# ", stdout);
+	first = 1;
+	for (k = 0; k < r->nr_cols; k++) {
+		if (col_elided(r, r->cols[k]))
+			continue;
+		if (!first)
+			fputs("  ", stdout);
+		print_dots(r->width[k]);
+		first = 0;
 	}
-	for (i = 0; i < nr; i++) {
-		const struct hist_entry *e = rows[i];
+	printf("\n#\n");
+}
 
-		if (r->children) {
-			print_pct(e->children, h->total);
-			print_pct(e->self, h->total);
-		} else {
-			print_pct(e->self, h->total);
-		}
-		for (k = 0; k < h->nr_keys; k++) {
-			const char *t = key_text(r, e, h->keys[k], width[k], buf, sizeof(buf));
+static void print_pct(int width, uint64_t v, uint64_t total)
+{
+	char buf[32];
 
-			if (k + 1 < h->nr_keys)
-				printf("  %-*s", width[k], t);
+	snprintf(buf, sizeof(buf), "%.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
+	printf("%*s", width, buf);
+}
+
+static void print_row(const struct report *r, const struct hist_entry *e)
+{
+	const struct hist *h = &r->m.hist;
+	char buf[1200];
+	unsigned k, last = 0;
+
+	for (k = 0; k < r->nr_cols; k++)
+		if (!col_elided(r, r->cols[k]))
+			last = k;
+	for (k = 0; k < r->nr_cols; k++) {
+		int c = r->cols[k];
+
+		if (col_elided(r, c))
+			continue;
+		fputs("  ", stdout);
+		switch (c) {
+		case COL_OVERHEAD:
+			print_pct(r->width[k], e->self, h->total);
+			break;
+		case COL_CHILDREN:
+			print_pct(r->width[k], e->children, h->total);
+			break;
+		case COL_SAMPLE:
+			printf("%*llu", r->width[k], (unsigned long long)e->self_nr);
+			break;
+		case COL_PERIOD:
+			printf("%*llu", r->width[k], (unsigned long long)e->self);
+			break;
+		default: {
+			const char *t = key_text(r, e, c, r->width[k], buf, sizeof(buf));
+
+			if (k == last)
+				fputs(t, stdout);
 			else
-				printf("  %s", t);
+				printf("%-*s", r->width[k], t);
+		}
+		}
+	}
+	putchar('\n');
+}
+
+/* ---- call chains (perf's ui/stdio/hist.c layout) ---- */
+
+static void chain_value(const struct report *r, char *buf, size_t n, uint64_t period,
+			uint64_t count, uint64_t total)
+{
+	switch (r->value) {
+	case VAL_PERIOD:
+		snprintf(buf, n, "%llu", (unsigned long long)period);
+		break;
+	case VAL_COUNT:
+		snprintf(buf, n, "%llu", (unsigned long long)count);
+		break;
+	default:
+		snprintf(buf, n, "%.2f%%", total ? (double)period * 100.0 / (double)total : 0.0);
+	}
+}
+
+static void margin(int left)
+{
+	printf("%*s", 12 + left, "");
+}
+
+/* The pipes of the levels above: "|" where a level has more to come. */
+static void graph_line(int depth, uint64_t mask, int left)
+{
+	int i;
+
+	margin(left);
+	for (i = 0; i < depth; i++)
+		fputs(mask & (1ull << i) ? "|          " : "           ", stdout);
+	putchar('\n');
+}
+
+static void graph_name(const struct report *r, uint32_t node, int depth, uint64_t mask,
+		       int first, uint64_t total, int left)
+{
+	const struct cc_node *n = cc_node(&r->m.hist.cc, node);
+	char val[64], name[1100];
+	int i;
+
+	margin(left);
+	for (i = 0; i < depth; i++) {
+		putchar(mask & (1ull << i) ? '|' : ' ');
+		if (first && i == depth - 1) {
+			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n), total);
+			printf("--%s--", val);
+		} else {
+			fputs("          ", stdout);
+		}
+	}
+	prof_sanitize(name, sizeof(name), rmodel_chain_name(&r->m, n));
+	printf("%s\n", name);
+}
+
+static void print_run(const struct report *r, uint32_t node, int depth, uint64_t mask,
+		      uint64_t total, int left, uint32_t *last)
+{
+	const struct callchains *cc = &r->m.hist.cc;
+	size_t len = cc_run(cc, node, last), i;
+
+	for (i = 0; i < len; i++) {
+		graph_name(r, node, depth, mask, i == 0, total, left);
+		node = cc_node(cc, node)->child;
+	}
+}
+
+static uint64_t chain_min_hit(const struct report *r, uint64_t total)
+{
+	return (uint64_t)((double)total * (r->chain_min / 100.0));
+}
+
+static int graph_level(const struct report *r, uint32_t parent, uint64_t total, int depth,
+		       uint64_t mask, int left, uint64_t min_hit, int *printed)
+{
+	const struct callchains *cc = &r->m.hist.cc;
+	uint64_t remaining = total;
+	uint32_t *kids, last;
+	long nk, i;
+	int ret = 0;
+
+	if (r->mode == CHAIN_FRACTAL) {
+		/* relative: a branch's share of its parent's callees */
+		min_hit = (uint64_t)((double)cc_node(cc, parent)->children_hit * (r->chain_min / 100.0) + 0.999999);
+	}
+	nk = cc_sorted_children(cc, parent, min_hit, &kids);
+	if (nk < 0)
+		return (int)nk;
+	for (i = 0; i < nk && depth < 63; i++) {
+		const struct cc_node *n = cc_node(cc, kids[i]);
+		uint64_t new_mask = mask, new_total;
+
+		remaining -= cc_cumul(n);
+		if (i + 1 == nk && (r->mode != CHAIN_FRACTAL || !remaining))
+			new_mask &= ~(1ull << (depth - 1));
+		graph_line(depth, mask, left);
+		print_run(r, kids[i], depth, new_mask, total, left, &last);
+		*printed = 1;
+		new_total = r->mode == CHAIN_FRACTAL ? cc_node(cc, last)->children_hit : total;
+		ret = graph_level(r, last, new_total, depth + 1, new_mask | (1ull << depth), left, min_hit,
+				  printed);
+		if (ret || (r->print_limit && (unsigned long)i + 1 == r->print_limit))
+			break;
+	}
+	if (!ret && r->mode == CHAIN_FRACTAL && remaining && remaining != total && nk > 0) {
+		char val[64];
+		int d;
+
+		mask &= ~(1ull << (depth - 1));
+		margin(left);
+		for (d = 0; d < depth; d++) {
+			putchar(mask & (1ull << d) ? '|' : ' ');
+			if (d == depth - 1) {
+				chain_value(r, val, sizeof(val), remaining, 0, total);
+				printf("--%s--", val);
+			} else {
+				fputs("          ", stdout);
+			}
+		}
+		printf("[...]\n");
+	}
+	free(kids);
+	return ret;
+}
+
+static int print_graph(const struct report *r, const struct hist_entry *e, uint64_t parent_total)
+{
+	const struct callchains *cc = &r->m.hist.cc;
+	uint64_t total = r->m.hist.total;
+	uint64_t min_hit = r->mode == CHAIN_GRAPH ? chain_min_hit(r, total) : 0;
+	uint32_t *kids, root = e->chain, last;
+	int left = 0, ret, printed = 0;
+	long nk;
+
+	nk = cc_sorted_children(cc, root, r->mode == CHAIN_GRAPH ? min_hit : 0, &kids);
+	if (nk < 0)
+		return (int)nk;
+	/* one branch with all of the entry: printed without its share */
+	if (nk == 1 && cc_cumul(cc_node(cc, kids[0])) == parent_total) {
+		const struct callchains *c = cc;
+		size_t len = cc_run(c, kids[0], &last), i;
+		uint32_t n = kids[0];
+		char name[1100];
+		int skip = r->sort && !r->fields && !strncmp(r->sort, "sym", 3);
+
+		for (i = 0; i < len; i++, n = cc_node(c, n)->child) {
+			if (!i && skip)
+				continue;
+			prof_sanitize(name, sizeof(name), rmodel_chain_name(&r->m, cc_node(c, n)));
+			if (!left) {
+				margin(0);
+				printf("|\n");
+				margin(0);
+				printf("---%s\n", name);
+				left = 3;
+				printed = 1;
+			} else {
+				margin(left);
+				printf("%s\n", name);
+			}
+		}
+		root = last;
+	}
+	free(kids);
+	if (r->mode == CHAIN_FRACTAL)
+		total = parent_total;
+	ret = graph_level(r, root, total, 1, 1, left, min_hit, &printed);
+	if (printed) /* perf: no blank line after nothing */
+		putchar('\n');
+	return ret;
+}
+
+/* Flat and folded: every path that ends somewhere (has hits of its own). */
+struct path_ctx {
+	const struct report *r;
+	uint32_t *nodes;
+	size_t nr, cap;
+};
+
+static int collect_paths(struct path_ctx *p, uint32_t node, uint64_t min_hit)
+{
+	const struct callchains *cc = &p->r->m.hist.cc;
+	uint32_t i;
+	int ret;
+
+	for (i = cc_node(cc, node)->child; i != CC_NONE; i = cc_node(cc, i)->next) {
+		ret = collect_paths(p, i, min_hit);
+		if (ret)
+			return ret;
+	}
+	if (cc_node(cc, node)->parent != CC_NONE && cc_node(cc, node)->hit &&
+	    cc_node(cc, node)->hit >= min_hit) {
+		if (ZT_GROW(p->nodes, p->cap, p->nr + 1))
+			return -ENOMEM;
+		p->nodes[p->nr++] = node;
+	}
+	return 0;
+}
+
+static const struct callchains *sort_cc;
+
+static int path_cmp(const void *pa, const void *pb)
+{
+	const struct cc_node *a = cc_node(sort_cc, *(const uint32_t *)pa);
+	const struct cc_node *b = cc_node(sort_cc, *(const uint32_t *)pb);
+
+	if (a->hit != b->hit)
+		return a->hit > b->hit ? -1 : 1;
+	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+/* The frames from the root down to node, into *out (outermost-first of the chain order). */
+static size_t path_of(const struct callchains *cc, uint32_t node, uint32_t **buf, size_t *cap)
+{
+	size_t n = 0, i;
+
+	for (i = node; cc_node(cc, (uint32_t)i)->parent != CC_NONE; i = cc_node(cc, (uint32_t)i)->parent) {
+		if (ZT_GROW(*buf, *cap, n + 1))
+			return 0;
+		(*buf)[n++] = (uint32_t)i;
+	}
+	for (i = 0; i < n / 2; i++) {
+		uint32_t t = (*buf)[i];
+
+		(*buf)[i] = (*buf)[n - 1 - i];
+		(*buf)[n - 1 - i] = t;
+	}
+	return n;
+}
+
+static int print_paths(const struct report *r, const struct hist_entry *e)
+{
+	const struct callchains *cc = &r->m.hist.cc;
+	struct path_ctx p = { r, NULL, 0, 0 };
+	uint32_t *path = NULL;
+	size_t i, cap = 0, k;
+	char name[1100], val[64];
+	int ret;
+
+	ret = collect_paths(&p, e->chain, chain_min_hit(r, r->m.hist.total));
+	if (!ret && p.nr) {
+		sort_cc = cc;
+		qsort(p.nodes, p.nr, sizeof(*p.nodes), path_cmp);
+	}
+	for (i = 0; !ret && i < p.nr; i++) {
+		const struct cc_node *n = cc_node(cc, p.nodes[i]);
+		size_t len = path_of(cc, p.nodes[i], &path, &cap);
+
+		if (r->mode == CHAIN_FOLDED)
+			chain_value(r, val, sizeof(val), n->hit, n->count, r->m.hist.total);
+		else
+			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n), r->m.hist.total);
+		if (r->mode == CHAIN_FLAT)
+			printf("           %s\n", val);
+		else
+			printf("%s ", val);
+		for (k = 0; k < len; k++) {
+			prof_sanitize(name, sizeof(name), rmodel_chain_name(&r->m, cc_node(cc, path[k])));
+			if (r->mode == CHAIN_FLAT)
+				printf("                %s\n", name);
+			else
+				printf("%s%s", k ? ";" : "", name);
 		}
 		putchar('\n');
+		if (r->print_limit && i + 1 == r->print_limit)
+			break;
 	}
+	free(path);
+	free(p.nodes);
+	return ret;
+}
+
+static int print_chains(const struct report *r, const struct hist_entry *e)
+{
+	if (e->chain == CC_NONE)
+		return 0;
+	switch (r->mode) {
+	case CHAIN_GRAPH:
+	case CHAIN_FRACTAL:
+		return print_graph(r, e, r->mo.children ? e->children : e->self);
+	case CHAIN_FLAT:
+	case CHAIN_FOLDED:
+		return print_paths(r, e);
+	case CHAIN_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int print_stdio(struct report *r, const struct hist_entry *const *rows, size_t nr)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!r->quiet)
+		print_header(r);
+	compute_widths(r);
+	if (!r->quiet)
+		print_table_header(r);
+	for (i = 0; i < nr && !ret; i++) {
+		print_row(r, rows[i]);
+		if (r->mode != CHAIN_NONE)
+			ret = print_chains(r, rows[i]);
+	}
+	printf("\n\n");
+	return ret;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static void report_release(struct report *r)
 {
-	hist_release(&r->hist);
-	resolver_free(r->res);
-	proctree_free(r->pt);
+	rmodel_release(&r->m);
 	profile_release(&r->prof);
-	free(r->groups);
-	sgroups_release(&r->sg);
+	rfilter_release(&r->filt);
 	symopts_release(&r->so);
+	free(r->line);
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct cmd_progress *p = ctx;
+
+	if (!p->what)
+		cmd_progress_start(p, "resolving", total);
+	cmd_progress_update(p, done);
 }
 
 static const char *const report_usage[] = {
@@ -423,34 +935,63 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report r = { .input = "zt.data", .sort = "comm,dso,sym", .children = -1, .demangle = 1,
+	struct report r = { .input = "zt.data", .children = -1, .demangle = 1, .inline_frames = 1,
+			    .mode = CHAIN_GRAPH, .chain_min = 0.5,
 			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name: zt.data or perf.data (default: zt.data)" },
 		{ OPT_STRING, 0, "event", &r.event, "name", "the event to report of a perf.data file with several" },
-		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (the only one for now)" },
+		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (default when stdout is not a terminal)" },
+		{ OPT_BOOL, 0, "tui", &r.tui, NULL, "the interactive browser (default on a terminal)" },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "What to show" },
 		{ OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
-		  "sort by keys: comm, pid, dso, sym, srcline, symq (default: comm,dso,sym)" },
+		  "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, cpu, symq "
+		  "(default: comm,dso,sym)" },
+		{ OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
+		  "columns: overhead, overhead_children, sample, period and sort keys" },
 		{ OPT_BOOL, 0, "children", &r.children, NULL,
-		  "show Children (callees included) next to Self (default with call graphs)" },
+		  "Children (callees included) next to Self (default with call graphs); --no-children: Self only" },
+		{ OPT_STRING, 'g', "call-graph", &r.callgraph, "mode[,min%][,caller|callee][,percent|period|count]",
+		  "call chains under entries: graph (default), flat, folded, fractal or none", NULL, 1 },
+		{ OPT_BOOL, 'G', "inverted", &r.inverted, NULL, "call chains from the outermost caller (caller order)" },
+		{ OPT_BOOL, 0, "inline", &r.inline_frames, NULL,
+		  "inlined functions as frames of their own (default); --no-inline: not" },
 		{ OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
 		  "hide entries below this overhead percentage" },
+		{ OPT_BOOL, 'n', "show-nr-samples", &r.show_nr, NULL, "show a Samples column" },
+		{ OPT_BOOL, 0, "show-total-period", &r.show_period, NULL, "show a Period column" },
 		{ OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first" },
+		{ OPT_BOOL, 0, "header-only", &r.header_only, NULL, "show only the recording's header info" },
+		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings" },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Filters" },
+		{ OPT_STRING, 'c', "comms", &r.comm, "comm[,comm...]", "only these thread names" },
+		{ OPT_STRING, 0, "comm", &r.comm, "comm[,comm...]", "the same as --comms" },
+		{ OPT_STRING, 0, "pid", &r.pid, "pid[,pid...]", "only these processes" },
+		{ OPT_STRING, 0, "tid", &r.tid, "tid[,tid...]", "only these threads" },
+		{ OPT_STRING, 'd', "dsos", &r.dso, "dso[,dso...]", "only entries in these modules" },
+		{ OPT_STRING, 0, "dso", &r.dso, "dso[,dso...]", "the same as --dsos" },
+		{ OPT_STRING, 'S', "symbols", &r.symbols, "sym[,sym...]", "only entries of these functions" },
+		{ OPT_STRING, 'C', "cpu", &r.cpu, "cpus", "only samples on these CPUs (0,2-3)" },
+		{ OPT_STRING, 0, "time", &r.time, "start,end",
+		  "only samples in this time range: seconds as zt script shows them, or A%-B%" },
 		{ OPT_BOOL, 'f', "force", &r.force, NULL, "report the readable part of a damaged file" },
 		{ OPT_BOOL, 0, "demangle", &r.demangle, NULL,
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
-		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings" },
 		SYMOPTS_OPTIONS(r.so),
 		OPT_EOL,
 	};
+	struct cmd_progress prog = { 0 };
+	double t0 = now_ms(), t1, t2, t3;
 	const struct hist_entry **rows;
+	char gbuf[256];
 	size_t nrows;
 	int rest, ret;
 
 	profile_init(&r.prof);
+	rfilter_init(&r.filt);
+	argc = fold_g_argument(argc, argv, gbuf, sizeof(gbuf));
 	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
-	r.verbose = r.so.verbose;
-	cmd_setup("report", r.quiet ? -1 : r.verbose);
+	cmd_setup("report", r.quiet ? -1 : r.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
@@ -460,34 +1001,111 @@ int cmd_report(int argc, char **argv)
 		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
 		goto out;
 	}
-	if (parse_sort(&r))
+	if (r.stdio && r.tui) {
+		cmd_error("--stdio and --tui: choose one");
+		goto out;
+	}
+	if (!r.stdio && isatty(STDOUT_FILENO))
+		r.tui = 1;
+	if (r.sort ? parse_sort(&r) : 0)
+		goto out;
+	if (r.fields && parse_fields(&r, r.sort != NULL))
+		goto out;
+	if (!r.mo.nr_keys) {
+		r.sort = NULL;
+		add_key(&r, HIST_KEY_COMM);
+		add_key(&r, HIST_KEY_DSO);
+		add_key(&r, HIST_KEY_SYM);
+	}
+	if (r.callgraph && parse_callgraph(&r, r.callgraph))
 		goto out;
 	if (r.percent_limit < 0 || r.percent_limit > 100) {
 		cmd_error("--percent-limit must be between 0 and 100, not %g", r.percent_limit);
 		goto out;
 	}
-	symopts_init(&r.so, "report");
-	ret = load(&r);
-	if (ret >= 0)
+	if (r.percent_limit > 0) /* perf: hides call-chain branches below it too */
+		r.chain_min = r.percent_limit;
+	if (setup_filters(&r))
 		goto out;
+	symopts_init(&r.so, "report");
+	if (cmd_load_profile(r.input, r.force, r.event, &r.prof)) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	t1 = now_ms();
+	if (r.header_only) {
+		print_meta(&r);
+		ret = ZT_EXIT_OK;
+		goto out;
+	}
 	if (!r.prof.nr_samples) {
 		cmd_error("'%s' has no samples", r.input);
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
-	if (r.children < 0)
-		r.children = profile_has_callchains(&r.prof);
-	ret = build_hist(&r);
+	{
+		int has_cg = profile_has_callchains(&r.prof);
+		struct resolver_opts ro = { &r.so.mo, !r.demangle };
+
+		if (r.children < 0)
+			r.children = has_cg;
+		r.mo.children = r.children;
+		if (!has_cg)
+			r.mode = CHAIN_NONE;
+		if (r.inverted)
+			r.order = HIST_CHAIN_CALLER;
+		if (!r.order) /* perf: callers first with Children, callees first without */
+			r.order = r.children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
+		r.mo.chain = r.mode == CHAIN_NONE && !r.tui ? HIST_CHAIN_NONE : (enum hist_chain)r.order;
+		if (!has_cg)
+			r.mo.chain = HIST_CHAIN_NONE;
+		r.mo.inline_frames = r.inline_frames;
+		/* text: an entry under the threshold shows no branch (fractal's is relative) */
+		if (!r.tui && r.mode != CHAIN_FRACTAL)
+			r.mo.chain_min_pct = r.chain_min;
+		if (!r.fields) {
+			default_cols(&r);
+		} else {
+			unsigned k;
+
+			r.mo.sort_self = 1;
+			for (k = 0; k < r.nr_cols; k++)
+				if (r.cols[k] == COL_CHILDREN)
+					r.mo.sort_self = 0;
+		}
+		ret = rmodel_init(&r.m, &r.prof, &ro, on_progress, &prog);
+		if (prog.what)
+			cmd_progress_end(&prog);
+		cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",
+			 r.prof.nr_samples, r.m.nr_groups, r.m.nr_addrs, r.m.nr_templates);
+	}
+	t2 = now_ms();
 	if (!ret)
-		ret = hist_sort(&r.hist, r.children, r.percent_limit, &rows, &nrows);
+		ret = rmodel_build(&r.m, &r.mo);
+	if (!ret)
+		ret = rmodel_sort(&r.m, r.percent_limit, &rows, &nrows);
+	t3 = now_ms();
+	cmd_info("read in %.0f ms, resolved in %.0f ms, %zu entries in %.0f ms", t1 - t0, t2 - t1,
+		 r.m.hist.nr_entries, t3 - t2);
 	if (ret) {
 		cmd_error("cannot build the report: %s", strerror(-ret));
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	if (!r.quiet)
-		print_header(&r);
-	print_table(&r, rows, nrows);
+	if (r.tui) {
+		struct report_tui_opts to = { r.mo, &r.filt, r.percent_limit, r.chain_min, r.input, NULL };
+
+		to.event = profile_get_meta(&r.prof, "event");
+		ret = report_tui(&r.m, &to);
+		goto out;
+	}
+	ret = print_stdio(&r, rows, nrows);
+	cmd_info("printed in %.0f ms", now_ms() - t3);
+	if (ret) {
+		cmd_error("cannot print the report: %s", strerror(-ret));
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
 	ret = ZT_EXIT_OK;
 out:
 	report_release(&r);

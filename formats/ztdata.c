@@ -756,8 +756,8 @@ static int dec_stacks(struct reader *r, struct zcur *c, int apply)
 			r->fmap = m;
 			r->cap_fmap = ncap;
 		}
-		/* a duplicate stack in the file maps to the profile's first copy */
-		ret = profile_intern_stack(r->p, r->ips, (unsigned)nk, (unsigned)nu, &id);
+		/* the writer made its stacks unique: appended without a lookup */
+		ret = profile_append_stack(r->p, r->ips, (unsigned)nk, (unsigned)nu, &id);
 		if (ret == -E2BIG)
 			return bad(r, "too many stacks");
 		if (ret)

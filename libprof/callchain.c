@@ -73,7 +73,8 @@ int cc_new_root(struct callchains *c, uint32_t *root)
 }
 
 /* The child of parent with key, made (as the last child) when missing. */
-static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint32_t *out)
+static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint64_t order,
+		    uint32_t *out)
 {
 	size_t j;
 	uint32_t i;
@@ -94,6 +95,7 @@ static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint32_
 	ret = new_node(c, parent, key, &i);
 	if (ret)
 		return ret;
+	c->nodes[i].order = order;
 	c->hash[j] = i + 1;
 	/* prepended; node indexes keep the order of first appearance */
 	c->nodes[i].next = c->nodes[parent].child;
@@ -103,8 +105,8 @@ static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint32_
 	return 0;
 }
 
-int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, size_t n,
-	   uint64_t weight, uint64_t nr)
+int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, const uint64_t *orders,
+	   size_t n, uint64_t weight, uint64_t nr)
 {
 	uint32_t cur = root;
 	size_t i;
@@ -113,7 +115,7 @@ int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, size_t n,
 	for (i = 0; i < n; i++) {
 		c->nodes[cur].children_hit += weight;
 		c->nodes[cur].children_count += nr;
-		ret = child_of(c, cur, keys[i], &cur);
+		ret = child_of(c, cur, keys[i], orders ? orders[i] : 0, &cur);
 		if (ret)
 			return ret;
 	}
@@ -123,7 +125,7 @@ int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, size_t n,
 }
 
 struct sort_item {
-	uint64_t cumul;
+	uint64_t cumul, key, order;
 	uint32_t idx;
 };
 
@@ -133,6 +135,8 @@ static int item_cmp(const void *pa, const void *pb)
 
 	if (a->cumul != b->cumul)
 		return a->cumul > b->cumul ? -1 : 1;
+	if (a->key >> 32 == b->key >> 32 && a->order != b->order)
+		return a->order > b->order ? -1 : 1;
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
@@ -153,7 +157,7 @@ long cc_sorted_children(const struct callchains *c, uint32_t node, uint64_t min_
 		uint64_t cu = cc_cumul(&c->nodes[i]);
 
 		if (cu >= min_hit && cu)
-			items[k++] = (struct sort_item){ cu, i };
+			items[k++] = (struct sort_item){ cu, c->nodes[i].key, c->nodes[i].order, i };
 	}
 	if (!k) {
 		free(items);

@@ -20,6 +20,7 @@
 
 struct cc_node {
 	uint64_t key;
+	uint64_t order; /* breaks ties between siblings: see cc_sorted_children() */
 	uint32_t parent, child, next; /* a child, its next sibling (any order): CC_NONE at the end */
 	uint32_t nr_children;
 	uint64_t hit, children_hit;     /* weights: paths ending here, paths going below */
@@ -40,9 +41,10 @@ void cc_release(struct callchains *c);
 int cc_new_root(struct callchains *c, uint32_t *root);
 
 /* Add a path of n frame keys (keys[0] next to the root) of nr samples
- * weighing weight. n == 0 counts at the root. 0 or -ENOMEM. */
-int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, size_t n,
-	   uint64_t weight, uint64_t nr);
+ * weighing weight; orders (or NULL) gives each new node its order value.
+ * n == 0 counts at the root. 0 or -ENOMEM. */
+int cc_add(struct callchains *c, uint32_t root, const uint64_t *keys, const uint64_t *orders,
+	   size_t n, uint64_t weight, uint64_t nr);
 
 static inline const struct cc_node *cc_node(const struct callchains *c, uint32_t i)
 {
@@ -61,7 +63,9 @@ static inline uint64_t cc_cumul_count(const struct cc_node *n)
 
 /*
  * The children of node whose cumulative weight is at least min_hit, most
- * weight first (equal weights in order of first appearance), into *out
+ * weight first; equal weights: of two keys with the same upper 32 bits (one
+ * module), the higher order first (perf orders a module's functions by
+ * address, highest first), else in order of first appearance; into *out
  * (malloc'ed, the caller frees; NULL when none). Returns how many, or
  * -ENOMEM.
  */

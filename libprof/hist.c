@@ -13,12 +13,12 @@
 
 static const char *const key_names[] = {
 	[HIST_KEY_COMM] = "comm",
-	[HIST_KEY_PID] = "pid",
+	[HIST_KEY_PID] = "tgid",
 	[HIST_KEY_DSO] = "dso",
 	[HIST_KEY_SYM] = "sym",
 	[HIST_KEY_SRCLINE] = "srcline",
 	[HIST_KEY_SYMQ] = "symq",
-	[HIST_KEY_TID] = "tid",
+	[HIST_KEY_TID] = "pid",
 	[HIST_KEY_CPU] = "cpu",
 };
 
@@ -26,6 +26,15 @@ int hist_key_parse(const char *name, enum hist_key *key)
 {
 	size_t i;
 
+	/* perf's pid key is the thread (tid:comm); tgid is the process */
+	if (!strcmp(name, "tid") || !strcmp(name, "thread")) {
+		*key = HIST_KEY_TID;
+		return 0;
+	}
+	if (!strcmp(name, "symbol")) {
+		*key = HIST_KEY_SYM;
+		return 0;
+	}
 	for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
 		if (!strcmp(name, key_names[i])) {
 			*key = (enum hist_key)i;
@@ -89,6 +98,8 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 	h->shash_cap = keep.shash_cap;
 	h->ckeys = keep.ckeys;
 	h->ckeys_cap = keep.ckeys_cap;
+	h->corders = keep.corders;
+	h->corders_cap = keep.corders_cap;
 	h->cidx = keep.cidx;
 	h->cidx_cap = keep.cidx_cap;
 	return ret;
@@ -106,6 +117,7 @@ void hist_release(struct hist *h)
 	free(h->ehash);
 	free(h->sorted);
 	free(h->ckeys);
+	free(h->corders);
 	free(h->cidx);
 	cc_release(&h->cc);
 	memset(h, 0, sizeof(*h));
@@ -279,7 +291,7 @@ static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 	memset(e, 0, sizeof(*e));
 	e->f = *f;
 	e->chain = CC_NONE;
-	if (h->opts.chain != HIST_CHAIN_NONE && cc_new_root(&h->cc, &e->chain))
+	if (h->opts.chain != HIST_CHAIN_NONE && !h->opts.lazy_chains && cc_new_root(&h->cc, &e->chain))
 		return NULL;
 	h->ehash[j] = (uint32_t)h->nr_entries + 1;
 	h->nr_entries++;
@@ -290,59 +302,48 @@ static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 static int add_chain(struct hist *h, struct hist_entry *e, size_t from, size_t n,
 		     uint64_t weight, uint64_t nr)
 {
-	return cc_add(&h->cc, e->chain, h->ckeys + from, n - from, weight, nr);
+	return cc_add(&h->cc, e->chain, h->ckeys + from, h->corders + from, n - from, weight, nr);
 }
 
-int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
-		    uint64_t weight, uint64_t nr)
+/* The sample's chain keys in chain order (callee: leaf first) into h->ckeys. */
+static int chain_keys(struct hist *h, const struct hist_frame *frames, size_t n, int callee)
 {
-	int chains = h->opts.chain != HIST_CHAIN_NONE, callee = h->opts.chain == HIST_CHAIN_CALLEE;
-	struct hist_entry *leaf;
-	size_t i, self_at = 0;
-	int ret;
+	size_t i;
 
-	h->total += weight;
-	h->total_nr += nr;
-	h->serial++;
-	if (!n)
-		return 0;
-	while (self_at + 1 < n && frames[self_at].inlined)
-		self_at++;
-	if (chains) {
-		if (ZT_GROW(h->ckeys, h->ckeys_cap, n) || ZT_GROW(h->cidx, h->cidx_cap, n))
-			return -ENOMEM;
-		/* the stack in the chain's order: callee = leaf first */
-		for (i = 0; i < n; i++)
-			h->ckeys[i] = hist_chain_key(&frames[callee ? i : n - 1 - i]);
-	}
+	if (ZT_GROW(h->ckeys, h->ckeys_cap, n) || ZT_GROW(h->corders, h->corders_cap, n) ||
+	    ZT_GROW(h->cidx, h->cidx_cap, n))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct hist_entry *e = find_entry(h, &frames[i]);
-		uint32_t depth = n - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - i);
+		const struct hist_frame *f = &frames[callee ? i : n - 1 - i];
 
-		if (!e)
-			return -ENOMEM;
-		/* Self: the innermost function that is not inlined (perf's sample
-		 * symbol); inlined frames above it only have Children */
-		if (i == self_at) {
-			e->self += weight;
-			e->self_nr += nr;
-		}
-		if (chains)
-			h->cidx[callee ? i : n - 1 - i] = (uint32_t)(e - h->entries);
-		if (depth > e->depth)
-			e->depth = depth;
-		if (e->last != h->serial) {
-			e->last = h->serial;
-			e->children += weight;
-			e->children_nr += nr;
-		}
+		h->ckeys[i] = hist_chain_key(f);
+		h->corders[i] = f->addr;
 	}
-	if (!chains)
-		return 0;
-	/* perf: the leaf's entry gets the whole stack; with children, every
-	 * other entry the stack from its first place in chain order on */
-	leaf = &h->entries[h->cidx[callee ? self_at : n - 1 - self_at]];
-	ret = add_chain(h, leaf, 0, n, weight, nr);
+	return 0;
+}
+
+/* Self: the innermost function that is not inlined (perf's sample symbol);
+ * inlined frames above it only have Children. */
+static size_t self_frame(const struct hist_frame *frames, size_t n)
+{
+	size_t i = 0;
+
+	while (i + 1 < n && frames[i].inlined)
+		i++;
+	return i;
+}
+
+/* perf: the leaf's entry gets the whole stack; with children, every other
+ * entry the stack from its first place in chain order on. h->cidx holds the
+ * entries in chain order; only entries with a tree get paths. */
+static int add_chains(struct hist *h, size_t n, size_t leaf_at, uint64_t weight, uint64_t nr)
+{
+	struct hist_entry *leaf = &h->entries[h->cidx[leaf_at]];
+	size_t i;
+	int ret = 0;
+
+	if (leaf->chain != CC_NONE)
+		ret = add_chain(h, leaf, 0, n, weight, nr);
 	if (ret || !h->opts.children)
 		return ret;
 	h->serial++;
@@ -353,11 +354,114 @@ int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 		if (e->last == h->serial)
 			continue;
 		e->last = h->serial;
-		ret = add_chain(h, e, i, n, weight, nr);
-		if (ret)
-			return ret;
+		if (e->chain != CC_NONE) {
+			ret = add_chain(h, e, i, n, weight, nr);
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
+}
+
+int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
+		    uint64_t weight, uint64_t nr)
+{
+	return hist_add_sample_at(h, frames, n, weight, nr, NULL);
+}
+
+int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n,
+		       uint64_t weight, uint64_t nr, uint32_t *eidx)
+{
+	int chains = h->opts.chain != HIST_CHAIN_NONE && !h->opts.lazy_chains;
+	int callee = h->opts.chain == HIST_CHAIN_CALLEE;
+	size_t i, self_at;
+	int ret;
+
+	h->total += weight;
+	h->total_nr += nr;
+	h->serial++;
+	if (!n)
+		return 0;
+	self_at = self_frame(frames, n);
+	if (chains && (ret = chain_keys(h, frames, n, callee)))
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = find_entry(h, &frames[i]);
+		uint32_t depth = n - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - i);
+
+		if (!e)
+			return -ENOMEM;
+		if (i == self_at) {
+			e->self += weight;
+			e->self_nr += nr;
+		}
+		if (chains)
+			h->cidx[callee ? i : n - 1 - i] = (uint32_t)(e - h->entries);
+		if (eidx)
+			eidx[i] = (uint32_t)(e - h->entries);
+		if (depth > e->depth)
+			e->depth = depth;
+		if (e->last != h->serial) {
+			e->last = h->serial;
+			e->children += weight;
+			e->children_nr += nr;
+		}
+	}
+	return chains ? add_chains(h, n, callee ? self_at : n - 1 - self_at, weight, nr) : 0;
+}
+
+int hist_want_chains(struct hist *h, uint64_t min_weight)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_entries; i++) {
+		struct hist_entry *e = &h->entries[i];
+
+		if (e->chain == CC_NONE && (h->opts.children ? e->children : e->self) >= min_weight &&
+		    cc_new_root(&h->cc, &e->chain))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int hist_add_chains(struct hist *h, const struct hist_frame *frames, size_t n,
+		    uint64_t weight, uint64_t nr)
+{
+	return hist_add_chains_at(h, frames, NULL, n, weight, nr);
+}
+
+int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const uint32_t *eidx,
+		       size_t n, uint64_t weight, uint64_t nr)
+{
+	int callee = h->opts.chain == HIST_CHAIN_CALLEE;
+	size_t i, self_at;
+	int ret, any = 0;
+
+	if (!n || h->opts.chain == HIST_CHAIN_NONE)
+		return 0;
+	if (eidx) { /* nothing to do unless an entry on the stack has a tree */
+		for (i = 0; i < n && !any; i++)
+			any = h->entries[eidx[i]].chain != CC_NONE;
+		if (!any)
+			return 0;
+	}
+	self_at = self_frame(frames, n);
+	ret = chain_keys(h, frames, n, callee);
+	for (i = 0; !ret && i < n; i++) {
+		uint32_t ei;
+
+		if (eidx) {
+			ei = eidx[i];
+		} else {
+			struct hist_entry *e = find_entry(h, &frames[i]);
+
+			if (!e)
+				return -ENOMEM;
+			ei = (uint32_t)(e - h->entries);
+		}
+		h->cidx[callee ? i : n - 1 - i] = ei;
+	}
+	return ret ? ret : add_chains(h, n, callee ? self_at : n - 1 - self_at, weight, nr);
 }
 
 struct sort_ctx {

@@ -16,12 +16,12 @@
 
 enum hist_key {
 	HIST_KEY_COMM, /* thread name */
-	HIST_KEY_PID,  /* process id (shown with the name, as perf's Pid:Command) */
+	HIST_KEY_PID,  /* process id, "tgid" (shown with the name: Tgid:Command) */
 	HIST_KEY_DSO,  /* module */
 	HIST_KEY_SYM,  /* function, with its kernel/user level */
 	HIST_KEY_SRCLINE, /* file:line of the frame's address (perf's srcline) */
 	HIST_KEY_SYMQ, /* how well the frame resolved: full, basic, none */
-	HIST_KEY_TID,  /* thread id (shown with the name, as perf's Pid:Command) */
+	HIST_KEY_TID,  /* thread id: perf's "pid" key, also "tid" (shown as perf's Pid:Command) */
 	HIST_KEY_CPU,  /* the CPU the sample was taken on */
 };
 #define HIST_MAX_KEYS 8
@@ -34,6 +34,8 @@ struct hist_frame {
 	uint32_t pid, tid, cpu; /* of the sample */
 	uint8_t kernel;  /* a kernel frame: [k] rather than [.] */
 	uint8_t inlined; /* a function inlined into its caller (sym ends in " (inlined)") */
+	uint64_t addr;   /* the function's start (the address when unresolved): orders
+			    chain siblings of equal weight as perf does */
 };
 
 struct hist_entry {
@@ -55,6 +57,8 @@ enum hist_chain {
 struct hist_opts {
 	int children;          /* count Children, and give every entry on a stack a chain */
 	enum hist_chain chain; /* keep call chains, in this order */
+	int lazy_chains;       /* chains only for the entries hist_want_chains() picks, added
+				  by hist_add_chains() in a second pass over the samples */
 };
 
 struct hist {
@@ -73,13 +77,15 @@ struct hist {
 	const struct hist_entry **sorted; /* from hist_sort() */
 	struct hist_opts opts;
 	struct callchains cc; /* every entry's chain tree */
-	uint64_t *ckeys;      /* scratch: a sample's chain keys */
-	size_t ckeys_cap;
+	uint64_t *ckeys, *corders; /* scratch: a sample's chain keys and their order values */
+	size_t ckeys_cap, corders_cap;
 	uint32_t *cidx;       /* scratch: their entries */
 	size_t cidx_cap;
 };
 
-/* The key named name ("comm", "pid", "dso", "sym"): 0 or -EINVAL. */
+/* The key named name: "comm", "pid" (perf's: the thread; also "tid",
+ * "thread"), "tgid" (the process), "dso", "sym" ("symbol"), "srcline",
+ * "cpu", "symq". 0 or -EINVAL. */
 int hist_key_parse(const char *name, enum hist_key *key);
 const char *hist_key_name(enum hist_key key);
 
@@ -127,6 +133,25 @@ int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 #define HIST_SORT_SELF_ALL 2
 int hist_sort(struct hist *h, int children, double percent_limit,
 	      const struct hist_entry ***out, size_t *n);
+
+/*
+ * Lazy call chains (hist_opts.lazy_chains): after every sample went in
+ * through hist_add_sample(), give a tree to each entry whose weight (its
+ * Children with children, else its Self) is at least min_weight, then add
+ * every sample again through hist_add_chains() (the same frames, weights
+ * and order), which builds only those trees. Entries below a display
+ * threshold cannot show a branch, so they need none. 0 or -ENOMEM.
+ */
+int hist_want_chains(struct hist *h, uint64_t min_weight);
+int hist_add_chains(struct hist *h, const struct hist_frame *frames, size_t n,
+		    uint64_t weight, uint64_t nr);
+/* The same two passes without looking entries up twice: the first pass
+ * writes each frame's entry index to eidx[0..n), the second reads them
+ * (and skips stacks none of whose entries has a tree). */
+int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n,
+		       uint64_t weight, uint64_t nr, uint32_t *eidx);
+int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const uint32_t *eidx,
+		       size_t n, uint64_t weight, uint64_t nr);
 
 /* A chain node's key for a frame, and back. */
 static inline uint64_t hist_chain_key(const struct hist_frame *f)

@@ -156,11 +156,15 @@ static int stack_equal(const struct profile *p, uint32_t id, const uint64_t *ips
 	       (!(nk + nu) || !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips)));
 }
 
+/* Rebuild the stack table at least twice the size of the stacks. */
 static int rehash(struct profile *p)
 {
 	size_t ncap = p->hash_cap ? p->hash_cap * 2 : 1024, i;
-	uint32_t *h = calloc(ncap, sizeof(*h));
+	uint32_t *h;
 
+	while (ncap < (p->nr_stacks + 1) * 2)
+		ncap *= 2;
+	h = calloc(ncap, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_stacks; i++) {
@@ -174,26 +178,15 @@ static int rehash(struct profile *p)
 	free(p->stack_hash);
 	p->stack_hash = h;
 	p->hash_cap = ncap;
+	p->hash_stale = 0;
 	return 0;
 }
 
-int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
-			 uint32_t *id)
+static int append_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			uint32_t *id)
 {
-	size_t j, n = (size_t)nk + nu;
+	size_t n = (size_t)nk + nu;
 
-	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
-		return -EINVAL;
-	if ((p->nr_stacks + 1) * 2 > p->hash_cap && rehash(p))
-		return -ENOMEM;
-	j = stack_hash(ips, nk, nu) & (p->hash_cap - 1);
-	while (p->stack_hash[j]) {
-		if (stack_equal(p, p->stack_hash[j] - 1, ips, nk, nu)) {
-			*id = p->stack_hash[j] - 1;
-			return 0;
-		}
-		j = (j + 1) & (p->hash_cap - 1);
-	}
 	if (p->nr_stacks >= UINT32_MAX - 1 || p->nr_ips > UINT32_MAX - n)
 		return -E2BIG;
 	if (GROW(p, stacks))
@@ -204,9 +197,41 @@ int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 		memcpy(p->ips + p->nr_ips, ips, n * sizeof(*ips));
 	p->stacks[p->nr_stacks] = (struct prof_stack){ (uint32_t)p->nr_ips, nk, nu };
 	p->nr_ips += n;
-	p->stack_hash[j] = (uint32_t)p->nr_stacks + 1;
 	*id = (uint32_t)p->nr_stacks++;
 	return 0;
+}
+
+int profile_append_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id)
+{
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
+		return -EINVAL;
+	p->hash_stale = 1;
+	return append_stack(p, ips, nk, nu, id);
+}
+
+int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id)
+{
+	size_t j;
+	int ret;
+
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
+		return -EINVAL;
+	if ((p->hash_stale || (p->nr_stacks + 1) * 2 > p->hash_cap) && rehash(p))
+		return -ENOMEM;
+	j = stack_hash(ips, nk, nu) & (p->hash_cap - 1);
+	while (p->stack_hash[j]) {
+		if (stack_equal(p, p->stack_hash[j] - 1, ips, nk, nu)) {
+			*id = p->stack_hash[j] - 1;
+			return 0;
+		}
+		j = (j + 1) & (p->hash_cap - 1);
+	}
+	ret = append_stack(p, ips, nk, nu, id);
+	if (!ret)
+		p->stack_hash[j] = *id + 1;
+	return ret;
 }
 
 char *prof_build_id_hex(const struct prof_build_id *b, char *out)

@@ -100,6 +100,7 @@ struct profile {
 	struct prof_blob *blobs;
 	size_t nr_blobs, cap_blobs;
 	uint32_t *stack_hash; /* open addressing: stack id + 1, 0 = empty */
+	int hash_stale;       /* stacks were appended without it: rebuild before use */
 	size_t hash_cap;
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
 	uint64_t lost_events;  /* side-band records dropped */
@@ -124,6 +125,11 @@ int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts
 /* Intern a stack (kernel frames then user frames, leaf first in each part):
  * an identical stack gets the same id. nk and nu are each at most
  * ZT_MAX_FRAMES. Returns 0 and sets *id, or a negative errno. */
+/* Append a stack known to be new (a reader of stacks its writer already
+ * made unique): no lookup; a duplicate would only be a second id for the
+ * same frames. The same limits and returns as profile_intern_stack(). */
+int profile_append_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id);
 int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
 			 uint32_t *id);
 static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_t id)

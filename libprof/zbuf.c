@@ -149,7 +149,7 @@ int zcur_u64le(struct zcur *c, uint64_t *v)
 	return 0;
 }
 
-int zcur_uv(struct zcur *c, uint64_t *v)
+int zcur_uv_slow(struct zcur *c, uint64_t *v)
 {
 	uint64_t r = 0;
 	unsigned shift = 0;
@@ -171,16 +171,6 @@ int zcur_uv(struct zcur *c, uint64_t *v)
 			return zcur_fail(c);
 	}
 	return zcur_fail(c);
-}
-
-int zcur_sv(struct zcur *c, int64_t *v)
-{
-	uint64_t u;
-
-	if (zcur_uv(c, &u))
-		return c->err;
-	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-	return 0;
 }
 
 int zcur_bytes(struct zcur *c, const uint8_t **p, size_t *n)

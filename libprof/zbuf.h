@@ -41,8 +41,25 @@ static inline size_t zcur_left(const struct zcur *c) { return (size_t)(c->end - 
 int zcur_u8(struct zcur *c, uint8_t *v);
 int zcur_u32le(struct zcur *c, uint32_t *v);
 int zcur_u64le(struct zcur *c, uint64_t *v);
-int zcur_uv(struct zcur *c, uint64_t *v);
-int zcur_sv(struct zcur *c, int64_t *v);
+int zcur_uv_slow(struct zcur *c, uint64_t *v);
+/* LEB128 varints; the one-byte case inline (most deltas). */
+static inline int zcur_uv(struct zcur *c, uint64_t *v)
+{
+	*v = 0;
+	if (!c->err && c->p < c->end && !(*c->p & 0x80)) {
+		*v = *c->p++;
+		return 0;
+	}
+	return zcur_uv_slow(c, v);
+}
+static inline int zcur_sv(struct zcur *c, int64_t *v)
+{
+	uint64_t u = 0;
+	int r = zcur_uv(c, &u);
+
+	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return r;
+}
 /* uv-length-prefixed bytes; *p points into the cursor's memory. */
 int zcur_bytes(struct zcur *c, const uint8_t **p, size_t *n);
 /* uv-length-prefixed string copied to a new NUL-terminated heap string

@@ -29,10 +29,10 @@ static void test_tree(void **state)
 	(void)state;
 	cc_init(&c);
 	assert_int_equal(cc_new_root(&c, &root), 0);
-	assert_int_equal(cc_add(&c, root, abc, 3, 10, 1), 0);
-	assert_int_equal(cc_add(&c, root, abd, 3, 30, 3), 0);
-	assert_int_equal(cc_add(&c, root, ab, 2, 5, 1), 0);
-	assert_int_equal(cc_add(&c, root, e, 1, 30, 2), 0);
+	assert_int_equal(cc_add(&c, root, abc, NULL, 3, 10, 1), 0);
+	assert_int_equal(cc_add(&c, root, abd, NULL, 3, 30, 3), 0);
+	assert_int_equal(cc_add(&c, root, ab, NULL, 2, 5, 1), 0);
+	assert_int_equal(cc_add(&c, root, e, NULL, 1, 30, 2), 0);
 	assert_int_equal(cc_node(&c, root)->children_hit, 75);
 	/* two roots of equal weight: in order of first appearance */
 	n = cc_sorted_children(&c, root, 0, &kids);
@@ -75,7 +75,7 @@ static void test_many_nodes(void **state)
 		k[0] = 7;
 		k[1] = i;
 		k[2] = i % 3;
-		assert_int_equal(cc_add(&c, root, k, 3, i + 1, 1), 0);
+		assert_int_equal(cc_add(&c, root, k, NULL, 3, i + 1, 1), 0);
 	}
 	assert_int_equal(c.nr, 1 + 1 + 20000 + 20000);
 	n = cc_sorted_children(&c, 1, 0, &kids);

@@ -65,8 +65,12 @@ static void test_intern_and_keys(void **state)
 	assert_int_equal(b, c);
 	hist_release(&h);
 
-	assert_int_equal(hist_key_parse("pid", &k), 0);
+	assert_int_equal(hist_key_parse("tgid", &k), 0);
 	assert_int_equal(k, HIST_KEY_PID);
+	assert_int_equal(hist_key_parse("pid", &k), 0); /* perf's: the thread */
+	assert_int_equal(k, HIST_KEY_TID);
+	assert_int_equal(hist_key_parse("tid", &k), 0);
+	assert_int_equal(k, HIST_KEY_TID);
 	assert_int_equal(hist_key_parse("dso", &k), 0);
 	assert_int_equal(k, HIST_KEY_DSO);
 	assert_int_equal(hist_key_parse("srcline", &k), 0);

@@ -50,6 +50,32 @@ static void test_intern_dedupe(void **state)
 }
 
 /* Many stacks: the table grows and every stack still finds itself. */
+/* Appended stacks (a reader's, no lookup) are found by a later intern. */
+static void test_append_then_intern(void **state)
+{
+	uint64_t ips[2];
+	struct profile p;
+	uint32_t id, i;
+
+	(void)state;
+	profile_init(&p);
+	for (i = 0; i < 3000; i++) {
+		ips[0] = i;
+		ips[1] = 7;
+		assert_int_equal(profile_append_stack(&p, ips, 1, 1, &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(profile_append_stack(&p, ips, ZT_MAX_FRAMES + 1, 0, &id), -EINVAL);
+	ips[0] = 1234;
+	assert_int_equal(profile_intern_stack(&p, ips, 1, 1, &id), 0);
+	assert_int_equal(id, 1234);
+	ips[0] = 99999;
+	assert_int_equal(profile_intern_stack(&p, ips, 1, 1, &id), 0);
+	assert_int_equal(id, 3000);
+	assert_int_equal(p.nr_stacks, 3001);
+	profile_release(&p);
+}
+
 static void test_intern_many(void **state)
 {
 	enum { N = 20000 };
@@ -357,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern_dedupe),
 		cmocka_unit_test(test_intern_many),
+		cmocka_unit_test(test_append_then_intern),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_blobs),

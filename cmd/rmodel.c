@@ -1,0 +1,967 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report model: samples grouped so each group resolves once (frames
+ * interned in the histogram's strings, which outlive rebuilds), then per
+ * build: sample filters, aggregation by the keys in use, the histogram.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/rmodel.h"
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "libprof/sgroup.h"
+
+#define NAME_MAX_LEN 1024 /* longest frame name kept */
+
+/* A group of samples that resolve alike; its frames leaf first. */
+struct rgroup {
+	uint32_t stack, pid;
+	uint32_t comm; /* string id */
+	uint32_t off, n; /* its frames: fidx[off .. off+n) */
+	uint64_t epoch;  /* of its mappings (proctree_epoch) */
+	uint64_t ts;     /* of its first sample: to resolve with */
+	uint64_t weight, nr; /* of all its samples */
+};
+
+/* A frame's own source position (for annotation): the file its line is in. */
+struct rpos {
+	const char *dir, *file; /* borrowed from the resolver; file NULL: unknown */
+	uint32_t line;
+	const char *sfile; /* the innermost position (perf's srcline), or NULL */
+	uint32_t sline;
+};
+
+struct pmemo {
+	const char *s;
+	uint32_t id;
+};
+
+/* One build's aggregate: a group's samples with one tid and cpu. */
+struct ragg {
+	uint32_t group, tid, cpu;
+	uint64_t weight, nr;
+};
+
+struct rpriv {
+	uint32_t *sgroup;          /* per sample: its group */
+	struct hist_frame *frames; /* templates: dso, sym, srcline, symq, kernel, inlined */
+	struct rpos *pos;
+	size_t nr_frames, cap_frames;
+	struct ragg *aggs;
+	size_t nr_aggs, cap_aggs;
+	uint32_t *ahash;
+	size_t ahash_cap;
+	struct hist_frame *scratch;
+	size_t cap_scratch;
+	uint8_t *gpass; /* per group: passes --dso/--symbols */
+	uint32_t *fidx;  /* groups' frames: indexes into frames[] */
+	size_t nr_fidx, cap_fidx;
+	uint32_t *eidx; /* while building with lazy chains: each aggregate frame's entry */
+	size_t cap_eidx;
+	struct amemo *mtab; /* while resolving: addresses resolved (open addressing) */
+	size_t nr_memo, mcap;
+	struct pmemo *ptrs; /* resolver strings interned, by pointer */
+	size_t nr_ptrs, pcap;
+	int srclines; /* the templates' srcline ids are made */
+};
+
+/* ---- filters ---- */
+
+void rfilter_init(struct rfilter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pct_start = f->pct_end = -1;
+}
+
+static void free_strs(char **l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+void rfilter_release(struct rfilter *f)
+{
+	free_strs(f->comms, f->nr_comms);
+	free_strs(f->dsos, f->nr_dsos);
+	free_strs(f->syms, f->nr_syms);
+	free(f->pids);
+	free(f->tids);
+	free(f->cpus);
+	rfilter_init(f);
+}
+
+int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen)
+{
+	const char *p = arg;
+	size_t cap = *nr;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len) {
+			char *s = strndup(p, len);
+
+			if (!s || ZT_GROW(*list, cap, *nr + 1)) {
+				free(s);
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			(*list)[(*nr)++] = s;
+		}
+		p += len + (e ? 1 : 0);
+	}
+	if (!*nr) {
+		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_u32(const char *s, const char *end, uint32_t *v)
+{
+	char *e;
+	unsigned long long x;
+
+	if (s == end || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &e, 10);
+	if (errno || e != end || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* "1,2,5-7" into *list; ranges only when allow_range. */
+static int add_ids(uint32_t **list, size_t *nr, const char *arg, int allow_range, char *err,
+		   size_t errlen)
+{
+	const char *p = arg;
+	size_t cap = *nr;
+
+	while (*p) {
+		const char *e = strchr(p, ','), *end = e ? e : p + strlen(p), *dash;
+		uint32_t a, b, v;
+
+		dash = allow_range ? memchr(p, '-', (size_t)(end - p)) : NULL;
+		if (dash ? parse_u32(p, dash, &a) || parse_u32(dash + 1, end, &b) || b < a
+			 : parse_u32(p, end, &a)) {
+			snprintf(err, errlen, "'%.*s' is not a %s", (int)(end - p), p,
+				 allow_range ? "number or range (like 0-3)" : "number");
+			return -EINVAL;
+		}
+		if (!dash)
+			b = a;
+		if (b - a > 65536) {
+			snprintf(err, errlen, "range '%.*s' is too large", (int)(end - p), p);
+			return -EINVAL;
+		}
+		for (v = a;; v++) {
+			if (ZT_GROW(*list, cap, *nr + 1)) {
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			(*list)[(*nr)++] = v;
+			if (v == b)
+				break;
+		}
+		p = e ? e + 1 : end;
+	}
+	if (!*nr) {
+		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rfilter_add_ids(uint32_t **list, size_t *nr, const char *arg, char *err, size_t errlen)
+{
+	return add_ids(list, nr, arg, 0, err, errlen);
+}
+
+int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errlen)
+{
+	return add_ids(&f->cpus, &f->nr_cpus, arg, 1, err, errlen);
+}
+
+/* "123.456789" seconds into ns; empty: 0. */
+static int parse_secs(const char *s, const char *end, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	const char *p = s;
+
+	*ns = 0;
+	if (s == end)
+		return 0;
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ull)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && *p == '.') {
+		for (p++; p < end && isdigit((unsigned char)*p); p++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+		}
+	}
+	if (p != end || p == s)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+static int parse_pct(const char *s, const char *end, double *v)
+{
+	char buf[32], *e;
+	size_t len = (size_t)(end - s);
+
+	if (!len || len >= sizeof(buf) || end[-1] != '%')
+		return -EINVAL;
+	memcpy(buf, s, len - 1);
+	buf[len - 1] = 0;
+	*v = strtod(buf, &e);
+	if (e == buf || *e || *v < 0 || *v > 100)
+		return -EINVAL;
+	return 0;
+}
+
+int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen)
+{
+	const char *comma = strchr(arg, ','), *dash = strchr(arg, '-'), *end = arg + strlen(arg);
+
+	if (strchr(arg, '%')) {
+		double a, b;
+
+		if (!dash || parse_pct(arg, dash, &a) || parse_pct(dash + 1, end, &b) || b < a)
+			goto bad;
+		f->pct_start = a;
+		f->pct_end = b;
+		return 0;
+	}
+	if (!comma || parse_secs(arg, comma, &f->time_start) ||
+	    parse_secs(comma + 1, end, &f->time_end))
+		goto bad;
+	if (f->time_end && f->time_end < f->time_start)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "bad --time '%s': use START,END in seconds as zt script prints them "
+		 "(either may be empty), or A%%-B%% of the recording", arg);
+	return -EINVAL;
+}
+
+int rfilter_active(const struct rfilter *f)
+{
+	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||
+		     f->nr_cpus || f->time_start || f->time_end || f->pct_start >= 0);
+}
+
+static int has_str(char *const *l, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(l[i], s))
+			return 1;
+	return 0;
+}
+
+static int has_id(const uint32_t *l, size_t n, uint32_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (l[i] == v)
+			return 1;
+	return 0;
+}
+
+/* ---- resolving ---- */
+
+static int intern_clean(struct rmodel *m, const char *s, uint32_t *id)
+{
+	char buf[NAME_MAX_LEN];
+
+	prof_sanitize(buf, sizeof(buf), s);
+	return hist_intern(&m->hist, buf, id);
+}
+
+/* Add a template (frame and position) to the pool: *idx its index. */
+static int push_frame(struct rmodel *m, const struct hist_frame *f, const struct rpos *pos,
+		      uint32_t *idx)
+{
+	struct rpriv *p = m->priv;
+	size_t cap = p->cap_frames;
+
+	if (ZT_GROW(p->frames, p->cap_frames, p->nr_frames + 1) ||
+	    ZT_GROW(p->pos, cap, p->nr_frames + 1))
+		return -ENOMEM;
+	p->frames[p->nr_frames] = *f;
+	p->pos[p->nr_frames] = *pos;
+	*idx = (uint32_t)p->nr_frames++;
+	return 0;
+}
+
+/* Append template index idx to the group being resolved. */
+static int push_fidx(struct rpriv *p, uint32_t idx)
+{
+	if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + 1))
+		return -ENOMEM;
+	p->fidx[p->nr_fidx++] = idx;
+	return 0;
+}
+
+/* A frame's own position (loc: for annotation) and the innermost one
+ * (inner: perf's srcline); pointers borrowed from the resolver. */
+static void loc_pos(const struct fi_loc *l, const struct fi_loc *inner, struct rpos *pos)
+{
+	memset(pos, 0, sizeof(*pos));
+	if (l && l->file && *l->file) {
+		pos->dir = l->dir;
+		pos->file = l->file;
+		pos->line = l->line;
+	}
+	if (inner && inner->file && *inner->file && inner->line) {
+		pos->sfile = inner->file;
+		pos->sline = inner->line;
+	}
+}
+
+/* perf's srcline: a file's base name and the line, "??:0" when unknown. */
+static int srcline_of(struct rmodel *m, const struct rpos *pos, uint32_t *id)
+{
+	char buf[NAME_MAX_LEN];
+	const char *base;
+
+	if (pos->sfile) {
+		base = strrchr(pos->sfile, '/');
+		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : pos->sfile, pos->sline);
+	} else {
+		snprintf(buf, sizeof(buf), "??:0");
+	}
+	return intern_clean(m, buf, id);
+}
+
+/* The id of a string the resolver gave (stable pointers): interned once per pointer. */
+static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
+{
+	struct rpriv *p = m->priv;
+	size_t j;
+	int ret;
+
+	if ((p->nr_ptrs + 1) * 2 > p->pcap) {
+		size_t ncap = p->pcap ? p->pcap * 2 : 1024, i;
+		struct pmemo *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < p->pcap; i++) {
+			if (!p->ptrs[i].s)
+				continue;
+			j = zt_hash_mix((uintptr_t)p->ptrs[i].s, 0) & (ncap - 1);
+			while (t[j].s)
+				j = (j + 1) & (ncap - 1);
+			t[j] = p->ptrs[i];
+		}
+		free(p->ptrs);
+		p->ptrs = t;
+		p->pcap = ncap;
+	}
+	j = zt_hash_mix((uintptr_t)s, 0) & (p->pcap - 1);
+	while (p->ptrs[j].s) {
+		if (p->ptrs[j].s == s) {
+			*id = p->ptrs[j].id;
+			return 0;
+		}
+		j = (j + 1) & (p->pcap - 1);
+	}
+	ret = intern_clean(m, s, id);
+	if (ret)
+		return ret;
+	p->ptrs[j].s = s;
+	p->ptrs[j].id = *id;
+	p->nr_ptrs++;
+	return 0;
+}
+
+/* Resolve addr into templates (inline frames, then the function), their
+ * indexes appended to the group's (fidx). */
+static int resolve_addr(struct rmodel *m, const struct rgroup *g, uint64_t addr, int kernel)
+{
+	struct rpriv *p = m->priv;
+	struct resolve_frame f;
+	struct hist_frame h = { 0 };
+	struct rpos pos;
+	char name[NAME_MAX_LEN + 16];
+	uint32_t idx;
+	unsigned k;
+	int ret;
+
+	ret = resolver_resolve(m->res, g->pid, g->ts, addr, kernel, &f);
+	if (ret)
+		return ret;
+	h.kernel = (uint8_t)f.kernel;
+	h.symq = (uint8_t)f.quality;
+	h.addr = f.sym ? addr - f.offset : addr;
+	ret = intern_ptr(m, f.module, &h.dso);
+	/* perf's --inline: the functions inlined at this address, innermost first */
+	for (k = 0; !ret && f.sym && k + 1 < f.nr_locs; k++) {
+		struct hist_frame in = h;
+
+		snprintf(name, sizeof(name), "%s (inlined)", f.locs[k].name ? f.locs[k].name : "??");
+		in.inlined = 1;
+		ret = intern_clean(m, name, &in.sym);
+		loc_pos(&f.locs[k], &f.locs[k], &pos);
+		if (!ret)
+			ret = push_frame(m, &in, &pos, &idx);
+		if (!ret)
+			ret = push_fidx(p, idx);
+	}
+	if (!ret && f.sym)
+		ret = intern_ptr(m, f.sym, &h.sym);
+	else if (!ret)
+		ret = intern_clean(m, resolve_frame_name(&f, name, sizeof(name)), &h.sym);
+	loc_pos(f.nr_locs ? &f.locs[f.nr_locs - 1] : NULL, f.nr_locs ? &f.locs[0] : NULL, &pos);
+	if (!ret)
+		ret = push_frame(m, &h, &pos, &idx);
+	if (!ret)
+		ret = push_fidx(p, idx);
+	return ret;
+}
+
+/* An address of a process at one set of mappings (kernel addresses: of
+ * all, pid UINT32_MAX), resolved once: its templates frames[first ..
+ * first+n), n >= 1 (0: an empty slot of the table). */
+struct amemo {
+	uint64_t addr, epoch;
+	uint32_t pid, first, n;
+};
+
+static uint64_t amemo_hash(uint64_t addr, uint64_t epoch, uint32_t pid)
+{
+	return zt_hash_mix(zt_hash_mix(addr, epoch), pid);
+}
+
+static int memo_grow(struct rpriv *p)
+{
+	size_t ncap = p->mcap ? p->mcap * 2 : 4096, q, j;
+	struct amemo *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (q = 0; q < p->mcap; q++) {
+		const struct amemo *a = &p->mtab[q];
+
+		if (!a->n)
+			continue;
+		j = amemo_hash(a->addr, a->epoch, a->pid) & (ncap - 1);
+		while (t[j].n)
+			j = (j + 1) & (ncap - 1);
+		t[j] = *a;
+	}
+	free(p->mtab);
+	p->mtab = t;
+	p->mcap = ncap;
+	return 0;
+}
+
+static int resolve_group(struct rmodel *m, struct rgroup *g)
+{
+	struct rpriv *p = m->priv;
+	const struct prof_stack *st = &m->prof->stacks[g->stack];
+	const uint64_t *ips = profile_stack_ips(m->prof, g->stack);
+	unsigned i, n = (unsigned)st->nk + st->nu;
+	int ret;
+
+	g->off = (uint32_t)p->nr_fidx;
+	for (i = 0; i < n; i++) {
+		int kernel = i < st->nk;
+		uint64_t epoch = kernel ? 0 : g->epoch;
+		uint32_t pid = kernel ? UINT32_MAX : g->pid, k, first;
+		struct amemo *a;
+		size_t j;
+
+		if ((p->nr_memo + 1) * 2 > p->mcap && memo_grow(p))
+			return -ENOMEM;
+		j = amemo_hash(ips[i], epoch, pid) & (p->mcap - 1);
+		for (a = &p->mtab[j]; a->n; a = &p->mtab[j]) {
+			if (a->addr == ips[i] && a->epoch == epoch && a->pid == pid)
+				break;
+			j = (j + 1) & (p->mcap - 1);
+		}
+		if (!a->n) {
+			first = (uint32_t)p->nr_frames;
+			ret = resolve_addr(m, g, ips[i], kernel);
+			if (ret)
+				return ret;
+			*a = (struct amemo){ ips[i], epoch, pid, first, (uint32_t)(p->nr_frames - first) };
+			p->nr_memo++;
+			continue; /* resolve_addr appended its templates to fidx */
+		}
+		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + a->n))
+			return -ENOMEM;
+		for (k = 0; k < a->n; k++)
+			p->fidx[p->nr_fidx++] = a->first + k;
+	}
+	g->n = (uint32_t)(p->nr_fidx - g->off);
+	return 0;
+}
+
+int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resolver_opts *ro,
+		rmodel_progress_fn progress, void *ctx)
+{
+	struct sgroups sg;
+	struct rpriv *p;
+	uint32_t *last; /* per stack: its last group + 1 */
+	size_t i;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->prof = prof;
+	sgroups_init(&sg);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	m->priv = p;
+	ret = hist_init(&m->hist, NULL, 0);
+	if (!ret)
+		ret = proctree_new(prof, &m->pt);
+	if (!ret)
+		ret = resolver_new_opts(prof, m->pt, ro, &m->res);
+	if (!ret && prof->nr_samples) {
+		p->sgroup = malloc(prof->nr_samples * sizeof(*p->sgroup));
+		if (!p->sgroup)
+			ret = -ENOMEM;
+	}
+	m->time_first = UINT64_MAX;
+	last = calloc(prof->nr_stacks ? prof->nr_stacks : 1, sizeof(*last));
+	for (i = 0; !ret && i < prof->nr_samples; i++) {
+		const struct prof_sample *s = &prof->samples[i];
+		struct sgroup_key k = { s->stack, s->pid, 0, proctree_comm(m->pt, s->pid, s->tid, s->ts),
+					proctree_epoch(m->pt, s->pid, s->ts) };
+		uint32_t gi;
+		int is_new;
+
+		if (s->ts < m->time_first)
+			m->time_first = s->ts;
+		if (s->ts > m->time_last)
+			m->time_last = s->ts;
+		m->total += s->weight;
+		m->total_nr++;
+		/* JIT code replaced over time (jitdump): each sample by its own time */
+		if (resolver_time_sensitive(m->res, s->pid))
+			k.epoch = zt_hash_mix(k.epoch, s->ts);
+		/* most samples of a stack are in its last group: no hash lookup */
+		is_new = 0;
+		if (last && last[s->stack]) {
+			const struct sgroup_key *lk = &sg.keys[last[s->stack] - 1];
+
+			if (lk->pid == k.pid && lk->comm == k.comm && lk->epoch == k.epoch)
+				gi = last[s->stack] - 1;
+			else
+				ret = sgroups_find(&sg, &k, &gi, &is_new);
+		} else {
+			ret = sgroups_find(&sg, &k, &gi, &is_new);
+		}
+		if (!ret && last)
+			last[s->stack] = gi + 1;
+		if (!ret && is_new) {
+			char cbuf[32];
+			const char *comm = k.comm;
+
+			if (!comm) {
+				if (s->pid)
+					snprintf(cbuf, sizeof(cbuf), ":%u", s->pid);
+				else
+					snprintf(cbuf, sizeof(cbuf), "swapper");
+				comm = cbuf;
+			}
+			ret = ZT_GROW(m->groups, m->cap_groups, sg.nr) ? -ENOMEM : 0;
+			if (!ret) {
+				m->groups[gi] = (struct rgroup){ s->stack, s->pid, 0, 0, 0, k.epoch, s->ts, 0, 0 };
+				m->nr_groups = sg.nr;
+				ret = intern_clean(m, comm, &m->groups[gi].comm);
+			}
+		}
+		if (!ret) {
+			p->sgroup[i] = gi;
+			m->groups[gi].weight += s->weight;
+			m->groups[gi].nr++;
+		}
+	}
+	if (m->time_first == UINT64_MAX)
+		m->time_first = 0;
+	free(last);
+	sgroups_release(&sg);
+	/* every frame is resolved once here: inline frames are kept and
+	 * dropped per build, so no rebuild resolves again */
+	for (i = 0; !ret && i < m->nr_groups; i++) {
+		ret = resolve_group(m, &m->groups[i]);
+		if (progress && (i & 255) == 0)
+			progress(ctx, i, m->nr_groups);
+	}
+	if (progress)
+		progress(ctx, m->nr_groups, m->nr_groups);
+	m->nr_addrs = p->nr_memo;
+	m->nr_templates = p->nr_frames;
+	free(p->mtab);
+	p->mtab = NULL;
+	return ret;
+}
+
+void rmodel_release(struct rmodel *m)
+{
+	struct rpriv *p = m->priv;
+
+	if (p) {
+		free(p->sgroup);
+		free(p->frames);
+		free(p->pos);
+		free(p->aggs);
+		free(p->ahash);
+		free(p->scratch);
+		free(p->gpass);
+		free(p->fidx);
+		free(p->mtab);
+		free(p->ptrs);
+		free(p);
+	}
+	hist_release(&m->hist);
+	resolver_free(m->res);
+	proctree_free(m->pt);
+	free(m->groups);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- building ---- */
+
+static uint64_t agg_hash(uint32_t g, uint32_t tid, uint32_t cpu)
+{
+	return zt_hash_mix(zt_hash_mix(g, tid), cpu);
+}
+
+static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint64_t w)
+{
+	size_t j;
+
+	if ((p->nr_aggs + 1) * 2 > p->ahash_cap) {
+		size_t ncap = p->ahash_cap ? p->ahash_cap * 2 : 1024, i;
+		uint32_t *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < p->nr_aggs; i++) {
+			const struct ragg *a = &p->aggs[i];
+
+			j = agg_hash(a->group, a->tid, a->cpu) & (ncap - 1);
+			while (t[j])
+				j = (j + 1) & (ncap - 1);
+			t[j] = (uint32_t)i + 1;
+		}
+		free(p->ahash);
+		p->ahash = t;
+		p->ahash_cap = ncap;
+	}
+	j = agg_hash(g, tid, cpu) & (p->ahash_cap - 1);
+	while (p->ahash[j]) {
+		struct ragg *a = &p->aggs[p->ahash[j] - 1];
+
+		if (a->group == g && a->tid == tid && a->cpu == cpu) {
+			a->weight += w;
+			a->nr++;
+			return 0;
+		}
+		j = (j + 1) & (p->ahash_cap - 1);
+	}
+	if (ZT_GROW(p->aggs, p->cap_aggs, p->nr_aggs + 1))
+		return -ENOMEM;
+	p->aggs[p->nr_aggs] = (struct ragg){ g, tid, cpu, w, 1 };
+	p->ahash[j] = (uint32_t)++p->nr_aggs;
+	return 0;
+}
+
+static int uses_key(const struct rmodel_opts *o, enum hist_key k)
+{
+	unsigned i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return 1;
+	return 0;
+}
+
+static int name_in(char *const *l, size_t n, const char *name)
+{
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(l[i]);
+		if (!strncmp(name, l[i], len) && (!name[len] || !strcmp(name + len, " (inlined)")))
+			return 1;
+	}
+	return 0;
+}
+
+/* --dso and --symbols select samples by their own function (perf's sample
+ * symbol: the innermost frame that is not inlined): gpass per group. */
+static int leaf_filter(struct rmodel *m, const struct rfilter *f)
+{
+	struct rpriv *p = m->priv;
+	size_t i;
+
+	free(p->gpass);
+	p->gpass = calloc(m->nr_groups ? m->nr_groups : 1, 1);
+	if (!p->gpass)
+		return -ENOMEM;
+	for (i = 0; i < m->nr_groups; i++) {
+		const struct rgroup *g = &m->groups[i];
+		const struct hist_frame *t = NULL;
+		uint32_t k;
+
+		for (k = 0; k < g->n; k++) {
+			t = &p->frames[p->fidx[g->off + k]];
+			if (!t->inlined)
+				break;
+		}
+		if (!t)
+			continue;
+		p->gpass[i] = (!f->nr_dsos || has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, t->dso))) &&
+			      (!f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, t->sym)));
+	}
+	return 0;
+}
+
+/* Each aggregate's frames (without inline frames unless asked) into the
+ * histogram: pass 0 counts (and notes entry indexes when a pass 1 adds
+ * lazy chains). */
+static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
+{
+	struct rpriv *p = m->priv;
+	size_t i, at = 0;
+	int ret, lazy = m->hist.opts.lazy_chains;
+
+	for (i = 0; i < p->nr_aggs; i++) {
+		const struct ragg *a = &p->aggs[i];
+		const struct rgroup *g = &m->groups[a->group];
+		uint32_t k, n = 0, *eidx = NULL;
+
+		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
+			return -ENOMEM;
+		for (k = 0; k < g->n; k++) {
+			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
+			struct hist_frame *h;
+
+			if (t->inlined && !o->inline_frames)
+				continue;
+			h = &p->scratch[n++];
+			*h = *t;
+			h->comm = g->comm;
+			h->pid = g->pid;
+			h->tid = a->tid;
+			h->cpu = a->cpu;
+		}
+		if (lazy) {
+			if (!pass && ZT_GROW(p->eidx, p->cap_eidx, at + n))
+				return -ENOMEM;
+			eidx = p->eidx + at;
+			at += n;
+		}
+		ret = pass ? hist_add_chains_at(&m->hist, p->scratch, eidx, n, a->weight, a->nr)
+			   : hist_add_sample_at(&m->hist, p->scratch, n, a->weight, a->nr, eidx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
+{
+	struct rpriv *p = m->priv;
+	const struct rfilter *f = o->filter;
+	struct hist_opts ho = { o->children, o->chain, o->chain != HIST_CHAIN_NONE && o->chain_min_pct > 0 };
+	int by_tid = uses_key(o, HIST_KEY_TID), by_cpu = uses_key(o, HIST_KEY_CPU), per_sample;
+	uint64_t t0 = 0, t1 = UINT64_MAX, hidden = 0, hidden_nr = 0;
+	size_t i;
+	int ret;
+
+	m->opts = *o;
+	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
+	if (ret)
+		return ret;
+	if (f && (f->time_start || f->time_end)) {
+		t0 = f->time_start;
+		t1 = f->time_end ? f->time_end : UINT64_MAX;
+	} else if (f && f->pct_start >= 0) {
+		double span = (double)(m->time_last - m->time_first);
+
+		t0 = m->time_first + (uint64_t)(span * f->pct_start / 100.0);
+		t1 = m->time_first + (uint64_t)(span * f->pct_end / 100.0);
+	}
+	if (f && (f->nr_dsos || f->nr_syms)) {
+		ret = leaf_filter(m, f);
+		if (ret)
+			return ret;
+	}
+	p->nr_aggs = 0;
+	if (p->ahash)
+		memset(p->ahash, 0, p->ahash_cap * sizeof(*p->ahash));
+	m->shown = m->shown_nr = 0;
+	per_sample = by_tid || by_cpu || rfilter_active(f);
+	if (!per_sample) {
+		/* everything, per group: their totals from rmodel_init */
+		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
+			return -ENOMEM;
+		for (i = 0; i < m->nr_groups; i++)
+			p->aggs[i] = (struct ragg){ (uint32_t)i, 0, 0, m->groups[i].weight, m->groups[i].nr };
+		p->nr_aggs = m->nr_groups;
+		m->shown = m->total;
+		m->shown_nr = m->total_nr;
+	}
+	for (i = 0; per_sample && i < m->prof->nr_samples; i++) {
+		const struct prof_sample *s = &m->prof->samples[i];
+		const struct rgroup *g = &m->groups[p->sgroup[i]];
+
+		/* perf: --cpu and --time leave samples out; --comm, --pid and
+		 * --tid hide them but keep them in the total */
+		if (s->ts < t0 || s->ts > t1)
+			continue;
+		if (f && f->nr_cpus && !has_id(f->cpus, f->nr_cpus, s->cpu))
+			continue;
+		if (f && ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
+			  ((f->nr_dsos || f->nr_syms) && !p->gpass[p->sgroup[i]]) ||
+			  (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)) ||
+			  (f->nr_comms && !has_str(f->comms, f->nr_comms, hist_str(&m->hist, g->comm))))) {
+			hidden += s->weight;
+			hidden_nr++;
+			continue;
+		}
+		m->shown += s->weight;
+		m->shown_nr++;
+		ret = agg_add(p, p->sgroup[i], by_tid ? s->tid : 0, by_cpu ? s->cpu : 0, s->weight);
+		if (ret)
+			return ret;
+	}
+	if (hidden_nr) {
+		ret = hist_add_sample(&m->hist, NULL, 0, hidden, hidden_nr);
+		if (ret)
+			return ret;
+	}
+	if (uses_key(o, HIST_KEY_SRCLINE) && !p->srclines) {
+		for (i = 0; i < p->nr_frames; i++) {
+			ret = srcline_of(m, &p->pos[i], &p->frames[i].srcline);
+			if (ret)
+				return ret;
+		}
+		p->srclines = 1;
+	}
+	ret = add_aggs(m, o, 0);
+	if (!ret && ho.lazy_chains) {
+		ret = hist_want_chains(&m->hist, (uint64_t)((double)m->hist.total * o->chain_min_pct / 100.0));
+		if (!ret)
+			ret = add_aggs(m, o, 1);
+	}
+	free(p->eidx);
+	p->eidx = NULL;
+	p->cap_eidx = 0;
+	return ret;
+}
+
+int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e)
+{
+	const struct rfilter *f = m->opts.filter;
+
+	if (!f)
+		return 1;
+	if (f->nr_dsos && !has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, e->f.dso)))
+		return 0;
+	return !f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, e->f.sym));
+}
+
+int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry ***rows, size_t *n)
+{
+	return hist_sort(&m->hist,
+			 m->opts.children ? (m->opts.sort_self ? HIST_SORT_SELF_ALL : 1) : 0,
+			 percent_limit, rows, n);
+}
+
+const char *rmodel_chain_name(const struct rmodel *m, const struct cc_node *n)
+{
+	return hist_str(&m->hist, hist_chain_key_sym(n->key));
+}
+
+static int line_cmp(const void *pa, const void *pb)
+{
+	const struct rline *a = pa, *b = pb;
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return strcmp(a->file, b->file);
+}
+
+int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **out, size_t *n)
+{
+	struct rpriv *p = m->priv;
+	struct rline *l = NULL;
+	size_t i, nr = 0, cap = 0;
+	char path[NAME_MAX_LEN];
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < p->nr_aggs; i++) {
+		const struct ragg *a = &p->aggs[i];
+		const struct rgroup *g = &m->groups[a->group];
+		const struct hist_frame *t = NULL;
+		const struct rpos *pos = NULL;
+		uint32_t k, file;
+		size_t j;
+
+		/* the sample's own frame as this build sees it (its innermost
+		 * frame; without inline frames, the function's) */
+		for (k = 0; k < g->n; k++) {
+			t = &p->frames[p->fidx[g->off + k]];
+			pos = &p->pos[p->fidx[g->off + k]];
+			if (!t->inlined || m->opts.inline_frames)
+				break;
+		}
+		if (k == g->n || t->dso != e->f.dso || t->sym != e->f.sym || !pos->file || !pos->line)
+			continue;
+		if (pos->file[0] != '/' && pos->dir && *pos->dir)
+			snprintf(path, sizeof(path), "%s/%s", pos->dir, pos->file);
+		else
+			snprintf(path, sizeof(path), "%s", pos->file);
+		if (hist_intern(&m->hist, path, &file)) {
+			free(l);
+			return -ENOMEM;
+		}
+		for (j = 0; j < nr; j++)
+			if (l[j].line == pos->line && l[j].file == hist_str(&m->hist, file))
+				break;
+		if (j == nr) {
+			if (ZT_GROW(l, cap, nr + 1)) {
+				free(l);
+				return -ENOMEM;
+			}
+			l[nr++] = (struct rline){ hist_str(&m->hist, file), pos->line, 0, 0 };
+		}
+		l[j].weight += a->weight;
+		l[j].nr += a->nr;
+	}
+	if (nr)
+		qsort(l, nr, sizeof(*l), line_cmp);
+	*out = l;
+	*n = nr;
+	return 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report model that zt report's text and TUI outputs (and zt flame)
+ * share: a loaded profile resolved once per group of alike samples, then
+ * filtered and aggregated into a histogram with call chains, rebuilt at
+ * will with other sort keys, filters or call-chain settings (the TUI's
+ * zoom and sort keys) without resolving again.
+ */
+#ifndef ZT_RMODEL_H
+#define ZT_RMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/hist.h"
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+#include "symbolizer/resolve.h"
+
+/* Which samples to show, as perf's --comm, --pid, --tid, --dso, --symbols
+ * (by the sample's own function: its innermost frame that is not inlined),
+ * --cpu and --time. The first five hide samples but keep them in the total
+ * (percentages stay of everything); --cpu and --time leave them out.
+ * Empty lists select everything. Strings are owned (rfilter_release). */
+struct rfilter {
+	char **comms;
+	size_t nr_comms;
+	uint32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	char **dsos, **syms;
+	size_t nr_dsos, nr_syms;
+	uint32_t *cpus;
+	size_t nr_cpus;
+	/* --time: absolute sample times in ns, end inclusive; 0 = open */
+	uint64_t time_start, time_end;
+	/* percent form ("10%-20%" of the recording's span): resolved to
+	 * time_start/end by rmodel_build; negative = unused */
+	double pct_start, pct_end;
+};
+
+void rfilter_init(struct rfilter *f);
+void rfilter_release(struct rfilter *f);
+/* Parse option values (comma separated lists, appended to what is there).
+ * Each returns 0, or -EINVAL with a message for the user in err. */
+int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen);
+int rfilter_add_ids(uint32_t **list, size_t *nr, const char *arg, char *err, size_t errlen);
+/* --cpu: "0,2-3" */
+int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errlen);
+/* --time: "START,END" in seconds as perf script prints them (either may be
+ * empty), or "A%-B%" of the recording's time span. */
+int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen);
+/* Whether the filter selects anything less than everything. */
+int rfilter_active(const struct rfilter *f);
+
+struct rmodel_opts {
+	enum hist_key keys[HIST_MAX_KEYS];
+	unsigned nr_keys; /* 0: comm,dso,sym */
+	int children;     /* Children and Self (else Self only) */
+	int sort_self;    /* with children: still order by Self (perf's -F without overhead_children) */
+	enum hist_chain chain;
+	double chain_min_pct; /* only entries of at least this share of the total get a chain
+				 (none can show a branch below the display threshold); 0: all */
+	int inline_frames; /* inlined functions as frames of their own, "name (inlined)" */
+	const struct rfilter *filter; /* borrowed; NULL: everything */
+};
+
+/* A resolved group of samples: stack, process, thread, CPU alike. */
+struct rgroup;
+
+struct rmodel {
+	const struct profile *prof; /* borrowed */
+	struct proctree *pt;
+	struct resolver *res;
+	struct hist hist;          /* of the last rmodel_build() */
+	struct rmodel_opts opts;   /* of the last rmodel_build() */
+	uint64_t total, total_nr;  /* every sample of the event, before filters */
+	uint64_t shown, shown_nr;  /* the samples the filters let through */
+	uint64_t time_first, time_last; /* of the samples */
+	/* private */
+	struct rgroup *groups;
+	size_t nr_groups, cap_groups;
+	size_t nr_addrs, nr_templates; /* addresses resolved, distinct frames they gave */
+	void *priv;
+};
+
+typedef void (*rmodel_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Resolve prof's samples (prof borrowed, must outlive m). progress, when
+ * not NULL, is called while frames resolve. 0 or a negative errno. */
+int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resolver_opts *ro,
+		rmodel_progress_fn progress, void *ctx);
+void rmodel_release(struct rmodel *m);
+
+/* (Re)build m->hist from the resolved samples with these options. The
+ * entries to show come from hist_sort(&m->hist, ...). 0 or -ENOMEM. */
+int rmodel_build(struct rmodel *m, const struct rmodel_opts *o);
+
+/* The entries to show, best first: hist_sort() of m->hist in the order
+ * the options ask. Borrowed until the next sort or build. 0 or -ENOMEM. */
+int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry ***rows, size_t *n);
+
+/* Whether entry e's own module and function are in the filter's --dso and
+ * --symbols lists (a zoom into a module shows only its entries). */
+int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e);
+
+/* The display name of a call-chain node's frame ("name" or "name (inlined)"). */
+const char *rmodel_chain_name(const struct rmodel *m, const struct cc_node *n);
+
+/* Source lines of the samples in entry e's function (its Self samples):
+ * (file, line, weight, samples), most weight first. For annotation. */
+struct rline {
+	const char *file; /* borrowed from the resolver */
+	uint32_t line;
+	uint64_t weight, nr;
+};
+int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **out, size_t *n);
+
+#endif

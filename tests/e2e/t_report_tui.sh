@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt report's interactive browser in a real terminal (tmux, 80x24, TERM=xterm):
+# moving, call chains, search, sort, zooms, P, annotate, help, resize, and the
+# terminal given back on q, Ctrl-C and SIGTERM.
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$T"
+printf 'set -g remain-on-exit on\n' > tmux.conf
+TM=(tmux -L "zt-test-$$" -f "$T/tmux.conf")
+trap '"${TM[@]}" kill-server 2>/dev/null; cleanup' EXIT
+
+"$ZT" record -q -g -o x.data -- "$WL/hot" hot 1 2> rec.err
+"$ZT" record -q -g -o s.data -- "$WL/hot" spawn 1.5 "$WL/child" 2> srec.err
+# a program whose source is gone, for annotate's "not found"
+mkdir src && cp "$HERE/../workloads/hot.c" src/gone.c
+gcc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o gone src/gone.c
+"$ZT" record -q -g -o g.data -- ./gone hot 0.5 2> grec.err
+rm -r src
+
+# The pane runs this: zt report, then its exit status into NAME.rc and the
+# terminal's modes into NAME.stty (bash goes on after a Ctrl-C zt handled).
+cat > run.sh <<END
+name=\$1; shift
+TERM=xterm "$ZT" report "\$@" 2> \$name.err
+echo \$? > \$name.rc
+stty -a > \$name.stty
+END
+
+S= # the session the helpers talk to
+start() { # start NAME ARGS...: zt report ARGS in a new 80x24 window
+	S=$1; shift
+	"${TM[@]}" new-session -d -s "$S" -x 80 -y 24 -c "$T" "bash run.sh $S $*"
+	wait_screen 'Samples: .* of event'
+}
+keys() { "${TM[@]}" send-keys -t "$S" "$@"; }
+screen() { "${TM[@]}" capture-pane -p -t "$S"; }
+wait_screen() { # wait_screen REGEX: until the screen (kept in scr.txt) matches, 5 s at most
+	local i
+	for i in $(seq 50); do
+		screen > scr.txt 2>/dev/null
+		grep -qE -- "$1" scr.txt && return 0
+		sleep 0.1
+	done
+	echo "  (the screen does not show '$1':)"; sed 's/^/  | /' scr.txt
+	return 1
+}
+wait_file() { # wait_file F: until F is there, 5 s at most
+	local i
+	for i in $(seq 50); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+# the list's lines: below the title and the column names, above the status bar
+rows() { sed -n '3,$p' scr.txt | sed '$d' | sed 's/ *$//' | grep -v '^$'; }
+# its entries without the fold mark: Children Self Command DSO [.] Symbol
+rowf() { rows | grep -E '^[-+ ] +[0-9.]+%' | cut -c3-; }
+self_of() { rowf | awk -v s="$1" '$NF == s { gsub("%", "", $2); print int($2); exit }'; }
+syms_are() { [ "$(rowf | awk '{printf "%s ", $NF}')" = "$1" ]; }
+only_col() { ! rowf | awk -v c="$1" '{print $c}' | grep -qvx -- "$2"; }
+nrows() { rows | wc -l; }
+highlighted() { "${TM[@]}" capture-pane -e -p -t "$S" | grep -F -- "$1" | grep -qF $'\e[43m'; }
+chain() { # chain ENTRY NEXT: the lines between two entries' lines
+	rows | awk -v a="] $1" -v b="] $2" 'index($0, b) {f = 0} f; index($0, a) {f = 1}'
+}
+has_line() { grep -qE -- "$2" <<< "$1"; } # has_line TEXT REGEX
+pct_sum() { sed -n '3,$p' scr.txt | awk '/^ +[0-9.]+% / {gsub("%", "", $1); s += $1} END {print int(s + 0.5)}'; }
+top_is_caller() { echo "$top" | grep -qE '^\+ +(9[5-9]|100)\.[0-9]+% .*(main|__libc_start|_start|run_for)'; }
+sane() { # the terminal back in its normal modes
+	grep -qE '(^| )icanon( |;|$)' "$1.stty" && grep -qE '(^| )echo( |;|$)' "$1.stty"
+}
+running() { [ ! -e "$S.rc" ]; }
+no_parent() { ! grep -q zt_hot_a scr.txt && [ "$(rowf | awk '{print int($1)}' | sort -n | tail -1)" -lt 50 ]; }
+
+# ---- the entries ----
+start A -i x.data --tui
+check "title names the file and the event" grep -qE "^x\.data: Samples: .* of event 'cpu-clock'" scr.txt
+check "column names" grep -qE '^  Children +Self +Command +Shared Object +Symbol' scr.txt
+top=$(rows | head -1)
+echo "  top entry: $top"
+check "top entry: the workload's outermost caller, 95-100%" top_is_caller
+check "zt_hot_a self 65-85%" between "$(self_of zt_hot_a)" 65 85
+check "zt_cold_b self 15-35%" between "$(self_of zt_cold_b)" 15 35
+check "status bar: samples and the help key" bash -c "tail -1 scr.txt | grep -qE '^[0-9]+ of [0-9]+ samples.*h: help'"
+check "the first line is highlighted" highlighted "$top"
+
+# ---- moving ----
+keys End
+wait_screen '.' && sleep 0.3 && screen > scr.txt
+check "End: scrolled to the last entries" [ "$(rows | head -1)" != "$top" ]
+keys Home
+sleep 0.3 && screen > scr.txt
+check "Home: back to the top" [ "$(rows | head -1)" = "$top" ]
+
+# ---- / search, Enter, e, E, C ----
+keys / z t _ Enter
+wait_screen "3 entries with 'zt_'"
+check "/zt_: zt_round, zt_hot_a, zt_cold_b only" syms_are "zt_round zt_hot_a zt_cold_b "
+keys Down Enter
+wait_screen '^- .*zt_hot_a'
+check "Down moves the highlight" highlighted "] zt_hot_a"
+c=$(chain zt_hot_a zt_cold_b)
+check "Enter: zt_hot_a's call chain unfolds, its callers first" \
+	has_line "$c" '^ +[-+ ] [0-9.]+% (__libc_start|main|_start)'
+keys Enter
+wait_screen '^\+ .*zt_hot_a'
+check "Enter again folds it" [ "$(nrows)" -eq 3 ]
+keys e
+wait_screen '^- .*zt_hot_a'
+c=$(chain zt_hot_a zt_cold_b)
+check "e: all of zt_hot_a's chain: main, run_for, zt_round" \
+	bash -c "grep -qE ' main$' <<< '$c' && grep -qE ' run_for$' <<< '$c' && grep -qE ' zt_round$' <<< '$c'"
+keys e
+wait_screen '^\+ .*zt_hot_a'
+check "e again folds it" [ "$(nrows)" -eq 3 ]
+keys Home e
+wait_screen '^- .*zt_round'
+c=$(chain zt_round zt_hot_a)
+check "e on zt_round: its callees zt_hot_a and zt_cold_b" \
+	bash -c "grep -qE '[0-9.]+% zt_hot_a$' <<< '$c' && grep -qE '[0-9.]+% zt_cold_b$' <<< '$c'"
+keys e
+wait_screen '^\+ .*zt_round'
+check "e again folds them" [ "$(nrows)" -eq 3 ]
+keys E
+wait_screen '^- .*zt_cold_b'
+check "E: every entry unfolded" [ "$(rows | grep -c '^- ')" -eq 3 ]
+keys C
+wait_screen '^\+ .*zt_cold_b'
+check "C: all folded" [ "$(nrows)" -eq 3 ]
+keys / C-u Enter
+wait_screen '^[0-9]+ of [0-9]+ samples, [0-9]+ entries \| h: help'
+check "/ with nothing: every entry again" [ "$(nrows)" -gt 5 ]
+
+# ---- s: sort keys ----
+keys s
+wait_screen 'sort by'
+check "s: the sort menu" grep -q 'comm,dso,sym' scr.txt
+keys Down Enter
+wait_screen 'sorted by sym'
+check "sort by sym: one key column" grep -qE '^  Children +Self +Symbol *$' scr.txt
+check "sort by sym: zt_hot_a still 65-85%" between "$(self_of zt_hot_a)" 65 85
+keys s Enter
+wait_screen 'sorted by comm,dso,sym'
+check "sort back to comm,dso,sym" grep -qE '^  Children +Self +Command +Shared Object +Symbol' scr.txt
+
+# ---- d: zoom into a module, and out ----
+keys / z t _ h o t _ a Enter d
+wait_screen 'zoomed into DSO: hot'
+keys / C-u Enter
+wait_screen '\[DSO: hot\]'
+check "d: only the module's entries" only_col 4 hot
+check "d: zt_hot_a among them" grep -q 'zt_hot_a' scr.txt
+keys d
+wait_screen 'zoomed out of the module'
+check "d again: the other modules again" grep -qE 'libc|kernel' scr.txt
+keys / z t _ h o t _ a Enter d
+wait_screen 'zoomed into DSO: hot'
+keys Escape
+wait_screen 'zoomed out of the module'
+check "Esc zooms out, and does not quit" running
+keys / C-u Enter
+
+# ---- P: the view into zt.hist.0, unfolded chains included ----
+keys / z t _ h o t _ a Enter e / C-u Enter
+wait_screen '^- .*zt_hot_a'
+keys P
+wait_screen 'wrote zt.hist.0'
+check "P: zt.hist.0 written" test -s zt.hist.0
+check "P: the unfolded chain is in it" grep -qE " run_for$" zt.hist.0
+check "P: the column names" grep -qE '^  Children +Self +Command' zt.hist.0
+rows | head -15 > p.screen
+awk 'f {print} /^  Children/ {f = 1}' zt.hist.0 | cut -c1-80 | sed 's/ *$//' | head -15 > p.file
+check "P: its lines are the screen's" cmp -s p.screen p.file
+cmp -s p.screen p.file || diff p.screen p.file | head -10
+
+# ---- a: annotate ----
+keys / z t _ h o t _ a Enter a
+wait_screen '^Annotate zt_hot_a'
+check "a: zt_hot_a's source with per-line samples" \
+	grep -qE '^ +[0-9.]+% +[0-9]+ +2[0-9]: +x = x \* 2862933555777941757ul' scr.txt
+check "a: from the function's first line" grep -qE '^ +20: .*void zt_hot_a\(void\)' scr.txt
+check "a: the percentages add up to 100" between "$(pct_sum)" 99 101
+check "a: the source file in the status bar" bash -c "tail -1 scr.txt | grep -q 'tests/workloads/hot.c'"
+keys q
+wait_screen '^x\.data: Samples'
+check "q in annotate: back to the entries" running
+
+# ---- help ----
+keys h
+wait_screen 'zt report: keys'
+check "h: the keys" bash -c "grep -q 'expand all call chains' scr.txt && grep -q 'zt.hist.N' scr.txt"
+keys Escape
+wait_screen '^x\.data: Samples'
+keys '?'
+wait_screen 'zt report: keys'
+keys q
+sleep 0.3
+check "a key closes the help, q there does not quit" running
+
+# ---- resize ----
+"${TM[@]}" resize-window -t A -x 60 -y 15
+sleep 0.5 && screen > scr.txt
+check "resize: 15 lines, the status bar last" \
+	bash -c "[ \$(wc -l < scr.txt) -eq 15 ] && tail -1 scr.txt | grep -q 'samples'"
+check "resize: no line wider than 60" bash -c "! awk 'length > 60' scr.txt | grep -q ."
+check "resize: entries still listed" grep -qE '^[-+ ] +[0-9.]+%' scr.txt
+"${TM[@]}" resize-window -t A -x 80 -y 24
+
+# ---- q ----
+keys q
+wait_file A.stty
+check "q: exit status 0" [ "$(cat A.rc)" = 0 ]
+check "q: the terminal restored (icanon echo)" sane A
+check "q: nothing on stderr" bash -c "[ ! -s A.err ]"
+
+# ---- a, the source gone ----
+start G -i g.data --tui
+keys / z t _ h o t _ a Enter a
+wait_screen 'cannot open the source file'
+check "a without the source: says so, with the file name" \
+	grep -qE "cannot open the source file '(.*/)?src/gone\.c'" scr.txt
+check "a without the source: samples by line still" grep -qE '^ +[0-9.]+% +[0-9]+ +[0-9]+: .*gone\.c:2[0-9]' scr.txt
+keys Escape
+wait_screen '^g\.data: Samples'
+keys q
+wait_file G.stty
+check "Esc, then q: exit status 0" [ "$(cat G.rc)" = 0 ]
+
+# ---- t: zoom into a process ----
+start B -i s.data --tui
+keys / z t _ c h i l d Enter t
+wait_screen 'zoomed into Process: child'
+keys / C-u Enter
+wait_screen '\[Process: child'
+check "t: the child's zt_child_spin shown" grep -q 'zt_child_spin' scr.txt
+check "t: nothing of the parent's (zt_hot_a; main at ~67%)" no_parent
+keys t
+wait_screen 'zoomed out of the thread'
+check "t again: the parent's entries again" grep -q zt_hot_a scr.txt
+keys C-c
+wait_file B.stty
+check "Ctrl-C: exit status 0" [ "$(cat B.rc)" = 0 ]
+check "Ctrl-C: the terminal restored" sane B
+
+# ---- SIGTERM ----
+start C -i x.data --tui
+keys Enter
+sleep 0.2
+zpid=$(pgrep -P "$("${TM[@]}" display -p -t C '#{pane_pid}')" -x zt)
+check "zt found in the pane" [ -n "$zpid" ]
+[ -n "$zpid" ] && kill -TERM "$zpid"
+wait_file C.stty
+check "SIGTERM: ends by the signal (status 143)" [ "$(cat C.rc 2>/dev/null)" = 143 ]
+check "SIGTERM: the terminal restored (icanon echo)" sane C
+screen > scr.txt
+check "SIGTERM: back from the alternate screen" bash -c "! grep -q 'Samples:' scr.txt"
+
+"${TM[@]}" kill-server 2>/dev/null
+finish
