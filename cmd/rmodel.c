@@ -413,7 +413,8 @@ static int resolve_addr(struct rmodel *m, const struct rgroup *g, uint64_t addr,
 		return ret;
 	h.kernel = (uint8_t)f.kernel;
 	h.symq = (uint8_t)f.quality;
-	h.addr = f.sym ? addr - f.offset : addr;
+	/* in the module's file (the same in every process), for ordering */
+	h.addr = (f.sym ? addr - f.offset : addr) - (f.map ? f.map->start - f.map->pgoff : 0);
 	ret = intern_ptr(m, f.module, &h.dso);
 	/* perf's --inline: the functions inlined at this address, innermost first */
 	for (k = 0; !ret && f.sym && k + 1 < f.nr_locs; k++) {
@@ -447,6 +448,8 @@ struct amemo {
 	uint64_t addr, epoch;
 	uint32_t pid, first, n;
 };
+
+#define MEMO_BY_FILE (UINT32_MAX - 1) /* pid of entries keyed by (build id, file offset) */
 
 static uint64_t amemo_hash(uint64_t addr, uint64_t epoch, uint32_t pid)
 {
@@ -492,7 +495,7 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 		struct amemo *a;
 		size_t j;
 
-		if ((p->nr_memo + 1) * 2 > p->mcap && memo_grow(p))
+		if ((p->nr_memo + 2) * 2 > p->mcap && memo_grow(p)) /* room for two entries */
 			return -ENOMEM;
 		j = amemo_hash(ips[i], epoch, pid) & (p->mcap - 1);
 		for (a = &p->mtab[j]; a->n; a = &p->mtab[j]) {
@@ -501,14 +504,41 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 			j = (j + 1) & (p->mcap - 1);
 		}
 		if (!a->n) {
+			const struct prof_mmap *mm = kernel ? NULL : proctree_map(m->pt, g->pid, g->ts, ips[i]);
+			struct amemo *b = NULL;
+
+			/* a binary's offset resolves alike in every process that maps it */
+			if (mm && mm->build_id.len) {
+				uint64_t off = ips[i] - mm->start + mm->pgoff;
+				uint64_t bid = zt_hash_mix(zt_hash_bytes(mm->build_id.data, mm->build_id.len), 1);
+				size_t jb = amemo_hash(off, bid, MEMO_BY_FILE) & (p->mcap - 1);
+
+				for (b = &p->mtab[jb]; b->n; b = &p->mtab[jb]) {
+					if (b->addr == off && b->epoch == bid && b->pid == MEMO_BY_FILE)
+						break;
+					jb = (jb + 1) & (p->mcap - 1);
+				}
+				if (b->n) {
+					*a = (struct amemo){ ips[i], epoch, pid, b->first, b->n };
+					p->nr_memo++;
+					goto copy;
+				}
+				*b = (struct amemo){ off, bid, MEMO_BY_FILE, 0, 0 };
+			}
 			first = (uint32_t)p->nr_frames;
 			ret = resolve_addr(m, g, ips[i], kernel);
 			if (ret)
 				return ret;
 			*a = (struct amemo){ ips[i], epoch, pid, first, (uint32_t)(p->nr_frames - first) };
 			p->nr_memo++;
+			if (b) {
+				b->first = a->first;
+				b->n = a->n;
+				p->nr_memo++;
+			}
 			continue; /* resolve_addr appended its templates to fidx */
 		}
+copy:
 		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + a->n))
 			return -ENOMEM;
 		for (k = 0; k < a->n; k++)

@@ -3,6 +3,7 @@
 #ifndef ZT_HASH_H
 #define ZT_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Fold v into h (a 64-bit mixer step). */
@@ -20,6 +21,19 @@ static inline uint64_t zt_hash_str(const char *s)
 
 	for (; *s; s++) {
 		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return zt_hash_mix(h, 0);
+}
+
+/* FNV-1a of n bytes, mixed. */
+static inline uint64_t zt_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--) {
+		h ^= *b++;
 		h *= 0x100000001b3ull;
 	}
 	return zt_hash_mix(h, 0);
