@@ -78,6 +78,7 @@ WL_SRCS  := $(wildcard tests/workloads/*.c)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 # pprof's profile.proto, compiled by protoc-c at build time
+.DEFAULT_GOAL := all
 include mk/pprof.mk
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
@@ -90,7 +91,7 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-record bench-symbolize bench-script bench-report all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize bench-script bench-report bench-top all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -175,7 +176,7 @@ fuzz:
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
 
-bench: bench-record bench-symbolize bench-script bench-report
+bench: bench-record bench-symbolize bench-script bench-report bench-top
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
@@ -185,6 +186,9 @@ bench-symbolize: $(ZT)
 
 bench-script: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/script.sh
+
+bench-top: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/top.sh
 
 bench-report: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/report.sh

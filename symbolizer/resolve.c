@@ -36,7 +36,7 @@ struct rs_pmap {
 	struct perfmap *m; /* NULL: none */
 	struct jitdump *jd; /* NULL: none */
 	uint8_t *jd_data;  /* the jitdump pieces joined (jd borrows from it) */
-	char module[32];   /* "[JIT] tid PID" */
+	const char *module; /* "[JIT] tid PID", in r->owned: frames keep it while the array moves */
 };
 
 /* A resolved address. Key: (mapping index + 1, 0 for none, or
@@ -45,6 +45,7 @@ struct rs_pmap {
 struct rs_frame {
 	uint64_t a, b;
 	uint32_t pid;
+	uint32_t mi; /* f.map's index + 1, 0 for none: f.map again after resolver_update() */
 	struct resolve_frame f;
 };
 
@@ -68,6 +69,7 @@ struct resolver {
 	uint32_t *elf_hash; /* index + 1 */
 	size_t elf_hash_cap;
 	int32_t *map_elf;   /* per mapping: index into elfs, -1 not yet looked up */
+	size_t nr_map_elf;
 	struct rs_pmap *pmaps;
 	size_t nr_pmaps, cap_pmaps;
 	struct rs_frame *frames;
@@ -100,6 +102,7 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	}
 	for (i = 0; i < p->nr_mmaps; i++)
 		r->map_elf[i] = -1;
+	r->nr_map_elf = p->nr_mmaps;
 	/* without a cache directory (no home), binaries are read from their paths */
 	r->have_cache = buildid_cache_init(&r->cache) == 0 && r->cache.dir;
 	if (o && o->mo) {
@@ -205,23 +208,31 @@ static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid,
 	return d;
 }
 
+static int own(struct resolver *r, void *p);
+
 /* The perf map and jitdump of pid, from their snapshots in the profile
  * (in order: later perf-map lines win). */
 static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 {
 	struct rs_pmap *pm;
 	size_t i, len;
-	char *text;
+	char *text, *module;
 
 	for (i = 0; i < r->nr_pmaps; i++)
 		if (r->pmaps[i].pid == pid)
 			return &r->pmaps[i];
+	if (asprintf(&module, "[JIT] tid %u", pid) < 0)
+		return NULL;
+	if (own(r, module)) {
+		free(module);
+		return NULL;
+	}
 	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
 		return NULL;
 	pm = &r->pmaps[r->nr_pmaps++];
 	memset(pm, 0, sizeof(*pm));
 	pm->pid = pid;
-	snprintf(pm->module, sizeof(pm->module), "[JIT] tid %u", pid);
+	pm->module = module;
 	text = (char *)join_blobs(r->p, PROF_BLOB_PERFMAP, pid, '\n', &len);
 	if (text && perfmap_parse(text, len, &pm->m))
 		pm->m = NULL;
@@ -575,11 +586,34 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	}
 	if (ZT_GROW(r->frames, r->cap_frames, r->nr_frames + 1))
 		return -ENOMEM;
-	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid, nf };
+	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid,
+						     nf.map ? (uint32_t)(nf.map - r->p->mmaps) + 1 : 0, nf };
 	r->counts[nf.quality]++;
 	r->frame_hash[j] = (uint32_t)r->nr_frames + 1;
 	r->nr_frames++;
 	*f = nf;
+	return 0;
+}
+
+int resolver_update(struct resolver *r, const struct proctree *pt)
+{
+	const struct profile *p = r->p;
+	size_t i;
+
+	if (p->nr_mmaps > r->nr_map_elf) {
+		int32_t *m = realloc(r->map_elf, p->nr_mmaps * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		for (i = r->nr_map_elf; i < p->nr_mmaps; i++)
+			m[i] = -1;
+		r->map_elf = m;
+		r->nr_map_elf = p->nr_mmaps;
+	}
+	/* the mappings array may have moved: the cached frames point into it */
+	for (i = 0; i < r->nr_frames; i++)
+		r->frames[i].f.map = r->frames[i].mi ? &p->mmaps[r->frames[i].mi - 1] : NULL;
+	r->pt = pt;
 	return 0;
 }
 

@@ -60,6 +60,18 @@ void resolver_free(struct resolver *r);
 int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
 		     struct resolve_frame *f);
 
+/*
+ * For a profile that grows while it is resolved (zt top): the profile got
+ * new tasks and mappings since resolver_new() or the last update, appended
+ * only (a mapping keeps its index; the arrays may have moved), and pt is a
+ * new tree over it, to be used from now on (the old one may be freed
+ * after this call). Frames resolved so far stay cached (their map pointers
+ * are moved along), modules stay open. Blobs are not read again: kernel
+ * symbols and perf maps must be in the profile before the first frame that
+ * needs them. Returns 0 or -ENOMEM (the resolver is unchanged).
+ */
+int resolver_update(struct resolver *r, const struct proctree *pt);
+
 /* Whether pid's frames depend on the sample's time, not only on the
  * address (JIT code in a jitdump is replaced over time). */
 int resolver_time_sensitive(struct resolver *r, uint32_t pid);

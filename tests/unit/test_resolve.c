@@ -254,6 +254,62 @@ static void test_jit_and_kernel(void **state)
 	close_ctx(&c);
 }
 
+/* A profile that grows while it is resolved (zt top): new mappings and a
+ * new tree, the frames resolved before kept, their map pointers moved. */
+static void test_growing_profile(void **state)
+{
+	struct resolve_frame f;
+	struct proctree *pt2;
+	const char *first;
+	struct ctx c;
+	int i;
+
+	make_profile(&c.p);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha, 0, &f), "zt_res_alpha");
+	first = f.sym;
+	/* a process the resolver has not seen: nothing yet */
+	assert_string_equal(name_of(&c, PID + 7, BASE + off_beta, 0, &f), "[unknown]");
+	/* it maps the program; enough mappings that the array moves */
+	add_prog(&c.p, PID + 7, prog, &prog_bid);
+	for (i = 0; i < 100; i++) {
+		struct prof_mmap m = { .ts = 2, .pid = 1000 + i, .tid = 1000 + i, .start = BASE,
+				       .len = 0x1000, .prot = 5, .path = "/nonexistent" };
+
+		assert_int_equal(profile_add_mmap(&c.p, &m), 0);
+	}
+	assert_int_equal(proctree_new(&c.p, &pt2), 0);
+	assert_int_equal(resolver_update(c.r, pt2), 0);
+	proctree_free(c.pt);
+	c.pt = pt2;
+	assert_string_equal(name_of(&c, PID + 7, BASE + off_beta, 0, &f), "zt_res_beta");
+	assert_ptr_equal(f.map, &c.p.mmaps[c.p.nr_mmaps - 101]);
+	/* the frame resolved before: cached, its map in the moved array */
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha, 0, &f), "zt_res_alpha");
+	assert_ptr_equal(f.sym, first);
+	assert_ptr_equal(f.map, &c.p.mmaps[0]);
+	assert_string_equal(name_of(&c, 1042, BASE + 4, 0, &f), "[nonexistent+0x4]");
+	close_ctx(&c);
+}
+
+/* A JIT frame's module name stays valid when many more processes get
+ * their (empty) perf maps looked up afterwards. */
+static void test_jit_module_stays(void **state)
+{
+	struct resolve_frame f;
+	struct ctx c;
+	uint32_t pid;
+
+	make_profile(&c.p);
+	open_ctx(&c);
+	assert_string_equal(name_of(&c, PID, 0x7f0000001010ull, 0, &f), "jit_fn");
+	for (pid = 1000; pid < 1300; pid++)
+		assert_string_equal(name_of(&c, pid, 0x1234, 0, &f), "[unknown]");
+	assert_string_equal(name_of(&c, PID, 0x7f0000001010ull, 0, &f), "jit_fn");
+	assert_string_equal(f.module, "[JIT] tid 42");
+	close_ctx(&c);
+}
+
 static void test_build_id_cache(void **state)
 {
 	struct buildid_cache bc;
@@ -344,6 +400,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_symbols),
 		cmocka_unit_test(test_jit_and_kernel),
+		cmocka_unit_test(test_growing_profile),
+		cmocka_unit_test(test_jit_module_stays),
 		cmocka_unit_test(test_build_id_cache),
 		cmocka_unit_test(test_replaced_binary),
 		cmocka_unit_test(test_frame_names),

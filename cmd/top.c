@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zt top: live profile of the machine (or of some processes) with the
+ * BPF sampler, its hottest functions refreshed every second, on a full
+ * screen like perf top, or as text snapshots with --stdio.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/perfev.h"
+#include "bpf/procsynth.h"
+#include "bpf/sampler.h"
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "cmd/symopts.h"
+#include "cmd/top.h"
+#include "cmd/top_target.h"
+#include "cmd/tui.h"
+#include "libprof/fileio.h"
+#include "libprof/log.h"
+#include "symbolizer/kcache.h"
+
+#define TICK_MS 100 /* rings drained, keys read this often */
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- what is shown ---- */
+
+int top_rows(struct top *t, const struct hist_entry ***out, size_t *n)
+{
+	const struct hist *h = &t->live.hist;
+	const struct hist_entry **rows;
+	size_t i, k = 0, nr;
+	int ret = hist_sort(&t->live.hist, t->children, t->percent_limit, &rows, &nr);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		const struct hist_entry *e = rows[i];
+
+		if ((t->hide_kernel && e->f.kernel) || (t->hide_user && !e->f.kernel))
+			continue;
+		if (t->count_filter && (t->children ? e->children_nr : e->self_nr) <= t->count_filter)
+			continue;
+		if ((t->zoom_dso && e->f.dso != t->zoom_dso - 1) ||
+		    (t->zoom_comm && e->f.comm != t->zoom_comm - 1))
+			continue;
+		if (t->filter[0] && !strstr(hist_str(h, e->f.sym), t->filter))
+			continue;
+		rows[k++] = e;
+	}
+	*out = rows;
+	*n = k;
+	return 0;
+}
+
+/* perf's convert_unit(): 1K, 2M, ... */
+static void scaled(uint64_t v, char *buf, size_t size)
+{
+	static const char units[] = "KMG";
+	double d = (double)v;
+	int i = -1;
+
+	while (d >= 1000 && i < 2) {
+		d /= 1000;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, size, "%.*f%c", d < 10 ? 1 : 0, d, units[i]);
+}
+
+void top_title(const struct top *t, char *buf, size_t size)
+{
+	const struct live *l = &t->live;
+	char rate[32], freq[32] = "";
+	size_t n;
+
+	scaled(t->secs > 0 ? (uint64_t)((double)l->last.samples / t->secs + 0.5) : l->last.samples,
+	       rate, sizeof(rate));
+	if (t->freq)
+		snprintf(freq, sizeof(freq), ", %llu Hz", (unsigned long long)t->freq);
+	n = (size_t)snprintf(buf, size,
+			     "Samples: %s/s of event '%s'%s, Event count (approx.): %llu, lost: %llu/%llu, %s",
+			     rate, t->event_name, freq, (unsigned long long)l->hist.total,
+			     (unsigned long long)t->lost_last, (unsigned long long)t->lost_total, t->target);
+	if (n < size && t->targets_gone)
+		n += (size_t)snprintf(buf + n, size - n, " (exited)");
+	if (n < size && (t->zero || t->hide_kernel || t->hide_user))
+		snprintf(buf + n, size - n, " [%s%s%s]", t->zero ? "z" : "", t->hide_kernel ? "K" : "",
+			 t->hide_user ? "U" : "");
+}
+
+static const char *key_header(enum hist_key k)
+{
+	switch (k) {
+	case HIST_KEY_COMM:
+		return "Command";
+	case HIST_KEY_PID:
+		return "    Pid:Command";
+	case HIST_KEY_TID:
+		return "    Tid:Command";
+	case HIST_KEY_DSO:
+		return "Shared Object";
+	case HIST_KEY_SYM:
+		return "Symbol";
+	case HIST_KEY_SRCLINE:
+		return "Source:Line";
+	case HIST_KEY_SYMQ:
+		return "Symbols";
+	case HIST_KEY_CPU:
+		return "CPU";
+	}
+	return "";
+}
+
+static const char *key_text(const struct top *t, const struct hist_entry *e, enum hist_key k,
+			    char *buf, size_t n)
+{
+	const struct hist *h = &t->live.hist;
+
+	switch (k) {
+	case HIST_KEY_COMM:
+		return hist_str(h, e->f.comm);
+	case HIST_KEY_PID:
+	case HIST_KEY_TID:
+		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid, hist_str(h, e->f.comm));
+		return buf;
+	case HIST_KEY_DSO:
+		return hist_str(h, e->f.dso);
+	case HIST_KEY_SYM:
+		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
+		return buf;
+	case HIST_KEY_SRCLINE:
+		return hist_str(h, e->f.srcline);
+	case HIST_KEY_SYMQ:
+		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
+	case HIST_KEY_CPU:
+		snprintf(buf, n, "%3u", e->f.cpu);
+		return buf;
+	}
+	return "";
+}
+
+void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	char tmp[1200];
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	for (k = 0; k < h->nr_keys && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, "%s\t",
+					key_text(t, e, h->keys[k], tmp, sizeof(tmp)));
+}
+
+void top_layout(const struct top *t, const struct hist_entry *const *rows, size_t n, int cols,
+		struct top_cols *c)
+{
+	const struct hist *h = &t->live.hist;
+	char buf[1200];
+	unsigned k;
+	size_t i;
+
+	for (k = 0; k < h->nr_keys; k++) {
+		int w = (int)strlen(key_header(h->keys[k]));
+
+		for (i = 0; i < n; i++) {
+			int l = (int)strlen(key_text(t, rows[i], h->keys[k], buf, sizeof(buf)));
+
+			if (l > w)
+				w = l;
+		}
+		/* leave the last column (the symbol, usually) some room */
+		if (cols > 0 && k + 1 < h->nr_keys && w > cols / 3)
+			w = cols / 3;
+		c->width[k] = w;
+	}
+}
+
+/* Append text to buf at *len, padded to width (or not, width 0). */
+static void put(char *buf, size_t size, size_t *len, const char *text, int width)
+{
+	int w = (int)strlen(text);
+
+	if (*len >= size)
+		return;
+	*len += (size_t)snprintf(buf + *len, size - *len, "%s%*s", text, width > w ? width - w : 0, "");
+	if (*len > size)
+		*len = size;
+}
+
+static void put_pct(char *buf, size_t size, size_t *len, uint64_t v, uint64_t total)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%8.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
+	put(buf, size, len, p, 0);
+}
+
+void top_format_header(const struct top *t, const struct top_cols *c, char *buf, size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	put(buf, size, &len, t->children ? " Children      Self" : " Overhead", 0);
+	if (t->show_nr)
+		put(buf, size, &len, "     Samples", 0);
+	for (k = 0; k < h->nr_keys; k++) {
+		put(buf, size, &len, "  ", 0);
+		put(buf, size, &len, key_header(h->keys[k]), k + 1 < h->nr_keys ? c->width[k] : 0);
+	}
+}
+
+void top_format_row(const struct top *t, const struct top_cols *c, const struct hist_entry *e,
+		    char *buf, size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	char tmp[1200];
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	if (t->children) {
+		put_pct(buf, size, &len, e->children, h->total);
+		put(buf, size, &len, " ", 0);
+	}
+	put_pct(buf, size, &len, e->self, h->total);
+	if (t->show_nr) {
+		snprintf(tmp, sizeof(tmp), "  %10llu",
+			 (unsigned long long)(t->children ? e->children_nr : e->self_nr));
+		put(buf, size, &len, tmp, 0);
+	}
+	for (k = 0; k < h->nr_keys; k++) {
+		put(buf, size, &len, "  ", 0);
+		put(buf, size, &len, key_text(t, e, h->keys[k], tmp, sizeof(tmp)),
+		    k + 1 < h->nr_keys ? c->width[k] : 0);
+	}
+}
+
+void top_print(struct top *t, FILE *f, size_t max)
+{
+	const struct hist_entry **rows;
+	struct top_cols c;
+	char line[2048], title[512], when[32];
+	size_t n, i;
+	int k;
+
+	if (top_rows(t, &rows, &n)) {
+		cmd_error("out of memory");
+		return;
+	}
+	if (max && n > max)
+		n = max;
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t->when));
+	top_title(t, title, sizeof(title));
+	top_layout(t, rows, n, 0, &c);
+	fprintf(f, "# %s %s\n", when, title);
+	top_format_header(t, &c, line, sizeof(line));
+	fprintf(f, "#%s\n", line);
+	fputs(t->children ? "# ........  ........" : "# ........", f);
+	if (t->show_nr)
+		fputs("  ..........", f);
+	for (i = 0; i < t->live.hist.nr_keys; i++) {
+		fputs("  ", f);
+		for (k = 0; k < c.width[i]; k++)
+			fputc('.', f);
+	}
+	fputs("\n#\n", f);
+	for (i = 0; i < n; i++) {
+		top_format_row(t, &c, rows[i], line, sizeof(line));
+		fprintf(f, " %s\n", line); /* under the header, after its '#' */
+	}
+	fputc('\n', f);
+}
+
+/* ---- sampling ---- */
+
+/*
+ * Events travel from the sampling thread (which drains the rings every
+ * TICK_MS, whatever the screen is doing: a dialog, a long first resolve)
+ * to the model through a queue of records, taken whole at each refresh.
+ */
+enum { Q_SAMPLE = 1, Q_TASK, Q_MMAP };
+#define QUEUE_MAX (64u << 20) /* past this (no refresh for long), samples are dropped as lost */
+
+struct qrec {
+	uint32_t kind, size; /* size of the record, header included, a multiple of 8 */
+};
+
+struct qsample {
+	uint64_t ts, weight;
+	uint32_t pid, tid, cpu;
+	uint16_t nk, nu; /* then the addresses */
+};
+
+struct queue {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+struct sampling {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	int running, stop;
+	int callchain;
+	struct sampler *smp;
+	struct perfev *pev, *sideband;
+	struct queue q;       /* filled by the thread, under lock */
+	uint64_t lost, lost_events, dropped; /* under lock */
+	int err;              /* the thread's first error, under lock */
+};
+
+static void *q_reserve(struct sampling *s, uint32_t kind, size_t size)
+{
+	struct qrec *r;
+	size_t need = (sizeof(*r) + size + 7) & ~(size_t)7;
+
+	if (s->q.len + need > QUEUE_MAX)
+		return NULL;
+	if (s->q.len + need > s->q.cap) {
+		size_t cap = s->q.cap ? s->q.cap : 1u << 16;
+		unsigned char *b;
+
+		while (cap < s->q.len + need)
+			cap *= 2;
+		b = realloc(s->q.buf, cap);
+		if (!b) {
+			if (!s->err)
+				s->err = -ENOMEM;
+			return NULL;
+		}
+		s->q.buf = b;
+		s->q.cap = cap;
+	}
+	r = (struct qrec *)(s->q.buf + s->q.len);
+	r->kind = kind;
+	r->size = (uint32_t)need;
+	s->q.len += need;
+	return r + 1;
+}
+
+static void q_sample(struct sampling *s, uint64_t ts, uint64_t weight, uint32_t pid, uint32_t tid,
+		     uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
+{
+	struct qsample *q;
+
+	live_trim(s->callchain, &nk, &nu);
+	q = q_reserve(s, Q_SAMPLE, sizeof(*q) + ((size_t)nk + nu) * sizeof(*ips));
+	if (!q) {
+		s->dropped++;
+		return;
+	}
+	*q = (struct qsample){ ts, weight, pid, tid, cpu, (uint16_t)nk, (uint16_t)nu };
+	memcpy(q + 1, ips, ((size_t)nk + nu) * sizeof(*ips));
+}
+
+static void q_task(void *ctx, const struct prof_task *t)
+{
+	struct prof_task *q = q_reserve(ctx, Q_TASK, sizeof(*t));
+
+	if (q)
+		*q = *t;
+}
+
+static void q_mmap(void *ctx, const struct prof_mmap *m)
+{
+	size_t n = strlen(m->path) + 1;
+	struct prof_mmap *q;
+
+	if (!(m->prot & PROT_EXEC))
+		return;
+	q = q_reserve(ctx, Q_MMAP, sizeof(*m) + n);
+	if (q) {
+		*q = *m;
+		q->path = NULL;
+		memcpy(q + 1, m->path, n);
+	}
+}
+
+static void q_lost(void *ctx, uint64_t lost_samples, uint64_t lost_events)
+{
+	struct sampling *s = ctx;
+
+	s->lost += lost_samples;
+	s->lost_events += lost_events;
+}
+
+static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t size)
+{
+	q_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
+}
+
+static void on_perf_sample(void *ctx, const struct perfev_sample *e)
+{
+	q_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, e->ips, e->nk, e->nu);
+}
+
+static void *sampling_main(void *arg)
+{
+	struct sampling *s = arg;
+	struct timespec tick = { 0, TICK_MS * 1000000L };
+
+	for (;;) {
+		int err = 0;
+
+		if (s->pev)
+			perfev_wait(s->pev, TICK_MS);
+		else
+			nanosleep(&tick, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (s->smp)
+			err = sampler_poll(s->smp, 0);
+		if (err < 0 && err != -EINTR && !s->err)
+			s->err = err;
+		if (s->pev)
+			perfev_drain(s->pev);
+		if (s->sideband)
+			perfev_drain(s->sideband);
+		err = s->stop;
+		pthread_mutex_unlock(&s->lock);
+		if (err)
+			return NULL;
+	}
+}
+
+/* Feed what the queue holds into the model, in order. */
+static int replay(struct live *l, const struct queue *q)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (off < q->len && !ret) {
+		const struct qrec *r = (const struct qrec *)(q->buf + off);
+
+		if (r->kind == Q_SAMPLE) {
+			const struct qsample *s = (const struct qsample *)(r + 1);
+
+			ret = live_sample(l, s->ts, s->weight, s->pid, s->tid, s->cpu,
+					  (const uint64_t *)(s + 1), s->nk, s->nu);
+		} else if (r->kind == Q_TASK) {
+			ret = live_task(l, (const struct prof_task *)(r + 1));
+		} else {
+			struct prof_mmap m = *(const struct prof_mmap *)(r + 1);
+
+			m.path = (char *)((const struct prof_mmap *)(r + 1) + 1);
+			ret = live_mmap(l, &m);
+		}
+		off += r->size;
+	}
+	return ret;
+}
+
+/* For the processes already there (procsynth), straight into the model. */
+static void direct_task(void *ctx, const struct prof_task *task)
+{
+	struct top *t = ctx;
+
+	if (live_task(&t->live, task))
+		t->live_err = -ENOMEM;
+}
+
+static void direct_mmap(void *ctx, const struct prof_mmap *m)
+{
+	struct top *t = ctx;
+
+	if ((m->prot & PROT_EXEC) && live_mmap(&t->live, m))
+		t->live_err = -ENOMEM;
+}
+
+static bool alive(int id)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/%d", id);
+	return !access(p, F_OK);
+}
+
+/* The kernel's symbols for the live model: the per-boot cache, else
+ * /proc/kallsyms (once: kernel frames then resolve like any other). */
+static void load_kernel_symbols(struct top *t)
+{
+	char *text;
+	size_t len;
+	int cached, err;
+
+	err = kcache_read(t->so.have_cache ? &t->so.cache : NULL, NULL, 0, &text, &len, &cached);
+	if (err) {
+		cmd_warn("cannot read /proc/kallsyms: %s: kernel frames stay unresolved", strerror(-err));
+		return;
+	}
+	if (len <= 16 || !strncmp(text, "0000000000000000", 16))
+		cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
+	else if (live_kernel_symbols(&t->live, text, len))
+		cmd_warn("out of memory for the kernel symbols: kernel frames stay unresolved");
+	free(text);
+}
+
+static int parse_sort(struct top *t, struct live_opts *lo)
+{
+	char *list = strdup(t->sort), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!list)
+		return -ENOMEM;
+	for (tok = strtok_r(list, ", ", &save); tok && !ret; tok = strtok_r(NULL, ", ", &save)) {
+		enum hist_key k;
+
+		if (hist_key_parse(!strcmp(tok, "symbol") ? "sym" : tok, &k)) {
+			cmd_error("unknown sort key '%s': use comm, pid, tid, dso, sym, cpu, srcline or symq", tok);
+			ret = -EINVAL;
+		} else if (lo->nr_keys < HIST_MAX_KEYS) {
+			lo->keys[lo->nr_keys++] = k;
+		}
+	}
+	if (!ret && !lo->nr_keys) {
+		cmd_error("--sort needs at least one key: comm, pid, dso or sym");
+		ret = -EINVAL;
+	}
+	free(list);
+	return ret;
+}
+
+/* The terminal's height, 0 when stdout is not one. */
+static int term_rows(void)
+{
+	struct winsize ws;
+
+	return isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) ? ws.ws_row : 0;
+}
+
+/* One snapshot on stdout: on a terminal the screen is cleared first and
+ * only as many rows as fit are printed, as perf top --stdio does. */
+static void print_snapshot(struct top *t)
+{
+	int rows = term_rows();
+	size_t max = (size_t)(t->entries > 0 ? t->entries : 0);
+
+	if (rows) {
+		fputs("\033[H\033[2J", stdout);
+		if (!max || max > (size_t)(rows > 8 ? rows - 7 : 1))
+			max = (size_t)(rows > 8 ? rows - 7 : 1);
+	}
+	top_print(t, stdout, max);
+	if (fflush(stdout) && errno == EPIPE)
+		t->epipe = 1;
+}
+
+/* One refresh: take the queue, feed the model, fold the interval in. */
+static int refresh(struct top *t, struct sampling *s, struct queue *spare, uint64_t now)
+{
+	struct queue q;
+	uint64_t lost;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	q = s->q;
+	s->q = *spare;
+	lost = s->lost + s->dropped;
+	s->lost = s->dropped = 0;
+	t->lost_events += s->lost_events;
+	s->lost_events = 0;
+	ret = s->err;
+	pthread_mutex_unlock(&s->lock);
+	if (s->smp) {
+		struct sampler_stats st;
+
+		sampler_get_stats(s->smp, &st);
+		lost += st.lost - t->bpf_lost;
+		t->bpf_lost = st.lost;
+	}
+	t->lost_last = lost;
+	t->lost_total += lost;
+	t->secs = (double)(now - t->live.iv_start) / 1e9;
+	t->when = time(NULL);
+	if (!ret)
+		ret = replay(&t->live, &q);
+	q.len = 0;
+	*spare = q;
+	if (!ret)
+		ret = live_refresh(&t->live, t->zero, now);
+	return ret;
+}
+
+static const char *const top_usage[] = {
+	"zt top [<options>]",
+	NULL,
+};
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .event = "cycles", .sort = "dso,sym", .delay = 1.0, .children = -1, .demangle = 1,
+			 .so = { .use_debuginfod = 1, .use_cache = 1 } };
+	const struct opt options[] = {
+		{ OPT_BOOL, 'a', "all-cpus", &t.all_cpus, NULL, "system-wide collection from all CPUs (default)" },
+		{ OPT_STRING, 'p', "pid", &t.pids, "pid", "profile events on existing process IDs (comma separated list)" },
+		{ OPT_STRING, 't', "tid", &t.tids, "tid", "profile events on existing thread IDs (comma separated list)" },
+		{ OPT_STRING, 'C', "cpu", &t.cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },
+		{ OPT_STRING, 'e', "event", &t.event, "event", "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, task-clock, instructions" },
+		{ OPT_STRING, 'F', "freq", &t.freq_str, "freq", "profile at this frequency (Hz, or 'max'; default 4000)" },
+		{ OPT_U64, 'c', "count", &t.period, "n", "event period to sample (ns for cpu-clock)" },
+		{ OPT_DOUBLE, 'd', "delay", &t.delay, "secs", "number of seconds to delay between refreshes (default 1)" },
+		{ OPT_BOOL, 'g', NULL, &t.callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
+		{ OPT_BOOL, 0, "children", &t.children, NULL, "show Children (callees included) next to Self (default with -g)" },
+		{ OPT_BOOL, 'K', "hide_kernel_symbols", &t.hide_kernel, NULL, "hide kernel symbols" },
+		{ OPT_BOOL, 'U', "hide_user_symbols", &t.hide_user, NULL, "hide user symbols" },
+		{ OPT_BOOL, 'z', "zero", &t.zero, NULL, "zero history across updates (else it decays by 1/8 each)" },
+		{ OPT_STRING, 's', "sort", &t.sort, "key[,key...]", "sort by keys: comm, pid, tid, dso, sym, cpu, srcline, symq (default: dso,sym)" },
+		{ OPT_INT, 'E', "entries", &t.entries, "n", "display this many functions" },
+		{ OPT_U64, 'f', "count-filter", &t.count_filter, "n", "only display functions with more samples than this" },
+		{ OPT_BOOL, 'n', "show-nr-samples", &t.show_nr, NULL, "show a column with the number of samples" },
+		{ OPT_DOUBLE, 0, "percent-limit", &t.percent_limit, "pct", "don't show entries under that percent" },
+		{ OPT_BOOL, 0, "stdio", &t.stdio, NULL, "text snapshots on stdout (the default when it is not a terminal)" },
+		{ OPT_BOOL, 0, "tui", &t.tui, NULL, "the full-screen interface (the default on a terminal)" },
+		{ OPT_DOUBLE, 0, "duration", &t.duration, "secs", "stop after this many seconds" },
+		{ OPT_BOOL, 0, "demangle", &t.demangle, NULL, "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
+		{ OPT_BOOL, 'q', "quiet", &t.quiet, NULL, "no warnings" },
+		SYMOPTS_OPTIONS(t.so),
+		OPT_EOL,
+	};
+	struct sampling s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue spare = { 0 };
+	struct live_opts lo = { .nr_keys = 0 };
+	struct resolver_opts ro;
+	const struct target_event *ev;
+	struct sampler_opts so = { 0 };
+	struct perfev_cbs qcbs = { on_perf_sample, q_task, q_mmap, q_lost, &s };
+	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, &t };
+	int *pid_list = NULL, nr_pids = 0, *tid_list = NULL, nr_tids = 0, *cpus = NULL;
+	uint64_t t_start, next, deadline = 0;
+	bool privileged, use_bpf, wanted_cycles, tui_on = false;
+	const char *missing;
+	struct sigaction sa;
+	char msg[256];
+	int rest, ret = ZT_EXIT_USAGE, err, i, sig = 0;
+
+	switch (opts_parse("top", top_usage, options, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("top", t.quiet ? -1 : t.so.verbose);
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s': zt top takes no command (see 'zt top -h')", argv[rest]);
+		goto out;
+	}
+	if (!(t.delay >= 0.1 && t.delay <= 3600)) {
+		cmd_error("bad delay %g: give seconds between 0.1 and 3600", t.delay);
+		goto out;
+	}
+	if (t.duration < 0 || t.entries < 0 || t.percent_limit < 0 || t.percent_limit > 100) {
+		cmd_error("--duration, -E and --percent-limit take positive numbers (a percentage up to 100)");
+		goto out;
+	}
+	if (t.stdio && t.tui) {
+		cmd_error("give only one of --stdio and --tui");
+		goto out;
+	}
+	if (!!t.pids + !!t.tids > 1) {
+		cmd_error("give only one of -p and -t");
+		goto out;
+	}
+	if (t.freq_str && t.period) {
+		cmd_error("-F and -c cannot be used together");
+		goto out;
+	}
+	ev = target_event_find(t.event);
+	if (!ev) {
+		cmd_error("unknown event '%s': use %s", t.event, target_event_names);
+		goto out;
+	}
+	wanted_cycles = ev->type == PERF_TYPE_HARDWARE;
+	if (parse_sort(&t, &lo) || (!t.period && target_parse_freq(t.freq_str, &t.freq)))
+		goto out;
+	if (t.pids && target_parse_list(t.pids, INT_MAX, &pid_list, &nr_pids)) {
+		cmd_error("bad process id list '%s'", t.pids);
+		goto out;
+	}
+	if (t.tids && target_parse_list(t.tids, INT_MAX, &tid_list, &nr_tids)) {
+		cmd_error("bad thread id list '%s'", t.tids);
+		goto out;
+	}
+	if (t.cpu_list) {
+		err = target_parse_list(t.cpu_list, (int)sysconf(_SC_NPROCESSORS_CONF), &cpus, &t.nr_cpus);
+		if (err) {
+			cmd_error("bad CPU list '%s'%s", t.cpu_list, err == -ERANGE ? ": no such CPU" : "");
+			goto out;
+		}
+	}
+	if (!t.stdio && !t.tui)
+		t.stdio = !isatty(0) || !isatty(1);
+	if (t.tui && (!isatty(0) || !isatty(1))) {
+		cmd_error("--tui needs a terminal: use --stdio");
+		goto out;
+	}
+	ret = ZT_EXIT_FAIL;
+	if (!t.cpu_list && target_online_cpus(&cpus, &t.nr_cpus)) {
+		cmd_error("cannot read the list of online CPUs");
+		goto out;
+	}
+	for (i = 0; i < nr_pids; i++) {
+		if (!alive(pid_list[i])) {
+			cmd_error("process %d does not exist", pid_list[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < nr_tids; i++) {
+		if (!alive(tid_list[i])) {
+			cmd_error("thread %d does not exist", tid_list[i]);
+			goto out;
+		}
+	}
+	t.tui = !t.stdio;
+	if (t.children < 0)
+		t.children = t.callgraph;
+	lo.callchain = s.callchain = t.callgraph;
+	/* Children and Self only: no call-chain view (yet) to show chains in */
+	lo.chain = HIST_CHAIN_NONE;
+
+	/* Privileges: the same rules and words as zt record. */
+	privileged = target_privileged(&missing);
+	if (!privileged && !t.pids && !t.tids) {
+		target_privileges_error(t.cpu_list ? "system-wide profiling (-C)" : "system-wide profiling (-a)",
+					missing);
+		goto out;
+	}
+	use_bpf = privileged && target_bpf_loadable();
+	if (!privileged)
+		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: user-space samples of the given processes only, "
+			 "through perf_event (run with sudo for kernel symbols and -a)");
+
+	symopts_init(&t.so, "top");
+	ro = (struct resolver_opts){ &t.so.mo, !t.demangle };
+	lo.ro = &ro;
+	t_start = now_ns();
+	if (live_init(&t.live, &lo, t_start)) {
+		cmd_error("out of memory");
+		goto out;
+	}
+	if (t.pids)
+		snprintf(t.target, sizeof(t.target), "pid %s", t.pids);
+	else if (t.tids)
+		snprintf(t.target, sizeof(t.target), "tid %s", t.tids);
+	else if (t.cpu_list)
+		snprintf(t.target, sizeof(t.target), "CPUs %s", t.cpu_list);
+	else
+		snprintf(t.target, sizeof(t.target), "all, %d CPU%s", t.nr_cpus, t.nr_cpus == 1 ? "" : "s");
+
+	so.cpus = cpus;
+	so.nr_cpus = t.nr_cpus;
+	so.freq = !t.period;
+	so.freq_or_period = t.period ? t.period : t.freq;
+	so.filter_mode = t.tids ? ZT_FILTER_TID : t.pids ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.follow_children = true;
+	so.ringbuf_bytes = target_ringbuf_bytes(t.nr_cpus, !t.period ? t.freq :
+						ev->type == PERF_TYPE_SOFTWARE ? 1000000000ull / t.period : 4000);
+	for (;;) {
+		so.type = ev->type;
+		so.config = ev->config;
+		if (use_bpf) {
+			err = sampler_open(&so, on_bpf_sample, &s, &s.smp, msg, sizeof(msg));
+		} else {
+			struct perfev_opts po = {
+				.type = ev->type, .config = ev->config, .freq = !t.period,
+				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
+				.callchain = true, .sideband = true, .inherit = t.pids != NULL,
+				.ring_pages = privileged ? 256 : 64,
+			};
+
+			msg[0] = 0;
+			err = perfev_new(&po, &qcbs, &s.pev);
+			for (i = 0; !err && !t.pids && !t.tids && i < t.nr_cpus; i++)
+				err = perfev_open(s.pev, -1, cpus[i]);
+			if (!err && (t.pids || t.tids))
+				err = target_open_threads(s.pev, t.tids ? tid_list : pid_list,
+							  t.tids ? nr_tids : nr_pids, !!t.tids, cpus, t.nr_cpus);
+			if (err) {
+				perfev_free(s.pev);
+				s.pev = NULL;
+			}
+		}
+		if (err == -ENOENT && so.type == PERF_TYPE_HARDWARE && wanted_cycles) {
+			/* no PMU (VMs): perf falls back to cpu-clock too */
+			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", t.event);
+			ev = target_event_find("cpu-clock");
+			continue;
+		}
+		break;
+	}
+	if (err) {
+		target_open_error(err, msg, ev->name);
+		goto out;
+	}
+	snprintf(t.event_name, sizeof(t.event_name), "%s", ev->name);
+	if (use_bpf) {
+		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+		int *all = NULL, nall = 0;
+
+		/* side-band from every CPU: a process sampled on some CPUs runs on others too */
+		err = perfev_new(&po, &qcbs, &s.sideband);
+		if (!err)
+			err = target_online_cpus(&all, &nall);
+		for (i = 0; !err && i < nall; i++)
+			err = perfev_open(s.sideband, -1, all[i]);
+		free(all);
+		if (err) {
+			cmd_error("cannot open the side-band events: %s", strerror(-err));
+			goto out;
+		}
+		for (i = 0; i < nr_pids; i++)
+			sampler_add_tgid(s.smp, (uint32_t)pid_list[i]);
+		for (i = 0; i < nr_tids; i++)
+			sampler_add_tid(s.smp, (uint32_t)tid_list[i]);
+	}
+	if (privileged)
+		load_kernel_symbols(&t);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	/* side-band first, then the processes already there, then samples */
+	if (s.sideband)
+		perfev_enable(s.sideband);
+	if (!t.pids && !t.tids)
+		procsynth_all(t_start, &dcbs);
+	for (i = 0; i < nr_pids; i++)
+		procsynth_pid(pid_list[i], t_start, &dcbs);
+	for (i = 0; i < nr_tids; i++)
+		procsynth_pid(target_tgid(tid_list[i]), t_start, &dcbs);
+	err = t.live_err;
+	if (!err)
+		err = use_bpf ? sampler_start(s.smp) : perfev_enable(s.pev);
+	if (err) {
+		cmd_error("cannot start sampling: %s", strerror(-err));
+		goto out;
+	}
+	err = pthread_create(&s.thread, NULL, sampling_main, &s);
+	if (err) {
+		cmd_error("cannot start the sampling thread: %s", strerror(err));
+		goto out;
+	}
+	s.running = 1;
+	if (t.tui) {
+		err = top_tui_start(&t);
+		if (err) {
+			cmd_error("cannot use the terminal (%s): use --stdio", strerror(-err));
+			goto out;
+		}
+		tui_on = true;
+	}
+	t_start = now_ns();
+	next = t_start + (uint64_t)(t.delay * 1e9);
+	if (t.duration > 0)
+		deadline = t_start + (uint64_t)(t.duration * 1e9);
+	t.live.iv_start = t_start;
+
+	while (!stop_flag) {
+		uint64_t now = now_ns(), until = deadline && deadline < next ? deadline : next;
+
+		if (now < until) {
+			uint64_t ms = (until - now) / 1000000 + 1;
+
+			if (tui_on) {
+				if (top_tui_wait(&t, (int)(ms > TICK_MS ? TICK_MS : ms)))
+					break;
+			} else {
+				struct timespec ts = { 0, (long)(ms > TICK_MS ? TICK_MS : ms) * 1000000L };
+
+				nanosleep(&ts, NULL);
+			}
+			continue;
+		}
+		if (nr_pids || nr_tids) {
+			bool any = false;
+
+			for (i = 0; i < nr_pids; i++)
+				any |= alive(pid_list[i]);
+			for (i = 0; i < nr_tids; i++)
+				any |= alive(tid_list[i]);
+			t.targets_gone = !any;
+		}
+		err = refresh(&t, &s, &spare, now);
+		if (err) {
+			if (tui_on)
+				sig = top_tui_end(&t);
+			tui_on = false;
+			cmd_error("cannot go on: %s", strerror(-err));
+			goto out;
+		}
+		if (tui_on)
+			top_tui_draw(&t);
+		else
+			print_snapshot(&t);
+		next += (uint64_t)(t.delay * 1e9);
+		if (next <= now)
+			next = now + (uint64_t)(t.delay * 1e9);
+		if (deadline && now >= deadline)
+			break;
+		/* like perf: the text output ends when every target is gone */
+		if (t.targets_gone && !tui_on)
+			break;
+		if (!tui_on && ferror(stdout))
+			break;
+	}
+	if (tui_on) {
+		sig = top_tui_end(&t);
+		tui_on = false;
+	}
+	if (use_bpf && t.so.verbose) {
+		struct sampler_stats st;
+
+		sampler_get_stats(s.smp, &st);
+		if (st.run_cnt)
+			cmd_info("BPF program: %llu runs, %.3f us per run", (unsigned long long)st.run_cnt,
+				 (double)st.run_ns / 1000.0 / (double)st.run_cnt);
+		cmd_info("%llu samples, %llu lost, %llu side-band events lost, %llu compactions",
+			 (unsigned long long)t.live.samples_total, (unsigned long long)t.lost_total,
+			 (unsigned long long)t.lost_events, (unsigned long long)t.live.compactions);
+	}
+	ret = ZT_EXIT_OK;
+out:
+	if (tui_on)
+		sig = top_tui_end(&t);
+	if (s.running) {
+		pthread_mutex_lock(&s.lock);
+		s.stop = 1;
+		pthread_mutex_unlock(&s.lock);
+		pthread_join(s.thread, NULL);
+	}
+	sampler_free(s.smp);
+	perfev_free(s.pev);
+	perfev_free(s.sideband);
+	free(s.q.buf);
+	free(spare.buf);
+	live_release(&t.live);
+	symopts_release(&t.so);
+	free(cpus);
+	free(pid_list);
+	free(tid_list);
+	if (sig && sig != SIGINT)
+		tui_reraise(sig);
+	/* zt top --stdio | head: the end of the reader is a normal end, which
+	 * cmd_finish() tells by errno */
+	if (t.epipe)
+		errno = EPIPE;
+	return ret;
+}
