@@ -399,25 +399,12 @@ static const char *col_header(int c)
 	case COL_PERIOD:
 		return "Period";
 	}
-	switch ((enum hist_key)(c - COL_KEY)) {
-	case HIST_KEY_COMM:
-		return "Command";
-	case HIST_KEY_PID:
-		return "Tgid:Command";
-	case HIST_KEY_TID:
-		return "Pid:Command";
-	case HIST_KEY_DSO:
-		return "Shared Object";
-	case HIST_KEY_SYM:
-		return "Symbol";
-	case HIST_KEY_SRCLINE:
-		return "Source:Line";
-	case HIST_KEY_SYMQ:
-		return "Symbols";
-	case HIST_KEY_CPU:
-		return "CPU";
-	}
-	return "";
+	/* perf's Pid:Command title sits over the numbers */
+	if (c == COL_KEY + HIST_KEY_PID)
+		return "   Tgid:Command";
+	if (c == COL_KEY + HIST_KEY_TID)
+		return "    Pid:Command";
+	return hist_key_title((enum hist_key)(c - COL_KEY));
 }
 
 /* The Self column is called Self next to Children, Overhead alone. */
@@ -432,33 +419,10 @@ static int col_numeric(int c)
 }
 
 /* The text of column c for entry e (keys only). */
-static const char *key_text(const struct report *r, const struct hist_entry *e, int c, int width,
-			    char *buf, size_t n)
+static const char *key_text(const struct report *r, const struct hist_entry *e, int c, char *buf,
+			    size_t n)
 {
-	const struct hist *h = &r->m.hist;
-
-	switch ((enum hist_key)(c - COL_KEY)) {
-	case HIST_KEY_COMM:
-		return hist_str(h, e->f.comm);
-	case HIST_KEY_PID:
-	case HIST_KEY_TID:
-		snprintf(buf, n, "%7u:%-*s", c == COL_KEY + HIST_KEY_PID ? e->f.pid : e->f.tid,
-			 width > 8 ? width - 8 : 0, hist_str(h, e->f.comm));
-		return buf;
-	case HIST_KEY_DSO:
-		return hist_str(h, e->f.dso);
-	case HIST_KEY_SYM:
-		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
-		return buf;
-	case HIST_KEY_SRCLINE:
-		return hist_str(h, e->f.srcline);
-	case HIST_KEY_SYMQ:
-		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
-	case HIST_KEY_CPU:
-		snprintf(buf, n, "%03u", e->f.cpu);
-		return buf;
-	}
-	return "";
+	return hist_key_text(&r->m.hist, e, (enum hist_key)(c - COL_KEY), buf, n);
 }
 
 /* perf leaves out a column that a filter pins to one value. */
@@ -503,7 +467,7 @@ static void compute_widths(struct report *r)
 
 				if (!r->mo.children && !e->self_nr)
 					continue;
-				l = (int)strlen(key_text(r, e, c, 0, buf, sizeof(buf)));
+				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
 				if (l > r->width[k])
 					r->width[k] = l;
 			}
@@ -583,7 +547,7 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 			printf("%*llu", r->width[k], (unsigned long long)e->self);
 			break;
 		default: {
-			const char *t = key_text(r, e, c, r->width[k], buf, sizeof(buf));
+			const char *t = key_text(r, e, c, buf, sizeof(buf));
 
 			if (k == last)
 				fputs(t, stdout);

@@ -79,57 +79,6 @@ static double pct(const struct browser *b, uint64_t v)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-static const char *key_header(enum hist_key k)
-{
-	switch (k) {
-	case HIST_KEY_COMM:
-		return "Command";
-	case HIST_KEY_PID:
-	case HIST_KEY_TID:
-		return "Pid:Command";
-	case HIST_KEY_DSO:
-		return "Shared Object";
-	case HIST_KEY_SYM:
-		return "Symbol";
-	case HIST_KEY_SRCLINE:
-		return "Source:Line";
-	case HIST_KEY_SYMQ:
-		return "Symbols";
-	case HIST_KEY_CPU:
-		return "CPU";
-	}
-	return "";
-}
-
-static const char *key_text(const struct browser *b, const struct hist_entry *e, enum hist_key k,
-			    char *buf, size_t n)
-{
-	const struct hist *h = &b->m->hist;
-
-	switch (k) {
-	case HIST_KEY_COMM:
-		return hist_str(h, e->f.comm);
-	case HIST_KEY_PID:
-	case HIST_KEY_TID:
-		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid,
-			 hist_str(h, e->f.comm));
-		return buf;
-	case HIST_KEY_DSO:
-		return hist_str(h, e->f.dso);
-	case HIST_KEY_SYM:
-		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
-		return buf;
-	case HIST_KEY_SRCLINE:
-		return hist_str(h, e->f.srcline);
-	case HIST_KEY_SYMQ:
-		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
-	case HIST_KEY_CPU:
-		snprintf(buf, n, "%03u", e->f.cpu);
-		return buf;
-	}
-	return "";
-}
-
 /* Append text to buf (of size n, used *len), padded with spaces to width
  * columns, or cut there (at a character boundary) when width > 0. */
 static void put(char *buf, size_t n, size_t *len, const char *text, int width)
@@ -200,7 +149,7 @@ static void entry_text(const struct browser *b, const struct hist_entry *e, char
 	put(buf, n, &len, num, 8);
 	for (k = 0; k < h->nr_keys; k++) {
 		put(buf, n, &len, "  ", 0);
-		put(buf, n, &len, key_text(b, e, h->keys[k], tmp, sizeof(tmp)),
+		put(buf, n, &len, hist_key_text(&b->m->hist, e, h->keys[k], tmp, sizeof(tmp)),
 		    k + 1 < h->nr_keys ? b->width[k] : 0);
 	}
 }
@@ -215,7 +164,7 @@ static void header_text(const struct browser *b, char *buf, size_t n)
 	put(buf, n, &len, b->mo.children ? "  Children      Self" : "  Overhead", 0);
 	for (k = 0; k < h->nr_keys; k++) {
 		put(buf, n, &len, "  ", 0);
-		put(buf, n, &len, key_header(h->keys[k]), k + 1 < h->nr_keys ? b->width[k] : 0);
+		put(buf, n, &len, hist_key_title(h->keys[k]), k + 1 < h->nr_keys ? b->width[k] : 0);
 	}
 }
 
@@ -231,10 +180,10 @@ static void compute_widths(struct browser *b)
 	size_t i;
 
 	for (k = 0; k < h->nr_keys; k++) {
-		int w = utf8_width(key_header(h->keys[k]));
+		int w = utf8_width(hist_key_title(h->keys[k]));
 
 		for (i = 0; i < b->nr_ents; i++) {
-			int l = utf8_width(key_text(b, b->ents[i], h->keys[k], tmp, sizeof(tmp)));
+			int l = utf8_width(hist_key_text(&b->m->hist, b->ents[i], h->keys[k], tmp, sizeof(tmp)));
 
 			if (l > w)
 				w = l;

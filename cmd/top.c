@@ -116,57 +116,6 @@ void top_title(const struct top *t, char *buf, size_t size)
 			 t->hide_user ? "U" : "");
 }
 
-static const char *key_header(enum hist_key k)
-{
-	switch (k) {
-	case HIST_KEY_COMM:
-		return "Command";
-	case HIST_KEY_PID:
-		return "    Pid:Command";
-	case HIST_KEY_TID:
-		return "    Tid:Command";
-	case HIST_KEY_DSO:
-		return "Shared Object";
-	case HIST_KEY_SYM:
-		return "Symbol";
-	case HIST_KEY_SRCLINE:
-		return "Source:Line";
-	case HIST_KEY_SYMQ:
-		return "Symbols";
-	case HIST_KEY_CPU:
-		return "CPU";
-	}
-	return "";
-}
-
-static const char *key_text(const struct top *t, const struct hist_entry *e, enum hist_key k,
-			    char *buf, size_t n)
-{
-	const struct hist *h = &t->live.hist;
-
-	switch (k) {
-	case HIST_KEY_COMM:
-		return hist_str(h, e->f.comm);
-	case HIST_KEY_PID:
-	case HIST_KEY_TID:
-		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid, hist_str(h, e->f.comm));
-		return buf;
-	case HIST_KEY_DSO:
-		return hist_str(h, e->f.dso);
-	case HIST_KEY_SYM:
-		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
-		return buf;
-	case HIST_KEY_SRCLINE:
-		return hist_str(h, e->f.srcline);
-	case HIST_KEY_SYMQ:
-		return e->f.symq == SYMQ_FULL ? "full" : e->f.symq == SYMQ_BASIC ? "basic" : "none";
-	case HIST_KEY_CPU:
-		snprintf(buf, n, "%3u", e->f.cpu);
-		return buf;
-	}
-	return "";
-}
-
 void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, size_t size)
 {
 	const struct hist *h = &t->live.hist;
@@ -177,7 +126,7 @@ void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, si
 	buf[0] = 0;
 	for (k = 0; k < h->nr_keys && len < size; k++)
 		len += (size_t)snprintf(buf + len, size - len, "%s\t",
-					key_text(t, e, h->keys[k], tmp, sizeof(tmp)));
+					hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)));
 }
 
 void top_layout(const struct top *t, const struct hist_entry *const *rows, size_t n, int cols,
@@ -189,10 +138,10 @@ void top_layout(const struct top *t, const struct hist_entry *const *rows, size_
 	size_t i;
 
 	for (k = 0; k < h->nr_keys; k++) {
-		int w = (int)strlen(key_header(h->keys[k]));
+		int w = (int)strlen(hist_key_title(h->keys[k]));
 
 		for (i = 0; i < n; i++) {
-			int l = (int)strlen(key_text(t, rows[i], h->keys[k], buf, sizeof(buf)));
+			int l = (int)strlen(hist_key_text(&t->live.hist, rows[i], h->keys[k], buf, sizeof(buf)));
 
 			if (l > w)
 				w = l;
@@ -236,7 +185,7 @@ void top_format_header(const struct top *t, const struct top_cols *c, char *buf,
 		put(buf, size, &len, "     Samples", 0);
 	for (k = 0; k < h->nr_keys; k++) {
 		put(buf, size, &len, "  ", 0);
-		put(buf, size, &len, key_header(h->keys[k]), k + 1 < h->nr_keys ? c->width[k] : 0);
+		put(buf, size, &len, hist_key_title(h->keys[k]), k + 1 < h->nr_keys ? c->width[k] : 0);
 	}
 }
 
@@ -261,7 +210,7 @@ void top_format_row(const struct top *t, const struct top_cols *c, const struct 
 	}
 	for (k = 0; k < h->nr_keys; k++) {
 		put(buf, size, &len, "  ", 0);
-		put(buf, size, &len, key_text(t, e, h->keys[k], tmp, sizeof(tmp)),
+		put(buf, size, &len, hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)),
 		    k + 1 < h->nr_keys ? c->width[k] : 0);
 	}
 }

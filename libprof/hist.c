@@ -4,6 +4,7 @@
  * hashed on the selected keys, and a string interner for their values.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,57 @@ int hist_key_parse(const char *name, enum hist_key *key)
 const char *hist_key_name(enum hist_key key)
 {
 	return (unsigned)key < sizeof(key_names) / sizeof(key_names[0]) ? key_names[key] : "?";
+}
+
+const char *hist_key_title(enum hist_key k)
+{
+	switch (k) {
+	case HIST_KEY_COMM:
+		return "Command";
+	case HIST_KEY_PID:
+		return "Tgid:Command";
+	case HIST_KEY_TID:
+		return "Pid:Command";
+	case HIST_KEY_DSO:
+		return "Shared Object";
+	case HIST_KEY_SYM:
+		return "Symbol";
+	case HIST_KEY_SRCLINE:
+		return "Source:Line";
+	case HIST_KEY_SYMQ:
+		return "Symbols";
+	case HIST_KEY_CPU:
+		return "CPU";
+	}
+	return "";
+}
+
+const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum hist_key k,
+			  char *buf, size_t n)
+{
+	static const char *const q[] = { "none", "basic", "full" };
+
+	switch (k) {
+	case HIST_KEY_COMM:
+		return hist_str(h, e->f.comm);
+	case HIST_KEY_PID:
+	case HIST_KEY_TID:
+		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid, hist_str(h, e->f.comm));
+		return buf;
+	case HIST_KEY_DSO:
+		return hist_str(h, e->f.dso);
+	case HIST_KEY_SYM:
+		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
+		return buf;
+	case HIST_KEY_SRCLINE:
+		return hist_str(h, e->f.srcline);
+	case HIST_KEY_SYMQ:
+		return q[e->f.symq < 3 ? e->f.symq : 0];
+	case HIST_KEY_CPU:
+		snprintf(buf, n, "%03u", e->f.cpu);
+		return buf;
+	}
+	return "";
 }
 
 int hist_init(struct hist *h, const enum hist_key *keys, unsigned nr_keys)

@@ -30,7 +30,7 @@ enum hist_key {
 struct hist_frame {
 	uint32_t comm, dso, sym;
 	uint32_t srcline; /* string id */
-	uint8_t symq;     /* enum symq of the symbolizer */
+	uint8_t symq;     /* enum symq of the symbolizer: 0 none, 1 basic, 2 full */
 	uint32_t pid, tid, cpu; /* of the sample */
 	uint8_t kernel;  /* a kernel frame: [k] rather than [.] */
 	uint8_t inlined; /* a function inlined into its caller (sym ends in " (inlined)") */
@@ -152,6 +152,16 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 		       uint64_t weight, uint64_t nr, uint32_t *eidx);
 int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const uint32_t *eidx,
 		       size_t n, uint64_t weight, uint64_t nr);
+
+/* A key's column title as perf prints it: "Command", "Pid:Command" (the
+ * thread, perf's pid key), "Tgid:Command", "Shared Object", "Symbol",
+ * "Source:Line", "Symbols", "CPU". */
+const char *hist_key_title(enum hist_key k);
+/* Entry e's text in key k's column: the name, "tid:comm", "[k] sym" or
+ * "[.] sym", "full"/"basic"/"none" (symq 2/1/0), the CPU as "%03u"; in buf
+ * (of n bytes) or a borrowed string. */
+const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum hist_key k,
+			  char *buf, size_t n);
 
 /* A chain node's key for a frame, and back. */
 static inline uint64_t hist_chain_key(const struct hist_frame *f)
