@@ -19,6 +19,7 @@
 
 #include "formats/perfdata.h"
 #include "libprof/fileio.h"
+#include "libprof/hash.h"
 #include "libprof/zbuf.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/kcache.h"
@@ -1441,6 +1442,47 @@ static uint64_t kallsyms_text(const char *s, size_t len)
 	return 0;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* v[0..*n) without duplicates (a hash pass first: stacks repeat their
+ * kernel frames many times), sorted. 0 or -ENOMEM. */
+static int unique_sorted(uint64_t *v, size_t *n)
+{
+	size_t cap = 16, i, k = 0;
+	uint64_t *t;
+	int have_zero = 0;
+
+	while (cap < *n * 2)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		size_t j;
+
+		if (!v[i]) {
+			if (!have_zero++)
+				v[k++] = 0;
+			continue;
+		}
+		for (j = zt_hash_mix(v[i], 0) & (cap - 1); t[j] && t[j] != v[i]; j = (j + 1) & (cap - 1))
+			;
+		if (!t[j]) {
+			t[j] = v[i];
+			v[k++] = v[i];
+		}
+	}
+	free(t);
+	qsort(v, k, sizeof(*v), u64_cmp);
+	*n = k;
+	return 0;
+}
+
 int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
 {
 	const char *host = profile_get_meta(p, "hostname");
@@ -1469,6 +1511,12 @@ int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
 
 		for (k = 0; k < p->stacks[i].nk; k++)
 			v[n++] = ips[k];
+	}
+	/* each address once, in order: the subset's lines come once each and sorted */
+	ret = unique_sorted(v, &n);
+	if (ret) {
+		free(v);
+		return ret;
 	}
 	if (kallsyms_path) {
 		ret = zt_read_file(kallsyms_path, 256u << 20, &d, &len);
