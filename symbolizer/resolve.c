@@ -39,6 +39,12 @@ struct rs_pmap {
 	const char *module; /* "[JIT] tid PID", in r->owned: frames keep it while the array moves */
 };
 
+/* A demangled name, by its mangled name (both owned). */
+struct rs_dm {
+	char *in;
+	const char *out;
+};
+
 /* A resolved address. Key: (mapping index + 1, 0 for none, or
  * KEY_KERNEL; the address; the pid where the perf map of the pid decides,
  * else 0). */
@@ -76,6 +82,8 @@ struct resolver {
 	size_t nr_frames, cap_frames;
 	uint32_t *frame_hash; /* index + 1 */
 	size_t frame_hash_cap;
+	struct rs_dm *dm;  /* demangled names by mangled name (open addressing) */
+	size_t nr_dm, dm_cap;
 };
 
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
@@ -142,6 +150,9 @@ void resolver_free(struct resolver *r)
 	free(r->pmaps);
 	free(r->frames);
 	free(r->frame_hash);
+	for (i = 0; i < r->dm_cap; i++)
+		free(r->dm[i].in);
+	free(r->dm);
 	free(r);
 }
 
@@ -362,17 +373,51 @@ static int own(struct resolver *r, void *p)
 	return 0;
 }
 
+/* The demangled-name table at twice the size. */
+static int dm_grow(struct resolver *r)
+{
+	size_t ncap = r->dm_cap ? r->dm_cap * 2 : 256, i, j;
+	struct rs_dm *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->dm_cap; i++) {
+		if (!r->dm[i].in)
+			continue;
+		for (j = zt_hash_str(r->dm[i].in) & (ncap - 1); t[j].in; j = (j + 1) & (ncap - 1))
+			;
+		t[j] = r->dm[i];
+	}
+	free(r->dm);
+	r->dm = t;
+	r->dm_cap = ncap;
+	return 0;
+}
+
 /* A name as shown: demangled (with parameters, as perf shows it) unless
- * turned off; a new name is owned by the resolver. */
+ * turned off; each mangled name demangled once, owned by the resolver. */
 static const char *shown_name(struct resolver *r, const char *name)
 {
-	char *d;
+	char *d, *in;
+	size_t j;
 
-	if (!r->demangle || !name || !(d = zt_demangle(name, 1)))
+	if (!r->demangle || !name || name[0] != '_')
+		return name;
+	if ((r->nr_dm + 1) * 2 > r->dm_cap && dm_grow(r))
+		return name;
+	for (j = zt_hash_str(name) & (r->dm_cap - 1); r->dm[j].in; j = (j + 1) & (r->dm_cap - 1))
+		if (!strcmp(r->dm[j].in, name))
+			return r->dm[j].out;
+	if (!(d = zt_demangle(name, 1)))
 		return name;
 	if (own(r, d)) {
 		free(d);
 		return name;
+	}
+	if ((in = strdup(name))) {
+		r->dm[j].in = in;
+		r->dm[j].out = d;
+		r->nr_dm++;
 	}
 	return d;
 }
