@@ -1011,7 +1011,7 @@ int cmd_report(int argc, char **argv)
 		int has_cg = profile_has_callchains(&r.prof);
 		struct resolver_opts ro = { &r.so.mo, !r.demangle };
 
-		if (r.children < 0)
+		if (r.children < 0 || !has_cg) /* perf: no Children without call graphs */
 			r.children = has_cg;
 		r.mo.children = r.children;
 		if (!has_cg)
