@@ -10,8 +10,8 @@
 #   tmux), without and with -g
 #   in all (start-up included: /proc and kallsyms read, first symbols), and
 #   in the steady state (from 2 s on), which is what leaving it running costs;
-#   zt's BPF program takes both stacks of every sample even without -g,
-#   which perf's in-kernel work for perf top (no call chains) does not
+#   without -g zt's BPF program sends the sampled address only, like perf
+#   top's in-kernel work (no call chains); with -g it walks both stacks
 #   memory: the largest resident set of each
 # Env: SECS (default 10), FREQ (default 4000). Root.
 set -u

@@ -116,6 +116,7 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	}
 	s->skel->rodata->filter_mode = o->filter_mode;
 	s->skel->rodata->follow_children = o->follow_children;
+	s->skel->rodata->callchain = o->callchain;
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	err = bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
 	if (err)

@@ -23,6 +23,7 @@ struct sampler_opts {
 	uint64_t freq_or_period;
 	uint32_t filter_mode; /* ZT_FILTER_* */
 	bool follow_children;
+	bool callchain;       /* kernel and user stacks; false: the sampled address only */
 	bool exclude_kernel;
 	uint32_t ringbuf_bytes; /* power of two, >= 4096 */
 	const char *btf_path; /* NULL: the running kernel's */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * zt's CPU sampler: runs on every perf_event sample (cpu-clock or cycles,
- * one event per CPU), captures the kernel and user stacks and streams one
- * record per sample to user space: no in-kernel aggregation, so every
- * sample keeps its timestamp. A fork hook extends the process filter to
- * children, so a workload is followed through fork and exec.
+ * one event per CPU), captures the kernel and user stacks (without call
+ * graphs, just the sampled address) and streams one record per sample to
+ * user space: no in-kernel aggregation, so every sample keeps its timestamp.
+ * A fork hook extends the process filter to children, so a workload is
+ * followed through fork and exec.
  */
 #include "zt_kern.h"
 #include <bpf/bpf_helpers.h>
@@ -17,6 +18,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_mode = ZT_FILTER_ALL;
 const volatile bool follow_children = true;
+/* Walk the kernel and user stacks; else send only the sampled address, as
+ * perf records without -g (and what zt keeps then): saves the walks. */
+const volatile bool callchain = true;
 /* Wake the reader only when the ring is this full: it polls on a timer
  * anyway, and a wakeup per sample costs more than the sample itself. */
 const volatile __u64 wakeup_bytes = 4 << 20;
@@ -91,6 +95,14 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	e->tid = tid;
 	e->cpu = bpf_get_smp_processor_id();
 
+	if (!callchain) {
+		/* the interrupted address: in the kernel, or else in user space */
+		e->ips[0] = ctx->regs[16];
+		nk = !user_mode(ctx);
+		nu = !nk && e->ips[0];
+		goto out;
+	}
+
 	/* a sample taken in user mode has no kernel stack: skip the walk */
 	n = user_mode(ctx) ? 0 : bpf_get_stack(ctx, e->ips, ZT_BPF_MAX_STACK * 8, 0);
 	nk = n > 0 ? (__u64)n >> 3 : 0;
@@ -133,6 +145,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 			bp = fr[0];
 		}
 	}
+out:
 	e->nk = nk;
 	e->nu = nu;
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;

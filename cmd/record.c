@@ -3,11 +3,9 @@
  * zt record: sample CPU stacks (BPF sampler, or perf_event's own ring buffer
  * without privileges) plus the kernel's side-band into zt.data.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +23,7 @@
 #include "bpf/sampler.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/target.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
@@ -34,9 +33,6 @@
 #include "symbolizer/kcache.h"
 #include "symbolizer/ksubset.h"
 
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
 #define FLUSH_NS 1000000000ull
 #define PENDING_MAX_AGE 3 /* flushes an untracked side-band record waits */
 
@@ -124,10 +120,9 @@ struct bid_memo {
 
 struct record {
 	/* options */
-	int all_cpus, callgraph, verbose, quiet;
-	const char *pids, *tids, *cpu_list, *output, *event, *callgraph_mode;
-	const char *freq_str;
-	uint64_t period;
+	struct target tg; /* -a -p -t -C -e -F -c, and what they settle */
+	int callgraph, verbose, quiet;
+	const char *output, *callgraph_mode;
 	double duration;
 
 	/* state */
@@ -154,7 +149,6 @@ struct record {
 	int err; /* first write error */
 	uint64_t samples, lost_samples, lost_events;
 	uint64_t t_start, t_end;
-	int *cpus, nr_cpus;
 	pid_t child;
 	const char *path_kind; /* "bpf" or "perf_event" */
 	bool renamed_old;      /* the previous output is now OUTPUT.old */
@@ -409,7 +403,8 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
 	if (!r->callgraph) {
-		/* without -g only the sampled address is kept, as perf does */
+		/* without -g only the sampled address is kept, as perf does (the
+		 * BPF sampler sends only that; perf_event's ring has the chain) */
 		if (nk)
 			nk = 1, nu = 0;
 		else if (nu)
@@ -625,121 +620,6 @@ static void note_jitdump(struct record *r, const struct prof_mmap *m)
 		r->lost_events++;
 }
 
-/* ---- options -------------------------------------------------------------- */
-
-static int parse_list(const char *s, int **out, int *nr, int max)
-{
-	char *dup = strdup(s), *tok, *save = NULL;
-	int *v = NULL, n = 0, err = 0;
-	size_t cap = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long a = strtol(tok, &end, 10), b = a, i;
-
-		if (end == tok || a < 0) {
-			err = -EINVAL;
-			goto out;
-		}
-		if (*end == '-') {
-			char *e2;
-
-			b = strtol(end + 1, &e2, 10);
-			if (e2 == end + 1 || *e2 || b < a) {
-				err = -EINVAL;
-				goto out;
-			}
-		} else if (*end) {
-			err = -EINVAL;
-			goto out;
-		}
-		if (b >= max) {
-			err = -ERANGE;
-			goto out;
-		}
-		for (i = a; i <= b; i++) {
-			if (ZT_GROW(v, cap, n + 1)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			v[n++] = (int)i;
-		}
-	}
-	if (!n)
-		err = -EINVAL;
-out:
-	free(dup);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*out = v;
-	*nr = n;
-	return 0;
-}
-
-static int online_cpus(int **out, int *nr)
-{
-	char *d;
-	size_t n;
-	int err = zt_read_file("/sys/devices/system/cpu/online", 1 << 20, &d, &n);
-
-	if (err) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
-		return parse_list(buf, out, nr, INT_MAX);
-	}
-	while (n && (d[n - 1] == '\n' || d[n - 1] == ' '))
-		n--;
-	d[n] = 0;
-	err = parse_list(d, out, nr, INT_MAX);
-	free(d);
-	return err;
-}
-
-static uint64_t cap_effective(void)
-{
-	char line[256];
-	uint64_t caps = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7))
-			caps = strtoull(line + 7, NULL, 16);
-	fclose(f);
-	return caps;
-}
-
-struct event_spec {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-static const struct event_spec events[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-};
-
-static const struct event_spec *find_event(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		if (!strcmp(events[i].name, name))
-			return &events[i];
-	return NULL;
-}
-
 /* ---- the workload --------------------------------------------------------- */
 
 struct workload {
@@ -866,35 +746,6 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	ztdata_write_meta(r->w, "zt_version", "0.1.0");
 }
 
-/* perf_event path, -p/-t: an event per thread and CPU (existing threads
- * of each process; -t: just the threads given). */
-static int open_targets(struct perfev *pev, const struct record *r, const int *ids, int n, bool threads)
-{
-	int j, c, err = 0;
-
-	for (j = 0; j < n && !err; j++) {
-		char dir[64];
-		struct dirent *de;
-		DIR *d;
-
-		if (threads) {
-			for (c = 0; c < r->nr_cpus && !err; c++)
-				err = perfev_open(pev, ids[j], r->cpus[c]);
-			continue;
-		}
-		snprintf(dir, sizeof(dir), "/proc/%d/task", ids[j]);
-		d = opendir(dir);
-		if (!d)
-			return -ESRCH;
-		while (!err && (de = readdir(d)))
-			if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
-				for (c = 0; c < r->nr_cpus && !err; c++)
-					err = perfev_open(pev, atoi(de->d_name), r->cpus[c]);
-		closedir(d);
-	}
-	return err;
-}
-
 static const char *const record_usage[] = {
 	"zt record [<options>] [<command> [<args>]]",
 	"zt record [<options>] -- <command> [<args>]",
@@ -903,15 +754,11 @@ static const char *const record_usage[] = {
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .fd = -1, .output = "zt.data", .event = "cycles" };
+	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" } };
 	const struct opt options[] = {
-		{ OPT_BOOL, 'a', "all-cpus", &r.all_cpus, NULL, "system-wide collection from all CPUs" },
-		{ OPT_STRING, 'p', "pid", &r.pids, "pid", "record events on existing process IDs (comma separated list)" },
-		{ OPT_STRING, 't', "tid", &r.tids, "tid", "record events on existing thread IDs (comma separated list)" },
-		{ OPT_STRING, 'C', "cpu", &r.cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },
-		{ OPT_STRING, 'e', "event", &r.event, "event", "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, task-clock, instructions" },
-		{ OPT_STRING, 'F', "freq", &r.freq_str, "freq", "profile at this frequency (Hz, or 'max'; default 4000)" },
-		{ OPT_U64, 'c', "count", &r.period, "n", "sample every n events (ns for cpu-clock)" },
+		{ OPT_BOOL, 'a', "all-cpus", &r.tg.all_cpus, NULL, "system-wide collection from all CPUs" },
+		TARGET_OPTIONS(r.tg, "record"),
+		{ OPT_U64, 'c', "count", &r.tg.period, "n", "sample every n events (ns for cpu-clock)" },
 		{ OPT_BOOL, 'g', NULL, &r.callgraph, NULL, "record call graphs (frame pointers)" },
 		{ OPT_STRING, 0, "call-graph", &r.callgraph_mode, "mode", "record call graphs: fp" },
 		{ OPT_STRING, 'o', "output", &r.output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
@@ -920,21 +767,20 @@ int cmd_record(int argc, char **argv)
 		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "do not print any message" },
 		OPT_EOL
 	};
-	const struct event_spec *ev;
+	struct target *tg = &r.tg;
 	struct sampler_opts so = { 0 };
 	struct sampler *smp = NULL;
 	struct perfev *pev = NULL, *sideband = NULL;
 	struct perfev_cbs cbs;
 	struct workload wl = { -1, -1, -1 };
-	int *pid_list = NULL, nr_pids = 0, *tid_list = NULL, nr_tids = 0;
-	uint64_t caps, freq = 0, last_flush, deadline = 0;
-	bool privileged, use_bpf, wanted_cycles;
+	uint64_t last_flush, deadline = 0;
+	bool privileged, use_bpf;
+	const char *missing;
 	struct ztdata_stats zst;
 	struct sampler_stats sst = { 0 };
-	char msg[256], ebuf[64];
+	char msg[256];
 	int rest, ret = ZT_EXIT_FAIL, err, i, child_status = 0;
 	bool child_done = false;
-	const char *btf = getenv("ZT_BTF_VMLINUX");
 	struct sigaction sa;
 
 	switch (opts_parse("record", record_usage, options, argc, argv, &rest)) {
@@ -959,119 +805,35 @@ int cmd_record(int argc, char **argv)
 			return ZT_EXIT_USAGE;
 		}
 	}
-	ev = find_event(r.event);
-	if (!ev) {
-		cmd_error("unknown event '%s': use cycles, cpu-clock, task-clock or instructions", r.event);
+	if (target_parse_event(tg))
 		return ZT_EXIT_USAGE;
-	}
-	wanted_cycles = ev->type == PERF_TYPE_HARDWARE;
-	if (r.freq_str && r.period) {
-		cmd_error("-F and -c cannot be used together");
-		return ZT_EXIT_USAGE;
-	}
-	if (!r.period) {
-		long max = 100000;
-		char *d;
-		size_t n;
-
-		if (!zt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", 4096, &d, &n)) {
-			d[n ? n - 1 : 0] = 0;
-			max = atol(d);
-			free(d);
-		}
-		if (!r.freq_str) {
-			freq = 4000;
-		} else if (!strcmp(r.freq_str, "max")) {
-			freq = (uint64_t)max;
-		} else {
-			char *end;
-
-			freq = strtoull(r.freq_str, &end, 10);
-			if (*end || !freq || r.freq_str[0] == '-') {
-				cmd_error("bad frequency '%s': give a number of Hz or 'max'", r.freq_str);
-				return ZT_EXIT_USAGE;
-			}
-		}
-		if (max > 0 && freq > (uint64_t)max) {
-			cmd_warn("frequency %llu Hz is above the maximum of %ld Hz (kernel.perf_event_max_sample_rate): using %ld Hz",
-				 (unsigned long long)freq, max, max);
-			freq = (uint64_t)max;
-		}
-	}
-	if (!!r.pids + !!r.tids + (argc > 0) > 1) {
+	if (!!tg->pids + !!tg->tids + (argc > 0) > 1) {
 		cmd_error("give only one of -p, -t and a command");
 		return ZT_EXIT_USAGE;
 	}
-	if (!r.all_cpus && !r.cpu_list && !r.pids && !r.tids && !argc) {
+	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !argc) {
 		cmd_error("nothing to record: give a command, -p PID, -t TID, -C CPUS or -a (see 'zt record -h')");
 		return ZT_EXIT_USAGE;
 	}
-	if (r.pids && parse_list(r.pids, &pid_list, &nr_pids, INT_MAX)) {
-		cmd_error("bad process id list '%s'", r.pids);
-		return ZT_EXIT_USAGE;
-	}
-	if (r.tids && parse_list(r.tids, &tid_list, &nr_tids, INT_MAX)) {
-		cmd_error("bad thread id list '%s'", r.tids);
-		free(pid_list);
-		return ZT_EXIT_USAGE;
-	}
-	for (i = 0; i < nr_pids; i++) {
-		if (kill(pid_list[i], 0) && errno == ESRCH) {
-			cmd_error("process %d does not exist", pid_list[i]);
-			goto out;
-		}
-	}
-	for (i = 0; i < nr_tids; i++) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "/proc/%d/task/%d", nr_tids ? tid_list[i] : 0, tid_list[i]);
-		if (access(p, F_OK)) {
-			/* a tid's own /proc/TID entry exists even for non-leaders */
-			snprintf(p, sizeof(p), "/proc/%d", tid_list[i]);
-			if (access(p, F_OK)) {
-				cmd_error("thread %d does not exist", tid_list[i]);
-				goto out;
-			}
-		}
-	}
-	if (r.cpu_list) {
-		err = parse_list(r.cpu_list, &r.cpus, &r.nr_cpus, (int)sysconf(_SC_NPROCESSORS_CONF));
-		if (err) {
-			cmd_error("bad CPU list '%s'%s", r.cpu_list, err == -ERANGE ? ": no such CPU" : "");
-			ret = ZT_EXIT_USAGE;
-			goto out;
-		}
-	} else if (online_cpus(&r.cpus, &r.nr_cpus)) {
-		cmd_error("cannot read the list of online CPUs");
+	ret = target_parse_ids(tg);
+	if (ret != ZT_EXIT_OK)
 		goto out;
-	}
+	ret = ZT_EXIT_FAIL;
 
 	/* Privileges: decide the sampler before anything starts. */
-	caps = cap_effective();
-	privileged = geteuid() == 0 ||
-		     ((caps >> CAP_BPF_BIT & 1) && ((caps >> CAP_PERFMON_BIT & 1) || (caps >> CAP_SYS_ADMIN_BIT & 1)));
-	if (!privileged && (r.all_cpus || r.cpu_list)) {
-		const char *miss = !(caps >> CAP_BPF_BIT & 1) && !(caps >> CAP_PERFMON_BIT & 1) ? "CAP_BPF and CAP_PERFMON"
-				   : !(caps >> CAP_BPF_BIT & 1) ? "CAP_BPF" : "CAP_PERFMON";
-
-		cmd_error("system-wide recording (%s) needs root or %s, which this process does not have: "
-			  "run it with sudo, or grant them with 'sudo setcap cap_bpf,cap_perfmon+ep %s'",
-			  r.all_cpus ? "-a" : "-C", miss, "$(command -v zt)");
+	privileged = target_privileged(&missing);
+	if (!privileged && (tg->all_cpus || tg->cpu_list)) {
+		target_privileges_error(tg->all_cpus ? "system-wide recording (-a)"
+						      : "system-wide recording (-C)", missing);
 		goto out;
 	}
-	use_bpf = privileged;
-	if (use_bpf && access(btf ? btf : "/sys/kernel/btf/vmlinux", R_OK)) {
-		cmd_warn("this kernel has no BTF ('%s' is missing: it needs CONFIG_DEBUG_INFO_BTF=y): "
-			 "the BPF sampler cannot load, sampling through perf_event instead",
-			 btf ? btf : "/sys/kernel/btf/vmlinux");
-		use_bpf = false;
-	}
+	use_bpf = privileged && target_bpf_loadable();
 	if (!privileged)
 		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: recording user-space stacks of %s only, through perf_event "
 			 "(run with sudo for kernel stacks and -a)", argc ? "the command" : "the given processes");
 	r.path_kind = use_bpf ? "bpf" : "perf_event";
 	r.want_kernel = privileged;
-	r.filtered = !r.all_cpus && !r.cpu_list;
+	r.filtered = !tg->all_cpus && !tg->cpu_list;
 
 	if (open_output(&r))
 		goto out;
@@ -1084,116 +846,58 @@ int cmd_record(int argc, char **argv)
 	}
 	if (wl.pid > 0)
 		track(&r, (uint32_t)wl.pid);
-	for (i = 0; i < nr_pids; i++)
-		track(&r, (uint32_t)pid_list[i]);
+	for (i = 0; i < tg->nr_pids; i++)
+		track(&r, (uint32_t)tg->pid_list[i]);
 
-	so.cpus = r.cpus;
-	so.nr_cpus = r.nr_cpus;
-	so.freq = !r.period;
-	so.freq_or_period = r.period ? r.period : freq;
-	so.filter_mode = r.tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
-	so.follow_children = true;
-	{
-		/* about half a second of samples of ~256 bytes on every CPU: the
-		 * reader drains it every 100 ms; a bigger ring costs memory and
-		 * the time the kernel takes to clear it */
-		uint64_t hz = r.period ? (ev->type == PERF_TYPE_SOFTWARE ? 1000000000ull / r.period : 4000) : freq;
-		uint64_t want = (uint64_t)r.nr_cpus * (hz ? hz : 1) * 128, sz = 2u << 20;
-
-		while (sz < want && sz < (64u << 20))
-			sz <<= 1;
-		so.ringbuf_bytes = (uint32_t)sz;
-	}
-	so.btf_path = NULL;
-
-	for (;;) {
-		so.type = ev->type;
-		so.config = ev->config;
+	target_sampler_opts(tg, &so);
+	so.filter_mode = tg->tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.callchain = r.callgraph;
+	do {
+		so.type = tg->ev->type;
+		so.config = tg->ev->config;
 		if (use_bpf) {
 			err = sampler_open(&so, on_bpf_sample, &r, &smp, msg, sizeof(msg));
 		} else {
 			struct perfev_opts po = {
-				.type = ev->type, .config = ev->config, .freq = !r.period,
+				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
 				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = true, .sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
-				.inherit = r.filtered && !r.tids, .ring_pages = privileged ? 256 : 64,
+				.callchain = r.callgraph != 0, .sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
+				.inherit = r.filtered && !tg->tids, .ring_pages = privileged ? 256 : 64,
 			};
 
 			msg[0] = 0;
 			err = perfev_new(&po, &cbs, &pev);
-			if (!err) {
-				if (!r.filtered) {
-					for (i = 0; i < r.nr_cpus && !err; i++)
-						err = perfev_open(pev, -1, r.cpus[i]);
-				} else if (wl.pid > 0) {
-					for (i = 0; i < r.nr_cpus && !err; i++)
-						err = perfev_open(pev, wl.pid, r.cpus[i]);
-				} else {
-					err = open_targets(pev, &r, r.tids ? tid_list : pid_list,
-							   r.tids ? nr_tids : nr_pids, !!r.tids);
-				}
-			}
+			if (!err)
+				err = !r.filtered ? target_open_cpus(tg, pev, -1)
+				      : wl.pid > 0 ? target_open_cpus(tg, pev, wl.pid)
+						   : target_open_threads(tg, pev);
 			if (err) {
 				perfev_free(pev);
 				pev = NULL;
 			}
 		}
-		if (err == -ENOENT && so.type == PERF_TYPE_HARDWARE && wanted_cycles) {
-			/* no PMU (VMs): perf falls back to cpu-clock too */
-			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", r.event);
-			ev = find_event("cpu-clock");
-			continue;
-		}
-		break;
-	}
+	} while (err && target_fallback(tg, err));
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cmd_error("not allowed to sample (%s): run as root, or grant CAP_BPF and CAP_PERFMON, "
-				  "or lower kernel.perf_event_paranoid", msg[0] ? msg : strerror(-err));
-		else if (err == -ESRCH)
-			cmd_error("the process to record no longer exists");
-		else if (err == -ENOENT)
-			cmd_error("event '%s' is not available on this machine: try -e cpu-clock", ev->name);
-		else
-			cmd_error("cannot start sampling: %s", msg[0] ? msg : strerror(-err));
+		target_open_error(tg, err, msg, "record");
 		goto out_kill;
 	}
 	if (use_bpf) {
 		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
 
 		err = perfev_new(&po, &cbs, &sideband);
-		for (i = 0; !err && i < r.nr_cpus; i++)
-			err = perfev_open(sideband, -1, r.cpus[i]);
-		if (!err && r.cpu_list && !r.all_cpus) {
-			/* a process scheduled on other CPUs still needs its side-band */
-			int *all = NULL, nall = 0, j;
-
-			if (!online_cpus(&all, &nall))
-				for (j = 0; !err && j < nall; j++) {
-					bool have = false;
-
-					for (i = 0; i < r.nr_cpus; i++)
-						have |= r.cpus[i] == all[j];
-					if (!have)
-						err = perfev_open(sideband, -1, all[j]);
-				}
-			free(all);
-		}
+		if (!err)
+			err = target_open_sideband(tg, sideband, tg->cpu_list && !tg->all_cpus);
 		if (err) {
 			cmd_error("cannot open the side-band events: %s", strerror(-err));
 			goto out_kill;
 		}
-		for (i = 0; i < nr_pids; i++)
-			sampler_add_tgid(smp, (uint32_t)pid_list[i]);
-		for (i = 0; i < nr_tids; i++)
-			sampler_add_tid(smp, (uint32_t)tid_list[i]);
+		target_sampler_filter(tg, smp);
 		if (wl.pid > 0)
 			sampler_add_tgid(smp, (uint32_t)wl.pid);
 	}
 
 	r.t_start = now_ns();
-	snprintf(ebuf, sizeof(ebuf), "%s", ev->name);
-	write_meta(&r, argc + rest, argv - rest, ebuf, r.period ? 0 : freq, r.period);
+	write_meta(&r, argc + rest, argv - rest, tg->ev->name, tg->freq, tg->period);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1207,23 +911,11 @@ int cmd_record(int argc, char **argv)
 		perfev_enable(sideband);
 	if (!r.filtered)
 		procsynth_all(r.t_start, &cbs);
-	for (i = 0; i < nr_pids; i++)
-		procsynth_pid(pid_list[i], r.t_start, &cbs);
-	for (i = 0; i < nr_tids; i++) {
-		char p[64];
-		FILE *f;
-		int tgid = tid_list[i];
+	for (i = 0; i < tg->nr_pids; i++)
+		procsynth_pid(tg->pid_list[i], r.t_start, &cbs);
+	for (i = 0; i < tg->nr_tids; i++) {
+		int tgid = target_tgid(tg->tid_list[i]);
 
-		snprintf(p, sizeof(p), "/proc/%d/status", tid_list[i]);
-		f = fopen(p, "re");
-		if (f) {
-			char line[128];
-
-			while (fgets(line, sizeof(line), f))
-				if (!strncmp(line, "Tgid:", 5))
-					tgid = atoi(line + 5);
-			fclose(f);
-		}
 		track(&r, (uint32_t)tgid);
 		procsynth_pid(tgid, r.t_start, &cbs);
 	}
@@ -1283,21 +975,9 @@ int cmd_record(int argc, char **argv)
 			last_flush = t;
 			if (r.err)
 				break;
-			if (nr_pids || nr_tids) {
-				/* like perf: stop when every target is gone */
-				bool alive = false;
-
-				for (i = 0; i < nr_pids; i++)
-					alive |= !kill(pid_list[i], 0) || errno != ESRCH;
-				for (i = 0; i < nr_tids; i++) {
-					char p[64];
-
-					snprintf(p, sizeof(p), "/proc/%d", tid_list[i]);
-					alive |= !access(p, F_OK);
-				}
-				if (!alive)
-					break;
-			}
+			/* like perf: stop when every target is gone */
+			if ((tg->nr_pids || tg->nr_tids) && !target_alive(tg))
+				break;
 		}
 	}
 
@@ -1414,8 +1094,6 @@ out:
 	u64set_release(&r.kips);
 	if (r.cache_ok)
 		buildid_cache_release(&r.cache);
-	free(r.cpus);
-	free(pid_list);
-	free(tid_list);
+	target_release(tg);
 	return ret;
 }

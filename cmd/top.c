@@ -5,9 +5,7 @@
  * screen like perf top, or as text snapshots with --stdio.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,10 +22,9 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
+#include "cmd/target.h"
 #include "cmd/top.h"
-#include "cmd/top_target.h"
 #include "cmd/tui.h"
-#include "libprof/fileio.h"
 #include "libprof/log.h"
 #include "symbolizer/kcache.h"
 
@@ -103,8 +100,8 @@ void top_title(const struct top *t, char *buf, size_t size)
 
 	scaled(t->secs > 0 ? (uint64_t)((double)l->last.samples / t->secs + 0.5) : l->last.samples,
 	       rate, sizeof(rate));
-	if (t->freq)
-		snprintf(freq, sizeof(freq), ", %llu Hz", (unsigned long long)t->freq);
+	if (t->tg.freq)
+		snprintf(freq, sizeof(freq), ", %llu Hz", (unsigned long long)t->tg.freq);
 	n = (size_t)snprintf(buf, size,
 			     "Samples: %s/s of event '%s'%s, Event count (approx.): %llu, lost: %llu/%llu, %s",
 			     rate, t->event_name, freq, (unsigned long long)l->hist.total,
@@ -445,14 +442,6 @@ static void direct_mmap(void *ctx, const struct prof_mmap *m)
 		t->live_err = -ENOMEM;
 }
 
-static bool alive(int id)
-{
-	char p[64];
-
-	snprintf(p, sizeof(p), "/proc/%d", id);
-	return !access(p, F_OK);
-}
-
 /* The kernel's symbols for the live model: the per-boot cache, else
  * /proc/kallsyms (once: kernel frames then resolve like any other). */
 static void load_kernel_symbols(struct top *t)
@@ -566,16 +555,12 @@ static const char *const top_usage[] = {
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .event = "cycles", .sort = "dso,sym", .delay = 1.0, .children = -1, .demangle = 1,
-			 .so = { .use_debuginfod = 1, .use_cache = 1 } };
+	struct top t = { .tg = { .event = "cycles" }, .sort = "dso,sym", .delay = 1.0, .children = -1,
+			 .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt options[] = {
-		{ OPT_BOOL, 'a', "all-cpus", &t.all_cpus, NULL, "system-wide collection from all CPUs (default)" },
-		{ OPT_STRING, 'p', "pid", &t.pids, "pid", "profile events on existing process IDs (comma separated list)" },
-		{ OPT_STRING, 't', "tid", &t.tids, "tid", "profile events on existing thread IDs (comma separated list)" },
-		{ OPT_STRING, 'C', "cpu", &t.cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },
-		{ OPT_STRING, 'e', "event", &t.event, "event", "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, task-clock, instructions" },
-		{ OPT_STRING, 'F', "freq", &t.freq_str, "freq", "profile at this frequency (Hz, or 'max'; default 4000)" },
-		{ OPT_U64, 'c', "count", &t.period, "n", "event period to sample (ns for cpu-clock)" },
+		{ OPT_BOOL, 'a', "all-cpus", &t.tg.all_cpus, NULL, "system-wide collection from all CPUs (default)" },
+		TARGET_OPTIONS(t.tg, "profile"),
+		{ OPT_U64, 'c', "count", &t.tg.period, "n", "event period to sample (ns for cpu-clock)" },
 		{ OPT_DOUBLE, 'd', "delay", &t.delay, "secs", "number of seconds to delay between refreshes (default 1)" },
 		{ OPT_BOOL, 'g', NULL, &t.callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
 		{ OPT_BOOL, 0, "children", &t.children, NULL, "show Children (callees included) next to Self (default with -g)" },
@@ -599,13 +584,12 @@ int cmd_top(int argc, char **argv)
 	struct queue spare = { 0 };
 	struct live_opts lo = { .nr_keys = 0 };
 	struct resolver_opts ro;
-	const struct target_event *ev;
+	struct target *tg = &t.tg;
 	struct sampler_opts so = { 0 };
 	struct perfev_cbs qcbs = { on_perf_sample, q_task, q_mmap, q_lost, &s };
 	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, &t };
-	int *pid_list = NULL, nr_pids = 0, *tid_list = NULL, nr_tids = 0, *cpus = NULL;
 	uint64_t t_start, next, deadline = 0;
-	bool privileged, use_bpf, wanted_cycles, tui_on = false;
+	bool privileged, use_bpf, tui_on = false;
 	const char *missing;
 	struct sigaction sa;
 	char msg[256];
@@ -634,60 +618,22 @@ int cmd_top(int argc, char **argv)
 		cmd_error("give only one of --stdio and --tui");
 		goto out;
 	}
-	if (!!t.pids + !!t.tids > 1) {
+	if (!!tg->pids + !!tg->tids > 1) {
 		cmd_error("give only one of -p and -t");
 		goto out;
 	}
-	if (t.freq_str && t.period) {
-		cmd_error("-F and -c cannot be used together");
+	if (target_parse_event(tg) || parse_sort(&t, &lo))
 		goto out;
-	}
-	ev = target_event_find(t.event);
-	if (!ev) {
-		cmd_error("unknown event '%s': use %s", t.event, target_event_names);
-		goto out;
-	}
-	wanted_cycles = ev->type == PERF_TYPE_HARDWARE;
-	if (parse_sort(&t, &lo) || (!t.period && target_parse_freq(t.freq_str, &t.freq)))
-		goto out;
-	if (t.pids && target_parse_list(t.pids, INT_MAX, &pid_list, &nr_pids)) {
-		cmd_error("bad process id list '%s'", t.pids);
-		goto out;
-	}
-	if (t.tids && target_parse_list(t.tids, INT_MAX, &tid_list, &nr_tids)) {
-		cmd_error("bad thread id list '%s'", t.tids);
-		goto out;
-	}
-	if (t.cpu_list) {
-		err = target_parse_list(t.cpu_list, (int)sysconf(_SC_NPROCESSORS_CONF), &cpus, &t.nr_cpus);
-		if (err) {
-			cmd_error("bad CPU list '%s'%s", t.cpu_list, err == -ERANGE ? ": no such CPU" : "");
-			goto out;
-		}
-	}
 	if (!t.stdio && !t.tui)
 		t.stdio = !isatty(0) || !isatty(1);
 	if (t.tui && (!isatty(0) || !isatty(1))) {
 		cmd_error("--tui needs a terminal: use --stdio");
 		goto out;
 	}
-	ret = ZT_EXIT_FAIL;
-	if (!t.cpu_list && target_online_cpus(&cpus, &t.nr_cpus)) {
-		cmd_error("cannot read the list of online CPUs");
+	ret = target_parse_ids(tg);
+	if (ret != ZT_EXIT_OK)
 		goto out;
-	}
-	for (i = 0; i < nr_pids; i++) {
-		if (!alive(pid_list[i])) {
-			cmd_error("process %d does not exist", pid_list[i]);
-			goto out;
-		}
-	}
-	for (i = 0; i < nr_tids; i++) {
-		if (!alive(tid_list[i])) {
-			cmd_error("thread %d does not exist", tid_list[i]);
-			goto out;
-		}
-	}
+	ret = ZT_EXIT_FAIL;
 	t.tui = !t.stdio;
 	if (t.children < 0)
 		t.children = t.callgraph;
@@ -697,9 +643,9 @@ int cmd_top(int argc, char **argv)
 
 	/* Privileges: the same rules and words as zt record. */
 	privileged = target_privileged(&missing);
-	if (!privileged && !t.pids && !t.tids) {
-		target_privileges_error(t.cpu_list ? "system-wide profiling (-C)" : "system-wide profiling (-a)",
-					missing);
+	if (!privileged && !tg->pids && !tg->tids) {
+		target_privileges_error(tg->cpu_list ? "system-wide profiling (-C)"
+						      : "system-wide profiling (-a)", missing);
 		goto out;
 	}
 	use_bpf = privileged && target_bpf_loadable();
@@ -715,80 +661,59 @@ int cmd_top(int argc, char **argv)
 		cmd_error("out of memory");
 		goto out;
 	}
-	if (t.pids)
-		snprintf(t.target, sizeof(t.target), "pid %s", t.pids);
-	else if (t.tids)
-		snprintf(t.target, sizeof(t.target), "tid %s", t.tids);
-	else if (t.cpu_list)
-		snprintf(t.target, sizeof(t.target), "CPUs %s", t.cpu_list);
+	if (tg->pids)
+		snprintf(t.target, sizeof(t.target), "pid %s", tg->pids);
+	else if (tg->tids)
+		snprintf(t.target, sizeof(t.target), "tid %s", tg->tids);
+	else if (tg->cpu_list)
+		snprintf(t.target, sizeof(t.target), "CPUs %s", tg->cpu_list);
 	else
-		snprintf(t.target, sizeof(t.target), "all, %d CPU%s", t.nr_cpus, t.nr_cpus == 1 ? "" : "s");
+		snprintf(t.target, sizeof(t.target), "all, %d CPU%s", tg->nr_cpus,
+			 tg->nr_cpus == 1 ? "" : "s");
 
-	so.cpus = cpus;
-	so.nr_cpus = t.nr_cpus;
-	so.freq = !t.period;
-	so.freq_or_period = t.period ? t.period : t.freq;
-	so.filter_mode = t.tids ? ZT_FILTER_TID : t.pids ? ZT_FILTER_TGID : ZT_FILTER_ALL;
-	so.follow_children = true;
-	so.ringbuf_bytes = target_ringbuf_bytes(t.nr_cpus, !t.period ? t.freq :
-						ev->type == PERF_TYPE_SOFTWARE ? 1000000000ull / t.period : 4000);
-	for (;;) {
-		so.type = ev->type;
-		so.config = ev->config;
+	target_sampler_opts(tg, &so);
+	so.filter_mode = tg->tids ? ZT_FILTER_TID : tg->pids ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.callchain = t.callgraph;
+	do {
+		so.type = tg->ev->type;
+		so.config = tg->ev->config;
 		if (use_bpf) {
 			err = sampler_open(&so, on_bpf_sample, &s, &s.smp, msg, sizeof(msg));
 		} else {
 			struct perfev_opts po = {
-				.type = ev->type, .config = ev->config, .freq = !t.period,
+				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
 				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = true, .sideband = true, .inherit = t.pids != NULL,
+				.callchain = t.callgraph != 0, .sideband = true, .inherit = tg->pids != NULL,
 				.ring_pages = privileged ? 256 : 64,
 			};
 
 			msg[0] = 0;
 			err = perfev_new(&po, &qcbs, &s.pev);
-			for (i = 0; !err && !t.pids && !t.tids && i < t.nr_cpus; i++)
-				err = perfev_open(s.pev, -1, cpus[i]);
-			if (!err && (t.pids || t.tids))
-				err = target_open_threads(s.pev, t.tids ? tid_list : pid_list,
-							  t.tids ? nr_tids : nr_pids, !!t.tids, cpus, t.nr_cpus);
+			if (!err)
+				err = tg->pids || tg->tids ? target_open_threads(tg, s.pev)
+							   : target_open_cpus(tg, s.pev, -1);
 			if (err) {
 				perfev_free(s.pev);
 				s.pev = NULL;
 			}
 		}
-		if (err == -ENOENT && so.type == PERF_TYPE_HARDWARE && wanted_cycles) {
-			/* no PMU (VMs): perf falls back to cpu-clock too */
-			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", t.event);
-			ev = target_event_find("cpu-clock");
-			continue;
-		}
-		break;
-	}
+	} while (err && target_fallback(tg, err));
 	if (err) {
-		target_open_error(err, msg, ev->name);
+		target_open_error(tg, err, msg, "sample");
 		goto out;
 	}
-	snprintf(t.event_name, sizeof(t.event_name), "%s", ev->name);
+	snprintf(t.event_name, sizeof(t.event_name), "%s", tg->ev->name);
 	if (use_bpf) {
 		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
-		int *all = NULL, nall = 0;
 
-		/* side-band from every CPU: a process sampled on some CPUs runs on others too */
 		err = perfev_new(&po, &qcbs, &s.sideband);
 		if (!err)
-			err = target_online_cpus(&all, &nall);
-		for (i = 0; !err && i < nall; i++)
-			err = perfev_open(s.sideband, -1, all[i]);
-		free(all);
+			err = target_open_sideband(tg, s.sideband, true);
 		if (err) {
 			cmd_error("cannot open the side-band events: %s", strerror(-err));
 			goto out;
 		}
-		for (i = 0; i < nr_pids; i++)
-			sampler_add_tgid(s.smp, (uint32_t)pid_list[i]);
-		for (i = 0; i < nr_tids; i++)
-			sampler_add_tid(s.smp, (uint32_t)tid_list[i]);
+		target_sampler_filter(tg, s.smp);
 	}
 	if (privileged)
 		load_kernel_symbols(&t);
@@ -802,12 +727,12 @@ int cmd_top(int argc, char **argv)
 	/* side-band first, then the processes already there, then samples */
 	if (s.sideband)
 		perfev_enable(s.sideband);
-	if (!t.pids && !t.tids)
+	if (!tg->pids && !tg->tids)
 		procsynth_all(t_start, &dcbs);
-	for (i = 0; i < nr_pids; i++)
-		procsynth_pid(pid_list[i], t_start, &dcbs);
-	for (i = 0; i < nr_tids; i++)
-		procsynth_pid(target_tgid(tid_list[i]), t_start, &dcbs);
+	for (i = 0; i < tg->nr_pids; i++)
+		procsynth_pid(tg->pid_list[i], t_start, &dcbs);
+	for (i = 0; i < tg->nr_tids; i++)
+		procsynth_pid(target_tgid(tg->tid_list[i]), t_start, &dcbs);
 	err = t.live_err;
 	if (!err)
 		err = use_bpf ? sampler_start(s.smp) : perfev_enable(s.pev);
@@ -851,15 +776,8 @@ int cmd_top(int argc, char **argv)
 			}
 			continue;
 		}
-		if (nr_pids || nr_tids) {
-			bool any = false;
-
-			for (i = 0; i < nr_pids; i++)
-				any |= alive(pid_list[i]);
-			for (i = 0; i < nr_tids; i++)
-				any |= alive(tid_list[i]);
-			t.targets_gone = !any;
-		}
+		if (tg->nr_pids || tg->nr_tids)
+			t.targets_gone = !target_alive(tg);
 		err = refresh(&t, &s, &spare, now);
 		if (err) {
 			if (tui_on)
@@ -915,9 +833,7 @@ out:
 	free(spare.buf);
 	live_release(&t.live);
 	symopts_release(&t.so);
-	free(cpus);
-	free(pid_list);
-	free(tid_list);
+	target_release(tg);
 	if (sig && sig != SIGINT)
 		tui_reraise(sig);
 	/* zt top --stdio | head: the end of the reader is a normal end, which

@@ -12,22 +12,22 @@
 #include <time.h>
 
 #include "cmd/symopts.h"
+#include "cmd/target.h"
 #include "cmd/top_live.h"
 
 struct top {
 	/* options */
-	int all_cpus, callgraph, children, hide_kernel, hide_user, zero, stdio, tui;
+	struct target tg; /* -a -p -t -C -e -F -c, and what they settle */
+	int callgraph, children, hide_kernel, hide_user, zero, stdio, tui;
 	int show_nr, quiet, demangle, entries;
-	const char *pids, *tids, *cpu_list, *event, *freq_str, *sort;
-	uint64_t period, count_filter;
+	const char *sort;
+	uint64_t count_filter;
 	double delay, duration, percent_limit;
 	struct symopts so;
 
 	/* the sampling */
 	struct live live;
 	char event_name[64];
-	uint64_t freq;      /* Hz, or 0 with a period */
-	int nr_cpus;        /* sampled */
 	char target[128];   /* "all, 2 CPUs", "pid 42", ... */
 	uint64_t lost_total, lost_last; /* samples dropped: in all, in the last interval */
 	uint64_t lost_events;
