@@ -151,24 +151,24 @@ int zcur_u64le(struct zcur *c, uint64_t *v)
 
 int zcur_uv_slow(struct zcur *c, uint64_t *v)
 {
+	const uint8_t *p = c->p;
 	uint64_t r = 0;
-	unsigned shift = 0;
+	unsigned shift;
 
 	if (c->err)
 		return c->err;
-	while (c->p < c->end) {
-		uint8_t x = *c->p++;
+	/* at most 10 bytes; the 10th may only hold bit 63 */
+	for (shift = 0; shift < 70 && p < c->end; shift += 7) {
+		uint8_t x = *p++;
 
 		if (shift == 63 && (x & 0x7e))
-			return zcur_fail(c);
+			break;
 		r |= (uint64_t)(x & 0x7f) << shift;
 		if (!(x & 0x80)) {
+			c->p = p;
 			*v = r;
 			return 0;
 		}
-		shift += 7;
-		if (shift > 63)
-			return zcur_fail(c);
 	}
 	return zcur_fail(c);
 }
