@@ -35,6 +35,15 @@ struct rpos {
 	uint32_t sline;
 };
 
+/* A thread's name and epoch over a span of time. */
+struct tspan {
+	uint32_t pid, tid;
+	int valid;
+	const char *comm;
+	uint64_t epoch, from, until;
+};
+#define NR_SPANS 1024
+
 struct pmemo {
 	const char *s;
 	uint32_t id;
@@ -554,6 +563,7 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	struct sgroups sg;
 	struct rpriv *p;
 	uint32_t *last; /* per stack: its last group + 1 */
+	struct tspan *spans; /* threads' names and epochs, by tid (direct-mapped) */
 	size_t i;
 	int ret;
 
@@ -576,12 +586,27 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	}
 	m->time_first = UINT64_MAX;
 	last = calloc(prof->nr_stacks ? prof->nr_stacks : 1, sizeof(*last));
+	spans = calloc(NR_SPANS, sizeof(*spans));
+	if (!spans)
+		ret = -ENOMEM;
 	for (i = 0; !ret && i < prof->nr_samples; i++) {
 		const struct prof_sample *s = &prof->samples[i];
-		struct sgroup_key k = { s->stack, s->pid, 0, proctree_comm(m->pt, s->pid, s->tid, s->ts),
-					proctree_epoch(m->pt, s->pid, s->ts) };
+		struct tspan *t = &spans[s->tid & (NR_SPANS - 1)];
+		struct sgroup_key k = { s->stack, s->pid, 0, NULL, 0 };
 		uint32_t gi;
 		int is_new;
+
+		/* a thread's name and mappings hold between its events */
+		if (!(t->valid && t->pid == s->pid && t->tid == s->tid && t->from <= s->ts &&
+		      s->ts < t->until)) {
+			proctree_thread_at(m->pt, s->pid, s->tid, s->ts, &t->comm, &t->epoch, &t->from,
+					   &t->until);
+			t->pid = s->pid;
+			t->tid = s->tid;
+			t->valid = 1;
+		}
+		k.comm = t->comm;
+		k.epoch = t->epoch;
 
 		if (s->ts < m->time_first)
 			m->time_first = s->ts;
@@ -633,6 +658,7 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	if (m->time_first == UINT64_MAX)
 		m->time_first = 0;
 	free(last);
+	free(spans);
 	sgroups_release(&sg);
 	/* every frame is resolved once here: inline frames are kept and
 	 * dropped per build, so no rebuild resolves again */

@@ -611,6 +611,48 @@ const struct prof_mmap *proctree_map(const struct proctree *pt, uint32_t pid, ui
 	return NULL;
 }
 
+/* Narrow [*from, *until) to the times between ev's neighbours of t for key. */
+static void ev_window(const struct pt_ev *ev, size_t n, uint32_t key, uint64_t t, uint64_t *from,
+		      uint64_t *until)
+{
+	size_t first, i = ev_upper(ev, n, key, t, &first);
+
+	if (i > first && ev[i - 1].ts > *from)
+		*from = ev[i - 1].ts;
+	if (i < n && ev[i].key == key && ev[i].ts < *until)
+		*until = ev[i].ts;
+}
+
+void proctree_thread_at(const struct proctree *pt, uint32_t pid, uint32_t tid, uint64_t ts,
+			const char **comm, uint64_t *epoch, uint64_t *from, uint64_t *until)
+{
+	const struct pt_proc *pr = find_proc(pt, pid);
+
+	*comm = comm_at(pt, pid, tid, ts, 0);
+	*epoch = proctree_epoch(pt, pid, ts);
+	/* the comm changes only at an event of the thread or the process; the
+	 * epoch at a new generation or a mapping of the current one */
+	*from = 0;
+	*until = UINT64_MAX;
+	ev_window(pt->by_tid, pt->nr_by_tid, tid, ts, from, until);
+	ev_window(pt->by_pid, pt->nr_by_pid, pid, ts, from, until);
+	if (pr) {
+		size_t gi = find_gen(pt, pr, ts), c;
+		const struct pt_gen *g = &pt->gens[gi];
+		const uint64_t *mts = pt->mts + g->mts_first;
+
+		if (gi > pr->gen_first && g->ts > *from)
+			*from = g->ts;
+		if (gi + 1 < pr->gen_first + pr->gen_count && pt->gens[gi + 1].ts < *until)
+			*until = pt->gens[gi + 1].ts;
+		c = count_le(mts, g->mts_count, ts);
+		if (c && mts[c - 1] > *from)
+			*from = mts[c - 1];
+		if (c < g->mts_count && mts[c] < *until)
+			*until = mts[c];
+	}
+}
+
 uint64_t proctree_epoch(const struct proctree *pt, uint32_t pid, uint64_t ts)
 {
 	const struct pt_proc *pr = find_proc(pt, pid);

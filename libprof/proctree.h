@@ -56,4 +56,13 @@ const struct prof_mmap *proctree_map(const struct proctree *pt, uint32_t pid, ui
  */
 uint64_t proctree_epoch(const struct proctree *pt, uint32_t pid, uint64_t ts);
 
+/*
+ * proctree_comm(pid, tid, ts) and proctree_epoch(pid, ts) at once, with a
+ * span of time [*from, *until) around ts over which both stay the same
+ * (the neighbouring events of the thread and process, generations and
+ * mappings): callers may reuse the answers for other times in it.
+ */
+void proctree_thread_at(const struct proctree *pt, uint32_t pid, uint32_t tid, uint64_t ts,
+			const char **comm, uint64_t *epoch, uint64_t *from, uint64_t *until);
+
 #endif

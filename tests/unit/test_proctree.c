@@ -284,6 +284,55 @@ static void test_random_vs_brute(void **state)
 	profile_release(&p);
 }
 
+/* proctree_thread_at: its answers are proctree_comm's and proctree_epoch's,
+ * and they hold at every time of the span it gives. */
+static void test_thread_spans(void **state)
+{
+	static const char *const names[] = { "a", "b", "c", "d" };
+	struct profile p;
+	struct proctree *pt;
+	unsigned i;
+
+	(void)state;
+	srand(7);
+	profile_init(&p);
+	for (i = 0; i < 60; i++) {
+		uint32_t pid = 100 + (uint32_t)(rand() % 3), tid = pid + (uint32_t)(rand() % 2) * 1000;
+		uint64_t ts = (uint64_t)(rand() % 1000);
+
+		switch (rand() % 4) {
+		case 0:
+			add_task(&p, PROF_TASK_COMM, ts, pid, tid, 0, 0, names[rand() % 4]);
+			break;
+		case 1:
+			add_task(&p, PROF_TASK_EXEC, ts, pid, pid, 0, 0, names[rand() % 4]);
+			break;
+		case 2:
+			add_task(&p, PROF_TASK_FORK, ts, pid, tid, 1, 1, NULL);
+			break;
+		default:
+			add_map(&p, pid, ts, 0x1000u * (unsigned)(rand() % 8 + 1), 0x800, "/m");
+		}
+	}
+	assert_int_equal(proctree_new(&p, &pt), 0);
+	for (i = 0; i < 400; i++) {
+		uint32_t pid = 100 + (uint32_t)(rand() % 3), tid = pid + (uint32_t)(rand() % 2) * 1000;
+		uint64_t ts = (uint64_t)(rand() % 1100), from, until, epoch, t;
+		const char *comm;
+
+		proctree_thread_at(pt, pid, tid, ts, &comm, &epoch, &from, &until);
+		assert_true(from <= ts && ts < until);
+		assert_ptr_equal(comm, proctree_comm(pt, pid, tid, ts));
+		assert_int_equal(epoch, proctree_epoch(pt, pid, ts));
+		for (t = from; t < until && t < 1100; t++) {
+			assert_ptr_equal(comm, proctree_comm(pt, pid, tid, t));
+			assert_int_equal(epoch, proctree_epoch(pt, pid, t));
+		}
+	}
+	proctree_free(pt);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_start_and_kernel),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_random_vs_brute),
+		cmocka_unit_test(test_thread_spans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
