@@ -71,6 +71,8 @@ struct rpriv {
 	size_t nr_fidx, cap_fidx;
 	uint32_t *eidx; /* while building with lazy chains: each aggregate frame's entry */
 	size_t cap_eidx;
+	uint32_t *agg_n; /* ... and each aggregate's number of frames */
+	size_t cap_agg_n;
 	struct amemo *mtab; /* while resolving: addresses resolved (open addressing) */
 	size_t nr_memo, mcap;
 	struct pmemo *ptrs; /* resolver strings interned, by pointer */
@@ -472,7 +474,7 @@ static int memo_grow(struct rpriv *p)
 
 	if (!t)
 		return -ENOMEM;
-	for (q = 0; q < p->mcap; q++) {
+	for (q = 0; p->mtab && q < p->mcap; q++) {
 		const struct amemo *a = &p->mtab[q];
 
 		if (!a->n)
@@ -486,6 +488,20 @@ static int memo_grow(struct rpriv *p)
 	p->mtab = t;
 	p->mcap = ncap;
 	return 0;
+}
+
+/* The entry of (addr, epoch, pid), or the empty slot where it goes. */
+static struct amemo *memo_slot(struct rpriv *p, uint64_t addr, uint64_t epoch, uint32_t pid)
+{
+	size_t j = amemo_hash(addr, epoch, pid) & (p->mcap - 1);
+	struct amemo *a;
+
+	for (a = &p->mtab[j]; a->n; a = &p->mtab[j]) {
+		if (a->addr == addr && a->epoch == epoch && a->pid == pid)
+			break;
+		j = (j + 1) & (p->mcap - 1);
+	}
+	return a;
 }
 
 static int resolve_group(struct rmodel *m, struct rgroup *g)
@@ -502,37 +518,25 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 		uint64_t epoch = kernel ? 0 : g->epoch;
 		uint32_t pid = kernel ? UINT32_MAX : g->pid, k, first;
 		struct amemo *a;
-		size_t j;
 
 		if ((p->nr_memo + 2) * 2 > p->mcap && memo_grow(p)) /* room for two entries */
 			return -ENOMEM;
-		j = amemo_hash(ips[i], epoch, pid) & (p->mcap - 1);
-		for (a = &p->mtab[j]; a->n; a = &p->mtab[j]) {
-			if (a->addr == ips[i] && a->epoch == epoch && a->pid == pid)
-				break;
-			j = (j + 1) & (p->mcap - 1);
-		}
+		a = memo_slot(p, ips[i], epoch, pid);
 		if (!a->n) {
 			const struct prof_mmap *mm = kernel ? NULL : proctree_map(m->pt, g->pid, g->ts, ips[i]);
+			uint64_t off = 0, bid = 0;
 			struct amemo *b = NULL;
 
 			/* a binary's offset resolves alike in every process that maps it */
 			if (mm && mm->build_id.len) {
-				uint64_t off = ips[i] - mm->start + mm->pgoff;
-				uint64_t bid = zt_hash_mix(zt_hash_bytes(mm->build_id.data, mm->build_id.len), 1);
-				size_t jb = amemo_hash(off, bid, MEMO_BY_FILE) & (p->mcap - 1);
-
-				for (b = &p->mtab[jb]; b->n; b = &p->mtab[jb]) {
-					if (b->addr == off && b->epoch == bid && b->pid == MEMO_BY_FILE)
-						break;
-					jb = (jb + 1) & (p->mcap - 1);
-				}
+				off = ips[i] - mm->start + mm->pgoff;
+				bid = zt_hash_mix(zt_hash_bytes(mm->build_id.data, mm->build_id.len), 1);
+				b = memo_slot(p, off, bid, MEMO_BY_FILE);
 				if (b->n) {
 					*a = (struct amemo){ ips[i], epoch, pid, b->first, b->n };
 					p->nr_memo++;
 					goto copy;
 				}
-				*b = (struct amemo){ off, bid, MEMO_BY_FILE, 0, 0 };
 			}
 			first = (uint32_t)p->nr_frames;
 			ret = resolve_addr(m, g, ips[i], kernel);
@@ -541,8 +545,9 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 			*a = (struct amemo){ ips[i], epoch, pid, first, (uint32_t)(p->nr_frames - first) };
 			p->nr_memo++;
 			if (b) {
-				b->first = a->first;
-				b->n = a->n;
+				/* its slot again: a may have taken the one found before */
+				b = memo_slot(p, off, bid, MEMO_BY_FILE);
+				*b = (struct amemo){ off, bid, MEMO_BY_FILE, a->first, a->n };
 				p->nr_memo++;
 			}
 			continue; /* resolve_addr appended its templates to fidx */
@@ -660,6 +665,19 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	free(last);
 	free(spans);
 	sgroups_release(&sg);
+	/* sized up front: growing these tables was a tenth of the time */
+	if (!ret) {
+		size_t frames = 0, cap = 4096;
+
+		for (i = 0; i < m->nr_groups; i++)
+			frames += (size_t)prof->stacks[m->groups[i].stack].nk +
+				  prof->stacks[m->groups[i].stack].nu;
+		while (cap < 4 * m->nr_groups && cap < (1u << 24))
+			cap *= 2;
+		p->mcap = cap / 2;
+		if (memo_grow(p) || ZT_GROW(p->fidx, p->cap_fidx, frames + frames / 8 + 16))
+			ret = -ENOMEM;
+	}
 	/* every frame is resolved once here: inline frames are kept and
 	 * dropped per build, so no rebuild resolves again */
 	for (i = 0; !ret && i < m->nr_groups; i++) {
@@ -812,6 +830,17 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 		const struct rgroup *g = &m->groups[a->group];
 		uint32_t k, n = 0, *eidx = NULL;
 
+		if (pass) {
+			/* only stacks with an entry that has a tree */
+			n = p->agg_n[i];
+			eidx = p->eidx + at;
+			at += n;
+			for (k = 0; k < n && m->hist.entries[eidx[k]].chain == CC_NONE; k++)
+				;
+			if (k == n)
+				continue;
+			n = 0;
+		}
 		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
 			return -ENOMEM;
 		for (k = 0; k < g->n; k++) {
@@ -827,11 +856,12 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 			h->tid = a->tid;
 			h->cpu = a->cpu;
 		}
-		if (lazy) {
-			if (!pass && ZT_GROW(p->eidx, p->cap_eidx, at + n))
+		if (lazy && !pass) {
+			if (ZT_GROW(p->eidx, p->cap_eidx, at + n) || ZT_GROW(p->agg_n, p->cap_agg_n, i + 1))
 				return -ENOMEM;
 			eidx = p->eidx + at;
 			at += n;
+			p->agg_n[i] = n;
 		}
 		ret = pass ? hist_add_chains_at(&m->hist, p->scratch, eidx, n, a->weight, a->nr)
 			   : hist_add_sample_at(&m->hist, p->scratch, n, a->weight, a->nr, eidx);
@@ -928,8 +958,9 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 			ret = add_aggs(m, o, 1);
 	}
 	free(p->eidx);
-	p->eidx = NULL;
-	p->cap_eidx = 0;
+	free(p->agg_n);
+	p->eidx = p->agg_n = NULL;
+	p->cap_eidx = p->cap_agg_n = 0;
 	return ret;
 }
 
