@@ -75,6 +75,8 @@ struct rpriv {
 	size_t cap_agg_n;
 	struct amemo *mtab; /* while resolving: addresses resolved (open addressing) */
 	size_t nr_memo, mcap;
+	struct aspace *stab; /* while resolving: address spaces by key */
+	size_t nr_spaces, scap;
 	struct pmemo *ptrs; /* resolver strings interned, by pointer */
 	size_t nr_ptrs, pcap;
 	int srclines; /* the templates' srcline ids are made */
@@ -452,19 +454,63 @@ static int resolve_addr(struct rmodel *m, const struct rgroup *g, uint64_t addr,
 	return ret;
 }
 
-/* An address of a process at one set of mappings (kernel addresses: of
- * all, pid UINT32_MAX), resolved once: its templates frames[first ..
- * first+n), n >= 1 (0: an empty slot of the table). */
+/* An address in an address space (a process at one set of mappings; the
+ * kernel; a binary by build id, at file offsets), resolved once: its
+ * templates frames[first .. first+n), packed as fn = first << 6 | n, n >= 1
+ * (0: an empty slot of the table). 16 bytes: the table is probed for every
+ * frame of every stack. */
 struct amemo {
-	uint64_t addr, epoch;
-	uint32_t pid, first, n;
+	uint64_t addr;
+	uint32_t space, fn;
+};
+#define FN_BITS 6
+#define FN_MAX_FIRST (UINT32_MAX >> FN_BITS)
+
+/* An address space's key and its id. */
+struct aspace {
+	uint64_t epoch;
+	uint32_t pid, id;
 };
 
-#define MEMO_BY_FILE (UINT32_MAX - 1) /* pid of entries keyed by (build id, file offset) */
+#define MEMO_BY_FILE (UINT32_MAX - 1) /* the pid of a binary's space (epoch: its build id) */
 
-static uint64_t amemo_hash(uint64_t addr, uint64_t epoch, uint32_t pid)
+static uint64_t amemo_hash(uint64_t addr, uint32_t space)
 {
-	return zt_hash_mix(zt_hash_mix(addr, epoch), pid);
+	return zt_hash_mix(addr, space);
+}
+
+/* The id of (epoch, pid), made when new. 0 or -ENOMEM. */
+static int space_of(struct rpriv *p, uint64_t epoch, uint32_t pid, uint32_t *id)
+{
+	size_t j;
+
+	if ((p->nr_spaces + 1) * 2 > p->scap) {
+		size_t ncap = p->scap ? p->scap * 2 : 256, q;
+		struct aspace *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (q = 0; q < p->scap; q++) {
+			if (!p->stab[q].id)
+				continue;
+			for (j = zt_hash_mix(p->stab[q].epoch, p->stab[q].pid) & (ncap - 1); t[j].id;
+			     j = (j + 1) & (ncap - 1))
+				;
+			t[j] = p->stab[q];
+		}
+		free(p->stab);
+		p->stab = t;
+		p->scap = ncap;
+	}
+	for (j = zt_hash_mix(epoch, pid) & (p->scap - 1); p->stab[j].id; j = (j + 1) & (p->scap - 1)) {
+		if (p->stab[j].epoch == epoch && p->stab[j].pid == pid) {
+			*id = p->stab[j].id;
+			return 0;
+		}
+	}
+	p->stab[j] = (struct aspace){ epoch, pid, (uint32_t)++p->nr_spaces };
+	*id = p->stab[j].id;
+	return 0;
 }
 
 static int memo_grow(struct rpriv *p)
@@ -477,10 +523,10 @@ static int memo_grow(struct rpriv *p)
 	for (q = 0; p->mtab && q < p->mcap; q++) {
 		const struct amemo *a = &p->mtab[q];
 
-		if (!a->n)
+		if (!a->fn)
 			continue;
-		j = amemo_hash(a->addr, a->epoch, a->pid) & (ncap - 1);
-		while (t[j].n)
+		j = amemo_hash(a->addr, a->space) & (ncap - 1);
+		while (t[j].fn)
 			j = (j + 1) & (ncap - 1);
 		t[j] = *a;
 	}
@@ -490,14 +536,14 @@ static int memo_grow(struct rpriv *p)
 	return 0;
 }
 
-/* The entry of (addr, epoch, pid), or the empty slot where it goes. */
-static struct amemo *memo_slot(struct rpriv *p, uint64_t addr, uint64_t epoch, uint32_t pid)
+/* The entry of (addr, space), or the empty slot where it goes. */
+static struct amemo *memo_slot(struct rpriv *p, uint64_t addr, uint32_t space)
 {
-	size_t j = amemo_hash(addr, epoch, pid) & (p->mcap - 1);
+	size_t j = amemo_hash(addr, space) & (p->mcap - 1);
 	struct amemo *a;
 
-	for (a = &p->mtab[j]; a->n; a = &p->mtab[j]) {
-		if (a->addr == addr && a->epoch == epoch && a->pid == pid)
+	for (a = &p->mtab[j]; a->fn; a = &p->mtab[j]) {
+		if (a->addr == addr && a->space == space)
 			break;
 		j = (j + 1) & (p->mcap - 1);
 	}
@@ -510,53 +556,64 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 	const struct prof_stack *st = &m->prof->stacks[g->stack];
 	const uint64_t *ips = profile_stack_ips(m->prof, g->stack);
 	unsigned i, n = (unsigned)st->nk + st->nu;
+	uint32_t uspace = 0, kspace = 0;
 	int ret;
 
+	if ((st->nk && (ret = space_of(p, 0, UINT32_MAX, &kspace))) ||
+	    (st->nu && (ret = space_of(p, g->epoch, g->pid, &uspace))))
+		return ret;
 	g->off = (uint32_t)p->nr_fidx;
 	for (i = 0; i < n; i++) {
 		int kernel = i < st->nk;
-		uint64_t epoch = kernel ? 0 : g->epoch;
-		uint32_t pid = kernel ? UINT32_MAX : g->pid, k, first;
+		uint32_t space = kernel ? kspace : uspace, k, fn;
 		struct amemo *a;
 
 		if ((p->nr_memo + 2) * 2 > p->mcap && memo_grow(p)) /* room for two entries */
 			return -ENOMEM;
-		a = memo_slot(p, ips[i], epoch, pid);
-		if (!a->n) {
+		a = memo_slot(p, ips[i], space);
+		if (!a->fn) {
 			const struct prof_mmap *mm = kernel ? NULL : proctree_map(m->pt, g->pid, g->ts, ips[i]);
-			uint64_t off = 0, bid = 0;
+			uint64_t off = 0;
+			uint32_t bspace = 0, first;
 			struct amemo *b = NULL;
 
 			/* a binary's offset resolves alike in every process that maps it */
 			if (mm && mm->build_id.len) {
 				off = ips[i] - mm->start + mm->pgoff;
-				bid = zt_hash_mix(zt_hash_bytes(mm->build_id.data, mm->build_id.len), 1);
-				b = memo_slot(p, off, bid, MEMO_BY_FILE);
-				if (b->n) {
-					*a = (struct amemo){ ips[i], epoch, pid, b->first, b->n };
+				ret = space_of(p, zt_hash_bytes(mm->build_id.data, mm->build_id.len),
+					       MEMO_BY_FILE, &bspace);
+				if (ret)
+					return ret;
+				b = memo_slot(p, off, bspace);
+				if (b->fn) {
+					*a = (struct amemo){ ips[i], space, b->fn };
 					p->nr_memo++;
 					goto copy;
 				}
 			}
 			first = (uint32_t)p->nr_frames;
+			if (first > FN_MAX_FIRST)
+				return -E2BIG;
 			ret = resolve_addr(m, g, ips[i], kernel);
 			if (ret)
 				return ret;
-			*a = (struct amemo){ ips[i], epoch, pid, first, (uint32_t)(p->nr_frames - first) };
+			fn = first << FN_BITS | (uint32_t)(p->nr_frames - first);
+			*a = (struct amemo){ ips[i], space, fn };
 			p->nr_memo++;
 			if (b) {
 				/* its slot again: a may have taken the one found before */
-				b = memo_slot(p, off, bid, MEMO_BY_FILE);
-				*b = (struct amemo){ off, bid, MEMO_BY_FILE, a->first, a->n };
+				b = memo_slot(p, off, bspace);
+				*b = (struct amemo){ off, bspace, fn };
 				p->nr_memo++;
 			}
 			continue; /* resolve_addr appended its templates to fidx */
 		}
 copy:
-		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + a->n))
+		fn = a->fn;
+		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + (fn & ((1u << FN_BITS) - 1))))
 			return -ENOMEM;
-		for (k = 0; k < a->n; k++)
-			p->fidx[p->nr_fidx++] = a->first + k;
+		for (k = 0; k < (fn & ((1u << FN_BITS) - 1)); k++)
+			p->fidx[p->nr_fidx++] = (fn >> FN_BITS) + k;
 	}
 	g->n = (uint32_t)(p->nr_fidx - g->off);
 	return 0;
@@ -690,7 +747,9 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	m->nr_addrs = p->nr_memo;
 	m->nr_templates = p->nr_frames;
 	free(p->mtab);
+	free(p->stab);
 	p->mtab = NULL;
+	p->stab = NULL;
 	return ret;
 }
 
@@ -708,6 +767,9 @@ void rmodel_release(struct rmodel *m)
 		free(p->gpass);
 		free(p->fidx);
 		free(p->mtab);
+		free(p->stab);
+		free(p->eidx);
+		free(p->agg_n);
 		free(p->ptrs);
 		free(p);
 	}
