@@ -70,6 +70,8 @@ struct dws {
 	struct fi_range *scr; /* ranges of the DIE at hand */
 	size_t nscr, cap_scr;
 	int err; /* the first fatal error (-ENOMEM) */
+	char **owned; /* names made here (name@plt), freed at the end */
+	size_t nr_owned, cap_owned;
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -434,6 +436,89 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 		/* a label loses to a function at the same address */
 		d->syms[d->nr_syms++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
 						       (uint8_t)(label ? 0 : symname_bind_rank(s.st_info)) };
+	}
+	return 0;
+}
+
+/* The section of elf named name, or NULL. */
+static Elf_Scn *scn_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * perf's PLT symbols (x86-64): "name@plt" for each stub, in the order of
+ * .rela.plt's relocations, in .plt.sec (IBT) or else in .plt after PLT0,
+ * 16 bytes each. Relocations without a symbol (IRELATIVE) stay unnamed.
+ */
+static int read_plt(struct dws *d, Elf *elf, size_t *cap)
+{
+	GElf_Shdr rsh, psh, dsh, ssh;
+	GElf_Ehdr eh;
+	Elf_Scn *rscn, *pscn, *dscn, *sscn;
+	Elf_Data *rd, *dd, *sd;
+	uint64_t base, limit;
+	size_t entsz, nrel, i;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || eh.e_type == ET_REL)
+		return 0;
+	if (!(rscn = scn_named(elf, ".rela.plt", &rsh)) || rsh.sh_type != SHT_RELA)
+		return 0;
+	if ((pscn = scn_named(elf, ".plt.sec", &psh)) && psh.sh_size) {
+		base = psh.sh_addr;
+	} else if ((pscn = scn_named(elf, ".plt", &psh)) && psh.sh_size > 16) {
+		base = psh.sh_addr + 16;
+	} else {
+		return 0;
+	}
+	limit = psh.sh_addr + psh.sh_size;
+	if (limit < psh.sh_addr || !(psh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	dscn = elf_getscn(elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh) || (dsh.sh_type != SHT_DYNSYM && dsh.sh_type != SHT_SYMTAB))
+		return 0;
+	sscn = elf_getscn(elf, dsh.sh_link);
+	rd = elf_getdata(rscn, NULL);
+	dd = elf_getdata(dscn, NULL);
+	sd = sscn && gelf_getshdr(sscn, &ssh) ? elf_getdata(sscn, NULL) : NULL;
+	entsz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+	if (!rd || !rd->d_buf || !dd || !sd || !sd->d_buf || !sd->d_size || !entsz)
+		return 0;
+	nrel = rd->d_size / entsz;
+	if (d->nr_syms + nrel < nrel || ZT_GROW(d->syms, *cap, d->nr_syms + nrel))
+		return -ENOMEM;
+	for (i = 0; i < nrel && base + 16 * (i + 1) <= limit; i++) {
+		const char *strs = sd->d_buf, *name;
+		size_t sym, len;
+		GElf_Rela r;
+		GElf_Sym s;
+		char *nm;
+
+		if (!gelf_getrela(rd, (int)i, &r) || !(sym = GELF_R_SYM(r.r_info)) ||
+		    !gelf_getsym(dd, (int)sym, &s) || !s.st_name || s.st_name >= sd->d_size)
+			continue;
+		name = strs + s.st_name;
+		len = strnlen(name, sd->d_size - s.st_name);
+		if (!len || len == sd->d_size - s.st_name)
+			continue;
+		if (ZT_GROW(d->owned, d->cap_owned, d->nr_owned + 1) || !(nm = malloc(len + 5)))
+			return -ENOMEM;
+		memcpy(nm, name, len);
+		memcpy(nm + len, "@plt", 5);
+		d->owned[d->nr_owned++] = nm;
+		d->syms[d->nr_syms++] = (struct dsym){ base + 16 * i, 16, limit, nm, 0 };
 	}
 	return 0;
 }
@@ -1008,6 +1093,8 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 		goto out;
 	if ((symscn = find_scn(symelf, SHT_DYNSYM)) && (ret = read_syms(&d, symelf, symscn, &cap_syms)))
 		goto out;
+	if ((ret = read_plt(&d, symelf, &cap_syms)))
+		goto out;
 	finish_syms(&d);
 	if ((ret = add_syms(&d)))
 		goto out;
@@ -1042,6 +1129,9 @@ out:
 	free(d.rows);
 	free(d.filemap);
 	free(d.scr);
+	for (size_t i = 0; i < d.nr_owned; i++)
+		free(d.owned[i]);
+	free(d.owned);
 	return ret;
 }
 
