@@ -13,6 +13,7 @@ static const struct cmd_entry commands[] = {
 	{ "record", "record a profile (CPU stacks with eBPF) into zt.data", cmd_record },
 	{ "report", "show a recorded profile (zt.data or perf.data), functions by overhead", cmd_report },
 	{ "top", "live profile: the hottest functions of the system (or -p), refreshed every second", cmd_top },
+	{ "flame", "an interactive SVG flame graph of a recording or of folded stacks", cmd_flame },
 	{ "script", "print the samples of a recording as perf script does, or folded stacks", cmd_script },
 	{ "symbolize", "addresses to function, file:line and inline chain (addr2line's output)", cmd_symbolize },
 	{ "symbols", "symbol files for a build: extract GSYM files named by build id", cmd_symbols },

@@ -10,10 +10,11 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
 if [ "${1:-}" = "--test" ]; then
 	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
 	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks
-	# tmux: drives the TUIs (report, top) in the tests
+	# tmux: drives the TUIs (report, top) in the tests; chromium (headless) and
+	# libxml2-utils (xmllint): the flame graph SVG in a real browser
 	# debuginfod: a local server for the symbolizer tests; libc6-dbg: libc's
 	# debug files, a real /usr/lib/debug/.build-id tree
-	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time tmux)
+	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time tmux chromium libxml2-utils)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

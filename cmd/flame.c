@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zt flame: an interactive SVG flame graph of a recording (zt.data,
+ * perf.data) or of folded stacks, and differential graphs of two.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/input.h"
+#include "cmd/opts.h"
+#include "cmd/rmodel.h"
+#include "cmd/symopts.h"
+#include "formats/flame.h"
+#include "formats/perfdata.h"
+#include "formats/ztdata.h"
+#include "libprof/array.h"
+
+#define FOLDED_MAX (1ull << 34) /* 16 GiB of folded text at most */
+
+struct flame_cmd {
+	const char *input, *output, *event_opt, *title, *subtitle, *colors;
+	const char *comm, *pid, *tid, *dso, *cpu, *time;
+	int folded, inverted, reverse, diff, force, quiet, demangle, inline_frames;
+	int width;
+	double minwidth;
+	struct symopts so;
+	struct rfilter filt;
+	struct flame fl;
+};
+
+/* The whole of a file (or stdin for NULL or "-") into *buf. 0 or -1 after a message. */
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	int fd = path && strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	size_t cap = 0, n = 0;
+	char *b = NULL;
+
+	if (fd < 0) {
+		cmd_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 65536 > cap) {
+			if (n + 65536 > FOLDED_MAX || ZT_GROW(b, cap, n + 65536)) {
+				cmd_error("'%s': too large to read", path ? path : "stdin");
+				goto fail;
+			}
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cmd_error("cannot read '%s': %s", path ? path : "stdin", strerror(errno));
+			goto fail;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	free(b);
+	return -1;
+}
+
+static int add_folded(struct flame_cmd *c, const char *path, int which)
+{
+	char *buf = NULL;
+	size_t len = 0, bad = 0;
+	int ret;
+
+	if (read_all(path, &buf, &len))
+		return -1;
+	ret = flame_parse_folded(&c->fl, buf, len, which, &bad);
+	free(buf);
+	if (ret) {
+		cmd_error("cannot build the graph: %s", strerror(-ret));
+		return -1;
+	}
+	if (bad)
+		cmd_warn("'%s': %zu lines are not folded stacks (\"a;b;c COUNT\"): skipped",
+			 path ? path : "stdin", bad);
+	return 0;
+}
+
+/* What a chain frame is, from its module and name. */
+static enum flame_kind kind_of(const char *dso, const char *sym)
+{
+	if (sym[0] == '[')
+		return FLAME_UNRESOLVED;
+	if (!strncmp(dso, "[JIT]", 5) || !strcmp(dso, "[anon]") ||
+	    !strncmp(dso, "/tmp/perf-", 10) || strstr(dso, "jitted-"))
+		return FLAME_JIT;
+	if (dso[0] == '[' && strcmp(dso, "[vdso]") && strcmp(dso, "[vsyscall]") &&
+	    strcmp(dso, "[unknown]") && strcmp(dso, "[heap]") && strcmp(dso, "[stack]"))
+		return FLAME_KERNEL;
+	return FLAME_USER;
+}
+
+/* Every path of entry e's call-chain tree (caller first) into the graph,
+ * under the thread name. */
+static int add_entry(struct flame_cmd *c, struct rmodel *m, const struct hist_entry *e, int which)
+{
+	const struct callchains *cc = &m->hist.cc;
+	struct flame_frame *path = NULL;
+	char **names = NULL;
+	size_t cap = 0, ncap = 0, sp = 0, scap = 0;
+	struct {
+		uint32_t node, depth;
+	} *stack = NULL;
+	int ret = 0;
+
+	if (e->chain == CC_NONE)
+		return 0;
+	if (ZT_GROW(stack, scap, 1)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	stack[sp].node = e->chain;
+	stack[sp++].depth = 0;
+	while (sp && !ret) {
+		uint32_t ni = stack[--sp].node, d = stack[sp].depth, ch;
+		const struct cc_node *n = cc_node(cc, ni);
+
+		size_t oldcap = ncap;
+
+		if (ZT_GROW(path, cap, d + 1) || ZT_GROW(names, ncap, d + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (ncap > oldcap)
+			memset(names + oldcap, 0, (ncap - oldcap) * sizeof(*names));
+		if (!d) {
+			path[0] = (struct flame_frame){hist_str(&m->hist, e->f.comm), NULL, NULL,
+						       FLAME_PROCESS};
+		} else {
+			const char *dso = hist_str(&m->hist, hist_chain_key_dso(n->key));
+			const char *sym = rmodel_chain_name(m, n);
+			size_t l = strlen(sym);
+			enum flame_kind k = kind_of(dso, sym);
+
+			if (l > 10 && !strcmp(sym + l - 10, " (inlined)")) {
+				/* the name without the mark: the kind says it */
+				char *s = names[d];
+
+				s = realloc(s, l - 9);
+				if (!s) {
+					ret = -ENOMEM;
+					break;
+				}
+				memcpy(s, sym, l - 10);
+				s[l - 10] = 0;
+				names[d] = s;
+				sym = s;
+				k = FLAME_INLINED;
+			}
+			path[d] = (struct flame_frame){sym, dso, NULL, k};
+		}
+		if (n->count)
+			ret = flame_add_stack(&c->fl, path, d + 1, n->count, which);
+		for (ch = n->child; ch != CC_NONE && !ret; ch = cc_node(cc, ch)->next) {
+			if (ZT_GROW(stack, scap, sp + 1)) {
+				ret = -ENOMEM;
+				break;
+			}
+			stack[sp].node = ch;
+			stack[sp++].depth = d + 1;
+		}
+	}
+out:
+	for (size_t i = 0; i < ncap && names; i++)
+		free(names[i]);
+	free(names);
+	free(path);
+	free(stack);
+	return ret;
+}
+
+/* A recording into the graph, filtered. 0 or -1 after a message. */
+static int add_profile(struct flame_cmd *c, const char *path, int which)
+{
+	struct profile prof;
+	struct rmodel m;
+	struct rmodel_opts mo = {.keys = {HIST_KEY_COMM},
+				 .nr_keys = 1,
+				 .chain = HIST_CHAIN_CALLER,
+				 .inline_frames = c->inline_frames,
+				 .filter = &c->filt};
+	struct resolver_opts ro = {&c->so.mo, !c->demangle};
+	const struct hist_entry **rows;
+	size_t nrows, i;
+	int ret = -1, r;
+
+	memset(&m, 0, sizeof(m));
+	profile_init(&prof);
+	if (cmd_load_profile(path, c->force, c->event_opt, &prof))
+		goto out_prof;
+	if (!prof.nr_samples)
+		cmd_warn("'%s' has no samples", path);
+	else if (!profile_has_callchains(&prof))
+		cmd_warn("'%s' has no call chains (record with -g): the graph is one level deep",
+			 path);
+	r = rmodel_init(&m, &prof, &ro, NULL, NULL);
+	if (!r)
+		r = rmodel_build(&m, &mo);
+	if (!r)
+		r = rmodel_sort(&m, 0, &rows, &nrows);
+	for (i = 0; !r && i < nrows; i++)
+		r = add_entry(c, &m, rows[i], which);
+	if (r) {
+		cmd_error("cannot build the graph of '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	if (rfilter_active(&c->filt) && !m.shown_nr)
+		cmd_warn("no samples of '%s' pass the filters", path);
+	ret = 0;
+out:
+	rmodel_release(&m);
+out_prof:
+	profile_release(&prof);
+	return ret;
+}
+
+/* zt.data and perf.data by their magic; anything else is folded text. */
+static int is_recording(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 1; /* let the loader say why */
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 8 && (!memcmp(magic, ZTDATA_MAGIC, 8) || !memcmp(magic, PERFDATA_MAGIC, 8));
+}
+
+static int add_input(struct flame_cmd *c, const char *path, int which)
+{
+	if (c->folded || (c->diff && !is_recording(path)))
+		return add_folded(c, path, which);
+	return add_profile(c, path, which);
+}
+
+static int setup_filters(struct flame_cmd *c)
+{
+	char err[256];
+	int ret = 0;
+
+	if (!ret && c->comm)
+		ret = rfilter_add_strs(&c->filt.comms, &c->filt.nr_comms, c->comm, err,
+				       sizeof(err));
+	if (!ret && c->dso)
+		ret = rfilter_add_strs(&c->filt.dsos, &c->filt.nr_dsos, c->dso, err, sizeof(err));
+	if (!ret && c->pid)
+		ret = rfilter_add_ids(&c->filt.pids, &c->filt.nr_pids, c->pid, err, sizeof(err));
+	if (!ret && c->tid)
+		ret = rfilter_add_ids(&c->filt.tids, &c->filt.nr_tids, c->tid, err, sizeof(err));
+	if (!ret && c->cpu)
+		ret = rfilter_add_cpus(&c->filt, c->cpu, err, sizeof(err));
+	if (!ret && c->time)
+		ret = rfilter_set_time(&c->filt, c->time, err, sizeof(err));
+	if (ret)
+		cmd_error("%s", err);
+	return ret;
+}
+
+static const char *const flame_usage[] = {
+	"zt flame [-i <file>] [-o <file.svg>] [<options>]",
+	"zt flame --folded [-i <file>] [-o <file.svg>] [<options>]   (folded stacks; default "
+	"stdin)",
+	"zt flame --diff <old> <new> [-o <file.svg>] [<options>]",
+	NULL,
+};
+
+int cmd_flame(int argc, char **argv)
+{
+	struct flame_cmd c = {.output = "flame.svg",
+			      .demangle = 1,
+			      .inline_frames = 1,
+			      .width = 1200,
+			      .minwidth = 0.1,
+			      .so = {.use_debuginfod = 1, .use_cache = 1}};
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &c.input, "file",
+		 "input file name (default: zt.data; with --folded: stdin)"},
+		{OPT_STRING, 'o', "output", &c.output, "file",
+		 "the SVG to write (default: flame.svg; '-': stdout)"},
+		{OPT_BOOL, 0, "folded", &c.folded, NULL,
+		 "the input is folded stacks (\"a;b;c COUNT\", as zt script --folded writes)"},
+		{OPT_BOOL, 0, "diff", &c.diff, NULL,
+		 "differential graph of two inputs OLD NEW: widths of NEW, red grew, blue shrank"},
+		{OPT_STRING, 0, "event", &c.event_opt, "name",
+		 "the event to show of a perf.data file with several"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "The graph"},
+		{OPT_STRING, 0, "title", &c.title, "text", "the title (default: Flame Graph)"},
+		{OPT_STRING, 0, "subtitle", &c.subtitle, "text", "a second line under the title"},
+		{OPT_INT, 0, "width", &c.width, "pixels", "image width (default: 1200)"},
+		{OPT_DOUBLE, 0, "minwidth", &c.minwidth, "pixels",
+		 "leave out frames narrower than this (default: 0.1)"},
+		{OPT_STRING, 0, "colors", &c.colors, "palette",
+		 "kind (default: kernel, user, JIT, inlined, unresolved apart), hot, mem, io, red, "
+		 "green, blue, aqua"},
+		{OPT_BOOL, 0, "inverted", &c.inverted, NULL, "an icicle graph: the root on top"},
+		{OPT_BOOL, 0, "reverse", &c.reverse, NULL,
+		 "callee-rooted: stacks from the sampled function to the outermost caller"},
+		{OPT_BOOL, 0, "inline", &c.inline_frames, NULL,
+		 "inlined functions as frames of their own (default); --no-inline: not"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters (recordings)"},
+		{OPT_STRING, 'c', "comms", &c.comm, "comm[,comm...]", "only these thread names"},
+		{OPT_STRING, 0, "comm", &c.comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &c.pid, "pid[,pid...]", "only these processes"},
+		{OPT_STRING, 0, "tid", &c.tid, "tid[,tid...]", "only these threads"},
+		{OPT_STRING, 'd', "dsos", &c.dso, "dso[,dso...]",
+		 "only samples whose own function is in these modules"},
+		{OPT_STRING, 0, "dso", &c.dso, "dso[,dso...]", "the same as --dsos"},
+		{OPT_STRING, 'C', "cpu", &c.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "time", &c.time, "start,end",
+		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
+		{OPT_BOOL, 'f', "force", &c.force, NULL, "use the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &c.demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
+		SYMOPTS_OPTIONS(c.so),
+		OPT_EOL,
+	};
+	struct flame_svg_opts so = {0};
+	FILE *out = NULL;
+	int rest, ret, r;
+
+	rfilter_init(&c.filt);
+	if (flame_init(&c.fl)) {
+		fprintf(stderr, "zt flame: out of memory\n");
+		return ZT_EXIT_FAIL;
+	}
+	ret = opts_parse_permute("flame", flame_usage, opts, argc, argv, &rest);
+	cmd_setup("flame", c.quiet ? -1 : c.so.verbose);
+	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
+		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
+		goto out;
+	}
+	ret = ZT_EXIT_USAGE;
+	if (c.diff && argc - rest != 2) {
+		cmd_error("--diff takes two inputs: OLD NEW");
+		goto out;
+	}
+	if (!c.diff && rest < argc) {
+		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		goto out;
+	}
+	if (c.diff && c.input) {
+		cmd_error("--diff takes its inputs as arguments, not -i");
+		goto out;
+	}
+	if (c.width < 100 || c.width > 1000000) {
+		cmd_error("--width must be between 100 and 1000000 pixels, not %d", c.width);
+		goto out;
+	}
+	if (c.minwidth < 0 || c.minwidth > c.width) {
+		cmd_error("--minwidth must be between 0 and the width, not %g", c.minwidth);
+		goto out;
+	}
+	if (c.colors && !flame_palette_valid(c.colors)) {
+		cmd_error("--colors: unknown palette '%s': use %s", c.colors, flame_palettes);
+		goto out;
+	}
+	if (setup_filters(&c))
+		goto out;
+	if (c.folded && rfilter_active(&c.filt))
+		cmd_warn("filters apply to recordings, not to folded stacks: ignored");
+	ret = ZT_EXIT_FAIL;
+	if (symopts_init(&c.so, "flame"))
+		goto out;
+	c.fl.reverse = c.reverse;
+	if (c.diff) {
+		/* value[0] (the widths) is NEW, value[1] OLD */
+		r = add_input(&c, argv[rest + 1], 0);
+		if (!r)
+			r = add_input(&c, argv[rest], 1);
+	} else {
+		r = add_input(&c, c.input ? c.input : c.folded ? NULL : "zt.data", 0);
+	}
+	if (r)
+		goto out;
+	if (!c.fl.total[0])
+		cmd_warn("no samples to draw: the graph is empty");
+	so.title = c.title;
+	so.subtitle = c.subtitle;
+	so.width = (unsigned)c.width;
+	so.minwidth = c.minwidth;
+	so.colors = c.colors;
+	so.inverted = c.inverted;
+	so.diff = c.diff;
+	if (c.diff && !c.title)
+		so.title = c.inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
+	out = strcmp(c.output, "-") ? fopen(c.output, "w") : stdout;
+	if (!out) {
+		cmd_error("cannot create '%s': %s", c.output, strerror(errno));
+		goto out;
+	}
+	if (out != stdout)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
+	r = flame_write_svg(&c.fl, out, &so);
+	if (out != stdout && fclose(out) && !r)
+		r = -errno;
+	if (r) {
+		cmd_error("cannot write '%s': %s", c.output, strerror(-r));
+		goto out;
+	}
+	cmd_info("%zu frames, %llu samples", c.fl.nr_nodes - 1, (unsigned long long)c.fl.total[0]);
+	ret = ZT_EXIT_OK;
+out:
+	flame_release(&c.fl);
+	rfilter_release(&c.filt);
+	symopts_release(&c.so);
+	return ret;
+}
