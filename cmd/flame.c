@@ -117,7 +117,8 @@ static int add_entry(struct flame_cmd *c, struct rmodel *m, const struct hist_en
 	const struct callchains *cc = &m->hist.cc;
 	struct flame_frame *path = NULL;
 	char **names = NULL;
-	size_t cap = 0, ncap = 0, sp = 0, scap = 0;
+	char (*lines)[80] = NULL; /* per depth: the frame's file:line */
+	size_t cap = 0, ncap = 0, lcap = 0, sp = 0, scap = 0;
 	struct {
 		uint32_t node, depth;
 	} *stack = NULL;
@@ -137,7 +138,8 @@ static int add_entry(struct flame_cmd *c, struct rmodel *m, const struct hist_en
 
 		size_t oldcap = ncap;
 
-		if (ZT_GROW(path, cap, d + 1) || ZT_GROW(names, ncap, d + 1)) {
+		if (ZT_GROW(path, cap, d + 1) || ZT_GROW(names, ncap, d + 1) ||
+		    ZT_GROW(lines, lcap, d + 1)) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -167,7 +169,10 @@ static int add_entry(struct flame_cmd *c, struct rmodel *m, const struct hist_en
 				sym = s;
 				k = FLAME_INLINED;
 			}
-			path[d] = (struct flame_frame){sym, dso, NULL, k};
+			/* the function's hottest line in the recording, for the tooltip */
+			if (rmodel_func_line(m, n->key, lines[d], sizeof(lines[d])))
+				lines[d][0] = 0;
+			path[d] = (struct flame_frame){sym, dso, lines[d][0] ? lines[d] : NULL, k};
 		}
 		if (n->count)
 			ret = flame_add_stack(&c->fl, path, d + 1, n->count, which);
@@ -184,6 +189,7 @@ out:
 	for (size_t i = 0; i < ncap && names; i++)
 		free(names[i]);
 	free(names);
+	free(lines);
 	free(path);
 	free(stack);
 	return ret;

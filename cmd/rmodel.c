@@ -44,6 +44,14 @@ struct tspan {
 };
 #define NR_SPANS 1024
 
+/* A function's line and its weight (while counting: per (function, file, line)). */
+struct fline {
+	uint64_t key; /* hist_chain_key(); 0: empty */
+	const char *dir, *file;
+	uint32_t line;
+	uint64_t weight;
+};
+
 struct pmemo {
 	const char *s;
 	uint32_t id;
@@ -67,6 +75,8 @@ struct rpriv {
 	struct hist_frame *scratch;
 	size_t cap_scratch;
 	uint8_t *gpass; /* per group: passes --dso/--symbols */
+	struct fline *fl; /* per function (chain key): its hottest source line, when asked */
+	size_t fl_cap;
 	uint32_t *fidx;  /* groups' frames: indexes into frames[] */
 	size_t nr_fidx, cap_fidx;
 	uint32_t *eidx; /* while building with lazy chains: each aggregate frame's entry */
@@ -765,6 +775,7 @@ void rmodel_release(struct rmodel *m)
 		free(p->ahash);
 		free(p->scratch);
 		free(p->gpass);
+		free(p->fl);
 		free(p->fidx);
 		free(p->mtab);
 		free(p->stab);
@@ -944,6 +955,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	int ret;
 
 	m->opts = *o;
+	free(p->fl);
+	p->fl = NULL;
 	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
 	if (ret)
 		return ret;
@@ -1042,6 +1055,93 @@ int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry 
 	return hist_sort(&m->hist,
 			 m->opts.children ? (m->opts.sort_self ? HIST_SORT_SELF_ALL : 1) : 0,
 			 percent_limit, rows, n);
+}
+
+static struct fline *fline_slot(struct fline *t, size_t cap, uint64_t key, const char *file,
+				uint32_t line, int by_line)
+{
+	size_t j = zt_hash_mix(zt_hash_mix(key, by_line ? (uintptr_t)file : 0), by_line ? line : 0) &
+		   (cap - 1);
+
+	while (t[j].key && !(t[j].key == key && (!by_line || (t[j].file == file && t[j].line == line))))
+		j = (j + 1) & (cap - 1);
+	return &t[j];
+}
+
+/* Count the weight of each (function, file, line) over the last build's
+ * samples, then keep each function's heaviest. 0 or -ENOMEM. */
+static int count_lines(struct rmodel *m)
+{
+	struct rpriv *p = m->priv;
+	size_t i, cap = 1024, n = 0, bcap = 1024, k;
+	struct fline *t, *best;
+
+	while (cap < 2 * (p->nr_frames + 1))
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_aggs; i++) {
+		const struct ragg *a = &p->aggs[i];
+		const struct rgroup *g = &m->groups[a->group];
+		uint32_t f;
+
+		for (f = 0; f < g->n; f++) {
+			const struct hist_frame *h = &p->frames[p->fidx[g->off + f]];
+			const struct rpos *pos = &p->pos[p->fidx[g->off + f]];
+			uint64_t key = hist_chain_key(h);
+			struct fline *e;
+
+			if (!pos->file || !pos->line || !key)
+				continue;
+			e = fline_slot(t, cap, key, pos->file, pos->line, 1);
+			if (!e->key) {
+				if (++n * 2 > cap)
+					break; /* cannot happen: at most one per template */
+				*e = (struct fline){ key, pos->dir, pos->file, pos->line, 0 };
+			}
+			e->weight += a->weight;
+		}
+	}
+	while (bcap < 2 * (n + 1))
+		bcap *= 2;
+	best = calloc(bcap, sizeof(*best));
+	if (!best) {
+		free(t);
+		return -ENOMEM;
+	}
+	for (k = 0; k < cap; k++) {
+		struct fline *b;
+
+		if (!t[k].key)
+			continue;
+		b = fline_slot(best, bcap, t[k].key, NULL, 0, 0);
+		if (!b->key || t[k].weight > b->weight ||
+		    (t[k].weight == b->weight && t[k].line < b->line))
+			*b = t[k];
+	}
+	free(t);
+	free(p->fl);
+	p->fl = best;
+	p->fl_cap = bcap;
+	return 0;
+}
+
+int rmodel_func_line(struct rmodel *m, uint64_t key, char *buf, size_t n)
+{
+	struct rpriv *p = m->priv;
+	const struct fline *b;
+	const char *base;
+	int ret;
+
+	if (!p->fl && (ret = count_lines(m)))
+		return ret;
+	b = fline_slot(p->fl, p->fl_cap, key, NULL, 0, 0);
+	if (!b->key)
+		return -ENOENT;
+	base = strrchr(b->file, '/');
+	snprintf(buf, n, "%s:%u", base ? base + 1 : b->file, b->line);
+	return 0;
 }
 
 const char *rmodel_chain_name(const struct rmodel *m, const struct cc_node *n)

@@ -106,6 +106,12 @@ int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e);
 /* The display name of a call-chain node's frame ("name" or "name (inlined)"). */
 const char *rmodel_chain_name(const struct rmodel *m, const struct cc_node *n);
 
+/* The source line where the function of a call-chain key (module and
+ * name: hist_chain_key()) has most weight in the last build's samples, as
+ * "file.c:42" (the file's base name) into buf. 0, -ENOENT without line
+ * information, or -ENOMEM. */
+int rmodel_func_line(struct rmodel *m, uint64_t key, char *buf, size_t n);
+
 /* Source lines of the samples in entry e's function (its Self samples):
  * (file, line, weight, samples), most weight first. For annotation. */
 struct rline {

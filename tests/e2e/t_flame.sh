@@ -77,11 +77,8 @@ check "leaf_y about 1/6 ($y of $total)" between $((y * 100 / total)) 8 25
 check "inl_mix (inlined) about 1/3 ($inl of $total)" between $((inl * 100 / total)) 20 45
 check "inl_mix is of kind inlined" grep -q '|inl_mix|tree|inlined$' tree.frames
 check "leaf_x's tooltip: module tree, kind user" grep -q '|leaf_x|tree|user$' tree.frames
-check "tooltips: function, module, kind, samples and percent" \
-	grep -qE '<title>leaf_x
-module: tree
-kind: user
-samples: [0-9]+ \([0-9.]+%\)</title>' tree.svg
+check "tooltips: function, module, source line, kind, samples and percent" \
+	perl -0777 -ne 'exit !m{<title>leaf_x\nmodule: tree\nsource: tree\.c:3\d\nkind: user\nsamples: \d+ \([\d.]+%\)</title>}' tree.svg
 check "title Flame Graph" grep -q '<text id="title"[^>]*>Flame Graph</text>' tree.svg
 check "the script is embedded" grep -q 'function zoom' tree.svg
 
