@@ -174,8 +174,12 @@ static int add_entry(struct flame_cmd *c, struct rmodel *m, const struct hist_en
 				lines[d][0] = 0;
 			path[d] = (struct flame_frame){sym, dso, lines[d][0] ? lines[d] : NULL, k};
 		}
-		if (n->count)
+		if (n->count) {
+			/* lines may have moved when it grew: point at it again */
+			for (size_t k = 1; k <= d; k++)
+				path[k].srcline = lines[k][0] ? lines[k] : NULL;
 			ret = flame_add_stack(&c->fl, path, d + 1, n->count, which);
+		}
 		for (ch = n->child; ch != CC_NONE && !ret; ch = cc_node(cc, ch)->next) {
 			if (ZT_GROW(stack, scap, sp + 1)) {
 				ret = -ENOMEM;
