@@ -31,14 +31,7 @@ awk -v n="$NSTACKS" -v total="$SAMPLES" 'BEGIN {
 		if (c > 0) print path[i], c
 	}
 }' | LC_ALL=C sort > "$T/in.folded" # sorted, as stackcollapse writes it
-ms() { # ms CMD...: wall milliseconds of CMD (best of 3)
-	local best=999999999 s e i
-	for i in 1 2 3; do
-		s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N)
-		[ $(( (e - s) / 1000000 )) -lt "$best" ] && best=$(( (e - s) / 1000000 ))
-	done
-	echo "$best"
-}
+. "$(dirname "$0")/lib.sh"
 lines=$(wc -l < "$T/in.folded")
 sum=$(awk '{ s += $NF } END { print s }' "$T/in.folded")
 zt=$(ms "$ZT" flame --folded -i "$T/in.folded" -o "$T/zt.svg")

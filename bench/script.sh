@@ -17,14 +17,7 @@ for i in 1 2 3 4 5; do
 	perf record -B -a -g -F "$FREQ" -e cpu-clock -o "$T/big.perf" -- sleep "$SECS" > /dev/null 2>&1 && break
 done
 wait
-ms() { # ms CMD...: wall milliseconds of CMD > /dev/null (best of 3)
-	local best=999999999 s e i
-	for i in 1 2 3; do
-		s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N)
-		[ $(( (e - s) / 1000000 )) -lt "$best" ] && best=$(( (e - s) / 1000000 ))
-	done
-	echo "$best"
-}
+. "$(dirname "$0")/lib.sh"
 size=$(stat -c %s "$T/big.perf")
 lines=$("$ZT" script -i "$T/big.perf" | wc -l)
 "$ZT" script -i "$T/big.perf" > /dev/null 2>&1 # warm the symbol cache, as perf's is
