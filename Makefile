@@ -91,7 +91,7 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-record bench-symbolize bench-script bench-report bench-top bench-flame all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -151,6 +151,17 @@ $(BUILD)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
 
+# ... except nofp, the --call-graph dwarf workload: built as distributions
+# build, without frame pointers
+$(BUILD)/tests/workloads/nofp: WL_CFLAGS := -O2 -g -fomit-frame-pointer
+# and the same code with frame pointers: DWARF walks cut short by the stack
+# copy are carried on by the frame-pointer chain
+$(BUILD)/tests/workloads/nofp-fp: tests/workloads/nofp.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -lpthread
+WL_BINS += $(BUILD)/tests/workloads/nofp-fp
+
 $(BUILD)/tests/.stamp-workloads: $(WL_BINS)
 	@mkdir -p $(@D) && touch $@
 
@@ -176,7 +187,7 @@ fuzz:
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
 
-bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame
+bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
@@ -195,6 +206,25 @@ bench-flame: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 bench-report: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/report.sh
+
+bench-unwind: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/unwind.sh
+
+# libdwfl (zt's unwinder) against libunwind's remote API on the same
+# --call-graph dwarf perf.data files. libunwind-dev is for this benchmark
+# only (scripts/setup.sh --test): zt itself does not link it.
+UNWIND_CMP := $(BUILD)/bench/unwind_cmp
+$(UNWIND_CMP): bench/unwind_cmp.c $(LIBZT)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	@$(PKG_CONFIG) --exists libunwind-generic || \
+		{ echo "bench: missing library: install the Debian package 'libunwind-dev' (or run scripts/setup.sh --test)" >&2; exit 1; }
+	$(Q)$(CC) $(ALL_CFLAGS) $$($(PKG_CONFIG) --cflags libunwind-generic) $(ALL_LDFLAGS) -o $@ $< \
+		$(LIBZT) $(LIBS) $$($(PKG_CONFIG) --libs libunwind-generic)
+
+bench-unwind-cmp: $(UNWIND_CMP) $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) UNWIND_CMP=$(abspath $(UNWIND_CMP)) \
+		bench/unwind_cmp.sh
 
 install: $(ZT)
 	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt

@@ -32,16 +32,26 @@ struct perfev {
 	uint8_t *tmp; /* a record that wraps around the ring end */
 	size_t page;
 	uint64_t ips[2 * ZT_MAX_FRAMES];
+	uint64_t uregs[PROF_UREGS];
 };
 
 /* non-SAMPLE records end with TID, TIME and CPU (sample_id_all) */
 #define ID_TRAILER 24
 
+/* perf's x86-64 user register numbers (asm/perf_regs.h) of the DWARF
+ * registers, in DWARF order: ax dx cx bx si di bp sp r8-r15 ip */
+static const uint8_t perf_reg_of[PROF_UREGS] = { 0, 3, 2, 1, 4, 5, 6, 7,
+						  16, 17, 18, 19, 20, 21, 22, 23, 8 };
+#define PERF_REGS_MAX 24
+
 int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct perfev **out)
 {
-	struct perfev *p = calloc(1, sizeof(*p));
+	struct perfev *p;
 	struct perf_event_attr *a;
 
+	if (o->ustack_size > PROF_USTACK_MAX || o->ustack_size % 8)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->o = *o;
@@ -70,6 +80,14 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 		if (o->callchain)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->ustack_size) {
+			unsigned i;
+
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			for (i = 0; i < PROF_UREGS; i++)
+				a->sample_regs_user |= 1ull << perf_reg_of[i];
+			a->sample_stack_user = o->ustack_size;
+		}
 		a->exclude_callchain_kernel = o->exclude_kernel;
 	}
 	a->exclude_kernel = o->exclude_kernel;
@@ -213,6 +231,42 @@ static void trailer(const uint8_t *rec, size_t size, uint64_t *ts, uint32_t *cpu
 	memcpy(cpu, rec + size - 8, 4);
 }
 
+/* PERF_SAMPLE_REGS_USER (the ABI, then the registers of sample_regs_user
+ * in bit order) and PERF_SAMPLE_STACK_USER (size, size bytes, the size
+ * actually copied), which follow the call chain. */
+static void user_stack(struct perfev *p, struct rd *r, struct perfev_sample *s)
+{
+	uint64_t abi, pregs[PERF_REGS_MAX] = { 0 }, size, dyn;
+	const uint8_t *data;
+	unsigned i;
+
+	if (rd_u64(r, &abi))
+		return;
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		for (i = 0; i < PERF_REGS_MAX; i++)
+			if ((p->attr.sample_regs_user & (1ull << i)) && rd_u64(r, &pregs[i]))
+				return;
+	}
+	if (rd_u64(r, &size) || !size || size > (uint64_t)(r->end - r->p))
+		size = 0;
+	data = r->p;
+	dyn = 0;
+	if (size) {
+		r->p += size;
+		if (rd_u64(r, &dyn) || dyn > size)
+			dyn = 0;
+	}
+	/* a 32-bit task's registers are not the DWARF x86-64 ones: no snapshot */
+	if (abi != PERF_SAMPLE_REGS_ABI_64)
+		return;
+	for (i = 0; i < PROF_UREGS; i++)
+		p->uregs[i] = pregs[perf_reg_of[i]];
+	s->uregs = p->uregs;
+	s->uregs_mask = (1u << PROF_UREGS) - 1;
+	s->ustack = data;
+	s->ustack_len = (size_t)dyn;
+}
+
 static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 {
 	struct rd r = { rec + sizeof(struct perf_event_header), rec + size };
@@ -262,6 +316,9 @@ static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 	s.ips = p->ips;
 	s.nk = nk;
 	s.nu = nu;
+	r.p += nr * 8;
+	if (p->attr.sample_type & PERF_SAMPLE_REGS_USER)
+		user_stack(p, &r, &s);
 	if (p->cb.sample)
 		p->cb.sample(p->cb.ctx, &s);
 }

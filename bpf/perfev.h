@@ -21,6 +21,14 @@ struct perfev_sample {
 	uint32_t pid, tid, cpu;
 	const uint64_t *ips; /* nk kernel then nu user frames, leaf first */
 	unsigned nk, nu;
+	/* with perfev_opts.ustack_size: the user registers in DWARF order
+	 * (PROF_UREGS, those of uregs_mask; NULL when the sample has none: a
+	 * kernel thread) and the ustack_len bytes of user stack that the
+	 * kernel copied from the stack pointer up */
+	const uint64_t *uregs;
+	uint32_t uregs_mask;
+	const uint8_t *ustack;
+	size_t ustack_len;
 };
 
 struct perfev_cbs {
@@ -39,13 +47,16 @@ struct perfev_opts {
 	uint64_t freq_or_period;
 	bool exclude_kernel;
 	bool callchain;
+	uint32_t ustack_size; /* user registers and this many bytes of user stack per sample
+				 (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER): a multiple of 8,
+				 at most PROF_USTACK_MAX; 0: none */
 	bool sideband;        /* also MMAP2/COMM/FORK/EXIT records */
 	bool enable_on_exec;  /* start disabled, enabled when the task execs */
 	bool inherit;         /* follow children and threads created later */
 	unsigned ring_pages;  /* data pages per ring, power of two */
 };
 
-/* Empty set of events with callbacks (copied). */
+/* Empty set of events with callbacks (copied). -EINVAL: a bad ustack_size. */
 int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct perfev **out);
 void perfev_free(struct perfev *p);
 /* Open one event: pid -1 and a cpu for system-wide, or a pid/tid and cpu -1.

@@ -5,6 +5,11 @@
 
 #define ZT_BPF_MAX_STACK 127 /* frames per part, the kernel's default sysctl_perf_event_max_stack */
 
+/* Stack snapshots (--call-graph dwarf): the same values as libprof/profile.h's
+ * PROF_UREGS and PROF_USTACK_MAX, which this header cannot include. */
+#define ZT_UREGS 17
+#define ZT_USTACK_MAX 65528
+
 /* Filter modes (the rodata knob filter_mode). */
 #define ZT_FILTER_ALL 0  /* every task (-a, -C) */
 #define ZT_FILTER_TGID 1 /* processes in the tgids map (-p, a workload), children followed */
@@ -15,17 +20,33 @@
 #define ZT_STAT_LOST 1    /* ring buffer full: dropped */
 #define ZT_STAT_MAX 2
 
+/* zt_sample_event.flags */
+#define ZT_EV_USTACK 1 /* a struct zt_ustack_part follows the ips */
+
 /* One sample, variable length: ips holds nk kernel then nu user frames,
- * leaf first; the record is cut after the last used ip. */
+ * leaf first; the record is cut after the last used ip, or with
+ * ZT_EV_USTACK after the user registers and ustack_len bytes of stack that
+ * follow the last used ip (struct zt_ustack_part). */
 struct zt_sample_event {
 	unsigned long long ts; /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	unsigned long long period;
 	unsigned int pid, tid;
 	unsigned int cpu;
 	unsigned short nk, nu;
+	unsigned int flags;      /* ZT_EV_* */
+	unsigned int ustack_len; /* bytes of user stack in the snapshot */
 	unsigned long long ips[2 * ZT_BPF_MAX_STACK];
 };
 
-#define ZT_SAMPLE_HDR_SIZE 32
+#define ZT_SAMPLE_HDR_SIZE 40
+
+/* The snapshot of a sample's user context, right after its nk + nu ips. */
+struct zt_ustack_part {
+	unsigned long long regs[ZT_UREGS]; /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp
+					      r8-r15 rip */
+	unsigned char data[];              /* ustack_len bytes from rsp up */
+};
+
+#define ZT_USTACK_PART_SIZE (ZT_UREGS * 8)
 
 #endif

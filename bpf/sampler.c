@@ -48,11 +48,35 @@ static int handle(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
 	const struct zt_sample_event *e = data;
+	size_t need;
 
-	if (size < ZT_SAMPLE_HDR_SIZE || size < ZT_SAMPLE_HDR_SIZE + ((size_t)e->nk + e->nu) * 8)
+	if (size < ZT_SAMPLE_HDR_SIZE)
+		return 0;
+	need = ZT_SAMPLE_HDR_SIZE + ((size_t)e->nk + e->nu) * 8;
+	if (e->flags & ZT_EV_USTACK)
+		need += ZT_USTACK_PART_SIZE + (size_t)e->ustack_len;
+	if (size < need || e->ustack_len > ZT_USTACK_MAX)
 		return 0;
 	s->cb(s->ctx, e, size);
 	return 0;
+}
+
+/* The ring for records with stack snapshots: about half a second of them
+ * on every CPU, and at least what the caller asked for. */
+static uint32_t ring_size(const struct sampler_opts *o)
+{
+	uint64_t rec = ZT_SAMPLE_HDR_SIZE + 2 * 8 * 32 + ZT_USTACK_PART_SIZE + o->ustack_size;
+	uint64_t hz = 4000, want, sz = o->ringbuf_bytes;
+
+	if (o->freq && o->freq_or_period)
+		hz = o->freq_or_period;
+	else if (o->type == PERF_TYPE_SOFTWARE && o->freq_or_period)
+		hz = 1000000000ull / o->freq_or_period; /* ns */
+	want = (uint64_t)(o->nr_cpus > 0 ? o->nr_cpus : 1) * (hz ? hz : 1) * rec / 2;
+
+	while (sz < want && sz < (256u << 20))
+		sz <<= 1;
+	return (uint32_t)sz;
 }
 
 static int perf_open(struct perf_event_attr *a, int cpu)
@@ -66,12 +90,15 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 		 char *msg, size_t msglen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
+	uint32_t ring = o->ustack_size ? ring_size(o) : o->ringbuf_bytes;
 	struct sampler *s;
-	int i, err;
+	int i, err, ncpu;
 
 	*out = NULL;
 	msg[0] = 0;
 	libbpf_set_print(libbpf_log);
+	if (o->ustack_size > ZT_USTACK_MAX || o->ustack_size % 8)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -117,8 +144,18 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	s->skel->rodata->filter_mode = o->filter_mode;
 	s->skel->rodata->follow_children = o->follow_children;
 	s->skel->rodata->callchain = o->callchain;
-	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
-	err = bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
+	s->skel->rodata->ustack_size = o->ustack_size;
+	s->skel->rodata->wakeup_bytes = ring / 4;
+	err = bpf_map__set_max_entries(s->skel->maps.events, ring);
+	if (err)
+		goto fail;
+	/* the snapshot scratch: one entry per possible CPU (ids may have holes) */
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		err = ncpu ? ncpu : -EINVAL;
+		goto fail;
+	}
+	err = bpf_map__set_max_entries(s->skel->maps.uscratch, o->ustack_size ? (uint32_t)ncpu : 1);
 	if (err)
 		goto fail;
 	if (o->filter_mode != ZT_FILTER_TGID)

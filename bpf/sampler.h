@@ -25,11 +25,25 @@ struct sampler_opts {
 	bool follow_children;
 	bool callchain;       /* kernel and user stacks; false: the sampled address only */
 	bool exclude_kernel;
-	uint32_t ringbuf_bytes; /* power of two, >= 4096 */
+	uint32_t ustack_size; /* user stack bytes to copy per sample (a multiple of 8, at most
+				 ZT_USTACK_MAX), with the user registers; 0: none */
+	uint32_t ringbuf_bytes; /* power of two, >= 4096; with ustack_size the loader makes it
+				   larger, to hold as many samples of that size (at most 256 MiB) */
 	const char *btf_path; /* NULL: the running kernel's */
 };
 
+/* e is borrowed for the call; its size is checked against its counts. */
 typedef void (*sampler_cb)(void *ctx, const struct zt_sample_event *e, size_t size);
+
+/* The user registers and stack snapshot of a record (ustack_size), or NULL
+ * when it has none (a kernel thread, the idle task, a sampler without
+ * ustack_size). data holds e->ustack_len bytes. */
+static inline const struct zt_ustack_part *sampler_ustack(const struct zt_sample_event *e)
+{
+	if (!(e->flags & ZT_EV_USTACK))
+		return NULL;
+	return (const struct zt_ustack_part *)(e->ips + e->nk + e->nu);
+}
 
 /* Load the BPF object and open (but not enable) the perf events.
  * Returns 0 or a negative errno:

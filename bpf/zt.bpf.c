@@ -4,6 +4,8 @@
  * one event per CPU), captures the kernel and user stacks (without call
  * graphs, just the sampled address) and streams one record per sample to
  * user space: no in-kernel aggregation, so every sample keeps its timestamp.
+ * With --call-graph dwarf a record also carries the user registers and a
+ * copy of the user stack, for unwinding offline with the binaries' CFI.
  * A fork hook extends the process filter to children, so a workload is
  * followed through fork and exec.
  */
@@ -24,6 +26,9 @@ const volatile bool callchain = true;
 /* Wake the reader only when the ring is this full: it polls on a timer
  * anyway, and a wakeup per sample costs more than the sample itself. */
 const volatile __u64 wakeup_bytes = 4 << 20;
+/* Bytes of user stack to copy per sample (a multiple of 8, at most
+ * ZT_USTACK_MAX): 0 for no snapshots (frame pointers only). */
+const volatile __u32 ustack_size = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -51,6 +56,24 @@ struct {
 	__type(value, struct zt_sample_event);
 } scratch SEC(".maps");
 
+/* A record with a snapshot: the ustack part goes right after the last used
+ * ip, at a variable offset; the tail is sized for the largest offset plus
+ * one more page, the bounds the verifier sees for a piece of the copy. */
+struct zt_sample_buf {
+	struct zt_sample_event e;
+	__u8 tail[ZT_USTACK_PART_SIZE + ZT_USTACK_MAX + 8 + 4096];
+};
+
+/* Per-CPU array values are limited to 32 KiB: a plain array, one entry per
+ * CPU (the loader sets max_entries), indexed by the CPU number. A program
+ * runs to the end on its CPU, so the entry is not shared. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by the loader */
+	__type(key, __u32);
+	__type(value, struct zt_sample_buf);
+} uscratch SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, ZT_STAT_MAX);
@@ -72,6 +95,117 @@ static __always_inline bool user_mode(const struct bpf_perf_event_data *ctx)
 	return (ctx->regs[17] & 3) == 3;
 }
 
+/* pt_regs (x86-64) index -> DWARF register number order */
+#define PT_R15 0
+#define PT_R14 1
+#define PT_R13 2
+#define PT_R12 3
+#define PT_BP 4
+#define PT_BX 5
+#define PT_R11 6
+#define PT_R10 7
+#define PT_R9 8
+#define PT_R8 9
+#define PT_AX 10
+#define PT_CX 11
+#define PT_DX 12
+#define PT_SI 13
+#define PT_DI 14
+#define PT_IP 16
+#define PT_CS 17
+#define PT_SP 19
+#define PT_NREGS 21
+
+/*
+ * The snapshot of the user context of the current task, at offset off of
+ * this CPU's record (just after its last ip): the registers in DWARF order,
+ * then up to ustack_size bytes of stack from sp up. A global function: the
+ * verifier checks it once, not once for every state the frame-pointer walk
+ * ends in (that is over its limit). The copy goes a page at a time
+ * (first to the next 4 KiB boundary, then whole pages) so that it stops
+ * exactly at the first page it cannot read, as perf's copy_from_user does:
+ * one large read fails whole when the stack is shallower than the size.
+ * Returns the bytes of stack copied, or -1 when the task has no user
+ * context (a kernel thread: its saved registers are not user mode).
+ */
+__noinline long snapshot(struct bpf_perf_event_data *ctx, __u32 off)
+{
+	__u64 r[PT_NREGS], sp, copied = 0, o = off, *p;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u8 *dst, *buf;
+	int i;
+
+	buf = bpf_map_lookup_elem(&uscratch, &cpu);
+	barrier_var(o); /* bounds checked on the register that is used */
+	if (!buf || o > sizeof(struct zt_sample_event))
+		return -1;
+	p = (__u64 *)(buf + o);
+
+	if (user_mode(ctx)) {
+		/* constant offsets: the verifier rewrites each load */
+		r[PT_R15] = ctx->regs[PT_R15];
+		r[PT_R14] = ctx->regs[PT_R14];
+		r[PT_R13] = ctx->regs[PT_R13];
+		r[PT_R12] = ctx->regs[PT_R12];
+		r[PT_BP] = ctx->regs[PT_BP];
+		r[PT_BX] = ctx->regs[PT_BX];
+		r[PT_R11] = ctx->regs[PT_R11];
+		r[PT_R10] = ctx->regs[PT_R10];
+		r[PT_R9] = ctx->regs[PT_R9];
+		r[PT_R8] = ctx->regs[PT_R8];
+		r[PT_AX] = ctx->regs[PT_AX];
+		r[PT_CX] = ctx->regs[PT_CX];
+		r[PT_DX] = ctx->regs[PT_DX];
+		r[PT_SI] = ctx->regs[PT_SI];
+		r[PT_DI] = ctx->regs[PT_DI];
+		r[PT_IP] = ctx->regs[PT_IP];
+		r[PT_CS] = ctx->regs[PT_CS];
+		r[PT_SP] = ctx->regs[PT_SP];
+	} else {
+		/* in the kernel: the user registers saved at kernel entry (x86-64's
+		 * pt_regs is 21 longs in this order on every kernel) */
+		void *u = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+		if (bpf_probe_read_kernel(r, sizeof(r), u))
+			return -1;
+	}
+	sp = r[PT_SP];
+	if ((r[PT_CS] & 3) != 3 || !sp)
+		return -1;
+	p[0] = r[PT_AX];
+	p[1] = r[PT_DX];
+	p[2] = r[PT_CX];
+	p[3] = r[PT_BX];
+	p[4] = r[PT_SI];
+	p[5] = r[PT_DI];
+	p[6] = r[PT_BP];
+	p[7] = sp;
+	p[8] = r[PT_R8];
+	p[9] = r[PT_R9];
+	p[10] = r[PT_R10];
+	p[11] = r[PT_R11];
+	p[12] = r[PT_R12];
+	p[13] = r[PT_R13];
+	p[14] = r[PT_R14];
+	p[15] = r[PT_R15];
+	p[16] = r[PT_IP];
+	dst = (__u8 *)(p + ZT_UREGS);
+	for (i = 0; i < ZT_USTACK_MAX / 4096 + 2; i++) {
+		__u64 n = 4096 - ((sp + copied) & 4095);
+
+		if (copied >= ustack_size || copied > ZT_USTACK_MAX)
+			break;
+		if (n > ustack_size - copied)
+			n = ustack_size - copied;
+		if (n > 4096) /* for the verifier */
+			n = 4096;
+		if (bpf_probe_read_user(dst + copied, n, (void *)(sp + copied)))
+			break;
+		copied += n;
+	}
+	return copied;
+}
+
 SEC("perf_event")
 int zt_sample(struct bpf_perf_event_data *ctx)
 {
@@ -86,9 +220,17 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	if (filter_mode == ZT_FILTER_TID && !bpf_map_lookup_elem(&tids, &tid))
 		return 0;
 
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (ustack_size) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		e = bpf_map_lookup_elem(&uscratch, &cpu);
+	} else {
+		e = bpf_map_lookup_elem(&scratch, &zero);
+	}
 	if (!e)
 		return 0;
+	e->flags = 0;
+	e->ustack_len = 0;
 	e->ts = bpf_ktime_get_ns();
 	e->period = ctx->sample_period;
 	e->pid = tgid;
@@ -151,6 +293,18 @@ out:
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
 	if (size > sizeof(*e))
 		size = sizeof(*e);
+	if (ustack_size && tgid) {
+		/* size <= sizeof(*e): the part fits in the tail (see zt_sample_buf) */
+		long got = snapshot(ctx, size);
+
+		if (got >= 0) {
+			e->flags = ZT_EV_USTACK;
+			e->ustack_len = got;
+			size += ZT_USTACK_PART_SIZE + got;
+			if (size > sizeof(struct zt_sample_buf))
+				size = sizeof(struct zt_sample_buf);
+		}
+	}
 	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
 									      : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&events, e, size, flags))

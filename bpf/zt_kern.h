@@ -25,6 +25,7 @@ typedef _Bool bool;
 /* uapi values (linux/bpf.h) */
 enum {
 	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };

@@ -74,7 +74,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	if (cmd_load_profile(in, force, event, &p))
+	if (cmd_load_profile(in, force, event, &so, &p))
 		goto out;
 	symopts_init(&so, "convert");
 	if (proctree_new(&p, &pt)) {

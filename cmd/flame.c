@@ -216,7 +216,7 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 
 	memset(&m, 0, sizeof(m));
 	profile_init(&prof);
-	if (cmd_load_profile(path, c->force, c->event_opt, &prof))
+	if (cmd_load_profile(path, c->force, c->event_opt, &c->so, &prof))
 		goto out_prof;
 	if (!prof.nr_samples)
 		cmd_warn("'%s' has no samples", path);

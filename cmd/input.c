@@ -9,8 +9,83 @@
 #include "cmd/input.h"
 #include "formats/perfdata.h"
 #include "formats/ztdata.h"
+#include "libprof/proctree.h"
+#include "symbolizer/unwind.h"
 
-static int load_perf(const char *path, int force, const char *event, struct profile *p)
+struct unwind_pass {
+	struct unwinder *uw;
+	struct profile *p;
+	struct cmd_progress prog;
+	uint64_t done;
+};
+
+static int on_ustack(void *arg, const struct prof_ustack *u)
+{
+	struct unwind_pass *ps = arg;
+
+	if (!(++ps->done & 1023))
+		cmd_progress_update(&ps->prog, ps->done);
+	return unwinder_apply(ps->uw, ps->p, u);
+}
+
+/* --call-graph dwarf recordings: a second pass over the file hands each
+ * sample's stack copy to the unwinder, which replaces its user frames. */
+static int unwind_stacks(const char *path, const struct perfdata_opts *perf,
+			 const struct symopts *so, struct profile *p)
+{
+	const char *cg = profile_get_meta(p, "callchain");
+	struct unwind_pass ps = { 0 };
+	struct unwinder_opts uo = { so ? so->symfs : NULL, so ? so->debug_dirs : NULL };
+	struct unwind_stats st;
+	struct proctree *pt = NULL;
+	char msg[256];
+	size_t n = 0;
+	int ret, i;
+
+	if (!cg || strcmp(cg, "dwarf"))
+		return 0;
+	ps.p = p;
+	ret = proctree_new(p, &pt);
+	ret = ret ? ret : unwinder_new(p, pt, &uo, &ps.uw);
+	if (ret) {
+		cmd_error("out of memory unwinding the stacks of '%s'", path);
+		proctree_free(pt);
+		return -1;
+	}
+	cmd_progress_start(&ps.prog, "unwinding user stacks", p->nr_samples);
+	ret = perf ? perfdata_read_ustacks_file(path, perf, on_ustack, &ps, NULL)
+		   : ztdata_read_ustacks_file(path, on_ustack, &ps, NULL);
+	cmd_progress_end(&ps.prog);
+	unwinder_stats(ps.uw, &st);
+	unwinder_free(ps.uw);
+	proctree_free(pt);
+	if (ret == -ENOMEM) {
+		cmd_error("out of memory unwinding the stacks of '%s'", path);
+		return -1;
+	}
+	if (ret) /* the first pass read this far: its warnings were given */
+		cmd_warn("'%s': user stacks unwound up to where the file is damaged", path);
+	for (i = 0; i < UNWIND_NR; i++)
+		if (st.stop[i])
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s %llu", n ? ", " : "",
+					      unwind_stop_name((enum unwind_stop)i),
+					      (unsigned long long)st.stop[i]);
+	if (st.snapshots) {
+		cmd_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
+			 "with frame pointers; %llu binaries in %llu address spaces): %s",
+			 (unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
+			 (unsigned long long)st.spliced, (unsigned long long)st.modules,
+			 (unsigned long long)st.dwfls, n ? msg : "");
+		if (st.stop[UNWIND_STACK_END] * 5 > st.snapshots)
+			cmd_warn("%llu%% of the user stacks were deeper than the stack copy: record "
+				 "with a larger --call-graph dwarf,SIZE for complete stacks",
+				 (unsigned long long)(st.stop[UNWIND_STACK_END] * 100 / st.snapshots));
+	}
+	return 0;
+}
+
+static int load_perf(const char *path, int force, const char *event, const struct symopts *so,
+		     struct profile *p)
 {
 	struct perfdata_opts o = { -1, event };
 	struct perfdata_info info;
@@ -28,9 +103,8 @@ static int load_perf(const char *path, int force, const char *event, struct prof
 	} else if (info.msg[0]) {
 		cmd_warn("'%s': %s", path, info.msg);
 	}
-	if (info.dwarf)
-		cmd_warn("'%s' was recorded with --call-graph dwarf, which zt cannot unwind yet: "
-			 "showing kernel frames and the sampled user address only", path);
+	if (info.dwarf && unwind_stacks(path, &o, so, p))
+		return -1;
 	/* perf.data carries no kernel symbols: this machine's, if it made the file */
 	k = perfdata_add_host_kallsyms(p, NULL);
 	if (k && k != -EEXIST)
@@ -43,7 +117,8 @@ static int load_perf(const char *path, int force, const char *event, struct prof
 	return 0;
 }
 
-int cmd_load_profile(const char *path, int force, const char *event, struct profile *p)
+int cmd_load_profile(const char *path, int force, const char *event, const struct symopts *so,
+		     struct profile *p)
 {
 	struct ztdata_read_info info;
 	char head[8];
@@ -59,7 +134,7 @@ int cmd_load_profile(const char *path, int force, const char *event, struct prof
 	n = read(fd, head, sizeof(head));
 	close(fd);
 	if (n > 0 && perfdata_probe(head, (size_t)n))
-		return load_perf(path, force, event, p);
+		return load_perf(path, force, event, so, p);
 	if (event)
 		cmd_warn("--event is for perf.data files: '%s' has one event", path);
 	ret = ztdata_read_file(path, p, &info);
@@ -76,5 +151,5 @@ int cmd_load_profile(const char *path, int force, const char *event, struct prof
 	}
 	cmd_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'", p->nr_samples,
 		 p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
-	return 0;
+	return unwind_stacks(path, NULL, so, p);
 }

@@ -3,6 +3,7 @@
 #ifndef ZT_INPUT_H
 #define ZT_INPUT_H
 
+#include "cmd/symopts.h"
 #include "libprof/profile.h"
 
 /* Read path into p (initialized): zt.data, or perf.data (told apart by
@@ -12,7 +13,10 @@
  * picks one of a perf.data file's events by name (NULL: the first).
  * perf.data recorded on this machine since its last boot gets the
  * kernel's symbols from /proc/kallsyms. Prints its own messages as
- * "zt CMD: ...". Returns 0, or -1 after an error message. */
-int cmd_load_profile(const char *path, int force, const char *event, struct profile *p);
+ * "zt CMD: ...". Returns 0, or -1 after an error message.
+ * A --call-graph dwarf recording has its user stacks unwound here, with
+ * binaries found under so's --symfs and --debug-dir (so may be NULL). */
+int cmd_load_profile(const char *path, int force, const char *event, const struct symopts *so,
+		     struct profile *p);
 
 #endif

@@ -124,6 +124,7 @@ struct record {
 	int callgraph, verbose, quiet;
 	const char *output, *callgraph_mode;
 	double duration;
+	uint32_t stack_size; /* --call-graph dwarf: user stack bytes per sample; 0: fp */
 
 	/* state */
 	struct ztdata_writer *w;
@@ -148,6 +149,7 @@ struct record {
 	bool cache_ok;
 	int err; /* first write error */
 	uint64_t samples, lost_samples, lost_events;
+	uint64_t ustacks, ustack_bytes; /* snapshots written, their stack bytes */
 	uint64_t t_start, t_end;
 	pid_t child;
 	const char *path_kind; /* "bpf" or "perf_event" */
@@ -424,14 +426,30 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 	r->samples++;
 }
 
+/* The stack snapshot of the sample just written (--call-graph dwarf). */
+static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, const void *stack,
+			 size_t len)
+{
+	note_err(r, ztdata_write_ustack(r->w, mask, regs, stack, len));
+	r->ustacks++;
+	r->ustack_bytes += len;
+}
+
 static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t size)
 {
+	const struct zt_ustack_part *u = sampler_ustack(e);
+
 	write_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
+	if (u)
+		write_ustack(ctx, (1u << PROF_UREGS) - 1, (const uint64_t *)u->regs, u->data,
+			     e->ustack_len);
 }
 
 static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 {
 	write_sample(ctx, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+	if (s->uregs)
+		write_ustack(ctx, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
 }
 
 /* At the end: binaries of sampled processes still waiting (through the
@@ -731,7 +749,11 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	ztdata_write_meta(r->w, "nr_cpus", num);
 	ztdata_write_meta(r->w, "event", event);
 	ztdata_write_meta(r->w, "sampler", r->path_kind);
-	ztdata_write_meta(r->w, "callchain", r->callgraph ? "fp" : "none");
+	ztdata_write_meta(r->w, "callchain", r->stack_size ? "dwarf" : r->callgraph ? "fp" : "none");
+	if (r->stack_size) {
+		snprintf(num, sizeof(num), "%u", r->stack_size);
+		ztdata_write_meta(r->w, "stack_size", num);
+	}
 	if (freq) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)freq);
 		ztdata_write_meta(r->w, "freq", num);
@@ -744,6 +766,41 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	snprintf(num, sizeof(num), "%lld", (long long)time(NULL));
 	ztdata_write_meta(r->w, "wallclock_start", num);
 	ztdata_write_meta(r->w, "zt_version", "0.1.0");
+}
+
+/* --call-graph fp | dwarf[,SIZE], as perf: SIZE rounded up to a multiple
+ * of 8, from 8 to 65528. 0, or -1 after a message. */
+static int parse_callgraph(struct record *r, const char *arg)
+{
+	const char *sz;
+	unsigned long long v;
+	char *end;
+
+	if (!strcmp(arg, "fp")) {
+		r->callgraph = 1;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		if (!strcmp(arg, "lbr"))
+			cmd_error("--call-graph lbr is not supported: use fp or dwarf");
+		else
+			cmd_error("unknown --call-graph mode '%s': use fp or dwarf[,size]", arg);
+		return -1;
+	}
+	r->callgraph = 1;
+	r->stack_size = 8192;
+	if (!arg[5])
+		return 0;
+	sz = arg + 6;
+	errno = 0;
+	v = strtoull(sz, &end, 0);
+	if (!*sz || *end || errno || sz[0] == '-' || sz[0] == '+' || v == 0 || v > PROF_USTACK_MAX) {
+		cmd_error("bad stack dump size '%s' in --call-graph %s: give 1 to %u bytes "
+			  "(rounded up to a multiple of 8; default 8192)", sz, arg, PROF_USTACK_MAX);
+		return -1;
+	}
+	r->stack_size = (uint32_t)((v + 7) & ~7ull);
+	return 0;
 }
 
 static const char *const record_usage[] = {
@@ -760,7 +817,10 @@ int cmd_record(int argc, char **argv)
 		TARGET_OPTIONS(r.tg, "record"),
 		{ OPT_U64, 'c', "count", &r.tg.period, "n", "sample every n events (ns for cpu-clock)" },
 		{ OPT_BOOL, 'g', NULL, &r.callgraph, NULL, "record call graphs (frame pointers)" },
-		{ OPT_STRING, 0, "call-graph", &r.callgraph_mode, "mode", "record call graphs: fp" },
+		{ OPT_STRING, 0, "call-graph", &r.callgraph_mode, "mode",
+		  "fp (frame pointers, as -g), or dwarf[,size]: also the user registers and size "
+		  "bytes of user stack per sample (default 8192, at most 65528), to unwind code "
+		  "without frame pointers" },
 		{ OPT_STRING, 'o', "output", &r.output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
 		{ OPT_DOUBLE, 0, "duration", &r.duration, "secs", "stop after this many seconds" },
 		{ OPT_COUNT, 'v', "verbose", &r.verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
@@ -794,17 +854,8 @@ int cmd_record(int argc, char **argv)
 	argv += rest;
 	cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, &r };
 
-	if (r.callgraph_mode) {
-		if (!strcmp(r.callgraph_mode, "fp")) {
-			r.callgraph = 1;
-		} else if (!strncmp(r.callgraph_mode, "dwarf", 5) || !strcmp(r.callgraph_mode, "lbr")) {
-			cmd_error("--call-graph %s is not supported yet: use --call-graph fp (or -g)", r.callgraph_mode);
-			return ZT_EXIT_USAGE;
-		} else {
-			cmd_error("unknown --call-graph mode '%s': use fp", r.callgraph_mode);
-			return ZT_EXIT_USAGE;
-		}
-	}
+	if (r.callgraph_mode && parse_callgraph(&r, r.callgraph_mode))
+		return ZT_EXIT_USAGE;
 	if (target_parse_event(tg))
 		return ZT_EXIT_USAGE;
 	if (!!tg->pids + !!tg->tids + (argc > 0) > 1) {
@@ -852,6 +903,7 @@ int cmd_record(int argc, char **argv)
 	target_sampler_opts(tg, &so);
 	so.filter_mode = tg->tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
 	so.callchain = r.callgraph;
+	so.ustack_size = r.stack_size;
 	do {
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
@@ -861,8 +913,13 @@ int cmd_record(int argc, char **argv)
 			struct perfev_opts po = {
 				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
 				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = r.callgraph != 0, .sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
-				.inherit = r.filtered && !tg->tids, .ring_pages = privileged ? 256 : 64,
+				.callchain = r.callgraph != 0, .ustack_size = r.stack_size,
+				.sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
+				.inherit = r.filtered && !tg->tids,
+				/* snapshots: 8 KiB a sample; unprivileged, perf_event_mlock_kb
+				 * (516 KiB a CPU) caps the rings */
+				.ring_pages = privileged ? (r.stack_size ? 512 : 256)
+							 : (r.stack_size ? 128 : 64),
 			};
 
 			msg[0] = 0;
@@ -967,7 +1024,9 @@ int cmd_record(int argc, char **argv)
 		t = now_ns();
 		if (deadline && t >= deadline)
 			break;
-		if (t - last_flush >= FLUSH_NS || ztdata_writer_pending(r.w) > (4u << 20)) {
+		/* snapshots compress better in larger chunks */
+		if (t - last_flush >= FLUSH_NS ||
+		    ztdata_writer_pending(r.w) > (r.stack_size ? 16u << 20 : 4u << 20)) {
 			if (r.filtered)
 				settle_pending(&r, false);
 			snapshot_perfmaps(&r);
@@ -1029,8 +1088,16 @@ int cmd_record(int argc, char **argv)
 		else
 			fprintf(stderr, "[ zt record: no samples lost ]\n");
 		if (use_bpf && sst.run_cnt)
-			cmd_info("BPF program: %llu runs, %.3f us per run", (unsigned long long)sst.run_cnt,
-				 (double)sst.run_ns / 1000.0 / (double)sst.run_cnt);
+			cmd_info("BPF program: %llu runs, %.3f us per run, %.3f us per sample sent",
+				 (unsigned long long)sst.run_cnt, (double)sst.run_ns / 1000.0 / (double)sst.run_cnt,
+				 sst.samples ? (double)sst.run_ns / 1000.0 / (double)sst.samples : 0.0);
+		if (r.stack_size)
+			cmd_info("stack snapshots: %llu of %llu samples, %.1f KiB of stack each on average "
+				 "(%.3f MB in all); the file: %.1f bytes per sample",
+				 (unsigned long long)r.ustacks, (unsigned long long)zst.samples,
+				 r.ustacks ? (double)r.ustack_bytes / 1024.0 / (double)r.ustacks : 0.0,
+				 (double)r.ustack_bytes / (1024.0 * 1024.0),
+				 zst.samples ? (double)zst.bytes / (double)zst.samples : 0.0);
 	}
 	ret = ZT_EXIT_OK;
 

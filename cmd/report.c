@@ -992,7 +992,7 @@ int cmd_report(int argc, char **argv)
 	if (setup_filters(&r))
 		goto out;
 	symopts_init(&r.so, "report");
-	if (cmd_load_profile(r.input, r.force, r.event, &r.prof)) {
+	if (cmd_load_profile(r.input, r.force, r.event, &r.so, &r.prof)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}

@@ -209,7 +209,7 @@ static char *put_0x(char *p, uint64_t v)
 /* Read the input; exit code or -1 to go on. */
 static int load(struct script *s)
 {
-	return cmd_load_profile(s->input, s->force, s->event_opt, &s->prof) ? ZT_EXIT_FAIL : -1;
+	return cmd_load_profile(s->input, s->force, s->event_opt, &s->so, &s->prof) ? ZT_EXIT_FAIL : -1;
 }
 
 /* Whether perf would have sampled the CPU: only system-wide or per-CPU

@@ -555,6 +555,7 @@ static const char *const top_usage[] = {
 
 int cmd_top(int argc, char **argv)
 {
+	const char *cgmode = NULL; /* --call-graph */
 	struct top t = { .tg = { .event = "cycles" }, .sort = "dso,sym", .delay = 1.0, .children = -1,
 			 .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt options[] = {
@@ -563,6 +564,7 @@ int cmd_top(int argc, char **argv)
 		{ OPT_U64, 'c', "count", &t.tg.period, "n", "event period to sample (ns for cpu-clock)" },
 		{ OPT_DOUBLE, 'd', "delay", &t.delay, "secs", "number of seconds to delay between refreshes (default 1)" },
 		{ OPT_BOOL, 'g', NULL, &t.callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
+		{ OPT_STRING, 0, "call-graph", &cgmode, "mode", "fp: the same as -g (zt top unwinds frame pointers only)" },
 		{ OPT_BOOL, 0, "children", &t.children, NULL, "show Children (callees included) next to Self (default with -g)" },
 		{ OPT_BOOL, 'K', "hide_kernel_symbols", &t.hide_kernel, NULL, "hide kernel symbols" },
 		{ OPT_BOOL, 'U', "hide_user_symbols", &t.hide_user, NULL, "hide user symbols" },
@@ -604,6 +606,16 @@ int cmd_top(int argc, char **argv)
 	cmd_setup("top", t.quiet ? -1 : t.so.verbose);
 	if (rest < argc) {
 		cmd_error("unexpected argument '%s': zt top takes no command (see 'zt top -h')", argv[rest]);
+		goto out;
+	}
+	if (cgmode && !strcmp(cgmode, "fp")) {
+		t.callgraph = 1;
+	} else if (cgmode && (!strncmp(cgmode, "dwarf", 5) || !strcmp(cgmode, "lbr"))) {
+		cmd_error("--call-graph %s is not supported: zt top unwinds frame pointers only "
+			  "(use -g, or record with 'zt record --call-graph dwarf')", cgmode);
+		goto out;
+	} else if (cgmode) {
+		cmd_error("unknown --call-graph mode '%s': zt top takes fp only", cgmode);
 		goto out;
 	}
 	if (!(t.delay >= 0.1 && t.delay <= 3600)) {

@@ -98,6 +98,16 @@ struct rd {
 	uint64_t zmax;   /* cap on the total decompressed */
 	uint64_t ips[2 * ZT_MAX_FRAMES], uips[ZT_MAX_FRAMES];
 	char why[160];
+	prof_ustack_fn ufn; /* the snapshot pass: samples go to it, not to p */
+	void *uarg;
+	int ustop;          /* ufn's nonzero return */
+};
+
+/* perf's x86-64 user register numbers (PERF_REG_X86_*) in DWARF order,
+ * -1 for those the unwinder has no use for (flags, segments) */
+static const signed char perf_to_dwarf[24] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+	8, 9, 10, 11, 12, 13, 14, 15,
 };
 
 static inline uint64_t ld64(const uint8_t *p)
@@ -738,6 +748,7 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 	const uint8_t *q = e + 8, *end = e + n, *chain = NULL;
 	const struct perf_event_attr *a;
 	struct prof_sample s = { 0 };
+	struct prof_ustack u = { 0 };
 	unsigned mode = misc & MISC_CPUMODE_MASK, nk = 0, nu = 0;
 	const char *what = "id";
 	uint64_t st, ip = 0, nr = 0, i;
@@ -861,9 +872,20 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 		what = "user registers";
 		NEED(8);
 		if (ld64(q)) {
+			uint64_t mask = a->sample_regs_user;
+			unsigned bit;
+
 			q += 8;
-			NEED(8 * (size_t)__builtin_popcountll(a->sample_regs_user));
-			q += 8 * (size_t)__builtin_popcountll(a->sample_regs_user);
+			NEED(8 * (size_t)__builtin_popcountll(mask));
+			for (bit = 0; bit < 64; bit++) {
+				if (!(mask & (1ull << bit)))
+					continue;
+				if (bit < 24 && perf_to_dwarf[bit] >= 0) {
+					u.regs[perf_to_dwarf[bit]] = ld64(q);
+					u.regs_mask |= 1u << perf_to_dwarf[bit];
+				}
+				q += 8;
+			}
 		} else {
 			q += 8;
 		}
@@ -877,9 +899,22 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 		q += 8;
 		if (k) {
 			NEED(k);
+			u.data = q;
 			q += k;
-			NEED(8); /* dyn_size */
+			NEED(8); /* dyn_size: the part the kernel could copy */
+			u.len = ld64(q) < k ? (size_t)ld64(q) : (size_t)k;
 		}
+	}
+	if (r->ufn) {
+		/* the snapshot pass: the same sample numbering, nothing added */
+		if (u.regs_mask || u.len) {
+			u.sample = r->info->samples;
+			r->ustop = r->ufn(r->uarg, &u);
+			if (r->ustop)
+				return r->ustop;
+		}
+		r->info->samples++;
+		return 0;
 	}
 	/* WEIGHT, DATA_SRC and later fields: not used */
 
@@ -1251,6 +1286,8 @@ static int read_data(struct rd *r, uint64_t off, uint64_t end, int cut)
 		if (size > end - off)
 			goto short_rec;
 		ret = record(r, r->d + off, size, 0);
+		if (r->ustop)
+			return r->ustop;
 		if (ret == -ENOMEM) {
 			note(info, 1, "out of memory reading the record at offset %llu",
 			     (unsigned long long)off);
@@ -1282,8 +1319,9 @@ short_rec:
 	return -EBADMSG;
 }
 
-int perfdata_read_mem(const void *data, size_t len, struct profile *p,
-		      const struct perfdata_opts *opts, struct perfdata_info *info)
+static int read_mem(const void *data, size_t len, struct profile *p,
+		    const struct perfdata_opts *opts, struct perfdata_info *info, prof_ustack_fn ufn,
+		    void *uarg)
 {
 	struct perfdata_info dummy;
 	const uint8_t *d = data;
@@ -1309,6 +1347,8 @@ int perfdata_read_mem(const void *data, size_t len, struct profile *p,
 	r->len = len;
 	r->p = p;
 	r->info = info;
+	r->ufn = ufn;
+	r->uarg = uarg;
 	r->zmax = PERFDATA_DECOMP_TOTAL_MIN + 64 * (uint64_t)len;
 	aoff = ld64(d + 24);
 	asize = ld64(d + 32);
@@ -1376,6 +1416,8 @@ int perfdata_read_mem(const void *data, size_t len, struct profile *p,
 	} else if ((ret = read_data(r, doff, dend, cut))) {
 		goto out;
 	}
+	if (ufn)
+		goto out; /* the snapshot pass needs no more */
 	if (info->truncated)
 		note(info, 0, "the file is cut short at offset %llu (the data section ends at %llu): "
 			      "read up to offset %llu", (unsigned long long)len,
@@ -1397,8 +1439,26 @@ out:
 	return ret;
 }
 
-int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
-		       struct perfdata_info *info)
+int perfdata_read_mem(const void *data, size_t len, struct profile *p,
+		      const struct perfdata_opts *opts, struct perfdata_info *info)
+{
+	return read_mem(data, len, p, opts, info, NULL, NULL);
+}
+
+int perfdata_read_ustacks_mem(const void *data, size_t len, const struct perfdata_opts *opts,
+			      prof_ustack_fn fn, void *arg, struct perfdata_info *info)
+{
+	struct profile scratch; /* the side-band records read again, then dropped */
+	int ret;
+
+	profile_init(&scratch);
+	ret = read_mem(data, len, &scratch, opts, info, fn, arg);
+	profile_release(&scratch);
+	return ret;
+}
+
+static int read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
+		     struct perfdata_info *info, prof_ustack_fn ufn, void *uarg)
 {
 	struct perfdata_info dummy;
 	struct zt_image img;
@@ -1417,10 +1477,23 @@ int perfdata_read_file(const char *path, struct profile *p, const struct perfdat
 		note(info, 1, "'%s' is a perf.data directory (perf record --threads): not "
 			      "supported", path);
 	} else {
-		ret = perfdata_read_mem(img.data, img.len, p, opts, info);
+		ret = ufn ? perfdata_read_ustacks_mem(img.data, img.len, opts, ufn, uarg, info)
+			  : perfdata_read_mem(img.data, img.len, p, opts, info);
 	}
 	zt_image_close(&img);
 	return ret;
+}
+
+int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
+		       struct perfdata_info *info)
+{
+	return read_file(path, p, opts, info, NULL, NULL);
+}
+
+int perfdata_read_ustacks_file(const char *path, const struct perfdata_opts *opts,
+			       prof_ustack_fn fn, void *arg, struct perfdata_info *info)
+{
+	return read_file(path, NULL, opts, info, fn, arg);
 }
 
 /* ---- kernel symbols of this host --------------------------------------- */

@@ -37,9 +37,9 @@ struct perfdata_info {
 				   feature sections are cut off): the rest is in p */
 	int unfinished;         /* data size 0 in the header (perf record killed):
 				   the records up to the end of the file were read */
-	int dwarf;              /* --call-graph dwarf recording: the user stacks are
-				   not unwound, samples keep kernel frames and the
-				   user leaf only */
+	int dwarf;              /* --call-graph dwarf recording: samples get kernel
+				   frames and the user leaf; the user stacks come in
+				   perfdata_read_ustacks_*() for unwinding */
 	uint64_t good_end;      /* offset just past the last data record read */
 	uint64_t size;          /* bytes given to the reader */
 	uint64_t data_offset, data_size; /* the data section as the header says */
@@ -99,6 +99,20 @@ int perfdata_read_mem(const void *data, size_t len, struct profile *p,
  * (`perf record --threads`). */
 int perfdata_read_file(const char *path, struct profile *p, const struct perfdata_opts *opts,
 		       struct perfdata_info *info);
+
+/*
+ * The second pass over a --call-graph dwarf perf.data (info->dwarf after
+ * perfdata_read_*()): hands each sample's user registers (PERF_SAMPLE_REGS_USER,
+ * mapped to DWARF order) and user stack (PERF_SAMPLE_STACK_USER, its dynamic
+ * size) to fn, in the order and with the indices the first pass gave the
+ * selected event's samples in an empty profile. Samples with neither are
+ * skipped. opts must be the first pass's. Returns 0, fn's nonzero return,
+ * or the errors of perfdata_read_*() (info may be NULL).
+ */
+int perfdata_read_ustacks_mem(const void *data, size_t len, const struct perfdata_opts *opts,
+			      prof_ustack_fn fn, void *arg, struct perfdata_info *info);
+int perfdata_read_ustacks_file(const char *path, const struct perfdata_opts *opts,
+			       prof_ustack_fn fn, void *arg, struct perfdata_info *info);
 
 /*
  * perf.data carries no kernel symbols: perf report reads the running

@@ -21,6 +21,7 @@
 #include "libprof/fileio.h"
 #include "libprof/zbuf.h"
 
+#define ZTDATA_MINOR 1 /* 1.1: USTACKS chunks */
 #define FILE_HDR 16
 #define FILE_HDR_MAX 65536     /* a later minor version may grow the header */
 #define CHUNK_HDR 24
@@ -30,6 +31,8 @@
 #define BLOB_MAX (128u << 20)
 #define ZSTD_LEVEL 3
 #define FLAG_ZSTD 1u
+#define UREF_MAX 256           /* how far back a snapshot may refer, in entries */
+#define UREGS_ALL ((1u << PROF_UREGS) - 1)
 
 enum {
 	CH_META = 1,
@@ -39,6 +42,7 @@ enum {
 	CH_SAMPLES = 5,
 	CH_BLOB = 6,
 	CH_LOST = 7,
+	CH_USTACKS = 8,
 	CH_INDEX = 255,
 };
 
@@ -53,6 +57,75 @@ struct chunk_ref {
 	uint32_t type;
 	uint64_t off;
 };
+
+/* The last snapshot of a thread in the USTACKS chunk being built. */
+struct uslot {
+	uint32_t tid, used;
+	uint64_t entry;   /* its number in the chunk */
+	uint64_t regs[PROF_UREGS]; /* absent ones 0 */
+};
+
+/* A snapshot's bytes, as given or decoded, kept while later ones may refer
+ * to it: the last UREF_MAX of a chunk, entry i in ring slot i % UREF_MAX. */
+struct ubytes {
+	uint8_t *d;
+	size_t len, cap;
+};
+
+static int ubytes_set(struct ubytes *u, const void *d, size_t len)
+{
+	if (len > u->cap) {
+		uint8_t *n = realloc(u->d, len);
+
+		if (!n)
+			return -ENOMEM;
+		u->d = n;
+		u->cap = len;
+	}
+	if (len)
+		memcpy(u->d, d, len);
+	u->len = len;
+	return 0;
+}
+
+/*
+ * The longest run of 8-byte words that snapshot a (la bytes at address sa)
+ * has in common with snapshot b at the same addresses: *skip, *copy bytes
+ * into a. 0 when there is none worth it (two words).
+ */
+static int ustack_common(const uint8_t *a, uint64_t sa, size_t la, const uint8_t *b, uint64_t sb,
+			 size_t lb, size_t *skip, size_t *copy)
+{
+	uint64_t ea = sa + la, eb = sb + lb, lo, hi;
+	size_t nw, w, run = 0, best = 0, at = 0;
+	const uint8_t *x, *y;
+
+	if (ea < sa || eb < sb)
+		return 0;
+	lo = sa > sb ? sa : sb;
+	hi = ea < eb ? ea : eb;
+	if (lo >= hi)
+		return 0;
+	x = a + (lo - sa);
+	y = b + (lo - sb);
+	nw = (size_t)(hi - lo) / 8;
+	for (w = 0; w <= nw; w++) {
+		if (w < nw && !memcmp(x + 8 * w, y + 8 * w, 8)) {
+			run++;
+			continue;
+		}
+		if (run > best) {
+			best = run;
+			at = w - run;
+		}
+		run = 0;
+	}
+	if (best < 2)
+		return 0;
+	*skip = (size_t)(lo - sa) + 8 * at;
+	*copy = 8 * best;
+	return 1;
+}
 
 static void put_le16(uint8_t *p, uint16_t v)
 {
@@ -95,6 +168,16 @@ struct ztdata_writer {
 	uint64_t s_ts, s_weight;       /* delta bases within the current chunk */
 	uint32_t s_tid, s_stack;
 	uint64_t total_samples;
+	uint32_t last_tid;             /* of the last sample */
+	/* stack snapshots, sealed after the samples they belong to */
+	struct zbuf uhdr, udata;       /* entry headers; entry bytes as stored */
+	struct zbuf ucols[PROF_UREGS]; /* register values, one column per register */
+	struct ubytes *uring;          /* the last UREF_MAX entries as given (NULL until used) */
+	uint64_t nustacks;             /* entries in uhdr */
+	uint64_t u_sample;             /* delta base: the previous entry's sample */
+	uint64_t u_next;               /* a snapshot may go to samples from this index on */
+	struct uslot *uslots;          /* by tid, open addressing */
+	size_t nr_uslots, cap_uslots;
 	struct zbuf payload;           /* scratch: one chunk's raw payload */
 	struct zbuf out;               /* complete chunks not yet written */
 	struct chunk_ref *index;
@@ -208,6 +291,33 @@ static int seal_rows(struct ztdata_writer *w, int r)
 	return 0;
 }
 
+static int seal_ustacks(struct ztdata_writer *w)
+{
+	int ret, i;
+
+	zbuf_reset(&w->payload);
+	zbuf_put_uv(&w->payload, w->nustacks);
+	zbuf_put(&w->payload, w->uhdr.data, w->uhdr.len);
+	for (i = 0; i < PROF_UREGS; i++)
+		zbuf_put(&w->payload, w->ucols[i].data, w->ucols[i].len);
+	zbuf_put(&w->payload, w->udata.data, w->udata.len);
+	ret = emit_chunk(w, CH_USTACKS, &w->payload);
+	if (ret)
+		return ret;
+	zbuf_reset(&w->uhdr);
+	zbuf_reset(&w->udata);
+	for (i = 0; i < PROF_UREGS; i++)
+		zbuf_reset(&w->ucols[i]);
+	w->nustacks = 0;
+	w->u_sample = 0;
+	if (w->nr_uslots)
+		memset(w->uslots, 0, w->cap_uslots * sizeof(*w->uslots));
+	w->nr_uslots = 0;
+	return 0;
+}
+
+/* Stacks, samples, then the snapshots of those samples (and of samples in
+ * earlier chunks). */
 static int seal_samples(struct ztdata_writer *w)
 {
 	int i, ret;
@@ -218,18 +328,22 @@ static int seal_samples(struct ztdata_writer *w)
 		if (ret)
 			return ret;
 	}
-	zbuf_reset(&w->payload);
-	zbuf_put_uv(&w->payload, w->nsamples);
-	for (i = 0; i < NR_COLS; i++)
-		zbuf_put(&w->payload, w->cols[i].data, w->cols[i].len);
-	ret = emit_chunk(w, CH_SAMPLES, &w->payload);
-	if (ret)
+	if (w->nsamples) {
+		zbuf_reset(&w->payload);
+		zbuf_put_uv(&w->payload, w->nsamples);
+		for (i = 0; i < NR_COLS; i++)
+			zbuf_put(&w->payload, w->cols[i].data, w->cols[i].len);
+		ret = emit_chunk(w, CH_SAMPLES, &w->payload);
+		if (ret)
+			return ret;
+		for (i = 0; i < NR_COLS; i++)
+			zbuf_reset(&w->cols[i]);
+		w->nsamples = 0;
+		w->s_ts = w->s_weight = 0;
+		w->s_tid = w->s_stack = 0;
+	}
+	if (w->nustacks && (ret = seal_ustacks(w)))
 		return ret;
-	for (i = 0; i < NR_COLS; i++)
-		zbuf_reset(&w->cols[i]);
-	w->nsamples = 0;
-	w->s_ts = w->s_weight = 0;
-	w->s_tid = w->s_stack = 0;
 	return 0;
 }
 
@@ -253,7 +367,7 @@ static int seal_all(struct ztdata_writer *w)
 	}
 	if (w->nrows[R_STACKS] && (ret = seal_rows(w, R_STACKS)))
 		return ret;
-	if (w->nsamples && (ret = seal_samples(w)))
+	if ((w->nsamples || w->nustacks) && (ret = seal_samples(w)))
 		return ret;
 	return 0;
 }
@@ -302,6 +416,10 @@ struct ztdata_writer *ztdata_writer_new(int fd)
 		zbuf_init(&w->cols[i]);
 	zbuf_init(&w->payload);
 	zbuf_init(&w->out);
+	zbuf_init(&w->uhdr);
+	zbuf_init(&w->udata);
+	for (i = 0; i < PROF_UREGS; i++)
+		zbuf_init(&w->ucols[i]);
 	profile_init(&w->stacks);
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
@@ -310,7 +428,7 @@ struct ztdata_writer *ztdata_writer_new(int fd)
 	}
 	memcpy(h, ZTDATA_MAGIC, 8);
 	put_le16(h + 8, ZTDATA_VERSION);
-	put_le16(h + 10, 0);
+	put_le16(h + 10, ZTDATA_MINOR);
 	put_le32(h + 12, FILE_HDR);
 	ret = write_all(fd, h, sizeof(h), &w->written);
 out:
@@ -334,6 +452,14 @@ void ztdata_writer_free(struct ztdata_writer *w)
 		zbuf_release(&w->cols[i]);
 	zbuf_release(&w->payload);
 	zbuf_release(&w->out);
+	zbuf_release(&w->uhdr);
+	zbuf_release(&w->udata);
+	for (i = 0; w->uring && i < UREF_MAX; i++)
+		free(w->uring[i].d);
+	free(w->uring);
+	for (i = 0; i < PROF_UREGS; i++)
+		zbuf_release(&w->ucols[i]);
+	free(w->uslots);
 	profile_release(&w->stacks);
 	free(w->index);
 	ZSTD_freeCCtx(w->cctx);
@@ -476,6 +602,7 @@ int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, u
 	zbuf_put_sv(&w->cols[COL_WEIGHT], (int64_t)(weight - w->s_weight));
 	w->s_ts = ts;
 	w->s_tid = tid;
+	w->last_tid = tid;
 	w->s_stack = id;
 	w->s_weight = weight;
 	for (i = 0; i < NR_COLS; i++) {
@@ -490,9 +617,131 @@ int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, u
 	return 0;
 }
 
+static size_t uslot_hash(uint32_t tid, size_t cap)
+{
+	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The slot of thread tid in the chunk being built (a free one if it has
+ * none yet), or NULL without memory. */
+static struct uslot *uslot_get(struct ztdata_writer *w, uint32_t tid)
+{
+	size_t i;
+
+	if ((w->nr_uslots + 1) * 2 > w->cap_uslots) {
+		size_t ncap = w->cap_uslots ? w->cap_uslots * 2 : 64, k;
+		struct uslot *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (k = 0; k < w->cap_uslots; k++) {
+			struct uslot *o = &w->uslots[k];
+
+			if (!o->used)
+				continue;
+			for (i = uslot_hash(o->tid, ncap); n[i].used; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = *o;
+		}
+		free(w->uslots);
+		w->uslots = n;
+		w->cap_uslots = ncap;
+	}
+	for (i = uslot_hash(tid, w->cap_uslots); w->uslots[i].used; i = (i + 1) & (w->cap_uslots - 1))
+		if (w->uslots[i].tid == tid)
+			return &w->uslots[i];
+	return &w->uslots[i];
+}
+
+/* Bytes buffered for the USTACKS chunk. */
+static size_t ustack_pending(const struct ztdata_writer *w)
+{
+	size_t n = w->uhdr.len + w->udata.len;
+	int i;
+
+	for (i = 0; i < PROF_UREGS; i++)
+		n += w->ucols[i].len;
+	return n;
+}
+
+/*
+ * A snapshot refers to the thread's previous one in the same chunk: the
+ * registers that did not change and the longest run of stack words that
+ * did not change at the same addresses (often the outer frames, the
+ * environment and the auxiliary vector at the top) are not stored again.
+ * What is stored stays as it was, where zstd finds it in earlier snapshots
+ * (XOR against the previous snapshot measured worse: see zt-data(5)).
+ */
+int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint64_t *regs,
+			const void *stack, size_t len)
+{
+	uint64_t idx, v[PROF_UREGS], ref = 0;
+	uint32_t same = 0;
+	size_t skip = 0, copy = 0;
+	struct uslot *slot;
+	struct ubytes *prev;
+	int ret = check_writable(w), i;
+
+	if (ret)
+		return ret;
+	if (!w->total_samples || w->total_samples - 1 < w->u_next || (regs_mask & ~UREGS_ALL) ||
+	    (regs_mask && !regs) || (len && !stack))
+		return -EINVAL;
+	if (len > PROF_USTACK_MAX)
+		return -E2BIG;
+	idx = w->total_samples - 1;
+	for (i = 0; i < PROF_UREGS; i++)
+		v[i] = regs_mask & (1u << i) ? regs[i] : 0;
+	if (!w->uring && !(w->uring = calloc(UREF_MAX, sizeof(*w->uring))))
+		return -ENOMEM;
+	slot = uslot_get(w, w->last_tid);
+	if (!slot)
+		return -ENOMEM;
+	if (slot->used && w->nustacks - slot->entry <= UREF_MAX) {
+		ref = w->nustacks - slot->entry;
+		prev = &w->uring[slot->entry % UREF_MAX];
+		for (i = 0; i < PROF_UREGS; i++)
+			if ((regs_mask & (1u << i)) && v[i] == slot->regs[i])
+				same |= 1u << i;
+		ustack_common(stack, v[PROF_UREG_SP], len, prev->d, slot->regs[PROF_UREG_SP], prev->len,
+			      &skip, &copy);
+	}
+	zbuf_put_uv(&w->uhdr, idx - w->u_sample);
+	zbuf_put_uv(&w->uhdr, ref);
+	zbuf_put_uv(&w->uhdr, regs_mask);
+	zbuf_put_uv(&w->uhdr, same);
+	zbuf_put_uv(&w->uhdr, len);
+	if (ref) {
+		zbuf_put_uv(&w->uhdr, skip);
+		zbuf_put_uv(&w->uhdr, copy);
+	}
+	for (i = 0; i < PROF_UREGS; i++)
+		if ((regs_mask & ~same) & (1u << i))
+			zbuf_put_u64le(&w->ucols[i], v[i]);
+	zbuf_put(&w->udata, stack, skip);
+	zbuf_put(&w->udata, (const uint8_t *)stack + skip + copy, len - skip - copy);
+	/* after the comparison: with ref == UREF_MAX it is the same slot */
+	ret = ubytes_set(&w->uring[w->nustacks % UREF_MAX], stack, len);
+	ret |= w->uhdr.err | w->udata.err;
+	for (i = 0; i < PROF_UREGS; i++)
+		ret |= w->ucols[i].err;
+	if (ret)
+		return fail(w, -ENOMEM);
+	if (!slot->used)
+		w->nr_uslots++;
+	*slot = (struct uslot){ w->last_tid, 1, w->nustacks, { 0 } };
+	memcpy(slot->regs, v, sizeof(v));
+	w->nustacks++;
+	w->u_sample = idx;
+	w->u_next = idx + 1;
+	if (ustack_pending(w) >= SEAL_BYTES && (ret = seal_samples(w)))
+		return fail(w, ret);
+	return 0;
+}
+
 size_t ztdata_writer_pending(const struct ztdata_writer *w)
 {
-	size_t n = w->out.len;
+	size_t n = w->out.len + ustack_pending(w);
 	int i;
 
 	for (i = 0; i < NR_ROWS; i++)
@@ -575,6 +824,18 @@ struct reader {
 	size_t cap_buf;
 	ZSTD_DCtx *dctx;
 	uint64_t ips[2 * ZT_MAX_FRAMES];
+	/* the second pass (ztdata_read_ustacks_*): p is NULL, other chunks
+	 * are only checked and counted, USTACKS chunks go to ustack_fn */
+	prof_ustack_fn ustack_fn;
+	void *ustack_arg;
+	int fn_ret;            /* ustack_fn's nonzero return: the pass stops */
+	uint64_t u_next;       /* the next snapshot's sample must be at least this */
+	struct uent {          /* the last UREF_MAX entries of a USTACKS chunk */
+		uint64_t len;
+		uint64_t regs[PROF_UREGS];
+	} *uents;
+	struct ubytes *ubytes; /* ... and their bytes, decoded */
+	struct ubytes uscratch;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -764,6 +1025,8 @@ static int dec_stacks(struct reader *r, struct zcur *c, int apply)
 			return ret;
 		r->fmap[r->nr_fmap++] = id;
 	}
+	if (r->ustack_fn) /* counting only */
+		r->nr_fmap += n;
 	return 0;
 }
 
@@ -811,7 +1074,7 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 		if (ret)
 			return ret;
 	}
-	if (apply)
+	if (apply || r->ustack_fn)
 		r->nr_samples += n;
 	return 0;
 }
@@ -849,6 +1112,175 @@ static int dec_lost(struct reader *r, struct zcur *c, int apply)
 		p->lost_events = le > UINT64_MAX - p->lost_events ? UINT64_MAX : p->lost_events + le;
 	}
 	return 0;
+}
+
+/* The header of a USTACKS entry (see zt-data(5)). */
+struct uhead {
+	uint64_t dsample, ref, len, skip, copy;
+	uint32_t mask, same;
+};
+
+static int get_uhead(struct zcur *c, struct uhead *h)
+{
+	h->skip = h->copy = 0;
+	if (zcur_uv(c, &h->dsample) || zcur_uv(c, &h->ref) || get_u32(c, &h->mask) ||
+	    get_u32(c, &h->same) || zcur_uv(c, &h->len))
+		return -EBADMSG;
+	if (h->ref && (zcur_uv(c, &h->skip) || zcur_uv(c, &h->copy)))
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * The entries of a USTACKS chunk whose headers were checked: apply 0
+ * checks what needs the registers (the bytes copied from the entry referred
+ * to lie in it), apply 1 rebuilds each snapshot and hands it to the
+ * callback. cols: where each register column starts; data: the stack bytes.
+ */
+static int ustack_entries(struct reader *r, const uint8_t *pl, size_t raw, const uint8_t **cols,
+			  const uint8_t *data, int apply)
+{
+	const uint8_t *col[PROF_UREGS];
+	uint64_t n, i, idx = 0;
+	struct uhead h;
+	struct zcur c;
+	int k, ret;
+
+	memcpy(col, cols, sizeof(col));
+	zcur_init(&c, pl, raw);
+	zcur_uv(&c, &n);
+	for (i = 0; i < n; i++) {
+		struct uent *e = &r->uents[i % UREF_MAX], b = { 0 };
+		struct prof_ustack u = { 0 };
+		uint64_t sp, bsp = 0, at = 0;
+
+		get_uhead(&c, &h);
+		idx += h.dsample;
+		if (h.ref)
+			b = r->uents[(i - h.ref) % UREF_MAX]; /* may be e: copied first */
+		for (k = 0; k < PROF_UREGS; k++) {
+			if (h.same & (1u << k)) {
+				u.regs[k] = b.regs[k];
+			} else if (h.mask & (1u << k)) {
+				u.regs[k] = get_le32(col[k]) | (uint64_t)get_le32(col[k] + 4) << 32;
+				col[k] += 8;
+			}
+		}
+		sp = u.regs[PROF_UREG_SP];
+		bsp = b.regs[PROF_UREG_SP];
+		if (h.copy) {
+			/* [sp + skip, + copy) within [bsp, bsp + b.len) */
+			if (sp + h.skip < sp || sp + h.skip < bsp || sp + h.skip + h.copy < sp + h.skip ||
+			    sp + h.skip + h.copy - bsp > b.len)
+				return bad(r, "snapshot %llu: bytes taken from outside the snapshot it "
+					   "refers to", (unsigned long long)i);
+			at = sp + h.skip - bsp;
+		}
+		e->len = h.len;
+		memcpy(e->regs, u.regs, sizeof(u.regs));
+		if (apply) {
+			struct ubytes *ub = &r->ubytes[i % UREF_MAX], t;
+			const struct ubytes *src = &r->ubytes[(i - h.ref) % UREF_MAX];
+			size_t rest = h.len - h.skip - h.copy;
+
+			if (h.len > r->uscratch.cap) {
+				uint8_t *nb = realloc(r->uscratch.d, h.len);
+
+				if (!nb)
+					return -ENOMEM;
+				r->uscratch.d = nb;
+				r->uscratch.cap = h.len;
+			}
+			if (h.skip)
+				memcpy(r->uscratch.d, data, h.skip);
+			if (h.copy)
+				memcpy(r->uscratch.d + h.skip, src->d + at, h.copy);
+			if (rest)
+				memcpy(r->uscratch.d + h.skip + h.copy, data + h.skip, rest);
+			r->uscratch.len = h.len;
+			t = *ub; /* the new snapshot takes its ring slot; the old buffer is scratch */
+			*ub = r->uscratch;
+			r->uscratch = t;
+			u.sample = idx;
+			u.regs_mask = h.mask;
+			u.data = ub->d ? ub->d : (const uint8_t *)"";
+			u.len = h.len;
+			r->u_next = idx + 1;
+			ret = r->ustack_fn(r->ustack_arg, &u);
+			if (ret) {
+				r->fn_ret = ret;
+				return 1;
+			}
+		}
+		data += h.len - h.copy;
+	}
+	return 0;
+}
+
+/*
+ * USTACKS, in the second pass only. pl is the payload. All of it is
+ * checked before the first entry goes to the callback, so a bad chunk
+ * gives nothing. Returns 0, 1 when the callback stopped the pass
+ * (r->fn_ret), or -EBADMSG/-ENOMEM.
+ */
+static int dec_ustacks(struct reader *r, const uint8_t *pl, size_t raw)
+{
+	uint64_t n, i, idx = 0, next = r->u_next, stored = 0, ncol[PROF_UREGS] = { 0 }, cbytes = 0;
+	const uint8_t *cols[PROF_UREGS], *data;
+	struct uhead h;
+	struct zcur c;
+	int k, ret;
+
+	zcur_init(&c, pl, raw);
+	if (zcur_uv(&c, &n))
+		return bad(r, "no snapshot count");
+	if (n > zcur_left(&c) / 5)
+		return bad(r, "snapshot count %llu exceeds the payload", (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		if (get_uhead(&c, &h))
+			return bad(r, "snapshot %llu does not decode", (unsigned long long)i);
+		if (h.dsample > UINT64_MAX - idx)
+			return bad(r, "snapshot %llu: bad sample index", (unsigned long long)i);
+		idx += h.dsample;
+		if (idx < next)
+			return bad(r, "snapshot %llu: sample %llu is not after the previous snapshot's",
+				   (unsigned long long)i, (unsigned long long)idx);
+		if (idx >= r->nr_samples)
+			return bad(r, "snapshot %llu: sample %llu is not in an earlier SAMPLES chunk",
+				   (unsigned long long)i, (unsigned long long)idx);
+		if (h.ref > i || h.ref > UREF_MAX)
+			return bad(r, "snapshot %llu refers to the snapshot %llu before it",
+				   (unsigned long long)i, (unsigned long long)h.ref);
+		if ((h.mask & ~UREGS_ALL) || (h.same & ~h.mask) || (h.same && !h.ref))
+			return bad(r, "snapshot %llu: bad register masks 0x%x, 0x%x",
+				   (unsigned long long)i, h.mask, h.same);
+		if (h.len > PROF_USTACK_MAX || h.skip > h.len || h.copy > h.len - h.skip)
+			return bad(r, "snapshot %llu: bad stack lengths", (unsigned long long)i);
+		for (k = 0; k < PROF_UREGS; k++)
+			ncol[k] += !!((h.mask & ~h.same) & (1u << k));
+		stored += h.len - h.copy;
+		next = idx + 1;
+	}
+	for (k = 0; k < PROF_UREGS; k++)
+		cbytes += 8 * ncol[k];
+	if (cbytes > zcur_left(&c) || stored > zcur_left(&c) - cbytes)
+		return bad(r, "registers and stack bytes (%llu) exceed the payload (%zu left)",
+			   (unsigned long long)(cbytes + stored), zcur_left(&c));
+	for (k = 0; k < PROF_UREGS; k++) {
+		cols[k] = c.p;
+		c.p += 8 * ncol[k];
+	}
+	data = c.p;
+	if (!r->uents) {
+		r->uents = calloc(UREF_MAX, sizeof(*r->uents));
+		r->ubytes = calloc(UREF_MAX, sizeof(*r->ubytes));
+		if (!r->uents || !r->ubytes)
+			return -ENOMEM;
+	}
+	ret = ustack_entries(r, pl, raw, cols, data, 0);
+	if (ret)
+		return ret;
+	return ustack_entries(r, pl, raw, cols, data, 1);
 }
 
 static uint64_t hash_chunk(uint64_t h, uint64_t type, uint64_t off)
@@ -902,7 +1334,7 @@ static decoder_fn decoder(uint32_t type)
 static const char *chunk_name(uint32_t type, char *buf, size_t n)
 {
 	static const char *const names[] = { NULL, "META", "TASKS", "MMAPS", "STACKS",
-					     "SAMPLES", "BLOB", "LOST" };
+					     "SAMPLES", "BLOB", "LOST", "USTACKS" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -910,6 +1342,20 @@ static const char *chunk_name(uint32_t type, char *buf, size_t n)
 		return "INDEX";
 	snprintf(buf, n, "type %u", type);
 	return buf;
+}
+
+static int reader_buf(struct reader *r, size_t n)
+{
+	uint8_t *b;
+
+	if (n <= r->cap_buf)
+		return 0;
+	b = realloc(r->buf, n);
+	if (!b)
+		return -ENOMEM;
+	r->buf = b;
+	r->cap_buf = n;
+	return 0;
 }
 
 /* The raw payload of a chunk: in the file, or decompressed into r->buf. */
@@ -928,14 +1374,8 @@ static int chunk_payload(struct reader *r, uint32_t flags, const uint8_t *stored
 	fsize = ZSTD_getFrameContentSize(stored, nstored);
 	if (fsize != raw)
 		return bad(r, "zstd frame size does not match the raw length %zu", raw);
-	if (raw > r->cap_buf) {
-		uint8_t *b = realloc(r->buf, raw);
-
-		if (!b)
-			return -ENOMEM;
-		r->buf = b;
-		r->cap_buf = raw;
-	}
+	if (reader_buf(r, raw))
+		return -ENOMEM;
 	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
 		return -ENOMEM;
 	got = ZSTD_decompressDCtx(r->dctx, r->buf, raw, stored, nstored);
@@ -1045,7 +1485,18 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 		r->chunk_hash = hash_chunk(r->chunk_hash, type, *off);
 	}
 	dec = decoder(type);
-	if (!dec) {
+	if (type == CH_USTACKS) {
+		/* the first pass leaves snapshots alone: not even decompressed */
+		info->ustack_chunks++;
+		if (r->ustack_fn) {
+			ret = chunk_payload(r, flags, h + CHUNK_HDR, stored, raw, &pl);
+			if (ret)
+				return ret;
+			ret = dec_ustacks(r, pl, raw);
+			if (ret)
+				return ret;
+		}
+	} else if (!dec) {
 		info->skipped++;
 	} else {
 		ret = chunk_payload(r, flags, h + CHUNK_HDR, stored, raw, &pl);
@@ -1055,7 +1506,7 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 		ret = dec(r, &c, 0);
 		if (ret)
 			return ret;
-		if (type != CH_INDEX) {
+		if (type != CH_INDEX && !r->ustack_fn) {
 			zcur_init(&c, pl, raw);
 			ret = dec(r, &c, 1);
 			if (ret)
@@ -1075,7 +1526,9 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 	return 1;
 }
 
-int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info)
+/* Either pass: into p (the first), or with fn (the second). */
+static int read_image(const void *data, size_t len, struct profile *p, prof_ustack_fn fn,
+		      void *arg, struct ztdata_read_info *info)
 {
 	struct ztdata_read_info dummy;
 	const uint8_t *d = data;
@@ -1083,7 +1536,7 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 	uint32_t hsize = 0;
 	uint64_t off;
 	char tbuf[24];
-	int ret;
+	int ret, fn_ret;
 
 	if (!info)
 		info = &dummy;
@@ -1098,11 +1551,15 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 		return -ENOMEM;
 	}
 	r->p = p;
+	r->ustack_fn = fn;
+	r->ustack_arg = arg;
 	off = hsize;
 	info->good_end = off;
 	while (off < len && !(ret = read_chunk(r, d, len, &off, info)))
 		;
-	if (ret == -ENOMEM)
+	if (r->fn_ret)
+		; /* the callback stopped the pass */
+	else if (ret == -ENOMEM)
 		snprintf(info->msg, sizeof(info->msg), "out of memory reading chunk %u at offset %llu",
 			 info->chunks, (unsigned long long)off);
 	else if (ret < 0)
@@ -1113,11 +1570,32 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 		snprintf(info->msg, sizeof(info->msg),
 			 "no index chunk: the recording did not finish (recorder killed?): "
 			 "using the %u chunk%s written", info->chunks, info->chunks == 1 ? "" : "s");
+	fn_ret = r->fn_ret;
 	free(r->fmap);
 	free(r->buf);
+	for (size_t k = 0; r->ubytes && k < UREF_MAX; k++)
+		free(r->ubytes[k].d);
+	free(r->ubytes);
+	free(r->uents);
+	free(r->uscratch.d);
 	ZSTD_freeDCtx(r->dctx);
 	free(r);
+	if (fn_ret)
+		return fn_ret;
 	return ret < 0 ? ret : 0;
+}
+
+int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info)
+{
+	return read_image(data, len, p, NULL, NULL, info);
+}
+
+int ztdata_read_ustacks_mem(const void *data, size_t len, prof_ustack_fn fn, void *arg,
+			    struct ztdata_read_info *info)
+{
+	if (!fn)
+		return -EINVAL;
+	return read_image(data, len, NULL, fn, arg, info);
 }
 
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info)
@@ -1137,6 +1615,28 @@ int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_inf
 		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
 	else
 		ret = ztdata_read_mem(img.data, img.len, p, info);
+	zt_image_close(&img);
+	return ret;
+}
+
+int ztdata_read_ustacks_file(const char *path, prof_ustack_fn fn, void *arg,
+			     struct ztdata_read_info *info)
+{
+	struct ztdata_read_info dummy;
+	struct zt_image img;
+	const char *what;
+	int ret;
+
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	ret = zt_image_open(path, &img, &what);
+	if (!ret && img.is_dir)
+		ret = -EISDIR;
+	if (ret)
+		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
+	else
+		ret = ztdata_read_ustacks_mem(img.data, img.len, fn, arg, info);
 	zt_image_close(&img);
 	return ret;
 }

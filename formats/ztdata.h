@@ -43,13 +43,22 @@ int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, u
 			uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu);
 int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint64_t ts,
 		      const void *data, size_t len);
+/* Attach a user-stack snapshot (--call-graph dwarf) to the sample written
+ * last: regs are PROF_UREGS registers in DWARF order with a mask of those
+ * present, stack holds len (at most PROF_USTACK_MAX) bytes from the stack
+ * pointer up. Snapshots go into chunks of their own, after the samples they
+ * belong to. Returns 0, -EINVAL when no sample precedes it (or it already
+ * has one), -E2BIG, -ENOMEM. */
+int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint64_t *regs,
+			const void *stack, size_t len);
 /* Add to the lost-sample and lost-side-band-record counters. */
 int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events);
 
 /* Bytes of records buffered and not yet written (to flush early when large). */
 size_t ztdata_writer_pending(const struct ztdata_writer *w);
 /* Write everything buffered as complete chunks (meta, tasks, mmaps, blobs,
- * new stacks, then samples, so every sample's stack precedes it). */
+ * new stacks, then samples, so every sample's stack precedes it, then the
+ * samples' stack snapshots). */
 int ztdata_writer_flush(struct ztdata_writer *w);
 /* Flush, then write the index chunk that marks the file complete. */
 int ztdata_writer_finish(struct ztdata_writer *w);
@@ -66,6 +75,8 @@ struct ztdata_read_info {
 	uint64_t good_end;   /* offset just past the last chunk that was read */
 	uint64_t size;       /* bytes given to the reader */
 	unsigned chunks, skipped; /* chunks read; unknown chunk types skipped */
+	unsigned ustack_chunks; /* chunks of stack snapshots (--call-graph dwarf): the first
+				   pass passes over them, ztdata_read_ustacks_*() reads them */
 	char msg[256];       /* a warning or error, naming the offset ("" if none) */
 };
 
@@ -84,5 +95,20 @@ int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztda
 /* The same on a file, mapped read-only (a pipe is read into memory); also
  * returns -errno from open(2). */
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info);
+
+/*
+ * The second pass over a file read by ztdata_read_*(): hands every user-stack
+ * snapshot to fn, in sample order (prof_ustack.sample counts the file's
+ * samples from 0, the same indices the first pass gave them in an empty
+ * profile). Snapshots of samples past a damaged or missing part are not
+ * given. Returns 0, fn's nonzero return, or the first pass's errors (with
+ * info filled as it does; info may be NULL), and -EBADMSG for a USTACKS
+ * chunk that does not decode, which the first pass does not look into (the
+ * snapshots of the chunks before it were given); -EINVAL without fn.
+ */
+int ztdata_read_ustacks_mem(const void *data, size_t len, prof_ustack_fn fn, void *arg,
+			    struct ztdata_read_info *info);
+int ztdata_read_ustacks_file(const char *path, prof_ustack_fn fn, void *arg,
+			     struct ztdata_read_info *info);
 
 #endif

@@ -80,6 +80,34 @@ struct prof_blob {
 	size_t len;
 };
 
+/*
+ * A user-stack snapshot of one sample (--call-graph dwarf): the user
+ * registers when the sample was taken and a copy of the user stack from the
+ * stack pointer up, for unwinding offline with the binaries' CFI.
+ * Registers are x86-64's in DWARF numbering (the order libdw and perf's
+ * unwinders use): rax rdx rcx rbx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14
+ * r15 rip. Readers hand snapshots to a callback in a second pass over the
+ * file (they are too large to keep: 8 KiB a sample by default).
+ */
+#define PROF_UREGS 17
+#define PROF_UREG_BP 6
+#define PROF_UREG_SP 7
+#define PROF_UREG_IP 16
+#define PROF_USTACK_MAX 65528 /* perf's largest --call-graph dwarf,SIZE */
+
+struct prof_ustack {
+	size_t sample;            /* index into the profile's samples */
+	uint32_t regs_mask;       /* bit i: regs[i] was recorded (others read as 0) */
+	uint64_t regs[PROF_UREGS];
+	const uint8_t *data;      /* len bytes of stack from regs[PROF_UREG_SP] up;
+				     borrowed for the duration of the callback */
+	size_t len;
+};
+
+/* Called once per snapshot, in sample order. A nonzero return stops the
+ * pass and is returned by the reader. */
+typedef int (*prof_ustack_fn)(void *arg, const struct prof_ustack *u);
+
 struct prof_meta {
 	char *key, *value; /* owned */
 };

@@ -15,6 +15,9 @@ if [ "${1:-}" = "--test" ]; then
 	# debuginfod: a local server for the symbolizer tests; libc6-dbg: libc's
 	# debug files, a real /usr/lib/debug/.build-id tree
 	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time tmux chromium libxml2-utils)
+	# libunwind-dev: only for the unwinder benchmark (bench/unwind_cmp.c,
+	# libunwind's remote API against libdwfl); zt does not link it
+	pkgs+=(libunwind-dev)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -24,6 +24,7 @@
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/perfmap.h"
 #include "symbolizer/resolve.h"
+#include "symbolizer/vdso.h"
 
 #define KEY_KERNEL UINT64_MAX /* frame key of kernel addresses */
 
@@ -265,71 +266,6 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
  * binary, else the file at its path if it is the recorded binary (else
  * offsets only, with a warning). symmod takes it from there: the GSYM
  * cache, DWARF, debug files, debuginfod. NULL only on ENOMEM. */
-/*
- * This machine's vDSO as a file, for recordings of this host and kernel
- * (every process maps the same image; perf keeps a copy the same way):
- * copied from our own mapping once into the cache directory, else into a
- * temporary file (*temp set: the caller unlinks it). Its path in buf.
- * Returns 0, -EXDEV for a recording of another host or kernel, or -errno.
- */
-static int own_vdso(struct resolver *r, char *buf, size_t n, int *temp)
-{
-	const char *host = profile_get_meta(r->p, "hostname");
-	const char *rel = profile_get_meta(r->p, "os_release");
-	unsigned long lo = 0, hi = 0;
-	char line[512], tmp[PATH_MAX];
-	struct utsname u;
-	struct stat st;
-	FILE *f;
-	int fd, found = 0;
-	ssize_t w;
-
-	*temp = 0;
-	if (!host || !rel || uname(&u) || strcmp(host, u.nodename) || strcmp(rel, u.release))
-		return -EXDEV;
-	if (r->have_cache) {
-		if (snprintf(buf, n, "%s/vdso-%s.so", r->cache.dir, u.release) >= (int)n)
-			return -ENAMETOOLONG;
-		if (!stat(buf, &st) && st.st_size > 0)
-			return 0;
-	}
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -errno;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2;
-	fclose(f);
-	if (!found || hi <= lo || hi - lo > (1ul << 20))
-		return -ENOENT;
-	if (r->have_cache) {
-		if (mkdir(r->cache.dir, 0755) && errno != EEXIST)
-			return -errno;
-		if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", buf, (int)getpid()) >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-	} else {
-		if (snprintf(tmp, sizeof(tmp), "/tmp/zt-vdso-XXXXXX") >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-	}
-	fd = r->have_cache ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	w = write(fd, (const void *)lo, hi - lo);
-	if (close(fd) || w != (ssize_t)(hi - lo)) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (!r->have_cache) {
-		*temp = 1;
-		snprintf(buf, n, "%s", tmp);
-		return 0;
-	}
-	if (rename(tmp, buf)) {
-		unlink(tmp);
-		return -errno;
-	}
-	return 0;
-}
-
 static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
 {
 	char path[PATH_MAX], hex[2 * ZT_BUILD_ID_MAX + 1], fhex[2 * ZT_BUILD_ID_MAX + 1];
@@ -343,7 +279,7 @@ static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
 	if (!strcmp(m->path, "[vdso]") && !m->build_id.len) {
 		int temp = 0;
 
-		if (own_vdso(r, path, sizeof(path), &temp))
+		if (vdso_host_copy(r->p, r->have_cache ? &r->cache : NULL, path, sizeof(path), &temp))
 			path[0] = 0;
 		if (symmod_open(&r->mo, path[0] ? path : NULL, NULL, &sm))
 			sm = NULL;

@@ -85,4 +85,16 @@ check "missing input named" contains m.err "zt report: cannot open 'missing.data
 "$ZT" report --no-such-option 2>/dev/null; check "report bad option -> 129" [ $? -eq 129 ]
 "$ZT" no-such-command 2>/dev/null; check "bad command -> 129" [ $? -eq 129 ]
 "$ZT" record 2> none.err; check "record with nothing to record -> 129" [ $? -eq 129 ]
+# --call-graph dwarf,SIZE: 1 to 65528 bytes, as perf
+for sz in 0 65529 0x10000 abc -8 8x ''; do
+	"$ZT" record --call-graph "dwarf,$sz" -o cg.data -- true 2> cg.err
+	check "--call-graph dwarf,$sz -> 129" [ $? -eq 129 ]
+	check "... naming the size and the range" contains cg.err "bad stack dump size '$sz'.*1 to 65528 bytes"
+done
+check "... and nothing recorded" [ ! -e cg.data ]
+"$ZT" record --call-graph nope -o cg.data -- true 2> cg.err
+check "--call-graph nope -> 129" [ $? -eq 129 ]
+"$ZT" top --call-graph dwarf 2> cgtop.err
+check "zt top --call-graph dwarf -> 129" [ $? -eq 129 ]
+check "... saying zt top unwinds frame pointers only" contains cgtop.err 'zt top: --call-graph dwarf is not supported: zt top unwinds frame pointers only'
 finish

@@ -29,6 +29,19 @@ echo "  -c 1000000 for 1 s: ${n:-?} samples"
 check "-c 1000000 gives ~1000 samples a second" between "${n:-}" 700 1300
 "$ZT" report -i c.data --stdio --header > ch.txt
 check "period recorded in the header" contains ch.txt '^# period : 1000000$'
+# --call-graph dwarf: a stack snapshot with (nearly) every sample, on both samplers
+for path in bpf perf_event; do
+	btf=/sys/kernel/btf/vmlinux; [ $path = perf_event ] && btf=/nonexistent
+	ZT_BTF_VMLINUX=$btf "$ZT" record -v -F 499 --call-graph dwarf,4096 -o dw-$path.data -- "$WL/hot" hot 1 2> dw-$path.err
+	check "dwarf ($path): records" [ $? -eq 0 ]
+	read -r n m <<< "$(sed -n 's/.*stack snapshots: \([0-9]*\) of \([0-9]*\) samples.*/\1 \2/p' dw-$path.err)"
+	echo "  dwarf ($path): ${n:-?} snapshots of ${m:-?} samples"
+	check "dwarf ($path): a snapshot with every sample" between "${n:-}" "$(( ${m:-1} * 95 / 100 ))" "${m:-0}"
+	"$ZT" report -i dw-$path.data --stdio --header > dwh-$path.txt 2> dwh-$path.err
+	check "dwarf ($path): the sampler, callchain and stack_size in the header" \
+		awk -v p=$path '$0 == "# sampler : " p { s = 1 } /^# callchain : dwarf$/ { a = 1 }
+			/^# stack_size : 4096$/ { b = 1 } END { exit !(s && a && b) }' dwh-$path.txt
+done
 # the default file name, read back by default
 mkdir dflt && ( cd dflt && "$ZT" record -q -g -- "$WL/hot" hot 0.3 && "$ZT" report --stdio --no-children > r.txt )
 check "default output zt.data" [ -s dflt/zt.data ]

@@ -699,7 +699,9 @@ static void test_versions(void **state)
 	size_t len;
 
 	d = small_file(&t, &len);
+	assert_int_equal(d[10], 1); /* this writer's minor */
 	d[8] = 2; /* major 2 */
+	d[10] = 0;
 	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
 	assert_non_null(strstr(info.msg, "2.0"));
 	profile_release(&p);
@@ -1139,6 +1141,567 @@ static void test_bytes_per_sample(void **state)
 	assert_true(z < 8);
 }
 
+/* ---- stack snapshots (--call-graph dwarf) --------------------------------- */
+
+#define CH_USTACKS 8
+#define ALLREGS ((1u << PROF_UREGS) - 1)
+
+/* Snapshots, as written or as read. */
+struct uset {
+	struct prof_ustack *u; /* data owned */
+	size_t n, cap;
+	size_t stop_after;     /* collect(): return 42 + n after this many (0: never) */
+};
+
+static void uset_add(struct uset *s, const struct prof_ustack *u)
+{
+	struct prof_ustack *c;
+	uint8_t *d;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->u = realloc(s->u, s->cap * sizeof(*s->u));
+		assert_non_null(s->u);
+	}
+	d = malloc(u->len ? u->len : 1);
+	assert_non_null(d);
+	memcpy(d, u->data, u->len);
+	c = &s->u[s->n++];
+	*c = *u;
+	c->data = d;
+}
+
+static void uset_release(struct uset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free((void *)s->u[i].data);
+	free(s->u);
+	memset(s, 0, sizeof(*s));
+}
+
+static int collect(void *arg, const struct prof_ustack *u)
+{
+	struct uset *s = arg;
+
+	uset_add(s, u);
+	if (s->stop_after && s->n == s->stop_after)
+		return 42 + (int)s->n;
+	return 0;
+}
+
+/* got must be the first n of want. */
+static void assert_uset_prefix(const struct uset *got, const struct uset *want, size_t n)
+{
+	assert_int_equal(got->n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_ustack *a = &got->u[i], *b = &want->u[i];
+
+		assert_int_equal(a->sample, b->sample);
+		assert_int_equal(a->regs_mask, b->regs_mask);
+		assert_memory_equal(a->regs, b->regs, sizeof(a->regs));
+		assert_int_equal(a->len, b->len);
+		if (a->len)
+			assert_memory_equal(a->data, b->data, a->len);
+	}
+}
+
+/* Attach a snapshot to the sample written last, and expect it back
+ * (registers outside the mask read as 0). */
+static void tw_ustack(struct tw *t, struct uset *want, uint32_t mask, const uint64_t *regs,
+		      const uint8_t *d, size_t len)
+{
+	struct prof_ustack u = { .sample = t->exp.nr_samples - 1, .regs_mask = mask, .data = d,
+				 .len = len };
+
+	assert_int_equal(ztdata_write_ustack(t->w, mask, regs, d, len), 0);
+	for (int k = 0; k < PROF_UREGS; k++)
+		u.regs[k] = mask & (1u << k) ? regs[k] : 0;
+	uset_add(want, &u);
+}
+
+static uint32_t urand_state = 12345;
+
+static uint32_t urand(void)
+{
+	urand_state ^= urand_state << 13;
+	urand_state ^= urand_state >> 17;
+	urand_state ^= urand_state << 5;
+	return urand_state;
+}
+
+/* A simulated thread: a stack that changes a little between samples
+ * (inner frames most), ending at a page boundary like a real one. */
+struct uthread {
+	uint32_t tid;
+	uint64_t top;            /* the stack's end address */
+	uint8_t mem[1 << 17];    /* the 128 KiB below top */
+	uint64_t regs[PROF_UREGS];
+};
+
+static void uthread_init(struct uthread *th, uint32_t tid)
+{
+	th->tid = tid;
+	th->top = 0x7ffc00000000ull + (uint64_t)tid * 0x1000000;
+	for (size_t i = 0; i < sizeof(th->mem); i++)
+		th->mem[i] = (uint8_t)urand();
+	for (int k = 0; k < PROF_UREGS; k++)
+		th->regs[k] = (uint64_t)urand() << 16 | urand();
+}
+
+/* The next snapshot of th (size: the snapshot size asked for). */
+static void uthread_step(struct uthread *th, size_t size, uint64_t *regs, const uint8_t **d,
+			 size_t *len)
+{
+	size_t depth = 512 + urand() % 12000, i;
+	uint64_t sp;
+
+	depth &= ~(size_t)7;
+	if (urand() % 8 == 0)
+		depth = sizeof(th->mem) - 8 * (urand() % 64); /* deeper than any snapshot */
+	sp = th->top - depth;
+	/* inner frames change, outer ones now and then */
+	for (i = 0; i < 16; i++)
+		th->mem[sizeof(th->mem) - depth + urand() % 256] = (uint8_t)urand();
+	if (urand() % 4 == 0)
+		th->mem[sizeof(th->mem) - 1 - urand() % depth] ^= 0x5a;
+	for (int k = 0; k < PROF_UREGS; k++)
+		if (urand() % 3 == 0)
+			th->regs[k] += urand() % 64;
+	th->regs[PROF_UREG_SP] = sp;
+	th->regs[PROF_UREG_IP] = 0x400000 + urand() % 4096;
+	memcpy(regs, th->regs, sizeof(th->regs));
+	*d = th->mem + sizeof(th->mem) - depth;
+	*len = depth < size ? depth : size;
+}
+
+/*
+ * A file with nthreads threads taking turns, a snapshot on most samples,
+ * flushes every flush_every samples (0: none), and the edge cases: empty
+ * and largest snapshots, partial register masks, no stack pointer, a
+ * snapshot of a sample in an earlier chunk.
+ */
+static uint8_t *ustack_file(struct tw *t, struct uset *want, unsigned nthreads, unsigned nsamples,
+			    unsigned flush_every, size_t *len)
+{
+	static struct uthread th[300];
+	uint64_t ips[] = { 0xffffffff81000010ull, 0x401000, 0x401100 }, regs[PROF_UREGS];
+	static uint8_t big[PROF_USTACK_MAX];
+	const uint8_t *d;
+	size_t n;
+	unsigned i;
+
+	assert_true(nthreads <= 300);
+	for (i = 0; i < nthreads; i++)
+		uthread_init(&th[i], 100 + i);
+	tw_open(t);
+	memset(want, 0, sizeof(*want));
+	tw_meta(t, "callchain", "dwarf");
+	for (i = 0; i < nsamples; i++) {
+		struct uthread *h = &th[i % nthreads];
+
+		tw_sample(t, 1000 + i, 1, 7, h->tid, i % 4, ips + i % 2, 1, 2 - i % 2);
+		if (flush_every && i % flush_every == flush_every - 1)
+			assert_int_equal(ztdata_writer_flush(t->w), 0);
+		if (i % 7 == 3)
+			continue; /* a sample without a snapshot */
+		uthread_step(h, i % 50 == 10 ? 16384 : 8192, regs, &d, &n);
+		if (i % 31 == 5)
+			tw_ustack(t, want, (1u << PROF_UREG_SP) | (1u << PROF_UREG_IP), regs, d, n);
+		else if (i % 37 == 6)
+			tw_ustack(t, want, ALLREGS & ~(1u << PROF_UREG_SP), regs, d, n);
+		else if (i % 41 == 7)
+			tw_ustack(t, want, ALLREGS, regs, d, 0);
+		else
+			tw_ustack(t, want, ALLREGS, regs, d, n);
+	}
+	/* the largest snapshot, and one of a sample in an earlier chunk */
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i / 64);
+	tw_sample(t, 5000, 1, 7, 100, 0, ips, 1, 2);
+	regs[PROF_UREG_SP] = 0x7ffd00000000ull;
+	tw_ustack(t, want, ALLREGS, regs, big, sizeof(big));
+	tw_sample(t, 5001, 1, 7, 100, 0, ips, 1, 2);
+	assert_int_equal(ztdata_writer_flush(t->w), 0);
+	regs[PROF_UREG_SP] += 8;
+	tw_ustack(t, want, ALLREGS, regs, big + 8, sizeof(big) - 8);
+	return tw_close(t, 1, len);
+}
+
+/* The snapshots given by the chunks in the first n (uncompressed count). */
+static size_t ustacks_in(const struct tchunk *ch, size_t n)
+{
+	size_t k, total = 0;
+
+	for (k = 0; k < n; k++) {
+		uint8_t *raw;
+		struct zcur c;
+		uint64_t cnt;
+
+		if (ch[k].type != CH_USTACKS)
+			continue;
+		raw = chunk_raw(&ch[k]);
+		zcur_init(&c, raw, ch[k].raw);
+		assert_int_equal(zcur_uv(&c, &cnt), 0);
+		total += cnt;
+		free(raw);
+	}
+	return total;
+}
+
+static void test_ustack_roundtrip(void **state)
+{
+	static const unsigned threads[] = { 1, 3, 256, 257 }; /* refs up to UREF_MAX back, and past */
+	struct ztdata_read_info info;
+	struct uset want, got = { 0 };
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+	char path[64];
+
+	for (size_t v = 0; v < 4; v++) {
+		d = ustack_file(&t, &want, threads[v], threads[v] < 256 ? 600 : 3 * threads[v],
+				v == 1 ? 150 : 0, &len);
+		read_expect(d, len, 0, &p, &info);
+		assert_true(info.complete);
+		assert_int_equal(info.skipped, 0);
+		assert_true(info.ustack_chunks >= (v == 1 ? 5u : 2u));
+		assert_profile_equal(&p, &t.exp);
+		profile_release(&p);
+		memset(&info, 0xff, sizeof(info));
+		assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, &info), 0);
+		assert_true(info.complete);
+		assert_int_equal(info.chunks, walk_chunks(d, len, (struct tchunk[64]){ 0 }, 64));
+		assert_string_equal(info.msg, "");
+		assert_uset_prefix(&got, &want, want.n);
+		uset_release(&got);
+		if (v == 1) { /* the same through a file */
+			int fd = memfd_create("u", MFD_CLOEXEC);
+
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, d, len), (ssize_t)len);
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			assert_int_equal(ztdata_read_ustacks_file(path, collect, &got, NULL), 0);
+			assert_uset_prefix(&got, &want, want.n);
+			uset_release(&got);
+			close(fd);
+			assert_int_equal(ztdata_read_ustacks_file("/nonexistent/x", collect, &got, &info),
+					 -ENOENT);
+			assert_non_null(strstr(info.msg, "/nonexistent/x"));
+		}
+		uset_release(&want);
+		profile_release(&t.exp);
+		free(d);
+	}
+}
+
+/* Snapshots are a fraction of their raw size, and a file without them
+ * gives none. */
+static void test_ustack_none_and_size(void **state)
+{
+	struct ztdata_read_info info;
+	struct uset want, got = { 0 };
+	size_t len, raw = 0;
+	struct tw t;
+	uint8_t *d;
+
+	d = small_file(&t, &len);
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, &info), 0);
+	assert_int_equal(got.n, 0);
+	assert_int_equal(info.ustack_chunks, 0);
+	assert_true(info.complete);
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, NULL, NULL, NULL), -EINVAL);
+	profile_release(&t.exp);
+	free(d);
+
+	d = ustack_file(&t, &want, 3, 600, 0, &len);
+	for (size_t i = 0; i < want.n; i++)
+		raw += want.u[i].len;
+	print_message("zt.data with snapshots: %zu bytes for %zu bytes of stack in %zu snapshots\n",
+		      len, raw, want.n);
+	assert_true(len * 4 < raw);
+	uset_release(&want);
+	profile_release(&t.exp);
+	free(d);
+}
+
+static void test_ustack_write_errors(void **state)
+{
+	uint64_t regs[PROF_UREGS] = { 0 }, ip = 0x401000;
+	static uint8_t stack[PROF_USTACK_MAX + 8];
+	struct tw t;
+	size_t len;
+	uint8_t *d;
+
+	tw_open(&t);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, stack, 8), -EINVAL); /* no sample */
+	tw_sample(&t, 1, 1, 1, 1, 0, &ip, 0, 1);
+	assert_int_equal(ztdata_write_ustack(t.w, 1u << PROF_UREGS, regs, stack, 8), -EINVAL);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, NULL, stack, 8), -EINVAL);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, NULL, 8), -EINVAL);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, stack, PROF_USTACK_MAX + 1), -E2BIG);
+	assert_int_equal(ztdata_write_ustack(t.w, 0, NULL, NULL, 0), 0);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, stack, 8), -EINVAL); /* has one */
+	tw_sample(&t, 2, 1, 1, 1, 0, &ip, 0, 1);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, stack, 8), 0);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	assert_int_equal(ztdata_write_ustack(t.w, ALLREGS, regs, stack, 8), -EINVAL);
+	d = tw_close(&t, 0, &len);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* A file cut anywhere gives the snapshots of its complete chunks: never
+ * one of a sample the first pass does not read. */
+static void test_ustack_truncated(void **state)
+{
+	struct ztdata_read_info info;
+	struct uset want, got = { 0 };
+	struct tchunk ch[64];
+	struct profile p;
+	size_t len, n, k, cut, w;
+	struct tw t;
+	uint8_t *d;
+
+	d = ustack_file(&t, &want, 3, 600, 100, &len);
+	n = walk_chunks(d, len, ch, 64);
+	assert_true(n > 12);
+	for (k = 0; k < n; k++) {
+		static const size_t at[] = { 0, 1, 23, 24, 25 };
+
+		for (w = 0; w < 6; w++) {
+			cut = w < 5 ? ch[k].off + at[w] : ch[k].end - 1;
+			if (cut > len || (w == 5 && ch[k].end - 1 < ch[k].off + 25))
+				continue;
+			read_expect(d, cut, 0, &p, &info);
+			assert_int_equal(info.chunks, k);
+			assert_int_equal(ztdata_read_ustacks_mem(d, cut, collect, &got, &info), 0);
+			assert_int_equal(info.chunks, k);
+			assert_int_equal(info.truncated, cut != ch[k].off);
+			assert_uset_prefix(&got, &want, ustacks_in(ch, k));
+			for (size_t i = 0; i < got.n; i++)
+				assert_true(got.u[i].sample < p.nr_samples);
+			uset_release(&got);
+			profile_release(&p);
+		}
+	}
+	/* cut between a SAMPLES chunk and its USTACKS chunk: those samples
+	 * are read, their snapshots are lost; the later samples are not read
+	 * and none of their snapshots is given */
+	for (k = 1, w = 0; k < n; k++)
+		if (ch[k].type == CH_USTACKS && ch[k - 1].type == CH_SAMPLES && k + 3 < n && w++)
+			break; /* the second such place */
+	assert_true(k < n);
+	read_expect(d, ch[k].off, 0, &p, &info);
+	assert_int_equal(ztdata_read_ustacks_mem(d, ch[k].off, collect, &got, &info), 0);
+	assert_true(got.n > 0 && got.n < want.n);
+	assert_true(want.u[got.n].sample < p.nr_samples); /* the next one's sample was read */
+	assert_uset_prefix(&got, &want, got.n);
+	uset_release(&got);
+	profile_release(&p);
+	uset_release(&want);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* A nonzero return of the callback ends the pass with that value. */
+static void test_ustack_stop(void **state)
+{
+	struct uset want, got = { .stop_after = 5 };
+	struct tw t;
+	uint8_t *d;
+	size_t len;
+
+	d = ustack_file(&t, &want, 2, 50, 0, &len);
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, NULL), 47);
+	assert_uset_prefix(&got, &want, 5);
+	uset_release(&got);
+	got.stop_after = want.n;
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, NULL), 42 + (int)want.n);
+	uset_release(&got);
+	uset_release(&want);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* A damaged USTACKS chunk is an error naming it in both passes; the
+ * snapshots before it are given. */
+static void test_ustack_damaged(void **state)
+{
+	struct ztdata_read_info info;
+	struct uset want, got = { 0 };
+	struct tchunk ch[64];
+	struct profile p;
+	size_t len, n, k, seen = 0;
+	struct tw t;
+	uint8_t *d, *m;
+	char wantmsg[80];
+
+	d = ustack_file(&t, &want, 3, 600, 150, &len);
+	n = walk_chunks(d, len, ch, 64);
+	m = malloc(len);
+	assert_non_null(m);
+	for (k = 0; k < n; k++) {
+		if (ch[k].type != CH_USTACKS)
+			continue;
+		seen++;
+		memcpy(m, d, len);
+		m[ch[k].off + 24 + ch[k].stored / 2] ^= 0x04;
+		snprintf(wantmsg, sizeof(wantmsg), "chunk %zu (USTACKS) at offset %zu: checksum", k,
+			 ch[k].off);
+		read_expect(m, len, -EBADMSG, &p, &info);
+		assert_non_null(strstr(info.msg, wantmsg));
+		profile_release(&p);
+		assert_int_equal(ztdata_read_ustacks_mem(m, len, collect, &got, &info), -EBADMSG);
+		assert_non_null(strstr(info.msg, wantmsg));
+		assert_uset_prefix(&got, &want, ustacks_in(ch, k));
+		uset_release(&got);
+	}
+	assert_true(seen >= 4);
+	free(m);
+	uset_release(&want);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* The prefix of a file up to its first SAMPLES chunk (5 samples, no
+ * snapshots), then a USTACKS chunk with payload pl, stored. */
+static void crafted_ustacks(const struct zbuf *pl, struct zbuf *f, size_t *at)
+{
+	uint64_t ip = 0x401000;
+	struct tchunk ch[16];
+	size_t len, n, k;
+	struct tw t;
+	uint8_t *d;
+
+	tw_open(&t);
+	for (int i = 0; i < 5; i++)
+		tw_sample(&t, i, 1, 1, 1, 0, &ip, 0, 1);
+	d = tw_close(&t, 1, &len);
+	n = walk_chunks(d, len, ch, 16);
+	for (k = 0; k < n && ch[k].type != CH_SAMPLES; k++)
+		;
+	assert_true(k < n);
+	zbuf_init(f);
+	zbuf_put(f, d, ch[k].end);
+	*at = f->len;
+	put_chunk(f, CH_USTACKS, 0, pl->data, pl->len, (uint32_t)k + 1, NULL);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* One USTACKS entry header. */
+static void put_uhead(struct zbuf *b, uint64_t dsample, uint64_t ref, uint32_t mask, uint32_t same,
+		      uint64_t len, uint64_t skip, uint64_t copy)
+{
+	zbuf_put_uv(b, dsample);
+	zbuf_put_uv(b, ref);
+	zbuf_put_uv(b, mask);
+	zbuf_put_uv(b, same);
+	zbuf_put_uv(b, len);
+	if (ref) {
+		zbuf_put_uv(b, skip);
+		zbuf_put_uv(b, copy);
+	}
+}
+
+/* Hand-made USTACKS chunks: the layout of zt-data(5), and the checks. */
+static void test_ustack_crafted(void **state)
+{
+	static const struct {
+		const char *why;
+		uint64_t cnt, e[2][7]; /* dsample ref mask same len skip copy */
+		size_t extra;          /* bytes of registers and stack after the headers */
+	} bad[] = {
+		{ "count 1000 exceeds", 1000, { { 0 } }, 0 },
+		{ "sample 5 is not in an earlier SAMPLES", 1, { { 5, 0, 0, 0, 0 } }, 0 },
+		{ "sample 1 is not after", 2, { { 1, 0, 0, 0, 0 }, { 0, 0, 0, 0, 0 } }, 0 },
+		{ "refers to the snapshot 1", 1, { { 0, 1, 0, 0, 0, 0, 0 } }, 0 },
+		{ "refers to the snapshot 2", 2, { { 0, 0, 0, 0, 0 }, { 1, 2, 0, 0, 0, 0, 0 } }, 0 },
+		{ "bad register masks", 1, { { 0, 0, 1u << 17, 0, 0 } }, 0 },
+		{ "bad register masks", 1, { { 0, 0, 0, 1, 0 } }, 8 },
+		{ "bad register masks", 2, { { 0, 0, 1, 0, 0 }, { 1, 1, 1, 2, 0, 0, 0 } }, 16 },
+		{ "bad stack lengths", 1, { { 0, 0, 0, 0, 65529 } }, 65529 },
+		{ "bad stack lengths", 2, { { 0, 0, 0, 0, 8 }, { 1, 1, 0, 0, 8, 4, 8 } }, 16 },
+		{ "exceed the payload", 1, { { 0, 0, 0, 0, 100 } }, 99 },
+		{ "exceed the payload", 1, { { 0, 0, ALLREGS, 0, 0 } }, 8 * 17 - 1 },
+		/* sp is 0 in both: the second takes [8, 24) of the first's [0, 16) */
+		{ "outside the snapshot it refers to", 2,
+		  { { 0, 0, 0, 0, 16 }, { 1, 1, 0, 0, 24, 8, 16 } }, 16 + 8 },
+	};
+	struct ztdata_read_info info;
+	struct uset got = { 0 };
+	struct zbuf pl, f;
+	struct profile p;
+	size_t at, i;
+	char want[128];
+	int e;
+
+	zbuf_init(&pl);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		zbuf_reset(&pl);
+		zbuf_put_uv(&pl, bad[i].cnt);
+		for (e = 0; e < 2 && (uint64_t)e < bad[i].cnt && bad[i].cnt < 1000; e++)
+			put_uhead(&pl, bad[i].e[e][0], bad[i].e[e][1], (uint32_t)bad[i].e[e][2],
+				  (uint32_t)bad[i].e[e][3], bad[i].e[e][4], bad[i].e[e][5],
+				  bad[i].e[e][6]);
+		for (size_t x = 0; x < bad[i].extra; x++)
+			zbuf_put_u8(&pl, (uint8_t)x);
+		crafted_ustacks(&pl, &f, &at);
+		/* the first pass does not look inside */
+		read_expect(f.data, f.len, 0, &p, &info);
+		assert_int_equal(p.nr_samples, 5);
+		assert_int_equal(info.ustack_chunks, 1);
+		profile_release(&p);
+		assert_int_equal(ztdata_read_ustacks_mem(f.data, f.len, collect, &got, &info), -EBADMSG);
+		snprintf(want, sizeof(want), "(USTACKS) at offset %zu: ", at);
+		assert_non_null(strstr(info.msg, want));
+		if (!strstr(info.msg, bad[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, info.msg, bad[i].why);
+		assert_int_equal(got.n, 0); /* a bad chunk gives nothing */
+		zbuf_release(&f);
+	}
+
+	/* good (the example of zt-data(5)): sample 1 has ip 0x401234 and sp 0x1000, 32 bytes of stack;
+	 * sample 3 the same ip, sp 0x1008, and 24 bytes, the last 16 of them
+	 * the first's bytes at 0x1010 */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 2);
+	put_uhead(&pl, 1, 0, (1u << PROF_UREG_SP) | (1u << PROF_UREG_IP), 0, 32, 0, 0);
+	put_uhead(&pl, 2, 1, (1u << PROF_UREG_SP) | (1u << PROF_UREG_IP), 1u << PROF_UREG_IP, 24, 8,
+		  16);
+	/* the example of zt-data(5) */
+	assert_memory_equal(pl.data, "\x02\x01\x00\x80\x81\x04\x00\x20"
+				     "\x02\x01\x80\x81\x04\x80\x80\x04\x18\x08\x10", 19);
+	assert_int_equal(pl.len, 19);
+	zbuf_put_u64le(&pl, 0x1000); /* the sp column */
+	zbuf_put_u64le(&pl, 0x1008);
+	zbuf_put_u64le(&pl, 0x401234); /* the ip column */
+	for (i = 0; i < 32; i++)
+		zbuf_put_u8(&pl, (uint8_t)(0xa0 + i));
+	zbuf_put(&pl, "stored8!", 8);
+	zbuf_put(&pl, "later minor", 11);
+	crafted_ustacks(&pl, &f, &at);
+	assert_int_equal(ztdata_read_ustacks_mem(f.data, f.len, collect, &got, &info), 0);
+	assert_false(info.complete);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.u[0].sample, 1);
+	assert_int_equal(got.u[1].sample, 3);
+	for (e = 0; e < 2; e++) {
+		assert_int_equal(got.u[e].regs[PROF_UREG_IP], 0x401234);
+		assert_int_equal(got.u[e].regs[PROF_UREG_SP], 0x1000 + 8 * e);
+		assert_int_equal(got.u[e].regs[PROF_UREG_BP], 0);
+	}
+	assert_int_equal(got.u[0].len, 32);
+	assert_int_equal(got.u[0].data[31], 0xbf);
+	assert_int_equal(got.u[1].len, 24);
+	assert_memory_equal(got.u[1].data, "stored8!", 8);
+	assert_memory_equal(got.u[1].data + 8, got.u[0].data + 16, 16);
+	uset_release(&got);
+	zbuf_release(&f);
+	zbuf_release(&pl);
+}
+
 /* Write a seed file, then check that it reads the way its name says. */
 static void write_seed(const char *dir, const char *name, const uint8_t *d, size_t len,
 		       int complete, int truncated, unsigned skipped)
@@ -1221,11 +1784,47 @@ static void test_seed_corpus(void **state)
 	profile_release(&t.exp);
 	free(d);
 
+	/* snapshots of two threads (small ones), over two flushes */
+	{
+		static struct uthread th[2];
+		struct uset want, got = { 0 };
+		uint64_t regs[PROF_UREGS];
+		const uint8_t *sd;
+		size_t sn;
+
+		memset(&want, 0, sizeof(want));
+		uthread_init(&th[0], 10);
+		uthread_init(&th[1], 11);
+		tw_open(&t);
+		for (i = 0; i < 16; i++) {
+			tw_sample(&t, 100 + i, 1, 10, th[i % 2].tid, 0, ips + 1, 0, 2);
+			uthread_step(&th[i % 2], 160, regs, &sd, &sn);
+			tw_ustack(&t, &want, i == 5 ? 1u << PROF_UREG_IP : ALLREGS, regs, sd, sn);
+			if (i == 9)
+				assert_int_equal(ztdata_writer_flush(t.w), 0);
+		}
+		d = tw_close(&t, 1, &len);
+		write_seed(dir, "ustacks.ztdata", d, len, 1, 0, 0);
+		rebuild(d, len, &t.exp, 16, 100, 0, 0, &f); /* uncompressed: mutations reach the decoder */
+		write_seed(dir, "ustacks-stored.ztdata", f.data, f.len, 1, 0, 0);
+		assert_int_equal(ztdata_read_ustacks_mem(f.data, f.len, collect, &got, NULL), 0);
+		assert_uset_prefix(&got, &want, want.n);
+		uset_release(&got);
+		zbuf_release(&f);
+		assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, NULL), 0);
+		assert_uset_prefix(&got, &want, want.n);
+		uset_release(&got);
+		uset_release(&want);
+		profile_release(&t.exp);
+		free(d);
+	}
+
 	if (dir == tmp) {
 		static const char *const names[] = { "minimal", "unknown-chunk", "all-kinds",
-						     "truncated", "uncompressed", "unfinished" };
+						     "truncated", "uncompressed", "unfinished",
+						     "ustacks", "ustacks-stored" };
 
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < 8; i++) {
 			snprintf(path, sizeof(path), "%s/%s.ztdata", tmp, names[i]);
 			assert_int_equal(unlink(path), 0);
 		}
@@ -1252,6 +1851,13 @@ int main(void)
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_large_blobs),
 		cmocka_unit_test(test_bytes_per_sample),
+		cmocka_unit_test(test_ustack_roundtrip),
+		cmocka_unit_test(test_ustack_none_and_size),
+		cmocka_unit_test(test_ustack_write_errors),
+		cmocka_unit_test(test_ustack_truncated),
+		cmocka_unit_test(test_ustack_stop),
+		cmocka_unit_test(test_ustack_damaged),
+		cmocka_unit_test(test_ustack_crafted),
 		cmocka_unit_test(test_seed_corpus),
 	};
 

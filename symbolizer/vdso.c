@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* This machine's vDSO as a file, for symbols and unwind tables of [vdso] frames. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "symbolizer/vdso.h"
+
+int vdso_host_copy(const struct profile *p, const struct buildid_cache *c, char *buf, size_t n,
+		   int *temp)
+{
+	const char *host = profile_get_meta(p, "hostname");
+	const char *rel = profile_get_meta(p, "os_release");
+	unsigned long lo = 0, hi = 0;
+	char line[512], tmp[PATH_MAX];
+	struct utsname u;
+	struct stat st;
+	FILE *f;
+	int fd, found = 0;
+	ssize_t w;
+
+	*temp = 0;
+	if (!host || !rel || uname(&u) || strcmp(host, u.nodename) || strcmp(rel, u.release))
+		return -EXDEV;
+	if (c) {
+		if (snprintf(buf, n, "%s/vdso-%s.so", c->dir, u.release) >= (int)n)
+			return -ENAMETOOLONG;
+		if (!stat(buf, &st) && st.st_size > 0)
+			return 0;
+	}
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2;
+	fclose(f);
+	if (!found || hi <= lo || hi - lo > (1ul << 20))
+		return -ENOENT;
+	if (c) {
+		if (mkdir(c->dir, 0755) && errno != EEXIST)
+			return -errno;
+		if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", buf, (int)getpid()) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+	} else {
+		if (snprintf(tmp, sizeof(tmp), "/tmp/zt-vdso-XXXXXX") >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+	}
+	fd = c ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, (const void *)lo, hi - lo);
+	if (close(fd) || w != (ssize_t)(hi - lo)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (!c) {
+		*temp = 1;
+		snprintf(buf, n, "%s", tmp);
+		return 0;
+	}
+	if (rename(tmp, buf)) {
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+

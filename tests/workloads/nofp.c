@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Test workload for --call-graph dwarf: built with -O2 -fomit-frame-pointer
+ * (see the Makefile), so frame-pointer walks break, with known call chains.
+ *   chain [SECS]   main -> nf_outer -> nf_middle -> nf_inner -> nf_leaf (spins)
+ *   qsort [SECS]   main -> nf_sort -> qsort (libc, no frame pointers) -> ... -> nf_cmp
+ *   deep [SECS]    main -> nf_deep x 24 (1 KiB frames, ~26 KiB of stack) -> nf_leaf
+ *   thread [SECS]  a second thread: nf_thread -> nf_outer -> ... -> nf_leaf
+ * Every call is followed by work on its result, so none becomes a tail call.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+static double stop_at;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_leaf(unsigned long seed)
+{
+	unsigned long x = seed, i;
+
+	for (i = 0; i < 200000; i++)
+		x = x * 2862933555777941757ul + 3037000493ul + i;
+	return x;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_inner(unsigned long seed)
+{
+	unsigned long r = nf_leaf(seed ^ 3);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 3;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_middle(unsigned long seed)
+{
+	unsigned long r = nf_inner(seed ^ 2);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 2;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_outer(unsigned long seed)
+{
+	unsigned long r = nf_middle(seed ^ 1);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static int nf_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_sort(unsigned long seed)
+{
+	static unsigned long v[4096];
+	unsigned long i;
+
+	for (i = 0; i < 4096; i++)
+		v[i] = seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+	qsort(v, 4096, sizeof(v[0]), nf_cmp);
+	__asm__ volatile("" ::: "memory");
+	return v[0] + v[4095];
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_deep(unsigned depth, unsigned long seed)
+{
+	volatile char pad[1024]; /* a big frame: the stack outgrows an 8 KiB copy */
+	unsigned long r;
+
+	pad[0] = (char)seed;
+	pad[1023] = (char)depth;
+	r = depth ? nf_deep(depth - 1, seed + pad[0]) : nf_leaf(seed);
+	__asm__ volatile("" : "+r"(r));
+	return r + pad[1023];
+}
+
+static void *nf_thread(void *arg)
+{
+	unsigned long s = 7;
+
+	(void)arg;
+	while (now() < stop_at)
+		s += nf_outer(s);
+	sink = s;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "chain";
+	double secs = argc > 2 ? atof(argv[2]) : 2;
+	unsigned long s = 1;
+
+	stop_at = now() + secs;
+	if (!strcmp(mode, "chain")) {
+		while (now() < stop_at)
+			s += nf_outer(s);
+	} else if (!strcmp(mode, "qsort")) {
+		while (now() < stop_at)
+			s += nf_sort(s);
+	} else if (!strcmp(mode, "deep")) {
+		while (now() < stop_at)
+			s += nf_deep(24, s);
+	} else if (!strcmp(mode, "thread")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, nf_thread, NULL))
+			return 1;
+		pthread_join(t, NULL);
+	} else {
+		fprintf(stderr, "usage: nofp chain|qsort|deep|thread [SECS]\n");
+		return 2;
+	}
+	sink = s;
+	return 0;
+}
