@@ -73,6 +73,17 @@ proj < dw.folded > zt-chain.proj
 check "zt record and perf record give the same main chain" \
 	[ "$(sort -k2 -n -r perf-chain.proj | head -1 | cut -d' ' -f1)" = "$(sort -k2 -n -r zt-chain.proj | head -1 | cut -d' ' -f1)" ]
 check "recording stays readable without unwinding errors" [ ! -s dw.err ]
+# what perf report shows for perf's recording, and zt report for zt's: the
+# chain under nf_leaf (libc's versioned .dynsym name aside)
+leaf_chain() { awk '/nf_leaf$/ && /%/ { f = 1; next } f && /^ +[0-9.]+%/ { exit } f && NF' "$1" |
+	sed -E 's/@@?GLIBC_[0-9.]+$//; s/^[ |-]+//'; }
+perf report --stdio --no-children -G --no-inline -i chain.perf 2>/dev/null > chain-perf.rep
+"$ZT" report --stdio --no-children -G --no-inline -i dw.data > dw-G.rep 2>/dev/null
+leaf_chain chain-perf.rep > chain-perf.leaf
+leaf_chain dw-G.rep > chain-zt.leaf
+check "perf report's chain for perf's recording = zt report's for zt's (_start to nf_leaf)" \
+	diff chain-perf.leaf chain-zt.leaf
+check "... which is the whole chain" grep -qx 'nf_outer' chain-zt.leaf
 
 "$ZT" record -q -F 499 --call-graph dwarf -o th.data -- "$NOFP" thread 1
 "$ZT" script --folded -i th.data > th.folded
