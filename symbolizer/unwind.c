@@ -25,12 +25,25 @@
 #define MAX_SPACES 512   /* Dwfls kept at once; all are dropped past this */
 #define MAX_RETRIES 32   /* modules reported while unwinding one sample */
 #define MAX_TRIED 64     /* unusable mappings remembered per space */
-#define HAS_EH ((void *)1) /* a module's userdata: its file has .eh_frame */
 
+/* A reported module (its Dwfl userdata). */
+struct uw_mod {
+	struct unwinder *uw;
+	const struct prof_mmap *m; /* the mapping it was reported for */
+	uint64_t epoch;            /* the last address-space epoch it was checked in */
+	int has_eh;                /* its file has .eh_frame: no debug file needed */
+	struct uw_mod *next;
+};
+
+/* One process generation (exec, fork): later mappings join it lazily; a
+ * module is checked against the mappings of each new epoch it is used in,
+ * and the space is rebuilt when one no longer holds (a JIT mapping over it,
+ * another library at its address). */
 struct uw_space {
 	uint32_t pid;
-	uint64_t epoch;
+	uint64_t gen;            /* proctree_epoch() >> 32 */
 	Dwfl *dwfl;              /* NULL: empty slot */
+	struct uw_mod *mods;
 	const struct prof_mmap *tried[MAX_TRIED]; /* mappings that could not be reported */
 	unsigned nr_tried;
 };
@@ -75,6 +88,8 @@ struct unwinder {
 	int past_end;             /* a read beyond the snapshot */
 	int no_module;            /* stopped at an address in no usable module */
 	int loop;
+	int stale;                /* a module no longer matches the mappings */
+	uint64_t epoch;           /* the sample's address-space epoch */
 	uint64_t last_cfa;
 	uint64_t last_sp;         /* stack pointer of the last frame recorded */
 	const struct prof_mmap *need; /* a mapping to report, then retry */
@@ -222,6 +237,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
+	const struct uw_mod *um;
 	char out[PATH_MAX];
 	int fd;
 
@@ -230,12 +246,12 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	 * the outermost frame of every stack included: loading (and inflating)
 	 * a whole debug file for that took 60% of the time. Binaries with
 	 * .eh_frame do not need one. */
-	if (!file_name || *userdata == HAS_EH)
+	um = *userdata;
+	if (!file_name || !um || um->has_eh)
 		return -1;
 	/* found as the symbolizer finds it (no debuginfod: unwinding must not
 	 * wait on the network) */
-	if (debugfind(*userdata ? &((struct unwinder *)*userdata)->dfo : NULL, file_name, NULL, out,
-		      sizeof(out)))
+	if (debugfind(&um->uw->dfo, file_name, NULL, out, sizeof(out)))
 		return -1;
 	fd = open(out, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -310,18 +326,47 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 	.set_initial_registers = set_initial_registers,
 };
 
+static void space_clear(struct uw_space *s)
+{
+	struct uw_mod *um, *next;
+
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (um = s->mods; um; um = next) {
+		next = um->next;
+		free(um);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
 static void space_drop_all(struct unwinder *uw)
 {
 	size_t i;
 
 	for (i = 0; i < uw->cap_spaces; i++)
-		if (uw->spaces[i].dwfl)
-			dwfl_end(uw->spaces[i].dwfl);
-	memset(uw->spaces, 0, uw->cap_spaces * sizeof(*uw->spaces));
+		space_clear(&uw->spaces[i]);
 	uw->nr_spaces = 0;
 }
 
-static struct uw_space *space_get(struct unwinder *uw, uint32_t pid, uint64_t epoch)
+/* A fresh Dwfl for s: 0, or -1 (s left empty). */
+static int space_start(struct unwinder *uw, struct uw_space *s, uint32_t pid, uint64_t gen)
+{
+	s->dwfl = dwfl_begin(&uw->cbs);
+	if (!s->dwfl)
+		return -1;
+	if (!dwfl_attach_state(s->dwfl, uw->arch_elf, pid ? (pid_t)pid : 1, &thread_cbs, uw)) {
+		zt_debug("unwind: cannot attach to address space %u: %s", pid, dwfl_errmsg(-1));
+		dwfl_end(s->dwfl);
+		s->dwfl = NULL;
+		return -1;
+	}
+	s->pid = pid;
+	s->gen = gen;
+	uw->st.dwfls++;
+	return 0;
+}
+
+static struct uw_space *space_get(struct unwinder *uw, uint32_t pid, uint64_t gen)
 {
 	size_t i, mask;
 	struct uw_space *s;
@@ -333,30 +378,44 @@ static struct uw_space *space_get(struct unwinder *uw, uint32_t pid, uint64_t ep
 		uw->cap_spaces = 2 * MAX_SPACES;
 	}
 	mask = uw->cap_spaces - 1;
-	for (i = zt_hash_mix(epoch, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
-		if (uw->spaces[i].pid == pid && uw->spaces[i].epoch == epoch)
+	for (i = zt_hash_mix(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
+		if (uw->spaces[i].pid == pid && uw->spaces[i].gen == gen)
 			return &uw->spaces[i];
 	if (uw->nr_spaces >= MAX_SPACES) {
 		space_drop_all(uw);
-		for (i = zt_hash_mix(epoch, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
+		for (i = zt_hash_mix(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
 			;
 	}
 	s = &uw->spaces[i];
-	s->dwfl = dwfl_begin(&uw->cbs);
-	if (!s->dwfl)
+	if (space_start(uw, s, pid, gen))
 		return NULL;
-	if (!dwfl_attach_state(s->dwfl, uw->arch_elf, pid ? (pid_t)pid : 1, &thread_cbs, uw)) {
-		zt_debug("unwind: cannot attach to address space %u: %s", pid, dwfl_errmsg(-1));
-		dwfl_end(s->dwfl);
-		s->dwfl = NULL;
-		return NULL;
-	}
-	s->pid = pid;
-	s->epoch = epoch;
-	s->nr_tried = 0;
 	uw->nr_spaces++;
-	uw->st.dwfls++;
 	return s;
+}
+
+/* The space's modules no longer match the mappings: start it again. */
+static int space_restart(struct unwinder *uw, struct uw_space *s)
+{
+	uint32_t pid = s->pid;
+	uint64_t gen = s->gen;
+
+	space_clear(s);
+	if (space_start(uw, s, pid, gen)) {
+		uw->nr_spaces--; /* the slot is empty now */
+		return -1;
+	}
+	uw->st.restarts++;
+	return 0;
+}
+
+/* Two mappings of the same binary at the same place. */
+static int same_mapping(const struct prof_mmap *a, const struct prof_mmap *b)
+{
+	if (a == b)
+		return 1;
+	return a && b && a->start - a->pgoff == b->start - b->pgoff && !strcmp(a->path, b->path) &&
+	       a->build_id.len == b->build_id.len &&
+	       !memcmp(a->build_id.data, b->build_id.data, a->build_id.len);
 }
 
 static int tried(const struct uw_space *s, const struct prof_mmap *m)
@@ -369,8 +428,10 @@ static int tried(const struct uw_space *s, const struct prof_mmap *m)
 	return 0;
 }
 
-/* Report the binary of mapping m to the current space. 0, or -1 when it
- * cannot be used (remembered, so it is not tried again). */
+/* Report the binary of mapping m to the current space. 0, -EEXIST when
+ * libdwfl refused it and the space has other modules (one may be in the
+ * way), -ENOMEM, or -1 when it cannot be used (remembered, so it is not
+ * tried again). */
 static int report(struct unwinder *uw, const struct prof_mmap *m)
 {
 	struct uw_space *s = uw->cur;
@@ -399,17 +460,33 @@ static int report(struct unwinder *uw, const struct prof_mmap *m)
 		dwfl_report_begin_add(s->dwfl);
 		mod = dwfl_report_elf(s->dwfl, name, path, -1, base, false);
 		dwfl_report_end(s->dwfl, NULL, NULL);
-		if (!mod)
+		if (!mod) {
 			zt_debug("unwind: cannot use '%s': %s", path, dwfl_errmsg(-1));
+			if (s->mods) { /* perhaps over a module of an older epoch */
+				if (temp)
+					unlink(path);
+				return -EEXIST;
+			}
+		}
 	}
 	if (temp)
 		unlink(path);
 	if (mod) {
+		struct uw_mod *um = calloc(1, sizeof(*um));
 		void **ud = NULL;
 
 		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (ud)
-			*ud = f->has_eh ? HAS_EH : (void *)uw;
+		if (!um || !ud) {
+			free(um);
+			return -ENOMEM;
+		}
+		um->uw = uw;
+		um->m = m;
+		um->epoch = uw->epoch;
+		um->has_eh = f->has_eh;
+		um->next = s->mods;
+		s->mods = um;
+		*ud = um;
 		uw->st.modules++;
 		return 0;
 	}
@@ -425,13 +502,29 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Word cfa = 0;
 	bool act = false;
 	const struct prof_mmap *m;
+	Dwfl_Module *mod;
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
 	if (!pc)
 		return DWARF_CB_ABORT; /* a zero return address ends the chain */
 	look = act ? pc : pc - 1;
-	if (!dwfl_addrmodule(uw->cur->dwfl, look)) {
+	mod = dwfl_addrmodule(uw->cur->dwfl, look);
+	if (mod) {
+		void **ud = NULL;
+		struct uw_mod *um;
+
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		um = ud ? *ud : NULL;
+		/* reported in another epoch: is it still what is mapped there? */
+		if (um && um->epoch != uw->epoch) {
+			if (!same_mapping(proctree_map(uw->pt, uw->pid, uw->ts, look), um->m)) {
+				uw->stale = 1;
+				return DWARF_CB_ABORT;
+			}
+			um->epoch = uw->epoch;
+		}
+	} else {
 		m = proctree_map(uw->pt, uw->pid, uw->ts, look);
 		if (m && !tried(uw->cur, m) && (m->path[0] == '/' || !strcmp(m->path, "[vdso]"))) {
 			uw->need = m;
@@ -503,7 +596,7 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 		    unsigned max, enum unwind_stop *stop)
 {
 	const uint32_t need = 1u << PROF_UREG_IP | 1u << PROF_UREG_SP;
-	int ret = -1, tries;
+	int ret = -1, tries, restarted = 0;
 	unsigned i, k;
 
 	*stop = UNWIND_BAD;
@@ -512,7 +605,8 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 		uw->st.stop[UNWIND_BAD]++;
 		return 0;
 	}
-	uw->cur = space_get(uw, pid, proctree_epoch(uw->pt, pid, ts));
+	uw->epoch = proctree_epoch(uw->pt, pid, ts);
+	uw->cur = space_get(uw, pid, uw->epoch >> 32);
 	if (!uw->cur)
 		return -ENOMEM;
 	uw->pid = pid;
@@ -528,10 +622,31 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 		uw->last_cfa = 0;
 		uw->last_sp = u->regs[PROF_UREG_SP];
 		uw->need = NULL;
+		uw->stale = 0;
 		ret = dwfl_getthread_frames(uw->cur->dwfl, tid ? (pid_t)tid : 1, frame_cb, uw);
+		if (uw->stale) {
+			/* once per sample: after it, every module is of this epoch */
+			if (restarted++ || space_restart(uw, uw->cur)) {
+				uw->cur = NULL;
+				uw->st.stop[UNWIND_BAD]++;
+				*stop = UNWIND_BAD;
+				k = 0;
+				goto fallback;
+			}
+			continue;
+		}
 		if (!uw->need)
 			break;
-		if (report(uw, uw->need) && tries == MAX_RETRIES)
+		ret = report(uw, uw->need);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret == -EEXIST && !restarted++) {
+			/* over a module of an older epoch: start again */
+			if (space_restart(uw, uw->cur))
+				return -ENOMEM;
+			continue;
+		}
+		if (ret && tries == MAX_RETRIES)
 			break;
 	}
 	/* libdwfl takes a return address it cannot read for the outermost
@@ -551,6 +666,7 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 	}
 	uw->st.stop[*stop]++;
 	k = uw->n;
+fallback:
 	if (!k) {
 		/* not even the first frame: start from the sampled address */
 		ips[k++] = u->regs[PROF_UREG_IP];

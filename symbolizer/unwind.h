@@ -36,6 +36,7 @@ struct unwind_stats {
 	uint64_t spliced;         /* unwinds extended with frame-pointer frames */
 	uint64_t stop[UNWIND_NR]; /* by the reason the DWARF walk stopped */
 	uint64_t dwfls;           /* address spaces set up */
+	uint64_t restarts;        /* ... set up again: a mapping replaced a reported module */
 	uint64_t modules;         /* modules reported */
 };
 

@@ -310,6 +310,55 @@ static void test_apply(void **state)
 	assert_int_equal(unwinder_apply(f->uw, &f->p, &u), 0);
 }
 
+/* A mapping replacing a reported module later in the same process (JIT
+ * code over it): samples after it no longer use the module. */
+static void test_replaced(void **state)
+{
+	struct fixture *f = *state;
+	struct profile p;
+	struct proctree *pt;
+	struct unwinder *uw;
+	struct unwind_stats st;
+	uint64_t ips[128], ip = f->c.u.regs[PROF_UREG_IP];
+	enum unwind_stop stop;
+	size_t i, n;
+	int k;
+
+	profile_init(&p);
+	add_self_maps(&p);
+	n = p.nr_mmaps;
+	for (i = 0; i < n; i++)
+		if (p.mmaps[i].start <= ip && ip - p.mmaps[i].start < p.mmaps[i].len) {
+			struct prof_mmap m = p.mmaps[i];
+
+			m.ts = 100;
+			m.path = (char *)"//anon";
+			assert_int_equal(profile_add_mmap(&p, &m), 0);
+			break;
+		}
+	assert_true(i < n);
+	assert_int_equal(proctree_new(&p, &pt), 0);
+	assert_int_equal(unwinder_new(&p, pt, NULL, &uw), 0);
+	k = unwinder_unwind(uw, (uint32_t)getpid(), (uint32_t)getpid(), 50, &f->c.u, NULL, 0, ips,
+			    128, &stop);
+	assert_true(k >= 5);
+	assert_int_equal(stop, UNWIND_END);
+	k = unwinder_unwind(uw, (uint32_t)getpid(), (uint32_t)getpid(), 200, &f->c.u, NULL, 0, ips,
+			    128, &stop);
+	assert_int_equal(k, 1);
+	assert_int_equal(stop, UNWIND_NO_MODULE);
+	/* and back in time: the binary again, in the same address space */
+	k = unwinder_unwind(uw, (uint32_t)getpid(), (uint32_t)getpid(), 60, &f->c.u, NULL, 0, ips,
+			    128, &stop);
+	assert_true(k >= 5);
+	unwinder_stats(uw, &st);
+	assert_true(st.restarts >= 1);
+	assert_int_equal(st.dwfls, 1 + st.restarts);
+	unwinder_free(uw);
+	proctree_free(pt);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_short_copy),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_replaced),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
