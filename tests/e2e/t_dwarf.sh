@@ -53,6 +53,9 @@ check "qsort: ... and back out of it into the comparison function" \
 check "thread: from clone3 through start_thread" \
 	[ "$(share thread.zt.folded 'clone3;start_thread;nf_thread;nf_outer;nf_middle;nf_inner;nf_leaf( |$)')" -ge 90 ]
 check "deep: perf's 8 KiB copy does not reach main" [ "$(share deep.zt.folded 'main;nf_deep')" -le 10 ]
+precord -z -e cpu-clock -F 499 --call-graph dwarf -o z.perf -- "$NOFP" chain 1 || fail "perf record -z"
+"$ZT" script --folded -i z.perf > z.zt.folded 2> z.zt.err
+check "perf record -z (compressed records): unwound the same" [ "$(share z.zt.folded "$CHAIN")" -ge 90 ]
 "$ZT" report --stdio -i deep.perf > deep.rep 2> deep.err
 check "deep: the report says the stack copy was too small" grep -q 'larger --call-graph dwarf,SIZE' deep.err
 "$ZT" report --stdio -v -i chain.perf > chain.rep 2> chain.err
