@@ -72,7 +72,7 @@ static int unwind_stacks(const char *path, const struct perfdata_opts *perf,
 					      (unsigned long long)st.stop[i]);
 	if (st.snapshots) {
 		cmd_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
-			 "with frame pointers; %llu binaries in %llu address spaces): %s",
+			 "with frame pointers; %llu binaries in %llu processes): %s",
 			 (unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
 			 (unsigned long long)st.spliced, (unsigned long long)st.modules,
 			 (unsigned long long)st.dwfls, n ? msg : "");

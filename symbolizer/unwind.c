@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Offline DWARF unwinding of user-stack snapshots with libdwfl: one Dwfl per
- * address space, attached once to callbacks that serve the current sample's
- * registers and stack copy; modules reported lazily, on first use.
+ * process generation, attached once to callbacks that serve the current
+ * sample's registers and stack copy; modules reported lazily, on first use.
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -71,7 +71,7 @@ struct unwinder {
 	char *debuginfo_path;
 	Elf *arch_elf;            /* a bare x86-64 ELF header: the arch for attach */
 	unsigned char arch_image[64];
-	struct uw_space *spaces;  /* open addressing on (pid, epoch) */
+	struct uw_space *spaces;  /* open addressing on (pid, generation) */
 	size_t cap_spaces, nr_spaces;
 	struct uw_file *files;    /* by path, open addressing */
 	size_t cap_files, nr_files;
@@ -90,7 +90,6 @@ struct unwinder {
 	int loop;
 	int stale;                /* a module no longer matches the mappings */
 	uint64_t epoch;           /* the sample's address-space epoch */
-	uint64_t last_cfa;
 	uint64_t last_sp;         /* stack pointer of the last frame recorded */
 	const struct prof_mmap *need; /* a mapping to report, then retry */
 };
@@ -538,14 +537,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	/* the same frame again (a CFI rule that does not move): stop */
-	if (uw->n && dwfl_frame_reg(state, 7, &cfa) == 0 && cfa == uw->last_cfa &&
+	if (uw->n && dwfl_frame_reg(state, 7, &cfa) == 0 && cfa == uw->last_sp &&
 	    pc == uw->ips[uw->n - 1]) {
 		uw->loop = 1;
 		return DWARF_CB_ABORT;
 	}
 	if (uw->n >= uw->max || dwfl_frame_reg(state, 7, &cfa))
 		return DWARF_CB_ABORT;
-	uw->last_cfa = cfa;
 	uw->last_sp = cfa;
 	uw->ips[uw->n++] = pc;
 	return DWARF_CB_OK;
@@ -619,7 +617,6 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 	for (tries = 0; tries <= MAX_RETRIES; tries++) {
 		uw->n = 0;
 		uw->past_end = uw->no_module = uw->loop = 0;
-		uw->last_cfa = 0;
 		uw->last_sp = u->regs[PROF_UREG_SP];
 		uw->need = NULL;
 		uw->stale = 0;

@@ -6,9 +6,11 @@
  * through elfutils' libdwfl frame API. The same code serves zt.data and
  * perf.data recordings.
  *
- * One Dwfl is kept per address space (process and proctree epoch), with
- * its modules reported as the unwinding first meets them, so each binary's
- * CFI is parsed once per process, not once per sample.
+ * One Dwfl is kept per process generation (from exec or fork to the next),
+ * with its modules reported as the unwinding first meets them and checked
+ * again when the process maps more (a module replaced by a later mapping
+ * starts the Dwfl again), so each binary's CFI is parsed once per process,
+ * not once per sample.
  */
 #ifndef ZT_UNWIND_H
 #define ZT_UNWIND_H
@@ -35,7 +37,7 @@ struct unwind_stats {
 	uint64_t frames;          /* user frames they gave (spliced ones included) */
 	uint64_t spliced;         /* unwinds extended with frame-pointer frames */
 	uint64_t stop[UNWIND_NR]; /* by the reason the DWARF walk stopped */
-	uint64_t dwfls;           /* address spaces set up */
+	uint64_t dwfls;           /* Dwfls set up (one per process generation, and restarts) */
 	uint64_t restarts;        /* ... set up again: a mapping replaced a reported module */
 	uint64_t modules;         /* modules reported */
 };
