@@ -17,6 +17,7 @@
 # Env: SECS (default 4), FREQ (499), RUNS (3). Root, no terminal needed;
 # exits 1 when a tool fails (what could be measured is printed first).
 set -u
+. "$(dirname "$0")/lib.sh"
 : "${ZT:?}" "${WL:?}"
 SECS=${SECS:-4}
 FREQ=${FREQ:-499}
@@ -31,25 +32,9 @@ fail=0
 ncpu=$(nproc)
 [ -x /usr/bin/time ] && TIME=/usr/bin/time || TIME=
 
-# The mix, every job for S seconds. timeout signals its whole process
-# group, so the loops' current gcc, xz or sha256sum stop with it.
-"$(dirname "$0")/gen-big-c.sh" 300 > "$T/big.c"
-big=$(ls -S /usr/lib/x86_64-linux-gnu/*.so* | head -1)
-cat > "$T/mix.sh" << 'EOF'
-#!/bin/sh
-S=$1 WL=$2 T=$3 BIG=$4
-"$WL/nofp" chain "$S" &
-"$WL/nofp" thread "$S" &
-"$WL/nofp" qsort "$S" &
-timeout "$S" sh -c "while :; do gcc -O2 -g -c -o '$T/big.o' '$T/big.c'; done" &
-timeout "$S" sh -c "while :; do head -c 8M '$BIG' | xz -3 -T1 -c; done" > /dev/null &
-timeout "$S" sh -c "while :; do find /usr/lib/x86_64-linux-gnu -type f -size +1M -print0 |
-	head -z -n 20 | xargs -0 sha256sum; done" > /dev/null &
-wait
-exit 0
-EOF
-chmod +x "$T/mix.sh"
-MIX=("$T/mix.sh" "$SECS" "$WL" "$T" "$big")
+# The mix (bench/lib.sh), every job for S seconds
+unwind_mix "$T" || { echo "bench-unwind: cannot write the mix" >&2; exit 1; }
+MIX=("$T/mix.sh" "$SECS" "$WL" "$T")
 
 # timed NAME CMD...: CMD > /dev/null with its stderr in $T/NAME.err; sets
 # ms (wall) and kb (peak RSS, "n/a" without /usr/bin/time); returns CMD's

@@ -14,6 +14,7 @@
 # Env: SECS (per recording, default 2; the mixes 2x), FREQ (1999), RUNS (3),
 # DIFFS=1 (show chains that differ). Root.
 set -u
+. "$(dirname "$0")/lib.sh"
 : "${ZT:?}" "${WL:?}" "${UNWIND_CMP:?}"
 SECS=${SECS:-2}
 FREQ=${FREQ:-1999}
@@ -56,23 +57,9 @@ else
 fi
 precord jit.perf -- "$WL/jit" "$SECS" && files+=(jit.perf)
 
-"$src/bench/gen-big-c.sh" 300 > "$T/big.c"
-big=$(ls -S /usr/lib/x86_64-linux-gnu/*.so* | head -1)
-cat > "$T/mix.sh" << 'EOF'
-#!/bin/sh
-S=$1 WL=$2 T=$3 BIG=$4
-"$WL/nofp" chain "$S" &
-"$WL/nofp" thread "$S" &
-timeout "$S" sh -c "while :; do gcc -O2 -g -c -o '$T/big.o' '$T/big.c'; done" &
-timeout "$S" sh -c "while :; do head -c 8M '$BIG' | xz -3 -T1 -c; done" > /dev/null &
-timeout "$S" sh -c "while :; do find /usr/lib/x86_64-linux-gnu -type f -size +1M -print0 |
-	head -z -n 20 | xargs -0 sha256sum; done" > /dev/null &
-wait
-exit 0
-EOF
-chmod +x "$T/mix.sh"
-precord mix.perf -- "$T/mix.sh" $((2 * SECS)) "$WL" "$T" "$big" && files+=(mix.perf)
-precord mix-a.perf -a -- "$T/mix.sh" $((2 * SECS)) "$WL" "$T" "$big" && files+=(mix-a.perf)
+unwind_mix "$T" || { echo "bench-unwind-cmp: cannot write the mix" >&2; exit 1; }
+precord mix.perf -- "$T/mix.sh" $((2 * SECS)) "$WL" "$T" && files+=(mix.perf)
+precord mix-a.perf -a -- "$T/mix.sh" $((2 * SECS)) "$WL" "$T" && files+=(mix-a.perf)
 
 v=
 [ "${DIFFS:-0}" = 1 ] && v=-v

@@ -1598,7 +1598,9 @@ int ztdata_read_ustacks_mem(const void *data, size_t len, prof_ustack_fn fn, voi
 	return read_image(data, len, NULL, fn, arg, info);
 }
 
-int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info)
+/* Either pass on a file: into p, or (fn set) the snapshots to fn. */
+static int read_file(const char *path, struct profile *p, prof_ustack_fn fn, void *arg,
+		     struct ztdata_read_info *info)
 {
 	struct ztdata_read_info dummy;
 	struct zt_image img;
@@ -1614,29 +1616,19 @@ int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_inf
 	if (ret)
 		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
 	else
-		ret = ztdata_read_mem(img.data, img.len, p, info);
+		ret = fn ? ztdata_read_ustacks_mem(img.data, img.len, fn, arg, info)
+			 : ztdata_read_mem(img.data, img.len, p, info);
 	zt_image_close(&img);
 	return ret;
+}
+
+int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info)
+{
+	return read_file(path, p, NULL, NULL, info);
 }
 
 int ztdata_read_ustacks_file(const char *path, prof_ustack_fn fn, void *arg,
 			     struct ztdata_read_info *info)
 {
-	struct ztdata_read_info dummy;
-	struct zt_image img;
-	const char *what;
-	int ret;
-
-	if (!info)
-		info = &dummy;
-	memset(info, 0, sizeof(*info));
-	ret = zt_image_open(path, &img, &what);
-	if (!ret && img.is_dir)
-		ret = -EISDIR;
-	if (ret)
-		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
-	else
-		ret = ztdata_read_ustacks_mem(img.data, img.len, fn, arg, info);
-	zt_image_close(&img);
-	return ret;
+	return read_file(path, NULL, fn, arg, info);
 }
