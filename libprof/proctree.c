@@ -22,19 +22,31 @@ struct pt_ev {
 	const char *comm;
 };
 
-/* A generation of an address space, from ts until the next one. */
+/*
+ * A generation of an address space, from ts until the next one. Its
+ * mappings, in time order (pt->order[mts_first ..]), cut its addresses into
+ * elementary intervals [pts[k], pts[k+1]); a persistent segment tree over
+ * them has a version per prefix of the mappings: version c answers "the
+ * latest of the first c mappings covering an interval" (c: the mappings at
+ * or before a time), in O(log n) and O(n log n) space, however the mappings
+ * nest (a growing anonymous region is reported whole at every mmap). A
+ * plain bottom-up tree answers "the earliest covering at all".
+ */
 struct pt_gen {
 	uint64_t ts;
 	uint32_t parent;      /* inherit: the parent's pid */
 	int inherit;          /* started by a FORK */
-	uint32_t seg_first, seg_count;
-	uint32_t mts_first, mts_count; /* sorted times of its mappings */
+	uint32_t mts_first, mts_count; /* its mappings: times in pt->mts, indices in pt->order */
+	uint32_t pts_first, nleaves;   /* interval bounds: pt->pts[pts_first .. + nleaves] */
+	uint32_t roots_first;          /* pt->roots[roots_first + c]: the tree of c mappings */
+	uint32_t mins_first;           /* pt->mins[mins_first .. + 2 * nleaves) */
 };
 
-/* An address range [lo, hi) covered by the same set of mappings. */
-struct pt_seg {
-	uint64_t lo, hi;
-	uint32_t first, count; /* into list: mmap indices by time */
+/* A tree node: tag is 1 + the time-order position of the latest mapping
+ * (in its version) covering the node's whole range, 0 for none. */
+struct pt_node {
+	uint32_t l, r;        /* children; node 0 is the empty tree */
+	uint32_t tag;
 };
 
 struct pt_proc {
@@ -51,11 +63,16 @@ struct proctree {
 	size_t nr_procs;
 	struct pt_gen *gens;
 	size_t nr_gens;
-	struct pt_seg *segs;
-	size_t nr_segs, cap_segs;
-	uint32_t *list;
-	size_t nr_list, cap_list;
 	uint64_t *mts;
+	uint32_t *order;          /* mmap indices by process, then time */
+	uint64_t *pts;
+	size_t nr_pts, cap_pts;
+	struct pt_node *nodes;
+	size_t nr_nodes, cap_nodes;
+	uint32_t *roots;
+	size_t nr_roots, cap_roots;
+	uint32_t *mins;
+	size_t nr_mins, cap_mins;
 };
 
 static uint64_t start_time(const struct profile *p)
@@ -156,25 +173,116 @@ static size_t point_index(const uint64_t *pts, size_t n, uint64_t v)
 	return lo;
 }
 
+/* Version of the tree at node with [a, b) of its leaves [lo, hi) tagged:
+ * the path to them copied, the rest shared. */
+static int tree_insert(struct proctree *pt, uint32_t node, size_t lo, size_t hi, size_t a, size_t b,
+		       uint32_t tag, uint32_t *out)
+{
+	uint32_t nn, l, r;
+	size_t mid;
+	int ret;
+
+	if (b <= lo || hi <= a) {
+		*out = node;
+		return 0;
+	}
+	if (pt->nr_nodes >= UINT32_MAX)
+		return -E2BIG;
+	if (ZT_GROW(pt->nodes, pt->cap_nodes, pt->nr_nodes + 1))
+		return -ENOMEM;
+	nn = (uint32_t)pt->nr_nodes++;
+	pt->nodes[nn] = pt->nodes[node];
+	if (a <= lo && hi <= b) {
+		pt->nodes[nn].tag = tag;
+		*out = nn;
+		return 0;
+	}
+	mid = lo + (hi - lo) / 2;
+	if ((ret = tree_insert(pt, pt->nodes[node].l, lo, mid, a, b, tag, &l)) ||
+	    (ret = tree_insert(pt, pt->nodes[node].r, mid, hi, a, b, tag, &r)))
+		return ret;
+	pt->nodes[nn].l = l;
+	pt->nodes[nn].r = r;
+	*out = nn;
+	return 0;
+}
+
+/* The highest tag on the path to leaf k of n. */
+static uint32_t tree_query(const struct proctree *pt, uint32_t node, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, mid;
+	uint32_t best = 0;
+
+	while (node) {
+		const struct pt_node *x = &pt->nodes[node];
+
+		if (x->tag > best)
+			best = x->tag;
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (k < mid) {
+			node = x->l;
+			hi = mid;
+		} else {
+			node = x->r;
+			lo = mid;
+		}
+	}
+	return best;
+}
+
+/* The bottom-up tree of earliest tags (m[1 .. 2n), leaves at n ..): tags
+ * come in increasing order, so the first one set on a node is its least. */
+static void mins_insert(uint32_t *m, size_t n, size_t a, size_t b, uint32_t tag)
+{
+	for (a += n, b += n; a < b; a >>= 1, b >>= 1) {
+		if (a & 1) {
+			if (!m[a])
+				m[a] = tag;
+			a++;
+		}
+		if (b & 1) {
+			b--;
+			if (!m[b])
+				m[b] = tag;
+		}
+	}
+}
+
+static uint32_t mins_query(const uint32_t *m, size_t n, size_t k)
+{
+	uint32_t best = 0;
+	size_t x;
+
+	for (x = k + n; x >= 1; x >>= 1)
+		if (m[x] && (!best || m[x] < best))
+			best = m[x];
+	return best;
+}
+
 /*
- * Cut the address space of one generation into segments covered by the
- * same mappings; idx[0..n) are its mappings sorted by time, so each
- * segment's list comes out sorted by time too.
+ * The trees of one generation; idx[0..n) are its mappings sorted by time.
  */
-static int build_segments(struct proctree *pt, struct pt_gen *g, const uint32_t *idx, size_t n)
+static int build_tree(struct proctree *pt, struct pt_gen *g, const uint32_t *idx, size_t n)
 {
 	const struct profile *p = pt->p;
-	uint64_t *pts = NULL;
-	size_t *cnt = NULL, *pos = NULL, npts = 0, i, j, total = 0;
-	int ret = -ENOMEM;
+	uint64_t *pts;
+	size_t npts = 0, nl, i, j;
+	uint32_t root = 0;
+	int ret;
 
-	g->seg_first = (uint32_t)pt->nr_segs;
-	g->seg_count = 0;
-	if (!n)
-		return 0;
-	pts = malloc(2 * n * sizeof(*pts));
-	if (!pts)
-		goto out;
+	g->pts_first = (uint32_t)pt->nr_pts;
+	g->nleaves = 0;
+	g->roots_first = (uint32_t)pt->nr_roots;
+	g->mins_first = (uint32_t)pt->nr_mins;
+	if (pt->nr_pts + 2 * n > UINT32_MAX || pt->nr_roots + n + 1 > UINT32_MAX ||
+	    pt->nr_mins + 4 * n > UINT32_MAX)
+		return -E2BIG;
+	if (ZT_GROW(pt->pts, pt->cap_pts, pt->nr_pts + 2 * n + 1) ||
+	    ZT_GROW(pt->roots, pt->cap_roots, pt->nr_roots + n + 1))
+		return -ENOMEM;
+	pts = pt->pts + pt->nr_pts;
 	for (i = 0; i < n; i++) {
 		const struct prof_mmap *m = &p->mmaps[idx[i]];
 
@@ -183,74 +291,35 @@ static int build_segments(struct proctree *pt, struct pt_gen *g, const uint32_t 
 		pts[npts++] = m->start;
 		pts[npts++] = map_end(m);
 	}
-	if (!npts) {
-		ret = 0;
-		goto out;
+	if (npts) {
+		qsort(pts, npts, sizeof(*pts), u64_cmp);
+		for (i = 1, j = 1; i < npts; i++)
+			if (pts[i] != pts[j - 1])
+				pts[j++] = pts[i];
+		npts = j;
 	}
-	qsort(pts, npts, sizeof(*pts), u64_cmp);
-	for (i = 1, j = 1; i < npts; i++)
-		if (pts[i] != pts[j - 1])
-			pts[j++] = pts[i];
-	npts = j;
-	/* elementary interval k is [pts[k], pts[k+1]) */
-	cnt = calloc(npts, sizeof(*cnt));
-	pos = calloc(npts, sizeof(*pos));
-	if (!cnt || !pos)
-		goto out;
+	nl = npts > 1 ? npts - 1 : 0;
+	pt->nr_pts += npts;
+	g->nleaves = (uint32_t)nl;
+	if (ZT_GROW(pt->mins, pt->cap_mins, pt->nr_mins + 2 * nl + 1))
+		return -ENOMEM;
+	memset(pt->mins + pt->nr_mins, 0, (2 * nl + 1) * sizeof(*pt->mins));
+	pt->nr_mins += 2 * nl + 1;
+	pt->roots[pt->nr_roots++] = 0;
 	for (i = 0; i < n; i++) {
 		const struct prof_mmap *m = &p->mmaps[idx[i]];
-		size_t a, b;
 
-		if (!m->len)
-			continue;
-		a = point_index(pts, npts, m->start);
-		b = point_index(pts, npts, map_end(m));
-		for (j = a; j < b; j++)
-			cnt[j]++;
-		total += b - a;
-	}
-	if (total > UINT32_MAX - pt->nr_list || npts > UINT32_MAX - pt->nr_segs) {
-		ret = -E2BIG;
-		goto out;
-	}
-	if (ZT_GROW(pt->list, pt->cap_list, pt->nr_list + total) ||
-	    ZT_GROW(pt->segs, pt->cap_segs, pt->nr_segs + npts))
-		goto out;
-	/* keep only covered intervals; pos[k]: where interval k's list starts */
-	for (j = 0; j + 1 < npts; j++) {
-		struct pt_seg *s;
+		if (m->len && nl) {
+			const uint64_t *ps = pt->pts + g->pts_first;
+			size_t a = point_index(ps, npts, m->start), b = point_index(ps, npts, map_end(m));
 
-		if (!cnt[j])
-			continue;
-		s = &pt->segs[pt->nr_segs++];
-		s->lo = pts[j];
-		s->hi = pts[j + 1];
-		s->first = (uint32_t)pt->nr_list;
-		s->count = 0;
-		pos[j] = pt->nr_segs - 1;
-		pt->nr_list += cnt[j];
-	}
-	for (i = 0; i < n; i++) {
-		const struct prof_mmap *m = &p->mmaps[idx[i]];
-		size_t a, b;
-
-		if (!m->len)
-			continue;
-		a = point_index(pts, npts, m->start);
-		b = point_index(pts, npts, map_end(m));
-		for (j = a; j < b; j++) {
-			struct pt_seg *s = &pt->segs[pos[j]];
-
-			pt->list[s->first + s->count++] = idx[i];
+			if ((ret = tree_insert(pt, root, 0, nl, a, b, (uint32_t)i + 1, &root)))
+				return ret;
+			mins_insert(pt->mins + g->mins_first, nl, a, b, (uint32_t)i + 1);
 		}
+		pt->roots[pt->nr_roots++] = root;
 	}
-	g->seg_count = (uint32_t)(pt->nr_segs - g->seg_first);
-	ret = 0;
-out:
-	free(pts);
-	free(cnt);
-	free(pos);
-	return ret;
+	return 0;
 }
 
 static int build_timelines(struct proctree *pt, uint64_t start)
@@ -384,7 +453,7 @@ static int build_spaces(struct proctree *pt, uint64_t start)
 			ge->mts_count = (uint32_t)(m1 - k);
 			for (j = k; j < m1; j++)
 				pt->mts[j] = pt->ets[idx[j]];
-			ret = build_segments(pt, ge, idx + k, m1 - k);
+			ret = build_tree(pt, ge, idx + k, m1 - k);
 			if (ret)
 				goto out;
 		}
@@ -392,7 +461,7 @@ static int build_spaces(struct proctree *pt, uint64_t start)
 	ret = 0;
 out:
 	free(bnd);
-	free(idx);
+	pt->order = idx;
 	free(pids);
 	return ret;
 }
@@ -407,6 +476,12 @@ int proctree_new(const struct profile *p, struct proctree **out)
 	if (!pt)
 		return -ENOMEM;
 	pt->p = p;
+	if (ZT_GROW(pt->nodes, pt->cap_nodes, 1)) {
+		free(pt);
+		return -ENOMEM;
+	}
+	memset(pt->nodes, 0, sizeof(*pt->nodes)); /* node 0: the empty tree */
+	pt->nr_nodes = 1;
 	ret = build_timelines(pt, start);
 	if (!ret)
 		ret = build_spaces(pt, start);
@@ -427,9 +502,12 @@ void proctree_free(struct proctree *pt)
 	free(pt->by_pid);
 	free(pt->procs);
 	free(pt->gens);
-	free(pt->segs);
-	free(pt->list);
 	free(pt->mts);
+	free(pt->order);
+	free(pt->pts);
+	free(pt->nodes);
+	free(pt->roots);
+	free(pt->mins);
 	free(pt);
 }
 
@@ -554,39 +632,23 @@ static size_t count_le(const uint64_t *t, size_t n, uint64_t v)
 static const struct prof_mmap *gen_lookup(const struct proctree *pt, const struct pt_gen *g,
 					  uint64_t ts, uint64_t addr, int strict)
 {
-	const struct pt_seg *segs = pt->segs + g->seg_first, *s;
-	const uint32_t *l;
-	size_t lo = 0, hi = g->seg_count, n;
+	const uint64_t *pts = pt->pts + g->pts_first;
+	size_t n = g->nleaves, k;
+	uint32_t t;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (segs[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!n)
 		return NULL;
-	s = &segs[lo - 1];
-	if (addr >= s->hi || !s->count)
+	/* the interval [pts[k], pts[k+1]) holding addr */
+	k = count_le(pts, n + 1, addr);
+	if (!k || k > n)
 		return NULL;
-	l = pt->list + s->first;
+	k--;
 	/* latest mapped at or before ts; else the earliest (clock skew) */
-	lo = 0;
-	hi = s->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pt->ets[l[mid]] <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo && strict)
-		return NULL;
-	n = lo ? lo - 1 : 0;
-	return &pt->p->mmaps[l[n]];
+	t = tree_query(pt, pt->roots[g->roots_first + count_le(pt->mts + g->mts_first, g->mts_count, ts)],
+		       n, k);
+	if (!t && !strict)
+		t = mins_query(pt->mins + g->mins_first, n, k);
+	return t ? &pt->p->mmaps[pt->order[g->mts_first + t - 1]] : NULL;
 }
 
 const struct prof_mmap *proctree_map(const struct proctree *pt, uint32_t pid, uint64_t ts,

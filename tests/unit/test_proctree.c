@@ -284,6 +284,56 @@ static void test_random_vs_brute(void **state)
 	profile_release(&p);
 }
 
+/* Mappings that nest (a growing region reported whole at every mmap, as
+ * the kernel reports a merged anonymous VMA) and share times: the same
+ * answers as brute force, and 30,000 of them build in linear-log space. */
+static void test_nested_vs_brute(void **state)
+{
+	struct profile p;
+	struct proctree *pt;
+	unsigned seed = 777, i, found = 0;
+
+	profile_init(&p);
+	for (i = 0; i < 3000; i++) {
+		char path[32];
+		uint64_t top = 0x7f0000000000ull;
+
+		snprintf(path, sizeof(path), "/n%u", i % 7);
+		if (i % 3) /* growing down from top, by one page a time */
+			add_map(&p, 9, (uint64_t)(i / 4) * 2, top - (uint64_t)(i + 1) * 0x1000,
+				(uint64_t)(i + 1) * 0x1000, path);
+		else /* a small one inside, now and then */
+			add_map(&p, 9, (uint64_t)(i / 4) * 2,
+				top - (uint64_t)(rand_r(&seed) % 3000 + 1) * 0x1000, 0x2000, path);
+	}
+	assert_int_equal(proctree_new(&p, &pt), 0);
+	for (i = 0; i < 20000; i++) {
+		uint64_t ts = rand_r(&seed) % 1600;
+		uint64_t addr = 0x7f0000000000ull - (uint64_t)(rand_r(&seed) % 3100) * 0x1000 - 8;
+		const struct prof_mmap *a = proctree_map(pt, 9, ts, addr), *b = brute(&p, 9, ts, addr);
+
+		if (a != b)
+			fail_msg("ts %llu addr 0x%llx: got %p, want %p", (unsigned long long)ts,
+				 (unsigned long long)addr, (const void *)a, (const void *)b);
+		found += a != NULL;
+	}
+	assert_true(found > 15000);
+	proctree_free(pt);
+	profile_release(&p);
+
+	profile_init(&p);
+	for (i = 0; i < 30000; i++)
+		add_map(&p, 9, i, 0x7f0000000000ull - (uint64_t)(i + 1) * 0x1000,
+			(uint64_t)(i + 1) * 0x1000, "//anon");
+	assert_int_equal(proctree_new(&p, &pt), 0);
+	assert_ptr_equal(proctree_map(pt, 9, 29999, 0x7f0000000000ull - 8), &p.mmaps[29999]);
+	assert_ptr_equal(proctree_map(pt, 9, 100, 0x7f0000000000ull - 8), &p.mmaps[100]);
+	/* mapped only later (clock skew): the earliest that covers it */
+	assert_ptr_equal(proctree_map(pt, 9, 5, 0x7f0000000000ull - 0x10000 + 8), &p.mmaps[15]);
+	proctree_free(pt);
+	profile_release(&p);
+}
+
 /* proctree_thread_at: its answers are proctree_comm's and proctree_epoch's,
  * and they hold at every time of the span it gives. */
 static void test_thread_spans(void **state)
@@ -343,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_start_and_kernel),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_random_vs_brute),
+		cmocka_unit_test(test_nested_vs_brute),
 		cmocka_unit_test(test_thread_spans),
 	};
 
