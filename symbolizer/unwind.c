@@ -277,14 +277,24 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+static int snap_word(const struct prof_ustack *u, uint64_t addr, uint64_t *v)
+{
+	uint64_t sp = u->regs[PROF_UREG_SP];
+
+	if (addr < sp || u->len < 8 || addr - sp > u->len - 8)
+		return -1;
+	memcpy(v, u->data + (addr - sp), 8);
+	return 0;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct unwinder *uw = arg;
-	const struct prof_ustack *u = uw->u;
+	uint64_t v;
 
 	(void)dwfl;
-	if (addr >= uw->sp && u->len >= 8 && addr - uw->sp <= u->len - 8) {
-		memcpy(result, u->data + (addr - uw->sp), 8);
+	if (!snap_word(uw->u, addr, &v)) {
+		*result = v;
 		return true;
 	}
 	if (addr >= uw->sp)
@@ -536,27 +546,16 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		uw->no_module = 1;
 		return DWARF_CB_ABORT;
 	}
+	if (uw->n >= uw->max || dwfl_frame_reg(state, 7, &cfa))
+		return DWARF_CB_ABORT;
 	/* the same frame again (a CFI rule that does not move): stop */
-	if (uw->n && dwfl_frame_reg(state, 7, &cfa) == 0 && cfa == uw->last_sp &&
-	    pc == uw->ips[uw->n - 1]) {
+	if (uw->n && cfa == uw->last_sp && pc == uw->ips[uw->n - 1]) {
 		uw->loop = 1;
 		return DWARF_CB_ABORT;
 	}
-	if (uw->n >= uw->max || dwfl_frame_reg(state, 7, &cfa))
-		return DWARF_CB_ABORT;
 	uw->last_sp = cfa;
 	uw->ips[uw->n++] = pc;
 	return DWARF_CB_OK;
-}
-
-static int snap_word(const struct prof_ustack *u, uint64_t addr, uint64_t *v)
-{
-	uint64_t sp = u->regs[PROF_UREG_SP];
-
-	if (addr < sp || u->len < 8 || addr - sp > u->len - 8)
-		return -1;
-	memcpy(v, u->data + (addr - sp), 8);
-	return 0;
 }
 
 /*
