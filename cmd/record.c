@@ -23,11 +23,13 @@
 #include "bpf/sampler.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/outfile.h"
 #include "cmd/target.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/log.h"
+#include "libprof/procfile.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/kcache.h"
@@ -104,7 +106,11 @@ struct pending {
 /* How much of a process's perf map or jitdump is already in the recording. */
 struct perfmap_snap {
 	uint32_t pid, kind; /* PROF_BLOB_PERFMAP or PROF_BLOB_JITDUMP */
-	char *path;         /* the jitdump's (perf maps are /tmp/perf-PID.map) */
+	char *path;         /* as the process sees it: /tmp/perf-NSPID.map, or the jitdump's */
+	int fd;             /* a jitdump open since it was mapped, or -1 */
+	struct procfile_owner owner; /* whose it is (valid when have_owner) */
+	bool have_owner;
+	int refused;        /* why it was last refused (negative errno), 0 if not */
 	off_t size;
 	struct timespec mtime;
 };
@@ -145,6 +151,7 @@ struct record {
 	size_t nr_pend, cap_pend;
 	struct bid_memo *memo;
 	size_t nr_memo, cap_memo;
+	struct zbuf skipped; /* "what (path): why; " of files refused, for the report */
 	struct buildid_cache cache;
 	bool cache_ok;
 	int err; /* first write error */
@@ -153,7 +160,7 @@ struct record {
 	uint64_t t_start, t_end;
 	pid_t child;
 	const char *path_kind; /* "bpf" or "perf_event" */
-	bool renamed_old;      /* the previous output is now OUTPUT.old */
+	struct outfile out;    /* the output file, its new copy until sampling runs */
 	bool started;          /* sampling ran: the output is worth keeping */
 	bool want_kernel;      /* kernel frames will be symbolized: collect their addresses */
 };
@@ -541,10 +548,32 @@ static void snapshot_kernel(struct record *r)
 	free(v);
 }
 
+/* A perf map or jitdump refused (see procfile.h): said once under -v,
+ * and kept for the report's symbol summary. */
+static void refuse_file(struct record *r, struct perfmap_snap *ps, int err)
+{
+	char line[PATH_MAX + 160];
+	const char *what = ps->kind == PROF_BLOB_PERFMAP ? "perf map" : "jitdump";
+	int n;
+
+	if (ps->refused == err)
+		return;
+	ps->refused = err;
+	if (err == -ENOENT)
+		return;
+	cmd_info("%s of pid %u not read: '%s' is %s", what, ps->pid, ps->path, procfile_why(err));
+	n = snprintf(line, sizeof(line), "%s%s of pid %u ('%s': %s)", r->skipped.len ? "; " : "",
+		     what, ps->pid, ps->path, procfile_why(err));
+	if (n > 0 && r->skipped.len < 8192)
+		zbuf_put(&r->skipped, line, strlen(line));
+}
+
 /* JIT runtimes append to /tmp/perf-PID.map (or a jit-PID.dump) and may
  * delete it when they exit: store what is new in it while the process
  * lives. The pieces, read in order, are the file: a perf map is cut at
- * line ends (later lines win over earlier ones), a jitdump anywhere. */
+ * line ends (later lines win over earlier ones), a jitdump anywhere.
+ * zt reads these as root for a process of any user: see procfile.h for
+ * what it refuses. */
 static void snapshot_file(struct record *r, struct perfmap_snap *ps)
 {
 	char *d = NULL;
@@ -553,23 +582,32 @@ static void snapshot_file(struct record *r, struct perfmap_snap *ps)
 	size_t n;
 	int fd;
 
-	if (stat(ps->path, &st) || !S_ISREG(st.st_mode))
+	if (!ps->have_owner)
 		return;
+	if (ps->fd >= 0) {
+		int err = procfile_check(&ps->owner, ps->fd, PROCFILE_MAX, &st);
+
+		if (err) {
+			refuse_file(r, ps, err);
+			return;
+		}
+		fd = ps->fd;
+	} else {
+		fd = procfile_open(&ps->owner, ps->path, PROCFILE_MAX, &st);
+		if (fd < 0) {
+			refuse_file(r, ps, fd);
+			return;
+		}
+	}
+	ps->refused = 0;
 	if (ps->size == st.st_size && ps->mtime.tv_sec == st.st_mtim.tv_sec &&
 	    ps->mtime.tv_nsec == st.st_mtim.tv_nsec)
-		return;
+		goto out;
 	/* appended to: the new bytes only; rewritten (shorter): all again */
 	from = st.st_size >= ps->size ? ps->size : 0;
-	fd = open(ps->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	n = (size_t)(st.st_size - from);
-	if (n > (1u << 30) || !(d = malloc(n ? n : 1)) || pread(fd, d, n, from) != (ssize_t)n) {
-		close(fd);
-		free(d);
-		return;
-	}
-	close(fd);
+	if (!(d = malloc(n ? n : 1)) || pread(fd, d, n, from) != (ssize_t)n)
+		goto out;
 	if (ps->kind == PROF_BLOB_PERFMAP) /* the rest of a line comes next time */
 		while (n && d[n - 1] != '\n')
 			n--;
@@ -577,23 +615,38 @@ static void snapshot_file(struct record *r, struct perfmap_snap *ps)
 	ps->mtime = st.st_mtim;
 	if (n)
 		note_err(r, ztdata_write_blob(r->w, ps->kind, ps->pid, now_ns(), d, n));
+out:
 	free(d);
+	if (fd != ps->fd)
+		close(fd);
 }
 
-/* The snapshot state of (pid, kind, path), added when new; NULL on ENOMEM. */
+/* The snapshot state of (pid, kind, path), added when new; NULL on ENOMEM.
+ * The owner is read when the state is made (the process lives then). */
 static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kind, const char *path)
 {
 	struct perfmap_snap *ps;
 	size_t i;
 
 	for (i = 0; i < r->nr_pmaps; i++)
-		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == kind && !strcmp(r->pmaps[i].path, path))
+		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == kind &&
+		    (kind == PROF_BLOB_PERFMAP || !strcmp(r->pmaps[i].path, path)))
 			return &r->pmaps[i];
 	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
 		return NULL;
 	ps = &r->pmaps[r->nr_pmaps];
 	memset(ps, 0, sizeof(*ps));
-	ps->path = strdup(path);
+	ps->fd = -1;
+	ps->have_owner = !procfile_owner_init(&ps->owner, pid);
+	if (kind == PROF_BLOB_PERFMAP) {
+		char p[64];
+
+		/* named by its pid in its own namespace, in its own /tmp */
+		snprintf(p, sizeof(p), "/tmp/perf-%u.map", ps->have_owner ? ps->owner.nspid : pid);
+		ps->path = strdup(p);
+	} else {
+		ps->path = strdup(path);
+	}
 	if (!ps->path)
 		return NULL;
 	ps->pid = pid;
@@ -605,11 +658,9 @@ static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kin
 static void snapshot_perfmap(struct record *r, uint32_t pid)
 {
 	struct perfmap_snap *ps;
-	char path[64];
 	size_t i;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	if (!access(path, F_OK) && (ps = snap_of(r, pid, PROF_BLOB_PERFMAP, path)))
+	if ((ps = snap_of(r, pid, PROF_BLOB_PERFMAP, NULL)))
 		snapshot_file(r, ps);
 	/* jitdumps this process mapped (see on_mmap) */
 	for (i = 0; i < r->nr_pmaps; i++)
@@ -631,11 +682,28 @@ static void snapshot_perfmaps(struct record *r)
 static void note_jitdump(struct record *r, const struct prof_mmap *m)
 {
 	const char *base = strrchr(m->path, '/');
-	char want[32];
+	struct perfmap_snap *ps;
+	size_t digits;
+	char p[80];
 
-	snprintf(want, sizeof(want), "jit-%u.dump", m->pid);
-	if (base && !strcmp(base + 1, want) && !snap_of(r, m->pid, PROF_BLOB_JITDUMP, m->path))
+	/* jit-N.dump: N is the pid in the process's own namespace */
+	if (!base || strncmp(base + 1, "jit-", 4))
+		return;
+	digits = strspn(base + 5, "0123456789");
+	if (!digits || strcmp(base + 5 + digits, ".dump"))
+		return;
+	ps = snap_of(r, m->pid, PROF_BLOB_JITDUMP, m->path);
+	if (!ps) {
 		r->lost_events++;
+		return;
+	}
+	if (ps->fd >= 0 || !ps->have_owner)
+		return;
+	/* the file the process mapped, whatever its path names later: a path
+	 * swapped for a link after the mmap is never read */
+	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", m->pid, (unsigned long long)m->start,
+		 (unsigned long long)(m->start + m->len));
+	ps->fd = open(p, O_RDONLY | O_CLOEXEC);
 }
 
 /* ---- the workload --------------------------------------------------------- */
@@ -695,33 +763,14 @@ static int workload_start(struct workload *wl)
 
 /* ---- the main loop ----------------------------------------------------- */
 
-static void chown_to_sudo_user(int fd)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-
-	if (geteuid() == 0 && u && g && fchown(fd, (uid_t)atol(u), (gid_t)atol(g)))
-		zt_debug("cannot give the output to the sudo user: %s", strerror(errno));
-}
-
+/* The recording is made 0600 next to the output path and renamed into
+ * place once sampling runs (see outfile.h): stack copies and the
+ * addresses in it are for root and the sudo user alone. */
 static int open_output(struct record *r)
 {
-	struct stat st;
-	char old[PATH_MAX];
-
-	if (!stat(r->output, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		snprintf(old, sizeof(old), "%s.old", r->output);
-		if (rename(r->output, old)) {
-			cmd_error("cannot rename '%s' to '%s': %s", r->output, old, strerror(errno));
-			return -1;
-		}
-		r->renamed_old = true;
-	}
-	r->fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->fd < 0) {
-		cmd_error("cannot create '%s': %s", r->output, strerror(errno));
+	if (outfile_create(&r->out, r->output, 0600, 0))
 		return -1;
-	}
-	chown_to_sudo_user(r->fd);
+	r->fd = r->out.fd;
 	r->w = ztdata_writer_new(r->fd);
 	if (!r->w) {
 		cmd_error("cannot write '%s': %s", r->output, strerror(errno));
@@ -811,7 +860,8 @@ static const char *const record_usage[] = {
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" } };
+	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" },
+			    .out = { .fd = -1, .dirfd = -1 } };
 	const struct opt options[] = {
 		{ OPT_BOOL, 'a', "all-cpus", &r.tg.all_cpus, NULL, "system-wide collection from all CPUs" },
 		TARGET_OPTIONS(r.tg, "record"),
@@ -990,6 +1040,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* running: the new recording replaces the old one (which becomes .old) */
+	if (outfile_commit(&r.out, true))
+		goto out_kill;
 	r.started = true;
 	if (r.duration > 0)
 		deadline = r.t_start + (uint64_t)(r.duration * 1e9);
@@ -1067,6 +1120,11 @@ int cmd_record(int argc, char **argv)
 	if (privileged && r.kips.n)
 		snapshot_kernel(&r);
 	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
+	if (r.skipped.len) {
+		zbuf_put_u8(&r.skipped, 0);
+		if (!r.skipped.err)
+			note_err(&r, ztdata_write_meta(r.w, "skipped_files", (const char *)r.skipped.data));
+	}
 	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)r.t_end);
 	note_err(&r, ztdata_write_meta(r.w, "time_end", msg));
 	if (use_bpf && sst.run_cnt) {
@@ -1130,18 +1188,8 @@ out:
 	perfev_free(pev);
 	perfev_free(sideband);
 	ztdata_writer_free(r.w);
-	if (r.fd >= 0) {
-		close(r.fd);
-		if (!r.started) {
-			/* nothing was recorded: leave things as they were */
-			char old[PATH_MAX];
-
-			unlink(r.output);
-			snprintf(old, sizeof(old), "%s.old", r.output);
-			if (r.renamed_old && rename(old, r.output))
-				cmd_error("cannot rename '%s' back to '%s': %s", old, r.output, strerror(errno));
-		}
-	}
+	/* nothing was recorded: the new file goes, the old one stays as it was */
+	outfile_release(&r.out);
 	for (size_t k = 0; k < r.nr_pend; k++)
 		if (r.pend[k].is_mmap)
 			free(r.pend[k].m.path);
@@ -1149,8 +1197,12 @@ out:
 	free(r.memo);
 	u64set_release(&r.tracked);
 	u64set_release(&r.sampled);
-	for (size_t k = 0; k < r.nr_pmaps; k++)
+	for (size_t k = 0; k < r.nr_pmaps; k++) {
 		free(r.pmaps[k].path);
+		if (r.pmaps[k].fd >= 0)
+			close(r.pmaps[k].fd);
+	}
+	zbuf_release(&r.skipped);
 	u64set_release(&r.new_sampled);
 	for (size_t k = 0; k < r.nr_deferred; k++)
 		free(r.deferred[k].path);

@@ -295,6 +295,8 @@ static void add_weak(void *ctx, const char *module, enum symq q, const char *why
 		w->len = sizeof(w->buf) - 1;
 }
 
+static void print_list(const char *name, const char *v);
+
 /* How well the frames resolved: unique frames at each quality, and the
  * modules that had less than full symbols, and why. */
 static void print_quality(const struct report *r)
@@ -309,6 +311,7 @@ static void print_quality(const struct report *r)
 	resolver_weak_modules(r->m.res, add_weak, &w);
 	if (w.n)
 		printf("# Without full symbols: %s\n", w.buf);
+	print_list("Not read when recording", profile_get_meta(&r->prof, "skipped_files"));
 	printf("#\n");
 }
 

@@ -11,6 +11,7 @@
 #include "cmd/top_live.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
+#include "libprof/procfile.h"
 #include "libprof/hash.h"
 
 #define NAME_MAX_LEN 1024  /* longest frame name kept */
@@ -217,6 +218,7 @@ static int read_perfmaps(struct live *l, size_t nr_groups)
 
 	for (i = 0; i < nr_groups; i++) {
 		uint32_t pid = l->groups[i].pid;
+		struct procfile_owner owner;
 		char path[64], *text;
 		size_t len;
 		int ret = pid ? pm_first(l, pid) : 0;
@@ -226,8 +228,11 @@ static int read_perfmaps(struct live *l, size_t nr_groups)
 				return ret;
 			continue;
 		}
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-		if (zt_read_file(path, PERFMAP_MAX, &text, &len))
+		/* as zt record reads it: see procfile.h */
+		if (procfile_owner_init(&owner, pid))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", owner.nspid);
+		if (procfile_read(&owner, path, PERFMAP_MAX, &text, &len))
 			continue;
 		ret = profile_add_blob(&l->prof, PROF_BLOB_PERFMAP, pid, l->groups[i].ts, text, len);
 		free(text);

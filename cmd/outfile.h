@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Output files of commands that may run as root (record, convert, flame):
+ * made new, never written through what was at the path. The data goes to
+ * a new file next to the path (a hidden name, created exclusively, no link
+ * followed), which outfile_commit() renames into place, the previous file
+ * becoming PATH.old where asked (perf's rule). Nothing at the path changes
+ * before the commit, so a run that fails early leaves the user's files as
+ * they were. Under sudo the new file is given to the invoking user through
+ * its descriptor, and only when that user could have created it there.
+ */
+#ifndef ZT_OUTFILE_H
+#define ZT_OUTFILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct outfile {
+	const char *path; /* as given (borrowed) */
+	int fd;           /* the new file (or the FIFO/device given), -1 when closed */
+	int dirfd;        /* the directory it goes in */
+	char *base, *tmp; /* names in dirfd: the final one, the new file's until committed */
+	bool handed_over; /* the new file belongs to the sudo user */
+	bool committed;   /* at path now */
+	bool stream;      /* path was a FIFO or device, written directly */
+};
+
+enum {
+	OUTFILE_STREAM_OK = 1, /* a FIFO or character device at the path is written to directly */
+};
+
+/* Create the new file for path with mode. Refuses a path that is a
+ * symbolic link or (without OUTFILE_STREAM_OK) anything but a regular
+ * file. Returns 0, or -1 after a message. */
+int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags);
+
+/* Put the new file in place; an existing non-empty file at the path
+ * becomes PATH.old first when keep_old. The descriptor stays open (a
+ * recording goes on being written). Returns 0, or -1 after a message. */
+int outfile_commit(struct outfile *o, bool keep_old);
+
+/* Close the descriptor if still open (returns close's -errno, or 0), and
+ * remove the new file unless it was committed. */
+int outfile_release(struct outfile *o);
+
+#endif
