@@ -271,7 +271,7 @@ static void cache_binary(struct record *r, const struct prof_mmap *m)
 	fd = open_mapping(m, &st);
 	if (fd < 0)
 		return;
-	err = buildid_cache_add_fd(&r->cache, &m->build_id, fd);
+	err = buildid_cache_add_fd(&r->cache, &m->build_id, fd, m->path);
 	if (err && err != -EEXIST)
 		zt_debug("cannot cache '%s': %s", m->path, strerror(-err));
 	close(fd);

@@ -20,19 +20,6 @@
 #define COPY_BUF (64 * 1024)
 #define TMP_NAME "/.elf.XXXXXX" /* next to the final file: rename stays atomic */
 
-/* A decimal id from the environment; 0 if absent or malformed. */
-static int env_id(const char *name, unsigned long *out)
-{
-	const char *s = getenv(name);
-	char *end;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end && *out < (unsigned long)(uid_t)-1;
-}
-
 /* The home directory of uid from the password database (malloc'd). */
 static char *home_of(uid_t uid)
 {
@@ -55,18 +42,11 @@ static char *home_of(uid_t uid)
 int buildid_cache_init(struct buildid_cache *c)
 {
 	const char *env;
-	unsigned long su = 0, sg = 0;
 	char *home = NULL;
-	int sudo = 0, ret = 0;
+	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->uid = (uid_t)-1;
-	c->gid = (gid_t)-1;
-	if (geteuid() == 0 && env_id("SUDO_UID", &su) && env_id("SUDO_GID", &sg)) {
-		sudo = 1;
-		c->uid = (uid_t)su;
-		c->gid = (gid_t)sg;
-	}
+	zt_user_init(&c->user);
 
 	env = getenv("ZT_CACHE_DIR");
 	if (env && *env) {
@@ -82,8 +62,8 @@ int buildid_cache_init(struct buildid_cache *c)
 		}
 		goto out;
 	}
-	if (sudo) {
-		home = home_of(c->uid);
+	if (c->user.active) {
+		home = home_of(c->user.uid);
 	} else {
 		env = getenv("HOME");
 		home = env && *env ? strdup(env) : home_of(getuid());
@@ -130,18 +110,8 @@ int buildid_cache_path(const struct buildid_cache *c, const struct prof_build_id
 	return S_ISREG(st.st_mode) ? 0 : -ENOENT;
 }
 
-static int chown_to_user(const struct buildid_cache *c, const char *path, int fd)
-{
-	int r;
-
-	if (c->uid == (uid_t)-1 && c->gid == (gid_t)-1)
-		return 0;
-	r = fd >= 0 ? fchown(fd, c->uid, c->gid) : chown(path, c->uid, c->gid);
-	return r < 0 ? -errno : 0;
-}
-
-/* mkdir -p, chowning what it creates. path is modified and restored. */
-static int make_dirs(const struct buildid_cache *c, char *path)
+/* mkdir -p (path is modified and restored). */
+static int make_dirs(char *path)
 {
 	char *p = path;
 	int ret;
@@ -150,13 +120,10 @@ static int make_dirs(const struct buildid_cache *c, char *path)
 		p = strchr(p + 1, '/');
 		if (p)
 			*p = 0;
-		if (path[0] && mkdir(path, 0755) == 0) {
-			ret = chown_to_user(c, path, -1);
-		} else if (path[0] && errno != EEXIST) {
+		if (path[0] && mkdir(path, 0755) && errno != EEXIST)
 			ret = -errno;
-		} else {
+		else
 			ret = 0;
-		}
 		if (p)
 			*p = '/';
 		if (ret || !p)
@@ -229,22 +196,49 @@ out:
 	return ret;
 }
 
-int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_id *b, int fd)
+/* One write into the cache, done by store_job() (as the sudo user, when
+ * there is one): from memory, or a copy of a file open at srcfd. */
+struct store {
+	const char *path;
+	const void *data;
+	size_t len;
+	int srcfd;                       /* or -1 */
+	const char *src;                 /* the source's path, for the read check, or NULL */
+	const struct prof_build_id *bid; /* a copy must have it, or NULL */
+};
+
+/* Could this process (the sudo user) read the source by itself? Its mode
+ * must let it, and its path, where one is given, must not be closed to it
+ * (a directory it cannot search on the way). A path gone since (a deleted
+ * binary) leaves the decision to the mode. */
+static int may_read_source(const struct store *s)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+
+	if (s->srcfd >= 0 ? fstat(s->srcfd, &st) : stat(s->src, &st))
+		return -errno;
+	if (!zt_may_read(&st))
+		return -EACCES;
+	if (s->src && s->srcfd >= 0 && access(s->src, R_OK) && errno == EACCES)
+		return -EACCES;
+	return 0;
+}
+
+static int store_job(void *arg)
+{
+	const struct store *s = arg;
+	char tmp[PATH_MAX];
+	size_t dlen = (size_t)(strrchr(s->path, '/') - s->path);
 	struct prof_build_id got;
-	size_t dlen;
 	int ret, tfd = -1, have_tmp = 0;
 
-	ret = buildid_cache_path(c, b, path, sizeof(path));
-	if (ret != -ENOENT)
+	if (getuid() != 0 && (s->src || s->srcfd >= 0) && (ret = may_read_source(s)))
 		return ret;
-	dlen = (size_t)(strrchr(path, '/') - path);
 	if (dlen + sizeof(TMP_NAME) > sizeof(tmp))
 		return -ENAMETOOLONG;
-	memcpy(tmp, path, dlen);
+	memcpy(tmp, s->path, dlen);
 	tmp[dlen] = 0;
-	ret = make_dirs(c, tmp);
+	ret = make_dirs(tmp);
 	if (ret)
 		goto out;
 	memcpy(tmp + dlen, TMP_NAME, sizeof(TMP_NAME));
@@ -254,25 +248,24 @@ int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_
 		goto out;
 	}
 	have_tmp = 1;
-	ret = copy_fd(fd, tfd);
+	ret = s->srcfd >= 0 ? copy_fd(s->srcfd, tfd) : write_all(tfd, s->data, s->len);
 	if (ret)
 		goto out;
 	if (fchmod(tfd, 0644) < 0) {
 		ret = -errno;
 		goto out;
 	}
-	ret = chown_to_user(c, tmp, tfd);
-	if (ret)
-		goto out;
 	/* never let a wrong file appear under this build id */
-	ret = elf_read_build_id_fd(tfd, &got);
-	if (ret || got.len != b->len || memcmp(got.data, b->data, b->len) != 0) {
-		zt_debug("buildid cache: copy for '%s' has another build id", path);
-		ret = -ESTALE;
-		goto out;
+	if (s->bid) {
+		ret = elf_read_build_id_fd(tfd, &got);
+		if (ret || got.len != s->bid->len || memcmp(got.data, s->bid->data, s->bid->len) != 0) {
+			zt_debug("buildid cache: copy for '%s' has another build id", s->path);
+			ret = -ESTALE;
+			goto out;
+		}
 	}
 	/* racing adders rename identical files over each other: fine */
-	if (rename(tmp, path) < 0) {
+	if (rename(tmp, s->path) < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -283,4 +276,41 @@ out:
 	if (have_tmp)
 		unlink(tmp);
 	return ret;
+}
+
+int buildid_cache_store(const struct buildid_cache *c, const char *path, const void *data,
+			size_t len, const char *src)
+{
+	struct store s = { path, data, len, -1, src, NULL };
+	size_t n = c->dir ? strlen(c->dir) : 0;
+
+	if (!n || strncmp(path, c->dir, n) || path[n] != '/')
+		return -EINVAL;
+	return zt_user_run(&c->user, store_job, &s);
+}
+
+int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_id *b, int fd,
+			 const char *src)
+{
+	char path[PATH_MAX];
+	struct store s = { path, NULL, 0, fd, src, b };
+	int ret;
+
+	ret = buildid_cache_path(c, b, path, sizeof(path));
+	if (ret != -ENOENT)
+		return ret;
+	return zt_user_run(&c->user, store_job, &s);
+}
+
+char *buildid_cache_root_dir(const struct buildid_cache *c)
+{
+	char *home, *dir = NULL;
+
+	if (!c->user.active)
+		return c->dir ? strdup(c->dir) : NULL;
+	home = home_of(geteuid());
+	if (home && asprintf(&dir, "%s/.cache/zt", home) < 0)
+		dir = NULL;
+	free(home);
+	return dir;
 }

@@ -12,12 +12,19 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "libprof/asuser.h"
 #include "libprof/profile.h"
 
+/*
+ * Under sudo the cache is the invoking user's, and everything written to it
+ * is written with that user's rights (libprof/asuser.h): the files and
+ * directories are theirs because they made them, a link they planted leads
+ * only where they could go, and a binary is copied in only when they could
+ * read it themselves. Nothing is ever chowned.
+ */
 struct buildid_cache {
-	char *dir;       /* owned */
-	uid_t uid;       /* owner for files created (the sudo user), or -1 to keep */
-	gid_t gid;
+	char *dir;           /* owned */
+	struct zt_user user; /* active: root working for this sudo user */
 };
 
 /* Resolve the cache directory (not created yet). Returns 0 or -ENOMEM. */
@@ -31,7 +38,22 @@ int buildid_cache_path(const struct buildid_cache *c, const struct prof_build_id
 /* Copy the file open at fd (read from offset 0, fd borrowed) into the
  * cache under b, atomically (temp file + rename), unless it is already
  * there. Verifies that the copied file has build id b: -ESTALE if not.
- * Created directories and files are chowned to c->uid/gid when set. */
-int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_id *b, int fd);
+ * Under sudo, -EACCES when the user could not read the file themselves:
+ * by its mode, and by path when path (as this process sees it, or NULL)
+ * still names it. */
+int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_id *b, int fd,
+			 const char *path);
+
+/* Write len bytes of data to path (a file under c->dir), atomically, mode
+ * 0644, making the directories up to it; as the sudo user when there is
+ * one. With src (a file the data was made from, or NULL), -EACCES when that
+ * user could not read src themselves. Returns 0 or a negative errno. */
+int buildid_cache_store(const struct buildid_cache *c, const char *path, const void *data,
+			size_t len, const char *src);
+
+/* The cache directory for what only root may read (kernel addresses):
+ * c->dir when no sudo user is involved, else root's own ~/.cache/zt.
+ * Returns a new string or NULL. */
+char *buildid_cache_root_dir(const struct buildid_cache *c);
 
 #endif

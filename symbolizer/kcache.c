@@ -142,9 +142,51 @@ static uint64_t fnv64(const char *s, size_t n)
 	return h;
 }
 
+/* mkdir -p of a directory for root's eyes only: what it makes is 0700,
+ * and the directory must end up a real one owned by this user. */
+static int make_private_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (i = 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -errno;
+		p[i] = '/';
+	}
+	if (mkdir(p, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(p, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/* The cached copy, read only when it is this user's own regular file. */
+static int read_private(const char *path, char **text, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	ret = zt_read_fd(fd, KALLSYMS_MAX, (unsigned char **)text, len);
+	close(fd);
+	return ret;
+}
+
 /* The cache holds the text symbols only, sorted by address, so lookups in
  * it bisect instead of reading every line. */
-static void save(const struct buildid_cache *c, const char *dir, const char *path,
+static void save(const char *cdir, const char *dir, const char *path,
 		 const char *all, size_t all_len)
 {
 	char tmp[PATH_MAX];
@@ -174,17 +216,11 @@ static void save(const struct buildid_cache *c, const char *dir, const char *pat
 	}
 	text = (const char *)sorted.data;
 	len = sorted.len;
-	if (mkdir(c->dir, 0755) && errno != EEXIST)
+	if (make_private_dir(cdir) || make_private_dir(dir))
 		goto out;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		goto out;
-	if (c->uid != (uid_t)-1) {
-		if (chown(c->dir, c->uid, c->gid) || chown(dir, c->uid, c->gid))
-			zt_debug("cannot give '%s' to the sudo user", dir);
-	}
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
 		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out;
 	while (off < len) {
@@ -195,8 +231,6 @@ static void save(const struct buildid_cache *c, const char *dir, const char *pat
 		if (k > 0)
 			off += (size_t)k;
 	}
-	if (c->uid != (uid_t)-1 && fchown(fd, c->uid, c->gid))
-		zt_debug("cannot give '%s' to the sudo user", tmp);
 	if (close(fd) || off != len || rename(tmp, path))
 		unlink(tmp);
 out:
@@ -206,22 +240,23 @@ out:
 int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, char **text,
 		size_t *len, int *from_cache)
 {
-	char *mods = NULL, *boot = NULL, *cached = NULL, dir[PATH_MAX], path[PATH_MAX];
+	char *mods = NULL, *boot = NULL, *cached = NULL, *cdir = NULL, dir[PATH_MAX], path[PATH_MAX];
 	size_t mlen = 0, blen = 0, clen = 0, nr = 0;
 	struct krange *r = NULL;
 	int err, usable = 0;
 
 	*from_cache = 0;
-	if (!c || !c->dir || zt_read_file("/proc/sys/kernel/random/boot_id", KALLSYMS_MAX, &boot, &blen) || blen < 8)
+	/* kernel addresses: root's own cache, never a sudo user's */
+	if (!c || !(cdir = buildid_cache_root_dir(c)) || zt_read_file("/proc/sys/kernel/random/boot_id", KALLSYMS_MAX, &boot, &blen) || blen < 8)
 		goto live;
 	boot[strcspn(boot, "\n")] = 0;
 	if (zt_read_file("/proc/modules", KALLSYMS_MAX, &mods, &mlen))
 		mlen = 0;
-	if (snprintf(dir, sizeof(dir), "%s/kallsyms", c->dir) >= (int)sizeof(dir) ||
+	if (snprintf(dir, sizeof(dir), "%s/kallsyms", cdir) >= (int)sizeof(dir) ||
 	    snprintf(path, sizeof(path), "%s/%s-%016llx.sorted", dir, boot,
 		     (unsigned long long)fnv64(mods ? mods : "", mlen)) >= (int)sizeof(path))
 		goto live;
-	if (!zt_read_file(path, KALLSYMS_MAX, &cached, &clen)) {
+	if (!read_private(path, &cached, &clen)) {
 		struct krange core[2];
 		size_t nc = cached_ranges(cached, &clen, core);
 
@@ -234,18 +269,21 @@ int kcache_read(const struct buildid_cache *c, const uint64_t *ips, size_t n, ch
 			*from_cache = 1;
 			free(mods);
 			free(boot);
+			free(cdir);
 			return 0;
 		}
 		free(cached);
 	}
 	err = zt_read_file("/proc/kallsyms", KALLSYMS_MAX, text, len);
 	if (!err && *len > 16 && strncmp(*text, "0000000000000000", 16))
-		save(c, dir, path, *text, *len);
+		save(cdir, dir, path, *text, *len);
 	free(mods);
 	free(boot);
+	free(cdir);
 	return err;
 live:
 	free(mods);
 	free(boot);
+	free(cdir);
 	return zt_read_file("/proc/kallsyms", KALLSYMS_MAX, text, len);
 }

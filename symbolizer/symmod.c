@@ -178,40 +178,28 @@ static int load_meta(const char *path, struct symmod *m)
 	return ok ? 0 : -EBADMSG;
 }
 
-static void mkdirs_for(const struct buildid_cache *c, const char *dir)
+/* The meta file next to the GSYM, written with it into the cache. */
+static void save_meta(const struct symmod_opts *o, const char *path, const struct symmod *m,
+		      const char *src)
 {
-	if (mkdir(c->dir, 0755) && errno != EEXIST)
-		return;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return;
-	if (c->uid != (uid_t)-1 && (chown(c->dir, c->uid, c->gid) || chown(dir, c->uid, c->gid)))
-		zt_debug("cannot give '%s' to the sudo user", dir);
-}
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
 
-static void save_meta(const struct symmod_opts *o, const char *path, const struct symmod *m)
-{
-	char tmp[PATH_MAX];
-	size_t i;
-	FILE *f;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return;
-	f = fopen(tmp, "we");
 	if (!f)
 		return;
 	fprintf(f, "%s\nquality %d\nwhy %s\nsource %s\n", META_MAGIC, (int)m->q, m->why, m->source);
 	for (i = 0; i < m->nr_segs; i++)
 		fprintf(f, "load %llx %llx %llx\n", (unsigned long long)m->segs[i].off,
 			(unsigned long long)m->segs[i].vaddr, (unsigned long long)m->segs[i].size);
-	if (o->cache->uid != (uid_t)-1 && fchown(fileno(f), o->cache->uid, o->cache->gid))
-		zt_debug("cannot give '%s' to the sudo user", tmp);
-	if (fclose(f) || rename(tmp, path))
-		unlink(tmp);
+	if (!fclose(f))
+		buildid_cache_store(o->cache, path, text, len, src);
+	free(text);
 }
 
 /* Write data to path through a temporary file and a rename, so readers
- * never see half a file; chown to uid/gid unless (uid_t)-1. */
-static int write_atomic(const void *data, size_t len, const char *path, uid_t uid, gid_t gid)
+ * never see half a file. */
+static int write_atomic(const void *data, size_t len, const char *path)
 {
 	char tmp[PATH_MAX];
 	size_t off = 0;
@@ -233,8 +221,6 @@ static int write_atomic(const void *data, size_t len, const char *path, uid_t ui
 		}
 		off += (size_t)k;
 	}
-	if (!err && uid != (uid_t)-1 && fchown(fd, uid, gid))
-		zt_debug("cannot give '%s' to the sudo user", path);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
@@ -460,12 +446,9 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	if (m->q != SYMQ_FULL && remote(o, bid, m) == -ENOMEM)
 		return -ENOMEM;
 	if (o->cache && !cache_paths(o, bid, gpath, mpath, sizeof(gpath))) {
-		char dir[PATH_MAX];
-
-		snprintf(dir, sizeof(dir), "%s/gsym", o->cache->dir);
-		mkdirs_for(o->cache, dir);
-		if (!write_atomic(m->image.data, m->image.len, gpath, o->cache->uid, o->cache->gid))
-			save_meta(o, mpath, m);
+		/* the sudo user's cache gets symbols of what they can read only */
+		if (!buildid_cache_store(o->cache, gpath, m->image.data, m->image.len, real))
+			save_meta(o, mpath, m, real);
 	}
 	return 0;
 }
@@ -481,7 +464,7 @@ int symmod_extract(const struct symmod_opts *o, const char *path, const char *ou
 	zbuf_init(&m->image);
 	err = build(o, path, path, NULL, m);
 	if (!err)
-		err = write_atomic(m->image.data, m->image.len, out_path, (uid_t)-1, (gid_t)-1);
+		err = write_atomic(m->image.data, m->image.len, out_path);
 	*q = m->q;
 	symmod_free(m);
 	return err;

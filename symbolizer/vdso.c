@@ -42,16 +42,12 @@ int vdso_host_copy(const struct profile *p, const struct buildid_cache *c, char 
 	fclose(f);
 	if (!found || hi <= lo || hi - lo > (1ul << 20))
 		return -ENOENT;
-	if (c) {
-		if (mkdir(c->dir, 0755) && errno != EEXIST)
-			return -errno;
-		if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", buf, (int)getpid()) >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-	} else {
-		if (snprintf(tmp, sizeof(tmp), "/tmp/zt-vdso-XXXXXX") >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-	}
-	fd = c ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : mkstemp(tmp);
+	if (c && !buildid_cache_store(c, buf, (const void *)lo, hi - lo, NULL))
+		return 0;
+	/* no cache, or none writable (a sudo user's that cannot be made): a temporary copy */
+	if (snprintf(tmp, sizeof(tmp), "/tmp/zt-vdso-XXXXXX") >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, (const void *)lo, hi - lo);
@@ -59,15 +55,8 @@ int vdso_host_copy(const struct profile *p, const struct buildid_cache *c, char 
 		unlink(tmp);
 		return -EIO;
 	}
-	if (!c) {
-		*temp = 1;
-		snprintf(buf, n, "%s", tmp);
-		return 0;
-	}
-	if (rename(tmp, buf)) {
-		unlink(tmp);
-		return -errno;
-	}
+	*temp = 1;
+	snprintf(buf, n, "%s", tmp);
 	return 0;
 }
 

@@ -116,7 +116,7 @@ static void test_init_dirs(void **state)
 	setenv("XDG_CACHE_HOME", "/xdg", 1);
 	assert_int_equal(buildid_cache_init(&c), 0);
 	assert_string_equal(c.dir, "/some/where");
-	assert_true(c.uid == (uid_t)-1 && c.gid == (gid_t)-1);
+	assert_false(c.user.active);
 	buildid_cache_release(&c);
 
 	unsetenv("ZT_CACHE_DIR");
@@ -141,8 +141,9 @@ static void test_init_dirs(void **state)
 		setenv("SUDO_GID", "65533", 1);
 		unsetenv("XDG_CACHE_HOME");
 		assert_int_equal(buildid_cache_init(&c), 0);
-		assert_int_equal(c.uid, 65534);
-		assert_int_equal(c.gid, 65533);
+		assert_true(c.user.active);
+		assert_int_equal(c.user.uid, 65534);
+		assert_int_equal(c.user.gid, 65533);
 		if (pw) {
 			snprintf(want, sizeof(want), "%s/.cache/zt", pw->pw_dir);
 			assert_string_equal(c.dir, want);
@@ -152,7 +153,7 @@ static void test_init_dirs(void **state)
 		/* malformed ids are not trusted */
 		setenv("SUDO_UID", "12abc", 1);
 		assert_int_equal(buildid_cache_init(&c), 0);
-		assert_true(c.uid == (uid_t)-1);
+		assert_false(c.user.active);
 		assert_string_equal(c.dir, "/home/someone/.cache/zt");
 		buildid_cache_release(&c);
 	}
@@ -193,7 +194,7 @@ static void test_add(void **state)
 	assert_int_equal(buildid_cache_init(&c), 0);
 	/* the fd's position is not used nor moved */
 	assert_int_equal(lseek(fd, 100, SEEK_SET), 100);
-	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), 0);
 	assert_int_equal(lseek(fd, 0, SEEK_CUR), 100);
 	assert_int_equal(buildid_cache_path(&c, &id_a, path, sizeof(path)), 0);
 	assert_true(same_content(fd, path));
@@ -207,7 +208,7 @@ static void test_add(void **state)
 	assert_int_equal(count_entries(dir), 1);
 
 	/* a second add is a no-op: same file */
-	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), 0);
 	assert_int_equal(stat(path, &st2), 0);
 	assert_int_equal(st1.st_ino, st2.st_ino);
 	assert_int_equal(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
@@ -215,7 +216,7 @@ static void test_add(void **state)
 
 	/* a second build id lands next to it */
 	fd = open_file("b");
-	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd, NULL), 0);
 	assert_int_equal(buildid_cache_path(&c, &id_b, path, sizeof(path)), 0);
 	assert_true(same_content(fd, path));
 	close(fd);
@@ -230,7 +231,7 @@ static void test_mismatch(void **state)
 
 	assert_int_equal(buildid_cache_init(&c), 0);
 	/* b's file under a's id: refused, nothing left behind */
-	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd), -ESTALE);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), -ESTALE);
 	assert_int_equal(buildid_cache_path(&c, &id_a, path, sizeof(path)), -ENOENT);
 	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = 0;
@@ -238,7 +239,7 @@ static void test_mismatch(void **state)
 	close(fd);
 
 	fd = open_file("text.txt");
-	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd), -ESTALE);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd, NULL), -ESTALE);
 	assert_int_equal(buildid_cache_path(&c, &id_b, path, sizeof(path)), -ENOENT);
 	close(fd);
 	buildid_cache_release(&c);
@@ -257,7 +258,7 @@ static void test_race(void **state)
 		kids[i] = fork();
 		assert_true(kids[i] >= 0);
 		if (kids[i] == 0)
-			_exit(buildid_cache_add_fd(&c, &id_a, fd) == 0 ? 0 : 1);
+			_exit(buildid_cache_add_fd(&c, &id_a, fd, NULL) == 0 ? 0 : 1);
 	}
 	for (i = 0; i < 6; i++) {
 		assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
@@ -272,32 +273,39 @@ static void test_race(void **state)
 	buildid_cache_release(&c);
 }
 
-/* under sudo, everything created belongs to the invoking user */
+/* under sudo, everything created belongs to the invoking user, who made
+ * it: the cache lives in a directory of theirs */
 static void test_sudo_owner(void **state)
 {
 	struct buildid_cache c;
 	struct stat st;
-	char path[700], *p;
+	char path[700], home[300], *p;
 	int fd;
 
 	if (geteuid() != 0) {
 		skip();
 		return;
 	}
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	snprintf(home, sizeof(home), "%s/home-owner", tmpdir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(chown(home, 65534, 65533), 0);
+	snprintf(cachedir, sizeof(cachedir), "%s/.cache/zt", home);
+	setenv("ZT_CACHE_DIR", cachedir, 1);
 	setenv("SUDO_UID", "65534", 1);
 	setenv("SUDO_GID", "65533", 1);
 	assert_int_equal(buildid_cache_init(&c), 0);
 	assert_string_equal(c.dir, cachedir);
 	fd = open_file("a");
-	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), 0);
 	close(fd);
 	assert_int_equal(buildid_cache_path(&c, &id_a, path, sizeof(path)), 0);
-	/* the file and each directory up to the cache root */
+	/* the file and each directory up to the user's own */
 	for (;;) {
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(st.st_uid, 65534);
 		assert_int_equal(st.st_gid, 65533);
-		if (!strcmp(path, cachedir))
+		if (!strcmp(path, home))
 			break;
 		p = strrchr(path, '/');
 		assert_non_null(p);
@@ -306,6 +314,82 @@ static void test_sudo_owner(void **state)
 	/* what existed before is left alone */
 	assert_int_equal(stat(tmpdir, &st), 0);
 	assert_int_equal(st.st_uid, 0);
+	/* any other write to the cache, the same way */
+	snprintf(path, sizeof(path), "%s/gsym/x.gsym", cachedir);
+	assert_int_equal(buildid_cache_store(&c, path, "abc", 3, NULL), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	/* outside the cache: refused */
+	snprintf(path, sizeof(path), "%s/elsewhere", tmpdir);
+	assert_int_equal(buildid_cache_store(&c, path, "abc", 3, NULL), -EINVAL);
+	buildid_cache_release(&c);
+	clear_env();
+}
+
+/* under sudo, root never does for the user what the user could not: no
+ * directory made where they cannot write (a SUDO_UID whose home is
+ * /nonexistent, a planted link to a root directory), no copy of a file
+ * they cannot read */
+static void test_sudo_limits(void **state)
+{
+	struct buildid_cache c;
+	struct stat st;
+	char path[700], home[300], rootdir[300], link[400];
+	int fd;
+
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+
+	/* a cache in a directory of root's */
+	snprintf(cachedir, sizeof(cachedir), "%s/rootonly/zt", tmpdir);
+	setenv("ZT_CACHE_DIR", cachedir, 1);
+	assert_int_equal(buildid_cache_init(&c), 0);
+	fd = open_file("a");
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), -EACCES);
+	snprintf(path, sizeof(path), "%s/rootonly", tmpdir);
+	assert_int_not_equal(stat(path, &st), 0);
+	buildid_cache_release(&c);
+
+	/* the user's cache is a link to a directory of root's */
+	snprintf(home, sizeof(home), "%s/home-limits", tmpdir);
+	snprintf(rootdir, sizeof(rootdir), "%s/secret", tmpdir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(chown(home, 65534, 65534), 0);
+	assert_int_equal(mkdir(rootdir, 0700), 0);
+	snprintf(link, sizeof(link), "%s/cache", home);
+	assert_int_equal(symlink(rootdir, link), 0);
+	snprintf(cachedir, sizeof(cachedir), "%s/zt", link);
+	setenv("ZT_CACHE_DIR", cachedir, 1);
+	assert_int_equal(buildid_cache_init(&c), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_a, fd, NULL), -EACCES);
+	assert_int_equal(stat(rootdir, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(count_entries(rootdir), 0);
+	buildid_cache_release(&c);
+	close(fd);
+
+	/* a binary only root may read is not copied into the user's cache */
+	snprintf(cachedir, sizeof(cachedir), "%s/zt", home);
+	setenv("ZT_CACHE_DIR", cachedir, 1);
+	assert_int_equal(buildid_cache_init(&c), 0);
+	snprintf(path, sizeof(path), "%s/b", tmpdir);
+	assert_int_equal(chmod(path, 0700), 0);
+	fd = open_file("b");
+	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd, path), -EACCES);
+	assert_int_equal(buildid_cache_path(&c, &id_b, path, sizeof(path)), -ENOENT);
+	/* readable by all: copied, and the user's */
+	snprintf(path, sizeof(path), "%s/b", tmpdir);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(buildid_cache_add_fd(&c, &id_b, fd, path), 0);
+	assert_int_equal(buildid_cache_path(&c, &id_b, path, sizeof(path)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	close(fd);
 	buildid_cache_release(&c);
 	clear_env();
 }
@@ -319,6 +403,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mismatch, fresh_cache),
 		cmocka_unit_test_setup(test_race, fresh_cache),
 		cmocka_unit_test_setup(test_sudo_owner, fresh_cache),
+		cmocka_unit_test_setup(test_sudo_limits, fresh_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
