@@ -30,8 +30,10 @@
 #include "libprof/fileio.h"
 #include "libprof/log.h"
 #include "libprof/procfile.h"
+#include "libprof/text.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/kallsyms.h"
 #include "symbolizer/kcache.h"
 #include "symbolizer/ksubset.h"
 
@@ -146,7 +148,18 @@ struct record {
 	size_t nr_forks, cap_forks;
 	struct perfmap_snap *pmaps; /* perf maps and jitdumps, and what of them is stored */
 	size_t nr_pmaps, cap_pmaps;
-	struct u64set kips;  /* kernel addresses seen in samples */
+	struct u64set kips;  /* kernel addresses seen in samples (hidden: symbol slots) */
+	uint64_t *knew;      /* ... of them, not yet covered by a kallsyms blob */
+	size_t nr_knew, cap_knew;
+	char *ktext;         /* the kernel's text symbols, sorted (ksubset.h), once read */
+	size_t ktext_len;
+	struct kallsyms *ktab; /* the same parsed, when kernel addresses are hidden */
+	bool kernel_read;    /* ktext was tried (read once per recording) */
+	bool kernel_off;     /* kernel symbols cannot be had: no more tries */
+	bool hide_kaddr;     /* the file goes to a user who may not see kernel addresses */
+	bool kfake_bounds;   /* ... and the _text/_etext of its slots are written */
+	bool modules_written;
+	uint64_t kbuf[2 * ZT_MAX_FRAMES]; /* a stack with its kernel addresses hidden */
 	struct pending *pend;
 	size_t nr_pend, cap_pend;
 	struct bid_memo *memo;
@@ -407,6 +420,8 @@ static void on_lost(void *ctx, uint64_t lost_samples, uint64_t lost_events)
 }
 
 static void snapshot_perfmap(struct record *r, uint32_t pid);
+static void kernel_new(struct record *r, uint64_t v);
+static uint64_t kernel_hide(struct record *r, uint64_t ip);
 
 static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_t pid, uint32_t tid,
 			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
@@ -426,9 +441,17 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 		note_err(r, u64set_add(&r->new_sampled, pid));
 		snapshot_perfmap(r, pid); /* short-lived JITs too */
 	}
-	if (r->want_kernel)
-		for (unsigned i = 0; i < nk; i++)
-			note_err(r, u64set_add(&r->kips, ips[i]));
+	if (r->want_kernel && nk) {
+		if (r->hide_kaddr) {
+			memcpy(r->kbuf, ips, (nk + nu) * sizeof(*ips));
+			for (unsigned i = 0; i < nk; i++)
+				r->kbuf[i] = kernel_hide(r, ips[i]);
+			ips = r->kbuf;
+		} else {
+			for (unsigned i = 0; i < nk; i++)
+				kernel_new(r, ips[i]);
+		}
+	}
 	note_err(r, ztdata_write_sample(r->w, ts, period, pid, tid, cpu, ips, nk, nu));
 	r->samples++;
 }
@@ -504,48 +527,179 @@ static void settle_pending(struct record *r, bool final)
 
 /* ---- files snapshotted into the recording ------------------------------- */
 
-/* The kernel's symbols, as far as the sampled kernel addresses need them
- * (see ksubset.h), and the module list. */
-static void snapshot_kernel(struct record *r)
+/*
+ * Kernel symbols go into the recording as the kallsyms lines its kernel
+ * frames need, flushed with the chunk of the samples that needed them, so
+ * a recording cut short still names its kernel frames. /proc/kallsyms is
+ * read once (from the per-boot cache when it can be) when the first chunk
+ * with kernel frames is flushed.
+ *
+ * A recording handed to a sudo user who may not read kernel addresses
+ * (kernel.kptr_restrict, kernel.perf_event_paranoid) holds none: each
+ * kernel address becomes a slot address, KFAKE_BASE + (symbol index + 1) *
+ * KFAKE_SLOT + its offset in the symbol, and the kallsyms lines name the
+ * slots. Names and offsets survive; the kernel's layout does not. See
+ * zt-data(5).
+ */
+#define KFAKE_BASE 0xffff900000000000ull
+#define KFAKE_SLOT (1ull << 20) /* no symbol is longer (kallsyms.c) */
+#define KFAKE_UNKNOWN (KFAKE_BASE - KFAKE_SLOT) /* an address in no symbol */
+
+/* Whether a user other than root sees real addresses in /proc/kallsyms
+ * (the kernel's kallsyms_show_value(), without CAP_SYSLOG). */
+static bool users_see_kaddr(void)
 {
-	struct zbuf out;
-	uint64_t *v;
-	char *d;
-	size_t i, n = 0, len;
+	char *a = NULL, *b = NULL;
+	size_t n;
+	bool ok = !zt_read_file("/proc/sys/kernel/kptr_restrict", 64, &a, &n) && atoi(a) == 0 &&
+		  !zt_read_file("/proc/sys/kernel/perf_event_paranoid", 64, &b, &n) && atoi(b) <= 1;
+
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* Read the kernel's symbols, once: ips/n are the addresses first needed
+ * (they decide whether the cache will do). */
+static void kernel_read(struct record *r, const uint64_t *ips, size_t n)
+{
+	char *d = NULL;
+	size_t len;
 	int cached, err;
 
-	if (!zt_read_file("/proc/modules", 16u << 20, &d, &len)) {
-		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, len));
-		free(d);
-	}
-	v = malloc((r->kips.n ? r->kips.n : 1) * sizeof(*v));
-	if (!v) {
-		note_err(r, -ENOMEM);
+	if (r->kernel_read)
 		return;
-	}
-	for (i = 0; i < r->kips.cap; i++)
-		if (r->kips.k[i])
-			v[n++] = r->kips.k[i];
-	err = kcache_read(r->cache_ok ? &r->cache : NULL, v, n, &d, &len, &cached);
+	r->kernel_read = true;
+	err = kcache_read(r->cache_ok ? &r->cache : NULL, ips, n, &d, &len, &cached);
 	if (err) {
 		cmd_warn("cannot read /proc/kallsyms: %s: kernel frames stay unresolved", strerror(-err));
-		free(v);
+		r->kernel_off = true;
 		return;
 	}
 	cmd_info("kernel symbols from %s", cached ? "the cache" : "/proc/kallsyms");
 	if (len <= 16 || !strncmp(d, "0000000000000000", 16)) {
 		/* all-zero addresses (kptr_restrict) are worth nothing */
 		cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
-	} else {
-		zbuf_init(&out);
-		note_err(r, cached ? kallsyms_subset_sorted(d, len, v, n, &out)
-				   : kallsyms_subset(d, len, v, n, &out));
-		if (!out.err)
-			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
-		zbuf_release(&out);
+		r->kernel_off = true;
+		free(d);
+		return;
 	}
+	if (!cached) {
+		struct zbuf sorted;
+
+		zbuf_init(&sorted);
+		err = kallsyms_sorted_text(d, len, &sorted);
+		free(d);
+		if (err || sorted.err) {
+			zbuf_release(&sorted);
+			note_err(r, -ENOMEM);
+			r->kernel_off = true;
+			return;
+		}
+		d = (char *)sorted.data;
+		len = sorted.len;
+	}
+	r->ktext = d;
+	r->ktext_len = len;
+	if (r->hide_kaddr && kallsyms_parse(d, len, &r->ktab)) {
+		note_err(r, -ENOMEM);
+		r->kernel_off = true;
+	}
+}
+
+static void kernel_new(struct record *r, uint64_t v)
+{
+	if (u64set_has(&r->kips, v))
+		return;
+	if (u64set_add(&r->kips, v) || ZT_GROW(r->knew, r->cap_knew, r->nr_knew + 1)) {
+		note_err(r, -ENOMEM);
+		return;
+	}
+	r->knew[r->nr_knew++] = v;
+}
+
+/* The slot address standing for kernel address ip (see above). */
+static uint64_t kernel_hide(struct record *r, uint64_t ip)
+{
+	uint64_t off;
+	long i;
+
+	if (!r->ktab)
+		return KFAKE_UNKNOWN;
+	i = kallsyms_find(r->ktab, ip, &off);
+	if (i < 0)
+		return KFAKE_UNKNOWN;
+	kernel_new(r, (uint64_t)i + 1);
+	return KFAKE_BASE + ((uint64_t)i + 1) * KFAKE_SLOT + off;
+}
+
+/* /proc/modules, with the load addresses zeroed when they are hidden (as
+ * a user without the right to them reads it). */
+static void write_modules(struct record *r)
+{
+	char *d, *p;
+	size_t len;
+
+	if (zt_read_file("/proc/modules", 16u << 20, &d, &len))
+		return;
+	for (p = d; r->hide_kaddr && (p = strstr(p, " 0x")); p += 3)
+		for (size_t k = 3; zt_hexval(p[k]) >= 0; k++)
+			p[k] = '0';
+	note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, len));
 	free(d);
-	free(v);
+}
+
+/* The kallsyms lines for the kernel frames written since the last call:
+ * called before each flush. */
+static void kernel_flush(struct record *r)
+{
+	struct zbuf out;
+	size_t i;
+
+	if (!r->nr_knew || r->kernel_off)
+		return;
+	if (!r->modules_written) {
+		write_modules(r);
+		r->modules_written = true;
+	}
+	kernel_read(r, r->knew, r->nr_knew);
+	if (r->kernel_off)
+		return;
+	zbuf_init(&out);
+	if (r->hide_kaddr) {
+		if (!r->kfake_bounds) {
+			char line[96];
+
+			/* the range of the slots, as _text and _etext bound the kernel's */
+			snprintf(line, sizeof(line), "%016llx T _text\n%016llx T _etext\n",
+				 (unsigned long long)KFAKE_BASE,
+				 (unsigned long long)(KFAKE_BASE + (kallsyms_count(r->ktab) + 1) * KFAKE_SLOT));
+			zbuf_put(&out, line, strlen(line));
+			r->kfake_bounds = true;
+		}
+		for (i = 0; i < r->nr_knew; i++) {
+			const char *mod, *name = kallsyms_at(r->ktab, (size_t)(r->knew[i] - 1), &mod);
+			char line[64];
+
+			if (!name)
+				continue;
+			snprintf(line, sizeof(line), "%016llx t ",
+				 (unsigned long long)(KFAKE_BASE + r->knew[i] * KFAKE_SLOT));
+			zbuf_put(&out, line, strlen(line));
+			zbuf_put(&out, name, strlen(name));
+			if (!kallsyms_is_core(mod)) {
+				zbuf_put_u8(&out, '\t');
+				zbuf_put(&out, mod, strlen(mod));
+			}
+			zbuf_put_u8(&out, '\n');
+		}
+	} else {
+		note_err(r, kallsyms_subset_sorted(r->ktext, r->ktext_len, r->knew, r->nr_knew, &out));
+	}
+	if (!out.err && out.len)
+		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
+	zbuf_release(&out);
+	r->nr_knew = 0;
 }
 
 /* A perf map or jitdump refused (see procfile.h): said once under -v,
@@ -939,6 +1093,14 @@ int cmd_record(int argc, char **argv)
 	if (open_output(&r))
 		goto out;
 	r.cache_ok = !buildid_cache_init(&r.cache);
+	/* the file goes to the sudo user: kernel addresses only if they may see them */
+	r.hide_kaddr = privileged && r.out.handed_over && !users_see_kaddr();
+	if (r.hide_kaddr) {
+		cmd_info("'%s' goes to the sudo user, who may not read kernel addresses: kernel "
+			 "frames are stored as symbol slots, not addresses (see zt-data(5))", r.output);
+		/* the symbols are needed before the first sample (0.2 s, less from the cache) */
+		kernel_read(&r, NULL, 0);
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	if (argc && (err = workload_prepare(&wl, argv))) {
@@ -1083,6 +1245,7 @@ int cmd_record(int argc, char **argv)
 			if (r.filtered)
 				settle_pending(&r, false);
 			snapshot_perfmaps(&r);
+			kernel_flush(&r);
 			note_err(&r, ztdata_writer_flush(r.w));
 			last_flush = t;
 			if (r.err)
@@ -1115,10 +1278,7 @@ int cmd_record(int argc, char **argv)
 		settle_pending(&r, true);
 	snapshot_perfmaps(&r);
 	cache_sampled_binaries(&r);
-	/* kallsyms after the fact: reading it takes ~0.2 s, which must not
-	 * delay the workload's start; modules loaded meanwhile are then in */
-	if (privileged && r.kips.n)
-		snapshot_kernel(&r);
+	kernel_flush(&r);
 	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
 	if (r.skipped.len) {
 		zbuf_put_u8(&r.skipped, 0);
@@ -1211,6 +1371,9 @@ out:
 	free(r.pmaps);
 	u64set_release(&r.bid_cached);
 	u64set_release(&r.kips);
+	free(r.knew);
+	free(r.ktext);
+	kallsyms_free(r.ktab);
 	if (r.cache_ok)
 		buildid_cache_release(&r.cache);
 	target_release(tg);

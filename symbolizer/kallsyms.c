@@ -282,21 +282,35 @@ size_t kallsyms_count(const struct kallsyms *k)
 	return k->n;
 }
 
+long kallsyms_find(const struct kallsyms *k, uint64_t addr, uint64_t *off)
+{
+	size_t lo = ZT_UPPER_BOUND(k->syms, k->n, addr, addr);
+
+	if (!lo || addr >= k->syms[lo - 1].end)
+		return -1;
+	if (off)
+		*off = addr - k->syms[lo - 1].addr;
+	return (long)(lo - 1);
+}
+
+const char *kallsyms_at(const struct kallsyms *k, size_t i, const char **module)
+{
+	if (i >= k->n)
+		return NULL;
+	if (module)
+		*module = k->pool + k->syms[i].mod;
+	return k->pool + k->syms[i].name;
+}
+
+int kallsyms_is_core(const char *module)
+{
+	return !strcmp(module, KERNEL_MODULE);
+}
+
 const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, uint64_t *off,
 			    const char **module)
 {
-	size_t lo = 0, hi = k->n;
-	const struct ksym *s;
+	long i = kallsyms_find(k, addr, off);
 
-	lo = ZT_UPPER_BOUND(k->syms, hi, addr, addr);
-	if (!lo)
-		return NULL;
-	s = &k->syms[lo - 1];
-	if (addr >= s->end)
-		return NULL;
-	if (off)
-		*off = addr - s->addr;
-	if (module)
-		*module = k->pool + s->mod;
-	return k->pool + s->name;
+	return i < 0 ? NULL : kallsyms_at(k, (size_t)i, module);
 }

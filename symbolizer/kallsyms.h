@@ -24,4 +24,13 @@ size_t kallsyms_count(const struct kallsyms *k);
 const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, uint64_t *off,
 			    const char **module);
 
+/* The same by position: the index (in address order, from 0 to
+ * kallsyms_count() - 1) of the symbol containing addr and *off from its
+ * start, or -1; and the name and module of symbol i (borrowed). */
+long kallsyms_find(const struct kallsyms *k, uint64_t addr, uint64_t *off);
+const char *kallsyms_at(const struct kallsyms *k, size_t i, const char **module);
+
+/* Whether module is the core kernel's, not a module's. */
+int kallsyms_is_core(const char *module);
+
 #endif

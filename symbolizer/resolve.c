@@ -181,18 +181,27 @@ static const char *map_module(const struct prof_mmap *m)
 	return s && s[1] ? s + 1 : m->path;
 }
 
+static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep, size_t *len);
+
 /* The kallsyms table, parsed on first use (NULL if the profile has none). */
 static struct kallsyms *get_ksyms(struct resolver *r)
 {
 	const struct prof_blob *b;
+	uint8_t *text;
+	size_t len;
 
 	if (r->ksyms_loaded)
 		return r->ksyms;
 	r->ksyms_loaded = 1;
 	b = profile_find_blob(r->p, PROF_BLOB_KALLSYMS, UINT32_MAX);
-	if (b && kallsyms_parse((const char *)b->data, b->len, &r->ksyms))
+	if (!b)
+		return NULL;
+	/* a recording stores the lines each chunk needed: all of them, joined */
+	text = join_blobs(r->p, PROF_BLOB_KALLSYMS, b->pid, '\n', &len);
+	if (!text || kallsyms_parse((const char *)text, len, &r->ksyms))
 		r->ksyms = NULL;
-	if (b && r->ksyms && !kallsyms_count(r->ksyms))
+	free(text);
+	if (r->ksyms && !kallsyms_count(r->ksyms))
 		zt_info("the recorded kallsyms have no addresses (kptr_restrict?): "
 			"kernel frames stay unresolved");
 	return r->ksyms;
