@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "cmd/opts.h"
+#include "cmd/outfile.h"
 #include "cmd/symopts.h"
 #include "formats/perfwrite.h"
 #include "formats/pprof.h"
@@ -51,7 +52,8 @@ int cmd_convert(int argc, char **argv)
 	struct profile p;
 	struct proctree *pt = NULL;
 	struct resolver *r = NULL;
-	int rest, ret, fd = -1;
+	struct outfile of = { .fd = -1, .dirfd = -1 };
+	int rest, ret, err, fd = -1;
 
 	profile_init(&p);
 	ret = opts_parse("convert", convert_usage, opts, argc, argv, &rest);
@@ -89,11 +91,10 @@ int cmd_convert(int argc, char **argv)
 			goto out;
 		}
 	}
-	fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		cmd_error("cannot create '%s': %s", out, strerror(errno));
+	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
+	if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))
 		goto out;
-	}
+	fd = of.fd;
 	if (!strcmp(to, "perf")) {
 		/* perf symbolizes by itself: addresses, mappings, build ids and
 		 * the kernel's symbols go in, no names */
@@ -105,19 +106,18 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!ret && fsync(fd) && errno != EINVAL)
 		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	fd = -1;
 	if (ret) {
 		cmd_error("cannot write '%s': %s", out, strerror(-ret));
-		unlink(out);
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	ret = ZT_EXIT_OK;
+	ret = outfile_commit(&of, false) ? ZT_EXIT_FAIL : ZT_EXIT_OK;
+	if (ret == ZT_EXIT_OK && (err = outfile_release(&of))) {
+		cmd_error("cannot write '%s': %s", out, strerror(-err));
+		ret = ZT_EXIT_FAIL;
+	}
 out:
-	if (fd >= 0)
-		close(fd);
+	outfile_release(&of); /* a file not complete goes */
 	resolver_free(r);
 	proctree_free(pt);
 	profile_release(&p);

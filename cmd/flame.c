@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "cmd/opts.h"
+#include "cmd/outfile.h"
 #include "cmd/rmodel.h"
 #include "cmd/symopts.h"
 #include "formats/flame.h"
@@ -348,6 +349,7 @@ int cmd_flame(int argc, char **argv)
 		OPT_EOL,
 	};
 	struct flame_svg_opts so = {0};
+	struct outfile of = { .fd = -1, .dirfd = -1 };
 	FILE *out = NULL;
 	int rest, ret, r;
 
@@ -416,10 +418,17 @@ int cmd_flame(int argc, char **argv)
 	so.diff = c.diff;
 	if (c.diff && !c.title)
 		so.title = c.inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
-	out = strcmp(c.output, "-") ? fopen(c.output, "w") : stdout;
-	if (!out) {
-		cmd_error("cannot create '%s': %s", c.output, strerror(errno));
-		goto out;
+	if (strcmp(c.output, "-")) {
+		if (outfile_create(&of, c.output, 0644, OUTFILE_STREAM_OK))
+			goto out;
+		out = fdopen(of.fd, "w");
+		if (!out) {
+			cmd_error("cannot create '%s': %s", c.output, strerror(errno));
+			goto out;
+		}
+		of.fd = -1; /* the stream owns it now */
+	} else {
+		out = stdout;
 	}
 	if (out != stdout)
 		setvbuf(out, NULL, _IOFBF, 1 << 20);
@@ -430,9 +439,12 @@ int cmd_flame(int argc, char **argv)
 		cmd_error("cannot write '%s': %s", c.output, strerror(-r));
 		goto out;
 	}
+	if (outfile_commit(&of, false))
+		goto out;
 	cmd_info("%zu frames, %llu samples", c.fl.nr_nodes - 1, (unsigned long long)c.fl.total[0]);
 	ret = ZT_EXIT_OK;
 out:
+	outfile_release(&of); /* a graph not written whole goes */
 	flame_release(&c.fl);
 	rfilter_release(&c.filt);
 	symopts_release(&c.so);
