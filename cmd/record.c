@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -205,21 +207,35 @@ static void note_err(struct record *r, int err)
 
 /* ---- build ids and the build-id cache ------------------------------------ */
 
+/* The file of a mapping: the one the process mapped (map_files), else
+ * its path in the process's root (absolute links resolved inside it, as
+ * the process saw them), else, the process gone, in this one. Never a
+ * FIFO or device planted at the path since (O_NONBLOCK, a regular file). */
 static int open_mapping(const struct prof_mmap *m, struct stat *st)
 {
+	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	char p[PATH_MAX + 64];
-	int fd;
+	int fd, rfd;
 
 	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", m->pid, (unsigned long long)m->start,
 		 (unsigned long long)(m->start + m->len));
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && m->path[0] == '/') {
-		snprintf(p, sizeof(p), "/proc/%u/root%s", m->pid, m->path);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		snprintf(p, sizeof(p), "/proc/%u/root", m->pid);
+		rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rfd >= 0) {
+			fd = (int)syscall(SYS_openat2, rfd, m->path + 1, &how, sizeof(how));
+			close(rfd);
+			if (fd < 0 && errno == ENOSYS) { /* before Linux 5.6 */
+				snprintf(p, sizeof(p), "/proc/%u/root%s", m->pid, m->path);
+				fd = open(p, how.flags);
+			}
+		} else {
+			fd = open(m->path, how.flags);
+		}
 	}
-	if (fd >= 0 && fstat(fd, st)) {
+	if (fd >= 0 && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
 		close(fd);
 		fd = -1;
 	}
