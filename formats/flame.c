@@ -13,10 +13,14 @@
 
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
-	uint64_t h = zt_hash_bytes(s, len);
+	uint64_t h;
 	size_t j;
 	char *c;
 
+	/* names are C strings wherever they go: a NUL ends one, so that the
+	 * hash, the comparison and the table's rehash all see the same bytes */
+	len = strnlen(s, len);
+	h = zt_hash_bytes(s, len);
 	if (!len) {
 		*id = 0;
 		return 0;
@@ -40,7 +44,7 @@ static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 	for (j = h & (f->shash_cap - 1); f->shash[j]; j = (j + 1) & (f->shash_cap - 1)) {
 		const char *o = f->strs[f->shash[j]];
 
-		if (!strncmp(o, s, len) && !o[len]) {
+		if (!strncmp(o, s, len) && !o[len]) { /* s has no NUL within len */
 			*id = f->shash[j];
 			return 0;
 		}
@@ -271,6 +275,10 @@ static int parse_line(struct flame *f, const char *s, size_t len, int which, siz
 		end--;
 	if (end == s)
 		return 0;
+	if (memchr(s, 0, len)) { /* binary, not folded text */
+		(*bad)++;
+		return 0;
+	}
 	/* the count: digits after the last blank */
 	for (p = end; p > s && p[-1] >= '0' && p[-1] <= '9'; p--)
 		;

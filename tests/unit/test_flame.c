@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "formats/flame.h"
+#include "libprof/hash.h"
 
 static void parse(struct flame *f, const char *s, size_t want_bad)
 {
@@ -90,6 +91,35 @@ static void test_folded_bad(void **state)
 	assert_int_equal(f.nodes[at(&f, "a;b")].value[0], 4);
 	assert_int_equal(f.nodes[at(&f, "x y;z w")].value[0], 2);
 	assert_int_equal(flame_parse_folded(&f, "a 1", 3, 2, NULL), -EINVAL);
+	flame_release(&f);
+}
+
+/* A NUL inside a frame name: the line is not folded text. It once made
+ * the name table compare "f0\0..." with a stored "f0" as equal up to the
+ * NUL and read past it: the suffix here is picked so that both hash to
+ * the same slot of the first table (1024 slots), which is the overflow
+ * ASan caught. */
+static void test_folded_nul(void **state)
+{
+	struct flame f;
+	char line[64];
+	size_t bad = 0, n = 0;
+	unsigned k;
+
+	assert_int_equal(flame_init(&f), 0);
+	parse(&f, "f0;g 1\n", 0);
+	for (k = 0; k < 1000000; k++) {
+		n = (size_t)snprintf(line, sizeof(line), "f0@%u", k);
+		line[2] = 0;
+		if ((zt_hash_bytes(line, n) & 1023) == (zt_hash_bytes("f0", 2) & 1023))
+			break;
+	}
+	assert_true(k < 1000000);
+	memcpy(line + n, ";g 7\nf0;g 2\n", 12);
+	assert_int_equal(flame_parse_folded(&f, line, n + 12, 0, &bad), 0);
+	assert_int_equal(bad, 1);
+	assert_int_equal(f.nodes[at(&f, "f0;g")].value[0], 3);
+	assert_int_equal(f.total[0], 3);
 	flame_release(&f);
 }
 
@@ -244,7 +274,7 @@ int main(void)
 		cmocka_unit_test(test_folded_tree), cmocka_unit_test(test_folded_kinds),
 		cmocka_unit_test(test_folded_bad),  cmocka_unit_test(test_folded_prefix),
 		cmocka_unit_test(test_reverse),	    cmocka_unit_test(test_svg),
-		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff),	    cmocka_unit_test(test_folded_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
