@@ -5,7 +5,8 @@
 #   make check           unit tests, fuzz corpus replay, end-to-end tests
 #   make check-unit      cmocka unit tests only
 #   make SANITIZE=address,undefined check-unit    the same under ASan+UBSan (build-asan/)
-#   make fuzz            libFuzzer binaries (clang) under build-fuzz/
+#   make fuzz            libFuzzer binaries (clang) under build-fuzz/, libzt.a instrumented
+#   make fuzz-run        each fuzz target for FUZZ_SECONDS (default 30) from its corpus
 #   make bench           benchmarks: recorder against perf (root), symbolizer against
 #                        addr2line and llvm-symbolizer
 #   make install PREFIX=/usr/local
@@ -91,11 +92,11 @@ LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz bench install help tests-build
+.PHONY: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 # ---- BPF -----------------------------------------------------------------
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function -Ibpf
@@ -178,14 +179,25 @@ check-e2e: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 check: check-unit check-fuzz check-e2e
 
-# libFuzzer binaries for real fuzzing sessions (not part of check)
+# libFuzzer binaries for real fuzzing sessions (not part of check). The
+# library is built with coverage instrumentation too (fuzzer-no-link), or
+# libFuzzer sees only the target file and barely reaches the decoders.
+FUZZ_SECONDS ?= 30
 fuzz:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(CLANG) SANITIZE=address,undefined build-fuzz/libzt.a
+	@test -n "$$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-x86_64.a' 2>/dev/null)" || \
+		{ echo "fuzz: missing libFuzzer: install the Debian package 'libclang-rt-14-dev' (or run scripts/setup.sh --test)" >&2; exit 1; }
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(CLANG) SANITIZE=address,undefined \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" build-fuzz/libzt.a
 	$(Q)mkdir -p build-fuzz/tests/fuzz
 	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 		echo "  FUZZ    build-fuzz/tests/fuzz/$$n"; \
 		$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ibuild-fuzz $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		  -o build-fuzz/tests/fuzz/$$n $$f build-fuzz/libzt.a $(LIBS) || exit 1; done
+
+# every fuzz target for FUZZ_SECONDS from its corpus (new inputs go to a
+# scratch directory, crashes to build-fuzz/crashes/); fails on a crash
+fuzz-run: fuzz
+	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
 bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind
 

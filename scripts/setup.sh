@@ -18,6 +18,9 @@ if [ "${1:-}" = "--test" ]; then
 	# libunwind-dev: only for the unwinder benchmark (bench/unwind_cmp.c,
 	# libunwind's remote API against libdwfl); zt does not link it
 	pkgs+=(libunwind-dev)
+	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
+	# (make fuzz, make fuzz-run)
+	pkgs+=(libclang-rt-14-dev)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
