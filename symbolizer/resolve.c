@@ -92,7 +92,7 @@ struct resolver {
 	size_t pmap_hash_cap;
 	struct rs_bref *brefs; /* the perf-map and jitdump blobs by (pid, kind, order) */
 	size_t nr_brefs;
-	int brefs_done;
+	size_t brefs_of; /* the profile's number of blobs when they were sorted */
 	struct rs_frame *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t *frame_hash; /* index + 1 */
@@ -210,8 +210,6 @@ static struct kallsyms *get_ksyms(struct resolver *r)
 	return r->ksyms;
 }
 
-/* The pieces of blob kind of pid joined, with sep after each when sep
- * is not 0 (*len 0 and NULL when there are none). */
 /* The snapshots of one kind in refs[0..n) (one pid's, in order) joined,
  * each followed by sep unless it is 0. NULL when there are none. */
 static uint8_t *join_blobs(const struct profile *p, const struct rs_bref *refs, size_t n,
@@ -251,21 +249,25 @@ static int bref_cmp(const void *a, const void *b)
 }
 
 /* The perf-map and jitdump snapshots of pid: *n of them from *refs on.
- * Sorted once, so that a profile of many processes costs O(log n) per
- * process, not a pass over every snapshot. 0 or -ENOMEM. */
+ * Sorted once (again when zt top has added snapshots), so that a profile
+ * of many processes costs O(log n) per process, not a pass over every
+ * snapshot. 0 or -ENOMEM. */
 static int pid_blobs(struct resolver *r, uint32_t pid, const struct rs_bref **refs, size_t *n)
 {
 	size_t lo = 0, hi, i;
 
 	*n = 0;
 	*refs = NULL;
-	if (!r->brefs_done) {
+	if (r->brefs_of != r->p->nr_blobs) {
 		for (i = 0, hi = 0; i < r->p->nr_blobs; i++)
 			hi += r->p->blobs[i].kind == PROF_BLOB_PERFMAP ||
 			      r->p->blobs[i].kind == PROF_BLOB_JITDUMP;
+		free(r->brefs);
+		r->brefs = NULL;
+		r->nr_brefs = 0;
 		if (hi && !(r->brefs = malloc(hi * sizeof(*r->brefs))))
 			return -ENOMEM;
-		r->brefs_done = 1;
+		r->brefs_of = r->p->nr_blobs;
 		for (i = 0; hi && i < r->p->nr_blobs; i++) {
 			const struct prof_blob *b = &r->p->blobs[i];
 
@@ -286,7 +288,7 @@ static int pid_blobs(struct resolver *r, uint32_t pid, const struct rs_bref **re
 	}
 	for (i = lo; i < r->nr_brefs && r->brefs[i].pid == pid; i++)
 		(*n)++;
-	*refs = &r->brefs[lo];
+	*refs = *n ? &r->brefs[lo] : NULL;
 	return 0;
 }
 
