@@ -163,7 +163,13 @@ $(BUILD)/tests/workloads/nofp-fp: tests/workloads/nofp.c
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -lpthread
 WL_BINS += $(BUILD)/tests/workloads/nofp-fp
 
-$(BUILD)/tests/.stamp-workloads: $(WL_BINS)
+# crafted worst-case recordings for tests/e2e/t_badinput.sh, written by zt's own writer
+$(BUILD)/tests/ztgen: tests/e2e/ztgen.c $(LIBZT)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBZT) $(LIBS)
+
+$(BUILD)/tests/.stamp-workloads: $(WL_BINS) $(BUILD)/tests/ztgen
 	@mkdir -p $(@D) && touch $@
 
 tests-build: $(ZT) $(UNIT_BINS) $(FUZZ_REPLAY) $(BUILD)/tests/.stamp-workloads

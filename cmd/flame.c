@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -21,7 +23,12 @@
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 
-#define FOLDED_MAX (1ull << 34) /* 16 GiB of folded text at most */
+/* Folded text is streamed (stdin, pipes, files alike), a chunk of whole
+ * lines at a time, so memory stays bounded by the graph; a stream that
+ * never ends (/dev/zero, yes) stops at these limits. */
+#define FOLDED_MAX	(4ull << 30) /* bytes of one input */
+#define FOLDED_LINE_MAX (16u << 20)  /* bytes of one line (one stack) */
+#define FOLDED_CHUNK	(1u << 20)   /* read size */
 
 struct flame_cmd {
 	const char *input, *output, *event_opt, *title, *subtitle, *colors;
@@ -34,67 +41,105 @@ struct flame_cmd {
 	struct flame fl;
 };
 
-/* The whole of a file (or stdin for NULL or "-") into *buf. 0 or -1 after a message. */
-static int read_all(const char *path, char **buf, size_t *len)
+/* Wait for fd to have data (a descriptor left non-blocking by whoever opened it). */
+static int wait_readable(int fd)
 {
-	int fd = path && strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	size_t cap = 0, n = 0;
+	struct pollfd pfd = {fd, POLLIN, 0};
+	int r;
+
+	while ((r = poll(&pfd, 1, -1)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? -1 : 0;
+}
+
+/* Folded stacks from fd into the graph, parsed a chunk of whole lines at a
+ * time. 0 or -1 after a message. */
+static int add_folded_fd(struct flame_cmd *c, int fd, const char *name, int which)
+{
+	size_t cap = 0, n = 0, bad = 0;
+	uint64_t total = 0;
 	char *b = NULL;
+	int ret = -1, r;
+
+	for (;;) {
+		ssize_t k;
+		char *nl;
+
+		if (n + FOLDED_CHUNK > cap && ZT_GROW(b, cap, n + FOLDED_CHUNK)) {
+			cmd_error("out of memory reading '%s'", name);
+			goto out;
+		}
+		k = read(fd, b + n, FOLDED_CHUNK);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !wait_readable(fd))
+			continue;
+		if (k < 0) {
+			cmd_error("cannot read '%s': %s", name, strerror(errno));
+			goto out;
+		}
+		total += (uint64_t)k;
+		if (total > FOLDED_MAX) {
+			cmd_error("'%s': more than %llu GiB of folded stacks: stopped reading (give "
+				  "fewer stacks, e.g. one recording's 'zt script --folded')",
+				  name, FOLDED_MAX >> 30);
+			goto out;
+		}
+		n += (size_t)k;
+		/* the whole lines now, the last partial one kept for the next read
+		 * (it holds no newline: only the bytes just read can) */
+		nl = k ? memrchr(b + n - (size_t)k, '\n', (size_t)k) : b + n;
+		if (!nl && n > FOLDED_LINE_MAX) {
+			cmd_error("'%s': a line longer than %u MiB: not folded stacks (\"a;b;c "
+				  "COUNT\" per line)",
+				  name, FOLDED_LINE_MAX >> 20);
+			goto out;
+		}
+		if (nl) {
+			size_t whole = (size_t)(nl - b) + (k ? 1 : 0);
+
+			r = flame_parse_folded(&c->fl, b, whole, which, &bad);
+			if (r) {
+				cmd_error("cannot build the graph: %s", strerror(-r));
+				goto out;
+			}
+			memmove(b, b + whole, n - whole);
+			n -= whole;
+		}
+		if (!k)
+			break;
+	}
+	if (bad)
+		cmd_warn("'%s': %zu lines are not folded stacks (\"a;b;c COUNT\"): skipped", name,
+			 bad);
+	ret = 0;
+out:
+	free(b);
+	return ret;
+}
+
+/* Folded stacks from path (stdin for NULL or "-"): a file, a pipe or a
+ * FIFO (waited for, as any reader of a FIFO does). 0 or -1 after a message. */
+static int add_folded(struct flame_cmd *c, const char *path, int which)
+{
+	int in = !path || !strcmp(path, "-");
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), ret;
+	struct stat st;
 
 	if (fd < 0) {
 		cmd_error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 65536 > cap) {
-			if (n + 65536 > FOLDED_MAX || ZT_GROW(b, cap, n + 65536)) {
-				cmd_error("'%s': too large to read", path ? path : "stdin");
-				goto fail;
-			}
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			cmd_error("cannot read '%s': %s", path ? path : "stdin", strerror(errno));
-			goto fail;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		cmd_error("'%s' is a directory: give a file of folded stacks",
+			  path ? path : "stdin");
+		ret = -1;
+	} else {
+		ret = add_folded_fd(c, fd, in ? "stdin" : path, which);
 	}
-	if (fd != STDIN_FILENO)
+	if (!in)
 		close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	if (fd != STDIN_FILENO)
-		close(fd);
-	free(b);
-	return -1;
-}
-
-static int add_folded(struct flame_cmd *c, const char *path, int which)
-{
-	char *buf = NULL;
-	size_t len = 0, bad = 0;
-	int ret;
-
-	if (read_all(path, &buf, &len))
-		return -1;
-	ret = flame_parse_folded(&c->fl, buf, len, which, &bad);
-	free(buf);
-	if (ret) {
-		cmd_error("cannot build the graph: %s", strerror(-ret));
-		return -1;
-	}
-	if (bad)
-		cmd_warn("'%s': %zu lines are not folded stacks (\"a;b;c COUNT\"): skipped",
-			 path ? path : "stdin", bad);
-	return 0;
+	return ret;
 }
 
 /* What a chain frame is, from its module and name. */
@@ -245,18 +290,25 @@ out_prof:
 	return ret;
 }
 
-/* zt.data and perf.data by their magic; anything else is folded text. */
+/* zt.data and perf.data by their magic; anything else is folded text. Only
+ * a regular file can be a recording: a pipe (a process substitution, say)
+ * is left unread for the folded reader. */
 static int is_recording(const char *path)
 {
 	char magic[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return 1; /* let the loader say why */
-	n = read(fd, magic, sizeof(magic));
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
+		n = -1; /* the loader says what a directory is not */
+	else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		n = pread(fd, magic, sizeof(magic), 0);
 	close(fd);
-	return n == 8 && (!memcmp(magic, ZTDATA_MAGIC, 8) || !memcmp(magic, PERFDATA_MAGIC, 8));
+	return n < 0 ||
+	       (n == 8 && (!memcmp(magic, ZTDATA_MAGIC, 8) || !memcmp(magic, PERFDATA_MAGIC, 8)));
 }
 
 static int add_input(struct flame_cmd *c, const char *path, int which)

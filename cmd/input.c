@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Reading a recording for any command, with the messages users see. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "formats/perfdata.h"
 #include "formats/ztdata.h"
+#include "libprof/fileio.h"
 #include "libprof/proctree.h"
 #include "symbolizer/unwind.h"
 
@@ -28,10 +27,11 @@ static int on_ustack(void *arg, const struct prof_ustack *u)
 	return unwinder_apply(ps->uw, ps->p, u);
 }
 
-/* --call-graph dwarf recordings: a second pass over the file hands each
+/* --call-graph dwarf recordings: a second pass over the image hands each
  * sample's stack copy to the unwinder, which replaces its user frames. */
-static int unwind_stacks(const char *path, const struct perfdata_opts *perf,
-			 const struct symopts *so, struct profile *p)
+static int unwind_stacks(const char *path, const struct zt_image *img,
+			 const struct perfdata_opts *perf, const struct symopts *so,
+			 struct profile *p)
 {
 	const char *cg = profile_get_meta(p, "callchain");
 	struct unwind_pass ps = { 0 };
@@ -53,8 +53,8 @@ static int unwind_stacks(const char *path, const struct perfdata_opts *perf,
 		return -1;
 	}
 	cmd_progress_start(&ps.prog, "unwinding user stacks", p->nr_samples);
-	ret = perf ? perfdata_read_ustacks_file(path, perf, on_ustack, &ps, NULL)
-		   : ztdata_read_ustacks_file(path, on_ustack, &ps, NULL);
+	ret = perf ? perfdata_read_ustacks_mem(img->data, img->len, perf, on_ustack, &ps, NULL)
+		   : ztdata_read_ustacks_mem(img->data, img->len, on_ustack, &ps, NULL);
 	cmd_progress_end(&ps.prog);
 	unwinder_stats(ps.uw, &st);
 	unwinder_free(ps.uw);
@@ -84,14 +84,14 @@ static int unwind_stacks(const char *path, const struct perfdata_opts *perf,
 	return 0;
 }
 
-static int load_perf(const char *path, int force, const char *event, const struct symopts *so,
-		     struct profile *p)
+static int load_perf(const char *path, const struct zt_image *img, int force, const char *event,
+		     const struct symopts *so, struct profile *p)
 {
 	struct perfdata_opts o = { -1, event };
 	struct perfdata_info info;
 	int ret, k;
 
-	ret = perfdata_read_file(path, p, &o, &info);
+	ret = perfdata_read_mem(img->data, img->len, p, &o, &info);
 	if (ret == -EBADMSG && force && info.good_end > info.data_offset) {
 		cmd_warn("'%s': %s: using what comes before it (--force)", path, info.msg);
 	} else if (ret) {
@@ -103,7 +103,7 @@ static int load_perf(const char *path, int force, const char *event, const struc
 	} else if (info.msg[0]) {
 		cmd_warn("'%s': %s", path, info.msg);
 	}
-	if (info.dwarf && unwind_stacks(path, &o, so, p))
+	if (info.dwarf && unwind_stacks(path, img, &o, so, p))
 		return -1;
 	/* perf.data carries no kernel symbols: this machine's, if it made the file */
 	k = perfdata_add_host_kallsyms(p, NULL);
@@ -117,27 +117,36 @@ static int load_perf(const char *path, int force, const char *event, const struc
 	return 0;
 }
 
-int cmd_load_profile(const char *path, int force, const char *event, const struct symopts *so,
-		     struct profile *p)
+/* path mapped whole, or -1 after a message. Recordings are regular files:
+ * a pipe or a device (zt has no pipe mode) could be read forever. */
+static int open_recording(const char *path, struct zt_image *img)
 {
-	struct ztdata_read_info info;
-	char head[8];
-	ssize_t n;
-	int fd, ret;
+	const char *what;
+	int ret = zt_image_open(path, img, &what);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		cmd_error("cannot open '%s': %s%s", path, strerror(errno),
-			  errno == ENOENT ? " (record one with 'zt record')" : "");
+	if (ret == -ESPIPE || (!ret && img->is_dir)) {
+		cmd_error("'%s' is %s: give a recording made by 'zt record' or 'perf record'", path,
+			  ret ? "not a regular file" : "a directory, not a recording");
+		zt_image_close(img);
 		return -1;
 	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n > 0 && perfdata_probe(head, (size_t)n))
-		return load_perf(path, force, event, so, p);
+	if (ret) {
+		cmd_error("cannot %s '%s': %s%s", what, path, strerror(-ret),
+			  ret == -ENOENT ? " (record one with 'zt record')" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int load_zt(const char *path, const struct zt_image *img, int force, const char *event,
+		   const struct symopts *so, struct profile *p)
+{
+	struct ztdata_read_info info;
+	int ret;
+
 	if (event)
 		cmd_warn("--event is for perf.data files: '%s' has one event", path);
-	ret = ztdata_read_file(path, p, &info);
+	ret = ztdata_read_mem(img->data, img->len, p, &info);
 	if (ret == -EBADMSG && force && info.good_end > 0) {
 		cmd_warn("'%s': %s: using what comes before it (--force)", path, info.msg);
 	} else if (ret) {
@@ -151,5 +160,22 @@ int cmd_load_profile(const char *path, int force, const char *event, const struc
 	}
 	cmd_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'", p->nr_samples,
 		 p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
-	return unwind_stacks(path, NULL, so, p);
+	return unwind_stacks(path, img, NULL, so, p);
+}
+
+int cmd_load_profile(const char *path, int force, const char *event, const struct symopts *so,
+		     struct profile *p)
+{
+	struct zt_image img;
+	int ret;
+
+	/* one descriptor, checked and mapped once: both passes read that image */
+	if (open_recording(path, &img))
+		return -1;
+	if (perfdata_probe(img.data, img.len))
+		ret = load_perf(path, &img, force, event, so, p);
+	else
+		ret = load_zt(path, &img, force, event, so, p);
+	zt_image_close(&img);
+	return ret;
 }

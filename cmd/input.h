@@ -14,6 +14,9 @@
  * perf.data recorded on this machine since its last boot gets the
  * kernel's symbols from /proc/kallsyms. Prints its own messages as
  * "zt CMD: ...". Returns 0, or -1 after an error message.
+ * path must be a regular file (zt has no pipe mode): a pipe, a FIFO, a
+ * device or a directory is refused without waiting or reading; the file is
+ * opened and mapped once, and both passes read that image.
  * A --call-graph dwarf recording has its user stacks unwound here, with
  * binaries found under so's --symfs and --debug-dir (so may be NULL). */
 int cmd_load_profile(const char *path, int force, const char *event, const struct symopts *so,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -734,17 +735,33 @@ static void base_name(const char *sym, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)len, sym);
 }
 
-/* Read lines [1, upto] of path; NULL (errno set) when it cannot be read. */
+/* Read lines [1, upto] of path; NULL (errno set) when it cannot be read.
+ * The path comes from a recorded binary's DWARF: only a regular file is
+ * read (a FIFO or a device there must not hang or grow the browser). */
 static char **read_source(const char *path, uint32_t upto, uint32_t *nr)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char **v = NULL, *line = NULL;
 	size_t cap = 0, vcap = 0;
 	uint32_t n = 0;
+	struct stat st;
+	FILE *f = NULL;
+	int err = 0;
 
 	*nr = 0;
-	if (!f)
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	else if (!(f = fdopen(fd, "r")))
+		err = errno;
+	if (!f) {
+		close(fd);
+		errno = err;
+		return NULL;
+	}
 	while (n < upto && getline(&line, &cap, f) >= 0) {
 		line[strcspn(line, "\r\n")] = 0;
 		if (ZT_GROW(v, vcap, (size_t)n + 1) || !(v[n] = strdup(line)))

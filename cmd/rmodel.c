@@ -486,7 +486,7 @@ struct aspace {
 
 static uint64_t amemo_hash(uint64_t addr, uint32_t space)
 {
-	return zt_hash_mix(addr, space);
+	return zt_hash_pair(addr, space);
 }
 
 /* The id of (epoch, pid), made when new. 0 or -ENOMEM. */
@@ -503,7 +503,7 @@ static int space_of(struct rpriv *p, uint64_t epoch, uint32_t pid, uint32_t *id)
 		for (q = 0; q < p->scap; q++) {
 			if (!p->stab[q].id)
 				continue;
-			for (j = zt_hash_mix(p->stab[q].epoch, p->stab[q].pid) & (ncap - 1); t[j].id;
+			for (j = zt_hash_pair(p->stab[q].epoch, p->stab[q].pid) & (ncap - 1); t[j].id;
 			     j = (j + 1) & (ncap - 1))
 				;
 			t[j] = p->stab[q];
@@ -512,7 +512,7 @@ static int space_of(struct rpriv *p, uint64_t epoch, uint32_t pid, uint32_t *id)
 		p->stab = t;
 		p->scap = ncap;
 	}
-	for (j = zt_hash_mix(epoch, pid) & (p->scap - 1); p->stab[j].id; j = (j + 1) & (p->scap - 1)) {
+	for (j = zt_hash_pair(epoch, pid) & (p->scap - 1); p->stab[j].id; j = (j + 1) & (p->scap - 1)) {
 		if (p->stab[j].epoch == epoch && p->stab[j].pid == pid) {
 			*id = p->stab[j].id;
 			return 0;
@@ -795,7 +795,7 @@ void rmodel_release(struct rmodel *m)
 
 static uint64_t agg_hash(uint32_t g, uint32_t tid, uint32_t cpu)
 {
-	return zt_hash_mix(zt_hash_mix(g, tid), cpu);
+	return zt_hash_mix(zt_hash_pair(g, tid), cpu);
 }
 
 static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint64_t w)
@@ -1060,7 +1060,7 @@ int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry 
 static struct fline *fline_slot(struct fline *t, size_t cap, uint64_t key, const char *file,
 				uint32_t line, int by_line)
 {
-	size_t j = zt_hash_mix(zt_hash_mix(key, by_line ? (uintptr_t)file : 0), by_line ? line : 0) &
+	size_t j = zt_hash_mix(zt_hash_pair(key, by_line ? (uintptr_t)file : 0), by_line ? line : 0) &
 		   (cap - 1);
 
 	while (t[j].key && !(t[j].key == key && (!by_line || (t[j].file == file && t[j].line == line))))

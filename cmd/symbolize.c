@@ -4,6 +4,7 @@
  * as addr2line does (or as llvm-symbolizer does), so scripts can swap it in.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "symbolizer/demangle.h"
+#include "symbolizer/elfsym.h"
 #include "symbolizer/symmod.h"
 
 struct symbolize {
@@ -32,6 +34,33 @@ struct symbolize {
 	struct symmod **mods; /* one per mapping, opened on first use */
 	struct symmod *mod;   /* -e */
 };
+
+#define LINE_MAX_LEN 4096 /* an address on stdin: longer lines are not one */
+
+/* What is wrong with the binary at path, as addr2line says it: 0; -1 when
+ * it cannot be opened (why: strerror); -2 when it is no readable ELF file
+ * (why: "file format not recognized", "is a directory", ...). */
+static int check_binary(const char *path, char *why, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret;
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(why, n, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, n, "%s",
+			 S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		close(fd);
+		return -2;
+	}
+	ret = elf_check_fd(fd, why, n);
+	close(fd);
+	if (ret == -ENOMEM)
+		snprintf(why, n, "out of memory");
+	return ret ? -2 : 0;
+}
 
 /* unsigned decimal, without printf's cost: answers are printed by the
  * ten thousand */
@@ -166,8 +195,12 @@ static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
 		if (addr < m->start || addr - m->start >= m->len)
 			continue;
 		if (!s->mods[i]) {
+			char why[128];
+
 			/* through /proc/PID/root: the process's own view of its files */
 			snprintf(root, sizeof(root), "/proc/%d/root%s", s->pid, m->path);
+			if (check_binary(root, why, sizeof(why)))
+				cmd_warn("'%s': %s: its addresses print as ??", m->path, why);
 			if (symmod_open(&s->so.mo, root, NULL, &s->mods[i]))
 				return -ENOMEM;
 		}
@@ -220,7 +253,6 @@ int cmd_symbolize(int argc, char **argv)
 		OPT_EOL
 	};
 	char *line = NULL;
-	size_t cap = 0;
 	int rest, i, err, ret = ZT_EXIT_OK;
 
 	switch (opts_parse("symbolize", symbolize_usage, options, argc, argv, &rest)) {
@@ -249,8 +281,13 @@ int cmd_symbolize(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		if (access(s.exe, R_OK)) {
-			cmd_error("cannot open '%s': %s", s.exe, strerror(errno));
+		char real[PATH_MAX], why[128];
+
+		/* as addr2line: a file it cannot read is an error, not a page of ?? */
+		snprintf(real, sizeof(real), "%s%s", s.so.mo.find.symfs ? s.so.mo.find.symfs : "",
+			 s.exe);
+		if ((err = check_binary(real, why, sizeof(why)))) {
+			cmd_error(err == -1 ? "cannot open '%s': %s" : "'%s': %s", real, why);
 			ret = ZT_EXIT_FAIL;
 			goto out;
 		}
@@ -272,9 +309,27 @@ int cmd_symbolize(int argc, char **argv)
 
 		if (!interactive)
 			setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		line = malloc(LINE_MAX_LEN);
+		if (!line) {
+			cmd_error("out of memory");
+			ret = ZT_EXIT_FAIL;
+			goto out;
+		}
 
-		while (getline(&line, &cap, stdin) > 0) {
-			handle(&s, line);
+		/* lines of bounded length: a stream without newlines (/dev/zero) must
+		 * not grow one line forever; a longer line is no address (??) */
+		while (fgets(line, LINE_MAX_LEN, stdin)) {
+			size_t l = strlen(line);
+
+			if (l == LINE_MAX_LEN - 1 && line[l - 1] != '\n') {
+				int ch;
+
+				while ((ch = getc_unlocked(stdin)) != EOF && ch != '\n')
+					;
+				handle(&s, "-");
+			} else {
+				handle(&s, line);
+			}
 			if (interactive)
 				fflush(stdout);
 		}

@@ -1470,7 +1470,9 @@ static int read_file(const char *path, struct profile *p, const struct perfdata_
 	memset(info, 0, sizeof(*info));
 	info->event = -1;
 	ret = zt_image_open(path, &img, &what);
-	if (ret) {
+	if (ret == -ESPIPE) {
+		note(info, 1, "'%s' is not a regular file", path);
+	} else if (ret) {
 		note(info, 1, "cannot %s '%s': %s", what, path, strerror(-ret));
 	} else if (img.is_dir) {
 		ret = -ENOTSUP;

@@ -148,6 +148,8 @@ struct pprof {
 	size_t cap_scratch;
 	uint64_t key[2 * ZT_MAX_FRAMES + 4]; /* the sample key being built */
 	uint64_t lockey[2 * (FI_MAX_INLINE + 1) + 3];
+	const struct prof_blob *kbid; /* the kernel's build id, looked up once */
+	int kbid_done;
 };
 
 /* Intern s with invalid UTF-8 and control characters replaced by '?'. */
@@ -232,9 +234,16 @@ static int map_id(struct pprof *pp, const struct resolve_frame *f, uint64_t addr
 		if (m)
 			build_id_hex(&m->build_id, hex);
 		if (!hex[0] && f->kernel && !strcmp(mod, "[kernel.kallsyms]")) {
-			const struct prof_blob *b =
-				profile_find_blob(pp->p, PROF_BLOB_KERNEL_BUILD_ID, UINT32_MAX);
+			const struct prof_blob *b;
 			struct prof_build_id kb = { 0 };
+
+			/* once: a pass over the profile's snapshots per frame would be
+			 * quadratic in a file with many of them */
+			if (!pp->kbid_done) {
+				pp->kbid = profile_find_blob(pp->p, PROF_BLOB_KERNEL_BUILD_ID, UINT32_MAX);
+				pp->kbid_done = 1;
+			}
+			b = pp->kbid;
 
 			if (b && b->len && b->len <= ZT_BUILD_ID_MAX) {
 				kb.len = (uint8_t)b->len;

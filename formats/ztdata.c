@@ -1613,7 +1613,9 @@ static int read_file(const char *path, struct profile *p, prof_ustack_fn fn, voi
 	ret = zt_image_open(path, &img, &what);
 	if (!ret && img.is_dir)
 		ret = -EISDIR;
-	if (ret)
+	if (ret == -ESPIPE)
+		snprintf(info->msg, sizeof(info->msg), "'%s' is not a regular file", path);
+	else if (ret)
 		snprintf(info->msg, sizeof(info->msg), "cannot %s '%s': %s", what, path, strerror(-ret));
 	else
 		ret = fn ? ztdata_read_ustacks_mem(img.data, img.len, fn, arg, info)

@@ -22,7 +22,7 @@ void cc_release(struct callchains *c)
 
 static uint64_t node_hash(uint32_t parent, uint64_t key)
 {
-	return zt_hash_mix(key, parent);
+	return zt_hash_pair(key, parent);
 }
 
 static int rehash(struct callchains *c)

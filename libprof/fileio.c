@@ -12,17 +12,37 @@
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 
+/* open(path) for reading, never blocking on a FIFO nor taking a terminal,
+ * and the fstat of that descriptor: a regular file, or -EISDIR/-ESPIPE. */
+static int open_regular(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return S_ISDIR(st->st_mode) ? -EISDIR : -ESPIPE;
+	}
+	return fd;
+}
+
 int zt_read_file(const char *path, size_t max, char **data, size_t *len)
 {
 	size_t cap = 0, n = 0;
 	struct stat st;
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open_regular(path, &st), err = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* a regular file says its size: one allocation, no copies */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= max &&
+	if (st.st_size > 0 && (uint64_t)st.st_size <= max &&
 	    ZT_GROW(buf, cap, (size_t)st.st_size + 1)) {
 		err = -ENOMEM;
 		goto out;
@@ -68,7 +88,9 @@ int zt_read_fd(int fd, size_t max, unsigned char **data, size_t *len)
 	for (;;) {
 		ssize_t k;
 
-		if (n == cap && ZT_GROW(b, cap, cap ? cap * 2 : 1 << 20)) {
+		/* one byte past max: a stream of exactly max bytes still fits */
+		if (n == cap &&
+		    ZT_GROW(b, cap, cap ? (cap * 2 < max + 1 ? cap * 2 : max + 1) : 1 << 20)) {
 			free(b);
 			return -ENOMEM;
 		}
@@ -101,23 +123,15 @@ int zt_image_open(const char *path, struct zt_image *img, const char **what)
 	memset(img, 0, sizeof(*img));
 	img->data = (const unsigned char *)"";
 	*what = "open";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	fd = open_regular(path, &st);
+	if (fd == -EISDIR) {
 		img->is_dir = 1;
-		goto out;
+		return 0;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		/* a pipe, /dev/stdin: read it all */
+	if (fd == -ESPIPE)
 		*what = "read";
-		ret = zt_read_fd(fd, SIZE_MAX, &img->heap, &img->len);
-		if (!ret)
-			img->data = img->heap;
-		goto out;
-	}
+	if (fd < 0)
+		return fd;
 	if (!st.st_size)
 		goto out;
 	*what = "map";
@@ -135,8 +149,7 @@ int zt_image_open(const char *path, struct zt_image *img, const char **what)
 	img->data = img->map;
 	madvise(img->map, img->len, MADV_SEQUENTIAL);
 out:
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return ret;
 }
 
@@ -144,6 +157,5 @@ void zt_image_close(struct zt_image *img)
 {
 	if (img->map)
 		munmap(img->map, img->len);
-	free(img->heap);
 	memset(img, 0, sizeof(*img));
 }

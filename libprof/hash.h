@@ -14,6 +14,14 @@ static inline uint64_t zt_hash_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 33);
 }
 
+/* A hash of the pair (a, b). Mixing a first: zt_hash_mix(a, b) alone
+ * hashes a ^ b, which collides for every pair with the same xor (group i
+ * and thread i + 1, say: a handful of values for millions of pairs). */
+static inline uint64_t zt_hash_pair(uint64_t a, uint64_t b)
+{
+	return zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, a), b);
+}
+
 /* FNV-1a of a NUL-terminated string, mixed. */
 static inline uint64_t zt_hash_str(const char *s)
 {

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -592,5 +593,100 @@ int elf_read_build_id(const char *path, struct prof_build_id *b)
 		return -errno;
 	ret = elf_read_build_id_fd(fd, b);
 	close(fd);
+	return ret;
+}
+
+/* [off, off + n * each) inside a file of size bytes, without overflow. */
+static int table_fits(uint64_t off, uint64_t n, uint64_t each, uint64_t size)
+{
+	return off <= size && (!each || n <= (size - off) / each);
+}
+
+/* Whether the section name table is inside the file (names can be read). */
+static int names_fit(Elf *e, size_t shstrndx, uint64_t size)
+{
+	Elf_Scn *scn = elf_getscn(e, shstrndx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+	       table_fits(sh.sh_offset, sh.sh_size, 1, size);
+}
+
+int elf_check_fd(int fd, char *why, size_t n)
+{
+	unsigned char ident[EI_NIDENT];
+	size_t shnum = 0, shstrndx = 0, i, hsize;
+	struct stat st;
+	GElf_Ehdr eh;
+	Elf *e = NULL;
+	int ret = -EBADMSG;
+
+	snprintf(why, n, "file format not recognized");
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if ((ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) ||
+	    (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)) {
+		snprintf(why, n, "an ELF header of an unknown class or byte order");
+		return -EBADMSG;
+	}
+	if (elf_lib_init())
+		return -ENOMEM;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	hsize = ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if ((uint64_t)st.st_size < hsize) {
+		snprintf(why, n, "the ELF header is cut short (file truncated)");
+		goto out;
+	}
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		snprintf(why, n, "a bad ELF header: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (eh.e_phnum && !table_fits(eh.e_phoff, eh.e_phnum, eh.e_phentsize, (uint64_t)st.st_size)) {
+		snprintf(why, n, "program headers past the end of the file (file truncated?)");
+		goto out;
+	}
+	/* the section count and name index may live in section 0 (extended numbering):
+	 * e_shoff is checked before libelf reads it */
+	if (eh.e_shoff &&
+	    !table_fits(eh.e_shoff, eh.e_shnum ? eh.e_shnum : 1, eh.e_shentsize, (uint64_t)st.st_size)) {
+		snprintf(why, n, "section headers past the end of the file (file truncated?)");
+		goto out;
+	}
+	if (elf_getshdrnum(e, &shnum) || elf_getshdrstrndx(e, &shstrndx)) {
+		snprintf(why, n, "a bad section header table: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (eh.e_shoff && !table_fits(eh.e_shoff, shnum, eh.e_shentsize, (uint64_t)st.st_size)) {
+		snprintf(why, n, "section headers past the end of the file (file truncated?)");
+		goto out;
+	}
+	if (shnum && shstrndx >= shnum) {
+		snprintf(why, n, "a bad section name table index (%zu of %zu sections)", shstrndx, shnum);
+		goto out;
+	}
+	for (i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(e, i);
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh)) {
+			snprintf(why, n, "a bad section header %zu: %s", i, elf_errmsg(-1));
+			goto out;
+		}
+		if (sh.sh_type == SHT_NOBITS || table_fits(sh.sh_offset, sh.sh_size, 1, (uint64_t)st.st_size))
+			continue;
+		name = names_fit(e, shstrndx, (uint64_t)st.st_size) ? elf_strptr(e, shstrndx, sh.sh_name)
+							      : NULL;
+		snprintf(why, n, "section '%s' past the end of the file (file truncated?)",
+			 name ? name : "?");
+		goto out;
+	}
+	why[0] = 0;
+	ret = 0;
+out:
+	elf_end(e);
 	return ret;
 }

@@ -36,4 +36,13 @@ const struct prof_build_id *elfsym_build_id(const struct elfsym *e);
 int elf_read_build_id(const char *path, struct prof_build_id *b);
 int elf_read_build_id_fd(int fd, struct prof_build_id *b);
 
+/* Whether fd (borrowed) is an ELF file whose headers and sections are all
+ * inside it, for tools that must say what is wrong with a file they cannot
+ * read (as addr2line does). Returns 0; -ENOEXEC for a file that is not ELF
+ * (or not a regular file); -EBADMSG for a damaged or truncated one; -ENOMEM;
+ * or a negative errno from fstat. why (n bytes) gets what is wrong:
+ * "file format not recognized", "section headers past the end of the
+ * file (file truncated?)", ... */
+int elf_check_fd(int fd, char *why, size_t n);
+
 #endif

@@ -35,6 +35,11 @@ struct rs_elf {
 	struct symmod *e;   /* NULL: out of memory */
 };
 
+/* A perf-map or jitdump snapshot of the profile: its pid, kind and index. */
+struct rs_bref {
+	uint32_t pid, kind, i;
+};
+
 /* The perf map and jitdump of one process. */
 struct rs_pmap {
 	uint32_t pid;
@@ -83,6 +88,11 @@ struct resolver {
 	size_t nr_map_elf;
 	struct rs_pmap *pmaps;
 	size_t nr_pmaps, cap_pmaps;
+	uint32_t *pmap_hash; /* pmaps by pid: index + 1 (open addressing) */
+	size_t pmap_hash_cap;
+	struct rs_bref *brefs; /* the perf-map and jitdump blobs by (pid, kind, order) */
+	size_t nr_brefs;
+	size_t brefs_of; /* the profile's number of blobs when they were sorted */
 	struct rs_frame *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t *frame_hash; /* index + 1 */
@@ -153,6 +163,8 @@ void resolver_free(struct resolver *r)
 	free(r->elf_hash);
 	free(r->map_elf);
 	free(r->pmaps);
+	free(r->pmap_hash);
+	free(r->brefs);
 	free(r->frames);
 	free(r->frame_hash);
 	for (i = 0; i < r->dm_cap; i++)
@@ -207,23 +219,24 @@ static struct kallsyms *get_ksyms(struct resolver *r)
 	return r->ksyms;
 }
 
-/* The pieces of blob kind of pid joined, with sep after each when sep
- * is not 0 (*len 0 and NULL when there are none). */
-static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep, size_t *len)
+/* The snapshots of one kind in refs[0..n) (one pid's, in order) joined,
+ * each followed by sep unless it is 0. NULL when there are none. */
+static uint8_t *join_blobs(const struct profile *p, const struct rs_bref *refs, size_t n,
+			   uint32_t kind, char sep, size_t *len)
 {
-	size_t i, n = 0;
+	size_t i, total = 0;
 	uint8_t *d;
 
 	*len = 0;
-	for (i = 0; i < p->nr_blobs; i++)
-		if (p->blobs[i].kind == kind && p->blobs[i].pid == pid)
-			n += p->blobs[i].len + (sep ? 1 : 0);
-	if (!n || !(d = malloc(n)))
+	for (i = 0; i < n; i++)
+		if (refs[i].kind == kind)
+			total += p->blobs[refs[i].i].len + (sep ? 1 : 0);
+	if (!total || !(d = malloc(total)))
 		return NULL;
-	for (i = 0; i < p->nr_blobs; i++) {
-		const struct prof_blob *b = &p->blobs[i];
+	for (i = 0; i < n; i++) {
+		const struct prof_blob *b = &p->blobs[refs[i].i];
 
-		if (b->kind != kind || b->pid != pid)
+		if (refs[i].kind != kind)
 			continue;
 		memcpy(d + *len, b->data, b->len);
 		*len += b->len;
@@ -233,19 +246,104 @@ static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid,
 	return d;
 }
 
+static int bref_cmp(const void *a, const void *b)
+{
+	const struct rs_bref *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The perf-map and jitdump snapshots of pid: *n of them from *refs on.
+ * Sorted once (again when zt top has added snapshots), so that a profile
+ * of many processes costs O(log n) per process, not a pass over every
+ * snapshot. 0 or -ENOMEM. */
+static int pid_blobs(struct resolver *r, uint32_t pid, const struct rs_bref **refs, size_t *n)
+{
+	size_t lo = 0, hi, i;
+
+	*n = 0;
+	*refs = NULL;
+	if (r->brefs_of != r->p->nr_blobs) {
+		for (i = 0, hi = 0; i < r->p->nr_blobs; i++)
+			hi += r->p->blobs[i].kind == PROF_BLOB_PERFMAP ||
+			      r->p->blobs[i].kind == PROF_BLOB_JITDUMP;
+		free(r->brefs);
+		r->brefs = NULL;
+		r->nr_brefs = 0;
+		if (hi && !(r->brefs = malloc(hi * sizeof(*r->brefs))))
+			return -ENOMEM;
+		r->brefs_of = r->p->nr_blobs;
+		for (i = 0; hi && i < r->p->nr_blobs; i++) {
+			const struct prof_blob *b = &r->p->blobs[i];
+
+			if (b->kind == PROF_BLOB_PERFMAP || b->kind == PROF_BLOB_JITDUMP)
+				r->brefs[r->nr_brefs++] = (struct rs_bref){ b->pid, b->kind, (uint32_t)i };
+		}
+		if (r->nr_brefs)
+			qsort(r->brefs, r->nr_brefs, sizeof(*r->brefs), bref_cmp);
+	}
+	hi = r->nr_brefs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->brefs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < r->nr_brefs && r->brefs[i].pid == pid; i++)
+		(*n)++;
+	*refs = *n ? &r->brefs[lo] : NULL;
+	return 0;
+}
+
+static int pmap_rehash(struct resolver *r)
+{
+	size_t ncap = r->pmap_hash_cap ? r->pmap_hash_cap * 2 : 64, i;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_pmaps; i++) {
+		size_t j = zt_hash_mix(0, r->pmaps[i].pid) & (ncap - 1);
+
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->pmap_hash);
+	r->pmap_hash = t;
+	r->pmap_hash_cap = ncap;
+	return 0;
+}
+
 static int own(struct resolver *r, void *p);
 
 /* The perf map and jitdump of pid, from their snapshots in the profile
- * (in order: later perf-map lines win). */
+ * (in order: later perf-map lines win). A process without snapshots (most
+ * of them) gets the one empty answer: no entry, no allocation. */
 static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 {
+	static const struct rs_pmap none;
+	const struct rs_bref *refs;
 	struct rs_pmap *pm;
-	size_t i, len;
+	size_t j, n, len;
 	char *text, *module;
 
-	for (i = 0; i < r->nr_pmaps; i++)
-		if (r->pmaps[i].pid == pid)
-			return &r->pmaps[i];
+	if (pid_blobs(r, pid, &refs, &n))
+		return NULL;
+	if (!n)
+		return &none;
+	if ((r->nr_pmaps + 1) * 2 > r->pmap_hash_cap && pmap_rehash(r))
+		return NULL;
+	j = zt_hash_mix(0, pid) & (r->pmap_hash_cap - 1);
+	for (; r->pmap_hash[j]; j = (j + 1) & (r->pmap_hash_cap - 1))
+		if (r->pmaps[r->pmap_hash[j] - 1].pid == pid)
+			return &r->pmaps[r->pmap_hash[j] - 1];
 	if (asprintf(&module, "[JIT] tid %u", pid) < 0)
 		return NULL;
 	if (own(r, module)) {
@@ -254,20 +352,21 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 	}
 	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
 		return NULL;
-	pm = &r->pmaps[r->nr_pmaps++];
+	pm = &r->pmaps[r->nr_pmaps];
 	memset(pm, 0, sizeof(*pm));
 	pm->pid = pid;
 	pm->module = module;
-	text = (char *)join_blobs(r->p, PROF_BLOB_PERFMAP, pid, '\n', &len);
+	text = (char *)join_blobs(r->p, refs, n, PROF_BLOB_PERFMAP, '\n', &len);
 	if (text && perfmap_parse(text, len, &pm->m))
 		pm->m = NULL;
 	free(text);
-	pm->jd_data = join_blobs(r->p, PROF_BLOB_JITDUMP, pid, 0, &len);
+	pm->jd_data = join_blobs(r->p, refs, n, PROF_BLOB_JITDUMP, 0, &len);
 	if (pm->jd_data && jitdump_parse(pm->jd_data, len, &pm->jd)) {
 		pm->jd = NULL;
 		free(pm->jd_data);
 		pm->jd_data = NULL;
 	}
+	r->pmap_hash[j] = (uint32_t)++r->nr_pmaps;
 	return pm;
 }
 

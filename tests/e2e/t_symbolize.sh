@@ -85,6 +85,40 @@ if [ -d /usr/lib/debug/.build-id ]; then
 	check "libc's malloc with a file:line from libc6-dbg" grep -qE '^[a-z_]*malloc$' libc.out
 	check "libc file:line" grep -qE 'malloc\.c:[0-9]+' libc.out
 fi
+# files it cannot read: a message and exit 1, as addr2line; an ELF without symbols: ?? and 0
+badsym() { # badsym DESC FILE PATTERN
+	timeout 20 "$ZT" symbolize -f -e "$2" 0x1000 > bad.out 2> bad.err
+	local rc=$?
+	check "$1: exit 1" [ "$rc" -eq 1 ]
+	check "$1: says what is wrong" contains bad.err "^zt symbolize: .*$3"
+	check "$1: no answers printed" [ ! -s bad.out ]
+}
+head -c 3000 inl > trunc
+badsym "truncated ELF" trunc "'trunc': section headers past the end of the file"
+cp inl badshoff
+# e_shoff (offset 0x28 of an ELF64 header) pointed far past the end
+printf '\xff\xff\xff\x7f' | dd of=badshoff bs=1 seek=$((0x28)) conv=notrunc status=none
+badsym "damaged section header offset" badshoff "section headers past the end of the file"
+cp inl badsec
+# the first section's offset past the end, its header left in place
+shoff=$(od -An -t u8 -j $((0x28)) -N 8 inl | tr -d ' ')
+printf '\xff\xff\xff\x7f' | dd of=badsec bs=1 seek=$((shoff + 64 + 24)) conv=notrunc status=none
+badsym "a section past the end" badsec "section '.*' past the end of the file"
+echo 'not an ELF file' > text.txt
+badsym "a text file" text.txt "'text.txt': file format not recognized"
+badsym "/dev/zero" /dev/zero "'/dev/zero': not a regular file"
+mkdir adir
+badsym "a directory" adir "'adir': is a directory"
+badsym "a missing file" missing.elf "cannot open 'missing.elf': No such file"
+# (a program of its own: a stripped copy of inl has inl's build id, and its
+# symbols in the GSYM cache)
+echo 'int main(void) { return 0; }' | gcc -x c -s -o nosyms -
+"$ZT" symbolize -e nosyms 0x1000 > nosyms.out 2> nosyms.err
+check "an ELF without symbols: exit 0" [ $? -eq 0 ]
+check "an ELF without symbols: ??" grep -q '^??:0$' nosyms.out
+# stdin without newlines: bounded lines, no growth
+timeout 20 bash -c "head -c 50000000 /dev/zero | '$ZT' symbolize -e inl > zero.out 2> zero.err"
+check "stdin of zeros ends" [ $? -eq 0 ]
 # a live process, through its maps
 "$WL/hot" wait & hp=$!; bgpids+=($hp)
 sleep 0.3
