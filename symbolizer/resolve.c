@@ -17,6 +17,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/log.h"
+#include "libprof/zbuf.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
@@ -193,26 +194,33 @@ static const char *map_module(const struct prof_mmap *m)
 	return s && s[1] ? s + 1 : m->path;
 }
 
-static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep, size_t *len);
-
 /* The kallsyms table, parsed on first use (NULL if the profile has none). */
 static struct kallsyms *get_ksyms(struct resolver *r)
 {
-	const struct prof_blob *b;
-	uint8_t *text;
-	size_t len;
+	struct zbuf text;
+	size_t i, n = 0;
 
 	if (r->ksyms_loaded)
 		return r->ksyms;
 	r->ksyms_loaded = 1;
-	b = profile_find_blob(r->p, PROF_BLOB_KALLSYMS, UINT32_MAX);
-	if (!b)
-		return NULL;
 	/* a recording stores the lines each chunk needed: all of them, joined */
-	text = join_blobs(r->p, PROF_BLOB_KALLSYMS, b->pid, '\n', &len);
-	if (!text || kallsyms_parse((const char *)text, len, &r->ksyms))
+	zbuf_init(&text);
+	for (i = 0; i < r->p->nr_blobs; i++) {
+		const struct prof_blob *b = &r->p->blobs[i];
+
+		if (b->kind != PROF_BLOB_KALLSYMS)
+			continue;
+		zbuf_put(&text, b->data, b->len);
+		zbuf_put_u8(&text, '\n');
+		n++;
+	}
+	if (!n) {
+		zbuf_release(&text);
+		return NULL;
+	}
+	if (text.err || kallsyms_parse((const char *)text.data, text.len, &r->ksyms))
 		r->ksyms = NULL;
-	free(text);
+	zbuf_release(&text);
 	if (r->ksyms && !kallsyms_count(r->ksyms))
 		zt_info("the recorded kallsyms have no addresses (kptr_restrict?): "
 			"kernel frames stay unresolved");
