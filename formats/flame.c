@@ -71,7 +71,7 @@ const char *flame_str(const struct flame *f, uint32_t id)
 
 static uint64_t node_hash(uint32_t parent, uint32_t name, uint32_t module, unsigned kind)
 {
-	return zt_hash_mix(zt_hash_mix(zt_hash_mix((uint64_t)parent << 32 | name, module), kind),
+	return zt_hash_mix(zt_hash_mix(zt_hash_pair((uint64_t)parent << 32 | name, module), kind),
 			   1);
 }
 

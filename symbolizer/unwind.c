@@ -387,12 +387,12 @@ static struct uw_space *space_get(struct unwinder *uw, uint32_t pid, uint64_t ge
 		uw->cap_spaces = 2 * MAX_SPACES;
 	}
 	mask = uw->cap_spaces - 1;
-	for (i = zt_hash_mix(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
+	for (i = zt_hash_pair(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
 		if (uw->spaces[i].pid == pid && uw->spaces[i].gen == gen)
 			return &uw->spaces[i];
 	if (uw->nr_spaces >= MAX_SPACES) {
 		space_drop_all(uw);
-		for (i = zt_hash_mix(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
+		for (i = zt_hash_pair(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
 			;
 	}
 	s = &uw->spaces[i];
