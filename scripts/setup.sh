@@ -21,6 +21,11 @@ if [ "${1:-}" = "--test" ]; then
 	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
+	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:
+	# MiniDebugInfo sections (test_debugfind); python3: a CRC32 reference
+	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal
+	# Debian has none of the first three.
+	pkgs+=(g++ xz-utils python3 perl)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
