@@ -302,9 +302,9 @@ static int is_recording(const char *path)
 
 	if (fd < 0)
 		return 1; /* let the loader say why */
-	if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) || S_ISDIR(st.st_mode))
 		n = -1; /* the loader says what a directory is not */
-	else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+	else if (S_ISREG(st.st_mode))
 		n = pread(fd, magic, sizeof(magic), 0);
 	close(fd);
 	return n < 0 ||

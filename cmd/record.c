@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +28,7 @@
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
+#include "libprof/hash.h"
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "libprof/text.h"
@@ -150,6 +149,7 @@ struct record {
 	size_t nr_forks, cap_forks;
 	struct perfmap_snap *pmaps; /* perf maps and jitdumps, and what of them is stored */
 	size_t nr_pmaps, cap_pmaps;
+	size_t nr_jitdumps;         /* ... of them jitdumps */
 	struct u64set kips;  /* kernel addresses seen in samples (hidden: symbol slots) */
 	uint64_t *knew;      /* ... of them, not yet covered by a kallsyms blob */
 	size_t nr_knew, cap_knew;
@@ -162,6 +162,7 @@ struct record {
 	bool kfake_bounds;   /* ... and the _text/_etext of its slots are written */
 	bool modules_written;
 	uint64_t kbuf[2 * ZT_MAX_FRAMES]; /* a stack with its kernel addresses hidden */
+	struct { uint64_t ip, slot; } kmemo[4096]; /* recent kernel_hide() answers */
 	struct pending *pend;
 	size_t nr_pend, cap_pend;
 	struct bid_memo *memo;
@@ -213,28 +214,14 @@ static void note_err(struct record *r, int err)
  * FIFO or device planted at the path since (O_NONBLOCK, a regular file). */
 static int open_mapping(const struct prof_mmap *m, struct stat *st)
 {
-	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-	char p[PATH_MAX + 64];
-	int fd, rfd;
+	char p[64];
+	int fd;
 
 	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", m->pid, (unsigned long long)m->start,
 		 (unsigned long long)(m->start + m->len));
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path[0] == '/') {
-		snprintf(p, sizeof(p), "/proc/%u/root", m->pid);
-		rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (rfd >= 0) {
-			fd = (int)syscall(SYS_openat2, rfd, m->path + 1, &how, sizeof(how));
-			close(rfd);
-			if (fd < 0 && errno == ENOSYS) { /* before Linux 5.6 */
-				snprintf(p, sizeof(p), "/proc/%u/root%s", m->pid, m->path);
-				fd = open(p, how.flags);
-			}
-		} else {
-			fd = open(m->path, how.flags);
-		}
-	}
+	if (fd < 0 && m->path[0] == '/')
+		fd = procfile_open_in_root(m->pid, m->path, 0);
 	if (fd >= 0 && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
 		close(fd);
 		fd = -1;
@@ -634,19 +621,27 @@ static void kernel_new(struct record *r, uint64_t v)
 	r->knew[r->nr_knew++] = v;
 }
 
-/* The slot address standing for kernel address ip (see above). */
+/* The slot address standing for kernel address ip (see above). Every
+ * kernel frame of every sample comes here: a small direct-mapped memo in
+ * front of the bisection. */
 static uint64_t kernel_hide(struct record *r, uint64_t ip)
 {
-	uint64_t off;
+	size_t h = zt_hash_mix(0, ip) & (sizeof(r->kmemo) / sizeof(r->kmemo[0]) - 1);
+	uint64_t off, slot;
 	long i;
 
-	if (!r->ktab)
-		return KFAKE_UNKNOWN;
-	i = kallsyms_find(r->ktab, ip, &off);
-	if (i < 0)
-		return KFAKE_UNKNOWN;
-	kernel_new(r, (uint64_t)i + 1);
-	return KFAKE_BASE + ((uint64_t)i + 1) * KFAKE_SLOT + off;
+	if (r->kmemo[h].ip == ip && ip)
+		return r->kmemo[h].slot;
+	i = r->ktab ? kallsyms_find(r->ktab, ip, &off) : -1;
+	if (i < 0) {
+		slot = KFAKE_UNKNOWN;
+	} else {
+		kernel_new(r, (uint64_t)i + 1);
+		slot = KFAKE_BASE + ((uint64_t)i + 1) * KFAKE_SLOT + off;
+	}
+	r->kmemo[h].ip = ip;
+	r->kmemo[h].slot = slot;
+	return slot;
 }
 
 /* /proc/modules, with the load addresses zeroed when they are hidden (as
@@ -791,17 +786,12 @@ out:
 		close(fd);
 }
 
-/* The snapshot state of (pid, kind, path), added when new; NULL on ENOMEM.
- * The owner is read when the state is made (the process lives then). */
-static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kind, const char *path)
+/* A new snapshot state for (pid, kind, path); NULL on ENOMEM. The owner
+ * is read now, while the process lives. */
+static struct perfmap_snap *snap_new(struct record *r, uint32_t pid, uint32_t kind, const char *path)
 {
 	struct perfmap_snap *ps;
-	size_t i;
 
-	for (i = 0; i < r->nr_pmaps; i++)
-		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == kind &&
-		    (kind == PROF_BLOB_PERFMAP || !strcmp(r->pmaps[i].path, path)))
-			return &r->pmaps[i];
 	if (ZT_GROW(r->pmaps, r->cap_pmaps, r->nr_pmaps + 1))
 		return NULL;
 	ps = &r->pmaps[r->nr_pmaps];
@@ -816,6 +806,7 @@ static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kin
 		ps->path = strdup(p);
 	} else {
 		ps->path = strdup(path);
+		r->nr_jitdumps++;
 	}
 	if (!ps->path)
 		return NULL;
@@ -825,26 +816,29 @@ static struct perfmap_snap *snap_of(struct record *r, uint32_t pid, uint32_t kin
 	return ps;
 }
 
+/* A process seen in a sample for the first time: its perf map state, and
+ * what of its files there is now (short-lived JITs too). */
 static void snapshot_perfmap(struct record *r, uint32_t pid)
 {
-	struct perfmap_snap *ps;
+	struct perfmap_snap *ps = snap_new(r, pid, PROF_BLOB_PERFMAP, NULL);
 	size_t i;
 
-	if ((ps = snap_of(r, pid, PROF_BLOB_PERFMAP, NULL)))
+	if (ps)
 		snapshot_file(r, ps);
-	/* jitdumps this process mapped (see on_mmap) */
-	for (i = 0; i < r->nr_pmaps; i++)
+	/* jitdumps this process mapped before (see on_mmap) */
+	for (i = 0; r->nr_jitdumps && i < r->nr_pmaps; i++)
 		if (r->pmaps[i].pid == pid && r->pmaps[i].kind == PROF_BLOB_JITDUMP)
 			snapshot_file(r, &r->pmaps[i]);
 }
 
+/* At each flush: what is new in the files of the sampled processes. */
 static void snapshot_perfmaps(struct record *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->sampled.cap; i++)
-		if (r->sampled.k[i])
-			snapshot_perfmap(r, (uint32_t)r->sampled.k[i]);
+	for (i = 0; i < r->nr_pmaps; i++)
+		if (u64set_has(&r->sampled, r->pmaps[i].pid))
+			snapshot_file(r, &r->pmaps[i]);
 }
 
 /* perf's JIT interface: a runtime writes jit-PID.dump and maps it
@@ -853,7 +847,7 @@ static void note_jitdump(struct record *r, const struct prof_mmap *m)
 {
 	const char *base = strrchr(m->path, '/');
 	struct perfmap_snap *ps;
-	size_t digits;
+	size_t digits, i;
 	char p[80];
 
 	/* jit-N.dump: N is the pid in the process's own namespace */
@@ -862,7 +856,12 @@ static void note_jitdump(struct record *r, const struct prof_mmap *m)
 	digits = strspn(base + 5, "0123456789");
 	if (!digits || strcmp(base + 5 + digits, ".dump"))
 		return;
-	ps = snap_of(r, m->pid, PROF_BLOB_JITDUMP, m->path);
+	for (ps = NULL, i = 0; r->nr_jitdumps && i < r->nr_pmaps && !ps; i++)
+		if (r->pmaps[i].pid == m->pid && r->pmaps[i].kind == PROF_BLOB_JITDUMP &&
+		    !strcmp(r->pmaps[i].path, m->path))
+			ps = &r->pmaps[i];
+	if (!ps)
+		ps = snap_new(r, m->pid, PROF_BLOB_JITDUMP, m->path);
 	if (!ps) {
 		r->lost_events++;
 		return;

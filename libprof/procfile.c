@@ -72,48 +72,45 @@ int procfile_check(const struct procfile_owner *o, int fd, size_t max, struct st
 	return 0;
 }
 
-/* openat2 with every component resolved without symbolic links (and, in
- * the process's root, without leaving it); -ENOSYS before Linux 5.6. */
-static int open_nolinks(int dirfd, const char *rel, int in_root)
+int procfile_open_in_root(uint32_t pid, const char *path, int nolinks)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | (in_root ? RESOLVE_IN_ROOT : 0),
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nolinks ? O_NOFOLLOW : 0),
+		.resolve = RESOLVE_NO_MAGICLINKS | (nolinks ? RESOLVE_NO_SYMLINKS : 0),
 	};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	char p[PATH_MAX + 32];
+	int rfd, fd;
 
-	return fd < 0 ? -errno : (int)fd;
+	if (path[0] != '/')
+		return -EINVAL;
+	snprintf(p, sizeof(p), "/proc/%u/root", pid);
+	rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd >= 0) {
+		how.resolve |= RESOLVE_IN_ROOT;
+		fd = (int)syscall(SYS_openat2, rfd, path + 1, &how, sizeof(how));
+		close(rfd);
+	} else {
+		/* the process is gone: its files, if any, are in this root */
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	}
+	if (fd < 0 && errno == ENOSYS) {
+		/* before Linux 5.6: links in the last component at most are refused */
+		if (rfd >= 0 && snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path) < (int)sizeof(p))
+			fd = open(p, (int)how.flags);
+		else
+			fd = open(path, (int)how.flags);
+	}
+	if (fd < 0)
+		return errno == EXDEV ? -ELOOP : -errno; /* EXDEV: a link would leave the root */
+	return fd;
 }
 
 int procfile_open(const struct procfile_owner *o, const char *path, size_t max, struct stat *st)
 {
-	char root[64];
-	int rfd, fd, err;
+	int fd = procfile_open_in_root(o->pid, path, 1), err;
 
-	if (path[0] != '/')
-		return -EINVAL;
-	snprintf(root, sizeof(root), "/proc/%u/root", o->pid);
-	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd >= 0) {
-		fd = open_nolinks(rfd, path + 1, 1);
-		close(rfd);
-	} else {
-		/* the process is gone: its files, if any, are in this root */
-		fd = open_nolinks(AT_FDCWD, path, 0);
-	}
-	if (fd == -ENOSYS) {
-		/* no openat2: at least the last component is not followed */
-		char p[PATH_MAX];
-
-		if (rfd >= 0 && snprintf(p, sizeof(p), "%s%s", root, path) < (int)sizeof(p))
-			fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		else
-			fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
 	if (fd < 0)
-		return fd == -EXDEV ? -ELOOP : fd; /* EXDEV: a link would leave the root */
+		return fd;
 	err = procfile_check(o, fd, max, st);
 	if (err) {
 		close(fd);

@@ -45,6 +45,14 @@ int procfile_owned(const struct procfile_owner *o, uid_t uid);
  */
 int procfile_open(const struct procfile_owner *o, const char *path, size_t max, struct stat *st);
 
+/* The opening part of procfile_open(), for any file of process pid (a
+ * binary it mapped, say): path resolved inside the process's root, absolute
+ * links staying inside it (else, the process gone, in this root), read-only,
+ * non-blocking; with nolinks, no symbolic link at all. No checks of what
+ * was opened. Returns the descriptor or a negative errno (-ELOOP: a link
+ * refused). */
+int procfile_open_in_root(uint32_t pid, const char *path, int nolinks);
+
 /* Check a descriptor opened otherwise (a mapping's /proc/PID/map_files
  * entry) by the same rules: 0 or the errors above. */
 int procfile_check(const struct procfile_owner *o, int fd, size_t max, struct stat *st);

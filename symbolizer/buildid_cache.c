@@ -110,17 +110,18 @@ int buildid_cache_path(const struct buildid_cache *c, const struct prof_build_id
 	return S_ISREG(st.st_mode) ? 0 : -ENOENT;
 }
 
-/* mkdir -p (path is modified and restored). */
-static int make_dirs(char *path)
+int buildid_cache_mkdirs(const char *dir, mode_t mode)
 {
-	char *p = path;
+	char path[PATH_MAX], *p = path;
 	int ret;
 
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
 	for (;;) {
 		p = strchr(p + 1, '/');
 		if (p)
 			*p = 0;
-		if (path[0] && mkdir(path, 0755) && errno != EEXIST)
+		if (path[0] && mkdir(path, mode) && errno != EEXIST)
 			ret = -errno;
 		else
 			ret = 0;
@@ -238,7 +239,7 @@ static int store_job(void *arg)
 		return -ENAMETOOLONG;
 	memcpy(tmp, s->path, dlen);
 	tmp[dlen] = 0;
-	ret = make_dirs(tmp);
+	ret = buildid_cache_mkdirs(tmp, 0755);
 	if (ret)
 		goto out;
 	memcpy(tmp + dlen, TMP_NAME, sizeof(TMP_NAME));

@@ -51,6 +51,9 @@ int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_
 int buildid_cache_store(const struct buildid_cache *c, const char *path, const void *data,
 			size_t len, const char *src);
 
+/* mkdir -p dir, making what is missing with mode. 0 or a negative errno. */
+int buildid_cache_mkdirs(const char *dir, mode_t mode);
+
 /* The cache directory for what only root may read (kernel addresses):
  * c->dir when no sudo user is involved, else root's own ~/.cache/zt.
  * Returns a new string or NULL. */

@@ -146,23 +146,12 @@ static uint64_t fnv64(const char *s, size_t n)
  * and the directory must end up a real one owned by this user. */
 static int make_private_dir(const char *dir)
 {
-	char p[PATH_MAX];
 	struct stat st;
-	size_t i;
+	int err = buildid_cache_mkdirs(dir, 0700);
 
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (i = 1; p[i]; i++) {
-		if (p[i] != '/')
-			continue;
-		p[i] = 0;
-		if (mkdir(p, 0700) && errno != EEXIST)
-			return -errno;
-		p[i] = '/';
-	}
-	if (mkdir(p, 0700) && errno != EEXIST)
-		return -errno;
-	if (lstat(p, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+	if (err)
+		return err;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
 		return -EPERM;
 	return 0;
 }
