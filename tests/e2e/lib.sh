@@ -38,4 +38,18 @@ finish() {
 	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi
 	echo "FAILED ($fails)"; exit 1
 }
+# Real perf is the oracle, and perf 6.1 here sometimes aborts in its build-id
+# code ("assertion failed at util/build-id.c", "stack smashing detected"),
+# reading a file as well as recording it. perf_retry perf-ARGS...: perf's
+# stdout from the first of five runs that completes (a run that dies part-way
+# leaves nothing behind); 1 when none does.
+perf_retry() {
+	local i out
+	out=$(mktemp "$T/perf-out.XXXXXX")
+	for i in 1 2 3 4 5; do
+		perf "$@" > "$out" 2> /dev/null && { cat "$out"; rm -f "$out"; return 0; }
+	done
+	rm -f "$out"
+	return 1
+}
 between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }

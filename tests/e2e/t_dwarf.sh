@@ -11,7 +11,7 @@ precord() { local i; for i in 1 2 3 4 5; do perf record -B --buildid-mmap "$@" >
 
 # Folded stacks from `perf script` (leaf-first frame lines after each header)
 perf_folded() {
-	perf script -F comm,ip,sym --no-inline -i "$1" 2>/dev/null | awk '
+	perf_retry script -F comm,ip,sym --no-inline -i "$1" | awk '
 		function out() { if (st != "") c[comm ";" st]++; st = "" }
 		/^[^ \t]/ { out(); comm = $1; next }
 		/^[ \t]+[0-9a-f]+ / { s = $2; sub(/\+0x[0-9a-f]+$/, "", s); st = st == "" ? s : s ";" st; next }
@@ -82,7 +82,7 @@ check "recording stays readable without unwinding errors" [ ! -s dw.err ]
 leaf_chain() { awk '/nf_leaf$/ && /%/ { f = 1; next } f && /^ +[0-9.]+%/ { exit } f && NF' "$1" |
 	sed -E 's/@@?GLIBC_[0-9.]+$//; s/^[ |-]+//; s/^[0-9.]+%--//' |
 	awk '/^(_start|__libc_start_main|__libc_start_call_main|main|nf_[a-z_]+)$/ && !seen[$0]++'; }
-perf report --stdio --no-children -G --no-inline -i chain.perf 2>/dev/null > chain-perf.rep
+perf_retry report --stdio --no-children -G --no-inline -i chain.perf > chain-perf.rep
 "$ZT" report --stdio --no-children -G --no-inline -i dw.data > dw-G.rep 2>/dev/null
 leaf_chain chain-perf.rep > chain-perf.leaf
 leaf_chain dw-G.rep > chain-zt.leaf
@@ -139,7 +139,7 @@ check "report: main has ~all the samples as Children" \
 "$ZT" flame -i dw.data -o dw.svg 2> flame.err
 check "flame: the chain is in the graph" grep -q 'nf_middle' dw.svg
 "$ZT" convert -i dw.data -o dw.perf > /dev/null 2>&1
-perf report --stdio --no-children -G -i dw.perf 2>/dev/null > dw-perf.rep
+perf_retry report --stdio --no-children -G -i dw.perf > dw-perf.rep
 grep -A12 'nf_leaf$' dw-perf.rep > dw-perf-chain.txt
 check "convert: perf report shows the unwound chain" grep -q 'nf_middle' dw-perf-chain.txt
 

@@ -5,7 +5,7 @@ cd "$T"
 # perf 6.1 on this kernel sometimes aborts in its build-id post-processing
 # ("assertion failed at util/build-id.c"): -B skips it; retry a few times
 precord() { local i; for i in 1 2 3 4 5; do perf record -B "$@" > /dev/null 2>&1 && return 0; done; return 1; }
-preport() { local i; for i in 1 2 3 4 5; do perf "$@" 2>/dev/null && return 0; done; return 1; }
+preport() { perf_retry "$@"; }
 # perf names a libc function from its .dynsym with the version
 # (clock_gettime@@GLIBC_2.17), zt from libc6-dbg's symbol table without
 rows() { grep -E '^ +[0-9]' "$1" | head -n "$2" | sed -E 's/@@?GLIBC_[0-9.]+$//'; }

@@ -6,7 +6,7 @@ cd "$T"
 # perf 6.1 on this kernel sometimes aborts in its build-id post-processing:
 # -B skips it; retry a few times
 precord() { local i; for i in 1 2 3 4 5; do perf record -B "$@" > /dev/null 2>&1 && return 0; done; return 1; }
-preport() { local i; for i in 1 2 3 4 5; do perf report "$@" 2> /dev/null && return 0; done; return 1; }
+preport() { perf_retry report "$@"; }
 # The entries of at least $2 percent with the call chains under them, one
 # block per entry, sorted (entries of equal overhead may come in another
 # order); frames outside any symbol are named differently ([unknown],
@@ -64,7 +64,7 @@ same "--comm tree-worker (column elided)" --comm tree-worker --no-children -- --
 same "--symbols leaf_x,tree_c" --symbols leaf_x,tree_c --no-children -- --symbols leaf_x,tree_c --no-children
 same "--dso tree" --dso tree --no-children -- --dso tree --no-children
 same "--percent-limit 20" --percent-limit 20 -- --percent-limit 20
-first=$(perf script -i t.perf -F time 2> /dev/null | awk 'NR == 1 { sub(":", "", $1); print $1 }')
+first=$(perf_retry script -i t.perf -F time 2> /dev/null | awk 'NR == 1 { sub(":", "", $1); print $1 }')
 mid=$(awk -v t="$first" 'BEGIN { printf "%.6f", t + 0.5 }')
 same "--time START,END" --time "$first,$mid" --no-children -- --time "$first,$mid" --no-children
 "$ZT" report -i t.perf --stdio --no-children --time "$first,$mid" > tm.txt

@@ -121,31 +121,37 @@ check "full disk: said" contains full.err 'cannot write the output'
 check "missing input: exit 1" [ $? -eq 1 ]
 check "missing input: named" contains miss.err "cannot open 'missing.data'"
 
-# the same workload under real perf: its lines fit the same patterns
-perf_ok() { # perf script -i p.data ARGS: retried where perf 6.1 crashes
-	local i
-	for i in 1 2 3 4 5; do
-		perf script -i p.data "$@" > perf-try.txt 2> /dev/null && cat perf-try.txt && return 0
+# the same workload under real perf: its lines fit the same patterns.
+# perf 6.1 here sometimes dies in its build-id code ("assertion failed at
+# util/build-id.c", "stack smashing detected"), on some recordings every
+# time: record with --buildid-mmap -B (as t_report.sh), and record again
+# until every perf script output the checks need comes out of one file
+perf_fields="comm,tid,time comm,pid,tid,event,ip,sym ip,dso"
+perf_outputs() {
+	local f
+	perf script -i p.data > p.txt 2> /dev/null || return 1
+	perf script -i p.data -F -period > pp.txt 2> /dev/null || return 1
+	for f in $perf_fields; do
+		perf script -i p.data -F $f > "pf0-$f.txt" 2> /dev/null || return 1
 	done
-	return 1
 }
 if command -v perf > /dev/null; then
-	# perf 6.1 here sometimes dies in its build-id code ("assertion failed
-	# at util/build-id.c", "stack smashing detected"): try a few times
-	for try in 1 2 3 4 5; do
-		perf record -q -B -e cpu-clock -g -o p.data -- "$WL/hot" hot 0.5 > /dev/null 2>&1 &&
-			perf script -i p.data > p.txt 2> /dev/null && break
+	perf_good=0
+	for try in 1 2 3 4 5 6; do
+		perf record -q --buildid-mmap -B -e cpu-clock -g -o p.data -- "$WL/hot" hot 0.5 \
+			> /dev/null 2>&1 && perf_outputs && { perf_good=1; break; }
 	done
+	check "perf recorded a file its own perf script reads (6 tries)" [ $perf_good -eq 1 ]
 	pst=$(structure p.txt)
 	echo "  perf script structure: $pst"
 	check "perf script's output fits the same patterns" grep -qxE '[0-9]+' <<< "$pst"
 	check "perf script has the same zt_hot_a lines" \
 		contains p.txt $'^\t {8,}[0-9a-f]+ zt_hot_a\\+0x[0-9a-f]+ \\(.*/hot\\)$'
-	perf_ok -F -period > pp.txt; collapse < pp.txt > pc.txt
+	collapse < pp.txt > pc.txt
 	check "perf's folded stacks have the same shape" \
 		contains pc.txt '^hot;(.*;)?main;run_for;zt_round;zt_hot_a [0-9]+$'
-	for f in comm,tid,time comm,pid,tid,event,ip,sym ip,dso; do
-		perf_ok -F $f > pf0.txt; sed -n '1,3p' pf0.txt | sed 's/[0-9a-f]/0/g; s/hot /comm /' > pf.txt
+	for f in $perf_fields; do
+		sed -n '1,3p' "pf0-$f.txt" | sed 's/[0-9a-f]/0/g; s/hot /comm /' > pf.txt
 		"$ZT" script -i w.data -F $f | sed -n '1,3p' | sed 's/[0-9a-f]/0/g; s/hot /comm /' > zf.txt
 		# same columns: the lines match once digits are masked (widths may differ by digits)
 		check "-F $f: same line shapes as perf" \
