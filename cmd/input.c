@@ -11,7 +11,9 @@
 #include "formats/ztdata.h"
 #include "libprof/fileio.h"
 #include "libprof/proctree.h"
+#include "libprof/procfile.h"
 #include "symbolizer/ksource.h"
+#include "symbolizer/perfmap.h"
 #include "symbolizer/unwind.h"
 
 struct unwind_pass {
@@ -150,6 +152,25 @@ static int kernel_symbols(const char *path, const struct symopts *so, struct pro
 	return 0;
 }
 
+/* perf.data carries no perf maps: perf report reads /tmp/perf-PID.map
+ * when it reports, and so does this, by perf's safety rule (see perfmap.h). */
+static int jit_maps(const char *path, struct profile *p)
+{
+	struct perfmap_host_info pi;
+
+	if (perfmap_add_host(p, NULL, &pi)) {
+		cmd_error("out of memory reading the perf maps for '%s'", path);
+		return -1;
+	}
+	if (pi.used)
+		cmd_info("JIT symbols from %u /tmp/perf-PID.map file%s", pi.used, pi.used == 1 ? "" : "s");
+	if (pi.refused)
+		cmd_warn("'/tmp/perf-%u.map' not used: %s%s (it must be a file owned by you or root)",
+			 pi.refused_pid, procfile_why(pi.refused_err),
+			 pi.refused > 1 ? ", and more" : "");
+	return 0;
+}
+
 static int load_perf(const char *path, const struct zt_image *img, int force, const char *event,
 		     const struct symopts *so, struct profile *p)
 {
@@ -172,6 +193,8 @@ static int load_perf(const char *path, const struct zt_image *img, int force, co
 	if (info.dwarf && unwind_stacks(path, img, &o, so, p))
 		return -1;
 	if (kernel_symbols(path, so, p, 1))
+		return -1;
+	if (jit_maps(path, p))
 		return -1;
 	cmd_info("read %zu samples of '%s' (%u events in the file), %zu mappings, %zu task events from '%s'",
 		 p->nr_samples, profile_get_meta(p, "event") ? profile_get_meta(p, "event") : "?",
