@@ -103,7 +103,9 @@ if [ -n "$bid" ]; then
 	fi
 fi
 "$ZT" report -i k.perf --stdio -k /nonexistent/vmlinux > /dev/null 2> nx.err
-check "-k of a missing file: an error naming it" [ $? -eq 1 ] && contains nx.err "cannot read '/nonexistent/vmlinux'"
+rc=$?
+check "-k of a missing file: exit 1" [ $rc -eq 1 ]
+check "-k of a missing file: an error naming it" contains nx.err "cannot read '/nonexistent/vmlinux'"
 
 # zt.data: the options replace the recorded kernel symbols
 "$ZT" record -q -a -g -o z.data -- dd if=/dev/zero of=/dev/null bs=1 count=1000000 2> /dev/null
