@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Reading a recording for any command, with the messages users see. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/input.h"
@@ -9,6 +11,9 @@
 #include "formats/ztdata.h"
 #include "libprof/fileio.h"
 #include "libprof/proctree.h"
+#include "libprof/procfile.h"
+#include "symbolizer/ksource.h"
+#include "symbolizer/perfmap.h"
 #include "symbolizer/unwind.h"
 
 struct unwind_pass {
@@ -84,12 +89,94 @@ static int unwind_stacks(const char *path, const struct zt_image *img,
 	return 0;
 }
 
+/*
+ * Kernel symbols as perf takes them: from --kallsyms or -k/--vmlinux when
+ * given (replacing a zt.data file's own), else for perf.data (which carries
+ * none) this host's when it runs the recorded kernel build, relocated when
+ * the recording comes from another boot. -1 after an error message (a file
+ * given that cannot be read); a file that does not fit is a warning, as in
+ * perf, and the frames stay unresolved.
+ */
+static int kernel_symbols(const char *path, const struct symopts *so, struct profile *p, int perf)
+{
+	struct ksource_opts ko = { 0 };
+	struct ksource_info info;
+	char a[2 * ZT_BUILD_ID_MAX + 1], b[2 * ZT_BUILD_ID_MAX + 1];
+	const char *file;
+	int k, fd;
+
+	if (so) {
+		ko.kallsyms = so->kallsyms;
+		ko.vmlinux = so->kallsyms ? NULL : so->vmlinux;
+		ko.cache = so->have_cache ? &so->cache : NULL;
+	}
+	file = ko.kallsyms ? ko.kallsyms : ko.vmlinux;
+	if (!file && !perf)
+		return 0; /* zt.data has its own */
+	if (file) {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			cmd_error("cannot read '%s': %s", file, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	k = ksource_add(p, &ko, &info);
+	if (!k && (file || info.delta))
+		cmd_info("kernel symbols from '%s'%s%s", info.source,
+			 info.delta ? ", moved to the recorded _text" : "",
+			 info.delta && !file ? " (this kernel, recorded in another boot)" : "");
+	else if (k == -EXDEV)
+		cmd_info("kernel frames stay unresolved: '%s' was recorded by another kernel build "
+			 "or on another machine (--kallsyms FILE or --vmlinux VMLINUX of that kernel "
+			 "would resolve them)", path);
+	else if (k == -EKEYREJECTED)
+		cmd_warn("'%s' has build id %s, the recorded kernel %s: not used, kernel frames stay "
+			 "unresolved (give the vmlinux of the recorded kernel)", file,
+			 info.src_bid.len ? prof_build_id_hex(&info.src_bid, a) : "none",
+			 prof_build_id_hex(&info.rec_bid, b));
+	else if (k == -ENOTSUP)
+		cmd_warn("'%s' was recorded with hidden kernel addresses: '%s' cannot place them, "
+			 "the recorded kernel symbols are used", path, file);
+	else if (k == -EACCES)
+		cmd_info("kernel frames stay unresolved: the kernel addresses in '%s' are hidden "
+			 "(kernel.kptr_restrict)", info.source);
+	else if (k == -ENOENT && ko.vmlinux)
+		cmd_warn("'%s' has no _text symbol (not a vmlinux?): kernel frames stay unresolved", file);
+	else if (k == -ENOEXEC)
+		cmd_warn("'%s' is not an ELF file with a symbol table: kernel frames stay unresolved",
+			 file);
+	else if (k && k != -EEXIST)
+		cmd_info("kernel frames stay unresolved: %s: %s", info.source ? info.source : path,
+			 strerror(-k));
+	return 0;
+}
+
+/* perf.data carries no perf maps: perf report reads /tmp/perf-PID.map
+ * when it reports, and so does this, by perf's safety rule (see perfmap.h). */
+static int jit_maps(const char *path, struct profile *p)
+{
+	struct perfmap_host_info pi;
+
+	if (perfmap_add_host(p, NULL, &pi)) {
+		cmd_error("out of memory reading the perf maps for '%s'", path);
+		return -1;
+	}
+	if (pi.used)
+		cmd_info("JIT symbols from %u /tmp/perf-PID.map file%s", pi.used, pi.used == 1 ? "" : "s");
+	if (pi.refused)
+		cmd_warn("'/tmp/perf-%u.map' not used: %s%s (it must be a file owned by you or root)",
+			 pi.refused_pid, procfile_why(pi.refused_err),
+			 pi.refused > 1 ? ", and more" : "");
+	return 0;
+}
+
 static int load_perf(const char *path, const struct zt_image *img, int force, const char *event,
 		     const struct symopts *so, struct profile *p)
 {
 	struct perfdata_opts o = { -1, event };
 	struct perfdata_info info;
-	int ret, k;
+	int ret;
 
 	ret = perfdata_read_mem(img->data, img->len, p, &o, &info);
 	if (ret == -EBADMSG && force && info.good_end > info.data_offset) {
@@ -105,12 +192,10 @@ static int load_perf(const char *path, const struct zt_image *img, int force, co
 	}
 	if (info.dwarf && unwind_stacks(path, img, &o, so, p))
 		return -1;
-	/* perf.data carries no kernel symbols: this machine's, if it made the file */
-	k = perfdata_add_host_kallsyms(p, NULL);
-	if (k && k != -EEXIST)
-		cmd_info("kernel frames stay unresolved: %s",
-			 k == -EXDEV ? "recorded on another machine or kernel"
-			 : k == -ESTALE ? "recorded before the last boot" : strerror(-k));
+	if (kernel_symbols(path, so, p, 1))
+		return -1;
+	if (jit_maps(path, p))
+		return -1;
 	cmd_info("read %zu samples of '%s' (%u events in the file), %zu mappings, %zu task events from '%s'",
 		 p->nr_samples, profile_get_meta(p, "event") ? profile_get_meta(p, "event") : "?",
 		 info.nr_events, p->nr_mmaps, p->nr_tasks, path);
@@ -160,6 +245,8 @@ static int load_zt(const char *path, const struct zt_image *img, int force, cons
 	}
 	cmd_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'", p->nr_samples,
 		 p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
+	if (kernel_symbols(path, so, p, 0))
+		return -1;
 	return unwind_stacks(path, img, NULL, so, p);
 }
 

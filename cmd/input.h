@@ -11,8 +11,10 @@
  * complete part with a warning; a damaged one is an error naming the
  * offset, unless force (then its readable part, with a warning). event
  * picks one of a perf.data file's events by name (NULL: the first).
- * perf.data recorded on this machine since its last boot gets the
- * kernel's symbols from /proc/kallsyms. Prints its own messages as
+ * Kernel symbols come from so's --kallsyms or --vmlinux file when given
+ * (replacing a zt.data file's own), else, for perf.data of this host's
+ * kernel build, from /proc/kallsyms, relocated to the recorded boot's
+ * _text (see symbolizer/ksource.h). Prints its own messages as
  * "zt CMD: ...". Returns 0, or -1 after an error message.
  * path must be a regular file (zt has no pipe mode): a pipe, a FIFO, a
  * device or a directory is refused without waiting or reading; the file is

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The options every command that symbolizes shares (--symfs, --debug-dir,
- * --no-debuginfod, -v), and the symbol-module settings they make.
+ * --no-debuginfod, -k/--vmlinux, --kallsyms, -v), and the symbol-module
+ * settings they make.
  */
 #ifndef ZT_SYMOPTS_H
 #define ZT_SYMOPTS_H
@@ -12,6 +13,8 @@
 
 struct symopts {
 	const char *symfs;
+	const char *vmlinux;  /* -k/--vmlinux FILE: kernel symbols from it */
+	const char *kallsyms; /* --kallsyms FILE: kernel symbols from it, not /proc/kallsyms */
 	const char **debug_dirs; /* NULL-terminated, from --debug-dir (repeatable) */
 	int nr_debug_dirs;
 	int use_debuginfod, use_cache, verbose; /* set both to 1 before parsing */
@@ -27,6 +30,10 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg);
 	{ OPT_STRING, 0, "symfs", &(so).symfs, "dir", "look for binaries and debug files under DIR" }, \
 	{ OPT_CALLBACK, 0, "debug-dir", &(so), "dir", "also look for debug files in DIR (repeatable)",  \
 	  symopts_add_debug_dir },                                                                      \
+	{ OPT_STRING, 'k', "vmlinux", &(so).vmlinux, "file",                                            \
+	  "kernel symbols from this vmlinux (an ELF file with the recorded kernel's build id)" },      \
+	{ OPT_STRING, 0, "kallsyms", &(so).kallsyms, "file",                                            \
+	  "kernel symbols from this kallsyms file instead of /proc/kallsyms" },                         \
 	{ OPT_BOOL, 0, "debuginfod", &(so).use_debuginfod, NULL,                                        \
 	  "ask debuginfod servers (DEBUGINFOD_URLS; default); --no-debuginfod: do not" },              \
 	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \

@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
+#include "symbolizer/ksource.h"
 #include "cmd/target.h"
 #include "cmd/top.h"
 #include "cmd/tui.h"
@@ -443,11 +444,15 @@ static void direct_mmap(void *ctx, const struct prof_mmap *m)
 }
 
 /* The kernel's symbols for the live model: the per-boot cache, else
- * /proc/kallsyms (once: kernel frames then resolve like any other). */
+ * /proc/kallsyms (once: kernel frames then resolve like any other); with
+ * --kallsyms or --vmlinux, that file instead, moved to this boot's _text. */
 static void load_kernel_symbols(struct top *t)
 {
-	char *text;
-	size_t len;
+	struct ksource_opts ko = { .kallsyms = t->so.kallsyms,
+				   .vmlinux = t->so.kallsyms ? NULL : t->so.vmlinux };
+	struct ksource_info info;
+	char *text, *ftext;
+	size_t len, flen;
 	int cached, err;
 
 	err = kcache_read(t->so.have_cache ? &t->so.cache : NULL, NULL, 0, &text, &len, &cached);
@@ -455,9 +460,32 @@ static void load_kernel_symbols(struct top *t)
 		cmd_warn("cannot read /proc/kallsyms: %s: kernel frames stay unresolved", strerror(-err));
 		return;
 	}
-	if (len <= 16 || !strncmp(text, "0000000000000000", 16))
+	if (len <= 16 || !strncmp(text, "0000000000000000", 16)) {
 		cmd_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames stay unresolved");
-	else if (live_kernel_symbols(&t->live, text, len))
+		free(text);
+		return;
+	}
+	if (ko.kallsyms || ko.vmlinux) {
+		char a[2 * ZT_BUILD_ID_MAX + 1], b[2 * ZT_BUILD_ID_MAX + 1];
+
+		err = ksource_live(&ko, ksyms_text_addr(text, len), &ftext, &flen, &info);
+		if (!err) {
+			free(text);
+			text = ftext;
+			len = flen;
+		} else if (err == -EKEYREJECTED) {
+			cmd_warn("'%s' has build id %s, the running kernel %s: not used, kernel symbols "
+				 "from /proc/kallsyms", info.source,
+				 info.src_bid.len ? prof_build_id_hex(&info.src_bid, a) : "none",
+				 prof_build_id_hex(&info.rec_bid, b));
+		} else {
+			cmd_warn("cannot use '%s': %s: kernel symbols from /proc/kallsyms", info.source,
+				 err == -ENOENT && !ko.kallsyms ? "no _text symbol (not a vmlinux?)"
+				 : err == -ENOEXEC ? "not an ELF file with a symbol table"
+				 : err == -EACCES ? "its addresses are all zero" : strerror(-err));
+		}
+	}
+	if (live_kernel_symbols(&t->live, text, len))
 		cmd_warn("out of memory for the kernel symbols: kernel frames stay unresolved");
 	free(text);
 }

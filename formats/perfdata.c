@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <zstd.h>
@@ -21,9 +20,6 @@
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/zbuf.h"
-#include "symbolizer/buildid_cache.h"
-#include "symbolizer/kcache.h"
-#include "symbolizer/ksubset.h"
 
 #define HDR_SIZE 104
 #define MAGIC2 0x32454c4946524550ull /* "PERFILE2" read on a little-endian host */
@@ -1496,147 +1492,4 @@ int perfdata_read_ustacks_file(const char *path, const struct perfdata_opts *opt
 			       prof_ustack_fn fn, void *arg, struct perfdata_info *info)
 {
 	return read_file(path, NULL, opts, info, fn, arg);
-}
-
-/* ---- kernel symbols of this host --------------------------------------- */
-
-/* The address of _text in kallsyms text, or 0. */
-static uint64_t kallsyms_text(const char *s, size_t len)
-{
-	const char *end = s + len;
-
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
-
-		/* "ffffffff81000000 T _text" */
-		if (l == 24 && !memcmp(s + 16, " T _text", 8))
-			return strtoull(s, NULL, 16);
-		s += l + 1;
-	}
-	return 0;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* v[0..*n) without duplicates (a hash pass first: stacks repeat their
- * kernel frames many times), sorted. 0 or -ENOMEM. */
-static int unique_sorted(uint64_t *v, size_t *n)
-{
-	size_t cap = 16, i, k = 0;
-	uint64_t *t;
-	int have_zero = 0;
-
-	while (cap < *n * 2)
-		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < *n; i++) {
-		size_t j;
-
-		if (!v[i]) {
-			if (!have_zero++)
-				v[k++] = 0;
-			continue;
-		}
-		for (j = zt_hash_mix(v[i], 0) & (cap - 1); t[j] && t[j] != v[i]; j = (j + 1) & (cap - 1))
-			;
-		if (!t[j]) {
-			t[j] = v[i];
-			v[k++] = v[i];
-		}
-	}
-	free(t);
-	qsort(v, k, sizeof(*v), u64_cmp);
-	*n = k;
-	return 0;
-}
-
-int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path)
-{
-	const char *host = profile_get_meta(p, "hostname");
-	const char *rel = profile_get_meta(p, "os_release");
-	uint64_t *v = NULL, text;
-	int cached = 0;
-	struct utsname u;
-	struct zbuf out;
-	char *d = NULL;
-	size_t i, n = 0, len;
-	int ret;
-
-	if (profile_find_blob(p, PROF_BLOB_KALLSYMS, UINT32_MAX))
-		return -EEXIST;
-	if (uname(&u))
-		return -errno;
-	if (!host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
-		return -EXDEV;
-	/* the kernel addresses the samples need */
-	v = malloc((p->nr_ips ? p->nr_ips : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < p->nr_stacks; i++) {
-		const uint64_t *ips = profile_stack_ips(p, (uint32_t)i);
-		unsigned k;
-
-		for (k = 0; k < p->stacks[i].nk; k++)
-			v[n++] = ips[k];
-	}
-	/* each address once, in order: the subset's lines come once each and sorted */
-	ret = unique_sorted(v, &n);
-	if (ret) {
-		free(v);
-		return ret;
-	}
-	if (kallsyms_path) {
-		ret = zt_read_file(kallsyms_path, 256u << 20, &d, &len);
-	} else {
-		/* /proc/kallsyms costs ~70 ms of kernel time: the per-boot cache */
-		struct buildid_cache c;
-		int have = !buildid_cache_init(&c);
-
-		ret = kcache_read(have ? &c : NULL, v, n, &d, &len, &cached);
-		if (have)
-			buildid_cache_release(&c);
-	}
-	if (ret) {
-		free(v);
-		return ret;
-	}
-	if (len <= 16 || !strncmp(d, "0000000000000000", 16)) {
-		ret = -EACCES;
-		goto out;
-	}
-	text = kallsyms_text(d, len);
-	for (i = 0; i < p->nr_mmaps; i++) {
-		const struct prof_mmap *m = &p->mmaps[i];
-
-		/* perf's kernel map starts at _text, with pgoff = _text */
-		if (m->pid == ZT_PID_KERNEL && !strcmp(m->path, "[kernel.kallsyms]") && text &&
-		    m->pgoff != text) {
-			ret = -ESTALE;
-			goto out;
-		}
-	}
-	zbuf_init(&out);
-	ret = cached ? kallsyms_subset_sorted(d, len, v, n, &out) : kallsyms_subset(d, len, v, n, &out);
-	if (!ret && out.err)
-		ret = out.err;
-	if (!ret)
-		ret = profile_add_blob(p, PROF_BLOB_KALLSYMS, 0, 0, out.data, out.len);
-	zbuf_release(&out);
-	free(d);
-	d = NULL;
-	if (!ret && !profile_find_blob(p, PROF_BLOB_MODULES, UINT32_MAX) &&
-	    !zt_read_file("/proc/modules", 16u << 20, &d, &len))
-		ret = profile_add_blob(p, PROF_BLOB_MODULES, 0, 0, d, len);
-out:
-	free(v);
-	free(d);
-	return ret;
 }

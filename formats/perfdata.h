@@ -90,7 +90,7 @@ struct perfdata_info {
  *    samples mostly), lost_samples += PERF_RECORD_LOST_SAMPLES counts.
  * Records are taken in file order (perf's are roughly time ordered;
  * consumers such as the proctree sort by time). No kallsyms blob: see
- * perfdata_add_host_kallsyms().
+ * ksource_add() in symbolizer/ksource.h.
  */
 int perfdata_read_mem(const void *data, size_t len, struct profile *p,
 		      const struct perfdata_opts *opts, struct perfdata_info *info);
@@ -114,21 +114,5 @@ int perfdata_read_ustacks_mem(const void *data, size_t len, const struct perfdat
 int perfdata_read_ustacks_file(const char *path, const struct perfdata_opts *opts,
 			       prof_ustack_fn fn, void *arg, struct perfdata_info *info);
 
-/*
- * perf.data carries no kernel symbols: perf report reads the running
- * kernel's. This does the same, opted into by the caller: when p's
- * "hostname" and "os_release" equal uname()'s nodename and release, and
- * (when p has perf's kernel mapping) its _text address equals the one in
- * kallsyms (same boot: KASLR moves it at every boot), reads kallsyms_path
- * (NULL: /proc/kallsyms) and adds the lines p's kernel frames need (see
- * symbolizer/ksubset.h) as a PROF_BLOB_KALLSYMS blob, and /proc/modules as
- * a PROF_BLOB_MODULES blob when there is none. Returns 0, or
- *   -EEXIST   p already has a kallsyms blob (nothing done)
- *   -EXDEV    recorded on another host or kernel release
- *   -ESTALE   recorded in another boot of this kernel
- *   -EACCES   the addresses are hidden (kernel.kptr_restrict)
- *   -ENOMEM, or -errno from reading the file.
- */
-int perfdata_add_host_kallsyms(struct profile *p, const char *kallsyms_path);
 
 #endif

@@ -4,10 +4,13 @@
  * disjoint segments where each address shows the latest entry covering it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libprof/array.h"
+#include "libprof/procfile.h"
 #include "libprof/text.h"
 #include "symbolizer/perfmap.h"
 
@@ -279,4 +282,56 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr, uint64_t *off
 	if (off)
 		*off = addr - m->ents[s->idx].start;
 	return m->pool + m->ents[s->idx].name;
+}
+
+/* JIT code: mappings of no file (as the resolver takes them; memfd is a file to perf) */
+static int anon_exec(const struct prof_mmap *m)
+{
+	const char *s = m->path;
+
+	return m->pid != ZT_PID_KERNEL && (!s[0] || !strncmp(s, "//anon", 6) || !strncmp(s, "[anon", 5) ||
+					  !strncmp(s, "/dev/zero", 9) || !strncmp(s, "/anon_hugepage", 14));
+}
+
+int perfmap_add_host(struct profile *p, const char *tmpdir, struct perfmap_host_info *info)
+{
+	struct perfmap_host_info dummy;
+	/* pid 0: no process's root to enter, the file is looked up in this one */
+	struct procfile_owner o = { 0 };
+	size_t i, k;
+	int ret = 0;
+
+	info = info ? info : &dummy;
+	memset(info, 0, sizeof(*info));
+	for (k = 0; k < 4; k++)
+		o.uid[k] = geteuid();
+	for (i = 0; i < p->nr_mmaps && !ret; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+		char path[4096], *text = NULL;
+		size_t len;
+		int err;
+
+		if (!anon_exec(m) || profile_find_blob(p, PROF_BLOB_PERFMAP, m->pid))
+			continue;
+		for (k = 0; k < i; k++) /* one try per process */
+			if (p->mmaps[k].pid == m->pid && anon_exec(&p->mmaps[k]))
+				break;
+		if (k < i)
+			continue;
+		snprintf(path, sizeof(path), "%s/perf-%u.map", tmpdir ? tmpdir : "/tmp", m->pid);
+		err = procfile_read(&o, path, PROCFILE_MAX, &text, &len);
+		if (err == -ENOMEM) {
+			ret = err;
+		} else if (!err) {
+			ret = profile_add_blob(p, PROF_BLOB_PERFMAP, m->pid, 0, text, len);
+			info->used++;
+		} else if (err != -ENOENT) {
+			if (!info->refused++) {
+				info->refused_pid = m->pid;
+				info->refused_err = err;
+			}
+		}
+		free(text);
+	}
+	return ret;
 }

@@ -1118,71 +1118,6 @@ static void test_crafted_fields(void **state)
 	free(inner.d);
 }
 
-/* ---- kallsyms of this host --------------------------------------------- */
-
-static void test_host_kallsyms(void **state)
-{
-	struct prof_mmap m = { 0 };
-	struct profile p;
-	struct utsname u;
-	const struct prof_blob *b;
-	uint64_t ips[2] = { 0xffffffff81000150, 0x401000 };
-	char ks[128], zeros[128];
-	uint32_t id;
-	FILE *f;
-
-	assert_int_equal(uname(&u), 0);
-	path_of(ks, sizeof(ks), "kallsyms");
-	f = fopen(ks, "w");
-	assert_non_null(f);
-	fputs("ffffffff81000000 T _text\nffffffff81000100 T fn_a\nffffffff81000200 T fn_b\n"
-	      "ffffffff82000000 T _etext\n", f);
-	fclose(f);
-	path_of(zeros, sizeof(zeros), "kallsyms0");
-	f = fopen(zeros, "w");
-	assert_non_null(f);
-	fputs("0000000000000000 T _text\n0000000000000000 T fn_a\n", f);
-	fclose(f);
-
-	profile_init(&p);
-	profile_set_meta(&p, "hostname", u.nodename);
-	profile_set_meta(&p, "os_release", "0.0-other");
-	m.pid = ZT_PID_KERNEL;
-	m.start = m.pgoff = 0xffffffff81000000;
-	m.len = 0x1000000;
-	m.path = "[kernel.kallsyms]";
-	assert_int_equal(profile_add_mmap(&p, &m), 0);
-	assert_int_equal(profile_intern_stack(&p, ips, 1, 1, &id), 0);
-	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -EXDEV);
-	profile_set_meta(&p, "os_release", u.release);
-	assert_int_equal(perfdata_add_host_kallsyms(&p, zeros), -EACCES);
-	p.mmaps[0].pgoff = 0xffffffff82000000; /* another boot (KASLR) */
-	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -ESTALE);
-	p.mmaps[0].pgoff = 0xffffffff81000000;
-	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), 0);
-	b = profile_find_blob(&p, PROF_BLOB_KALLSYMS, UINT32_MAX);
-	assert_non_null(b);
-	assert_non_null(memmem(b->data, b->len, "fn_a", 4));
-	assert_int_equal(perfdata_add_host_kallsyms(&p, ks), -EEXIST);
-	profile_release(&p);
-
-	/* a real recording of this boot, the real /proc/kallsyms */
-	{
-		struct perfdata_info info;
-		int ret;
-
-		load("all.data", &p, NULL, &info);
-		ret = perfdata_add_host_kallsyms(&p, NULL);
-		assert_true(ret == 0 || ret == -EACCES);
-		if (!ret) {
-			b = profile_find_blob(&p, PROF_BLOB_KALLSYMS, UINT32_MAX);
-			assert_non_null(b);
-			assert_true(b->len > 0);
-		}
-		profile_release(&p);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1195,7 +1130,6 @@ int main(void)
 		cmocka_unit_test(test_crafted_headers),
 		cmocka_unit_test(test_flips),
 		cmocka_unit_test(test_crafted_fields),
-		cmocka_unit_test(test_host_kallsyms),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
