@@ -21,7 +21,7 @@
 
 static struct symname_cand cand(const char *name, uint32_t seq, int sized, int bind)
 {
-	return (struct symname_cand){ name, seq, (uint8_t)sized, (uint8_t)bind };
+	return (struct symname_cand){name, seq, (uint8_t)sized, (uint8_t)bind};
 }
 
 /* a is perf's choice over b, whichever comes first */
@@ -100,8 +100,10 @@ static const char alias_src[] =
 	"\".size zt_l_short, 2\\n.size zt_l_longer_name, 2\\n\"\n"
 	"FN(__zt_u_much_longer) FN(zt_u) \"__zt_u_much_longer:\\nzt_u:\\n\" BODY\n"
 	"\".size __zt_u_much_longer, 2\\n.size zt_u, 2\\n\"\n"
-	"\".weak zt_w_weak_longer\\n.type zt_w_weak_longer,@function\\n.type zt_w_loc,@function\\n\"\n"
-	"\"zt_w_weak_longer:\\nzt_w_loc:\\n\" BODY \".size zt_w_weak_longer, 2\\n.size zt_w_loc, 2\\n\"\n"
+	"\".weak zt_w_weak_longer\\n.type zt_w_weak_longer,@function\\n.type "
+	"zt_w_loc,@function\\n\"\n"
+	"\"zt_w_weak_longer:\\nzt_w_loc:\\n\" BODY \".size zt_w_weak_longer, 2\\n.size zt_w_loc, "
+	"2\\n\"\n"
 	"\".type zt_g_local_longer,@function\\n\" FN(zt_g_global)\n"
 	"\"zt_g_local_longer:\\nzt_g_global:\\n\" BODY\n"
 	"\".size zt_g_local_longer, 2\\n.size zt_g_global, 2\\n\"\n"
@@ -109,7 +111,8 @@ static const char alias_src[] =
 	"\".size zt_t_one, 2\\n.size zt_t_two, 2\\n\"\n"
 	");\n"
 	"void zt_l_short(void), zt_u(void), zt_g_global(void), zt_t_one(void), zt_w_loc(void);\n"
-	"int main(void) { zt_l_short(); zt_u(); zt_g_global(); zt_t_one(); zt_w_loc(); return 0; }\n";
+	"int main(void) { zt_l_short(); zt_u(); zt_g_global(); zt_t_one(); zt_w_loc(); return 0; "
+	"}\n";
 
 /* The symbol-table index of name in path's .symtab (readelf), -1 if none. */
 static long symtab_index(const char *path, const char *name)
@@ -125,7 +128,8 @@ static long symtab_index(const char *path, const char *name)
 		char n[128];
 
 		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, " %ld: %*s %*s %*s %*s %*s %*s %127s", &i, n) == 2 && !strcmp(n, name))
+		if (sscanf(line, " %ld: %*s %*s %*s %*s %*s %*s %127s", &i, n) == 2 &&
+		    !strcmp(n, name))
 			idx = i;
 	}
 	pclose(p);
@@ -182,14 +186,14 @@ static void test_elf_aliases(void **state)
 	fi_table_init(&t);
 	assert_int_equal(dwarfsyms_extract(bin, NULL, &t, NULL), 0);
 
-	expect_name(bin, e, &t, "zt_l_short", "zt_l_longer_name");  /* longer */
-	expect_name(bin, e, &t, "__zt_u_much_longer", "zt_u");      /* fewer underscores */
-	expect_name(bin, e, &t, "zt_w_weak_longer", "zt_w_loc");    /* LOCAL over WEAK */
+	expect_name(bin, e, &t, "zt_l_short", "zt_l_longer_name");   /* longer */
+	expect_name(bin, e, &t, "__zt_u_much_longer", "zt_u");	     /* fewer underscores */
+	expect_name(bin, e, &t, "zt_w_weak_longer", "zt_w_loc");     /* LOCAL over WEAK */
 	expect_name(bin, e, &t, "zt_g_local_longer", "zt_g_global"); /* GLOBAL over LOCAL */
 	/* equals: the first in the table */
 	expect_name(bin, e, &t, "zt_t_two",
 		    symtab_index(bin, "zt_t_one") < symtab_index(bin, "zt_t_two") ? "zt_t_one"
-										: "zt_t_two");
+										  : "zt_t_two");
 	fi_table_release(&t);
 	elfsym_free(e);
 	run("rm -rf %s", dir);
