@@ -46,6 +46,7 @@ int cmd_convert(int argc, char **argv)
 		  "pprof (gzip'ed profile.proto: go tool pprof, Pyroscope...) or perf (perf.data for "
 		  "perf report/script); default: from the output's name" },
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
+		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
 		OPT_EOL,
 	};
@@ -84,7 +85,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	{
-		struct resolver_opts ro = { &so.mo, 0 };
+		struct resolver_opts ro = { &so.mo, 0, so.full_signature };
 
 		if (resolver_new_opts(&p, pt, &ro, &r)) {
 			cmd_error("out of memory");

@@ -255,7 +255,7 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 				 .chain = HIST_CHAIN_CALLER,
 				 .inline_frames = c->inline_frames,
 				 .filter = &c->filt};
-	struct resolver_opts ro = {&c->so.mo, !c->demangle};
+	struct resolver_opts ro = {&c->so.mo, !c->demangle, c->so.full_signature};
 	const struct hist_entry **rows;
 	size_t nrows, i;
 	int ret = -1, r;
@@ -397,6 +397,7 @@ int cmd_flame(int argc, char **argv)
 		{OPT_BOOL, 0, "demangle", &c.demangle, NULL,
 		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
 		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
+		SYMOPTS_NAME_OPTIONS(c.so),
 		SYMOPTS_OPTIONS(c.so),
 		OPT_EOL,
 	};

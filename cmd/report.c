@@ -944,6 +944,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 'f', "force", &r.force, NULL, "report the readable part of a damaged file" },
 		{ OPT_BOOL, 0, "demangle", &r.demangle, NULL,
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
+		SYMOPTS_NAME_OPTIONS(r.so),
 		SYMOPTS_OPTIONS(r.so),
 		OPT_EOL,
 	};
@@ -1012,7 +1013,7 @@ int cmd_report(int argc, char **argv)
 	}
 	{
 		int has_cg = profile_has_callchains(&r.prof);
-		struct resolver_opts ro = { &r.so.mo, !r.demangle };
+		struct resolver_opts ro = { &r.so.mo, !r.demangle, r.so.full_signature };
 
 		if (r.children < 0 || !has_cg) /* perf: no Children without call graphs */
 			r.children = has_cg;

@@ -347,7 +347,8 @@ static int group_of(struct script *s, const struct prof_sample *smp, const char 
 }
 
 /* A function name as perf script shows it: demangled without the
- * parameter list (perf 6.1's default), unless --no-demangle. Each name of
+ * parameter list (perf 6.1's default; with it for --full-signature),
+ * unless --no-demangle. Each name of
  * the resolver (a stable pointer) is demangled once. */
 static const char *shown_name(struct script *s, const char *raw)
 {
@@ -380,7 +381,7 @@ static const char *shown_name(struct script *s, const char *raw)
 			return s->dm[j].shown;
 		j = (j + 1) & (s->dm_cap - 1);
 	}
-	d = zt_demangle(raw, 0);
+	d = zt_demangle(raw, s->so.full_signature);
 	s->dm[j].raw = raw;
 	s->dm[j].shown = d ? d : (char *)raw;
 	s->nr_dm++;
@@ -996,6 +997,7 @@ int cmd_script(int argc, char **argv)
 		{ OPT_BOOL, 0, "demangle", &s.demangle, NULL,
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		{ OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings" },
+		SYMOPTS_NAME_OPTIONS(s.so),
 		SYMOPTS_OPTIONS(s.so),
 		OPT_EOL,
 	};

@@ -18,6 +18,7 @@ struct symopts {
 	const char **debug_dirs; /* NULL-terminated, from --debug-dir (repeatable) */
 	int nr_debug_dirs;
 	int use_debuginfod, use_cache, verbose; /* set both to 1 before parsing */
+	int full_signature; /* --full-signature: C++ names with their parameter lists */
 	struct buildid_cache cache;
 	int have_cache;
 	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
@@ -39,6 +40,12 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg);
 	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \
 	  "use the GSYM cache (default); --no-symbol-cache: neither read nor write it" },              \
 	{ OPT_COUNT, 'v', "verbose", &(so).verbose, NULL, "be more verbose" }
+
+/* How the commands that show function names (report, top, flame, script,
+ * convert) show C++ names: perf's default drops the parameter lists. */
+#define SYMOPTS_NAME_OPTIONS(so)                                                  \
+	{ OPT_BOOL, 0, "full-signature", &(so).full_signature, NULL,               \
+	  "show C++ names with their parameter lists (as perf -v); default: without, as perf" }
 
 /* Fill so->mo from the options (cache directory, progress on a terminal).
  * cmd names the command for messages. Returns 0 or -1 after a message. */

@@ -607,6 +607,7 @@ int cmd_top(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "duration", &t.duration, "secs", "stop after this many seconds" },
 		{ OPT_BOOL, 0, "demangle", &t.demangle, NULL, "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		{ OPT_BOOL, 'q', "quiet", &t.quiet, NULL, "no warnings" },
+		SYMOPTS_NAME_OPTIONS(t.so),
 		SYMOPTS_OPTIONS(t.so),
 		OPT_EOL,
 	};
@@ -694,7 +695,7 @@ int cmd_top(int argc, char **argv)
 			 "through perf_event (run with sudo for kernel symbols and -a)");
 
 	symopts_init(&t.so, "top");
-	ro = (struct resolver_opts){ &t.so.mo, !t.demangle };
+	ro = (struct resolver_opts){ &t.so.mo, !t.demangle, t.so.full_signature };
 	lo.ro = &ro;
 	t_start = now_ns();
 	if (live_init(&t.live, &lo, t_start)) {

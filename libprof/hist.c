@@ -256,6 +256,9 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 			break;
 		case HIST_KEY_SYM:
 			v = zt_hash_mix(v, (uint64_t)f->sym << 8 | 3 | (uint64_t)f->kernel << 4);
+			v = zt_hash_mix(v, (uint64_t)f->dso << 8 | 9);
+			if (!f->inlined)
+				v = zt_hash_mix(v, f->addr);
 			break;
 		case HIST_KEY_SRCLINE:
 			v = zt_hash_mix(v, (uint64_t)f->srcline << 8 | 5);
@@ -298,7 +301,10 @@ static int frame_equal(const struct hist *h, const struct hist_frame *a, const s
 				return 0;
 			break;
 		case HIST_KEY_SYM:
-			if (a->sym != b->sym || a->kernel != b->kernel)
+			/* perf's sort__sym_cmp: the function in its module, not the name
+			 * (overloads demangled without parameters stay apart) */
+			if (a->sym != b->sym || a->kernel != b->kernel || a->dso != b->dso ||
+			    (!a->inlined && a->addr != b->addr))
 				return 0;
 			break;
 		case HIST_KEY_SRCLINE:

@@ -18,7 +18,8 @@ enum hist_key {
 	HIST_KEY_COMM, /* thread name */
 	HIST_KEY_PID,  /* process id, "tgid" (shown with the name: Tgid:Command) */
 	HIST_KEY_DSO,  /* module */
-	HIST_KEY_SYM,  /* function, with its kernel/user level */
+	HIST_KEY_SYM,  /* function, with its kernel/user level; as perf, one function (dso, addr)
+			  is one entry even when names are equal (overloads) */
 	HIST_KEY_SRCLINE, /* file:line of the frame's address (perf's srcline) */
 	HIST_KEY_SYMQ, /* how well the frame resolved: full, basic, none */
 	HIST_KEY_TID,  /* thread id: perf's "pid" key, also "tid" (shown as perf's Pid:Command) */

@@ -26,6 +26,11 @@ if [ "${1:-}" = "--test" ]; then
 	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal
 	# Debian has none of the first three.
 	pkgs+=(g++ xz-utils python3 perl)
+	# t_perf_parity: real Debian programs perf and zt must name alike:
+	# sqlite3 (a stripped C library with .dynsym only, libc with libc6-dbg),
+	# clang-14 (C++ libraries, libLLVM-14 and libclang-cpp, .dynsym only),
+	# python3.11 with python3.11-dbg (a program with a detached debug file)
+	pkgs+=(sqlite3 clang-14 python3.11 python3.11-dbg)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

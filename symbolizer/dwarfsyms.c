@@ -28,8 +28,12 @@ struct dsym {
 	uint64_t addr, size;
 	uint64_t limit; /* end of its section */
 	const char *name; /* borrowed from the ELF's string table */
-	uint8_t rank;
+	uint32_t seq;  /* load order */
+	uint8_t bind;  /* STB_* */
+	uint8_t table; /* which table: perf fixes up one at a time */
 };
+
+enum { TAB_SYMTAB, TAB_DYNSYM, TAB_PLT };
 
 struct row {
 	uint64_t addr;
@@ -326,21 +330,22 @@ static long ranges_and(const struct fi_range *a, size_t na, const struct fi_rang
 
 /* ---- ELF symbols ----------------------------------------------------------- */
 
-/* By address; at one address the preferred name first, as elfsym.c has it:
- * GLOBAL, WEAK, LOCAL; sized; symname_pref(); alphabetical. */
+/* By address, then load order. */
 static int dsym_cmp(const void *pa, const void *pb)
 {
 	const struct dsym *a = pa, *b = pb;
-	int pref;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank > b->rank ? -1 : 1;
-	if (!a->size != !b->size)
-		return a->size ? -1 : 1;
-	pref = symname_pref(a->name, b->name);
-	return pref ? pref : strcmp(a->name, b->name);
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* y (at index i of n sorted) as perf's alias choice sees it. */
+static struct symname_cand dsym_cand(const struct dsym *y, size_t i, size_t n)
+{
+	int last = i + 1 == n || y[1].addr != y->addr || y[1].table != y->table;
+
+	return (struct symname_cand){ y->name, y->seq, y->size || last, y->bind };
 }
 
 static Elf_Scn *find_scn(Elf *elf, Elf64_Word type)
@@ -369,8 +374,8 @@ static Elf_Data *find_xindex(Elf *elf, Elf_Scn *symscn)
 }
 
 /* Append the FUNC symbols of symscn defined in executable sections to
- * d->syms (names borrowed from elf). */
-static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
+ * d->syms (names borrowed from elf) as table tab. */
+static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, uint8_t tab, size_t *cap)
 {
 	Elf_Data *data, *strd, *xd;
 	Elf_Scn *strscn;
@@ -433,9 +438,10 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, size_t *cap)
 		}
 		if (!last_exec)
 			continue;
-		/* a label loses to a function at the same address */
-		d->syms[d->nr_syms++] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
-						       (uint8_t)(label ? 0 : symname_bind_rank(s.st_info)) };
+		d->syms[d->nr_syms] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
+						     (uint32_t)d->nr_syms, (uint8_t)GELF_ST_BIND(s.st_info),
+						     tab };
+		d->nr_syms++;
 	}
 	return 0;
 }
@@ -518,29 +524,35 @@ static int read_plt(struct dws *d, Elf *elf, size_t *cap)
 		memcpy(nm, name, len);
 		memcpy(nm + len, "@plt", 5);
 		d->owned[d->nr_owned++] = nm;
-		d->syms[d->nr_syms++] = (struct dsym){ base + 16 * i, 16, limit, nm, 0 };
+		d->syms[d->nr_syms] = (struct dsym){ base + 16 * i, 16, limit, nm, (uint32_t)d->nr_syms,
+						     STB_GLOBAL, TAB_PLT };
+		d->nr_syms++;
 	}
 	return 0;
 }
 
-/* Sort d->syms, keep one per address (the preferred name, the largest
- * size), give sizeless ones an extent. */
+/* Sort d->syms, keep perf's name at each address (symname_cmp()), give
+ * sizeless ones an extent. */
 static void finish_syms(struct dws *d)
 {
-	size_t i, n = d->nr_syms;
+	size_t i, j, n = d->nr_syms;
 
 	if (n > 1)
 		qsort(d->syms, n, sizeof(*d->syms), dsym_cmp);
 	d->nr_syms = 0;
-	for (i = 0; i < n; i++) {
-		struct dsym *last = d->nr_syms ? &d->syms[d->nr_syms - 1] : NULL;
+	for (i = 0; i < n; i = j) {
+		struct symname_cand bc = dsym_cand(&d->syms[i], i, n);
+		size_t best = i;
 
-		if (last && last->addr == d->syms[i].addr) {
-			if (!last->size)
-				last->size = d->syms[i].size;
-			continue;
+		for (j = i + 1; j < n && d->syms[j].addr == d->syms[i].addr; j++) {
+			struct symname_cand c = dsym_cand(&d->syms[j], j, n);
+
+			if (symname_cmp(&c, &bc) < 0) {
+				bc = c;
+				best = j;
+			}
 		}
-		d->syms[d->nr_syms++] = d->syms[i];
+		d->syms[d->nr_syms++] = d->syms[best];
 	}
 	/* a sizeless symbol (assembly) ends at the next one or its section's end */
 	for (i = 0; i < d->nr_syms; i++) {
@@ -1059,7 +1071,8 @@ static void copy_build_id(struct fi_table *t, Elf *elf)
 	t->uuid_len = (uint8_t)n;
 }
 
-int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf)
+static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_table *t,
+		       int *has_dwarf)
 {
 	struct dws d;
 	Elf_Scn *symscn;
@@ -1082,16 +1095,21 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 	copy_build_id(t, symelf);
 	copy_build_id(t, dwelf);
 
-	/* .symtab (of the debug file when stripped from symelf: a separate
-	 * debug file, MiniDebugInfo) and .dynsym, which MiniDebugInfo's
-	 * .symtab leaves out; at one address one name is kept */
+	/* perf's tables: the first file with a .symtab (symelf, else the debug
+	 * file) with that file's own .dynsym (a debug file's is NOBITS), else
+	 * symelf's .dynsym; MiniDebugInfo's .symtab leaves the .dynsym names
+	 * out, so there symelf's .dynsym is added too */
 	symsrc = symelf;
 	if (!(symscn = find_scn(symelf, SHT_SYMTAB)) && dwelf && dwelf != symelf &&
 	    (symscn = find_scn(dwelf, SHT_SYMTAB)))
 		symsrc = dwelf;
-	if (symscn && (ret = read_syms(&d, symsrc, symscn, &cap_syms)))
+	if (symscn && (ret = read_syms(&d, symsrc, symscn, TAB_SYMTAB, &cap_syms)))
 		goto out;
-	if ((symscn = find_scn(symelf, SHT_DYNSYM)) && (ret = read_syms(&d, symelf, symscn, &cap_syms)))
+	if ((symscn = find_scn(symsrc, SHT_DYNSYM)) &&
+	    (ret = read_syms(&d, symsrc, symscn, TAB_DYNSYM, &cap_syms)))
+		goto out;
+	if (symsrc != symelf && merge_dynsym && (symscn = find_scn(symelf, SHT_DYNSYM)) &&
+	    (ret = read_syms(&d, symelf, symscn, TAB_DYNSYM, &cap_syms)))
 		goto out;
 	if ((ret = read_plt(&d, symelf, &cap_syms)))
 		goto out;
@@ -1133,6 +1151,16 @@ out:
 		free(d.owned[i]);
 	free(d.owned);
 	return ret;
+}
+
+int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf)
+{
+	return extract_elf(symelf, dwelf, 0, t, has_dwarf);
+}
+
+int dwarfsyms_extract_minidebuginfo(Elf *elf, Elf *mini, struct fi_table *t, int *has_dwarf)
+{
+	return extract_elf(elf, mini, 1, t, has_dwarf);
 }
 
 static int open_elf(const char *path, int *fd, Elf **elf)

@@ -17,13 +17,15 @@
  * DWARF of debug_path: a separate debug file (/usr/lib/debug/.build-id/...)
  * or elf_path itself when the DWARF is inside it.
  *
- * Functions: every FUNC/IFUNC symbol in an executable section of .symtab
- * (elf_path's, else the debug file's) and .dynsym (which MiniDebugInfo's
- * .symtab leaves out), one name per address (GLOBAL over WEAK over LOCAL,
- * then symname_pref(), as elfsym.c; sizeless ones end at the next symbol or
- * their section's end), and every DWARF subprogram with code. Names follow
- * perf: the symbol's name when a symbol covers the function's start (the
- * shorter .dynsym "xdr_long" wins over .symtab's "xdr_long@GLIBC_2.2.5"),
+ * Functions: every FUNC/IFUNC symbol (and visible NOTYPE label) in an
+ * executable section of the symbol tables perf takes, and every DWARF
+ * subprogram with code. Tables as perf's dso__load: the .symtab of the
+ * first file that has one (elf_path's, else the debug file's) and that
+ * file's .dynsym, else elf_path's .dynsym; plus "name@plt" PLT entries.
+ * One name per address, chosen as perf does (symname_cmp(): sized, not
+ * weak, global, fewer leading underscores, longer, first); sizeless ones
+ * end at the next symbol or their section's end. Names follow
+ * perf: the symbol's name when a symbol covers the function's start,
  * else DW_AT_linkage_name, else DW_AT_name; never demangled. Inlined
  * frames are named from DWARF, as are files and lines; symbols without a DWARF subprogram (assembly) get the line rows
  * that cover them too. A function with several address ranges (gcc's
@@ -48,11 +50,16 @@ int dwarfsyms_extract(const char *elf_path, const char *debug_path, struct fi_ta
 
 /*
  * The same on open ELF handles (borrowed; e.g. an in-memory ELF from
- * elf_memory() for MiniDebugInfo): symbols from symelf's .symtab (else
- * dwelf's) and symelf's .dynsym, DWARF from dwelf (NULL: none; may equal
- * symelf; symelf may be NULL when dwelf is given). The handles must stay
- * open for the call only.
+ * elf_memory()): symbols from symelf's tables (else dwelf's), DWARF from
+ * dwelf (NULL: none; may equal symelf; symelf may be NULL when dwelf is
+ * given). The handles must stay open for the call only.
  */
 int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_dwarf);
+
+/* The same for a binary elf with its MiniDebugInfo mini (.gnu_debugdata,
+ * decompressed): mini's .symtab leaves out the names in elf's .dynsym, so
+ * both are taken (as newer perf does; 6.1 does not read
+ * .gnu_debugdata at all). */
+int dwarfsyms_extract_minidebuginfo(Elf *elf, Elf *mini, struct fi_table *t, int *has_dwarf);
 
 #endif

@@ -43,7 +43,8 @@ struct rawsym {
 	uint64_t size;
 	uint64_t limit; /* end of its section in the same space */
 	uint32_t name;
-	uint8_t rank;   /* binding: higher is preferred */
+	uint32_t seq;   /* index in the symbol table */
+	uint8_t bind;   /* STB_* */
 };
 
 struct loadseg {
@@ -130,22 +131,19 @@ static void read_build_id(Elf *elf, struct prof_build_id *b)
 
 /* ---- symbols ------------------------------------------------------------- */
 
-/* By address; at one address the preferred name first: GLOBAL, WEAK,
- * LOCAL; sized; fewer leading underscores; shorter; alphabetical. */
-static int rawsym_cmp(const void *pa, const void *pb, void *ctx)
+/* By address, then table order. */
+static int rawsym_cmp(const void *pa, const void *pb)
 {
 	const struct rawsym *a = pa, *b = pb;
-	const char *names = ctx;
-	int pref;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank > b->rank ? -1 : 1;
-	if (!a->size != !b->size)
-		return a->size ? -1 : 1;
-	pref = symname_pref(names + a->name, names + b->name);
-	return pref ? pref : strcmp(names + a->name, names + b->name);
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static struct symname_cand rawsym_cand(const struct rawsym *r, const char *names, int last)
+{
+	return (struct symname_cand){ names + r->name, r->seq, r->size || last, r->bind };
 }
 
 static int esym_cmp(const void *pa, const void *pb)
@@ -265,7 +263,8 @@ static long collect(Elf *elf, Elf_Scn *symscn, int use_phdrs, int is_rel, struct
 		}
 		r[n].size = s.st_size;
 		r[n].name = s.st_name;
-		r[n].rank = (uint8_t)symname_bind_rank(s.st_info);
+		r[n].seq = (uint32_t)i;
+		r[n].bind = (uint8_t)GELF_ST_BIND(s.st_info);
 		n++;
 	}
 	*raw = r;
@@ -279,19 +278,27 @@ out:
 	return ret;
 }
 
-/* Sort, merge names at one address, give sizeless symbols an extent. */
+/* Sort, keep perf's name at each address (symname_cmp()), give sizeless
+ * symbols an extent. */
 static size_t finish_raw(struct rawsym *r, size_t n, const char *names)
 {
 	size_t i, j, m = 0;
 
-	qsort_r(r, n, sizeof(*r), rawsym_cmp, (void *)names);
+	qsort(r, n, sizeof(*r), rawsym_cmp);
 	for (i = 0; i < n; i = j) {
-		struct rawsym best = r[i];
+		struct symname_cand bc = rawsym_cand(&r[i], names, i + 1 == n || r[i + 1].addr != r[i].addr);
+		size_t best = i;
 
-		for (j = i + 1; j < n && r[j].addr == best.addr; j++)
-			if (!best.size && r[j].size > best.size)
-				best.size = r[j].size;
-		r[m++] = best;
+		for (j = i + 1; j < n && r[j].addr == r[i].addr; j++) {
+			struct symname_cand c = rawsym_cand(&r[j], names, j + 1 == n || r[j + 1].addr != r[j].addr);
+
+			if (symname_cmp(&c, &bc) < 0) {
+				bc = c;
+				best = j;
+			}
+		}
+		/* a sizeless choice means all are sizeless: it ends at the next one */
+		r[m++] = r[best];
 	}
 	for (i = 0, j = 0; i < m; i++) {
 		if (!r[i].size) {

@@ -75,37 +75,36 @@ static int64_t pool_add(struct pool *p, char prefix, const char *s, size_t n, ch
 	return (int64_t)off;
 }
 
-static int type_rank(char t)
-{
-	switch (t) {
-	case 'T':
-		return 3;
-	case 'W':
-	case 'w':
-		return 2;
-	default:
-		return 1;
-	}
-}
-
-/* By address; at one address the preferred name first: global, weak,
- * local; fewer leading underscores; shorter; first seen. */
-static int praw_cmp(const void *pa, const void *pb, void *ctx)
+/* By address, then file order. */
+static int praw_cmp(const void *pa, const void *pb)
 {
 	const struct praw *a = pa, *b = pb;
-	const char *pool = ctx;
-	int ra, rb, pref;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	ra = type_rank(a->type);
-	rb = type_rank(b->type);
-	if (ra != rb)
-		return ra > rb ? -1 : 1;
-	pref = symname_pref(pool + a->name, pool + b->name);
-	if (pref)
-		return pref;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * Of the symbols at one address (raw[i..j), file order), perf's: every
+ * kallsyms symbol is sizeless and perf ends each at the next address
+ * before it drops aliases, so the last one has an extent and wins
+ * (symname_cmp() decides the rest).
+ */
+static size_t choose(const struct praw *raw, size_t i, size_t j, const char *pool)
+{
+	struct symname_cand bc = { 0 }, c;
+	size_t best = i, x;
+
+	for (x = i; x < j; x++) {
+		c = (struct symname_cand){ pool + raw[x].name, raw[x].seq, x + 1 == j,
+					   symname_kbind(raw[x].type) };
+		if (x == i || symname_cmp(&c, &bc) < 0) {
+			bc = c;
+			best = x;
+		}
+	}
+	return best;
 }
 
 /*
@@ -231,17 +230,20 @@ int kallsyms_parse(const char *text, size_t len, struct kallsyms **out)
 	}
 
 	if (n) {
-		qsort_r(raw, n, sizeof(*raw), praw_cmp, pool.buf);
+		qsort(raw, n, sizeof(*raw), praw_cmp);
 		k->syms = malloc(n * sizeof(*k->syms));
 		if (!k->syms)
 			goto out;
 	}
 	for (i = 0, m = 0; i < n; i = j) {
+		size_t b;
+
 		for (j = i + 1; j < n && raw[j].addr == raw[i].addr; j++)
 			;
-		k->syms[m].addr = raw[i].addr;
-		k->syms[m].name = raw[i].name;
-		k->syms[m].mod = raw[i].mod;
+		b = choose(raw, i, j, pool.buf);
+		k->syms[m].addr = raw[b].addr;
+		k->syms[m].name = raw[b].name;
+		k->syms[m].mod = raw[b].mod;
 		m++;
 	}
 	/* a symbol ends where the next one starts (its module's end, when the

@@ -70,6 +70,7 @@ struct resolver {
 	const struct profile *p;
 	struct symmod_opts mo;
 	int demangle;
+	int params; /* demangled names keep their parameter lists */
 	uint64_t counts[3];
 	char **owned;       /* demangled names and inline chains, freed at the end */
 	uint32_t *jit_pids; /* sorted pids with jitdump snapshots */
@@ -119,6 +120,7 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	r->p = p;
 	r->pt = pt;
 	r->demangle = !(o && o->no_demangle);
+	r->params = o && o->full_signature;
 	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
 	if (!r->map_elf) {
 		resolver_free(r);
@@ -526,8 +528,9 @@ static int dm_grow(struct resolver *r)
 	return 0;
 }
 
-/* A name as shown: demangled (with parameters, as perf shows it) unless
- * turned off; each mangled name demangled once, owned by the resolver. */
+/* A name as shown: demangled (without parameters, as perf shows it, unless
+ * full_signature) unless turned off; each mangled name demangled once,
+ * owned by the resolver. */
 static const char *shown_name(struct resolver *r, const char *name)
 {
 	char *d, *in;
@@ -540,7 +543,7 @@ static const char *shown_name(struct resolver *r, const char *name)
 	for (j = zt_hash_str(name) & (r->dm_cap - 1); r->dm[j].in; j = (j + 1) & (r->dm_cap - 1))
 		if (!strcmp(r->dm[j].in, name))
 			return r->dm[j].out;
-	if (!(d = zt_demangle(name, 1)))
+	if (!(d = zt_demangle(name, r->params)))
 		return name;
 	if (own(r, d)) {
 		free(d);

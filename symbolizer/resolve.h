@@ -36,6 +36,8 @@ struct resolve_frame {
 struct resolver_opts {
 	const struct symmod_opts *mo; /* NULL: the default cache, debuginfod per DEBUGINFOD_URLS */
 	int no_demangle;              /* keep C++/Rust names mangled */
+	int full_signature;           /* demangled C++ names keep their parameter lists
+					 (perf -v); default: without, as perf shows them */
 };
 
 /*

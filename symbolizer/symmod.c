@@ -22,7 +22,7 @@
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
-#define META_MAGIC "zt-symmod 3" /* bump when extraction changes: older caches are rebuilt */
+#define META_MAGIC "zt-symmod 4" /* bump when extraction changes: older caches are rebuilt */
 
 /* A loadable segment: file offsets [off, off+size) are at vaddr. */
 struct seg {
@@ -266,7 +266,7 @@ static int minidebuginfo(const char *path, struct fi_table *t)
 	}
 	fi_table_release(t);
 	fi_table_init(t);
-	err = dwarfsyms_extract_elf(main_elf, mini, t, &has);
+	err = dwarfsyms_extract_minidebuginfo(main_elf, mini, t, &has);
 out:
 	elf_end(mini);
 	elf_end(main_elf);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The preferred name among aliases at one address. */
+/* perf's choice among aliases at one address. */
+#include <ctype.h>
 #include <gelf.h>
 #include <string.h>
 
@@ -14,30 +15,32 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-int symname_pref(const char *a, const char *b)
+int symname_cmp(const struct symname_cand *a, const struct symname_cand *b)
 {
-	size_t ua = leading_underscores(a), ub = leading_underscores(b), la, lb;
+	size_t ua, ub, la, lb;
+	int wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
+	int ga = a->bind == STB_GLOBAL, gb = b->bind == STB_GLOBAL;
 
+	if (!a->sized != !b->sized)
+		return a->sized ? -1 : 1;
+	if (wa != wb)
+		return wa ? 1 : -1;
+	if (ga != gb)
+		return ga ? -1 : 1;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
-	la = strlen(a);
-	lb = strlen(b);
+	la = strlen(a->name);
+	lb = strlen(b->name);
 	if (la != lb)
-		return la < lb ? -1 : 1;
-	return 0;
+		return la > lb ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-int symname_bind_rank(unsigned char st_info)
+uint8_t symname_kbind(char type)
 {
-	switch (GELF_ST_BIND(st_info)) {
-	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
-		return 3;
-	case STB_WEAK:
-		return 2;
-	case STB_LOCAL:
-		return 1;
-	default:
-		return 0;
-	}
+	if (type == 'W')
+		return STB_WEAK;
+	return isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
 }
