@@ -34,7 +34,16 @@ struct dsym {
 struct row {
 	uint64_t addr;
 	uint32_t file; /* fi file index, ROW_END for the end of a sequence */
-	uint32_t line;
+	uint32_t line, column, discr;
+};
+
+/* A symbol as addr2line (BFD) and llvm-symbolizer see the symbol table,
+ * without perf's choices: for what they print (fi_func's gname, lname). */
+struct rsym {
+	uint64_t addr, size;
+	const char *name;
+	uint32_t shndx, order;
+	uint8_t gnu, llvm; /* BFD's elf_find_function / LLVM take it */
 };
 
 /* open addressing, key 0 is free */
@@ -72,6 +81,10 @@ struct dws {
 	int err; /* the first fatal error (-ENOMEM) */
 	char **owned; /* names made here (name@plt), freed at the end */
 	size_t nr_owned, cap_owned;
+	struct rsym *rsyms; /* the symbol table as the other tools see it */
+	size_t nr_rsyms;
+	struct fi_range *secs; /* executable sections, by index (0: none) */
+	size_t nr_secs;
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -682,6 +695,7 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 	if (dwarf_hasattr(die, DW_AT_call_file))
 		n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
 	n->call_line = die_udata(die, DW_AT_call_line);
+	n->call_column = die_udata(die, DW_AT_call_column);
 	/* n stays put: only its own children array grows below */
 	scan_body(d, die, n, &ccap, depth + 1);
 }
@@ -740,6 +754,7 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 	dst->name = src->name;
 	dst->call_file = src->call_file;
 	dst->call_line = src->call_line;
+	dst->call_column = src->call_column;
 	for (i = 0; i < src->nr_children && nr; i++) {
 		struct fi_inline *c;
 
@@ -785,13 +800,9 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 		struct fi_func *f;
 		uint32_t name;
 
-		if (s) {
-			name = fi_str(d->t, s->name);
-		} else {
-			if (dname == UINT32_MAX)
-				dname = die_name(d, die);
-			name = dname;
-		}
+		if (dname == UINT32_MAX)
+			dname = die_name(d, die);
+		name = s ? fi_str(d->t, s->name) : dname;
 		if (name == UINT32_MAX || d->err) {
 			d->err = -ENOMEM;
 			break;
@@ -827,6 +838,7 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 			break;
 		}
 		f->inl = inl;
+		f->dname = dname;
 	}
 	fi_inline_release(&root);
 	return d->err;
@@ -860,11 +872,12 @@ static void scan_scope(struct dws *d, Dwarf_Die *die, unsigned depth)
 	}
 }
 
-static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line)
+static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line, uint32_t column,
+		   uint32_t discr)
 {
 	if (d->nr_rows == d->cap_rows && ZT_GROW(d->rows, d->cap_rows, d->nr_rows + 1))
 		return d->err = -ENOMEM;
-	d->rows[d->nr_rows++] = (struct row){ addr, file, line };
+	d->rows[d->nr_rows++] = (struct row){ addr, file, line, column, discr };
 	return 0;
 }
 
@@ -881,19 +894,24 @@ static void cu_lines(struct dws *d, Dwarf_Die *cu)
 		Dwarf_Addr a;
 		size_t idx;
 		bool end;
-		int ln;
+		int ln, col;
+		unsigned int discr;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
 			continue;
 		if (end) {
-			add_row(d, a, ROW_END, 0);
+			add_row(d, a, ROW_END, 0, 0, 0);
 			continue;
 		}
 		if (dwarf_lineno(l, &ln) || ln < 0)
 			ln = 0;
+		if (dwarf_linecol(l, &col) || col < 0)
+			col = 0;
+		if (dwarf_linediscriminator(l, &discr))
+			discr = 0;
 		if (dwarf_line_file(l, &files, &idx))
 			files = NULL;
-		add_row(d, a, map_file(d, files, idx), (uint32_t)ln);
+		add_row(d, a, map_file(d, files, idx), (uint32_t)ln, (uint32_t)col, discr);
 	}
 }
 
@@ -1019,15 +1037,192 @@ static int distribute(struct dws *d)
 		for (k = lo ? lo - 1 : 0; k < n && rows[k].addr < end; k++) {
 			const struct row *r = &rows[k];
 			uint64_t a = r->addr > f->start ? r->addr : f->start;
+			uint32_t file = r->file == ROW_END ? 0 : r->file;
+			struct fi_line *last = f->nr_lines ? &f->lines[f->nr_lines - 1] : NULL;
 
-			if (r->file == ROW_END)
+			/* a row covers up to the end of its sequence: from there on
+			 * (and before the first row of another), file 0, no line */
+			if (r->file == ROW_END && !last)
 				continue;
-			if (f->nr_lines && f->lines[f->nr_lines - 1].file == r->file &&
-			    f->lines[f->nr_lines - 1].line == r->line)
+			if (last && last->file == file && last->line == r->line &&
+			    last->column == r->column && last->discr == r->discr)
 				continue;
-			if (fi_add_line(f, a, r->file, r->line))
+			if (fi_add_line(f, a, file, file ? r->line : 0))
 				return -ENOMEM;
+			f->lines[f->nr_lines - 1].column = file ? r->column : 0;
+			f->lines[f->nr_lines - 1].discr = file ? r->discr : 0;
 		}
+	}
+	return 0;
+}
+
+/* ---- what addr2line and llvm-symbolizer name ------------------------------ */
+
+/* The symbols of symscn as BFD's elf_find_function (FUNC, IFUNC and NOTYPE
+ * ones, any size) and LLVM's SymbolizableObjectFile (FUNC, IFUNC, OBJECT)
+ * take them, with the executable sections by index. */
+static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
+{
+	Elf_Data *data, *strd;
+	Elf_Scn *strscn, *scn = NULL;
+	GElf_Shdr symsh, sh;
+	size_t entsz, nsyms, i, strsz, nscn = 0;
+
+	if (elf_getshdrnum(elf, &nscn) || !nscn)
+		return 0;
+	if (!(d->secs = calloc(nscn, sizeof(*d->secs))))
+		return -ENOMEM;
+	d->nr_secs = nscn;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) &&
+		    elf_ndxscn(scn) < nscn && sh.sh_addr + sh.sh_size >= sh.sh_addr)
+			d->secs[elf_ndxscn(scn)] = (struct fi_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	if (!symscn || !gelf_getshdr(symscn, &symsh))
+		return 0;
+	data = elf_getdata(symscn, NULL);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	strscn = elf_getscn(elf, symsh.sh_link);
+	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!data || !data->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
+		return 0;
+	strsz = strd->d_size;
+	if (((const char *)strd->d_buf)[strsz - 1])
+		return 0;
+	nsyms = data->d_size / entsz;
+	if (!nsyms || !(d->rsyms = calloc(nsyms, sizeof(*d->rsyms))))
+		return nsyms ? -ENOMEM : 0;
+	for (i = 1; i < nsyms; i++) {
+		GElf_Sym y;
+		int type;
+		struct rsym *r;
+
+		if (!gelf_getsym(data, (int)i, &y) || !y.st_name || y.st_name >= strsz ||
+		    y.st_shndx == SHN_UNDEF || y.st_shndx >= nscn || !d->secs[y.st_shndx].end)
+			continue;
+		type = GELF_ST_TYPE(y.st_info);
+		r = &d->rsyms[d->nr_rsyms];
+		*r = (struct rsym){ y.st_value, y.st_size, (const char *)strd->d_buf + y.st_name,
+				    y.st_shndx, (uint32_t)i,
+				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE,
+				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT };
+		if (!*r->name || (!r->gnu && !r->llvm))
+			continue;
+		d->nr_rsyms++;
+	}
+	return 0;
+}
+
+static int rsym_cmp(const void *pa, const void *pb)
+{
+	const struct rsym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The executable section holding addr (index), 0 when none. */
+static uint32_t sec_of(const struct dws *d, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 1; i < d->nr_secs; i++)
+		if (addr >= d->secs[i].start && addr < d->secs[i].end)
+			return (uint32_t)i;
+	return 0;
+}
+
+/* Entries (FI_GAP) for the code of the executable sections that no
+ * function covers: padding, crt code without symbols. They carry the line
+ * rows there and the names the other tools give. */
+static int add_gaps(struct dws *d)
+{
+	struct fi_table *t = d->t;
+	size_t i, nf = t->nr_funcs, k = 0;
+	uint32_t name;
+
+	if (!d->nr_text)
+		return 0;
+	if ((name = fi_str(t, "??")) == UINT32_MAX)
+		return -ENOMEM;
+	for (i = 0; i < d->nr_text; i++) {
+		uint64_t at = d->text[i].start, end = d->text[i].end;
+
+		while (at < end) {
+			uint64_t next = end;
+			struct fi_func *f;
+
+			while (k < nf && t->funcs[k].start + t->funcs[k].size <= at &&
+			       t->funcs[k].start <= at)
+				k++;
+			if (k < nf && t->funcs[k].start <= at) {
+				/* covered: on to the end of the functions from here */
+				uint64_t e = at;
+				size_t j;
+
+				for (j = k; j < nf && t->funcs[j].start <= e; j++)
+					if (t->funcs[j].start + t->funcs[j].size > e)
+						e = t->funcs[j].start + t->funcs[j].size;
+				at = e;
+				continue;
+			}
+			if (k < nf && t->funcs[k].start < end)
+				next = t->funcs[k].start;
+			if (!(f = fi_add_func(t, at, next - at, name)))
+				return -ENOMEM;
+			f->flags = FI_GAP;
+			at = next;
+		}
+	}
+	return 0;
+}
+
+/* gname and lname of every function (see struct fi_func). */
+static int name_funcs(struct dws *d)
+{
+	struct fi_table *t = d->t;
+	size_t i, n = d->nr_rsyms;
+
+	if (n > 1)
+		qsort(d->rsyms, n, sizeof(*d->rsyms), rsym_cmp);
+	for (i = 0; i < t->nr_funcs; i++) {
+		struct fi_func *f = &t->funcs[i];
+		size_t hi = ZT_UPPER_BOUND(d->rsyms, n, addr, f->start), j;
+		uint32_t sec = 0;
+		const char *g = NULL;
+
+		/* LLVM: of the symbols at one address the last in (size, order) */
+		for (j = hi; j-- > 0;) {
+			const struct rsym *y = &d->rsyms[j];
+
+			if (!y->llvm)
+				continue;
+			if (!y->size || f->start - y->addr < y->size)
+				if ((f->lname = fi_str(t, y->name)) == UINT32_MAX)
+					return -ENOMEM;
+			break;
+		}
+		if (f->dname)
+			continue;
+		/* BFD: the nearest before, in the same section, the first of
+		 * several at one address */
+		for (j = hi; j-- > 0;) {
+			const struct rsym *y = &d->rsyms[j];
+
+			if (!y->gnu)
+				continue;
+			if (!sec)
+				sec = sec_of(d, f->start);
+			if (y->shndx != sec)
+				continue;
+			if (g && y->addr != d->rsyms[j + 1].addr)
+				break;
+			g = y->name;
+		}
+		if (g && (f->gname = fi_str(t, g)) == UINT32_MAX)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -1091,6 +1286,8 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 		symsrc = dwelf;
 	if (symscn && (ret = read_syms(&d, symsrc, symscn, &cap_syms)))
 		goto out;
+	if ((ret = read_rsyms(&d, symsrc, symscn ? symscn : find_scn(symelf, SHT_DYNSYM))))
+		goto out;
 	if ((symscn = find_scn(symelf, SHT_DYNSYM)) && (ret = read_syms(&d, symelf, symscn, &cap_syms)))
 		goto out;
 	if ((ret = read_plt(&d, symelf, &cap_syms)))
@@ -1107,7 +1304,7 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 		if ((ret = walk_dwarf(&d, dw)))
 			goto out;
 	}
-	if ((ret = fi_finish(t)))
+	if ((ret = fi_finish(t)) || (ret = add_gaps(&d)) || (ret = fi_finish(t)))
 		goto out;
 	if (d.nr_rows) {
 		if (has_dwarf)
@@ -1115,7 +1312,7 @@ int dwarfsyms_extract_elf(Elf *symelf, Elf *dwelf, struct fi_table *t, int *has_
 		if ((ret = sort_rows(&d)) || (ret = distribute(&d)) || (ret = fi_finish(t)))
 			goto out;
 	}
-	ret = 0;
+	ret = name_funcs(&d);
 out:
 	if (dw)
 		dwarf_end(dw);
@@ -1132,6 +1329,8 @@ out:
 	for (size_t i = 0; i < d.nr_owned; i++)
 		free(d.owned[i]);
 	free(d.owned);
+	free(d.rsyms);
+	free(d.secs);
 	return ret;
 }
 
