@@ -87,10 +87,16 @@ static void print_name(const struct symbolize *s, const char *name)
 /* file:line of l (with :column in LLVM's style, and the row's
  * discriminator as addr2line prints it on every frame) */
 static void print_file(const struct symbolize *s, const struct fi_loc *l, const char *name,
-		       uint32_t discr)
+		       const char *sfile, uint32_t discr)
 {
 	const char *base = l->file && *l->file ? l->file : NULL;
 
+	if (!base && sfile) {
+		/* no line rows: the symbol's STT_FILE, as both tools print it */
+		fputs(sfile, stdout);
+		fputs(s->llvm ? ":0:0" : ":?", stdout);
+		return;
+	}
 	if (!base) {
 		/* addr2line: "??:?" for a known function without lines, "??:0" for nothing */
 		if (s->llvm)
@@ -144,25 +150,30 @@ static void print_result(const struct symbolize *s, uint64_t addr, const struct 
 	for (i = 0; i < n; i++) {
 		/* without -i, addr2line names the innermost function with its line */
 		const struct fi_loc *l = found ? &r->locs[i] : &unknown;
-		const char *name = l->name;
+		const char *name = l->name, *sfile = NULL;
 
 		/* the outermost frame: addr2line names the DWARF subprogram (else
 		 * a symbol by BFD's rule), llvm-symbolizer the covering symbol
 		 * (else the DWARF subprogram); reports keep perf's symbol */
 		if (found && i == r->n - 1) {
-			if (s->llvm)
+			if (s->llvm) {
 				name = r->lname ? r->lname : r->dname;
-			else
+				sfile = r->lname ? r->lfile : NULL;
+			} else {
 				name = r->dname ? r->dname : r->gname;
+				sfile = r->dname ? NULL : r->gfile;
+			}
 		}
 		if (s->pretty && !s->llvm) {
 			if (i)
 				fputs(" (inlined by) ", stdout);
-			if (s->functions) {
+			if (s->functions && !name && !l->line && !sfile) {
+				fputs("?? ", stdout); /* addr2line: nothing found */
+			} else if (s->functions) {
 				print_name(s, name);
 				fputs(" at ", stdout);
 			}
-			print_file(s, l, name, found ? r->discr : 0);
+			print_file(s, l, name, sfile, found ? r->discr : 0);
 			fputc('\n', stdout);
 			continue;
 		}
@@ -170,7 +181,7 @@ static void print_result(const struct symbolize *s, uint64_t addr, const struct 
 			print_name(s, name);
 			fputc('\n', stdout);
 		}
-		print_file(s, l, name, found ? r->discr : 0);
+		print_file(s, l, name, sfile, found ? r->discr : 0);
 		fputc('\n', stdout);
 	}
 	if (s->llvm)

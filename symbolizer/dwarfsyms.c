@@ -42,6 +42,7 @@ struct row {
 struct rsym {
 	uint64_t addr, size;
 	const char *name;
+	const char *file; /* a local symbol's STT_FILE, or NULL */
 	uint32_t shndx, order;
 	uint8_t gnu, llvm; /* BFD's elf_find_function / LLVM take it */
 };
@@ -884,7 +885,8 @@ static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line, u
 static void cu_lines(struct dws *d, Dwarf_Die *cu)
 {
 	Dwarf_Lines *lines;
-	size_t n, i;
+	size_t n, i, first = d->nr_rows;
+	struct row tail = { UINT64_MAX, ROW_END, 0, 0, 0 };
 
 	if (dwarf_getsrclines(cu, &lines, &n))
 		return;
@@ -896,10 +898,22 @@ static void cu_lines(struct dws *d, Dwarf_Die *cu)
 		bool end;
 		int ln, col;
 		unsigned int discr;
+		uint32_t file;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
 			continue;
 		if (end) {
+			/* rows at the end's own address cover nothing: before it
+			 * here, or after it (libdw sorts an end of sequence before
+			 * the rows at its address); the latter known by repeating
+			 * the row before the end (a new sequence there does not) */
+			while (d->nr_rows > first && d->rows[d->nr_rows - 1].addr == a &&
+			       d->rows[d->nr_rows - 1].file != ROW_END)
+				d->nr_rows--;
+			if (d->nr_rows > first) {
+				tail = d->rows[d->nr_rows - 1];
+				tail.addr = a;
+			}
 			add_row(d, a, ROW_END, 0, 0, 0);
 			continue;
 		}
@@ -911,7 +925,10 @@ static void cu_lines(struct dws *d, Dwarf_Die *cu)
 			discr = 0;
 		if (dwarf_line_file(l, &files, &idx))
 			files = NULL;
-		add_row(d, a, map_file(d, files, idx), (uint32_t)ln, (uint32_t)col, discr);
+		file = map_file(d, files, idx);
+		if (a == tail.addr && tail.file != ROW_END && file == tail.file && (uint32_t)ln == tail.line)
+			continue;
+		add_row(d, a, file, (uint32_t)ln, (uint32_t)col, discr);
 	}
 }
 
@@ -1067,6 +1084,7 @@ static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 	Elf_Scn *strscn, *scn = NULL;
 	GElf_Shdr symsh, sh;
 	size_t entsz, nsyms, i, strsz, nscn = 0;
+	const char *file = NULL;
 
 	if (elf_getshdrnum(elf, &nscn) || !nscn)
 		return 0;
@@ -1096,12 +1114,15 @@ static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 		int type;
 		struct rsym *r;
 
+		if (gelf_getsym(data, (int)i, &y) && GELF_ST_TYPE(y.st_info) == STT_FILE)
+			file = y.st_name && y.st_name < strsz ? (const char *)strd->d_buf + y.st_name : NULL;
 		if (!gelf_getsym(data, (int)i, &y) || !y.st_name || y.st_name >= strsz ||
 		    y.st_shndx == SHN_UNDEF || y.st_shndx >= nscn || !d->secs[y.st_shndx].end)
 			continue;
 		type = GELF_ST_TYPE(y.st_info);
 		r = &d->rsyms[d->nr_rsyms];
 		*r = (struct rsym){ y.st_value, y.st_size, (const char *)strd->d_buf + y.st_name,
+				    GELF_ST_BIND(y.st_info) == STB_LOCAL && file && *file ? file : NULL,
 				    y.st_shndx, (uint32_t)i,
 				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE,
 				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT };
@@ -1191,7 +1212,7 @@ static int name_funcs(struct dws *d)
 		struct fi_func *f = &t->funcs[i];
 		size_t hi = ZT_UPPER_BOUND(d->rsyms, n, addr, f->start), j;
 		uint32_t sec = 0;
-		const char *g = NULL;
+		const char *g = NULL, *gf = NULL;
 
 		/* LLVM: of the symbols at one address the last in (size, order) */
 		for (j = hi; j-- > 0;) {
@@ -1199,9 +1220,10 @@ static int name_funcs(struct dws *d)
 
 			if (!y->llvm)
 				continue;
-			if (!y->size || f->start - y->addr < y->size)
-				if ((f->lname = fi_str(t, y->name)) == UINT32_MAX)
-					return -ENOMEM;
+			if ((!y->size || f->start - y->addr < y->size) &&
+			    ((f->lname = fi_str(t, y->name)) == UINT32_MAX ||
+			     (y->file && (f->lfile = fi_str(t, y->file)) == UINT32_MAX)))
+				return -ENOMEM;
 			break;
 		}
 		if (f->dname)
@@ -1220,8 +1242,11 @@ static int name_funcs(struct dws *d)
 			if (g && y->addr != d->rsyms[j + 1].addr)
 				break;
 			g = y->name;
+			gf = y->file;
 		}
 		if (g && (f->gname = fi_str(t, g)) == UINT32_MAX)
+			return -ENOMEM;
+		if (gf && (f->gfile = fi_str(t, gf)) == UINT32_MAX)
 			return -ENOMEM;
 	}
 	return 0;

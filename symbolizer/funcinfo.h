@@ -62,6 +62,9 @@ struct fi_func {
 	 *          the last one at or before the address that covers it (a
 	 *          sizeless one covers everything up to the next symbol) */
 	uint32_t dname, gname, lname;
+	/* the STT_FILE of gname's and lname's symbol when they are local: the
+	 * file those tools print for code without line rows */
+	uint32_t gfile, lfile;
 	/* FI_GAP: no function, code between functions (padding, crt code
 	 * without symbols) that the line table or the other tools' symbol
 	 * rules still cover; reports see no function there */
@@ -138,6 +141,7 @@ struct fi_result {
 	 * llvm-symbolizer print for the outermost frame instead (see fi_func;
 	 * NULL: none): */
 	const char *dname, *gname, *lname;
+	const char *gfile, *lfile; /* see fi_func; NULL: none */
 	uint32_t discr; /* the line row's discriminator, 0: none */
 	int gap;        /* FI_GAP: between functions (gsym_lookup_all only) */
 };

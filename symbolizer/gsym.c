@@ -342,7 +342,7 @@ out:
 static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct fi_line *l,
 			 uint32_t nl, const struct zbuf *cols, uint32_t ncols)
 {
-	uint32_t i, any = f->dname || f->gname || f->lname || f->flags;
+	uint32_t i, any = f->dname || f->gname || f->lname || f->flags || f->gfile || f->lfile;
 	size_t pos;
 
 	for (i = 0; i < nl && !any; i++)
@@ -359,6 +359,8 @@ static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct f
 	zbuf_put_uv(b, f->dname);
 	zbuf_put_uv(b, f->gname);
 	zbuf_put_uv(b, f->lname);
+	zbuf_put_uv(b, f->gfile);
+	zbuf_put_uv(b, f->lfile);
 	zbuf_put_uv(b, nl);
 	for (i = 0; i < nl; i++) {
 		zbuf_put_uv(b, l[i].column);
@@ -1091,7 +1093,7 @@ static int file_at(const struct gsym *g, uint32_t i, const char **dir, const cha
  * row `row` (have_row: a row was found), the call columns of the inline
  * path's nodes (cols[k] for path[k]). */
 struct extra {
-	uint32_t flags, dname, gname, lname, column, discr;
+	uint32_t flags, dname, gname, lname, gfile, lfile, column, discr;
 	uint32_t cols[GSYM_MAX_INLINE_DEPTH];
 };
 
@@ -1107,6 +1109,8 @@ static int extra_read(struct cur *c, int have_row, uint32_t row, const struct in
 	x->dname = (uint32_t)get_uleb(c);
 	x->gname = (uint32_t)get_uleb(c);
 	x->lname = (uint32_t)get_uleb(c);
+	x->gfile = (uint32_t)get_uleb(c);
+	x->lfile = (uint32_t)get_uleb(c);
 	n = get_uleb(c);
 	for (i = 0; i < n && !c->bad; i++) {
 		uint32_t col = (uint32_t)get_uleb(c), d = (uint32_t)get_uleb(c);
@@ -1190,6 +1194,8 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		r->gname = str_at(g, x.gname);
 	if (x.lname)
 		r->lname = str_at(g, x.lname);
+	r->gfile = x.gfile ? str_at(g, x.gfile) : NULL;
+	r->lfile = x.lfile ? str_at(g, x.lfile) : NULL;
 	r->gap = (x.flags & FI_GAP) != 0;
 	if (!found)
 		return 0;

@@ -25,8 +25,8 @@
  * types; the files stay valid GSYM v1. Written only when it says something.
  * Payload (ULEB128 numbers):
  *   version (1; a reader ignores other versions), flags (FI_GAP: not a
- *   function, funcinfo.h), dname, gname, lname (string offsets, 0: none;
- *   see struct fi_func),
+ *   function, funcinfo.h), dname, gname, lname, gfile, lfile (string
+ *   offsets, 0: none; see struct fi_func),
  *   NumRows, then {column, discriminator} of each LineTable row in order,
  *   NumNodes, then the call column of each InlineInfo node in the order
  *   they are encoded (depth first, the root first).
