@@ -76,9 +76,36 @@ static void put_u32(uint32_t v)
 	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, stdout);
 }
 
+/* LLVM's demangler writes GNU's "f() [clone .isra.0] [clone .cold]" as
+ * "f() (.isra.0.cold)": rewritten in place */
+static void llvm_clones(char *d)
+{
+	char *p = strstr(d, " [clone "), *w;
+
+	if (!p)
+		return;
+	w = p;
+	*w++ = ' ';
+	*w++ = '(';
+	while (!strncmp(p, " [clone ", 8)) {
+		char *e = strchr(p + 8, ']');
+
+		if (!e)
+			break;
+		memmove(w, p + 8, (size_t)(e - (p + 8)));
+		w += e - (p + 8);
+		p = e + 1;
+	}
+	*w++ = ')';
+	memmove(w, p, strlen(p) + 1);
+}
+
 static void print_name(const struct symbolize *s, const char *name)
 {
 	char *d = s->demangle && name && *name ? zt_demangle(name, 1) : NULL;
+
+	if (d && s->llvm)
+		llvm_clones(d);
 
 	fputs(d ? d : (name && *name ? name : "??"), stdout);
 	free(d);

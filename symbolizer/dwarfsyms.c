@@ -73,6 +73,7 @@ struct dws {
 	/* the current CU */
 	const char *comp_dir; /* NULL when none */
 	int version;
+	int mangled; /* a language with mangled names (BFD's !non_mangled) */
 	Dwarf_Files *files;
 	size_t nfiles;
 	uint32_t *filemap; /* CU file index -> fi file index (0: not yet) */
@@ -774,6 +775,14 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 	return 0;
 }
 
+static int has_linkage(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
 /* A subprogram with code: one fi_func per contiguous range. */
 static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 {
@@ -840,6 +849,8 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 		}
 		f->inl = inl;
 		f->dname = dname;
+		if (i == 0 && d->mangled && !has_linkage(die))
+			f->flags |= FI_BFD_SYM;
 	}
 	fi_inline_release(&root);
 	return d->err;
@@ -950,6 +961,17 @@ static int walk_dwarf(struct dws *d, Dwarf *dw)
 		d->files = NULL;
 		d->nfiles = 0;
 		d->version = version;
+		switch (dwarf_srclang(&cudie)) {
+		case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+		case DW_LANG_Ada83: case DW_LANG_Ada95: case DW_LANG_Cobol74: case DW_LANG_Cobol85:
+		case DW_LANG_Fortran77: case DW_LANG_Fortran90: case DW_LANG_Fortran95:
+		case DW_LANG_Fortran03: case DW_LANG_Fortran08: case DW_LANG_Pascal83:
+		case DW_LANG_Modula2: case DW_LANG_Mips_Assembler:
+			d->mangled = 0;
+			break;
+		default:
+			d->mangled = 1;
+		}
 		d->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		if (d->comp_dir && !*d->comp_dir)
 			d->comp_dir = NULL;
@@ -1226,7 +1248,7 @@ static int name_funcs(struct dws *d)
 				return -ENOMEM;
 			break;
 		}
-		if (f->dname)
+		if (f->dname && !(f->flags & FI_BFD_SYM))
 			continue;
 		/* BFD: the nearest before, in the same section, the first of
 		 * several at one address */
@@ -1243,6 +1265,19 @@ static int name_funcs(struct dws *d)
 				break;
 			g = y->name;
 			gf = y->file;
+		}
+		if (f->dname) {
+			/* BFD names a function without a linkage name by the
+			 * symbol it finds when that starts where the function does */
+			f->flags &= ~FI_BFD_SYM;
+			if (g && d->rsyms[hi - 1].addr == f->start) {
+				for (j = hi; j-- > 0 && d->rsyms[j].addr == f->start;)
+					if (d->rsyms[j].gnu && d->rsyms[j].shndx == sec)
+						g = d->rsyms[j].name;
+				if ((f->dname = fi_str(t, g)) == UINT32_MAX)
+					return -ENOMEM;
+			}
+			continue;
 		}
 		if (g && (f->gname = fi_str(t, g)) == UINT32_MAX)
 			return -ENOMEM;

@@ -72,6 +72,7 @@ struct fi_func {
 };
 
 #define FI_GAP 1u
+#define FI_BFD_SYM 2u /* dwarfsyms.c's own, while it builds the table */
 
 /* A file of the file table: index 0 is reserved (no file), as in GSYM. */
 struct fi_file {
