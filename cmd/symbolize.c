@@ -76,28 +76,37 @@ static void put_u32(uint32_t v)
 	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, stdout);
 }
 
-/* LLVM's demangler writes GNU's "f() [clone .isra.0] [clone .cold]" as
- * "f() (.isra.0.cold)": rewritten in place */
-static void llvm_clones(char *d)
+/* LLVM's demangler where it differs from libiberty's, rewritten in place:
+ * GNU's "f() [clone .isra.0] [clone .cold]" is "f() (.isra.0.cold)", and
+ * "operator< <T>" is "operator<<T>" */
+static void llvm_style(char *d)
 {
-	char *p = strstr(d, " [clone "), *w;
+	char *p = strstr(d, " [clone "), *r, *w;
 
+	for (r = d; (r = strstr(r, "operator")); ) {
+		r += 8;
+		while (*r == '<' || *r == '>' || *r == '=')
+			r++;
+		if (r[-1] != 'r' && r[0] == ' ' && r[1] == '<')
+			memmove(r, r + 1, strlen(r));
+	}
+	p = strstr(d, " [clone ");
 	if (!p)
 		return;
-	w = p;
+	r = w = p;
 	*w++ = ' ';
 	*w++ = '(';
-	while (!strncmp(p, " [clone ", 8)) {
-		char *e = strchr(p + 8, ']');
+	while (!strncmp(r, " [clone ", 8) || (r == p && !strncmp(r + 2, "clone ", 6))) {
+		char *e = strchr(r + 8, ']');
 
 		if (!e)
 			break;
-		memmove(w, p + 8, (size_t)(e - (p + 8)));
-		w += e - (p + 8);
-		p = e + 1;
+		memmove(w, r + 8, (size_t)(e - (r + 8)));
+		w += e - (r + 8);
+		r = e + 1;
 	}
 	*w++ = ')';
-	memmove(w, p, strlen(p) + 1);
+	memmove(w, r, strlen(r) + 1);
 }
 
 static void print_name(const struct symbolize *s, const char *name)
@@ -105,7 +114,7 @@ static void print_name(const struct symbolize *s, const char *name)
 	char *d = s->demangle && name && *name ? zt_demangle(name, 1) : NULL;
 
 	if (d && s->llvm)
-		llvm_clones(d);
+		llvm_style(d);
 
 	fputs(d ? d : (name && *name ? name : "??"), stdout);
 	free(d);
