@@ -90,6 +90,35 @@ static void llvm_style(char *d)
 		if (r[-1] != 'r' && r[0] == ' ' && r[1] == '<')
 			memmove(r, r + 1, strlen(r));
 	}
+	/* "{lambda(int)#1}" is "'lambda'(int)", #2 "'lambda0'(int)" */
+	for (r = d; (r = strstr(r, "{lambda(")); ) {
+		char *q = r + 7, *e, num[24];
+		int depth = 0;
+		unsigned long k;
+		size_t args;
+
+		for (; *q; q++)
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && !--depth)
+				break;
+		if (*q != ')' || q[1] != '#' || !(k = strtoul(q + 2, &e, 10)) || *e != '}') {
+			r += 8;
+			continue;
+		}
+		num[0] = 0;
+		if (k > 1)
+			snprintf(num, sizeof(num), "%lu", k - 2);
+		args = (size_t)(q + 1 - (r + 7));
+		/* "'lambda" num "'" args: never longer than "{lambda" args "#k}" */
+		memmove(r + 8 + strlen(num), r + 7, args);
+		memcpy(r, "'lambda", 7);
+		memcpy(r + 7, num, strlen(num));
+		r[7 + strlen(num)] = '\'';
+		w = r + 8 + strlen(num) + args;
+		memmove(w, e + 1, strlen(e + 1) + 1);
+		r = w;
+	}
 	p = strstr(d, " [clone ");
 	if (!p)
 		return;
