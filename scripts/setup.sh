@@ -26,6 +26,9 @@ if [ "${1:-}" = "--test" ]; then
 	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal
 	# Debian has none of the first three.
 	pkgs+=(g++ xz-utils python3 perl)
+	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
+	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
+	pkgs+=(duktape-dev)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

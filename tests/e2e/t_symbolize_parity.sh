@@ -64,16 +64,21 @@ compare() { # compare NAME BIN
 	local name=$1 bin=$2
 	addrs "$bin" "$N" 12345 > addrs
 	echo "  $name: $(wc -l < addrs) addresses"
-	addr2line -a -f -i -C -e "$bin" < addrs > a2l.out
+	# binutils 2.40 bug: in a DWARF 5 line table it names file 1 by file 0
+	# (the CU's own name): duktape.c's "#line 1 duk_unicode_support.c"
+	# rows come out as duktape.c (llvm-symbolizer and eu-addr2line say
+	# duk_unicode_support.c); exactly that substitution is undone
+	a2l_fix() { if [ "$name" = duktape ]; then sed "s|$duk:|$T/duk_unicode_support.c:|"; else cat; fi; }
+	addr2line -a -f -i -C -e "$bin" < addrs | a2l_fix > a2l.out
 	"$ZT" symbolize -a -f -i -C -e "$bin" < addrs > zt.out 2> zt.err
 	check "$name: zt symbolize exits 0" [ $? -eq 0 ]
 	agree gnu a2l.out zt.out "$name -a -f -i -C"
 	same "$name: -a -f -i -C as addr2line" a2l.out zt.out
-	addr2line -a -f -i -C -p -e "$bin" < addrs > a2lp.out
+	addr2line -a -f -i -C -p -e "$bin" < addrs | a2l_fix > a2lp.out
 	"$ZT" symbolize -a -f -i -C -p -e "$bin" < addrs > ztp.out 2> ztp.err
 	agree gnu a2lp.out ztp.out "$name -a -f -i -C -p"
 	same "$name: -a -f -i -C -p as addr2line" a2lp.out ztp.out
-	addr2line -f -s -e "$bin" < addrs > a2ls.out
+	addr2line -f -s -e "$bin" < addrs | sed 's|^duktape\.c:|duk_unicode_support.c:|' > a2ls.out
 	"$ZT" symbolize -f -s -e "$bin" < addrs > zts.out 2> zts.err
 	same "$name: -f -s as addr2line" a2ls.out zts.out
 	llvm-symbolizer --inlining -a -C -e "$bin" < addrs > llvm.out
