@@ -76,24 +76,98 @@ static void put_u32(uint32_t v)
 	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, stdout);
 }
 
+/* LLVM's demangler where it differs from libiberty's, rewritten in place:
+ * GNU's "f() [clone .isra.0] [clone .cold]" is "f() (.isra.0.cold)", and
+ * "operator< <T>" is "operator<<T>" */
+static void llvm_style(char *d)
+{
+	char *p = strstr(d, " [clone "), *r, *w;
+
+	for (r = d; (r = strstr(r, "operator")); ) {
+		r += 8;
+		while (*r == '<' || *r == '>' || *r == '=')
+			r++;
+		if (r[-1] != 'r' && r[0] == ' ' && r[1] == '<')
+			memmove(r, r + 1, strlen(r));
+	}
+	/* "{lambda(int)#1}" is "'lambda'(int)", #2 "'lambda0'(int)" */
+	for (r = d; (r = strstr(r, "{lambda(")); ) {
+		char *q = r + 7, *e, num[24];
+		int depth = 0;
+		unsigned long k;
+		size_t args;
+
+		for (; *q; q++)
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && !--depth)
+				break;
+		if (*q != ')' || q[1] != '#' || !(k = strtoul(q + 2, &e, 10)) || *e != '}') {
+			r += 8;
+			continue;
+		}
+		num[0] = 0;
+		if (k > 1)
+			snprintf(num, sizeof(num), "%lu", k - 2);
+		args = (size_t)(q + 1 - (r + 7));
+		/* "'lambda" num "'" args: never longer than "{lambda" args "#k}" */
+		memmove(r + 8 + strlen(num), r + 7, args);
+		memcpy(r, "'lambda", 7);
+		memcpy(r + 7, num, strlen(num));
+		r[7 + strlen(num)] = '\'';
+		w = r + 8 + strlen(num) + args;
+		memmove(w, e + 1, strlen(e + 1) + 1);
+		r = w;
+	}
+	p = strstr(d, " [clone ");
+	if (!p)
+		return;
+	r = w = p;
+	*w++ = ' ';
+	*w++ = '(';
+	while (!strncmp(r, " [clone ", 8) || (r == p && !strncmp(r + 2, "clone ", 6))) {
+		char *e = strchr(r + 8, ']');
+
+		if (!e)
+			break;
+		memmove(w, r + 8, (size_t)(e - (r + 8)));
+		w += e - (r + 8);
+		r = e + 1;
+	}
+	*w++ = ')';
+	memmove(w, r, strlen(r) + 1);
+}
+
 static void print_name(const struct symbolize *s, const char *name)
 {
-	char *d = s->demangle && name ? zt_demangle(name, 1) : NULL;
+	char *d = s->demangle && name && *name ? zt_demangle(name, 1) : NULL;
+
+	if (d && s->llvm)
+		llvm_style(d);
 
 	fputs(d ? d : (name && *name ? name : "??"), stdout);
 	free(d);
 }
 
-static void print_file(const struct symbolize *s, const struct fi_loc *l)
+/* file:line of l (with :column in LLVM's style, and the row's
+ * discriminator as addr2line prints it on every frame) */
+static void print_file(const struct symbolize *s, const struct fi_loc *l, const char *name,
+		       const char *sfile, uint32_t discr)
 {
 	const char *base = l->file && *l->file ? l->file : NULL;
 
+	if (!base && sfile) {
+		/* no line rows: the symbol's STT_FILE, as both tools print it */
+		fputs(sfile, stdout);
+		fputs(s->llvm ? ":0:0" : ":?", stdout);
+		return;
+	}
 	if (!base) {
 		/* addr2line: "??:?" for a known function without lines, "??:0" for nothing */
 		if (s->llvm)
 			fputs("??:0:0", stdout);
 		else
-			fputs(l->name && *l->name ? "??:?" : "??:0", stdout);
+			fputs(name && *name ? "??:?" : "??:0", stdout);
 		return;
 	}
 	if (s->basenames) {
@@ -108,17 +182,29 @@ static void print_file(const struct symbolize *s, const struct fi_loc *l)
 		fputs_unlocked(base, stdout);
 	}
 	putc_unlocked(':', stdout);
+	if (s->llvm) {
+		put_u32(l->line);
+		putc_unlocked(':', stdout);
+		put_u32(l->column);
+		return;
+	}
+	if (!l->line) {
+		putc_unlocked('?', stdout);
+		return;
+	}
 	put_u32(l->line);
-	/* GSYM keeps no columns: llvm-symbolizer's column prints as 0 */
-	if (s->llvm)
-		fputs_unlocked(":0", stdout);
+	if (discr) {
+		fputs_unlocked(" (discriminator ", stdout);
+		put_u32(discr);
+		putc_unlocked(')', stdout);
+	}
 }
 
 static void print_result(const struct symbolize *s, uint64_t addr, const struct fi_result *r,
 			 int found)
 {
 	unsigned i, n = found ? (s->inlines || s->llvm ? r->n : 1) : 1;
-	static const struct fi_loc unknown = { NULL, "", "", 0 };
+	static const struct fi_loc unknown = { NULL, "", "", 0, 0 };
 
 	if (s->addresses) {
 		if (s->llvm)
@@ -129,23 +215,38 @@ static void print_result(const struct symbolize *s, uint64_t addr, const struct 
 	for (i = 0; i < n; i++) {
 		/* without -i, addr2line names the innermost function with its line */
 		const struct fi_loc *l = found ? &r->locs[i] : &unknown;
+		const char *name = l->name, *sfile = NULL;
 
+		/* the outermost frame: addr2line names the DWARF subprogram (else
+		 * a symbol by BFD's rule), llvm-symbolizer the covering symbol
+		 * (else the DWARF subprogram); reports keep perf's symbol */
+		if (found && i == r->n - 1) {
+			if (s->llvm) {
+				name = r->lname ? r->lname : r->dname;
+				sfile = r->lname ? r->lfile : NULL;
+			} else {
+				name = r->dname ? r->dname : r->gname;
+				sfile = r->dname ? NULL : r->gfile;
+			}
+		}
 		if (s->pretty && !s->llvm) {
 			if (i)
 				fputs(" (inlined by) ", stdout);
-			if (s->functions) {
-				print_name(s, l->name);
+			if (s->functions && !name && !l->line && !sfile) {
+				fputs("?? ", stdout); /* addr2line: nothing found */
+			} else if (s->functions) {
+				print_name(s, name);
 				fputs(" at ", stdout);
 			}
-			print_file(s, l);
+			print_file(s, l, name, sfile, found ? r->discr : 0);
 			fputc('\n', stdout);
 			continue;
 		}
 		if (s->functions || s->llvm) {
-			print_name(s, l->name);
+			print_name(s, name);
 			fputc('\n', stdout);
 		}
-		print_file(s, l);
+		print_file(s, l, name, sfile, found ? r->discr : 0);
 		fputc('\n', stdout);
 	}
 	if (s->llvm)
@@ -187,7 +288,7 @@ static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
 	size_t i;
 
 	if (!s->pid)
-		return symmod_lookup_vaddr(s->mod, addr, r);
+		return symmod_lookup_vaddr_all(s->mod, addr, r);
 	for (i = 0; i < s->nr_maps; i++) {
 		const struct prof_mmap *m = &s->maps[i];
 		char root[PATH_MAX];
@@ -204,7 +305,7 @@ static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
 			if (symmod_open(&s->so.mo, root, NULL, &s->mods[i]))
 				return -ENOMEM;
 		}
-		return symmod_lookup_offset(s->mods[i], addr - m->start + m->pgoff, r);
+		return symmod_lookup_offset_all(s->mods[i], addr - m->start + m->pgoff, r);
 	}
 	return -ENOENT;
 }
@@ -237,14 +338,14 @@ static const char *const symbolize_usage[] = {
 
 int cmd_symbolize(int argc, char **argv)
 {
-	struct symbolize s = { .exe = "a.out", .style = "GNU",
+	struct symbolize s = { .exe = "a.out", .style = "GNU", .demangle = -1,
 			       .so = { .use_debuginfod = 1, .use_cache = 1 } };
 	const struct opt options[] = {
 		{ OPT_STRING, 'e', "exe", &s.exe, "file", "the binary the addresses are in (default a.out)" },
 		{ OPT_INT, 0, "pid", &s.pid, "pid", "addresses are in the live process PID (through its maps)" },
 		{ OPT_BOOL, 'f', "functions", &s.functions, NULL, "show function names" },
 		{ OPT_BOOL, 'i', "inlines", &s.inlines, NULL, "show the inline chain, innermost first" },
-		{ OPT_BOOL, 'C', "demangle", &s.demangle, NULL, "demangle C++ and Rust names" },
+		{ OPT_BOOL, 'C', "demangle", &s.demangle, NULL, "demangle C++ and Rust names (the default in LLVM's style)" },
 		{ OPT_BOOL, 'a', "addresses", &s.addresses, NULL, "show the address before its answer" },
 		{ OPT_BOOL, 'p', "pretty-print", &s.pretty, NULL, "one line per address" },
 		{ OPT_BOOL, 's', "basenames", &s.basenames, NULL, "file names without directories" },
@@ -266,11 +367,16 @@ int cmd_symbolize(int argc, char **argv)
 	cmd_setup("symbolize", s.so.verbose);
 	if (!strcasecmp(s.style, "llvm")) {
 		s.llvm = 1;
+		/* llvm-symbolizer demangles unless told --no-demangle */
+		if (s.demangle < 0)
+			s.demangle = 1;
 	} else if (strcasecmp(s.style, "gnu")) {
 		cmd_error("unknown --output-style '%s': use GNU or LLVM", s.style);
 		symopts_release(&s.so);
 		return ZT_EXIT_USAGE;
 	}
+	if (s.demangle < 0)
+		s.demangle = 0;
 	if (symopts_init(&s.so, "symbolize"))
 		return ZT_EXIT_FAIL;
 	if (s.pid) {

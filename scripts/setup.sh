@@ -31,6 +31,9 @@ if [ "${1:-}" = "--test" ]; then
 	# clang-14 (C++ libraries, libLLVM-14 and libclang-cpp, .dynsym only),
 	# python3.11 with python3.11-dbg (a program with a detached debug file)
 	pkgs+=(sqlite3 clang-14 python3.11 python3.11-dbg)
+	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
+	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
+	pkgs+=(duktape-dev)
 	# node and npm: an independent pprof decoder (npm's pprof-format) in the
 	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -38,7 +38,17 @@ enum { TAB_SYMTAB, TAB_DYNSYM, TAB_PLT };
 struct row {
 	uint64_t addr;
 	uint32_t file; /* fi file index, ROW_END for the end of a sequence */
-	uint32_t line;
+	uint32_t line, column, discr;
+};
+
+/* A symbol as addr2line (BFD) and llvm-symbolizer see the symbol table,
+ * without perf's choices: for what they print (fi_func's gname, lname). */
+struct rsym {
+	uint64_t addr, size;
+	const char *name;
+	const char *file; /* a local symbol's STT_FILE, or NULL */
+	uint32_t shndx, order;
+	uint8_t gnu, llvm; /* BFD's elf_find_function / LLVM take it */
 };
 
 /* open addressing, key 0 is free */
@@ -67,6 +77,7 @@ struct dws {
 	/* the current CU */
 	const char *comp_dir; /* NULL when none */
 	int version;
+	int mangled; /* a language with mangled names (BFD's !non_mangled) */
 	Dwarf_Files *files;
 	size_t nfiles;
 	uint32_t *filemap; /* CU file index -> fi file index (0: not yet) */
@@ -76,6 +87,10 @@ struct dws {
 	int err; /* the first fatal error (-ENOMEM) */
 	char **owned; /* names made here (name@plt), freed at the end */
 	size_t nr_owned, cap_owned;
+	struct rsym *rsyms; /* the symbol table as the other tools see it */
+	size_t nr_rsyms;
+	struct fi_range *secs; /* executable sections, by index (0: none) */
+	size_t nr_secs;
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -694,6 +709,7 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 	if (dwarf_hasattr(die, DW_AT_call_file))
 		n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
 	n->call_line = die_udata(die, DW_AT_call_line);
+	n->call_column = die_udata(die, DW_AT_call_column);
 	/* n stays put: only its own children array grows below */
 	scan_body(d, die, n, &ccap, depth + 1);
 }
@@ -752,6 +768,7 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 	dst->name = src->name;
 	dst->call_file = src->call_file;
 	dst->call_line = src->call_line;
+	dst->call_column = src->call_column;
 	for (i = 0; i < src->nr_children && nr; i++) {
 		struct fi_inline *c;
 
@@ -768,6 +785,14 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 			fi_inline_release(c);
 	}
 	return 0;
+}
+
+static int has_linkage(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
 }
 
 /* A subprogram with code: one fi_func per contiguous range. */
@@ -797,13 +822,9 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 		struct fi_func *f;
 		uint32_t name;
 
-		if (s) {
-			name = fi_str(d->t, s->name);
-		} else {
-			if (dname == UINT32_MAX)
-				dname = die_name(d, die);
-			name = dname;
-		}
+		if (dname == UINT32_MAX)
+			dname = die_name(d, die);
+		name = s ? fi_str(d->t, s->name) : dname;
 		if (name == UINT32_MAX || d->err) {
 			d->err = -ENOMEM;
 			break;
@@ -839,6 +860,9 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 			break;
 		}
 		f->inl = inl;
+		f->dname = dname;
+		if (i == 0 && d->mangled && !has_linkage(die))
+			f->flags |= FI_BFD_SYM;
 	}
 	fi_inline_release(&root);
 	return d->err;
@@ -872,18 +896,20 @@ static void scan_scope(struct dws *d, Dwarf_Die *die, unsigned depth)
 	}
 }
 
-static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line)
+static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line, uint32_t column,
+		   uint32_t discr)
 {
 	if (d->nr_rows == d->cap_rows && ZT_GROW(d->rows, d->cap_rows, d->nr_rows + 1))
 		return d->err = -ENOMEM;
-	d->rows[d->nr_rows++] = (struct row){ addr, file, line };
+	d->rows[d->nr_rows++] = (struct row){ addr, file, line, column, discr };
 	return 0;
 }
 
 static void cu_lines(struct dws *d, Dwarf_Die *cu)
 {
 	Dwarf_Lines *lines;
-	size_t n, i;
+	size_t n, i, first = d->nr_rows;
+	struct row tail = { UINT64_MAX, ROW_END, 0, 0, 0 };
 
 	if (dwarf_getsrclines(cu, &lines, &n))
 		return;
@@ -893,19 +919,39 @@ static void cu_lines(struct dws *d, Dwarf_Die *cu)
 		Dwarf_Addr a;
 		size_t idx;
 		bool end;
-		int ln;
+		int ln, col;
+		unsigned int discr;
+		uint32_t file;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
 			continue;
 		if (end) {
-			add_row(d, a, ROW_END, 0);
+			/* rows at the end's own address cover nothing: before it
+			 * here, or after it (libdw sorts an end of sequence before
+			 * the rows at its address); the latter known by repeating
+			 * the row before the end (a new sequence there does not) */
+			while (d->nr_rows > first && d->rows[d->nr_rows - 1].addr == a &&
+			       d->rows[d->nr_rows - 1].file != ROW_END)
+				d->nr_rows--;
+			if (d->nr_rows > first) {
+				tail = d->rows[d->nr_rows - 1];
+				tail.addr = a;
+			}
+			add_row(d, a, ROW_END, 0, 0, 0);
 			continue;
 		}
 		if (dwarf_lineno(l, &ln) || ln < 0)
 			ln = 0;
+		if (dwarf_linecol(l, &col) || col < 0)
+			col = 0;
+		if (dwarf_linediscriminator(l, &discr))
+			discr = 0;
 		if (dwarf_line_file(l, &files, &idx))
 			files = NULL;
-		add_row(d, a, map_file(d, files, idx), (uint32_t)ln);
+		file = map_file(d, files, idx);
+		if (a == tail.addr && tail.file != ROW_END && file == tail.file && (uint32_t)ln == tail.line)
+			continue;
+		add_row(d, a, file, (uint32_t)ln, (uint32_t)col, discr);
 	}
 }
 
@@ -927,6 +973,17 @@ static int walk_dwarf(struct dws *d, Dwarf *dw)
 		d->files = NULL;
 		d->nfiles = 0;
 		d->version = version;
+		switch (dwarf_srclang(&cudie)) {
+		case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+		case DW_LANG_Ada83: case DW_LANG_Ada95: case DW_LANG_Cobol74: case DW_LANG_Cobol85:
+		case DW_LANG_Fortran77: case DW_LANG_Fortran90: case DW_LANG_Fortran95:
+		case DW_LANG_Fortran03: case DW_LANG_Fortran08: case DW_LANG_Pascal83:
+		case DW_LANG_Modula2: case DW_LANG_Mips_Assembler:
+			d->mangled = 0;
+			break;
+		default:
+			d->mangled = 1;
+		}
 		d->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		if (d->comp_dir && !*d->comp_dir)
 			d->comp_dir = NULL;
@@ -1031,15 +1088,213 @@ static int distribute(struct dws *d)
 		for (k = lo ? lo - 1 : 0; k < n && rows[k].addr < end; k++) {
 			const struct row *r = &rows[k];
 			uint64_t a = r->addr > f->start ? r->addr : f->start;
+			uint32_t file = r->file == ROW_END ? 0 : r->file;
+			struct fi_line *last = f->nr_lines ? &f->lines[f->nr_lines - 1] : NULL;
 
-			if (r->file == ROW_END)
+			/* a row covers up to the end of its sequence: from there on
+			 * (and before the first row of another), file 0, no line */
+			if (r->file == ROW_END && !last)
 				continue;
-			if (f->nr_lines && f->lines[f->nr_lines - 1].file == r->file &&
-			    f->lines[f->nr_lines - 1].line == r->line)
+			if (last && last->file == file && last->line == r->line &&
+			    last->column == r->column && last->discr == r->discr)
 				continue;
-			if (fi_add_line(f, a, r->file, r->line))
+			if (fi_add_line(f, a, file, file ? r->line : 0))
 				return -ENOMEM;
+			f->lines[f->nr_lines - 1].column = file ? r->column : 0;
+			f->lines[f->nr_lines - 1].discr = file ? r->discr : 0;
 		}
+	}
+	return 0;
+}
+
+/* ---- what addr2line and llvm-symbolizer name ------------------------------ */
+
+/* The symbols of symscn as BFD's elf_find_function (FUNC, IFUNC and NOTYPE
+ * ones, any size) and LLVM's SymbolizableObjectFile (FUNC, IFUNC, OBJECT)
+ * take them, with the executable sections by index. */
+static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
+{
+	Elf_Data *data, *strd;
+	Elf_Scn *strscn, *scn = NULL;
+	GElf_Shdr symsh, sh;
+	size_t entsz, nsyms, i, strsz, nscn = 0;
+	const char *file = NULL;
+
+	if (elf_getshdrnum(elf, &nscn) || !nscn)
+		return 0;
+	if (!(d->secs = calloc(nscn, sizeof(*d->secs))))
+		return -ENOMEM;
+	d->nr_secs = nscn;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) &&
+		    elf_ndxscn(scn) < nscn && sh.sh_addr + sh.sh_size >= sh.sh_addr)
+			d->secs[elf_ndxscn(scn)] = (struct fi_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	if (!symscn || !gelf_getshdr(symscn, &symsh))
+		return 0;
+	data = elf_getdata(symscn, NULL);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	strscn = elf_getscn(elf, symsh.sh_link);
+	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!data || !data->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
+		return 0;
+	strsz = strd->d_size;
+	if (((const char *)strd->d_buf)[strsz - 1])
+		return 0;
+	nsyms = data->d_size / entsz;
+	if (!nsyms || !(d->rsyms = calloc(nsyms, sizeof(*d->rsyms))))
+		return nsyms ? -ENOMEM : 0;
+	for (i = 1; i < nsyms; i++) {
+		GElf_Sym y;
+		int type;
+		struct rsym *r;
+
+		if (gelf_getsym(data, (int)i, &y) && GELF_ST_TYPE(y.st_info) == STT_FILE)
+			file = y.st_name && y.st_name < strsz ? (const char *)strd->d_buf + y.st_name : NULL;
+		if (!gelf_getsym(data, (int)i, &y) || !y.st_name || y.st_name >= strsz ||
+		    y.st_shndx == SHN_UNDEF || y.st_shndx >= nscn || !d->secs[y.st_shndx].end)
+			continue;
+		type = GELF_ST_TYPE(y.st_info);
+		r = &d->rsyms[d->nr_rsyms];
+		*r = (struct rsym){ y.st_value, y.st_size, (const char *)strd->d_buf + y.st_name,
+				    GELF_ST_BIND(y.st_info) == STB_LOCAL && file && *file ? file : NULL,
+				    y.st_shndx, (uint32_t)i,
+				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE,
+				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT };
+		if (!*r->name || (!r->gnu && !r->llvm))
+			continue;
+		d->nr_rsyms++;
+	}
+	return 0;
+}
+
+static int rsym_cmp(const void *pa, const void *pb)
+{
+	const struct rsym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The executable section holding addr (index), 0 when none. */
+static uint32_t sec_of(const struct dws *d, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 1; i < d->nr_secs; i++)
+		if (addr >= d->secs[i].start && addr < d->secs[i].end)
+			return (uint32_t)i;
+	return 0;
+}
+
+/* Entries (FI_GAP) for the code of the executable sections that no
+ * function covers: padding, crt code without symbols. They carry the line
+ * rows there and the names the other tools give. */
+static int add_gaps(struct dws *d)
+{
+	struct fi_table *t = d->t;
+	size_t i, nf = t->nr_funcs, k = 0;
+	uint32_t name;
+
+	if (!d->nr_text)
+		return 0;
+	if ((name = fi_str(t, "??")) == UINT32_MAX)
+		return -ENOMEM;
+	for (i = 0; i < d->nr_text; i++) {
+		uint64_t at = d->text[i].start, end = d->text[i].end;
+
+		while (at < end) {
+			uint64_t next = end;
+			struct fi_func *f;
+
+			while (k < nf && t->funcs[k].start + t->funcs[k].size <= at &&
+			       t->funcs[k].start <= at)
+				k++;
+			if (k < nf && t->funcs[k].start <= at) {
+				/* covered: on to the end of the functions from here */
+				uint64_t e = at;
+				size_t j;
+
+				for (j = k; j < nf && t->funcs[j].start <= e; j++)
+					if (t->funcs[j].start + t->funcs[j].size > e)
+						e = t->funcs[j].start + t->funcs[j].size;
+				at = e;
+				continue;
+			}
+			if (k < nf && t->funcs[k].start < end)
+				next = t->funcs[k].start;
+			if (!(f = fi_add_func(t, at, next - at, name)))
+				return -ENOMEM;
+			f->flags = FI_GAP;
+			at = next;
+		}
+	}
+	return 0;
+}
+
+/* gname and lname of every function (see struct fi_func). */
+static int name_funcs(struct dws *d)
+{
+	struct fi_table *t = d->t;
+	size_t i, n = d->nr_rsyms;
+
+	if (n > 1)
+		qsort(d->rsyms, n, sizeof(*d->rsyms), rsym_cmp);
+	for (i = 0; i < t->nr_funcs; i++) {
+		struct fi_func *f = &t->funcs[i];
+		size_t hi = ZT_UPPER_BOUND(d->rsyms, n, addr, f->start), j;
+		uint32_t sec = 0;
+		const char *g = NULL, *gf = NULL;
+
+		/* LLVM: of the symbols at one address the last in (size, order) */
+		for (j = hi; j-- > 0;) {
+			const struct rsym *y = &d->rsyms[j];
+
+			if (!y->llvm)
+				continue;
+			if ((!y->size || f->start - y->addr < y->size) &&
+			    ((f->lname = fi_str(t, y->name)) == UINT32_MAX ||
+			     (y->file && (f->lfile = fi_str(t, y->file)) == UINT32_MAX)))
+				return -ENOMEM;
+			break;
+		}
+		if (f->dname && !(f->flags & FI_BFD_SYM))
+			continue;
+		/* BFD: the nearest before, in the same section, the first of
+		 * several at one address */
+		for (j = hi; j-- > 0;) {
+			const struct rsym *y = &d->rsyms[j];
+
+			if (!y->gnu)
+				continue;
+			if (!sec)
+				sec = sec_of(d, f->start);
+			if (y->shndx != sec)
+				continue;
+			if (g && y->addr != d->rsyms[j + 1].addr)
+				break;
+			g = y->name;
+			gf = y->file;
+		}
+		if (f->dname) {
+			/* BFD names a function without a linkage name by the
+			 * symbol it finds when that starts where the function does */
+			f->flags &= ~FI_BFD_SYM;
+			if (g && d->rsyms[hi - 1].addr == f->start) {
+				for (j = hi; j-- > 0 && d->rsyms[j].addr == f->start;)
+					if (d->rsyms[j].gnu && d->rsyms[j].shndx == sec)
+						g = d->rsyms[j].name;
+				if ((f->dname = fi_str(t, g)) == UINT32_MAX)
+					return -ENOMEM;
+			}
+			continue;
+		}
+		if (g && (f->gname = fi_str(t, g)) == UINT32_MAX)
+			return -ENOMEM;
+		if (gf && (f->gfile = fi_str(t, gf)) == UINT32_MAX)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -1105,6 +1360,8 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 		symsrc = dwelf;
 	if (symscn && (ret = read_syms(&d, symsrc, symscn, TAB_SYMTAB, &cap_syms)))
 		goto out;
+	if ((ret = read_rsyms(&d, symsrc, symscn ? symscn : find_scn(symelf, SHT_DYNSYM))))
+		goto out;
 	if ((symscn = find_scn(symsrc, SHT_DYNSYM)) &&
 	    (ret = read_syms(&d, symsrc, symscn, TAB_DYNSYM, &cap_syms)))
 		goto out;
@@ -1125,7 +1382,7 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 		if ((ret = walk_dwarf(&d, dw)))
 			goto out;
 	}
-	if ((ret = fi_finish(t)))
+	if ((ret = fi_finish(t)) || (ret = add_gaps(&d)) || (ret = fi_finish(t)))
 		goto out;
 	if (d.nr_rows) {
 		if (has_dwarf)
@@ -1133,7 +1390,7 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 		if ((ret = sort_rows(&d)) || (ret = distribute(&d)) || (ret = fi_finish(t)))
 			goto out;
 	}
-	ret = 0;
+	ret = name_funcs(&d);
 out:
 	if (dw)
 		dwarf_end(dw);
@@ -1150,6 +1407,8 @@ out:
 	for (size_t i = 0; i < d.nr_owned; i++)
 		free(d.owned[i]);
 	free(d.owned);
+	free(d.rsyms);
+	free(d.secs);
 	return ret;
 }
 

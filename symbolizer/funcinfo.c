@@ -158,7 +158,7 @@ static int cmp_line(const void *a, const void *b)
 static int cmp_func(const void *a, const void *b)
 {
 	const struct fi_func *x = a, *y = b;
-	int rx = !!x->lines + !!x->inl, ry = !!y->lines + !!y->inl;
+	int rx = !!x->lines + !!x->inl + !(x->flags & FI_GAP), ry = !!y->lines + !!y->inl + !(y->flags & FI_GAP);
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -182,6 +182,8 @@ int fi_finish(struct fi_table *t)
 			 * take the name of a sized symbol if it had none */
 			if (!t->funcs[k - 1].name)
 				t->funcs[k - 1].name = f->name;
+			if (!t->funcs[k - 1].dname)
+				t->funcs[k - 1].dname = f->dname;
 			func_release(f);
 			continue;
 		}

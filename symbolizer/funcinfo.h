@@ -30,6 +30,7 @@ struct fi_inline {
 	uint32_t name;      /* string offset */
 	uint32_t call_file; /* file index, 0: unknown */
 	uint32_t call_line;
+	uint32_t call_column; /* 0: unknown */
 	struct fi_inline *children; /* owned array */
 	uint32_t nr_children;
 };
@@ -38,8 +39,9 @@ struct fi_inline {
  * function's end) the code comes from file:line. Sorted by addr. */
 struct fi_line {
 	uint64_t addr;
-	uint32_t file; /* file index */
+	uint32_t file; /* file index; 0: no line information from addr on */
 	uint32_t line;
+	uint32_t column, discr; /* DWARF column and discriminator, 0: none */
 };
 
 struct fi_func {
@@ -50,7 +52,27 @@ struct fi_func {
 	uint32_t nr_lines;
 	size_t cap_lines;
 	struct fi_inline *inl; /* owned root, NULL when nothing was inlined */
+	/* What the other tools name the function's code (string offsets, 0:
+	 * none); name is the ELF symbol, as perf names it, for reports:
+	 *   dname: the DWARF subprogram (addr2line's and eu-addr2line's name:
+	 *          "foo" where the symbol is "foo.cold" or "foo.isra.0")
+	 *   gname: without a DWARF subprogram, the symbol addr2line (BFD) takes:
+	 *          the nearest one before the address in its section, any size
+	 *   lname: the symbol llvm-symbolizer takes for the outermost frame:
+	 *          the last one at or before the address that covers it (a
+	 *          sizeless one covers everything up to the next symbol) */
+	uint32_t dname, gname, lname;
+	/* the STT_FILE of gname's and lname's symbol when they are local: the
+	 * file those tools print for code without line rows */
+	uint32_t gfile, lfile;
+	/* FI_GAP: no function, code between functions (padding, crt code
+	 * without symbols) that the line table or the other tools' symbol
+	 * rules still cover; reports see no function there */
+	uint32_t flags;
 };
+
+#define FI_GAP 1u
+#define FI_BFD_SYM 2u /* dwarfsyms.c's own, while it builds the table */
 
 /* A file of the file table: index 0 is reserved (no file), as in GSYM. */
 struct fi_file {
@@ -102,6 +124,7 @@ struct fi_loc {
 	const char *name;           /* function (the inlined one, for inner frames) */
 	const char *dir, *file;     /* "" when unknown */
 	uint32_t line;              /* 0 when unknown */
+	uint32_t column;            /* 0 when unknown */
 };
 
 #define FI_MAX_INLINE 32
@@ -115,6 +138,13 @@ struct fi_result {
 	unsigned n;
 	uint64_t func_start; /* start address of the outermost function */
 	uint64_t offset;     /* address - func_start */
+	/* locs[n-1].name is the ELF symbol (reports); what addr2line and
+	 * llvm-symbolizer print for the outermost frame instead (see fi_func;
+	 * NULL: none): */
+	const char *dname, *gname, *lname;
+	const char *gfile, *lfile; /* see fi_func; NULL: none */
+	uint32_t discr; /* the line row's discriminator, 0: none */
+	int gap;        /* FI_GAP: between functions (gsym_lookup_all only) */
 };
 
 #endif

@@ -15,7 +15,8 @@
 
 #include "symbolizer/gsym.h"
 
-enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2 };
+enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2, INFO_ZT = GSYM_INFO_ZT };
+#define ZT_EXTRA_VERSION 1
 enum { OP_END = 0, OP_SET_FILE = 1, OP_ADVANCE_PC = 2, OP_ADVANCE_LINE = 3, OP_FIRST_SPECIAL = 4 };
 
 /* ---- writer -------------------------------------------------------------- */
@@ -232,9 +233,11 @@ static int clip_ranges(const struct fi_range *in, uint32_t nin, const struct fi_
 	return 0;
 }
 
-/* One InlineInfo node whose ranges (clipped already, non-empty) are rs. */
+/* One InlineInfo node whose ranges (clipped already, non-empty) are rs;
+ * its call column goes to cols (the nodes in the order written). */
 static int encode_inline(struct zbuf *b, const struct fi_inline *node, const struct fi_range *rs,
-			 uint32_t nrs, uint64_t base, unsigned depth, uint32_t nr_files)
+			 uint32_t nrs, uint64_t base, unsigned depth, uint32_t nr_files,
+			 struct zbuf *cols, uint32_t *ncols)
 {
 	struct fi_range **crs = NULL;
 	uint32_t *ncrs = NULL, i, live = 0;
@@ -263,6 +266,8 @@ static int encode_inline(struct zbuf *b, const struct fi_inline *node, const str
 		zbuf_put_uv(b, rs[i].start - base);
 		zbuf_put_uv(b, rs[i].end - rs[i].start);
 	}
+	zbuf_put_uv(cols, node->call_column);
+	(*ncols)++;
 	zbuf_put_u8(b, live != 0);
 	zbuf_put_u32le(b, node->name);
 	zbuf_put_uv(b, node->call_file);
@@ -272,7 +277,7 @@ static int encode_inline(struct zbuf *b, const struct fi_inline *node, const str
 		for (i = 0; i < node->nr_children && !err; i++)
 			if (ncrs[i])
 				err = encode_inline(b, &node->children[i], crs[i], ncrs[i],
-						    rs[0].start, depth + 1, nr_files);
+						    rs[0].start, depth + 1, nr_files, cols, ncols);
 		zbuf_put_uv(b, 0);
 	}
 out:
@@ -284,7 +289,8 @@ out:
 	return err;
 }
 
-static int encode_root(struct zbuf *b, const struct fi_func *f, uint32_t nr_files)
+static int encode_root(struct zbuf *b, const struct fi_func *f, uint32_t nr_files,
+		       struct zbuf *cols, uint32_t *ncols)
 {
 	struct fi_inline root = *f->inl;
 	struct fi_range fr = { f->start, f->size ? f->start + f->size : UINT64_MAX }, *rs;
@@ -322,7 +328,7 @@ static int encode_root(struct zbuf *b, const struct fi_func *f, uint32_t nr_file
 	zbuf_put_u32le(b, INFO_INLINE);
 	zbuf_put_u32le(b, 0);
 	pos = b->len;
-	err = encode_inline(b, &root, rs, nrs, f->start, 0, nr_files);
+	err = encode_inline(b, &root, rs, nrs, f->start, 0, nr_files, cols, ncols);
 	if (!err && b->len - pos > UINT32_MAX)
 		err = -EOVERFLOW;
 	put32_at(b, pos - 4, (uint32_t)(b->len - pos));
@@ -331,12 +337,47 @@ out:
 	return err;
 }
 
+/* zt's own InfoType (gsym.h): what LLVM's GSYM has no room for. Written
+ * only when it says something. */
+static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct fi_line *l,
+			 uint32_t nl, const struct zbuf *cols, uint32_t ncols)
+{
+	uint32_t i, any = f->dname || f->gname || f->lname || f->flags || f->gfile || f->lfile;
+	size_t pos;
+
+	for (i = 0; i < nl && !any; i++)
+		any = l[i].column || l[i].discr;
+	for (i = 0; i < cols->len && !any; i++)
+		any = cols->data[i];
+	if (!any)
+		return;
+	zbuf_put_u32le(b, INFO_ZT);
+	zbuf_put_u32le(b, 0);
+	pos = b->len;
+	zbuf_put_uv(b, ZT_EXTRA_VERSION);
+	zbuf_put_uv(b, f->flags);
+	zbuf_put_uv(b, f->dname);
+	zbuf_put_uv(b, f->gname);
+	zbuf_put_uv(b, f->lname);
+	zbuf_put_uv(b, f->gfile);
+	zbuf_put_uv(b, f->lfile);
+	zbuf_put_uv(b, nl);
+	for (i = 0; i < nl; i++) {
+		zbuf_put_uv(b, l[i].column);
+		zbuf_put_uv(b, l[i].discr);
+	}
+	zbuf_put_uv(b, ncols);
+	zbuf_put(b, cols->data, cols->len);
+	put32_at(b, pos - 4, (uint32_t)(b->len - pos));
+}
+
 static int encode_func(struct zbuf *b, size_t img, const struct fi_func *f, uint32_t nr_files,
 		       uint32_t *off)
 {
 	const struct fi_line *l = f->lines;
-	uint32_t nl = f->nr_lines, i;
-	int err;
+	uint32_t nl = f->nr_lines, i, ncols = 0;
+	struct zbuf cols;
+	int err = 0;
 
 	put_align(b, img, 4);
 	if (b->len - img > UINT32_MAX)
@@ -364,14 +405,18 @@ static int encode_func(struct zbuf *b, size_t img, const struct fi_func *f, uint
 			return -EOVERFLOW;
 		put32_at(b, pos - 4, (uint32_t)(b->len - pos));
 	}
-	if (f->inl) {
-		err = encode_root(b, f, nr_files);
-		if (err)
-			return err;
+	zbuf_init(&cols);
+	if (f->inl)
+		err = encode_root(b, f, nr_files, &cols, &ncols);
+	if (!err && cols.err)
+		err = cols.err;
+	if (!err) {
+		encode_extra(b, f, l, nl, &cols, ncols);
+		zbuf_put_u32le(b, INFO_END);
+		zbuf_put_u32le(b, 0);
 	}
-	zbuf_put_u32le(b, INFO_END);
-	zbuf_put_u32le(b, 0);
-	return 0;
+	zbuf_release(&cols);
+	return err;
 }
 
 static int encode(const struct fi_table *t, struct zbuf *b, size_t img)
@@ -881,8 +926,10 @@ static inline uint32_t get_u32(const struct gsym *g, struct cur *c)
 /* LineTable::lookup as llvm-gsymutil-14 has it: the last row at or before
  * addr, but the first of several rows at addr itself. *found = 0: no row. */
 static int line_lookup(struct cur *c, uint64_t fstart, uint64_t addr, uint32_t *file,
-		       uint32_t *line, int *found)
+		       uint32_t *line, int *found, uint32_t *rowp)
 {
+	uint32_t row = 0;
+
 	int64_t min = get_sleb(c), max = get_sleb(c), range;
 	uint64_t raddr = fstart;
 	uint32_t rfile = 1, rline = (uint32_t)get_uleb(c);
@@ -922,26 +969,30 @@ static int line_lookup(struct cur *c, uint64_t fstart, uint64_t addr, uint32_t *
 		*file = rfile;
 		*line = rline;
 		*found = 1;
+		*rowp = row++;
 		if (addr == raddr)
 			return 0;
 	}
 }
 
 struct inl_frame {
-	uint32_t name, call_file, call_line;
+	uint32_t name, call_file, call_line, idx;
 };
 
 struct inl_state {
 	const struct gsym *g;
 	uint64_t addr;
+	uint32_t nodes; /* nodes read or skipped so far: the next one's index */
 	unsigned len; /* path[0..len) = the nodes containing addr, outermost first */
 	struct inl_frame path[GSYM_MAX_INLINE_DEPTH];
 };
 
 /* Skip a node (its ranges already read when ranges_done) and its subtree.
  * Returns 1 for a node, 0 for a terminator. */
-static int inl_skip(const struct gsym *g, struct cur *c, int ranges_done, unsigned depth)
+static int inl_skip(struct inl_state *s, struct cur *c, int ranges_done, unsigned depth)
 {
+	const struct gsym *g = s->g;
+
 	if (!ranges_done) {
 		uint64_t n = get_uleb(c), i;
 
@@ -960,11 +1011,12 @@ static int inl_skip(const struct gsym *g, struct cur *c, int ranges_done, unsign
 		c->bad = 1;
 		return 0;
 	}
+	s->nodes++;
 	if (get_u8(c)) {
 		get_u32(g, c);
 		get_uleb(c);
 		get_uleb(c);
-		while (!c->bad && inl_skip(g, c, 0, depth + 1))
+		while (!c->bad && inl_skip(s, c, 0, depth + 1))
 			;
 	} else {
 		get_u32(g, c);
@@ -1001,13 +1053,14 @@ static int inl_lookup(struct inl_state *s, struct cur *c, uint64_t base, unsigne
 	if (c->bad || !nonempty)
 		return 1;
 	if (!hit) {
-		inl_skip(s->g, c, 1, depth);
+		inl_skip(s, c, 1, depth);
 		return 0;
 	}
 	if (depth >= GSYM_MAX_INLINE_DEPTH) {
 		c->bad = 1;
 		return 1;
 	}
+	s->path[depth].idx = s->nodes++;
 	has_children = get_u8(c);
 	s->path[depth].name = get_u32(s->g, c);
 	s->path[depth].call_file = (uint32_t)get_uleb(c);
@@ -1036,15 +1089,59 @@ static int file_at(const struct gsym *g, uint32_t i, const char **dir, const cha
 	return 0;
 }
 
+/* zt's InfoType: names, the flags, the column and discriminator of line
+ * row `row` (have_row: a row was found), the call columns of the inline
+ * path's nodes (cols[k] for path[k]). */
+struct extra {
+	uint32_t flags, dname, gname, lname, gfile, lfile, column, discr;
+	uint32_t cols[GSYM_MAX_INLINE_DEPTH];
+};
+
+static int extra_read(struct cur *c, int have_row, uint32_t row, const struct inl_state *s,
+		      struct extra *x)
+{
+	uint64_t n, i;
+	unsigned k = 0;
+
+	if (get_uleb(c) != ZT_EXTRA_VERSION)
+		return 0; /* a later version: ignored, as an unknown type */
+	x->flags = (uint32_t)get_uleb(c);
+	x->dname = (uint32_t)get_uleb(c);
+	x->gname = (uint32_t)get_uleb(c);
+	x->lname = (uint32_t)get_uleb(c);
+	x->gfile = (uint32_t)get_uleb(c);
+	x->lfile = (uint32_t)get_uleb(c);
+	n = get_uleb(c);
+	for (i = 0; i < n && !c->bad; i++) {
+		uint32_t col = (uint32_t)get_uleb(c), d = (uint32_t)get_uleb(c);
+
+		if (have_row && i == row) {
+			x->column = col;
+			x->discr = d;
+		}
+	}
+	n = get_uleb(c);
+	for (i = 0; i < n && !c->bad && s && k < s->len; i++) {
+		uint32_t col = (uint32_t)get_uleb(c);
+
+		while (k < s->len && s->path[k].idx == i)
+			x->cols[k++] = col;
+	}
+	return c->bad ? -EBADMSG : 0;
+}
+
 static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uint64_t addr,
 		       uint32_t name, struct fi_result *r)
 {
 	struct cur c = { g->data + foff + 8, g->data + g->size, 0 };
-	struct cur inl = { NULL, NULL, 0 };
-	uint32_t file = 0, line = 0;
-	int found = 0, have_lines = 0, err, real;
+	struct cur inl = { NULL, NULL, 0 }, ext = { NULL, NULL, 0 };
+	uint32_t file = 0, line = 0, row = 0;
+	int found = 0, err, real;
 	struct fi_loc *l = &r->locs[0];
+	struct inl_state s = { .g = g, .addr = addr };
+	struct extra x;
 
+	memset(&x, 0, sizeof(x));
 	for (;;) {
 		uint32_t type = get_u32(g, &c), len = get_u32(g, &c);
 		struct cur rec;
@@ -1056,12 +1153,13 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		if (type == INFO_END)
 			break;
 		if (type == INFO_LINES) {
-			err = line_lookup(&rec, fstart, addr, &file, &line, &found);
+			err = line_lookup(&rec, fstart, addr, &file, &line, &found, &row);
 			if (err)
 				return err;
-			have_lines = 1;
 		} else if (type == INFO_INLINE) {
 			inl = rec;
+		} else if (type == INFO_ZT) {
+			ext = rec;
 		}
 	}
 	r->func_start = fstart;
@@ -1070,19 +1168,42 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 	l->name = str_at(g, name);
 	l->dir = l->file = "";
 	l->line = 0;
-	if (!have_lines || !found)
-		return 0;
-	err = file_at(g, file, &l->dir, &l->file, &real);
-	if (err)
-		return err;
-	l->line = line;
-	if (inl.p) {
-		struct inl_state s = { .g = g, .addr = addr };
-		unsigned k;
-
+	l->column = 0;
+	r->discr = 0;
+	r->dname = r->gname = r->lname = NULL;
+	r->gap = 0;
+	/* a row of file 0 (an end of sequence) is no line information */
+	if (found && file) {
+		err = file_at(g, file, &l->dir, &l->file, &real);
+		if (err)
+			return err;
+		l->line = line;
+	} else {
+		found = 0;
+	}
+	if (found && inl.p) {
 		inl_lookup(&s, &inl, fstart, 0);
 		if (inl.bad)
 			return -EBADMSG;
+	}
+	if (ext.p && (err = extra_read(&ext, found, row, &s, &x)))
+		return err;
+	if (x.dname)
+		r->dname = str_at(g, x.dname);
+	if (x.gname)
+		r->gname = str_at(g, x.gname);
+	if (x.lname)
+		r->lname = str_at(g, x.lname);
+	r->gfile = x.gfile ? str_at(g, x.gfile) : NULL;
+	r->lfile = x.lfile ? str_at(g, x.lfile) : NULL;
+	r->gap = (x.flags & FI_GAP) != 0;
+	if (!found)
+		return 0;
+	l->column = x.column;
+	r->discr = x.discr;
+	{
+		unsigned k;
+
 		/* innermost first: each node on the path renames the current
 		 * innermost frame and adds its caller at the call site */
 		for (k = s.len; k-- > 0;) {
@@ -1096,20 +1217,22 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 			if (!real)
 				continue;
 			if (r->n < FI_MAX_INLINE) {
-				r->locs[r->n] = (struct fi_loc){ back->name, dir, base, fr->call_line };
+				r->locs[r->n] = (struct fi_loc){ back->name, dir, base, fr->call_line,
+								 x.cols[k] };
 				back->name = str_at(g, fr->name);
 				r->n++;
 			} else {
 				back->dir = dir;
 				back->file = base;
 				back->line = fr->call_line;
+				back->column = x.cols[k];
 			}
 		}
 	}
 	return 0;
 }
 
-int gsym_lookup(const struct gsym *g, uint64_t addr, struct fi_result *r)
+int gsym_lookup_all(const struct gsym *g, uint64_t addr, struct fi_result *r)
 {
 	uint64_t off, at, foff;
 	uint32_t i, size, name, tries;
@@ -1145,4 +1268,15 @@ int gsym_lookup(const struct gsym *g, uint64_t addr, struct fi_result *r)
 		return err;
 	}
 	return -ENOENT;
+}
+
+int gsym_lookup(const struct gsym *g, uint64_t addr, struct fi_result *r)
+{
+	int err = gsym_lookup_all(g, addr, r);
+
+	if (!err && r->gap) {
+		r->n = 0;
+		return -ENOENT;
+	}
+	return err;
 }

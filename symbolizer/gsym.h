@@ -19,6 +19,19 @@
 /* Inline trees deeper than this are dropped by the writer and rejected by
  * the reader (a bound on the recursion over outside input). */
 #define GSYM_MAX_INLINE_DEPTH 64
+/*
+ * zt's own FunctionInfo InfoType, for what LLVM's types have no room for.
+ * LLVM's lookups (llvm-gsymutil --address, llvm-symbolizer) skip unknown
+ * types; the files stay valid GSYM v1. Written only when it says something.
+ * Payload (ULEB128 numbers):
+ *   version (1; a reader ignores other versions), flags (FI_GAP: not a
+ *   function, funcinfo.h), dname, gname, lname, gfile, lfile (string
+ *   offsets, 0: none; see struct fi_func),
+ *   NumRows, then {column, discriminator} of each LineTable row in order,
+ *   NumNodes, then the call column of each InlineInfo node in the order
+ *   they are encoded (depth first, the root first).
+ */
+#define GSYM_INFO_ZT 0x7a740001u
 
 /*
  * Encode t (after fi_finish) as a GSYM v1 image appended to out, with
@@ -60,10 +73,16 @@ void gsym_free(struct gsym *g); /* accepts NULL */
  * an address before the function's first line row gives the function's name
  * with no file and line instead of an error. More than FI_MAX_INLINE frames:
  * the innermost ones and the real function are kept, the middle is dropped.
+ * Line rows of file 0 (the end of a line sequence) are no file and line.
  * Returns 0, -ENOENT when no function covers addr, or -EBADMSG when the
  * function's record is corrupt.
  */
 int gsym_lookup(const struct gsym *g, uint64_t addr, struct fi_result *r);
+/* The same, and the gaps between functions (r->gap set) too: for answers
+ * as addr2line and llvm-symbolizer give them (gaps hold line rows and the
+ * names those tools print; fi_result's dname/gname/lname, columns and
+ * discriminators are filled by both). */
+int gsym_lookup_all(const struct gsym *g, uint64_t addr, struct fi_result *r);
 
 /* Number of function entries (address table entries). */
 uint32_t gsym_nr_funcs(const struct gsym *g);

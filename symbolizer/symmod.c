@@ -22,7 +22,7 @@
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
-#define META_MAGIC "zt-symmod 4" /* bump when extraction changes: older caches are rebuilt */
+#define META_MAGIC "zt-symmod 5" /* bump when extraction changes: older caches are rebuilt */
 
 /* A loadable segment: file offsets [off, off+size) are at vaddr. */
 struct seg {
@@ -120,6 +120,22 @@ int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result
 	if (!m->g)
 		return -ENOENT;
 	return gsym_lookup(m->g, vaddr, r) ? -ENOENT : 0;
+}
+
+int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_result *r)
+{
+	if (!m->g)
+		return -ENOENT;
+	return gsym_lookup_all(m->g, vaddr, r) ? -ENOENT : 0;
+}
+
+int symmod_lookup_offset_all(const struct symmod *m, uint64_t off, struct fi_result *r)
+{
+	uint64_t vaddr;
+
+	if (symmod_offset_to_vaddr(m, off, &vaddr))
+		return -ENOENT;
+	return symmod_lookup_vaddr_all(m, vaddr, r);
 }
 
 int symmod_lookup_offset(const struct symmod *m, uint64_t off, struct fi_result *r)

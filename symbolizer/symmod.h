@@ -69,6 +69,10 @@ const char *symmod_source(const struct symmod *m);
  * Returns 0, or -ENOENT when no function covers it. */
 int symmod_lookup_offset(const struct symmod *m, uint64_t off, struct fi_result *r);
 int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
+/* The same, gaps between functions included (gsym_lookup_all): for
+ * answers as addr2line and llvm-symbolizer give them. */
+int symmod_lookup_offset_all(const struct symmod *m, uint64_t off, struct fi_result *r);
+int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
 /* The virtual address of a file offset (-ENOENT: in no loadable segment). */
 int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
 

@@ -11,8 +11,7 @@ addrs() { nm -S --defined-only "$1" | awk '$3 ~ /^[tT]$/ && NF == 4 { print $1, 
 	done; }
 addrs inl > addrs
 n=$(wc -l < addrs); echo "  $n addresses"
-# GSYM keeps no discriminators: addr2line's "(discriminator N)" aside
-addr2line -f -i -e inl < addrs | sed 's/ (discriminator [0-9]*)$//' > a2l.out
+addr2line -f -i -e inl < addrs > a2l.out
 check "reference answers" [ -s a2l.out ] && [ "$n" -gt 100 ]
 "$ZT" symbolize -f -i -e inl < addrs > zt.out 2> zt.err
 check "zt symbolize exits 0" [ $? -eq 0 ]
@@ -49,7 +48,7 @@ check "no build id: '-' and a 32-digit file id" bash -c "[[ '$line' =~ ^-\ [0-9a
 want=$(python3 -c "import hashlib,os;d=open('nobid','rb').read();print(hashlib.sha256(d[:4096]+d[-4096:]+len(d).to_bytes(8,'big')).hexdigest()[:32])" 2>/dev/null)
 [ -n "$want" ] && check "file id as OpenTelemetry computes it" [ "$(echo "$line" | awk '{ print $2 }')" = "$want" ]
 addrs nobid > addrs.nobid
-addr2line -f -i -e nobid < addrs.nobid | sed 's/ (discriminator [0-9]*)$//' > a2l.nobid
+addr2line -f -i -e nobid < addrs.nobid > a2l.nobid
 "$ZT" symbolize -f -i -e nobid < addrs.nobid > zt.nobid
 check "no build id: same answers as addr2line" cmp -s zt.nobid a2l.nobid
 fid=$(echo "$line" | awk '{ print $2 }')
@@ -82,7 +81,7 @@ libc=/lib/x86_64-linux-gnu/libc.so.6
 if [ -d /usr/lib/debug/.build-id ]; then
 	m=0x$(nm -D "$libc" | awk '$3 ~ /^malloc@/ { print $1 }' | head -1)
 	"$ZT" symbolize -f -e "$libc" "$m" > libc.out
-	check "libc's malloc with a file:line from libc6-dbg" grep -qE '^[a-z_]*malloc$' libc.out
+	check "libc's malloc with a file:line from libc6-dbg" grep -qE '^[A-Za-z_]*malloc$' libc.out
 	check "libc file:line" grep -qE 'malloc\.c:[0-9]+' libc.out
 fi
 # files it cannot read: a message and exit 1, as addr2line; an ELF without symbols: ?? and 0

@@ -1029,6 +1029,77 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A line row of file 0 (an end of sequence) ends the line information;
+ * gap entries are seen by gsym_lookup_all only; zt's InfoType carries
+ * names, columns, discriminators and call columns. */
+static void test_end_of_sequence_and_extra(void **state)
+{
+	struct fi_table t;
+	struct fi_func *f;
+	struct fi_inline *root, *c;
+	struct zbuf b;
+	struct gsym *g;
+	struct fi_result r;
+	uint32_t file;
+
+	(void)state;
+	fi_table_init(&t);
+	file = fi_file(&t, "/src", "a.c");
+	f = fi_add_func(&t, 0x1000, 0x40, fi_str(&t, "foo.isra.0"));
+	f->dname = fi_str(&t, "foo");
+	line(f, 0x1000, file, 10);
+	f->lines[0].column = 7;
+	f->lines[0].discr = 3;
+	line(f, 0x1010, file, 11);
+	line(f, 0x1020, 0, 0); /* end of sequence */
+	root = add_root(f);
+	root->nr_children = 1;
+	root->children = c = calloc(1, sizeof(*c));
+	assert_non_null(c);
+	add_range(root, 0x1000, 0x1040);
+	add_range(c, 0x1010, 0x1018);
+	c->name = fi_str(&t, "inl");
+	c->call_file = file;
+	c->call_line = 5;
+	c->call_column = 9;
+	f = fi_add_func(&t, 0x1040, 0x10, fi_str(&t, "??"));
+	f->flags = FI_GAP;
+	f->gname = fi_str(&t, "foo.isra.0");
+	line(f, 0x1040, file, 12);
+	assert_int_equal(fi_finish(&t), 0);
+	zbuf_init(&b);
+	assert_int_equal(gsym_encode(&t, &b), 0);
+	assert_int_equal(gsym_open_mem(b.data, b.len, &g), 0);
+
+	assert_int_equal(gsym_lookup(g, 0x1004, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.locs[0].name, "foo.isra.0");
+	assert_string_equal(r.dname, "foo");
+	assert_int_equal(r.locs[0].line, 10);
+	assert_int_equal(r.locs[0].column, 7);
+	assert_int_equal(r.discr, 3);
+	assert_int_equal(gsym_lookup(g, 0x1012, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.locs[0].name, "inl");
+	assert_int_equal(r.locs[0].line, 11);
+	assert_int_equal(r.locs[1].line, 5);
+	assert_int_equal(r.locs[1].column, 9);
+	/* past the end of the sequence: the function, no file:line */
+	assert_int_equal(gsym_lookup(g, 0x1030, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.locs[0].file, "");
+	assert_int_equal(r.locs[0].line, 0);
+	/* the gap: not a function for reports */
+	assert_int_equal(gsym_lookup(g, 0x1044, &r), -ENOENT);
+	assert_int_equal(gsym_lookup_all(g, 0x1044, &r), 0);
+	assert_true(r.gap);
+	assert_string_equal(r.gname, "foo.isra.0");
+	assert_int_equal(r.locs[0].line, 12);
+	gsym_free(g);
+	zbuf_release(&b);
+	fi_table_release(&t);
+}
+
 static void test_throughput(void **state)
 {
 	enum { NFUNCS = 100000, NLOOKUPS = 1000000 };
@@ -1136,6 +1207,7 @@ int main(void)
 		cmocka_unit_test(test_bad_images),
 		cmocka_unit_test(test_llvm_reads_ours),
 		cmocka_unit_test(test_we_read_llvm),
+		cmocka_unit_test(test_end_of_sequence_and_extra),
 		cmocka_unit_test(test_throughput),
 	};
 

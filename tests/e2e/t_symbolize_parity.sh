@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt symbolize answers exactly as addr2line and llvm-symbolizer do, on
+# thousands of addresses of two real programs: duktape (a ~100k-line C
+# amalgamation, gcc -O2 -g: .cold parts, .isra/.constprop/.part clones) and
+# a C++ program with inlined STL code (g++ -O2 -g). The addresses come from a
+# fixed LCG (the same set every run): inside functions (clones and .cold
+# parts oversampled), and anywhere in the executable sections (PLT, _start
+# and the other crt code, padding between functions).
+# Env: N (addresses per program, default 4000).
+data=$(cd "$(dirname "$0")/../data/symbolize" && pwd)
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+N=${N:-4000}
+duk=/usr/share/duktape/duktape.c
+
+# addrs BIN N SEED: N addresses of BIN, one per line
+addrs() {
+	{ readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\]//' |
+		awk '$7 ~ /X/ { print "S", $3, $5 }'
+	  nm -S --defined-only "$1" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ { print "F", $1, $2, $4 }'
+	} | awk -v n="$2" -v x="$3" '
+	function hex(s,   i, v) { v = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	function rnd(m) { x = (x * 1103515245 + 12345) % 2147483648; return x % m }
+	$1 == "S" { ss[++ns] = hex($2); sz[ns] = hex($3); tot += sz[ns] }
+	$1 == "F" && hex($3) > 0 { fa[++nf] = hex($2); fs[nf] = hex($3)
+		if ($4 ~ /\.(cold|isra|constprop|part)/) { ca[++nc] = fa[nf]; cs[nc] = fs[nf] } }
+	END {
+		for (i = 0; i < n; i++) {
+			k = rnd(4)
+			if (k == 0) {          # anywhere in the executable sections
+				o = rnd(tot)
+				for (j = 1; o >= sz[j]; j++) o -= sz[j]
+				a = ss[j] + o
+			} else if (k == 1 && nc) { # in a clone or a .cold part
+				j = rnd(nc) + 1; a = ca[j] + rnd(cs[j])
+			} else {               # in any function
+				j = rnd(nf) + 1; a = fa[j] + rnd(fs[j])
+			}
+			printf "0x%x\n", a
+		} }'
+}
+
+# same WHAT REF OUT: the answers (blocks of lines, one per address) that
+# differ, printed; OK when none
+same() {
+	if cmp -s "$2" "$3"; then ok "$1"; return; fi
+	fail "$1"
+	diff "$2" "$3" | head -40 | sed 's/^/    /'
+}
+
+# gnu / llvm answers, one address per line (blocks joined), and how many agree
+blocks_gnu() { awk '/^0x[0-9a-f]+$/ || /^0x[0-9a-f]+: / { if (b != "") print b; b = $0; next } { b = b " | " $0 } END { if (b != "") print b }' "$1"; }
+blocks_llvm() { awk 'BEGIN { RS = ""; FS = "\n" } { gsub(/\n/, " | "); print }' "$1"; }
+agree() { # agree STYLE REF OUT: "identical answers: K of N"
+	local k
+	k=$(paste -d '\n' <("blocks_$1" "$2") <("blocks_$1" "$3") | awk 'NR % 2 { a = $0; next } a == $0 { k++ } END { print k + 0 }')
+	echo "  $4: identical answers $k of $(wc -l < addrs)"
+}
+
+compare() { # compare NAME BIN
+	local name=$1 bin=$2
+	addrs "$bin" "$N" 12345 > addrs
+	echo "  $name: $(wc -l < addrs) addresses"
+	# binutils 2.40 bug: in a DWARF 5 line table it names file 1 by file 0
+	# (the CU's own name): duktape.c's "#line 1 duk_unicode_support.c"
+	# rows come out as duktape.c (llvm-symbolizer and eu-addr2line say
+	# duk_unicode_support.c); exactly that substitution is undone
+	a2l_fix() { if [ "$name" = duktape ]; then sed "s|$duk:|$T/duk_unicode_support.c:|"; else cat; fi; }
+	addr2line -a -f -i -C -e "$bin" < addrs | a2l_fix > a2l.out
+	"$ZT" symbolize -a -f -i -C -e "$bin" < addrs > zt.out 2> zt.err
+	check "$name: zt symbolize exits 0" [ $? -eq 0 ]
+	agree gnu a2l.out zt.out "$name -a -f -i -C"
+	same "$name: -a -f -i -C as addr2line" a2l.out zt.out
+	addr2line -a -f -i -C -p -e "$bin" < addrs | a2l_fix > a2lp.out
+	"$ZT" symbolize -a -f -i -C -p -e "$bin" < addrs > ztp.out 2> ztp.err
+	agree gnu a2lp.out ztp.out "$name -a -f -i -C -p"
+	same "$name: -a -f -i -C -p as addr2line" a2lp.out ztp.out
+	addr2line -f -s -e "$bin" < addrs | sed 's|^duktape\.c:|duk_unicode_support.c:|' > a2ls.out
+	"$ZT" symbolize -f -s -e "$bin" < addrs > zts.out 2> zts.err
+	same "$name: -f -s as addr2line" a2ls.out zts.out
+	llvm-symbolizer --inlining -a -C -e "$bin" < addrs > llvm.out
+	"$ZT" symbolize --output-style=LLVM -a -e "$bin" < addrs > ztl.out 2> ztl.err
+	agree llvm llvm.out ztl.out "$name --output-style=LLVM"
+	same "$name: --output-style=LLVM as llvm-symbolizer --inlining" llvm.out ztl.out
+}
+
+gcc -O2 -g -I"$(dirname "$duk")" -o duk "$duk" -x c - -lm <<'C' || fail "compile duktape"
+#include "duktape.h"
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	duk_context *ctx = duk_create_heap_default();
+
+	duk_eval_string(ctx, argc > 1 ? argv[1] : "[3, 1, 2].sort().join()");
+	printf("%s\n", duk_safe_to_string(ctx, -1));
+	duk_destroy_heap(ctx);
+	return 0;
+}
+C
+[ -x duk ] && compare duktape duk
+g++ -O2 -g -o stl "$data/stl.cc" || fail "compile stl.cc"
+[ -x stl ] && compare stl stl
+finish
