@@ -18,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
+#include "libprof/hash.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/symmod.h"
@@ -33,6 +34,14 @@ struct symbolize {
 	size_t nr_maps;
 	struct symmod **mods; /* one per mapping, opened on first use */
 	struct symmod *mod;   /* -e */
+	/* addr2line's naming of C++ functions without a linkage name (see
+	 * FI_BFD_RENAME in funcinfo.h): state kept across answers, by the
+	 * function's DWARF name (a stable pointer into its module's table) */
+	struct bfd_name {
+		const char *dname, *renamed; /* renamed: NULL while not renamed */
+		int seen; /* an address was found in its own code */
+	} *bfd;
+	size_t nr_bfd, cap_bfd; /* open addressing, cap a power of two */
 };
 
 #define LINE_MAX_LEN 4096 /* an address on stdin: longer lines are not one */
@@ -200,11 +209,69 @@ static void print_file(const struct symbolize *s, const struct fi_loc *l, const 
 	}
 }
 
-static void print_result(const struct symbolize *s, uint64_t addr, const struct fi_result *r,
+/* The state of the function named dname, added when new; NULL on ENOMEM. */
+static struct bfd_name *bfd_state(struct symbolize *s, const char *dname)
+{
+	size_t i;
+
+	if ((s->nr_bfd + 1) * 2 > s->cap_bfd) {
+		size_t cap = s->cap_bfd ? s->cap_bfd * 2 : 64, j;
+		struct bfd_name *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < s->cap_bfd; j++) {
+			if (!s->bfd[j].dname)
+				continue;
+			for (i = zt_hash_mix((uintptr_t)s->bfd[j].dname, 0) & (cap - 1); t[i].dname;
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = s->bfd[j];
+		}
+		free(s->bfd);
+		s->bfd = t;
+		s->cap_bfd = cap;
+	}
+	for (i = zt_hash_mix((uintptr_t)dname, 0) & (s->cap_bfd - 1); s->bfd[i].dname;
+	     i = (i + 1) & (s->cap_bfd - 1))
+		if (s->bfd[i].dname == dname)
+			return &s->bfd[i];
+	s->bfd[i].dname = dname;
+	s->nr_bfd++;
+	return &s->bfd[i];
+}
+
+/* The name addr2line gives the outermost function of r: the DWARF
+ * subprogram's, else a symbol by BFD's rule; for a function without a
+ * linkage name, what BFD's state says (funcinfo.h, FI_BFD_RENAME). */
+static const char *gnu_outer_name(struct symbolize *s, const struct fi_result *r)
+{
+	struct bfd_name *st;
+
+	if (!r->dname)
+		return r->gname;
+	if (!(r->flags & (FI_BFD_RENAME | FI_BFD_ONCE)) || !r->gname)
+		return r->dname;
+	if (!(st = bfd_state(s, r->dname)))
+		return r->dname;
+	if (st->renamed)
+		return st->renamed;
+	if (r->n == 1 && !st->seen) {
+		/* the first address found in the function's own code */
+		st->seen = 1;
+		if (r->flags & FI_BFD_RENAME)
+			st->renamed = r->gname;
+		return r->gname;
+	}
+	return r->dname;
+}
+
+static void print_result(struct symbolize *s, uint64_t addr, const struct fi_result *r,
 			 int found)
 {
 	unsigned i, n = found ? (s->inlines || s->llvm ? r->n : 1) : 1;
 	static const struct fi_loc unknown = { NULL, "", "", 0, 0 };
+	const char *gnu_outer = found && !s->llvm ? gnu_outer_name(s, r) : NULL;
 
 	if (s->addresses) {
 		if (s->llvm)
@@ -225,7 +292,7 @@ static void print_result(const struct symbolize *s, uint64_t addr, const struct 
 				name = r->lname ? r->lname : r->dname;
 				sfile = r->lname ? r->lfile : NULL;
 			} else {
-				name = r->dname ? r->dname : r->gname;
+				name = gnu_outer;
 				sfile = r->dname ? NULL : r->gfile;
 			}
 		}
@@ -449,6 +516,7 @@ out:
 	}
 	free(s.mods);
 	free(s.maps);
+	free(s.bfd);
 	symopts_release(&s.so);
 	return ret;
 }

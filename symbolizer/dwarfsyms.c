@@ -84,6 +84,7 @@ struct dws {
 	size_t cap_filemap;
 	struct fi_range *scr; /* ranges of the DIE at hand */
 	size_t nscr, cap_scr;
+	uint64_t first_start; /* the DIE's first range as listed (before sorting) */
 	int err; /* the first fatal error (-ENOMEM) */
 	char **owned; /* names made here (name@plt), freed at the end */
 	size_t nr_owned, cap_owned;
@@ -301,9 +302,12 @@ static int die_ranges(struct dws *d, Dwarf_Die *die)
 	ptrdiff_t off = 0;
 
 	d->nscr = 0;
+	d->first_start = 0;
 	while ((off = dwarf_ranges(die, off, &base, &s, &e)) > 0) {
 		if (!s || e <= s)
 			continue;
+		if (!d->nscr)
+			d->first_start = s; /* BFD's arange.low: the first range as listed */
 		if (d->nscr >= DWS_MAX_RANGES)
 			break;
 		if (ZT_GROW(d->scr, d->cap_scr, d->nscr + 1))
@@ -802,10 +806,12 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 	struct fi_inline root;
 	size_t cap = 0;
 	uint32_t i, dname = UINT32_MAX;
+	uint64_t first;
 	long nr;
 
 	if (depth > DWS_MAX_DEPTH || die_ranges(d, die) || !d->nscr)
 		return d->err;
+	first = d->first_start; /* scan_body reads the ranges of inner DIEs */
 	memset(&root, 0, sizeof(root));
 	if (d->nr_text)
 		nr = ranges_and(d->scr, d->nscr, d->text, d->nr_text, &root.ranges);
@@ -861,8 +867,8 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 		}
 		f->inl = inl;
 		f->dname = dname;
-		if (i == 0 && d->mangled && !has_linkage(die))
-			f->flags |= FI_BFD_SYM;
+		if (d->mangled && !has_linkage(die))
+			f->flags |= FI_BFD_SYM | (rg.start == first ? 0 : FI_BFD_ONCE);
 	}
 	fi_inline_release(&root);
 	return d->err;
@@ -1282,13 +1288,20 @@ static int name_funcs(struct dws *d)
 			/* BFD names a function without a linkage name by the
 			 * symbol it finds when that starts where the function does */
 			f->flags &= ~FI_BFD_SYM;
-			if (g && d->rsyms[hi - 1].addr == f->start) {
+			if (!g) {
+				f->flags &= ~FI_BFD_ONCE;
+				continue;
+			}
+			if (!(f->flags & FI_BFD_ONCE) && d->rsyms[hi - 1].addr == f->start) {
 				for (j = hi; j-- > 0 && d->rsyms[j].addr == f->start;)
 					if (d->rsyms[j].gnu && d->rsyms[j].shndx == sec)
 						g = d->rsyms[j].name;
-				if ((f->dname = fi_str(t, g)) == UINT32_MAX)
-					return -ENOMEM;
+				f->flags |= FI_BFD_RENAME;
+			} else {
+				f->flags |= FI_BFD_ONCE;
 			}
+			if ((f->gname = fi_str(t, g)) == UINT32_MAX)
+				return -ENOMEM;
 			continue;
 		}
 		if (g && (f->gname = fi_str(t, g)) == UINT32_MAX)

@@ -73,6 +73,15 @@ struct fi_func {
 
 #define FI_GAP 1u
 #define FI_BFD_SYM 2u /* dwarfsyms.c's own, while it builds the table */
+/* A C++ (or other mangling language's) function without a linkage name:
+ * dname is its DW_AT_name and gname the symbol addr2line (BFD) finds for
+ * this part. BFD names such a function by that symbol the first time an
+ * address is found directly in it (not in code inlined into it): for good
+ * when the symbol starts where the function's first DWARF range does
+ * (FI_BFD_RENAME), for that one answer otherwise (FI_BFD_ONCE); after
+ * that, and in any inline chain before it, by the DWARF name. */
+#define FI_BFD_RENAME 4u
+#define FI_BFD_ONCE 8u
 
 /* A file of the file table: index 0 is reserved (no file), as in GSYM. */
 struct fi_file {
@@ -145,6 +154,7 @@ struct fi_result {
 	const char *gfile, *lfile; /* see fi_func; NULL: none */
 	uint32_t discr; /* the line row's discriminator, 0: none */
 	int gap;        /* FI_GAP: between functions (gsym_lookup_all only) */
+	uint32_t flags; /* the function's FI_* flags (FI_BFD_RENAME, FI_BFD_ONCE) */
 };
 
 #endif

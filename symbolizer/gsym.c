@@ -1172,6 +1172,7 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 	r->discr = 0;
 	r->dname = r->gname = r->lname = NULL;
 	r->gap = 0;
+	r->flags = 0;
 	/* a row of file 0 (an end of sequence) is no line information */
 	if (found && file) {
 		err = file_at(g, file, &l->dir, &l->file, &real);
@@ -1197,6 +1198,7 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 	r->gfile = x.gfile ? str_at(g, x.gfile) : NULL;
 	r->lfile = x.lfile ? str_at(g, x.lfile) : NULL;
 	r->gap = (x.flags & FI_GAP) != 0;
+	r->flags = x.flags;
 	if (!found)
 		return 0;
 	l->column = x.column;

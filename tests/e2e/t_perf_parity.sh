@@ -126,11 +126,13 @@ EOF
 	fi
 }
 
-precord sqlite.perf -- sh -c 'sqlite3 :memory: < w.sql > /dev/null' || fail "perf record sqlite3"
-precord clang.perf -- clang++-14 -O2 -c w.cpp -o w.o || fail "perf record clang++-14"
-precord python.perf -- python3.11 w.py || fail "perf record python3.11"
-precord sys.perf -a -- sh -c 'sqlite3 :memory: < w.sql > /dev/null & python3.11 w.py > /dev/null &
-	clang++-14 -O1 -c w.cpp -o w1.o; wait' || fail "perf record -a"
+# Debian's own binaries by their paths: a PATH may put other builds first
+# (pyenv's python3.11 has no -dbg file)
+precord sqlite.perf -- sh -c '/usr/bin/sqlite3 :memory: < w.sql > /dev/null' || fail "perf record sqlite3"
+precord clang.perf -- /usr/bin/clang++-14 -O2 -c w.cpp -o w.o || fail "perf record clang++-14"
+precord python.perf -- /usr/bin/python3.11 w.py || fail "perf record python3.11"
+precord sys.perf -a -- sh -c '/usr/bin/sqlite3 :memory: < w.sql > /dev/null & /usr/bin/python3.11 w.py > /dev/null &
+	/usr/bin/clang++-14 -O1 -c w.cpp -o w1.o; wait' || fail "perf record -a"
 
 for d in sqlite clang python sys; do
 	[ -s "$d.perf" ] || continue
