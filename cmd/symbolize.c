@@ -38,7 +38,11 @@ struct symbolize {
 	 * FI_BFD_RENAME in funcinfo.h): state kept across answers, by the
 	 * function's DWARF name (a stable pointer into its module's table) */
 	struct bfd_name {
-		const char *dname, *renamed; /* renamed: NULL while not renamed */
+		/* the function: its DWARF name, and for an inlined instance the
+		 * file and line of its call, and the function it is inlined into */
+		const char *dname, *cfile, *outer;
+		uint32_t cline;
+		const char *renamed; /* NULL while not renamed */
 		int seen; /* an address was found in its own code */
 	} *bfd;
 	size_t nr_bfd, cap_bfd; /* open addressing, cap a power of two */
@@ -147,12 +151,65 @@ static void llvm_style(char *d)
 	memmove(w, r, strlen(r) + 1);
 }
 
+/* An inheriting constructor (mangled "CI1".."CI4" + the base class): LLVM
+ * names it by its own class, libiberty by the base ("A<T>::B<U>(...)" for
+ * a constructor of A inherited from B is "A<T>::A<U>(...)" in LLVM's
+ * style). d is a malloc'ed demangled name; returns it, or its rewrite. */
+static char *llvm_inheriting_ctor(char *d, const char *mangled)
+{
+	size_t i, cls = 0, comp = 0, params = 0, cls_id, comp_id, n;
+	int angle = 0, found = 0;
+	char *o;
+
+	const char *ci = mangled;
+
+	while ((ci = strstr(ci, "CI")) && (ci[2] < '1' || ci[2] > '4'))
+		ci += 2;
+	if (!ci)
+		return d;
+	for (i = 0; d[i] && !found; i++) {
+		if (d[i] == '<')
+			angle++;
+		else if (d[i] == '>')
+			angle--;
+		else if (!angle && d[i] == ':' && d[i + 1] == ':') {
+			cls = comp;
+			comp = i + 2;
+			i++;
+		} else if (!angle && d[i] == '(') {
+			params = i;
+			found = 1;
+		}
+	}
+	if (!found)
+		params = i; /* a name without its parameter list */
+	if (!comp || comp <= cls)
+		return d;
+	for (cls_id = cls; cls_id < comp - 2 && d[cls_id] != '<'; cls_id++)
+		;
+	for (comp_id = comp; comp_id < params && d[comp_id] != '<'; comp_id++)
+		;
+	if (comp_id - comp == cls_id - cls && !memcmp(d + comp, d + cls, cls_id - cls))
+		return d;
+	n = strlen(d);
+	o = malloc(n - (comp_id - comp) + (cls_id - cls) + 1);
+	if (!o)
+		return d;
+	memcpy(o, d, comp);
+	memcpy(o + comp, d + cls, cls_id - cls);
+	memcpy(o + comp + (cls_id - cls), d + comp_id, n - comp_id + 1);
+	free(d);
+	return o;
+}
+
 static void print_name(const struct symbolize *s, const char *name)
 {
 	char *d = s->demangle && name && *name ? zt_demangle(name, 1) : NULL;
 
-	if (d && s->llvm)
+	if (d && s->llvm) {
 		llvm_style(d);
+		d = llvm_inheriting_ctor(d, name);
+	}
 
 	fputs(d ? d : (name && *name ? name : "??"), stdout);
 	free(d);
@@ -209,11 +266,17 @@ static void print_file(const struct symbolize *s, const struct fi_loc *l, const 
 	}
 }
 
-/* The state of the function named dname, added when new; NULL on ENOMEM. */
-static struct bfd_name *bfd_state(struct symbolize *s, const char *dname)
+/* The state of the function (dname, cfile, cline), added when new; NULL
+ * on ENOMEM. */
+static struct bfd_name *bfd_state(struct symbolize *s, const char *dname, const char *cfile,
+				  uint32_t cline, const char *outer)
 {
 	size_t i;
 
+#define BFD_HASH(n)                                                                         \
+	zt_hash_mix(zt_hash_pair(zt_hash_pair((uintptr_t)(n)->dname, (uintptr_t)(n)->cfile), \
+				 (uintptr_t)(n)->outer),                                     \
+		    (n)->cline)
 	if ((s->nr_bfd + 1) * 2 > s->cap_bfd) {
 		size_t cap = s->cap_bfd ? s->cap_bfd * 2 : 64, j;
 		struct bfd_name *t = calloc(cap, sizeof(*t));
@@ -223,8 +286,7 @@ static struct bfd_name *bfd_state(struct symbolize *s, const char *dname)
 		for (j = 0; j < s->cap_bfd; j++) {
 			if (!s->bfd[j].dname)
 				continue;
-			for (i = zt_hash_mix((uintptr_t)s->bfd[j].dname, 0) & (cap - 1); t[i].dname;
-			     i = (i + 1) & (cap - 1))
+			for (i = BFD_HASH(&s->bfd[j]) & (cap - 1); t[i].dname; i = (i + 1) & (cap - 1))
 				;
 			t[i] = s->bfd[j];
 		}
@@ -232,13 +294,39 @@ static struct bfd_name *bfd_state(struct symbolize *s, const char *dname)
 		s->bfd = t;
 		s->cap_bfd = cap;
 	}
-	for (i = zt_hash_mix((uintptr_t)dname, 0) & (s->cap_bfd - 1); s->bfd[i].dname;
-	     i = (i + 1) & (s->cap_bfd - 1))
-		if (s->bfd[i].dname == dname)
-			return &s->bfd[i];
-	s->bfd[i].dname = dname;
+	{
+		struct bfd_name key = { .dname = dname, .cfile = cfile, .cline = cline, .outer = outer };
+
+		for (i = BFD_HASH(&key) & (s->cap_bfd - 1); s->bfd[i].dname; i = (i + 1) & (s->cap_bfd - 1))
+			if (s->bfd[i].dname == dname && s->bfd[i].cfile == cfile && s->bfd[i].cline == cline &&
+			    s->bfd[i].outer == outer)
+				return &s->bfd[i];
+		s->bfd[i] = key;
+	}
+#undef BFD_HASH
 	s->nr_bfd++;
 	return &s->bfd[i];
+}
+
+/* What addr2line names the innermost frame of r when that is code inlined
+ * from a function without a linkage name in a C++ (mangling) unit: BFD
+ * looks that instance up in the symbol table the first time, and prints
+ * the symbol it finds (the function the code was inlined into); NULL:
+ * the frame's own name. */
+static const char *gnu_inner_name(struct symbolize *s, const struct fi_result *r)
+{
+	const char *name = r->locs[0].name;
+	struct bfd_name *st;
+
+	if (r->n < 2 || !(r->flags & FI_MANGLED_CU) || !name || !*name || !strncmp(name, "_Z", 2))
+		return NULL;
+	st = bfd_state(s, name, r->locs[1].file,
+		       r->locs[1].line ^ r->locs[1].column << 20 ^ (uint32_t)r->n << 28,
+		       r->locs[r->n - 1].name);
+	if (!st || st->seen)
+		return NULL;
+	st->seen = 1;
+	return r->gname ? r->gname : r->locs[r->n - 1].name;
 }
 
 /* The name addr2line gives the outermost function of r: the DWARF
@@ -252,7 +340,7 @@ static const char *gnu_outer_name(struct symbolize *s, const struct fi_result *r
 		return r->gname;
 	if (!(r->flags & (FI_BFD_RENAME | FI_BFD_ONCE)) || !r->gname)
 		return r->dname;
-	if (!(st = bfd_state(s, r->dname)))
+	if (!(st = bfd_state(s, r->dname, NULL, 0, NULL)))
 		return r->dname;
 	if (st->renamed)
 		return st->renamed;
@@ -272,6 +360,7 @@ static void print_result(struct symbolize *s, uint64_t addr, const struct fi_res
 	unsigned i, n = found ? (s->inlines || s->llvm ? r->n : 1) : 1;
 	static const struct fi_loc unknown = { NULL, "", "", 0, 0 };
 	const char *gnu_outer = found && !s->llvm ? gnu_outer_name(s, r) : NULL;
+	const char *gnu_inner = found && !s->llvm ? gnu_inner_name(s, r) : NULL;
 
 	if (s->addresses) {
 		if (s->llvm)
@@ -287,6 +376,8 @@ static void print_result(struct symbolize *s, uint64_t addr, const struct fi_res
 		/* the outermost frame: addr2line names the DWARF subprogram (else
 		 * a symbol by BFD's rule), llvm-symbolizer the covering symbol
 		 * (else the DWARF subprogram); reports keep perf's symbol */
+		if (i == 0 && gnu_inner)
+			name = gnu_inner;
 		if (found && i == r->n - 1) {
 			if (s->llvm) {
 				name = r->lname ? r->lname : r->dname;

@@ -650,6 +650,15 @@ static uint32_t die_name(struct dws *d, Dwarf_Die *die)
 	const char *s = NULL;
 	uint32_t off;
 
+	/* a concrete instance's own linkage name first: the out-of-line copy
+	 * "C2" of a constructor whose abstract instance says "C4" */
+	if ((dwarf_attr(die, DW_AT_linkage_name, &a) || dwarf_attr(die, DW_AT_MIPS_linkage_name, &a)) &&
+	    (s = dwarf_formstring(&a))) {
+		off = fi_str(d->t, s);
+		if (off == UINT32_MAX)
+			d->err = -ENOMEM;
+		return off == UINT32_MAX ? 0 : off;
+	}
 	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
 		key = &origin;
 	if (umap_get(&d->names, (uintptr_t)key->addr, &off))
@@ -867,6 +876,8 @@ static int do_func(struct dws *d, Dwarf_Die *die, unsigned depth)
 		}
 		f->inl = inl;
 		f->dname = dname;
+		if (d->mangled)
+			f->flags |= FI_MANGLED_CU;
 		if (d->mangled && !has_linkage(die))
 			f->flags |= FI_BFD_SYM | (rg.start == first ? 0 : FI_BFD_ONCE);
 	}

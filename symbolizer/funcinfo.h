@@ -82,6 +82,10 @@ struct fi_func {
  * that, and in any inline chain before it, by the DWARF name. */
 #define FI_BFD_RENAME 4u
 #define FI_BFD_ONCE 8u
+/* The function's compile unit is in a language with mangled linkage names
+ * (C++, Rust, ...): BFD's naming by symbol applies to the inlined
+ * functions in it that have no linkage name, too */
+#define FI_MANGLED_CU 16u
 
 /* A file of the file table: index 0 is reserved (no file), as in GSYM. */
 struct fi_file {
