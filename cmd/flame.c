@@ -492,7 +492,7 @@ int cmd_flame(int argc, char **argv)
 		cmd_error("cannot write '%s': %s", c.output, strerror(-r));
 		goto out;
 	}
-	if (outfile_commit(&of, false))
+	if (strcmp(c.output, "-") && outfile_commit(&of, false))
 		goto out;
 	cmd_info("%zu frames, %llu samples", c.fl.nr_nodes - 1, (unsigned long long)c.fl.total[0]);
 	ret = ZT_EXIT_OK;

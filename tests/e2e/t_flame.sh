@@ -90,7 +90,9 @@ frames folded.svg > folded.frames
 check "--folded: widths proportional" bash -c "! grep -q '^BAD' folded.frames"
 check "--folded: same total" [ "$(sum_of folded.frames all)" = "$total" ]
 check "--folded: same leaf_x samples" [ "$(sum_of folded.frames leaf_x)" = "$x" ]
-"$ZT" flame --folded -i tree.folded -o - > stdout.svg; check "--folded -i FILE -o - writes stdout" wellformed stdout.svg
+"$ZT" flame --folded -i tree.folded -o - > stdout.svg 2> stdout.err
+check "-o -: exit 0, no message" bash -c "[ $? -eq 0 ] && [ ! -s stdout.err ]"
+check "--folded -i FILE -o - writes stdout" wellformed stdout.svg
 printf 'p;k_[k] 2\np;j_[j] 3\np;[libfoo.so] 1\nnot a stack\n' | "$ZT" flame --folded -o kinds.svg 2> kinds.err
 check "bad folded lines are skipped with a warning" grep -q "1 lines are not folded stacks" kinds.err
 frames kinds.svg > kinds.frames

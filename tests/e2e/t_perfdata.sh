@@ -39,7 +39,7 @@ precord -e cpu-clock,task-clock -g -o two.perf -- "$WL/hot" hot 1 || fail "perf 
 check "two events: the first by default" grep -q "of event 'cpu-clock'" two-1.txt
 check "two events: --event task-clock" grep -q "of event 'task-clock'" two-2.txt
 "$ZT" report -i two.perf --event no-such --stdio 2> two-3.err
-check "two events: an unknown --event named" [ $? -eq 1 ] && grep -q 'no-such' two-3.err
+check "two events: an unknown --event: exit 1, named" bash -c "[ $? -eq 1 ] && grep -q 'no-such' two-3.err"
 
 precord -a -e cpu-clock -g -o a.perf -- dd if=/dev/zero of=/dev/null bs=4k count=300000 || fail "perf record -a"
 "$ZT" report -i a.perf --stdio --no-children --sort comm,dso,sym > zt-a.txt
