@@ -48,6 +48,7 @@ int cmd_convert(int argc, char **argv)
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
+		SYMOPTS_KERNEL_OPTIONS(so),
 		OPT_EOL,
 	};
 	struct profile p;

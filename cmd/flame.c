@@ -399,6 +399,7 @@ int cmd_flame(int argc, char **argv)
 		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
 		SYMOPTS_NAME_OPTIONS(c.so),
 		SYMOPTS_OPTIONS(c.so),
+		SYMOPTS_KERNEL_OPTIONS(c.so),
 		OPT_EOL,
 	};
 	struct flame_svg_opts so = {0};

@@ -946,6 +946,7 @@ int cmd_report(int argc, char **argv)
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		SYMOPTS_NAME_OPTIONS(r.so),
 		SYMOPTS_OPTIONS(r.so),
+		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
 	struct cmd_progress prog = { 0 };

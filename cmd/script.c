@@ -999,6 +999,7 @@ int cmd_script(int argc, char **argv)
 		{ OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings" },
 		SYMOPTS_NAME_OPTIONS(s.so),
 		SYMOPTS_OPTIONS(s.so),
+		SYMOPTS_KERNEL_OPTIONS(s.so),
 		OPT_EOL,
 	};
 	static char obuf[OUT_BUF_SIZE]; /* stdout's buffer until exit */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The options every command that symbolizes shares (--symfs, --debug-dir,
- * --no-debuginfod, -k/--vmlinux, --kallsyms, -v), and the symbol-module
- * settings they make.
+ * --no-debuginfod, -v; -k/--vmlinux and --kallsyms where kernel frames are
+ * read), and the symbol-module settings they make.
  */
 #ifndef ZT_SYMOPTS_H
 #define ZT_SYMOPTS_H
@@ -31,15 +31,19 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg);
 	{ OPT_STRING, 0, "symfs", &(so).symfs, "dir", "look for binaries and debug files under DIR" }, \
 	{ OPT_CALLBACK, 0, "debug-dir", &(so), "dir", "also look for debug files in DIR (repeatable)",  \
 	  symopts_add_debug_dir },                                                                      \
-	{ OPT_STRING, 'k', "vmlinux", &(so).vmlinux, "file",                                            \
-	  "kernel symbols from this vmlinux (an ELF file with the recorded kernel's build id)" },      \
-	{ OPT_STRING, 0, "kallsyms", &(so).kallsyms, "file",                                            \
-	  "kernel symbols from this kallsyms file instead of /proc/kallsyms" },                         \
 	{ OPT_BOOL, 0, "debuginfod", &(so).use_debuginfod, NULL,                                        \
 	  "ask debuginfod servers (DEBUGINFOD_URLS; default); --no-debuginfod: do not" },              \
 	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \
 	  "use the GSYM cache (default); --no-symbol-cache: neither read nor write it" },              \
 	{ OPT_COUNT, 'v', "verbose", &(so).verbose, NULL, "be more verbose" }
+
+/* Where the commands that read kernel frames (report, top, flame, script,
+ * convert) take kernel symbols from; after SYMOPTS_OPTIONS. */
+#define SYMOPTS_KERNEL_OPTIONS(so)                                                           \
+	{ OPT_STRING, 'k', "vmlinux", &(so).vmlinux, "file",                                  \
+	  "kernel symbols from this vmlinux (an ELF file with the recorded kernel's build id)" }, \
+	{ OPT_STRING, 0, "kallsyms", &(so).kallsyms, "file",                                  \
+	  "kernel symbols from this kallsyms file instead of /proc/kallsyms" }
 
 /* How the commands that show function names (report, top, flame, script,
  * convert) show C++ names: perf's default drops the parameter lists. */

@@ -609,6 +609,7 @@ int cmd_top(int argc, char **argv)
 		{ OPT_BOOL, 'q', "quiet", &t.quiet, NULL, "no warnings" },
 		SYMOPTS_NAME_OPTIONS(t.so),
 		SYMOPTS_OPTIONS(t.so),
+		SYMOPTS_KERNEL_OPTIONS(t.so),
 		OPT_EOL,
 	};
 	struct sampling s = { .lock = PTHREAD_MUTEX_INITIALIZER };
