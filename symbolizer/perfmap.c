@@ -293,45 +293,59 @@ static int anon_exec(const struct prof_mmap *m)
 					  !strncmp(s, "/dev/zero", 9) || !strncmp(s, "/anon_hugepage", 14));
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int perfmap_add_host(struct profile *p, const char *tmpdir, struct perfmap_host_info *info)
 {
 	struct perfmap_host_info dummy;
 	/* pid 0: no process's root to enter, the file is looked up in this one */
 	struct procfile_owner o = { 0 };
-	size_t i, k;
+	uint32_t *pids = NULL;
+	size_t i, k, n = 0;
 	int ret = 0;
 
 	info = info ? info : &dummy;
 	memset(info, 0, sizeof(*info));
 	for (k = 0; k < 4; k++)
 		o.uid[k] = geteuid();
-	for (i = 0; i < p->nr_mmaps && !ret; i++) {
-		const struct prof_mmap *m = &p->mmaps[i];
+	/* the processes with JIT-like code, each once (a sort, not a search per
+	 * mapping: a system-wide file has mappings by the million) */
+	for (i = 0; i < p->nr_mmaps; i++) {
+		if (!anon_exec(&p->mmaps[i]))
+			continue;
+		if (!pids && !(pids = malloc(p->nr_mmaps * sizeof(*pids))))
+			return -ENOMEM;
+		pids[n++] = p->mmaps[i].pid;
+	}
+	if (n > 1)
+		qsort(pids, n, sizeof(*pids), u32_cmp);
+	for (i = 0; i < n && !ret; i++) {
 		char path[4096], *text = NULL;
 		size_t len;
 		int err;
 
-		if (!anon_exec(m) || profile_find_blob(p, PROF_BLOB_PERFMAP, m->pid))
+		if ((i && pids[i] == pids[i - 1]) || profile_find_blob(p, PROF_BLOB_PERFMAP, pids[i]))
 			continue;
-		for (k = 0; k < i; k++) /* one try per process */
-			if (p->mmaps[k].pid == m->pid && anon_exec(&p->mmaps[k]))
-				break;
-		if (k < i)
-			continue;
-		snprintf(path, sizeof(path), "%s/perf-%u.map", tmpdir ? tmpdir : "/tmp", m->pid);
+		snprintf(path, sizeof(path), "%s/perf-%u.map", tmpdir ? tmpdir : "/tmp", pids[i]);
 		err = procfile_read(&o, path, PROCFILE_MAX, &text, &len);
 		if (err == -ENOMEM) {
 			ret = err;
 		} else if (!err) {
-			ret = profile_add_blob(p, PROF_BLOB_PERFMAP, m->pid, 0, text, len);
+			ret = profile_add_blob(p, PROF_BLOB_PERFMAP, pids[i], 0, text, len);
 			info->used++;
 		} else if (err != -ENOENT) {
 			if (!info->refused++) {
-				info->refused_pid = m->pid;
+				info->refused_pid = pids[i];
 				info->refused_err = err;
 			}
 		}
 		free(text);
 	}
+	free(pids);
 	return ret;
 }
