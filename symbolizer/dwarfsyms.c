@@ -392,30 +392,45 @@ static Elf_Data *find_xindex(Elf *elf, Elf_Scn *symscn)
 	return NULL;
 }
 
+/* The symbols of symbol table symscn: *data, its string table (*strs,
+ * *strsz bytes, not always NUL-terminated at its end) and *nsyms. Returns 0,
+ * or -1 when the table is missing or unreadable (then it gives nothing). */
+static int sym_table(Elf *elf, Elf_Scn *symscn, Elf_Data **data, const char **strs, size_t *strsz,
+		     size_t *nsyms)
+{
+	GElf_Shdr symsh;
+	Elf_Scn *strscn;
+	Elf_Data *strd;
+	size_t entsz;
+
+	if (!symscn || !gelf_getshdr(symscn, &symsh))
+		return -1;
+	*data = elf_getdata(symscn, NULL);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	strscn = elf_getscn(elf, symsh.sh_link);
+	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!*data || !(*data)->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
+		return -1;
+	*strs = strd->d_buf;
+	*strsz = strd->d_size;
+	*nsyms = (*data)->d_size / entsz;
+	return 0;
+}
+
 /* Append the FUNC symbols of symscn defined in executable sections to
  * d->syms (names borrowed from elf) as table tab. */
 static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, uint8_t tab, size_t *cap)
 {
-	Elf_Data *data, *strd, *xd;
-	Elf_Scn *strscn;
-	GElf_Shdr symsh, sh;
-	size_t entsz, nsyms, i, last_shndx = 0, strsz;
+	Elf_Data *data, *xd;
+	GElf_Shdr sh;
+	size_t nsyms, i, last_shndx = 0, strsz;
 	const char *strs;
 	uint64_t limit = 0;
 	int last_exec = 0, terminated;
 
-	if (!gelf_getshdr(symscn, &symsh))
+	if (sym_table(elf, symscn, &data, &strs, &strsz, &nsyms))
 		return 0;
-	data = elf_getdata(symscn, NULL);
-	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	strscn = elf_getscn(elf, symsh.sh_link);
-	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
-	if (!data || !data->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
-		return 0;
-	strs = strd->d_buf;
-	strsz = strd->d_size;
 	terminated = strs[strsz - 1] == 0;
-	nsyms = data->d_size / entsz;
 	if (!nsyms)
 		return 0;
 	if (d->nr_syms + nsyms < nsyms || ZT_GROW(d->syms, *cap, d->nr_syms + nsyms))
@@ -1131,11 +1146,11 @@ static int distribute(struct dws *d)
  * take them, with the executable sections by index. */
 static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 {
-	Elf_Data *data, *strd;
-	Elf_Scn *strscn, *scn = NULL;
-	GElf_Shdr symsh, sh;
-	size_t entsz, nsyms, i, strsz, nscn = 0;
-	const char *file = NULL;
+	Elf_Data *data;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t nsyms, i, strsz, nscn = 0;
+	const char *file = NULL, *strs;
 
 	if (elf_getshdrnum(elf, &nscn) || !nscn)
 		return 0;
@@ -1146,18 +1161,8 @@ static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) &&
 		    elf_ndxscn(scn) < nscn && sh.sh_addr + sh.sh_size >= sh.sh_addr)
 			d->secs[elf_ndxscn(scn)] = (struct fi_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
-	if (!symscn || !gelf_getshdr(symscn, &symsh))
+	if (sym_table(elf, symscn, &data, &strs, &strsz, &nsyms) || strs[strsz - 1])
 		return 0;
-	data = elf_getdata(symscn, NULL);
-	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	strscn = elf_getscn(elf, symsh.sh_link);
-	strd = strscn ? elf_getdata(strscn, NULL) : NULL;
-	if (!data || !data->d_buf || !entsz || !strd || !strd->d_buf || !strd->d_size)
-		return 0;
-	strsz = strd->d_size;
-	if (((const char *)strd->d_buf)[strsz - 1])
-		return 0;
-	nsyms = data->d_size / entsz;
 	if (!nsyms || !(d->rsyms = calloc(nsyms, sizeof(*d->rsyms))))
 		return nsyms ? -ENOMEM : 0;
 	for (i = 1; i < nsyms; i++) {
@@ -1166,13 +1171,13 @@ static int read_rsyms(struct dws *d, Elf *elf, Elf_Scn *symscn)
 		struct rsym *r;
 
 		if (gelf_getsym(data, (int)i, &y) && GELF_ST_TYPE(y.st_info) == STT_FILE)
-			file = y.st_name && y.st_name < strsz ? (const char *)strd->d_buf + y.st_name : NULL;
+			file = y.st_name && y.st_name < strsz ? strs + y.st_name : NULL;
 		if (!gelf_getsym(data, (int)i, &y) || !y.st_name || y.st_name >= strsz ||
 		    y.st_shndx == SHN_UNDEF || y.st_shndx >= nscn || !d->secs[y.st_shndx].end)
 			continue;
 		type = GELF_ST_TYPE(y.st_info);
 		r = &d->rsyms[d->nr_rsyms];
-		*r = (struct rsym){ y.st_value, y.st_size, (const char *)strd->d_buf + y.st_name,
+		*r = (struct rsym){ y.st_value, y.st_size, strs + y.st_name,
 				    GELF_ST_BIND(y.st_info) == STB_LOCAL && file && *file ? file : NULL,
 				    y.st_shndx, (uint32_t)i,
 				    type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE,

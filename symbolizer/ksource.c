@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "libprof/fileio.h"
+#include "libprof/text.h"
 #include "libprof/hash.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/kcache.h"
@@ -18,17 +19,6 @@
 #include "symbolizer/ksubset.h"
 
 #define KSOURCE_FILE_MAX (512u << 20) /* a kallsyms file larger than this is refused */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The address of line s[0..l) and the offset of what follows it (its
  * first blank); 0 when the line does not start with 1 to 16 hex digits
@@ -39,7 +29,7 @@ static size_t line_addr(const char *s, size_t l, uint64_t *a)
 	int v;
 
 	*a = 0;
-	while (j < l && j < 17 && (v = hexval(s[j])) >= 0) {
+	while (j < l && j < 17 && (v = zt_hexval(s[j])) >= 0) {
 		*a = *a << 4 | (uint64_t)v;
 		j++;
 	}
