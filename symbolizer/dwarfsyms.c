@@ -17,6 +17,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "symbolizer/dwarfsyms.h"
+#include "symbolizer/dwline.h"
 #include "symbolizer/symname.h"
 
 #define DWS_MAX_DEPTH 64     /* DIE nesting followed */
@@ -78,9 +79,14 @@ struct dws {
 	const char *comp_dir; /* NULL when none */
 	int version;
 	int mangled; /* a language with mangled names (BFD's !non_mangled) */
-	Dwarf_Files *files;
+	const char *const *fpaths; /* the CU's file names (dwarf_filesrc's) */
 	size_t nfiles;
 	uint32_t *filemap; /* CU file index -> fi file index (0: not yet) */
+	struct dwl_sections dl; /* .debug_line read here (dwline.h) */
+	int dl_ok;
+	struct dwl_unit unit; /* the CU's rows and file names */
+	const char **lpaths; /* file names from libdw, when it reads them */
+	size_t cap_lpaths;
 	size_t cap_filemap;
 	struct fi_range *scr; /* ranges of the DIE at hand */
 	size_t nscr, cap_scr;
@@ -251,18 +257,18 @@ static uint32_t path_file_cu(struct dws *d, const char *path)
 	return f;
 }
 
-/* The fi file of entry idx of a CU's file table. */
-static uint32_t map_file(struct dws *d, Dwarf_Files *files, size_t idx)
+/* The fi file of entry idx of the CU's file table. */
+static uint32_t map_file(struct dws *d, size_t idx)
 {
 	uint32_t f;
 
 	/* before DWARF 5 file 0 is no file (libdw names it "???") */
-	if (!files || (!idx && d->version < 5))
+	if (idx >= d->nfiles || (!idx && d->version < 5))
 		return 0;
-	if (files == d->files && idx < d->nfiles && d->filemap[idx])
+	if (d->filemap[idx])
 		return d->filemap[idx] == FILE_NONE ? 0 : d->filemap[idx];
-	f = path_file_cu(d, dwarf_filesrc(files, idx, NULL, NULL));
-	if (files == d->files && idx < d->nfiles && !d->err)
+	f = path_file_cu(d, d->fpaths[idx]);
+	if (!d->err)
 		d->filemap[idx] = f ? f : FILE_NONE;
 	return f;
 }
@@ -735,7 +741,7 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 	n->nr_ranges = (uint32_t)nr;
 	n->name = die_name(d, die);
 	if (dwarf_hasattr(die, DW_AT_call_file))
-		n->call_file = map_file(d, d->files, die_udata(die, DW_AT_call_file));
+		n->call_file = map_file(d, die_udata(die, DW_AT_call_file));
 	n->call_line = die_udata(die, DW_AT_call_line);
 	n->call_column = die_udata(die, DW_AT_call_column);
 	/* n stays put: only its own children array grows below */
@@ -937,54 +943,132 @@ static int add_row(struct dws *d, uint64_t addr, uint32_t file, uint32_t line, u
 	return 0;
 }
 
-static void cu_lines(struct dws *d, Dwarf_Die *cu)
+/* One row of the CU (rows from first on are the CU's) into d->rows. */
+static void cu_row(struct dws *d, const struct dwl_row *l, size_t first, struct row *tail)
 {
-	Dwarf_Lines *lines;
-	size_t n, i, first = d->nr_rows;
+	uint64_t a = l->addr;
+	int32_t ln = (int32_t)l->line;
+	uint32_t file;
+
+	if (l->end) {
+		/* rows at the end's own address cover nothing: before it
+		 * here, or after it (libdw sorts an end of sequence before
+		 * the rows at its address); the latter known by repeating
+		 * the row before the end (a new sequence there does not) */
+		while (d->nr_rows > first && d->rows[d->nr_rows - 1].addr == a &&
+		       d->rows[d->nr_rows - 1].file != ROW_END)
+			d->nr_rows--;
+		if (d->nr_rows > first) {
+			*tail = d->rows[d->nr_rows - 1];
+			tail->addr = a;
+		}
+		add_row(d, a, ROW_END, 0, 0, 0);
+		return;
+	}
+	if (ln < 0)
+		ln = 0;
+	file = map_file(d, l->file);
+	if (a == tail->addr && tail->file != ROW_END && file == tail->file && (uint32_t)ln == tail->line)
+		return;
+	add_row(d, a, file, (uint32_t)ln, l->column, l->discr);
+}
+
+/* The CU's rows (d->unit, in the order of its runs) into d->rows. */
+static void cu_lines(struct dws *d)
+{
+	size_t r, i, first = d->nr_rows;
 	struct row tail = { UINT64_MAX, ROW_END, 0, 0, 0 };
 
-	if (dwarf_getsrclines(cu, &lines, &n))
+	if (ZT_GROW(d->rows, d->cap_rows, d->nr_rows + d->unit.nr_rows)) {
+		d->err = -ENOMEM;
 		return;
-	for (i = 0; i < n && !d->err; i++) {
+	}
+	for (r = 0; r < d->unit.nr_runs; r++)
+		for (i = d->unit.runs[r].start; i < d->unit.runs[r].end && !d->err; i++)
+			cu_row(d, &d->unit.rows[i], first, &tail);
+}
+
+/* The CU's line program through libdw, into d->unit and d->fpaths: for
+ * what dwline.c leaves to it. Returns 0 (no rows when libdw has none) or
+ * -ENOMEM. */
+static int cu_lines_libdw(struct dws *d, Dwarf_Die *cu)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	size_t n = 0, nf = 0, i;
+	struct dwl_unit *u = &d->unit;
+
+	u->nr_rows = 0;
+	u->nr_runs = 0;
+	if (dwarf_getsrclines(cu, &lines, &n))
+		n = 0;
+	if (dwarf_getsrcfiles(cu, &files, &nf) || !files)
+		nf = 0;
+	if (nf && ZT_GROW(d->lpaths, d->cap_lpaths, nf))
+		return -ENOMEM;
+	for (i = 0; i < nf; i++)
+		d->lpaths[i] = dwarf_filesrc(files, i, NULL, NULL);
+	d->fpaths = d->lpaths;
+	d->nfiles = nf;
+	if (n && ZT_GROW(u->rows, u->cap_rows, n))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		Dwarf_Files *files;
+		Dwarf_Files *lf;
 		Dwarf_Addr a;
-		size_t idx;
 		bool end;
 		int ln, col;
 		unsigned int discr;
-		uint32_t file;
+		size_t idx;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
 			continue;
-		if (end) {
-			/* rows at the end's own address cover nothing: before it
-			 * here, or after it (libdw sorts an end of sequence before
-			 * the rows at its address); the latter known by repeating
-			 * the row before the end (a new sequence there does not) */
-			while (d->nr_rows > first && d->rows[d->nr_rows - 1].addr == a &&
-			       d->rows[d->nr_rows - 1].file != ROW_END)
-				d->nr_rows--;
-			if (d->nr_rows > first) {
-				tail = d->rows[d->nr_rows - 1];
-				tail.addr = a;
-			}
-			add_row(d, a, ROW_END, 0, 0, 0);
-			continue;
-		}
-		if (dwarf_lineno(l, &ln) || ln < 0)
+		if (dwarf_lineno(l, &ln))
 			ln = 0;
 		if (dwarf_linecol(l, &col) || col < 0)
 			col = 0;
 		if (dwarf_linediscriminator(l, &discr))
 			discr = 0;
-		if (dwarf_line_file(l, &files, &idx))
-			files = NULL;
-		file = map_file(d, files, idx);
-		if (a == tail.addr && tail.file != ROW_END && file == tail.file && (uint32_t)ln == tail.line)
-			continue;
-		add_row(d, a, file, (uint32_t)ln, (uint32_t)col, discr);
+		/* a file past the table: no file */
+		if (dwarf_line_file(l, &lf, &idx) || lf != files)
+			idx = SIZE_MAX;
+		u->rows[u->nr_rows++] = (struct dwl_row){ a, idx > UINT32_MAX ? UINT32_MAX : (uint32_t)idx,
+							  (uint32_t)ln, (uint32_t)col, discr & 0xffffff, end };
 	}
+	if (u->nr_rows) {
+		if (ZT_GROW(u->runs, u->cap_runs, 1))
+			return -ENOMEM;
+		u->runs[0] = (struct dwl_run){ 0, u->nr_rows };
+		u->nr_runs = 1;
+	}
+	return 0;
+}
+
+/* The CU's line program and file names into d->unit, d->fpaths, d->nfiles. */
+static int cu_read_lines(struct dws *d, Dwarf_CU *cu, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	uint8_t asz = 0;
+	int err;
+
+	d->fpaths = NULL;
+	d->nfiles = 0;
+	d->unit.nr_rows = 0;
+	d->unit.nr_runs = 0;
+	if (d->dl_ok && dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &off) &&
+	    !dwarf_cu_info(cu, NULL, NULL, NULL, NULL, NULL, &asz, NULL)) {
+		err = dwl_read(&d->dl, off, asz,
+			       dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a)), &d->unit);
+		if (err == -ENOMEM)
+			return err;
+		if (!err) {
+			d->fpaths = d->unit.paths;
+			d->nfiles = d->unit.nr_paths;
+			return 0;
+		}
+	}
+	return cu_lines_libdw(d, cudie);
 }
 
 static int walk_dwarf(struct dws *d, Dwarf *dw)
@@ -1002,8 +1086,6 @@ static int walk_dwarf(struct dws *d, Dwarf *dw)
 		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type ||
 		    (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit))
 			continue;
-		d->files = NULL;
-		d->nfiles = 0;
 		d->version = version;
 		switch (dwarf_srclang(&cudie)) {
 		case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
@@ -1019,18 +1101,18 @@ static int walk_dwarf(struct dws *d, Dwarf *dw)
 		d->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		if (d->comp_dir && !*d->comp_dir)
 			d->comp_dir = NULL;
-		if (dwarf_getsrcfiles(&cudie, &d->files, &nfiles) == 0 && d->files) {
+		if (cu_read_lines(d, cu, &cudie))
+			return d->err = -ENOMEM;
+		nfiles = d->nfiles;
+		if (nfiles) {
 			if (ZT_GROW(d->filemap, d->cap_filemap, nfiles))
-				return -ENOMEM;
+				return d->err = -ENOMEM;
 			memset(d->filemap, 0, nfiles * sizeof(*d->filemap));
-			d->nfiles = nfiles;
-		} else {
-			d->files = NULL;
 		}
 		/* a partial unit (dwz) shares its CU's line program: its rows
 		 * would come twice */
 		if (tag == DW_TAG_compile_unit)
-			cu_lines(d, &cudie);
+			cu_lines(d);
 		scan_scope(d, &cudie, 0);
 	}
 	return d->err;
@@ -1408,6 +1490,7 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 		goto out;
 
 	if (dwelf && (dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL))) {
+		d.dl_ok = !dwl_sections_init(&d.dl, dwelf);
 		if ((ret = walk_dwarf(&d, dw)))
 			goto out;
 	}
@@ -1432,6 +1515,8 @@ out:
 	free(d.text);
 	free(d.rows);
 	free(d.filemap);
+	dwl_unit_release(&d.unit);
+	free(d.lpaths);
 	free(d.scr);
 	for (size_t i = 0; i < d.nr_owned; i++)
 		free(d.owned[i]);

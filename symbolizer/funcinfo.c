@@ -168,12 +168,24 @@ static int cmp_func(const void *a, const void *b)
 	return x->size > y->size ? -1 : x->size < y->size;
 }
 
+/* qsort (glibc: a merge sort with a malloc'ed buffer) only when needed:
+ * fi_finish runs again on tables it sorted, and sources add rows in order */
+static void sort_if(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp((char *)base + (i - 1) * sz, (char *)base + i * sz) > 0)
+			break;
+	if (i < n)
+		qsort(base, n, sz, cmp);
+}
+
 int fi_finish(struct fi_table *t)
 {
 	size_t i, k = 0;
 
-	if (t->nr_funcs)
-		qsort(t->funcs, t->nr_funcs, sizeof(*t->funcs), cmp_func);
+	sort_if(t->funcs, t->nr_funcs, sizeof(*t->funcs), cmp_func);
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct fi_func *f = &t->funcs[i];
 
@@ -190,7 +202,7 @@ int fi_finish(struct fi_table *t)
 		if (f->nr_lines > 1) {
 			size_t a, b = 0;
 
-			qsort(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line);
+			sort_if(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line);
 			/* one row per address: the last one given wins */
 			for (a = 0; a < f->nr_lines; a++) {
 				if (b && f->lines[b - 1].addr == f->lines[a].addr)

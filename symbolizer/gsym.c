@@ -16,7 +16,7 @@
 #include "symbolizer/gsym.h"
 
 enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2, INFO_ZT = GSYM_INFO_ZT };
-#define ZT_EXTRA_VERSION 1
+#define ZT_EXTRA_VERSION 2
 enum { OP_END = 0, OP_SET_FILE = 1, OP_ADVANCE_PC = 2, OP_ADVANCE_LINE = 3, OP_FIRST_SPECIAL = 4 };
 
 /* ---- writer -------------------------------------------------------------- */
@@ -266,7 +266,7 @@ static int encode_inline(struct zbuf *b, const struct fi_inline *node, const str
 		zbuf_put_uv(b, rs[i].start - base);
 		zbuf_put_uv(b, rs[i].end - rs[i].start);
 	}
-	zbuf_put_uv(cols, node->call_column);
+	zbuf_put(cols, &node->call_column, 4);
 	(*ncols)++;
 	zbuf_put_u8(b, live != 0);
 	zbuf_put_u32le(b, node->name);
@@ -337,19 +337,39 @@ out:
 	return err;
 }
 
+/* The width (1, 2 or 4 bytes) that holds max. */
+static unsigned width_of(uint32_t max)
+{
+	return max <= UINT8_MAX ? 1 : max <= UINT16_MAX ? 2 : 4;
+}
+
+static void put_fixed(struct zbuf *b, uint32_t v, unsigned w)
+{
+	uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+
+	zbuf_put(b, x, w);
+}
+
 /* zt's own InfoType (gsym.h): what LLVM's GSYM has no room for. Written
- * only when it says something. */
+ * only when it says something. cols: the call columns of the inline
+ * nodes (ncols uint32_t). */
 static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct fi_line *l,
 			 uint32_t nl, const struct zbuf *cols, uint32_t ncols)
 {
 	uint32_t i, any = f->dname || f->gname || f->lname || f->flags || f->gfile || f->lfile;
+	uint32_t maxr = 0, maxc = 0, c;
+	unsigned w;
 	size_t pos;
 
-	for (i = 0; i < nl && !any; i++)
-		any = l[i].column || l[i].discr;
-	for (i = 0; i < cols->len && !any; i++)
-		any = cols->data[i];
-	if (!any)
+	for (i = 0; i < nl; i++) {
+		maxr = l[i].column > maxr ? l[i].column : maxr;
+		maxr = l[i].discr > maxr ? l[i].discr : maxr;
+	}
+	for (i = 0; i < ncols; i++) {
+		memcpy(&c, cols->data + 4 * (size_t)i, 4);
+		maxc = c > maxc ? c : maxc;
+	}
+	if (!any && !maxr && !maxc)
 		return;
 	zbuf_put_u32le(b, INFO_ZT);
 	zbuf_put_u32le(b, 0);
@@ -361,13 +381,20 @@ static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct f
 	zbuf_put_uv(b, f->lname);
 	zbuf_put_uv(b, f->gfile);
 	zbuf_put_uv(b, f->lfile);
-	zbuf_put_uv(b, nl);
-	for (i = 0; i < nl; i++) {
-		zbuf_put_uv(b, l[i].column);
-		zbuf_put_uv(b, l[i].discr);
-	}
 	zbuf_put_uv(b, ncols);
-	zbuf_put(b, cols->data, cols->len);
+	w = width_of(maxc);
+	zbuf_put_u8(b, (uint8_t)w);
+	for (i = 0; i < ncols; i++) {
+		memcpy(&c, cols->data + 4 * (size_t)i, 4);
+		put_fixed(b, c, w);
+	}
+	zbuf_put_uv(b, nl);
+	w = width_of(maxr);
+	zbuf_put_u8(b, (uint8_t)w);
+	for (i = 0; i < nl; i++) {
+		put_fixed(b, l[i].column, w);
+		put_fixed(b, l[i].discr, w);
+	}
 	put32_at(b, pos - 4, (uint32_t)(b->len - pos));
 }
 
@@ -1097,14 +1124,39 @@ struct extra {
 	uint32_t cols[GSYM_MAX_INLINE_DEPTH];
 };
 
+static inline uint32_t get_fixed(const uint8_t *p, unsigned w)
+{
+	return w == 1	? p[0]
+	       : w == 2 ? (uint32_t)(p[0] | p[1] << 8)
+			: (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+				  (uint32_t)p[3] << 24;
+}
+
+/* A fixed-width table of n entries of k values, w bytes each (w read
+ * here): its start, checked against the record; NULL when bad. */
+static const uint8_t *fixed_table(struct cur *c, uint64_t n, unsigned k, unsigned *w)
+{
+	const uint8_t *p;
+
+	*w = get_u8(c);
+	if (c->bad || (*w != 1 && *w != 2 && *w != 4) || n > (uint64_t)(c->end - c->p) / (*w * k)) {
+		c->bad = 1;
+		return NULL;
+	}
+	p = c->p;
+	c->p += n * *w * k;
+	return p;
+}
+
 static int extra_read(struct cur *c, int have_row, uint32_t row, const struct inl_state *s,
 		      struct extra *x)
 {
-	uint64_t n, i;
-	unsigned k = 0;
+	const uint8_t *t;
+	uint64_t n;
+	unsigned w, k;
 
 	if (get_uleb(c) != ZT_EXTRA_VERSION)
-		return 0; /* a later version: ignored, as an unknown type */
+		return 0; /* another version: ignored, as an unknown type */
 	x->flags = (uint32_t)get_uleb(c);
 	x->dname = (uint32_t)get_uleb(c);
 	x->gname = (uint32_t)get_uleb(c);
@@ -1112,20 +1164,18 @@ static int extra_read(struct cur *c, int have_row, uint32_t row, const struct in
 	x->gfile = (uint32_t)get_uleb(c);
 	x->lfile = (uint32_t)get_uleb(c);
 	n = get_uleb(c);
-	for (i = 0; i < n && !c->bad; i++) {
-		uint32_t col = (uint32_t)get_uleb(c), d = (uint32_t)get_uleb(c);
-
-		if (have_row && i == row) {
-			x->column = col;
-			x->discr = d;
-		}
-	}
+	t = fixed_table(c, n, 1, &w);
+	if (!t)
+		return -EBADMSG;
+	for (k = 0; s && k < s->len; k++)
+		x->cols[k] = s->path[k].idx < n ? get_fixed(t + (size_t)s->path[k].idx * w, w) : 0;
 	n = get_uleb(c);
-	for (i = 0; i < n && !c->bad && s && k < s->len; i++) {
-		uint32_t col = (uint32_t)get_uleb(c);
-
-		while (k < s->len && s->path[k].idx == i)
-			x->cols[k++] = col;
+	t = fixed_table(c, n, 2, &w);
+	if (!t)
+		return -EBADMSG;
+	if (have_row && row < n) {
+		x->column = get_fixed(t + (size_t)row * 2 * w, w);
+		x->discr = get_fixed(t + (size_t)row * 2 * w + w, w);
 	}
 	return c->bad ? -EBADMSG : 0;
 }

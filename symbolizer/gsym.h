@@ -23,13 +23,15 @@
  * zt's own FunctionInfo InfoType, for what LLVM's types have no room for.
  * LLVM's lookups (llvm-gsymutil --address, llvm-symbolizer) skip unknown
  * types; the files stay valid GSYM v1. Written only when it says something.
- * Payload (ULEB128 numbers):
- *   version (1; a reader ignores other versions), flags (FI_GAP: not a
+ * Payload (ULEB128 numbers, but for the fixed-width tables):
+ *   version (2; a reader ignores other versions), flags (FI_GAP: not a
  *   function, funcinfo.h), dname, gname, lname, gfile, lfile (string
  *   offsets, 0: none; see struct fi_func),
- *   NumRows, then {column, discriminator} of each LineTable row in order,
- *   NumNodes, then the call column of each InlineInfo node in the order
- *   they are encoded (depth first, the root first).
+ *   NumNodes, a width W (1, 2 or 4 bytes), then the call column of each
+ *   InlineInfo node in the order they are encoded (depth first, the root
+ *   first), W bytes each, little-endian;
+ *   NumRows, a width W, then {column, discriminator} of each LineTable row
+ *   in order, W bytes each: a lookup reads its row's directly.
  */
 #define GSYM_INFO_ZT 0x7a740001u
 

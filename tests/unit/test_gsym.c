@@ -1031,7 +1031,8 @@ static double now(void)
 
 /* A line row of file 0 (an end of sequence) ends the line information;
  * gap entries are seen by gsym_lookup_all only; zt's InfoType carries
- * names, columns, discriminators and call columns. */
+ * names, columns, discriminators and call columns (in fixed-width tables:
+ * wide values widen them). */
 static void test_end_of_sequence_and_extra(void **state)
 {
 	struct fi_table t;
@@ -1051,6 +1052,8 @@ static void test_end_of_sequence_and_extra(void **state)
 	f->lines[0].column = 7;
 	f->lines[0].discr = 3;
 	line(f, 0x1010, file, 11);
+	f->lines[1].column = 70000;
+	f->lines[1].discr = 300;
 	line(f, 0x1020, 0, 0); /* end of sequence */
 	root = add_root(f);
 	root->nr_children = 1;
@@ -1061,7 +1064,7 @@ static void test_end_of_sequence_and_extra(void **state)
 	c->name = fi_str(&t, "inl");
 	c->call_file = file;
 	c->call_line = 5;
-	c->call_column = 9;
+	c->call_column = 300;
 	f = fi_add_func(&t, 0x1040, 0x10, fi_str(&t, "??"));
 	f->flags = FI_GAP;
 	f->gname = fi_str(&t, "foo.isra.0");
@@ -1082,8 +1085,10 @@ static void test_end_of_sequence_and_extra(void **state)
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.locs[0].name, "inl");
 	assert_int_equal(r.locs[0].line, 11);
+	assert_int_equal(r.locs[0].column, 70000);
+	assert_int_equal(r.discr, 300);
 	assert_int_equal(r.locs[1].line, 5);
-	assert_int_equal(r.locs[1].column, 9);
+	assert_int_equal(r.locs[1].column, 300);
 	/* past the end of the sequence: the function, no file:line */
 	assert_int_equal(gsym_lookup(g, 0x1030, &r), 0);
 	assert_int_equal(r.n, 1);
