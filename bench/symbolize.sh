@@ -3,7 +3,7 @@
 # Symbolizer benchmark: the same 10,000 random addresses of a large -O2 -g
 # binary through addr2line -f -i, llvm-symbolizer --inlining and zt
 # symbolize -f -i, cold (no GSYM cache, process start included) and warm
-# (GSYM cache); wall time (best of 3) and peak memory, and how many answers
+# (GSYM cache); wall time (best of 5) and peak memory, and how many answers
 # agree with each peer (function, file:line, whole inline chain). Two
 # programs: a generated ~100k-line C file, and a real one nobody here wrote:
 # duktape (Debian's duktape-dev ships the ~100k-line amalgamated
@@ -31,19 +31,25 @@ addrs() {
 			x = (x * 1103515245 + 12345) % 2147483648; o = s[f] > 0 ? x % s[f] : 0
 			printf "0x%x\n", a[f] + o } }'
 }
-# run NAME PRE CMD...: "seconds maxKB" of CMD < addrs > T/NAME.out, best of
-# 3 runs; PRE (a shell command, or :) runs before each (cold: empty the cache)
+# run NAME PRE CMD...: "seconds maxKB" of CMD < addrs > T/NAME.out: the
+# best wall time of 5 runs, taken with bash's own clock around the command
+# alone (no date or time process inside the measurement: they cost 2-3 ms,
+# a third of a warm run), and the peak memory of one more run under
+# /usr/bin/time; PRE (a shell command, or :) runs before each (cold: empty
+# the cache)
 run() {
-	local name=$1 pre=$2 best= kb= i s e d; shift 2
-	for i in 1 2 3; do
+	local name=$1 pre=$2 best= i s e d; shift 2
+	for i in 1 2 3 4 5; do
 		eval "$pre"
-		s=$(date +%s%N)
-		/usr/bin/time -f "%M" -o "$T/$name.time" "$@" < "$T/addrs" > "$T/$name.out"
-		e=$(date +%s%N)
-		d=$((e - s))
-		if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d kb=$(cat "$T/$name.time"); fi
+		s=$EPOCHREALTIME
+		"$@" < "$T/addrs" > "$T/$name.out"
+		e=$EPOCHREALTIME
+		d=$(( ${e/./} - ${s/./} ))
+		if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
 	done
-	echo "$(awk -v d="$best" 'BEGIN { printf "%.4f", d / 1e9 }') $kb"
+	eval "$pre"
+	/usr/bin/time -f "%M" -o "$T/$name.time" "$@" < "$T/addrs" > /dev/null
+	echo "$(awk -v d="$best" 'BEGIN { printf "%.4f", d / 1e6 }') $(cat "$T/$name.time")"
 }
 rate() { awk -v n="$N" -v s="$1" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }

@@ -5,6 +5,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@
 
 #include "symbolizer/gsym.h"
 
-enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2, INFO_ZT = GSYM_INFO_ZT };
+enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2, INFO_ZT = GSYM_INFO_ZT, INFO_LCK = GSYM_INFO_ZT_LCK };
+#define LCK_SIZE 24 /* bytes per checkpoint */
 #define ZT_EXTRA_VERSION 2
 enum { OP_END = 0, OP_SET_FILE = 1, OP_ADVANCE_PC = 2, OP_ADVANCE_LINE = 3, OP_FIRST_SPECIAL = 4 };
 
@@ -126,7 +128,10 @@ static int line_window(const struct fi_line *l, uint32_t n, int64_t *minp, int64
 	return 0;
 }
 
-static int encode_lines(struct zbuf *b, uint64_t start, const struct fi_line *l, uint32_t n)
+/* The line table; with ck, the checkpoints (GSYM_INFO_ZT_LCK entries,
+ * offsets from pos, the record's start) appended to ck. */
+static int encode_lines(struct zbuf *b, uint64_t start, const struct fi_line *l, uint32_t n,
+			struct zbuf *ck, size_t pos)
 {
 	int64_t min, max, range;
 	uint64_t prev_addr = start;
@@ -168,6 +173,15 @@ static int encode_lines(struct zbuf *b, uint64_t start, const struct fi_line *l,
 		prev_addr = l[i].addr;
 		prev_file = l[i].file;
 		prev_line = l[i].line;
+		if (ck && (i + 1) % GSYM_LCK_STEP == 0 && i + 1 < n) {
+			if (b->len - pos > UINT32_MAX)
+				return -EOVERFLOW;
+			zbuf_put_u32le(ck, (uint32_t)(b->len - pos));
+			zbuf_put_u32le(ck, i + 1);
+			zbuf_put_u32le(ck, prev_file);
+			zbuf_put_u32le(ck, prev_line);
+			zbuf_put_u64le(ck, prev_addr - start);
+		}
 	}
 	zbuf_put_u8(b, OP_END);
 	return 0;
@@ -420,17 +434,33 @@ static int encode_func(struct zbuf *b, size_t img, const struct fi_func *f, uint
 		if (l[i].file >= nr_files)
 			return -EINVAL;
 	if (nl) {
-		size_t pos;
+		struct zbuf lines, ck;
+		size_t nck;
 
-		zbuf_put_u32le(b, INFO_LINES);
-		zbuf_put_u32le(b, 0);
-		pos = b->len;
-		err = encode_lines(b, f->start, l, nl);
+		/* the table into its own buffer first: its checkpoints come before it */
+		zbuf_init(&lines);
+		zbuf_init(&ck);
+		err = encode_lines(&lines, f->start, l, nl, nl > GSYM_LCK_STEP ? &ck : NULL, 0);
+		if (!err && (lines.err || ck.err))
+			err = -ENOMEM;
+		if (!err && lines.len > UINT32_MAX)
+			err = -EOVERFLOW;
+		nck = ck.len / LCK_SIZE;
+		if (!err && nck) {
+			zbuf_put_u32le(b, INFO_LCK);
+			zbuf_put_u32le(b, (uint32_t)(4 + ck.len));
+			zbuf_put_u32le(b, (uint32_t)nck);
+			zbuf_put(b, ck.data, ck.len);
+		}
+		if (!err) {
+			zbuf_put_u32le(b, INFO_LINES);
+			zbuf_put_u32le(b, (uint32_t)lines.len);
+			zbuf_put(b, lines.data, lines.len);
+		}
+		zbuf_release(&lines);
+		zbuf_release(&ck);
 		if (err)
 			return err;
-		if (b->len - pos > UINT32_MAX)
-			return -EOVERFLOW;
-		put32_at(b, pos - 4, (uint32_t)(b->len - pos));
 	}
 	zbuf_init(&cols);
 	if (f->inl)
@@ -950,56 +980,144 @@ static inline uint32_t get_u32(const struct gsym *g, struct cur *c)
 	return v;
 }
 
-/* LineTable::lookup as llvm-gsymutil-14 has it: the last row at or before
- * addr, but the first of several rows at addr itself. *found = 0: no row. */
-static int line_lookup(struct cur *c, uint64_t fstart, uint64_t addr, uint32_t *file,
-		       uint32_t *line, int *found, uint32_t *rowp)
+/* The decoder of a line record. */
+struct ldec {
+	struct cur c;
+	int64_t min;
+	uint32_t rr, inv;
+	uint64_t addr;
+	uint32_t file, line, row; /* row: rows decoded so far */
+};
+
+/* Start a decoder on record c of a function at fstart. 0 or -EBADMSG. */
+static int ldec_init(struct ldec *d, const struct cur *c, uint64_t fstart)
 {
-	uint32_t row = 0;
+	int64_t max, range;
 
-	int64_t min = get_sleb(c), max = get_sleb(c), range;
-	uint64_t raddr = fstart;
-	uint32_t rfile = 1, rline = (uint32_t)get_uleb(c);
-
-	*found = 0;
-	if (c->bad || max < min || __builtin_sub_overflow(max, min, &range) || range == INT64_MAX)
+	d->c = *c;
+	d->min = get_sleb(&d->c);
+	max = get_sleb(&d->c);
+	d->line = (uint32_t)get_uleb(&d->c);
+	d->addr = fstart;
+	d->file = 1;
+	d->row = 0;
+	if (d->c.bad || max < d->min || __builtin_sub_overflow(max, d->min, &range) ||
+	    range == INT64_MAX)
 		return -EBADMSG;
 	range++;
+	/* a special opcode's a / range and a % range by a multiply: exact
+	 * for a < 256 with rr <= 256 (a range past 255 gives a / range = 0
+	 * for every a, as rr = 256 does) */
+	d->rr = range > 256 ? 256 : (uint32_t)range;
+	d->inv = (65536 + d->rr - 1) / d->rr;
+	return 0;
+}
+
+/* The next row into d->addr, d->file, d->line: 1; 0 at the end; -EBADMSG. */
+static inline int ldec_next(struct ldec *d)
+{
 	for (;;) {
-		uint8_t op = get_u8(c);
+		uint8_t op = get_u8(&d->c);
 
 		switch (op) {
 		case OP_END:
-			return c->bad ? -EBADMSG : 0;
+			return d->c.bad ? -EBADMSG : 0;
 		case OP_SET_FILE:
-			rfile = (uint32_t)get_uleb(c);
+			d->file = (uint32_t)get_uleb(&d->c);
 			continue;
 		case OP_ADVANCE_PC:
-			raddr += get_uleb(c);
+			d->addr += get_uleb(&d->c);
 			break;
 		case OP_ADVANCE_LINE:
-			rline += (uint32_t)get_sleb(c);
+			d->line += (uint32_t)get_sleb(&d->c);
 			continue;
 		default: {
-			uint8_t a = op - OP_FIRST_SPECIAL;
+			uint32_t a = (uint8_t)(op - OP_FIRST_SPECIAL), q = (a * d->inv) >> 16;
 
-			rline += (uint32_t)((uint64_t)min + (uint64_t)(a % range));
-			raddr += (uint64_t)(a / range);
+			d->line += (uint32_t)((uint64_t)d->min + (uint64_t)(a - q * d->rr));
+			d->addr += q;
 			break;
 		}
 		}
-		if (c->bad)
+		if (d->c.bad)
 			return -EBADMSG;
-		/* a row */
-		if (addr < raddr)
-			return 0;
-		*file = rfile;
-		*line = rline;
+		d->row++;
+		return 1;
+	}
+}
+
+/* Move d to the last checkpoint of record ck (GSYM_INFO_ZT_LCK) whose row
+ * is strictly before addr, when there is one: 1 (that row found), else 0. */
+static int ldec_seek(const struct gsym *g, struct ldec *d, const struct cur *ck, uint64_t fstart,
+		     uint64_t addr, size_t lines_len)
+{
+	const uint8_t *k;
+	uint32_t n, lo, hi, pos;
+	uint64_t at;
+
+	if (!ck->p || ck->end - ck->p < 4)
+		return 0;
+	n = rd32(g, ck->p);
+	if (!n || (size_t)(ck->end - ck->p - 4) / LCK_SIZE < n)
+		return 0;
+	k = ck->p + 4;
+#define LCK_ADDR(i) (fstart + rd64(g, k + (size_t)(i) * LCK_SIZE + 16))
+	if (LCK_ADDR(0) >= addr)
+		return 0;
+	for (lo = 0, hi = n; hi - lo > 1;) { /* the last checkpoint before addr */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (LCK_ADDR(mid) < addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	at = LCK_ADDR(lo);
+	k += (size_t)lo * LCK_SIZE;
+	pos = rd32(g, k);
+	/* past the header (min, max, line) and inside the record */
+	if (pos > lines_len || d->c.end - lines_len + pos < d->c.p || !rd32(g, k + 4))
+		return 0;
+	d->c.p = d->c.end - lines_len + pos;
+	d->row = rd32(g, k + 4);
+	d->file = rd32(g, k + 8);
+	d->line = rd32(g, k + 12);
+	d->addr = at;
+#undef LCK_ADDR
+	return 1;
+}
+
+/* LineTable::lookup as llvm-gsymutil-14 has it: the last row at or before
+ * addr, but the first of several rows at addr itself. *found = 0: no row.
+ * *rowp: the row's index. With checkpoints (ck, or ck->p NULL), decoding
+ * starts after the last checkpoint row strictly before addr: rows are in
+ * address order, so a row at addr itself comes after it. */
+static int line_lookup(const struct gsym *g, struct cur *c, const struct cur *ck, uint64_t fstart,
+		       uint64_t addr, uint32_t *file, uint32_t *line, int *found, uint32_t *rowp)
+{
+	struct ldec d;
+	int k;
+
+	*found = 0;
+	if (ldec_init(&d, c, fstart))
+		return -EBADMSG;
+	if (ldec_seek(g, &d, ck, fstart, addr, (size_t)(c->end - c->p))) {
+		*file = d.file;
+		*line = d.line;
 		*found = 1;
-		*rowp = row++;
-		if (addr == raddr)
+		*rowp = d.row - 1;
+	}
+	while ((k = ldec_next(&d)) > 0) {
+		if (addr < d.addr)
+			return 0;
+		*file = d.file;
+		*line = d.line;
+		*found = 1;
+		*rowp = d.row - 1;
+		if (addr == d.addr)
 			return 0;
 	}
+	return k;
 }
 
 struct inl_frame {
@@ -1184,14 +1302,18 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		       uint32_t name, struct fi_result *r)
 {
 	struct cur c = { g->data + foff + 8, g->data + g->size, 0 };
-	struct cur inl = { NULL, NULL, 0 }, ext = { NULL, NULL, 0 };
+	struct cur inl = { NULL, NULL, 0 }, ext = { NULL, NULL, 0 }, lck = { NULL, NULL, 0 };
 	uint32_t file = 0, line = 0, row = 0;
 	int found = 0, err, real;
 	struct fi_loc *l = &r->locs[0];
-	struct inl_state s = { .g = g, .addr = addr };
+	struct inl_state s; /* its path is 1 KiB: not zeroed, it is read up to len */
 	struct extra x;
 
-	memset(&x, 0, sizeof(x));
+	s.g = g;
+	s.addr = addr;
+	s.nodes = 0;
+	s.len = 0;
+	memset(&x, 0, offsetof(struct extra, cols)); /* cols: up to s.len, below */
 	for (;;) {
 		uint32_t type = get_u32(g, &c), len = get_u32(g, &c);
 		struct cur rec;
@@ -1203,13 +1325,15 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		if (type == INFO_END)
 			break;
 		if (type == INFO_LINES) {
-			err = line_lookup(&rec, fstart, addr, &file, &line, &found, &row);
+			err = line_lookup(g, &rec, &lck, fstart, addr, &file, &line, &found, &row);
 			if (err)
 				return err;
 		} else if (type == INFO_INLINE) {
 			inl = rec;
 		} else if (type == INFO_ZT) {
 			ext = rec;
+		} else if (type == INFO_LCK) {
+			lck = rec;
 		}
 	}
 	r->func_start = fstart;
@@ -1237,6 +1361,7 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		if (inl.bad)
 			return -EBADMSG;
 	}
+	memset(x.cols, 0, s.len * sizeof(x.cols[0]));
 	if (ext.p && (err = extra_read(&ext, found, row, &s, &x)))
 		return err;
 	if (x.dname)

@@ -34,6 +34,17 @@
  *   in order, W bytes each: a lookup reads its row's directly.
  */
 #define GSYM_INFO_ZT 0x7a740001u
+/*
+ * zt's second InfoType, before the line table of a function with more than
+ * GSYM_LCK_STEP rows: where decoding can start without reading the rows
+ * before (the largest functions have thousands). u32 count, then per
+ * checkpoint, after every GSYM_LCK_STEP-th row: u32 the offset of the next
+ * opcode in the line table's record, u32 rows decoded so far, u32 file, u32
+ * line, u64 the row's address minus the function's start (the image's byte
+ * order). Other readers skip it as an unknown type.
+ */
+#define GSYM_INFO_ZT_LCK 0x7a740002u
+#define GSYM_LCK_STEP 32
 
 /*
  * Encode t (after fi_finish) as a GSYM v1 image appended to out, with

@@ -22,7 +22,7 @@
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
-#define META_MAGIC "zt-symmod 9" /* bump when extraction changes: older caches are rebuilt */
+#define META_MAGIC "zt-symmod 10" /* bump when extraction changes: older caches are rebuilt */
 
 /* A loadable segment: file offsets [off, off+size) are at vaddr. */
 struct seg {

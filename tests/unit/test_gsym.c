@@ -1105,6 +1105,63 @@ static void test_end_of_sequence_and_extra(void **state)
 	fi_table_release(&t);
 }
 
+/* A long function's line table (checkpoints every GSYM_LCK_STEP rows):
+ * every address answers as the rows say (the last row at or before it),
+ * with file changes, repeated addresses and lines going back, in and
+ * between checkpoints. */
+static void test_line_checkpoints(void **state)
+{
+	struct fi_table t;
+	struct fi_func *f;
+	struct zbuf b;
+	struct gsym *g;
+	struct fi_result r;
+	uint32_t files[3], i, n = 0;
+	uint64_t a = 0x10000, addr;
+	struct {
+		uint64_t addr;
+		uint32_t file, line;
+	} rows[700];
+
+	(void)state;
+	fi_table_init(&t);
+	files[0] = fi_file(&t, "/src", "a.c");
+	files[1] = fi_file(&t, "/src", "b.h");
+	files[2] = fi_file(&t, "/src", "c.h");
+	f = fi_add_func(&t, 0x10000, 0x2000, fi_str(&t, "long_function"));
+	for (i = 0; i < 700; i++) {
+		uint32_t x = i * 2654435761u;
+
+		if (i && x % 5) /* some rows share the previous row's address */
+			a += 1 + (x >> 8) % 17;
+		rows[n].addr = a;
+		rows[n].file = files[(x >> 4) % 3];
+		rows[n].line = 100 + (x >> 12) % 400; /* up and down */
+		line(f, a, rows[n].file, rows[n].line);
+		n++;
+	}
+	assert_true(a < 0x12000);
+	assert_int_equal(fi_finish(&t), 0);
+	zbuf_init(&b);
+	assert_int_equal(gsym_encode(&t, &b), 0);
+	assert_int_equal(gsym_open_mem(b.data, b.len, &g), 0);
+	for (addr = 0x10000; addr < 0x12000; addr++) {
+		uint32_t k, best = UINT32_MAX;
+
+		/* fi_finish keeps the last row given at an address */
+		for (k = 0; k < n && rows[k].addr <= addr; k++)
+			best = k;
+		assert_int_equal(gsym_lookup(g, addr, &r), 0);
+		assert_string_equal(r.locs[0].name, "long_function");
+		assert_int_equal(r.locs[0].line, rows[best].line);
+		assert_string_equal(r.locs[0].file, rows[best].file == files[0] ? "a.c"
+						   : rows[best].file == files[1] ? "b.h" : "c.h");
+	}
+	gsym_free(g);
+	zbuf_release(&b);
+	fi_table_release(&t);
+}
+
 static void test_throughput(void **state)
 {
 	enum { NFUNCS = 100000, NLOOKUPS = 1000000 };
@@ -1213,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_llvm_reads_ours),
 		cmocka_unit_test(test_we_read_llvm),
 		cmocka_unit_test(test_end_of_sequence_and_extra),
+		cmocka_unit_test(test_line_checkpoints),
 		cmocka_unit_test(test_throughput),
 	};
 
