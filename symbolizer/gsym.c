@@ -412,12 +412,12 @@ static void encode_extra(struct zbuf *b, const struct fi_func *f, const struct f
 	put32_at(b, pos - 4, (uint32_t)(b->len - pos));
 }
 
+/* cols and ck: scratch buffers, reset here, kept across functions */
 static int encode_func(struct zbuf *b, size_t img, const struct fi_func *f, uint32_t nr_files,
-		       uint32_t *off)
+		       uint32_t *off, struct zbuf *cols, struct zbuf *ck)
 {
 	const struct fi_line *l = f->lines;
 	uint32_t nl = f->nr_lines, i, ncols = 0;
-	struct zbuf cols;
 	int err = 0;
 
 	put_align(b, img, 4);
@@ -433,46 +433,41 @@ static int encode_func(struct zbuf *b, size_t img, const struct fi_func *f, uint
 	for (i = 0; i < nl; i++)
 		if (l[i].file >= nr_files)
 			return -EINVAL;
+	zbuf_reset(ck);
 	if (nl) {
-		struct zbuf lines, ck;
-		size_t nck;
+		size_t pos, nck;
 
-		/* the table into its own buffer first: its checkpoints come before it */
-		zbuf_init(&lines);
-		zbuf_init(&ck);
-		err = encode_lines(&lines, f->start, l, nl, nl > GSYM_LCK_STEP ? &ck : NULL, 0);
-		if (!err && (lines.err || ck.err))
+		zbuf_put_u32le(b, INFO_LINES);
+		zbuf_put_u32le(b, 0);
+		pos = b->len;
+		err = encode_lines(b, f->start, l, nl, nl > GSYM_LCK_STEP ? ck : NULL, pos);
+		if (!err && ck->err)
 			err = -ENOMEM;
-		if (!err && lines.len > UINT32_MAX)
+		if (!err && b->len - pos > UINT32_MAX)
 			err = -EOVERFLOW;
-		nck = ck.len / LCK_SIZE;
+		if (!err)
+			put32_at(b, pos - 4, (uint32_t)(b->len - pos));
+		/* the checkpoints after the table they point into */
+		nck = ck->len / LCK_SIZE;
 		if (!err && nck) {
 			zbuf_put_u32le(b, INFO_LCK);
-			zbuf_put_u32le(b, (uint32_t)(4 + ck.len));
+			zbuf_put_u32le(b, (uint32_t)(4 + ck->len));
 			zbuf_put_u32le(b, (uint32_t)nck);
-			zbuf_put(b, ck.data, ck.len);
+			zbuf_put(b, ck->data, ck->len);
 		}
-		if (!err) {
-			zbuf_put_u32le(b, INFO_LINES);
-			zbuf_put_u32le(b, (uint32_t)lines.len);
-			zbuf_put(b, lines.data, lines.len);
-		}
-		zbuf_release(&lines);
-		zbuf_release(&ck);
 		if (err)
 			return err;
 	}
-	zbuf_init(&cols);
+	zbuf_reset(cols);
 	if (f->inl)
-		err = encode_root(b, f, nr_files, &cols, &ncols);
-	if (!err && cols.err)
-		err = cols.err;
+		err = encode_root(b, f, nr_files, cols, &ncols);
+	if (!err && cols->err)
+		err = cols->err;
 	if (!err) {
-		encode_extra(b, f, l, nl, &cols, ncols);
+		encode_extra(b, f, l, nl, cols, ncols);
 		zbuf_put_u32le(b, INFO_END);
 		zbuf_put_u32le(b, 0);
 	}
-	zbuf_release(&cols);
 	return err;
 }
 
@@ -482,6 +477,7 @@ static int encode(const struct fi_table *t, struct zbuf *b, size_t img)
 	uint64_t base = 0, maxoff = 0, prev = 0;
 	uint8_t aos, uuid[GSYM_MAX_UUID] = { 0 }, uuid_len;
 	size_t i, info_pos, str_pos;
+	struct zbuf cols, ck;
 	int err;
 
 	if (t->nr_files > UINT32_MAX || t->strtab_len > UINT32_MAX)
@@ -552,19 +548,22 @@ static int encode(const struct fi_table *t, struct zbuf *b, size_t img)
 	put32_at(b, img + 20, (uint32_t)(str_pos - img));
 	put32_at(b, img + 24, (uint32_t)(b->len - str_pos));
 
-	for (i = 0, k = 0; i < t->nr_funcs; i++) {
+	zbuf_init(&cols);
+	zbuf_init(&ck);
+	for (i = 0, k = 0, err = 0; i < t->nr_funcs && !err; i++) {
 		uint32_t off;
 
 		if (!t->funcs[i].name)
 			continue;
-		err = encode_func(b, img, &t->funcs[i], nr_files, &off);
-		if (err)
-			return err;
-		if (b->err)
-			return b->err;
-		put32_at(b, info_pos + 4 * (size_t)k++, off);
+		err = encode_func(b, img, &t->funcs[i], nr_files, &off, &cols, &ck);
+		if (!err && b->err)
+			err = b->err;
+		if (!err)
+			put32_at(b, info_pos + 4 * (size_t)k++, off);
 	}
-	return b->err;
+	zbuf_release(&cols);
+	zbuf_release(&ck);
+	return err ? err : b->err;
 }
 
 int gsym_encode(const struct fi_table *t, struct zbuf *out)
@@ -1303,6 +1302,7 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 {
 	struct cur c = { g->data + foff + 8, g->data + g->size, 0 };
 	struct cur inl = { NULL, NULL, 0 }, ext = { NULL, NULL, 0 }, lck = { NULL, NULL, 0 };
+	struct cur lines = { NULL, NULL, 0 };
 	uint32_t file = 0, line = 0, row = 0;
 	int found = 0, err, real;
 	struct fi_loc *l = &r->locs[0];
@@ -1325,9 +1325,7 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		if (type == INFO_END)
 			break;
 		if (type == INFO_LINES) {
-			err = line_lookup(g, &rec, &lck, fstart, addr, &file, &line, &found, &row);
-			if (err)
-				return err;
+			lines = rec; /* read after the loop, with its checkpoints */
 		} else if (type == INFO_INLINE) {
 			inl = rec;
 		} else if (type == INFO_ZT) {
@@ -1335,6 +1333,11 @@ static int func_lookup(const struct gsym *g, uint64_t foff, uint64_t fstart, uin
 		} else if (type == INFO_LCK) {
 			lck = rec;
 		}
+	}
+	if (lines.p) {
+		err = line_lookup(g, &lines, &lck, fstart, addr, &file, &line, &found, &row);
+		if (err)
+			return err;
 	}
 	r->func_start = fstart;
 	r->offset = addr - fstart;

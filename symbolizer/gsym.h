@@ -35,7 +35,7 @@
  */
 #define GSYM_INFO_ZT 0x7a740001u
 /*
- * zt's second InfoType, before the line table of a function with more than
+ * zt's second InfoType, after the line table of a function with more than
  * GSYM_LCK_STEP rows: where decoding can start without reading the rows
  * before (the largest functions have thousands). u32 count, then per
  * checkpoint, after every GSYM_LCK_STEP-th row: u32 the offset of the next
