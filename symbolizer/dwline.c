@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/leb128.h"
 #include "symbolizer/dwline.h"
 
 static const uint8_t *section(Elf *elf, size_t shstrndx, Elf_Scn *scn, const char *want,
@@ -100,43 +101,12 @@ static uint64_t rd_n(struct rd *r, unsigned n)
 
 static inline uint64_t rd_uleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned sh = 0;
-
-	while (r->p < r->end) {
-		uint8_t b = *r->p++;
-
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		else if (b & 0x7f)
-			r->bad = 2; /* past 64 bits */
-		if (!(b & 0x80))
-			return v;
-		sh += 7;
-	}
-	r->bad = 1;
-	return 0;
+	return zt_uleb(&r->p, r->end, &r->bad);
 }
 
 static inline int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned sh = 0;
-
-	while (r->p < r->end) {
-		uint8_t b = *r->p++;
-
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80)) {
-			if (sh < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << sh;
-			return (int64_t)v;
-		}
-	}
-	r->bad = 1;
-	return 0;
+	return zt_sleb(&r->p, r->end, &r->bad);
 }
 
 static const char *rd_cstr(struct rd *r)

@@ -5,8 +5,8 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/leb128.h"
 #include "symbolizer/gsym.h"
 
 enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2, INFO_ZT = GSYM_INFO_ZT, INFO_LCK = GSYM_INFO_ZT_LCK };
@@ -920,41 +921,12 @@ struct cur {
 
 static inline uint64_t get_uleb(struct cur *c)
 {
-	uint64_t r = 0;
-	unsigned sh = 0;
-
-	while (c->p < c->end) {
-		uint8_t x = *c->p++;
-
-		if (sh < 64)
-			r |= (uint64_t)(x & 0x7f) << sh;
-		if (!(x & 0x80))
-			return r;
-		sh += 7;
-	}
-	c->bad = 1;
-	return 0;
+	return zt_uleb(&c->p, c->end, &c->bad);
 }
 
 static inline int64_t get_sleb(struct cur *c)
 {
-	uint64_t r = 0;
-	unsigned sh = 0;
-
-	while (c->p < c->end) {
-		uint8_t x = *c->p++;
-
-		if (sh < 64)
-			r |= (uint64_t)(x & 0x7f) << sh;
-		sh += 7;
-		if (!(x & 0x80)) {
-			if (sh < 64 && (x & 0x40))
-				r |= ~(uint64_t)0 << sh;
-			return (int64_t)r;
-		}
-	}
-	c->bad = 1;
-	return 0;
+	return zt_sleb(&c->p, c->end, &c->bad);
 }
 
 static inline uint8_t get_u8(struct cur *c)
