@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memcpy, in ZT_DEFINE_MERGE_SORT */
 
 /* Make *arr (elements of size sz, *cap of them allocated) hold at least
  * need elements, doubling. Returns 0 or -ENOMEM (then *arr is unchanged). */
@@ -21,5 +22,43 @@ size_t zt_upper_bound_u64(const void *base, size_t n, size_t sz, size_t off, uin
 /* ZT_UPPER_BOUND(arr, n, field, key): the same for a typed array. */
 #define ZT_UPPER_BOUND(arr, n, field, key)                                                     \
 	zt_upper_bound_u64((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (key))
+
+/*
+ * ZT_DEFINE_MERGE_SORT(name, type, before) defines
+ *   static type *name(type *src, type *tmp, size_t n)
+ * a stable natural merge sort of src[0..n) (n >= 1) by before(a, b): a
+ * sorts strictly before b. Runs already in order are merged pairwise, so
+ * rows that come as a few sorted sequences cost a few passes. tmp holds n
+ * elements; the result is in whichever buffer is returned (src or tmp).
+ */
+#define ZT_DEFINE_MERGE_SORT(name, type, before)                                             \
+	static type *name(type *src, type *dst, size_t n)                                     \
+	{                                                                                     \
+		size_t runs;                                                                  \
+                                                                                              \
+		do {                                                                          \
+			size_t i = 0;                                                         \
+			type *swap;                                                           \
+                                                                                              \
+			for (runs = 0; i < n; runs++) {                                       \
+				size_t m = i + 1, e, a = i, b, k = i;                         \
+                                                                                              \
+				while (m < n && !before(&src[m], &src[m - 1]))                \
+					m++;                                                  \
+				for (e = m < n ? m + 1 : n; e < n && !before(&src[e], &src[e - 1]); e++) \
+					;                                                     \
+				for (b = m; a < m && b < e;)                                  \
+					dst[k++] = before(&src[b], &src[a]) ? src[b++] : src[a++]; \
+				memcpy(dst + k, src + a, (m - a) * sizeof(*src));             \
+				k += m - a;                                                   \
+				memcpy(dst + k, src + b, (e - b) * sizeof(*src));             \
+				i = e;                                                        \
+			}                                                                     \
+			swap = src;                                                           \
+			src = dst;                                                            \
+			dst = swap;                                                           \
+		} while (runs > 1);                                                           \
+		return src;                                                                   \
+	}
 
 #endif

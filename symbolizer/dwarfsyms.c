@@ -1128,51 +1128,28 @@ static int row_before(const struct row *a, const struct row *b)
 	return a->file == ROW_END && b->file != ROW_END;
 }
 
-static size_t run_end(const struct row *r, size_t i, size_t n)
-{
-	for (i++; i < n && !row_before(&r[i], &r[i - 1]); i++)
-		;
-	return i;
-}
+ZT_DEFINE_MERGE_SORT(merge_rows, struct row, row_before)
 
-/* Stable natural merge sort: each CU's rows come sorted already, and
- * rows at one address keep their order (the last one wins). */
+/* A stable sort: each CU's rows come sorted already, and rows at one
+ * address keep their order (the last one wins). */
 static int sort_rows(struct dws *d)
 {
-	struct row *src = d->rows, *dst, *tmp;
-	size_t n = d->nr_rows, runs;
+	struct row *tmp, *sorted;
+	size_t n = d->nr_rows, i;
 
-	if (run_end(src, 0, n) >= n)
+	for (i = 1; i < n && !row_before(&d->rows[i], &d->rows[i - 1]); i++)
+		;
+	if (i >= n)
 		return 0;
 	if (!(tmp = malloc(n * sizeof(*tmp))))
 		return -ENOMEM;
-	dst = tmp;
-	do {
-		size_t i = 0;
-
-		runs = 0;
-		while (i < n) {
-			size_t m = run_end(src, i, n), e = m < n ? run_end(src, m, n) : n;
-			size_t a = i, b = m, k = i;
-
-			while (a < m && b < e)
-				dst[k++] = row_before(&src[b], &src[a]) ? src[b++] : src[a++];
-			memcpy(dst + k, src + a, (m - a) * sizeof(*src));
-			k += m - a;
-			memcpy(dst + k, src + b, (e - b) * sizeof(*src));
-			runs++;
-			i = e;
-		}
-		tmp = src;
-		src = dst;
-		dst = tmp;
-	} while (runs > 1);
-	if (src != d->rows) {
+	sorted = merge_rows(d->rows, tmp, n);
+	if (sorted != d->rows) {
 		free(d->rows);
-		d->rows = src;
+		d->rows = sorted;
 		d->cap_rows = n;
 	} else {
-		free(dst);
+		free(tmp);
 	}
 	return 0;
 }

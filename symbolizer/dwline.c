@@ -430,13 +430,15 @@ static int sort_runs(struct dwl_unit *u)
 	return 1;
 }
 
+ZT_DEFINE_MERGE_SORT(merge_rows, struct dwl_row, row_before)
+
 /* libdw's order: a stable sort by (address, end of sequence first); the
  * program's sequences are runs already, put in order whole or merged
  * pairwise */
 static int sort_rows(struct dwl_unit *u)
 {
-	struct dwl_row *src = u->rows, *dst;
-	size_t n = u->nr_rows, runs, i;
+	struct dwl_row *src = u->rows;
+	size_t n = u->nr_rows, i;
 	int err;
 
 	u->nr_runs = 0;
@@ -453,30 +455,7 @@ static int sort_rows(struct dwl_unit *u)
 		return 0;
 	if (ZT_GROW(u->tmp, u->cap_tmp, n))
 		return -ENOMEM;
-	dst = u->tmp;
-	do {
-		runs = 0;
-		for (i = 0; i < n;) {
-			size_t m = i + 1, e, a, b, k = i;
-
-			while (m < n && !row_before(&src[m], &src[m - 1]))
-				m++;
-			e = m < n ? m + 1 : n;
-			while (e < n && !row_before(&src[e], &src[e - 1]))
-				e++;
-			for (a = i, b = m; a < m && b < e;)
-				dst[k++] = row_before(&src[b], &src[a]) ? src[b++] : src[a++];
-			memcpy(dst + k, src + a, (m - a) * sizeof(*src));
-			k += m - a;
-			memcpy(dst + k, src + b, (e - b) * sizeof(*src));
-			runs++;
-			i = e;
-		}
-		struct dwl_row *t = src;
-
-		src = dst;
-		dst = t;
-	} while (runs > 1);
+	src = merge_rows(u->rows, u->tmp, n);
 	if (src != u->rows) {
 		/* swap the buffers: the sorted one becomes rows */
 		size_t c = u->cap_rows;
