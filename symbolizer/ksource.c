@@ -386,10 +386,31 @@ int ksource_add(struct profile *p, const struct ksource_opts *o, struct ksource_
 		info->delta = info->rec_text - info->src_text;
 	zbuf_init(&rel);
 	zbuf_init(&out);
-	ret = info->delta ? ksyms_relocate(d, len, info->delta, &rel) : 0;
-	if (!ret)
-		ret = info->delta ? kallsyms_subset((const char *)rel.data, rel.len, v, n, &out)
-				  : kallsyms_subset(d, len, v, n, &out);
+	if (info->delta) {
+		/* the lines the samples need, picked from the source as it is
+		 * (core kernel addresses moved back by delta, module ones as
+		 * they are: modules are not moved), then only those relocated,
+		 * not the whole ~10 MB table */
+		uint64_t *w = malloc(2 * (n ? n : 1) * sizeof(*w));
+		size_t i;
+
+		if (!w) {
+			ret = -ENOMEM;
+			goto rel_out;
+		}
+		for (i = 0; i < n; i++) {
+			w[2 * i] = v[i];
+			w[2 * i + 1] = v[i] - info->delta;
+		}
+		ret = kallsyms_subset(d, len, w, 2 * n, &rel);
+		free(w);
+		if (!ret && rel.err)
+			ret = rel.err;
+		if (!ret)
+			ret = ksyms_relocate((const char *)rel.data, rel.len, info->delta, &out);
+	} else {
+		ret = kallsyms_subset(d, len, v, n, &out);
+	}
 	if (!ret && out.err)
 		ret = out.err;
 	if (!ret) {
@@ -397,6 +418,7 @@ int ksource_add(struct profile *p, const struct ksource_opts *o, struct ksource_
 			remove_blobs(p, PROF_BLOB_KALLSYMS);
 		ret = profile_add_blob(p, PROF_BLOB_KALLSYMS, 0, 0, out.data, out.len);
 	}
+rel_out:
 	zbuf_release(&rel);
 	zbuf_release(&out);
 	free(d);
