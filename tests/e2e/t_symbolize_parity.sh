@@ -9,6 +9,7 @@
 # and the other crt code, padding between functions).
 # Env: N (addresses per program, default 4000).
 data=$(cd "$(dirname "$0")/../data/symbolize" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 N=${N:-4000}
@@ -72,27 +73,27 @@ compare() { # compare NAME BIN
 	echo "  $name: $(wc -l < addrs) addresses"
 	# binutils 2.40 bug: in a DWARF 5 line table it names file 1 by file 0
 	# (the CU's own name): duktape.c's "#line 1 duk_unicode_support.c"
-	# rows come out as duktape.c (llvm-symbolizer and eu-addr2line say
-	# duk_unicode_support.c); exactly that substitution is undone
-	a2l_fix() { if [ "$name" = duktape ]; then sed "s|$duk:|$T/duk_unicode_support.c:|"; else cat; fi; }
-	a2l_fix_base() { if [ "$name" = duktape ]; then sed 's|^duktape\.c:|duk_unicode_support.c:|'; else cat; fi; }
-	addr2line -a -f -i -C -e "$bin" < addrs | a2l_fix > a2l.out
+	# rows come out as duktape.c; a2l_file1.py undoes exactly those, where
+	# llvm-symbolizer's answer for the address and frame names the other
+	# file at the same line (eu-addr2line agrees with it)
+	llvm-symbolizer --inlining -a -C -e "$bin" < addrs > llvm0.out
+	a2l_fix() { python3 "$here/symbolize/a2l_file1.py" "$1" "$duk" llvm0.out; }
+	addr2line -a -f -i -C -e "$bin" < addrs | a2l_fix gnu > a2l.out
 	"$ZT" symbolize -a -f -i -C -e "$bin" < addrs > zt.out 2> zt.err
 	check "$name: zt symbolize exits 0" [ $? -eq 0 ]
 	agree gnu a2l.out zt.out "$name -a -f -i -C"
 	same "$name: -a -f -i -C as addr2line" a2l.out zt.out gnu "$a2l_max"
-	addr2line -a -f -i -C -p -e "$bin" < addrs | a2l_fix > a2lp.out
+	addr2line -a -f -i -C -p -e "$bin" < addrs | a2l_fix pretty > a2lp.out
 	"$ZT" symbolize -a -f -i -C -p -e "$bin" < addrs > ztp.out 2> ztp.err
 	agree gnu a2lp.out ztp.out "$name -a -f -i -C -p"
 	same "$name: -a -f -i -C -p as addr2line" a2lp.out ztp.out gnu "$a2l_max"
-	addr2line -a -f -s -e "$bin" < addrs | a2l_fix_base > a2ls.out
+	addr2line -a -f -s -e "$bin" < addrs | a2l_fix base > a2ls.out
 	"$ZT" symbolize -a -f -s -e "$bin" < addrs > zts.out 2> zts.err
 	same "$name: -a -f -s as addr2line" a2ls.out zts.out gnu "$a2l_max"
 	# LLVM 14's demangler gives up on unresolved names qualified by std::
 	# ("srSt": std::swap's enable_if<__and_<...>::value>) and prints them
 	# mangled; zt demangles them as c++filt does: exactly those lines are
 	# compared demangled
-	llvm-symbolizer --inlining -a -C -e "$bin" < addrs > llvm0.out
 	grep -n '^_Z.*srSt' llvm0.out | cut -d: -f1 > srst.lines
 	grep '^_Z.*srSt' llvm0.out | c++filt > srst.dem
 	awk 'FILENAME == ARGV[1] { n[++k] = $0; next } FILENAME == ARGV[2] { d[n[++j]] = $0; next }
