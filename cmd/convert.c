@@ -12,8 +12,6 @@
 #include "cmd/symopts.h"
 #include "formats/perfwrite.h"
 #include "formats/pprof.h"
-#include "libprof/proctree.h"
-#include "symbolizer/resolve.h"
 
 static const char *const convert_usage[] = {
 	"zt convert [-i FILE] [--to pprof|perf] -o OUT",
@@ -51,13 +49,12 @@ int cmd_convert(int argc, char **argv)
 		SYMOPTS_KERNEL_OPTIONS(so),
 		OPT_EOL,
 	};
-	struct profile p;
-	struct proctree *pt = NULL;
-	struct resolver *r = NULL;
+	struct session ses = { 0 };
+	struct session_opts sopts;
+	struct cmd_progress prog;
 	struct outfile of = { .fd = -1, .dirfd = -1 };
 	int rest, ret, err, fd = -1;
 
-	profile_init(&p);
 	ret = opts_parse("convert", convert_usage, opts, argc, argv, &rest);
 	cmd_setup("convert", so.verbose);
 	if (ret) {
@@ -78,21 +75,12 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	if (cmd_load_profile(in, force, event, &so, &p))
-		goto out;
 	symopts_init(&so, "convert");
-	if (proctree_new(&p, &pt)) {
-		cmd_error("out of memory");
+	cmd_session_opts(&so, &prog, &sopts);
+	sopts.force = force;
+	sopts.event = event;
+	if (session_open(&ses, in, &sopts))
 		goto out;
-	}
-	{
-		struct resolver_opts ro = { &so.mo, 0, so.full_signature };
-
-		if (resolver_new_opts(&p, pt, &ro, &r)) {
-			cmd_error("out of memory");
-			goto out;
-		}
-	}
 	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
 	if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))
 		goto out;
@@ -100,11 +88,11 @@ int cmd_convert(int argc, char **argv)
 	if (!strcmp(to, "perf")) {
 		/* perf symbolizes by itself: addresses, mappings, build ids and
 		 * the kernel's symbols go in, no names */
-		ret = perfwrite_fd(&p, fd);
+		ret = perfwrite_fd(&ses.prof, fd);
 		if (ret == -ESPIPE)
 			cmd_error("perf.data needs a file it can seek in, not a pipe");
 	} else {
-		ret = pprof_write(&p, pt, r, fd);
+		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, fd);
 	}
 	if (!ret && fsync(fd) && errno != EINVAL)
 		ret = -errno;
@@ -120,9 +108,7 @@ int cmd_convert(int argc, char **argv)
 	}
 out:
 	outfile_release(&of); /* a file not complete goes */
-	resolver_free(r);
-	proctree_free(pt);
-	profile_release(&p);
+	session_close(&ses);
 	symopts_release(&so);
 	return ret;
 }

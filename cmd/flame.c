@@ -16,7 +16,7 @@
 #include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
-#include "cmd/rmodel.h"
+#include "libprof/rmodel.h"
 #include "cmd/symopts.h"
 #include "formats/flame.h"
 #include "formats/perfdata.h"
@@ -248,28 +248,32 @@ out:
 /* A recording into the graph, filtered. 0 or -1 after a message. */
 static int add_profile(struct flame_cmd *c, const char *path, int which)
 {
-	struct profile prof;
+	struct session ses;
+	struct session_opts so;
+	struct cmd_progress prog;
 	struct rmodel m;
 	struct rmodel_opts mo = {.keys = {HIST_KEY_COMM},
 				 .nr_keys = 1,
 				 .chain = HIST_CHAIN_CALLER,
 				 .inline_frames = c->inline_frames,
 				 .filter = &c->filt};
-	struct resolver_opts ro = {&c->so.mo, !c->demangle, c->so.full_signature};
 	const struct hist_entry **rows;
 	size_t nrows, i;
 	int ret = -1, r;
 
 	memset(&m, 0, sizeof(m));
-	profile_init(&prof);
-	if (cmd_load_profile(path, c->force, c->event_opt, &c->so, &prof))
-		goto out_prof;
-	if (!prof.nr_samples)
+	cmd_session_opts(&c->so, &prog, &so);
+	so.force = c->force;
+	so.event = c->event_opt;
+	so.no_demangle = !c->demangle;
+	if (session_open(&ses, path, &so))
+		return -1;
+	if (!ses.prof.nr_samples)
 		cmd_warn("'%s' has no samples", path);
-	else if (!profile_has_callchains(&prof))
+	else if (!profile_has_callchains(&ses.prof))
 		cmd_warn("'%s' has no call chains (record with -g): the graph is one level deep",
 			 path);
-	r = rmodel_init(&m, &prof, &ro, NULL, NULL);
+	r = rmodel_init(&m, &ses.prof, ses.pt, &ses.ft, NULL, NULL);
 	if (!r)
 		r = rmodel_build(&m, &mo);
 	if (!r)
@@ -285,8 +289,7 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 	ret = 0;
 out:
 	rmodel_release(&m);
-out_prof:
-	profile_release(&prof);
+	session_close(&ses);
 	return ret;
 }
 

@@ -15,7 +15,7 @@
 #include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/report_tui.h"
-#include "cmd/rmodel.h"
+#include "libprof/rmodel.h"
 #include "cmd/symopts.h"
 #include "libprof/array.h"
 #include "libprof/profile.h"
@@ -49,7 +49,7 @@ struct report {
 	unsigned nr_cols;
 	struct rmodel_opts mo;
 	struct rfilter filt;
-	struct profile prof;
+	struct session ses;
 	struct rmodel m;
 	int width[MAX_COLS];
 	char *line; /* of chain lines: scratch */
@@ -304,14 +304,14 @@ static void print_quality(const struct report *r)
 	struct weak_ctx w = { .len = 0 };
 	uint64_t c[3];
 
-	resolver_quality_counts(r->m.res, c);
+	session_quality_counts(&r->ses, c);
 	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu none\n",
 	       (unsigned long long)c[SYMQ_FULL], (unsigned long long)c[SYMQ_BASIC],
 	       (unsigned long long)c[SYMQ_NONE]);
-	resolver_weak_modules(r->m.res, add_weak, &w);
+	session_weak_modules(&r->ses, add_weak, &w);
 	if (w.n)
 		printf("# Without full symbols: %s\n", w.buf);
-	print_list("Not read when recording", profile_get_meta(&r->prof, "skipped_files"));
+	print_list("Not read when recording", profile_get_meta(&r->ses.prof, "skipped_files"));
 	printf("#\n");
 }
 
@@ -321,9 +321,9 @@ static void print_meta(const struct report *r)
 	size_t i;
 
 	printf("# ========\n");
-	for (i = 0; i < r->prof.nr_meta; i++) {
-		prof_sanitize(key, sizeof(key), r->prof.meta[i].key);
-		prof_sanitize(buf, sizeof(buf), r->prof.meta[i].value);
+	for (i = 0; i < r->ses.prof.nr_meta; i++) {
+		prof_sanitize(key, sizeof(key), r->ses.prof.meta[i].key);
+		prof_sanitize(buf, sizeof(buf), r->ses.prof.meta[i].value);
 		printf("# %s : %s\n", key, buf);
 	}
 	printf("# ========\n#\n");
@@ -348,8 +348,8 @@ static void fmt_time(char *buf, size_t n, uint64_t ns)
 
 static void print_header(const struct report *r)
 {
-	const char *ev = profile_get_meta(&r->prof, "event");
-	const char *cmdline = profile_get_meta(&r->prof, "cmdline");
+	const char *ev = profile_get_meta(&r->ses.prof, "event");
+	const char *cmdline = profile_get_meta(&r->ses.prof, "cmdline");
 	char unit, buf[1024], t0[32], t1[32];
 	unsigned long long nr = scaled(r->m.hist.total_nr, &unit);
 
@@ -357,14 +357,14 @@ static void print_header(const struct report *r)
 		print_meta(r);
 	else
 		printf("# To display the %s header info, please use --header/--header-only options.\n#\n",
-		       profile_get_meta(&r->prof, "perf_version") ? "perf.data" : "zt.data");
+		       profile_get_meta(&r->ses.prof, "perf_version") ? "perf.data" : "zt.data");
 	print_list("comm", r->comm);
 	print_list("pid", r->pid);
 	print_list("tid", r->tid);
 	print_list("dso", r->dso);
 	print_list("symbol", r->symbols);
 	print_list("cpu", r->cpu);
-	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->prof.lost_samples);
+	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->ses.prof.lost_samples);
 	if (cmdline) {
 		prof_sanitize(buf, sizeof(buf), cmdline);
 		printf("# Recorded: %s\n", buf);
@@ -375,7 +375,7 @@ static void print_header(const struct report *r)
 	       (double)(r->m.time_last - r->m.time_first) / 1e9);
 	printf("# Samples: %llu%c", nr, unit);
 	if (ev) {
-		const char *freq = profile_get_meta(&r->prof, "freq");
+		const char *freq = profile_get_meta(&r->ses.prof, "freq");
 
 		prof_sanitize(buf, sizeof(buf), ev);
 		printf(" of event '%s'", buf);
@@ -880,7 +880,7 @@ static double now_ms(void)
 static void report_release(struct report *r)
 {
 	rmodel_release(&r->m);
-	profile_release(&r->prof);
+	session_close(&r->ses);
 	rfilter_release(&r->filt);
 	symopts_release(&r->so);
 	free(r->line);
@@ -949,14 +949,14 @@ int cmd_report(int argc, char **argv)
 		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
-	struct cmd_progress prog = { 0 };
+	struct cmd_progress prog = { 0 }, sprog;
+	struct session_opts sopts;
 	double t0 = now_ms(), t1, t2, t3;
 	const struct hist_entry **rows;
 	char gbuf[256];
 	size_t nrows;
 	int rest, ret;
 
-	profile_init(&r.prof);
 	rfilter_init(&r.filt);
 	argc = fold_g_argument(argc, argv, gbuf, sizeof(gbuf));
 	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
@@ -997,7 +997,11 @@ int cmd_report(int argc, char **argv)
 	if (setup_filters(&r))
 		goto out;
 	symopts_init(&r.so, "report");
-	if (cmd_load_profile(r.input, r.force, r.event, &r.so, &r.prof)) {
+	cmd_session_opts(&r.so, &sprog, &sopts);
+	sopts.force = r.force;
+	sopts.event = r.event;
+	sopts.no_demangle = !r.demangle;
+	if (session_open(&r.ses, r.input, &sopts)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
@@ -1007,14 +1011,13 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
-	if (!r.prof.nr_samples) {
+	if (!r.ses.prof.nr_samples) {
 		cmd_error("'%s' has no samples", r.input);
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
 	{
-		int has_cg = profile_has_callchains(&r.prof);
-		struct resolver_opts ro = { &r.so.mo, !r.demangle, r.so.full_signature };
+		int has_cg = profile_has_callchains(&r.ses.prof);
 
 		if (r.children < 0 || !has_cg) /* perf: no Children without call graphs */
 			r.children = has_cg;
@@ -1042,11 +1045,11 @@ int cmd_report(int argc, char **argv)
 				if (r.cols[k] == COL_CHILDREN)
 					r.mo.sort_self = 0;
 		}
-		ret = rmodel_init(&r.m, &r.prof, &ro, on_progress, &prog);
+		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
 		if (prog.what)
 			cmd_progress_end(&prog);
 		cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",
-			 r.prof.nr_samples, r.m.nr_groups, r.m.nr_addrs, r.m.nr_templates);
+			 r.ses.prof.nr_samples, r.m.nr_groups, r.m.nr_addrs, r.m.nr_templates);
 	}
 	t2 = now_ms();
 	if (!ret)
@@ -1064,7 +1067,7 @@ int cmd_report(int argc, char **argv)
 	if (r.tui) {
 		struct report_tui_opts to = { r.mo, &r.filt, r.percent_limit, r.chain_min, r.input, NULL };
 
-		to.event = profile_get_meta(&r.prof, "event");
+		to.event = profile_get_meta(&r.ses.prof, "event");
 		ret = report_tui(&r.m, &to);
 		goto out;
 	}

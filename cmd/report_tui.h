@@ -3,7 +3,7 @@
 #ifndef ZT_REPORT_TUI_H
 #define ZT_REPORT_TUI_H
 
-#include "cmd/rmodel.h"
+#include "libprof/rmodel.h"
 
 struct report_tui_opts {
 	struct rmodel_opts mo;     /* what m was last built with; the browser rebuilds

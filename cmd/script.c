@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,6 @@
 #include "libprof/proctree.h"
 #include "libprof/sgroup.h"
 #include "libprof/profile.h"
-#include "symbolizer/demangle.h"
-#include "symbolizer/resolve.h"
 
 #define NAME_MAX_LEN 1024      /* longest symbol or module name shown */
 #define OUT_BUF_SIZE (1 << 20) /* stdout buffer */
@@ -64,13 +63,6 @@ static const char *const perf_only_fields[] = {
 	"brcntr",      "data_src",
 };
 
-/* A name as the resolver gave it (mangled) and as shown (owned, or the
- * same pointer when not mangled). */
-struct dm_entry {
-	const char *raw;
-	char *shown;
-};
-
 /* A growing byte buffer. */
 struct sbuf {
 	char *buf;
@@ -94,16 +86,14 @@ struct script {
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	int callchain;		     /* frames on their own lines (else one line per sample) */
 	struct symopts so;
-	struct profile prof;
-	struct proctree *pt;
-	struct resolver *res;
+	struct session ses;
+	struct zt_frange *ranges; /* a stack's frames */
+	size_t cap_ranges;
 	char event[256];
 	struct group *groups;
 	size_t nr_groups, cap_groups;
 	struct sgroups sg; /* the keys of groups[] */
 	struct sbuf text;    /* frame lines of all groups */
-	struct dm_entry *dm; /* demangled names by the resolver's name */
-	size_t nr_dm, dm_cap;
 	int write_error;
 };
 
@@ -209,7 +199,16 @@ static char *put_0x(char *p, uint64_t v)
 /* Read the input; exit code or -1 to go on. */
 static int load(struct script *s)
 {
-	return cmd_load_profile(s->input, s->force, s->event_opt, &s->so, &s->prof) ? ZT_EXIT_FAIL : -1;
+	struct session_opts o;
+	struct cmd_progress prog;
+
+	/* names as perf script shows them: demangled without parameter
+	 * lists (with --full-signature: with), unless --no-demangle */
+	cmd_session_opts(&s->so, &prog, &o);
+	o.force = s->force;
+	o.event = s->event_opt;
+	o.no_demangle = !s->demangle;
+	return session_open(&s->ses, s->input, &o) ? ZT_EXIT_FAIL : -1;
 }
 
 /* Whether perf would have sampled the CPU: only system-wide or per-CPU
@@ -327,11 +326,11 @@ static int group_of(struct script *s, const struct prof_sample *smp, const char 
 		    uint32_t *out)
 {
 	struct sgroup_key k = { smp->stack, smp->pid, tid, comm,
-				proctree_epoch(s->pt, smp->pid, smp->ts) };
+				proctree_epoch(s->ses.pt, smp->pid, smp->ts) };
 	int is_new;
 
 	/* JIT code replaced over time (jitdump): each sample by its own time */
-	if (resolver_time_sensitive(s->res, smp->pid))
+	if (frametab_time_sensitive(&s->ses.ft, smp->pid))
 		k.epoch = zt_hash_mix(k.epoch, smp->ts);
 	if (sgroups_find(&s->sg, &k, out, &is_new))
 		return -ENOMEM;
@@ -346,46 +345,19 @@ static int group_of(struct script *s, const struct prof_sample *smp, const char 
 	return 0;
 }
 
-/* A function name as perf script shows it: demangled without the
- * parameter list (perf 6.1's default; with it for --full-signature),
- * unless --no-demangle. Each name of
- * the resolver (a stable pointer) is demangled once. */
-static const char *shown_name(struct script *s, const char *raw)
+/* The frames of group g's first addresses (at most max): s->ranges[i]
+ * those of the stack's address i; *n how many. 0 or a negative errno. */
+static int resolve_stack(struct script *s, const struct group *g, unsigned max, unsigned *n)
 {
-	size_t j;
-	char *d;
+	const struct prof_stack *st = &s->ses.prof.stacks[g->stack];
 
-	if (!s->demangle || !raw || raw[0] != '_')
-		return raw; /* Itanium C++ and Rust names start with "_Z"/"_R"/"__Z" */
-	if ((s->nr_dm + 1) * 2 > s->dm_cap) {
-		size_t ncap = s->dm_cap ? s->dm_cap * 2 : 1024, i;
-		struct dm_entry *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return raw;
-		for (i = 0; i < s->dm_cap; i++) {
-			if (!s->dm[i].raw)
-				continue;
-			j = zt_hash_mix(0, (uintptr_t)s->dm[i].raw) & (ncap - 1);
-			while (t[j].raw)
-				j = (j + 1) & (ncap - 1);
-			t[j] = s->dm[i];
-		}
-		free(s->dm);
-		s->dm = t;
-		s->dm_cap = ncap;
-	}
-	j = zt_hash_mix(0, (uintptr_t)raw) & (s->dm_cap - 1);
-	while (s->dm[j].raw) {
-		if (s->dm[j].raw == raw)
-			return s->dm[j].shown;
-		j = (j + 1) & (s->dm_cap - 1);
-	}
-	d = zt_demangle(raw, s->so.full_signature);
-	s->dm[j].raw = raw;
-	s->dm[j].shown = d ? d : (char *)raw;
-	s->nr_dm++;
-	return s->dm[j].shown;
+	*n = (unsigned)st->nk + st->nu;
+	if (*n > max)
+		*n = max;
+	if (ZT_GROW(s->ranges, s->cap_ranges, *n ? *n : 1))
+		return -ENOMEM;
+	return frametab_resolve(&s->ses.ft, g->pid, g->ts, g->epoch,
+				profile_stack_ips(&s->ses.prof, g->stack), st->nk, *n, s->ranges);
 }
 
 /* One frame as perf script shows it: the address (DSO-relative for user
@@ -399,7 +371,8 @@ struct shown_frame {
 	uint64_t off;
 };
 
-static void show_frame(struct script *s, uint32_t pid, uint64_t ip, const struct resolve_frame *f,
+static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
+		       const struct prof_mmap *map,
 		       struct shown_frame *o)
 {
 	/* the resolver's names of anonymous executable memory */
@@ -409,7 +382,7 @@ static void show_frame(struct script *s, uint32_t pid, uint64_t ip, const struct
 	o->has_sym = f->sym != NULL;
 	o->off = f->offset;
 	if (f->sym)
-		prof_sanitize(o->sym, sizeof(o->sym), shown_name(s, f->sym));
+		prof_sanitize(o->sym, sizeof(o->sym), f->sym);
 	else
 		strcpy(o->sym, "[unknown]");
 	o->addr = ip;
@@ -418,9 +391,9 @@ static void show_frame(struct script *s, uint32_t pid, uint64_t ip, const struct
 	} else if (jit) {
 		/* perf names anonymous executable memory after its perf map */
 		snprintf(o->dso, sizeof(o->dso), "/tmp/perf-%u.map", pid);
-	} else if (f->map) {
-		prof_sanitize(o->dso, sizeof(o->dso), f->map->path);
-		o->addr = ip - f->map->start + f->map->pgoff;
+	} else if (map) {
+		prof_sanitize(o->dso, sizeof(o->dso), map->path);
+		o->addr = ip - map->start + map->pgoff;
 	} else {
 		strcpy(o->dso, "[unknown]");
 	}
@@ -467,32 +440,26 @@ static int add_frame_line(struct script *s, struct sbuf *b, uint64_t addr, const
  * the sample's own address, absolute as perf prints it). */
 static int format_group(struct script *s, struct group *g)
 {
-	const struct prof_stack *st = &s->prof.stacks[g->stack];
-	const uint64_t *ips = profile_stack_ips(&s->prof, g->stack);
-	unsigned i, n = (unsigned)st->nk + st->nu;
+	const uint64_t *ips = profile_stack_ips(&s->ses.prof, g->stack);
 	struct shown_frame *sf = malloc(sizeof(*sf));
 	char name[NAME_MAX_LEN];
-	int ret = 0;
+	unsigned i, n;
+	int ret;
 
 	if (!sf)
 		return -ENOMEM;
 	g->off = s->text.len;
-	if (!s->callchain && n > 1)
-		n = 1;
+	ret = resolve_stack(s, g, s->callchain ? UINT_MAX : 1, &n);
 	for (i = 0; i < n && !ret; i++) {
-		struct resolve_frame f;
+		const struct zt_frange *r = &s->ranges[i];
+		const struct zt_frame *f = frametab_frame(&s->ses.ft, r->first + r->n - 1);
 		unsigned k;
 
-		ret = resolver_resolve(s->res, g->pid, g->ts, ips[i], i < st->nk, &f);
-		if (ret)
-			break;
-		show_frame(s, g->pid, ips[i], &f, sf);
+		show_frame(g->pid, ips[i], f, r->map, sf);
 		if (!s->callchain)
 			sf->addr = ips[i];
-		for (k = 0; s->show_inline && s->callchain && f.sym && k + 1 < f.nr_locs && !ret;
-		     k++) {
-			prof_sanitize(name, sizeof(name),
-				      f.locs[k].name ? shown_name(s, f.locs[k].name) : "??");
+		for (k = 0; s->show_inline && s->callchain && k + 1 < r->n && !ret; k++) {
+			prof_sanitize(name, sizeof(name), frametab_frame(&s->ses.ft, r->first + k)->sym);
 			ret = add_frame_line(s, &s->text, sf->addr, name, 1, sf->off, NULL);
 		}
 		if (!ret)
@@ -635,13 +602,13 @@ static int out_write(struct script *s, const void *buf, size_t n)
 static int print_samples(struct script *s)
 {
 	char hdr[2048], cbuf[32], comm[64];
-	uint32_t *order = time_order(&s->prof);
+	uint32_t *order = time_order(&s->ses.prof);
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < s->prof.nr_samples; i++) {
-		const struct prof_sample *smp = &s->prof.samples[order ? order[i] : i];
-		const char *c = proctree_comm(s->pt, smp->pid, smp->tid, smp->ts);
+	for (i = 0; i < s->ses.prof.nr_samples; i++) {
+		const struct prof_sample *smp = &s->ses.prof.samples[order ? order[i] : i];
+		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
 		struct group *g;
 		uint32_t gi;
 		size_t n;
@@ -830,9 +797,8 @@ static int add_line(struct sbuf *lines, size_t **offs, size_t *nr, size_t *cap, 
  * (with --inline: of that output with inline frames). */
 static int fold_group(struct script *s, const struct group *g, struct sbuf *b)
 {
-	const struct prof_stack *st = &s->prof.stacks[g->stack];
-	const uint64_t *ips = profile_stack_ips(&s->prof, g->stack);
-	unsigned i, n = (unsigned)st->nk + st->nu;
+	const uint64_t *ips = profile_stack_ips(&s->ses.prof, g->stack);
+	unsigned i, n = 0;
 	struct shown_frame *sf = malloc(sizeof(*sf));
 	struct sbuf lines = { 0 };
 	size_t *offs = NULL, nr = 0, cap = 0, k;
@@ -846,17 +812,16 @@ static int fold_group(struct script *s, const struct group *g, struct sbuf *b)
 	java = !strncmp(pname, "java", 4);
 	b->len = 0;
 	ret = sbuf_adds(b, pname);
+	if (!ret)
+		ret = resolve_stack(s, g, UINT_MAX, &n);
 	for (i = 0; i < n && !ret; i++) {
-		struct resolve_frame f;
+		const struct zt_frange *r = &s->ranges[i];
+		const struct zt_frame *f = frametab_frame(&s->ses.ft, r->first + r->n - 1);
 		unsigned j;
 
-		ret = resolver_resolve(s->res, g->pid, g->ts, ips[i], i < st->nk, &f);
-		if (ret)
-			break;
-		show_frame(s, g->pid, ips[i], &f, sf);
-		for (j = 0; s->show_inline && f.sym && j + 1 < f.nr_locs && !ret; j++) {
-			prof_sanitize(name, sizeof(name),
-				      f.locs[j].name ? shown_name(s, f.locs[j].name) : "??");
+		show_frame(g->pid, ips[i], f, r->map, sf);
+		for (j = 0; s->show_inline && j + 1 < r->n && !ret; j++) {
+			prof_sanitize(name, sizeof(name), frametab_frame(&s->ses.ft, r->first + j)->sym);
 			ret = add_line(&lines, &offs, &nr, &cap, name, 1, sf->off, "inlined");
 		}
 		if (!ret)
@@ -883,14 +848,14 @@ static int print_folded(struct script *s)
 	char line[32], *e;
 	int ret = 0;
 
-	for (i = 0; i < s->prof.nr_samples && !ret; i++) {
-		const struct prof_sample *smp = &s->prof.samples[i];
-		const char *c = proctree_comm(s->pt, smp->pid, smp->tid, smp->ts);
+	for (i = 0; i < s->ses.prof.nr_samples && !ret; i++) {
+		const struct prof_sample *smp = &s->ses.prof.samples[i];
+		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
 		uint32_t gi;
 
 		ret = group_of(s, smp, c, c ? 0 : smp->tid, &gi);
 	}
-	cmd_info("%zu samples in %zu groups to resolve", s->prof.nr_samples, s->nr_groups);
+	cmd_info("%zu samples in %zu groups to resolve", s->ses.prof.nr_samples, s->nr_groups);
 	for (i = 0; i < s->nr_groups && !ret; i++) {
 		uint64_t h;
 		size_t j;
@@ -953,16 +918,11 @@ static int print_folded(struct script *s)
 
 static void script_release(struct script *s)
 {
-	resolver_free(s->res);
-	proctree_free(s->pt);
-	profile_release(&s->prof);
+	session_close(&s->ses);
+	free(s->ranges);
 	free(s->groups);
 	sgroups_release(&s->sg);
 	free(s->text.buf);
-	for (size_t i = 0; i < s->dm_cap; i++)
-		if (s->dm[i].raw && s->dm[i].shown != s->dm[i].raw)
-			free(s->dm[i].shown);
-	free(s->dm);
 	symopts_release(&s->so);
 }
 
@@ -1005,7 +965,6 @@ int cmd_script(int argc, char **argv)
 	static char obuf[OUT_BUF_SIZE]; /* stdout's buffer until exit */
 	int rest, ret;
 
-	profile_init(&s.prof);
 	ret = opts_parse("script", script_usage, opts, argc, argv, &rest);
 	cmd_setup("script", s.quiet ? -1 : s.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
@@ -1027,28 +986,20 @@ int cmd_script(int argc, char **argv)
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;
-	if (!s.prof.nr_samples)
+	if (!s.ses.prof.nr_samples)
 		cmd_warn("'%s' has no samples", s.input);
-	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.prof))
+	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.ses.prof))
 		s.flds |= F_CPU;
-	s.callchain = !s.hide_cg && profile_has_callchains(&s.prof);
+	s.callchain = !s.hide_cg && profile_has_callchains(&s.ses.prof);
 	if (s.folded)
 		s.callchain = 1;
 	{
-		const char *ev = profile_get_meta(&s.prof, "event");
+		const char *ev = profile_get_meta(&s.ses.prof, "event");
 
 		prof_sanitize(s.event, sizeof(s.event), ev && *ev ? ev : "[unknown]");
 	}
-	ret = proctree_new(&s.prof, &s.pt);
-	if (!ret) {
-		/* names come mangled: shown_name() demangles them as perf does */
-		struct resolver_opts ro = { &s.so.mo, 1 };
-
-		ret = resolver_new_opts(&s.prof, s.pt, &ro, &s.res);
-	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (!ret)
-		ret = s.folded ? print_folded(&s) : print_samples(&s);
+	ret = s.folded ? print_folded(&s) : print_samples(&s);
 	if (ret) {
 		cmd_error("cannot show the samples: %s", strerror(-ret));
 		ret = ZT_EXIT_FAIL;

@@ -27,6 +27,7 @@
 #include "cmd/top.h"
 #include "cmd/tui.h"
 #include "libprof/log.h"
+#include "session/session.h"
 #include "symbolizer/kcache.h"
 
 #define TICK_MS 100 /* rings drained, keys read this often */
@@ -615,7 +616,8 @@ int cmd_top(int argc, char **argv)
 	struct sampling s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct queue spare = { 0 };
 	struct live_opts lo = { .nr_keys = 0 };
-	struct resolver_opts ro;
+	struct session_source *ssrc = NULL;
+	struct session_opts sopts = { 0 };
 	struct target *tg = &t.tg;
 	struct sampler_opts so = { 0 };
 	struct perfev_cbs qcbs = { on_perf_sample, q_task, q_mmap, q_lost, &s };
@@ -696,10 +698,12 @@ int cmd_top(int argc, char **argv)
 			 "through perf_event (run with sudo for kernel symbols and -a)");
 
 	symopts_init(&t.so, "top");
-	ro = (struct resolver_opts){ &t.so.mo, !t.demangle, t.so.full_signature };
-	lo.ro = &ro;
+	sopts.mo = &t.so.mo;
+	sopts.no_demangle = !t.demangle;
+	sopts.full_signature = t.so.full_signature;
 	t_start = now_ns();
-	if (live_init(&t.live, &lo, t_start)) {
+	if (session_source_new(&sopts, &ssrc) ||
+	    (session_source_get(ssrc, &lo.src), live_init(&t.live, &lo, t_start))) {
 		cmd_error("out of memory");
 		goto out;
 	}
@@ -874,6 +878,7 @@ out:
 	free(s.q.buf);
 	free(spare.buf);
 	live_release(&t.live);
+	session_source_free(ssrc);
 	symopts_release(&t.so);
 	target_release(tg);
 	if (sig && sig != SIGINT)

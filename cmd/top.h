@@ -13,7 +13,7 @@
 
 #include "cmd/symopts.h"
 #include "cmd/target.h"
-#include "cmd/top_live.h"
+#include "libprof/toplive.h"
 
 struct top {
 	/* options */

@@ -16,7 +16,7 @@
 #include "formats/profile.pb-c.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
-#include "symbolizer/resolve.h"
+#include "libprof/frametab.h"
 
 /*
  * An interning table of byte keys: each distinct key gets the next id
@@ -122,7 +122,7 @@ static int ptab_intern(struct ptab *t, const void *key, size_t len, uint32_t *id
 /* What a mapping gathers while frames are added. */
 struct pmap_info {
 	uint64_t lo, hi;
-	uint8_t quality; /* best enum symq of its frames */
+	uint8_t quality; /* best ZT_FRAME_* quality of its frames */
 	uint8_t span;    /* lo/hi grow with the addresses seen */
 };
 
@@ -136,7 +136,9 @@ struct pgroup {
 struct pprof {
 	const struct profile *p;
 	const struct proctree *pt;
-	struct resolver *r;
+	struct frametab *ft;
+	struct zt_frange *ranges; /* a stack's frames */
+	size_t cap_ranges;
 	struct ptab strs, funcs, maps, locs, samples, groups;
 	struct pmap_info *mi;
 	size_t cap_mi;
@@ -147,7 +149,7 @@ struct pprof {
 	char *scratch;
 	size_t cap_scratch;
 	uint64_t key[2 * ZT_MAX_FRAMES + 4]; /* the sample key being built */
-	uint64_t lockey[2 * (FI_MAX_INLINE + 1) + 3];
+	uint64_t lockey[2 * 64 + 3]; /* at most 63 frames an address (frametab) */
 	const struct prof_blob *kbid; /* the kernel's build id, looked up once */
 	int kbid_done;
 };
@@ -207,11 +209,11 @@ static void build_id_hex(const struct prof_build_id *b, char *out)
 		out[0] = '\0';
 }
 
-/* The mapping id (1-based; 0: none) of a resolved frame at addr. */
-static int map_id(struct pprof *pp, const struct resolve_frame *f, uint64_t addr, uint64_t *id)
+/* The mapping id (1-based; 0: none) of a resolved frame at addr, in mapping m. */
+static int map_id(struct pprof *pp, const struct zt_frame *f, const struct prof_mmap *m,
+		  uint64_t addr, uint64_t *id)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1];
-	const struct prof_mmap *m = f->map;
 	int64_t name, bid;
 	uint64_t k[6];
 	uint32_t v;
@@ -311,36 +313,25 @@ static int func_id(struct pprof *pp, const char *name, const char *dir, const ch
 	return ret;
 }
 
-/* The location id (1-based) of addr in pid at ts. Key: mapping id, address,
- * number of lines, then (function id, line) per line, innermost first. */
-static int loc_id(struct pprof *pp, uint32_t pid, uint64_t ts, uint64_t addr, int kernel,
-		  uint64_t *id)
+/* The location id (1-based) of addr, whose frames are r. Key: mapping id,
+ * address, number of lines, then (function id, line) per line, innermost
+ * first (the last one the function). */
+static int loc_id(struct pprof *pp, uint64_t addr, const struct zt_frange *r, uint64_t *id)
 {
-	struct resolve_frame f;
+	const struct zt_frame *f = frametab_frame(pp->ft, r->first + r->n - 1);
 	uint64_t *k = pp->lockey, mid;
-	unsigned i, n;
+	char name[1024];
+	unsigned i, n = r->n;
 	uint32_t v = 0;
 	int ret;
 
-	ret = resolver_resolve(pp->r, pid, ts, addr, kernel, &f);
-	if (!ret)
-		ret = map_id(pp, &f, addr, &mid);
-	if (ret)
-		return ret;
-	n = f.nr_locs > FI_MAX_INLINE ? FI_MAX_INLINE : f.nr_locs;
+	ret = map_id(pp, f, r->map, addr, &mid);
 	for (i = 0; i < n && !ret; i++) {
-		const struct fi_loc *l = &f.locs[i];
+		const struct zt_frame *l = frametab_frame(pp->ft, r->first + i);
 
-		ret = func_id(pp, l->name ? l->name : "", l->dir, l->file, &k[3 + 2 * i]);
+		ret = func_id(pp, l->sym ? l->sym : zt_frame_name(l, name, sizeof(name)), l->dir,
+			      l->file, &k[3 + 2 * i]);
 		k[4 + 2 * i] = l->line;
-	}
-	if (!n) {
-		char name[1024];
-
-		n = 1;
-		ret = func_id(pp, f.sym ? f.sym : resolve_frame_name(&f, name, sizeof(name)), NULL,
-			      NULL, &k[3]);
-		k[4] = 0;
 	}
 	if (ret)
 		return ret;
@@ -352,15 +343,7 @@ static int loc_id(struct pprof *pp, uint32_t pid, uint64_t ts, uint64_t addr, in
 
 static const char *comm_of(struct pprof *pp, const struct prof_sample *s, char *buf, size_t n)
 {
-	const char *comm = proctree_comm(pp->pt, s->pid, s->tid, s->ts);
-
-	if (comm)
-		return comm;
-	if (s->pid)
-		snprintf(buf, n, ":%u", s->pid);
-	else
-		snprintf(buf, n, "swapper");
-	return buf;
+	return prof_comm_or_pid(proctree_comm(pp->pt, s->pid, s->tid, s->ts), s->pid, buf, n);
 }
 
 /* Samples into groups: key stack, pid, tid, thread name id, epoch. */
@@ -381,7 +364,7 @@ static int group_samples(struct pprof *pp)
 		if (s->stack >= p->nr_stacks)
 			return -EINVAL;
 		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (resolver_time_sensitive(pp->r, s->pid))
+		if (frametab_time_sensitive(pp->ft, s->pid))
 			epoch = zt_hash_mix(epoch, s->ts);
 		ret = str_id(pp, comm_of(pp, s, buf, sizeof(buf)), &comm);
 		if (ret)
@@ -421,9 +404,15 @@ static int resolve_groups(struct pprof *pp)
 
 		if (n > 2 * ZT_MAX_FRAMES)
 			n = 2 * ZT_MAX_FRAMES;
+		if (ZT_GROW(pp->ranges, pp->cap_ranges, n ? n : 1))
+			return -ENOMEM;
+		ret = frametab_resolve(pp->ft, pid, pp->gv[g].ts, gk[4], ips,
+				       st->nk < n ? st->nk : n, n, pp->ranges);
+		if (ret)
+			return ret;
 		k[0] = gk[1], k[1] = gk[2], k[2] = gk[3], k[3] = n;
 		for (i = 0; i < n; i++) {
-			ret = loc_id(pp, pid, pp->gv[g].ts, ips[i], i < st->nk, &k[4 + i]);
+			ret = loc_id(pp, ips[i], &pp->ranges[i], &k[4 + i]);
 			if (ret)
 				return ret;
 		}
@@ -695,9 +684,9 @@ static int emit(struct pprof *pp, int fd)
 		mp[i].file_offset = k[3];
 		mp[i].filename = (int64_t)k[4];
 		mp[i].build_id = (int64_t)k[5];
-		mp[i].has_functions = m->quality >= SYMQ_BASIC;
+		mp[i].has_functions = m->quality >= ZT_FRAME_BASIC;
 		mp[i].has_filenames = mp[i].has_line_numbers = mp[i].has_inline_frames =
-			m->quality >= SYMQ_FULL;
+			m->quality >= ZT_FRAME_FULL;
 	}
 	nl = 0;
 	for (i = 0; i < pp->locs.n; i++) {
@@ -785,7 +774,7 @@ out:
 	return ret;
 }
 
-int pprof_write(const struct profile *p, const struct proctree *pt, struct resolver *r, int fd)
+int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft, int fd)
 {
 	struct pprof *pp = calloc(1, sizeof(*pp));
 	int64_t empty;
@@ -795,7 +784,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct resol
 		return -ENOMEM;
 	pp->p = p;
 	pp->pt = pt;
-	pp->r = r;
+	pp->ft = ft;
 	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
 	if (!ret)
 		ret = group_samples(pp);
@@ -813,6 +802,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct resol
 	free(pp->gv);
 	free(pp->sv);
 	free(pp->scratch);
+	free(pp->ranges);
 	free(pp);
 	return ret;
 }

@@ -20,7 +20,7 @@
  *    line naming a pseudo function "[module+0xOFFSET]" (as zt report
  *    prints it), so that viewers show something.
  *  - One Function per distinct (name, file); system_name = name (the
- *    resolver hands out demangled names only).
+ *    frames' names, demangled as the session was asked).
  *  - One Mapping per distinct user mapping (range, file offset, path, build
  *    id in hex), and one per kernel image or module ("[kernel.kallsyms]",
  *    "[ext4]") or perf-map JIT region, spanning the addresses seen; the
@@ -36,18 +36,17 @@
 #ifndef ZT_PPROF_H
 #define ZT_PPROF_H
 
+#include "libprof/frametab.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 
-struct resolver;
-
 /*
  * Write p as gzip-compressed pprof to fd (borrowed: written from its
- * current position, not closed), resolving frames with r (borrowed, built
+ * current position, not closed), its frames resolved through ft (borrowed,
  * over p and pt). Returns 0 or a negative errno: -ENOMEM, -E2BIG (more
  * than 2^32-2 of some kind of record), a write error such as -ENOSPC or
  * -EPIPE, -EIO from zlib. On error the file may hold part of the output.
  */
-int pprof_write(const struct profile *p, const struct proctree *pt, struct resolver *r, int fd);
+int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft, int fd);
 
 #endif

@@ -11,6 +11,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/hist.h"
+#include "libprof/profile.h"
 
 static const char *const key_names[] = {
 	[HIST_KEY_COMM] = "comm",
@@ -231,6 +232,14 @@ int hist_intern(struct hist *h, const char *s, uint32_t *id)
 	h->shash[j] = (uint32_t)h->nr_strs + 1;
 	*id = (uint32_t)h->nr_strs++;
 	return 0;
+}
+
+int hist_intern_clean(struct hist *h, const char *s, uint32_t *id)
+{
+	char buf[1024];
+
+	prof_sanitize(buf, sizeof(buf), s);
+	return hist_intern(h, buf, id);
 }
 
 const char *hist_str(const struct hist *h, uint32_t id)

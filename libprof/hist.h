@@ -104,6 +104,9 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 
 /* Intern a string (copied): equal strings get the same id. 0 or -ENOMEM. */
 int hist_intern(struct hist *h, const char *s, uint32_t *id);
+/* Intern a printable copy of text from a profiled process (prof_sanitize():
+ * control characters become '?', at most 1023 bytes kept). 0 or -ENOMEM. */
+int hist_intern_clean(struct hist *h, const char *s, uint32_t *id);
 /* The string of an id (borrowed until hist_release()). */
 const char *hist_str(const struct hist *h, uint32_t id);
 

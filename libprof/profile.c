@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core profile model: owned arrays of events, interned stacks. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,4 +270,15 @@ int profile_has_callchains(const struct profile *p)
 		if (p->stacks[i].nk + p->stacks[i].nu > 1)
 			return 1;
 	return 0;
+}
+
+const char *prof_comm_or_pid(const char *comm, uint32_t pid, char *buf, size_t n)
+{
+	if (comm)
+		return comm;
+	if (pid)
+		snprintf(buf, n, ":%u", pid);
+	else
+		snprintf(buf, n, "swapper");
+	return buf;
 }

@@ -179,4 +179,8 @@ char *prof_build_id_hex(const struct prof_build_id *b, char *out);
  * become '?'. out has size n. */
 void prof_sanitize(char *out, size_t n, const char *in);
 
+/* The name a thread is shown by: comm, or without one ":PID" (the kernel's
+ * idle threads, pid 0: "swapper"), made in buf of size n. */
+const char *prof_comm_or_pid(const char *comm, uint32_t pid, char *buf, size_t n);
+
 #endif

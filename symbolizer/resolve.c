@@ -796,22 +796,3 @@ int resolver_update(struct resolver *r, const struct proctree *pt)
 	r->pt = pt;
 	return 0;
 }
-
-char *resolve_frame_name(const struct resolve_frame *f, char *buf, size_t n)
-{
-	const char *mod = f->module ? f->module : "[unknown]";
-	size_t ml = strlen(mod);
-
-	if (!n)
-		return buf;
-	if (f->sym)
-		snprintf(buf, n, "%s", f->sym);
-	else if (!f->kernel && !f->map && !strcmp(mod, "[unknown]"))
-		snprintf(buf, n, "[unknown]");
-	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')
-		snprintf(buf, n, "[%.*s+0x%llx]", (int)(ml - 2), mod + 1,
-			 (unsigned long long)f->offset);
-	else
-		snprintf(buf, n, "[%s+0x%llx]", mod, (unsigned long long)f->offset);
-	return buf;
-}

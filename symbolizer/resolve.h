@@ -86,11 +86,4 @@ void resolver_weak_modules(const struct resolver *r,
 			   void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
 			   void *ctx);
 
-/*
- * The printable name of a frame into buf: the function, "[module+0x1f0]"
- * with the file offset when unresolved, "[unknown]" when in no mapping.
- * Not sanitized. Returns buf.
- */
-char *resolve_frame_name(const struct resolve_frame *f, char *buf, size_t n);
-
 #endif

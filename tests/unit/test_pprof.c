@@ -27,6 +27,7 @@
 #include "formats/profile.pb-c.h"
 #include "libprof/log.h"
 #include "symbolizer/elfsym.h"
+#include "session/session.h"
 #include "symbolizer/resolve.h"
 
 #define BASE 0x555555554000ull /* where the program is mapped */
@@ -135,7 +136,9 @@ static int teardown(void **state)
 struct ctx {
 	struct profile p;
 	struct proctree *pt;
-	struct resolver *r;
+	struct resolver *r;       /* for finding addresses */
+	struct session_source *ss; /* the frames pprof_write() gets */
+	struct frametab ft;
 };
 
 static void add_comm(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
@@ -158,11 +161,19 @@ static void add_sample(struct profile *p, uint32_t tid, uint64_t ts, uint64_t we
 static void open_ctx(struct ctx *c)
 {
 	assert_int_equal(proctree_new(&c->p, &c->pt), 0);
+	struct frametab_source src;
+
 	assert_int_equal(resolver_new(&c->p, c->pt, &c->r), 0);
+	assert_int_equal(session_source_new(NULL, &c->ss), 0);
+	assert_int_equal(session_source_follow(c->ss, &c->p, c->pt), 0);
+	session_source_get(c->ss, &src);
+	frametab_init(&c->ft, c->pt, &src);
 }
 
 static void close_ctx(struct ctx *c)
 {
+	frametab_release(&c->ft);
+	session_source_free(c->ss);
 	resolver_free(c->r);
 	proctree_free(c->pt);
 	profile_release(&c->p);
@@ -190,7 +201,7 @@ static int write_file(struct ctx *c, const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret;
 
 	assert_true(fd >= 0);
-	ret = pprof_write(&c->p, c->pt, c->r, fd);
+	ret = pprof_write(&c->p, c->pt, &c->ft, fd);
 	assert_int_equal(close(fd), 0);
 	return ret;
 }
@@ -527,10 +538,10 @@ static void test_empty_and_errors(void **state)
 	assert_int_equal(prof->n_sample_type, 2);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 	/* write errors come back */
-	assert_int_equal(pprof_write(&c.p, c.pt, c.r, -1), -EBADF);
+	assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, -1), -EBADF);
 	fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {
-		assert_int_equal(pprof_write(&c.p, c.pt, c.r, fd), -ENOSPC);
+		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, fd), -ENOSPC);
 		close(fd);
 	}
 	close_ctx(&c);

@@ -20,6 +20,7 @@
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
+#include "libprof/frametab.h"
 #include "symbolizer/resolve.h"
 
 #define BASE 0x555555554000ull /* where the program is mapped */
@@ -177,8 +178,15 @@ static const char *name_of(struct ctx *c, uint32_t pid, uint64_t addr, int kerne
 {
 	static char buf[256];
 
+	struct zt_frame z = { 0 };
+
 	assert_int_equal(resolver_resolve(c->r, pid, 10, addr, kernel, f), 0);
-	return resolve_frame_name(f, buf, sizeof(buf));
+	z.sym = f->sym;
+	z.module = f->module;
+	z.map = f->map;
+	z.offset = f->offset;
+	z.kernel = (uint8_t)f->kernel;
+	return zt_frame_name(&z, buf, sizeof(buf));
 }
 
 static void test_user_symbols(void **state)
@@ -373,27 +381,6 @@ static void test_replaced_binary(void **state)
 	assert_int_equal(warnings, 1);
 }
 
-static void test_frame_names(void **state)
-{
-	struct resolve_frame f = { 0 };
-	char buf[64];
-
-	f.sym = "main";
-	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "main");
-	f.sym = NULL;
-	f.module = "libc.so.6";
-	f.offset = 0x2724a;
-	f.map = (const struct prof_mmap *)&f; /* any mapping */
-	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[libc.so.6+0x2724a]");
-	f.module = "[vdso]";
-	f.offset = 0x9e0;
-	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[vdso+0x9e0]");
-	f.map = NULL;
-	f.module = "[unknown]";
-	assert_string_equal(resolve_frame_name(&f, buf, sizeof(buf)), "[unknown]");
-	f.module = "libc.so.6";
-	assert_string_equal(resolve_frame_name(&f, buf, 8), "[libc.s");
-}
 
 int main(void)
 {
@@ -404,7 +391,6 @@ int main(void)
 		cmocka_unit_test(test_jit_module_stays),
 		cmocka_unit_test(test_build_id_cache),
 		cmocka_unit_test(test_replaced_binary),
-		cmocka_unit_test(test_frame_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

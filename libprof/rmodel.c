@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/rmodel.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/rmodel.h"
 #include "libprof/sgroup.h"
 
 #define NAME_MAX_LEN 1024 /* longest frame name kept */
@@ -25,14 +25,6 @@ struct rgroup {
 	uint64_t epoch;  /* of its mappings (proctree_epoch) */
 	uint64_t ts;     /* of its first sample: to resolve with */
 	uint64_t weight, nr; /* of all its samples */
-};
-
-/* A frame's own source position (for annotation): the file its line is in. */
-struct rpos {
-	const char *dir, *file; /* borrowed from the resolver; file NULL: unknown */
-	uint32_t line;
-	const char *sfile; /* the innermost position (perf's srcline), or NULL */
-	uint32_t sline;
 };
 
 /* A thread's name and epoch over a span of time. */
@@ -65,9 +57,11 @@ struct ragg {
 
 struct rpriv {
 	uint32_t *sgroup;          /* per sample: its group */
-	struct hist_frame *frames; /* templates: dso, sym, srcline, symq, kernel, inlined */
-	struct rpos *pos;
+	struct hist_frame *frames; /* templates of the frame table's frames (same index):
+				      dso, sym, srcline, symq, kernel, inlined */
 	size_t nr_frames, cap_frames;
+	struct zt_frange *ranges; /* while resolving: a stack's */
+	size_t cap_ranges;
 	struct ragg *aggs;
 	size_t nr_aggs, cap_aggs;
 	uint32_t *ahash;
@@ -83,10 +77,6 @@ struct rpriv {
 	size_t cap_eidx;
 	uint32_t *agg_n; /* ... and each aggregate's number of frames */
 	size_t cap_agg_n;
-	struct amemo *mtab; /* while resolving: addresses resolved (open addressing) */
-	size_t nr_memo, mcap;
-	struct aspace *stab; /* while resolving: address spaces by key */
-	size_t nr_spaces, scap;
 	struct pmemo *ptrs; /* resolver strings interned, by pointer */
 	size_t nr_ptrs, pcap;
 	int srclines; /* the templates' srcline ids are made */
@@ -312,70 +302,6 @@ static int has_id(const uint32_t *l, size_t n, uint32_t v)
 
 /* ---- resolving ---- */
 
-static int intern_clean(struct rmodel *m, const char *s, uint32_t *id)
-{
-	char buf[NAME_MAX_LEN];
-
-	prof_sanitize(buf, sizeof(buf), s);
-	return hist_intern(&m->hist, buf, id);
-}
-
-/* Add a template (frame and position) to the pool: *idx its index. */
-static int push_frame(struct rmodel *m, const struct hist_frame *f, const struct rpos *pos,
-		      uint32_t *idx)
-{
-	struct rpriv *p = m->priv;
-	size_t cap = p->cap_frames;
-
-	if (ZT_GROW(p->frames, p->cap_frames, p->nr_frames + 1) ||
-	    ZT_GROW(p->pos, cap, p->nr_frames + 1))
-		return -ENOMEM;
-	p->frames[p->nr_frames] = *f;
-	p->pos[p->nr_frames] = *pos;
-	*idx = (uint32_t)p->nr_frames++;
-	return 0;
-}
-
-/* Append template index idx to the group being resolved. */
-static int push_fidx(struct rpriv *p, uint32_t idx)
-{
-	if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + 1))
-		return -ENOMEM;
-	p->fidx[p->nr_fidx++] = idx;
-	return 0;
-}
-
-/* A frame's own position (loc: for annotation) and the innermost one
- * (inner: perf's srcline); pointers borrowed from the resolver. */
-static void loc_pos(const struct fi_loc *l, const struct fi_loc *inner, struct rpos *pos)
-{
-	memset(pos, 0, sizeof(*pos));
-	if (l && l->file && *l->file) {
-		pos->dir = l->dir;
-		pos->file = l->file;
-		pos->line = l->line;
-	}
-	if (inner && inner->file && *inner->file && inner->line) {
-		pos->sfile = inner->file;
-		pos->sline = inner->line;
-	}
-}
-
-/* perf's srcline: a file's base name and the line, "??:0" when unknown. */
-static int srcline_of(struct rmodel *m, const struct rpos *pos, uint32_t *id)
-{
-	char buf[NAME_MAX_LEN];
-	const char *base;
-
-	if (pos->sfile) {
-		base = strrchr(pos->sfile, '/');
-		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : pos->sfile, pos->sline);
-	} else {
-		snprintf(buf, sizeof(buf), "??:0");
-	}
-	return intern_clean(m, buf, id);
-}
-
 /* The id of a string the resolver gave (stable pointers): interned once per pointer. */
 static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
 {
@@ -409,7 +335,7 @@ static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
 		}
 		j = (j + 1) & (p->pcap - 1);
 	}
-	ret = intern_clean(m, s, id);
+	ret = hist_intern_clean(&m->hist, s, id);
 	if (ret)
 		return ret;
 	p->ptrs[j].s = s;
@@ -418,219 +344,70 @@ static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
 	return 0;
 }
 
-/* Resolve addr into templates (inline frames, then the function), their
- * indexes appended to the group's (fidx). */
-static int resolve_addr(struct rmodel *m, const struct rgroup *g, uint64_t addr, int kernel)
+/* Templates for the frame table's frames made since the last call. */
+static int make_templates(struct rmodel *m)
 {
 	struct rpriv *p = m->priv;
-	struct resolve_frame f;
-	struct hist_frame h = { 0 };
-	struct rpos pos;
 	char name[NAME_MAX_LEN + 16];
-	uint32_t idx;
-	unsigned k;
-	int ret;
+	int ret = 0;
 
-	ret = resolver_resolve(m->res, g->pid, g->ts, addr, kernel, &f);
-	if (ret)
-		return ret;
-	h.kernel = (uint8_t)f.kernel;
-	h.symq = (uint8_t)f.quality;
-	/* in the module's file (the same in every process), for ordering */
-	h.addr = (f.sym ? addr - f.offset : addr) - (f.map ? f.map->start - f.map->pgoff : 0);
-	ret = intern_ptr(m, f.module, &h.dso);
-	/* perf's --inline: the functions inlined at this address, innermost first */
-	for (k = 0; !ret && f.sym && k + 1 < f.nr_locs; k++) {
-		struct hist_frame in = h;
+	if (ZT_GROW(p->frames, p->cap_frames, m->ft->nr_frames))
+		return -ENOMEM;
+	for (; !ret && p->nr_frames < m->ft->nr_frames; p->nr_frames++) {
+		const struct zt_frame *f = frametab_frame(m->ft, (uint32_t)p->nr_frames);
+		struct hist_frame *h = &p->frames[p->nr_frames];
 
-		snprintf(name, sizeof(name), "%s (inlined)", f.locs[k].name ? f.locs[k].name : "??");
-		in.inlined = 1;
-		ret = intern_clean(m, name, &in.sym);
-		loc_pos(&f.locs[k], &f.locs[k], &pos);
-		if (!ret)
-			ret = push_frame(m, &in, &pos, &idx);
-		if (!ret)
-			ret = push_fidx(p, idx);
+		memset(h, 0, sizeof(*h));
+		h->kernel = f->kernel;
+		h->symq = f->quality;
+		h->addr = f->addr;
+		h->inlined = f->inlined;
+		ret = intern_ptr(m, f->module, &h->dso);
+		if (ret)
+			break;
+		if (f->inlined) {
+			/* perf's --inline: "name (inlined)" */
+			snprintf(name, sizeof(name), "%s (inlined)", f->sym);
+			ret = hist_intern_clean(&m->hist, name, &h->sym);
+		} else if (f->sym) {
+			ret = intern_ptr(m, f->sym, &h->sym);
+		} else {
+			ret = hist_intern_clean(&m->hist, zt_frame_name(f, name, sizeof(name)), &h->sym);
+		}
 	}
-	if (!ret && f.sym)
-		ret = intern_ptr(m, f.sym, &h.sym);
-	else if (!ret)
-		ret = intern_clean(m, resolve_frame_name(&f, name, sizeof(name)), &h.sym);
-	loc_pos(f.nr_locs ? &f.locs[f.nr_locs - 1] : NULL, f.nr_locs ? &f.locs[0] : NULL, &pos);
-	if (!ret)
-		ret = push_frame(m, &h, &pos, &idx);
-	if (!ret)
-		ret = push_fidx(p, idx);
 	return ret;
 }
 
-/* An address in an address space (a process at one set of mappings; the
- * kernel; a binary by build id, at file offsets), resolved once: its
- * templates frames[first .. first+n), packed as fn = first << 6 | n, n >= 1
- * (0: an empty slot of the table). 16 bytes: the table is probed for every
- * frame of every stack. */
-struct amemo {
-	uint64_t addr;
-	uint32_t space, fn;
-};
-#define FN_BITS 6
-#define FN_MAX_FIRST (UINT32_MAX >> FN_BITS)
-
-/* An address space's key and its id. */
-struct aspace {
-	uint64_t epoch;
-	uint32_t pid, id;
-};
-
-#define MEMO_BY_FILE (UINT32_MAX - 1) /* the pid of a binary's space (epoch: its build id) */
-
-static uint64_t amemo_hash(uint64_t addr, uint32_t space)
-{
-	return zt_hash_pair(addr, space);
-}
-
-/* The id of (epoch, pid), made when new. 0 or -ENOMEM. */
-static int space_of(struct rpriv *p, uint64_t epoch, uint32_t pid, uint32_t *id)
-{
-	size_t j;
-
-	if ((p->nr_spaces + 1) * 2 > p->scap) {
-		size_t ncap = p->scap ? p->scap * 2 : 256, q;
-		struct aspace *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (q = 0; q < p->scap; q++) {
-			if (!p->stab[q].id)
-				continue;
-			for (j = zt_hash_pair(p->stab[q].epoch, p->stab[q].pid) & (ncap - 1); t[j].id;
-			     j = (j + 1) & (ncap - 1))
-				;
-			t[j] = p->stab[q];
-		}
-		free(p->stab);
-		p->stab = t;
-		p->scap = ncap;
-	}
-	for (j = zt_hash_pair(epoch, pid) & (p->scap - 1); p->stab[j].id; j = (j + 1) & (p->scap - 1)) {
-		if (p->stab[j].epoch == epoch && p->stab[j].pid == pid) {
-			*id = p->stab[j].id;
-			return 0;
-		}
-	}
-	p->stab[j] = (struct aspace){ epoch, pid, (uint32_t)++p->nr_spaces };
-	*id = p->stab[j].id;
-	return 0;
-}
-
-static int memo_grow(struct rpriv *p)
-{
-	size_t ncap = p->mcap ? p->mcap * 2 : 4096, q, j;
-	struct amemo *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (q = 0; p->mtab && q < p->mcap; q++) {
-		const struct amemo *a = &p->mtab[q];
-
-		if (!a->fn)
-			continue;
-		j = amemo_hash(a->addr, a->space) & (ncap - 1);
-		while (t[j].fn)
-			j = (j + 1) & (ncap - 1);
-		t[j] = *a;
-	}
-	free(p->mtab);
-	p->mtab = t;
-	p->mcap = ncap;
-	return 0;
-}
-
-/* The entry of (addr, space), or the empty slot where it goes. */
-static struct amemo *memo_slot(struct rpriv *p, uint64_t addr, uint32_t space)
-{
-	size_t j = amemo_hash(addr, space) & (p->mcap - 1);
-	struct amemo *a;
-
-	for (a = &p->mtab[j]; a->fn; a = &p->mtab[j]) {
-		if (a->addr == addr && a->space == space)
-			break;
-		j = (j + 1) & (p->mcap - 1);
-	}
-	return a;
-}
-
+/* A group's frames, resolved through the frame table: their indexes
+ * appended to fidx (each address's inline frames, then its function). */
 static int resolve_group(struct rmodel *m, struct rgroup *g)
 {
 	struct rpriv *p = m->priv;
 	const struct prof_stack *st = &m->prof->stacks[g->stack];
-	const uint64_t *ips = profile_stack_ips(m->prof, g->stack);
-	unsigned i, n = (unsigned)st->nk + st->nu;
-	uint32_t uspace = 0, kspace = 0;
+	unsigned i, k, n = (unsigned)st->nk + st->nu;
 	int ret;
 
-	if ((st->nk && (ret = space_of(p, 0, UINT32_MAX, &kspace))) ||
-	    (st->nu && (ret = space_of(p, g->epoch, g->pid, &uspace))))
+	if (ZT_GROW(p->ranges, p->cap_ranges, n ? n : 1))
+		return -ENOMEM;
+	ret = frametab_resolve(m->ft, g->pid, g->ts, g->epoch, profile_stack_ips(m->prof, g->stack),
+			       st->nk, n, p->ranges);
+	if (ret)
 		return ret;
 	g->off = (uint32_t)p->nr_fidx;
 	for (i = 0; i < n; i++) {
-		int kernel = i < st->nk;
-		uint32_t space = kernel ? kspace : uspace, k, fn;
-		struct amemo *a;
+		const struct zt_frange *r = &p->ranges[i];
 
-		if ((p->nr_memo + 2) * 2 > p->mcap && memo_grow(p)) /* room for two entries */
+		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + r->n))
 			return -ENOMEM;
-		a = memo_slot(p, ips[i], space);
-		if (!a->fn) {
-			const struct prof_mmap *mm = kernel ? NULL : proctree_map(m->pt, g->pid, g->ts, ips[i]);
-			uint64_t off = 0;
-			uint32_t bspace = 0, first;
-			struct amemo *b = NULL;
-
-			/* a binary's offset resolves alike in every process that maps it */
-			if (mm && mm->build_id.len) {
-				off = ips[i] - mm->start + mm->pgoff;
-				ret = space_of(p, zt_hash_bytes(mm->build_id.data, mm->build_id.len),
-					       MEMO_BY_FILE, &bspace);
-				if (ret)
-					return ret;
-				b = memo_slot(p, off, bspace);
-				if (b->fn) {
-					*a = (struct amemo){ ips[i], space, b->fn };
-					p->nr_memo++;
-					goto copy;
-				}
-			}
-			first = (uint32_t)p->nr_frames;
-			if (first > FN_MAX_FIRST)
-				return -E2BIG;
-			ret = resolve_addr(m, g, ips[i], kernel);
-			if (ret)
-				return ret;
-			fn = first << FN_BITS | (uint32_t)(p->nr_frames - first);
-			*a = (struct amemo){ ips[i], space, fn };
-			p->nr_memo++;
-			if (b) {
-				/* its slot again: a may have taken the one found before */
-				b = memo_slot(p, off, bspace);
-				*b = (struct amemo){ off, bspace, fn };
-				p->nr_memo++;
-			}
-			continue; /* resolve_addr appended its templates to fidx */
-		}
-copy:
-		fn = a->fn;
-		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + (fn & ((1u << FN_BITS) - 1))))
-			return -ENOMEM;
-		for (k = 0; k < (fn & ((1u << FN_BITS) - 1)); k++)
-			p->fidx[p->nr_fidx++] = (fn >> FN_BITS) + k;
+		for (k = 0; k < r->n; k++)
+			p->fidx[p->nr_fidx++] = r->first + k;
 	}
 	g->n = (uint32_t)(p->nr_fidx - g->off);
 	return 0;
 }
 
-int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resolver_opts *ro,
-		rmodel_progress_fn progress, void *ctx)
+int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		struct frametab *ft, rmodel_progress_fn progress, void *ctx)
 {
 	struct sgroups sg;
 	struct rpriv *p;
@@ -641,16 +418,14 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 
 	memset(m, 0, sizeof(*m));
 	m->prof = prof;
+	m->pt = pt;
+	m->ft = ft;
 	sgroups_init(&sg);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	m->priv = p;
 	ret = hist_init(&m->hist, NULL, 0);
-	if (!ret)
-		ret = proctree_new(prof, &m->pt);
-	if (!ret)
-		ret = resolver_new_opts(prof, m->pt, ro, &m->res);
 	if (!ret && prof->nr_samples) {
 		p->sgroup = malloc(prof->nr_samples * sizeof(*p->sgroup));
 		if (!p->sgroup)
@@ -687,7 +462,7 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 		m->total += s->weight;
 		m->total_nr++;
 		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (resolver_time_sensitive(m->res, s->pid))
+		if (frametab_time_sensitive(m->ft, s->pid))
 			k.epoch = zt_hash_mix(k.epoch, s->ts);
 		/* most samples of a stack are in its last group: no hash lookup */
 		is_new = 0;
@@ -705,20 +480,13 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 			last[s->stack] = gi + 1;
 		if (!ret && is_new) {
 			char cbuf[32];
-			const char *comm = k.comm;
+			const char *comm = prof_comm_or_pid(k.comm, s->pid, cbuf, sizeof(cbuf));
 
-			if (!comm) {
-				if (s->pid)
-					snprintf(cbuf, sizeof(cbuf), ":%u", s->pid);
-				else
-					snprintf(cbuf, sizeof(cbuf), "swapper");
-				comm = cbuf;
-			}
 			ret = ZT_GROW(m->groups, m->cap_groups, sg.nr) ? -ENOMEM : 0;
 			if (!ret) {
 				m->groups[gi] = (struct rgroup){ s->stack, s->pid, 0, 0, 0, k.epoch, s->ts, 0, 0 };
 				m->nr_groups = sg.nr;
-				ret = intern_clean(m, comm, &m->groups[gi].comm);
+				ret = hist_intern_clean(&m->hist, comm, &m->groups[gi].comm);
 			}
 		}
 		if (!ret) {
@@ -734,15 +502,13 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 	sgroups_release(&sg);
 	/* sized up front: growing these tables was a tenth of the time */
 	if (!ret) {
-		size_t frames = 0, cap = 4096;
+		size_t frames = 0;
 
 		for (i = 0; i < m->nr_groups; i++)
 			frames += (size_t)prof->stacks[m->groups[i].stack].nk +
 				  prof->stacks[m->groups[i].stack].nu;
-		while (cap < 4 * m->nr_groups && cap < (1u << 24))
-			cap *= 2;
-		p->mcap = cap / 2;
-		if (memo_grow(p) || ZT_GROW(p->fidx, p->cap_fidx, frames + frames / 8 + 16))
+		if (frametab_reserve(ft, m->nr_groups) ||
+		    ZT_GROW(p->fidx, p->cap_fidx, frames + frames / 8 + 16))
 			ret = -ENOMEM;
 	}
 	/* every frame is resolved once here: inline frames are kept and
@@ -752,14 +518,15 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resol
 		if (progress && (i & 255) == 0)
 			progress(ctx, i, m->nr_groups);
 	}
+	if (!ret)
+		ret = make_templates(m);
 	if (progress)
 		progress(ctx, m->nr_groups, m->nr_groups);
-	m->nr_addrs = p->nr_memo;
+	m->nr_addrs = ft->nr_memo;
 	m->nr_templates = p->nr_frames;
-	free(p->mtab);
-	free(p->stab);
-	p->mtab = NULL;
-	p->stab = NULL;
+	free(p->ranges);
+	p->ranges = NULL;
+	p->cap_ranges = 0;
 	return ret;
 }
 
@@ -770,23 +537,19 @@ void rmodel_release(struct rmodel *m)
 	if (p) {
 		free(p->sgroup);
 		free(p->frames);
-		free(p->pos);
+		free(p->ranges);
 		free(p->aggs);
 		free(p->ahash);
 		free(p->scratch);
 		free(p->gpass);
 		free(p->fl);
 		free(p->fidx);
-		free(p->mtab);
-		free(p->stab);
 		free(p->eidx);
 		free(p->agg_n);
 		free(p->ptrs);
 		free(p);
 	}
 	hist_release(&m->hist);
-	resolver_free(m->res);
-	proctree_free(m->pt);
 	free(m->groups);
 	memset(m, 0, sizeof(*m));
 }
@@ -1020,7 +783,10 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	}
 	if (uses_key(o, HIST_KEY_SRCLINE) && !p->srclines) {
 		for (i = 0; i < p->nr_frames; i++) {
-			ret = srcline_of(m, &p->pos[i], &p->frames[i].srcline);
+			char buf[NAME_MAX_LEN];
+
+			zt_frame_srcline(frametab_frame(m->ft, (uint32_t)i), buf, sizeof(buf));
+			ret = hist_intern_clean(&m->hist, buf, &p->frames[i].srcline);
 			if (ret)
 				return ret;
 		}
@@ -1088,7 +854,7 @@ static int count_lines(struct rmodel *m)
 
 		for (f = 0; f < g->n; f++) {
 			const struct hist_frame *h = &p->frames[p->fidx[g->off + f]];
-			const struct rpos *pos = &p->pos[p->fidx[g->off + f]];
+			const struct zt_frame *pos = frametab_frame(m->ft, p->fidx[g->off + f]);
 			uint64_t key = hist_chain_key(h);
 			struct fline *e;
 
@@ -1173,7 +939,7 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
 		const struct hist_frame *t = NULL;
-		const struct rpos *pos = NULL;
+		const struct zt_frame *pos = NULL;
 		uint32_t k, file;
 		size_t j;
 
@@ -1181,7 +947,7 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 		 * frame; without inline frames, the function's) */
 		for (k = 0; k < g->n; k++) {
 			t = &p->frames[p->fidx[g->off + k]];
-			pos = &p->pos[p->fidx[g->off + k]];
+			pos = frametab_frame(m->ft, p->fidx[g->off + k]);
 			if (!t->inlined || m->opts.inline_frames)
 				break;
 		}

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/top_live.h"
+#include "libprof/toplive.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/procfile.h"
@@ -42,6 +42,7 @@ int live_init(struct live *l, const struct live_opts *o, uint64_t t_start)
 	profile_init(&l->prof);
 	profile_init(&l->ivs);
 	sgroups_init(&l->sg);
+	frametab_init(&l->ft, NULL, &l->o.src);
 	ho = (struct hist_opts){ l->o.callchain, l->o.chain };
 	ret = hist_init_opts(&l->hist, l->o.keys, l->o.nr_keys, &ho);
 	if (ret)
@@ -56,7 +57,10 @@ int live_init(struct live *l, const struct live_opts *o, uint64_t t_start)
 
 void live_release(struct live *l)
 {
-	resolver_free(l->res);
+	if (l->o.src.follow)
+		l->o.src.follow(l->o.src.ctx, NULL, NULL);
+	frametab_release(&l->ft);
+	free(l->ranges);
 	proctree_free(l->pt);
 	profile_release(&l->prof);
 	profile_release(&l->ivs);
@@ -113,7 +117,7 @@ int live_sample(struct live *l, uint64_t ts, uint64_t weight, uint32_t pid, uint
 	return 0;
 }
 
-/* ---- the tree and the resolver follow the profile ---- */
+/* ---- the tree and the symbolizer follow the profile ---- */
 
 static int update_tree(struct live *l)
 {
@@ -125,11 +129,13 @@ static int update_tree(struct live *l)
 	ret = proctree_new(&l->prof, &pt);
 	if (ret)
 		return ret;
-	ret = l->res ? resolver_update(l->res, pt) : resolver_new_opts(&l->prof, pt, l->o.ro, &l->res);
+	ret = l->o.src.follow ? l->o.src.follow(l->o.src.ctx, &l->prof, pt) : 0;
 	if (ret) {
 		proctree_free(pt);
 		return ret;
 	}
+	/* frames resolved so far were of the old tree's mappings */
+	frametab_reset(&l->ft, pt);
 	proctree_free(l->pt);
 	l->pt = pt;
 	l->dirty = 0;
@@ -156,14 +162,15 @@ static int group_samples(struct live *l, size_t *nr_groups)
 		if (USES(l, HIST_KEY_CPU))
 			k.epoch = zt_hash_mix(k.epoch, (uint64_t)s->cpu + 1);
 		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (resolver_time_sensitive(l->res, s->pid))
+		if (frametab_time_sensitive(&l->ft, s->pid))
 			k.epoch = zt_hash_mix(k.epoch, s->ts);
 		if (sgroups_find(&l->sg, &k, &gi, &is_new))
 			return -ENOMEM;
 		if (is_new) {
 			if (ZT_GROW(l->groups, l->cap_groups, l->sg.nr))
 				return -ENOMEM;
-			l->groups[gi] = (struct live_group){ s->stack, s->pid, s->tid, s->cpu, k.comm, s->ts, 0, 0 };
+			l->groups[gi] = (struct live_group){ s->stack, s->pid, s->tid, s->cpu, k.comm,
+							     k.epoch, s->ts, 0, 0 };
 		}
 		g = &l->groups[gi];
 		g->weight += s->weight;
@@ -244,30 +251,6 @@ static int read_perfmaps(struct live *l, size_t nr_groups)
 
 /* ---- the history ---- */
 
-static int intern_clean(struct live *l, const char *s, uint32_t *id)
-{
-	char buf[NAME_MAX_LEN];
-
-	prof_sanitize(buf, sizeof(buf), s);
-	return hist_intern(&l->hist, buf, id);
-}
-
-/* perf's srcline of a frame: the base name of its file and the line. */
-static int srcline_of(struct live *l, const struct resolve_frame *f, uint32_t *id)
-{
-	const struct fi_loc *loc = f->nr_locs ? &f->locs[0] : NULL;
-	char buf[NAME_MAX_LEN];
-	const char *base;
-
-	if (loc && loc->file && *loc->file && loc->line) {
-		base = strrchr(loc->file, '/');
-		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : loc->file, loc->line);
-	} else {
-		snprintf(buf, sizeof(buf), "??:0");
-	}
-	return intern_clean(l, buf, id);
-}
-
 /* The frames of group g into l->scratch, with only the fields the keys
  * use (so that stacks alike under the keys are one history stack). */
 static int resolve_group(struct live *l, const struct live_group *g, unsigned *n_out)
@@ -279,37 +262,31 @@ static int resolve_group(struct live *l, const struct live_group *g, unsigned *n
 	uint32_t comm = 0;
 	int ret = 0;
 
-	if (USES(l, HIST_KEY_COMM) || USES(l, HIST_KEY_PID) || USES(l, HIST_KEY_TID)) {
-		const char *c = g->comm;
-
-		if (!c) {
-			if (g->pid)
-				snprintf(name, sizeof(name), ":%u", g->pid);
-			else
-				snprintf(name, sizeof(name), "swapper");
-			c = name;
-		}
-		ret = intern_clean(l, c, &comm);
-	}
+	if (USES(l, HIST_KEY_COMM) || USES(l, HIST_KEY_PID) || USES(l, HIST_KEY_TID))
+		ret = hist_intern_clean(&l->hist, prof_comm_or_pid(g->comm, g->pid, name, sizeof(name)),
+					&comm);
+	if (!ret && ZT_GROW(l->ranges, l->cap_ranges, n ? n : 1))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = frametab_resolve(&l->ft, g->pid, g->ts, g->epoch, ips, st->nk, n, l->ranges);
 	for (i = 0; i < n && !ret; i++) {
 		struct hist_frame *h = &l->scratch[i];
-		struct resolve_frame f;
+		const struct zt_frange *r = &l->ranges[i];
+		const struct zt_frame *f = frametab_frame(&l->ft, r->first + r->n - 1);
 
-		ret = resolver_resolve(l->res, g->pid, g->ts, ips[i], i < st->nk, &f);
-		if (ret)
-			break;
 		memset(h, 0, sizeof(*h));
 		h->comm = comm;
 		h->pid = USES(l, HIST_KEY_PID) || USES(l, HIST_KEY_TID) ? g->pid : 0;
 		h->tid = USES(l, HIST_KEY_TID) ? g->tid : 0;
 		h->cpu = USES(l, HIST_KEY_CPU) ? g->cpu : 0;
-		h->kernel = (uint8_t)f.kernel;
-		h->symq = USES(l, HIST_KEY_SYMQ) ? (uint8_t)f.quality : 0;
-		ret = intern_clean(l, f.module, &h->dso);
+		h->kernel = f->kernel;
+		h->symq = USES(l, HIST_KEY_SYMQ) ? f->quality : 0;
+		ret = hist_intern_clean(&l->hist, f->module, &h->dso);
 		if (!ret)
-			ret = intern_clean(l, resolve_frame_name(&f, name, sizeof(name)), &h->sym);
+			ret = hist_intern_clean(&l->hist, zt_frame_name(f, name, sizeof(name)), &h->sym);
 		if (!ret && USES(l, HIST_KEY_SRCLINE))
-			ret = srcline_of(l, &f, &h->srcline);
+			ret = hist_intern_clean(&l->hist, zt_frame_srcline(f, name, sizeof(name)),
+						&h->srcline);
 	}
 	*n_out = n;
 	return ret;
@@ -530,11 +507,13 @@ static int compact(struct live *l)
 		if (l->exits[i].ts >= cutoff)
 			l->exits[k++] = l->exits[i];
 	l->nr_exits = k;
-	resolver_free(l->res);
+	/* a fresh symbolizer for the fresh profile */
+	if (l->o.src.follow)
+		l->o.src.follow(l->o.src.ctx, NULL, NULL);
+	frametab_reset(&l->ft, NULL);
 	proctree_free(l->pt);
 	profile_release(&l->prof);
 	l->prof = np;
-	l->res = NULL;
 	l->pt = NULL;
 	l->dirty = 1;
 	l->base_size = np.nr_tasks + np.nr_mmaps;

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/frametab.h"
 #include "libprof/hist.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
-#include "symbolizer/resolve.h"
 
 /* Which samples to show, as perf's --comm, --pid, --tid, --dso, --symbols
  * (by the sample's own function: its innermost frame that is not inlined),
@@ -69,8 +69,8 @@ struct rgroup;
 
 struct rmodel {
 	const struct profile *prof; /* borrowed */
-	struct proctree *pt;
-	struct resolver *res;
+	const struct proctree *pt;  /* borrowed */
+	struct frametab *ft;        /* borrowed: frames resolve through it */
 	struct hist hist;          /* of the last rmodel_build() */
 	struct rmodel_opts opts;   /* of the last rmodel_build() */
 	uint64_t total, total_nr;  /* every sample of the event, before filters */
@@ -85,10 +85,11 @@ struct rmodel {
 
 typedef void (*rmodel_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Resolve prof's samples (prof borrowed, must outlive m). progress, when
- * not NULL, is called while frames resolve. 0 or a negative errno. */
-int rmodel_init(struct rmodel *m, const struct profile *prof, const struct resolver_opts *ro,
-		rmodel_progress_fn progress, void *ctx);
+/* Group prof's samples and resolve each group's frames through ft, with
+ * pt the tree over prof (all borrowed, they must outlive m). progress,
+ * when not NULL, is called while frames resolve. 0 or a negative errno. */
+int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		struct frametab *ft, rmodel_progress_fn progress, void *ctx);
 void rmodel_release(struct rmodel *m);
 
 /* (Re)build m->hist from the resolved samples with these options. The
@@ -115,7 +116,7 @@ int rmodel_func_line(struct rmodel *m, uint64_t key, char *buf, size_t n);
 /* Source lines of the samples in entry e's function (its Self samples):
  * (file, line, weight, samples), most weight first. For annotation. */
 struct rline {
-	const char *file; /* borrowed from the resolver */
+	const char *file; /* borrowed from the model */
 	uint32_t line;
 	uint64_t weight, nr;
 };

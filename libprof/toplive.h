@@ -5,10 +5,11 @@
  * interval, and a decaying history of resolved stacks from which each
  * refresh builds a histogram, as perf top's hists decay by 7/8 a refresh.
  *
- * Addresses resolve once per mapping (the resolver persists and follows
- * the growing profile); processes that exited are forgotten now and then
- * (a fresh profile of the living, a fresh resolver: modules open again
- * from the GSYM cache), so it can run for days.
+ * Addresses resolve once per address space (the frame table persists
+ * until the mappings change; the symbolizer follows the growing profile);
+ * processes that exited are forgotten now and then (a fresh profile of the
+ * living, a fresh symbolizer: modules open again from the GSYM cache), so
+ * it can run for days.
  */
 #ifndef ZT_TOP_LIVE_H
 #define ZT_TOP_LIVE_H
@@ -16,18 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/frametab.h"
 #include "libprof/hist.h"
 #include "libprof/profile.h"
 #include "libprof/proctree.h"
 #include "libprof/sgroup.h"
-#include "symbolizer/resolve.h"
 
 struct live_opts {
 	enum hist_key keys[HIST_MAX_KEYS];
 	unsigned nr_keys;      /* 0: dso,sym (perf top's columns) */
 	int callchain;         /* whole stacks: Children and Self; else the sampled address only */
 	enum hist_chain chain; /* with callchain: keep call chains in this order */
-	const struct resolver_opts *ro; /* borrowed, may be NULL */
+	struct frametab_source src; /* the symbolizer (its ctx borrowed), with follow() */
 };
 
 /* A sample of the current interval (stack: in the interval's stacks). */
@@ -47,6 +48,7 @@ struct live_stack {
 struct live_group {
 	uint32_t stack, pid, tid, cpu;
 	const char *comm;
+	uint64_t epoch; /* of its mappings (and of what else sets the group apart) */
 	uint64_t ts, weight, nr;
 };
 
@@ -68,7 +70,9 @@ struct live {
 	struct profile prof; /* the machine: tasks, mappings, kernel symbols */
 	size_t base_size;    /* tasks + mappings after the last compaction */
 	struct proctree *pt;
-	struct resolver *res;
+	struct frametab ft;  /* resolved frames of pt's mappings */
+	struct zt_frange *ranges; /* a stack's */
+	size_t cap_ranges;
 	int dirty;           /* prof changed since pt was built */
 	struct prof_task *exits; /* exits seen since the last compaction */
 	size_t nr_exits, cap_exits;
@@ -93,7 +97,7 @@ struct live {
 /* JIT code: a process's /tmp/perf-PID.map is read when its first samples
  * resolve, so code it announced by then is named ([JIT] tid PID). */
 
-/* Empty model (o copied; o->ro borrowed). t_start: when sampling starts
+/* Empty model (o copied; o->src.ctx borrowed). t_start: when sampling starts
  * (side-band stamped before it counts from the beginning). 0 or -ENOMEM. */
 int live_init(struct live *l, const struct live_opts *o, uint64_t t_start);
 void live_release(struct live *l);

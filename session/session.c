@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The session: a recording read, unwound and resolved through one path. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/perfdata.h"
+#include "formats/ztdata.h"
+#include "libprof/fileio.h"
+#include "libprof/log.h"
+#include "libprof/procfile.h"
+#include "session/session.h"
+#include "symbolizer/ksource.h"
+#include "symbolizer/perfmap.h"
+#include "symbolizer/resolve.h"
+#include "symbolizer/unwind.h"
+
+/* ---- the symbolizer as a frame-table source ---- */
+
+struct session_source {
+	struct resolver_opts ro;
+	struct symmod_opts mo;
+	int have_mo;
+	const struct profile *p; /* the resolver's */
+	struct resolver *res;
+};
+
+int session_source_new(const struct session_opts *o, struct session_source **out)
+{
+	struct session_source *ss = calloc(1, sizeof(*ss));
+
+	*out = ss;
+	if (!ss)
+		return -ENOMEM;
+	if (o && o->mo) {
+		ss->mo = *o->mo;
+		ss->have_mo = 1;
+	}
+	ss->ro.mo = ss->have_mo ? &ss->mo : NULL;
+	ss->ro.no_demangle = o ? o->no_demangle : 0;
+	ss->ro.full_signature = o ? o->full_signature : 0;
+	return 0;
+}
+
+void session_source_free(struct session_source *ss)
+{
+	if (!ss)
+		return;
+	resolver_free(ss->res);
+	free(ss);
+}
+
+int session_source_follow(struct session_source *ss, const struct profile *p,
+			  const struct proctree *pt)
+{
+	struct resolver *r;
+	int ret;
+
+	if (!p) {
+		resolver_free(ss->res);
+		ss->res = NULL;
+		ss->p = NULL;
+		return 0;
+	}
+	if (ss->res && ss->p == p)
+		return resolver_update(ss->res, pt);
+	ret = resolver_new_opts(p, pt, &ss->ro, &r);
+	if (ret)
+		return ret;
+	resolver_free(ss->res);
+	ss->res = r;
+	ss->p = p;
+	return 0;
+}
+
+/* A resolved address as frames: the functions inlined at it, innermost
+ * first, then its function, each with its own position and the
+ * innermost one (perf's srcline). */
+static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t addr,
+		       int kernel)
+{
+	struct session_source *ss = ctx;
+	struct resolve_frame f;
+	struct zt_frame z = { 0 };
+	const struct fi_loc *l;
+	unsigned k;
+	int ret;
+
+	ret = resolver_resolve(ss->res, pid, ts, addr, kernel, &f);
+	if (ret)
+		return ret;
+	z.module = f.module;
+	z.map = f.map;
+	z.offset = f.offset;
+	z.kernel = (uint8_t)f.kernel;
+	z.quality = (uint8_t)f.quality;
+	/* in the module's file (the same in every process), for ordering */
+	z.addr = (f.sym ? addr - f.offset : addr) - (f.map ? f.map->start - f.map->pgoff : 0);
+	/* perf's --inline: the functions inlined at this address, innermost first */
+	for (k = 0; f.sym && k + 1 < f.nr_locs; k++) {
+		struct zt_frame in = z;
+
+		l = &f.locs[k];
+		in.sym = l->name ? l->name : "??";
+		in.inlined = 1;
+		in.dir = l->dir;
+		in.line = l->line;
+		if (l->file && *l->file) {
+			in.file = l->file;
+			if (l->line) {
+				in.sfile = l->file;
+				in.sline = l->line;
+			}
+		}
+		ret = frametab_push(ft, &in);
+		if (ret)
+			return ret;
+	}
+	z.sym = f.sym;
+	l = f.nr_locs ? &f.locs[f.nr_locs - 1] : NULL;
+	if (l) {
+		z.dir = l->dir;
+		z.line = l->line;
+		if (l->file && *l->file)
+			z.file = l->file;
+	}
+	l = f.nr_locs ? &f.locs[0] : NULL;
+	if (l && l->file && *l->file && l->line) {
+		z.sfile = l->file;
+		z.sline = l->line;
+	}
+	return frametab_push(ft, &z);
+}
+
+static int src_time_sensitive(void *ctx, uint32_t pid)
+{
+	struct session_source *ss = ctx;
+
+	return ss->res && resolver_time_sensitive(ss->res, pid);
+}
+
+static int src_follow(void *ctx, const struct profile *p, const struct proctree *pt)
+{
+	return session_source_follow(ctx, p, pt);
+}
+
+void session_source_get(struct session_source *ss, struct frametab_source *src)
+{
+	*src = (struct frametab_source){ src_resolve, src_time_sensitive, src_follow, ss };
+}
+
+/* ---- reading ---- */
+
+struct unwind_pass {
+	struct unwinder *uw;
+	struct profile *p;
+	const struct session_opts *o;
+	uint64_t done;
+};
+
+static void progress(const struct session_opts *o, const char *what, uint64_t done, uint64_t total)
+{
+	if (o->progress)
+		o->progress(o->progress_ctx, what, done, total);
+}
+
+#define UNWINDING "unwinding user stacks"
+
+static int on_ustack(void *arg, const struct prof_ustack *u)
+{
+	struct unwind_pass *ps = arg;
+
+	if (!(++ps->done & 1023))
+		progress(ps->o, UNWINDING, ps->done, ps->p->nr_samples);
+	return unwinder_apply(ps->uw, ps->p, u);
+}
+
+/* --call-graph dwarf recordings: a second pass over the image hands each
+ * sample's stack copy to the unwinder, which replaces its user frames. */
+static int unwind_stacks(struct session *s, const struct zt_image *img, const struct session_opts *o)
+{
+	struct profile *p = &s->prof;
+	const char *cg = profile_get_meta(p, "callchain"), *path = s->path;
+	struct perfdata_opts po = { -1, o->event };
+	struct unwind_pass ps = { 0 };
+	struct unwinder_opts uo = { o->mo ? o->mo->find.symfs : NULL,
+				    o->mo ? o->mo->find.debug_dirs : NULL };
+	struct unwind_stats st;
+	char msg[256];
+	size_t n = 0;
+	int ret, i;
+
+	if (!cg || strcmp(cg, "dwarf"))
+		return 0;
+	ps.p = p;
+	ps.o = o;
+	ret = unwinder_new(p, s->pt, &uo, &ps.uw);
+	if (ret) {
+		zt_log(ZT_LOG_ERROR, "out of memory unwinding the stacks of '%s'", path);
+		return -1;
+	}
+	progress(o, UNWINDING, 0, p->nr_samples);
+	ret = s->perf ? perfdata_read_ustacks_mem(img->data, img->len, &po, on_ustack, &ps, NULL)
+		      : ztdata_read_ustacks_mem(img->data, img->len, on_ustack, &ps, NULL);
+	progress(o, UNWINDING, p->nr_samples, p->nr_samples);
+	unwinder_stats(ps.uw, &st);
+	unwinder_free(ps.uw);
+	if (ret == -ENOMEM) {
+		zt_log(ZT_LOG_ERROR, "out of memory unwinding the stacks of '%s'", path);
+		return -1;
+	}
+	if (ret) /* the first pass read this far: its warnings were given */
+		zt_warn("'%s': user stacks unwound up to where the file is damaged", path);
+	for (i = 0; i < UNWIND_NR; i++)
+		if (st.stop[i])
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s %llu", n ? ", " : "",
+					      unwind_stop_name((enum unwind_stop)i),
+					      (unsigned long long)st.stop[i]);
+	if (st.snapshots) {
+		zt_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
+			"with frame pointers; %llu binaries in %llu processes): %s",
+			(unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
+			(unsigned long long)st.spliced, (unsigned long long)st.modules,
+			(unsigned long long)st.dwfls, n ? msg : "");
+		if (st.stop[UNWIND_STACK_END] * 5 > st.snapshots)
+			zt_warn("%llu%% of the user stacks were deeper than the stack copy: record "
+				"with a larger --call-graph dwarf,SIZE for complete stacks",
+				(unsigned long long)(st.stop[UNWIND_STACK_END] * 100 / st.snapshots));
+	}
+	return 0;
+}
+
+/*
+ * Kernel symbols as perf takes them: from --kallsyms or -k/--vmlinux when
+ * given (replacing a zt.data file's own), else for perf.data (which carries
+ * none) this host's when it runs the recorded kernel build, relocated when
+ * the recording comes from another boot. -1 after an error message (a file
+ * given that cannot be read); a file that does not fit is a warning, as in
+ * perf, and the frames stay unresolved.
+ */
+static int kernel_symbols(const char *path, const struct session_opts *so, struct profile *p, int perf)
+{
+	struct ksource_opts ko = { 0 };
+	struct ksource_info info;
+	char a[2 * ZT_BUILD_ID_MAX + 1], b[2 * ZT_BUILD_ID_MAX + 1];
+	const char *file;
+	int k, fd;
+
+	if (so) {
+		ko.kallsyms = so->kallsyms;
+		ko.vmlinux = so->kallsyms ? NULL : so->vmlinux;
+		ko.cache = so->kcache;
+	}
+	file = ko.kallsyms ? ko.kallsyms : ko.vmlinux;
+	if (!file && !perf)
+		return 0; /* zt.data has its own */
+	if (file) {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			zt_log(ZT_LOG_ERROR, "cannot read '%s': %s", file, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	k = ksource_add(p, &ko, &info);
+	if (!k && (file || info.delta))
+		zt_info("kernel symbols from '%s'%s%s", info.source,
+			 info.delta ? ", moved to the recorded _text" : "",
+			 info.delta && !file ? " (this kernel, recorded in another boot)" : "");
+	else if (k == -EXDEV)
+		zt_info("kernel frames stay unresolved: '%s' was recorded by another kernel build "
+			 "or on another machine (--kallsyms FILE or --vmlinux VMLINUX of that kernel "
+			 "would resolve them)", path);
+	else if (k == -EKEYREJECTED)
+		zt_warn("'%s' has build id %s, the recorded kernel %s: not used, kernel frames stay "
+			 "unresolved (give the vmlinux of the recorded kernel)", file,
+			 info.src_bid.len ? prof_build_id_hex(&info.src_bid, a) : "none",
+			 prof_build_id_hex(&info.rec_bid, b));
+	else if (k == -ENOTSUP)
+		zt_warn("'%s' was recorded with hidden kernel addresses: '%s' cannot place them, "
+			 "the recorded kernel symbols are used", path, file);
+	else if (k == -EACCES)
+		zt_info("kernel frames stay unresolved: the kernel addresses in '%s' are hidden "
+			 "(kernel.kptr_restrict)", info.source);
+	else if (k == -ENOENT && ko.vmlinux)
+		zt_warn("'%s' has no _text symbol (not a vmlinux?): kernel frames stay unresolved", file);
+	else if (k == -ENOEXEC)
+		zt_warn("'%s' is not an ELF file with a symbol table: kernel frames stay unresolved",
+			 file);
+	else if (k && k != -EEXIST)
+		zt_info("kernel frames stay unresolved: %s: %s", info.source ? info.source : path,
+			 strerror(-k));
+	return 0;
+}
+
+/* perf.data carries no perf maps: perf report reads /tmp/perf-PID.map
+ * when it reports, and so does this, by perf's safety rule (see perfmap.h). */
+static int jit_maps(const char *path, struct profile *p)
+{
+	struct perfmap_host_info pi;
+
+	if (perfmap_add_host(p, NULL, &pi)) {
+		zt_log(ZT_LOG_ERROR, "out of memory reading the perf maps for '%s'", path);
+		return -1;
+	}
+	if (pi.used)
+		zt_info("JIT symbols from %u /tmp/perf-PID.map file%s", pi.used, pi.used == 1 ? "" : "s");
+	if (pi.refused)
+		zt_warn("'/tmp/perf-%u.map' not used: %s%s (it must be a file owned by you or root)",
+			 pi.refused_pid, procfile_why(pi.refused_err),
+			 pi.refused > 1 ? ", and more" : "");
+	return 0;
+}
+
+/* path mapped whole, or -1 after a message. Recordings are regular files:
+ * a pipe or a device (zt has no pipe mode) could be read forever. */
+static int open_recording(const char *path, struct zt_image *img)
+{
+	const char *what;
+	int ret = zt_image_open(path, img, &what);
+
+	if (ret == -ESPIPE || (!ret && img->is_dir)) {
+		zt_log(ZT_LOG_ERROR, "'%s' is %s: give a recording made by 'zt record' or 'perf record'", path,
+			  ret ? "not a regular file" : "a directory, not a recording");
+		zt_image_close(img);
+		return -1;
+	}
+	if (ret) {
+		zt_log(ZT_LOG_ERROR, "cannot %s '%s': %s%s", what, path, strerror(-ret),
+			  ret == -ENOENT ? " (record one with 'zt record')" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int load_perf(struct session *s, const struct zt_image *img, const struct session_opts *o)
+{
+	struct perfdata_opts po = { -1, o->event };
+	struct perfdata_info info;
+	struct profile *p = &s->prof;
+	const char *path = s->path;
+	int ret;
+
+	ret = perfdata_read_mem(img->data, img->len, p, &po, &info);
+	if (ret == -EBADMSG && o->force && info.good_end > info.data_offset) {
+		zt_warn("'%s': %s: using what comes before it (--force)", path, info.msg);
+	} else if (ret) {
+		int partial = ret == -EBADMSG && info.good_end > info.data_offset;
+
+		zt_log(ZT_LOG_ERROR, "'%s': %s%s", path, info.msg[0] ? info.msg : strerror(-ret),
+		       partial ? " (use -f to read the part before it)" : "");
+		return -1;
+	} else if (info.msg[0]) {
+		zt_warn("'%s': %s", path, info.msg);
+	}
+	if (kernel_symbols(path, o, p, 1))
+		return -1;
+	if (jit_maps(path, p))
+		return -1;
+	zt_info("read %zu samples of '%s' (%u events in the file), %zu mappings, %zu task events from '%s'",
+		p->nr_samples, profile_get_meta(p, "event") ? profile_get_meta(p, "event") : "?",
+		info.nr_events, p->nr_mmaps, p->nr_tasks, path);
+	return 0;
+}
+
+static int load_zt(struct session *s, const struct zt_image *img, const struct session_opts *o)
+{
+	struct ztdata_read_info info;
+	struct profile *p = &s->prof;
+	const char *path = s->path;
+	int ret;
+
+	if (o->event)
+		zt_warn("--event is for perf.data files: '%s' has one event", path);
+	ret = ztdata_read_mem(img->data, img->len, p, &info);
+	if (ret == -EBADMSG && o->force && info.good_end > 0) {
+		zt_warn("'%s': %s: using what comes before it (--force)", path, info.msg);
+	} else if (ret) {
+		int partial = ret == -EBADMSG && info.good_end;
+
+		zt_log(ZT_LOG_ERROR, "'%s': %s%s", path, info.msg[0] ? info.msg : strerror(-ret),
+		       partial ? " (use -f to read the part before it)" : "");
+		return -1;
+	} else if (info.msg[0]) {
+		zt_warn("'%s': %s", path, info.msg);
+	}
+	zt_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'", p->nr_samples,
+		p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
+	return kernel_symbols(path, o, p, 0);
+}
+
+static const struct session_opts no_opts;
+
+int session_open(struct session *s, const char *path, const struct session_opts *o)
+{
+	struct frametab_source fs;
+	struct zt_image img;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	profile_init(&s->prof);
+	if (!o)
+		o = &no_opts;
+	/* one descriptor, checked and mapped once: both passes read that image */
+	if (open_recording(path, &img))
+		return -1;
+	s->perf = perfdata_probe(img.data, img.len);
+	ret = s->perf ? load_perf(s, &img, o) : load_zt(s, &img, o);
+	/* one tree: the unwinder's and the resolver's */
+	if (!ret && proctree_new(&s->prof, &s->pt)) {
+		zt_log(ZT_LOG_ERROR, "out of memory reading '%s'", path);
+		ret = -1;
+	}
+	if (!ret)
+		ret = unwind_stacks(s, &img, o);
+	zt_image_close(&img);
+	if (!ret && (session_source_new(o, &s->src) || session_source_follow(s->src, &s->prof, s->pt))) {
+		zt_log(ZT_LOG_ERROR, "out of memory reading '%s'", path);
+		ret = -1;
+	}
+	if (ret) {
+		session_close(s);
+		return -1;
+	}
+	session_source_get(s->src, &fs);
+	frametab_init(&s->ft, s->pt, &fs);
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	frametab_release(&s->ft);
+	session_source_free(s->src);
+	proctree_free(s->pt);
+	profile_release(&s->prof);
+	memset(s, 0, sizeof(*s));
+}
+
+void session_quality_counts(const struct session *s, uint64_t counts[3])
+{
+	resolver_quality_counts(s->src->res, counts);
+}
+
+void session_weak_modules(const struct session *s,
+			  void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
+			  void *ctx)
+{
+	resolver_weak_modules(s->src->res, cb, ctx);
+}

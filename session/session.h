@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The session: the one path from a recording to resolved stacks that every
+ * command takes (report, script, flame, convert; top over a live profile).
+ * It opens a zt.data or perf.data by its magic, reads it from one mapped
+ * image (both passes of a --call-graph dwarf recording), adds the kernel
+ * and JIT symbols the recording needs, builds the one process tree, unwinds
+ * the user-stack snapshots, and resolves addresses into a frame table
+ * (libprof/frametab.h) with one set of symbol options: each unique (build
+ * id, file offset) once, whichever processes map it.
+ *
+ * Messages go through the library log (libprof/log.h), which commands
+ * print as "zt CMD: ...".
+ */
+#ifndef ZT_SESSION_H
+#define ZT_SESSION_H
+
+#include <stdint.h>
+
+#include "libprof/frametab.h"
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/symmod.h"
+
+struct session_opts {
+	int force;         /* a damaged file: read the part before the damage (with a warning) */
+	const char *event; /* perf.data: the event to read by name (NULL: the first) */
+	/* symbol sources: binaries and debug files (mo->find.symfs and
+	 * debug_dirs also serve the unwinder), GSYM cache, debuginfod, the
+	 * remote seam; NULL: the defaults */
+	const struct symmod_opts *mo;
+	const char *kallsyms, *vmlinux; /* kernel symbols from these files (--kallsyms, -k) */
+	const struct buildid_cache *kcache; /* the per-boot kallsyms cache, or NULL */
+	int no_demangle;    /* keep C++/Rust names mangled */
+	int full_signature; /* demangled C++ names keep their parameter lists */
+	/* long work (what: "unwinding user stacks"): called with done from 0
+	 * to total, and once with done == total at the end; NULL: none */
+	void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+/*
+ * A symbolizer as a frame-table source (the resolver with the session's
+ * name options), following a profile: made by session_source_new() for a
+ * profile the caller grows (zt top), or inside a session.
+ */
+struct session_source;
+
+int session_source_new(const struct session_opts *o, struct session_source **out);
+void session_source_free(struct session_source *ss);
+/*
+ * Point ss at profile p (borrowed) and its tree pt: the first time, or
+ * for another profile, a new resolver; for the same profile grown (tasks
+ * and mappings appended) and a new tree over it, the resolver follows,
+ * keeping what it resolved; p NULL: no profile (the resolver goes).
+ * Frame tables using ss must be reset to pt. 0 or -ENOMEM.
+ */
+int session_source_follow(struct session_source *ss, const struct profile *p,
+			  const struct proctree *pt);
+/* The frametab_source of ss (valid while ss lives). */
+void session_source_get(struct session_source *ss, struct frametab_source *src);
+
+struct session {
+	const char *path;    /* borrowed */
+	int perf;            /* read from a perf.data file */
+	struct profile prof; /* what the file holds, stacks unwound */
+	struct proctree *pt; /* its processes over time */
+	struct frametab ft;  /* its addresses, resolved as the consumers ask */
+	/* private */
+	struct session_source *src;
+};
+
+/*
+ * Read path into s: zt.data or perf.data (told apart by their magic,
+ * whatever the name). A truncated file is read up to its last complete
+ * part with a warning; a damaged one is an error naming the offset,
+ * unless o->force. Kernel symbols come from --kallsyms or -k when given
+ * (replacing a zt.data file's own), else, for perf.data of this host's
+ * kernel build, from /proc/kallsyms, relocated to the recorded boot's
+ * _text (symbolizer/ksource.h); perf.data also gets this host's
+ * /tmp/perf-PID.map files, read as perf reads them. A --call-graph dwarf
+ * recording has its user stacks unwound. path must be a regular file (a
+ * pipe, FIFO, device or directory is refused without waiting or reading);
+ * it is opened and mapped once.
+ * Returns 0, or -1 after an error message (s is then released).
+ */
+int session_open(struct session *s, const char *path, const struct session_opts *o);
+void session_close(struct session *s);
+
+/* Unique frames resolved so far at each quality (ZT_FRAME_*). */
+void session_quality_counts(const struct session *s, uint64_t counts[3]);
+/* Each module opened that gave less than full symbols: cb(module, its
+ * quality, why). */
+void session_weak_modules(const struct session *s,
+			  void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
+			  void *ctx);
+
+#endif
