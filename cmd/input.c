@@ -8,7 +8,7 @@ static void on_progress(void *ctx, const char *what, uint64_t done, uint64_t tot
 {
 	struct cmd_progress *p = ctx;
 
-	if (p->what != what) {
+	if (!p->what || strcmp(p->what, what)) {
 		cmd_progress_start(p, what, total);
 		p->what = what;
 	}
