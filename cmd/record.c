@@ -127,6 +127,13 @@ struct bid_memo {
 	struct prof_build_id bid;
 };
 
+/* The command to record, forked and held until sampling runs. */
+struct workload {
+	pid_t pid;
+	int go_fd;  /* write a byte to start it */
+	int err_fd; /* exec failure reports errno here; EOF means exec worked */
+};
+
 struct record {
 	/* options */
 	struct target tg; /* -a -p -t -C -e -F -c, and what they settle */
@@ -174,11 +181,25 @@ struct record {
 	uint64_t samples, lost_samples, lost_events;
 	uint64_t ustacks, ustack_bytes; /* snapshots written, their stack bytes */
 	uint64_t t_start, t_end;
-	pid_t child;
 	const char *path_kind; /* "bpf" or "perf_event" */
 	struct outfile out;    /* the output file, its new copy until sampling runs */
 	bool started;          /* sampling ran: the output is worth keeping */
 	bool want_kernel;      /* kernel frames will be symbolized: collect their addresses */
+
+	/* the sampling */
+	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
+	bool use_bpf;          /* the BPF sampler, else perf_event's ring buffer */
+	struct sampler *smp;   /* use_bpf */
+	struct perfev *pev;    /* !use_bpf */
+	struct perfev *sideband; /* use_bpf: the kernel's side-band */
+	struct perfev_cbs cbs; /* the side-band (and perf_event samples) into r */
+	struct sampler_stats sst; /* use_bpf: the sampler's, when it stopped */
+
+	/* the workload */
+	char **command;        /* after the options, NULL-terminated; NULL: none */
+	struct workload wl;
+	int child_status;      /* valid when child_done */
+	bool child_done;       /* it exited and was waited for */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -877,12 +898,6 @@ static void note_jitdump(struct record *r, const struct prof_mmap *m)
 
 /* ---- the workload --------------------------------------------------------- */
 
-struct workload {
-	pid_t pid;
-	int go_fd;  /* write a byte to start it */
-	int err_fd; /* exec failure reports errno here; EOF means exec worked */
-};
-
 static int workload_prepare(struct workload *wl, char **argv)
 {
 	int go[2], er[2];
@@ -1027,161 +1042,197 @@ static const char *const record_usage[] = {
 	NULL,
 };
 
-int cmd_record(int argc, char **argv)
+/* The options into r; the workload's command starts at argv[*rest]. What
+ * opts_parse() returns. */
+static int parse_options(struct record *r, int argc, char **argv, int *rest)
 {
-	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" },
-			    .out = { .fd = -1, .dirfd = -1 } };
 	const struct opt options[] = {
-		{ OPT_BOOL, 'a', "all-cpus", &r.tg.all_cpus, NULL, "system-wide collection from all CPUs" },
-		TARGET_OPTIONS(r.tg, "record"),
-		{ OPT_U64, 'c', "count", &r.tg.period, "n", "sample every n events (ns for cpu-clock)" },
-		{ OPT_BOOL, 'g', NULL, &r.callgraph, NULL, "record call graphs (frame pointers)" },
-		{ OPT_STRING, 0, "call-graph", &r.callgraph_mode, "mode",
+		{ OPT_BOOL, 'a', "all-cpus", &r->tg.all_cpus, NULL, "system-wide collection from all CPUs" },
+		TARGET_OPTIONS(r->tg, "record"),
+		{ OPT_U64, 'c', "count", &r->tg.period, "n", "sample every n events (ns for cpu-clock)" },
+		{ OPT_BOOL, 'g', NULL, &r->callgraph, NULL, "record call graphs (frame pointers)" },
+		{ OPT_STRING, 0, "call-graph", &r->callgraph_mode, "mode",
 		  "fp (frame pointers, as -g), or dwarf[,size]: also the user registers and size "
 		  "bytes of user stack per sample (default 8192, at most 65528), to unwind code "
 		  "without frame pointers" },
-		{ OPT_STRING, 'o', "output", &r.output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
-		{ OPT_DOUBLE, 0, "duration", &r.duration, "secs", "stop after this many seconds" },
-		{ OPT_COUNT, 'v', "verbose", &r.verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
-		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "do not print any message" },
+		{ OPT_STRING, 'o', "output", &r->output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
+		{ OPT_DOUBLE, 0, "duration", &r->duration, "secs", "stop after this many seconds" },
+		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
+		{ OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message" },
 		OPT_EOL
 	};
-	struct target *tg = &r.tg;
-	struct sampler_opts so = { 0 };
-	struct sampler *smp = NULL;
-	struct perfev *pev = NULL, *sideband = NULL;
-	struct perfev_cbs cbs;
-	struct workload wl = { -1, -1, -1 };
-	uint64_t last_flush, deadline = 0;
-	bool privileged, use_bpf;
-	const char *missing;
-	struct ztdata_stats zst;
-	struct sampler_stats sst = { 0 };
-	char msg[256];
-	int rest, ret = ZT_EXIT_FAIL, err, i, child_status = 0;
-	bool child_done = false;
-	struct sigaction sa;
 
-	switch (opts_parse("record", record_usage, options, argc, argv, &rest)) {
-	case OPTS_HELP:
-		return ZT_EXIT_OK;
-	case OPTS_ERROR:
-		return ZT_EXIT_USAGE;
-	}
-	cmd_setup("record", r.quiet ? -1 : r.verbose);
-	argc -= rest;
-	argv += rest;
-	cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, &r };
+	return opts_parse("record", record_usage, options, argc, argv, rest);
+}
 
-	if (r.callgraph_mode && parse_callgraph(&r, r.callgraph_mode))
+/* What the options settle, and whether they go together: ZT_EXIT_OK, or
+ * ZT_EXIT_USAGE after a message. */
+static int check_options(struct record *r)
+{
+	struct target *tg = &r->tg;
+
+	if (r->callgraph_mode && parse_callgraph(r, r->callgraph_mode))
 		return ZT_EXIT_USAGE;
 	if (target_parse_event(tg))
 		return ZT_EXIT_USAGE;
-	if (!!tg->pids + !!tg->tids + (argc > 0) > 1) {
+	if (!!tg->pids + !!tg->tids + (r->command != NULL) > 1) {
 		cmd_error("give only one of -p, -t and a command");
 		return ZT_EXIT_USAGE;
 	}
-	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !argc) {
+	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command) {
 		cmd_error("nothing to record: give a command, -p PID, -t TID, -C CPUS or -a (see 'zt record -h')");
 		return ZT_EXIT_USAGE;
 	}
-	ret = target_parse_ids(tg);
-	if (ret != ZT_EXIT_OK)
-		goto out;
-	ret = ZT_EXIT_FAIL;
+	return ZT_EXIT_OK;
+}
 
-	/* Privileges: decide the sampler before anything starts. */
-	privileged = target_privileged(&missing);
-	if (!privileged && (tg->all_cpus || tg->cpu_list)) {
+/* Privileges decide the sampler before anything starts. 0, or -1 after a
+ * message. */
+static int choose_sampler(struct record *r)
+{
+	struct target *tg = &r->tg;
+	const char *missing;
+
+	r->privileged = target_privileged(&missing);
+	if (!r->privileged && (tg->all_cpus || tg->cpu_list)) {
 		target_privileges_error(tg->all_cpus ? "system-wide recording (-a)"
 						      : "system-wide recording (-C)", missing);
-		goto out;
+		return -1;
 	}
-	use_bpf = privileged && target_bpf_loadable();
-	if (!privileged)
+	r->use_bpf = r->privileged && target_bpf_loadable();
+	if (!r->privileged)
 		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: recording user-space stacks of %s only, through perf_event "
-			 "(run with sudo for kernel stacks and -a)", argc ? "the command" : "the given processes");
-	r.path_kind = use_bpf ? "bpf" : "perf_event";
-	r.want_kernel = privileged;
-	r.filtered = !tg->all_cpus && !tg->cpu_list;
+			 "(run with sudo for kernel stacks and -a)",
+			 r->command ? "the command" : "the given processes");
+	r->path_kind = r->use_bpf ? "bpf" : "perf_event";
+	r->want_kernel = r->privileged;
+	r->filtered = !tg->all_cpus && !tg->cpu_list;
+	return 0;
+}
 
-	if (open_output(&r))
-		goto out;
-	r.cache_ok = !buildid_cache_init(&r.cache);
+/* The output file, the build-id cache, and whether the file may show
+ * kernel addresses. 0, or -1 after a message. */
+static int prepare_output(struct record *r)
+{
+	if (open_output(r))
+		return -1;
+	r->cache_ok = !buildid_cache_init(&r->cache);
 	/* the file goes to the sudo user: kernel addresses only if they may see them */
-	r.hide_kaddr = privileged && r.out.handed_over && !users_see_kaddr();
-	if (r.hide_kaddr) {
+	r->hide_kaddr = r->privileged && r->out.handed_over && !users_see_kaddr();
+	if (r->hide_kaddr) {
 		cmd_info("'%s' goes to the sudo user, who may not read kernel addresses: kernel "
-			 "frames are stored as symbol slots, not addresses (see zt-data(5))", r.output);
+			 "frames are stored as symbol slots, not addresses (see zt-data(5))",
+			 r->output);
 		/* the symbols are needed before the first sample (0.2 s, less from the cache) */
-		kernel_read(&r, NULL, 0);
+		kernel_read(r, NULL, 0);
 	}
+	return 0;
+}
+
+/* The workload forked (held until sampling runs), and the processes to
+ * track. 0, or -1 after a message. */
+static int prepare_workload(struct record *r)
+{
+	int err, i;
+
 	signal(SIGPIPE, SIG_IGN);
-
-	if (argc && (err = workload_prepare(&wl, argv))) {
-		cmd_error("cannot start '%s': %s", argv[0], strerror(-err));
-		goto out;
+	if (r->command && (err = workload_prepare(&r->wl, r->command))) {
+		cmd_error("cannot start '%s': %s", r->command[0], strerror(-err));
+		return -1;
 	}
-	if (wl.pid > 0)
-		track(&r, (uint32_t)wl.pid);
-	for (i = 0; i < tg->nr_pids; i++)
-		track(&r, (uint32_t)tg->pid_list[i]);
+	if (r->wl.pid > 0)
+		track(r, (uint32_t)r->wl.pid);
+	for (i = 0; i < r->tg.nr_pids; i++)
+		track(r, (uint32_t)r->tg.pid_list[i]);
+	return 0;
+}
 
+/* The sampler, falling back to another event as target_fallback() says.
+ * 0, or -1 after a message. */
+static int open_sampler(struct record *r)
+{
+	struct target *tg = &r->tg;
+	struct sampler_opts so = { 0 };
+	char msg[256];
+	int err;
+
+	r->cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, r };
 	target_sampler_opts(tg, &so);
-	so.filter_mode = tg->tids ? ZT_FILTER_TID : r.filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
-	so.callchain = r.callgraph;
-	so.ustack_size = r.stack_size;
+	so.filter_mode = tg->tids ? ZT_FILTER_TID : r->filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.callchain = r->callgraph;
+	so.ustack_size = r->stack_size;
 	do {
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
-		if (use_bpf) {
-			err = sampler_open(&so, on_bpf_sample, &r, &smp, msg, sizeof(msg));
+		if (r->use_bpf) {
+			err = sampler_open(&so, on_bpf_sample, r, &r->smp, msg, sizeof(msg));
 		} else {
 			struct perfev_opts po = {
 				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
-				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = r.callgraph != 0, .ustack_size = r.stack_size,
-				.sideband = true, .enable_on_exec = r.filtered && wl.pid > 0,
-				.inherit = r.filtered && !tg->tids,
+				.freq_or_period = so.freq_or_period,
+				.exclude_kernel = !r->privileged,
+				.callchain = r->callgraph != 0, .ustack_size = r->stack_size,
+				.sideband = true, .enable_on_exec = r->filtered && r->wl.pid > 0,
+				.inherit = r->filtered && !tg->tids,
 				/* snapshots: 8 KiB a sample; unprivileged, perf_event_mlock_kb
 				 * (516 KiB a CPU) caps the rings */
-				.ring_pages = privileged ? (r.stack_size ? 512 : 256)
-							 : (r.stack_size ? 128 : 64),
+				.ring_pages = r->privileged ? (r->stack_size ? 512 : 256)
+							    : (r->stack_size ? 128 : 64),
 			};
 
 			msg[0] = 0;
-			err = perfev_new(&po, &cbs, &pev);
+			err = perfev_new(&po, &r->cbs, &r->pev);
 			if (!err)
-				err = !r.filtered ? target_open_cpus(tg, pev, -1)
-				      : wl.pid > 0 ? target_open_cpus(tg, pev, wl.pid)
-						   : target_open_threads(tg, pev);
+				err = !r->filtered ? target_open_cpus(tg, r->pev, -1)
+				      : r->wl.pid > 0 ? target_open_cpus(tg, r->pev, r->wl.pid)
+						      : target_open_threads(tg, r->pev);
 			if (err) {
-				perfev_free(pev);
-				pev = NULL;
+				perfev_free(r->pev);
+				r->pev = NULL;
 			}
 		}
 	} while (err && target_fallback(tg, err));
 	if (err) {
 		target_open_error(tg, err, msg, "record");
-		goto out_kill;
+		return -1;
 	}
-	if (use_bpf) {
-		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	return 0;
+}
 
-		err = perfev_new(&po, &cbs, &sideband);
-		if (!err)
-			err = target_open_sideband(tg, sideband, tg->cpu_list && !tg->all_cpus);
-		if (err) {
-			cmd_error("cannot open the side-band events: %s", strerror(-err));
-			goto out_kill;
-		}
-		target_sampler_filter(tg, smp);
-		if (wl.pid > 0)
-			sampler_add_tgid(smp, (uint32_t)wl.pid);
+/* With BPF, the kernel's side-band comes from perf_event apart, and the
+ * sampler learns which processes to keep. 0, or -1 after a message. */
+static int open_sideband(struct record *r)
+{
+	struct target *tg = &r->tg;
+	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	int err;
+
+	if (!r->use_bpf)
+		return 0;
+	err = perfev_new(&po, &r->cbs, &r->sideband);
+	if (!err)
+		err = target_open_sideband(tg, r->sideband, tg->cpu_list && !tg->all_cpus);
+	if (err) {
+		cmd_error("cannot open the side-band events: %s", strerror(-err));
+		return -1;
 	}
+	target_sampler_filter(tg, r->smp);
+	if (r->wl.pid > 0)
+		sampler_add_tgid(r->smp, (uint32_t)r->wl.pid);
+	return 0;
+}
 
-	r.t_start = now_ns();
-	write_meta(&r, argc + rest, argv - rest, tg->ev->name, tg->freq, tg->period);
+/* The header (argc, argv: zt record's own, for its command line), the
+ * signals caught, then the side-band, the processes already there, and
+ * the samples. 0, or -1 after a message. */
+static int start_sampling(struct record *r, int argc, char **argv)
+{
+	struct target *tg = &r->tg;
+	struct sigaction sa;
+	int err, i;
+
+	r->t_start = now_ns();
+	write_meta(r, argc, argv, tg->ev->name, tg->freq, tg->period);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1191,63 +1242,81 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 
 	/* side-band first, then existing processes, then the samples */
-	if (sideband)
-		perfev_enable(sideband);
-	if (!r.filtered)
-		procsynth_all(r.t_start, &cbs);
+	if (r->sideband)
+		perfev_enable(r->sideband);
+	if (!r->filtered)
+		procsynth_all(r->t_start, &r->cbs);
 	for (i = 0; i < tg->nr_pids; i++)
-		procsynth_pid(tg->pid_list[i], r.t_start, &cbs);
+		procsynth_pid(tg->pid_list[i], r->t_start, &r->cbs);
 	for (i = 0; i < tg->nr_tids; i++) {
 		int tgid = target_tgid(tg->tid_list[i]);
 
-		track(&r, (uint32_t)tgid);
-		procsynth_pid(tgid, r.t_start, &cbs);
+		track(r, (uint32_t)tgid);
+		procsynth_pid(tgid, r->t_start, &r->cbs);
 	}
-	err = use_bpf ? sampler_start(smp) : (r.filtered && wl.pid > 0 ? 0 : perfev_enable(pev));
+	err = r->use_bpf ? sampler_start(r->smp)
+			 : (r->filtered && r->wl.pid > 0 ? 0 : perfev_enable(r->pev));
 	if (err) {
 		cmd_error("cannot start sampling: %s", strerror(-err));
-		goto out_kill;
+		return -1;
 	}
-	if (wl.pid > 0) {
-		err = workload_start(&wl);
-		if (err) {
-			cmd_error("cannot run '%s': %s", argv[0], strerror(-err));
-			waitpid(wl.pid, NULL, 0);
-			wl.pid = -1;
-			goto out;
-		}
+	return 0;
+}
+
+/* Let the workload exec (perf_event sampling starts with it). 0, or -1
+ * after a message. */
+static int start_workload(struct record *r)
+{
+	int err;
+
+	if (r->wl.pid <= 0)
+		return 0;
+	err = workload_start(&r->wl);
+	if (err) {
+		cmd_error("cannot run '%s': %s", r->command[0], strerror(-err));
+		waitpid(r->wl.pid, NULL, 0);
+		r->wl.pid = -1;
+		return -1;
 	}
-	/* running: the new recording replaces the old one (which becomes .old) */
-	if (outfile_commit(&r.out, true))
-		goto out_kill;
-	r.started = true;
-	if (r.duration > 0)
-		deadline = r.t_start + (uint64_t)(r.duration * 1e9);
+	return 0;
+}
+
+/* Drain the rings until a signal, the end of --duration, of the workload
+ * or of every target, or a write error; settle the side-band and flush
+ * the file every FLUSH_NS. */
+static void run_loop(struct record *r)
+{
+	struct target *tg = &r->tg;
+	uint64_t last_flush, deadline = 0;
+	int err;
+
+	if (r->duration > 0)
+		deadline = r->t_start + (uint64_t)(r->duration * 1e9);
 	last_flush = now_ns();
 
 	while (!stop_flag) {
 		uint64_t t;
 
-		if (use_bpf) {
-			err = sampler_poll(smp, 100);
+		if (r->use_bpf) {
+			err = sampler_poll(r->smp, 100);
 			if (err < 0 && err != -EINTR) {
 				cmd_error("reading samples failed: %s", strerror(-err));
 				break;
 			}
 		} else {
-			perfev_wait(pev, 100);
-			perfev_drain(pev);
+			perfev_wait(r->pev, 100);
+			perfev_drain(r->pev);
 		}
-		if (sideband)
-			perfev_drain(sideband);
-		if (r.new_sampled.n) {
-			cache_deferred(&r, &r.new_sampled);
-			u64set_release(&r.new_sampled);
+		if (r->sideband)
+			perfev_drain(r->sideband);
+		if (r->new_sampled.n) {
+			cache_deferred(r, &r->new_sampled);
+			u64set_release(&r->new_sampled);
 		}
-		if (child_exited && wl.pid > 0 && !child_done) {
+		if (child_exited && r->wl.pid > 0 && !r->child_done) {
 			child_exited = 0;
-			if (waitpid(wl.pid, &child_status, WNOHANG) == wl.pid) {
-				child_done = true;
+			if (waitpid(r->wl.pid, &r->child_status, WNOHANG) == r->wl.pid) {
+				r->child_done = true;
 				break;
 			}
 		}
@@ -1256,141 +1325,212 @@ int cmd_record(int argc, char **argv)
 			break;
 		/* snapshots compress better in larger chunks */
 		if (t - last_flush >= FLUSH_NS ||
-		    ztdata_writer_pending(r.w) > (r.stack_size ? 16u << 20 : 4u << 20)) {
-			if (r.filtered)
-				settle_pending(&r, false);
-			snapshot_perfmaps(&r);
-			kernel_flush(&r);
-			note_err(&r, ztdata_writer_flush(r.w));
+		    ztdata_writer_pending(r->w) > (r->stack_size ? 16u << 20 : 4u << 20)) {
+			if (r->filtered)
+				settle_pending(r, false);
+			snapshot_perfmaps(r);
+			kernel_flush(r);
+			note_err(r, ztdata_writer_flush(r->w));
 			last_flush = t;
-			if (r.err)
+			if (r->err)
 				break;
 			/* like perf: stop when every target is gone */
 			if ((tg->nr_pids || tg->nr_tids) && !target_alive(tg))
 				break;
 		}
 	}
+}
 
+/* Stop the workload if it still runs, then the sampling, and drain what
+ * is still queued. */
+static void stop_sampling(struct record *r)
+{
 	/* Interrupted, timed out or failed with the workload still running:
 	 * end it, as perf does, so zt does not wait for it. */
-	if (wl.pid > 0 && !child_done)
-		kill(wl.pid, SIGTERM);
+	if (r->wl.pid > 0 && !r->child_done)
+		kill(r->wl.pid, SIGTERM);
 
-	/* Stop sampling, then drain what is still queued. */
-	if (use_bpf) {
-		sampler_stop(smp);
-		sampler_poll(smp, 0);
-		sampler_get_stats(smp, &sst);
-		r.lost_samples += sst.lost;
+	if (r->use_bpf) {
+		sampler_stop(r->smp);
+		sampler_poll(r->smp, 0);
+		sampler_get_stats(r->smp, &r->sst);
+		r->lost_samples += r->sst.lost;
 	} else {
-		perfev_disable(pev);
-		perfev_drain(pev);
+		perfev_disable(r->pev);
+		perfev_drain(r->pev);
 	}
-	if (sideband)
-		perfev_drain(sideband);
-	r.t_end = now_ns();
-	if (r.filtered)
-		settle_pending(&r, true);
-	snapshot_perfmaps(&r);
-	cache_sampled_binaries(&r);
-	kernel_flush(&r);
-	note_err(&r, ztdata_write_lost(r.w, r.lost_samples, r.lost_events));
-	if (r.skipped.len) {
-		zbuf_put_u8(&r.skipped, 0);
-		if (!r.skipped.err)
-			note_err(&r, ztdata_write_meta(r.w, "skipped_files", (const char *)r.skipped.data));
-	}
-	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)r.t_end);
-	note_err(&r, ztdata_write_meta(r.w, "time_end", msg));
-	if (use_bpf && sst.run_cnt) {
-		snprintf(msg, sizeof(msg), "%llu", (unsigned long long)sst.run_ns);
-		ztdata_write_meta(r.w, "bpf_run_ns", msg);
-	}
-	note_err(&r, ztdata_writer_finish(r.w));
-	if (r.err) {
-		cmd_error("cannot write '%s': %s", r.output, strerror(-r.err));
-		goto out_kill;
-	}
-	ztdata_writer_stats(r.w, &zst);
-	if (!r.quiet) {
-		fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-			(double)zst.bytes / (1024.0 * 1024.0), r.output, (unsigned long long)zst.samples);
-		if (r.lost_samples || r.lost_events)
-			fprintf(stderr, "[ zt record: lost %llu samples and %llu side-band events ]\n",
-				(unsigned long long)r.lost_samples, (unsigned long long)r.lost_events);
-		else
-			fprintf(stderr, "[ zt record: no samples lost ]\n");
-		if (use_bpf && sst.run_cnt)
-			cmd_info("BPF program: %llu runs, %.3f us per run, %.3f us per sample sent",
-				 (unsigned long long)sst.run_cnt, (double)sst.run_ns / 1000.0 / (double)sst.run_cnt,
-				 sst.samples ? (double)sst.run_ns / 1000.0 / (double)sst.samples : 0.0);
-		if (r.stack_size)
-			cmd_info("stack snapshots: %llu of %llu samples, %.1f KiB of stack each on average "
-				 "(%.3f MB in all); the file: %.1f bytes per sample",
-				 (unsigned long long)r.ustacks, (unsigned long long)zst.samples,
-				 r.ustacks ? (double)r.ustack_bytes / 1024.0 / (double)r.ustacks : 0.0,
-				 (double)r.ustack_bytes / (1024.0 * 1024.0),
-				 zst.samples ? (double)zst.bytes / (double)zst.samples : 0.0);
-	}
-	ret = ZT_EXIT_OK;
+	if (r->sideband)
+		perfev_drain(r->sideband);
+	r->t_end = now_ns();
+}
 
-out_kill:
-	if (wl.pid > 0 && !child_done) {
-		if (wl.go_fd >= 0) {
+/* What is still pending, the counts, the end time and the index into the
+ * file. 0, or -1 after a message. */
+static int finish_output(struct record *r)
+{
+	char num[32];
+
+	if (r->filtered)
+		settle_pending(r, true);
+	snapshot_perfmaps(r);
+	cache_sampled_binaries(r);
+	kernel_flush(r);
+	note_err(r, ztdata_write_lost(r->w, r->lost_samples, r->lost_events));
+	if (r->skipped.len) {
+		zbuf_put_u8(&r->skipped, 0);
+		if (!r->skipped.err)
+			note_err(r, ztdata_write_meta(r->w, "skipped_files",
+						      (const char *)r->skipped.data));
+	}
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->t_end);
+	note_err(r, ztdata_write_meta(r->w, "time_end", num));
+	if (r->use_bpf && r->sst.run_cnt) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->sst.run_ns);
+		ztdata_write_meta(r->w, "bpf_run_ns", num);
+	}
+	note_err(r, ztdata_writer_finish(r->w));
+	if (r->err) {
+		cmd_error("cannot write '%s': %s", r->output, strerror(-r->err));
+		return -1;
+	}
+	return 0;
+}
+
+/* perf's closing lines on stderr, and with -v the sampler's costs. */
+static void print_summary(struct record *r)
+{
+	const struct sampler_stats *sst = &r->sst;
+	struct ztdata_stats zst;
+
+	ztdata_writer_stats(r->w, &zst);
+	if (r->quiet)
+		return;
+	fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+		(double)zst.bytes / (1024.0 * 1024.0), r->output, (unsigned long long)zst.samples);
+	if (r->lost_samples || r->lost_events)
+		fprintf(stderr, "[ zt record: lost %llu samples and %llu side-band events ]\n",
+			(unsigned long long)r->lost_samples, (unsigned long long)r->lost_events);
+	else
+		fprintf(stderr, "[ zt record: no samples lost ]\n");
+	if (r->use_bpf && sst->run_cnt)
+		cmd_info("BPF program: %llu runs, %.3f us per run, %.3f us per sample sent",
+			 (unsigned long long)sst->run_cnt,
+			 (double)sst->run_ns / 1000.0 / (double)sst->run_cnt,
+			 sst->samples ? (double)sst->run_ns / 1000.0 / (double)sst->samples : 0.0);
+	if (r->stack_size)
+		cmd_info("stack snapshots: %llu of %llu samples, %.1f KiB of stack each on average "
+			 "(%.3f MB in all); the file: %.1f bytes per sample",
+			 (unsigned long long)r->ustacks, (unsigned long long)zst.samples,
+			 r->ustacks ? (double)r->ustack_bytes / 1024.0 / (double)r->ustacks : 0.0,
+			 (double)r->ustack_bytes / (1024.0 * 1024.0),
+			 zst.samples ? (double)zst.bytes / (double)zst.samples : 0.0);
+}
+
+/* The workload waited for: ended first when it still runs after a failure,
+ * and never run when it was held. Returns ret, or after a success the
+ * workload's exit status, which zt record passes on. */
+static int end_workload(struct record *r, int ret)
+{
+	if (r->wl.pid > 0 && !r->child_done) {
+		if (r->wl.go_fd >= 0) {
 			/* never started: let it die without running */
-			close(wl.go_fd);
-			wl.go_fd = -1;
+			close(r->wl.go_fd);
+			r->wl.go_fd = -1;
 		}
 		if (ret != ZT_EXIT_OK)
-			kill(wl.pid, SIGTERM);
-		while (waitpid(wl.pid, &child_status, 0) < 0 && errno == EINTR)
+			kill(r->wl.pid, SIGTERM);
+		while (waitpid(r->wl.pid, &r->child_status, 0) < 0 && errno == EINTR)
 			;
-		child_done = true;
+		r->child_done = true;
 	}
-	if (child_done && ret == ZT_EXIT_OK) {
+	if (r->child_done && ret == ZT_EXIT_OK) {
 		/* pass the workload's status on */
-		if (WIFEXITED(child_status))
-			ret = WEXITSTATUS(child_status);
-		else if (WIFSIGNALED(child_status))
-			ret = 128 + WTERMSIG(child_status);
+		if (WIFEXITED(r->child_status))
+			ret = WEXITSTATUS(r->child_status);
+		else if (WIFSIGNALED(r->child_status))
+			ret = 128 + WTERMSIG(r->child_status);
 	}
-out:
-	if (wl.go_fd >= 0)
-		close(wl.go_fd);
-	if (wl.err_fd >= 0)
-		close(wl.err_fd);
-	sampler_free(smp);
-	perfev_free(pev);
-	perfev_free(sideband);
-	ztdata_writer_free(r.w);
+	return ret;
+}
+
+static void record_release(struct record *r)
+{
+	if (r->wl.go_fd >= 0)
+		close(r->wl.go_fd);
+	if (r->wl.err_fd >= 0)
+		close(r->wl.err_fd);
+	sampler_free(r->smp);
+	perfev_free(r->pev);
+	perfev_free(r->sideband);
+	ztdata_writer_free(r->w);
 	/* nothing was recorded: the new file goes, the old one stays as it was */
-	outfile_release(&r.out);
-	for (size_t k = 0; k < r.nr_pend; k++)
-		if (r.pend[k].is_mmap)
-			free(r.pend[k].m.path);
-	free(r.pend);
-	free(r.memo);
-	u64set_release(&r.tracked);
-	u64set_release(&r.sampled);
-	for (size_t k = 0; k < r.nr_pmaps; k++) {
-		free(r.pmaps[k].path);
-		if (r.pmaps[k].fd >= 0)
-			close(r.pmaps[k].fd);
+	outfile_release(&r->out);
+	for (size_t k = 0; k < r->nr_pend; k++)
+		if (r->pend[k].is_mmap)
+			free(r->pend[k].m.path);
+	free(r->pend);
+	free(r->memo);
+	u64set_release(&r->tracked);
+	u64set_release(&r->sampled);
+	for (size_t k = 0; k < r->nr_pmaps; k++) {
+		free(r->pmaps[k].path);
+		if (r->pmaps[k].fd >= 0)
+			close(r->pmaps[k].fd);
 	}
-	zbuf_release(&r.skipped);
-	u64set_release(&r.new_sampled);
-	for (size_t k = 0; k < r.nr_deferred; k++)
-		free(r.deferred[k].path);
-	free(r.deferred);
-	free(r.forks);
-	free(r.pmaps);
-	u64set_release(&r.bid_cached);
-	u64set_release(&r.kips);
-	free(r.knew);
-	free(r.ktext);
-	kallsyms_free(r.ktab);
-	if (r.cache_ok)
-		buildid_cache_release(&r.cache);
-	target_release(tg);
+	zbuf_release(&r->skipped);
+	u64set_release(&r->new_sampled);
+	for (size_t k = 0; k < r->nr_deferred; k++)
+		free(r->deferred[k].path);
+	free(r->deferred);
+	free(r->forks);
+	free(r->pmaps);
+	u64set_release(&r->bid_cached);
+	u64set_release(&r->kips);
+	free(r->knew);
+	free(r->ktext);
+	kallsyms_free(r->ktab);
+	if (r->cache_ok)
+		buildid_cache_release(&r->cache);
+	target_release(&r->tg);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" },
+			    .out = { .fd = -1, .dirfd = -1 }, .wl = { -1, -1, -1 } };
+	int rest, ret;
+
+	switch (parse_options(&r, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("record", r.quiet ? -1 : r.verbose);
+	r.command = rest < argc ? argv + rest : NULL;
+	ret = check_options(&r);
+	if (ret != ZT_EXIT_OK)
+		return ret;
+	ret = target_parse_ids(&r.tg);
+	if (ret != ZT_EXIT_OK)
+		goto out;
+	ret = ZT_EXIT_FAIL;
+	if (choose_sampler(&r) || prepare_output(&r) || prepare_workload(&r) || open_sampler(&r) ||
+	    open_sideband(&r) || start_sampling(&r, argc, argv) || start_workload(&r))
+		goto out;
+	/* running: the new recording replaces the old one (which becomes .old) */
+	if (outfile_commit(&r.out, true))
+		goto out;
+	r.started = true;
+	run_loop(&r);
+	stop_sampling(&r);
+	if (finish_output(&r))
+		goto out;
+	print_summary(&r);
+	ret = ZT_EXIT_OK;
+out:
+	/* after a failure with the workload held or running, it is ended */
+	ret = end_workload(&r, ret);
+	record_release(&r);
 	return ret;
 }

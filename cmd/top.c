@@ -25,6 +25,7 @@
 #include "symbolizer/ksource.h"
 #include "cmd/target.h"
 #include "cmd/top.h"
+#include "cmd/top_tui.h"
 #include "cmd/tui.h"
 #include "libprof/log.h"
 #include "session/session.h"
@@ -45,209 +46,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- what is shown ---- */
-
-int top_rows(struct top *t, const struct hist_entry ***out, size_t *n)
-{
-	const struct hist *h = &t->live.hist;
-	const struct hist_entry **rows;
-	size_t i, k = 0, nr;
-	int ret = hist_sort(&t->live.hist, t->children, t->percent_limit, &rows, &nr);
-
-	if (ret)
-		return ret;
-	for (i = 0; i < nr; i++) {
-		const struct hist_entry *e = rows[i];
-
-		if ((t->hide_kernel && e->f.kernel) || (t->hide_user && !e->f.kernel))
-			continue;
-		if (t->count_filter && (t->children ? e->children_nr : e->self_nr) <= t->count_filter)
-			continue;
-		if ((t->zoom_dso && e->f.dso != t->zoom_dso - 1) ||
-		    (t->zoom_comm && e->f.comm != t->zoom_comm - 1))
-			continue;
-		if (t->filter[0] && !strstr(hist_str(h, e->f.sym), t->filter))
-			continue;
-		rows[k++] = e;
-	}
-	*out = rows;
-	*n = k;
-	return 0;
-}
-
-/* perf's convert_unit(): 1K, 2M, ... */
-static void scaled(uint64_t v, char *buf, size_t size)
-{
-	static const char units[] = "KMG";
-	double d = (double)v;
-	int i = -1;
-
-	while (d >= 1000 && i < 2) {
-		d /= 1000;
-		i++;
-	}
-	if (i < 0)
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, size, "%.*f%c", d < 10 ? 1 : 0, d, units[i]);
-}
-
-void top_title(const struct top *t, char *buf, size_t size)
-{
-	const struct live *l = &t->live;
-	char rate[32], freq[32] = "";
-	size_t n;
-
-	scaled(t->secs > 0 ? (uint64_t)((double)l->last.samples / t->secs + 0.5) : l->last.samples,
-	       rate, sizeof(rate));
-	if (t->tg.freq)
-		snprintf(freq, sizeof(freq), ", %llu Hz", (unsigned long long)t->tg.freq);
-	n = (size_t)snprintf(buf, size,
-			     "Samples: %s/s of event '%s'%s, Event count (approx.): %llu, lost: %llu/%llu, %s",
-			     rate, t->event_name, freq, (unsigned long long)l->hist.total,
-			     (unsigned long long)t->lost_last, (unsigned long long)t->lost_total, t->target);
-	if (n < size && t->targets_gone)
-		n += (size_t)snprintf(buf + n, size - n, " (exited)");
-	if (n < size && (t->zero || t->hide_kernel || t->hide_user))
-		snprintf(buf + n, size - n, " [%s%s%s]", t->zero ? "z" : "", t->hide_kernel ? "K" : "",
-			 t->hide_user ? "U" : "");
-}
-
-void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, size_t size)
-{
-	const struct hist *h = &t->live.hist;
-	char tmp[1200];
-	size_t len = 0;
-	unsigned k;
-
-	buf[0] = 0;
-	for (k = 0; k < h->nr_keys && len < size; k++)
-		len += (size_t)snprintf(buf + len, size - len, "%s\t",
-					hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)));
-}
-
-void top_layout(const struct top *t, const struct hist_entry *const *rows, size_t n, int cols,
-		struct top_cols *c)
-{
-	const struct hist *h = &t->live.hist;
-	char buf[1200];
-	unsigned k;
-	size_t i;
-
-	for (k = 0; k < h->nr_keys; k++) {
-		int w = (int)strlen(hist_key_title(h->keys[k]));
-
-		for (i = 0; i < n; i++) {
-			int l = (int)strlen(hist_key_text(&t->live.hist, rows[i], h->keys[k], buf, sizeof(buf)));
-
-			if (l > w)
-				w = l;
-		}
-		/* leave the last column (the symbol, usually) some room */
-		if (cols > 0 && k + 1 < h->nr_keys && w > cols / 3)
-			w = cols / 3;
-		c->width[k] = w;
-	}
-}
-
-/* Append text to buf at *len, padded to width (or not, width 0). */
-static void put(char *buf, size_t size, size_t *len, const char *text, int width)
-{
-	int w = (int)strlen(text);
-
-	if (*len >= size)
-		return;
-	*len += (size_t)snprintf(buf + *len, size - *len, "%s%*s", text, width > w ? width - w : 0, "");
-	if (*len > size)
-		*len = size;
-}
-
-static void put_pct(char *buf, size_t size, size_t *len, uint64_t v, uint64_t total)
-{
-	char p[32];
-
-	snprintf(p, sizeof(p), "%8.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
-	put(buf, size, len, p, 0);
-}
-
-void top_format_header(const struct top *t, const struct top_cols *c, char *buf, size_t size)
-{
-	const struct hist *h = &t->live.hist;
-	size_t len = 0;
-	unsigned k;
-
-	buf[0] = 0;
-	put(buf, size, &len, t->children ? " Children      Self" : " Overhead", 0);
-	if (t->show_nr)
-		put(buf, size, &len, "     Samples", 0);
-	for (k = 0; k < h->nr_keys; k++) {
-		put(buf, size, &len, "  ", 0);
-		put(buf, size, &len, hist_key_title(h->keys[k]), k + 1 < h->nr_keys ? c->width[k] : 0);
-	}
-}
-
-void top_format_row(const struct top *t, const struct top_cols *c, const struct hist_entry *e,
-		    char *buf, size_t size)
-{
-	const struct hist *h = &t->live.hist;
-	char tmp[1200];
-	size_t len = 0;
-	unsigned k;
-
-	buf[0] = 0;
-	if (t->children) {
-		put_pct(buf, size, &len, e->children, h->total);
-		put(buf, size, &len, " ", 0);
-	}
-	put_pct(buf, size, &len, e->self, h->total);
-	if (t->show_nr) {
-		snprintf(tmp, sizeof(tmp), "  %10llu",
-			 (unsigned long long)(t->children ? e->children_nr : e->self_nr));
-		put(buf, size, &len, tmp, 0);
-	}
-	for (k = 0; k < h->nr_keys; k++) {
-		put(buf, size, &len, "  ", 0);
-		put(buf, size, &len, hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)),
-		    k + 1 < h->nr_keys ? c->width[k] : 0);
-	}
-}
-
-void top_print(struct top *t, FILE *f, size_t max)
-{
-	const struct hist_entry **rows;
-	struct top_cols c;
-	char line[2048], title[512], when[32];
-	size_t n, i;
-	int k;
-
-	if (top_rows(t, &rows, &n)) {
-		cmd_error("out of memory");
-		return;
-	}
-	if (max && n > max)
-		n = max;
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t->when));
-	top_title(t, title, sizeof(title));
-	top_layout(t, rows, n, 0, &c);
-	fprintf(f, "# %s %s\n", when, title);
-	top_format_header(t, &c, line, sizeof(line));
-	fprintf(f, "#%s\n", line);
-	fputs(t->children ? "# ........  ........" : "# ........", f);
-	if (t->show_nr)
-		fputs("  ..........", f);
-	for (i = 0; i < t->live.hist.nr_keys; i++) {
-		fputs("  ", f);
-		for (k = 0; k < c.width[i]; k++)
-			fputc('.', f);
-	}
-	fputs("\n#\n", f);
-	for (i = 0; i < n; i++) {
-		top_format_row(t, &c, rows[i], line, sizeof(line));
-		fprintf(f, " %s\n", line); /* under the header, after its '#' */
-	}
-	fputc('\n', f);
 }
 
 /* ---- sampling ---- */
@@ -577,192 +375,264 @@ static int refresh(struct top *t, struct sampling *s, struct queue *spare, uint6
 	return ret;
 }
 
+/* ---- the command ---- */
+
+/* One zt top: what is shown (the views' too), the sampling behind it, and
+ * what the steps of cmd_top() settle for the next ones. */
+struct top_run {
+	struct top t;
+	struct sampling s;
+	struct queue spare;    /* the queue's other buffer, swapped at each refresh */
+	struct live_opts lo;
+	struct session_source *src; /* the model's symbolizer */
+	struct perfev_cbs qcbs; /* the side-band (and perf_event samples) into the queue */
+	const char *cgmode;    /* --call-graph */
+	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
+	bool use_bpf;          /* the BPF sampler, else perf_event's ring buffer */
+	uint64_t t_start;      /* when the model began */
+	bool tui_on;           /* the screen is ours */
+	int sig;               /* the quit signal the screen caught, or 0 */
+};
+
 static const char *const top_usage[] = {
 	"zt top [<options>]",
 	NULL,
 };
 
-int cmd_top(int argc, char **argv)
+/* The options into run. What opts_parse() returns. */
+static int parse_options(struct top_run *run, int argc, char **argv, int *rest)
 {
-	const char *cgmode = NULL; /* --call-graph */
-	struct top t = { .tg = { .event = "cycles" }, .sort = "dso,sym", .delay = 1.0, .children = -1,
-			 .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1 } };
+	struct top *t = &run->t;
 	const struct opt options[] = {
-		{ OPT_BOOL, 'a', "all-cpus", &t.tg.all_cpus, NULL, "system-wide collection from all CPUs (default)" },
-		TARGET_OPTIONS(t.tg, "profile"),
-		{ OPT_U64, 'c', "count", &t.tg.period, "n", "event period to sample (ns for cpu-clock)" },
-		{ OPT_DOUBLE, 'd', "delay", &t.delay, "secs", "number of seconds to delay between refreshes (default 1)" },
-		{ OPT_BOOL, 'g', NULL, &t.callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
-		{ OPT_STRING, 0, "call-graph", &cgmode, "mode", "fp: the same as -g (zt top unwinds frame pointers only)" },
-		{ OPT_BOOL, 0, "children", &t.children, NULL, "show Children (callees included) next to Self (default with -g)" },
-		{ OPT_BOOL, 'K', "hide_kernel_symbols", &t.hide_kernel, NULL, "hide kernel symbols" },
-		{ OPT_BOOL, 'U', "hide_user_symbols", &t.hide_user, NULL, "hide user symbols" },
-		{ OPT_BOOL, 'z', "zero", &t.zero, NULL, "zero history across updates (else it decays by 1/8 each)" },
-		{ OPT_STRING, 's', "sort", &t.sort, "key[,key...]", "sort by keys: comm, pid, tid, dso, sym, cpu, srcline, symq (default: dso,sym)" },
-		{ OPT_INT, 'E', "entries", &t.entries, "n", "display this many functions" },
-		{ OPT_U64, 'f', "count-filter", &t.count_filter, "n", "only display functions with more samples than this" },
-		{ OPT_BOOL, 'n', "show-nr-samples", &t.show_nr, NULL, "show a column with the number of samples" },
-		{ OPT_DOUBLE, 0, "percent-limit", &t.percent_limit, "pct", "don't show entries under that percent" },
-		{ OPT_BOOL, 0, "stdio", &t.stdio, NULL, "text snapshots on stdout (the default when it is not a terminal)" },
-		{ OPT_BOOL, 0, "tui", &t.tui, NULL, "the full-screen interface (the default on a terminal)" },
-		{ OPT_DOUBLE, 0, "duration", &t.duration, "secs", "stop after this many seconds" },
-		{ OPT_BOOL, 0, "demangle", &t.demangle, NULL, "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
-		{ OPT_BOOL, 'q', "quiet", &t.quiet, NULL, "no warnings" },
-		SYMOPTS_NAME_OPTIONS(t.so),
-		SYMOPTS_OPTIONS(t.so),
-		SYMOPTS_KERNEL_OPTIONS(t.so),
+		{ OPT_BOOL, 'a', "all-cpus", &t->tg.all_cpus, NULL, "system-wide collection from all CPUs (default)" },
+		TARGET_OPTIONS(t->tg, "profile"),
+		{ OPT_U64, 'c', "count", &t->tg.period, "n", "event period to sample (ns for cpu-clock)" },
+		{ OPT_DOUBLE, 'd', "delay", &t->delay, "secs", "number of seconds to delay between refreshes (default 1)" },
+		{ OPT_BOOL, 'g', NULL, &t->callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
+		{ OPT_STRING, 0, "call-graph", &run->cgmode, "mode", "fp: the same as -g (zt top unwinds frame pointers only)" },
+		{ OPT_BOOL, 0, "children", &t->children, NULL, "show Children (callees included) next to Self (default with -g)" },
+		{ OPT_BOOL, 'K', "hide_kernel_symbols", &t->hide_kernel, NULL, "hide kernel symbols" },
+		{ OPT_BOOL, 'U', "hide_user_symbols", &t->hide_user, NULL, "hide user symbols" },
+		{ OPT_BOOL, 'z', "zero", &t->zero, NULL, "zero history across updates (else it decays by 1/8 each)" },
+		{ OPT_STRING, 's', "sort", &t->sort, "key[,key...]", "sort by keys: comm, pid, tid, dso, sym, cpu, srcline, symq (default: dso,sym)" },
+		{ OPT_INT, 'E', "entries", &t->entries, "n", "display this many functions" },
+		{ OPT_U64, 'f', "count-filter", &t->count_filter, "n", "only display functions with more samples than this" },
+		{ OPT_BOOL, 'n', "show-nr-samples", &t->show_nr, NULL, "show a column with the number of samples" },
+		{ OPT_DOUBLE, 0, "percent-limit", &t->percent_limit, "pct", "don't show entries under that percent" },
+		{ OPT_BOOL, 0, "stdio", &t->stdio, NULL, "text snapshots on stdout (the default when it is not a terminal)" },
+		{ OPT_BOOL, 0, "tui", &t->tui, NULL, "the full-screen interface (the default on a terminal)" },
+		{ OPT_DOUBLE, 0, "duration", &t->duration, "secs", "stop after this many seconds" },
+		{ OPT_BOOL, 0, "demangle", &t->demangle, NULL, "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
+		{ OPT_BOOL, 'q', "quiet", &t->quiet, NULL, "no warnings" },
+		SYMOPTS_NAME_OPTIONS(t->so),
+		SYMOPTS_OPTIONS(t->so),
+		SYMOPTS_KERNEL_OPTIONS(t->so),
 		OPT_EOL,
 	};
-	struct sampling s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct queue spare = { 0 };
-	struct live_opts lo = { .nr_keys = 0 };
-	struct session_source *ssrc = NULL;
-	struct session_opts sopts = { 0 };
-	struct target *tg = &t.tg;
-	struct sampler_opts so = { 0 };
-	struct perfev_cbs qcbs = { on_perf_sample, q_task, q_mmap, q_lost, &s };
-	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, &t };
-	uint64_t t_start, next, deadline = 0;
-	bool privileged, use_bpf, tui_on = false;
-	const char *missing;
-	struct sigaction sa;
-	char msg[256];
-	int rest, ret = ZT_EXIT_USAGE, err, i, sig = 0;
 
-	switch (opts_parse("top", top_usage, options, argc, argv, &rest)) {
-	case OPTS_HELP:
-		return ZT_EXIT_OK;
-	case OPTS_ERROR:
-		return ZT_EXIT_USAGE;
+	return opts_parse("top", top_usage, options, argc, argv, rest);
+}
+
+/* --call-graph: fp only, the same as -g. 0, or -1 after a message. */
+static int parse_callgraph(struct top *t, const char *mode)
+{
+	if (!strcmp(mode, "fp")) {
+		t->callgraph = 1;
+		return 0;
 	}
-	cmd_setup("top", t.quiet ? -1 : t.so.verbose);
+	if (!strncmp(mode, "dwarf", 5) || !strcmp(mode, "lbr"))
+		cmd_error("--call-graph %s is not supported: zt top unwinds frame pointers only "
+			  "(use -g, or record with 'zt record --call-graph dwarf')", mode);
+	else
+		cmd_error("unknown --call-graph mode '%s': zt top takes fp only", mode);
+	return -1;
+}
+
+/* Whether the options go together, and what they settle (the ids of -p,
+ * -t and -C among them). ZT_EXIT_OK, or the exit code after a message. */
+static int check_options(struct top_run *run, int argc, char **argv, int rest)
+{
+	struct top *t = &run->t;
+	struct target *tg = &t->tg;
+	int ret;
+
 	if (rest < argc) {
 		cmd_error("unexpected argument '%s': zt top takes no command (see 'zt top -h')", argv[rest]);
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (cgmode && !strcmp(cgmode, "fp")) {
-		t.callgraph = 1;
-	} else if (cgmode && (!strncmp(cgmode, "dwarf", 5) || !strcmp(cgmode, "lbr"))) {
-		cmd_error("--call-graph %s is not supported: zt top unwinds frame pointers only "
-			  "(use -g, or record with 'zt record --call-graph dwarf')", cgmode);
-		goto out;
-	} else if (cgmode) {
-		cmd_error("unknown --call-graph mode '%s': zt top takes fp only", cgmode);
-		goto out;
+	if (run->cgmode && parse_callgraph(t, run->cgmode))
+		return ZT_EXIT_USAGE;
+	if (!(t->delay >= 0.1 && t->delay <= 3600)) {
+		cmd_error("bad delay %g: give seconds between 0.1 and 3600", t->delay);
+		return ZT_EXIT_USAGE;
 	}
-	if (!(t.delay >= 0.1 && t.delay <= 3600)) {
-		cmd_error("bad delay %g: give seconds between 0.1 and 3600", t.delay);
-		goto out;
-	}
-	if (t.duration < 0 || t.entries < 0 || t.percent_limit < 0 || t.percent_limit > 100) {
+	if (t->duration < 0 || t->entries < 0 || t->percent_limit < 0 || t->percent_limit > 100) {
 		cmd_error("--duration, -E and --percent-limit take positive numbers (a percentage up to 100)");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (t.stdio && t.tui) {
+	if (t->stdio && t->tui) {
 		cmd_error("give only one of --stdio and --tui");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
 	if (!!tg->pids + !!tg->tids > 1) {
 		cmd_error("give only one of -p and -t");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (target_parse_event(tg) || parse_sort(&t, &lo))
-		goto out;
-	if (!t.stdio && !t.tui)
-		t.stdio = !isatty(0) || !isatty(1);
-	if (t.tui && (!isatty(0) || !isatty(1))) {
+	if (target_parse_event(tg) || parse_sort(t, &run->lo))
+		return ZT_EXIT_USAGE;
+	if (!t->stdio && !t->tui)
+		t->stdio = !isatty(0) || !isatty(1);
+	if (t->tui && (!isatty(0) || !isatty(1))) {
 		cmd_error("--tui needs a terminal: use --stdio");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
 	ret = target_parse_ids(tg);
 	if (ret != ZT_EXIT_OK)
-		goto out;
-	ret = ZT_EXIT_FAIL;
-	t.tui = !t.stdio;
-	if (t.children < 0)
-		t.children = t.callgraph;
-	lo.callchain = s.callchain = t.callgraph;
+		return ret;
+	t->tui = !t->stdio;
+	if (t->children < 0)
+		t->children = t->callgraph;
+	run->lo.callchain = run->s.callchain = t->callgraph;
 	/* Children and Self only: no call-chain view (yet) to show chains in */
-	lo.chain = HIST_CHAIN_NONE;
+	run->lo.chain = HIST_CHAIN_NONE;
+	return ZT_EXIT_OK;
+}
 
-	/* Privileges: the same rules and words as zt record. */
-	privileged = target_privileged(&missing);
-	if (!privileged && !tg->pids && !tg->tids) {
+/* Privileges: the same rules and words as zt record. 0, or -1 after a
+ * message. */
+static int choose_sampler(struct top_run *run)
+{
+	struct target *tg = &run->t.tg;
+	const char *missing;
+
+	run->privileged = target_privileged(&missing);
+	if (!run->privileged && !tg->pids && !tg->tids) {
 		target_privileges_error(tg->cpu_list ? "system-wide profiling (-C)"
 						      : "system-wide profiling (-a)", missing);
-		goto out;
+		return -1;
 	}
-	use_bpf = privileged && target_bpf_loadable();
-	if (!privileged)
+	run->use_bpf = run->privileged && target_bpf_loadable();
+	if (!run->privileged)
 		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: user-space samples of the given processes only, "
 			 "through perf_event (run with sudo for kernel symbols and -a)");
+	return 0;
+}
 
-	symopts_init(&t.so, "top");
-	sopts.mo = &t.so.mo;
-	sopts.no_demangle = !t.demangle;
-	sopts.full_signature = t.so.full_signature;
-	t_start = now_ns();
-	if (session_source_new(&sopts, &ssrc) ||
-	    (session_source_get(ssrc, &lo.src), live_init(&t.live, &lo, t_start))) {
+/* The empty live model, and the target's name for the title. 0, or -1
+ * after a message. */
+static int init_model(struct top_run *run)
+{
+	struct top *t = &run->t;
+	struct target *tg = &t->tg;
+	struct session_opts so = { 0 };
+
+	symopts_init(&t->so, "top");
+	so.mo = &t->so.mo;
+	so.no_demangle = !t->demangle;
+	so.full_signature = t->so.full_signature;
+	run->t_start = now_ns();
+	if (session_source_new(&so, &run->src)) {
 		cmd_error("out of memory");
-		goto out;
+		return -1;
+	}
+	session_source_get(run->src, &run->lo.src);
+	if (live_init(&t->live, &run->lo, run->t_start)) {
+		cmd_error("out of memory");
+		return -1;
 	}
 	if (tg->pids)
-		snprintf(t.target, sizeof(t.target), "pid %s", tg->pids);
+		snprintf(t->target, sizeof(t->target), "pid %s", tg->pids);
 	else if (tg->tids)
-		snprintf(t.target, sizeof(t.target), "tid %s", tg->tids);
+		snprintf(t->target, sizeof(t->target), "tid %s", tg->tids);
 	else if (tg->cpu_list)
-		snprintf(t.target, sizeof(t.target), "CPUs %s", tg->cpu_list);
+		snprintf(t->target, sizeof(t->target), "CPUs %s", tg->cpu_list);
 	else
-		snprintf(t.target, sizeof(t.target), "all, %d CPU%s", tg->nr_cpus,
+		snprintf(t->target, sizeof(t->target), "all, %d CPU%s", tg->nr_cpus,
 			 tg->nr_cpus == 1 ? "" : "s");
+	return 0;
+}
 
+/* The sampler, falling back to another event as target_fallback() says.
+ * 0, or -1 after a message. */
+static int open_sampler(struct top_run *run)
+{
+	struct sampling *s = &run->s;
+	struct target *tg = &run->t.tg;
+	struct sampler_opts so = { 0 };
+	char msg[256];
+	int err;
+
+	run->qcbs = (struct perfev_cbs){ on_perf_sample, q_task, q_mmap, q_lost, s };
 	target_sampler_opts(tg, &so);
 	so.filter_mode = tg->tids ? ZT_FILTER_TID : tg->pids ? ZT_FILTER_TGID : ZT_FILTER_ALL;
-	so.callchain = t.callgraph;
+	so.callchain = run->t.callgraph;
 	do {
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
-		if (use_bpf) {
-			err = sampler_open(&so, on_bpf_sample, &s, &s.smp, msg, sizeof(msg));
+		if (run->use_bpf) {
+			err = sampler_open(&so, on_bpf_sample, s, &s->smp, msg, sizeof(msg));
 		} else {
 			struct perfev_opts po = {
 				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
-				.freq_or_period = so.freq_or_period, .exclude_kernel = !privileged,
-				.callchain = t.callgraph != 0, .sideband = true, .inherit = tg->pids != NULL,
-				.ring_pages = privileged ? 256 : 64,
+				.freq_or_period = so.freq_or_period,
+				.exclude_kernel = !run->privileged,
+				.callchain = run->t.callgraph != 0, .sideband = true,
+				.inherit = tg->pids != NULL,
+				.ring_pages = run->privileged ? 256 : 64,
 			};
 
 			msg[0] = 0;
-			err = perfev_new(&po, &qcbs, &s.pev);
+			err = perfev_new(&po, &run->qcbs, &s->pev);
 			if (!err)
-				err = tg->pids || tg->tids ? target_open_threads(tg, s.pev)
-							   : target_open_cpus(tg, s.pev, -1);
+				err = tg->pids || tg->tids ? target_open_threads(tg, s->pev)
+							   : target_open_cpus(tg, s->pev, -1);
 			if (err) {
-				perfev_free(s.pev);
-				s.pev = NULL;
+				perfev_free(s->pev);
+				s->pev = NULL;
 			}
 		}
 	} while (err && target_fallback(tg, err));
 	if (err) {
 		target_open_error(tg, err, msg, "sample");
-		goto out;
+		return -1;
 	}
-	snprintf(t.event_name, sizeof(t.event_name), "%s", tg->ev->name);
-	if (use_bpf) {
-		struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	snprintf(run->t.event_name, sizeof(run->t.event_name), "%s", tg->ev->name);
+	return 0;
+}
 
-		err = perfev_new(&po, &qcbs, &s.sideband);
-		if (!err)
-			err = target_open_sideband(tg, s.sideband, true);
-		if (err) {
-			cmd_error("cannot open the side-band events: %s", strerror(-err));
-			goto out;
-		}
-		target_sampler_filter(tg, s.smp);
+/* With BPF, the kernel's side-band comes from perf_event apart, and the
+ * sampler learns which processes to keep. 0, or -1 after a message. */
+static int open_sideband(struct top_run *run)
+{
+	struct sampling *s = &run->s;
+	struct target *tg = &run->t.tg;
+	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	int err;
+
+	if (!run->use_bpf)
+		return 0;
+	err = perfev_new(&po, &run->qcbs, &s->sideband);
+	if (!err)
+		err = target_open_sideband(tg, s->sideband, true);
+	if (err) {
+		cmd_error("cannot open the side-band events: %s", strerror(-err));
+		return -1;
 	}
-	if (privileged)
-		load_kernel_symbols(&t);
+	target_sampler_filter(tg, s->smp);
+	return 0;
+}
+
+/* The signals caught; the side-band first, then the processes already
+ * there, then the samples, drained by the sampling thread. 0, or -1 after
+ * a message. */
+static int start_sampling(struct top_run *run)
+{
+	struct top *t = &run->t;
+	struct target *tg = &t->tg;
+	struct sampling *s = &run->s;
+	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, t };
+	struct sigaction sa;
+	int err, i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -771,121 +641,197 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	/* side-band first, then the processes already there, then samples */
-	if (s.sideband)
-		perfev_enable(s.sideband);
+	if (s->sideband)
+		perfev_enable(s->sideband);
 	if (!tg->pids && !tg->tids)
-		procsynth_all(t_start, &dcbs);
+		procsynth_all(run->t_start, &dcbs);
 	for (i = 0; i < tg->nr_pids; i++)
-		procsynth_pid(tg->pid_list[i], t_start, &dcbs);
+		procsynth_pid(tg->pid_list[i], run->t_start, &dcbs);
 	for (i = 0; i < tg->nr_tids; i++)
-		procsynth_pid(target_tgid(tg->tid_list[i]), t_start, &dcbs);
-	err = t.live_err;
+		procsynth_pid(target_tgid(tg->tid_list[i]), run->t_start, &dcbs);
+	err = t->live_err;
 	if (!err)
-		err = use_bpf ? sampler_start(s.smp) : perfev_enable(s.pev);
+		err = run->use_bpf ? sampler_start(s->smp) : perfev_enable(s->pev);
 	if (err) {
 		cmd_error("cannot start sampling: %s", strerror(-err));
-		goto out;
+		return -1;
 	}
-	err = pthread_create(&s.thread, NULL, sampling_main, &s);
+	err = pthread_create(&s->thread, NULL, sampling_main, s);
 	if (err) {
 		cmd_error("cannot start the sampling thread: %s", strerror(err));
-		goto out;
+		return -1;
 	}
-	s.running = 1;
-	if (t.tui) {
-		err = top_tui_start(&t);
-		if (err) {
-			cmd_error("cannot use the terminal (%s): use --stdio", strerror(-err));
-			goto out;
-		}
-		tui_on = true;
+	s->running = 1;
+	return 0;
+}
+
+/* The full screen, unless --stdio. 0, or -1 after a message. */
+static int start_screen(struct top_run *run)
+{
+	int err;
+
+	if (!run->t.tui)
+		return 0;
+	err = top_tui_start(&run->t);
+	if (err) {
+		cmd_error("cannot use the terminal (%s): use --stdio", strerror(-err));
+		return -1;
 	}
+	run->tui_on = true;
+	return 0;
+}
+
+/* The terminal given back, if the screen is ours. */
+static void end_screen(struct top_run *run)
+{
+	if (run->tui_on)
+		run->sig = top_tui_end(&run->t);
+	run->tui_on = false;
+}
+
+/* Until the next refresh (at most TICK_MS): keys on the screen, else a
+ * sleep. 1 when the user quits. */
+static int wait_tick(struct top_run *run, uint64_t ns)
+{
+	uint64_t ms = ns / 1000000 + 1;
+	struct timespec ts;
+
+	if (ms > TICK_MS)
+		ms = TICK_MS;
+	if (run->tui_on)
+		return top_tui_wait(&run->t, (int)ms);
+	ts = (struct timespec){ 0, (long)ms * 1000000L };
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+/* A refresh every --delay seconds, shown on the screen or as text, until
+ * a signal, the user quits, the end of --duration, or (text) every target
+ * or the reader is gone. 0, or -1 after a message. */
+static int run_loop(struct top_run *run)
+{
+	struct top *t = &run->t;
+	struct target *tg = &t->tg;
+	uint64_t t_start, next, deadline = 0;
+	int err;
+
 	t_start = now_ns();
-	next = t_start + (uint64_t)(t.delay * 1e9);
-	if (t.duration > 0)
-		deadline = t_start + (uint64_t)(t.duration * 1e9);
-	t.live.iv_start = t_start;
+	next = t_start + (uint64_t)(t->delay * 1e9);
+	if (t->duration > 0)
+		deadline = t_start + (uint64_t)(t->duration * 1e9);
+	t->live.iv_start = t_start;
 
 	while (!stop_flag) {
 		uint64_t now = now_ns(), until = deadline && deadline < next ? deadline : next;
 
 		if (now < until) {
-			uint64_t ms = (until - now) / 1000000 + 1;
-
-			if (tui_on) {
-				if (top_tui_wait(&t, (int)(ms > TICK_MS ? TICK_MS : ms)))
-					break;
-			} else {
-				struct timespec ts = { 0, (long)(ms > TICK_MS ? TICK_MS : ms) * 1000000L };
-
-				nanosleep(&ts, NULL);
-			}
+			if (wait_tick(run, until - now))
+				break;
 			continue;
 		}
 		if (tg->nr_pids || tg->nr_tids)
-			t.targets_gone = !target_alive(tg);
-		err = refresh(&t, &s, &spare, now);
+			t->targets_gone = !target_alive(tg);
+		err = refresh(t, &run->s, &run->spare, now);
 		if (err) {
-			if (tui_on)
-				sig = top_tui_end(&t);
-			tui_on = false;
+			end_screen(run);
 			cmd_error("cannot go on: %s", strerror(-err));
-			goto out;
+			return -1;
 		}
-		if (tui_on)
-			top_tui_draw(&t);
+		if (run->tui_on)
+			top_tui_draw(t);
 		else
-			print_snapshot(&t);
-		next += (uint64_t)(t.delay * 1e9);
+			print_snapshot(t);
+		next += (uint64_t)(t->delay * 1e9);
 		if (next <= now)
-			next = now + (uint64_t)(t.delay * 1e9);
+			next = now + (uint64_t)(t->delay * 1e9);
 		if (deadline && now >= deadline)
 			break;
 		/* like perf: the text output ends when every target is gone */
-		if (t.targets_gone && !tui_on)
+		if (t->targets_gone && !run->tui_on)
 			break;
-		if (!tui_on && ferror(stdout))
+		if (!run->tui_on && ferror(stdout))
 			break;
 	}
-	if (tui_on) {
-		sig = top_tui_end(&t);
-		tui_on = false;
-	}
-	if (use_bpf && t.so.verbose) {
-		struct sampler_stats st;
+	return 0;
+}
 
-		sampler_get_stats(s.smp, &st);
-		if (st.run_cnt)
-			cmd_info("BPF program: %llu runs, %.3f us per run", (unsigned long long)st.run_cnt,
-				 (double)st.run_ns / 1000.0 / (double)st.run_cnt);
-		cmd_info("%llu samples, %llu lost, %llu side-band events lost, %llu compactions",
-			 (unsigned long long)t.live.samples_total, (unsigned long long)t.lost_total,
-			 (unsigned long long)t.lost_events, (unsigned long long)t.live.compactions);
+/* -v: what the sampling cost. */
+static void print_stats(struct top_run *run)
+{
+	const struct top *t = &run->t;
+	struct sampler_stats st;
+
+	if (!run->use_bpf || !t->so.verbose)
+		return;
+	sampler_get_stats(run->s.smp, &st);
+	if (st.run_cnt)
+		cmd_info("BPF program: %llu runs, %.3f us per run", (unsigned long long)st.run_cnt,
+			 (double)st.run_ns / 1000.0 / (double)st.run_cnt);
+	cmd_info("%llu samples, %llu lost, %llu side-band events lost, %llu compactions",
+		 (unsigned long long)t->live.samples_total, (unsigned long long)t->lost_total,
+		 (unsigned long long)t->lost_events, (unsigned long long)t->live.compactions);
+}
+
+/* The screen, the sampling thread and all run holds; a signal that quit
+ * the screen raised again, and errno EPIPE when the reader went away. */
+static void top_run_release(struct top_run *run)
+{
+	struct sampling *s = &run->s;
+
+	end_screen(run);
+	if (s->running) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
 	}
-	ret = ZT_EXIT_OK;
-out:
-	if (tui_on)
-		sig = top_tui_end(&t);
-	if (s.running) {
-		pthread_mutex_lock(&s.lock);
-		s.stop = 1;
-		pthread_mutex_unlock(&s.lock);
-		pthread_join(s.thread, NULL);
-	}
-	sampler_free(s.smp);
-	perfev_free(s.pev);
-	perfev_free(s.sideband);
-	free(s.q.buf);
-	free(spare.buf);
-	live_release(&t.live);
-	session_source_free(ssrc);
-	symopts_release(&t.so);
-	target_release(tg);
-	if (sig && sig != SIGINT)
-		tui_reraise(sig);
+	sampler_free(s->smp);
+	perfev_free(s->pev);
+	perfev_free(s->sideband);
+	free(s->q.buf);
+	free(run->spare.buf);
+	live_release(&run->t.live);
+	session_source_free(run->src);
+	symopts_release(&run->t.so);
+	target_release(&run->t.tg);
+	if (run->sig && run->sig != SIGINT)
+		tui_reraise(run->sig);
 	/* zt top --stdio | head: the end of the reader is a normal end, which
 	 * cmd_finish() tells by errno */
-	if (t.epipe)
+	if (run->t.epipe)
 		errno = EPIPE;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_run run = {
+		.t = { .tg = { .event = "cycles" }, .sort = "dso,sym", .delay = 1.0, .children = -1,
+		       .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1 } },
+		.s = { .lock = PTHREAD_MUTEX_INITIALIZER },
+	};
+	int rest, ret;
+
+	switch (parse_options(&run, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("top", run.t.quiet ? -1 : run.t.so.verbose);
+	ret = check_options(&run, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
+		goto out;
+	ret = ZT_EXIT_FAIL;
+	if (choose_sampler(&run) || init_model(&run) || open_sampler(&run) || open_sideband(&run))
+		goto out;
+	if (run.privileged)
+		load_kernel_symbols(&run.t);
+	if (start_sampling(&run) || start_screen(&run) || run_loop(&run))
+		goto out;
+	end_screen(&run);
+	print_stats(&run);
+	ret = ZT_EXIT_OK;
+out:
+	top_run_release(&run);
 	return ret;
 }

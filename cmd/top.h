@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zt top's state, shared by its sampling loop and text output (top.c) and
- * its full-screen view (top_tui.c).
+ * zt top's state: what its sampling loop (top.c) builds and what its views
+ * (top_tui.h: the table as text, the full screen) show. The views read it
+ * and change what is shown; they call nothing of top.c.
  */
 #ifndef ZT_TOP_H
 #define ZT_TOP_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <time.h>
 
 #include "cmd/symopts.h"
@@ -44,36 +44,5 @@ struct top {
 	char filter[128];   /* only symbols containing this */
 	unsigned print_n;   /* P: zt.hist.N files written */
 };
-
-/* The entries to show, best first, after the limits and filters: *rows
- * borrowed until the next refresh. 0 or -ENOMEM. */
-int top_rows(struct top *t, const struct hist_entry ***rows, size_t *n);
-/* The header line of a snapshot (samples/s, event, lost) into buf. */
-void top_title(const struct top *t, char *buf, size_t size);
-/* Print a snapshot as text: the title as a comment, then the table (at
- * most max rows, 0: all). */
-void top_print(struct top *t, FILE *f, size_t max);
-/* What tells entry e from the others under the sort keys, as text. */
-void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, size_t size);
-/* Column layout of the table for rows (widths per key, sized to fit cols,
- * 0: no limit), and the text of one row or of the header. */
-struct top_cols {
-	int width[HIST_MAX_KEYS];
-	int comm_w;
-};
-void top_layout(const struct top *t, const struct hist_entry *const *rows, size_t n, int cols,
-		struct top_cols *c);
-void top_format_header(const struct top *t, const struct top_cols *c, char *buf, size_t size);
-void top_format_row(const struct top *t, const struct top_cols *c, const struct hist_entry *e,
-		    char *buf, size_t size);
-
-/* The full-screen view. top_tui_start(): 0 or a negative errno (nothing
- * changed on the terminal). top_tui_wait(): keys for up to timeout_ms;
- * returns 1 when the user quits. top_tui_draw(): after a refresh.
- * top_tui_end(): the terminal back; returns the quit signal caught, or 0. */
-int top_tui_start(struct top *t);
-int top_tui_wait(struct top *t, int timeout_ms);
-void top_tui_draw(struct top *t);
-int top_tui_end(struct top *t);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * zt top's full screen (perf top's TUI): the hottest entries, refreshed
- * with the model, perf top's keys where they apply. Draws through cmd/tui.h.
+ * zt top's views over its state: the table as text, and the full screen
+ * (perf top's TUI): the hottest entries, refreshed with the model, perf
+ * top's keys where they apply. Draws through cmd/tui.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,8 +13,227 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "cmd/top.h"
+#include "cmd/top_tui.h"
 #include "cmd/tui.h"
+
+/* ---- the table (the text snapshots and the screen alike) ---- */
+
+/* Column layout of the table: widths per key. */
+struct top_cols {
+	int width[HIST_MAX_KEYS];
+};
+
+/* The entries to show, best first, after the limits and filters: *rows
+ * borrowed until the next refresh. 0 or -ENOMEM. */
+static int top_rows(struct top *t, const struct hist_entry ***out, size_t *n)
+{
+	const struct hist *h = &t->live.hist;
+	const struct hist_entry **rows;
+	size_t i, k = 0, nr;
+	int ret = hist_sort(&t->live.hist, t->children, t->percent_limit, &rows, &nr);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		const struct hist_entry *e = rows[i];
+
+		if ((t->hide_kernel && e->f.kernel) || (t->hide_user && !e->f.kernel))
+			continue;
+		if (t->count_filter && (t->children ? e->children_nr : e->self_nr) <= t->count_filter)
+			continue;
+		if ((t->zoom_dso && e->f.dso != t->zoom_dso - 1) ||
+		    (t->zoom_comm && e->f.comm != t->zoom_comm - 1))
+			continue;
+		if (t->filter[0] && !strstr(hist_str(h, e->f.sym), t->filter))
+			continue;
+		rows[k++] = e;
+	}
+	*out = rows;
+	*n = k;
+	return 0;
+}
+
+/* perf's convert_unit(): 1K, 2M, ... */
+static void scaled(uint64_t v, char *buf, size_t size)
+{
+	static const char units[] = "KMG";
+	double d = (double)v;
+	int i = -1;
+
+	while (d >= 1000 && i < 2) {
+		d /= 1000;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, size, "%.*f%c", d < 10 ? 1 : 0, d, units[i]);
+}
+
+/* The header line of a snapshot (samples/s, event, lost) into buf. */
+static void top_title(const struct top *t, char *buf, size_t size)
+{
+	const struct live *l = &t->live;
+	char rate[32], freq[32] = "";
+	size_t n;
+
+	scaled(t->secs > 0 ? (uint64_t)((double)l->last.samples / t->secs + 0.5) : l->last.samples,
+	       rate, sizeof(rate));
+	if (t->tg.freq)
+		snprintf(freq, sizeof(freq), ", %llu Hz", (unsigned long long)t->tg.freq);
+	n = (size_t)snprintf(buf, size,
+			     "Samples: %s/s of event '%s'%s, Event count (approx.): %llu, lost: %llu/%llu, %s",
+			     rate, t->event_name, freq, (unsigned long long)l->hist.total,
+			     (unsigned long long)t->lost_last, (unsigned long long)t->lost_total, t->target);
+	if (n < size && t->targets_gone)
+		n += (size_t)snprintf(buf + n, size - n, " (exited)");
+	if (n < size && (t->zero || t->hide_kernel || t->hide_user))
+		snprintf(buf + n, size - n, " [%s%s%s]", t->zero ? "z" : "", t->hide_kernel ? "K" : "",
+			 t->hide_user ? "U" : "");
+}
+
+/* What tells entry e from the others under the sort keys, as text. */
+static void top_entry_id(const struct top *t, const struct hist_entry *e, char *buf, size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	char tmp[1200];
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	for (k = 0; k < h->nr_keys && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, "%s\t",
+					hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)));
+}
+
+/* The column widths for rows, sized to fit cols (0: no limit). */
+static void top_layout(const struct top *t, const struct hist_entry *const *rows, size_t n,
+		       int cols, struct top_cols *c)
+{
+	const struct hist *h = &t->live.hist;
+	char buf[1200];
+	unsigned k;
+	size_t i;
+
+	for (k = 0; k < h->nr_keys; k++) {
+		int w = (int)strlen(hist_key_title(h->keys[k]));
+
+		for (i = 0; i < n; i++) {
+			int l = (int)strlen(hist_key_text(&t->live.hist, rows[i], h->keys[k], buf, sizeof(buf)));
+
+			if (l > w)
+				w = l;
+		}
+		/* leave the last column (the symbol, usually) some room */
+		if (cols > 0 && k + 1 < h->nr_keys && w > cols / 3)
+			w = cols / 3;
+		c->width[k] = w;
+	}
+}
+
+/* Append text to buf at *len, padded to width (or not, width 0). */
+static void put(char *buf, size_t size, size_t *len, const char *text, int width)
+{
+	int w = (int)strlen(text);
+
+	if (*len >= size)
+		return;
+	*len += (size_t)snprintf(buf + *len, size - *len, "%s%*s", text, width > w ? width - w : 0, "");
+	if (*len > size)
+		*len = size;
+}
+
+static void put_pct(char *buf, size_t size, size_t *len, uint64_t v, uint64_t total)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%8.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
+	put(buf, size, len, p, 0);
+}
+
+/* The text of the table's header, then of one row. */
+static void top_format_header(const struct top *t, const struct top_cols *c, char *buf,
+			      size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	put(buf, size, &len, t->children ? " Children      Self" : " Overhead", 0);
+	if (t->show_nr)
+		put(buf, size, &len, "     Samples", 0);
+	for (k = 0; k < h->nr_keys; k++) {
+		put(buf, size, &len, "  ", 0);
+		put(buf, size, &len, hist_key_title(h->keys[k]), k + 1 < h->nr_keys ? c->width[k] : 0);
+	}
+}
+
+static void top_format_row(const struct top *t, const struct top_cols *c,
+			   const struct hist_entry *e, char *buf, size_t size)
+{
+	const struct hist *h = &t->live.hist;
+	char tmp[1200];
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = 0;
+	if (t->children) {
+		put_pct(buf, size, &len, e->children, h->total);
+		put(buf, size, &len, " ", 0);
+	}
+	put_pct(buf, size, &len, e->self, h->total);
+	if (t->show_nr) {
+		snprintf(tmp, sizeof(tmp), "  %10llu",
+			 (unsigned long long)(t->children ? e->children_nr : e->self_nr));
+		put(buf, size, &len, tmp, 0);
+	}
+	for (k = 0; k < h->nr_keys; k++) {
+		put(buf, size, &len, "  ", 0);
+		put(buf, size, &len, hist_key_text(&t->live.hist, e, h->keys[k], tmp, sizeof(tmp)),
+		    k + 1 < h->nr_keys ? c->width[k] : 0);
+	}
+}
+
+void top_print(struct top *t, FILE *f, size_t max)
+{
+	const struct hist_entry **rows;
+	struct top_cols c;
+	char line[2048], title[512], when[32];
+	size_t n, i;
+	int k;
+
+	if (top_rows(t, &rows, &n)) {
+		cmd_error("out of memory");
+		return;
+	}
+	if (max && n > max)
+		n = max;
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t->when));
+	top_title(t, title, sizeof(title));
+	top_layout(t, rows, n, 0, &c);
+	fprintf(f, "# %s %s\n", when, title);
+	top_format_header(t, &c, line, sizeof(line));
+	fprintf(f, "#%s\n", line);
+	fputs(t->children ? "# ........  ........" : "# ........", f);
+	if (t->show_nr)
+		fputs("  ..........", f);
+	for (i = 0; i < t->live.hist.nr_keys; i++) {
+		fputs("  ", f);
+		for (k = 0; k < c.width[i]; k++)
+			fputc('.', f);
+	}
+	fputs("\n#\n", f);
+	for (i = 0; i < n; i++) {
+		top_format_row(t, &c, rows[i], line, sizeof(line));
+		fprintf(f, " %s\n", line); /* under the header, after its '#' */
+	}
+	fputc('\n', f);
+}
+
+/* ---- the screen ---- */
 
 #define HEAD_ROWS 2 /* title, column names */
 
