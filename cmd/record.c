@@ -1204,19 +1204,11 @@ static int open_sampler(struct record *r)
 static int open_sideband(struct record *r)
 {
 	struct target *tg = &r->tg;
-	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
-	int err;
 
 	if (!r->use_bpf)
 		return 0;
-	err = perfev_new(&po, &r->cbs, &r->sideband);
-	if (!err)
-		err = target_open_sideband(tg, r->sideband, tg->cpu_list && !tg->all_cpus);
-	if (err) {
-		cmd_error("cannot open the side-band events: %s", strerror(-err));
+	if (target_sideband(tg, &r->cbs, r->smp, tg->cpu_list && !tg->all_cpus, &r->sideband))
 		return -1;
-	}
-	target_sampler_filter(tg, r->smp);
 	if (r->wl.pid > 0)
 		sampler_add_tgid(r->smp, (uint32_t)r->wl.pid);
 	return 0;

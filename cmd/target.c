@@ -416,3 +416,19 @@ int target_open_sideband(const struct target *t, struct perfev *sb, bool every_c
 	free(all);
 	return err;
 }
+
+int target_sideband(const struct target *t, const struct perfev_cbs *cbs, struct sampler *smp,
+		    bool every_cpu, struct perfev **out)
+{
+	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	int err = perfev_new(&po, cbs, out);
+
+	if (!err)
+		err = target_open_sideband(t, *out, every_cpu);
+	if (err) {
+		cmd_error("cannot open the side-band events: %s", strerror(-err));
+		return -1;
+	}
+	target_sampler_filter(t, smp);
+	return 0;
+}

@@ -18,6 +18,7 @@
 #include "cmd/opts.h"
 
 struct perfev;
+struct perfev_cbs;
 struct sampler;
 struct sampler_opts;
 
@@ -118,6 +119,12 @@ int target_open_threads(const struct target *t, struct perfev *pev);
  * every_cpu on the other online CPUs too: a process sampled on some CPUs
  * runs on others. 0 or a negative errno. */
 int target_open_sideband(const struct target *t, struct perfev *sb, bool every_cpu);
+
+/* A side-band ring (*out) delivering to cbs, its events opened as
+ * target_open_sideband() opens them, and smp's filter set for t. 0, or -1
+ * after a message. */
+int target_sideband(const struct target *t, const struct perfev_cbs *cbs, struct sampler *smp,
+		    bool every_cpu, struct perfev **out);
 
 /* The thread group of thread tid (tid itself when unknown). */
 int target_tgid(int tid);

@@ -605,21 +605,10 @@ static int open_sampler(struct top_run *run)
 static int open_sideband(struct top_run *run)
 {
 	struct sampling *s = &run->s;
-	struct target *tg = &run->t.tg;
-	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
-	int err;
 
 	if (!run->use_bpf)
 		return 0;
-	err = perfev_new(&po, &run->qcbs, &s->sideband);
-	if (!err)
-		err = target_open_sideband(tg, s->sideband, true);
-	if (err) {
-		cmd_error("cannot open the side-band events: %s", strerror(-err));
-		return -1;
-	}
-	target_sampler_filter(tg, s->smp);
-	return 0;
+	return target_sideband(&run->t.tg, &run->qcbs, s->smp, true, &s->sideband);
 }
 
 /* The signals caught; the side-band first, then the processes already
