@@ -113,7 +113,7 @@ void rfilter_release(struct rfilter *f)
 int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen)
 {
 	const char *p = arg;
-	size_t cap = *nr;
+	size_t cap = *nr, nr0 = *nr;
 
 	while (*p) {
 		const char *e = strchr(p, ',');
@@ -131,7 +131,7 @@ int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_
 		}
 		p += len + (e ? 1 : 0);
 	}
-	if (!*nr) {
+	if (*nr == nr0) {
 		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
 		return -EINVAL;
 	}
@@ -158,7 +158,7 @@ static int add_ids(uint32_t **list, size_t *nr, const char *arg, int allow_range
 		   size_t errlen)
 {
 	const char *p = arg;
-	size_t cap = *nr;
+	size_t cap = *nr, nr0 = *nr;
 
 	while (*p) {
 		const char *e = strchr(p, ','), *end = e ? e : p + strlen(p), *dash;
@@ -188,7 +188,7 @@ static int add_ids(uint32_t **list, size_t *nr, const char *arg, int allow_range
 		}
 		p = e ? e + 1 : end;
 	}
-	if (!*nr) {
+	if (*nr == nr0) {
 		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
 		return -EINVAL;
 	}
@@ -943,12 +943,13 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 		uint32_t k, file;
 		size_t j;
 
-		/* the sample's own frame as this build sees it (its innermost
-		 * frame; without inline frames, the function's) */
+		/* the sample's own function, whose Self it is (its innermost
+		 * frame that is not inlined, as in hist), with or without
+		 * inline frames */
 		for (k = 0; k < g->n; k++) {
 			t = &p->frames[p->fidx[g->off + k]];
 			pos = frametab_frame(m->ft, p->fidx[g->off + k]);
-			if (!t->inlined || m->opts.inline_frames)
+			if (!t->inlined)
 				break;
 		}
 		if (k == g->n || t->dso != e->f.dso || t->sym != e->f.sym || !pos->file || !pos->line)
