@@ -14,6 +14,7 @@
 
 #include "formats/pprof.h"
 #include "formats/profile.pb-c.h"
+#include "formats/stackgroups.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/frametab.h"
@@ -126,24 +127,16 @@ struct pmap_info {
 	uint8_t span;    /* lo/hi grow with the addresses seen */
 };
 
-/* A group of samples that resolve alike: same stack, process, thread, thread
- * name and address-space epoch. */
-struct pgroup {
-	uint64_t ts; /* the first sample's: the time its frames are resolved at */
-	uint64_t nr, weight;
-};
-
 struct pprof {
 	const struct profile *p;
 	const struct proctree *pt;
 	struct frametab *ft;
-	struct zt_frange *ranges; /* a stack's frames */
-	size_t cap_ranges;
-	struct ptab strs, funcs, maps, locs, samples, groups;
+	struct stackgroups sg; /* samples that resolve alike */
+	int64_t *gcomm;	       /* per group: its thread name's string id */
+	size_t cap_gcomm;
+	struct ptab strs, funcs, maps, locs, samples;
 	struct pmap_info *mi;
 	size_t cap_mi;
-	struct pgroup *gv;
-	size_t cap_gv;
 	int64_t *sv; /* per sample: count, weight */
 	size_t cap_sv;
 	char *scratch;
@@ -341,12 +334,7 @@ static int loc_id(struct pprof *pp, uint64_t addr, const struct zt_frange *r, ui
 	return ret;
 }
 
-static const char *comm_of(struct pprof *pp, const struct prof_sample *s, char *buf, size_t n)
-{
-	return prof_comm_or_pid(proctree_comm(pp->pt, s->pid, s->tid, s->ts), s->pid, buf, n);
-}
-
-/* Samples into groups: key stack, pid, tid, thread name id, epoch. */
+/* Samples into groups: stack, pid, tid, thread name, epoch. */
 static int group_samples(struct pprof *pp)
 {
 	const struct profile *p = pp->p;
@@ -355,31 +343,22 @@ static int group_samples(struct pprof *pp)
 
 	for (i = 0; i < p->nr_samples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		uint64_t epoch = proctree_epoch(pp->pt, s->pid, s->ts), k[5];
+		const char *c = proctree_comm(pp->pt, s->pid, s->tid, s->ts);
 		char buf[32];
-		int64_t comm;
 		uint32_t g;
 		int added;
 
-		if (s->stack >= p->nr_stacks)
-			return -EINVAL;
-		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (frametab_time_sensitive(pp->ft, s->pid))
-			epoch = zt_hash_mix(epoch, s->ts);
-		ret = str_id(pp, comm_of(pp, s, buf, sizeof(buf)), &comm);
+		ret = stackgroups_add(&pp->sg, s, c, s->tid, &g, &added);
 		if (ret)
 			return ret;
-		k[0] = s->stack, k[1] = s->pid, k[2] = s->tid, k[3] = (uint64_t)comm, k[4] = epoch;
-		ret = ptab_intern(&pp->groups, k, sizeof(k), &g, &added);
+		if (!added)
+			continue;
+		/* a name first seen starts a group: its string id in sample order */
+		if (ZT_GROW(pp->gcomm, pp->cap_gcomm, pp->sg.nr))
+			return -ENOMEM;
+		ret = str_id(pp, prof_comm_or_pid(c, s->pid, buf, sizeof(buf)), &pp->gcomm[g]);
 		if (ret)
 			return ret;
-		if (added) {
-			if (ZT_GROW(pp->gv, pp->cap_gv, (size_t)g + 1))
-				return -ENOMEM;
-			pp->gv[g] = (struct pgroup){ s->ts, 0, 0 };
-		}
-		pp->gv[g].nr++;
-		pp->gv[g].weight += s->weight;
 	}
 	return 0;
 }
@@ -388,31 +367,24 @@ static int group_samples(struct pprof *pp)
  * Sample key: pid, tid, thread name id, number of locations, location ids. */
 static int resolve_groups(struct pprof *pp)
 {
-	const struct profile *p = pp->p;
 	size_t g;
 	int ret;
 
-	for (g = 0; g < pp->groups.n; g++) {
-		const uint64_t *gk = ptab_key(&pp->groups, g);
-		uint32_t stack = (uint32_t)gk[0], pid = (uint32_t)gk[1];
-		const struct prof_stack *st = &p->stacks[stack];
-		const uint64_t *ips = profile_stack_ips(p, stack);
-		unsigned i, n = (unsigned)st->nk + st->nu;
+	for (g = 0; g < pp->sg.nr; g++) {
+		const struct stackgroup *gr = &pp->sg.groups[g];
+		const struct zt_frange *r;
+		const uint64_t *ips;
+		unsigned i, n;
 		uint64_t *k = pp->key;
 		uint32_t s;
 		int added;
 
-		if (n > 2 * ZT_MAX_FRAMES)
-			n = 2 * ZT_MAX_FRAMES;
-		if (ZT_GROW(pp->ranges, pp->cap_ranges, n ? n : 1))
-			return -ENOMEM;
-		ret = frametab_resolve(pp->ft, pid, pp->gv[g].ts, gk[4], ips,
-				       st->nk < n ? st->nk : n, n, pp->ranges);
+		ret = stackgroups_resolve(&pp->sg, (uint32_t)g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
 		if (ret)
 			return ret;
-		k[0] = gk[1], k[1] = gk[2], k[2] = gk[3], k[3] = n;
+		k[0] = gr->pid, k[1] = gr->tid, k[2] = (uint64_t)pp->gcomm[g], k[3] = n;
 		for (i = 0; i < n; i++) {
-			ret = loc_id(pp, ips[i], &pp->ranges[i], &k[4 + i]);
+			ret = loc_id(pp, ips[i], &r[i], &k[4 + i]);
 			if (ret)
 				return ret;
 		}
@@ -424,8 +396,8 @@ static int resolve_groups(struct pprof *pp)
 				return -ENOMEM;
 			pp->sv[2 * s] = pp->sv[2 * s + 1] = 0;
 		}
-		pp->sv[2 * s] += (int64_t)pp->gv[g].nr;
-		pp->sv[2 * s + 1] += (int64_t)pp->gv[g].weight;
+		pp->sv[2 * s] += (int64_t)gr->nr;
+		pp->sv[2 * s + 1] += (int64_t)gr->weight;
 	}
 	return 0;
 }
@@ -785,6 +757,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	pp->p = p;
 	pp->pt = pt;
 	pp->ft = ft;
+	stackgroups_init(&pp->sg, p, pt, ft);
 	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
 	if (!ret)
 		ret = group_samples(pp);
@@ -797,12 +770,11 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	ptab_release(&pp->maps);
 	ptab_release(&pp->locs);
 	ptab_release(&pp->samples);
-	ptab_release(&pp->groups);
+	stackgroups_release(&pp->sg);
+	free(pp->gcomm);
 	free(pp->mi);
-	free(pp->gv);
 	free(pp->sv);
 	free(pp->scratch);
-	free(pp->ranges);
 	free(pp);
 	return ret;
 }

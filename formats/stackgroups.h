@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stack groups: a profile's samples gathered into the groups that resolve
+ * alike (one stack, in one process under one set of mappings, and as the
+ * caller asks under one thread name and in one thread), each group's stack
+ * resolved through the frame table when asked: the walk from samples to
+ * resolved frames, leaf first, that the stack writers share (perf script's
+ * text and folded stacks, formats/perfscript.h and formats/folded.h, and
+ * pprof).
+ */
+#ifndef ZT_STACKGROUPS_H
+#define ZT_STACKGROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/frametab.h"
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+#include "libprof/sgroup.h"
+
+struct stackgroup {
+	uint32_t stack, pid, tid; /* tid 0 unless the caller tells threads apart */
+	const char *comm;	  /* the thread name it was added under (borrowed), or NULL */
+	uint64_t epoch;		  /* the address space it resolves in (see stackgroups_add) */
+	uint64_t ts;		  /* its first sample's time: what its frames resolve at */
+	uint64_t nr, weight;	  /* its samples, and the sum of their weights */
+};
+
+/*
+ * Groups numbered 0, 1, ... in order of their first sample: groups[i].
+ * Embedded: stackgroups_init() and stackgroups_release(). The profile,
+ * tree and frame table are borrowed for the groups' life.
+ */
+struct stackgroups {
+	struct stackgroup *groups;
+	size_t nr;
+	/* private */
+	const struct profile *p;
+	const struct proctree *pt;
+	struct frametab *ft;
+	struct sgroups sg;
+	size_t cap;
+	struct zt_frange *ranges; /* the last resolved stack's frames */
+	size_t cap_ranges;
+};
+
+void stackgroups_init(struct stackgroups *g, const struct profile *p, const struct proctree *pt,
+		      struct frametab *ft);
+void stackgroups_release(struct stackgroups *g);
+
+/*
+ * Count sample smp into its group: same stack, process, address-space epoch
+ * (proctree_epoch(), and for a process whose JIT code changes over time the
+ * sample's own time), thread name comm (compared by pointer: the tree's
+ * interned names; NULL when names do not matter) and tid (0 when threads
+ * are not told apart). *idx: the group; *is_new (may be NULL): made by this
+ * call (the caller then grows its own per-group arrays to g->nr).
+ * 0, -ENOMEM, or -EINVAL (a stack the profile does not have).
+ */
+int stackgroups_add(struct stackgroups *g, const struct prof_sample *smp, const char *comm,
+		    uint32_t tid, uint32_t *idx, int *is_new);
+
+/*
+ * The frames of group idx's first *n addresses (at most max), leaf first:
+ * kernel addresses, then user ones. (*ips)[i] is address i, (*ranges)[i]
+ * its frames in g's frame table (inline frames innermost first, then the
+ * function). Both stay valid until the next call. 0 or a negative errno.
+ */
+int stackgroups_resolve(struct stackgroups *g, uint32_t idx, unsigned max, const uint64_t **ips,
+			const struct zt_frange **ranges, unsigned *n);
+
+#endif
