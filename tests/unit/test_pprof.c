@@ -58,48 +58,6 @@ static const uint8_t kernel_bid[20] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77
 					0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,
 					0xff, 0x00, 0x01, 0x02, 0x03, 0x04 };
 
-/* File offset (and size) of symbol name in path, from nm and the program headers. */
-static uint64_t file_offset(const char *path, const char *name, uint64_t *size)
-{
-	char cmd[1024], line[1024];
-	unsigned long long vaddr = 0, sz = 0, off, va, fsz;
-	uint64_t result = 0;
-	int found = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", path);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		unsigned long long s;
-		char t, n[128];
-
-		if (sscanf(line, "%llx %llx %c %127s", &va, &s, &t, n) == 4 && !strcmp(n, name)) {
-			vaddr = va;
-			sz = s;
-			found = 1;
-		}
-	}
-	pclose(p);
-	assert_true(found);
-	snprintf(cmd, sizeof(cmd), "readelf -lW %s", path);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	found = 0;
-	while (fgets(line, sizeof(line), p)) {
-		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%*x 0x%llx", &off, &va, &fsz) == 3 &&
-		    vaddr >= va && vaddr < va + fsz) {
-			result = vaddr - va + off;
-			found = 1;
-		}
-	}
-	pclose(p);
-	assert_true(found);
-	if (size)
-		*size = sz;
-	return result;
-}
-
 static int setup(void **state)
 {
 	char path[600];
@@ -118,10 +76,11 @@ static int setup(void **state)
 		return -1;
 	if (elf_read_build_id(prog, &prog_bid) || !prog_bid.len)
 		return -1;
-	off_alpha = file_offset(prog, "zt_pp_alpha", NULL);
-	off_beta = file_offset(prog, "zt_pp_beta", NULL);
-	off_main = file_offset(prog, "main", NULL);
-	off_outer = file_offset(prog, "zt_pp_outer", &size_outer);
+	if (file_offset(prog, "zt_pp_alpha", &off_alpha, NULL) ||
+	    file_offset(prog, "zt_pp_beta", &off_beta, NULL) ||
+	    file_offset(prog, "main", &off_main, NULL) ||
+	    file_offset(prog, "zt_pp_outer", &off_outer, &size_outer))
+		return -1;
 	snprintf(path, sizeof(path), "%s/cache", tmpdir);
 	setenv("ZT_CACHE_DIR", path, 1);
 	return 0;

@@ -57,44 +57,6 @@ static void count_warnings(enum zt_log_level level, const char *msg, void *ctx)
 		warnings++;
 }
 
-/* File offset of symbol name in path, from nm and the program headers. */
-static uint64_t file_offset(const char *path, const char *name)
-{
-	char cmd[1024], line[1024];
-	unsigned long long vaddr = 0, off, va, fsz;
-	uint64_t result = 0;
-	int found = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", path);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		char t, n[128];
-
-		if (sscanf(line, "%llx %c %127s", &va, &t, n) == 3 && !strcmp(n, name)) {
-			vaddr = va;
-			found = 1;
-		}
-	}
-	pclose(p);
-	assert_true(found);
-	snprintf(cmd, sizeof(cmd), "readelf -lW %s", path);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	found = 0;
-	while (fgets(line, sizeof(line), p)) {
-		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%*x 0x%llx", &off, &va, &fsz) == 3 &&
-		    vaddr >= va && vaddr < va + fsz) {
-			result = vaddr - va + off;
-			found = 1;
-		}
-	}
-	pclose(p);
-	assert_true(found);
-	return result;
-}
-
 static int setup(void **state)
 {
 	char path[600];
@@ -113,8 +75,9 @@ static int setup(void **state)
 		return -1;
 	if (elf_read_build_id(prog, &prog_bid) || !prog_bid.len)
 		return -1;
-	off_alpha = file_offset(prog, "zt_res_alpha");
-	off_beta = file_offset(prog, "zt_res_beta");
+	if (file_offset(prog, "zt_res_alpha", &off_alpha, NULL) ||
+	    file_offset(prog, "zt_res_beta", &off_beta, NULL))
+		return -1;
 	snprintf(path, sizeof(path), "%s/cache", tmpdir);
 	setenv("ZT_CACHE_DIR", path, 1);
 	zt_log_set(count_warnings, NULL);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/unit/testutil.h"
 
@@ -15,4 +16,48 @@ int run(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return system(cmd);
+}
+
+int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	char cmd[1024], line[1024];
+	unsigned long long vaddr = 0, sz = 0, o, va, fsz;
+	int found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long s;
+		char t, n[128];
+
+		if (sscanf(line, "%llx %llx %c %127s", &va, &s, &t, n) == 4 && !strcmp(n, name)) {
+			vaddr = va;
+			sz = s;
+			found = 1;
+		}
+	}
+	pclose(p);
+	if (!found)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "readelf -lW %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	found = 0;
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%*x 0x%llx", &o, &va, &fsz) == 3 &&
+		    vaddr >= va && vaddr < va + fsz) {
+			*off = vaddr - va + o;
+			found = 1;
+		}
+	}
+	pclose(p);
+	if (!found)
+		return -1;
+	if (size)
+		*size = sz;
+	return 0;
 }

@@ -3,7 +3,14 @@
 #ifndef ZT_TESTUTIL_H
 #define ZT_TESTUTIL_H
 
+#include <stdint.h>
+
 /* system() of a printf-formatted shell command (at most 8 KiB). */
 int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The file offset of function name in the ELF file path (from nm and the
+ * program headers) into *off, its size into *size (size may be NULL).
+ * 0, or -1 when nm or readelf do not place it. */
+int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *size);
 
 #endif
