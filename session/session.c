@@ -89,6 +89,8 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 	unsigned k;
 	int ret;
 
+	if (!ss->res)
+		return -EINVAL; /* no profile followed */
 	ret = resolver_resolve(ss->res, pid, ts, addr, kernel, &f);
 	if (ret)
 		return ret;
