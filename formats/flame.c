@@ -19,7 +19,6 @@ static uint64_t str_hash_at(const void *f, uint32_t id)
 	return zt_hash_bytes(s, strlen(s));
 }
 
-/* id 0 ("") is not in the table */
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
 	uint64_t h;
@@ -72,6 +71,13 @@ static uint64_t node_hash(uint32_t parent, uint32_t name, uint32_t module, unsig
 			   1);
 }
 
+static uint64_t node_hash_at(const void *f, uint32_t i)
+{
+	const struct flame_node *n = &((const struct flame *)f)->nodes[i];
+
+	return node_hash(n->parent, n->name, n->module, n->kind);
+}
+
 static int new_node(struct flame *f, uint32_t parent, uint32_t name, uint32_t module,
 		    uint32_t srcline, unsigned kind, uint32_t *out)
 {
@@ -104,6 +110,13 @@ int flame_init(struct flame *f)
 	f->nr_strs = 1;
 	if (new_node(f, FLAME_NONE, 0, 0, 0, FLAME_USER, &root))
 		return -ENOMEM;
+	/* "" and the root are in their tables too (their items are all the
+	 * strings and nodes), never looked up */
+	if (zt_htab_reserve(&f->shash, 1, str_hash_at, f) ||
+	    zt_htab_reserve(&f->nhash, 1, node_hash_at, f))
+		return -ENOMEM;
+	zt_htab_add(&f->shash, str_hash_at(f, 0), 0);
+	zt_htab_add(&f->nhash, node_hash_at(f, root), root);
 	return 0;
 }
 
@@ -124,15 +137,7 @@ void flame_release(struct flame *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static uint64_t node_hash_at(const void *f, uint32_t i)
-{
-	const struct flame_node *n = &((const struct flame *)f)->nodes[i];
-
-	return node_hash(n->parent, n->name, n->module, n->kind);
-}
-
-/* The child of parent for this frame, created if new (the root is not
- * in the table). */
+/* The child of parent for this frame, created if new. */
 static int child_of(struct flame *f, uint32_t parent, uint32_t name, uint32_t module,
 		    uint32_t srcline, unsigned kind, uint32_t *out)
 {

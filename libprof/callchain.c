@@ -26,11 +26,13 @@ static uint64_t node_hash(uint32_t parent, uint64_t key)
 	return zt_hash_pair(key, parent);
 }
 
+/* A root is in the table under a hash of its own index (the table's
+ * items are all the nodes; no lookup asks for a root). */
 static uint64_t node_hash_at(const void *ctx, uint32_t i)
 {
 	const struct cc_node *n = &((const struct callchains *)ctx)->nodes[i];
 
-	return node_hash(n->parent, n->key);
+	return n->parent == CC_NONE ? node_hash(CC_NONE, i) : node_hash(n->parent, n->key);
 }
 
 static int new_node(struct callchains *c, uint32_t parent, uint64_t key, uint32_t *out)
@@ -50,11 +52,13 @@ static int new_node(struct callchains *c, uint32_t parent, uint64_t key, uint32_
 
 int cc_new_root(struct callchains *c, uint32_t *root)
 {
-	return new_node(c, CC_NONE, 0, root);
+	if (zt_htab_reserve(&c->hash, 1, node_hash_at, c) || new_node(c, CC_NONE, 0, root))
+		return -ENOMEM;
+	zt_htab_add(&c->hash, node_hash(CC_NONE, *root), *root);
+	return 0;
 }
 
-/* The child of parent with key, made (as the last child) when missing;
- * roots are not in the table (they are not looked up). */
+/* The child of parent with key, made (as the last child) when missing. */
 static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint64_t order,
 		    uint32_t *out)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The open-addressing index of libprof/htab.h: growth and clearing. */
+/* The open-addressing index of libprof/htab.h: allocation and clearing. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,26 +26,23 @@ void zt_htab_clear(struct zt_htab *t)
 	t->nr = 0;
 }
 
-int zt_htab_grow(struct zt_htab *t, size_t n, zt_htab_hash_fn *hash, const void *ctx)
+int zt_htab_reset(struct zt_htab *t, size_t n)
 {
-	struct zt_htab g = { NULL, t->cap ? t->cap : HTAB_MIN_CAP, 0 };
-	size_t j;
+	size_t cap = HTAB_MIN_CAP;
+	uint32_t *slots;
 
-	if (t->nr + n < t->nr || t->nr + n > SIZE_MAX / 4)
+	if (n > SIZE_MAX / 4)
 		return -ENOMEM;
-	while ((t->nr + n) * 2 > g.cap)
-		g.cap *= 2;
-	if (g.cap == t->cap)
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap == t->cap) {
+		zt_htab_clear(t);
 		return 0;
-	g.slots = calloc(g.cap, sizeof(*g.slots));
-	if (!g.slots)
+	}
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
 		return -ENOMEM;
-	/* in slot order: neighbours stay neighbours, the new table is filled
-	 * front to back */
-	for (j = 0; j < t->cap; j++)
-		if (t->slots[j])
-			zt_htab_add(&g, hash(ctx, t->slots[j] - 1), t->slots[j] - 1);
 	free(t->slots);
-	*t = g;
+	*t = (struct zt_htab){ slots, cap, 0 };
 	return 0;
 }

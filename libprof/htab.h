@@ -8,16 +8,20 @@
  *	if (zt_htab_reserve(&t, 1, item_hash, ctx))
  *		return -ENOMEM;
  *	for (j = zt_htab_first(&t, hash); zt_htab_get(&t, j, &i); j = zt_htab_next(&t, j))
- *		if (equal(items[i], key))
- *			return i;                   (found)
- *	i = append the new item;
- *	zt_htab_set(&t, j, i);                      (j: the empty slot the probe ended on)
+ *		if (equal(&items[i], key))
+ *			return i;                       (found)
+ *	items[nr] = the new item;
+ *	zt_htab_set(&t, j, nr++);                      (j: the empty slot the probe ended on)
  *
- * Linear probing, the load kept at most 1/2; zt_htab_reserve() doubles the
- * slots and places every item again by item_hash(ctx, i), the hash the
- * caller gives for item i (so the items need not store it). A table of
- * structs ({key, value} memo entries, ...) is an item array with such an
- * index; zt_htab_clear() empties the index, the caller its array.
+ * Linear probing, the load kept at most 1/2. The items of a table are
+ * 0, 1, ..., nr - 1: zt_htab_reserve() grows by indexing them again in that
+ * order by item_hash(ctx, i), the hash the caller gives for item i (so
+ * items need not store it, and growth reads the caller's array front to
+ * back). A table of other numbers (string offsets, say) checks
+ * zt_htab_room() itself and rebuilds with zt_htab_reset() and
+ * zt_htab_add(). A table of structs ({key, value} memo entries, ...) is an
+ * item array with such an index; zt_htab_clear() empties the index, the
+ * caller its array.
  *
  * Items are numbered below UINT32_MAX. There is no removal. Embedded:
  * zt_htab_init / zt_htab_release (a zeroed struct is an empty table).
@@ -41,21 +45,14 @@ void zt_htab_init(struct zt_htab *t);
 void zt_htab_release(struct zt_htab *t);
 /* Empty t, keeping its slots for reuse. */
 void zt_htab_clear(struct zt_htab *t);
+/* Empty t, with room for n items (slots doubling from 64). 0, or -ENOMEM
+ * with t unchanged. */
+int zt_htab_reset(struct zt_htab *t, size_t n);
 
-/* Out of line: the growth behind zt_htab_reserve(). */
-int zt_htab_grow(struct zt_htab *t, size_t n, zt_htab_hash_fn *hash, const void *ctx);
-
-/* Make room for n more items at a load of at most 1/2: when needed, grow
- * (doubling, from 64 slots) and place every item again by hash(ctx, i).
- * Call it before the probe whose empty slot is filled (growing moves
- * items). hash may be NULL while t is empty. 0, or -ENOMEM with t
- * unchanged. */
-static inline int zt_htab_reserve(struct zt_htab *t, size_t n, zt_htab_hash_fn *hash,
-				  const void *ctx)
+/* Whether n more items fit at a load of at most 1/2. */
+static inline int zt_htab_room(const struct zt_htab *t, size_t n)
 {
-	if ((t->nr + n) * 2 <= t->cap)
-		return 0;
-	return zt_htab_grow(t, n, hash, ctx);
+	return (t->nr + n) * 2 <= t->cap;
 }
 
 /* The first slot of the probe for hash h (t has slots: reserve first). */
@@ -87,7 +84,7 @@ static inline void zt_htab_set(struct zt_htab *t, size_t j, uint32_t i)
 	t->nr++;
 }
 
-/* Put item i, known to be absent, under hash h (after zt_htab_reserve). */
+/* Put item i, known to be absent, under hash h (with room for it). */
 static inline void zt_htab_add(struct zt_htab *t, uint64_t h, uint32_t i)
 {
 	size_t j;
@@ -95,6 +92,28 @@ static inline void zt_htab_add(struct zt_htab *t, uint64_t h, uint32_t i)
 	for (j = zt_htab_first(t, h); t->slots[j]; j = zt_htab_next(t, j))
 		;
 	zt_htab_set(t, j, i);
+}
+
+/*
+ * Make room for n more items: when they do not fit, grow and index the
+ * items 0 .. nr - 1 again by hash(ctx, i). Call it before the probe whose
+ * empty slot is filled (growing moves items). 0, or -ENOMEM with t
+ * unchanged. Inline, so that the compiler inlines hash into the loop too.
+ */
+static inline int zt_htab_reserve(struct zt_htab *t, size_t n, zt_htab_hash_fn *hash,
+				  const void *ctx)
+{
+	size_t nr = t->nr, i;
+	int ret;
+
+	if (__builtin_expect(zt_htab_room(t, n), 1))
+		return 0;
+	ret = zt_htab_reset(t, nr + n);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++)
+		zt_htab_add(t, hash(ctx, (uint32_t)i), (uint32_t)i);
+	return 0;
 }
 
 #endif

@@ -170,8 +170,7 @@ static int rehash(struct profile *p)
 {
 	size_t i;
 
-	zt_htab_clear(&p->stack_hash);
-	if (zt_htab_reserve(&p->stack_hash, p->nr_stacks + 1, stack_hash_at, p))
+	if (zt_htab_reset(&p->stack_hash, p->nr_stacks + 1))
 		return -ENOMEM;
 	for (i = 0; i < p->nr_stacks; i++)
 		zt_htab_add(&p->stack_hash, stack_hash_at(p, (uint32_t)i), (uint32_t)i);

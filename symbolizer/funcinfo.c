@@ -49,9 +49,18 @@ void fi_table_release(struct fi_table *t)
 	fi_table_init(t);
 }
 
-static uint64_t str_hash_at(const void *t, uint32_t off)
+/* The string table's index at twice the size: its items are offsets, not
+ * 0 .. nr - 1, so it is rebuilt from the strings themselves. */
+static int str_rehash(struct fi_table *t)
 {
-	return zt_hash_str(((const struct fi_table *)t)->strtab + off);
+	size_t off;
+
+	if (zt_htab_reset(&t->str_hash, t->str_hash.nr + 1))
+		return -ENOMEM;
+	/* every string starts after a NUL (offset 0 is "") */
+	for (off = 1; off < t->strtab_len; off += strlen(t->strtab + off) + 1)
+		zt_htab_add(&t->str_hash, zt_hash_str(t->strtab + off), (uint32_t)off);
+	return 0;
 }
 
 uint32_t fi_str(struct fi_table *t, const char *s)
@@ -70,7 +79,7 @@ uint32_t fi_str(struct fi_table *t, const char *s)
 	}
 	if (fi_str(t, "") == UINT32_MAX)
 		return UINT32_MAX;
-	if (zt_htab_reserve(&t->str_hash, 1, str_hash_at, t))
+	if (!zt_htab_room(&t->str_hash, 1) && str_rehash(t))
 		return UINT32_MAX;
 	for (j = zt_htab_first(&t->str_hash, zt_hash_str(s)); zt_htab_get(&t->str_hash, j, &off);
 	     j = zt_htab_next(&t->str_hash, j))

@@ -210,8 +210,7 @@ static int kernel_ips(const struct profile *p, uint64_t **out, size_t *nout)
 			if (ips[j])
 				v[n++] = ips[j];
 	}
-	/* room for all: no growth, so no item hash is needed */
-	if (zt_htab_reserve(&t, n, NULL, NULL)) {
+	if (zt_htab_reset(&t, n)) { /* room for all */
 		free(v);
 		return -ENOMEM;
 	}

@@ -218,6 +218,45 @@ static void test_collisions(void **state)
 	zt_htab_release(&s.t);
 }
 
+static void test_reset_room(void **state)
+{
+	struct zt_htab t;
+	uint32_t i, k;
+
+	(void)state;
+	zt_htab_init(&t);
+	assert_false(zt_htab_room(&t, 1));
+	assert_int_equal(zt_htab_reset(&t, 0), 0);
+	assert_int_equal(t.cap, 64);
+	assert_true(zt_htab_room(&t, 32));
+	assert_false(zt_htab_room(&t, 33));
+	/* items that are not 0 .. nr - 1 (offsets, say): the caller rebuilds */
+	for (k = 0; k < 32; k++)
+		zt_htab_add(&t, zt_hash_mix(0, k * 10), k * 10);
+	assert_false(zt_htab_room(&t, 1));
+	assert_int_equal(zt_htab_reset(&t, t.nr + 1), 0);
+	assert_int_equal(t.cap, 128);
+	assert_int_equal(t.nr, 0);
+	for (k = 0; k < 33; k++)
+		zt_htab_add(&t, zt_hash_mix(0, k * 10), k * 10);
+	for (k = 0; k < 33; k++) {
+		size_t j;
+		int found = 0;
+
+		for (j = zt_htab_first(&t, zt_hash_mix(0, k * 10)); !found && zt_htab_get(&t, j, &i);
+		     j = zt_htab_next(&t, j))
+			found = i == k * 10;
+		assert_true(found);
+	}
+	/* the same size again: emptied in place */
+	assert_int_equal(zt_htab_reset(&t, 40), 0);
+	assert_int_equal(t.cap, 128);
+	assert_int_equal(t.nr, 0);
+	for (k = 0; k < t.cap; k++)
+		assert_int_equal(t.slots[k], 0);
+	zt_htab_release(&t);
+}
+
 static void test_clear(void **state)
 {
 	struct set s;
@@ -249,7 +288,7 @@ int main(void)
 		cmocka_unit_test(test_empty),	    cmocka_unit_test(test_insert_find),
 		cmocka_unit_test(test_grow),	    cmocka_unit_test(test_reserve_many),
 		cmocka_unit_test(test_many),	    cmocka_unit_test(test_collisions),
-		cmocka_unit_test(test_clear),
+		cmocka_unit_test(test_reset_room), cmocka_unit_test(test_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
