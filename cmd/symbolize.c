@@ -276,7 +276,7 @@ static uint64_t bfd_hash(const struct bfd_name *n)
 			   n->cline);
 }
 
-static uint64_t bfd_hash_at(const void *s, uint32_t i)
+static inline uint64_t bfd_hash_at(const void *s, uint32_t i)
 {
 	return bfd_hash(&((const struct symbolize *)s)->bfd[i]);
 }

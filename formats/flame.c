@@ -12,7 +12,7 @@
 
 /* ---- strings ---- */
 
-static uint64_t str_hash_at(const void *f, uint32_t id)
+static inline uint64_t str_hash_at(const void *f, uint32_t id)
 {
 	const char *s = ((const struct flame *)f)->strs[id];
 
@@ -71,7 +71,7 @@ static uint64_t node_hash(uint32_t parent, uint32_t name, uint32_t module, unsig
 			   1);
 }
 
-static uint64_t node_hash_at(const void *f, uint32_t i)
+static inline uint64_t node_hash_at(const void *f, uint32_t i)
 {
 	const struct flame_node *n = &((const struct flame *)f)->nodes[i];
 

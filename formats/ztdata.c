@@ -625,7 +625,7 @@ static uint64_t uslot_hash(uint32_t tid)
 	return (tid * 0x9e3779b97f4a7c15ull) >> 32;
 }
 
-static uint64_t uslot_hash_at(const void *w, uint32_t i)
+static inline uint64_t uslot_hash_at(const void *w, uint32_t i)
 {
 	return uslot_hash(((const struct ztdata_writer *)w)->uslots[i].tid);
 }

@@ -28,7 +28,7 @@ static uint64_t node_hash(uint32_t parent, uint64_t key)
 
 /* A root is in the table under a hash of its own index (the table's
  * items are all the nodes; no lookup asks for a root). */
-static uint64_t node_hash_at(const void *ctx, uint32_t i)
+static inline uint64_t node_hash_at(const void *ctx, uint32_t i)
 {
 	const struct cc_node *n = &((const struct callchains *)ctx)->nodes[i];
 

@@ -175,7 +175,7 @@ void hist_release(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static uint64_t str_hash_at(const void *h, uint32_t i)
+static inline uint64_t str_hash_at(const void *h, uint32_t i)
 {
 	return zt_hash_str(((const struct hist *)h)->strs[i]);
 }
@@ -250,7 +250,7 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 	return v;
 }
 
-static uint64_t entry_hash_at(const void *ctx, uint32_t i)
+static inline uint64_t entry_hash_at(const void *ctx, uint32_t i)
 {
 	const struct hist *h = ctx;
 

@@ -98,7 +98,8 @@ static inline void zt_htab_add(struct zt_htab *t, uint64_t h, uint32_t i)
  * Make room for n more items: when they do not fit, grow and index the
  * items 0 .. nr - 1 again by hash(ctx, i). Call it before the probe whose
  * empty slot is filled (growing moves items). 0, or -ENOMEM with t
- * unchanged. Inline, so that the compiler inlines hash into the loop too.
+ * unchanged. Inline, so that hash is inlined into the loop too: declare
+ * it static inline (GCC leaves a plain static one out of line there).
  */
 static inline int zt_htab_reserve(struct zt_htab *t, size_t n, zt_htab_hash_fn *hash,
 				  const void *ctx)
@@ -106,7 +107,7 @@ static inline int zt_htab_reserve(struct zt_htab *t, size_t n, zt_htab_hash_fn *
 	size_t nr = t->nr, i;
 	int ret;
 
-	if (__builtin_expect(zt_htab_room(t, n), 1))
+	if (zt_htab_room(t, n))
 		return 0;
 	ret = zt_htab_reset(t, nr + n);
 	if (ret)

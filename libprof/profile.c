@@ -157,7 +157,7 @@ static int stack_equal(const struct profile *p, uint32_t id, const uint64_t *ips
 	       (!(nk + nu) || !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips)));
 }
 
-static uint64_t stack_hash_at(const void *ctx, uint32_t id)
+static inline uint64_t stack_hash_at(const void *ctx, uint32_t id)
 {
 	const struct profile *p = ctx;
 	const struct prof_stack *s = &p->stacks[id];

@@ -35,7 +35,7 @@ static int key_equal(const struct sgroup_key *a, const struct sgroup_key *b)
 	       a->epoch == b->epoch;
 }
 
-static uint64_t key_hash_at(const void *g, uint32_t i)
+static inline uint64_t key_hash_at(const void *g, uint32_t i)
 {
 	return key_hash(&((const struct sgroups *)g)->keys[i]);
 }

@@ -115,7 +115,7 @@ static void elf_init_once(void)
 
 /* ---- small tables ---------------------------------------------------------- */
 
-static uint64_t umap_hash_at(const void *m, uint32_t i)
+static inline uint64_t umap_hash_at(const void *m, uint32_t i)
 {
 	return zt_hash_mix(0, ((const struct umap *)m)->ents[i].key);
 }
@@ -170,7 +170,7 @@ static void umap_release(struct umap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint64_t path_hash_at(const void *d, uint32_t i)
+static inline uint64_t path_hash_at(const void *d, uint32_t i)
 {
 	return zt_hash_str(((const struct dws *)d)->paths[i].path);
 }

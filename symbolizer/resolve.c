@@ -311,7 +311,7 @@ static int pid_blobs(struct resolver *r, uint32_t pid, const struct rs_bref **re
 	return 0;
 }
 
-static uint64_t pmap_hash_at(const void *r, uint32_t i)
+static inline uint64_t pmap_hash_at(const void *r, uint32_t i)
 {
 	return zt_hash_mix(0, ((const struct resolver *)r)->pmaps[i].pid);
 }
@@ -415,7 +415,7 @@ open:
 	return sm;
 }
 
-static uint64_t elf_hash_at(const void *r, uint32_t i)
+static inline uint64_t elf_hash_at(const void *r, uint32_t i)
 {
 	return zt_hash_str(((const struct resolver *)r)->elfs[i].key);
 }
@@ -473,7 +473,7 @@ static int own(struct resolver *r, void *p)
 	return 0;
 }
 
-static uint64_t dm_hash_at(const void *r, uint32_t i)
+static inline uint64_t dm_hash_at(const void *r, uint32_t i)
 {
 	return zt_hash_str(((const struct resolver *)r)->dm[i].in);
 }
@@ -649,7 +649,7 @@ static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)
 	return zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, a), b), pid);
 }
 
-static uint64_t frame_hash_at(const void *r, uint32_t i)
+static inline uint64_t frame_hash_at(const void *r, uint32_t i)
 {
 	const struct rs_frame *c = &((const struct resolver *)r)->frames[i];
 

@@ -163,7 +163,7 @@ out:
 	return ret;
 }
 
-static uint64_t file_hash_at(const void *uw, uint32_t i)
+static inline uint64_t file_hash_at(const void *uw, uint32_t i)
 {
 	return zt_hash_str(((const struct unwinder *)uw)->files[i].path);
 }
@@ -359,7 +359,7 @@ static void space_drop_all(struct unwinder *uw)
 	zt_htab_clear(&uw->spaces_hash);
 }
 
-static uint64_t space_hash_at(const void *uw, uint32_t i)
+static inline uint64_t space_hash_at(const void *uw, uint32_t i)
 {
 	const struct uw_space *s = &((const struct unwinder *)uw)->spaces[i];
 
