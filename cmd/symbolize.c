@@ -18,7 +18,9 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
+#include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/symmod.h"
@@ -45,7 +47,8 @@ struct symbolize {
 		const char *renamed; /* NULL while not renamed */
 		int seen; /* an address was found in its own code */
 	} *bfd;
-	size_t nr_bfd, cap_bfd; /* open addressing, cap a power of two */
+	size_t nr_bfd, cap_bfd;
+	struct zt_htab bfd_hash; /* bfd by (dname, cfile, cline, outer) */
 };
 
 #define LINE_MAX_LEN 4096 /* an address on stdin: longer lines are not one */
@@ -266,46 +269,38 @@ static void print_file(const struct symbolize *s, const struct fi_loc *l, const 
 	}
 }
 
+static uint64_t bfd_hash(const struct bfd_name *n)
+{
+	return zt_hash_mix(zt_hash_pair(zt_hash_pair((uintptr_t)n->dname, (uintptr_t)n->cfile),
+					(uintptr_t)n->outer),
+			   n->cline);
+}
+
+static inline uint64_t bfd_hash_at(const void *s, uint32_t i)
+{
+	return bfd_hash(&((const struct symbolize *)s)->bfd[i]);
+}
+
 /* The state of the function (dname, cfile, cline), added when new; NULL
  * on ENOMEM. */
 static struct bfd_name *bfd_state(struct symbolize *s, const char *dname, const char *cfile,
 				  uint32_t cline, const char *outer)
 {
-	size_t i;
+	struct bfd_name key = { .dname = dname, .cfile = cfile, .cline = cline, .outer = outer };
+	size_t j;
+	uint32_t i;
 
-#define BFD_HASH(n)                                                                         \
-	zt_hash_mix(zt_hash_pair(zt_hash_pair((uintptr_t)(n)->dname, (uintptr_t)(n)->cfile), \
-				 (uintptr_t)(n)->outer),                                     \
-		    (n)->cline)
-	if ((s->nr_bfd + 1) * 2 > s->cap_bfd) {
-		size_t cap = s->cap_bfd ? s->cap_bfd * 2 : 64, j;
-		struct bfd_name *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (j = 0; j < s->cap_bfd; j++) {
-			if (!s->bfd[j].dname)
-				continue;
-			for (i = BFD_HASH(&s->bfd[j]) & (cap - 1); t[i].dname; i = (i + 1) & (cap - 1))
-				;
-			t[i] = s->bfd[j];
-		}
-		free(s->bfd);
-		s->bfd = t;
-		s->cap_bfd = cap;
-	}
-	{
-		struct bfd_name key = { .dname = dname, .cfile = cfile, .cline = cline, .outer = outer };
-
-		for (i = BFD_HASH(&key) & (s->cap_bfd - 1); s->bfd[i].dname; i = (i + 1) & (s->cap_bfd - 1))
-			if (s->bfd[i].dname == dname && s->bfd[i].cfile == cfile && s->bfd[i].cline == cline &&
-			    s->bfd[i].outer == outer)
-				return &s->bfd[i];
-		s->bfd[i] = key;
-	}
-#undef BFD_HASH
-	s->nr_bfd++;
-	return &s->bfd[i];
+	if (zt_htab_reserve(&s->bfd_hash, 1, bfd_hash_at, s) || s->nr_bfd >= UINT32_MAX - 1 ||
+	    ZT_GROW(s->bfd, s->cap_bfd, s->nr_bfd + 1))
+		return NULL;
+	for (j = zt_htab_first(&s->bfd_hash, bfd_hash(&key)); zt_htab_get(&s->bfd_hash, j, &i);
+	     j = zt_htab_next(&s->bfd_hash, j))
+		if (s->bfd[i].dname == dname && s->bfd[i].cfile == cfile &&
+		    s->bfd[i].cline == cline && s->bfd[i].outer == outer)
+			return &s->bfd[i];
+	s->bfd[s->nr_bfd] = key;
+	zt_htab_set(&s->bfd_hash, j, (uint32_t)s->nr_bfd);
+	return &s->bfd[s->nr_bfd++];
 }
 
 /* What addr2line names the innermost frame of r when that is code inlined
@@ -608,6 +603,7 @@ out:
 	free(s.mods);
 	free(s.maps);
 	free(s.bfd);
+	zt_htab_release(&s.bfd_hash);
 	symopts_release(&s.so);
 	return ret;
 }

@@ -8,13 +8,22 @@
 #include "formats/flame.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 
 /* ---- strings ---- */
+
+static inline uint64_t str_hash_at(const void *f, uint32_t id)
+{
+	const char *s = ((const struct flame *)f)->strs[id];
+
+	return zt_hash_bytes(s, strlen(s));
+}
 
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
 	uint64_t h;
 	size_t j;
+	uint32_t i;
 	char *c;
 
 	/* names are C strings wherever they go: a NUL ends one, so that the
@@ -25,27 +34,14 @@ static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 		*id = 0;
 		return 0;
 	}
-	if ((f->nr_strs + 1) * 2 > f->shash_cap) {
-		size_t ncap = f->shash_cap ? f->shash_cap * 2 : 1024, i;
-		uint32_t *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (i = 1; i < f->nr_strs; i++) {
-			j = zt_hash_bytes(f->strs[i], strlen(f->strs[i])) & (ncap - 1);
-			while (t[j])
-				j = (j + 1) & (ncap - 1);
-			t[j] = (uint32_t)i;
-		}
-		free(f->shash);
-		f->shash = t;
-		f->shash_cap = ncap;
-	}
-	for (j = h & (f->shash_cap - 1); f->shash[j]; j = (j + 1) & (f->shash_cap - 1)) {
-		const char *o = f->strs[f->shash[j]];
+	if (zt_htab_reserve(&f->shash, 1, str_hash_at, f))
+		return -ENOMEM;
+	for (j = zt_htab_first(&f->shash, h); zt_htab_get(&f->shash, j, &i);
+	     j = zt_htab_next(&f->shash, j)) {
+		const char *o = f->strs[i];
 
 		if (!strncmp(o, s, len) && !o[len]) { /* s has no NUL within len */
-			*id = f->shash[j];
+			*id = i;
 			return 0;
 		}
 	}
@@ -57,7 +53,7 @@ static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 	memcpy(c, s, len);
 	c[len] = 0;
 	f->strs[f->nr_strs] = c;
-	f->shash[j] = (uint32_t)f->nr_strs;
+	zt_htab_set(&f->shash, j, (uint32_t)f->nr_strs);
 	*id = (uint32_t)f->nr_strs++;
 	return 0;
 }
@@ -73,6 +69,13 @@ static uint64_t node_hash(uint32_t parent, uint32_t name, uint32_t module, unsig
 {
 	return zt_hash_mix(zt_hash_mix(zt_hash_pair((uint64_t)parent << 32 | name, module), kind),
 			   1);
+}
+
+static inline uint64_t node_hash_at(const void *f, uint32_t i)
+{
+	const struct flame_node *n = &((const struct flame *)f)->nodes[i];
+
+	return node_hash(n->parent, n->name, n->module, n->kind);
 }
 
 static int new_node(struct flame *f, uint32_t parent, uint32_t name, uint32_t module,
@@ -107,6 +110,13 @@ int flame_init(struct flame *f)
 	f->nr_strs = 1;
 	if (new_node(f, FLAME_NONE, 0, 0, 0, FLAME_USER, &root))
 		return -ENOMEM;
+	/* "" and the root are in their tables too (their items are all the
+	 * strings and nodes), never looked up */
+	if (zt_htab_reserve(&f->shash, 1, str_hash_at, f) ||
+	    zt_htab_reserve(&f->nhash, 1, node_hash_at, f))
+		return -ENOMEM;
+	zt_htab_add(&f->shash, str_hash_at(f, 0), 0);
+	zt_htab_add(&f->nhash, node_hash_at(f, root), root);
 	return 0;
 }
 
@@ -117,9 +127,9 @@ void flame_release(struct flame *f)
 	for (i = 0; i < f->nr_strs; i++)
 		free(f->strs[i]);
 	free(f->strs);
-	free(f->shash);
+	zt_htab_release(&f->shash);
 	free(f->nodes);
-	free(f->nhash);
+	zt_htab_release(&f->nhash);
 	free(f->scratch);
 	free(f->prev);
 	free(f->prev_ends);
@@ -127,53 +137,29 @@ void flame_release(struct flame *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static int grow_nhash(struct flame *f)
-{
-	size_t ncap = f->nhash_cap ? f->nhash_cap * 2 : 1024, i, j;
-	uint32_t *t;
-
-	if ((f->nr_nodes + 1) * 2 <= f->nhash_cap)
-		return 0;
-	t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 1; i < f->nr_nodes; i++) {
-		const struct flame_node *n = &f->nodes[i];
-
-		j = node_hash(n->parent, n->name, n->module, n->kind) & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(f->nhash);
-	f->nhash = t;
-	f->nhash_cap = ncap;
-	return 0;
-}
-
 /* The child of parent for this frame, created if new. */
 static int child_of(struct flame *f, uint32_t parent, uint32_t name, uint32_t module,
 		    uint32_t srcline, unsigned kind, uint32_t *out)
 {
 	size_t j;
+	uint32_t i;
 	int ret;
 
-	ret = grow_nhash(f);
-	if (ret)
-		return ret;
-	for (j = node_hash(parent, name, module, kind) & (f->nhash_cap - 1); f->nhash[j];
-	     j = (j + 1) & (f->nhash_cap - 1)) {
-		const struct flame_node *n = &f->nodes[f->nhash[j] - 1];
+	if (zt_htab_reserve(&f->nhash, 1, node_hash_at, f))
+		return -ENOMEM;
+	for (j = zt_htab_first(&f->nhash, node_hash(parent, name, module, kind));
+	     zt_htab_get(&f->nhash, j, &i); j = zt_htab_next(&f->nhash, j)) {
+		const struct flame_node *n = &f->nodes[i];
 
 		if (n->parent == parent && n->name == name && n->module == module &&
 		    n->kind == kind) {
-			*out = f->nhash[j] - 1;
+			*out = i;
 			return 0;
 		}
 	}
 	ret = new_node(f, parent, name, module, srcline, kind, out);
 	if (!ret)
-		f->nhash[j] = *out + 1;
+		zt_htab_set(&f->nhash, j, *out);
 	return ret;
 }
 

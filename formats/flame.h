@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "libprof/htab.h"
+
 /* What a frame is: each kind has its own palette (with --colors=kind). */
 enum flame_kind {
 	FLAME_USER,	  /* native user code with a symbol */
@@ -52,12 +54,10 @@ struct flame_node {
 struct flame {
 	struct flame_node *nodes;
 	size_t nr_nodes, cap_nodes;
-	uint32_t *nhash; /* (parent, name, module, kind) -> node index + 1 */
-	size_t nhash_cap;
+	struct zt_htab nhash; /* (parent, name, module, kind) -> node index */
 	char **strs; /* id 0 is "" */
 	size_t nr_strs, cap_strs;
-	uint32_t *shash;
-	size_t shash_cap;
+	struct zt_htab shash; /* string -> its id */
 	int reverse;
 	uint64_t total[2];
 	struct flame_frame *scratch; /* a reversed stack */

@@ -18,7 +18,9 @@
 #include <zstd.h>
 
 #include "formats/ztdata.h"
+#include "libprof/array.h"
 #include "libprof/fileio.h"
+#include "libprof/htab.h"
 #include "libprof/zbuf.h"
 
 #define ZTDATA_MINOR 1 /* 1.1: USTACKS chunks */
@@ -176,8 +178,9 @@ struct ztdata_writer {
 	uint64_t nustacks;             /* entries in uhdr */
 	uint64_t u_sample;             /* delta base: the previous entry's sample */
 	uint64_t u_next;               /* a snapshot may go to samples from this index on */
-	struct uslot *uslots;          /* by tid, open addressing */
+	struct uslot *uslots;          /* one per thread */
 	size_t nr_uslots, cap_uslots;
+	struct zt_htab uslot_hash;     /* uslots by tid */
 	struct zbuf payload;           /* scratch: one chunk's raw payload */
 	struct zbuf out;               /* complete chunks not yet written */
 	struct chunk_ref *index;
@@ -310,9 +313,8 @@ static int seal_ustacks(struct ztdata_writer *w)
 		zbuf_reset(&w->ucols[i]);
 	w->nustacks = 0;
 	w->u_sample = 0;
-	if (w->nr_uslots)
-		memset(w->uslots, 0, w->cap_uslots * sizeof(*w->uslots));
 	w->nr_uslots = 0;
+	zt_htab_clear(&w->uslot_hash);
 	return 0;
 }
 
@@ -460,6 +462,7 @@ void ztdata_writer_free(struct ztdata_writer *w)
 	for (i = 0; i < PROF_UREGS; i++)
 		zbuf_release(&w->ucols[i]);
 	free(w->uslots);
+	zt_htab_release(&w->uslot_hash);
 	profile_release(&w->stacks);
 	free(w->index);
 	ZSTD_freeCCtx(w->cctx);
@@ -617,40 +620,35 @@ int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, u
 	return 0;
 }
 
-static size_t uslot_hash(uint32_t tid, size_t cap)
+static uint64_t uslot_hash(uint32_t tid)
 {
-	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (tid * 0x9e3779b97f4a7c15ull) >> 32;
 }
 
-/* The slot of thread tid in the chunk being built (a free one if it has
- * none yet), or NULL without memory. */
+static inline uint64_t uslot_hash_at(const void *w, uint32_t i)
+{
+	return uslot_hash(((const struct ztdata_writer *)w)->uslots[i].tid);
+}
+
+/* The slot of thread tid in the chunk being built (a new unused one if it
+ * has none yet), or NULL without memory. */
 static struct uslot *uslot_get(struct ztdata_writer *w, uint32_t tid)
 {
-	size_t i;
+	size_t j;
+	uint32_t i;
 
-	if ((w->nr_uslots + 1) * 2 > w->cap_uslots) {
-		size_t ncap = w->cap_uslots ? w->cap_uslots * 2 : 64, k;
-		struct uslot *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (k = 0; k < w->cap_uslots; k++) {
-			struct uslot *o = &w->uslots[k];
-
-			if (!o->used)
-				continue;
-			for (i = uslot_hash(o->tid, ncap); n[i].used; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = *o;
-		}
-		free(w->uslots);
-		w->uslots = n;
-		w->cap_uslots = ncap;
-	}
-	for (i = uslot_hash(tid, w->cap_uslots); w->uslots[i].used; i = (i + 1) & (w->cap_uslots - 1))
+	if (zt_htab_reserve(&w->uslot_hash, 1, uslot_hash_at, w))
+		return NULL;
+	for (j = zt_htab_first(&w->uslot_hash, uslot_hash(tid)); zt_htab_get(&w->uslot_hash, j, &i);
+	     j = zt_htab_next(&w->uslot_hash, j))
 		if (w->uslots[i].tid == tid)
 			return &w->uslots[i];
-	return &w->uslots[i];
+	if (w->nr_uslots >= UINT32_MAX - 1 || ZT_GROW(w->uslots, w->cap_uslots, w->nr_uslots + 1))
+		return NULL;
+	memset(&w->uslots[w->nr_uslots], 0, sizeof(*w->uslots));
+	w->uslots[w->nr_uslots].tid = tid;
+	zt_htab_set(&w->uslot_hash, j, (uint32_t)w->nr_uslots);
+	return &w->uslots[w->nr_uslots++];
 }
 
 /* Bytes buffered for the USTACKS chunk. */
@@ -727,8 +725,6 @@ int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint6
 		ret |= w->ucols[i].err;
 	if (ret)
 		return fail(w, -ENOMEM);
-	if (!slot->used)
-		w->nr_uslots++;
 	*slot = (struct uslot){ w->last_tid, 1, w->nustacks, { 0 } };
 	memcpy(slot->regs, v, sizeof(v));
 	w->nustacks++;

@@ -7,6 +7,7 @@
 #include "libprof/array.h"
 #include "libprof/callchain.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 
 void cc_init(struct callchains *c)
 {
@@ -16,7 +17,7 @@ void cc_init(struct callchains *c)
 void cc_release(struct callchains *c)
 {
 	free(c->nodes);
-	free(c->hash);
+	zt_htab_release(&c->hash);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -25,31 +26,13 @@ static uint64_t node_hash(uint32_t parent, uint64_t key)
 	return zt_hash_pair(key, parent);
 }
 
-static int rehash(struct callchains *c)
+/* A root is in the table under a hash of its own index (the table's
+ * items are all the nodes; no lookup asks for a root). */
+static inline uint64_t node_hash_at(const void *ctx, uint32_t i)
 {
-	size_t ncap = c->hash_cap ? c->hash_cap * 2 : 1024, i;
-	uint32_t *t;
+	const struct cc_node *n = &((const struct callchains *)ctx)->nodes[i];
 
-	if (ncap < c->hash_cap)
-		return -ENOMEM;
-	t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < c->nr; i++) {
-		const struct cc_node *n = &c->nodes[i];
-		size_t j;
-
-		if (n->parent == CC_NONE)
-			continue; /* roots are not looked up */
-		j = node_hash(n->parent, n->key) & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(c->hash);
-	c->hash = t;
-	c->hash_cap = ncap;
-	return 0;
+	return n->parent == CC_NONE ? node_hash(CC_NONE, i) : node_hash(n->parent, n->key);
 }
 
 static int new_node(struct callchains *c, uint32_t parent, uint64_t key, uint32_t *out)
@@ -69,7 +52,10 @@ static int new_node(struct callchains *c, uint32_t parent, uint64_t key, uint32_
 
 int cc_new_root(struct callchains *c, uint32_t *root)
 {
-	return new_node(c, CC_NONE, 0, root);
+	if (zt_htab_reserve(&c->hash, 1, node_hash_at, c) || new_node(c, CC_NONE, 0, root))
+		return -ENOMEM;
+	zt_htab_add(&c->hash, node_hash(CC_NONE, *root), *root);
+	return 0;
 }
 
 /* The child of parent with key, made (as the last child) when missing. */
@@ -80,23 +66,22 @@ static int child_of(struct callchains *c, uint32_t parent, uint64_t key, uint64_
 	uint32_t i;
 	int ret;
 
-	if ((c->nr + 1) * 2 > c->hash_cap && rehash(c))
+	if (zt_htab_reserve(&c->hash, 1, node_hash_at, c))
 		return -ENOMEM;
-	j = node_hash(parent, key) & (c->hash_cap - 1);
-	while (c->hash[j]) {
-		const struct cc_node *n = &c->nodes[c->hash[j] - 1];
+	for (j = zt_htab_first(&c->hash, node_hash(parent, key)); zt_htab_get(&c->hash, j, &i);
+	     j = zt_htab_next(&c->hash, j)) {
+		const struct cc_node *n = &c->nodes[i];
 
 		if (n->parent == parent && n->key == key) {
-			*out = c->hash[j] - 1;
+			*out = i;
 			return 0;
 		}
-		j = (j + 1) & (c->hash_cap - 1);
 	}
 	ret = new_node(c, parent, key, &i);
 	if (ret)
 		return ret;
 	c->nodes[i].order = order;
-	c->hash[j] = i + 1;
+	zt_htab_set(&c->hash, j, i);
 	/* prepended; node indexes keep the order of first appearance */
 	c->nodes[i].next = c->nodes[parent].child;
 	c->nodes[parent].child = i;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
+
 #define CC_NONE UINT32_MAX
 
 struct cc_node {
@@ -30,8 +32,7 @@ struct cc_node {
 struct callchains {
 	struct cc_node *nodes;
 	size_t nr, cap;
-	uint32_t *hash; /* (parent, key) -> node index + 1, open addressing */
-	size_t hash_cap;
+	struct zt_htab hash; /* (parent, key) -> node index */
 };
 
 void cc_init(struct callchains *c);

@@ -11,6 +11,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/hist.h"
+#include "libprof/htab.h"
 #include "libprof/profile.h"
 
 static const char *const key_names[] = {
@@ -140,7 +141,7 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 	int ret;
 
 	free(h->entries);
-	free(h->ehash);
+	zt_htab_release(&h->ehash);
 	free(h->sorted);
 	cc_release(&h->cc);
 	ret = hist_init_opts(h, keys, nr_keys, o);
@@ -148,7 +149,6 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 	h->nr_strs = keep.nr_strs;
 	h->cap_strs = keep.cap_strs;
 	h->shash = keep.shash;
-	h->shash_cap = keep.shash_cap;
 	h->ckeys = keep.ckeys;
 	h->ckeys_cap = keep.ckeys_cap;
 	h->corders = keep.corders;
@@ -165,9 +165,9 @@ void hist_release(struct hist *h)
 	for (i = 0; i < h->nr_strs; i++)
 		free(h->strs[i]);
 	free(h->strs);
-	free(h->shash);
+	zt_htab_release(&h->shash);
 	free(h->entries);
-	free(h->ehash);
+	zt_htab_release(&h->ehash);
 	free(h->sorted);
 	free(h->ckeys);
 	free(h->corders);
@@ -176,52 +176,25 @@ void hist_release(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* Rebuild an open-addressing table of ids + 1 at twice the size. */
-static int rehash(uint32_t **tab, size_t *cap, size_t nr,
-		  uint64_t (*hash)(const struct hist *, size_t), const struct hist *h)
+static inline uint64_t str_hash_at(const void *h, uint32_t i)
 {
-	size_t ncap = *cap ? *cap * 2 : 256, i;
-	uint32_t *t;
-
-	if (ncap < *cap)
-		return -ENOMEM;
-	t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		size_t j = hash(h, i) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(*tab);
-	*tab = t;
-	*cap = ncap;
-	return 0;
-}
-
-static uint64_t str_hash_at(const struct hist *h, size_t i)
-{
-	return zt_hash_str(h->strs[i]);
+	return zt_hash_str(((const struct hist *)h)->strs[i]);
 }
 
 int hist_intern(struct hist *h, const char *s, uint32_t *id)
 {
-	uint64_t hv = zt_hash_str(s);
 	size_t j;
+	uint32_t i;
 	char *copy;
 
-	if ((h->nr_strs + 1) * 2 > h->shash_cap &&
-	    rehash(&h->shash, &h->shash_cap, h->nr_strs, str_hash_at, h))
+	if (zt_htab_reserve(&h->shash, 1, str_hash_at, h))
 		return -ENOMEM;
-	j = hv & (h->shash_cap - 1);
-	while (h->shash[j]) {
-		if (!strcmp(h->strs[h->shash[j] - 1], s)) {
-			*id = h->shash[j] - 1;
+	for (j = zt_htab_first(&h->shash, zt_hash_str(s)); zt_htab_get(&h->shash, j, &i);
+	     j = zt_htab_next(&h->shash, j)) {
+		if (!strcmp(h->strs[i], s)) {
+			*id = i;
 			return 0;
 		}
-		j = (j + 1) & (h->shash_cap - 1);
 	}
 	if (ZT_GROW(h->strs, h->cap_strs, h->nr_strs + 1))
 		return -ENOMEM;
@@ -229,7 +202,7 @@ int hist_intern(struct hist *h, const char *s, uint32_t *id)
 	if (!copy)
 		return -ENOMEM;
 	h->strs[h->nr_strs] = copy;
-	h->shash[j] = (uint32_t)h->nr_strs + 1;
+	zt_htab_set(&h->shash, j, (uint32_t)h->nr_strs);
 	*id = (uint32_t)h->nr_strs++;
 	return 0;
 }
@@ -286,8 +259,10 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 	return v;
 }
 
-static uint64_t entry_hash_at(const struct hist *h, size_t i)
+static inline uint64_t entry_hash_at(const void *ctx, uint32_t i)
 {
+	const struct hist *h = ctx;
+
 	return frame_hash(h, &h->entries[i].f);
 }
 
@@ -340,17 +315,16 @@ static int frame_equal(const struct hist *h, const struct hist_frame *a, const s
 static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 {
 	size_t j;
+	uint32_t i;
 	struct hist_entry *e;
 
-	if ((h->nr_entries + 1) * 2 > h->ehash_cap &&
-	    rehash(&h->ehash, &h->ehash_cap, h->nr_entries, entry_hash_at, h))
+	if (zt_htab_reserve(&h->ehash, 1, entry_hash_at, h))
 		return NULL;
-	j = frame_hash(h, f) & (h->ehash_cap - 1);
-	while (h->ehash[j]) {
-		e = &h->entries[h->ehash[j] - 1];
+	for (j = zt_htab_first(&h->ehash, frame_hash(h, f)); zt_htab_get(&h->ehash, j, &i);
+	     j = zt_htab_next(&h->ehash, j)) {
+		e = &h->entries[i];
 		if (frame_equal(h, &e->f, f))
 			return e;
-		j = (j + 1) & (h->ehash_cap - 1);
 	}
 	if (ZT_GROW(h->entries, h->cap_entries, h->nr_entries + 1))
 		return NULL;
@@ -360,7 +334,7 @@ static struct hist_entry *find_entry(struct hist *h, const struct hist_frame *f)
 	e->chain = CC_NONE;
 	if (h->opts.chain != HIST_CHAIN_NONE && !h->opts.lazy_chains && cc_new_root(&h->cc, &e->chain))
 		return NULL;
-	h->ehash[j] = (uint32_t)h->nr_entries + 1;
+	zt_htab_set(&h->ehash, j, (uint32_t)h->nr_entries);
 	h->nr_entries++;
 	return e;
 }

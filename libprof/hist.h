@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "libprof/callchain.h"
+#include "libprof/htab.h"
 
 enum hist_key {
 	HIST_KEY_COMM, /* thread name */
@@ -67,12 +68,10 @@ struct hist {
 	unsigned nr_keys;
 	struct hist_entry *entries;
 	size_t nr_entries, cap_entries;
-	uint32_t *ehash; /* entry index + 1, 0 = empty */
-	size_t ehash_cap;
+	struct zt_htab ehash; /* frame -> entry index */
 	char **strs;     /* interned strings, owned */
 	size_t nr_strs, cap_strs;
-	uint32_t *shash;
-	size_t shash_cap;
+	struct zt_htab shash; /* string -> its id */
 	uint64_t total, total_nr; /* weight and count of every sample added */
 	uint64_t serial;
 	const struct hist_entry **sorted; /* from hist_sort() */

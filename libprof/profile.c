@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/htab.h"
 #include "libprof/profile.h"
 
 #define GROW(p, field) ZT_GROW((p)->field, (p)->cap_##field, (p)->nr_##field + 1)
@@ -34,7 +35,7 @@ void profile_release(struct profile *p)
 	free(p->stacks);
 	free(p->ips);
 	free(p->blobs);
-	free(p->stack_hash);
+	zt_htab_release(&p->stack_hash);
 	profile_init(p);
 }
 
@@ -157,28 +158,23 @@ static int stack_equal(const struct profile *p, uint32_t id, const uint64_t *ips
 	       (!(nk + nu) || !memcmp(p->ips + s->off, ips, (size_t)(nk + nu) * sizeof(*ips)));
 }
 
-/* Rebuild the stack table at least twice the size of the stacks. */
+static inline uint64_t stack_hash_at(const void *ctx, uint32_t id)
+{
+	const struct profile *p = ctx;
+	const struct prof_stack *s = &p->stacks[id];
+
+	return stack_hash(p->ips + s->off, s->nk, s->nu);
+}
+
+/* Index every stack again (some were appended without the index). */
 static int rehash(struct profile *p)
 {
-	size_t ncap = p->hash_cap ? p->hash_cap * 2 : 1024, i;
-	uint32_t *h;
+	size_t i;
 
-	while (ncap < (p->nr_stacks + 1) * 2)
-		ncap *= 2;
-	h = calloc(ncap, sizeof(*h));
-	if (!h)
+	if (zt_htab_reset(&p->stack_hash, p->nr_stacks + 1))
 		return -ENOMEM;
-	for (i = 0; i < p->nr_stacks; i++) {
-		const struct prof_stack *s = &p->stacks[i];
-		size_t j = stack_hash(p->ips + s->off, s->nk, s->nu) & (ncap - 1);
-
-		while (h[j])
-			j = (j + 1) & (ncap - 1);
-		h[j] = (uint32_t)i + 1;
-	}
-	free(p->stack_hash);
-	p->stack_hash = h;
-	p->hash_cap = ncap;
+	for (i = 0; i < p->nr_stacks; i++)
+		zt_htab_add(&p->stack_hash, stack_hash_at(p, (uint32_t)i), (uint32_t)i);
 	p->hash_stale = 0;
 	return 0;
 }
@@ -214,24 +210,25 @@ int profile_append_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
 			 uint32_t *id)
 {
+	struct zt_htab *t = &p->stack_hash;
 	size_t j;
+	uint32_t i;
 	int ret;
 
 	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
 		return -EINVAL;
-	if ((p->hash_stale || (p->nr_stacks + 1) * 2 > p->hash_cap) && rehash(p))
+	if (p->hash_stale ? rehash(p) : zt_htab_reserve(t, 1, stack_hash_at, p))
 		return -ENOMEM;
-	j = stack_hash(ips, nk, nu) & (p->hash_cap - 1);
-	while (p->stack_hash[j]) {
-		if (stack_equal(p, p->stack_hash[j] - 1, ips, nk, nu)) {
-			*id = p->stack_hash[j] - 1;
+	for (j = zt_htab_first(t, stack_hash(ips, nk, nu)); zt_htab_get(t, j, &i);
+	     j = zt_htab_next(t, j)) {
+		if (stack_equal(p, i, ips, nk, nu)) {
+			*id = i;
 			return 0;
 		}
-		j = (j + 1) & (p->hash_cap - 1);
 	}
 	ret = append_stack(p, ips, nk, nu, id);
 	if (!ret)
-		p->stack_hash[j] = *id + 1;
+		zt_htab_set(t, j, *id);
 	return ret;
 }
 

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
+
 #define ZT_BUILD_ID_MAX 20
 #define ZT_COMM_LEN 16
 #define ZT_MAX_FRAMES 512 /* per part (kernel or user) of one stack */
@@ -127,9 +129,8 @@ struct profile {
 	size_t nr_ips, cap_ips;
 	struct prof_blob *blobs;
 	size_t nr_blobs, cap_blobs;
-	uint32_t *stack_hash; /* open addressing: stack id + 1, 0 = empty */
-	int hash_stale;       /* stacks were appended without it: rebuild before use */
-	size_t hash_cap;
+	struct zt_htab stack_hash; /* stack -> its id */
+	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
 	uint64_t lost_events;  /* side-band records dropped */
 };

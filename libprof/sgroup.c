@@ -6,6 +6,7 @@
 
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/sgroup.h"
 
 void sgroups_init(struct sgroups *g)
@@ -16,7 +17,7 @@ void sgroups_init(struct sgroups *g)
 void sgroups_release(struct sgroups *g)
 {
 	free(g->keys);
-	free(g->hash);
+	zt_htab_release(&g->hash);
 	sgroups_init(g);
 }
 
@@ -34,45 +35,30 @@ static int key_equal(const struct sgroup_key *a, const struct sgroup_key *b)
 	       a->epoch == b->epoch;
 }
 
-static int rehash(struct sgroups *g)
+static inline uint64_t key_hash_at(const void *g, uint32_t i)
 {
-	size_t ncap = g->hash_cap ? g->hash_cap * 2 : 4096, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < g->nr; i++) {
-		size_t j = key_hash(&g->keys[i]) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(g->hash);
-	g->hash = t;
-	g->hash_cap = ncap;
-	return 0;
+	return key_hash(&((const struct sgroups *)g)->keys[i]);
 }
 
 int sgroups_find(struct sgroups *g, const struct sgroup_key *k, uint32_t *idx, int *is_new)
 {
 	size_t j;
+	uint32_t i;
 
-	if ((g->nr + 1) * 2 > g->hash_cap && rehash(g))
+	if (zt_htab_reserve(&g->hash, 1, key_hash_at, g))
 		return -ENOMEM;
-	j = key_hash(k) & (g->hash_cap - 1);
-	while (g->hash[j]) {
-		if (key_equal(&g->keys[g->hash[j] - 1], k)) {
-			*idx = g->hash[j] - 1;
+	for (j = zt_htab_first(&g->hash, key_hash(k)); zt_htab_get(&g->hash, j, &i);
+	     j = zt_htab_next(&g->hash, j)) {
+		if (key_equal(&g->keys[i], k)) {
+			*idx = i;
 			*is_new = 0;
 			return 0;
 		}
-		j = (j + 1) & (g->hash_cap - 1);
 	}
 	if (g->nr >= UINT32_MAX - 1 || ZT_GROW(g->keys, g->cap, g->nr + 1))
 		return -ENOMEM;
 	g->keys[g->nr] = *k;
-	g->hash[j] = (uint32_t)g->nr + 1;
+	zt_htab_set(&g->hash, j, (uint32_t)g->nr);
 	*idx = (uint32_t)g->nr++;
 	*is_new = 1;
 	return 0;

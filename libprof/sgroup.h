@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
+
 struct sgroup_key {
 	uint32_t stack, pid, tid; /* tid 0 when threads are not told apart */
 	const char *comm;         /* compared by pointer: interned names */
@@ -20,8 +22,7 @@ struct sgroup_key {
 struct sgroups {
 	struct sgroup_key *keys;
 	size_t nr, cap;
-	uint32_t *hash; /* group index + 1, open addressing */
-	size_t hash_cap;
+	struct zt_htab hash; /* key -> group index */
 };
 
 void sgroups_init(struct sgroups *g);

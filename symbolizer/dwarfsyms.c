@@ -16,6 +16,7 @@
 
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "symbolizer/dwarfsyms.h"
 #include "symbolizer/dwline.h"
 #include "symbolizer/symname.h"
@@ -52,11 +53,14 @@ struct rsym {
 	uint8_t gnu, llvm; /* BFD's elf_find_function / LLVM take it */
 };
 
-/* open addressing, key 0 is free */
+/* u64 -> u32 */
 struct umap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
+	struct uent {
+		uint64_t key;
+		uint32_t val;
+	} *ents;
+	size_t nr, cap;
+	struct zt_htab hash; /* ents by key */
 };
 
 struct pathent {
@@ -73,8 +77,9 @@ struct dws {
 	struct row *rows;
 	size_t nr_rows, cap_rows;
 	struct umap names; /* DIE address (after abstract origin) -> string offset */
-	struct pathent *paths; /* path -> fi file, open addressing */
-	size_t paths_cap, nr_paths;
+	struct pathent *paths; /* path -> fi file */
+	size_t cap_paths, nr_paths;
+	struct zt_htab paths_hash; /* paths by path */
 	/* the current CU */
 	const char *comp_dir; /* NULL when none */
 	int version;
@@ -110,97 +115,85 @@ static void elf_init_once(void)
 
 /* ---- small tables ---------------------------------------------------------- */
 
-static int umap_get(const struct umap *m, uint64_t key, uint32_t *val)
+static inline uint64_t umap_hash_at(const void *m, uint32_t i)
+{
+	return zt_hash_mix(0, ((const struct umap *)m)->ents[i].key);
+}
+
+/* The entry of key; none: NULL, and the empty slot for it in *slot. */
+static struct uent *umap_probe(const struct umap *m, uint64_t key, size_t *slot)
 {
 	size_t j;
+	uint32_t i;
 
-	if (!m->cap)
+	for (j = zt_htab_first(&m->hash, zt_hash_mix(0, key)); zt_htab_get(&m->hash, j, &i);
+	     j = zt_htab_next(&m->hash, j))
+		if (m->ents[i].key == key)
+			return &m->ents[i];
+	*slot = j;
+	return NULL;
+}
+
+static int umap_get(const struct umap *m, uint64_t key, uint32_t *val)
+{
+	const struct uent *e;
+	size_t j;
+
+	if (!m->hash.cap || !(e = umap_probe(m, key, &j)))
 		return 0;
-	for (j = zt_hash_mix(0, key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			*val = m->vals[j];
-			return 1;
-		}
-	return 0;
+	*val = e->val;
+	return 1;
 }
 
 static int umap_put(struct umap *m, uint64_t key, uint32_t val)
 {
+	struct uent *e;
 	size_t j;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 1024, i;
-		uint64_t *k = calloc(ncap, sizeof(*k));
-		uint32_t *v = calloc(ncap, sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			for (j = zt_hash_mix(0, m->keys[i]) & (ncap - 1); k[j]; j = (j + 1) & (ncap - 1))
-				;
-			k[j] = m->keys[i];
-			v[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = k;
-		m->vals = v;
-		m->cap = ncap;
+	if (zt_htab_reserve(&m->hash, 1, umap_hash_at, m))
+		return -ENOMEM;
+	if ((e = umap_probe(m, key, &j))) {
+		e->val = val;
+		return 0;
 	}
-	for (j = zt_hash_mix(0, key) & (m->cap - 1); m->keys[j] && m->keys[j] != key;
-	     j = (j + 1) & (m->cap - 1))
-		;
-	if (!m->keys[j])
-		m->n++;
-	m->keys[j] = key;
-	m->vals[j] = val;
+	if (m->nr >= UINT32_MAX - 1 || ZT_GROW(m->ents, m->cap, m->nr + 1))
+		return -ENOMEM;
+	m->ents[m->nr] = (struct uent){ key, val };
+	zt_htab_set(&m->hash, j, (uint32_t)m->nr++);
 	return 0;
 }
 
 static void umap_release(struct umap *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->ents);
+	zt_htab_release(&m->hash);
 	memset(m, 0, sizeof(*m));
+}
+
+static inline uint64_t path_hash_at(const void *d, uint32_t i)
+{
+	return zt_hash_str(((const struct dws *)d)->paths[i].path);
 }
 
 /* The fi file of a path as libdw gives it ("dir/sub/base.c"), interned once. */
 static uint32_t path_file(struct dws *d, const char *path)
 {
 	const char *slash;
-	char buf[512], *dir = buf;
+	char buf[512], *dir = buf, *copy;
 	size_t j, dlen;
-	uint32_t f;
+	uint32_t f, i;
 
 	if (!path || !*path)
 		return 0;
-	if ((d->nr_paths + 1) * 2 > d->paths_cap) {
-		size_t ncap = d->paths_cap ? d->paths_cap * 2 : 256, i;
-		struct pathent *p = calloc(ncap, sizeof(*p));
-
-		if (!p) {
-			d->err = -ENOMEM;
-			return 0;
-		}
-		for (i = 0; i < d->paths_cap; i++) {
-			if (!d->paths[i].path)
-				continue;
-			for (j = zt_hash_str(d->paths[i].path) & (ncap - 1); p[j].path; j = (j + 1) & (ncap - 1))
-				;
-			p[j] = d->paths[i];
-		}
-		free(d->paths);
-		d->paths = p;
-		d->paths_cap = ncap;
+	if (zt_htab_reserve(&d->paths_hash, 1, path_hash_at, d) || d->nr_paths >= UINT32_MAX - 1 ||
+	    ZT_GROW(d->paths, d->cap_paths, d->nr_paths + 1)) {
+		d->err = -ENOMEM;
+		return 0;
 	}
-	for (j = zt_hash_str(path) & (d->paths_cap - 1); d->paths[j].path; j = (j + 1) & (d->paths_cap - 1))
-		if (!strcmp(d->paths[j].path, path))
-			return d->paths[j].file;
+	for (j = zt_htab_first(&d->paths_hash, zt_hash_str(path));
+	     zt_htab_get(&d->paths_hash, j, &i); j = zt_htab_next(&d->paths_hash, j))
+		if (!strcmp(d->paths[i].path, path))
+			return d->paths[i].file;
 
 	slash = strrchr(path, '/');
 	dlen = slash ? (size_t)(slash - path) : 0;
@@ -215,12 +208,12 @@ static uint32_t path_file(struct dws *d, const char *path)
 	f = fi_file(d->t, dir, slash ? slash + 1 : path);
 	if (dir != buf)
 		free(dir);
-	if (!f || !(d->paths[j].path = strdup(path))) {
+	if (!f || !(copy = strdup(path))) {
 		d->err = -ENOMEM;
 		return 0;
 	}
-	d->paths[j].file = f;
-	d->nr_paths++;
+	d->paths[d->nr_paths] = (struct pathent){ copy, f };
+	zt_htab_set(&d->paths_hash, j, (uint32_t)d->nr_paths++);
 	return f;
 }
 
@@ -1483,10 +1476,10 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 out:
 	if (dw)
 		dwarf_end(dw);
-	if (d.paths)
-		for (size_t i = 0; i < d.paths_cap; i++)
-			free(d.paths[i].path);
+	for (size_t i = 0; i < d.nr_paths; i++)
+		free(d.paths[i].path);
 	free(d.paths);
+	zt_htab_release(&d.paths_hash);
 	umap_release(&d.names);
 	free(d.syms);
 	free(d.text);

@@ -6,6 +6,7 @@
 
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "symbolizer/funcinfo.h"
 
 void fi_table_init(struct fi_table *t)
@@ -44,34 +45,28 @@ void fi_table_release(struct fi_table *t)
 	free(t->funcs);
 	free(t->files);
 	free(t->strtab);
-	free(t->str_hash);
+	zt_htab_release(&t->str_hash);
 	fi_table_init(t);
 }
 
+/* The string table's index at twice the size: its items are offsets, not
+ * 0 .. nr - 1, so it is rebuilt from the strings themselves. */
 static int str_rehash(struct fi_table *t)
 {
-	size_t ncap = t->str_hash_cap ? t->str_hash_cap * 2 : 1024, off;
-	uint32_t *h = calloc(ncap, sizeof(*h));
+	size_t off;
 
-	if (!h)
+	if (zt_htab_reset(&t->str_hash, t->str_hash.nr + 1))
 		return -ENOMEM;
 	/* every string starts after a NUL (offset 0 is "") */
-	for (off = 1; off < t->strtab_len; off += strlen(t->strtab + off) + 1) {
-		size_t j = zt_hash_str(t->strtab + off) & (ncap - 1);
-
-		while (h[j])
-			j = (j + 1) & (ncap - 1);
-		h[j] = (uint32_t)off + 1;
-	}
-	free(t->str_hash);
-	t->str_hash = h;
-	t->str_hash_cap = ncap;
+	for (off = 1; off < t->strtab_len; off += strlen(t->strtab + off) + 1)
+		zt_htab_add(&t->str_hash, zt_hash_str(t->strtab + off), (uint32_t)off);
 	return 0;
 }
 
 uint32_t fi_str(struct fi_table *t, const char *s)
 {
 	size_t len, j;
+	uint32_t off;
 
 	if (!s || !*s) {
 		if (!t->strtab_len) {
@@ -84,23 +79,21 @@ uint32_t fi_str(struct fi_table *t, const char *s)
 	}
 	if (fi_str(t, "") == UINT32_MAX)
 		return UINT32_MAX;
-	if ((t->nr_strs + 1) * 2 > t->str_hash_cap && str_rehash(t))
+	if (!zt_htab_room(&t->str_hash, 1) && str_rehash(t))
 		return UINT32_MAX;
-	j = zt_hash_str(s) & (t->str_hash_cap - 1);
-	while (t->str_hash[j]) {
-		if (!strcmp(t->strtab + t->str_hash[j] - 1, s))
-			return t->str_hash[j] - 1;
-		j = (j + 1) & (t->str_hash_cap - 1);
-	}
+	for (j = zt_htab_first(&t->str_hash, zt_hash_str(s)); zt_htab_get(&t->str_hash, j, &off);
+	     j = zt_htab_next(&t->str_hash, j))
+		if (!strcmp(t->strtab + off, s))
+			return off;
 	len = strlen(s) + 1;
 	if (t->strtab_len + len > UINT32_MAX - 1 ||
 	    ZT_GROW(t->strtab, t->strtab_cap, t->strtab_len + len))
 		return UINT32_MAX;
 	memcpy(t->strtab + t->strtab_len, s, len);
-	t->str_hash[j] = (uint32_t)t->strtab_len + 1;
+	off = (uint32_t)t->strtab_len;
+	zt_htab_set(&t->str_hash, j, off);
 	t->strtab_len += len;
-	t->nr_strs++;
-	return t->str_hash[j] - 1;
+	return off;
 }
 
 uint32_t fi_file(struct fi_table *t, const char *dir, const char *base)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
 #include "libprof/profile.h"
 
 /* An address range [start, end). */
@@ -95,8 +96,7 @@ struct fi_file {
 struct fi_table {
 	char *strtab;        /* string offset 0 is the empty string */
 	size_t strtab_len, strtab_cap;
-	uint32_t *str_hash;  /* offsets + 1, open addressing */
-	size_t str_hash_cap, nr_strs;
+	struct zt_htab str_hash; /* string -> its offset */
 	struct fi_file *files;
 	size_t nr_files, cap_files;
 	struct fi_func *funcs;

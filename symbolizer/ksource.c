@@ -13,6 +13,7 @@
 #include "libprof/fileio.h"
 #include "libprof/text.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/kcache.h"
 #include "symbolizer/ksource.h"
@@ -195,8 +196,9 @@ static int u64_cmp(const void *a, const void *b)
  * a hash pass first, stacks repeat their kernel frames many times). */
 static int kernel_ips(const struct profile *p, uint64_t **out, size_t *nout)
 {
-	size_t cap = 16, i, n = 0, k = 0;
-	uint64_t *v, *t;
+	size_t i, n = 0, k = 0;
+	struct zt_htab t = { 0 };
+	uint64_t *v;
 
 	v = malloc((p->nr_ips ? p->nr_ips : 1) * sizeof(*v));
 	if (!v)
@@ -208,24 +210,24 @@ static int kernel_ips(const struct profile *p, uint64_t **out, size_t *nout)
 			if (ips[j])
 				v[n++] = ips[j];
 	}
-	while (cap < n * 2)
-		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t) {
+	if (zt_htab_reset(&t, n)) { /* room for all */
 		free(v);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		size_t j;
+		uint32_t u;
+		int seen = 0;
 
-		for (j = zt_hash_mix(v[i], 0) & (cap - 1); t[j] && t[j] != v[i]; j = (j + 1) & (cap - 1))
-			;
-		if (!t[j]) {
-			t[j] = v[i];
-			v[k++] = v[i];
+		for (j = zt_htab_first(&t, zt_hash_mix(v[i], 0)); !seen && zt_htab_get(&t, j, &u);
+		     j = zt_htab_next(&t, j))
+			seen = v[u] == v[i];
+		if (!seen) { /* kept, in v[0..k) */
+			v[k] = v[i];
+			zt_htab_set(&t, j, (uint32_t)k++);
 		}
 	}
-	free(t);
+	zt_htab_release(&t);
 	qsort(v, k, sizeof(*v), u64_cmp);
 	*out = v;
 	*nout = k;

@@ -16,6 +16,7 @@
 
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/log.h"
 #include "libprof/zbuf.h"
 #include "symbolizer/buildid_cache.h"
@@ -84,23 +85,21 @@ struct resolver {
 	int ksyms_loaded;
 	struct rs_elf *elfs;
 	size_t nr_elfs, cap_elfs;
-	uint32_t *elf_hash; /* index + 1 */
-	size_t elf_hash_cap;
+	struct zt_htab elf_hash; /* elfs by key */
 	int32_t *map_elf;   /* per mapping: index into elfs, -1 not yet looked up */
 	size_t nr_map_elf;
 	struct rs_pmap *pmaps;
 	size_t nr_pmaps, cap_pmaps;
-	uint32_t *pmap_hash; /* pmaps by pid: index + 1 (open addressing) */
-	size_t pmap_hash_cap;
+	struct zt_htab pmap_hash; /* pmaps by pid */
 	struct rs_bref *brefs; /* the perf-map and jitdump blobs by (pid, kind, order) */
 	size_t nr_brefs;
 	size_t brefs_of; /* the profile's number of blobs when they were sorted */
 	struct rs_frame *frames;
 	size_t nr_frames, cap_frames;
-	uint32_t *frame_hash; /* index + 1 */
-	size_t frame_hash_cap;
-	struct rs_dm *dm;  /* demangled names by mangled name (open addressing) */
-	size_t nr_dm, dm_cap;
+	struct zt_htab frame_hash; /* frames by key */
+	struct rs_dm *dm; /* demangled names */
+	size_t nr_dm, cap_dm;
+	struct zt_htab dm_hash; /* dm by mangled name */
 };
 
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
@@ -163,16 +162,17 @@ void resolver_free(struct resolver *r)
 		buildid_cache_release(&r->cache);
 	kallsyms_free(r->ksyms);
 	free(r->elfs);
-	free(r->elf_hash);
+	zt_htab_release(&r->elf_hash);
 	free(r->map_elf);
 	free(r->pmaps);
-	free(r->pmap_hash);
+	zt_htab_release(&r->pmap_hash);
 	free(r->brefs);
 	free(r->frames);
-	free(r->frame_hash);
-	for (i = 0; i < r->dm_cap; i++)
+	zt_htab_release(&r->frame_hash);
+	for (i = 0; i < r->nr_dm; i++)
 		free(r->dm[i].in);
 	free(r->dm);
+	zt_htab_release(&r->dm_hash);
 	free(r);
 }
 
@@ -311,24 +311,9 @@ static int pid_blobs(struct resolver *r, uint32_t pid, const struct rs_bref **re
 	return 0;
 }
 
-static int pmap_rehash(struct resolver *r)
+static inline uint64_t pmap_hash_at(const void *r, uint32_t i)
 {
-	size_t ncap = r->pmap_hash_cap ? r->pmap_hash_cap * 2 : 64, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < r->nr_pmaps; i++) {
-		size_t j = zt_hash_mix(0, r->pmaps[i].pid) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(r->pmap_hash);
-	r->pmap_hash = t;
-	r->pmap_hash_cap = ncap;
-	return 0;
+	return zt_hash_mix(0, ((const struct resolver *)r)->pmaps[i].pid);
 }
 
 static int own(struct resolver *r, void *p);
@@ -342,18 +327,19 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 	const struct rs_bref *refs;
 	struct rs_pmap *pm;
 	size_t j, n, len;
+	uint32_t i;
 	char *text, *module;
 
 	if (pid_blobs(r, pid, &refs, &n))
 		return NULL;
 	if (!n)
 		return &none;
-	if ((r->nr_pmaps + 1) * 2 > r->pmap_hash_cap && pmap_rehash(r))
+	if (zt_htab_reserve(&r->pmap_hash, 1, pmap_hash_at, r))
 		return NULL;
-	j = zt_hash_mix(0, pid) & (r->pmap_hash_cap - 1);
-	for (; r->pmap_hash[j]; j = (j + 1) & (r->pmap_hash_cap - 1))
-		if (r->pmaps[r->pmap_hash[j] - 1].pid == pid)
-			return &r->pmaps[r->pmap_hash[j] - 1];
+	for (j = zt_htab_first(&r->pmap_hash, zt_hash_mix(0, pid));
+	     zt_htab_get(&r->pmap_hash, j, &i); j = zt_htab_next(&r->pmap_hash, j))
+		if (r->pmaps[i].pid == pid)
+			return &r->pmaps[i];
 	if (asprintf(&module, "[JIT] tid %u", pid) < 0)
 		return NULL;
 	if (own(r, module)) {
@@ -376,7 +362,7 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 		free(pm->jd_data);
 		pm->jd_data = NULL;
 	}
-	r->pmap_hash[j] = (uint32_t)++r->nr_pmaps;
+	zt_htab_set(&r->pmap_hash, j, (uint32_t)r->nr_pmaps++);
 	return pm;
 }
 
@@ -429,29 +415,9 @@ open:
 	return sm;
 }
 
-static uint64_t elf_hash_at(const struct resolver *r, size_t i)
+static inline uint64_t elf_hash_at(const void *r, uint32_t i)
 {
-	return zt_hash_str(r->elfs[i].key);
-}
-
-static int elf_rehash(struct resolver *r)
-{
-	size_t ncap = r->elf_hash_cap ? r->elf_hash_cap * 2 : 64, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < r->nr_elfs; i++) {
-		size_t j = elf_hash_at(r, i) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(r->elf_hash);
-	r->elf_hash = t;
-	r->elf_hash_cap = ncap;
-	return 0;
+	return zt_hash_str(((const struct resolver *)r)->elfs[i].key);
 }
 
 /* The symbol table of mapping index mi, opened once per file. */
@@ -460,6 +426,7 @@ static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 	const struct prof_mmap *m = &r->p->mmaps[mi];
 	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
 	size_t j;
+	uint32_t i;
 
 	if (r->map_elf[mi] >= 0) {
 		*out = r->elfs[r->map_elf[mi]].e;
@@ -471,17 +438,16 @@ static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 	} else if (asprintf(&key, "p:%s", m->path) < 0) {
 		return -ENOMEM;
 	}
-	if ((r->nr_elfs + 1) * 2 > r->elf_hash_cap && elf_rehash(r))
+	if (zt_htab_reserve(&r->elf_hash, 1, elf_hash_at, r))
 		goto nomem;
-	j = zt_hash_str(key) & (r->elf_hash_cap - 1);
-	while (r->elf_hash[j]) {
-		if (!strcmp(r->elfs[r->elf_hash[j] - 1].key, key)) {
+	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
+	     j = zt_htab_next(&r->elf_hash, j)) {
+		if (!strcmp(r->elfs[i].key, key)) {
 			free(key);
-			r->map_elf[mi] = (int32_t)(r->elf_hash[j] - 1);
-			*out = r->elfs[r->map_elf[mi]].e;
+			r->map_elf[mi] = (int32_t)i;
+			*out = r->elfs[i].e;
 			return 0;
 		}
-		j = (j + 1) & (r->elf_hash_cap - 1);
 	}
 	if (r->nr_elfs >= INT32_MAX ||
 	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
@@ -489,7 +455,7 @@ static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 	r->elfs[r->nr_elfs].key = key;
 	r->elfs[r->nr_elfs].module = map_module(m);
 	r->elfs[r->nr_elfs].e = open_elf(r, m);
-	r->elf_hash[j] = (uint32_t)r->nr_elfs + 1;
+	zt_htab_set(&r->elf_hash, j, (uint32_t)r->nr_elfs);
 	r->map_elf[mi] = (int32_t)r->nr_elfs++;
 	*out = r->elfs[r->map_elf[mi]].e;
 	return 0;
@@ -507,25 +473,9 @@ static int own(struct resolver *r, void *p)
 	return 0;
 }
 
-/* The demangled-name table at twice the size. */
-static int dm_grow(struct resolver *r)
+static inline uint64_t dm_hash_at(const void *r, uint32_t i)
 {
-	size_t ncap = r->dm_cap ? r->dm_cap * 2 : 256, i, j;
-	struct rs_dm *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < r->dm_cap; i++) {
-		if (!r->dm[i].in)
-			continue;
-		for (j = zt_hash_str(r->dm[i].in) & (ncap - 1); t[j].in; j = (j + 1) & (ncap - 1))
-			;
-		t[j] = r->dm[i];
-	}
-	free(r->dm);
-	r->dm = t;
-	r->dm_cap = ncap;
-	return 0;
+	return zt_hash_str(((const struct resolver *)r)->dm[i].in);
 }
 
 /* A name as shown: demangled (without parameters, as perf shows it, unless
@@ -535,14 +485,17 @@ static const char *shown_name(struct resolver *r, const char *name)
 {
 	char *d, *in;
 	size_t j;
+	uint32_t i;
 
 	if (!r->demangle || !name || name[0] != '_')
 		return name;
-	if ((r->nr_dm + 1) * 2 > r->dm_cap && dm_grow(r))
+	if (zt_htab_reserve(&r->dm_hash, 1, dm_hash_at, r) ||
+	    ZT_GROW(r->dm, r->cap_dm, r->nr_dm + 1))
 		return name;
-	for (j = zt_hash_str(name) & (r->dm_cap - 1); r->dm[j].in; j = (j + 1) & (r->dm_cap - 1))
-		if (!strcmp(r->dm[j].in, name))
-			return r->dm[j].out;
+	for (j = zt_htab_first(&r->dm_hash, zt_hash_str(name)); zt_htab_get(&r->dm_hash, j, &i);
+	     j = zt_htab_next(&r->dm_hash, j))
+		if (!strcmp(r->dm[i].in, name))
+			return r->dm[i].out;
 	if (!(d = zt_demangle(name, r->params)))
 		return name;
 	if (own(r, d)) {
@@ -550,9 +503,8 @@ static const char *shown_name(struct resolver *r, const char *name)
 		return name;
 	}
 	if ((in = strdup(name))) {
-		r->dm[j].in = in;
-		r->dm[j].out = d;
-		r->nr_dm++;
+		r->dm[r->nr_dm] = (struct rs_dm){ in, d };
+		zt_htab_set(&r->dm_hash, j, (uint32_t)r->nr_dm++);
 	}
 	return d;
 }
@@ -697,25 +649,11 @@ static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)
 	return zt_hash_mix(zt_hash_mix(zt_hash_mix(0x9e3779b97f4a7c15ull, a), b), pid);
 }
 
-static int frame_rehash(struct resolver *r)
+static inline uint64_t frame_hash_at(const void *r, uint32_t i)
 {
-	size_t ncap = r->frame_hash_cap ? r->frame_hash_cap * 2 : 1024, i;
-	uint32_t *t = calloc(ncap, sizeof(*t));
+	const struct rs_frame *c = &((const struct resolver *)r)->frames[i];
 
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < r->nr_frames; i++) {
-		const struct rs_frame *c = &r->frames[i];
-		size_t j = frame_hash_of(c->a, c->b, c->pid) & (ncap - 1);
-
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(r->frame_hash);
-	r->frame_hash = t;
-	r->frame_hash_cap = ncap;
-	return 0;
+	return frame_hash_of(c->a, c->b, c->pid);
 }
 
 int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
@@ -724,7 +662,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	struct resolve_frame nf = { 0 };
 	const struct prof_mmap *m = NULL;
 	uint64_t a = KEY_KERNEL;
-	uint32_t kpid = 0;
+	uint32_t kpid = 0, i;
 	size_t j;
 	int ret;
 
@@ -745,17 +683,16 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 			return resolve_user(r, pid, ts, m, addr, f);
 		}
 	}
-	if ((r->nr_frames + 1) * 2 > r->frame_hash_cap && frame_rehash(r))
+	if (zt_htab_reserve(&r->frame_hash, 1, frame_hash_at, r))
 		return -ENOMEM;
-	j = frame_hash_of(a, addr, kpid) & (r->frame_hash_cap - 1);
-	while (r->frame_hash[j]) {
-		const struct rs_frame *c = &r->frames[r->frame_hash[j] - 1];
+	for (j = zt_htab_first(&r->frame_hash, frame_hash_of(a, addr, kpid));
+	     zt_htab_get(&r->frame_hash, j, &i); j = zt_htab_next(&r->frame_hash, j)) {
+		const struct rs_frame *c = &r->frames[i];
 
 		if (c->a == a && c->b == addr && c->pid == kpid) {
 			*f = c->f;
 			return 0;
 		}
-		j = (j + 1) & (r->frame_hash_cap - 1);
 	}
 	if (is_kernel) {
 		resolve_kernel(r, ts, addr, &nf);
@@ -769,7 +706,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	r->frames[r->nr_frames] = (struct rs_frame){ a, addr, kpid,
 						     nf.map ? (uint32_t)(nf.map - r->p->mmaps) + 1 : 0, nf };
 	r->counts[nf.quality]++;
-	r->frame_hash[j] = (uint32_t)r->nr_frames + 1;
+	zt_htab_set(&r->frame_hash, j, (uint32_t)r->nr_frames);
 	r->nr_frames++;
 	*f = nf;
 	return 0;

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/debugfind.h"
@@ -42,7 +44,7 @@ struct uw_mod {
 struct uw_space {
 	uint32_t pid;
 	uint64_t gen;            /* proctree_epoch() >> 32 */
-	Dwfl *dwfl;              /* NULL: empty slot */
+	Dwfl *dwfl;              /* NULL: a restart failed (started again when used) */
 	struct uw_mod *mods;
 	const struct prof_mmap *tried[MAX_TRIED]; /* mappings that could not be reported */
 	unsigned nr_tried;
@@ -71,10 +73,12 @@ struct unwinder {
 	char *debuginfo_path;
 	Elf *arch_elf;            /* a bare x86-64 ELF header: the arch for attach */
 	unsigned char arch_image[64];
-	struct uw_space *spaces;  /* open addressing on (pid, generation) */
-	size_t cap_spaces, nr_spaces;
-	struct uw_file *files;    /* by path, open addressing */
+	struct uw_space *spaces;  /* MAX_SPACES (NULL until used), nr_spaces in use */
+	size_t nr_spaces;
+	struct zt_htab spaces_hash; /* spaces by (pid, generation) */
+	struct uw_file *files;
 	size_t cap_files, nr_files;
+	struct zt_htab files_hash; /* files by path */
 	struct unwind_stats st;
 
 	/* the sample being unwound */
@@ -159,37 +163,34 @@ out:
 	return ret;
 }
 
+static inline uint64_t file_hash_at(const void *uw, uint32_t i)
+{
+	return zt_hash_str(((const struct unwinder *)uw)->files[i].path);
+}
+
+/* The file at path, loaded once (borrowed until the next call); NULL
+ * without memory. */
 static struct uw_file *file_get(struct unwinder *uw, const char *path)
 {
-	size_t i, mask;
+	struct uw_file *f;
+	size_t j;
+	uint32_t i;
 
-	if (uw->nr_files * 2 >= uw->cap_files) {
-		size_t cap = uw->cap_files ? uw->cap_files * 2 : 64, j;
-		struct uw_file *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (j = 0; j < uw->cap_files; j++) {
-			if (!uw->files[j].path)
-				continue;
-			for (i = zt_hash_str(uw->files[j].path) & (cap - 1); t[i].path; i = (i + 1) & (cap - 1))
-				;
-			t[i] = uw->files[j];
-		}
-		free(uw->files);
-		uw->files = t;
-		uw->cap_files = cap;
-	}
-	mask = uw->cap_files - 1;
-	for (i = zt_hash_str(path) & mask; uw->files[i].path; i = (i + 1) & mask)
+	if (zt_htab_reserve(&uw->files_hash, 1, file_hash_at, uw) ||
+	    uw->nr_files >= UINT32_MAX - 1 || ZT_GROW(uw->files, uw->cap_files, uw->nr_files + 1))
+		return NULL;
+	for (j = zt_htab_first(&uw->files_hash, zt_hash_str(path));
+	     zt_htab_get(&uw->files_hash, j, &i); j = zt_htab_next(&uw->files_hash, j))
 		if (!strcmp(uw->files[i].path, path))
 			return &uw->files[i];
-	uw->files[i].path = strdup(path);
-	if (!uw->files[i].path)
+	f = &uw->files[uw->nr_files];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
 		return NULL;
-	uw->nr_files++;
-	uw->files[i].ok = !file_load(&uw->files[i]);
-	return &uw->files[i];
+	zt_htab_set(&uw->files_hash, j, (uint32_t)uw->nr_files++);
+	f->ok = !file_load(f);
+	return f;
 }
 
 /* The host path of the binary mapped by m, into out (*temp: a temporary
@@ -352,9 +353,17 @@ static void space_drop_all(struct unwinder *uw)
 {
 	size_t i;
 
-	for (i = 0; i < uw->cap_spaces; i++)
+	for (i = 0; i < uw->nr_spaces; i++)
 		space_clear(&uw->spaces[i]);
 	uw->nr_spaces = 0;
+	zt_htab_clear(&uw->spaces_hash);
+}
+
+static inline uint64_t space_hash_at(const void *uw, uint32_t i)
+{
+	const struct uw_space *s = &((const struct unwinder *)uw)->spaces[i];
+
+	return zt_hash_pair(s->gen, s->pid);
 }
 
 /* A fresh Dwfl for s: 0, or -1 (s left empty). */
@@ -377,28 +386,29 @@ static int space_start(struct unwinder *uw, struct uw_space *s, uint32_t pid, ui
 
 static struct uw_space *space_get(struct unwinder *uw, uint32_t pid, uint64_t gen)
 {
-	size_t i, mask;
+	uint64_t h = zt_hash_pair(gen, pid);
 	struct uw_space *s;
+	size_t j;
+	uint32_t i;
 
-	if (!uw->cap_spaces) {
-		uw->spaces = calloc(2 * MAX_SPACES, sizeof(*uw->spaces));
-		if (!uw->spaces)
-			return NULL;
-		uw->cap_spaces = 2 * MAX_SPACES;
+	if (!uw->spaces && !(uw->spaces = calloc(MAX_SPACES, sizeof(*uw->spaces))))
+		return NULL;
+	if (zt_htab_reserve(&uw->spaces_hash, 1, space_hash_at, uw))
+		return NULL;
+	for (j = zt_htab_first(&uw->spaces_hash, h); zt_htab_get(&uw->spaces_hash, j, &i);
+	     j = zt_htab_next(&uw->spaces_hash, j)) {
+		s = &uw->spaces[i];
+		if (s->pid == pid && s->gen == gen)
+			return s->dwfl || !space_start(uw, s, pid, gen) ? s : NULL;
 	}
-	mask = uw->cap_spaces - 1;
-	for (i = zt_hash_pair(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
-		if (uw->spaces[i].pid == pid && uw->spaces[i].gen == gen)
-			return &uw->spaces[i];
 	if (uw->nr_spaces >= MAX_SPACES) {
 		space_drop_all(uw);
-		for (i = zt_hash_pair(gen, pid) & mask; uw->spaces[i].dwfl; i = (i + 1) & mask)
-			;
+		j = zt_htab_first(&uw->spaces_hash, h); /* empty now */
 	}
-	s = &uw->spaces[i];
+	s = &uw->spaces[uw->nr_spaces];
 	if (space_start(uw, s, pid, gen))
 		return NULL;
-	uw->nr_spaces++;
+	zt_htab_set(&uw->spaces_hash, j, (uint32_t)uw->nr_spaces++);
 	return s;
 }
 
@@ -409,10 +419,10 @@ static int space_restart(struct unwinder *uw, struct uw_space *s)
 	uint64_t gen = s->gen;
 
 	space_clear(s);
-	if (space_start(uw, s, pid, gen)) {
-		uw->nr_spaces--; /* the slot is empty now */
+	s->pid = pid; /* still its key when it cannot start: started again when next used */
+	s->gen = gen;
+	if (space_start(uw, s, pid, gen))
 		return -1;
-	}
 	uw->st.restarts++;
 	return 0;
 }
@@ -755,12 +765,13 @@ void unwinder_free(struct unwinder *uw)
 
 	if (!uw)
 		return;
-	if (uw->spaces)
-		space_drop_all(uw);
+	space_drop_all(uw);
 	free(uw->spaces);
-	for (i = 0; i < uw->cap_files; i++)
+	zt_htab_release(&uw->spaces_hash);
+	for (i = 0; i < uw->nr_files; i++)
 		free(uw->files[i].path);
 	free(uw->files);
+	zt_htab_release(&uw->files_hash);
 	if (uw->arch_elf)
 		elf_end(uw->arch_elf);
 	if (uw->have_cache)
