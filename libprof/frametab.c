@@ -8,12 +8,13 @@
 #include "libprof/array.h"
 #include "libprof/frametab.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 
 /* An address in an address space (a process at one set of mappings; the
  * kernel; a binary by build id, at file offsets), resolved once: its
- * frames[first .. first+n), packed as fn = first << 6 | n, n >= 1 (0: an
- * empty slot), and its mapping in that space (NULL in a binary's space).
- * The table is probed for every frame of every stack: kept small. */
+ * frames[first .. first+n), packed as fn = first << 6 | n, n >= 1, and its
+ * mapping in that space (NULL in a binary's space). The table is probed for
+ * every frame of every stack: kept small. */
 struct ft_memo {
 	uint64_t addr;
 	uint32_t space, fn;
@@ -23,10 +24,10 @@ struct ft_memo {
 #define FN_MAX_N ((1u << FN_BITS) - 1)
 #define FN_MAX_FIRST (UINT32_MAX >> FN_BITS)
 
-/* An address space's key and its id (0: an empty slot). */
+/* An address space's key (its id: its index + 1). */
 struct ft_space {
 	uint64_t epoch;
-	uint32_t pid, id;
+	uint32_t pid;
 };
 
 #define SPACE_KERNEL UINT32_MAX      /* the pid of the kernel's space */
@@ -42,8 +43,10 @@ void frametab_init(struct frametab *ft, const struct proctree *pt, const struct 
 void frametab_release(struct frametab *ft)
 {
 	free(ft->frames);
-	free(ft->mtab);
-	free(ft->stab);
+	free(ft->memo);
+	zt_htab_release(&ft->mhash);
+	free(ft->spaces);
+	zt_htab_release(&ft->shash);
 	memset(ft, 0, sizeof(*ft));
 }
 
@@ -52,10 +55,8 @@ void frametab_reset(struct frametab *ft, const struct proctree *pt)
 	ft->pt = pt;
 	ft->nr_frames = ft->nr_addrs = 0;
 	ft->nr_memo = ft->nr_spaces = 0;
-	if (ft->mtab)
-		memset(ft->mtab, 0, ft->mcap * sizeof(*ft->mtab));
-	if (ft->stab)
-		memset(ft->stab, 0, ft->scap * sizeof(*ft->stab));
+	zt_htab_clear(&ft->mhash);
+	zt_htab_clear(&ft->shash);
 }
 
 int frametab_push(struct frametab *ft, const struct zt_frame *f)
@@ -66,61 +67,41 @@ int frametab_push(struct frametab *ft, const struct zt_frame *f)
 	return 0;
 }
 
+static inline uint64_t space_hash_at(const void *ctx, uint32_t i)
+{
+	const struct ft_space *s = &((const struct frametab *)ctx)->spaces[i];
+
+	return zt_hash_pair(s->epoch, s->pid);
+}
+
 /* The id of (epoch, pid), made when new. 0 or -ENOMEM. */
 static int space_of(struct frametab *ft, uint64_t epoch, uint32_t pid, uint32_t *id)
 {
 	size_t j;
+	uint32_t i;
 
-	if ((ft->nr_spaces + 1) * 2 > ft->scap) {
-		size_t ncap = ft->scap ? ft->scap * 2 : 256, q;
-		struct ft_space *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (q = 0; q < ft->scap; q++) {
-			if (!ft->stab[q].id)
-				continue;
-			for (j = zt_hash_pair(ft->stab[q].epoch, ft->stab[q].pid) & (ncap - 1); t[j].id;
-			     j = (j + 1) & (ncap - 1))
-				;
-			t[j] = ft->stab[q];
-		}
-		free(ft->stab);
-		ft->stab = t;
-		ft->scap = ncap;
-	}
-	for (j = zt_hash_pair(epoch, pid) & (ft->scap - 1); ft->stab[j].id; j = (j + 1) & (ft->scap - 1)) {
-		if (ft->stab[j].epoch == epoch && ft->stab[j].pid == pid) {
-			*id = ft->stab[j].id;
+	if (zt_htab_reserve(&ft->shash, 1, space_hash_at, ft))
+		return -ENOMEM;
+	for (j = zt_htab_first(&ft->shash, zt_hash_pair(epoch, pid));
+	     zt_htab_get(&ft->shash, j, &i); j = zt_htab_next(&ft->shash, j)) {
+		if (ft->spaces[i].epoch == epoch && ft->spaces[i].pid == pid) {
+			*id = i + 1;
 			return 0;
 		}
 	}
-	ft->stab[j] = (struct ft_space){ epoch, pid, (uint32_t)++ft->nr_spaces };
-	*id = ft->stab[j].id;
+	if (ZT_GROW(ft->spaces, ft->cap_spaces, ft->nr_spaces + 1))
+		return -ENOMEM;
+	ft->spaces[ft->nr_spaces] = (struct ft_space){ epoch, pid };
+	zt_htab_set(&ft->shash, j, (uint32_t)ft->nr_spaces++);
+	*id = (uint32_t)ft->nr_spaces;
 	return 0;
 }
 
-static int memo_grow(struct frametab *ft, size_t ncap)
+static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
 {
-	struct ft_memo *t = calloc(ncap, sizeof(*t));
-	size_t q, j;
+	const struct ft_memo *a = &((const struct frametab *)ctx)->memo[i];
 
-	if (!t)
-		return -ENOMEM;
-	for (q = 0; ft->mtab && q < ft->mcap; q++) {
-		const struct ft_memo *a = &ft->mtab[q];
-
-		if (!a->fn)
-			continue;
-		j = zt_hash_pair(a->addr, a->space) & (ncap - 1);
-		while (t[j].fn)
-			j = (j + 1) & (ncap - 1);
-		t[j] = *a;
-	}
-	free(ft->mtab);
-	ft->mtab = t;
-	ft->mcap = ncap;
-	return 0;
+	return zt_hash_pair(a->addr, a->space);
 }
 
 int frametab_reserve(struct frametab *ft, size_t n)
@@ -129,21 +110,45 @@ int frametab_reserve(struct frametab *ft, size_t n)
 
 	while (cap < 4 * n && cap < (1u << 24))
 		cap *= 2;
-	return cap > ft->mcap ? memo_grow(ft, cap) : 0;
+	/* slots for cap / 2 entries: a load of at most 1/4 for n */
+	if (cap / 2 <= ft->nr_memo)
+		return 0;
+	return zt_htab_reserve(&ft->mhash, cap / 2 - ft->nr_memo, memo_hash_at, ft);
 }
 
-/* The entry of (addr, space), or the empty slot where it goes. */
-static struct ft_memo *memo_slot(struct frametab *ft, uint64_t addr, uint32_t space)
+/* The entry of (addr, space); NULL with *slot the empty slot where it goes. */
+static inline struct ft_memo *memo_find(struct frametab *ft, uint64_t addr, uint32_t space,
+					size_t *slot)
 {
-	size_t j = zt_hash_pair(addr, space) & (ft->mcap - 1);
-	struct ft_memo *a;
+	size_t j;
+	uint32_t i;
 
-	for (a = &ft->mtab[j]; a->fn; a = &ft->mtab[j]) {
-		if (a->addr == addr && a->space == space)
-			break;
-		j = (j + 1) & (ft->mcap - 1);
+	for (j = zt_htab_first(&ft->mhash, zt_hash_pair(addr, space));
+	     zt_htab_get(&ft->mhash, j, &i); j = zt_htab_next(&ft->mhash, j)) {
+		if (ft->memo[i].addr == addr && ft->memo[i].space == space)
+			return &ft->memo[i];
 	}
-	return a;
+	*slot = j;
+	return NULL;
+}
+
+/* Room for two more entries. 0 or -ENOMEM. */
+static inline int memo_room(struct frametab *ft)
+{
+	if (ft->nr_memo + 2 >= UINT32_MAX || zt_htab_reserve(&ft->mhash, 2, memo_hash_at, ft))
+		return -ENOMEM;
+	/* checked here: zt_grow() is a call (per frame) */
+	if (ft->nr_memo + 2 > ft->cap_memo && ZT_GROW(ft->memo, ft->cap_memo, ft->nr_memo + 2))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Add an entry in slot j (after memo_find; room made for it). */
+static inline struct ft_memo *memo_add(struct frametab *ft, size_t j, const struct ft_memo *a)
+{
+	ft->memo[ft->nr_memo] = *a;
+	zt_htab_set(&ft->mhash, j, (uint32_t)ft->nr_memo);
+	return &ft->memo[ft->nr_memo++];
 }
 
 /* Resolve addr through the source: its packed frames in *fn. */
@@ -179,16 +184,18 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 	for (i = 0; i < n; i++) {
 		int kernel = i < nk;
 		uint32_t space = kernel ? kspace : uspace;
-		struct ft_memo *a;
+		const struct ft_memo *a;
+		size_t ja;
 
-		if ((ft->nr_memo + 2) * 2 > ft->mcap && memo_grow(ft, ft->mcap ? ft->mcap * 2 : 4096))
-			return -ENOMEM; /* room for two entries */
-		a = memo_slot(ft, ips[i], space);
-		if (!a->fn) {
+		if (memo_room(ft))
+			return -ENOMEM;
+		a = memo_find(ft, ips[i], space, &ja);
+		if (!a) {
 			const struct prof_mmap *mm = kernel ? NULL : proctree_map(ft->pt, pid, ts, ips[i]);
 			uint64_t off = 0;
 			uint32_t bspace = 0, fn;
-			struct ft_memo *b = NULL;
+			const struct ft_memo *b;
+			size_t jb;
 
 			/* a binary's offset resolves alike in every process that maps it */
 			if (mm && mm->build_id.len) {
@@ -197,29 +204,28 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 					       SPACE_FILE, &bspace);
 				if (ret)
 					return ret;
-				b = memo_slot(ft, off, bspace);
-				if (b->fn) {
-					*a = (struct ft_memo){ ips[i], space, b->fn, mm };
-					ft->nr_memo++;
+				b = memo_find(ft, off, bspace, &jb);
+				if (b) {
+					a = memo_add(ft, ja,
+						     &(struct ft_memo){ ips[i], space, b->fn, mm });
 					goto found;
 				}
 			}
 			ret = resolve_new(ft, pid, ts, ips[i], kernel, &fn);
 			if (ret)
 				return ret;
-			/* its slot again: the source may not have touched the
-			 * table, but be safe against a reentrant one */
 			if (kernel) /* the kernel's mapping (module), as the source found it */
 				mm = ft->frames[(fn >> FN_BITS) + (fn & FN_MAX_N) - 1].map;
-			a = memo_slot(ft, ips[i], space);
-			*a = (struct ft_memo){ ips[i], space, fn, mm };
-			ft->nr_memo++;
-			if (b) {
-				/* its slot again: a may have taken the one found before */
-				b = memo_slot(ft, off, bspace);
-				*b = (struct ft_memo){ off, bspace, fn, NULL };
-				ft->nr_memo++;
-			}
+			/* the slots again: the source may not have touched the
+			 * table, but be safe against a reentrant one */
+			if (memo_room(ft))
+				return -ENOMEM;
+			a = memo_find(ft, ips[i], space, &ja);
+			if (!a)
+				a = memo_add(ft, ja, &(struct ft_memo){ ips[i], space, fn, mm });
+			/* b's slot found after a's went in: a may have taken it */
+			if (bspace && !memo_find(ft, off, bspace, &jb))
+				memo_add(ft, jb, &(struct ft_memo){ off, bspace, fn, NULL });
 		}
 found:
 		out[i].first = a->fn >> FN_BITS;

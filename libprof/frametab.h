@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 
@@ -83,10 +84,12 @@ struct frametab {
 	/* private */
 	const struct proctree *pt;
 	struct frametab_source src;
-	struct ft_memo *mtab; /* (address space, address) -> its frames */
-	size_t nr_memo, mcap;
-	struct ft_space *stab; /* address spaces by key */
-	size_t nr_spaces, scap;
+	struct ft_memo *memo; /* (address space, address) -> its frames */
+	size_t nr_memo, cap_memo;
+	struct zt_htab mhash;	 /* memo by (address space, address) */
+	struct ft_space *spaces; /* address spaces, id i + 1 */
+	size_t nr_spaces, cap_spaces;
+	struct zt_htab shash; /* spaces by key */
 };
 
 /* An empty table resolving through src (copied; its ctx borrowed), with
