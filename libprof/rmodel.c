@@ -12,6 +12,7 @@
 
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/rmodel.h"
 #include "libprof/sgroup.h"
 
@@ -38,10 +39,17 @@ struct tspan {
 
 /* A function's line and its weight (while counting: per (function, file, line)). */
 struct fline {
-	uint64_t key; /* hist_chain_key(); 0: empty */
+	uint64_t key; /* hist_chain_key() */
 	const char *dir, *file;
 	uint32_t line;
 	uint64_t weight;
+};
+
+/* flines by function, or (while counting) by function and line. */
+struct flines {
+	struct fline *v;
+	size_t nr, cap;
+	struct zt_htab hash;
 };
 
 struct pmemo {
@@ -64,23 +72,30 @@ struct rpriv {
 	size_t cap_ranges;
 	struct ragg *aggs;
 	size_t nr_aggs, cap_aggs;
-	uint32_t *ahash;
-	size_t ahash_cap;
+	struct zt_htab ahash; /* aggs by (group, tid, cpu) */
 	struct hist_frame *scratch;
 	size_t cap_scratch;
 	uint8_t *gpass; /* per group: passes --dso/--symbols */
-	struct fline *fl; /* per function (chain key): its hottest source line, when asked */
-	size_t fl_cap;
+	struct flines fl; /* per function (chain key): its hottest source line, when asked */
+	int fl_made;
 	uint32_t *fidx;  /* groups' frames: indexes into frames[] */
 	size_t nr_fidx, cap_fidx;
 	uint32_t *eidx; /* while building with lazy chains: each aggregate frame's entry */
 	size_t cap_eidx;
 	uint32_t *agg_n; /* ... and each aggregate's number of frames */
 	size_t cap_agg_n;
-	struct pmemo *ptrs; /* resolver strings interned, by pointer */
-	size_t nr_ptrs, pcap;
+	struct pmemo *ptrs; /* resolver strings interned */
+	size_t nr_ptrs, cap_ptrs;
+	struct zt_htab phash; /* ptrs by pointer */
 	int srclines; /* the templates' srcline ids are made */
 };
+
+static void flines_release(struct flines *t)
+{
+	free(t->v);
+	zt_htab_release(&t->hash);
+	memset(t, 0, sizeof(*t));
+}
 
 /* ---- filters ---- */
 
@@ -302,45 +317,40 @@ static int has_id(const uint32_t *l, size_t n, uint32_t v)
 
 /* ---- resolving ---- */
 
+static inline uint64_t ptr_hash(const char *s)
+{
+	return zt_hash_mix((uintptr_t)s, 0);
+}
+
+static inline uint64_t ptr_hash_at(const void *p, uint32_t i)
+{
+	return ptr_hash(((const struct rpriv *)p)->ptrs[i].s);
+}
+
 /* The id of a string the resolver gave (stable pointers): interned once per pointer. */
 static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
 {
 	struct rpriv *p = m->priv;
 	size_t j;
+	uint32_t i;
 	int ret;
 
-	if ((p->nr_ptrs + 1) * 2 > p->pcap) {
-		size_t ncap = p->pcap ? p->pcap * 2 : 1024, i;
-		struct pmemo *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (i = 0; i < p->pcap; i++) {
-			if (!p->ptrs[i].s)
-				continue;
-			j = zt_hash_mix((uintptr_t)p->ptrs[i].s, 0) & (ncap - 1);
-			while (t[j].s)
-				j = (j + 1) & (ncap - 1);
-			t[j] = p->ptrs[i];
-		}
-		free(p->ptrs);
-		p->ptrs = t;
-		p->pcap = ncap;
-	}
-	j = zt_hash_mix((uintptr_t)s, 0) & (p->pcap - 1);
-	while (p->ptrs[j].s) {
-		if (p->ptrs[j].s == s) {
-			*id = p->ptrs[j].id;
+	if (zt_htab_reserve(&p->phash, 1, ptr_hash_at, p))
+		return -ENOMEM;
+	for (j = zt_htab_first(&p->phash, ptr_hash(s)); zt_htab_get(&p->phash, j, &i);
+	     j = zt_htab_next(&p->phash, j)) {
+		if (p->ptrs[i].s == s) {
+			*id = p->ptrs[i].id;
 			return 0;
 		}
-		j = (j + 1) & (p->pcap - 1);
 	}
+	if (ZT_GROW(p->ptrs, p->cap_ptrs, p->nr_ptrs + 1))
+		return -ENOMEM;
 	ret = hist_intern_clean(&m->hist, s, id);
 	if (ret)
 		return ret;
-	p->ptrs[j].s = s;
-	p->ptrs[j].id = *id;
-	p->nr_ptrs++;
+	p->ptrs[p->nr_ptrs] = (struct pmemo){ s, *id };
+	zt_htab_set(&p->phash, j, (uint32_t)p->nr_ptrs++);
 	return 0;
 }
 
@@ -539,14 +549,15 @@ void rmodel_release(struct rmodel *m)
 		free(p->frames);
 		free(p->ranges);
 		free(p->aggs);
-		free(p->ahash);
+		zt_htab_release(&p->ahash);
 		free(p->scratch);
 		free(p->gpass);
-		free(p->fl);
+		flines_release(&p->fl);
 		free(p->fidx);
 		free(p->eidx);
 		free(p->agg_n);
 		free(p->ptrs);
+		zt_htab_release(&p->phash);
 		free(p);
 	}
 	hist_release(&m->hist);
@@ -556,48 +567,39 @@ void rmodel_release(struct rmodel *m)
 
 /* ---- building ---- */
 
-static uint64_t agg_hash(uint32_t g, uint32_t tid, uint32_t cpu)
+static inline uint64_t agg_hash(uint32_t g, uint32_t tid, uint32_t cpu)
 {
 	return zt_hash_mix(zt_hash_pair(g, tid), cpu);
+}
+
+static inline uint64_t agg_hash_at(const void *ctx, uint32_t i)
+{
+	const struct ragg *a = &((const struct rpriv *)ctx)->aggs[i];
+
+	return agg_hash(a->group, a->tid, a->cpu);
 }
 
 static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint64_t w)
 {
 	size_t j;
+	uint32_t i;
 
-	if ((p->nr_aggs + 1) * 2 > p->ahash_cap) {
-		size_t ncap = p->ahash_cap ? p->ahash_cap * 2 : 1024, i;
-		uint32_t *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (i = 0; i < p->nr_aggs; i++) {
-			const struct ragg *a = &p->aggs[i];
-
-			j = agg_hash(a->group, a->tid, a->cpu) & (ncap - 1);
-			while (t[j])
-				j = (j + 1) & (ncap - 1);
-			t[j] = (uint32_t)i + 1;
-		}
-		free(p->ahash);
-		p->ahash = t;
-		p->ahash_cap = ncap;
-	}
-	j = agg_hash(g, tid, cpu) & (p->ahash_cap - 1);
-	while (p->ahash[j]) {
-		struct ragg *a = &p->aggs[p->ahash[j] - 1];
+	if (zt_htab_reserve(&p->ahash, 1, agg_hash_at, p))
+		return -ENOMEM;
+	for (j = zt_htab_first(&p->ahash, agg_hash(g, tid, cpu)); zt_htab_get(&p->ahash, j, &i);
+	     j = zt_htab_next(&p->ahash, j)) {
+		struct ragg *a = &p->aggs[i];
 
 		if (a->group == g && a->tid == tid && a->cpu == cpu) {
 			a->weight += w;
 			a->nr++;
 			return 0;
 		}
-		j = (j + 1) & (p->ahash_cap - 1);
 	}
 	if (ZT_GROW(p->aggs, p->cap_aggs, p->nr_aggs + 1))
 		return -ENOMEM;
 	p->aggs[p->nr_aggs] = (struct ragg){ g, tid, cpu, w, 1 };
-	p->ahash[j] = (uint32_t)++p->nr_aggs;
+	zt_htab_set(&p->ahash, j, (uint32_t)p->nr_aggs++);
 	return 0;
 }
 
@@ -718,8 +720,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	int ret;
 
 	m->opts = *o;
-	free(p->fl);
-	p->fl = NULL;
+	flines_release(&p->fl);
+	p->fl_made = 0;
 	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
 	if (ret)
 		return ret;
@@ -738,8 +740,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 			return ret;
 	}
 	p->nr_aggs = 0;
-	if (p->ahash)
-		memset(p->ahash, 0, p->ahash_cap * sizeof(*p->ahash));
+	zt_htab_clear(&p->ahash);
 	m->shown = m->shown_nr = 0;
 	per_sample = by_tid || by_cpu || rfilter_active(f);
 	if (!per_sample) {
@@ -823,15 +824,60 @@ int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry 
 			 percent_limit, rows, n);
 }
 
-static struct fline *fline_slot(struct fline *t, size_t cap, uint64_t key, const char *file,
-				uint32_t line, int by_line)
+static inline uint64_t fline_hash(const struct fline *e, int by_line)
 {
-	size_t j = zt_hash_mix(zt_hash_pair(key, by_line ? (uintptr_t)file : 0), by_line ? line : 0) &
-		   (cap - 1);
+	return zt_hash_mix(zt_hash_pair(e->key, by_line ? (uintptr_t)e->file : 0),
+			   by_line ? e->line : 0);
+}
 
-	while (t[j].key && !(t[j].key == key && (!by_line || (t[j].file == file && t[j].line == line))))
-		j = (j + 1) & (cap - 1);
-	return &t[j];
+static inline uint64_t line_hash_at(const void *t, uint32_t i)
+{
+	return fline_hash(&((const struct flines *)t)->v[i], 1);
+}
+
+static inline uint64_t func_hash_at(const void *t, uint32_t i)
+{
+	return fline_hash(&((const struct flines *)t)->v[i], 0);
+}
+
+/* The entry of e's function (by_line: and its line) in t; NULL with *slot
+ * the empty slot where it goes (t has slots). */
+static struct fline *fline_find(const struct flines *t, const struct fline *e, int by_line,
+				size_t *slot)
+{
+	size_t j;
+	uint32_t i;
+
+	for (j = zt_htab_first(&t->hash, fline_hash(e, by_line)); zt_htab_get(&t->hash, j, &i);
+	     j = zt_htab_next(&t->hash, j)) {
+		const struct fline *c = &t->v[i];
+
+		if (c->key == e->key && (!by_line || (c->file == e->file && c->line == e->line)))
+			return &t->v[i];
+	}
+	*slot = j;
+	return NULL;
+}
+
+/* The entry of e's function (by_line: and its line) in t, a copy of e
+ * when new (*added set then). NULL: -ENOMEM. */
+static struct fline *fline_get(struct flines *t, const struct fline *e, int by_line, int *added)
+{
+	struct fline *c;
+	size_t j;
+
+	*added = 0;
+	if (zt_htab_reserve(&t->hash, 1, by_line ? line_hash_at : func_hash_at, t))
+		return NULL;
+	c = fline_find(t, e, by_line, &j);
+	if (c)
+		return c;
+	if (ZT_GROW(t->v, t->cap, t->nr + 1))
+		return NULL;
+	*added = 1;
+	t->v[t->nr] = *e;
+	zt_htab_set(&t->hash, j, (uint32_t)t->nr);
+	return &t->v[t->nr++];
 }
 
 /* Count the weight of each (function, file, line) over the last build's
@@ -839,15 +885,11 @@ static struct fline *fline_slot(struct fline *t, size_t cap, uint64_t key, const
 static int count_lines(struct rmodel *m)
 {
 	struct rpriv *p = m->priv;
-	size_t i, cap = 1024, n = 0, bcap = 1024, k;
-	struct fline *t, *best;
+	struct flines t = { 0 }, best = { 0 };
+	size_t i;
+	int added, ret = 0;
 
-	while (cap < 2 * (p->nr_frames + 1))
-		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < p->nr_aggs; i++) {
+	for (i = 0; i < p->nr_aggs && !ret; i++) {
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
 		uint32_t f;
@@ -855,55 +897,52 @@ static int count_lines(struct rmodel *m)
 		for (f = 0; f < g->n; f++) {
 			const struct hist_frame *h = &p->frames[p->fidx[g->off + f]];
 			const struct zt_frame *pos = frametab_frame(m->ft, p->fidx[g->off + f]);
-			uint64_t key = hist_chain_key(h);
-			struct fline *e;
+			struct fline k = { hist_chain_key(h), pos->dir, pos->file, pos->line, 0 }, *e;
 
-			if (!pos->file || !pos->line || !key)
+			if (!pos->file || !pos->line || !k.key)
 				continue;
-			e = fline_slot(t, cap, key, pos->file, pos->line, 1);
-			if (!e->key) {
-				if (++n * 2 > cap)
-					break; /* cannot happen: at most one per template */
-				*e = (struct fline){ key, pos->dir, pos->file, pos->line, 0 };
+			e = fline_get(&t, &k, 1, &added);
+			if (!e) {
+				ret = -ENOMEM;
+				break;
 			}
 			e->weight += a->weight;
 		}
 	}
-	while (bcap < 2 * (n + 1))
-		bcap *= 2;
-	best = calloc(bcap, sizeof(*best));
-	if (!best) {
-		free(t);
-		return -ENOMEM;
-	}
-	for (k = 0; k < cap; k++) {
-		struct fline *b;
+	/* in the order first seen: of a function's lines tied in weight and
+	 * line number (in two files), the first */
+	for (i = 0; i < t.nr && !ret; i++) {
+		struct fline *b = fline_get(&best, &t.v[i], 0, &added);
 
-		if (!t[k].key)
-			continue;
-		b = fline_slot(best, bcap, t[k].key, NULL, 0, 0);
-		if (!b->key || t[k].weight > b->weight ||
-		    (t[k].weight == b->weight && t[k].line < b->line))
-			*b = t[k];
+		if (!b)
+			ret = -ENOMEM;
+		else if (!added && (t.v[i].weight > b->weight ||
+				    (t.v[i].weight == b->weight && t.v[i].line < b->line)))
+			*b = t.v[i];
 	}
-	free(t);
-	free(p->fl);
+	flines_release(&t);
+	if (ret) {
+		flines_release(&best);
+		return ret;
+	}
+	flines_release(&p->fl);
 	p->fl = best;
-	p->fl_cap = bcap;
+	p->fl_made = 1;
 	return 0;
 }
 
 int rmodel_func_line(struct rmodel *m, uint64_t key, char *buf, size_t n)
 {
 	struct rpriv *p = m->priv;
-	const struct fline *b;
+	const struct fline k = { .key = key }, *b;
 	const char *base;
+	size_t j;
 	int ret;
 
-	if (!p->fl && (ret = count_lines(m)))
+	if (!p->fl_made && (ret = count_lines(m)))
 		return ret;
-	b = fline_slot(p->fl, p->fl_cap, key, NULL, 0, 0);
-	if (!b->key)
+	b = p->fl.nr ? fline_find(&p->fl, &k, 0, &j) : NULL;
+	if (!b)
 		return -ENOENT;
 	base = strrchr(b->file, '/');
 	snprintf(buf, n, "%s:%u", base ? base + 1 : b->file, b->line);
