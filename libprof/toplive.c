@@ -71,9 +71,10 @@ void live_release(struct live *l)
 	free(l->groups);
 	free(l->stacks);
 	free(l->frames);
-	free(l->shash);
+	zt_htab_release(&l->shash);
 	free(l->scratch);
 	free(l->pm_seen);
+	zt_htab_release(&l->pm_hash);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -186,34 +187,32 @@ static int group_samples(struct live *l, size_t *nr_groups)
 
 /* ---- JIT code: perf maps ---- */
 
+static inline uint64_t pid_hash(uint32_t pid)
+{
+	return zt_hash_mix(0, pid + 1ull);
+}
+
+static inline uint64_t pm_hash_at(const void *l, uint32_t i)
+{
+	return pid_hash(((const struct live *)l)->pm_seen[i]);
+}
+
 /* Whether pid is new to the set (and now in it); -ENOMEM. */
 static int pm_first(struct live *l, uint32_t pid)
 {
 	size_t j;
+	uint32_t i;
 
-	if ((l->nr_pm_seen + 1) * 2 > l->pm_seen_cap) {
-		size_t cap = l->pm_seen_cap ? l->pm_seen_cap * 2 : 256, i;
-		uint32_t *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (i = 0; i < l->pm_seen_cap; i++) {
-			if (!l->pm_seen[i])
-				continue;
-			for (j = zt_hash_mix(0, l->pm_seen[i]) & (cap - 1); t[j]; j = (j + 1) & (cap - 1))
-				;
-			t[j] = l->pm_seen[i];
-		}
-		free(l->pm_seen);
-		l->pm_seen = t;
-		l->pm_seen_cap = cap;
-	}
-	for (j = zt_hash_mix(0, pid + 1ull) & (l->pm_seen_cap - 1); l->pm_seen[j];
-	     j = (j + 1) & (l->pm_seen_cap - 1))
-		if (l->pm_seen[j] == pid + 1)
+	if (zt_htab_reserve(&l->pm_hash, 1, pm_hash_at, l))
+		return -ENOMEM;
+	for (j = zt_htab_first(&l->pm_hash, pid_hash(pid)); zt_htab_get(&l->pm_hash, j, &i);
+	     j = zt_htab_next(&l->pm_hash, j))
+		if (l->pm_seen[i] == pid)
 			return 0;
-	l->pm_seen[j] = pid + 1;
-	l->nr_pm_seen++;
+	if (ZT_GROW(l->pm_seen, l->cap_pm_seen, l->nr_pm_seen + 1))
+		return -ENOMEM;
+	l->pm_seen[l->nr_pm_seen] = pid;
+	zt_htab_set(&l->pm_hash, j, (uint32_t)l->nr_pm_seen++);
 	return 1;
 }
 
@@ -298,31 +297,23 @@ static uint64_t frames_hash(const struct hist_frame *f, unsigned n)
 	return zt_hash_mix(zt_hash_bytes(f, n * sizeof(*f)), n);
 }
 
+/* Index the history afresh (its stacks or their hashes changed). */
 static int shash_rebuild(struct live *l)
 {
-	size_t cap = l->shash_cap ? l->shash_cap : 1024, i;
+	size_t i;
+	int ret;
 
-	while (cap < 2 * (l->nr_stacks + 1))
-		cap *= 2;
-	if (cap != l->shash_cap) {
-		uint32_t *t = calloc(cap, sizeof(*t));
+	/* the slots do not shrink: the history grows back between decays */
+	ret = zt_htab_reset(&l->shash,
+			    l->nr_stacks > l->shash.cap / 2 ? l->nr_stacks : l->shash.cap / 2);
+	for (i = 0; !ret && i < l->nr_stacks; i++)
+		zt_htab_add(&l->shash, l->stacks[i].hash, (uint32_t)i);
+	return ret;
+}
 
-		if (!t)
-			return -ENOMEM;
-		free(l->shash);
-		l->shash = t;
-		l->shash_cap = cap;
-	} else {
-		memset(l->shash, 0, cap * sizeof(*l->shash));
-	}
-	for (i = 0; i < l->nr_stacks; i++) {
-		size_t j = l->stacks[i].hash & (cap - 1);
-
-		while (l->shash[j])
-			j = (j + 1) & (cap - 1);
-		l->shash[j] = (uint32_t)i + 1;
-	}
-	return 0;
+static inline uint64_t stack_hash_at(const void *l, uint32_t i)
+{
+	return ((const struct live *)l)->stacks[i].hash;
 }
 
 /* Add weight to the history stack of frames f[0..n), made if new. */
@@ -332,15 +323,13 @@ static int history_add(struct live *l, const struct hist_frame *f, unsigned n, u
 	uint64_t h = frames_hash(f, n);
 	struct live_stack *s;
 	size_t j;
+	uint32_t i;
 
-	if ((l->nr_stacks + 1) * 2 > l->shash_cap) {
-		int ret = shash_rebuild(l);
-
-		if (ret)
-			return ret;
-	}
-	for (j = h & (l->shash_cap - 1); l->shash[j]; j = (j + 1) & (l->shash_cap - 1)) {
-		s = &l->stacks[l->shash[j] - 1];
+	if (zt_htab_reserve(&l->shash, 1, stack_hash_at, l))
+		return -ENOMEM;
+	for (j = zt_htab_first(&l->shash, h); zt_htab_get(&l->shash, j, &i);
+	     j = zt_htab_next(&l->shash, j)) {
+		s = &l->stacks[i];
 		if (s->hash == h && s->n == n && !memcmp(l->frames + s->off, f, n * sizeof(*f))) {
 			s->weight += weight;
 			s->nr += nr;
@@ -352,8 +341,7 @@ static int history_add(struct live *l, const struct hist_frame *f, unsigned n, u
 		return -ENOMEM;
 	memcpy(l->frames + l->nr_frames, f, n * sizeof(*f));
 	l->stacks[l->nr_stacks] = (struct live_stack){ (uint32_t)l->nr_frames, n, weight, nr, h };
-	l->shash[j] = (uint32_t)l->nr_stacks + 1;
-	l->nr_stacks++;
+	zt_htab_set(&l->shash, j, (uint32_t)l->nr_stacks++);
 	l->nr_frames += n;
 	return 0;
 }
@@ -476,8 +464,7 @@ static int compact(struct live *l)
 		ret = profile_set_meta(&np, p->meta[i].key, p->meta[i].value);
 	/* perf maps of processes gone go; the others stay looked for */
 	l->nr_pm_seen = 0;
-	if (l->pm_seen)
-		memset(l->pm_seen, 0, l->pm_seen_cap * sizeof(*l->pm_seen));
+	zt_htab_clear(&l->pm_hash);
 	for (i = 0; i < p->nr_blobs && !ret; i++) {
 		const struct prof_blob *b = &p->blobs[i];
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "libprof/frametab.h"
+#include "libprof/htab.h"
 #include "libprof/hist.h"
 #include "libprof/profile.h"
 #include "libprof/proctree.h"
@@ -87,11 +88,11 @@ struct live {
 	size_t nr_stacks, cap_stacks;
 	struct hist_frame *frames;
 	size_t nr_frames, cap_frames;
-	uint32_t *shash;     /* stack index + 1, open addressing */
-	size_t shash_cap;
+	struct zt_htab shash; /* stacks by frames */
 	struct hist_frame *scratch;
-	uint32_t *pm_seen;   /* pids whose perf map was looked for: pid + 1, open addressing */
-	size_t nr_pm_seen, pm_seen_cap;
+	uint32_t *pm_seen; /* pids whose perf map was looked for */
+	size_t nr_pm_seen, cap_pm_seen;
+	struct zt_htab pm_hash; /* pm_seen by pid */
 };
 
 /* JIT code: a process's /tmp/perf-PID.map is read when its first samples
