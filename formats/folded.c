@@ -13,6 +13,7 @@
 #include "formats/perfscript.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/profile.h"
 
 void folded_comm(const char *comm, char *out, size_t n)
@@ -209,45 +210,32 @@ void folded_set_release(struct folded_set *fs)
 	for (i = 0; i < fs->nr; i++)
 		free(fs->ents[i].key);
 	free(fs->ents);
-	free(fs->hash);
+	zt_htab_release(&fs->hash);
 	folded_set_init(fs);
 }
 
-static int rehash(struct folded_set *fs)
+static inline uint64_t ent_hash_at(const void *fs, uint32_t i)
 {
-	size_t ncap = fs->hash_cap ? fs->hash_cap * 2 : 4096, k, j;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (k = 0; k < fs->nr; k++) {
-		j = zt_hash_str(fs->ents[k].key) & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)k + 1;
-	}
-	free(fs->hash);
-	fs->hash = t;
-	fs->hash_cap = ncap;
-	return 0;
+	return zt_hash_str(((const struct folded_set *)fs)->ents[i].key);
 }
 
 int folded_set_add(struct folded_set *fs, const char *stack, uint64_t count)
 {
 	size_t j;
+	uint32_t i;
 
-	if ((fs->nr + 1) * 2 > fs->hash_cap && (fs->nr >= UINT32_MAX - 1 || rehash(fs)))
+	if (fs->nr >= UINT32_MAX - 1 || zt_htab_reserve(&fs->hash, 1, ent_hash_at, fs))
 		return -ENOMEM;
-	for (j = zt_hash_str(stack) & (fs->hash_cap - 1); fs->hash[j];
-	     j = (j + 1) & (fs->hash_cap - 1))
-		if (!strcmp(fs->ents[fs->hash[j] - 1].key, stack)) {
-			fs->ents[fs->hash[j] - 1].count += count;
+	for (j = zt_htab_first(&fs->hash, zt_hash_str(stack)); zt_htab_get(&fs->hash, j, &i);
+	     j = zt_htab_next(&fs->hash, j))
+		if (!strcmp(fs->ents[i].key, stack)) {
+			fs->ents[i].count += count;
 			return 0;
 		}
 	if (ZT_GROW(fs->ents, fs->cap, fs->nr + 1) || !(fs->ents[fs->nr].key = strdup(stack)))
 		return -ENOMEM;
 	fs->ents[fs->nr].count = count;
-	fs->hash[j] = (uint32_t)++fs->nr;
+	zt_htab_set(&fs->hash, j, (uint32_t)fs->nr++);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "libprof/frametab.h"
+#include "libprof/htab.h"
 #include "libprof/zbuf.h"
 
 /* stackcollapse-perf.pl's name for a process from the header's comm:
@@ -49,8 +50,7 @@ int folded_stack(struct zbuf *b, const char *comm, const struct frametab *ft, ui
 struct folded_set {
 	struct folded_entry *ents;
 	size_t nr, cap;
-	uint32_t *hash; /* ents index + 1, open addressing */
-	size_t hash_cap;
+	struct zt_htab hash; /* ents by stack */
 };
 
 void folded_set_init(struct folded_set *fs);

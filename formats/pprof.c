@@ -17,6 +17,7 @@
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/frametab.h"
 
 /*
@@ -34,15 +35,14 @@ struct ptab {
 		uint64_t hash;
 	} *ents;
 	size_t n, cap_ents;
-	uint32_t *idx; /* open addressing: ents index + 1, 0 = empty */
-	size_t idx_cap;
+	struct zt_htab idx; /* ents by key */
 };
 
 static void ptab_release(struct ptab *t)
 {
 	free(t->pool);
 	free(t->ents);
-	free(t->idx);
+	zt_htab_release(&t->idx);
 }
 
 static uint64_t hash_bytes(const void *key, size_t len)
@@ -58,24 +58,9 @@ static uint64_t hash_bytes(const void *key, size_t len)
 	return zt_hash_mix(h, len);
 }
 
-static int ptab_rehash(struct ptab *t)
+static inline uint64_t ent_hash_at(const void *t, uint32_t i)
 {
-	size_t ncap = t->idx_cap ? t->idx_cap * 2 : 1024, i;
-	uint32_t *x = calloc(ncap, sizeof(*x));
-
-	if (!x)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		size_t j = t->ents[i].hash & (ncap - 1);
-
-		while (x[j])
-			j = (j + 1) & (ncap - 1);
-		x[j] = (uint32_t)i + 1;
-	}
-	free(t->idx);
-	t->idx = x;
-	t->idx_cap = ncap;
-	return 0;
+	return ((const struct ptab *)t)->ents[i].hash;
 }
 
 static const void *ptab_key(const struct ptab *t, size_t id)
@@ -88,20 +73,20 @@ static int ptab_intern(struct ptab *t, const void *key, size_t len, uint32_t *id
 {
 	uint64_t h = hash_bytes(key, len);
 	size_t j, off;
+	uint32_t i;
 
 	if (added)
 		*added = 0;
-	if ((t->n + 1) * 2 > t->idx_cap && ptab_rehash(t))
+	if (zt_htab_reserve(&t->idx, 1, ent_hash_at, t))
 		return -ENOMEM;
-	j = h & (t->idx_cap - 1);
-	while (t->idx[j]) {
-		const struct pent *e = &t->ents[t->idx[j] - 1];
+	for (j = zt_htab_first(&t->idx, h); zt_htab_get(&t->idx, j, &i);
+	     j = zt_htab_next(&t->idx, j)) {
+		const struct pent *e = &t->ents[i];
 
 		if (e->hash == h && e->len == len && !memcmp(t->pool + e->off, key, len)) {
-			*id = t->idx[j] - 1;
+			*id = i;
 			return 0;
 		}
-		j = (j + 1) & (t->idx_cap - 1);
 	}
 	if (t->n >= UINT32_MAX - 1)
 		return -E2BIG;
@@ -113,7 +98,7 @@ static int ptab_intern(struct ptab *t, const void *key, size_t len, uint32_t *id
 	memcpy(t->pool + off, key, len);
 	t->len = off + len;
 	t->ents[t->n] = (struct pent){ off, len, h };
-	t->idx[j] = (uint32_t)t->n + 1;
+	zt_htab_set(&t->idx, j, (uint32_t)t->n);
 	*id = (uint32_t)t->n++;
 	if (added)
 		*added = 1;
