@@ -29,6 +29,7 @@
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "libprof/text.h"
@@ -41,60 +42,60 @@
 #define FLUSH_NS 1000000000ull
 #define PENDING_MAX_AGE 3 /* flushes an untracked side-band record waits */
 
-/* A set of nonzero u64 (pids, kernel addresses), open addressing. */
+/* A set of nonzero u64 (pids, kernel addresses). */
 struct u64set {
-	uint64_t *k;
+	uint64_t *k; /* in the order added */
 	size_t n, cap;
+	struct zt_htab hash; /* k by value */
 };
 
-static size_t u64set_slot(uint64_t v, size_t cap)
+static inline uint64_t u64set_hash_at(const void *s, uint32_t i)
 {
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	return (size_t)v & (cap - 1);
+	return zt_hash_mix(0, ((const struct u64set *)s)->k[i]);
+}
+
+/* Whether v is in s; if not, the empty slot where it goes in *slot (s has slots). */
+static bool u64set_find(const struct u64set *s, uint64_t v, size_t *slot)
+{
+	size_t j;
+	uint32_t i;
+
+	for (j = zt_htab_first(&s->hash, zt_hash_mix(0, v)); zt_htab_get(&s->hash, j, &i);
+	     j = zt_htab_next(&s->hash, j))
+		if (s->k[i] == v)
+			return true;
+	*slot = j;
+	return false;
 }
 
 static bool u64set_has(const struct u64set *s, uint64_t v)
 {
-	size_t i;
+	size_t j;
 
-	if (!s->cap)
-		return false;
-	for (i = u64set_slot(v, s->cap); s->k[i]; i = (i + 1) & (s->cap - 1))
-		if (s->k[i] == v)
-			return true;
-	return false;
+	return s->n && u64set_find(s, v, &j);
 }
 
 static int u64set_add(struct u64set *s, uint64_t v)
 {
-	size_t i;
+	size_t j;
 
-	if (!v || u64set_has(s, v))
+	if (!v)
 		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		struct u64set n = { calloc(s->cap ? s->cap * 2 : 64, sizeof(uint64_t)), 0,
-				    s->cap ? s->cap * 2 : 64 };
-
-		if (!n.k)
-			return -ENOMEM;
-		for (i = 0; i < s->cap; i++)
-			if (s->k[i])
-				u64set_add(&n, s->k[i]);
-		free(s->k);
-		*s = n;
-	}
-	for (i = u64set_slot(v, s->cap); s->k[i]; i = (i + 1) & (s->cap - 1))
-		;
-	s->k[i] = v;
-	s->n++;
+	if (s->n >= UINT32_MAX - 1 || zt_htab_reserve(&s->hash, 1, u64set_hash_at, s))
+		return -ENOMEM;
+	if (u64set_find(s, v, &j))
+		return 0;
+	if (ZT_GROW(s->k, s->cap, s->n + 1))
+		return -ENOMEM;
+	s->k[s->n] = v;
+	zt_htab_set(&s->hash, j, (uint32_t)s->n++);
 	return 0;
 }
 
 static void u64set_release(struct u64set *s)
 {
 	free(s->k);
+	zt_htab_release(&s->hash);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -514,9 +515,8 @@ static void cache_sampled_binaries(struct record *r)
 	struct u64set want = { 0 };
 	size_t i, pass;
 
-	for (i = 0; i < r->sampled.cap; i++)
-		if (r->sampled.k[i])
-			u64set_add(&want, r->sampled.k[i]);
+	for (i = 0; i < r->sampled.n; i++)
+		u64set_add(&want, r->sampled.k[i]);
 	for (pass = 0; pass < 4; pass++)
 		for (i = 0; i < r->nr_forks; i++)
 			if (u64set_has(&want, r->forks[i].pid))
