@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "formats/perfdata.h"
+#include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/htab.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "symbolizer/buildid_cache.h"
@@ -80,7 +82,7 @@ struct lu_mod {
 struct lu_space {
 	uint32_t pid;
 	uint64_t epoch;
-	unw_addr_space_t as; /* NULL: empty slot */
+	unw_addr_space_t as;
 	struct lu_mod *mods;
 	unsigned nr_mods, cap_mods, last;
 	const struct prof_mmap *tried[MAX_TRIED];
@@ -94,10 +96,12 @@ struct lu {
 	int have_cache;
 	char vdso[4096]; /* this machine's vDSO as a file, "" before */
 	int vdso_temp, vdso_err;
-	struct lu_space *spaces; /* open addressing on (pid, epoch) */
-	size_t cap_spaces, nr_spaces;
-	struct lu_file **files; /* open addressing on path */
+	struct lu_space *spaces; /* MAX_SPACES, nr_spaces in use */
+	size_t nr_spaces;
+	struct zt_htab spaces_hash; /* spaces by (pid, epoch) */
+	struct lu_file **files;
 	size_t cap_files, nr_files;
+	struct zt_htab files_hash; /* files by path */
 	uint64_t nr_as;	  /* address spaces created */
 	uint64_t nr_mods; /* binaries placed in them */
 	/* the sample being unwound */
@@ -197,41 +201,33 @@ out:
 	return ret;
 }
 
+static inline uint64_t file_hash_at(const void *lu, uint32_t i)
+{
+	return zt_hash_str(((const struct lu *)lu)->files[i]->path);
+}
+
 static struct lu_file *file_get(struct lu *lu, const char *path)
 {
-	size_t i, mask;
 	struct lu_file *f;
+	size_t j;
+	uint32_t i;
 
-	if (lu->nr_files * 2 >= lu->cap_files) {
-		size_t cap = lu->cap_files ? lu->cap_files * 2 : 64, j;
-		struct lu_file **t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (j = 0; j < lu->cap_files; j++) {
-			if (!lu->files[j])
-				continue;
-			for (i = zt_hash_str(lu->files[j]->path) & (cap - 1); t[i];
-			     i = (i + 1) & (cap - 1))
-				;
-			t[i] = lu->files[j];
-		}
-		free(lu->files);
-		lu->files = t;
-		lu->cap_files = cap;
-	}
-	mask = lu->cap_files - 1;
-	for (i = zt_hash_str(path) & mask; lu->files[i]; i = (i + 1) & mask)
+	if (zt_htab_reserve(&lu->files_hash, 1, file_hash_at, lu))
+		return NULL;
+	for (j = zt_htab_first(&lu->files_hash, zt_hash_str(path));
+	     zt_htab_get(&lu->files_hash, j, &i); j = zt_htab_next(&lu->files_hash, j))
 		if (!strcmp(lu->files[i]->path, path))
 			return lu->files[i];
+	if (ZT_GROW(lu->files, lu->cap_files, lu->nr_files + 1))
+		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
 		return NULL;
 	}
 	f->ok = !file_load(f);
-	lu->files[i] = f;
-	lu->nr_files++;
+	lu->files[lu->nr_files] = f;
+	zt_htab_set(&lu->files_hash, j, (uint32_t)lu->nr_files++);
 	return f;
 }
 
@@ -442,30 +438,40 @@ static void spaces_drop(struct lu *lu)
 {
 	size_t i;
 
-	for (i = 0; i < lu->cap_spaces; i++) {
-		if (!lu->spaces[i].as)
-			continue;
+	for (i = 0; i < lu->nr_spaces; i++) {
 		unw_destroy_addr_space(lu->spaces[i].as);
 		free(lu->spaces[i].mods);
 	}
-	memset(lu->spaces, 0, lu->cap_spaces * sizeof(*lu->spaces));
+	memset(lu->spaces, 0, lu->nr_spaces * sizeof(*lu->spaces));
 	lu->nr_spaces = 0;
+	zt_htab_clear(&lu->spaces_hash);
+}
+
+static inline uint64_t space_hash_at(const void *lu, uint32_t i)
+{
+	const struct lu_space *s = &((const struct lu *)lu)->spaces[i];
+
+	return zt_hash_pair(s->epoch, s->pid);
 }
 
 static struct lu_space *space_get(struct lu *lu, uint32_t pid, uint64_t epoch)
 {
-	size_t i, mask = lu->cap_spaces - 1;
+	uint64_t h = zt_hash_pair(epoch, pid);
 	struct lu_space *s;
+	size_t j;
+	uint32_t i;
 
-	for (i = zt_hash_mix(epoch, pid) & mask; lu->spaces[i].as; i = (i + 1) & mask)
+	if (zt_htab_reserve(&lu->spaces_hash, 1, space_hash_at, lu))
+		return NULL;
+	for (j = zt_htab_first(&lu->spaces_hash, h); zt_htab_get(&lu->spaces_hash, j, &i);
+	     j = zt_htab_next(&lu->spaces_hash, j))
 		if (lu->spaces[i].pid == pid && lu->spaces[i].epoch == epoch)
 			return &lu->spaces[i];
 	if (lu->nr_spaces >= MAX_SPACES) {
 		spaces_drop(lu);
-		for (i = zt_hash_mix(epoch, pid) & mask; lu->spaces[i].as; i = (i + 1) & mask)
-			;
+		j = zt_htab_first(&lu->spaces_hash, h); /* empty now */
 	}
-	s = &lu->spaces[i];
+	s = &lu->spaces[lu->nr_spaces];
 	s->as = unw_create_addr_space(&accessors, 0);
 	if (!s->as)
 		return NULL;
@@ -475,7 +481,7 @@ static struct lu_space *space_get(struct lu *lu, uint32_t pid, uint64_t epoch)
 		unw_set_cache_size(s->as, lu_cache_size, 0);
 	s->pid = pid;
 	s->epoch = epoch;
-	lu->nr_spaces++;
+	zt_htab_set(&lu->spaces_hash, j, (uint32_t)lu->nr_spaces++);
 	lu->nr_as++;
 	return s;
 }
@@ -489,8 +495,7 @@ static struct lu *lu_new(const struct profile *p, const struct proctree *pt)
 	lu->p = p;
 	lu->pt = pt;
 	lu->have_cache = !buildid_cache_init(&lu->cache);
-	lu->cap_spaces = 2 * MAX_SPACES;
-	lu->spaces = calloc(lu->cap_spaces, sizeof(*lu->spaces));
+	lu->spaces = calloc(MAX_SPACES, sizeof(*lu->spaces));
 	if (!lu->spaces) {
 		free(lu);
 		return NULL;
@@ -506,17 +511,17 @@ static void lu_free(struct lu *lu)
 		return;
 	spaces_drop(lu);
 	free(lu->spaces);
-	for (i = 0; i < lu->cap_files; i++) {
+	zt_htab_release(&lu->spaces_hash);
+	for (i = 0; i < lu->nr_files; i++) {
 		struct lu_file *f = lu->files[i];
 
-		if (!f)
-			continue;
 		if (f->image)
 			munmap((void *)f->image, f->size);
 		free(f->path);
 		free(f);
 	}
 	free(lu->files);
+	zt_htab_release(&lu->files_hash);
 	if (lu->vdso_temp)
 		unlink(lu->vdso);
 	if (lu->have_cache)
