@@ -274,6 +274,7 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 		cmd_warn("'%s' has no call chains (record with -g): the graph is one level deep",
 			 path);
 	r = rmodel_init(&m, &ses.prof, ses.pt, &ses.ft, NULL, NULL);
+	frametab_seal(&ses.ft); /* every frame is resolved: no more lookups */
 	if (!r)
 		r = rmodel_build(&m, &mo);
 	if (!r)

@@ -1046,6 +1046,7 @@ int cmd_report(int argc, char **argv)
 					r.mo.sort_self = 0;
 		}
 		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
+		frametab_seal(&r.ses.ft); /* every frame is resolved: no more lookups */
 		if (prog.what)
 			cmd_progress_end(&prog);
 		cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",

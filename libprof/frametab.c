@@ -59,6 +59,24 @@ void frametab_reset(struct frametab *ft, const struct proctree *pt)
 	zt_htab_clear(&ft->shash);
 }
 
+void frametab_seal(struct frametab *ft)
+{
+	struct zt_frame *f;
+
+	free(ft->memo);
+	free(ft->spaces);
+	ft->memo = NULL;
+	ft->spaces = NULL;
+	ft->nr_memo = ft->cap_memo = ft->nr_spaces = ft->cap_spaces = 0;
+	zt_htab_release(&ft->mhash);
+	zt_htab_release(&ft->shash);
+	if (ft->nr_frames && ft->nr_frames < ft->cap_frames &&
+	    (f = realloc(ft->frames, ft->nr_frames * sizeof(*f)))) {
+		ft->frames = f;
+		ft->cap_frames = ft->nr_frames;
+	}
+}
+
 int frametab_push(struct frametab *ft, const struct zt_frame *f)
 {
 	if (ZT_GROW(ft->frames, ft->cap_frames, ft->nr_frames + 1))

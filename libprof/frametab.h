@@ -99,6 +99,11 @@ void frametab_release(struct frametab *ft);
 /* Forget every address and frame (the strings they borrowed may go); pt
  * is the tree to use from now on. */
 void frametab_reset(struct frametab *ft, const struct proctree *pt);
+/* The table is complete (a report resolved every group at once): free
+ * what only lookups need (the address index) and the frames' spare room.
+ * Frames stay; a later frametab_resolve() starts a new index, giving an
+ * address seen before new frames. */
+void frametab_seal(struct frametab *ft);
 /* Room for about n addresses, to spare growing the table. 0 or -ENOMEM. */
 int frametab_reserve(struct frametab *ft, size_t n);
 
