@@ -105,6 +105,35 @@ static void test_once_per_address(void **state)
 	fx_release(&x);
 }
 
+/* Sealed: the frames stay, the index goes; asking again starts anew. */
+static void test_seal(void **state)
+{
+	const uint64_t ips[] = {0x401000, 0x402000};
+	struct zt_frange out[2], again[2];
+	struct fx x;
+
+	(void)state;
+	fx_init(&x);
+	assert_int_equal(res(&x, 1, ips, 0, 2, out), 0);
+	assert_int_equal(x.src.resolves, 2);
+	frametab_seal(&x.ft);
+	assert_int_equal(x.ft.nr_frames, 2);
+	assert_int_equal(x.ft.cap_frames, 2);
+	assert_string_equal(fr(&x, &out[0], 0)->sym, "f1");
+	assert_string_equal(fr(&x, &out[1], 0)->sym, "f2");
+	assert_int_equal(res(&x, 1, ips, 0, 2, again), 0);
+	assert_int_equal(x.src.resolves, 4);
+	assert_int_equal(again[0].first, 2);
+	assert_string_equal(fr(&x, &again[1], 0)->sym, "f2");
+	assert_string_equal(fr(&x, &out[0], 0)->sym, "f1");
+	/* and an empty table seals too */
+	frametab_reset(&x.ft, x.pt);
+	frametab_seal(&x.ft);
+	frametab_seal(&x.ft);
+	assert_int_equal(x.ft.nr_frames, 0);
+	fx_release(&x);
+}
+
 static void test_build_id_offset_once(void **state)
 {
 	const uint64_t a1[] = {0x11234}, a2[] = {0x30234};
@@ -374,6 +403,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_per_address),
+		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_build_id_offset_once),
 		cmocka_unit_test(test_other_build_id_same_offset),
 		cmocka_unit_test(test_kernel_space),
