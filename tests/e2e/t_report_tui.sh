@@ -59,6 +59,15 @@ syms_are() { [ "$(rowf | awk '{printf "%s ", $NF}')" = "$1" ]; }
 only_col() { ! rowf | awk -v c="$1" '{print $c}' | grep -qvx -- "$2"; }
 nrows() { rows | wc -l; }
 highlighted() { "${TM[@]}" capture-pane -e -p -t "$S" | grep -F -- "$1" | grep -qF $'\e[43m'; }
+highlighted_soon() { # highlighted_soon TEXT: until the highlighted line is TEXT, 5 s at most
+	local i
+	for i in $(seq 50); do
+		[ "$("${TM[@]}" capture-pane -e -p -t "$S" | grep -F $'\e[43m' | head -1 |
+		      sed -E 's/\x1b\[[0-9;]*m//g; s/ *$//')" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 chain() { # chain ENTRY NEXT: the lines between two entries' lines
 	rows | awk -v a="] $1" -v b="] $2" 'index($0, b) {f = 0} f; index($0, a) {f = 1}'
 }
@@ -94,8 +103,17 @@ first_row_is() { # first_row_is yes|no ROW: until the first row is (not) ROW, 5 
 	done
 	return 1
 }
+# End scrolls only when the entries do not fit on the screen (a short
+# recording may have few): then the last one is highlighted in place
+nentries=$("$ZT" report -i x.data --stdio -g none 2> /dev/null | grep -cE '^ +[0-9.]+%')
+last=$(rows | tail -1)
 keys End
-check "End: scrolled to the last entries" first_row_is no "$top"
+if [ "$nentries" -gt "$(nrows)" ]; then
+	check "End: scrolled to the last entries" first_row_is no "$top"
+else
+	echo "  ($nentries entries fit on the screen)"
+	check "End: the last entry highlighted" highlighted_soon "$last"
+fi
 keys Home
 check "Home: back to the top" first_row_is yes "$top"
 
