@@ -50,8 +50,6 @@ int cmd_convert(int argc, char **argv)
 		OPT_EOL,
 	};
 	struct session ses = { 0 };
-	struct session_opts sopts;
-	struct cmd_progress prog;
 	struct outfile of = { .fd = -1, .dirfd = -1 };
 	int rest, ret, err, fd = -1;
 
@@ -76,10 +74,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	ret = ZT_EXIT_FAIL;
 	symopts_init(&so, "convert");
-	cmd_session_opts(&so, &prog, &sopts);
-	sopts.force = force;
-	sopts.event = event;
-	if (session_open(&ses, in, &sopts))
+	if (cmd_open_session(&ses, in, &so, force, event, 1))
 		goto out;
 	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
 	if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))

@@ -249,8 +249,6 @@ out:
 static int add_profile(struct flame_cmd *c, const char *path, int which)
 {
 	struct session ses;
-	struct session_opts so;
-	struct cmd_progress prog;
 	struct rmodel m;
 	struct rmodel_opts mo = {.keys = {HIST_KEY_COMM},
 				 .nr_keys = 1,
@@ -262,11 +260,7 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 	int ret = -1, r;
 
 	memset(&m, 0, sizeof(m));
-	cmd_session_opts(&c->so, &prog, &so);
-	so.force = c->force;
-	so.event = c->event_opt;
-	so.no_demangle = !c->demangle;
-	if (session_open(&ses, path, &so))
+	if (cmd_open_session(&ses, path, &c->so, c->force, c->event_opt, c->demangle))
 		return -1;
 	if (!ses.prof.nr_samples)
 		cmd_warn("'%s' has no samples", path);

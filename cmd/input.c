@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* A command's session options, and the session's progress as a command shows it. */
+/* Opening a recording for a command, with the session's progress as a command shows it. */
 #include <string.h>
 
 #include "cmd/input.h"
@@ -20,15 +20,21 @@ static void on_progress(void *ctx, const char *what, uint64_t done, uint64_t tot
 	p->what = NULL;
 }
 
-void cmd_session_opts(const struct symopts *so, struct cmd_progress *prog, struct session_opts *o)
+int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
+		     const char *event, int demangle)
 {
-	memset(o, 0, sizeof(*o));
-	o->mo = &so->mo;
-	o->kallsyms = so->kallsyms;
-	o->vmlinux = so->kallsyms ? NULL : so->vmlinux;
-	o->kcache = so->have_cache ? &so->cache : NULL;
-	o->full_signature = so->full_signature;
-	memset(prog, 0, sizeof(*prog));
-	o->progress = on_progress;
-	o->progress_ctx = prog;
+	struct cmd_progress prog = { 0 };
+	struct session_opts o = { 0 };
+
+	o.force = force;
+	o.event = event;
+	o.mo = &so->mo;
+	o.kallsyms = so->kallsyms;
+	o.vmlinux = so->kallsyms ? NULL : so->vmlinux;
+	o.kcache = so->have_cache ? &so->cache : NULL;
+	o.no_demangle = !demangle;
+	o.full_signature = so->full_signature;
+	o.progress = on_progress;
+	o.progress_ctx = &prog;
+	return session_open(s, path, &o);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A command's session options from its symbol options, with progress shown on a terminal. */
+/* Opening a recording for a command: its session, with its symbol options and progress. */
 #ifndef ZT_INPUT_H
 #define ZT_INPUT_H
 
@@ -7,9 +7,12 @@
 #include "cmd/symopts.h"
 #include "session/session.h"
 
-/* o from so (initialized by symopts_init): symbol sources, kernel symbol
- * files, --full-signature; progress lines through prog. force, event and
- * no_demangle are left for the command to set. */
-void cmd_session_opts(const struct symopts *so, struct cmd_progress *prog, struct session_opts *o);
+/* Open path as a session (session_open) with so's symbol options (so
+ * initialized by symopts_init: sources, kernel symbol files,
+ * --full-signature), -f/--force, --event (NULL: the first) and demangling
+ * on or off; progress lines on a terminal. 0, or -1 after a message (s is
+ * released). */
+int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
+		     const char *event, int demangle);
 
 #endif

@@ -949,8 +949,7 @@ int cmd_report(int argc, char **argv)
 		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
-	struct cmd_progress prog = { 0 }, sprog;
-	struct session_opts sopts;
+	struct cmd_progress prog = { 0 };
 	double t0 = now_ms(), t1, t2, t3;
 	const struct hist_entry **rows;
 	char gbuf[256];
@@ -997,11 +996,7 @@ int cmd_report(int argc, char **argv)
 	if (setup_filters(&r))
 		goto out;
 	symopts_init(&r.so, "report");
-	cmd_session_opts(&r.so, &sprog, &sopts);
-	sopts.force = r.force;
-	sopts.event = r.event;
-	sopts.no_demangle = !r.demangle;
-	if (session_open(&r.ses, r.input, &sopts)) {
+	if (cmd_open_session(&r.ses, r.input, &r.so, r.force, r.event, r.demangle)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}

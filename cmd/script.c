@@ -76,16 +76,11 @@ struct script {
 /* Read the input; exit code or -1 to go on. */
 static int load(struct script *s)
 {
-	struct session_opts o;
-	struct cmd_progress prog;
-
 	/* names as perf script shows them: demangled without parameter
 	 * lists (with --full-signature: with), unless --no-demangle */
-	cmd_session_opts(&s->so, &prog, &o);
-	o.force = s->force;
-	o.event = s->event_opt;
-	o.no_demangle = !s->demangle;
-	return session_open(&s->ses, s->input, &o) ? ZT_EXIT_FAIL : -1;
+	return cmd_open_session(&s->ses, s->input, &s->so, s->force, s->event_opt, s->demangle)
+		       ? ZT_EXIT_FAIL
+		       : -1;
 }
 
 /* Whether perf would have sampled the CPU: only system-wide or per-CPU

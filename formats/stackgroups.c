@@ -35,9 +35,7 @@ int stackgroups_add(struct stackgroups *g, const struct prof_sample *smp, const 
 
 	if (smp->stack >= g->p->nr_stacks)
 		return -EINVAL;
-	/* JIT code replaced over time (jitdump): each sample by its own time */
-	if (frametab_time_sensitive(g->ft, smp->pid))
-		k.epoch = zt_hash_mix(k.epoch, smp->ts);
+	k.epoch = frametab_epoch(g->ft, smp->pid, smp->ts, k.epoch);
 	if (sgroups_find(&g->sg, &k, idx, &added))
 		return -ENOMEM;
 	if (added) {

@@ -258,6 +258,11 @@ int frametab_time_sensitive(struct frametab *ft, uint32_t pid)
 	return ft->src.time_sensitive && ft->src.time_sensitive(ft->src.ctx, pid);
 }
 
+uint64_t frametab_epoch(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t epoch)
+{
+	return frametab_time_sensitive(ft, pid) ? zt_hash_mix(epoch, ts) : epoch;
+}
+
 char *zt_frame_name(const struct zt_frame *f, char *buf, size_t n)
 {
 	const char *mod = f->module ? f->module : "[unknown]";

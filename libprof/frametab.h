@@ -122,6 +122,10 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 
 /* Whether pid's frames depend on the sample's time (see frametab_source). */
 int frametab_time_sensitive(struct frametab *ft, uint32_t pid);
+/* The address-space key of a sample of pid at ts whose mappings are at
+ * epoch: epoch itself, or for a time-sensitive pid (JIT code replaced
+ * over time) one of the sample's own. */
+uint64_t frametab_epoch(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t epoch);
 
 static inline const struct zt_frame *frametab_frame(const struct frametab *ft, uint32_t i)
 {

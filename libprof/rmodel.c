@@ -471,9 +471,7 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 			m->time_last = s->ts;
 		m->total += s->weight;
 		m->total_nr++;
-		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (frametab_time_sensitive(m->ft, s->pid))
-			k.epoch = zt_hash_mix(k.epoch, s->ts);
+		k.epoch = frametab_epoch(m->ft, s->pid, s->ts, k.epoch);
 		/* most samples of a stack are in its last group: no hash lookup */
 		is_new = 0;
 		if (last && last[s->stack]) {

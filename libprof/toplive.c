@@ -162,9 +162,7 @@ static int group_samples(struct live *l, size_t *nr_groups)
 
 		if (USES(l, HIST_KEY_CPU))
 			k.epoch = zt_hash_mix(k.epoch, (uint64_t)s->cpu + 1);
-		/* JIT code replaced over time (jitdump): each sample by its own time */
-		if (frametab_time_sensitive(&l->ft, s->pid))
-			k.epoch = zt_hash_mix(k.epoch, s->ts);
+		k.epoch = frametab_epoch(&l->ft, s->pid, s->ts, k.epoch);
 		if (sgroups_find(&l->sg, &k, &gi, &is_new))
 			return -ENOMEM;
 		if (is_new) {
