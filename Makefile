@@ -39,7 +39,11 @@ endif
 # Libraries, each found with pkg-config; a missing one names its Debian package.
 PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
 	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
-	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev
+	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev \
+	libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev libcurl:libcurl4-openssl-dev
+# linked dynamically even in the static build: their static dependencies
+# (GnuTLS, LDAP, RTMP, SSH...) have no .a files in Debian
+DYN_PKGS := libmicrohttpd libcurl
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -74,16 +78,17 @@ STATIC_LIBS ?= 1
 ZT_LIBS := $(LIBS)
 ifeq ($(STATIC_LIBS)$(SANITIZE),1)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-PKG_SLIBS := $(filter-out -ldl -lpthread -pthread,$(shell $(PKG_CONFIG) --static --libs $(filter-out libdebuginfod,$(pkg_names)) 2>/dev/null))
+PKG_SLIBS := $(filter-out -ldl -lpthread -pthread,$(shell $(PKG_CONFIG) --static --libs $(filter-out libdebuginfod $(DYN_PKGS),$(pkg_names)) 2>/dev/null))
+PKG_DLIBS := $(shell $(PKG_CONFIG) --libs $(DYN_PKGS) 2>/dev/null)
 no_static := $(foreach l,$(sort $(PKG_SLIBS:-l%=%)),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))
 ifeq ($(strip $(no_static)),)
-ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic -ldl -lpthread
+ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic $(PKG_DLIBS) -ldl -lpthread
 endif
 endif
 endif
 
 # ---- sources -------------------------------------------------------------
-LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c session/*.c) \
+LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c session/*.c server/*.c net/*.c) \
 	    $(filter-out %.bpf.c,$(wildcard bpf/*.c))
 CMD_SRCS := $(wildcard cmd/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

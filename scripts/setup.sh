@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
       libdebuginfod-dev liblzma-dev libiberty-dev libssl-dev zlib1g-dev libzstd-dev
-      libncurses-dev protobuf-c-compiler libprotobuf-c-dev)
+      libncurses-dev protobuf-c-compiler libprotobuf-c-dev
+      libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 if [ "${1:-}" = "--test" ]; then
 	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
 	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks

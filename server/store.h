@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The embedded store of zt serve: a SQLite catalogue (WAL) of profiles,
+ * their per-stack aggregates, tokens and symbols, plus a directory of the
+ * recordings as received and a GSYM symbol store (the local GSYM cache's
+ * layout, so the symbolizer reads it as it reads its own cache).
+ *
+ *   DIR/zt.db, DIR/profiles/ab/<id>.zt, DIR/symbols/gsym/<id>.{gsym,meta}, DIR/tmp/
+ *
+ * Profiles are stored unsymbolized (addresses with build ids, see
+ * server/norm.h) and symbolized when queried (server/query.h).
+ *
+ * Thread safety: every function may be called from any thread at once
+ * (libmicrohttpd's pool); writes are serialized inside, reads run side by
+ * side. Errors are negative errnos; where a msg buffer is given it gets a
+ * sentence for the user ("not a zt.data or pprof file", ...).
+ */
+#ifndef ZT_SERVER_STORE_H
+#define ZT_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/zbuf.h"
+
+struct zs_store;
+
+struct zs_store_opts {
+	/* debuginfod servers asked for build ids the store has no symbols
+	 * for (space-separated URLs, as DEBUGINFOD_URLS); NULL: none */
+	const char *debuginfod_urls;
+	uint64_t max_body; /* largest decoded body accepted (0: 512 MiB) */
+};
+
+/* Open (creating when needed) the store in dir. Empties dir/tmp and
+ * removes recordings that have no catalogue row (never acknowledged).
+ * Returns 0 or a negative errno with msg filled. */
+int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_store **out,
+		  char *msg, size_t msglen);
+void zs_store_close(struct zs_store *s); /* accepts NULL */
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+enum zs_scope {
+	ZS_SCOPE_PUSH = 1,
+	ZS_SCOPE_SYMBOLS = 2,
+	ZS_SCOPE_READ = 4,
+	ZS_SCOPE_ADMIN = 8, /* implies all the others */
+};
+
+/* "push" "symbols" "read" "admin" (comma-separated) to a mask; 0: invalid. */
+unsigned zs_scope_parse(const char *s);
+
+/* A new random token (32 bytes, shown as 64 hex digits: out has 65 bytes)
+ * with these scopes and a name (may be NULL); only its SHA-256 is stored. */
+int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
+/* The scopes of a presented token (0: unknown): compared in constant time
+ * against every stored hash, from memory (no SQLite access). */
+unsigned zs_token_check(struct zs_store *s, const char *token, size_t len);
+/* Number of tokens. */
+size_t zs_token_count(struct zs_store *s);
+/* Each token: cb(name, scopes, the first 8 hex digits of its hash, created, Unix s). */
+int zs_token_list(struct zs_store *s,
+		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
+			     int64_t created),
+		  void *ctx);
+/* Revoke by name or by hash prefix (at least 8 hex digits). 0, -ENOENT. */
+int zs_token_revoke(struct zs_store *s, const char *name_or_hash);
+
+/* ---- ingest ---------------------------------------------------------------- */
+
+struct zs_label {
+	const char *key, *value;
+};
+
+struct zs_ingest_result {
+	char id[65];      /* sha256 of the body, hex */
+	int stored;       /* 1: new, 0: the same body was stored before */
+	uint64_t samples;
+};
+
+/*
+ * Store the file at tmp_path (a file the caller wrote under
+ * zs_store_tmpdir(); this function takes it over: it is renamed into the
+ * store or removed) with these labels. Validates the whole body
+ * (zt.data complete, no stack snapshots; or pprof), normalizes it, then
+ * stores it durably (fsync, rename, one transaction) before returning 0.
+ * Errors: -EBADMSG / -EPROTONOSUPPORT (bad body: msg says why), -EMEDIUMTYPE
+ * (neither zt.data nor pprof), -ENOSPC / -EDQUOT (disk full), -EINVAL (a bad
+ * label), -EIO.
+ */
+int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_label *labels,
+		   size_t nr_labels, struct zs_ingest_result *r, char *msg, size_t msglen);
+/* Where uploads in progress go (DIR/tmp). */
+const char *zs_store_tmpdir(const struct zs_store *s);
+/* The same from memory (tests, benchmarks). */
+int zs_ingest_mem(struct zs_store *s, const void *body, size_t len, const struct zs_label *labels,
+		  size_t nr_labels, struct zs_ingest_result *r, char *msg, size_t msglen);
+
+/* Delete a profile (row, aggregates, file). 0, -ENOENT. */
+int zs_profile_delete(struct zs_store *s, const char *id);
+
+/* ---- symbols ---------------------------------------------------------------- */
+
+/* Of the hex ids in text (one per line), append to out those without
+ * symbols, one per line. -EINVAL for a line that is not 2..40 hex digits
+ * (msg says which), -E2BIG past 100000 lines. */
+int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct zbuf *out,
+		       char *msg, size_t msglen);
+/* Whether id has symbols; etag (65 bytes) gets the sha256 of its GSYM. 0, -ENOENT, -EINVAL. */
+int zs_symbol_stat(struct zs_store *s, const char *id, char etag[65]);
+/* The GSYM image of id, malloc'ed. 0, -ENOENT, -EINVAL. */
+int zs_symbol_get(struct zs_store *s, const char *id, void **data, size_t *len);
+
+struct zs_symbol_meta {
+	int quality; /* symmod's enum symq: 0 none, 1 basic, 2 full */
+	/* the load segments (X-ZT-Symbol-Load): file offset, vaddr, size */
+	struct {
+		uint64_t off, vaddr, size;
+	} segs[16];
+	unsigned nr_segs;
+};
+
+/* Parse "OFF:VADDR:SIZE,..." (hex, at most 16) into m. 0, -EINVAL. */
+int zs_symbol_meta_parse_load(const char *s, struct zs_symbol_meta *m);
+
+/*
+ * Store the GSYM image at tmp_path (taken over as by zs_ingest_file) as
+ * id's symbols: checked to be a valid GSYM v1 whose UUID is id. only_new:
+ * refuse when id has symbols (-EEXIST); else replace (*created tells).
+ * Cached symbolized frames of id are dropped. -EBADMSG (msg), -EINVAL,
+ * -EEXIST, -ENOSPC.
+ */
+int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
+		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
+		       size_t msglen);
+
+/* ---- queries (server/query.c) ---------------------------------------------- */
+
+#define ZS_SEL_MAX_IDS 4096
+#define ZS_SEL_MAX_LABELS 16
+
+/* Which profiles: every condition given must hold. Strings borrowed. */
+struct zs_selection {
+	const char *ids[ZS_SEL_MAX_IDS];
+	size_t nr_ids;
+	const char *host, *command;
+	struct zs_label labels[ZS_SEL_MAX_LABELS];
+	size_t nr_labels;
+	int64_t from, to; /* Unix seconds; 0: open */
+	size_t limit;     /* list only; 0: all */
+};
+
+/* Append JSON to out. */
+int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out);
+/* One profile's JSON object. -ENOENT. */
+int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out);
+
+enum zs_sort { ZS_SORT_SELF, ZS_SORT_CHILDREN };
+
+/* Merged over the selection (an empty selection matches nothing: still a
+ * valid, empty answer). */
+int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limit,
+		 enum zs_sort sort, struct zbuf *json);
+int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct zbuf *text);
+int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zbuf *gz);
+
+struct zs_flame_opts {
+	const char *title; /* NULL: default */
+	unsigned width;    /* 0: 1200 */
+	double minwidth;   /* <0: default */
+	int inverted;
+};
+int zs_query_flame(struct zs_store *s, const struct zs_selection *sel,
+		   const struct zs_flame_opts *o, struct zbuf *svg);
+/* Differential flame graph: b (new) against a (baseline). */
+int zs_query_diff(struct zs_store *s, const struct zs_selection *a, const struct zs_selection *b,
+		  const struct zs_flame_opts *o, struct zbuf *svg);
+
+/* ---- numbers for /metrics ----------------------------------------------------- */
+
+struct zs_store_stats {
+	uint64_t profiles, samples, bytes, symbols;
+	uint64_t ingest_errors;
+	uint64_t symbolized_frames, frame_cache_hits;
+};
+void zs_store_stats(struct zs_store *s, struct zs_store_stats *st);
+
+#endif
