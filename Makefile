@@ -101,6 +101,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 # pprof's profile.proto, compiled by protoc-c at build time
 .DEFAULT_GOAL := all
 include mk/pprof.mk
+include mk/web.mk
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)

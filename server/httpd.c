@@ -1,0 +1,1173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* zt serve's HTTP daemon over libmicrohttpd (see httpd.h). Never MHD_PostProcessor. */
+#include "server/httpd.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "libprof/zbuf.h"
+#include "server/route.h"
+
+#define DEFAULT_MAX_BODY (512ull << 20)
+#define MISSING_MAX_BODY (8u << 20) /* 100000 ids of 40 hex digits and a newline */
+#define CONN_MEMORY	 (ZR_MAX_TARGET + (96u << 10)) /* the request line, headers, buffers */
+#define MAX_CODE	 600
+
+struct zh {
+	struct MHD_Daemon *d;
+	struct zs_store *store;
+	struct zh_opts o;
+	unsigned port;
+	int shutting; /* atomic */
+	/* counters (atomic) */
+	uint64_t codes[MAX_CODE];
+	uint64_t requests, bytes_in, bytes_out, ingested, ingest_errors, in_flight;
+	uint64_t timeouts;
+	char start_err[256]; /* the logger's last message while starting */
+	int starting;
+};
+
+enum enc { ENC_NONE, ENC_GZIP, ENC_ZSTD };
+
+struct zh_req {
+	struct zh *h;
+	uint64_t t0;
+	char *uri;
+	size_t uri_len;
+	char method[8];
+	int started, answered;
+	unsigned code;
+	uint64_t bytes_in, bytes_out;
+	struct zr_request r;
+	char err[256]; /* the JSON error's sentence */
+	/* the body */
+	int fd;
+	char tmp[4096];
+	enum enc enc;
+	z_stream zs;
+	int zs_init, z_end;
+	ZSTD_DStream *zd;
+	size_t zd_last; /* ZSTD_decompressStream's last return: 0 at a frame's end */
+	uint64_t decoded, limit;
+	struct zbuf mem; /* symbols/missing: the body in memory */
+	unsigned fail;	 /* an HTTP error found while reading the body */
+	/* PUT of symbols */
+	struct zs_symbol_meta meta;
+	int only_new;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void add(uint64_t *c, uint64_t v)
+{
+	__atomic_add_fetch(c, v, __ATOMIC_RELAXED);
+}
+
+static uint64_t get(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+static void json_str(struct zbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	zbuf_put_u8(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			zbuf_put_u8(b, '\\');
+			zbuf_put_u8(b, c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			zbuf_put(b, e, 6);
+		} else {
+			zbuf_put_u8(b, c);
+		}
+	}
+	zbuf_put_u8(b, '"');
+}
+
+/* ---- responses ---------------------------------------------------------------- */
+
+static void security_headers(struct MHD_Response *resp, const char *ctype)
+{
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	/* nothing the server sends may load anything from elsewhere: the page
+	 * and the flame graphs' own inline scripts, fetches to this server,
+	 * frames of blob: documents it made */
+	MHD_add_response_header(
+		resp, "Content-Security-Policy",
+		"default-src 'none'; script-src 'unsafe-inline'; "
+		"style-src 'unsafe-inline'; img-src 'self' data: blob:; "
+		"connect-src 'self'; frame-src 'self' blob:; object-src 'self' blob:; "
+		"base-uri 'none'; form-action 'none'; frame-ancestors 'self'");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+}
+
+/* Queue a response; data is taken over (freed by MHD) unless persistent. */
+static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+				 const char *ctype, void *data, size_t len, int persistent,
+				 const char *etag)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(
+		len, data, persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		if (!persistent)
+			free(data);
+		return MHD_NO;
+	}
+	security_headers(resp, ctype);
+	if (__atomic_load_n(&q->h->shutting, __ATOMIC_RELAXED))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (etag)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+	q->code = code;
+	q->bytes_out = q->r.head ? 0 : len;
+	q->answered = 1;
+	ret = MHD_queue_response(con, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result send_zbuf(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+				 const char *ctype, struct zbuf *b)
+{
+	void *d = b->data;
+	size_t n = b->len;
+
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return send_resp(q, con, code, ctype, d, n, 0, NULL);
+}
+
+static enum MHD_Result send_error(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+				  const char *allow)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	struct zbuf b;
+
+	if (!q->err[0])
+		snprintf(q->err, sizeof(q->err), "error %u", code);
+	zbuf_init(&b);
+	zbuf_put(&b, "{\"error\":", 9);
+	json_str(&b, q->err);
+	zbuf_put(&b, "}\n", 2);
+	if (b.err) {
+		zbuf_release(&b);
+		return MHD_NO;
+	}
+	resp = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		zbuf_release(&b);
+		return MHD_NO;
+	}
+	security_headers(resp, "application/json");
+	if (code == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"zt\"");
+	if (code == 405 && allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (code == 503) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	/* a refused upload's body is not read: the connection cannot be reused */
+	if (q->r.route && zr_has_body(q->r.route) && !q->fail)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	q->code = code;
+	q->bytes_out = q->r.head ? 0 : b.len;
+	q->answered = 1;
+	ret = MHD_queue_response(con, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result fail(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum MHD_Result fail(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+			    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(q->err, sizeof(q->err), fmt, ap);
+	va_end(ap);
+	return send_error(q, con, code, NULL);
+}
+
+/* ---- GET routes ------------------------------------------------------------------ */
+
+static enum MHD_Result store_error(struct zh_req *q, struct MHD_Connection *con, int rc,
+				   const char *what)
+{
+	if (rc == -ENOENT)
+		return fail(q, con, 404, "no such %s", what);
+	if (rc == -EINVAL)
+		return fail(q, con, 400, "bad request for %s", what);
+	if (rc == -ENOMEM)
+		return fail(q, con, 503, "out of memory: try a smaller selection");
+	return fail(q, con, 500, "the store failed (%s): see the server's log", strerror(-rc));
+}
+
+static void metrics_text(struct zh *h, struct zbuf *b)
+{
+	struct zs_store_stats st;
+	char line[256];
+	int n;
+	unsigned c;
+
+#define LINE(...)                                                                          \
+	do {                                                                               \
+		n = snprintf(line, sizeof(line), __VA_ARGS__);                             \
+		if (n > 0)                                                                 \
+			zbuf_put(b, line,                                                  \
+				 (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1); \
+	} while (0)
+
+	memset(&st, 0, sizeof(st));
+	zs_store_stats(h->store, &st);
+	LINE("# HELP zt_requests_total HTTP requests answered, by status code.\n"
+	     "# TYPE zt_requests_total counter\n");
+	for (c = 100; c < MAX_CODE; c++)
+		if (get(&h->codes[c]))
+			LINE("zt_requests_total{code=\"%u\"} %" PRIu64 "\n", c, get(&h->codes[c]));
+	LINE("# HELP zt_request_bytes_total Request body bytes received.\n"
+	     "# TYPE zt_request_bytes_total counter\nzt_request_bytes_total %" PRIu64 "\n",
+	     get(&h->bytes_in));
+	LINE("# HELP zt_response_bytes_total Response body bytes sent.\n"
+	     "# TYPE zt_response_bytes_total counter\nzt_response_bytes_total %" PRIu64 "\n",
+	     get(&h->bytes_out));
+	LINE("# HELP zt_requests_in_flight Requests being served.\n"
+	     "# TYPE zt_requests_in_flight gauge\nzt_requests_in_flight %" PRIu64 "\n",
+	     get(&h->in_flight));
+	LINE("# HELP zt_timeouts_total Connections closed for inactivity.\n"
+	     "# TYPE zt_timeouts_total counter\nzt_timeouts_total %" PRIu64 "\n",
+	     get(&h->timeouts));
+	LINE("# HELP zt_ingested_total Profiles stored by this process (new ones).\n"
+	     "# TYPE zt_ingested_total counter\nzt_ingested_total %" PRIu64 "\n",
+	     get(&h->ingested));
+	LINE("# HELP zt_ingest_errors_total Uploads refused or failed (this process).\n"
+	     "# TYPE zt_ingest_errors_total counter\nzt_ingest_errors_total %" PRIu64 "\n",
+	     get(&h->ingest_errors) + st.ingest_errors);
+	LINE("# HELP zt_profiles Profiles in the store.\n"
+	     "# TYPE zt_profiles gauge\nzt_profiles %" PRIu64 "\n",
+	     st.profiles);
+	LINE("# HELP zt_samples_total Samples of the stored profiles.\n"
+	     "# TYPE zt_samples_total gauge\nzt_samples_total %" PRIu64 "\n",
+	     st.samples);
+	LINE("# HELP zt_stored_bytes Bytes of the stored recordings.\n"
+	     "# TYPE zt_stored_bytes gauge\nzt_stored_bytes %" PRIu64 "\n",
+	     st.bytes);
+	LINE("# HELP zt_symbols Build ids with symbols in the store.\n"
+	     "# TYPE zt_symbols gauge\nzt_symbols %" PRIu64 "\n",
+	     st.symbols);
+	LINE("# HELP zt_symbolized_frames_total Frames symbolized for queries.\n"
+	     "# TYPE zt_symbolized_frames_total counter\nzt_symbolized_frames_total %" PRIu64 "\n",
+	     st.symbolized_frames);
+	LINE("# HELP zt_frame_cache_hits_total Symbolized frames found in the cache.\n"
+	     "# TYPE zt_frame_cache_hits_total counter\nzt_frame_cache_hits_total %" PRIu64 "\n",
+	     st.frame_cache_hits);
+#undef LINE
+}
+
+static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
+{
+	struct zh *h = q->h;
+	struct zs_selection *sel = NULL, *selb = NULL;
+	struct zs_flame_opts fo;
+	struct zbuf out;
+	int rc = 0;
+	unsigned code;
+	const char *ctype = "application/json";
+
+	zbuf_init(&out);
+	switch (q->r.route) {
+	case ZR_PAGE:
+		return send_resp(q, con, 200, "text/html; charset=utf-8", (void *)zt_web_index_html,
+				 zt_web_index_html_len, 1, NULL);
+	case ZR_HEALTHZ:
+		return send_resp(q, con, 200, "text/plain; charset=utf-8", (void *)"ok\n", 3, 1,
+				 NULL);
+	case ZR_METRICS:
+		metrics_text(h, &out);
+		ctype = "text/plain; version=0.0.4; charset=utf-8";
+		break;
+	case ZR_PROFILE_GET:
+		rc = zs_profile_json(h->store, q->r.id, &out);
+		if (rc)
+			goto store_err;
+		break;
+	case ZR_PROFILE_DELETE:
+		rc = zs_profile_delete(h->store, q->r.id);
+		if (rc)
+			goto store_err;
+		return send_resp(q, con, 204, "application/json", NULL, 0, 1, NULL);
+	case ZR_SYMBOL_HEAD: {
+		char etag[65], quoted[70];
+
+		rc = zs_symbol_stat(h->store, q->r.id, etag);
+		if (rc)
+			goto store_err;
+		snprintf(quoted, sizeof(quoted), "\"%s\"", etag);
+		return send_resp(q, con, 200, "application/octet-stream", NULL, 0, 1, quoted);
+	}
+	case ZR_SYMBOL_GET: {
+		void *data = NULL;
+		size_t len = 0;
+
+		rc = zs_symbol_get(h->store, q->r.id, &data, &len);
+		if (rc)
+			goto store_err;
+		return send_resp(q, con, 200, "application/octet-stream", data, len, 0, NULL);
+	}
+	default:
+		break;
+	}
+	if (q->r.route == ZR_METRICS || q->r.route == ZR_PROFILE_GET)
+		goto send;
+
+	sel = calloc(1, sizeof(*sel));
+	if (!sel)
+		return fail(q, con, 503, "out of memory");
+	if (q->r.route == ZR_DIFF) {
+		selb = calloc(1, sizeof(*selb));
+		if (!selb) {
+			free(sel);
+			return fail(q, con, 503, "out of memory");
+		}
+		code = (unsigned)zr_selection(&q->r, "a.", sel, q->err, sizeof(q->err));
+		if (!code)
+			code = (unsigned)zr_selection(&q->r, "b.", selb, q->err, sizeof(q->err));
+	} else {
+		code = (unsigned)zr_selection(&q->r, "", sel, q->err, sizeof(q->err));
+	}
+	if (code)
+		goto bad;
+	switch (q->r.route) {
+	case ZR_PROFILE_LIST:
+		rc = zs_list_json(h->store, sel, &out);
+		break;
+	case ZR_TOP: {
+		size_t limit;
+		enum zs_sort sort;
+
+		code = (unsigned)zr_top_params(&q->r, &limit, &sort, q->err, sizeof(q->err));
+		if (code)
+			goto bad;
+		rc = zs_query_top(h->store, sel, limit, sort, &out);
+		break;
+	}
+	case ZR_FOLDED:
+		rc = zs_query_folded(h->store, sel, &out);
+		ctype = "text/plain; charset=utf-8";
+		break;
+	case ZR_PPROF:
+		rc = zs_query_pprof(h->store, sel, &out);
+		ctype = "application/octet-stream";
+		break;
+	case ZR_FLAME:
+	case ZR_DIFF:
+		code = (unsigned)zr_flame_params(&q->r, &fo, q->err, sizeof(q->err));
+		if (code)
+			goto bad;
+		rc = q->r.route == ZR_FLAME ? zs_query_flame(h->store, sel, &fo, &out)
+					    : zs_query_diff(h->store, sel, selb, &fo, &out);
+		ctype = "image/svg+xml";
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+	free(sel);
+	free(selb);
+	if (rc)
+		goto store_err;
+send:
+	if (out.err) {
+		zbuf_release(&out);
+		return fail(q, con, 503, "out of memory: try a smaller selection");
+	}
+	return send_zbuf(q, con, 200, ctype, &out);
+bad:
+	free(sel);
+	free(selb);
+	zbuf_release(&out);
+	return send_error(q, con, code, NULL);
+store_err:
+	zbuf_release(&out);
+	return store_error(q, con, rc,
+			   q->r.route == ZR_SYMBOL_GET || q->r.route == ZR_SYMBOL_HEAD
+				   ? "symbols (upload them with zt push or zt symbols upload)"
+			   : q->r.route == ZR_PROFILE_GET || q->r.route == ZR_PROFILE_DELETE
+				   ? "profile"
+				   : "query");
+}
+
+/* ---- uploads ------------------------------------------------------------------------ */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void set_fail(struct zh_req *q, unsigned code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_fail(struct zh_req *q, unsigned code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (q->fail)
+		return;
+	q->fail = code;
+	va_start(ap, fmt);
+	vsnprintf(q->err, sizeof(q->err), fmt, ap);
+	va_end(ap);
+}
+
+static void too_large(struct zh_req *q)
+{
+	set_fail(q, 413, "body larger than %" PRIu64 " bytes%s", q->limit,
+		 q->r.route == ZR_SYMBOLS_MISSING ? "" : " decoded: see zt serve --max-body");
+}
+
+/* decoded bytes to the file or memory */
+static void sink(struct zh_req *q, const void *p, size_t n)
+{
+	int rc;
+
+	if (q->fail || !n)
+		return;
+	if (n > q->limit - q->decoded) {
+		too_large(q);
+		return;
+	}
+	q->decoded += n;
+	if (q->fd < 0) {
+		zbuf_put(&q->mem, p, n);
+		if (q->mem.err)
+			set_fail(q, 503, "out of memory");
+		return;
+	}
+	rc = write_all(q->fd, p, n);
+	if (rc == -ENOSPC || rc == -EDQUOT)
+		set_fail(q, 507, "the server's disk is full: try again later, or ask its operator");
+	else if (rc)
+		set_fail(q, 500, "cannot write the upload: %s", strerror(-rc));
+}
+
+static void consume(struct zh_req *q, const char *data, size_t n)
+{
+	unsigned char out[65536];
+
+	if (q->fail)
+		return;
+	if (q->enc == ENC_NONE) {
+		sink(q, data, n);
+		return;
+	}
+	if (q->enc == ENC_GZIP) {
+		q->zs.next_in = (unsigned char *)data;
+		q->zs.avail_in = (uInt)n;
+		while (q->zs.avail_in && !q->fail) {
+			int zr;
+
+			if (q->z_end) { /* concatenated gzip members */
+				if (inflateReset(&q->zs) != Z_OK) {
+					set_fail(q, 400, "bad gzip content-encoding");
+					return;
+				}
+				q->z_end = 0;
+			}
+			q->zs.next_out = out;
+			q->zs.avail_out = sizeof(out);
+			zr = inflate(&q->zs, Z_NO_FLUSH);
+			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+				set_fail(q, 400, "bad gzip content-encoding: %s",
+					 q->zs.msg ? q->zs.msg : "corrupt data");
+				return;
+			}
+			sink(q, out, sizeof(out) - q->zs.avail_out);
+			if (zr == Z_STREAM_END)
+				q->z_end = 1;
+			else if (zr == Z_BUF_ERROR && q->zs.avail_out)
+				break;
+		}
+		return;
+	}
+	{
+		ZSTD_inBuffer in = {data, n, 0};
+
+		while (in.pos < in.size && !q->fail) {
+			ZSTD_outBuffer ob = {out, sizeof(out), 0};
+			size_t zr = ZSTD_decompressStream(q->zd, &ob, &in);
+
+			if (ZSTD_isError(zr)) {
+				set_fail(q, 400, "bad zstd content-encoding: %s",
+					 ZSTD_getErrorName(zr));
+				return;
+			}
+			q->zd_last = zr;
+			sink(q, out, ob.pos);
+		}
+		/* flush what the decoder still holds */
+		while (!q->fail && q->zd_last) {
+			ZSTD_outBuffer ob = {out, sizeof(out), 0};
+			size_t zr = ZSTD_decompressStream(q->zd, &ob, &in);
+
+			if (ZSTD_isError(zr)) {
+				set_fail(q, 400, "bad zstd content-encoding: %s",
+					 ZSTD_getErrorName(zr));
+				return;
+			}
+			q->zd_last = zr;
+			sink(q, out, ob.pos);
+			if (!ob.pos)
+				break;
+		}
+	}
+}
+
+static void body_release(struct zh_req *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	if (q->tmp[0])
+		unlink(q->tmp);
+	q->tmp[0] = '\0';
+	if (q->zs_init)
+		inflateEnd(&q->zs);
+	q->zs_init = 0;
+	ZSTD_freeDStream(q->zd);
+	q->zd = NULL;
+	zbuf_release(&q->mem);
+}
+
+/* Headers of an upload: sizes, encoding, the sink. 0 or an HTTP status (q->err set). */
+static unsigned body_begin(struct zh_req *q, struct MHD_Connection *con)
+{
+	const char *cl =
+		MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *ce =
+		MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
+	struct zh *h = q->h;
+
+	q->limit = q->r.route == ZR_SYMBOLS_MISSING ? MISSING_MAX_BODY : h->o.max_body;
+	if (cl) {
+		uint64_t n;
+
+		if (zr_parse_u64(cl, UINT64_MAX, &n)) {
+			snprintf(q->err, sizeof(q->err), "bad Content-Length");
+			return 400;
+		}
+		if (n > q->limit) {
+			snprintf(q->err, sizeof(q->err),
+				 "body of %" PRIu64 " bytes, larger than the %" PRIu64
+				 " this server takes%s",
+				 n, q->limit,
+				 q->r.route == ZR_SYMBOLS_MISSING ? "" : " (zt serve --max-body)");
+			return 413;
+		}
+	}
+	if (!ce || !*ce || !strcasecmp(ce, "identity")) {
+		q->enc = ENC_NONE;
+	} else if (!strcasecmp(ce, "gzip") || !strcasecmp(ce, "x-gzip")) {
+		q->enc = ENC_GZIP;
+		memset(&q->zs, 0, sizeof(q->zs));
+		if (inflateInit2(&q->zs, 15 + 16) != Z_OK) {
+			snprintf(q->err, sizeof(q->err), "out of memory");
+			return 503;
+		}
+		q->zs_init = 1;
+	} else if (!strcasecmp(ce, "zstd")) {
+		q->enc = ENC_ZSTD;
+		q->zd = ZSTD_createDStream();
+		if (!q->zd || ZSTD_isError(ZSTD_initDStream(q->zd))) {
+			snprintf(q->err, sizeof(q->err), "out of memory");
+			return 503;
+		}
+		/* no window larger than 128 MiB, whatever the frame asks for */
+		ZSTD_DCtx_setParameter(q->zd, ZSTD_d_windowLogMax, 27);
+	} else {
+		snprintf(q->err, sizeof(q->err),
+			 "unknown Content-Encoding: send the body as is, or zstd or gzip");
+		return 415;
+	}
+	if (q->r.route == ZR_SYMBOLS_MISSING)
+		return 0;
+	snprintf(q->tmp, sizeof(q->tmp), "%s/upload-XXXXXX", zs_store_tmpdir(h->store));
+	q->fd = mkostemp(q->tmp, O_CLOEXEC); /* O_CREAT | O_EXCL, 0600 */
+	if (q->fd < 0) {
+		int e = errno;
+
+		q->tmp[0] = '\0';
+		snprintf(q->err, sizeof(q->err), "cannot store the upload: %s", strerror(e));
+		return e == ENOSPC || e == EDQUOT ? 507 : 500;
+	}
+	return 0;
+}
+
+static unsigned symbol_headers(struct zh_req *q, struct MHD_Connection *con)
+{
+	const char *ql = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-Quality");
+	const char *ld = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-Load");
+	int qv = ql ? zr_symbol_quality(ql) : 1;
+
+	memset(&q->meta, 0, sizeof(q->meta));
+	if (qv < 0) {
+		snprintf(q->err, sizeof(q->err), "bad X-ZT-Symbol-Quality: full, basic or none");
+		return 400;
+	}
+	q->meta.quality = qv;
+	if (ld && *ld && zs_symbol_meta_parse_load(ld, &q->meta)) {
+		snprintf(
+			q->err, sizeof(q->err),
+			"bad X-ZT-Symbol-Load: OFF:VADDR:SIZE in hex, comma-separated, at most 16");
+		return 400;
+	}
+	return 0;
+}
+
+static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
+{
+	struct zh *h = q->h;
+	struct zbuf out;
+	char msg[256] = "";
+	int rc;
+
+	if (!q->fail && q->enc == ENC_GZIP && !q->z_end)
+		set_fail(q, 400, "truncated gzip content-encoding");
+	if (!q->fail && q->enc == ENC_ZSTD && q->zd_last)
+		set_fail(q, 400, "truncated zstd content-encoding");
+	if (!q->fail && q->fd >= 0) {
+		if (close(q->fd)) {
+			int e = errno;
+
+			set_fail(q, e == ENOSPC || e == EDQUOT ? 507 : 500,
+				 "cannot write the upload: %s", strerror(e));
+		}
+		q->fd = -1;
+	}
+	if (q->fail) {
+		add(&h->ingest_errors, 1);
+		body_release(q);
+		return send_error(q, con, q->fail, NULL);
+	}
+	zbuf_init(&out);
+	if (q->r.route == ZR_SYMBOLS_MISSING) {
+		rc = zs_symbols_missing(h->store, (const char *)q->mem.data, q->mem.len, &out, msg,
+					sizeof(msg));
+		zbuf_release(&q->mem);
+		if (rc == -EINVAL || rc == -E2BIG)
+			return fail(q, con, rc == -E2BIG ? 413 : 400, "%s",
+				    msg[0] ? msg : "at most 100000 ids, one per line");
+		if (rc)
+			return store_error(q, con, rc, "symbols");
+		return send_zbuf(q, con, 200, "text/plain; charset=utf-8", &out);
+	}
+	if (q->r.route == ZR_SYMBOL_PUT) {
+		int created = 0;
+
+		rc = zs_symbol_put_file(h->store, q->r.id, q->tmp, &q->meta, q->only_new, &created,
+					msg, sizeof(msg));
+		q->tmp[0] = '\0'; /* taken over */
+		switch (rc) {
+		case 0:
+			zbuf_put(&out, "{\"id\":", 6);
+			json_str(&out, q->r.id);
+			zbuf_put(&out, created ? ",\"created\":true}\n" : ",\"created\":false}\n",
+				 created ? 17 : 18);
+			return send_zbuf(q, con, created ? 201 : 200, "application/json", &out);
+		case -EEXIST:
+			return fail(q, con, 412, "symbols for %s are already stored", q->r.id);
+		case -EBADMSG:
+		case -EINVAL:
+			return fail(q, con, 400, "%s",
+				    msg[0] ? msg : "not a GSYM v1 image of this id");
+		case -ENOSPC:
+		case -EDQUOT:
+			return fail(q, con, 507, "the server's disk is full: try again later");
+		default:
+			return store_error(q, con, rc, "symbols");
+		}
+	}
+	/* POST a profile */
+	{
+		struct zs_label labels[ZS_SEL_MAX_LABELS];
+		struct zs_ingest_result res;
+		size_t nl = 0;
+		unsigned code;
+
+		code = (unsigned)zr_labels(&q->r, labels, &nl, q->err, sizeof(q->err));
+		if (code) {
+			body_release(q);
+			return send_error(q, con, code, NULL);
+		}
+		memset(&res, 0, sizeof(res));
+		rc = zs_ingest_file(h->store, q->tmp, labels, nl, &res, msg, sizeof(msg));
+		q->tmp[0] = '\0'; /* taken over */
+		switch (rc) {
+		case 0: {
+			char line[160];
+			int n = snprintf(line, sizeof(line),
+					 "{\"id\":\"%s\",\"stored\":%s,\"samples\":%" PRIu64 "}\n",
+					 res.id, res.stored ? "true" : "false", res.samples);
+
+			if (res.stored)
+				add(&h->ingested, 1);
+			zbuf_put(&out, line, (size_t)n);
+			return send_zbuf(q, con, res.stored ? 201 : 200, "application/json", &out);
+		}
+		case -EBADMSG:
+		case -EPROTONOSUPPORT:
+		case -EINVAL:
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 400, "%s", msg[0] ? msg : "bad profile");
+		case -EMEDIUMTYPE:
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 415, "%s",
+				    msg[0] ? msg : "not a zt.data or pprof profile");
+		case -ENOSPC:
+		case -EDQUOT:
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 507, "the server's disk is full: try again later");
+		case -EFBIG:
+		case -E2BIG:
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 413, "%s", msg[0] ? msg : "profile too large");
+		default:
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 500, "cannot store the profile (%s)%s%s", strerror(-rc),
+				    msg[0] ? ": " : "", msg);
+		}
+	}
+}
+
+/* ---- the access handler -------------------------------------------------------------- */
+
+static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm_star)
+{
+	struct zh *h = q->h;
+	unsigned need = zr_scopes(q->r.route, h->o.public_read, inm_star), have;
+	const char *a, *t;
+	size_t n;
+
+	if (!need)
+		return 0;
+	a = MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!a) {
+		snprintf(q->err, sizeof(q->err),
+			 "a token is needed: send 'Authorization: Bearer TOKEN' (zt serve token "
+			 "create)");
+		return 401;
+	}
+	if (strncasecmp(a, "Bearer ", 7)) {
+		snprintf(q->err, sizeof(q->err), "send the token as 'Authorization: Bearer TOKEN'");
+		return 401;
+	}
+	for (t = a + 7; *t == ' '; t++)
+		;
+	n = strlen(t);
+	while (n && t[n - 1] == ' ')
+		n--;
+	have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
+	if (!have) {
+		snprintf(q->err, sizeof(q->err),
+			 "unknown token: check it, or create one with "
+			 "'zt serve token create'");
+		return 401;
+	}
+	if (!zr_scope_ok(have, need)) {
+		snprintf(q->err, sizeof(q->err),
+			 "this token may not do this: it needs the %s scope",
+			 need & ZS_SCOPE_READ ? "read"
+			 : need & ZS_SCOPE_PUSH
+				 ? (q->r.route == ZR_SYMBOL_PUT
+					    ? "symbols (or push with If-None-Match: *)"
+					    : "push")
+			 : need & ZS_SCOPE_SYMBOLS ? "symbols"
+						   : "admin");
+		return 403;
+	}
+	return 0;
+}
+
+static enum MHD_Result begin(struct zh_req *q, struct MHD_Connection *con, const char *method)
+{
+	struct zh *h = q->h;
+	const char *allow = NULL;
+	unsigned code;
+	int inm_star = 0;
+
+	snprintf(q->method, sizeof(q->method), "%s", method);
+	if (__atomic_load_n(&h->shutting, __ATOMIC_RELAXED)) {
+		snprintf(q->err, sizeof(q->err), "the server is shutting down: try again");
+		return send_error(q, con, 503, NULL);
+	}
+	if (!q->uri)
+		return fail(q, con, 414, "request target too long");
+	code = (unsigned)zr_parse(method, q->uri, q->uri_len, &q->r, &allow, q->err,
+				  sizeof(q->err));
+	if (code)
+		return send_error(q, con, code, allow);
+	if (q->r.route == ZR_SYMBOL_PUT) {
+		const char *inm = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+							      MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+		inm_star = inm && !strcmp(inm, "*");
+		q->only_new = inm_star;
+	}
+	code = check_auth(q, con, inm_star);
+	if (code)
+		return send_error(q, con, code, NULL);
+	if (!zr_has_body(q->r.route))
+		return do_get(q, con);
+	if (q->r.route == ZR_SYMBOL_PUT) {
+		code = symbol_headers(q, con);
+		if (code)
+			return send_error(q, con, code, NULL);
+	}
+	code = body_begin(q, con);
+	if (code) {
+		add(&h->ingest_errors, 1);
+		body_release(q);
+		return send_error(q, con, code, NULL);
+	}
+	return MHD_YES; /* read the body */
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct zh_req *q = *con_cls;
+
+	(void)cls;
+	(void)url;
+	(void)version;
+	if (!q)
+		return MHD_NO;
+	if (!q->started) {
+		q->started = 1;
+		return begin(q, con, method);
+	}
+	if (q->answered) { /* the body of a refused request: dropped */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+
+		q->bytes_in += n;
+		*upload_data_size = 0;
+		if (q->bytes_in > q->limit) {
+			/* more on the wire than any body may have (chunked, or a
+			 * compressed stream): libmicrohttpd 0.9 cannot answer
+			 * before the body is read, so the connection is closed */
+			if (!q->fail)
+				add(&q->h->ingest_errors, 1);
+			too_large(q);
+			body_release(q);
+			q->code = 0;
+			return MHD_NO;
+		}
+		/* after an error the rest is read and dropped (at most the
+		 * limit): the answer goes out at the end */
+		consume(q, upload_data, n);
+		return MHD_YES;
+	}
+	return body_end(q, con);
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	struct zh *h = cls;
+	struct zh_req *q = calloc(1, sizeof(*q));
+	size_t n;
+
+	(void)con;
+	if (!q)
+		return NULL;
+	q->h = h;
+	q->t0 = now_ns();
+	q->fd = -1;
+	zbuf_init(&q->mem);
+	n = strnlen(uri, ZR_MAX_TARGET + 1);
+	if (n <= ZR_MAX_TARGET) {
+		q->uri = malloc(n + 1);
+		if (q->uri) {
+			memcpy(q->uri, uri, n);
+			q->uri[n] = '\0';
+			q->uri_len = n;
+		}
+	}
+	add(&h->in_flight, 1);
+	return q;
+}
+
+static void client_text(struct MHD_Connection *con, char *out, size_t len)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char a[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET) {
+			const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+
+			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+			port = ntohs(s4->sin_port);
+		} else if (sa->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+			port = ntohs(s6->sin6_port);
+		}
+	}
+	snprintf(out, len, "%s:%u", a, port);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct zh *h = cls;
+	struct zh_req *q = *con_cls;
+	char client[80];
+	const char *end;
+
+	if (!q)
+		return;
+	*con_cls = NULL;
+	switch (toe) {
+	case MHD_REQUEST_TERMINATED_COMPLETED_OK:
+		end = "ok";
+		break;
+	case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED:
+		end = "timeout";
+		add(&h->timeouts, 1);
+		break;
+	case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN:
+		end = "shutdown";
+		break;
+	case MHD_REQUEST_TERMINATED_CLIENT_ABORT:
+		end = "closed by client";
+		break;
+	default:
+		end = "error";
+		break;
+	}
+	if (q->started) { /* a request line MHD refused on its own is not ours to log */
+		add(&h->requests, 1);
+		add(&h->bytes_in, q->bytes_in);
+		if (q->code && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+			add(&h->bytes_out, q->bytes_out);
+		if (q->code < MAX_CODE)
+			add(&h->codes[q->code], 1);
+		if (h->o.access_log) {
+			struct zh_access a;
+
+			client_text(con, client, sizeof(client));
+			a.client = client;
+			a.method = q->method[0] ? q->method : "-";
+			a.path = q->r.path[0] ? q->r.path : "-";
+			a.code = q->code;
+			a.end = end;
+			a.bytes_in = q->bytes_in;
+			a.bytes_out = q->code && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK
+					      ? q->bytes_out
+					      : 0;
+			a.ms = (double)(now_ns() - q->t0) / 1e6;
+			a.error = q->code >= 400 && q->err[0] ? q->err : NULL;
+			h->o.access_log(h->o.log_ctx, &a);
+		}
+	}
+	body_release(q);
+	zr_request_release(&q->r);
+	free(q->uri);
+	free(q);
+	__atomic_sub_fetch(&h->in_flight, 1, __ATOMIC_RELEASE);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct zh *h = cls;
+	char line[512];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '.'))
+		line[--n] = '\0';
+	if (h->starting)
+		snprintf(h->start_err, sizeof(h->start_err), "%s", line);
+	if (h->o.error_log)
+		h->o.error_log(h->o.log_ctx, line);
+}
+
+/* ---- lifecycle -------------------------------------------------------------------------- */
+
+int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct zh *h;
+	struct MHD_OptionItem opts[16];
+	unsigned flags =
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *di;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!o->store || zr_parse_listen(o->listen, &ss, &sl)) {
+		snprintf(msg, msglen,
+			 "bad listen address '%s': give HOST:PORT with a numeric host "
+			 "(127.0.0.1:7070, [::1]:7070)",
+			 o->listen ? o->listen : "");
+		return -EINVAL;
+	}
+	if ((o->tls_cert != NULL) != (o->tls_key != NULL)) {
+		snprintf(msg, msglen, "TLS needs both a certificate and a key");
+		return -EINVAL;
+	}
+	if (o->tls_cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(msg, msglen, "this libmicrohttpd has no TLS support: use a TLS proxy");
+		return -ENOTSUP;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	h->o = *o;
+	h->store = o->store;
+	if (!h->o.max_body)
+		h->o.max_body = DEFAULT_MAX_BODY;
+	if (!h->o.threads)
+		h->o.threads = 2;
+	if (h->o.threads > 64)
+		h->o.threads = 64;
+	if (!h->o.max_conns)
+		h->o.max_conns = 256;
+	if (!h->o.timeout_s)
+		h->o.timeout_s = 30;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (o->tls_cert)
+		flags |= MHD_USE_TLS;
+
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, h->o.threads, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, h->o.max_conns, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, h->o.timeout_s, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_MEMORY, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, h};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, h};
+	if (o->tls_cert) {
+		opts[n++] =
+			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};
+		opts[n++] =
+			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key};
+	}
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+
+	h->starting = 1;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
+				MHD_OPTION_END);
+	h->starting = 0;
+	if (!h->d) {
+		snprintf(msg, msglen, "cannot serve on %s: %s", o->listen,
+			 h->start_err[0] ? h->start_err : "libmicrohttpd refused to start");
+		free(h);
+		return -EADDRNOTAVAIL;
+	}
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = di ? di->port : 0;
+	*out = h;
+	return 0;
+}
+
+unsigned zh_port(const struct zh *h)
+{
+	return h->port;
+}
+
+void zh_counters(struct zh *h, struct zh_counters *c)
+{
+	c->requests = get(&h->requests);
+	c->bytes_in = get(&h->bytes_in);
+	c->bytes_out = get(&h->bytes_out);
+	c->ingested = get(&h->ingested);
+	c->ingest_errors = get(&h->ingest_errors);
+	c->in_flight = get(&h->in_flight);
+}
+
+unsigned zh_stop(struct zh *h, unsigned grace_ms)
+{
+	MHD_socket lfd;
+	uint64_t deadline;
+	unsigned left;
+
+	if (!h)
+		return 0;
+	__atomic_store_n(&h->shutting, 1, __ATOMIC_RELEASE);
+	lfd = MHD_quiesce_daemon(h->d);
+	deadline = now_ns() + (uint64_t)grace_ms * 1000000ull;
+	while (__atomic_load_n(&h->in_flight, __ATOMIC_ACQUIRE) && now_ns() < deadline) {
+		struct timespec ts = {0, 10 * 1000000};
+
+		nanosleep(&ts, NULL);
+	}
+	left = (unsigned)__atomic_load_n(&h->in_flight, __ATOMIC_ACQUIRE);
+	MHD_stop_daemon(h->d);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	free(h);
+	return left;
+}
