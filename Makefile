@@ -78,11 +78,12 @@ STATIC_LIBS ?= 1
 ZT_LIBS := $(LIBS)
 ifeq ($(STATIC_LIBS)$(SANITIZE),1)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-PKG_SLIBS := $(filter-out -ldl -lpthread -pthread,$(shell $(PKG_CONFIG) --static --libs $(filter-out libdebuginfod $(DYN_PKGS),$(pkg_names)) 2>/dev/null))
+PKG_SLIBS := $(filter-out -ldl -lpthread -pthread -lm,$(shell $(PKG_CONFIG) --static --libs $(filter-out libdebuginfod $(DYN_PKGS),$(pkg_names)) 2>/dev/null))
 PKG_DLIBS := $(shell $(PKG_CONFIG) --libs $(DYN_PKGS) 2>/dev/null)
 no_static := $(foreach l,$(sort $(PKG_SLIBS:-l%=%)),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))
 ifeq ($(strip $(no_static)),)
-ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic $(PKG_DLIBS) -ldl -lpthread
+# -lm stays dynamic: glibc's static libm needs the static libc (its ifuncs)
+ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic $(PKG_DLIBS) -lm -ldl -lpthread
 endif
 endif
 endif

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* zt serve: the team server (HTTP API v1 and web page over the embedded store), and its tokens. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "server/httpd.h"
+#include "server/route.h"
+#include "server/store.h"
+
+#define DEFAULT_DIR    "zt-serve"
+#define DEFAULT_LISTEN "127.0.0.1:7070"
+#define STOP_GRACE_MS  30000
+
+static const char *const serve_usage[] = {
+	"zt serve [--listen HOST:PORT] [--data-dir DIR] [--public-read] [<options>]",
+	"zt serve token create --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
+	"DIR]",
+	"zt serve token list [--data-dir DIR]",
+	"zt serve token revoke NAME|HASH [--data-dir DIR]",
+	NULL,
+};
+
+/* "512M", "1G", "4096": bytes. 0 or -1. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return -1;
+	}
+	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+		return -1;
+	if (v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return *out ? 0 : -1;
+}
+
+/* A PEM file's contents (at most 1 MiB), or NULL with a message shown. */
+static char *read_pem(const char *path, const char *what)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+
+	if (fd < 0) {
+		cmd_error("cannot open the TLS %s '%s': %s", what, path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > (1 << 20)) {
+		cmd_error("the TLS %s '%s' is not a PEM file (a regular file under 1 MiB)", what,
+			  path);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto out;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0) {
+			cmd_error("cannot read the TLS %s '%s': %s", what, path,
+				  n < 0 ? strerror(errno) : "short file");
+			free(buf);
+			buf = NULL;
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	if (!strstr(buf, "-----BEGIN ")) {
+		cmd_error("the TLS %s '%s' is not PEM (no -----BEGIN line)", what, path);
+		free(buf);
+		buf = NULL;
+	}
+out:
+	close(fd);
+	return buf;
+}
+
+static const char *scopes_text(unsigned s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", s & ZS_SCOPE_PUSH ? "push," : "",
+		 s & ZS_SCOPE_SYMBOLS ? "symbols," : "", s & ZS_SCOPE_READ ? "read," : "",
+		 s & ZS_SCOPE_ADMIN ? "admin," : "");
+	if (*buf)
+		buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+static struct zs_store *open_store(const char *dir, const struct zs_store_opts *so)
+{
+	struct zs_store *s = NULL;
+	char msg[512] = "";
+	int rc;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		cmd_error("cannot create the data directory '%s': %s", dir, strerror(errno));
+		return NULL;
+	}
+	rc = zs_store_open(dir, so, &s, msg, sizeof(msg));
+	if (rc) {
+		cmd_error("cannot open the store in '%s': %s", dir, msg[0] ? msg : strerror(-rc));
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- zt serve token ... ------------------------------------------------------- */
+
+static void list_one(void *ctx, const char *name, unsigned scopes, const char *hash8,
+		     int64_t created)
+{
+	char sc[64], when[32];
+	time_t t = (time_t)created;
+	struct tm tm;
+
+	(void)ctx;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	printf("%-8s  %-24s  %-22s  %s\n", hash8, name && *name ? name : "-",
+	       scopes_text(scopes, sc, sizeof(sc)), when);
+}
+
+static int cmd_serve_token(int argc, char **argv)
+{
+	const char *dir = DEFAULT_DIR, *scope = NULL, *name = NULL, *sub;
+	const struct opt options[] = {
+		{OPT_STRING, 0, "scope", &scope, "scopes",
+		 "create: push, symbols, read, admin (comma-separated; admin implies all)"},
+		{OPT_STRING, 0, "name", &name, "name", "create: a name to list and revoke it by"},
+		{OPT_STRING, 'd', "data-dir", &dir, "dir",
+		 "the server's data directory (./" DEFAULT_DIR ")"},
+		OPT_EOL};
+	struct zs_store *s;
+	int rest, ret = ZT_EXIT_OK;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			opts_usage(stdout, serve_usage, options);
+			return ZT_EXIT_OK;
+		}
+		cmd_error("give a token subcommand: create, list or revoke (see 'zt serve -h')");
+		return ZT_EXIT_USAGE;
+	}
+	sub = argv[1];
+	switch (opts_parse_permute("serve token", serve_usage, options, argc - 1, argv + 1,
+				   &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	rest += 1; /* an index into argv */
+	if (!strcmp(sub, "create")) {
+		char tok[65], sc[64];
+		unsigned mask;
+
+		if (!scope) {
+			cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
+			return ZT_EXIT_USAGE;
+		}
+		mask = zs_scope_parse(scope);
+		if (!mask) {
+			cmd_error("bad scope '%s': push, symbols, read or admin, comma-separated",
+				  scope);
+			return ZT_EXIT_USAGE;
+		}
+		if (rest < argc) {
+			cmd_error("unexpected argument '%s'", argv[rest]);
+			return ZT_EXIT_USAGE;
+		}
+		s = open_store(dir, NULL);
+		if (!s)
+			return ZT_EXIT_FAIL;
+		if (zs_token_create(s, mask, name, tok)) {
+			cmd_error("cannot create the token in '%s'", dir);
+			ret = ZT_EXIT_FAIL;
+		} else {
+			printf("%s\n", tok);
+			fprintf(stderr,
+				"zt serve: token%s%s created with scopes %s: it is shown only "
+				"once; "
+				"a running server sees it after a restart\n",
+				name ? " " : "", name ? name : "",
+				scopes_text(mask, sc, sizeof(sc)));
+		}
+		explicit_bzero(tok, sizeof(tok));
+	} else if (!strcmp(sub, "list")) {
+		if (rest < argc) {
+			cmd_error("unexpected argument '%s'", argv[rest]);
+			return ZT_EXIT_USAGE;
+		}
+		s = open_store(dir, NULL);
+		if (!s)
+			return ZT_EXIT_FAIL;
+		if (zs_token_list(s, list_one, NULL)) {
+			cmd_error("cannot list the tokens of '%s'", dir);
+			ret = ZT_EXIT_FAIL;
+		}
+	} else if (!strcmp(sub, "revoke")) {
+		int rc;
+
+		if (rest != argc - 1) {
+			cmd_error("give one token to revoke: its name or the hash 'token list' "
+				  "shows");
+			return ZT_EXIT_USAGE;
+		}
+		s = open_store(dir, NULL);
+		if (!s)
+			return ZT_EXIT_FAIL;
+		rc = zs_token_revoke(s, argv[rest]);
+		if (rc == -ENOENT) {
+			cmd_error(
+				"no token named '%s' or with that hash: see 'zt serve token list'",
+				argv[rest]);
+			ret = ZT_EXIT_FAIL;
+		} else if (rc) {
+			cmd_error("cannot revoke '%s': %s", argv[rest], strerror(-rc));
+			ret = ZT_EXIT_FAIL;
+		}
+	} else {
+		cmd_error("'%s' is not a token subcommand: create, list or revoke", sub);
+		return ZT_EXIT_USAGE;
+	}
+	zs_store_close(s);
+	return ret;
+}
+
+/* ---- zt serve ------------------------------------------------------------------ */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One line per request on stderr: time, client, method, path (no query), code, bytes, ms. */
+static void access_log(void *ctx, const struct zh_access *a)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+
+	(void)ctx;
+	if (cmd_verbosity < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&ts.tv_sec, &tm));
+	pthread_mutex_lock(&log_lock);
+	fprintf(stderr, "%s.%03ldZ %s %s %s %u in=%" PRIu64 " out=%" PRIu64 " %.1fms%s%s%s%s%s\n",
+		when, ts.tv_nsec / 1000000, a->client, a->method, a->path, a->code, a->bytes_in,
+		a->bytes_out, a->ms, strcmp(a->end, "ok") ? " " : "",
+		strcmp(a->end, "ok") ? a->end : "", a->error ? " error=\"" : "",
+		a->error ? a->error : "", a->error ? "\"" : "");
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void error_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (cmd_verbosity < 1)
+		return;
+	pthread_mutex_lock(&log_lock);
+	fprintf(stderr, "zt serve: libmicrohttpd: %s\n", msg);
+	pthread_mutex_unlock(&log_lock);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
+		   *debuginfod = NULL, *max_body_s = NULL;
+	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
+	const struct opt options[] = {
+		{OPT_STRING, 'l', "listen", &listen, "host:port",
+		 "address to serve on (" DEFAULT_LISTEN
+		 "); other than loopback only once a token exists"},
+		{OPT_STRING, 'd', "data-dir", &dir, "dir",
+		 "the store: catalogue, recordings, symbols (./" DEFAULT_DIR ")"},
+		{OPT_BOOL, 0, "public-read", &public_read, NULL,
+		 "reads (list, queries, page data, metrics) need no token"},
+		{OPT_STRING, 0, "tls-cert", &cert, "file",
+		 "serve HTTPS with this PEM certificate (chain)"},
+		{OPT_STRING, 0, "tls-key", &key, "file", "the PEM private key of --tls-cert"},
+		{OPT_STRING, 0, "debuginfod", &debuginfod, "urls",
+		 "ask these debuginfod servers for symbols the store lacks (space-separated)"},
+		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
+		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
+		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
+		{OPT_INT, 0, "timeout", &timeout, "seconds",
+		 "close connections idle this long (30)"},
+		{OPT_COUNT, 'v', "verbose", &verbose, NULL, "more messages (libmicrohttpd's too)"},
+		{OPT_BOOL, 'q', "quiet", &quiet, NULL, "no access log, errors only"},
+		OPT_EOL};
+	struct zs_store_opts so = {0};
+	struct zh_opts ho = {0};
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct zs_store *s = NULL;
+	struct zh *h = NULL;
+	char *cert_pem = NULL, *key_pem = NULL, msg[512];
+	sigset_t set;
+	int rest, sig = 0, ret = ZT_EXIT_FAIL, rc;
+	uint64_t max_body = 512ull << 20;
+	unsigned left;
+
+	if (argc >= 2 && !strcmp(argv[1], "token"))
+		return cmd_serve_token(argc - 1, argv + 1);
+	switch (opts_parse("serve", serve_usage, options, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("serve", quiet ? -1 : verbose);
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s' (see 'zt serve -h')", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (zr_parse_listen(listen, &ss, &sl)) {
+		cmd_error("bad --listen '%s': give HOST:PORT with a numeric host, e.g. "
+			  "127.0.0.1:7070 "
+			  "or [::1]:7070",
+			  listen);
+		return ZT_EXIT_USAGE;
+	}
+	if (max_body_s && parse_size(max_body_s, &max_body)) {
+		cmd_error("bad --max-body '%s': bytes, or a number with K, M or G", max_body_s);
+		return ZT_EXIT_USAGE;
+	}
+	if (threads < 1 || threads > 64 || timeout < 1 || timeout > 3600 || max_conns < 4 ||
+	    max_conns > 65536) {
+		cmd_error("--threads 1..64, --timeout 1..3600, --max-connections 4..65536");
+		return ZT_EXIT_USAGE;
+	}
+	if (!cert != !key) {
+		cmd_error("give both --tls-cert and --tls-key, or neither");
+		return ZT_EXIT_USAGE;
+	}
+	if (cert) {
+		cert_pem = read_pem(cert, "certificate");
+		key_pem = cert_pem ? read_pem(key, "key") : NULL;
+		if (!key_pem)
+			goto out;
+	}
+	so.debuginfod_urls = debuginfod;
+	so.max_body = max_body;
+	s = open_store(dir, &so);
+	if (!s)
+		goto out;
+	if (!zr_addr_is_loopback(&ss) && zs_token_count(s) == 0) {
+		cmd_error("refusing to serve on '%s', beyond this machine, while no token exists: "
+			  "create one first ('zt serve token create --scope push --data-dir %s'), "
+			  "or listen on 127.0.0.1",
+			  listen, dir);
+		goto out;
+	}
+	if (!zr_addr_is_loopback(&ss) && !cert)
+		cmd_warn("serving plain HTTP beyond this machine: tokens travel in clear text; "
+			 "give --tls-cert and --tls-key, or put a TLS proxy in front");
+
+	/* the daemon's threads inherit this mask: the signals come to sigwait */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	ho.store = s;
+	ho.listen = listen;
+	ho.public_read = public_read;
+	ho.tls_cert = cert_pem;
+	ho.tls_key = key_pem;
+	ho.max_body = max_body;
+	ho.threads = (unsigned)threads;
+	ho.max_conns = (unsigned)max_conns;
+	ho.timeout_s = (unsigned)timeout;
+	ho.access_log = access_log;
+	ho.error_log = error_log;
+	rc = zh_start(&ho, &h, msg, sizeof(msg));
+	if (rc) {
+		cmd_error("%s", msg);
+		goto out;
+	}
+	if (cmd_verbosity >= 0) {
+		char host[INET6_ADDRSTRLEN] = "?";
+
+		if (ss.ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host,
+				  sizeof(host));
+		else
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host,
+				  sizeof(host));
+		fprintf(stderr, "zt serve: serving %s://%s%s%s:%u/ from '%s'%s\n",
+			cert ? "https" : "http", ss.ss_family == AF_INET6 ? "[" : "", host,
+			ss.ss_family == AF_INET6 ? "]" : "", zh_port(h), dir,
+			public_read ? " (reads open to all)" : "");
+	}
+	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+		; /* nothing to reload yet */
+	if (cmd_verbosity >= 0)
+		fprintf(stderr, "zt serve: %s: finishing the requests in flight, then stopping\n",
+			strsignal(sig));
+	left = zh_stop(h, STOP_GRACE_MS);
+	h = NULL;
+	if (left) {
+		cmd_error("%u requests were still running after %d s: stopped anyway", left,
+			  STOP_GRACE_MS / 1000);
+		goto out;
+	}
+	ret = ZT_EXIT_OK;
+out:
+	zh_stop(h, 0);
+	zs_store_close(s);
+	free(cert_pem);
+	if (key_pem) {
+		explicit_bzero(key_pem, strlen(key_pem));
+		free(key_pem);
+	}
+	return ret;
+}
