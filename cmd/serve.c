@@ -178,6 +178,7 @@ static int cmd_serve_token(int argc, char **argv)
 		return ZT_EXIT_USAGE;
 	}
 	sub = argv[1];
+	cmd_setup("serve", 0);
 	switch (opts_parse_permute("serve token", serve_usage, options, argc - 1, argv + 1,
 				   &rest)) {
 	case OPTS_HELP:

@@ -24,6 +24,8 @@ if [ "${1:-}" = "--test" ]; then
 	pkgs+=(libclang-rt-14-dev)
 	# curl: the zt serve tests talk to the server's HTTP API with it
 	pkgs+=(curl)
+	# openssl: t_serve makes a self-signed certificate for zt serve's TLS
+	pkgs+=(openssl)
 	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:
 	# MiniDebugInfo sections (test_debugfind); python3: a CRC32 reference
 	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal
