@@ -64,6 +64,26 @@ void symmod_free(struct symmod *m)
 	free(m);
 }
 
+int symmod_image(const struct symmod *m, const void **data, size_t *len)
+{
+	if (!m->g)
+		return -ENOENT;
+	*data = gsym_image(m->g, len);
+	return 0;
+}
+
+size_t symmod_segments(const struct symmod *m, uint64_t (*segs)[3], size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_segs && i < max; i++) {
+		segs[i][0] = m->segs[i].off;
+		segs[i][1] = m->segs[i].vaddr;
+		segs[i][2] = m->segs[i].size;
+	}
+	return m->nr_segs;
+}
+
 /* PT_LOAD segments of an ELF file. */
 static int read_segments(const char *path, struct symmod *m)
 {

@@ -76,6 +76,14 @@ int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_re
 /* The virtual address of a file offset (-ENOENT: in no loadable segment). */
 int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
 
+/* The GSYM image m's lookups read (borrowed until symmod_free): what zt
+ * push uploads. -ENOENT when m has no symbols at all. */
+int symmod_image(const struct symmod *m, const void **data, size_t *len);
+/* m's loadable segments (file offset, virtual address, size: the "load"
+ * lines of the cache's .meta file) into segs, at most max; returns how
+ * many m has (which may be more than max). */
+size_t symmod_segments(const struct symmod *m, uint64_t (*segs)[3], size_t max);
+
 /* Extract path's symbols (with its debug file, found as symmod_open does)
  * into a GSYM file at out_path; *q gets the quality. For
  * 'zt symbols extract'. Returns 0 or a negative errno. */
