@@ -22,6 +22,8 @@ if [ "${1:-}" = "--test" ]; then
 	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
+	# curl: the zt serve tests talk to the server's HTTP API with it
+	pkgs+=(curl)
 	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:
 	# MiniDebugInfo sections (test_debugfind); python3: a CRC32 reference
 	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal

@@ -3,6 +3,16 @@
  * Crafted zt.data worst cases for tests/e2e/t_badinput.sh, written with the
  * project's own writer: many processes, many mappings in one process, many
  * distinct stacks. Usage: ztgen pids|maps|stacks N OUT
+ *
+ * And realistic recordings for zt serve's load tests and benchmark (a fleet
+ * of hosts running the same programs): ztgen fleet SEED OUT [SAMPLES]
+ * writes a system-wide recording of 2 CPUs at 4 kHz (SAMPLES, default
+ * 80000: 10 s), host and program chosen by SEED, stacks drawn (skewed) from
+ * one pool of 4000 over 12 libraries with fixed build ids and a kernel with
+ * its kallsyms lines; every SEED gives different bytes. ztgen fleet-syms N DIR
+ * writes the symbols of those libraries (and of N programs) as GSYM files
+ * DIR/<build id>.gsym: 2048 functions of 64 bytes each from vaddr 0x1000,
+ * with a line row each; file offsets are vaddrs (load segment 0:0:200000).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +22,8 @@
 #include <unistd.h>
 
 #include "formats/ztdata.h"
+#include "symbolizer/funcinfo.h"
+#include "symbolizer/gsym.h"
 
 #define T0 1000000000ull /* the recording's start, ns */
 
@@ -109,14 +121,178 @@ static int gen_stacks(struct ztdata_writer *w, uint32_t n)
 	return ret;
 }
 
+/* ---- fleet ---------------------------------------------------------------- */
+
+#define FLEET_LIBS 12
+#define FLEET_PROCS 6
+#define FLEET_STACKS 4000
+#define FLEET_KSYMS 64
+#define FLEET_KBASE 0xffffffff81000000ull
+
+static const char *const fleet_lib[FLEET_LIBS] = {
+	"/opt/fleet/bin/app", "/opt/fleet/lib/libc.so.6",
+	"/opt/fleet/lib/libm.so.6", "/opt/fleet/lib/libstdc++.so.6",
+	"/opt/fleet/lib/libssl.so.3", "/opt/fleet/lib/libcrypto.so.3",
+	"/opt/fleet/lib/libz.so.1", "/opt/fleet/lib/libzstd.so.1",
+	"/opt/fleet/lib/libsqlite3.so.0", "/opt/fleet/lib/libpython3.11.so",
+	"/opt/fleet/lib/libgcc_s.so.1", "/opt/fleet/lib/libpthread.so.0",
+};
+
+static uint64_t fleet_lib_start(unsigned lib)
+{
+	return 0x7f0000000000ull + (uint64_t)lib * 0x10000000ull;
+}
+
+/* fixed per library (and, for the program, lib 0, per program) */
+static void fleet_build_id(unsigned lib, unsigned prog, struct prof_build_id *b)
+{
+	unsigned k;
+
+	b->len = 20;
+	for (k = 0; k < 20; k++)
+		b->data[k] = (uint8_t)(0x11 * (lib + 1) + k * 7 + (lib ? 0 : prog));
+}
+
+static int fleet_syms(unsigned nprogs, const char *dir)
+{
+	unsigned lib, prog, j;
+	int ret = 0;
+
+	for (lib = 0; lib < FLEET_LIBS && !ret; lib++) {
+		for (prog = 0; prog < (lib ? 1 : nprogs) && !ret; prog++) {
+			struct prof_build_id b;
+			struct fi_table t;
+			char path[4096], hex[2 * ZT_BUILD_ID_MAX + 1], name[64];
+			const char *base = strrchr(fleet_lib[lib], '/') + 1;
+			uint32_t file;
+
+			fleet_build_id(lib, prog, &b);
+			fi_table_init(&t);
+			memcpy(t.uuid, b.data, b.len);
+			t.uuid_len = b.len;
+			snprintf(name, sizeof(name), "%s.c", base);
+			file = fi_file(&t, "/src/fleet", name);
+			for (j = 0; j < 2048 && !ret; j++) {
+				struct fi_func *f;
+
+				snprintf(name, sizeof(name), "%s_fn%u", lib ? base : "app", j);
+				f = fi_add_func(&t, 0x1000 + j * 0x40ull, 0x40, fi_str(&t, name));
+				if (!f || fi_add_line(f, 0x1000 + j * 0x40ull, file, 10 + j))
+					ret = -ENOMEM;
+			}
+			if (!ret)
+				ret = fi_finish(&t);
+			snprintf(path, sizeof(path), "%s/%s.gsym", dir, prof_build_id_hex(&b, hex));
+			if (!ret)
+				ret = gsym_write_file(&t, path);
+			fi_table_release(&t);
+		}
+	}
+	return ret;
+}
+
+static int fleet(struct ztdata_writer *w, unsigned seed, unsigned long nsamples)
+{
+	static uint64_t pool[FLEET_STACKS][40];
+	static unsigned nk[FLEET_STACKS], nu[FLEET_STACKS];
+	char buf[256], *ks = NULL;
+	size_t kslen = 0;
+	FILE *f;
+	unsigned i, k, p;
+	unsigned long s;
+	int ret = 0;
+
+	/* the same pool for every seed: the fleet runs the same code */
+	rng = 0x2545f4914f6cdd1dull;
+	for (i = 0; i < FLEET_STACKS; i++) {
+		nk[i] = next_rand() % 4 == 0 ? 1 + next_rand() % 6 : 0;
+		nu[i] = 3 + next_rand() % 30;
+		for (k = 0; k < nk[i]; k++)
+			pool[i][k] = FLEET_KBASE + (next_rand() % FLEET_KSYMS) * 0x1000 + 0x10 +
+				     next_rand() % 0x100;
+		for (k = 0; k < nu[i]; k++) {
+			unsigned lib = k == nu[i] - 1 ? 0 : (unsigned)(next_rand() % FLEET_LIBS);
+
+			pool[i][nk[i] + k] = fleet_lib_start(lib) + 0x1000 + (next_rand() % 2048) * 0x40 +
+					     next_rand() % 0x40;
+		}
+	}
+	rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0x100000001b3ull);
+	snprintf(buf, sizeof(buf), "host%02u", seed % 10);
+	ret = ztdata_write_meta(w, "hostname", buf);
+	snprintf(buf, sizeof(buf), "zt record -a -g -F 4000 -- app%u --serve", seed % 5);
+	if (!ret)
+		ret = ztdata_write_meta(w, "cmdline", buf);
+	if (!ret)
+		ret = ztdata_write_meta(w, "nr_cpus", "2");
+	if (!ret)
+		ret = ztdata_write_meta(w, "freq", "4000");
+	snprintf(buf, sizeof(buf), "%llu", 1000000000ull + nsamples / 2 * 250000ull);
+	if (!ret)
+		ret = ztdata_write_meta(w, "time_end", buf);
+	snprintf(buf, sizeof(buf), "%u", 1763000000u + seed * 60u);
+	if (!ret)
+		ret = ztdata_write_meta(w, "wallclock_start", buf);
+	/* the kernel symbols the samples need */
+	f = open_memstream(&ks, &kslen);
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < FLEET_KSYMS; i++)
+		fprintf(f, "%llx T kfunc_%u\n", (unsigned long long)(FLEET_KBASE + i * 0x1000ull), i);
+	if (fclose(f))
+		return -ENOMEM;
+	if (!ret)
+		ret = ztdata_write_blob(w, PROF_BLOB_KALLSYMS, ZT_PID_KERNEL, T0, ks, kslen);
+	free(ks);
+	for (p = 0; p < FLEET_PROCS && !ret; p++) {
+		uint32_t pid = 1000 + p;
+		struct prof_task t = {.ts = T0, .kind = PROF_TASK_COMM, .pid = pid, .tid = pid};
+
+		snprintf(t.comm, sizeof(t.comm), p ? "worker-%u" : "app%u", p ? p : seed % 5);
+		ret = ztdata_write_task(w, &t);
+		for (i = 0; i < FLEET_LIBS && !ret; i++) {
+			struct prof_mmap m = {.ts = T0, .pid = pid, .tid = pid,
+					      .start = fleet_lib_start(i), .len = 0x200000,
+					      .pgoff = 0, .prot = 5, .path = (char *)fleet_lib[i]};
+
+			if (!i) {
+				snprintf(buf, sizeof(buf), "/opt/fleet/bin/app%u", seed % 5);
+				m.path = buf;
+			}
+			fleet_build_id(i, seed % 5, &m.build_id);
+			ret = ztdata_write_mmap(w, &m);
+		}
+	}
+	for (s = 0; s < nsamples && !ret; s++) {
+		/* skewed: a few hot stacks, a long tail */
+		uint64_t a = next_rand() % FLEET_STACKS, b = next_rand() % FLEET_STACKS;
+		unsigned id = (unsigned)(a * b / FLEET_STACKS);
+		uint32_t pid = 1000 + id % FLEET_PROCS;
+
+		ret = ztdata_write_sample(w, T0 + s / 2 * 250000ull + s % 2, 250000, pid, pid,
+					  (uint32_t)(s % 2), pool[id], nk[id], nu[id]);
+		if (!ret && ztdata_writer_pending(w) > (16u << 20))
+			ret = ztdata_writer_flush(w);
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ztdata_writer *w;
 	unsigned long n;
 	int fd, ret;
 
-	if (argc != 4 || (n = strtoul(argv[2], NULL, 0)) == 0 || n > 100000000) {
-		fprintf(stderr, "usage: ztgen pids|maps|stacks N OUT\n");
+	if (argc == 4 && !strcmp(argv[1], "fleet-syms")) {
+		ret = fleet_syms((unsigned)strtoul(argv[2], NULL, 0), argv[3]);
+		if (ret)
+			fprintf(stderr, "ztgen: cannot write symbols to '%s': %s\n", argv[3], strerror(-ret));
+		return ret ? 1 : 0;
+	}
+
+	if ((argc != 4 && !(argc == 5 && !strcmp(argv[1], "fleet"))) ||
+	    (n = strtoul(argv[2], NULL, 0)) == 0 || n > 100000000) {
+		fprintf(stderr, "usage: ztgen pids|maps|stacks N OUT, ztgen fleet SEED OUT [SAMPLES]\n");
 		return 2;
 	}
 	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -135,6 +311,8 @@ int main(int argc, char **argv)
 		ret = gen_maps(w, (uint32_t)n);
 	else if (!ret && !strcmp(argv[1], "stacks"))
 		ret = gen_stacks(w, (uint32_t)n);
+	else if (!ret && !strcmp(argv[1], "fleet"))
+		ret = fleet(w, (unsigned)n, argc == 5 ? strtoul(argv[4], NULL, 0) : 80000);
 	else if (!ret)
 		ret = -EINVAL;
 	if (!ret)
