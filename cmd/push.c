@@ -188,17 +188,17 @@ static int answer_failed(int ret, const struct zt_http_resp *r, const char *what
 		return ZT_EXIT_FAIL;
 	}
 	if (ret) {
-		cmd_error("cannot %s: %s: %s (after %d attempt%s)", what, server, msg, r->tries,
+		cmd_error("cannot send %s to %s: %s (%d attempt%s)", what, server, msg, r->tries,
 			  r->tries == 1 ? "" : "s");
 		return ret == -EINVAL || ret == -EPROTO ? ZT_EXIT_FAIL : PUSH_EXIT_UNREACHABLE;
 	}
 	push_answer_error(r, why, sizeof(why));
 	if (zt_http_retryable(r->status)) {
-		cmd_error("cannot %s: the server keeps failing (%ld: %s) after %d attempt%s", what,
-			  r->status, why, r->tries, r->tries == 1 ? "" : "s");
+		cmd_error("%s keeps failing (%ld: %s) after %d attempt%s: cannot send %s", server,
+			  r->status, why, r->tries, r->tries == 1 ? "" : "s", what);
 		return PUSH_EXIT_UNREACHABLE;
 	}
-	cmd_error("the server refused to %s (%ld): %s", what, r->status, why);
+	cmd_error("the server refused %s (%ld): %s", what, r->status, why);
 	return PUSH_EXIT_REFUSED;
 }
 
@@ -229,7 +229,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	}
 	ret = push_missing(h, mods, n, missing, &r, msg, sizeof(msg));
 	if (ret || r.status != 200) {
-		ret = answer_failed(ret, &r, "ask which symbols it lacks", zt_http_base(h), msg);
+		ret = answer_failed(ret, &r, "the question which symbols it lacks", zt_http_base(h), msg);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -259,7 +259,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 		} else if (err || zt_http_retryable(r.status)) {
 			/* unreachable, or failing after the retries: so would the profile */
 			push_symbols_close(&s);
-			ret = answer_failed(err, &r, "send symbols", zt_http_base(h), msg);
+			ret = answer_failed(err, &r, "symbols", zt_http_base(h), msg);
 			goto out;
 		} else {
 			char why[512];
@@ -335,7 +335,7 @@ static int run(struct push_cmd *c)
 		goto out;
 	}
 	if (err || (r.status != 200 && r.status != 201)) {
-		ret = answer_failed(err, &r, "store the profile", zt_http_base(h), msg);
+		ret = answer_failed(err, &r, "the profile", zt_http_base(h), msg);
 		goto out;
 	}
 	if (res.stored)
