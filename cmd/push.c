@@ -229,7 +229,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	}
 	ret = push_missing(h, mods, n, missing, &r, msg, sizeof(msg));
 	if (ret || r.status != 200) {
-		ret = answer_failed(ret, &r, "the question which symbols it lacks", zt_http_base(h), msg);
+		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h), msg);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
