@@ -229,7 +229,8 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	}
 	ret = push_missing(h, mods, n, missing, &r, msg, sizeof(msg));
 	if (ret || r.status != 200) {
-		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h), msg);
+		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h),
+				    msg);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -281,11 +282,11 @@ out:
 
 static int run(struct push_cmd *c)
 {
-	struct zt_http_opts ho = { 0 };
+	struct zt_http_opts ho = {0};
 	struct zt_http *h = NULL;
 	struct zt_http_resp r;
 	struct push_result res;
-	struct session ses = { 0 };
+	struct session ses = {0};
 	struct zbuf img;
 	char msg[512];
 	int ret, err;
@@ -354,8 +355,8 @@ out:
 
 int cmd_push(int argc, char **argv)
 {
-	struct push_cmd c = { .in = "zt.data", .symbols = 1, .retries = 5, .timeout = 30 };
-	struct push_config cfg = { 0 };
+	struct push_cmd c = {.in = "zt.data", .symbols = 1, .retries = 5, .timeout = 30};
+	struct push_config cfg = {0};
 	char *dups[64];
 	int nr_dups = 0, rest, ret, i;
 
@@ -366,23 +367,25 @@ int cmd_push(int argc, char **argv)
 		scrub_token(argc, argv, dups, &nr_dups);
 	{
 		const struct opt opts[] = {
-			{ OPT_STRING, 'i', "input", &c.in, "file",
-			  "the recording: zt.data or perf.data (default zt.data)" },
-			{ OPT_STRING, 0, "event", &c.event, "name",
-			  "the event of a perf.data file with several" },
-			{ OPT_STRING, 0, "server", &c.server, "url",
-			  "the zt serve to push to (default: ZT_SERVER, or 'server =' in the config file)" },
-			{ OPT_CALLBACK, 0, "label", &c, "key=value",
-			  "a label of the profile on the server (repeatable)", add_label },
-			{ OPT_STRING, 0, "token", &c.token, "token",
-			  "the push token (better: ZT_TOKEN, or 'token =' in ~/.config/zt/config, mode 0600)" },
-			{ OPT_BOOL, 0, "symbols", &c.symbols, NULL,
-			  "send the symbols the server lacks (default); --no-symbols: do not" },
-			{ OPT_INT, 0, "retries", &c.retries, "n",
-			  "tries again this many times on network errors, 5xx and 429 (default 5)" },
-			{ OPT_INT, 0, "timeout", &c.timeout, "s",
-			  "give up a connection silent for S seconds (default 30)" },
-			{ OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings, no progress bar" },
+			{OPT_STRING, 'i', "input", &c.in, "file",
+			 "the recording: zt.data or perf.data (default zt.data)"},
+			{OPT_STRING, 0, "event", &c.event, "name",
+			 "the event of a perf.data file with several"},
+			{OPT_STRING, 0, "server", &c.server, "url",
+			 "the zt serve to push to (default: ZT_SERVER, or 'server =' in the config "
+			 "file)"},
+			{OPT_CALLBACK, 0, "label", &c, "key=value",
+			 "a label of the profile on the server (repeatable)", add_label},
+			{OPT_STRING, 0, "token", &c.token, "token",
+			 "the push token (better: ZT_TOKEN, or 'token =' in ~/.config/zt/config, "
+			 "mode 0600)"},
+			{OPT_BOOL, 0, "symbols", &c.symbols, NULL,
+			 "send the symbols the server lacks (default); --no-symbols: do not"},
+			{OPT_INT, 0, "retries", &c.retries, "n",
+			 "tries again this many times on network errors, 5xx and 429 (default 5)"},
+			{OPT_INT, 0, "timeout", &c.timeout, "s",
+			 "give up a connection silent for S seconds (default 30)"},
+			{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings, no progress bar"},
 			SYMOPTS_OPTIONS(c.so),
 			SYMOPTS_KERNEL_OPTIONS(c.so),
 			OPT_EOL,

@@ -12,12 +12,12 @@
 
 #include "net/client.h"
 
-#define DEF_CONNECT_MS 10000
-#define DEF_LOW_SPEED_S 60
-#define DEF_TRIES 6
-#define DEF_BACKOFF_MS 500
+#define DEF_CONNECT_MS	 10000
+#define DEF_LOW_SPEED_S	 60
+#define DEF_TRIES	 6
+#define DEF_BACKOFF_MS	 500
 #define DEF_MAX_DELAY_MS 30000
-#define DEF_MAX_ANSWER (16u << 20)
+#define DEF_MAX_ANSWER	 (16u << 20)
 
 struct zt_http {
 	CURL *curl;
@@ -84,8 +84,7 @@ void zt_http_escape(struct zbuf *out, const char *s)
 	}
 }
 
-unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after,
-			 uint64_t rnd)
+unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after, uint64_t rnd)
 {
 	uint64_t d = base_ms;
 	int i;
@@ -346,7 +345,7 @@ static int setup(struct zt_http *h, const struct zt_http_req *r, const char *url
 
 static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -356,7 +355,7 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 		    char *msg, size_t msglen)
 {
 	struct curl_slist *hdrs = NULL, *t;
-	struct attempt a = { h, resp, r->max_answer ? r->max_answer : DEF_MAX_ANSWER };
+	struct attempt a = {h, resp, r->max_answer ? r->max_answer : DEF_MAX_ANSWER};
 	char errbuf[CURL_ERROR_SIZE], why[CURL_ERROR_SIZE + 64];
 	char *url = NULL;
 	int ret = 0, i;
@@ -404,7 +403,8 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 			snprintf(why, sizeof(why), "the server answered %ld", resp->status);
 		} else {
 			ret = curl_errno(c, &retry);
-			snprintf(why, sizeof(why), "%s", errbuf[0] ? errbuf : curl_easy_strerror(c));
+			snprintf(why, sizeof(why), "%s",
+				 errbuf[0] ? errbuf : curl_easy_strerror(c));
 			snprintf(msg, msglen, "%s", why);
 			if (!retry)
 				break;

@@ -19,14 +19,14 @@
 #include "libprof/zbuf.h"
 
 struct zt_http_opts {
-	const char *base_url; /* "http://host:port" (a trailing '/' is dropped); copied */
-	const char *token;    /* bearer token, or NULL; copied, wiped at zt_http_free() */
+	const char *base_url;	 /* "http://host:port" (a trailing '/' is dropped); copied */
+	const char *token;	 /* bearer token, or NULL; copied, wiped at zt_http_free() */
 	long connect_timeout_ms; /* 0: 10 s */
-	long timeout_ms;         /* a whole request; 0: none (large uploads) */
-	long low_speed_s;        /* abort after this many seconds under 1 byte/s; 0: 60 */
-	int tries;               /* attempts of one request, at least 1; 0: 6 */
-	unsigned backoff_ms;     /* first delay between attempts; 0: 500 ms */
-	unsigned max_delay_ms;   /* cap on a delay, a Retry-After too; 0: 30 s */
+	long timeout_ms;	 /* a whole request; 0: none (large uploads) */
+	long low_speed_s;	 /* abort after this many seconds under 1 byte/s; 0: 60 */
+	int tries;		 /* attempts of one request, at least 1; 0: 6 */
+	unsigned backoff_ms;	 /* first delay between attempts; 0: 500 ms */
+	unsigned max_delay_ms;	 /* cap on a delay, a Retry-After too; 0: 30 s */
 	/* upload progress of each attempt (sent, total bytes of the body), or NULL */
 	void (*progress)(void *ctx, uint64_t sent, uint64_t total);
 	void *progress_ctx;
@@ -37,20 +37,20 @@ struct zt_http_opts {
 };
 
 struct zt_http_req {
-	const char *method; /* "GET", "POST", "PUT", "HEAD", "DELETE" */
-	const char *path;   /* "/api/v1/..." with its query, appended to the base URL */
+	const char *method;	    /* "GET", "POST", "PUT", "HEAD", "DELETE" */
+	const char *path;	    /* "/api/v1/..." with its query, appended to the base URL */
 	const char *const *headers; /* more "Name: value" lines, NULL-terminated, or NULL */
-	const void *body;   /* borrowed, may be NULL */
+	const void *body;	    /* borrowed, may be NULL */
 	size_t len;
-	size_t max_answer;  /* cap on the answer's body kept; 0: 16 MiB */
+	size_t max_answer; /* cap on the answer's body kept; 0: 16 MiB */
 };
 
 struct zt_http_resp {
-	long status;        /* the HTTP status of the last answer */
-	struct zbuf body;   /* its body (at most max_answer bytes) */
-	char etag[130];     /* its ETag header, "" if none */
-	long retry_after;   /* its Retry-After in seconds, -1 if none */
-	int tries;          /* attempts made */
+	long status;	  /* the HTTP status of the last answer */
+	struct zbuf body; /* its body (at most max_answer bytes) */
+	char etag[130];	  /* its ETag header, "" if none */
+	long retry_after; /* its Retry-After in seconds, -1 if none */
+	int tries;	  /* attempts made */
 };
 
 struct zt_http;
@@ -86,7 +86,6 @@ void zt_http_escape(struct zbuf *out, const char *s);
  * capped at max, then jittered into [d/2, d] with rnd (any 64-bit random value).
  * A Retry-After (seconds, >= 0; -1: none) replaces it, capped at max.
  */
-unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after,
-			 uint64_t rnd);
+unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after, uint64_t rnd);
 
 #endif

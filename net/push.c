@@ -16,7 +16,7 @@
 #include "symbolizer/gsym.h"
 
 #define FLUSH_AT (32u << 20) /* buffered records written out past this */
-#define MAX_SEGS 16           /* the server's limit on X-ZT-Symbol-Load */
+#define MAX_SEGS 16	     /* the server's limit on X-ZT-Symbol-Load */
 
 /* ---- the unwound image ----------------------------------------------------- */
 
@@ -121,8 +121,7 @@ out:
 static int cmp_module(const void *a, const void *b)
 {
 	const struct push_module *x = a, *y = b;
-	int c = memcmp(x->id.data, y->id.data,
-		       x->id.len < y->id.len ? x->id.len : y->id.len);
+	int c = memcmp(x->id.data, y->id.data, x->id.len < y->id.len ? x->id.len : y->id.len);
 
 	if (c)
 		return c;
@@ -176,7 +175,7 @@ int push_modules(const struct profile *p, const struct proctree *pt, struct push
 		const struct prof_mmap *m = &p->mmaps[i];
 
 		if (used[i] && m->build_id.len && m->pid != ZT_PID_KERNEL)
-			mods[k++] = (struct push_module){ m->build_id, m->path ? m->path : "" };
+			mods[k++] = (struct push_module){m->build_id, m->path ? m->path : ""};
 	}
 	free(used);
 	if (nr)
@@ -192,7 +191,7 @@ int push_modules(const struct profile *p, const struct proctree *pt, struct push
 
 /* ---- their symbols ------------------------------------------------------------ */
 
-static const char *const quality_names[] = { "none", "basic", "full" };
+static const char *const quality_names[] = {"none", "basic", "full"};
 
 void push_symbols_close(struct push_symbols *s)
 {
@@ -241,7 +240,8 @@ int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod
 	for (i = 0; i < nseg && i < MAX_SEGS; i++)
 		off += (size_t)snprintf(s->load + off, sizeof(s->load) - off, "%s%llx:%llx:%llx",
 					i ? "," : "", (unsigned long long)segs[i][0],
-					(unsigned long long)segs[i][1], (unsigned long long)segs[i][2]);
+					(unsigned long long)segs[i][1],
+					(unsigned long long)segs[i][2]);
 	return 0;
 fail:
 	push_symbols_close(s);
@@ -302,8 +302,10 @@ int push_config_read(const char *path, struct push_config *c, char *msg, size_t 
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ELOOP) {
-			snprintf(msg, msglen, "'%s' is a symbolic link: it holds a token, make it a "
-				 "file of your own ('chmod 600 %s')", path, path);
+			snprintf(msg, msglen,
+				 "'%s' is a symbolic link: it holds a token, make it a "
+				 "file of your own ('chmod 600 %s')",
+				 path, path);
 			return -EPERM;
 		}
 		if (ret != -ENOENT)
@@ -321,14 +323,18 @@ int push_config_read(const char *path, struct push_config *c, char *msg, size_t 
 		goto out;
 	}
 	if (st.st_uid != geteuid()) {
-		snprintf(msg, msglen, "'%s' is not owned by you: it holds a token, use a file of "
-			 "your own with 'chmod 600 %s'", path, path);
+		snprintf(msg, msglen,
+			 "'%s' is not owned by you: it holds a token, use a file of "
+			 "your own with 'chmod 600 %s'",
+			 path, path);
 		ret = -EPERM;
 		goto out;
 	}
 	if (st.st_mode & 077) {
-		snprintf(msg, msglen, "'%s' can be read or changed by others (mode %03o): it holds a "
-			 "token, run 'chmod 600 %s'", path, (unsigned)(st.st_mode & 0777), path);
+		snprintf(msg, msglen,
+			 "'%s' can be read or changed by others (mode %03o): it holds a "
+			 "token, run 'chmod 600 %s'",
+			 path, (unsigned)(st.st_mode & 0777), path);
 		ret = -EPERM;
 		goto out;
 	}
@@ -342,7 +348,8 @@ int push_config_read(const char *path, struct push_config *c, char *msg, size_t 
 		ret = -ENOMEM;
 		goto out;
 	}
-	while (len < (size_t)st.st_size && (k = read(fd, text + len, (size_t)st.st_size - len)) != 0) {
+	while (len < (size_t)st.st_size &&
+	       (k = read(fd, text + len, (size_t)st.st_size - len)) != 0) {
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
@@ -435,8 +442,9 @@ static int json_string(const char *j, size_t n, const char *key, char *out, size
 				for (i = 0; i < 4 && p + 1 < end; i++) {
 					char h = *++p;
 
-					v = v * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 :
-								 h >= 'A' ? h - 'A' + 10 : h - '0');
+					v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
+								: h >= 'A' ? h - 'A' + 10
+									   : h - '0');
 				}
 				ch = v >= 0x20 && v < 0x7f ? (char)v : '?';
 			}
@@ -484,8 +492,8 @@ int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, ui
 		 struct zt_http_resp *resp, char *msg, size_t msglen)
 {
 	struct zbuf body;
-	static const char *const hdrs[] = { "Content-Type: text/plain", NULL };
-	struct zt_http_req req = { "POST", "/api/v1/symbols/missing", hdrs, NULL, 0, 0 };
+	static const char *const hdrs[] = {"Content-Type: text/plain", NULL};
+	struct zt_http_req req = {"POST", "/api/v1/symbols/missing", hdrs, NULL, 0, 0};
 	char hex[2 * ZT_BUILD_ID_MAX + 2];
 	size_t i;
 	int ret;
@@ -538,9 +546,9 @@ int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], path[64 + sizeof(hex)], q[64],
 		load[sizeof(s->load) + 32];
-	const char *hdrs[5] = { "Content-Type: application/octet-stream", "If-None-Match: *", q,
-				load, NULL };
-	struct zt_http_req req = { "PUT", path, hdrs, s->image, s->len, 0 };
+	const char *hdrs[5] = {"Content-Type: application/octet-stream", "If-None-Match: *", q,
+			       load, NULL};
+	struct zt_http_req req = {"PUT", path, hdrs, s->image, s->len, 0};
 
 	prof_build_id_hex(id, hex);
 	snprintf(path, sizeof(path), "/api/v1/symbols/%s", hex);
@@ -570,9 +578,9 @@ int push_profile(struct zt_http *h, const void *image, size_t len, const char *c
 		 size_t nr_labels, struct push_result *r, struct zt_http_resp *resp, char *msg,
 		 size_t msglen)
 {
-	static const char *const hdrs[] = { "Content-Type: application/octet-stream",
-					    "Content-Encoding: zstd", NULL };
-	struct zt_http_req req = { "POST", NULL, hdrs, NULL, 0, 0 };
+	static const char *const hdrs[] = {"Content-Type: application/octet-stream",
+					   "Content-Encoding: zstd", NULL};
+	struct zt_http_req req = {"POST", NULL, hdrs, NULL, 0, 0};
 	struct zbuf path, z;
 	size_t i, bound, k;
 	const char *v;
@@ -621,7 +629,8 @@ int push_profile(struct zt_http *h, const void *image, size_t len, const char *c
 	ret = zt_http_request(h, &req, resp, msg, msglen);
 	if (ret || (resp->status != 200 && resp->status != 201))
 		goto out;
-	if (json_string((const char *)resp->body.data, resp->body.len, "id", r->id, sizeof(r->id)) ||
+	if (json_string((const char *)resp->body.data, resp->body.len, "id", r->id,
+			sizeof(r->id)) ||
 	    !r->id[0]) {
 		snprintf(msg, msglen, "the server's answer has no id");
 		ret = -EBADMSG;

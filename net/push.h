@@ -53,7 +53,7 @@ struct push_symbols {
 	const void *image; /* the GSYM image (borrowed from m) */
 	size_t len;
 	enum symq q;
-	char quality[8];   /* "full", "basic" */
+	char quality[8];    /* "full", "basic" */
 	char load[16 * 52]; /* X-ZT-Symbol-Load: "OFF:VADDR:SIZE,..." (hex) */
 };
 

@@ -56,12 +56,18 @@ static uint64_t now_ms(void)
 static const char *reason(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 201: return "Created";
-	case 400: return "Bad Request";
-	case 429: return "Too Many Requests";
-	case 503: return "Service Unavailable";
-	default: return "Whatever";
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 400:
+		return "Bad Request";
+	case 429:
+		return "Too Many Requests";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Whatever";
 	}
 }
 
@@ -86,13 +92,14 @@ static void serve_one(struct server *s, int c, int i)
 	if (!end)
 		return;
 	s->at_ms[i] = now_ms();
-	snprintf(s->first_line[i], sizeof(s->first_line[i]), "%.*s", (int)strcspn(buf, "\r\n"), buf);
+	snprintf(s->first_line[i], sizeof(s->first_line[i]), "%.*s", (int)strcspn(buf, "\r\n"),
+		 buf);
 	for (l = buf; l && l < end; l = strstr(l, "\r\n") ? strstr(l, "\r\n") + 2 : NULL) {
 		if (!strncasecmp(l, "Content-Length:", 15))
 			clen = strtoul(l + 15, NULL, 10);
 		if (!strncasecmp(l, "Authorization:", 14))
-			snprintf(s->auth[i], sizeof(s->auth[i]), "%.*s", (int)strcspn(l + 15, "\r\n"),
-				 l + 15);
+			snprintf(s->auth[i], sizeof(s->auth[i]), "%.*s",
+				 (int)strcspn(l + 15, "\r\n"), l + 15);
 	}
 	have = n - (size_t)(end + 4 - buf);
 	memmove(buf, end + 4, have);
@@ -133,7 +140,7 @@ static void *serve(void *arg)
 /* A listening socket on 127.0.0.1 (an ephemeral port). */
 static int listen_loopback(int *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 
@@ -184,7 +191,7 @@ static void on_retry(void *ctx, int attempt, unsigned delay_ms, const char *why)
 static struct zt_http *client(int port, int tries, unsigned backoff, unsigned max_delay,
 			      struct retries *r)
 {
-	struct zt_http_opts o = { 0 };
+	struct zt_http_opts o = {0};
 	struct zt_http *h;
 	char url[64], msg[256];
 
@@ -205,13 +212,13 @@ static struct zt_http *client(int port, int tries, unsigned backoff, unsigned ma
 static void test_503_then_201(void **state)
 {
 	static const struct answer script[] = {
-		{ 503, NULL, "{\"error\":\"busy\"}" },
-		{ 201, "ETag: \"abc\"\r\n", "{\"id\":\"x\"}" },
+		{503, NULL, "{\"error\":\"busy\"}"},
+		{201, "ETag: \"abc\"\r\n", "{\"id\":\"x\"}"},
 	};
-	static const char *const hdrs[] = { "X-Test: 1", NULL };
-	struct zt_http_req req = { "POST", "/api/v1/profiles?label=a=b", hdrs, "hello", 5, 0 };
+	static const char *const hdrs[] = {"X-Test: 1", NULL};
+	struct zt_http_req req = {"POST", "/api/v1/profiles?label=a=b", hdrs, "hello", 5, 0};
 	struct zt_http_resp resp;
-	struct retries r = { 0 };
+	struct retries r = {0};
 	struct server s;
 	struct zt_http *h;
 	char msg[256];
@@ -243,12 +250,12 @@ static void test_503_then_201(void **state)
 static void test_400_not_retried(void **state)
 {
 	static const struct answer script[] = {
-		{ 400, NULL, "{\"error\":\"not a zt.data file\"}" },
-		{ 201, NULL, "{}" },
+		{400, NULL, "{\"error\":\"not a zt.data file\"}"},
+		{201, NULL, "{}"},
 	};
-	struct zt_http_req req = { "PUT", "/api/v1/symbols/ab", NULL, "x", 1, 0 };
+	struct zt_http_req req = {"PUT", "/api/v1/symbols/ab", NULL, "x", 1, 0};
 	struct zt_http_resp resp;
-	struct retries r = { 0 };
+	struct retries r = {0};
 	struct server s;
 	struct zt_http *h;
 	char msg[256];
@@ -270,12 +277,12 @@ static void test_400_not_retried(void **state)
 static void test_retry_after(void **state)
 {
 	static const struct answer script[] = {
-		{ 429, "Retry-After: 1\r\n", NULL },
-		{ 200, NULL, "ok" },
+		{429, "Retry-After: 1\r\n", NULL},
+		{200, NULL, "ok"},
 	};
-	struct zt_http_req req = { "GET", "/healthz", NULL, NULL, 0, 0 };
+	struct zt_http_req req = {"GET", "/healthz", NULL, NULL, 0, 0};
 	struct zt_http_resp resp;
-	struct retries r = { 0 };
+	struct retries r = {0};
 	struct server s;
 	struct zt_http *h;
 	char msg[256];
@@ -298,12 +305,12 @@ static void test_retry_after(void **state)
 static void test_retry_after_capped(void **state)
 {
 	static const struct answer script[] = {
-		{ 503, "Retry-After: 3600\r\n", NULL },
-		{ 503, "Retry-After: 3600\r\n", "{\"error\":\"down for maintenance\"}" },
+		{503, "Retry-After: 3600\r\n", NULL},
+		{503, "Retry-After: 3600\r\n", "{\"error\":\"down for maintenance\"}"},
 	};
-	struct zt_http_req req = { "GET", "/x", NULL, NULL, 0, 0 };
+	struct zt_http_req req = {"GET", "/x", NULL, NULL, 0, 0};
 	struct zt_http_resp resp;
-	struct retries r = { 0 };
+	struct retries r = {0};
 	struct server s;
 	struct zt_http *h;
 	uint64_t t0;
@@ -328,9 +335,9 @@ static void test_retry_after_capped(void **state)
 
 static void test_refused(void **state)
 {
-	struct zt_http_req req = { "POST", "/api/v1/profiles", NULL, "abc", 3, 0 };
+	struct zt_http_req req = {"POST", "/api/v1/profiles", NULL, "abc", 3, 0};
 	struct zt_http_resp resp;
-	struct retries r = { 0 };
+	struct retries r = {0};
 	struct zt_http *h;
 	char msg[256];
 	int port, fd;
@@ -358,7 +365,8 @@ static void test_backoff(void **state)
 
 	for (rnd = 0; rnd < 1000; rnd += 7) {
 		for (n = 1; n < 40; n++) {
-			unsigned d = zt_http_backoff(500, 30000, n, -1, rnd * 0x9e3779b97f4a7c15ull);
+			unsigned d =
+				zt_http_backoff(500, 30000, n, -1, rnd * 0x9e3779b97f4a7c15ull);
 			unsigned full = n >= 7 ? 30000 : 500u << (n - 1);
 
 			assert_true(d >= full / 2 && d <= full);
@@ -373,7 +381,7 @@ static void test_backoff(void **state)
 
 static void test_bad_options(void **state)
 {
-	struct zt_http_opts o = { 0 };
+	struct zt_http_opts o = {0};
 	struct zt_http *h = NULL;
 	struct zbuf b;
 	char msg[256];
@@ -397,12 +405,9 @@ static void test_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_503_then_201),
-		cmocka_unit_test(test_400_not_retried),
-		cmocka_unit_test(test_retry_after),
-		cmocka_unit_test(test_retry_after_capped),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_503_then_201), cmocka_unit_test(test_400_not_retried),
+		cmocka_unit_test(test_retry_after),  cmocka_unit_test(test_retry_after_capped),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_bad_options),
 	};
 

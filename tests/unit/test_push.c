@@ -29,11 +29,11 @@
 #include "symbolizer/elfsym.h"
 #include "symbolizer/gsym.h"
 
-#define BASE  0x555555554000ull
-#define BASE2 0x7f0000000000ull
-#define PID   42
-#define PID2  43
-#define KADDR 0xffffffff81001010ull
+#define BASE   0x555555554000ull
+#define BASE2  0x7f0000000000ull
+#define PID    42
+#define PID2   43
+#define KADDR  0xffffffff81001010ull
 #define SECRET "ZT_SECRET=hunter2-in-the-environment"
 
 static char tmpdir[] = "/tmp/zt-test-push.XXXXXX";
@@ -80,13 +80,24 @@ static int write_text(const char *path, const char *text, mode_t mode)
 static void write_dwarf_recording(const char *path)
 {
 	struct ztdata_writer *w;
-	struct prof_task t = { .ts = 1, .kind = PROF_TASK_COMM, .pid = PID, .tid = PID };
-	struct prof_mmap m = { .ts = 1, .pid = PID, .tid = PID, .start = BASE, .len = 0x10000,
-			       .prot = 5, .path = prog, .build_id = prog_bid };
-	struct prof_mmap lib = { .ts = 1, .pid = PID, .tid = PID, .start = BASE2, .len = 0x10000,
-				 .prot = 5, .path = "/nonexistent/libnobid.so" };
+	struct prof_task t = {.ts = 1, .kind = PROF_TASK_COMM, .pid = PID, .tid = PID};
+	struct prof_mmap m = {.ts = 1,
+			      .pid = PID,
+			      .tid = PID,
+			      .start = BASE,
+			      .len = 0x10000,
+			      .prot = 5,
+			      .path = prog,
+			      .build_id = prog_bid};
+	struct prof_mmap lib = {.ts = 1,
+				.pid = PID,
+				.tid = PID,
+				.start = BASE2,
+				.len = 0x10000,
+				.prot = 5,
+				.path = "/nonexistent/libnobid.so"};
 	uint8_t stack[512];
-	uint64_t regs[PROF_UREGS] = { 0 };
+	uint64_t regs[PROF_UREGS] = {0};
 	int fd, i;
 
 	memset(stack, 0, sizeof(stack));
@@ -107,16 +118,17 @@ static void write_dwarf_recording(const char *path)
 			 0);
 	assert_int_equal(ztdata_write_blob(w, 99, PID, 0, "private", 7), 0);
 	for (i = 0; i < 6; i++) {
-		uint64_t ips[3] = { KADDR, BASE + off_alpha + 2, BASE + off_beta + 1 };
-		uint64_t lips[1] = { BASE2 + 0x1234 };
+		uint64_t ips[3] = {KADDR, BASE + off_alpha + 2, BASE + off_beta + 1};
+		uint64_t lips[1] = {BASE2 + 0x1234};
 
 		if (i == 5)
-			assert_int_equal(ztdata_write_sample(w, 100 + (uint64_t)i, 1000, PID, PID, 0,
-							     lips, 0, 1),
+			assert_int_equal(ztdata_write_sample(w, 100 + (uint64_t)i, 1000, PID, PID,
+							     0, lips, 0, 1),
 					 0);
 		else
 			assert_int_equal(ztdata_write_sample(w, 100 + (uint64_t)i, 1000, PID, PID,
-							     (uint32_t)i % 2, ips, i % 2, 2 - (i % 2)),
+							     (uint32_t)i % 2, ips, i % 2,
+							     2 - (i % 2)),
 					 0);
 		regs[PROF_UREG_IP] = i == 5 ? lips[0] : BASE + off_alpha + 2;
 		regs[PROF_UREG_SP] = 0x7ffd00000000ull;
@@ -225,9 +237,9 @@ static void test_image(void **state)
 
 static void test_modules(void **state)
 {
-	const uint64_t s1[3] = { KADDR, BASE + off_alpha, BASE + off_beta };
-	const uint64_t s2[1] = { BASE2 + 0x10 };
-	const uint64_t s3[1] = { 0x600000001000ull };
+	const uint64_t s1[3] = {KADDR, BASE + off_alpha, BASE + off_beta};
+	const uint64_t s2[1] = {BASE2 + 0x10};
+	const uint64_t s3[1] = {0x600000001000ull};
 	struct push_module *mods;
 	struct profile p;
 	struct proctree *pt;
@@ -243,10 +255,12 @@ static void test_modules(void **state)
 	assert_int_equal(fake_mmap(&p, PID2, 1, BASE, 0x10000, 0, prog, NULL), 0);
 	p.mmaps[1].build_id = prog_bid;
 	assert_int_equal(fake_mmap(&p, PID, 1, BASE2, 0x10000, 0, "/lib/notsampled.so",
-				   "AAAAAAAAAAAAAAAAAAAA"), 0);
+				   "AAAAAAAAAAAAAAAAAAAA"),
+			 0);
 	assert_int_equal(fake_mmap(&p, PID2, 1, BASE2, 0x10000, 0, "/lib/nobid.so", NULL), 0);
 	assert_int_equal(fake_mmap(&p, ZT_PID_KERNEL, 1, 0xffffffff81000000ull, 0x1000000, 0,
-				   "[kernel.kallsyms]", "KKKKKKKKKKKKKKKKKKKK"), 0);
+				   "[kernel.kallsyms]", "KKKKKKKKKKKKKKKKKKKK"),
+			 0);
 	assert_int_equal(fake_sample(&p, 10, 1, PID, PID, 0, s1, 1, 2), 0);
 	assert_int_equal(fake_sample(&p, 11, 1, PID, PID, 0, s1, 1, 2), 0);
 	assert_int_equal(fake_sample(&p, 12, 1, PID2, PID2, 0, s1 + 1, 0, 2), 0);
@@ -266,8 +280,8 @@ static void test_modules(void **state)
 static void test_symbols(void **state)
 {
 	struct buildid_cache cache;
-	struct symmod_opts o = { 0 };
-	struct push_module mod = { prog_bid, prog }, gone = { { 20, { 1, 2, 3 } }, "/nonexistent/x" };
+	struct symmod_opts o = {0};
+	struct push_module mod = {prog_bid, prog}, gone = {{20, {1, 2, 3}}, "/nonexistent/x"};
 	struct push_symbols s;
 	struct gsym *g;
 	const uint8_t *uuid;
@@ -396,10 +410,10 @@ static void test_config(void **state)
 static void test_answers(void **state)
 {
 	struct zt_http_resp r;
-	struct zt_http_opts o = { "http://127.0.0.1:1" };
+	struct zt_http_opts o = {"http://127.0.0.1:1"};
 	struct zt_http *h;
 	struct push_result res;
-	const char *bad[] = { "=v" };
+	const char *bad[] = {"=v"};
 	char out[128], msg[256];
 
 	zt_http_resp_init(&r);
@@ -457,10 +471,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_image),
-		cmocka_unit_test(test_modules),
-		cmocka_unit_test(test_symbols),
-		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_image),	cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_symbols), cmocka_unit_test(test_config),
 		cmocka_unit_test(test_answers),
 	};
 
