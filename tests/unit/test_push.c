@@ -22,6 +22,7 @@
 #include "tests/unit/fakesrc.h"
 #include "tests/unit/testutil.h"
 
+#include "formats/perfwrite.h"
 #include "formats/ztdata.h"
 #include "net/push.h"
 #include "session/session.h"
@@ -231,6 +232,52 @@ static void test_image(void **state)
 	assert_memory_equal(again.data, img.data, img.len);
 	zbuf_release(&again);
 	zbuf_release(&img);
+}
+
+/* A perf.data file carries no kernel symbols: those the session gives it
+ * (here from --kallsyms) travel in the image as kallsyms lines. */
+static void test_image_perf(void **state)
+{
+	const uint64_t ips[2] = {KADDR, BASE + off_alpha + 2};
+	struct session_opts o = {0};
+	struct ztdata_read_info info;
+	struct session s;
+	struct profile p, q;
+	struct zbuf img;
+	char path[600], ks[600];
+	const struct prof_blob *b;
+	int fd;
+
+	profile_init(&p);
+	assert_int_equal(profile_set_meta(&p, "event", "cpu-clock"), 0);
+	assert_int_equal(fake_task(&p, PROF_TASK_COMM, 1, PID, PID, "zt-prog"), 0);
+	assert_int_equal(fake_mmap(&p, PID, 1, BASE, 0x10000, 0, prog, NULL), 0);
+	p.mmaps[0].build_id = prog_bid;
+	assert_int_equal(fake_sample(&p, 100, 1, PID, PID, 0, ips, 1, 1), 0);
+	path_in(path, sizeof(path), "kernel.perf");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(perfwrite_fd(&p, fd), 0);
+	assert_int_equal(close(fd), 0);
+	profile_release(&p);
+
+	path_in(ks, sizeof(ks), "kallsyms");
+	assert_int_equal(write_text(ks, kallsyms, 0644), 0);
+	o.kallsyms = ks;
+	assert_int_equal(session_open(&s, path, &o), 0);
+	assert_true(s.perf);
+	zbuf_init(&img);
+	assert_int_equal(push_image(&s.prof, &img), 0);
+	profile_init(&q);
+	assert_int_equal(ztdata_read_mem(img.data, img.len, &q, &info), 0);
+	assert_int_equal(q.nr_samples, 1);
+	assert_int_equal(q.stacks[q.samples[0].stack].nk, 1);
+	b = profile_find_blob(&q, PROF_BLOB_KALLSYMS, UINT32_MAX);
+	assert_non_null(b);
+	assert_non_null(memmem(b->data, b->len, "zt_kfunc", 8));
+	profile_release(&q);
+	zbuf_release(&img);
+	session_close(&s);
 }
 
 /* ---- the modules sampled -------------------------------------------------- */
@@ -471,9 +518,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_image),	cmocka_unit_test(test_modules),
-		cmocka_unit_test(test_symbols), cmocka_unit_test(test_config),
-		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_image),	cmocka_unit_test(test_image_perf),
+		cmocka_unit_test(test_modules), cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_config),	cmocka_unit_test(test_answers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
