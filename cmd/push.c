@@ -79,16 +79,15 @@ static void scrub_token(int argc, char **argv, char **dups, int *nr)
 			continue; /* not a prefix of --token */
 		if (eq) {
 			d = strdup(a);
-			if (!d)
-				continue;
 			explicit_bzero(argv[i] + k + 1, strlen(eq + 1));
-			argv[i] = dups[(*nr)++] = d;
+			if (d) /* else the option is left empty: refused later */
+				argv[i] = dups[(*nr)++] = d;
 		} else if (i + 1 < argc) {
 			d = strdup(argv[i + 1]);
-			if (!d)
-				continue;
 			explicit_bzero(argv[i + 1], strlen(argv[i + 1]));
-			argv[++i] = dups[(*nr)++] = d;
+			if (d)
+				argv[i + 1] = dups[(*nr)++] = d;
+			i++;
 		}
 	}
 }
@@ -357,14 +356,17 @@ int cmd_push(int argc, char **argv)
 {
 	struct push_cmd c = {.in = "zt.data", .symbols = 1, .retries = 5, .timeout = 30};
 	struct push_config cfg = {0};
-	char *dups[64];
+	char **dups = calloc((size_t)argc + 1, sizeof(*dups));
 	int nr_dups = 0, rest, ret, i;
 
+	if (!dups) {
+		fprintf(stderr, "zt push: out of memory\n");
+		return ZT_EXIT_FAIL;
+	}
 	c.so.use_debuginfod = 1;
 	c.so.use_cache = 1;
-	/* before anything else: argc bounds the copies (at most one per two args) */
-	if (argc / 2 + 1 <= (int)(sizeof(dups) / sizeof(dups[0])))
-		scrub_token(argc, argv, dups, &nr_dups);
+	/* before anything else */
+	scrub_token(argc, argv, dups, &nr_dups);
 	{
 		const struct opt opts[] = {
 			{OPT_STRING, 'i', "input", &c.in, "file",
@@ -419,5 +421,6 @@ out:
 		explicit_bzero(dups[i], strlen(dups[i]));
 		free(dups[i]);
 	}
+	free(dups);
 	return ret;
 }

@@ -161,7 +161,7 @@ int push_modules(const struct profile *p, const struct proctree *pt, struct push
 		for (k = 0; k < st->nu; k++) {
 			const struct prof_mmap *m = proctree_map(pt, s->pid, s->ts, ips[k]);
 
-			if (m)
+			if (m && m >= p->mmaps && m < p->mmaps + p->nr_mmaps)
 				used[m - p->mmaps] = 1;
 		}
 	}
