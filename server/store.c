@@ -1587,9 +1587,9 @@ static int check_gsym(const void *data, size_t len, const struct prof_build_id *
 	return err;
 }
 
-int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
-		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		       size_t msglen)
+static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
+		      const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
+		      size_t msglen, int drop)
 {
 	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65];
 	const char *quality_src = "uploaded";
@@ -1686,7 +1686,8 @@ int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
 	}
 	if (created)
 		*created = !had;
-	zs_symcache_drop(s->sym, &b);
+	if (drop)
+		zs_symcache_drop(s->sym, &b);
 	goto out;
 out_files:
 	if (!had) {
@@ -1702,6 +1703,20 @@ out:
 	if (err == -ENOSPC || err == -EDQUOT)
 		say(msg, msglen, "the server's disk is full: the symbols were not stored");
 	return err;
+}
+
+int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
+		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
+		       size_t msglen)
+{
+	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 1);
+}
+
+int zs_symbol_put_nodrop(struct zs_store *s, const char *id, const char *tmp_path,
+			 const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
+			 size_t msglen)
+{
+	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 0);
 }
 
 /* ---- stats ------------------------------------------------------------------------ */

@@ -76,6 +76,12 @@ void zs_symcache_free(struct zs_symcache *c);
 void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid);
 struct zs_symcache *zs_store_symcache(struct zs_store *s);
 
+/* zs_symbol_put_file without dropping cached frames: for the symbol
+ * cache itself, storing what it fetched (it holds its lock). */
+int zs_symbol_put_nodrop(struct zs_store *s, const char *id, const char *tmp_path,
+			 const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
+			 size_t msglen);
+
 /* Hex (2..40 digits, even) to a build id. 0 or -EINVAL. */
 int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
 
