@@ -55,6 +55,9 @@ int zs_fkey_encode(struct zbuf *b, const struct zs_fkey *k)
 		zbuf_put_u8(b, k->bid.len);
 		zbuf_put(b, k->bid.data, k->bid.len);
 		zbuf_put_uv(b, k->off);
+		if (strlen(k->module) >= STR_MAX)
+			return -EINVAL;
+		put_str0(b, k->module);
 		break;
 	case ZS_FK_NAMED:
 		if (strlen(k->module) >= STR_MAX || strlen(k->name) >= STR_MAX)
@@ -101,7 +104,7 @@ int zs_fkey_decode(const void *p, size_t n, struct zs_fkey *k)
 	switch (k->kind) {
 	case ZS_FK_ADDR:
 		if (zcur_u8(&c, &len) || len > ZT_BUILD_ID_MAX || zcur_raw(&c, k->bid.data, len) ||
-		    zcur_uv(&c, &k->off))
+		    zcur_uv(&c, &k->off) || get_str0(&c, &k->module))
 			return -EBADMSG;
 		k->bid.len = len;
 		break;
@@ -475,9 +478,11 @@ static int user_frame(struct zt_ctx *c, uint32_t pid, uint64_t ts, const struct 
 		return unresolved(c->n, "[anon]", addr - m->start, 0, out);
 	}
 	if (m->build_id.len) {
+		char mod[NAME_MAX_LEN];
 		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id,
-				     .off = addr - m->start + m->pgoff };
+				     .off = addr - m->start + m->pgoff, .module = mod };
 
+		clean_name(mod, sizeof(mod), base_name(m->path));
 		return add_frame(c->n, &k, out);
 	}
 	return unresolved(c->n, m->path[0] == '[' ? m->path : base_name(m->path),
@@ -745,7 +750,7 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 	while (zr != Z_STREAM_END) {
 		size_t room = 1 << 20;
 
-		if (out->len >= max) {
+		if (out->len > max) {
 			inflateEnd(&z);
 			say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
 			    (unsigned long long)max);
@@ -759,6 +764,8 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 		z.avail_out = (uInt)room;
 		zr = inflate(&z, Z_NO_FLUSH);
 		out->len += room - z.avail_out;
+		if (out->len > max)
+			continue; /* refused above */
 		if (zr == Z_BUF_ERROR && !z.avail_in && len > z.total_in) {
 			size_t used = z.total_in;
 
@@ -926,7 +933,10 @@ static int pp_location(struct pp_ctx *c, size_t li)
 		if (m && l->address >= m->memory_start && l->address < m->memory_limit)
 			off = l->address - m->memory_start + m->file_offset;
 		if (m) {
-			struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = off };
+			char mod[NAME_MAX_LEN];
+			struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = off, .module = mod };
+
+			clean_name(mod, sizeof(mod), module[0] ? module : "[unknown]");
 
 			parse_bid(pp_str(pb, m->build_id), &k.bid);
 			ret = k.bid.len ? add_frame(c->n, &k, &f)
