@@ -750,12 +750,6 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 	while (zr != Z_STREAM_END) {
 		size_t room = 1 << 20;
 
-		if (out->len > max) {
-			inflateEnd(&z);
-			say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
-			    (unsigned long long)max);
-			return -EFBIG;
-		}
 		if (zbuf_reserve(out, room)) {
 			inflateEnd(&z);
 			return -ENOMEM;
@@ -764,8 +758,12 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 		z.avail_out = (uInt)room;
 		zr = inflate(&z, Z_NO_FLUSH);
 		out->len += room - z.avail_out;
-		if (out->len > max)
-			continue; /* refused above */
+		if (out->len > max) {
+			inflateEnd(&z);
+			say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
+			    (unsigned long long)max);
+			return -EFBIG;
+		}
 		if (zr == Z_BUF_ERROR && !z.avail_in && len > z.total_in) {
 			size_t used = z.total_in;
 
