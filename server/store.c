@@ -357,8 +357,9 @@ static int mem_load(struct zs_store *s)
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(s->wdb, "SELECT id, key FROM frames ORDER BY id", -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	if (sqlite3_prepare_v2(s->wdb, "SELECT id, key FROM frames ORDER BY id", -1, &st, NULL))
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t len = (size_t)sqlite3_column_bytes(st, 1);
 		const void *k = sqlite3_column_blob(st, 1);
 
@@ -371,8 +372,9 @@ static int mem_load(struct zs_store *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_err(s->wdb, rc);
-	rc = sqlite3_prepare_v2(s->wdb, "SELECT id, frames FROM stacks ORDER BY id", -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	if (sqlite3_prepare_v2(s->wdb, "SELECT id, frames FROM stacks ORDER BY id", -1, &st, NULL))
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t len = (size_t)sqlite3_column_bytes(st, 1), n = len / 4, i;
 		const uint8_t *b = sqlite3_column_blob(st, 1);
 
