@@ -929,7 +929,8 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 		}
 	}
 	if (!err) {
-		qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
+		if (t.nr)
+			qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
 		snprintf(num, sizeof(num), "{\"profiles\":%llu,\"samples\":%llu,\"weight\":%llu,",
 			 (unsigned long long)v.mg.profiles, (unsigned long long)v.mg.samples,
 			 (unsigned long long)v.mg.total_weight);
