@@ -1008,24 +1008,32 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 		const char *root = c->n->command;
 		size_t nf = 0;
 
-		if (s->n_value != pb->n_sample_type || s->value[ci] < 0 || s->value[wi] < 0)
-			return -EBADMSG;
+		if (s->n_value != pb->n_sample_type || s->value[ci] < 0 || s->value[wi] < 0) {
+			ret = -EBADMSG;
+			break;
+		}
 		if (!s->value[ci] && !s->value[wi])
 			continue;
 		for (k = 0; k < s->n_label; k++) {
 			const char *key = pp_str(pb, s->label[k]->key),
 				   *v = pp_str(pb, s->label[k]->str);
 
-			if (!key || !v)
-				return -EBADMSG;
+			if (!key || !v) {
+				ret = -EBADMSG;
+				break;
+			}
 			if (!strcmp(key, "thread") && v[0])
 				root = v;
 		}
+		if (ret)
+			break;
 		for (k = 0; k < s->n_location_id; k++) {
 			long li = FIND_ID(c->loc_hash, pb->location, s->location_id[k]);
 
-			if (li < 0)
-				return -EBADMSG;
+			if (li < 0) {
+				ret = -EBADMSG;
+				break;
+			}
 			if (c->loc_frames[li] < 0 && (ret = pp_location(c, (size_t)li)))
 				break;
 			if (nf + c->loc_nf[li] + 1 > 2 * ZT_MAX_FRAMES + 1)
