@@ -5,8 +5,9 @@
  * sample counts and weights, plus its catalogue metadata.
  *
  * A frame key is one of
- *   ADDR        (build id or file id, file offset): a user frame of a
- *               binary with an id, symbolized at query time
+ *   ADDR        (build id or file id, file offset, and the module's base
+ *               name for display): a user frame of a binary with an id,
+ *               symbolized at query time
  *   NAMED       (module, name): what only the recording can name: kernel
  *               frames (its kallsyms lines), JIT frames (its perf maps and
  *               jitdumps), pprof locations with functions, thread roots
@@ -39,7 +40,7 @@ struct zs_fkey {
 	uint8_t kind, flags;
 	struct prof_build_id bid; /* ADDR */
 	uint64_t off;             /* ADDR, UNRESOLVED */
-	const char *module;       /* NAMED, UNRESOLVED */
+	const char *module;       /* all: the module's base name ("" for roots) */
 	const char *name;         /* NAMED */
 };
 

@@ -149,26 +149,11 @@ struct zs_selection {
 	size_t nr_labels;
 	int64_t from, to; /* Unix seconds; 0: open */
 	size_t limit;     /* list only; 0: all */
-	/* storage for label keys parsed by zs_selection_parse() ("k" of
+	/* storage for label keys parsed by zs_selection_parse() (query.h; "k" of
 	 * "label=k=v"; labels[i].key points here) */
 	char label_keys[ZS_SEL_MAX_LABELS][129];
 };
 
-/* One query parameter of a URL, decoded. */
-struct zs_param {
-	const char *key, *value;
-};
-
-/*
- * The selection in params (n of them; strings borrowed: they must outlive
- * sel): id (repeatable), host, command, label=k=v (repeatable), from, to,
- * limit. With prefix ("a." or "b.", for diff), only keys that start with
- * it count (without it). Other keys are left to the caller. 0, or -EINVAL
- * with msg saying which parameter is wrong (an id that is not 64 hex
- * digits, a bad number, too many ids or labels, a key given twice).
- */
-int zs_selection_parse(struct zs_selection *sel, const char *prefix, const struct zs_param *params,
-		       size_t n, char *msg, size_t msglen);
 
 /* Append JSON to out. */
 int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out);
