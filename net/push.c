@@ -202,7 +202,7 @@ void push_symbols_close(struct push_symbols *s)
 int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod,
 		      struct push_symbols *s, char *msg, size_t msglen)
 {
-	uint64_t segs[MAX_SEGS][3];
+	struct symmod_seg segs[MAX_SEGS];
 	struct gsym *g = NULL;
 	const uint8_t *uuid;
 	size_t i, nseg, ulen, off = 0;
@@ -239,9 +239,9 @@ int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod
 	nseg = symmod_segments(s->m, segs, MAX_SEGS);
 	for (i = 0; i < nseg && i < MAX_SEGS; i++)
 		off += (size_t)snprintf(s->load + off, sizeof(s->load) - off, "%s%llx:%llx:%llx",
-					i ? "," : "", (unsigned long long)segs[i][0],
-					(unsigned long long)segs[i][1],
-					(unsigned long long)segs[i][2]);
+					i ? "," : "", (unsigned long long)segs[i].off,
+					(unsigned long long)segs[i].vaddr,
+					(unsigned long long)segs[i].size);
 	return 0;
 fail:
 	push_symbols_close(s);
