@@ -24,6 +24,7 @@ int cmd_buildid(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
 /* Messages to stderr, "zt CMD: ...": cmd_error always, cmd_warn unless -q,

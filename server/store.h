@@ -149,7 +149,11 @@ struct zs_selection {
 	size_t nr_labels;
 	int64_t from, to; /* Unix seconds; 0: open */
 	size_t limit;     /* list only; 0: all */
+	/* storage for label keys parsed by zs_selection_parse() (query.h; "k" of
+	 * "label=k=v"; labels[i].key points here) */
+	char label_keys[ZS_SEL_MAX_LABELS][129];
 };
+
 
 /* Append JSON to out. */
 int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out);

@@ -840,6 +840,12 @@ const uint8_t *gsym_uuid(const struct gsym *g, size_t *len)
 	return g->data + 28;
 }
 
+const void *gsym_image(const struct gsym *g, size_t *len)
+{
+	*len = g->size;
+	return g->data;
+}
+
 /* A function record: its offset, size and name; -EBADMSG when out of bounds. */
 static int func_rec(const struct gsym *g, uint32_t i, uint64_t *off, uint32_t *size, uint32_t *name)
 {

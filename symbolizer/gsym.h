@@ -106,5 +106,8 @@ int gsym_func(const struct gsym *g, uint32_t i, uint64_t *start, uint32_t *size,
 uint64_t gsym_base_addr(const struct gsym *g);
 /* The UUID (build ID): a pointer into the image's header, *len bytes (0..20). */
 const uint8_t *gsym_uuid(const struct gsym *g, size_t *len);
+/* The whole image g reads (borrowed: mapped or the caller's memory, valid
+ * until gsym_free), *len bytes. */
+const void *gsym_image(const struct gsym *g, size_t *len);
 
 #endif

@@ -24,15 +24,11 @@
 
 #define META_MAGIC "zt-symmod 10" /* bump when extraction changes: older caches are rebuilt */
 
-/* A loadable segment: file offsets [off, off+size) are at vaddr. */
-struct seg {
-	uint64_t off, vaddr, size;
-};
 
 struct symmod {
 	struct gsym *g;      /* NULL: no symbols at all */
 	struct zbuf image;   /* the GSYM image when not mapped from the cache */
-	struct seg *segs;
+	struct symmod_seg *segs;
 	size_t nr_segs, cap_segs;
 	enum symq q;
 	char why[128];
@@ -64,6 +60,20 @@ void symmod_free(struct symmod *m)
 	free(m);
 }
 
+int symmod_image(const struct symmod *m, const void **data, size_t *len)
+{
+	if (!m->g)
+		return -ENOENT;
+	*data = gsym_image(m->g, len);
+	return 0;
+}
+
+size_t symmod_segments(const struct symmod *m, struct symmod_seg *segs, size_t max)
+{
+	memcpy(segs, m->segs, (m->nr_segs < max ? m->nr_segs : max) * sizeof(*segs));
+	return m->nr_segs;
+}
+
 /* PT_LOAD segments of an ELF file. */
 static int read_segments(const char *path, struct symmod *m)
 {
@@ -89,7 +99,7 @@ static int read_segments(const char *path, struct symmod *m)
 			err = -ENOMEM;
 			goto out;
 		}
-		m->segs[m->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+		m->segs[m->nr_segs++] = (struct symmod_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 	}
 out:
 	elf_end(e);
@@ -187,30 +197,47 @@ static int load_meta(const char *path, struct symmod *m)
 		} else if (sscanf(line, "load %llx %llx %llx", &a, &b, &c) == 3) {
 			if (ZT_GROW(m->segs, m->cap_segs, m->nr_segs + 1))
 				break;
-			m->segs[m->nr_segs++] = (struct seg){ a, b, c };
+			m->segs[m->nr_segs++] = (struct symmod_seg){ a, b, c };
 		}
 	}
 	free(d);
 	return ok ? 0 : -EBADMSG;
 }
 
+int symmod_meta_format(struct zbuf *out, enum symq q, const char *why, const char *source,
+		       const struct symmod_seg *segs, size_t nr_segs)
+{
+	char line[128];
+	size_t i;
+
+	why = why ? why : "";
+	source = source ? source : "";
+	if (strchr(why, '\n') || strchr(source, '\n'))
+		return -EINVAL;
+	snprintf(line, sizeof(line), "%s\nquality %d\nwhy ", META_MAGIC, (int)q);
+	zbuf_put(out, line, strlen(line));
+	zbuf_put(out, why, strlen(why));
+	zbuf_put(out, "\nsource ", 8);
+	zbuf_put(out, source, strlen(source));
+	zbuf_put_u8(out, '\n');
+	for (i = 0; i < nr_segs; i++) {
+		snprintf(line, sizeof(line), "load %llx %llx %llx\n", (unsigned long long)segs[i].off,
+			 (unsigned long long)segs[i].vaddr, (unsigned long long)segs[i].size);
+		zbuf_put(out, line, strlen(line));
+	}
+	return out->err ? -ENOMEM : 0;
+}
+
 /* The meta file next to the GSYM, written with it into the cache. */
 static void save_meta(const struct symmod_opts *o, const char *path, const struct symmod *m,
 		      const char *src)
 {
-	char *text = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&text, &len);
+	struct zbuf text;
 
-	if (!f)
-		return;
-	fprintf(f, "%s\nquality %d\nwhy %s\nsource %s\n", META_MAGIC, (int)m->q, m->why, m->source);
-	for (i = 0; i < m->nr_segs; i++)
-		fprintf(f, "load %llx %llx %llx\n", (unsigned long long)m->segs[i].off,
-			(unsigned long long)m->segs[i].vaddr, (unsigned long long)m->segs[i].size);
-	if (!fclose(f))
-		buildid_cache_store(o->cache, path, text, len, src);
-	free(text);
+	zbuf_init(&text);
+	if (!symmod_meta_format(&text, m->q, m->why, m->source, m->segs, m->nr_segs))
+		buildid_cache_store(o->cache, path, text.data, text.len, src);
+	zbuf_release(&text);
 }
 
 /* Write data to path through a temporary file and a rename, so readers

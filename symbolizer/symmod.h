@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "libprof/profile.h"
+#include "libprof/zbuf.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/debugfind.h"
 #include "symbolizer/funcinfo.h"
@@ -75,6 +76,30 @@ int symmod_lookup_offset_all(const struct symmod *m, uint64_t off, struct fi_res
 int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
 /* The virtual address of a file offset (-ENOENT: in no loadable segment). */
 int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
+
+/* A loadable segment of a module: file offsets [off, off+size) are
+ * mapped at vaddr (a `load` line of the cache's .meta file). */
+struct symmod_seg {
+	uint64_t off, vaddr, size;
+};
+
+/*
+ * The text of a GSYM cache entry's .meta file ($cache/gsym/<id>.meta, next
+ * to <id>.gsym), appended to out: what symmod_open() reads back as the
+ * module's quality, why, source and load segments. For stores that fill
+ * such a directory themselves (zt serve's symbol store). 0 or -ENOMEM;
+ * -EINVAL for a why or source with a newline.
+ */
+int symmod_meta_format(struct zbuf *out, enum symq q, const char *why, const char *source,
+		       const struct symmod_seg *segs, size_t nr_segs);
+
+/* The GSYM image m's lookups read (borrowed until symmod_free): what zt
+ * push uploads. -ENOENT when m has no symbols at all. */
+int symmod_image(const struct symmod *m, const void **data, size_t *len);
+/* m's loadable segments (file offset, virtual address, size: the "load"
+ * lines of the cache's .meta file) into segs, at most max; returns how
+ * many m has (which may be more than max). */
+size_t symmod_segments(const struct symmod *m, struct symmod_seg *segs, size_t max);
 
 /* Extract path's symbols (with its debug file, found as symmod_open does)
  * into a GSYM file at out_path; *q gets the quality. For

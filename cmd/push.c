@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* zt push: a recording, unwound, with the symbols the server lacks, to a zt serve. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/input.h"
+#include "cmd/opts.h"
+#include "cmd/symopts.h"
+#include "net/client.h"
+#include "net/push.h"
+
+/* Exit codes a script can rely on (besides 0, 1 and 129). */
+enum { PUSH_EXIT_REFUSED = 3, PUSH_EXIT_UNREACHABLE = 4 };
+
+#define MAX_LABELS 64
+
+static const char *const push_usage[] = {
+	"zt push [-i FILE] [--server URL] [--label KEY=VALUE]... [<options>]",
+	NULL,
+};
+
+struct push_cmd {
+	const char *in, *server, *token, *event;
+	const char *labels[MAX_LABELS];
+	int nr_labels;
+	int symbols, retries, timeout, quiet;
+	struct symopts so;
+	/* the progress bar of an upload */
+	uint64_t bar_start_ns;
+	int bar_shown, bar_on;
+	const char *bar_what;
+};
+
+static int add_label(const struct opt *o, const char *arg)
+{
+	struct push_cmd *c = o->value;
+
+	if (c->nr_labels >= MAX_LABELS) {
+		fprintf(stderr, "zt push: at most %d labels\n", MAX_LABELS);
+		return -1;
+	}
+	if (!strchr(arg, '=') || arg[0] == '=') {
+		fprintf(stderr, "zt push: '%s' is not a label: give --label KEY=VALUE\n", arg);
+		return -1;
+	}
+	c->labels[c->nr_labels++] = arg;
+	return 0;
+}
+
+/*
+ * --token T would be in /proc/PID/cmdline for as long as zt runs: the
+ * value is copied off and its bytes in argv zeroed before anything else
+ * (getopt then sees the copy). *dups gets what to free.
+ */
+static void scrub_token(int argc, char **argv, char **dups, int *nr)
+{
+	static const char name[] = "--token";
+	int i;
+
+	*nr = 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq;
+		size_t k;
+		char *d;
+
+		if (!strcmp(a, "--"))
+			break;
+		if (strncmp(a, "--tok", 5))
+			continue;
+		eq = strchr(a, '=');
+		k = eq ? (size_t)(eq - a) : strlen(a);
+		if (k > sizeof(name) - 1 || strncmp(a, name, k))
+			continue; /* not a prefix of --token */
+		if (eq) {
+			d = strdup(a);
+			explicit_bzero(argv[i] + k + 1, strlen(eq + 1));
+			if (d) /* else the option is left empty: refused later */
+				argv[i] = dups[(*nr)++] = d;
+		} else if (i + 1 < argc) {
+			d = strdup(argv[i + 1]);
+			explicit_bzero(argv[i + 1], strlen(argv[i + 1]));
+			if (d)
+				argv[i + 1] = dups[(*nr)++] = d;
+			i++;
+		}
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A bar on a terminal for uploads that take more than half a second. */
+static void on_progress(void *ctx, uint64_t sent, uint64_t total)
+{
+	struct push_cmd *c = ctx;
+	char bar[31];
+	unsigned k, i;
+
+	if (!c->bar_on || now_ns() - c->bar_start_ns < 500000000ull)
+		return;
+	k = total ? (unsigned)(30.0 * (double)sent / (double)total) : 30;
+	for (i = 0; i < 30; i++)
+		bar[i] = i < k ? '#' : ' ';
+	bar[30] = 0;
+	fprintf(stderr, "\rzt push: %s [%s] %3.0f%% %.1f/%.1f MB", c->bar_what, bar,
+		total ? 100.0 * (double)sent / (double)total : 100.0, (double)sent / 1e6,
+		(double)total / 1e6);
+	c->bar_shown = 1;
+}
+
+static void bar_start(struct push_cmd *c, const char *what, size_t len)
+{
+	c->bar_what = what;
+	c->bar_start_ns = now_ns();
+	c->bar_shown = 0;
+	c->bar_on = !c->quiet && isatty(2) && len >= (1u << 20);
+}
+
+static void bar_end(struct push_cmd *c)
+{
+	if (c->bar_shown)
+		fputs("\r\033[K", stderr);
+	c->bar_on = c->bar_shown = 0;
+}
+
+static void on_retry(void *ctx, int attempt, unsigned delay_ms, const char *why)
+{
+	struct push_cmd *c = ctx;
+
+	bar_end(c);
+	cmd_warn("%s: trying again in %.1f s (attempt %d of %d)", why, delay_ms / 1000.0,
+		 attempt + 1, c->retries + 1);
+}
+
+/* Server and token: options, then the environment, then the config file
+ * (read only when one of them is still missing). 0, or an exit code. */
+static int find_settings(struct push_cmd *c, struct push_config *cfg)
+{
+	char path[PATH_MAX], msg[PATH_MAX + 256];
+	int ret;
+
+	if (!c->server && getenv("ZT_SERVER") && *getenv("ZT_SERVER"))
+		c->server = getenv("ZT_SERVER");
+	if (!c->token && getenv("ZT_TOKEN") && *getenv("ZT_TOKEN"))
+		c->token = getenv("ZT_TOKEN");
+	if ((!c->server || !c->token) && !push_config_path(path, sizeof(path))) {
+		ret = push_config_read(path, cfg, msg, sizeof(msg));
+		if (ret && ret != -ENOENT) {
+			cmd_error("%s", msg);
+			return ZT_EXIT_FAIL;
+		}
+		if (!c->server)
+			c->server = cfg->server;
+		if (!c->token)
+			c->token = cfg->token;
+	}
+	if (!c->server || !*c->server) {
+		cmd_error("no server: give --server URL, set ZT_SERVER, or write 'server = URL' in "
+			  "~/.config/zt/config");
+		return ZT_EXIT_USAGE;
+	}
+	if (!c->token)
+		cmd_warn("no token (--token, ZT_TOKEN or 'token = T' in ~/.config/zt/config): the "
+			 "server may refuse the push");
+	return 0;
+}
+
+/* An answer that was not a success, as an exit code after a message. */
+static int answer_failed(int ret, const struct zt_http_resp *r, const char *what,
+			 const char *server, const char *msg)
+{
+	char why[512];
+
+	if (ret == -ENOMEM) {
+		cmd_error("out of memory");
+		return ZT_EXIT_FAIL;
+	}
+	if (ret) {
+		cmd_error("cannot send %s to %s: %s (%d attempt%s)", what, server, msg, r->tries,
+			  r->tries == 1 ? "" : "s");
+		return ret == -EINVAL || ret == -EPROTO ? ZT_EXIT_FAIL : PUSH_EXIT_UNREACHABLE;
+	}
+	push_answer_error(r, why, sizeof(why));
+	if (zt_http_retryable(r->status)) {
+		cmd_error("%s keeps failing (%ld: %s) after %d attempt%s: cannot send %s", server,
+			  r->status, why, r->tries, r->tries == 1 ? "" : "s", what);
+		return PUSH_EXIT_UNREACHABLE;
+	}
+	cmd_error("the server refused %s (%ld): %s", what, r->status, why);
+	return PUSH_EXIT_REFUSED;
+}
+
+/* Upload the symbols the server lacks; a failure here is a warning (the
+ * profile is still worth storing), unless the server is unreachable. */
+static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct session *ses)
+{
+	struct push_module *mods = NULL;
+	struct zt_http_resp r;
+	uint8_t *missing = NULL;
+	size_t n = 0, i, sent = 0;
+	char msg[512], hex[2 * ZT_BUILD_ID_MAX + 1];
+	int ret;
+
+	zt_http_resp_init(&r);
+	if (push_modules(&ses->prof, ses->pt, &mods, &n)) {
+		cmd_error("out of memory");
+		return ZT_EXIT_FAIL;
+	}
+	ret = 0;
+	if (!n)
+		goto out;
+	missing = calloc(n, 1);
+	if (!missing) {
+		cmd_error("out of memory");
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	ret = push_missing(h, mods, n, missing, &r, msg, sizeof(msg));
+	if (ret || r.status != 200) {
+		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h),
+				    msg);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct push_symbols s;
+		int err;
+
+		if (!missing[i])
+			continue;
+		prof_build_id_hex(&mods[i].id, hex);
+		err = push_symbols_open(&c->so.mo, &mods[i], &s, msg, sizeof(msg));
+		if (err == -ENOMEM) {
+			cmd_error("out of memory");
+			ret = ZT_EXIT_FAIL;
+			goto out;
+		}
+		if (err) {
+			cmd_info("no symbols to send for '%s' (%s): %s", mods[i].path, hex, msg);
+			continue;
+		}
+		bar_start(c, "uploading symbols", s.len);
+		err = push_put_symbols(h, &mods[i].id, &s, &r, msg, sizeof(msg));
+		bar_end(c);
+		if (!err && (r.status == 200 || r.status == 201 || r.status == 412)) {
+			cmd_info("symbols of '%s' (%s, %s): %s", mods[i].path, hex, s.quality,
+				 r.status == 412 ? "the server had them already" : "sent");
+			sent += r.status != 412;
+		} else if (err || zt_http_retryable(r.status)) {
+			/* unreachable, or failing after the retries: so would the profile */
+			push_symbols_close(&s);
+			ret = answer_failed(err, &r, "symbols", zt_http_base(h), msg);
+			goto out;
+		} else {
+			char why[512];
+
+			push_answer_error(&r, why, sizeof(why));
+			cmd_warn("the server refused the symbols of '%s' (%ld): %s", mods[i].path,
+				 r.status, why);
+		}
+		push_symbols_close(&s);
+	}
+	if (sent)
+		cmd_info("sent the symbols of %zu module%s", sent, sent == 1 ? "" : "s");
+out:
+	zt_http_resp_release(&r);
+	free(missing);
+	free(mods);
+	return ret;
+}
+
+static int run(struct push_cmd *c)
+{
+	struct zt_http_opts ho = {0};
+	struct zt_http *h = NULL;
+	struct zt_http_resp r;
+	struct push_result res;
+	struct session ses = {0};
+	struct zbuf img;
+	char msg[512];
+	int ret, err;
+
+	zt_http_resp_init(&r);
+	zbuf_init(&img);
+	ho.base_url = c->server;
+	ho.token = c->token;
+	ho.connect_timeout_ms = (long)c->timeout * 1000;
+	ho.low_speed_s = c->timeout;
+	ho.tries = c->retries + 1;
+	ho.on_retry = on_retry;
+	ho.retry_ctx = c;
+	ho.progress = on_progress;
+	ho.progress_ctx = c;
+	err = zt_http_new(&ho, &h, msg, sizeof(msg));
+	if (err) {
+		cmd_error("%s", msg);
+		ret = err == -EINVAL ? ZT_EXIT_USAGE : ZT_EXIT_FAIL;
+		goto out;
+	}
+	ret = ZT_EXIT_FAIL;
+	if (symopts_init(&c->so, "push"))
+		goto out;
+	if (cmd_open_session(&ses, c->in, &c->so, 0, c->event, 1))
+		goto out;
+	err = push_image(&ses.prof, &img);
+	if (err) {
+		cmd_error("cannot write the unwound profile of '%s': %s", c->in, strerror(-err));
+		goto out;
+	}
+	cmd_info("'%s': %zu samples, %zu bytes unwound", c->in, ses.prof.nr_samples, img.len);
+	if (c->symbols && (ret = send_symbols(c, h, &ses)))
+		goto out;
+	bar_start(c, "uploading", img.len);
+	err = push_profile(h, img.data, img.len, c->labels, (size_t)c->nr_labels, &res, &r, msg,
+			   sizeof(msg));
+	bar_end(c);
+	if (err == -EINVAL && !r.tries) {
+		cmd_error("%s", msg);
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
+	if (err == -EBADMSG) {
+		cmd_error("%s: %s", zt_http_base(h), msg);
+		ret = PUSH_EXIT_UNREACHABLE;
+		goto out;
+	}
+	if (err || (r.status != 200 && r.status != 201)) {
+		ret = answer_failed(err, &r, "the profile", zt_http_base(h), msg);
+		goto out;
+	}
+	if (res.stored)
+		printf("zt push: stored %s (%llu samples) on %s\n", res.id,
+		       (unsigned long long)res.samples, zt_http_base(h));
+	else
+		printf("zt push: already stored: %s\n", res.id);
+	ret = ZT_EXIT_OK;
+out:
+	zbuf_release(&img);
+	zt_http_resp_release(&r);
+	session_close(&ses);
+	zt_http_free(h);
+	return ret;
+}
+
+int cmd_push(int argc, char **argv)
+{
+	struct push_cmd c = {.in = "zt.data", .symbols = 1, .retries = 5, .timeout = 30};
+	struct push_config cfg = {0};
+	char **dups = calloc((size_t)argc + 1, sizeof(*dups));
+	int nr_dups = 0, rest, ret, i;
+
+	if (!dups) {
+		fprintf(stderr, "zt push: out of memory\n");
+		return ZT_EXIT_FAIL;
+	}
+	c.so.use_debuginfod = 1;
+	c.so.use_cache = 1;
+	/* before anything else */
+	scrub_token(argc, argv, dups, &nr_dups);
+	{
+		const struct opt opts[] = {
+			{OPT_STRING, 'i', "input", &c.in, "file",
+			 "the recording: zt.data or perf.data (default zt.data)"},
+			{OPT_STRING, 0, "event", &c.event, "name",
+			 "the event of a perf.data file with several"},
+			{OPT_STRING, 0, "server", &c.server, "url",
+			 "the zt serve to push to (default: ZT_SERVER, or 'server =' in the config "
+			 "file)"},
+			{OPT_CALLBACK, 0, "label", &c, "key=value",
+			 "a label of the profile on the server (repeatable)", add_label},
+			{OPT_STRING, 0, "token", &c.token, "token",
+			 "the push token (better: ZT_TOKEN, or 'token =' in ~/.config/zt/config, "
+			 "mode 0600)"},
+			{OPT_BOOL, 0, "symbols", &c.symbols, NULL,
+			 "send the symbols the server lacks (default); --no-symbols: do not"},
+			{OPT_INT, 0, "retries", &c.retries, "n",
+			 "tries again this many times on network errors, 5xx and 429 (default 5)"},
+			{OPT_INT, 0, "timeout", &c.timeout, "s",
+			 "give up a connection silent for S seconds (default 30)"},
+			{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings, no progress bar"},
+			SYMOPTS_OPTIONS(c.so),
+			SYMOPTS_KERNEL_OPTIONS(c.so),
+			OPT_EOL,
+		};
+
+		ret = opts_parse("push", push_usage, opts, argc, argv, &rest);
+	}
+	cmd_setup("push", c.quiet ? -1 : c.so.verbose);
+	if (ret) {
+		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
+		goto out;
+	}
+	ret = ZT_EXIT_USAGE;
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s': give the recording with -i (see 'zt push -h')",
+			  argv[rest]);
+		goto out;
+	}
+	if (c.retries < 0 || c.retries > 100 || c.timeout <= 0 || c.timeout > 86400) {
+		cmd_error("--retries takes 0 to 100, --timeout 1 to 86400 seconds");
+		goto out;
+	}
+	ret = find_settings(&c, &cfg);
+	if (ret)
+		goto out;
+	ret = run(&c);
+out:
+	push_config_release(&cfg);
+	symopts_release(&c.so);
+	for (i = 0; i < nr_dups; i++) {
+		explicit_bzero(dups[i], strlen(dups[i]));
+		free(dups[i]);
+	}
+	free(dups);
+	return ret;
+}

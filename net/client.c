@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The HTTP client of zt push: libcurl, a bearer token, bounded retries with backoff. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <curl/curl.h>
+
+#include "net/client.h"
+
+#define DEF_CONNECT_MS	 10000
+#define DEF_LOW_SPEED_S	 60
+#define DEF_TRIES	 6
+#define DEF_BACKOFF_MS	 500
+#define DEF_MAX_DELAY_MS 30000
+#define DEF_MAX_ANSWER	 (16u << 20)
+
+struct zt_http {
+	CURL *curl;
+	char *base;
+	char *auth; /* "Authorization: Bearer T", or NULL */
+	struct zt_http_opts o;
+	uint64_t rnd; /* xorshift state for the jitter */
+};
+
+/* What one attempt collects. */
+struct attempt {
+	struct zt_http *h;
+	struct zt_http_resp *resp;
+	size_t max_answer;
+};
+
+/*
+ * libcurl is loaded when the first client is made (dlopen), not linked:
+ * linked, it and the ~30 libraries it needs (TLS, HTTP/2, LDAP, SSH,
+ * Kerberos...) are loaded at the start of every zt command, which more
+ * than doubled their start-up time (1.9 -> 4.7 ms, 'zt buildid').
+ */
+static struct {
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	void (*easy_cleanup)(CURL *c);
+	void (*easy_reset)(CURL *c);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode e);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	time_t (*getdate)(const char *s, const time_t *unused);
+	int ok;
+	char why[160];
+} cu;
+static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
+
+static void cu_load(void)
+{
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(cu.why, sizeof(cu.why),
+			 "cannot load libcurl (libcurl.so.4): install the Debian package 'libcurl4'");
+		return;
+	}
+#define CU(field, name)                                                                         \
+	do {                                                                                    \
+		*(void **)&cu.field = dlsym(h, name);                                           \
+		if (!cu.field) {                                                                \
+			snprintf(cu.why, sizeof(cu.why), "libcurl.so.4 lacks %s: too old", name); \
+			return;                                                                 \
+		}                                                                               \
+	} while (0)
+	CU(global_init, "curl_global_init");
+	CU(global_cleanup, "curl_global_cleanup");
+	CU(easy_init, "curl_easy_init");
+	CU(easy_cleanup, "curl_easy_cleanup");
+	CU(easy_reset, "curl_easy_reset");
+	CU(easy_setopt, "curl_easy_setopt");
+	CU(easy_perform, "curl_easy_perform");
+	CU(easy_getinfo, "curl_easy_getinfo");
+	CU(easy_strerror, "curl_easy_strerror");
+	CU(slist_append, "curl_slist_append");
+	CU(slist_free_all, "curl_slist_free_all");
+	CU(getdate, "curl_getdate");
+#undef CU
+	cu.ok = 1; /* the handle stays open for the process's life */
+}
+
+
+static int global_refs;
+
+const char *zt_http_base(const struct zt_http *h)
+{
+	return h->base;
+}
+
+int zt_http_retryable(long status)
+{
+	return status == 429 || (status >= 500 && status <= 599);
+}
+
+void zt_http_resp_init(struct zt_http_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	zbuf_init(&r->body);
+	r->retry_after = -1;
+}
+
+void zt_http_resp_release(struct zt_http_resp *r)
+{
+	zbuf_release(&r->body);
+}
+
+static void resp_reset(struct zt_http_resp *r)
+{
+	zbuf_reset(&r->body);
+	r->body.err = 0;
+	r->status = 0;
+	r->etag[0] = 0;
+	r->retry_after = -1;
+}
+
+void zt_http_escape(struct zbuf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+			zbuf_put_u8(out, c);
+		} else {
+			zbuf_put_u8(out, '%');
+			zbuf_put_u8(out, (uint8_t)hex[c >> 4]);
+			zbuf_put_u8(out, (uint8_t)hex[c & 15]);
+		}
+	}
+}
+
+unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after, uint64_t rnd)
+{
+	uint64_t d = base_ms;
+	int i;
+
+	if (retry_after >= 0) {
+		d = (uint64_t)retry_after * 1000;
+		return d > max_ms ? max_ms : (unsigned)d;
+	}
+	for (i = 1; i < n && d < max_ms; i++)
+		d *= 2;
+	if (d > max_ms)
+		d = max_ms;
+	/* "equal jitter": never less than half the delay, so a crowd of
+	 * pushers retrying together spreads out without hammering early */
+	return (unsigned)(d / 2 + rnd % (d / 2 + 1));
+}
+
+static uint64_t next_rnd(struct zt_http *h)
+{
+	uint64_t x = h->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return h->rnd = x;
+}
+
+int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, size_t msglen)
+{
+	struct zt_http *h;
+	struct timespec ts;
+	size_t n;
+
+	*out = NULL;
+	if (!o->base_url || !*o->base_url) {
+		snprintf(msg, msglen, "no server given");
+		return -EINVAL;
+	}
+	if (strncmp(o->base_url, "http://", 7) && strncmp(o->base_url, "https://", 8)) {
+		snprintf(msg, msglen, "'%s' is not an http:// or https:// URL", o->base_url);
+		return -EINVAL;
+	}
+	if (o->token && (strpbrk(o->token, "\r\n") || !*o->token)) {
+		snprintf(msg, msglen, "the token is empty or holds a line break");
+		return -EINVAL;
+	}
+	pthread_once(&cu_once, cu_load);
+	if (!cu.ok) {
+		snprintf(msg, msglen, "%s", cu.why);
+		return -ENOSYS;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		goto nomem;
+	if (!global_refs++ && cu.global_init(CURL_GLOBAL_DEFAULT)) {
+		global_refs--;
+		free(h);
+		goto nomem;
+	}
+	h->o = *o;
+	h->o.base_url = NULL;
+	h->o.token = NULL;
+	if (!h->o.connect_timeout_ms)
+		h->o.connect_timeout_ms = DEF_CONNECT_MS;
+	if (!h->o.low_speed_s)
+		h->o.low_speed_s = DEF_LOW_SPEED_S;
+	if (h->o.tries <= 0)
+		h->o.tries = DEF_TRIES;
+	if (!h->o.backoff_ms)
+		h->o.backoff_ms = DEF_BACKOFF_MS;
+	if (!h->o.max_delay_ms)
+		h->o.max_delay_ms = DEF_MAX_DELAY_MS;
+	h->base = strdup(o->base_url);
+	if (!h->base)
+		goto nomem_h;
+	n = strlen(h->base);
+	while (n > 0 && h->base[n - 1] == '/')
+		h->base[--n] = 0;
+	if (o->token && asprintf(&h->auth, "Authorization: Bearer %s", o->token) < 0) {
+		h->auth = NULL;
+		goto nomem_h;
+	}
+	h->curl = cu.easy_init();
+	if (!h->curl)
+		goto nomem_h;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->rnd = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+	if (!h->rnd)
+		h->rnd = 0x9e3779b97f4a7c15ull;
+	*out = h;
+	return 0;
+nomem_h:
+	zt_http_free(h);
+nomem:
+	snprintf(msg, msglen, "out of memory");
+	return -ENOMEM;
+}
+
+void zt_http_free(struct zt_http *h)
+{
+	if (!h)
+		return;
+	if (h->curl)
+		cu.easy_cleanup(h->curl);
+	if (h->auth) {
+		explicit_bzero(h->auth, strlen(h->auth));
+		free(h->auth);
+	}
+	free(h->base);
+	free(h);
+	if (global_refs > 0 && !--global_refs)
+		cu.global_cleanup();
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *ctx)
+{
+	struct attempt *a = ctx;
+	size_t n = size * nmemb, room;
+
+	room = a->resp->body.len < a->max_answer ? a->max_answer - a->resp->body.len : 0;
+	zbuf_put(&a->resp->body, p, n < room ? n : room);
+	return a->resp->body.err ? 0 : n;
+}
+
+/* A header line "Name: value\r\n": value (trimmed) when the name matches. */
+static int header_value(const char *line, size_t n, const char *name, char *out, size_t outn)
+{
+	size_t k = strlen(name), e;
+
+	if (n <= k || strncasecmp(line, name, k) || line[k] != ':')
+		return 0;
+	line += k + 1;
+	n -= k + 1;
+	while (n && (*line == ' ' || *line == '\t'))
+		line++, n--;
+	for (e = n; e && (line[e - 1] == '\r' || line[e - 1] == '\n' || line[e - 1] == ' '); e--)
+		;
+	snprintf(out, outn, "%.*s", (int)(e < outn - 1 ? e : outn - 1), line);
+	return 1;
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
+{
+	struct attempt *a = ctx;
+	size_t n = size * nmemb;
+	char v[130];
+
+	if (n > 5 && !strncmp(p, "HTTP/", 5)) {
+		/* a new answer (after a 100 Continue): forget the previous one's */
+		a->resp->etag[0] = 0;
+		a->resp->retry_after = -1;
+	} else if (header_value(p, n, "ETag", v, sizeof(v))) {
+		snprintf(a->resp->etag, sizeof(a->resp->etag), "%s", v);
+	} else if (header_value(p, n, "Retry-After", v, sizeof(v))) {
+		char *end;
+		long s = strtol(v, &end, 10);
+
+		if (end != v && !*end && s >= 0) {
+			a->resp->retry_after = s;
+		} else {
+			time_t t = cu.getdate(v, NULL), now = time(NULL);
+
+			if (t != (time_t)-1)
+				a->resp->retry_after = t > now ? (long)(t - now) : 0;
+		}
+	}
+	return n;
+}
+
+static int on_xfer(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		   curl_off_t ulnow)
+{
+	struct zt_http *h = ctx;
+
+	if (h->o.progress && ultotal > 0)
+		h->o.progress(h->o.progress_ctx, (uint64_t)ulnow, (uint64_t)ultotal);
+	return 0;
+}
+
+/* A curl failure as an errno; *retry: worth another attempt. */
+static int curl_errno(CURLcode c, int *retry)
+{
+	*retry = 1;
+	switch (c) {
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return -EHOSTUNREACH;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+		return -ECONNRESET;
+	case CURLE_OUT_OF_MEMORY:
+		*retry = 0;
+		return -ENOMEM;
+	case CURLE_URL_MALFORMAT:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		*retry = 0;
+		return -EINVAL;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+		*retry = 0;
+		return -EPROTO;
+	case CURLE_WRITE_ERROR: /* our own write callback refused: out of memory */
+		*retry = 0;
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
+}
+
+static int setup(struct zt_http *h, const struct zt_http_req *r, const char *url,
+		 struct curl_slist *hdrs, struct attempt *a)
+{
+	CURL *c = h->curl;
+	CURLcode e = CURLE_OK;
+
+	cu.easy_reset(c);
+#define SET(opt, val)                                      \
+	do {                                               \
+		if (e == CURLE_OK)                         \
+			e = cu.easy_setopt(c, opt, val); \
+	} while (0)
+	SET(CURLOPT_URL, url);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(CURLOPT_CONNECTTIMEOUT_MS, h->o.connect_timeout_ms);
+	if (h->o.timeout_ms)
+		SET(CURLOPT_TIMEOUT_MS, h->o.timeout_ms);
+	SET(CURLOPT_LOW_SPEED_LIMIT, 1L);
+	SET(CURLOPT_LOW_SPEED_TIME, h->o.low_speed_s);
+	SET(CURLOPT_USERAGENT, "zt-push/1");
+	SET(CURLOPT_HTTPHEADER, hdrs);
+	SET(CURLOPT_WRITEFUNCTION, on_body);
+	SET(CURLOPT_WRITEDATA, a);
+	SET(CURLOPT_HEADERFUNCTION, on_header);
+	SET(CURLOPT_HEADERDATA, a);
+	if (h->o.progress) {
+		SET(CURLOPT_NOPROGRESS, 0L);
+		SET(CURLOPT_XFERINFOFUNCTION, on_xfer);
+		SET(CURLOPT_XFERINFODATA, h);
+	}
+	if (!strcmp(r->method, "HEAD")) {
+		SET(CURLOPT_NOBODY, 1L);
+	} else if (strcmp(r->method, "GET")) {
+		if (r->body || !strcmp(r->method, "POST") || !strcmp(r->method, "PUT")) {
+			SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+			SET(CURLOPT_POSTFIELDS, r->body ? (const char *)r->body : "");
+		}
+		if (strcmp(r->method, "POST"))
+			SET(CURLOPT_CUSTOMREQUEST, r->method);
+	}
+#undef SET
+	return e == CURLE_OK ? 0 : -ENOMEM;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,
+		    char *msg, size_t msglen)
+{
+	struct curl_slist *hdrs = NULL, *t;
+	struct attempt a = {h, resp, r->max_answer ? r->max_answer : DEF_MAX_ANSWER};
+	char errbuf[CURL_ERROR_SIZE], why[CURL_ERROR_SIZE + 64];
+	char *url = NULL;
+	int ret = 0, i;
+
+	msg[0] = 0;
+	resp_reset(resp);
+	resp->tries = 0;
+	if (asprintf(&url, "%s%s", h->base, r->path) < 0) {
+		url = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* no "Expect: 100-continue" wait on servers that do not answer it;
+	 * the server rejects a bad token from the headers anyway */
+	if (!(t = cu.slist_append(hdrs, "Expect:")))
+		goto nomem;
+	hdrs = t;
+	for (i = 0; r->headers && r->headers[i]; i++) {
+		if (!(t = cu.slist_append(hdrs, r->headers[i])))
+			goto nomem;
+		hdrs = t;
+	}
+	if (h->auth) {
+		if (!(t = cu.slist_append(hdrs, h->auth)))
+			goto nomem;
+		hdrs = t;
+	}
+	for (;;) {
+		CURLcode c;
+		unsigned delay;
+		int retry = 0;
+
+		resp_reset(resp);
+		resp->tries++;
+		errbuf[0] = 0;
+		if (setup(h, r, url, hdrs, &a) ||
+		    cu.easy_setopt(h->curl, CURLOPT_ERRORBUFFER, errbuf) != CURLE_OK)
+			goto nomem;
+		c = cu.easy_perform(h->curl);
+		if (c == CURLE_OK) {
+			cu.easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &resp->status);
+			ret = 0;
+			if (!zt_http_retryable(resp->status))
+				break;
+			snprintf(why, sizeof(why), "the server answered %ld", resp->status);
+		} else {
+			ret = curl_errno(c, &retry);
+			snprintf(why, sizeof(why), "%s",
+				 errbuf[0] ? errbuf : cu.easy_strerror(c));
+			snprintf(msg, msglen, "%s", why);
+			if (!retry)
+				break;
+		}
+		if (resp->tries >= h->o.tries)
+			break;
+		delay = zt_http_backoff(h->o.backoff_ms, h->o.max_delay_ms, resp->tries,
+					c == CURLE_OK ? resp->retry_after : -1, next_rnd(h));
+		if (h->o.on_retry)
+			h->o.on_retry(h->o.retry_ctx, resp->tries, delay, why);
+		sleep_ms(delay);
+	}
+	if (ret == 0)
+		msg[0] = 0;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	snprintf(msg, msglen, "out of memory");
+out:
+	/* the header list holds a copy of the token line */
+	for (t = hdrs; t; t = t->next)
+		if (!strncasecmp(t->data, "Authorization:", 14))
+			explicit_bzero(t->data, strlen(t->data));
+	cu.slist_free_all(hdrs);
+	free(url);
+	if (!ret && resp->body.err) {
+		snprintf(msg, msglen, "out of memory");
+		ret = -ENOMEM;
+	}
+	return ret;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A small HTTP client over libcurl for the team server (zt push, symbol
+ * upload): one base URL, a bearer token, timeouts, bodies from memory, and
+ * retries with jittered exponential backoff on connection errors, 5xx and
+ * 429 (Retry-After honoured, capped), a bounded number of tries.
+ *
+ * Never prints: errors come back as a negative errno and a sentence in the
+ * caller's buffer. The token goes into an Authorization header only: never
+ * into a URL, a message or a log line; redirects are not followed (they
+ * would carry it elsewhere).
+ */
+#ifndef ZT_NET_CLIENT_H
+#define ZT_NET_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/zbuf.h"
+
+struct zt_http_opts {
+	const char *base_url;	 /* "http://host:port" (a trailing '/' is dropped); copied */
+	const char *token;	 /* bearer token, or NULL; copied, wiped at zt_http_free() */
+	long connect_timeout_ms; /* 0: 10 s */
+	long timeout_ms;	 /* a whole request; 0: none (large uploads) */
+	long low_speed_s;	 /* abort after this many seconds under 1 byte/s; 0: 60 */
+	int tries;		 /* attempts of one request, at least 1; 0: 6 */
+	unsigned backoff_ms;	 /* first delay between attempts; 0: 500 ms */
+	unsigned max_delay_ms;	 /* cap on a delay, a Retry-After too; 0: 30 s */
+	/* upload progress of each attempt (sent, total bytes of the body), or NULL */
+	void (*progress)(void *ctx, uint64_t sent, uint64_t total);
+	void *progress_ctx;
+	/* told before each retry: the attempt that failed (1...), the delay and
+	 * why ("503 Service Unavailable", "connection refused"); or NULL */
+	void (*on_retry)(void *ctx, int attempt, unsigned delay_ms, const char *why);
+	void *retry_ctx;
+};
+
+struct zt_http_req {
+	const char *method;	    /* "GET", "POST", "PUT", "HEAD", "DELETE" */
+	const char *path;	    /* "/api/v1/..." with its query, appended to the base URL */
+	const char *const *headers; /* more "Name: value" lines, NULL-terminated, or NULL */
+	const void *body;	    /* borrowed, may be NULL */
+	size_t len;
+	size_t max_answer; /* cap on the answer's body kept; 0: 16 MiB */
+};
+
+struct zt_http_resp {
+	long status;	  /* the HTTP status of the last answer */
+	struct zbuf body; /* its body (at most max_answer bytes) */
+	char etag[130];	  /* its ETag header, "" if none */
+	long retry_after; /* its Retry-After in seconds, -1 if none */
+	int tries;	  /* attempts made */
+};
+
+struct zt_http;
+
+/* A client. Returns 0, -EINVAL (no or a bad base URL: msg says why), -ENOMEM. */
+int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, size_t msglen);
+void zt_http_free(struct zt_http *h); /* accepts NULL */
+
+/* The base URL (without a trailing '/'). */
+const char *zt_http_base(const struct zt_http *h);
+
+void zt_http_resp_init(struct zt_http_resp *r);
+void zt_http_resp_release(struct zt_http_resp *r);
+
+/*
+ * Send r, retrying as the options say. Returns 0 when an answer came (any
+ * status: after the tries, the last 5xx or 429 answer is what resp holds),
+ * else a negative errno with msg saying what happened on the last attempt:
+ *   -ECONNREFUSED, -EHOSTUNREACH, -ETIMEDOUT, -ECONNRESET, -EIO  (retried)
+ *   -EINVAL (bad URL), -EPROTO (TLS), -ENOMEM                    (not retried)
+ */
+int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,
+		    char *msg, size_t msglen);
+
+/* Whether a status is retried: 5xx and 429. */
+int zt_http_retryable(long status);
+
+/* s escaped for a query string (RFC 3986 unreserved kept), appended to out. */
+void zt_http_escape(struct zbuf *out, const char *s);
+
+/*
+ * The delay before attempt n+1 after n failed attempts (n >= 1): base * 2^(n-1),
+ * capped at max, then jittered into [d/2, d] with rnd (any 64-bit random value).
+ * A Retry-After (seconds, >= 0; -1: none) replaces it, capped at max.
+ */
+unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_after, uint64_t rnd);
+
+#endif

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* zt push below the command: the unwound image, sampled modules, their symbols, the API calls. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "formats/ztdata.h"
+#include "net/push.h"
+#include "symbolizer/gsym.h"
+
+#define FLUSH_AT (32u << 20) /* buffered records written out past this */
+#define MAX_SEGS 16	     /* the server's limit on X-ZT-Symbol-Load */
+
+/* ---- the unwound image ----------------------------------------------------- */
+
+/* The blob kinds that name frames; anything else stays home. */
+static int blob_travels(uint32_t kind)
+{
+	switch (kind) {
+	case PROF_BLOB_KALLSYMS:
+	case PROF_BLOB_MODULES:
+	case PROF_BLOB_PERFMAP:
+	case PROF_BLOB_KERNEL_BUILD_ID:
+	case PROF_BLOB_JITDUMP:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int write_records(struct ztdata_writer *w, const struct profile *p)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->nr_meta; i++)
+		ret = ztdata_write_meta(w, p->meta[i].key, p->meta[i].value);
+	for (i = 0; !ret && i < p->nr_tasks; i++)
+		ret = ztdata_write_task(w, &p->tasks[i]);
+	for (i = 0; !ret && i < p->nr_mmaps; i++)
+		ret = ztdata_write_mmap(w, &p->mmaps[i]);
+	for (i = 0; !ret && i < p->nr_blobs; i++) {
+		const struct prof_blob *b = &p->blobs[i];
+
+		if (blob_travels(b->kind))
+			ret = ztdata_write_blob(w, b->kind, b->pid, b->ts, b->data, b->len);
+		if (!ret && ztdata_writer_pending(w) > FLUSH_AT)
+			ret = ztdata_writer_flush(w);
+	}
+	/* samples with their (unwound) stacks only: ztdata_write_ustack() is
+	 * never called, so no snapshot can reach the image */
+	for (i = 0; !ret && i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const struct prof_stack *st = &p->stacks[s->stack];
+
+		ret = ztdata_write_sample(w, s->ts, s->weight, s->pid, s->tid, s->cpu,
+					  p->ips + st->off, st->nk, st->nu);
+		if (!ret && ztdata_writer_pending(w) > FLUSH_AT)
+			ret = ztdata_writer_flush(w);
+	}
+	if (!ret && (p->lost_samples || p->lost_events))
+		ret = ztdata_write_lost(w, p->lost_samples, p->lost_events);
+	return ret ? ret : ztdata_writer_finish(w);
+}
+
+int push_image(const struct profile *p, struct zbuf *out)
+{
+	struct ztdata_writer *w = NULL;
+	struct stat st;
+	void *map = MAP_FAILED;
+	size_t start = out->len;
+	int fd, ret;
+
+	/* the writer writes to a descriptor: an anonymous file in memory */
+	fd = memfd_create("zt-push", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	w = ztdata_writer_new(fd);
+	if (!w) {
+		ret = -errno;
+		goto out;
+	}
+	ret = write_records(w, p);
+	ztdata_writer_free(w);
+	if (ret)
+		goto out;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (st.st_size <= 0) {
+		ret = -EIO;
+		goto out;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	zbuf_put(out, map, (size_t)st.st_size);
+	if (out->err) {
+		out->len = start;
+		ret = -ENOMEM;
+	}
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	close(fd);
+	return ret;
+}
+
+/* ---- the modules sampled ---------------------------------------------------- */
+
+static int cmp_module(const void *a, const void *b)
+{
+	const struct push_module *x = a, *y = b;
+	int c = memcmp(x->id.data, y->id.data, x->id.len < y->id.len ? x->id.len : y->id.len);
+
+	if (c)
+		return c;
+	if (x->id.len != y->id.len)
+		return x->id.len < y->id.len ? -1 : 1;
+	/* the same id under several paths: the first path by name, for
+	 * an order that does not depend on qsort */
+	return strcmp(x->path, y->path);
+}
+
+int push_modules(const struct profile *p, const struct proctree *pt, struct push_module **out,
+		 size_t *n)
+{
+	struct push_module *mods = NULL;
+	uint8_t *used;
+	size_t i, k, nr = 0;
+	uint32_t last_pid = 0, last_stack = UINT32_MAX;
+
+	*out = NULL;
+	*n = 0;
+	if (!p->nr_mmaps)
+		return 0;
+	used = calloc(p->nr_mmaps, 1);
+	if (!used)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const struct prof_stack *st = &p->stacks[s->stack];
+		const uint64_t *ips = p->ips + st->off + st->nk;
+
+		/* runs of one stack in one process: the same modules (a new
+		 * mapping between them would only add one, rarely) */
+		if (s->pid == last_pid && s->stack == last_stack)
+			continue;
+		last_pid = s->pid;
+		last_stack = s->stack;
+		for (k = 0; k < st->nu; k++) {
+			const struct prof_mmap *m = proctree_map(pt, s->pid, s->ts, ips[k]);
+
+			if (m && m >= p->mmaps && m < p->mmaps + p->nr_mmaps)
+				used[m - p->mmaps] = 1;
+		}
+	}
+	for (i = 0; i < p->nr_mmaps; i++)
+		nr += used[i] && p->mmaps[i].build_id.len && p->mmaps[i].pid != ZT_PID_KERNEL;
+	if (nr && !(mods = calloc(nr, sizeof(*mods)))) {
+		free(used);
+		return -ENOMEM;
+	}
+	for (i = 0, k = 0; i < p->nr_mmaps; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+
+		if (used[i] && m->build_id.len && m->pid != ZT_PID_KERNEL)
+			mods[k++] = (struct push_module){m->build_id, m->path ? m->path : ""};
+	}
+	free(used);
+	if (nr)
+		qsort(mods, nr, sizeof(*mods), cmp_module);
+	for (i = 0, k = 0; i < nr; i++)
+		if (!k || mods[k - 1].id.len != mods[i].id.len ||
+		    memcmp(mods[k - 1].id.data, mods[i].id.data, mods[i].id.len))
+			mods[k++] = mods[i];
+	*out = mods;
+	*n = k;
+	return 0;
+}
+
+/* ---- their symbols ------------------------------------------------------------ */
+
+static const char *const quality_names[] = {"none", "basic", "full"};
+
+void push_symbols_close(struct push_symbols *s)
+{
+	symmod_free(s->m);
+	memset(s, 0, sizeof(*s));
+}
+
+int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod,
+		      struct push_symbols *s, char *msg, size_t msglen)
+{
+	struct symmod_seg segs[MAX_SEGS];
+	struct gsym *g = NULL;
+	const uint8_t *uuid;
+	size_t i, nseg, ulen, off = 0;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	msg[0] = 0;
+	ret = symmod_open(o, mod->path, &mod->id, &s->m);
+	if (ret) {
+		snprintf(msg, msglen, "out of memory");
+		goto fail;
+	}
+	s->q = symmod_quality(s->m);
+	if (s->q == SYMQ_NONE || symmod_image(s->m, &s->image, &s->len)) {
+		snprintf(msg, msglen, "%s", *symmod_why(s->m) ? symmod_why(s->m) : "no symbols");
+		ret = -ENOENT;
+		goto fail;
+	}
+	/* the server takes an image whose UUID is the id it is stored under */
+	if (gsym_open_mem(s->image, s->len, &g)) {
+		snprintf(msg, msglen, "its GSYM table does not read back");
+		ret = -ENOENT;
+		goto fail;
+	}
+	uuid = gsym_uuid(g, &ulen);
+	if (ulen != mod->id.len || memcmp(uuid, mod->id.data, ulen)) {
+		gsym_free(g);
+		snprintf(msg, msglen, "its GSYM table is not marked with its build id");
+		ret = -ENOENT;
+		goto fail;
+	}
+	gsym_free(g);
+	snprintf(s->quality, sizeof(s->quality), "%s", quality_names[s->q]);
+	nseg = symmod_segments(s->m, segs, MAX_SEGS);
+	for (i = 0; i < nseg && i < MAX_SEGS; i++)
+		off += (size_t)snprintf(s->load + off, sizeof(s->load) - off, "%s%llx:%llx:%llx",
+					i ? "," : "", (unsigned long long)segs[i].off,
+					(unsigned long long)segs[i].vaddr,
+					(unsigned long long)segs[i].size);
+	return 0;
+fail:
+	push_symbols_close(s);
+	return ret;
+}
+
+/* ---- the configuration file ----------------------------------------------------- */
+
+int push_config_path(char *out, size_t n)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int k;
+
+	if (x && x[0] == '/')
+		k = snprintf(out, n, "%s/zt/config", x);
+	else if (home && *home)
+		k = snprintf(out, n, "%s/.config/zt/config", home);
+	else
+		return -ENOENT;
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+void push_config_release(struct push_config *c)
+{
+	if (c->token) {
+		explicit_bzero(c->token, strlen(c->token));
+		free(c->token);
+	}
+	free(c->server);
+	c->server = c->token = NULL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+#define CONFIG_MAX (64u << 10)
+
+int push_config_read(const char *path, struct push_config *c, char *msg, size_t msglen)
+{
+	char *text = NULL, *line, *save = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t k;
+	int fd, ret = 0, lineno = 0;
+
+	memset(c, 0, sizeof(*c));
+	msg[0] = 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ELOOP) {
+			snprintf(msg, msglen,
+				 "'%s' is a symbolic link: it holds a token, make it a "
+				 "file of your own ('chmod 600 %s')",
+				 path, path);
+			return -EPERM;
+		}
+		if (ret != -ENOENT)
+			snprintf(msg, msglen, "cannot open '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(msg, msglen, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, msglen, "'%s' is not a regular file", path);
+		ret = -EPERM;
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(msg, msglen,
+			 "'%s' is not owned by you: it holds a token, use a file of "
+			 "your own with 'chmod 600 %s'",
+			 path, path);
+		ret = -EPERM;
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		snprintf(msg, msglen,
+			 "'%s' can be read or changed by others (mode %03o): it holds a "
+			 "token, run 'chmod 600 %s'",
+			 path, (unsigned)(st.st_mode & 0777), path);
+		ret = -EPERM;
+		goto out;
+	}
+	if (st.st_size > CONFIG_MAX) {
+		snprintf(msg, msglen, "'%s' is too large for a configuration file", path);
+		ret = -EFBIG;
+		goto out;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (len < (size_t)st.st_size &&
+	       (k = read(fd, text + len, (size_t)st.st_size - len)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			ret = -errno;
+			snprintf(msg, msglen, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		len += (size_t)k;
+	}
+	text[len] = 0;
+	for (line = text; line; line = save) {
+		char *eq, *key, *val, **dst = NULL;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = 0;
+		lineno++;
+		line = trim(line);
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			snprintf(msg, msglen, "%s:%d: not a 'key = value' line", path, lineno);
+			ret = -EBADMSG;
+			goto out;
+		}
+		*eq = 0;
+		key = trim(line);
+		val = trim(eq + 1);
+		if (!strcmp(key, "server"))
+			dst = &c->server;
+		else if (!strcmp(key, "token"))
+			dst = &c->token;
+		if (!dst)
+			continue; /* a key of a later version */
+		if (*dst) {
+			explicit_bzero(*dst, strlen(*dst));
+			free(*dst);
+		}
+		if (!(*dst = strdup(val))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	if (text) {
+		explicit_bzero(text, len);
+		free(text);
+	}
+	close(fd);
+	if (ret) {
+		push_config_release(c);
+		if (ret == -ENOMEM)
+			snprintf(msg, msglen, "out of memory");
+	}
+	return ret;
+}
+
+/* ---- the API ----------------------------------------------------------------------- */
+
+/* The string value of "key" in a flat JSON object into out (escapes
+ * decoded, \u to '?' past ASCII, control characters to '?'). 0, or
+ * -ENOENT. */
+static int json_string(const char *j, size_t n, const char *key, char *out, size_t outn)
+{
+	char pat[64];
+	const char *p, *end = j + n;
+	size_t o = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	p = memmem(j, n, pat, strlen(pat));
+	if (!p)
+		return -ENOENT;
+	p += strlen(pat);
+	while (p < end && (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	if (p >= end || *p != '"')
+		return -ENOENT;
+	for (p++; p < end && *p != '"' && o + 1 < outn; p++) {
+		char ch = *p;
+
+		if (ch == '\\' && p + 1 < end) {
+			ch = *++p;
+			if (ch == 'n' || ch == 't' || ch == 'r')
+				ch = ' ';
+			else if (ch == 'u') {
+				unsigned v = 0;
+				int i;
+
+				for (i = 0; i < 4 && p + 1 < end; i++) {
+					char h = *++p;
+
+					v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
+								: h >= 'A' ? h - 'A' + 10
+									   : h - '0');
+				}
+				ch = v >= 0x20 && v < 0x7f ? (char)v : '?';
+			}
+		}
+		out[o++] = (unsigned char)ch < 0x20 || ch == 0x7f ? '?' : ch;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+/* The raw (number or literal) value of "key": its first characters. */
+static const char *json_raw(const char *j, size_t n, const char *key)
+{
+	char pat[64];
+	const char *p, *end = j + n;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	p = memmem(j, n, pat, strlen(pat));
+	if (!p)
+		return NULL;
+	for (p += strlen(pat); p < end && (*p == ' ' || *p == ':' || *p == '\t'); p++)
+		;
+	return p < end ? p : NULL;
+}
+
+void push_answer_error(const struct zt_http_resp *r, char *out, size_t n)
+{
+	const char *b = (const char *)r->body.data;
+	size_t i, len = r->body.len;
+
+	if (len && !json_string(b, len, "error", out, n) && *out)
+		return;
+	if (len) {
+		/* a body that is not our JSON (a proxy's page): its first line */
+		for (i = 0; i < len && i + 1 < n && b[i] != '\n'; i++)
+			out[i] = (unsigned char)b[i] < 0x20 || b[i] == 0x7f ? '?' : b[i];
+		out[i] = 0;
+		if (i)
+			return;
+	}
+	snprintf(out, n, "HTTP status %ld", r->status);
+}
+
+int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, uint8_t *missing,
+		 struct zt_http_resp *resp, char *msg, size_t msglen)
+{
+	struct zbuf body;
+	static const char *const hdrs[] = {"Content-Type: text/plain", NULL};
+	struct zt_http_req req = {"POST", "/api/v1/symbols/missing", hdrs, NULL, 0, 0};
+	char hex[2 * ZT_BUILD_ID_MAX + 2];
+	size_t i;
+	int ret;
+
+	zbuf_init(&body);
+	for (i = 0; i < n; i++) {
+		prof_build_id_hex(&mods[i].id, hex);
+		zbuf_put(&body, hex, strlen(hex));
+		zbuf_put_u8(&body, '\n');
+		missing[i] = 0;
+	}
+	if (body.err) {
+		zbuf_release(&body);
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	req.body = body.data;
+	req.len = body.len;
+	ret = zt_http_request(h, &req, resp, msg, msglen);
+	zbuf_release(&body);
+	if (ret || resp->status != 200)
+		return ret;
+	/* the answer: ids, one a line (a few dozen: a linear match is fine) */
+	{
+		const char *p = (const char *)resp->body.data, *end = p + resp->body.len;
+
+		while (p < end) {
+			const char *e = memchr(p, '\n', (size_t)(end - p));
+			size_t l;
+
+			if (!e)
+				e = end;
+			l = (size_t)(e - p);
+			while (l && (p[l - 1] == '\r' || p[l - 1] == ' '))
+				l--;
+			for (i = 0; l && i < n; i++) {
+				prof_build_id_hex(&mods[i].id, hex);
+				if (strlen(hex) == l && !strncasecmp(hex, p, l))
+					missing[i] = 1;
+			}
+			p = e + 1;
+		}
+	}
+	return 0;
+}
+
+int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
+		     const struct push_symbols *s, struct zt_http_resp *resp, char *msg,
+		     size_t msglen)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], path[64 + sizeof(hex)], q[64],
+		load[sizeof(s->load) + 32];
+	const char *hdrs[5] = {"Content-Type: application/octet-stream", "If-None-Match: *", q,
+			       load, NULL};
+	struct zt_http_req req = {"PUT", path, hdrs, s->image, s->len, 0};
+
+	prof_build_id_hex(id, hex);
+	snprintf(path, sizeof(path), "/api/v1/symbols/%s", hex);
+	snprintf(q, sizeof(q), "X-ZT-Symbol-Quality: %s", s->quality);
+	if (s->load[0])
+		snprintf(load, sizeof(load), "X-ZT-Symbol-Load: %s", s->load);
+	else
+		hdrs[3] = NULL;
+	return zt_http_request(h, &req, resp, msg, msglen);
+}
+
+/* A label "k=v": a non-empty key without control characters. */
+static int label_ok(const char *l)
+{
+	const char *eq = strchr(l, '=');
+	const char *c;
+
+	if (!eq || eq == l)
+		return 0;
+	for (c = l; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return 0;
+	return 1;
+}
+
+int push_profile(struct zt_http *h, const void *image, size_t len, const char *const *labels,
+		 size_t nr_labels, struct push_result *r, struct zt_http_resp *resp, char *msg,
+		 size_t msglen)
+{
+	static const char *const hdrs[] = {"Content-Type: application/octet-stream",
+					   "Content-Encoding: zstd", NULL};
+	struct zt_http_req req = {"POST", NULL, hdrs, NULL, 0, 0};
+	struct zbuf path, z;
+	size_t i, bound, k;
+	const char *v;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	msg[0] = 0;
+	zbuf_init(&path);
+	zbuf_init(&z);
+	zbuf_put(&path, "/api/v1/profiles", 16);
+	for (i = 0; i < nr_labels; i++) {
+		const char *eq;
+		char *key;
+
+		if (!label_ok(labels[i])) {
+			snprintf(msg, msglen, "'%s' is not a label: give KEY=VALUE", labels[i]);
+			ret = -EINVAL;
+			goto out;
+		}
+		eq = strchr(labels[i], '=');
+		key = strndup(labels[i], (size_t)(eq - labels[i]));
+		if (!key) {
+			ret = -ENOMEM;
+			goto nomem;
+		}
+		zbuf_put(&path, i ? "&label=" : "?label=", 7);
+		zt_http_escape(&path, key);
+		zbuf_put_u8(&path, '=');
+		zt_http_escape(&path, eq + 1);
+		free(key);
+	}
+	zbuf_put_u8(&path, 0);
+	bound = ZSTD_compressBound(len);
+	if (path.err || zbuf_reserve(&z, bound))
+		goto nomem;
+	k = ZSTD_compress(z.data, bound, image, len, 3);
+	if (ZSTD_isError(k)) {
+		snprintf(msg, msglen, "cannot compress the profile: %s", ZSTD_getErrorName(k));
+		ret = -EIO;
+		goto out;
+	}
+	z.len = k;
+	req.path = (const char *)path.data;
+	req.body = z.data;
+	req.len = z.len;
+	ret = zt_http_request(h, &req, resp, msg, msglen);
+	if (ret || (resp->status != 200 && resp->status != 201))
+		goto out;
+	if (json_string((const char *)resp->body.data, resp->body.len, "id", r->id,
+			sizeof(r->id)) ||
+	    !r->id[0]) {
+		snprintf(msg, msglen, "the server's answer has no id");
+		ret = -EBADMSG;
+		goto out;
+	}
+	v = json_raw((const char *)resp->body.data, resp->body.len, "stored");
+	r->stored = v ? !strncmp(v, "true", 4) : resp->status == 201;
+	v = json_raw((const char *)resp->body.data, resp->body.len, "samples");
+	if (v) {
+		const char *end = (const char *)resp->body.data + resp->body.len;
+
+		for (; v < end && *v >= '0' && *v <= '9'; v++)
+			r->samples = r->samples * 10 + (uint64_t)(*v - '0');
+	}
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	snprintf(msg, msglen, "out of memory");
+out:
+	zbuf_release(&path);
+	zbuf_release(&z);
+	return ret;
+}

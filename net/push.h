@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zt push's parts below the command: the unwound zt.data image of an open
+ * recording, the build ids its samples touch, their symbols for upload,
+ * the client's configuration file, and the three requests of the team
+ * server's API v1 (symbols/missing, PUT symbols/ID, POST profiles).
+ *
+ * Nothing here prints: errors are negative errnos with a sentence in the
+ * caller's buffer.
+ */
+#ifndef ZT_NET_PUSH_H
+#define ZT_NET_PUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/profile.h"
+#include "libprof/proctree.h"
+#include "libprof/zbuf.h"
+#include "net/client.h"
+#include "symbolizer/symmod.h"
+
+/*
+ * The zt.data image of p (a profile as the session leaves it: stacks
+ * unwound) appended to out: meta, tasks, mappings, the blobs that name
+ * frames (kallsyms lines, modules, kernel build id, perf maps, jitdumps),
+ * samples with their stacks, lost counts, and the index chunk. Never a
+ * user-stack snapshot. The same profile gives the same bytes (the server
+ * is content-addressed). Returns 0 or a negative errno (-ENOMEM, -E2BIG,
+ * the memfd's errors).
+ */
+int push_image(const struct profile *p, struct zbuf *out);
+
+/* A module sampled: its build id and the path one of its mappings had
+ * (borrowed from the profile). */
+struct push_module {
+	struct prof_build_id id;
+	const char *path;
+};
+
+/*
+ * The user-space modules with a GNU build id that p's samples have frames
+ * in (mappings looked up in pt, p's process tree), sorted by build id,
+ * each once: *out (the caller frees it), *n. Kernel frames are named by
+ * the recording's kallsyms lines and are not listed. 0 or -ENOMEM.
+ */
+int push_modules(const struct profile *p, const struct proctree *pt, struct push_module **out,
+		 size_t *n);
+
+/* The symbols of one module, ready to upload. */
+struct push_symbols {
+	struct symmod *m;  /* owned */
+	const void *image; /* the GSYM image (borrowed from m) */
+	size_t len;
+	enum symq q;
+	char quality[8];    /* "full", "basic" */
+	char load[16 * 52]; /* X-ZT-Symbol-Load: "OFF:VADDR:SIZE,..." (hex) */
+};
+
+/*
+ * The symbols of mod from this machine, as symmod_open() finds them (the
+ * local GSYM cache first, then the binary, its debug file, debuginfod...).
+ * Returns 0; -ENOENT when there are none worth sending (no symbols, the
+ * binary is not here, or the image's UUID is not the build id: msg says
+ * which); -ENOMEM.
+ */
+int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod,
+		      struct push_symbols *s, char *msg, size_t msglen);
+void push_symbols_close(struct push_symbols *s);
+
+/* ---- the client's configuration ---------------------------------------- */
+
+struct push_config {
+	char *server, *token; /* owned; NULL when the file has none */
+};
+
+/* $XDG_CONFIG_HOME/zt/config, else $HOME/.config/zt/config, into out.
+ * 0, -ENOENT (neither variable set), -ENAMETOOLONG. */
+int push_config_path(char *out, size_t n);
+
+/*
+ * Read the configuration at path: lines "server = URL" and "token = T"
+ * ('#' starts a comment line, blank lines and unknown keys are skipped).
+ * It holds a token, so it is used only when it is a regular file (not
+ * through a symlink) owned by this user with no permission for group or
+ * others. Returns 0, -ENOENT (no such file: c stays empty), -EPERM (not
+ * safe: msg says what and to run chmod 600), -EBADMSG (a line that is not
+ * "key = value": msg names it), other -errno from reading it.
+ */
+int push_config_read(const char *path, struct push_config *c, char *msg, size_t msglen);
+void push_config_release(struct push_config *c);
+
+/* ---- the server's API ---------------------------------------------------- */
+
+/* The "error" string of a JSON error answer (control characters made
+ * '?'), else the start of the body, else the status' reason; into out. */
+void push_answer_error(const struct zt_http_resp *r, char *out, size_t n);
+
+/*
+ * POST /api/v1/symbols/missing with the modules' build ids; on a 200
+ * answer missing[i] is set to 1 for each module the server has no symbols
+ * for (0 for the others). Returns zt_http_request()'s result; resp holds
+ * the answer.
+ */
+int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, uint8_t *missing,
+		 struct zt_http_resp *resp, char *msg, size_t msglen);
+
+/* PUT /api/v1/symbols/ID with If-None-Match: * (201 stored, 412 the
+ * server had them already). Returns zt_http_request()'s result. */
+int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
+		     const struct push_symbols *s, struct zt_http_resp *resp, char *msg,
+		     size_t msglen);
+
+struct push_result {
+	char id[65];
+	int stored; /* 1: new on the server, 0: it had it already */
+	uint64_t samples;
+};
+
+/*
+ * POST /api/v1/profiles: image compressed with zstd (Content-Encoding:
+ * zstd), labels ("k=v" each) as label= parameters. Returns
+ * zt_http_request()'s result, or -EINVAL for a label without '=' or with
+ * an empty key, -ENOMEM; on a 200 or 201 answer, r is filled from it
+ * (-EBADMSG when the answer has no id).
+ */
+int push_profile(struct zt_http *h, const void *image, size_t len, const char *const *labels,
+		 size_t nr_labels, struct push_result *r, struct zt_http_resp *resp, char *msg,
+		 size_t msglen);
+
+#endif

@@ -1,0 +1,1147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A received zt.data or pprof body reduced to stacks of frame keys. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "formats/profile.pb-c.h"
+#include "formats/ztdata.h"
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "libprof/proctree.h"
+#include "server/norm.h"
+#include "symbolizer/jitdump.h"
+#include "symbolizer/kallsyms.h"
+#include "symbolizer/perfmap.h"
+
+#define NAME_MAX_LEN 4096 /* longer names are cut */
+#define STR_MAX 65536     /* strings in a key */
+#define DEFAULT_MAX_DECODED (512ull << 20)
+
+static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *msg, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- frame keys ------------------------------------------------------------ */
+
+static void put_str0(struct zbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	zbuf_put_uv(b, n);
+	zbuf_put(b, s, n);
+	zbuf_put_u8(b, 0);
+}
+
+int zs_fkey_encode(struct zbuf *b, const struct zs_fkey *k)
+{
+	zbuf_put_u8(b, k->kind);
+	zbuf_put_u8(b, k->flags);
+	switch (k->kind) {
+	case ZS_FK_ADDR:
+		if (k->bid.len > ZT_BUILD_ID_MAX)
+			return -EINVAL;
+		zbuf_put_u8(b, k->bid.len);
+		zbuf_put(b, k->bid.data, k->bid.len);
+		zbuf_put_uv(b, k->off);
+		if (strlen(k->module) >= STR_MAX)
+			return -EINVAL;
+		put_str0(b, k->module);
+		break;
+	case ZS_FK_NAMED:
+		if (strlen(k->module) >= STR_MAX || strlen(k->name) >= STR_MAX)
+			return -EINVAL;
+		put_str0(b, k->module);
+		put_str0(b, k->name);
+		break;
+	case ZS_FK_UNRESOLVED:
+		if (strlen(k->module) >= STR_MAX)
+			return -EINVAL;
+		put_str0(b, k->module);
+		zbuf_put_uv(b, k->off);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return b->err ? -ENOMEM : 0;
+}
+
+static int get_str0(struct zcur *c, const char **s)
+{
+	const uint8_t *p;
+	uint64_t n;
+
+	if (zcur_uv(c, &n) || n >= STR_MAX || zcur_left(c) < n + 1)
+		return -EBADMSG;
+	p = c->p;
+	if (p[n] || memchr(p, 0, n))
+		return -EBADMSG;
+	c->p += n + 1;
+	*s = (const char *)p;
+	return 0;
+}
+
+int zs_fkey_decode(const void *p, size_t n, struct zs_fkey *k)
+{
+	struct zcur c;
+	uint8_t len;
+
+	memset(k, 0, sizeof(*k));
+	zcur_init(&c, p, n);
+	if (zcur_u8(&c, &k->kind) || zcur_u8(&c, &k->flags))
+		return -EBADMSG;
+	switch (k->kind) {
+	case ZS_FK_ADDR:
+		if (zcur_u8(&c, &len) || len > ZT_BUILD_ID_MAX || zcur_raw(&c, k->bid.data, len) ||
+		    zcur_uv(&c, &k->off) || get_str0(&c, &k->module))
+			return -EBADMSG;
+		k->bid.len = len;
+		break;
+	case ZS_FK_NAMED:
+		if (get_str0(&c, &k->module) || get_str0(&c, &k->name))
+			return -EBADMSG;
+		break;
+	case ZS_FK_UNRESOLVED:
+		if (get_str0(&c, &k->module) || zcur_uv(&c, &k->off))
+			return -EBADMSG;
+		break;
+	default:
+		return -EBADMSG;
+	}
+	return zcur_left(&c) ? -EBADMSG : 0;
+}
+
+/* ---- the normalized profile ------------------------------------------------ */
+
+void zs_norm_init(struct zs_norm *n)
+{
+	memset(n, 0, sizeof(*n));
+	zbuf_init(&n->keys);
+	n->format = "";
+}
+
+void zs_norm_release(struct zs_norm *n)
+{
+	free(n->host);
+	free(n->command);
+	free(n->event);
+	zbuf_release(&n->keys);
+	free(n->key_off);
+	free(n->sframes);
+	free(n->stacks);
+	free(n->bids);
+	zt_htab_release(&n->fhash);
+	zt_htab_release(&n->shash);
+	zs_norm_init(n);
+}
+
+static inline uint64_t key_hash_at(const void *ctx, uint32_t i)
+{
+	const struct zs_norm *n = ctx;
+	size_t len;
+	const uint8_t *k = zs_norm_key(n, i, &len);
+
+	return zt_hash_bytes(k, len);
+}
+
+/* The index of the frame whose key was just encoded at the end of
+ * n->keys (from n->key_off[nr_frames]): an existing one (the bytes are
+ * dropped) or a new one. -ENOMEM. */
+static int intern_last_key(struct zs_norm *n, uint32_t *out)
+{
+	size_t start = n->key_off[n->nr_frames], len = n->keys.len - start, j;
+	uint64_t h = zt_hash_bytes(n->keys.data + start, len);
+	uint32_t i;
+
+	if (zt_htab_reserve(&n->fhash, 1, key_hash_at, n))
+		return -ENOMEM;
+	for (j = zt_htab_first(&n->fhash, h); zt_htab_get(&n->fhash, j, &i);
+	     j = zt_htab_next(&n->fhash, j)) {
+		size_t il;
+		const uint8_t *ik = zs_norm_key(n, i, &il);
+
+		if (il == len && !memcmp(ik, n->keys.data + start, len)) {
+			n->keys.len = start;
+			*out = i;
+			return 0;
+		}
+	}
+	if (n->nr_frames + 2 > UINT32_MAX || n->keys.len > UINT32_MAX ||
+	    ZT_GROW(n->key_off, n->cap_off, n->nr_frames + 2))
+		return -ENOMEM;
+	n->key_off[n->nr_frames + 1] = (uint32_t)n->keys.len;
+	zt_htab_set(&n->fhash, j, (uint32_t)n->nr_frames);
+	*out = (uint32_t)n->nr_frames++;
+	return 0;
+}
+
+static int add_bid(struct zs_norm *n, const struct prof_build_id *b)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr_bids; i++)
+		if (n->bids[i].len == b->len && !memcmp(n->bids[i].data, b->data, b->len))
+			return 0;
+	if (ZT_GROW(n->bids, n->cap_bids, n->nr_bids + 1))
+		return -ENOMEM;
+	n->bids[n->nr_bids++] = *b;
+	return 0;
+}
+
+static int add_frame(struct zs_norm *n, const struct zs_fkey *k, uint32_t *out)
+{
+	size_t before = n->nr_frames;
+	int ret;
+
+	if (!n->key_off) {
+		if (ZT_GROW(n->key_off, n->cap_off, 2))
+			return -ENOMEM;
+		n->key_off[0] = 0;
+	}
+	ret = zs_fkey_encode(&n->keys, k);
+	if (ret) {
+		n->keys.len = n->key_off[n->nr_frames];
+		n->keys.err = 0;
+		return ret;
+	}
+	ret = intern_last_key(n, out);
+	if (!ret && n->nr_frames > before && k->kind == ZS_FK_ADDR)
+		ret = add_bid(n, &k->bid);
+	return ret;
+}
+
+static inline uint64_t stack_hash(const uint32_t *f, uint32_t nf)
+{
+	uint64_t h = nf;
+	uint32_t i;
+
+	for (i = 0; i < nf; i++)
+		h = zt_hash_mix(h, f[i]);
+	return zt_hash_mix(h, 0x51);
+}
+
+static inline uint64_t stack_hash_at(const void *ctx, uint32_t i)
+{
+	const struct zs_norm *n = ctx;
+
+	return stack_hash(n->sframes + n->stacks[i].off, n->stacks[i].n);
+}
+
+/* Count a sample of stack f[0 .. nf) (leaf first, root last). */
+static int add_stack(struct zs_norm *n, const uint32_t *f, uint32_t nf, uint64_t count,
+		     uint64_t weight)
+{
+	uint64_t h = stack_hash(f, nf);
+	uint32_t i;
+	size_t j;
+
+	if (zt_htab_reserve(&n->shash, 1, stack_hash_at, n))
+		return -ENOMEM;
+	for (j = zt_htab_first(&n->shash, h); zt_htab_get(&n->shash, j, &i);
+	     j = zt_htab_next(&n->shash, j)) {
+		struct zs_nstack *s = &n->stacks[i];
+
+		if (s->n == nf && !memcmp(n->sframes + s->off, f, nf * sizeof(*f))) {
+			s->count += count;
+			s->weight += weight;
+			goto done;
+		}
+	}
+	if (n->nr_sframes + nf > UINT32_MAX || n->nr_stacks >= UINT32_MAX - 1 ||
+	    ZT_GROW(n->sframes, n->cap_sframes, n->nr_sframes + nf) ||
+	    ZT_GROW(n->stacks, n->cap_stacks, n->nr_stacks + 1))
+		return -ENOMEM;
+	memcpy(n->sframes + n->nr_sframes, f, nf * sizeof(*f));
+	n->stacks[n->nr_stacks] = (struct zs_nstack){ (uint32_t)n->nr_sframes, nf, count, weight };
+	n->nr_sframes += nf;
+	zt_htab_set(&n->shash, j, (uint32_t)n->nr_stacks++);
+done:
+	n->samples += count;
+	n->weight += weight;
+	return 0;
+}
+
+/* A printable copy of a name from the profile: control characters and
+ * bytes that are not UTF-8 become '?', cut at NAME_MAX_LEN bytes. */
+static void clean_name(char *out, size_t size, const char *in)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+
+	while (*s && o + 5 < size) {
+		unsigned c = *s, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+						      : (c & 0xf8) == 0xf0 ? 4 : 0, k;
+
+		if (len > 1 && c >= 0xc2 && c <= 0xf4) {
+			for (k = 1; k < len && (s[k] & 0xc0) == 0x80; k++)
+				;
+			if (k == len) {
+				memcpy(out + o, s, len);
+				o += len;
+				s += len;
+				continue;
+			}
+		}
+		out[o++] = (len == 1 && c >= 0x20 && c != 0x7f) ? (char)c : '?';
+		s++;
+	}
+	out[o] = 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static int set_str(char **dst, const char *src)
+{
+	char buf[NAME_MAX_LEN];
+
+	clean_name(buf, sizeof(buf), src ? src : "");
+	free(*dst);
+	*dst = strdup(buf);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* ---- zt.data ----------------------------------------------------------------- */
+
+/* The perf map and jitdump snapshots of one process. */
+struct jit_proc {
+	uint32_t pid;
+	struct perfmap *pm;
+	struct jitdump *jd;
+	uint8_t *jd_data;
+	char module[32];
+};
+
+struct memo {
+	uint64_t epoch, addr;
+	uint32_t pid, frame;
+};
+
+struct zt_ctx {
+	struct zs_norm *n;
+	const struct profile *p;
+	struct proctree *pt;
+	struct kallsyms *ks;
+	struct jit_proc *jits;
+	size_t nr_jits, cap_jits;
+	struct zt_htab jhash;
+	struct memo *memos;
+	size_t nr_memos, cap_memos;
+	struct zt_htab mhash;
+};
+
+static inline uint64_t jit_hash_at(const void *ctx, uint32_t i)
+{
+	return zt_hash_mix(0, ((const struct zt_ctx *)ctx)->jits[i].pid);
+}
+
+/* The blobs of kind (and pid, or every pid for UINT32_MAX) joined, sep
+ * after each piece when not 0. NULL with *len 0 when there are none. */
+static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep,
+			   size_t *len, int *err)
+{
+	struct zbuf b;
+	size_t i;
+
+	zbuf_init(&b);
+	for (i = 0; i < p->nr_blobs; i++) {
+		const struct prof_blob *bl = &p->blobs[i];
+
+		if (bl->kind != kind || (pid != UINT32_MAX && bl->pid != pid))
+			continue;
+		zbuf_put(&b, bl->data, bl->len);
+		if (sep)
+			zbuf_put_u8(&b, (uint8_t)sep);
+	}
+	*len = b.len;
+	if (b.err) {
+		*err = -ENOMEM;
+		zbuf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+static struct jit_proc *get_jit(struct zt_ctx *c, uint32_t pid)
+{
+	struct jit_proc *jp;
+	uint8_t *text;
+	size_t j, len;
+	uint32_t i;
+	int err = 0;
+
+	if (zt_htab_reserve(&c->jhash, 1, jit_hash_at, c))
+		return NULL;
+	for (j = zt_htab_first(&c->jhash, zt_hash_mix(0, pid)); zt_htab_get(&c->jhash, j, &i);
+	     j = zt_htab_next(&c->jhash, j))
+		if (c->jits[i].pid == pid)
+			return &c->jits[i];
+	if (ZT_GROW(c->jits, c->cap_jits, c->nr_jits + 1))
+		return NULL;
+	jp = &c->jits[c->nr_jits];
+	memset(jp, 0, sizeof(*jp));
+	jp->pid = pid;
+	snprintf(jp->module, sizeof(jp->module), "[JIT] tid %u", pid);
+	text = join_blobs(c->p, PROF_BLOB_PERFMAP, pid, '\n', &len, &err);
+	if (err)
+		return NULL;
+	if (text && perfmap_parse((const char *)text, len, &jp->pm))
+		jp->pm = NULL;
+	free(text);
+	jp->jd_data = join_blobs(c->p, PROF_BLOB_JITDUMP, pid, 0, &len, &err);
+	if (err)
+		return NULL;
+	if (jp->jd_data && jitdump_parse(jp->jd_data, len, &jp->jd)) {
+		jp->jd = NULL;
+		free(jp->jd_data);
+		jp->jd_data = NULL;
+	}
+	zt_htab_set(&c->jhash, j, (uint32_t)c->nr_jits++);
+	return jp;
+}
+
+static int is_anon(const char *path)
+{
+	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
+}
+
+static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
+		 uint32_t *out)
+{
+	char buf[NAME_MAX_LEN];
+	struct zs_fkey k = { .kind = ZS_FK_NAMED, .flags = flags, .module = module, .name = buf };
+
+	clean_name(buf, sizeof(buf), name);
+	return add_frame(n, &k, out);
+}
+
+static int unresolved(struct zs_norm *n, const char *module, uint64_t off, uint8_t flags,
+		      uint32_t *out)
+{
+	char buf[NAME_MAX_LEN];
+	struct zs_fkey k = { .kind = ZS_FK_UNRESOLVED, .flags = flags, .module = buf, .off = off };
+
+	clean_name(buf, sizeof(buf), module);
+	return add_frame(n, &k, out);
+}
+
+static int kernel_frame(struct zt_ctx *c, uint64_t addr, uint32_t *out)
+{
+	const char *module = NULL, *sym = NULL;
+	uint64_t off;
+
+	if (c->ks)
+		sym = kallsyms_lookup(c->ks, addr, &off, &module);
+	if (sym)
+		return named(c->n, module ? module : "[kernel.kallsyms]", sym, ZS_FF_KERNEL, out);
+	return unresolved(c->n, "[kernel.kallsyms]", addr, ZS_FF_KERNEL, out);
+}
+
+/* A user address of pid at ts: the key of its frame (resolver.c's rules
+ * for JIT code and anonymous memory, without opening any file). */
+static int user_frame(struct zt_ctx *c, uint32_t pid, uint64_t ts, const struct prof_mmap *m,
+		      uint64_t addr, uint32_t *out)
+{
+	if (!m || is_anon(m->path)) {
+		struct jit_proc *jp = get_jit(c, pid);
+		const char *sym;
+		uint64_t off;
+
+		if (!jp)
+			return -ENOMEM;
+		if (jp->jd) {
+			const struct jitdump_region *r = jitdump_lookup(jp->jd, addr, ts, NULL);
+
+			if (r && r->name[0])
+				return named(c->n, jp->module, r->name, ZS_FF_JIT, out);
+		}
+		if (jp->pm && (sym = perfmap_lookup(jp->pm, addr, &off)))
+			return named(c->n, jp->module, sym, ZS_FF_JIT, out);
+		if (!m)
+			return unresolved(c->n, "[unknown]", addr, 0, out);
+		return unresolved(c->n, "[anon]", addr - m->start, 0, out);
+	}
+	if (m->build_id.len) {
+		char mod[NAME_MAX_LEN];
+		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id,
+				     .off = addr - m->start + m->pgoff, .module = mod };
+
+		clean_name(mod, sizeof(mod), base_name(m->path));
+		return add_frame(c->n, &k, out);
+	}
+	return unresolved(c->n, m->path[0] == '[' ? m->path : base_name(m->path),
+			  addr - m->start + m->pgoff, 0, out);
+}
+
+static inline uint64_t memo_hash(uint32_t pid, uint64_t epoch, uint64_t addr)
+{
+	return zt_hash_mix(zt_hash_pair(epoch, addr), pid);
+}
+
+static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
+{
+	const struct memo *m = &((const struct zt_ctx *)ctx)->memos[i];
+
+	return memo_hash(m->pid, m->epoch, m->addr);
+}
+
+/* The frame of ips[i] of a sample, memoized by (pid, address space,
+ * address) unless it depends on the time (a process with a jitdump). */
+static int frame_of(struct zt_ctx *c, uint32_t pid, uint64_t ts, uint64_t epoch, uint64_t addr,
+		    int kernel, uint32_t *out)
+{
+	const struct prof_mmap *m = NULL;
+	uint32_t mpid = kernel ? UINT32_MAX : pid, i;
+	uint64_t mep = kernel ? 0 : epoch, h;
+	size_t j;
+	int ret;
+
+	h = memo_hash(mpid, mep, addr);
+	if (zt_htab_reserve(&c->mhash, 1, memo_hash_at, c))
+		return -ENOMEM;
+	for (j = zt_htab_first(&c->mhash, h); zt_htab_get(&c->mhash, j, &i);
+	     j = zt_htab_next(&c->mhash, j)) {
+		if (c->memos[i].pid == mpid && c->memos[i].epoch == mep && c->memos[i].addr == addr) {
+			*out = c->memos[i].frame;
+			return 0;
+		}
+	}
+	if (kernel) {
+		ret = kernel_frame(c, addr, out);
+	} else {
+		m = proctree_map(c->pt, pid, ts, addr);
+		ret = user_frame(c, pid, ts, m, addr, out);
+	}
+	if (ret)
+		return ret;
+	if (!kernel && (!m || is_anon(m->path))) {
+		struct jit_proc *jp = get_jit(c, pid);
+
+		if (!jp)
+			return -ENOMEM;
+		if (jp->jd)
+			return 0; /* answers by time: not memoized */
+	}
+	if (ZT_GROW(c->memos, c->cap_memos, c->nr_memos + 1))
+		return -ENOMEM;
+	c->memos[c->nr_memos] = (struct memo){ mep, addr, mpid, *out };
+	zt_htab_set(&c->mhash, j, (uint32_t)c->nr_memos++);
+	return 0;
+}
+
+/* The workload's name from meta "cmdline" ("zt record -g -- ./app x"):
+ * the base name of the first word after "--"; "-a" for a system-wide
+ * recording without a workload; else NULL. */
+static int command_from_cmdline(struct zs_norm *n, const char *cmd)
+{
+	const char *s, *w;
+	char word[NAME_MAX_LEN];
+	size_t len;
+
+	if (!cmd)
+		return 1;
+	for (s = cmd; (s = strstr(s, "--")); s += 2) {
+		if ((s == cmd || s[-1] == ' ') && (s[2] == ' ' || !s[2]))
+			break;
+	}
+	if (s) {
+		w = s + 2;
+		while (*w == ' ')
+			w++;
+		len = strcspn(w, " ");
+		if (!len)
+			return 1;
+		snprintf(word, sizeof(word), "%.*s", (int)len, w);
+		return set_str(&n->command, base_name(word));
+	}
+	for (s = cmd; *s; s += len) {
+		while (*s == ' ')
+			s++;
+		len = strcspn(s, " ");
+		if ((len == 2 && !strncmp(s, "-a", 2)) || (len == 11 && !strncmp(s, "--all-cpus", 10)))
+			return set_str(&n->command, "-a");
+		if (!len)
+			break;
+	}
+	return 1;
+}
+
+static int64_t meta_i64(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* The metadata of a read recording: host, command, event, times. */
+static int zt_meta(struct zs_norm *n, const struct profile *p)
+{
+	int64_t wall = meta_i64(p, "wallclock_start"), t0 = meta_i64(p, "time_start"),
+		t1 = meta_i64(p, "time_end");
+	int ret;
+
+	n->format = "zt.data";
+	ret = set_str(&n->host, profile_get_meta(p, "hostname"));
+	if (!ret)
+		ret = set_str(&n->event, profile_get_meta(p, "event"));
+	if (ret)
+		return ret;
+	if (wall > 0) {
+		n->time_start = wall;
+		n->time_end = wall + (t1 > t0 ? (t1 - t0 + 999999999) / 1000000000 : 0);
+	}
+	ret = command_from_cmdline(n, profile_get_meta(p, "cmdline"));
+	return ret <= 0 ? ret : 1; /* 1: decide from the samples */
+}
+
+/* Without a workload in the command line: the name of the thread root
+ * with the most samples. */
+static int command_from_roots(struct zs_norm *n)
+{
+	uint64_t best = 0;
+	const char *name = "";
+	struct zs_fkey k;
+	size_t i, len;
+
+	for (i = 0; i < n->nr_stacks; i++) {
+		const struct zs_nstack *s = &n->stacks[i];
+		const uint8_t *key = zs_norm_key(n, n->sframes[s->off + s->n - 1], &len);
+
+		if (s->count > best && !zs_fkey_decode(key, len, &k) && k.kind == ZS_FK_NAMED) {
+			best = s->count;
+			name = k.name;
+		}
+	}
+	return set_str(&n->command, name);
+}
+
+static void zt_ctx_release(struct zt_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_jits; i++) {
+		perfmap_free(c->jits[i].pm);
+		jitdump_free(c->jits[i].jd);
+		free(c->jits[i].jd_data);
+	}
+	free(c->jits);
+	zt_htab_release(&c->jhash);
+	free(c->memos);
+	zt_htab_release(&c->mhash);
+	kallsyms_free(c->ks);
+	proctree_free(c->pt);
+}
+
+static int norm_samples(struct zt_ctx *c)
+{
+	const struct profile *p = c->p;
+	uint32_t frames[2 * ZT_MAX_FRAMES + 1];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->nr_samples && !ret; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const struct prof_stack *st;
+		const uint64_t *ips;
+		const char *comm;
+		char buf[32];
+		uint64_t epoch;
+		uint32_t nf = 0, k;
+
+		if (s->stack >= p->nr_stacks)
+			return -EBADMSG;
+		st = &p->stacks[s->stack];
+		ips = profile_stack_ips(p, s->stack);
+		epoch = proctree_epoch(c->pt, s->pid, s->ts);
+		for (k = 0; k < (uint32_t)st->nk + st->nu && !ret; k++)
+			ret = frame_of(c, s->pid, s->ts, epoch, ips[k], k < st->nk, &frames[nf++]);
+		if (ret)
+			break;
+		comm = proctree_comm(c->pt, s->pid, s->tid, s->ts);
+		comm = prof_comm_or_pid(comm, s->pid, buf, sizeof(buf));
+		ret = named(c->n, "", comm, ZS_FF_ROOT, &frames[nf++]);
+		if (!ret)
+			ret = add_stack(c->n, frames, nf, 1, s->weight);
+	}
+	return ret;
+}
+
+static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *msg, size_t msglen)
+{
+	struct ztdata_read_info info;
+	struct zt_ctx c = { .n = n };
+	struct profile p;
+	uint8_t *ks;
+	size_t kl;
+	int ret, err = 0, need_cmd;
+
+	profile_init(&p);
+	c.p = &p;
+	ret = ztdata_read_mem(body, len, &p, &info);
+	if (ret) {
+		say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
+		goto out;
+	}
+	ret = -EBADMSG;
+	if (info.ustack_chunks) {
+		say(msg, msglen, "the recording holds user-stack snapshots (--call-graph dwarf): "
+				 "push --call-graph dwarf recordings with zt push, which unwinds them");
+		goto out;
+	}
+	if (!info.complete || info.truncated || info.good_end != len) {
+		say(msg, msglen, "incomplete zt.data: %s",
+		    info.msg[0] ? info.msg : "the file does not end with its index chunk");
+		goto out;
+	}
+	ret = need_cmd = zt_meta(n, &p);
+	if (ret < 0)
+		goto out;
+	ret = proctree_new(&p, &c.pt);
+	if (ret)
+		goto out;
+	ks = join_blobs(&p, PROF_BLOB_KALLSYMS, UINT32_MAX, '\n', &kl, &err);
+	if (err) {
+		ret = err;
+		goto out;
+	}
+	if (ks && kallsyms_parse((const char *)ks, kl, &c.ks))
+		c.ks = NULL;
+	free(ks);
+	ret = norm_samples(&c);
+	if (!ret && need_cmd)
+		ret = command_from_roots(n);
+	if (ret == -EBADMSG)
+		say(msg, msglen, "bad zt.data: a sample refers to a stack that is not there");
+out:
+	zt_ctx_release(&c);
+	profile_release(&p);
+	return ret;
+}
+
+/* ---- pprof ------------------------------------------------------------------- */
+
+static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, char *msg,
+		  size_t msglen)
+{
+	z_stream z;
+	int zr = Z_OK;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)(len > UINT32_MAX ? UINT32_MAX : len);
+	while (zr != Z_STREAM_END) {
+		size_t room = 1 << 20;
+
+		if (zbuf_reserve(out, room)) {
+			inflateEnd(&z);
+			return -ENOMEM;
+		}
+		z.next_out = out->data + out->len;
+		z.avail_out = (uInt)room;
+		zr = inflate(&z, Z_NO_FLUSH);
+		out->len += room - z.avail_out;
+		if (out->len > max) {
+			inflateEnd(&z);
+			say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
+			    (unsigned long long)max);
+			return -EFBIG;
+		}
+		if (zr == Z_BUF_ERROR && !z.avail_in && len > z.total_in) {
+			size_t used = z.total_in;
+
+			z.next_in = (Bytef *)in + used;
+			z.avail_in = (uInt)(len - used > UINT32_MAX ? UINT32_MAX : len - used);
+			continue;
+		}
+		if (zr != Z_OK && zr != Z_STREAM_END) {
+			inflateEnd(&z);
+			say(msg, msglen, "bad gzip data in the pprof: %s", z.msg ? z.msg : "truncated");
+			return zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
+		}
+	}
+	inflateEnd(&z);
+	return 0;
+}
+
+typedef Perftools__Profiles__Profile PProfile;
+
+struct pp_ctx {
+	struct zs_norm *n;
+	const PProfile *pb;
+	struct zt_htab loc_hash, map_hash, fn_hash;
+	int64_t *loc_frames; /* per location: first index into lframes, -1: not yet */
+	uint32_t *loc_nf;
+	uint32_t *lframes;
+	size_t nr_lframes, cap_lframes;
+};
+
+static inline uint64_t loc_hash_at(const void *ctx, uint32_t i)
+{
+	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->location[i]->id);
+}
+
+static inline uint64_t map_hash_at(const void *ctx, uint32_t i)
+{
+	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->mapping[i]->id);
+}
+
+static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
+{
+	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->function[i]->id);
+}
+
+/* Index the messages with ids; ids must be distinct and nonzero. */
+#define INDEX_IDS(c, h, arr, nr, fn)                                                        \
+	do {                                                                                \
+		size_t i_, j_;                                                              \
+		uint32_t o_;                                                                \
+		if ((nr) > UINT32_MAX / 4 || zt_htab_reset(&(h), (nr)))                     \
+			return -ENOMEM;                                                     \
+		for (i_ = 0; i_ < (nr); i_++) {                                             \
+			uint64_t id_ = (arr)[i_]->id;                                       \
+			if (!id_)                                                           \
+				return -EBADMSG;                                            \
+			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, id_));                 \
+			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))       \
+				if ((arr)[o_]->id == id_)                                   \
+					return -EBADMSG;                                    \
+			zt_htab_set(&(h), j_, (uint32_t)i_);                                \
+		}                                                                           \
+		(void)fn;                                                                   \
+	} while (0)
+
+static int pp_index(struct pp_ctx *c)
+{
+	const PProfile *pb = c->pb;
+
+	INDEX_IDS(c, c->loc_hash, pb->location, pb->n_location, loc_hash_at);
+	INDEX_IDS(c, c->map_hash, pb->mapping, pb->n_mapping, map_hash_at);
+	INDEX_IDS(c, c->fn_hash, pb->function, pb->n_function, fn_hash_at);
+	return 0;
+}
+
+/* The index of the message with this id, or -1. */
+#define FIND_ID(h, arr, id_)                                                                \
+	({                                                                                  \
+		long r_ = -1;                                                               \
+		size_t j_;                                                                  \
+		uint32_t o_;                                                                \
+		if ((h).cap)                                                                \
+			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, (id_)));               \
+			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))       \
+				if ((arr)[o_]->id == (id_)) {                               \
+					r_ = o_;                                            \
+					break;                                              \
+				}                                                           \
+		r_;                                                                         \
+	})
+
+static const char *pp_str(const PProfile *pb, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < pb->n_string_table ? pb->string_table[i] : NULL;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A build id given as hex (2..40 digits, even), else len 0. */
+static void parse_bid(const char *s, struct prof_build_id *b)
+{
+	size_t n = s ? strlen(s) : 0, i;
+
+	b->len = 0;
+	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2)
+		return;
+	for (i = 0; i < n; i += 2) {
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return;
+		b->data[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	b->len = (uint8_t)(n / 2);
+}
+
+/* The frames of location li (leaf first) into c->lframes. */
+static int pp_location(struct pp_ctx *c, size_t li)
+{
+	const PProfile *pb = c->pb;
+	const Perftools__Profiles__Location *l = pb->location[li];
+	const Perftools__Profiles__Mapping *m = NULL;
+	const char *module = "";
+	uint32_t f;
+	size_t i, named_lines = 0;
+	int ret;
+
+	if (l->mapping_id) {
+		long mi = FIND_ID(c->map_hash, pb->mapping, l->mapping_id);
+
+		if (mi < 0)
+			return -EBADMSG;
+		m = pb->mapping[mi];
+		module = pp_str(pb, m->filename);
+		if (!module)
+			return -EBADMSG;
+		module = base_name(module);
+	}
+	c->loc_frames[li] = (int64_t)c->nr_lframes;
+	for (i = 0; i < l->n_line; i++) {
+		long fi = FIND_ID(c->fn_hash, pb->function, l->line[i]->function_id);
+		const char *name;
+
+		if (fi < 0)
+			return -EBADMSG;
+		name = pp_str(pb, pb->function[fi]->name);
+		if (!name || (!name[0] && !(name = pp_str(pb, pb->function[fi]->system_name))))
+			return -EBADMSG;
+		if (!name[0])
+			continue;
+		ret = named(c->n, module, name, i + 1 < l->n_line ? ZS_FF_INLINED : 0, &f);
+		if (ret)
+			return ret;
+		if (ZT_GROW(c->lframes, c->cap_lframes, c->nr_lframes + 1))
+			return -ENOMEM;
+		c->lframes[c->nr_lframes++] = f;
+		named_lines++;
+	}
+	if (!named_lines) {
+		uint64_t off = l->address;
+
+		if (m && l->address >= m->memory_start && l->address < m->memory_limit)
+			off = l->address - m->memory_start + m->file_offset;
+		if (m) {
+			char mod[NAME_MAX_LEN];
+			struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = off, .module = mod };
+
+			clean_name(mod, sizeof(mod), module[0] ? module : "[unknown]");
+
+			parse_bid(pp_str(pb, m->build_id), &k.bid);
+			ret = k.bid.len ? add_frame(c->n, &k, &f)
+					: unresolved(c->n, module[0] ? module : "[unknown]", off, 0, &f);
+		} else {
+			ret = unresolved(c->n, "[unknown]", off, 0, &f);
+		}
+		if (ret)
+			return ret;
+		if (ZT_GROW(c->lframes, c->cap_lframes, c->nr_lframes + 1))
+			return -ENOMEM;
+		c->lframes[c->nr_lframes++] = f;
+	}
+	c->loc_nf[li] = (uint32_t)(c->nr_lframes - (size_t)c->loc_frames[li]);
+	return 0;
+}
+
+/* Which values are the sample count and the weight: the "samples" type
+ * (else the first) and the default type (else the last). */
+static void pp_value_index(const PProfile *pb, size_t *ci, size_t *wi)
+{
+	const char *def = pb->default_sample_type ? pp_str(pb, pb->default_sample_type) : NULL;
+	size_t i;
+
+	*ci = 0;
+	*wi = pb->n_sample_type - 1;
+	for (i = 0; i < pb->n_sample_type; i++) {
+		const char *t = pp_str(pb, pb->sample_type[i]->type);
+
+		if (t && !strcmp(t, "samples"))
+			*ci = i;
+		if (t && def && !strcmp(t, def))
+			*wi = i;
+	}
+}
+
+static int pp_meta(struct zs_norm *n, const PProfile *pb, size_t wi)
+{
+	const char *cmd = "pprof";
+	int ret;
+
+	n->format = "pprof";
+	if (pb->n_mapping) {
+		const char *f = pp_str(pb, pb->mapping[0]->filename);
+
+		if (f && f[0] && f[0] != '[')
+			cmd = base_name(f);
+	}
+	ret = set_str(&n->command, cmd);
+	if (!ret)
+		ret = set_str(&n->host, "");
+	if (!ret)
+		ret = set_str(&n->event, pp_str(pb, pb->sample_type[wi]->type));
+	if (pb->time_nanos > 0) {
+		n->time_start = pb->time_nanos / 1000000000;
+		n->time_end = (pb->time_nanos + (pb->duration_nanos > 0 ? pb->duration_nanos : 0) +
+			       999999999) / 1000000000;
+	}
+	return ret;
+}
+
+static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
+{
+	const PProfile *pb = c->pb;
+	uint32_t *frames = NULL;
+	size_t cap = 0, i, k;
+	int ret = 0;
+
+	for (i = 0; i < pb->n_sample && !ret; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+		const char *root = c->n->command;
+		size_t nf = 0;
+
+		if (s->n_value != pb->n_sample_type || s->value[ci] < 0 || s->value[wi] < 0) {
+			ret = -EBADMSG;
+			break;
+		}
+		if (!s->value[ci] && !s->value[wi])
+			continue;
+		for (k = 0; k < s->n_label; k++) {
+			const char *key = pp_str(pb, s->label[k]->key),
+				   *v = pp_str(pb, s->label[k]->str);
+
+			if (!key || !v) {
+				ret = -EBADMSG;
+				break;
+			}
+			if (!strcmp(key, "thread") && v[0])
+				root = v;
+		}
+		if (ret)
+			break;
+		for (k = 0; k < s->n_location_id; k++) {
+			long li = FIND_ID(c->loc_hash, pb->location, s->location_id[k]);
+
+			if (li < 0) {
+				ret = -EBADMSG;
+				break;
+			}
+			if (c->loc_frames[li] < 0 && (ret = pp_location(c, (size_t)li)))
+				break;
+			if (nf + c->loc_nf[li] + 1 > 2 * ZT_MAX_FRAMES + 1)
+				continue; /* too deep: cut, as the recorder does */
+			if (ZT_GROW(frames, cap, nf + c->loc_nf[li] + 1)) {
+				ret = -ENOMEM;
+				break;
+			}
+			memcpy(frames + nf, c->lframes + c->loc_frames[li],
+			       c->loc_nf[li] * sizeof(*frames));
+			nf += c->loc_nf[li];
+		}
+		if (ret)
+			break;
+		if (ZT_GROW(frames, cap, nf + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = named(c->n, "", root, ZS_FF_ROOT, &frames[nf++]);
+		if (!ret)
+			ret = add_stack(c->n, frames, (uint32_t)nf, (uint64_t)s->value[ci],
+					(uint64_t)s->value[wi]);
+	}
+	free(frames);
+	return ret;
+}
+
+static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, int gz, char *msg,
+			  size_t msglen)
+{
+	struct pp_ctx c = { .n = n };
+	PProfile *pb = perftools__profiles__profile__unpack(NULL, len, data);
+	size_t ci, wi, i;
+	int ret;
+
+	if (!pb || !pb->n_sample_type || !pb->n_string_table || pb->string_table[0][0]) {
+		say(msg, msglen, gz ? "bad pprof: the gzip data is not a pprof profile"
+				    : "not a zt.data or pprof file");
+		ret = gz ? -EBADMSG : -EMEDIUMTYPE;
+		goto out;
+	}
+	c.pb = pb;
+	for (i = 0; i < pb->n_sample_type; i++)
+		if (!pp_str(pb, pb->sample_type[i]->type)) {
+			ret = -EBADMSG;
+			goto bad;
+		}
+	pp_value_index(pb, &ci, &wi);
+	ret = pp_index(&c);
+	if (ret)
+		goto bad;
+	c.loc_frames = malloc((pb->n_location + 1) * sizeof(*c.loc_frames));
+	c.loc_nf = calloc(pb->n_location + 1, sizeof(*c.loc_nf));
+	if (!c.loc_frames || !c.loc_nf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < pb->n_location; i++)
+		c.loc_frames[i] = -1;
+	ret = pp_meta(n, pb, wi);
+	if (!ret)
+		ret = pp_samples(&c, ci, wi);
+bad:
+	if (ret == -EBADMSG)
+		say(msg, msglen, "bad pprof: a sample, location or mapping refers to what is not there");
+out:
+	free(c.loc_frames);
+	free(c.loc_nf);
+	free(c.lframes);
+	zt_htab_release(&c.loc_hash);
+	zt_htab_release(&c.map_hash);
+	zt_htab_release(&c.fn_hash);
+	if (pb)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	return ret;
+}
+
+static int norm_pprof(struct zs_norm *n, const uint8_t *body, size_t len, uint64_t max, char *msg,
+		      size_t msglen)
+{
+	struct zbuf raw;
+	int ret;
+
+	if (len < 2 || body[0] != 0x1f || body[1] != 0x8b)
+		return norm_pprof_raw(n, body, len, 0, msg, msglen);
+	zbuf_init(&raw);
+	ret = gunzip(body, len, max, &raw, msg, msglen);
+	if (!ret)
+		ret = norm_pprof_raw(n, raw.data, raw.len, 1, msg, msglen);
+	zbuf_release(&raw);
+	return ret;
+}
+
+int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_decoded, char *msg,
+		 size_t msglen)
+{
+	int ret;
+
+	say(msg, msglen, "%s", "");
+	if (!max_decoded)
+		max_decoded = DEFAULT_MAX_DECODED;
+	if (ztdata_probe(body, len))
+		ret = norm_ztdata(n, body, len, msg, msglen);
+	else
+		ret = norm_pprof(n, body, len, max_decoded, msg, msglen);
+	if (ret == -ENOMEM)
+		say(msg, msglen, "out of memory");
+	if (!ret && (!n->host || !n->command || !n->event))
+		ret = -ENOMEM;
+	return ret;
+}

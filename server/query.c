@@ -1,0 +1,1419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Selections, merged aggregates, symbolization and the query outputs of zt serve. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "formats/flame.h"
+#include "formats/folded.h"
+#include "formats/profile.pb-c.h"
+#include "libprof/array.h"
+#include "libprof/hash.h"
+#include "server/norm.h"
+#include "server/query.h"
+#include "server/storeint.h"
+#include "symbolizer/debuginfod.h"
+#include "symbolizer/demangle.h"
+#include "symbolizer/symmod.h"
+
+static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *msg, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- selections ------------------------------------------------------------------ */
+
+static int parse_i64(const char *v, int64_t *out)
+{
+	char *end;
+	long long x;
+
+	if (!v || !*v || *v == '-' || *v == '+' || *v == ' ')
+		return -EINVAL;
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || *end || x < 0)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int is_id(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+			return 0;
+	return !v[64];
+}
+
+int zs_selection_parse(struct zs_selection *sel, const char *prefix, const struct zs_param *params,
+		       size_t n, char *msg, size_t msglen)
+{
+	size_t pl = prefix ? strlen(prefix) : 0, i;
+	int seen_host = 0, seen_cmd = 0, seen_from = 0, seen_to = 0, seen_limit = 0;
+
+	memset(sel, 0, sizeof(*sel));
+	for (i = 0; i < n; i++) {
+		const char *k = params[i].key, *v = params[i].value ? params[i].value : "";
+		int64_t x;
+
+		if (!k || (pl && strncmp(k, prefix, pl)))
+			continue;
+		k += pl;
+		if (!strcmp(k, "id")) {
+			if (!is_id(v)) {
+				say(msg, msglen, "bad %sid: a profile id is 64 lowercase hex digits",
+				    pl ? prefix : "");
+				return -EINVAL;
+			}
+			if (sel->nr_ids >= ZS_SEL_MAX_IDS) {
+				say(msg, msglen, "too many ids (at most %d)", ZS_SEL_MAX_IDS);
+				return -EINVAL;
+			}
+			sel->ids[sel->nr_ids++] = v;
+		} else if (!strcmp(k, "host") || !strcmp(k, "command")) {
+			int *seen = k[0] == 'h' ? &seen_host : &seen_cmd;
+
+			if ((*seen)++ || strlen(v) > 1024) {
+				say(msg, msglen, "%s%s given twice, or too long", pl ? prefix : "", k);
+				return -EINVAL;
+			}
+			if (k[0] == 'h')
+				sel->host = v;
+			else
+				sel->command = v;
+		} else if (!strcmp(k, "label")) {
+			const char *eq = strchr(v, '=');
+			size_t kl = eq ? (size_t)(eq - v) : 0;
+
+			if (!eq || !kl || kl >= sizeof(sel->label_keys[0]) || strlen(eq + 1) > 1024) {
+				say(msg, msglen, "bad %slabel: give label=KEY=VALUE", pl ? prefix : "");
+				return -EINVAL;
+			}
+			if (sel->nr_labels >= ZS_SEL_MAX_LABELS) {
+				say(msg, msglen, "too many labels (at most %d)", ZS_SEL_MAX_LABELS);
+				return -EINVAL;
+			}
+			memcpy(sel->label_keys[sel->nr_labels], v, kl);
+			sel->label_keys[sel->nr_labels][kl] = 0;
+			sel->labels[sel->nr_labels].key = sel->label_keys[sel->nr_labels];
+			sel->labels[sel->nr_labels].value = eq + 1;
+			sel->nr_labels++;
+		} else if (!strcmp(k, "from") || !strcmp(k, "to") || !strcmp(k, "limit")) {
+			int *seen = k[0] == 'f' ? &seen_from : k[0] == 't' ? &seen_to : &seen_limit;
+
+			if ((*seen)++ || parse_i64(v, &x)) {
+				say(msg, msglen, "bad %s%s: give it once, a number%s", pl ? prefix : "", k,
+				    k[0] == 'l' ? "" : " of Unix seconds");
+				return -EINVAL;
+			}
+			if (k[0] == 'f')
+				sel->from = x;
+			else if (k[0] == 't')
+				sel->to = x;
+			else
+				sel->limit = (size_t)x;
+		}
+	}
+	if (sel->from && sel->to && sel->from > sel->to) {
+		say(msg, msglen, "from is after to");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The SQL of a selection (its WHERE clause and ORDER/LIMIT) and its binds. */
+static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *cols, int list,
+		       sqlite3_stmt **st)
+{
+	struct zbuf q;
+	size_t i;
+	int b = 1, rc;
+
+	zbuf_init(&q);
+	zbuf_put(&q, "SELECT ", 7);
+	zbuf_put(&q, cols, strlen(cols));
+	zbuf_put(&q, " FROM profiles WHERE 1", 22);
+	if (sel->nr_ids) {
+		zbuf_put(&q, " AND id IN (", 12);
+		for (i = 0; i < sel->nr_ids; i++)
+			zbuf_put(&q, i ? ",?" : "?", i ? 2 : 1);
+		zbuf_put_u8(&q, ')');
+	}
+	if (sel->host)
+		zbuf_put(&q, " AND host=?", 11);
+	if (sel->command)
+		zbuf_put(&q, " AND command=?", 14);
+	for (i = 0; i < sel->nr_labels; i++) {
+		const char *l = " AND EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
+				" l.key=? AND l.value=?)";
+
+		zbuf_put(&q, l, strlen(l));
+	}
+	if (sel->from)
+		zbuf_put(&q, " AND time_end>=?", 16);
+	if (sel->to)
+		zbuf_put(&q, " AND time_start<=?", 18);
+	if (list) {
+		const char *o = " ORDER BY time_start DESC, pushed_at DESC, rid DESC";
+
+		zbuf_put(&q, o, strlen(o));
+		if (sel->limit)
+			zbuf_put(&q, " LIMIT ?", 8);
+	}
+	zbuf_put_u8(&q, 0);
+	if (q.err) {
+		zbuf_release(&q);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(db, (const char *)q.data, -1, st, NULL);
+	zbuf_release(&q);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	for (i = 0; i < sel->nr_ids; i++)
+		sqlite3_bind_text(*st, b++, sel->ids[i], -1, SQLITE_STATIC);
+	if (sel->host)
+		sqlite3_bind_text(*st, b++, sel->host, -1, SQLITE_STATIC);
+	if (sel->command)
+		sqlite3_bind_text(*st, b++, sel->command, -1, SQLITE_STATIC);
+	for (i = 0; i < sel->nr_labels; i++) {
+		sqlite3_bind_text(*st, b++, sel->labels[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(*st, b++, sel->labels[i].value, -1, SQLITE_STATIC);
+	}
+	if (sel->from)
+		sqlite3_bind_int64(*st, b++, sel->from);
+	if (sel->to)
+		sqlite3_bind_int64(*st, b++, sel->to);
+	if (list && sel->limit)
+		sqlite3_bind_int64(*st, b++, (int64_t)sel->limit);
+	return 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+
+static void json_str(struct zbuf *b, const char *s)
+{
+	char u[8];
+
+	zbuf_put_u8(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			zbuf_put_u8(b, '\\');
+			zbuf_put_u8(b, c);
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(u, sizeof(u), "\\u%04x", c);
+			zbuf_put(b, u, 6);
+		} else {
+			zbuf_put_u8(b, c);
+		}
+	}
+	zbuf_put_u8(b, '"');
+}
+
+static void json_kv_str(struct zbuf *b, const char *k, const char *v, int comma)
+{
+	if (comma)
+		zbuf_put_u8(b, ',');
+	json_str(b, k);
+	zbuf_put_u8(b, ':');
+	json_str(b, v ? v : "");
+}
+
+static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
+{
+	char num[32];
+
+	zbuf_put_u8(b, ',');
+	json_str(b, k);
+	snprintf(num, sizeof(num), ":%" PRId64, v);
+	zbuf_put(b, num, strlen(num));
+}
+
+#define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
+		  " size, pushed_at"
+
+static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
+{
+	sqlite3_stmt *ls;
+	int first = 1, rc;
+
+	zbuf_put_u8(out, '{');
+	json_kv_str(out, "id", (const char *)sqlite3_column_text(row, 1), 0);
+	json_kv_str(out, "host", (const char *)sqlite3_column_text(row, 2), 1);
+	json_kv_str(out, "command", (const char *)sqlite3_column_text(row, 3), 1);
+	zbuf_put(out, ",\"labels\":{", 11);
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM labels WHERE rid=? ORDER BY rowid", -1, &ls,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(ls, 1, sqlite3_column_int64(row, 0));
+	while ((rc = sqlite3_step(ls)) == SQLITE_ROW) {
+		json_kv_str(out, (const char *)sqlite3_column_text(ls, 0),
+			    (const char *)sqlite3_column_text(ls, 1), !first);
+		first = 0;
+	}
+	sqlite3_finalize(ls);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	zbuf_put_u8(out, '}');
+	json_kv_int(out, "time_start", sqlite3_column_int64(row, 6));
+	json_kv_int(out, "time_end", sqlite3_column_int64(row, 7));
+	json_kv_int(out, "samples", sqlite3_column_int64(row, 8));
+	json_kv_int(out, "weight", sqlite3_column_int64(row, 9));
+	json_kv_str(out, "event", (const char *)sqlite3_column_text(row, 4), 1);
+	json_kv_str(out, "format", (const char *)sqlite3_column_text(row, 5), 1);
+	json_kv_int(out, "size", sqlite3_column_int64(row, 10));
+	json_kv_int(out, "pushed_at", sqlite3_column_int64(row, 11));
+	zbuf_put_u8(out, '}');
+	return out->err ? -ENOMEM : 0;
+}
+
+int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int err, rc, n = 0;
+
+	if ((err = zs_db_get(s, &db)))
+		return err;
+	err = sel_prepare(db, sel, LIST_COLS, 1, &st);
+	if (!err) {
+		zbuf_put(out, "{\"profiles\":[", 13);
+		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (n++)
+				zbuf_put_u8(out, ',');
+			err = profile_obj(db, st, out);
+		}
+		if (!err && rc != SQLITE_DONE)
+			err = -EIO;
+		zbuf_put(out, "]}", 2);
+		sqlite3_finalize(st);
+	}
+	zs_db_put(s, db);
+	return err ? err : out->err ? -ENOMEM : 0;
+}
+
+int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int err, rc;
+
+	if (!is_id(id))
+		return -ENOENT;
+	if ((err = zs_db_get(s, &db)))
+		return err;
+	if (sqlite3_prepare_v2(db, "SELECT " LIST_COLS " FROM profiles WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		zs_db_put(s, db);
+		return -EIO;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	err = rc == SQLITE_ROW ? profile_obj(db, st, out) : rc == SQLITE_DONE ? -ENOENT : -EIO;
+	sqlite3_finalize(st);
+	zs_db_put(s, db);
+	return err;
+}
+
+/* ---- the symbolizer cache ---------------------------------------------------------- */
+
+/* A frame as shown: name, module, kind (enum flame_kind). */
+struct dframe {
+	char *name;
+	const char *module; /* points into name's allocation or a static string */
+	uint8_t kind;
+	uint8_t root;
+};
+
+/* The shown frames of one stored frame (innermost first), and the build
+ * id whose symbols gave them (len 0: none). */
+struct symframes {
+	struct prof_build_id bid;
+	unsigned n;
+	struct dframe f[];
+};
+
+struct symmod_ent {
+	struct prof_build_id bid;
+	struct symmod *m; /* NULL: none to be had (negative cache) */
+};
+
+struct zs_symcache {
+	struct zs_store *s;
+	pthread_rwlock_t lock;
+	struct symframes **frames; /* by stored frame id */
+	size_t nr_frames;
+	struct symmod_ent *mods;
+	size_t nr_mods, cap_mods;
+	struct buildid_cache cache;
+	struct symmod_opts mo;
+	int debuginfod;
+};
+
+int zs_symcache_new(struct zs_store *s, const char *symdir, const char *urls,
+		    struct zs_symcache **out)
+{
+	struct zs_symcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->s = s;
+	pthread_rwlock_init(&c->lock, NULL);
+	c->cache.dir = strdup(symdir);
+	if (!c->cache.dir) {
+		free(c);
+		return -ENOMEM;
+	}
+	/* the store's symbols only: no binaries, no debug directories
+	 * (symmod_open is given no path), no debuginfod inside symmod */
+	c->mo.cache = &c->cache;
+	c->mo.no_debuginfod = 1;
+	if (urls && *urls) {
+		/* libdebuginfod reads its servers from the environment */
+		setenv("DEBUGINFOD_URLS", urls, 1);
+		c->debuginfod = 1;
+	}
+	*out = c;
+	return 0;
+}
+
+static void symframes_free(struct symframes *f)
+{
+	unsigned i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n; i++)
+		free(f->f[i].name);
+	free(f);
+}
+
+void zs_symcache_free(struct zs_symcache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_frames; i++)
+		symframes_free(c->frames[i]);
+	free(c->frames);
+	for (i = 0; i < c->nr_mods; i++)
+		symmod_free(c->mods[i].m);
+	free(c->mods);
+	free(c->cache.dir);
+	pthread_rwlock_destroy(&c->lock);
+	free(c);
+}
+
+static int bid_eq(const struct prof_build_id *a, const struct prof_build_id *b)
+{
+	return a->len == b->len && !memcmp(a->data, b->data, a->len);
+}
+
+void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	for (i = 0; i < c->nr_frames; i++)
+		if (c->frames[i] && c->frames[i]->bid.len && bid_eq(&c->frames[i]->bid, bid)) {
+			symframes_free(c->frames[i]);
+			c->frames[i] = NULL;
+		}
+	for (i = 0; i < c->nr_mods; i++)
+		if (bid_eq(&c->mods[i].bid, bid)) {
+			symmod_free(c->mods[i].m);
+			c->mods[i] = c->mods[--c->nr_mods];
+			break;
+		}
+	pthread_rwlock_unlock(&c->lock);
+}
+
+/* PT_LOAD segments of an ELF file (fetched by us from debuginfod). */
+static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
+{
+	size_t i, n;
+	Elf *e;
+	int fd;
+
+	m->nr_segs = 0;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
+		for (i = 0; i < n && m->nr_segs < 16; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			m->segs[m->nr_segs].off = ph.p_offset;
+			m->segs[m->nr_segs].vaddr = ph.p_vaddr;
+			m->segs[m->nr_segs].size = ph.p_filesz ? ph.p_filesz : ph.p_memsz;
+			m->nr_segs++;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return m->nr_segs;
+}
+
+/* The debug file of bid from the configured debuginfod servers, turned
+ * into GSYM and kept in the store. 0 when stored. Called with c->lock
+ * held for writing: the store's put must not drop (c->lock again). */
+static int fetch_debuginfod(struct zs_symcache *c, const struct prof_build_id *bid)
+{
+	struct symmod_opts xo = { .no_debuginfod = 1 };
+	struct zs_symbol_meta meta = { 0 };
+	char *path = NULL, tmp[4096], hex[41];
+	enum symq q = SYMQ_NONE;
+	int err, fd, created;
+
+	err = zt_debuginfod_find(bid, 0, NULL, NULL, &path);
+	if (err)
+		return err;
+	elf_segments(path, &meta);
+	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_store_tmpdir(c->s));
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(path);
+		return -errno;
+	}
+	close(fd);
+	err = symmod_extract(&xo, path, tmp, &q);
+	free(path);
+	if (err) {
+		unlink(tmp);
+		return err;
+	}
+	meta.quality = (int)q;
+	prof_build_id_hex(bid, hex);
+	return zs_symbol_put_nodrop(c->s, hex, tmp, &meta, 1, &created, NULL, 0);
+}
+
+/* The symbols of bid (c->lock held for writing). NULL: none. */
+static struct symmod *get_mod(struct zs_symcache *c, const struct prof_build_id *bid)
+{
+	struct symmod *m = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nr_mods; i++)
+		if (bid_eq(&c->mods[i].bid, bid))
+			return c->mods[i].m;
+	if (symmod_open(&c->mo, NULL, bid, &m))
+		return NULL;
+	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found") &&
+	    c->debuginfod && !fetch_debuginfod(c, bid)) {
+		symmod_free(m);
+		m = NULL;
+		if (symmod_open(&c->mo, NULL, bid, &m))
+			return NULL;
+	}
+	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found")) {
+		symmod_free(m);
+		m = NULL; /* remembered: not asked again until symbols are put */
+	}
+	if (ZT_GROW(c->mods, c->cap_mods, c->nr_mods + 1)) {
+		symmod_free(m);
+		return NULL;
+	}
+	c->mods[c->nr_mods++] = (struct symmod_ent){ *bid, m };
+	return m;
+}
+
+static struct symframes *sf_new(unsigned n)
+{
+	return calloc(1, sizeof(struct symframes) + n * sizeof(struct dframe));
+}
+
+/* A shown frame: name and module in one allocation. */
+static int df_set(struct dframe *d, const char *name, const char *module, uint8_t kind)
+{
+	size_t nl = strlen(name), ml = strlen(module);
+
+	d->name = malloc(nl + ml + 2);
+	if (!d->name)
+		return -ENOMEM;
+	memcpy(d->name, name, nl + 1);
+	memcpy(d->name + nl + 1, module, ml + 1);
+	d->module = d->name + nl + 1;
+	d->kind = kind;
+	return 0;
+}
+
+/* "[module+0x1f0]" as zt_frame_name() makes it. */
+static void unresolved_name(char *buf, size_t n, const char *mod, uint64_t off, int kernel)
+{
+	size_t ml = strlen(mod);
+
+	if (!kernel && !strcmp(mod, "[unknown]"))
+		snprintf(buf, n, "[unknown]");
+	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')
+		snprintf(buf, n, "[%.*s+0x%llx]", (int)(ml - 2), mod + 1, (unsigned long long)off);
+	else
+		snprintf(buf, n, "[%s+0x%llx]", mod, (unsigned long long)off);
+}
+
+static struct symframes *symbolize(struct zs_symcache *c, const uint8_t *key, size_t len)
+{
+	struct symframes *sf = NULL;
+	struct zs_fkey k;
+	char buf[512];
+	unsigned i;
+
+	if (zs_fkey_decode(key, len, &k))
+		k = (struct zs_fkey){ .kind = ZS_FK_UNRESOLVED, .module = "[damaged]" };
+	if (k.kind == ZS_FK_ADDR) {
+		struct symmod *m = get_mod(c, &k.bid);
+		struct fi_result r;
+
+		if (m && !symmod_lookup_offset(m, k.off, &r) && r.n) {
+			if (!(sf = sf_new(r.n)))
+				return NULL;
+			sf->bid = k.bid;
+			sf->n = r.n;
+			for (i = 0; i < r.n; i++) {
+				const char *nm = r.locs[i].name ? r.locs[i].name : "";
+				char *dm = zt_demangle(nm, 0);
+				int err = df_set(&sf->f[i], dm ? dm : nm, k.module,
+						 i + 1 < r.n ? FLAME_INLINED : FLAME_USER);
+
+				free(dm);
+				if (err) {
+					symframes_free(sf);
+					return NULL;
+				}
+			}
+			return sf;
+		}
+		if (!(sf = sf_new(1)))
+			return NULL;
+		sf->bid = k.bid;
+		sf->n = 1;
+		unresolved_name(buf, sizeof(buf), k.module, k.off, 0);
+		if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
+			free(sf);
+			return NULL;
+		}
+		return sf;
+	}
+	if (!(sf = sf_new(1)))
+		return NULL;
+	sf->n = 1;
+	if (k.kind == ZS_FK_NAMED) {
+		uint8_t kind = k.flags & ZS_FF_ROOT ? FLAME_PROCESS : k.flags & ZS_FF_KERNEL ? FLAME_KERNEL
+			: k.flags & ZS_FF_JIT ? FLAME_JIT : k.flags & ZS_FF_INLINED ? FLAME_INLINED
+			: FLAME_USER;
+
+		sf->f[0].root = !!(k.flags & ZS_FF_ROOT);
+		if (df_set(&sf->f[0], k.name, k.module, kind)) {
+			free(sf);
+			return NULL;
+		}
+		return sf;
+	}
+	unresolved_name(buf, sizeof(buf), k.module, k.off, k.flags & ZS_FF_KERNEL);
+	if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
+		free(sf);
+		return NULL;
+	}
+	return sf;
+}
+
+/*
+ * Symbolize the frames marked in need[0 .. nr) (stored frame ids) and
+ * return with c->lock held for reading, every one of them in c->frames.
+ * 0 or -ENOMEM (lock not held).
+ */
+static int symcache_fill(struct zs_symcache *c, const struct zs_mem *m, const uint8_t *need,
+			 size_t nr)
+{
+	uint64_t made = 0, hits = 0;
+
+	for (;;) {
+		size_t i, miss = 0;
+
+		pthread_rwlock_rdlock(&c->lock);
+		for (i = 0; i < nr && !miss; i++)
+			miss = need[i] && (i >= c->nr_frames || !c->frames[i]);
+		if (!miss) {
+			for (i = 0; i < nr; i++)
+				hits += need[i];
+			zs_store_count(c->s, made, hits > made ? hits - made : 0);
+			return 0;
+		}
+		pthread_rwlock_unlock(&c->lock);
+		pthread_rwlock_wrlock(&c->lock);
+		if (nr > c->nr_frames) {
+			struct symframes **f = realloc(c->frames, nr * sizeof(*f));
+
+			if (!f) {
+				pthread_rwlock_unlock(&c->lock);
+				return -ENOMEM;
+			}
+			memset(f + c->nr_frames, 0, (nr - c->nr_frames) * sizeof(*f));
+			c->frames = f;
+			c->nr_frames = nr;
+		}
+		for (i = 0; i < nr; i++) {
+			size_t len;
+			const uint8_t *key;
+
+			if (!need[i] || c->frames[i])
+				continue;
+			key = m->keys.data + m->key_off[i];
+			len = (size_t)(m->key_off[i + 1] - m->key_off[i]);
+			c->frames[i] = symbolize(c, key, len);
+			if (!c->frames[i]) {
+				pthread_rwlock_unlock(&c->lock);
+				return -ENOMEM;
+			}
+			made++;
+		}
+		pthread_rwlock_unlock(&c->lock);
+	}
+}
+
+/* ---- merging ------------------------------------------------------------------------ */
+
+/* A selection merged: per stored stack, its samples and weight. */
+struct merged {
+	uint64_t *count, *weight; /* by stack id, nr_stacks of them */
+	uint32_t *stacks;         /* the stacks with samples, in id order */
+	size_t nr_stacks, nr_used;
+	uint64_t profiles, samples, total_weight;
+	int bad;
+};
+
+static void merge_cb(void *ctx, const uint8_t *agg, size_t len)
+{
+	struct merged *mg = ctx;
+	struct zs_agg_cur c = { agg, agg + len, 0 };
+	uint64_t st, cnt, w;
+
+	while (c.p < c.end) {
+		if (zs_agg_next(&c, &st, &cnt, &w)) {
+			mg->bad = 1;
+			return;
+		}
+		if (st >= mg->nr_stacks)
+			continue; /* committed after this query took the tables */
+		mg->count[st] += cnt;
+		mg->weight[st] += w;
+		mg->samples += cnt;
+		mg->total_weight += w;
+	}
+}
+
+static void merged_release(struct merged *mg)
+{
+	free(mg->count);
+	free(mg->weight);
+	free(mg->stacks);
+}
+
+/* Merge the selection (mem read-locked by the caller). */
+static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_selection *sel,
+		 struct merged *mg)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	size_t i;
+	int err, rc;
+
+	memset(mg, 0, sizeof(*mg));
+	mg->nr_stacks = m->nr_stacks;
+	mg->count = calloc(mg->nr_stacks + 1, sizeof(*mg->count));
+	mg->weight = calloc(mg->nr_stacks + 1, sizeof(*mg->weight));
+	if (!mg->count || !mg->weight)
+		return -ENOMEM;
+	if ((err = zs_db_get(s, &db)))
+		return err;
+	err = sel_prepare(db, sel, "rid", 0, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = zs_agg_visit(s, db, sqlite3_column_int64(st, 0), merge_cb, mg);
+		if (err == -ENOENT)
+			err = 0; /* deleted meanwhile */
+		else
+			mg->profiles++;
+	}
+	if (!err) {
+		if (rc != SQLITE_DONE)
+			err = -EIO;
+		sqlite3_finalize(st);
+	}
+	zs_db_put(s, db);
+	if (err)
+		return err;
+	for (i = 0; i < mg->nr_stacks; i++)
+		if (mg->count[i] || mg->weight[i])
+			mg->nr_used++;
+	mg->stacks = malloc((mg->nr_used + 1) * sizeof(*mg->stacks));
+	if (!mg->stacks)
+		return -ENOMEM;
+	for (i = 0, mg->nr_used = 0; i < mg->nr_stacks; i++)
+		if (mg->count[i] || mg->weight[i])
+			mg->stacks[mg->nr_used++] = (uint32_t)i;
+	return 0;
+}
+
+/* A query's view: the tables read-locked, the selection merged, every
+ * frame of its stacks symbolized (the symbol cache read-locked). */
+struct view {
+	struct zs_store *s;
+	const struct zs_mem *m;
+	struct zs_symcache *c;
+	struct merged mg;
+	int locked_c;
+};
+
+static int view_open(struct view *v, struct zs_store *s, const struct zs_selection *sel)
+{
+	uint8_t *need = NULL;
+	size_t i, k;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->s = s;
+	v->c = zs_store_symcache(s);
+	v->m = zs_mem_rdlock(s);
+	err = merge(s, v->m, sel, &v->mg);
+	if (!err && !(need = calloc(v->m->nr_frames + 1, 1)))
+		err = -ENOMEM;
+	for (i = 0; !err && i < v->mg.nr_used; i++) {
+		uint32_t st = v->mg.stacks[i];
+
+		for (k = v->m->soff[st]; k < v->m->soff[st + 1]; k++)
+			need[v->m->sfr[k]] = 1;
+	}
+	if (!err)
+		err = symcache_fill(v->c, v->m, need, v->m->nr_frames);
+	if (!err)
+		v->locked_c = 1;
+	free(need);
+	return err;
+}
+
+static void view_close(struct view *v)
+{
+	if (v->locked_c)
+		pthread_rwlock_unlock(&v->c->lock);
+	merged_release(&v->mg);
+	if (v->m)
+		zs_mem_unlock(v->s);
+}
+
+static inline const struct symframes *view_frame(const struct view *v, uint32_t fid)
+{
+	return v->c->frames[fid];
+}
+
+/* ---- top ----------------------------------------------------------------------------- */
+
+struct func {
+	const char *name, *module;
+	uint64_t self, children;
+	size_t seen; /* the stack that counted it last, + 1 */
+};
+
+struct top {
+	struct func *f;
+	size_t nr, cap;
+	struct zt_htab h;
+};
+
+static inline uint64_t func_hash(const char *name, const char *module)
+{
+	return zt_hash_mix(zt_hash_str(name), zt_hash_str(module));
+}
+
+static inline uint64_t func_hash_at(const void *ctx, uint32_t i)
+{
+	const struct top *t = ctx;
+
+	return func_hash(t->f[i].name, t->f[i].module);
+}
+
+static struct func *top_func(struct top *t, const struct dframe *d)
+{
+	uint64_t h = func_hash(d->name, d->module);
+	size_t j;
+	uint32_t i;
+
+	if (zt_htab_reserve(&t->h, 1, func_hash_at, t))
+		return NULL;
+	for (j = zt_htab_first(&t->h, h); zt_htab_get(&t->h, j, &i); j = zt_htab_next(&t->h, j))
+		if (!strcmp(t->f[i].name, d->name) && !strcmp(t->f[i].module, d->module))
+			return &t->f[i];
+	if (ZT_GROW(t->f, t->cap, t->nr + 1))
+		return NULL;
+	t->f[t->nr] = (struct func){ d->name, d->module, 0, 0, 0 };
+	zt_htab_set(&t->h, j, (uint32_t)t->nr);
+	return &t->f[t->nr++];
+}
+
+static int func_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct func *x = a, *y = b;
+	enum zs_sort key = *(const enum zs_sort *)ctx;
+	uint64_t kx = key == ZS_SORT_SELF ? x->self : x->children,
+		 ky = key == ZS_SORT_SELF ? y->self : y->children;
+	uint64_t sx = key == ZS_SORT_SELF ? x->children : x->self,
+		 sy = key == ZS_SORT_SELF ? y->children : y->self;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return strcmp(x->name, y->name) ?: strcmp(x->module, y->module);
+}
+
+int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limit,
+		 enum zs_sort sort, struct zbuf *json)
+{
+	struct top t = { 0 };
+	struct view v;
+	size_t i, k;
+	char num[96];
+	int err;
+
+	err = view_open(&v, s, sel);
+	for (i = 0; !err && i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+		uint64_t c = v.mg.count[st];
+		int leaf = 1;
+
+		for (k = v.m->soff[st]; k < v.m->soff[st + 1] && !err; k++) {
+			const struct symframes *sf = view_frame(&v, v.m->sfr[k]);
+			unsigned j;
+
+			for (j = 0; j < sf->n; j++) {
+				struct func *f;
+
+				if (sf->f[j].root)
+					continue;
+				if (!(f = top_func(&t, &sf->f[j]))) {
+					err = -ENOMEM;
+					break;
+				}
+				if (leaf)
+					f->self += c;
+				leaf = 0;
+				if (f->seen != i + 1) {
+					f->children += c;
+					f->seen = i + 1;
+				}
+			}
+		}
+	}
+	if (!err) {
+		if (t.nr)
+			qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
+		snprintf(num, sizeof(num), "{\"profiles\":%llu,\"samples\":%llu,\"weight\":%llu,",
+			 (unsigned long long)v.mg.profiles, (unsigned long long)v.mg.samples,
+			 (unsigned long long)v.mg.total_weight);
+		zbuf_put(json, num, strlen(num));
+		zbuf_put(json, "\"functions\":[", 13);
+		for (i = 0; i < t.nr && (!limit || i < limit); i++) {
+			if (i)
+				zbuf_put_u8(json, ',');
+			zbuf_put_u8(json, '{');
+			json_kv_str(json, "name", t.f[i].name, 0);
+			json_kv_str(json, "module", t.f[i].module, 1);
+			json_kv_int(json, "self", (int64_t)t.f[i].self);
+			json_kv_int(json, "children", (int64_t)t.f[i].children);
+			zbuf_put_u8(json, '}');
+		}
+		zbuf_put(json, "]}", 2);
+		if (json->err)
+			err = -ENOMEM;
+	}
+	view_close(&v);
+	free(t.f);
+	zt_htab_release(&t.h);
+	return err;
+}
+
+/* ---- stacks root first ------------------------------------------------------------ */
+
+/* The shown frames of stored stack st, root (thread name) first, leaf
+ * last, into *out (grown as needed). The number, or -ENOMEM. */
+static long stack_frames(const struct view *v, uint32_t st, const struct dframe ***out,
+			 size_t *cap)
+{
+	size_t n = 0, k;
+
+	for (k = v->m->soff[st + 1]; k-- > v->m->soff[st];) {
+		const struct symframes *sf = view_frame(v, v->m->sfr[k]);
+		unsigned j;
+
+		if (ZT_GROW(*out, *cap, n + sf->n))
+			return -ENOMEM;
+		for (j = sf->n; j-- > 0;)
+			(*out)[n++] = &sf->f[j];
+	}
+	return (long)n;
+}
+
+/* A name in folded text: ';' would split it, control characters and
+ * newlines would break lines. */
+static void folded_name(struct zbuf *b, const char *s, int root)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		zbuf_put_u8(b, c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : root && c == ' ' ? '_' : c);
+	}
+}
+
+static int zbuf_write(void *ctx, const void *buf, size_t n)
+{
+	struct zbuf *b = ctx;
+
+	zbuf_put(b, buf, n);
+	return b->err;
+}
+
+int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct zbuf *text)
+{
+	const struct dframe **fr = NULL;
+	struct folded_set fs;
+	struct zbuf line;
+	size_t cap = 0, i;
+	struct view v;
+	long n, k;
+	int err;
+
+	folded_set_init(&fs);
+	zbuf_init(&line);
+	err = view_open(&v, s, sel);
+	for (i = 0; !err && i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+
+		if (!v.mg.count[st])
+			continue;
+		n = stack_frames(&v, st, &fr, &cap);
+		if (n < 0) {
+			err = (int)n;
+			break;
+		}
+		zbuf_reset(&line);
+		for (k = 0; k < n; k++) {
+			if (k)
+				zbuf_put_u8(&line, ';');
+			folded_name(&line, fr[k]->name, fr[k]->root);
+		}
+		zbuf_put_u8(&line, 0);
+		err = line.err ? -ENOMEM : folded_set_add(&fs, (const char *)line.data, v.mg.count[st]);
+	}
+	if (!err)
+		err = folded_set_write(&fs, zbuf_write, text) ? -ENOMEM : 0;
+	view_close(&v);
+	free(fr);
+	zbuf_release(&line);
+	folded_set_release(&fs);
+	return err;
+}
+
+/* ---- flame graphs --------------------------------------------------------------------- */
+
+static int flame_add_view(struct flame *f, const struct view *v, int which)
+{
+	const struct dframe **fr = NULL;
+	struct flame_frame *ff = NULL;
+	size_t cap = 0, fcap = 0, i;
+	long n, k;
+	int err = 0;
+
+	for (i = 0; !err && i < v->mg.nr_used; i++) {
+		uint32_t st = v->mg.stacks[i];
+
+		if (!v->mg.count[st])
+			continue;
+		n = stack_frames(v, st, &fr, &cap);
+		if (n < 0 || ZT_GROW(ff, fcap, (size_t)n + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (k = 0; k < n; k++)
+			ff[k] = (struct flame_frame){ fr[k]->name,
+						      fr[k]->module[0] ? fr[k]->module : NULL, NULL,
+						      (enum flame_kind)fr[k]->kind };
+		err = flame_add_stack(f, ff, (size_t)n, v->mg.count[st], which);
+	}
+	free(fr);
+	free(ff);
+	return err;
+}
+
+static int flame_svg(struct flame *f, const struct zs_flame_opts *o, int diff, struct zbuf *svg)
+{
+	struct flame_svg_opts so = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	so.title = o ? o->title : NULL;
+	so.width = o ? o->width : 0;
+	so.minwidth = o ? o->minwidth : -1;
+	so.inverted = o ? o->inverted : 0;
+	so.diff = diff;
+	so.unit = "samples";
+	err = flame_write_svg(f, out, &so);
+	if (fclose(out) && !err)
+		err = -ENOMEM;
+	if (!err) {
+		zbuf_put(svg, buf, len);
+		err = svg->err ? -ENOMEM : 0;
+	}
+	free(buf);
+	return err;
+}
+
+int zs_query_flame(struct zs_store *s, const struct zs_selection *sel,
+		   const struct zs_flame_opts *o, struct zbuf *svg)
+{
+	struct flame f;
+	struct view v;
+	int err;
+
+	if (flame_init(&f))
+		return -ENOMEM;
+	err = view_open(&v, s, sel);
+	if (!err)
+		err = flame_add_view(&f, &v, 0);
+	view_close(&v);
+	if (!err)
+		err = flame_svg(&f, o, 0, svg);
+	flame_release(&f);
+	return err;
+}
+
+int zs_query_diff(struct zs_store *s, const struct zs_selection *a, const struct zs_selection *b,
+		  const struct zs_flame_opts *o, struct zbuf *svg)
+{
+	struct flame f;
+	struct view v;
+	int err;
+
+	if (flame_init(&f))
+		return -ENOMEM;
+	/* one view at a time: each holds the store's read locks */
+	err = view_open(&v, s, b);
+	if (!err)
+		err = flame_add_view(&f, &v, 0);
+	view_close(&v);
+	if (!err) {
+		err = view_open(&v, s, a);
+		if (!err)
+			err = flame_add_view(&f, &v, 1);
+		view_close(&v);
+	}
+	if (!err)
+		err = flame_svg(&f, o, 1, svg);
+	flame_release(&f);
+	return err;
+}
+
+/* ---- pprof --------------------------------------------------------------------------- */
+
+typedef Perftools__Profiles__Profile PProfile;
+
+struct ppw {
+	PProfile p;
+	struct zt_htab shash, fhash;
+	char **strs;
+	size_t nr_strs, cap_strs;
+	Perftools__Profiles__Function *funcs;
+	Perftools__Profiles__Function **fptrs;
+	size_t nr_funcs, cap_funcs;
+	uint64_t *loc_of; /* per stored frame id: location id, 0: none yet */
+	Perftools__Profiles__Location *locs;
+	Perftools__Profiles__Line *lines;
+	size_t nr_locs, cap_locs, nr_lines, cap_lines;
+};
+
+static inline uint64_t str_hash_at(const void *ctx, uint32_t i)
+{
+	return zt_hash_str(((const struct ppw *)ctx)->strs[i]);
+}
+
+static int64_t pp_str(struct ppw *w, const char *s)
+{
+	size_t j;
+	uint32_t i;
+
+	if (zt_htab_reserve(&w->shash, 1, str_hash_at, w))
+		return -1;
+	for (j = zt_htab_first(&w->shash, zt_hash_str(s)); zt_htab_get(&w->shash, j, &i);
+	     j = zt_htab_next(&w->shash, j))
+		if (!strcmp(w->strs[i], s))
+			return i;
+	if (ZT_GROW(w->strs, w->cap_strs, w->nr_strs + 1))
+		return -1;
+	w->strs[w->nr_strs] = (char *)s; /* borrowed from the view */
+	zt_htab_set(&w->shash, j, (uint32_t)w->nr_strs);
+	return (int64_t)w->nr_strs++;
+}
+
+static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
+{
+	const struct ppw *w = ctx;
+
+	return zt_hash_pair((uint64_t)w->funcs[i].name, (uint64_t)w->funcs[i].filename);
+}
+
+/* The function id of (name, module): module goes in the file name. */
+static uint64_t pp_func(struct ppw *w, const struct dframe *d)
+{
+	int64_t name = pp_str(w, d->name), mod = pp_str(w, d->module);
+	size_t j;
+	uint32_t i;
+
+	if (name < 0 || mod < 0 || zt_htab_reserve(&w->fhash, 1, fn_hash_at, w))
+		return 0;
+	for (j = zt_htab_first(&w->fhash, zt_hash_pair((uint64_t)name, (uint64_t)mod));
+	     zt_htab_get(&w->fhash, j, &i); j = zt_htab_next(&w->fhash, j))
+		if (w->funcs[i].name == name && w->funcs[i].filename == mod)
+			return w->funcs[i].id;
+	if (ZT_GROW(w->funcs, w->cap_funcs, w->nr_funcs + 1))
+		return 0;
+	perftools__profiles__function__init(&w->funcs[w->nr_funcs]);
+	w->funcs[w->nr_funcs].id = w->nr_funcs + 1;
+	w->funcs[w->nr_funcs].name = name;
+	w->funcs[w->nr_funcs].system_name = name;
+	w->funcs[w->nr_funcs].filename = mod;
+	zt_htab_set(&w->fhash, j, (uint32_t)w->nr_funcs);
+	return ++w->nr_funcs;
+}
+
+static int gzip_buf(const void *in, size_t len, struct zbuf *out)
+{
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	if (zbuf_reserve(out, deflateBound(&z, len))) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out->data + out->len;
+	z.avail_out = (uInt)(out->cap - out->len);
+	zr = deflate(&z, Z_FINISH);
+	out->len += z.total_out;
+	deflateEnd(&z);
+	return zr == Z_STREAM_END ? 0 : -EIO;
+}
+
+int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zbuf *gz)
+{
+	Perftools__Profiles__ValueType vt[2], *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Sample *samples = NULL, **sptrs = NULL;
+	Perftools__Profiles__Location **lptrs = NULL;
+	Perftools__Profiles__Label *labels = NULL, **lbp = NULL;
+	uint64_t *locids = NULL;
+	int64_t *vals = NULL;
+	struct ppw w;
+	struct view v;
+	size_t i, k, nl = 0, ns = 0, nrl = 0;
+	uint8_t *buf = NULL;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	perftools__profiles__profile__init(&w.p);
+	err = view_open(&v, s, sel);
+	if (err)
+		goto out;
+	if (pp_str(&w, "") < 0)
+		goto nomem;
+	w.loc_of = calloc(v.m->nr_frames + 1, sizeof(*w.loc_of));
+	for (i = 0; i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+
+		nl += v.m->soff[st + 1] - v.m->soff[st];
+	}
+	samples = calloc(v.mg.nr_used + 1, sizeof(*samples));
+	sptrs = calloc(v.mg.nr_used + 1, sizeof(*sptrs));
+	labels = calloc(v.mg.nr_used + 1, sizeof(*labels));
+	lbp = calloc(v.mg.nr_used + 1, sizeof(*lbp));
+	vals = calloc(2 * v.mg.nr_used + 1, sizeof(*vals));
+	locids = calloc(nl + 1, sizeof(*locids));
+	if (!w.loc_of || !samples || !sptrs || !labels || !lbp || !vals || !locids)
+		goto nomem;
+	/* locations first (their arrays must not move once pointed to) */
+	for (i = 0; i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+
+		for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
+			uint32_t fid = v.m->sfr[k];
+			const struct symframes *sf = view_frame(&v, fid);
+
+			if (w.loc_of[fid] || sf->f[0].root)
+				continue;
+			if (ZT_GROW(w.locs, w.cap_locs, w.nr_locs + 1) ||
+			    ZT_GROW(w.lines, w.cap_lines, w.nr_lines + sf->n))
+				goto nomem;
+			w.loc_of[fid] = ++w.nr_locs;
+			w.nr_lines += sf->n;
+		}
+	}
+	lptrs = calloc(w.nr_locs + 1, sizeof(*lptrs));
+	if (!lptrs || !(w.p.location = calloc(w.nr_locs + 1, sizeof(*w.p.location))))
+		goto nomem;
+	{
+		Perftools__Profiles__Line **lp = calloc(w.nr_lines + 1, sizeof(*lp));
+		size_t li = 0;
+
+		if (!lp)
+			goto nomem;
+		memset(w.loc_of, 0, (v.m->nr_frames + 1) * sizeof(*w.loc_of));
+		for (i = 0; i < v.mg.nr_used; i++) {
+			uint32_t st = v.mg.stacks[i];
+
+			for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
+				uint32_t fid = v.m->sfr[k];
+				const struct symframes *sf = view_frame(&v, fid);
+				Perftools__Profiles__Location *l;
+				unsigned j;
+
+				if (w.loc_of[fid] || sf->f[0].root)
+					continue;
+				l = &w.locs[nrl];
+				perftools__profiles__location__init(l);
+				l->id = nrl + 1;
+				l->n_line = sf->n;
+				l->line = lp + li;
+				for (j = 0; j < sf->n; j++) {
+					perftools__profiles__line__init(&w.lines[li]);
+					w.lines[li].function_id = pp_func(&w, &sf->f[j]);
+					if (!w.lines[li].function_id) {
+						free(lp);
+						goto nomem;
+					}
+					lp[li] = &w.lines[li];
+					li++;
+				}
+				w.p.location[nrl] = l;
+				w.loc_of[fid] = ++nrl;
+			}
+		}
+		w.p.n_location = nrl;
+		/* lp is owned through the locations: freed below */
+		free(lptrs);
+		lptrs = (Perftools__Profiles__Location **)lp;
+	}
+	nl = 0;
+	for (i = 0; i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+		Perftools__Profiles__Sample *sm = &samples[ns];
+		int64_t thread = 0;
+
+		perftools__profiles__sample__init(sm);
+		sm->location_id = locids + nl;
+		for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
+			const struct symframes *sf = view_frame(&v, v.m->sfr[k]);
+
+			if (sf->f[0].root)
+				thread = pp_str(&w, sf->f[0].name);
+			else
+				locids[nl + sm->n_location_id++] = w.loc_of[v.m->sfr[k]];
+		}
+		nl += sm->n_location_id;
+		sm->n_value = 2;
+		sm->value = vals + 2 * ns;
+		sm->value[0] = (int64_t)v.mg.count[st];
+		sm->value[1] = (int64_t)v.mg.weight[st];
+		if (thread > 0) {
+			perftools__profiles__label__init(&labels[ns]);
+			labels[ns].key = pp_str(&w, "thread");
+			labels[ns].str = thread;
+			lbp[ns] = &labels[ns];
+			sm->n_label = 1;
+			sm->label = &lbp[ns];
+		} else if (thread < 0) {
+			goto nomem;
+		}
+		sptrs[ns++] = sm;
+	}
+	perftools__profiles__value_type__init(&vt[0]);
+	perftools__profiles__value_type__init(&vt[1]);
+	vt[0].type = pp_str(&w, "samples");
+	vt[0].unit = pp_str(&w, "count");
+	vt[1].type = pp_str(&w, "weight");
+	vt[1].unit = pp_str(&w, "count");
+	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0)
+		goto nomem;
+	w.p.n_sample_type = 2;
+	w.p.sample_type = vtp;
+	w.p.n_sample = ns;
+	w.p.sample = sptrs;
+	w.fptrs = calloc(w.nr_funcs + 1, sizeof(*w.fptrs));
+	if (!w.fptrs)
+		goto nomem;
+	for (i = 0; i < w.nr_funcs; i++)
+		w.fptrs[i] = &w.funcs[i];
+	w.p.n_function = w.nr_funcs;
+	w.p.function = w.fptrs;
+	w.p.n_string_table = w.nr_strs;
+	w.p.string_table = w.strs;
+	{
+		size_t len = perftools__profiles__profile__get_packed_size(&w.p);
+
+		if (!(buf = malloc(len + 1)))
+			goto nomem;
+		perftools__profiles__profile__pack(&w.p, buf);
+		err = gzip_buf(buf, len, gz);
+	}
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	view_close(&v);
+	free(buf);
+	free(samples);
+	free(sptrs);
+	free(labels);
+	free(lbp);
+	free(vals);
+	free(locids);
+	free(lptrs);
+	free(w.p.location);
+	free(w.locs);
+	free(w.lines);
+	free(w.loc_of);
+	free(w.funcs);
+	free(w.fptrs);
+	free(w.strs);
+	zt_htab_release(&w.shash);
+	zt_htab_release(&w.fhash);
+	return err;
+}

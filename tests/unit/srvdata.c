@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Recordings for the zt serve tests, written in memory. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "formats/ztdata.h"
+#include "libprof/fileio.h"
+#include "tests/unit/srvdata.h"
+
+static const char ksyms[] = "ffffffff81000000 T _text\n"
+			    "ffffffff81001000 T kfunc\n"
+			    "ffffffff81002000 T _etext\n";
+
+static int records(struct ztdata_writer *w, const struct srv_rec_opts *o)
+{
+	static const struct prof_build_id dflt = { 20, { 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 1, 2, 3, 4, 5,
+							 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 } };
+	struct prof_task t = { .ts = 0, .kind = PROF_TASK_COMM, .pid = 100, .tid = 100 };
+	struct prof_mmap app = { .ts = 0, .pid = 100, .tid = 100, .start = 0x400000, .len = 0x100000,
+				 .pgoff = 0, .prot = 5, .path = "/usr/bin/app" };
+	struct prof_mmap lib = { .ts = 0, .pid = 100, .tid = 100, .start = 0x7f0000000000,
+				 .len = 0x10000, .pgoff = 0x2000, .prot = 5,
+				 .path = "/lib/libnobid.so" };
+	uint64_t a = o->off_a ? o->off_a : 0x1000, b = o->off_b ? o->off_b : 0x2000;
+	uint64_t sa[3] = { 0xffffffff81001010ull, 0x400000 + a, 0x400000 + b };
+	uint64_t sb[2] = { 0x7f0000000100ull, 0x7e0000000010ull };
+	uint64_t w0 = 10 + o->variant;
+	unsigned i;
+	int err = 0;
+
+	app.build_id = o->bid ? *o->bid : dflt;
+	snprintf(t.comm, sizeof(t.comm), "app");
+	err |= ztdata_write_meta(w, "hostname", "h1");
+	err |= ztdata_write_meta(w, "cmdline", "zt record -g -- /usr/bin/app x y");
+	err |= ztdata_write_meta(w, "event", "cpu-clock");
+	err |= ztdata_write_meta(w, "time_start", "1000000000");
+	err |= ztdata_write_meta(w, "time_end", "3000000000");
+	err |= ztdata_write_meta(w, "wallclock_start", "1700000000");
+	err |= ztdata_write_task(w, &t);
+	err |= ztdata_write_mmap(w, &app);
+	err |= ztdata_write_mmap(w, &lib);
+	err |= ztdata_write_blob(w, PROF_BLOB_KALLSYMS, UINT32_MAX, 0, ksyms, strlen(ksyms));
+	err |= ztdata_write_blob(w, PROF_BLOB_PERFMAP, 100, 0, "7e0000000000 100 jitfn\n", 23);
+	for (i = 0; i < 3; i++)
+		err |= ztdata_write_sample(w, 1500000000 + i, w0, 100, 100, 0, sa, 1, 2);
+	for (i = 0; i < 2; i++)
+		err |= ztdata_write_sample(w, 1600000000 + i, w0, 100, 100, 0, sb, 0, 2);
+	for (i = 0; i < o->extra_stacks; i++) {
+		uint64_t ips[2] = { 0x400000 + 0x10000 + i, 0x400000 + b };
+
+		err |= ztdata_write_sample(w, 1700000000 + i, w0, 100, 100, 0, ips, 0, 2);
+	}
+	if (o->snapshot) {
+		uint64_t regs[PROF_UREGS] = { 0 };
+		char stack[64] = { 0 };
+
+		err |= ztdata_write_ustack(w, 1, regs, stack, sizeof(stack));
+	}
+	return err ? -EIO : 0;
+}
+
+int srv_recording(struct zbuf *out, const struct srv_rec_opts *o)
+{
+	struct ztdata_writer *w;
+	unsigned char *data = NULL;
+	size_t len = 0;
+	int fd = memfd_create("rec", 0), err;
+
+	if (fd < 0)
+		return -errno;
+	w = ztdata_writer_new(fd);
+	if (!w) {
+		close(fd);
+		return -ENOMEM;
+	}
+	err = records(w, o);
+	if (!err)
+		err = o->unfinished ? ztdata_writer_flush(w) : ztdata_writer_finish(w);
+	ztdata_writer_free(w);
+	if (!err && lseek(fd, 0, SEEK_SET) < 0)
+		err = -errno;
+	if (!err)
+		err = zt_read_fd(fd, 1 << 30, &data, &len);
+	close(fd);
+	if (!err) {
+		zbuf_put(out, data, len);
+		err = out->err;
+	}
+	free(data);
+	return err;
+}

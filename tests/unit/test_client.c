@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * net/client: requests against a real HTTP server on loopback (a small one
+ * in a thread of this test, answering from a script): 503 then 201 is
+ * retried, 400 is not, Retry-After is honoured and capped, a refused
+ * connection is retried and then given up, the token goes in a header.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "net/client.h"
+
+#define MAX_SCRIPT 8
+
+struct answer {
+	int status;
+	const char *headers; /* more header lines, each ending in \r\n, or NULL */
+	const char *body;
+};
+
+struct server {
+	int fd, port;
+	pthread_t thread;
+	struct answer script[MAX_SCRIPT];
+	int nr_script, served;
+	/* what the requests held */
+	char first_line[MAX_SCRIPT][256];
+	char auth[MAX_SCRIPT][256];
+	size_t body_len[MAX_SCRIPT];
+	char body[MAX_SCRIPT][256];
+	uint64_t at_ms[MAX_SCRIPT];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 400:
+		return "Bad Request";
+	case 429:
+		return "Too Many Requests";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Whatever";
+	}
+}
+
+/* One request on c: its head, then Content-Length bytes of body. */
+static void serve_one(struct server *s, int c, int i)
+{
+	char buf[65536], out[2048];
+	size_t n = 0, clen = 0, have;
+	char *end = NULL, *l;
+	const struct answer *a = &s->script[i];
+	ssize_t k;
+	int m;
+
+	while (n < sizeof(buf) - 1 && !end) {
+		k = read(c, buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			return;
+		n += (size_t)k;
+		buf[n] = 0;
+		end = strstr(buf, "\r\n\r\n");
+	}
+	if (!end)
+		return;
+	s->at_ms[i] = now_ms();
+	snprintf(s->first_line[i], sizeof(s->first_line[i]), "%.*s", (int)strcspn(buf, "\r\n"),
+		 buf);
+	for (l = buf; l && l < end; l = strstr(l, "\r\n") ? strstr(l, "\r\n") + 2 : NULL) {
+		if (!strncasecmp(l, "Content-Length:", 15))
+			clen = strtoul(l + 15, NULL, 10);
+		if (!strncasecmp(l, "Authorization:", 14))
+			snprintf(s->auth[i], sizeof(s->auth[i]), "%.*s",
+				 (int)strcspn(l + 15, "\r\n"), l + 15);
+	}
+	have = n - (size_t)(end + 4 - buf);
+	memmove(buf, end + 4, have);
+	while (have < clen && have < sizeof(buf) - 1) {
+		k = read(c, buf + have, sizeof(buf) - 1 - have);
+		if (k <= 0)
+			break;
+		have += (size_t)k;
+	}
+	s->body_len[i] = have;
+	snprintf(s->body[i], sizeof(s->body[i]), "%.*s", (int)have, buf);
+	m = snprintf(out, sizeof(out),
+		     "HTTP/1.1 %d %s\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n%s",
+		     a->status, reason(a->status), a->body ? strlen(a->body) : 0,
+		     a->headers ? a->headers : "", a->body ? a->body : "");
+	if (write(c, out, (size_t)m) != m)
+		return;
+}
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+	int i;
+
+	for (i = 0; i < s->nr_script; i++) {
+		int c = accept(s->fd, NULL, NULL);
+
+		if (c < 0)
+			break;
+		serve_one(s, c, i);
+		s->served = i + 1;
+		shutdown(c, SHUT_WR);
+		close(c);
+	}
+	return NULL;
+}
+
+/* A listening socket on 127.0.0.1 (an ephemeral port). */
+static int listen_loopback(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void server_start(struct server *s, const struct answer *script, int n)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->script, script, (size_t)n * sizeof(*script));
+	s->nr_script = n;
+	s->fd = listen_loopback(&s->port);
+	assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+	/* unblock accept() when the client made fewer requests than scripted */
+	shutdown(s->fd, SHUT_RDWR);
+	pthread_join(s->thread, NULL);
+	close(s->fd);
+}
+
+struct retries {
+	int calls;
+	unsigned delays[16];
+	char why[16][128];
+};
+
+static void on_retry(void *ctx, int attempt, unsigned delay_ms, const char *why)
+{
+	struct retries *r = ctx;
+
+	if (r->calls < 16) {
+		r->delays[r->calls] = delay_ms;
+		snprintf(r->why[r->calls], sizeof(r->why[0]), "%s", why);
+	}
+	r->calls++;
+}
+
+static struct zt_http *client(int port, int tries, unsigned backoff, unsigned max_delay,
+			      struct retries *r)
+{
+	struct zt_http_opts o = {0};
+	struct zt_http *h;
+	char url[64], msg[256];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+	o.base_url = url;
+	o.token = "t0ken-secret";
+	o.tries = tries;
+	o.backoff_ms = backoff;
+	o.max_delay_ms = max_delay;
+	o.connect_timeout_ms = 2000;
+	o.timeout_ms = 10000;
+	o.on_retry = on_retry;
+	o.retry_ctx = r;
+	assert_int_equal(zt_http_new(&o, &h, msg, sizeof(msg)), 0);
+	return h;
+}
+
+static void test_503_then_201(void **state)
+{
+	static const struct answer script[] = {
+		{503, NULL, "{\"error\":\"busy\"}"},
+		{201, "ETag: \"abc\"\r\n", "{\"id\":\"x\"}"},
+	};
+	static const char *const hdrs[] = {"X-Test: 1", NULL};
+	struct zt_http_req req = {"POST", "/api/v1/profiles?label=a=b", hdrs, "hello", 5, 0};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct server s;
+	struct zt_http *h;
+	char msg[256];
+
+	server_start(&s, script, 2);
+	h = client(s.port, 3, 10, 1000, &r);
+	zt_http_resp_init(&resp);
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_int_equal(resp.status, 201);
+	assert_int_equal(resp.tries, 2);
+	assert_int_equal(r.calls, 1);
+	assert_true(r.delays[0] >= 5 && r.delays[0] <= 10);
+	assert_non_null(strstr(r.why[0], "503"));
+	assert_string_equal(resp.etag, "\"abc\"");
+	assert_int_equal(resp.body.len, 10);
+	assert_memory_equal(resp.body.data, "{\"id\":\"x\"}", 10);
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+	server_stop(&s);
+	assert_int_equal(s.served, 2);
+	/* the same request both times: body, path, token in the header */
+	assert_string_equal(s.first_line[0], "POST /api/v1/profiles?label=a=b HTTP/1.1");
+	assert_string_equal(s.first_line[1], s.first_line[0]);
+	assert_string_equal(s.body[1], "hello");
+	assert_string_equal(s.auth[0], "Bearer t0ken-secret");
+	assert_null(strstr(s.first_line[0], "t0ken"));
+}
+
+static void test_400_not_retried(void **state)
+{
+	static const struct answer script[] = {
+		{400, NULL, "{\"error\":\"not a zt.data file\"}"},
+		{201, NULL, "{}"},
+	};
+	struct zt_http_req req = {"PUT", "/api/v1/symbols/ab", NULL, "x", 1, 0};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct server s;
+	struct zt_http *h;
+	char msg[256];
+
+	server_start(&s, script, 2);
+	h = client(s.port, 5, 10, 1000, &r);
+	zt_http_resp_init(&resp);
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_int_equal(resp.status, 400);
+	assert_int_equal(resp.tries, 1);
+	assert_int_equal(r.calls, 0);
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+	server_stop(&s);
+	assert_int_equal(s.served, 1);
+	assert_string_equal(s.first_line[0], "PUT /api/v1/symbols/ab HTTP/1.1");
+}
+
+static void test_retry_after(void **state)
+{
+	static const struct answer script[] = {
+		{429, "Retry-After: 1\r\n", NULL},
+		{200, NULL, "ok"},
+	};
+	struct zt_http_req req = {"GET", "/healthz", NULL, NULL, 0, 0};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct server s;
+	struct zt_http *h;
+	char msg[256];
+
+	server_start(&s, script, 2);
+	/* the backoff alone would wait 10 ms: the server's 1 s wins */
+	h = client(s.port, 3, 10, 5000, &r);
+	zt_http_resp_init(&resp);
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_int_equal(resp.status, 200);
+	assert_int_equal(resp.tries, 2);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.delays[0], 1000);
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+	server_stop(&s);
+	assert_true(s.at_ms[1] - s.at_ms[0] >= 950);
+}
+
+static void test_retry_after_capped(void **state)
+{
+	static const struct answer script[] = {
+		{503, "Retry-After: 3600\r\n", NULL},
+		{503, "Retry-After: 3600\r\n", "{\"error\":\"down for maintenance\"}"},
+	};
+	struct zt_http_req req = {"GET", "/x", NULL, NULL, 0, 0};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct server s;
+	struct zt_http *h;
+	uint64_t t0;
+	char msg[256];
+
+	server_start(&s, script, 2);
+	h = client(s.port, 2, 10, 200, &r);
+	zt_http_resp_init(&resp);
+	t0 = now_ms();
+	/* an answer came: 0, with the last 503 for the caller to judge */
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_true(now_ms() - t0 < 3000);
+	assert_int_equal(resp.status, 503);
+	assert_int_equal(resp.tries, 2);
+	assert_int_equal(resp.retry_after, 3600);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.delays[0], 200);
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+	server_stop(&s);
+}
+
+static void test_refused(void **state)
+{
+	struct zt_http_req req = {"POST", "/api/v1/profiles", NULL, "abc", 3, 0};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct zt_http *h;
+	char msg[256];
+	int port, fd;
+
+	/* a port nothing listens on: bound, then closed */
+	fd = listen_loopback(&port);
+	close(fd);
+	h = client(port, 3, 10, 1000, &r);
+	zt_http_resp_init(&resp);
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), -ECONNREFUSED);
+	assert_int_equal(resp.tries, 3);
+	assert_int_equal(r.calls, 2);
+	assert_true(r.delays[0] >= 5 && r.delays[0] <= 10);
+	assert_true(r.delays[1] >= 10 && r.delays[1] <= 20);
+	assert_true(msg[0] != 0);
+	assert_null(strstr(msg, "t0ken"));
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+}
+
+static void test_backoff(void **state)
+{
+	uint64_t rnd;
+	int n;
+
+	for (rnd = 0; rnd < 1000; rnd += 7) {
+		for (n = 1; n < 40; n++) {
+			unsigned d =
+				zt_http_backoff(500, 30000, n, -1, rnd * 0x9e3779b97f4a7c15ull);
+			unsigned full = n >= 7 ? 30000 : 500u << (n - 1);
+
+			assert_true(d >= full / 2 && d <= full);
+		}
+	}
+	assert_int_equal(zt_http_backoff(500, 30000, 3, 2, 12345), 2000);
+	assert_int_equal(zt_http_backoff(500, 30000, 3, 0, 12345), 0);
+	assert_int_equal(zt_http_backoff(500, 30000, 3, 100000, 12345), 30000);
+	assert_true(zt_http_retryable(503) && zt_http_retryable(500) && zt_http_retryable(429));
+	assert_false(zt_http_retryable(400) || zt_http_retryable(412) || zt_http_retryable(201));
+}
+
+static void test_bad_options(void **state)
+{
+	struct zt_http_opts o = {0};
+	struct zt_http *h = NULL;
+	struct zbuf b;
+	char msg[256];
+
+	assert_int_equal(zt_http_new(&o, &h, msg, sizeof(msg)), -EINVAL);
+	o.base_url = "ftp://x";
+	assert_int_equal(zt_http_new(&o, &h, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "ftp://x"));
+	o.base_url = "http://127.0.0.1:1";
+	o.token = "a\r\nX-Evil: 1";
+	assert_int_equal(zt_http_new(&o, &h, msg, sizeof(msg)), -EINVAL);
+	assert_null(strstr(msg, "Evil")); /* the token is never shown */
+	assert_null(h);
+	zbuf_init(&b);
+	zt_http_escape(&b, "a b/c=d&é~");
+	zbuf_put_u8(&b, 0);
+	assert_string_equal((char *)b.data, "a%20b%2Fc%3Dd%26%C3%A9~");
+	zbuf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_503_then_201), cmocka_unit_test(test_400_not_retried),
+		cmocka_unit_test(test_retry_after),  cmocka_unit_test(test_retry_after_capped),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_bad_options),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

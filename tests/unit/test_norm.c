@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* server/norm: zt.data and pprof bodies to stacks of frame keys, and what is refused. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "formats/profile.pb-c.h"
+#include "server/norm.h"
+#include "tests/unit/srvdata.h"
+
+static void key_of(const struct zs_norm *n, uint32_t f, struct zs_fkey *k)
+{
+	size_t len;
+	const uint8_t *p = zs_norm_key(n, f, &len);
+
+	assert_int_equal(zs_fkey_decode(p, len, k), 0);
+}
+
+/* The stack with count c, its frames decoded into k (at most 8). */
+static const struct zs_nstack *find_stack(const struct zs_norm *n, uint64_t c, struct zs_fkey *k)
+{
+	size_t i, j;
+
+	for (i = 0; i < n->nr_stacks; i++) {
+		if (n->stacks[i].count != c)
+			continue;
+		for (j = 0; j < n->stacks[i].n && j < 8; j++)
+			key_of(n, n->sframes[n->stacks[i].off + j], &k[j]);
+		return &n->stacks[i];
+	}
+	fail_msg("no stack of count %llu", (unsigned long long)c);
+	return NULL;
+}
+
+static void test_ztdata(void **state)
+{
+	struct srv_rec_opts o = { 0 };
+	struct zs_fkey k[8];
+	const struct zs_nstack *s;
+	struct zs_norm n;
+	struct zbuf b;
+	char msg[256];
+
+	zbuf_init(&b);
+	assert_int_equal(srv_recording(&b, &o), 0);
+	zs_norm_init(&n);
+	assert_int_equal(zs_norm_body(&n, b.data, b.len, 0, msg, sizeof(msg)), 0);
+	assert_string_equal(n.format, "zt.data");
+	assert_string_equal(n.host, "h1");
+	assert_string_equal(n.command, "app");
+	assert_string_equal(n.event, "cpu-clock");
+	assert_int_equal(n.time_start, 1700000000);
+	assert_int_equal(n.time_end, 1700000002);
+	assert_int_equal(n.samples, 5);
+	assert_int_equal(n.weight, 50);
+	assert_int_equal(n.nr_stacks, 2);
+	assert_int_equal(n.nr_bids, 1);
+	assert_int_equal(n.bids[0].data[0], 0xaa);
+
+	s = find_stack(&n, 3, k);
+	assert_int_equal(s->n, 4);
+	assert_int_equal(s->weight, 30);
+	assert_int_equal(k[0].kind, ZS_FK_NAMED);
+	assert_true(k[0].flags & ZS_FF_KERNEL);
+	assert_string_equal(k[0].name, "kfunc");
+	assert_string_equal(k[0].module, "[kernel.kallsyms]");
+	assert_int_equal(k[1].kind, ZS_FK_ADDR);
+	assert_int_equal(k[1].off, 0x1000);
+	assert_int_equal(k[1].bid.len, 20);
+	assert_string_equal(k[1].module, "app");
+	assert_int_equal(k[2].off, 0x2000);
+	assert_int_equal(k[3].kind, ZS_FK_NAMED);
+	assert_true(k[3].flags & ZS_FF_ROOT);
+	assert_string_equal(k[3].name, "app");
+
+	s = find_stack(&n, 2, k);
+	assert_int_equal(s->n, 3);
+	assert_int_equal(k[0].kind, ZS_FK_UNRESOLVED);
+	assert_string_equal(k[0].module, "libnobid.so");
+	assert_int_equal(k[0].off, 0x2100);
+	assert_int_equal(k[1].kind, ZS_FK_NAMED);
+	assert_true(k[1].flags & ZS_FF_JIT);
+	assert_string_equal(k[1].name, "jitfn");
+	assert_string_equal(k[1].module, "[JIT] tid 100");
+	zs_norm_release(&n);
+	zbuf_release(&b);
+}
+
+static void expect_bad(const void *p, size_t len, int err, const char *needle)
+{
+	struct zs_norm n;
+	char msg[256];
+
+	zs_norm_init(&n);
+	assert_int_equal(zs_norm_body(&n, p, len, 0, msg, sizeof(msg)), err);
+	if (needle && !strstr(msg, needle))
+		fail_msg("message '%s' lacks '%s'", msg, needle);
+	zs_norm_release(&n);
+}
+
+static void test_ztdata_refused(void **state)
+{
+	struct srv_rec_opts o = { 0 };
+	struct zbuf b;
+	uint8_t *c;
+
+	zbuf_init(&b);
+	assert_int_equal(srv_recording(&b, &o), 0);
+	expect_bad(b.data, b.len - 7, -EBADMSG, "incomplete");            /* truncated */
+	c = malloc(b.len);
+	memcpy(c, b.data, b.len);
+	c[b.len / 2] ^= 0x5a; /* a chunk fails its checksum */
+	expect_bad(c, b.len, -EBADMSG, NULL);
+	memcpy(c, b.data, b.len);
+	c[0] = 'X'; /* wrong magic: not zt.data, and not pprof either */
+	expect_bad(c, b.len, -EMEDIUMTYPE, "not a zt.data or pprof");
+	free(c);
+	expect_bad("", 0, -EMEDIUMTYPE, NULL);
+
+	zbuf_reset(&b);
+	o.unfinished = 1;
+	assert_int_equal(srv_recording(&b, &o), 0);
+	expect_bad(b.data, b.len, -EBADMSG, "incomplete");
+	zbuf_reset(&b);
+	o.unfinished = 0;
+	o.snapshot = 1;
+	assert_int_equal(srv_recording(&b, &o), 0);
+	expect_bad(b.data, b.len, -EBADMSG, "zt push");
+	zbuf_release(&b);
+}
+
+/* A pprof: two samples, one with an inlined function, one unsymbolized
+ * with a build id, plus a label thread. */
+static void make_pprof(struct zbuf *out, int gz, int bad_ref)
+{
+	static char *strs[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "inl",
+				"/usr/bin/srv", "0102030405", "thread", "worker 1", "../../etc/shadow" };
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Mapping m[2] = { PERFTOOLS__PROFILES__MAPPING__INIT,
+					      PERFTOOLS__PROFILES__MAPPING__INIT };
+	Perftools__Profiles__Mapping *mp[2] = { &m[0], &m[1] };
+	Perftools__Profiles__Function f[2] = { PERFTOOLS__PROFILES__FUNCTION__INIT,
+					       PERFTOOLS__PROFILES__FUNCTION__INIT };
+	Perftools__Profiles__Function *fp[2] = { &f[0], &f[1] };
+	Perftools__Profiles__Line ln[2] = { PERFTOOLS__PROFILES__LINE__INIT,
+					    PERFTOOLS__PROFILES__LINE__INIT };
+	Perftools__Profiles__Line *lp[2] = { &ln[0], &ln[1] };
+	Perftools__Profiles__Location l[3] = { PERFTOOLS__PROFILES__LOCATION__INIT,
+					       PERFTOOLS__PROFILES__LOCATION__INIT,
+					       PERFTOOLS__PROFILES__LOCATION__INIT };
+	Perftools__Profiles__Location *lpp[3] = { &l[0], &l[1], &l[2] };
+	Perftools__Profiles__Label lab = PERFTOOLS__PROFILES__LABEL__INIT, *labp = &lab;
+	Perftools__Profiles__Sample s[2] = { PERFTOOLS__PROFILES__SAMPLE__INIT,
+					     PERFTOOLS__PROFILES__SAMPLE__INIT };
+	Perftools__Profiles__Sample *sp[2] = { &s[0], &s[1] };
+	uint64_t loc0[1] = { 1 }, loc1[2] = { 2, 3 };
+	int64_t v0[2] = { 4, 4000 }, v1[2] = { 1, 1000 };
+	uint8_t buf[4096];
+	size_t len;
+
+	vt[0].type = 1, vt[0].unit = 2, vt[1].type = 3, vt[1].unit = 4;
+	m[0].id = 1, m[0].memory_start = 0x1000, m[0].memory_limit = 0x9000, m[0].filename = 7;
+	m[1].id = 2, m[1].memory_start = 0x10000, m[1].memory_limit = 0x20000, m[1].file_offset = 0x100;
+	m[1].filename = 11, m[1].build_id = 8;
+	f[0].id = 1, f[0].name = 5, f[1].id = 2, f[1].name = 6;
+	ln[0].function_id = 2, ln[1].function_id = 1;
+	l[0].id = 1, l[0].mapping_id = 1, l[0].address = 0x1100, l[0].n_line = 2, l[0].line = lp;
+	l[1].id = 2, l[1].mapping_id = 2, l[1].address = 0x10010;
+	l[2].id = 3, l[2].mapping_id = bad_ref ? 9 : 1, l[2].address = 0x1200, l[2].n_line = 1,
+	l[2].line = lp + 1;
+	lab.key = 9, lab.str = 10;
+	s[0].n_location_id = 1, s[0].location_id = loc0, s[0].n_value = 2, s[0].value = v0;
+	s[0].n_label = 1, s[0].label = &labp;
+	s[1].n_location_id = 2, s[1].location_id = loc1, s[1].n_value = 2, s[1].value = v1;
+	p.n_sample_type = 2, p.sample_type = vtp, p.n_sample = 2, p.sample = sp;
+	p.n_mapping = 2, p.mapping = mp, p.n_location = 3, p.location = lpp;
+	p.n_function = 2, p.function = fp, p.n_string_table = 12, p.string_table = strs;
+	p.time_nanos = 1700000000123456789ll, p.duration_nanos = 10000000000ll;
+	len = perftools__profiles__profile__get_packed_size(&p);
+	assert_true(len < sizeof(buf));
+	perftools__profiles__profile__pack(&p, buf);
+	if (!gz) {
+		zbuf_put(out, buf, len);
+		return;
+	}
+	{
+		uLongf zl = compressBound(len) + 32;
+		z_stream z = { 0 };
+
+		assert_int_equal(zbuf_reserve(out, zl), 0);
+		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+				 Z_OK);
+		z.next_in = buf, z.avail_in = (uInt)len;
+		z.next_out = out->data, z.avail_out = (uInt)zl;
+		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+		out->len = z.total_out;
+		deflateEnd(&z);
+	}
+}
+
+static void test_pprof(void **state)
+{
+	struct zs_fkey k[8];
+	const struct zs_nstack *s;
+	struct zs_norm n;
+	struct zbuf b;
+	char msg[256];
+	int gz;
+
+	for (gz = 0; gz < 2; gz++) {
+		zbuf_init(&b);
+		make_pprof(&b, gz, 0);
+		zs_norm_init(&n);
+		assert_int_equal(zs_norm_body(&n, b.data, b.len, 0, msg, sizeof(msg)), 0);
+		assert_string_equal(n.format, "pprof");
+		assert_string_equal(n.command, "srv");
+		assert_string_equal(n.event, "cpu");
+		assert_int_equal(n.samples, 5);
+		assert_int_equal(n.weight, 5000);
+		assert_int_equal(n.time_start, 1700000000);
+		assert_int_equal(n.time_end, 1700000011);
+		s = find_stack(&n, 4, k);
+		assert_int_equal(s->n, 3);
+		assert_string_equal(k[0].name, "inl");
+		assert_true(k[0].flags & ZS_FF_INLINED);
+		assert_string_equal(k[1].name, "main");
+		assert_string_equal(k[1].module, "srv");
+		assert_string_equal(k[2].name, "worker 1");
+		s = find_stack(&n, 1, k);
+		assert_int_equal(s->n, 3);
+		assert_int_equal(k[0].kind, ZS_FK_ADDR);
+		assert_int_equal(k[0].off, 0x110);
+		assert_int_equal(k[0].bid.len, 5);
+		assert_string_equal(k[0].module, "shadow"); /* a name, never opened */
+		assert_string_equal(k[1].name, "main");
+		assert_string_equal(k[2].name, "srv"); /* no thread label: the command */
+		zs_norm_release(&n);
+		zbuf_reset(&b);
+		make_pprof(&b, gz, 1);
+		expect_bad(b.data, b.len, -EBADMSG, "bad pprof");
+		if (gz) {
+			expect_bad(b.data, b.len / 2, -EBADMSG, "gzip");
+			zs_norm_init(&n);
+			assert_int_equal(zs_norm_body(&n, b.data, b.len, 16, msg, sizeof(msg)), -EFBIG);
+			zs_norm_release(&n);
+		}
+		zbuf_release(&b);
+	}
+}
+
+static void test_keys(void **state)
+{
+	struct zs_fkey k = { .kind = ZS_FK_NAMED, .module = "m", .name = "f" }, d;
+	struct zbuf b;
+
+	zbuf_init(&b);
+	assert_int_equal(zs_fkey_encode(&b, &k), 0);
+	assert_int_equal(zs_fkey_decode(b.data, b.len, &d), 0);
+	assert_string_equal(d.name, "f");
+	assert_int_equal(zs_fkey_decode(b.data, b.len - 1, &d), -EBADMSG);
+	b.data[0] = 9;
+	assert_int_equal(zs_fkey_decode(b.data, b.len, &d), -EBADMSG);
+	zbuf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ztdata),
+		cmocka_unit_test(test_ztdata_refused),
+		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* server/query: selections, merged top/folded/pprof/flame, symbols from the store. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "formats/profile.pb-c.h"
+#include "server/query.h"
+#include "symbolizer/symmod.h"
+#include "tests/unit/srvdata.h"
+#include "tests/unit/testutil.h"
+
+static char dir[] = "/tmp/zt-test-query.XXXXXX";
+static const struct prof_build_id sym_bid = { 20, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+						    15, 16, 17, 18, 19, 20 } };
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	run("rm -rf %s", dir);
+	return 0;
+}
+
+static struct zs_store *open_store(const char *sub)
+{
+	struct zs_store *s = NULL;
+	char msg[256], path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	if (zs_store_open(path, NULL, &s, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	return s;
+}
+
+static void ingest(struct zs_store *s, const struct srv_rec_opts *o, const struct zs_label *l,
+		   size_t nl, char id[65])
+{
+	struct zs_ingest_result r;
+	struct zbuf b;
+	char msg[256];
+
+	zbuf_init(&b);
+	assert_int_equal(srv_recording(&b, o), 0);
+	if (zs_ingest_mem(s, b.data, b.len, l, nl, &r, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	if (id)
+		memcpy(id, r.id, 65);
+	zbuf_release(&b);
+}
+
+static char *text(struct zbuf *b)
+{
+	zbuf_put_u8(b, 0);
+	b->len--;
+	return (char *)b->data;
+}
+
+static void test_selection_parse(void **state)
+{
+	static struct zs_selection sel;
+	char msg[256], id[65];
+	struct zs_param p[] = { { "id", NULL }, { "label", "env=prod" }, { "host", "h1" },
+				{ "from", "10" }, { "b.command", "app" }, { "title", "x" } };
+
+	memset(id, 'a', 64);
+	id[64] = 0;
+	p[0].value = id;
+	assert_int_equal(zs_selection_parse(&sel, NULL, p, 6, msg, sizeof(msg)), 0);
+	assert_int_equal(sel.nr_ids, 1);
+	assert_string_equal(sel.labels[0].key, "env");
+	assert_string_equal(sel.labels[0].value, "prod");
+	assert_string_equal(sel.host, "h1");
+	assert_int_equal(sel.from, 10);
+	assert_null(sel.command);
+	assert_int_equal(zs_selection_parse(&sel, "b.", p, 6, msg, sizeof(msg)), 0);
+	assert_string_equal(sel.command, "app");
+	assert_int_equal(sel.nr_ids, 0);
+	p[0].value = "../../etc/shadow";
+	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "64"));
+	p[0] = (struct zs_param){ "from", "-1" };
+	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
+	p[0] = (struct zs_param){ "label", "noequals" };
+	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
+	p[0] = (struct zs_param){ "host", "a" };
+	p[1] = (struct zs_param){ "host", "b" };
+	assert_int_equal(zs_selection_parse(&sel, NULL, p, 2, msg, sizeof(msg)), -EINVAL);
+}
+
+static void test_merged(void **state)
+{
+	static struct zs_selection sel, none;
+	struct zs_label la = { "env", "a" }, lb = { "env", "b" };
+	struct srv_rec_opts o = { 0 };
+	struct zs_store *s = open_store("m");
+	struct zbuf b;
+	char id0[65];
+
+	ingest(s, &o, &la, 1, id0);
+	o.variant = 1;
+	ingest(s, &o, &lb, 1, NULL);
+	zbuf_init(&b);
+	memset(&sel, 0, sizeof(sel));
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 6\n"
+				      "app;jitfn;[libnobid.so+0x2100] 4\n");
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 2, ZS_SORT_SELF, &b), 0);
+	assert_string_equal(text(&b),
+			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"functions\":["
+			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":6,\"children\":6},"
+			    "{\"name\":\"[libnobid.so+0x2100]\",\"module\":\"libnobid.so\",\"self\":4,"
+			    "\"children\":4}]}");
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_CHILDREN, &b), 0);
+	assert_string_equal(text(&b),
+			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"functions\":["
+			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":6,\"children\":6}]}");
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_CHILDREN, &b), 0);
+	assert_non_null(strstr(text(&b), "{\"name\":\"[app+0x2000]\",\"module\":\"app\",\"self\":0,"
+					  "\"children\":6}"));
+	/* by label, by id, and nothing */
+	sel.labels[0] = la;
+	sel.nr_labels = 1;
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 3\n"
+				      "app;jitfn;[libnobid.so+0x2100] 2\n");
+	zbuf_reset(&b);
+	memset(&sel, 0, sizeof(sel));
+	sel.ids[0] = id0;
+	sel.nr_ids = 1;
+	assert_int_equal(zs_list_json(s, &sel, &b), 0);
+	assert_non_null(strstr(text(&b), id0));
+	none.host = "nohost";
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &none, 10, ZS_SORT_SELF, &b), 0);
+	assert_string_equal(text(&b), "{\"profiles\":0,\"samples\":0,\"weight\":0,\"functions\":[]}");
+	/* flame and diff through the zt flame renderer */
+	memset(&sel, 0, sizeof(sel));
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_flame(s, &sel, NULL, &b), 0);
+	assert_non_null(strstr(text(&b), "<svg"));
+	assert_non_null(strstr(text(&b), "kfunc"));
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_diff(s, &none, &sel, NULL, &b), 0);
+	assert_non_null(strstr(text(&b), "<svg"));
+	/* pprof: gzip, decodes, the same totals */
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_pprof(s, &sel, &b), 0);
+	{
+		uint8_t raw[1 << 16];
+		uLongf rl = sizeof(raw);
+		z_stream z = { 0 };
+		Perftools__Profiles__Profile *p;
+		int64_t total = 0;
+		size_t i;
+
+		assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+		z.next_in = b.data, z.avail_in = (uInt)b.len, z.next_out = raw, z.avail_out = (uInt)rl;
+		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+		p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+		inflateEnd(&z);
+		assert_non_null(p);
+		for (i = 0; i < p->n_sample; i++)
+			total += p->sample[i]->value[0];
+		assert_int_equal(total, 10);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	zbuf_release(&b);
+	zs_store_close(s);
+}
+
+static void make_gsym(const char *prog, const char *gsym, const char *fn)
+{
+	struct symmod_opts so = { .no_debuginfod = 1 };
+	enum symq q;
+
+	assert_int_equal(run("printf 'int %s(int x){return x*3;}\\nint main(int c,char**v){return %s(c);}\\n'"
+			     " | cc -g -O1 -x c - -o %s"
+			     " -Wl,--build-id=0x0102030405060708090a0b0c0d0e0f1011121314",
+			     fn, fn, prog),
+			 0);
+	assert_int_equal(symmod_extract(&so, prog, gsym, &q), 0);
+}
+
+static void put_sym(struct zs_store *s, const char *gsym, const char *load)
+{
+	struct zs_symbol_meta m = { .quality = 2 };
+	char tmp[600], msg[256];
+	int created;
+
+	assert_int_equal(zs_symbol_meta_parse_load(load, &m), 0);
+	snprintf(tmp, sizeof(tmp), "%s/sym", zs_store_tmpdir(s));
+	assert_int_equal(run("cp %s %s", gsym, tmp), 0);
+	if (zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f1011121314", tmp, &m, 0, &created,
+			       msg, sizeof(msg)))
+		fail_msg("%s", msg);
+}
+
+static void test_symbolized(void **state)
+{
+	static struct zs_selection sel;
+	struct zs_store *s = open_store("sym");
+	struct srv_rec_opts o = { .bid = &sym_bid };
+	char prog[600], gsym[600], load[64];
+	uint64_t off;
+	struct zbuf b;
+
+	snprintf(prog, sizeof(prog), "%s/p1", dir);
+	snprintf(gsym, sizeof(gsym), "%s/p1.gsym", dir);
+	make_gsym(prog, gsym, "zt_q_first");
+	assert_int_equal(file_offset(prog, "zt_q_first", &off, NULL), 0);
+	o.off_a = off + 1;
+	ingest(s, &o, NULL, 0, NULL);
+	zbuf_init(&b);
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_non_null(strstr(text(&b), "[app+0x"));
+	/* the identity segment: file offsets are addresses in this binary's text */
+	snprintf(load, sizeof(load), "0:0:%llx", 1ull << 24);
+	put_sym(s, gsym, load);
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_non_null(strstr(text(&b), ";zt_q_first;kfunc 3\n"));
+	/* replaced: the new names, at once */
+	snprintf(prog, sizeof(prog), "%s/p2", dir);
+	snprintf(gsym, sizeof(gsym), "%s/p2.gsym", dir);
+	make_gsym(prog, gsym, "zt_q_other");
+	put_sym(s, gsym, load);
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_non_null(strstr(text(&b), ";zt_q_other;kfunc 3\n"));
+	zbuf_release(&b);
+	zs_store_close(s);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Not a benchmark: the merged query's time for a modest store, printed. */
+static void test_many(void **state)
+{
+	static struct zs_selection sel;
+	struct zs_store *s = open_store("many");
+	struct srv_rec_opts o = { .extra_stacks = 300 };
+	struct zs_store_stats st;
+	struct zbuf b;
+	double t0, t1, t2;
+	unsigned i;
+
+	t0 = now();
+	for (i = 0; i < 100; i++) {
+		o.variant = i;
+		ingest(s, &o, NULL, 0, NULL);
+	}
+	t1 = now();
+	zbuf_init(&b);
+	assert_int_equal(zs_query_top(s, &sel, 10, ZS_SORT_SELF, &b), 0);
+	t2 = now();
+	assert_non_null(strstr(text(&b), "\"profiles\":100,\"samples\":30500,"));
+	zbuf_reset(&b);
+	{
+		double w0 = now();
+
+		assert_int_equal(zs_query_top(s, &sel, 10, ZS_SORT_SELF, &b), 0);
+		printf("# 100 profiles x 305 stacks: ingest %.3f s, top cold %.4f s, warm %.4f s\n",
+		       t1 - t0, t2 - t1, now() - w0);
+	}
+	zs_store_stats(s, &st);
+	assert_int_equal(st.profiles, 100);
+	zbuf_release(&b);
+	zs_store_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selection_parse),
+		cmocka_unit_test(test_merged),
+		cmocka_unit_test(test_symbolized),
+		cmocka_unit_test(test_many),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
