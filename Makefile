@@ -163,6 +163,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HOBJS) $(LIBZT)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(UNIT_HOBJS) $(LIBZT) $(CMOCKA_LIBS) $(LIBS)
 
+# test_httpd talks HTTP to the daemon through libcurl, which zt itself dlopens
+$(BUILD)/tests/unit/test_httpd: CMOCKA_LIBS += $(shell $(PKG_CONFIG) --libs libcurl 2>/dev/null)
+
 $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIBZT)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(@D)
