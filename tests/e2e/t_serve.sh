@@ -152,7 +152,8 @@ check "two profiles stored" [ "$(stored)" -eq 2 ]
 g=$(ls syms/*.gsym 2> /dev/null | head -1)
 bid=$(basename "${g:-none}" .gsym)
 load=$(readelf -lW "$WL/tree" | awk '$1 == "LOAD" { f = ""; for (i = 7; i < NF; i++) f = f $i;
-	if (f ~ /E/) { printf "%s%s:%s:%s", sep, $2, $3, $5; sep = "," } }')
+	if (f ~ /E/) { o = $2; v = $3; n = $5; sub(/^0x/, "", o); sub(/^0x/, "", v); sub(/^0x/, "", n);
+		printf "%s%s:%s:%s", sep, o, v, n; sep = "," } }')
 printf '%s\n' "$bid" > ids.txt
 TOKEN=$PUSH api POST /api/v1/symbols/missing --data-binary @ids.txt > missing.txt
 check "symbols/missing: the workload's build id is missing" bash -c "[ $(code) = 200 ] && grep -qx '$bid' missing.txt"
