@@ -159,6 +159,8 @@ static void list_one(void *ctx, const char *name, unsigned scopes, const char *h
 static int cmd_serve_token(int argc, char **argv)
 {
 	const char *dir = DEFAULT_DIR, *scope = NULL, *name = NULL, *sub;
+	/* beside a running server: tokens only, no recovery of its uploads */
+	const struct zs_store_opts admin = {.admin_only = 1};
 	const struct opt options[] = {
 		{OPT_STRING, 0, "scope", &scope, "scopes",
 		 "create: push, symbols, read, admin (comma-separated; admin implies all)"},
@@ -205,7 +207,7 @@ static int cmd_serve_token(int argc, char **argv)
 			cmd_error("unexpected argument '%s'", argv[rest]);
 			return ZT_EXIT_USAGE;
 		}
-		s = open_store(dir, NULL);
+		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
 		if (zs_token_create(s, mask, name, tok)) {
@@ -215,8 +217,7 @@ static int cmd_serve_token(int argc, char **argv)
 			printf("%s\n", tok);
 			fprintf(stderr,
 				"zt serve: token%s%s created with scopes %s: it is shown only "
-				"once; "
-				"a running server sees it after a restart\n",
+				"once; a running server takes it within a second\n",
 				name ? " " : "", name ? name : "",
 				scopes_text(mask, sc, sizeof(sc)));
 		}
@@ -226,7 +227,7 @@ static int cmd_serve_token(int argc, char **argv)
 			cmd_error("unexpected argument '%s'", argv[rest]);
 			return ZT_EXIT_USAGE;
 		}
-		s = open_store(dir, NULL);
+		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
 		if (zs_token_list(s, list_one, NULL)) {
@@ -241,7 +242,7 @@ static int cmd_serve_token(int argc, char **argv)
 				  "shows");
 			return ZT_EXIT_USAGE;
 		}
-		s = open_store(dir, NULL);
+		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
 		rc = zs_token_revoke(s, argv[rest]);

@@ -18,40 +18,13 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "server/norm.h"
-#include "server/query.h"
+#include "server/store.h"
 #include "server/storeint.h"
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/symmod.h"
 
-static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!msg || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, n, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- selections ------------------------------------------------------------------ */
-
-static int parse_i64(const char *v, int64_t *out)
-{
-	char *end;
-	long long x;
-
-	if (!v || !*v || *v == '-' || *v == '+' || *v == ' ')
-		return -EINVAL;
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || *end || x < 0)
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
 
 static int is_id(const char *v)
 {
@@ -61,82 +34,6 @@ static int is_id(const char *v)
 		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
 			return 0;
 	return !v[64];
-}
-
-int zs_selection_parse(struct zs_selection *sel, const char *prefix, const struct zs_param *params,
-		       size_t n, char *msg, size_t msglen)
-{
-	size_t pl = prefix ? strlen(prefix) : 0, i;
-	int seen_host = 0, seen_cmd = 0, seen_from = 0, seen_to = 0, seen_limit = 0;
-
-	memset(sel, 0, sizeof(*sel));
-	for (i = 0; i < n; i++) {
-		const char *k = params[i].key, *v = params[i].value ? params[i].value : "";
-		int64_t x;
-
-		if (!k || (pl && strncmp(k, prefix, pl)))
-			continue;
-		k += pl;
-		if (!strcmp(k, "id")) {
-			if (!is_id(v)) {
-				say(msg, msglen, "bad %sid: a profile id is 64 lowercase hex digits",
-				    pl ? prefix : "");
-				return -EINVAL;
-			}
-			if (sel->nr_ids >= ZS_SEL_MAX_IDS) {
-				say(msg, msglen, "too many ids (at most %d)", ZS_SEL_MAX_IDS);
-				return -EINVAL;
-			}
-			sel->ids[sel->nr_ids++] = v;
-		} else if (!strcmp(k, "host") || !strcmp(k, "command")) {
-			int *seen = k[0] == 'h' ? &seen_host : &seen_cmd;
-
-			if ((*seen)++ || strlen(v) > 1024) {
-				say(msg, msglen, "%s%s given twice, or too long", pl ? prefix : "", k);
-				return -EINVAL;
-			}
-			if (k[0] == 'h')
-				sel->host = v;
-			else
-				sel->command = v;
-		} else if (!strcmp(k, "label")) {
-			const char *eq = strchr(v, '=');
-			size_t kl = eq ? (size_t)(eq - v) : 0;
-
-			if (!eq || !kl || kl >= sizeof(sel->label_keys[0]) || strlen(eq + 1) > 1024) {
-				say(msg, msglen, "bad %slabel: give label=KEY=VALUE", pl ? prefix : "");
-				return -EINVAL;
-			}
-			if (sel->nr_labels >= ZS_SEL_MAX_LABELS) {
-				say(msg, msglen, "too many labels (at most %d)", ZS_SEL_MAX_LABELS);
-				return -EINVAL;
-			}
-			memcpy(sel->label_keys[sel->nr_labels], v, kl);
-			sel->label_keys[sel->nr_labels][kl] = 0;
-			sel->labels[sel->nr_labels].key = sel->label_keys[sel->nr_labels];
-			sel->labels[sel->nr_labels].value = eq + 1;
-			sel->nr_labels++;
-		} else if (!strcmp(k, "from") || !strcmp(k, "to") || !strcmp(k, "limit")) {
-			int *seen = k[0] == 'f' ? &seen_from : k[0] == 't' ? &seen_to : &seen_limit;
-
-			if ((*seen)++ || parse_i64(v, &x)) {
-				say(msg, msglen, "bad %s%s: give it once, a number%s", pl ? prefix : "", k,
-				    k[0] == 'l' ? "" : " of Unix seconds");
-				return -EINVAL;
-			}
-			if (k[0] == 'f')
-				sel->from = x;
-			else if (k[0] == 't')
-				sel->to = x;
-			else
-				sel->limit = (size_t)x;
-		}
-	}
-	if (sel->from && sel->to && sel->from > sel->to) {
-		say(msg, msglen, "from is after to");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* The SQL of a selection (its WHERE clause and ORDER/LIMIT) and its binds. */

@@ -57,6 +57,13 @@ struct zs_store {
 	pthread_rwlock_t tlock; /* tokens */
 	struct token *tokens;
 	size_t nr_tokens, cap_tokens;
+	/* tokens made or revoked by another process (zt serve token, while
+	 * the server runs): seen through tdb's data_version, asked at most
+	 * once a second, by one thread at a time (tvlock) */
+	sqlite3 *tdb;
+	pthread_mutex_t tvlock;
+	int64_t tver;
+	uint64_t tchecked; /* CLOCK_MONOTONIC ns; atomic */
 	pthread_rwlock_t alock; /* the aggregate cache */
 	struct agg_ent *aggs;
 	size_t nr_aggs, cap_aggs;
@@ -461,7 +468,8 @@ static const char schema[] =
 	" quality INTEGER NOT NULL, size INTEGER NOT NULL, created INTEGER NOT NULL,"
 	" source TEXT NOT NULL);";
 
-static int tokens_load(struct zs_store *s);
+static int tokens_load(struct zs_store *s, sqlite3 *db);
+static int64_t data_version(sqlite3 *db);
 
 /* Remove every entry of dir (uploads that never finished). */
 static void empty_dir(const char *dir)
@@ -546,7 +554,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 		  char *msg, size_t msglen)
 {
 	struct zs_store *s = calloc(1, sizeof(*s));
-	int err;
+	int err, admin = o && o->admin_only;
 
 	*out = NULL;
 	if (!s)
@@ -555,6 +563,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	pthread_mutex_init(&s->plock, NULL);
 	pthread_rwlock_init(&s->mlock, NULL);
 	pthread_rwlock_init(&s->tlock, NULL);
+	pthread_mutex_init(&s->tvlock, NULL);
 	pthread_rwlock_init(&s->alock, NULL);
 	zbuf_init(&s->mem.keys);
 	s->max_body = o && o->max_body ? o->max_body : DEFAULT_MAX_BODY;
@@ -571,7 +580,8 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 		say(msg, msglen, "cannot make the data directory '%s': %s", dir, strerror(-err));
 		goto fail;
 	}
-	empty_dir(s->tmpdir);
+	if (!admin)
+		empty_dir(s->tmpdir);
 	err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
 	if (!err)
 		err = exec(s->wdb, schema);
@@ -582,13 +592,19 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	}
 	err = mem_load(s);
 	if (!err)
-		err = tokens_load(s);
+		err = tokens_load(s, s->wdb);
 	if (err) {
 		say(msg, msglen, "cannot read the catalogue '%s': %s", s->dbpath,
 		    err == -EBADMSG ? "damaged frames or stacks" : strerror(-err));
 		goto fail;
 	}
+	if (admin) { /* a running server owns the uploads and files in progress */
+		*out = s;
+		return 0;
+	}
 	remove_orphans(s);
+	if (!db_open(s->dbpath, SQLITE_OPEN_READONLY, &s->tdb))
+		s->tver = data_version(s->tdb);
 	err = zs_symcache_new(s, s->symdir, o ? o->debuginfod_urls : NULL, &s->sym);
 	if (err) {
 		say(msg, msglen, "out of memory");
@@ -609,6 +625,7 @@ void zs_store_close(struct zs_store *s)
 		return;
 	zs_symcache_free(s->sym);
 	sqlite3_close(s->wdb);
+	sqlite3_close(s->tdb);
 	for (i = 0; i < s->nr_pool; i++)
 		sqlite3_close(s->pool[i]);
 	mem_release(&s->mem);
@@ -623,6 +640,7 @@ void zs_store_close(struct zs_store *s)
 	pthread_mutex_destroy(&s->plock);
 	pthread_rwlock_destroy(&s->mlock);
 	pthread_rwlock_destroy(&s->tlock);
+	pthread_mutex_destroy(&s->tvlock);
 	pthread_rwlock_destroy(&s->alock);
 	free(s->dir);
 	free(s->dbpath);
@@ -689,14 +707,14 @@ unsigned zs_scope_parse(const char *str)
 	}
 }
 
-static int tokens_load(struct zs_store *s)
+static int tokens_load(struct zs_store *s, sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	struct token *t = NULL;
 	size_t n = 0, cap = 0, i;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->wdb, "SELECT hash, name, scopes, created FROM tokens ORDER BY created",
+	if (sqlite3_prepare_v2(db, "SELECT hash, name, scopes, created FROM tokens ORDER BY created",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -756,11 +774,47 @@ int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char 
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
-	err = rc == SQLITE_DONE ? tokens_load(s) : db_err(s->wdb, rc);
+	err = rc == SQLITE_DONE ? tokens_load(s, s->wdb) : db_err(s->wdb, rc);
 	pthread_mutex_unlock(&s->wlock);
 	if (err)
 		OPENSSL_cleanse(out, 65);
 	return err;
+}
+
+/* The catalogue's version as tdb sees it: it changes when another
+ * connection (this process's writer, or another process) commits. */
+static int64_t data_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Reload the tokens when the catalogue changed, at most once a second. */
+static void tokens_refresh(struct zs_store *s)
+{
+	struct timespec ts;
+	uint64_t now;
+	int64_t v;
+
+	if (!s->tdb)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - __atomic_load_n(&s->tchecked, __ATOMIC_RELAXED) < 1000000000ull ||
+	    pthread_mutex_trylock(&s->tvlock))
+		return;
+	__atomic_store_n(&s->tchecked, now, __ATOMIC_RELAXED);
+	v = data_version(s->tdb);
+	if (v >= 0 && v != s->tver && !tokens_load(s, s->tdb))
+		s->tver = v;
+	pthread_mutex_unlock(&s->tvlock);
 }
 
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len)
@@ -771,6 +825,7 @@ unsigned zs_token_check(struct zs_store *s, const char *token, size_t len)
 
 	if (!token || !len || len > 1024 || sha256(token, len, hash))
 		return 0;
+	tokens_refresh(s);
 	pthread_rwlock_rdlock(&s->tlock);
 	/* every hash compared in full, whichever matches */
 	for (i = 0; i < s->nr_tokens; i++) {
@@ -854,7 +909,7 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
 	if (err)
 		exec(s->wdb, "ROLLBACK");
 	else
-		err = tokens_load(s);
+		err = tokens_load(s, s->wdb);
 	pthread_mutex_unlock(&s->wlock);
 	return err;
 }

@@ -30,6 +30,10 @@ struct zs_store_opts {
 	 * for (space-separated URLs, as DEBUGINFOD_URLS); NULL: none */
 	const char *debuginfod_urls;
 	uint64_t max_body; /* largest decoded body accepted (0: 512 MiB) */
+	/* for token administration beside a running server (zt serve token):
+	 * no recovery (tmp/ and recordings without a row belong to the
+	 * server's ingests in progress), no symbols; tokens only */
+	int admin_only;
 };
 
 /* Open (creating when needed) the store in dir. Empties dir/tmp and
@@ -55,7 +59,9 @@ unsigned zs_scope_parse(const char *s);
  * with these scopes and a name (may be NULL); only its SHA-256 is stored. */
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
 /* The scopes of a presented token (0: unknown): compared in constant time
- * against every stored hash, from memory (no SQLite access). */
+ * against every stored hash, from memory. Tokens made or revoked by
+ * another process are seen within a second (the catalogue's
+ * data_version, asked at most once a second). */
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len);
 /* Number of tokens. */
 size_t zs_token_count(struct zs_store *s);
@@ -149,9 +155,6 @@ struct zs_selection {
 	size_t nr_labels;
 	int64_t from, to; /* Unix seconds; 0: open */
 	size_t limit;     /* list only; 0: all */
-	/* storage for label keys parsed by zs_selection_parse() (query.h; "k" of
-	 * "label=k=v"; labels[i].key points here) */
-	char label_keys[ZS_SEL_MAX_LABELS][129];
 };
 
 

@@ -15,8 +15,10 @@ serve_start() {
 		"$ZT" serve --listen "127.0.0.1:$port" --data-dir "$dir" "$@" 2>> "$T/serve.err" &
 		SERVE_PID=$!
 		bgpids+=("$SERVE_PID")
-		(sleep "$SERVE_LIFETIME"; kill -9 "$SERVE_PID" 2> /dev/null) &
-		bgpids+=("$!")
+		# the watchdog goes when the server does (tail --pid), and holds
+		# no descriptor of the test's (a pipe left open hangs a reader)
+		(timeout "$SERVE_LIFETIME" tail --pid="$SERVE_PID" -f /dev/null
+		 kill -9 "$SERVE_PID") > /dev/null 2>&1 < /dev/null &
 		SERVE_URL="http://127.0.0.1:$port"
 		for i in $(seq 100); do
 			kill -0 "$SERVE_PID" 2> /dev/null || break

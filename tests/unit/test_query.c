@@ -15,7 +15,7 @@
 #include <zlib.h>
 
 #include "formats/profile.pb-c.h"
-#include "server/query.h"
+#include "server/store.h"
 #include "symbolizer/symmod.h"
 #include "tests/unit/srvdata.h"
 #include "tests/unit/testutil.h"
@@ -67,38 +67,6 @@ static char *text(struct zbuf *b)
 	zbuf_put_u8(b, 0);
 	b->len--;
 	return (char *)b->data;
-}
-
-static void test_selection_parse(void **state)
-{
-	static struct zs_selection sel;
-	char msg[256], id[65];
-	struct zs_param p[] = { { "id", NULL }, { "label", "env=prod" }, { "host", "h1" },
-				{ "from", "10" }, { "b.command", "app" }, { "title", "x" } };
-
-	memset(id, 'a', 64);
-	id[64] = 0;
-	p[0].value = id;
-	assert_int_equal(zs_selection_parse(&sel, NULL, p, 6, msg, sizeof(msg)), 0);
-	assert_int_equal(sel.nr_ids, 1);
-	assert_string_equal(sel.labels[0].key, "env");
-	assert_string_equal(sel.labels[0].value, "prod");
-	assert_string_equal(sel.host, "h1");
-	assert_int_equal(sel.from, 10);
-	assert_null(sel.command);
-	assert_int_equal(zs_selection_parse(&sel, "b.", p, 6, msg, sizeof(msg)), 0);
-	assert_string_equal(sel.command, "app");
-	assert_int_equal(sel.nr_ids, 0);
-	p[0].value = "../../etc/shadow";
-	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
-	assert_non_null(strstr(msg, "64"));
-	p[0] = (struct zs_param){ "from", "-1" };
-	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
-	p[0] = (struct zs_param){ "label", "noequals" };
-	assert_int_equal(zs_selection_parse(&sel, NULL, p, 1, msg, sizeof(msg)), -EINVAL);
-	p[0] = (struct zs_param){ "host", "a" };
-	p[1] = (struct zs_param){ "host", "b" };
-	assert_int_equal(zs_selection_parse(&sel, NULL, p, 2, msg, sizeof(msg)), -EINVAL);
 }
 
 static void test_merged(void **state)
@@ -295,7 +263,6 @@ static void test_many(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_selection_parse),
 		cmocka_unit_test(test_merged),
 		cmocka_unit_test(test_symbolized),
 		cmocka_unit_test(test_many),

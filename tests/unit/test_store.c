@@ -179,6 +179,32 @@ static void test_tokens(void **state)
 	zs_store_close(s);
 }
 
+/* Tokens made and revoked by another process (zt serve token beside a
+ * running server) reach the server within a second; that process's open
+ * leaves the server's uploads in progress alone. */
+static void test_tokens_beside(void **state)
+{
+	const struct zs_store_opts admin = { .admin_only = 1 };
+	struct zs_store *s = open_store(), *a;
+	char t[65], msg[256], tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/upload-in-progress", zs_store_tmpdir(s));
+	assert_non_null(f = fopen(tmp, "w"));
+	fclose(f);
+	assert_int_equal(zs_store_open(dir, &admin, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(access(tmp, F_OK), 0);
+	assert_int_equal(zs_token_create(a, ZS_SCOPE_READ, "late", t), 0);
+	usleep(1100 * 1000);
+	assert_int_equal(zs_token_check(s, t, 64), ZS_SCOPE_READ);
+	assert_int_equal(zs_token_revoke(a, "late"), 0);
+	usleep(1100 * 1000);
+	assert_int_equal(zs_token_check(s, t, 64), 0);
+	zs_store_close(a);
+	unlink(tmp);
+	zs_store_close(s);
+}
+
 /* A program with function fn and a fixed build id, and its GSYM. */
 static void make_gsym(const char *prog, const char *gsym, const char *fn)
 {
@@ -250,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_ingest_dedup),
 		cmocka_unit_test(test_ingest_file_and_orphans),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_tokens_beside),
 		cmocka_unit_test(test_symbols),
 	};
 
