@@ -71,12 +71,13 @@ fc=$(qms "/api/v1/flame")
 fw=$(median5 "/api/v1/flame")
 hw=$(median5 "/api/v1/top?limit=50&host=host03")
 # the peer: perf report of one recording of that shape
-for i in $(seq "$(nproc)"); do "$WL/hot" hot 12 & done
+hots=()
+for i in $(seq "$(nproc)"); do "$WL/hot" hot 12 & hots+=($!); done
 sleep 0.3
 for i in 1 2 3 4 5; do
 	perf record -B -a -g -F 4000 -e cpu-clock -o "$T/one.perf" -- sleep 10 > /dev/null 2>&1 && break
 done
-wait
+wait "${hots[@]}" # not the server
 pr=$(ms perf report -i "$T/one.perf" --stdio)
 rss=$(awk '/VmHWM/ { print $2 }' /proc/$SPID/status)
 kill -TERM $SPID; wait $SPID; SPID=

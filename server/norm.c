@@ -240,7 +240,7 @@ static inline uint64_t stack_hash_at(const void *ctx, uint32_t i)
 
 /* Count a sample of stack f[0 .. nf) (leaf first, root last). */
 static int add_stack(struct zs_norm *n, const uint32_t *f, uint32_t nf, uint64_t count,
-		     uint64_t weight)
+		     uint64_t weight, uint32_t *idx)
 {
 	uint64_t h = stack_hash(f, nf);
 	uint32_t i;
@@ -255,6 +255,8 @@ static int add_stack(struct zs_norm *n, const uint32_t *f, uint32_t nf, uint64_t
 		if (s->n == nf && !memcmp(n->sframes + s->off, f, nf * sizeof(*f))) {
 			s->count += count;
 			s->weight += weight;
+			if (idx)
+				*idx = i;
 			goto done;
 		}
 	}
@@ -265,6 +267,8 @@ static int add_stack(struct zs_norm *n, const uint32_t *f, uint32_t nf, uint64_t
 	memcpy(n->sframes + n->nr_sframes, f, nf * sizeof(*f));
 	n->stacks[n->nr_stacks] = (struct zs_nstack){ (uint32_t)n->nr_sframes, nf, count, weight };
 	n->nr_sframes += nf;
+	if (idx)
+		*idx = (uint32_t)n->nr_stacks;
 	zt_htab_set(&n->shash, j, (uint32_t)n->nr_stacks++);
 done:
 	n->samples += count;
@@ -332,8 +336,19 @@ struct memo {
 	uint32_t pid, frame;
 };
 
+/* A group of samples that normalize alike: one stack, in one address
+ * space, under one thread name (comm: the tree's pointer, NULL for none) */
+struct smemo {
+	uint64_t epoch;
+	const char *comm;
+	uint32_t stack, pid, nstack;
+};
+
 struct zt_ctx {
 	struct zs_norm *n;
+	struct smemo *smemos;
+	size_t nr_smemos, cap_smemos;
+	struct zt_htab smhash;
 	const struct profile *p;
 	struct proctree *pt;
 	struct kallsyms *ks;
@@ -644,10 +659,28 @@ static void zt_ctx_release(struct zt_ctx *c)
 	zt_htab_release(&c->jhash);
 	free(c->memos);
 	zt_htab_release(&c->mhash);
+	free(c->smemos);
+	zt_htab_release(&c->smhash);
 	kallsyms_free(c->ks);
 	proctree_free(c->pt);
 }
 
+static inline uint64_t smemo_hash(uint32_t stack, uint32_t pid, uint64_t epoch, const char *comm)
+{
+	return zt_hash_mix(zt_hash_pair(epoch, (uint64_t)(uintptr_t)comm),
+			   ((uint64_t)stack << 32) | pid);
+}
+
+static inline uint64_t smemo_hash_at(const void *ctx, uint32_t i)
+{
+	const struct smemo *m = &((const struct zt_ctx *)ctx)->smemos[i];
+
+	return smemo_hash(m->stack, m->pid, m->epoch, m->comm);
+}
+
+/* The samples, each group of samples that normalize alike (struct smemo)
+ * normalized once: a recording has some thousands of distinct stacks for
+ * its tens of thousands of samples. */
 static int norm_samples(struct zt_ctx *c)
 {
 	const struct profile *p = c->p;
@@ -658,26 +691,60 @@ static int norm_samples(struct zt_ctx *c)
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st;
+		struct jit_proc *jp;
 		const uint64_t *ips;
-		const char *comm;
+		const char *comm, *name;
 		char buf[32];
-		uint64_t epoch;
-		uint32_t nf = 0, k;
+		uint64_t epoch, h;
+		uint32_t nf = 0, k, idx;
+		size_t j;
 
 		if (s->stack >= p->nr_stacks)
 			return -EBADMSG;
+		epoch = proctree_epoch(c->pt, s->pid, s->ts);
+		comm = proctree_comm(c->pt, s->pid, s->tid, s->ts);
+		h = smemo_hash(s->stack, s->pid, epoch, comm);
+		if (zt_htab_reserve(&c->smhash, 1, smemo_hash_at, c))
+			return -ENOMEM;
+		for (j = zt_htab_first(&c->smhash, h); zt_htab_get(&c->smhash, j, &idx);
+		     j = zt_htab_next(&c->smhash, j)) {
+			const struct smemo *m = &c->smemos[idx];
+
+			if (m->stack == s->stack && m->pid == s->pid && m->epoch == epoch &&
+			    m->comm == comm)
+				break;
+		}
+		if (zt_htab_get(&c->smhash, j, &idx)) {
+			struct zs_nstack *ns = &c->n->stacks[c->smemos[idx].nstack];
+
+			ns->count++;
+			ns->weight += s->weight;
+			c->n->samples++;
+			c->n->weight += s->weight;
+			continue;
+		}
 		st = &p->stacks[s->stack];
 		ips = profile_stack_ips(p, s->stack);
-		epoch = proctree_epoch(c->pt, s->pid, s->ts);
 		for (k = 0; k < (uint32_t)st->nk + st->nu && !ret; k++)
 			ret = frame_of(c, s->pid, s->ts, epoch, ips[k], k < st->nk, &frames[nf++]);
 		if (ret)
 			break;
-		comm = proctree_comm(c->pt, s->pid, s->tid, s->ts);
-		comm = prof_comm_or_pid(comm, s->pid, buf, sizeof(buf));
-		ret = named(c->n, "", comm, ZS_FF_ROOT, &frames[nf++]);
+		name = prof_comm_or_pid(comm, s->pid, buf, sizeof(buf));
+		ret = named(c->n, "", name, ZS_FF_ROOT, &frames[nf++]);
 		if (!ret)
-			ret = add_stack(c->n, frames, nf, 1, s->weight);
+			ret = add_stack(c->n, frames, nf, 1, s->weight, &idx);
+		if (ret)
+			break;
+		/* JIT code of a jitdump answers by time: such samples are not grouped */
+		jp = get_jit(c, s->pid);
+		if (!jp)
+			return -ENOMEM;
+		if (jp->jd)
+			continue;
+		if (ZT_GROW(c->smemos, c->cap_smemos, c->nr_smemos + 1))
+			return -ENOMEM;
+		c->smemos[c->nr_smemos] = (struct smemo){ epoch, comm, s->stack, s->pid, idx };
+		zt_htab_set(&c->smhash, j, (uint32_t)c->nr_smemos++);
 	}
 	return ret;
 }
@@ -1055,7 +1122,7 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 		ret = named(c->n, "", root, ZS_FF_ROOT, &frames[nf++]);
 		if (!ret)
 			ret = add_stack(c->n, frames, (uint32_t)nf, (uint64_t)s->value[ci],
-					(uint64_t)s->value[wi]);
+					(uint64_t)s->value[wi], NULL);
 	}
 	free(frames);
 	return ret;
