@@ -44,8 +44,13 @@ check "a map planted as a symbolic link: not used" [ "$(top_symbol pj3.txt)" != 
 check "... and said so" contains pj3.err "perf-$pid.map' not used: a symbolic link"
 rm -f "$map"
 # perf's JIT interface through perf inject --jit: jitted-PID-N.so files in MMAP2 events
-perf record -q -k 1 -g -e cpu-clock -o jd.perf -- sh -c \
-	"$WL/jit 1 dump & p=\$!; sleep 0.5; cp jit-\$p.dump saved.dump; echo \$p > dpid; wait" > /dev/null 2>&1
+# (perf 6.1 record aborts now and then on a busy machine: 3 tries)
+for i in 1 2 3; do
+	rm -f jd.perf saved.dump dpid
+	perf record -q -k 1 -g -e cpu-clock -o jd.perf -- sh -c \
+		"$WL/jit 1 dump & p=\$!; sleep 0.5; cp jit-\$p.dump saved.dump; echo \$p > dpid; wait" \
+		> /dev/null 2>&1 && break
+done
 cp saved.dump "jit-$(cat dpid).dump" 2> /dev/null
 perf inject --jit -i jd.perf -o ji.perf > /dev/null 2>&1
 check "perf inject --jit of a jitdump recording" [ -s ji.perf ]
