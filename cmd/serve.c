@@ -19,6 +19,7 @@
 #include "server/httpd.h"
 #include "server/route.h"
 #include "server/store.h"
+#include "symbolizer/debuginfod.h"
 
 #define DEFAULT_DIR    "zt-serve"
 #define DEFAULT_LISTEN "127.0.0.1:7070"
@@ -375,11 +376,26 @@ int cmd_serve(int argc, char **argv)
 		if (!key_pem)
 			goto out;
 	}
-	so.debuginfod_urls = debuginfod;
+	/* blank: none, as libdebuginfod takes DEBUGINFOD_URLS */
+	so.debuginfod = debuginfod && debuginfod[strspn(debuginfod, " \t\n")];
 	so.max_body = max_body;
 	s = open_store(dir, &so);
 	if (!s)
 		goto out;
+	if (so.debuginfod) {
+		/* the client's cache in the data directory, not in the home of
+		 * whoever runs the server; set before any thread starts */
+		char *abs = realpath(dir, NULL), cache[4096];
+
+		if (!abs || snprintf(cache, sizeof(cache), "%s/debuginfod-cache", abs) >=
+				    (int)sizeof(cache) ||
+		    zt_debuginfod_configure(debuginfod, cache)) {
+			cmd_error("cannot set up the debuginfod client for '%s'", dir);
+			free(abs);
+			goto out;
+		}
+		free(abs);
+	}
 	if (!zr_addr_is_loopback(&ss) && zs_token_count(s) == 0) {
 		cmd_error("refusing to serve on '%s', beyond this machine, while no token exists: "
 			  "create one first ('zt serve token create --scope push --data-dir %s'), "

@@ -266,7 +266,7 @@ struct zs_symcache {
 	int debuginfod;
 };
 
-int zs_symcache_new(struct zs_store *s, const char *symdir, const char *urls,
+int zs_symcache_new(struct zs_store *s, const char *symdir, int debuginfod,
 		    struct zs_symcache **out)
 {
 	struct zs_symcache *c = calloc(1, sizeof(*c));
@@ -284,11 +284,7 @@ int zs_symcache_new(struct zs_store *s, const char *symdir, const char *urls,
 	 * (symmod_open is given no path), no debuginfod inside symmod */
 	c->mo.cache = &c->cache;
 	c->mo.no_debuginfod = 1;
-	if (urls && *urls) {
-		/* libdebuginfod reads its servers from the environment */
-		setenv("DEBUGINFOD_URLS", urls, 1);
-		c->debuginfod = 1;
-	}
+	c->debuginfod = !!debuginfod;
 	*out = c;
 	return 0;
 }
@@ -347,9 +343,18 @@ void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-/* PT_LOAD segments of an ELF file (fetched by us from debuginfod). */
+/* The executable PT_LOAD segments of the binary a debug file (fetched by
+ * us from debuginfod) belongs to, as push sends them (X-ZT-Symbol-Load):
+ * file offset, vaddr, size. A debug file keeps the binary's program
+ * headers, but objcopy --only-keep-debug rewrites p_offset of a segment
+ * whose contents it dropped (p_filesz 0 there): such a segment is placed
+ * at the vaddr - offset delta of the first PT_LOAD that kept contents
+ * (the one with the build-id note, whose offset is the binary's), which is
+ * how GNU ld lays out code (eu-strip -f keeps the offsets as they are). */
 static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 {
+	uint64_t delta = 0;
+	int have_delta = 0;
 	size_t i, n;
 	Elf *e;
 	int fd;
@@ -361,12 +366,24 @@ static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 		return 0;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
+		for (i = 0; i < n && !have_delta; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_filesz &&
+			    ph.p_vaddr >= ph.p_offset) {
+				delta = ph.p_vaddr - ph.p_offset;
+				have_delta = 1;
+			}
+		}
 		for (i = 0; i < n && m->nr_segs < 16; i++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X))
 				continue;
-			m->segs[m->nr_segs].off = ph.p_offset;
+			if (!ph.p_filesz && (!have_delta || ph.p_vaddr < delta))
+				continue; /* where it is in the binary is lost */
+			m->segs[m->nr_segs].off = ph.p_filesz ? ph.p_offset : ph.p_vaddr - delta;
 			m->segs[m->nr_segs].vaddr = ph.p_vaddr;
 			m->segs[m->nr_segs].size = ph.p_filesz ? ph.p_filesz : ph.p_memsz;
 			m->nr_segs++;
@@ -406,6 +423,7 @@ static int fetch_debuginfod(struct zs_symcache *c, const struct prof_build_id *b
 		return err;
 	}
 	meta.quality = (int)q;
+	meta.source = "debuginfod";
 	prof_build_id_hex(bid, hex);
 	return zs_symbol_put_nodrop(c->s, hex, tmp, &meta, 1, &created, NULL, 0);
 }

@@ -605,7 +605,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	remove_orphans(s);
 	if (!db_open(s->dbpath, SQLITE_OPEN_READONLY, &s->tdb))
 		s->tver = data_version(s->tdb);
-	err = zs_symcache_new(s, s->symdir, o ? o->debuginfod_urls : NULL, &s->sym);
+	err = zs_symcache_new(s, s->symdir, o && o->debuginfod, &s->sym);
 	if (err) {
 		say(msg, msglen, "out of memory");
 		goto fail;
@@ -1649,7 +1649,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		      size_t msglen, int drop)
 {
 	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65];
-	const char *quality_src = "uploaded";
+	const char *quality_src = m && m->source ? m->source : "uploaded";
 	struct symmod_seg segs[16];
 	struct prof_build_id b;
 	struct zt_image img;
@@ -1686,8 +1686,10 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 	for (i = 0; i < m->nr_segs; i++)
 		segs[i] = (struct symmod_seg){ m->segs[i].off, m->segs[i].vaddr, m->segs[i].size };
 	zbuf_init(&meta);
-	if (symmod_meta_format(&meta, (enum symq)m->quality, m->quality == 2 ? "" : "uploaded without "
-				"debug info", quality_src, segs, m->nr_segs)) {
+	if (symmod_meta_format(&meta, (enum symq)m->quality, m->quality == 2 ? "" :
+			       strcmp(quality_src, "uploaded") ? "no debug info" :
+			       "uploaded without debug info",
+			       quality_src, segs, m->nr_segs)) {
 		zbuf_release(&meta);
 		unlink(tmp_path);
 		return -ENOMEM;

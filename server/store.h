@@ -26,9 +26,12 @@
 struct zs_store;
 
 struct zs_store_opts {
-	/* debuginfod servers asked for build ids the store has no symbols
-	 * for (space-separated URLs, as DEBUGINFOD_URLS); NULL: none */
-	const char *debuginfod_urls;
+	/* ask debuginfod for build ids the store has no symbols for: the
+	 * servers and the client's cache are the process's libdebuginfod
+	 * configuration, which the caller sets before any thread starts
+	 * (zt_debuginfod_configure(), symbolizer/debuginfod.h); the store
+	 * never touches the environment. 0: never ask. */
+	int debuginfod;
 	uint64_t max_body; /* largest decoded body accepted (0: 512 MiB) */
 	/* for token administration beside a running server (zt serve token):
 	 * no recovery (tmp/ and recordings without a row belong to the
@@ -125,6 +128,8 @@ struct zs_symbol_meta {
 		uint64_t off, vaddr, size;
 	} segs[16];
 	unsigned nr_segs;
+	/* where they came from (the meta's "source"): NULL, "uploaded" */
+	const char *source;
 };
 
 /* Parse "OFF:VADDR:SIZE,..." (hex, at most 16) into m. 0, -EINVAL. */

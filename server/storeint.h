@@ -67,9 +67,10 @@ void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits);
 
 struct zs_symcache;
 
-/* Symbols from symdir (the GSYM cache layout), then, with urls, fetched
- * from debuginfod and stored through s (zs_symbol_put_file). */
-int zs_symcache_new(struct zs_store *s, const char *symdir, const char *urls,
+/* Symbols from symdir (the GSYM cache layout), then, with debuginfod,
+ * fetched from the debuginfod servers and stored through s
+ * (zs_symbol_put_nodrop). */
+int zs_symcache_new(struct zs_store *s, const char *symdir, int debuginfod,
 		    struct zs_symcache **out);
 void zs_symcache_free(struct zs_symcache *c);
 /* Forget what was resolved with bid's symbols (they were replaced). */

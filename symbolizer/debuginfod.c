@@ -58,6 +58,17 @@ int zt_debuginfod_enabled(void)
 	return __atomic_load_n(&enabled, __ATOMIC_RELAXED);
 }
 
+int zt_debuginfod_configure(const char *urls, const char *cache_dir)
+{
+	if (!urls || !cache_dir)
+		return -EINVAL;
+	if (setenv(DEBUGINFOD_URLS_ENV_VAR, urls, 1) ||
+	    setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, cache_dir, 1) ||
+	    setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, "10", 0))
+		return -errno;
+	return 0;
+}
+
 struct progress {
 	zt_debuginfod_progress_fn fn;
 	void *ctx;

@@ -13,6 +13,15 @@
 void zt_debuginfod_set_enabled(int on);
 int zt_debuginfod_enabled(void);
 
+/* For a process that asks on others' behalf (zt serve): these servers
+ * (space-separated) and this client cache directory, and a 10 s
+ * DEBUGINFOD_TIMEOUT unless one is set. libdebuginfod (0.188) has no
+ * per-client setting: it reads them from the environment at every query.
+ * So this sets DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH and
+ * DEBUGINFOD_TIMEOUT, and must be called before the process starts any
+ * thread (setenv races with getenv in other threads), once. 0 or -errno. */
+int zt_debuginfod_configure(const char *urls, const char *cache_dir);
+
 /* Progress of one download: done and total bytes (total <= 0 when unknown). */
 typedef void (*zt_debuginfod_progress_fn)(void *ctx, long done, long total);
 

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt serve's own debuginfod upstream: a stripped program recorded here and
+# pushed without symbols (zt push --no-symbols) is named on the server from
+# the debug file a real debuginfod server on loopback holds;
+# - top and folded name its hot function, the symbols land in the server's
+#   symbol store (HEAD /api/v1/symbols/ID: 200) and the fetched file in
+#   DIR/debuginfod-cache (not in $HOME);
+# - asked again (a restarted server), debuginfod is not asked again, and with
+#   the debuginfod server gone the frames are still named;
+# - a server without --debuginfod shows the frame as [binary+0x...].
+# Everything runs in a network namespace of its own when unshare -n works
+# (debuginfod 0.188 binds every address: there, only loopback exists), else
+# on 127.0.0.1 as t_debuginfod.sh does. Both servers stop by PID, and by
+# themselves (timeout, servelib's watchdog).
+if [ -z "${ZT_SERVE_DBG_NETNS:-}" ] && command -v unshare > /dev/null &&
+	unshare -n true 2> /dev/null; then
+	ZT_SERVE_DBG_NETNS=1 exec unshare -n bash "$0" "$@"
+fi
+if [ -n "${ZT_SERVE_DBG_NETNS:-}" ]; then
+	ip link set lo up 2> /dev/null || ifconfig lo up 2> /dev/null ||
+		{ echo "  FAIL: cannot bring loopback up in the network namespace"; exit 1; }
+	echo "  (in a network namespace of its own: only loopback)"
+fi
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/servelib.sh"
+SERVE_LIFETIME=240
+cd "$T"
+command -v debuginfod > /dev/null || { fail "debuginfod is not installed (scripts/setup.sh --test)"; finish; }
+D=$T/data
+D0=$T/data-nodbg
+
+# ---- a program with a known hot function, a fixed build id ---------------------
+BID=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8f9
+cat > hot.c << 'EOF'
+#include <time.h>
+__attribute__((noinline)) unsigned long zt_only_debuginfod_knows(unsigned long s)
+{
+	volatile unsigned long v = s;
+	for (int i = 0; i < 100000; i++)
+		v = v * 6364136223846793005ul + 1442695040888963407ul;
+	return v;
+}
+int main(void)
+{
+	struct timespec a, b;
+	unsigned long s = 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		s += zt_only_debuginfod_knows(s);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 700000000L);
+	return (int)(s & 1);
+}
+EOF
+mkdir srv bin
+gcc -O2 -g -fno-omit-frame-pointer -Wl,--build-id=0x$BID -o hot hot.c || { fail "build hot.c"; finish; }
+objcopy --only-keep-debug hot srv/hot.debug
+objcopy --strip-all hot bin/hotstripped     # no debuglink, no symbols at all
+rm hot
+check "the stripped copy has the build id" bash -c "'$ZT' buildid bin/hotstripped | grep -q '^$BID'"
+check "... and no symbols" bash -c "! nm bin/hotstripped 2> /dev/null | grep -q zt_only"
+
+"$ZT" record -q -g -o x.data -- bin/hotstripped > rec.out 2> rec.err
+check "zt record -g of the stripped binary" [ -s x.data ]
+
+# ---- the debuginfod server -------------------------------------------------------
+port=$(( 20000 + RANDOM % 20000 ))
+while (exec 3<>/dev/tcp/127.0.0.1/$port) 2> /dev/null; do port=$((port + 1)); done
+timeout 200 debuginfod -p "$port" -d "$T/db.sqlite" -F -t 0 -g 0 -c 1 "$T/srv" > dbgd.log 2>&1 &
+dpid=$!; bgpids+=($dpid)
+metrics() { exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3; exec 3<&-; }
+indexed=0
+for i in $(seq 150); do
+	metrics 2> /dev/null | grep -q '^found_debuginfo_total{source="files"} [1-9]' && { indexed=1; break; }
+	sleep 0.2
+done
+check "debuginfod indexed the debug file" [ $indexed = 1 ]
+# requests for the program's debug file, as the debuginfod server logs them
+buildid_reqs() { grep -c "GET /buildid/$BID/" dbgd.log; }
+
+PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2> tok.err)
+READ=$("$ZT" serve token create --scope read --data-dir "$D" 2>> tok.err)
+check "tokens are created" [ ${#PUSH} -ge 32 -a ${#READ} -ge 32 ]
+
+# HOME points nowhere useful: the client's cache must not land there
+mkdir home
+export HOME=$T/home
+unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+serve_start "$D" --debuginfod "http://127.0.0.1:$port" || { fail "zt serve starts"; finish; }
+
+ZT_TOKEN=$PUSH "$ZT" push --no-symbols -i x.data --server "$SERVE_URL" > push.out 2> push.err
+check "push --no-symbols: exit 0" [ $? -eq 0 ]
+id=$(sed -n 's/^zt push: stored \([0-9a-f]*\) .*/\1/p' push.out)
+check "... stored" [ -n "$id" ]
+c=$(curl -s -I -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PUSH" "$SERVE_URL/api/v1/symbols/$BID")
+check "no symbols in the store before the query ($c)" [ "$c" = 404 ]
+before=$(buildid_reqs)
+
+TOKEN=$READ api GET "/api/v1/top?id=$id&limit=20" > top1.json
+check "top: 200 ($(code))" [ "$(code)" = 200 ]
+check "top names the hot function (debuginfod's symbols)" grep -q '"name":"zt_only_debuginfod_knows"' top1.json
+TOKEN=$READ api GET "/api/v1/folded?id=$id" > f1.folded
+check "folded: 200 ($(code))" [ "$(code)" = 200 ]
+check "folded: main;zt_only_debuginfod_knows" grep -qE '(^|;)main;zt_only_debuginfod_knows [0-9]+$' f1.folded
+check "folded: no unresolved frame of the binary" bash -c "! grep -q '\[hotstripped+0x' f1.folded"
+c=$(curl -s -I -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PUSH" "$SERVE_URL/api/v1/symbols/$BID")
+check "the symbols are in the store now: HEAD /api/v1/symbols/ID ($c)" [ "$c" = 200 ]
+check "... as a GSYM with its meta" bash -c "[ -s '$D/symbols/gsym/$BID.gsym' ] && [ -s '$D/symbols/gsym/$BID.meta' ]"
+check "... its source: debuginfod" grep -qx 'source debuginfod' "$D/symbols/gsym/$BID.meta"
+xseg=$(readelf -lW bin/hotstripped | awk '$1 == "LOAD" && ($7 ~ /E/ || $8 == "E") { print $2, $3; exit }' |
+	{ read -r o v && printf 'load %x %x' "$o" "$v"; })
+check "... and the binary's code segment where the binary has it ($xseg)" \
+	grep -q "^$xseg " "$D/symbols/gsym/$BID.meta"
+check "the fetched debug file is cached under DIR/debuginfod-cache" \
+	bash -c "[ -n \"\$(find '$D/debuginfod-cache' -name debuginfo 2> /dev/null)\" ]"
+check "... not in the home directory" bash -c "[ -z \"\$(find '$HOME' -type f 2> /dev/null)\" ]"
+after1=$(buildid_reqs)
+check "debuginfod was asked ($before -> $after1)" [ "$after1" -gt "$before" ]
+
+# ---- asked again: from the store, not from debuginfod ----------------------------
+serve_stop
+serve_start "$D" --debuginfod "http://127.0.0.1:$port" || { fail "zt serve restarts"; finish; }
+TOKEN=$READ api GET "/api/v1/top?id=$id&limit=20" > top2.json
+check "restarted server: top still names the hot function" grep -q '"name":"zt_only_debuginfod_knows"' top2.json
+after2=$(buildid_reqs)
+check "... without asking debuginfod again ($after1 -> $after2)" [ "$after2" = "$after1" ]
+kill "$dpid"; wait "$dpid" 2> /dev/null
+serve_stop
+serve_start "$D" --debuginfod "http://127.0.0.1:$port" || { fail "zt serve restarts"; finish; }
+TOKEN=$READ api GET "/api/v1/folded?id=$id" > f3.folded
+check "debuginfod gone: folded still names the hot function" \
+	grep -qE '(^|;)main;zt_only_debuginfod_knows [0-9]+$' f3.folded
+serve_stop
+check "the server stopped cleanly" [ $? -eq 0 ]
+
+# ---- without --debuginfod: the frame stays an address -----------------------------
+PUSH0=$("$ZT" serve token create --scope push --data-dir "$D0" 2> tok0.err)
+READ0=$("$ZT" serve token create --scope read --data-dir "$D0" 2>> tok0.err)
+serve_start "$D0" || { fail "zt serve (no --debuginfod) starts"; finish; }
+ZT_TOKEN=$PUSH0 "$ZT" push --no-symbols -i x.data --server "$SERVE_URL" > push0.out 2> push0.err
+check "push to a server without --debuginfod: exit 0" [ $? -eq 0 ]
+TOKEN=$READ0 api GET "/api/v1/folded?id=$id" > f0.folded
+check "without --debuginfod: [hotstripped+0x...]" grep -qE ';\[hotstripped\+0x[0-9a-f]+\] [0-9]+$' f0.folded
+check "... and never the function's name" bash -c "! grep -q zt_only_debuginfod_knows f0.folded"
+c=$(curl -s -I -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PUSH0" "$SERVE_URL/api/v1/symbols/$BID")
+check "... nor symbols in its store ($c)" [ "$c" = 404 ]
+serve_stop
+finish
