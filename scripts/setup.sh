@@ -22,8 +22,9 @@ if [ "${1:-}" = "--test" ]; then
 	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
-	# curl: the zt serve tests talk to the server's HTTP API with it
-	pkgs+=(curl)
+	# curl: the zt serve tests talk to the server's HTTP API with it;
+	# lld: a binary laid out as lld lays it out (t_serve_debuginfod)
+	pkgs+=(curl lld)
 	# openssl: t_serve makes a self-signed certificate for zt serve's TLS
 	pkgs+=(openssl)
 	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:

@@ -343,14 +343,17 @@ void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-/* The executable PT_LOAD segments of the binary a debug file (fetched by
- * us from debuginfod) belongs to, as push sends them (X-ZT-Symbol-Load):
- * file offset, vaddr, size. A debug file keeps the binary's program
- * headers, but objcopy --only-keep-debug rewrites p_offset of a segment
- * whose contents it dropped (p_filesz 0 there): such a segment is placed
- * at the vaddr - offset delta of the first PT_LOAD that kept contents
- * (the one with the build-id note, whose offset is the binary's), which is
- * how GNU ld lays out code (eu-strip -f keeps the offsets as they are). */
+/* The executable PT_LOAD segments of a binary, or of the binary a debug
+ * file (fetched by us from debuginfod) belongs to, as push sends them
+ * (X-ZT-Symbol-Load): file offset, vaddr, size. A debug file keeps the
+ * binary's program headers, but objcopy --only-keep-debug of GNU ld's
+ * output rewrites to 0 the p_offset of a segment whose contents it drops
+ * (p_filesz 0 there; lld's output keeps them, as eu-strip -f does): a
+ * segment at offset 0 whose vaddr is not the first segment's for offset
+ * 0 was moved, and is placed at the vaddr - offset delta of the first
+ * PT_LOAD that kept contents (the one with the build-id note), which is
+ * where GNU ld puts code. The executable itself, when debuginfod has it,
+ * is asked first: its offsets are exact. */
 static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 {
 	uint64_t delta = 0;
@@ -381,9 +384,14 @@ static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
 			    !(ph.p_flags & PF_X))
 				continue;
-			if (!ph.p_filesz && (!have_delta || ph.p_vaddr < delta))
-				continue; /* where it is in the binary is lost */
-			m->segs[m->nr_segs].off = ph.p_filesz ? ph.p_offset : ph.p_vaddr - delta;
+			if (!ph.p_filesz && !ph.p_offset && ph.p_vaddr != delta) {
+				/* moved by objcopy: where GNU ld put it */
+				if (!have_delta || ph.p_vaddr < delta)
+					continue;
+				m->segs[m->nr_segs].off = ph.p_vaddr - delta;
+			} else {
+				m->segs[m->nr_segs].off = ph.p_offset;
+			}
 			m->segs[m->nr_segs].vaddr = ph.p_vaddr;
 			m->segs[m->nr_segs].size = ph.p_filesz ? ph.p_filesz : ph.p_memsz;
 			m->nr_segs++;
@@ -401,14 +409,20 @@ static int fetch_debuginfod(struct zs_symcache *c, const struct prof_build_id *b
 {
 	struct symmod_opts xo = { .no_debuginfod = 1 };
 	struct zs_symbol_meta meta = { 0 };
-	char *path = NULL, tmp[4096], hex[41];
+	char *path = NULL, *exe = NULL, tmp[4096], hex[41];
 	enum symq q = SYMQ_NONE;
 	int err, fd, created;
 
 	err = zt_debuginfod_find(bid, 0, NULL, NULL, &path);
 	if (err)
 		return err;
-	elf_segments(path, &meta);
+	/* the segments from the executable when the server has it: exact */
+	if (!zt_debuginfod_find(bid, 1, NULL, NULL, &exe)) {
+		elf_segments(exe, &meta);
+		free(exe);
+	}
+	if (!meta.nr_segs)
+		elf_segments(path, &meta);
 	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_store_tmpdir(c->s));
 	fd = mkstemp(tmp);
 	if (fd < 0) {

@@ -8,7 +8,9 @@
 #   DIR/debuginfod-cache (not in $HOME);
 # - asked again (a restarted server), debuginfod is not asked again, and with
 #   the debuginfod server gone the frames are still named;
-# - a server without --debuginfod shows the frame as [binary+0x...].
+# - a server without --debuginfod shows the frame as [binary+0x...];
+# - the same with lld's layout (code not at its vaddr's file offset, which
+#   objcopy keeps in the debug file) when ld.lld is there.
 # Everything runs in a network namespace of its own when unshare -n works
 # (debuginfod 0.188 binds every address: there, only loopback exists), else
 # on 127.0.0.1 as t_debuginfod.sh does. Both servers stop by PID, and by
@@ -63,6 +65,20 @@ check "... and no symbols" bash -c "! nm bin/hotstripped 2> /dev/null | grep -q 
 
 "$ZT" record -q -g -o x.data -- bin/hotstripped > rec.out 2> rec.err
 check "zt record -g of the stripped binary" [ -s x.data ]
+# linked by lld: its code segment's file offset is not its vaddr (0x600 at 0x1600)
+BIDL=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fa
+ndebug=1
+if command -v ld.lld > /dev/null &&
+	gcc -O2 -g -fno-omit-frame-pointer -fuse-ld=lld -Wl,--build-id=0x$BIDL -o hotl hot.c; then
+	objcopy --only-keep-debug hotl srv/hotl.debug
+	objcopy --strip-all hotl bin/hotlstripped
+	rm hotl
+	"$ZT" record -q -g -o xl.data -- bin/hotlstripped > recl.out 2> recl.err
+	check "zt record -g of the lld-linked stripped binary" [ -s xl.data ]
+	ndebug=2
+else
+	echo "  skip: no ld.lld (the lld layout part)"
+fi
 
 # ---- the debuginfod server -------------------------------------------------------
 port=$(( 20000 + RANDOM % 20000 ))
@@ -72,7 +88,8 @@ dpid=$!; bgpids+=($dpid)
 metrics() { exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3; exec 3<&-; }
 indexed=0
 for i in $(seq 150); do
-	metrics 2> /dev/null | grep -q '^found_debuginfo_total{source="files"} [1-9]' && { indexed=1; break; }
+	metrics 2> /dev/null | awk -v n=$ndebug '$1 == "found_debuginfo_total{source=\"files\"}" && $2 >= n { f = 1 } END { exit !f }' &&
+		{ indexed=1; break; }
 	sleep 0.2
 done
 check "debuginfod indexed the debug file" [ $indexed = 1 ]
@@ -117,6 +134,19 @@ check "the fetched debug file is cached under DIR/debuginfod-cache" \
 check "... not in the home directory" bash -c "[ -z \"\$(find '$HOME' -type f 2> /dev/null)\" ]"
 after1=$(buildid_reqs)
 check "debuginfod was asked ($before -> $after1)" [ "$after1" -gt "$before" ]
+
+# ---- lld's layout: the debug file's offsets are the binary's ----------------------
+if [ $ndebug = 2 ]; then
+	ZT_TOKEN=$PUSH "$ZT" push --no-symbols -i xl.data --server "$SERVE_URL" > pushl.out 2> pushl.err
+	idl=$(sed -n 's/^zt push: stored \([0-9a-f]*\) .*/\1/p' pushl.out)
+	check "lld: pushed" [ -n "$idl" ]
+	TOKEN=$READ api GET "/api/v1/folded?id=$idl" > fl.folded
+	check "lld: folded names the hot function" grep -qE '(^|;)main;zt_only_debuginfod_knows [0-9]+$' fl.folded
+	xsegl=$(readelf -lW bin/hotlstripped | awk '$1 == "LOAD" && ($7 ~ /E/ || $8 == "E") { print $2, $3; exit }' |
+		{ read -r o v && printf 'load %x %x' "$o" "$v"; })
+	check "lld: the code segment where the binary has it ($xsegl)" \
+		grep -q "^$xsegl " "$D/symbols/gsym/$BIDL.meta"
+fi
 
 # ---- asked again: from the store, not from debuginfod ----------------------------
 serve_stop
