@@ -41,13 +41,11 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
 	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev \
 	libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev libcurl:libcurl4-openssl-dev
-# linked dynamically even in the static build: their static dependencies
-# (GnuTLS, LDAP, RTMP, SSH...) have no .a files in Debian
-DYN_PKGS := libmicrohttpd
-# libcurl: headers only at build time, dlopen'ed by net/client.c when a
-# command talks to a server (linked, its ~30 libraries slowed every
-# command's start-up from 1.9 to 4.7 ms)
-DLOPEN_PKGS := libdebuginfod libcurl
+# libcurl and libmicrohttpd: headers only at build time, dlopen'ed by
+# net/client.c and server/httpd.c when a command talks to or serves HTTP
+# (linked, libcurl's ~30 libraries slowed every command's start-up from
+# 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms)
+DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
@@ -82,12 +80,11 @@ STATIC_LIBS ?= 1
 ZT_LIBS := $(LIBS)
 ifeq ($(STATIC_LIBS)$(SANITIZE),1)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-PKG_SLIBS := $(filter-out -ldl -lpthread -pthread -lm,$(shell $(PKG_CONFIG) --static --libs $(filter-out $(DLOPEN_PKGS) $(DYN_PKGS),$(pkg_names)) 2>/dev/null))
-PKG_DLIBS := $(shell $(PKG_CONFIG) --libs $(DYN_PKGS) 2>/dev/null)
+PKG_SLIBS := $(filter-out -ldl -lpthread -pthread -lm,$(shell $(PKG_CONFIG) --static --libs $(filter-out $(DLOPEN_PKGS),$(pkg_names)) 2>/dev/null))
 no_static := $(foreach l,$(sort $(PKG_SLIBS:-l%=%)),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))
 ifeq ($(strip $(no_static)),)
 # -lm stays dynamic: glibc's static libm needs the static libc (its ifuncs)
-ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic $(PKG_DLIBS) -lm -ldl -lpthread
+ZT_LIBS := -Wl,-Bstatic $(PKG_SLIBS) $(LIBIBERTY) -Wl,-Bdynamic -lm -ldl -lpthread
 endif
 endif
 endif
