@@ -447,6 +447,9 @@ static void on_lost(void *ctx, uint64_t lost_samples, uint64_t lost_events)
 static void snapshot_perfmap(struct record *r, uint32_t pid);
 static void kernel_new(struct record *r, uint64_t v);
 static uint64_t kernel_hide(struct record *r, uint64_t ip);
+/* x86-64: user addresses end here; the legacy vsyscall page */
+#define USER_ADDR_END 0x0000800000000000ull
+#define VSYSCALL_START 0xffffffffff600000ull
 
 static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_t pid, uint32_t tid,
 			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
@@ -475,6 +478,19 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 		} else {
 			for (unsigned i = 0; i < nk; i++)
 				kernel_new(r, ips[i]);
+		}
+	}
+	if (r->hide_kaddr) {
+		/* a "user" frame in the kernel's half of the address space (a
+		 * stale frame pointer's find) would give the kernel's layout
+		 * away: the chain ends before it. The vsyscall page, user code
+		 * up there, stays. */
+		for (unsigned i = nk; i < nk + nu; i++) {
+			if (ips[i] >= USER_ADDR_END &&
+			    (ips[i] < VSYSCALL_START || ips[i] >= VSYSCALL_START + 0x1000)) {
+				nu = i - nk;
+				break;
+			}
 		}
 	}
 	note_err(r, ztdata_write_sample(r->w, ts, period, pid, tid, cpu, ips, nk, nu));

@@ -23,8 +23,9 @@ if [ "${1:-}" = "--test" ]; then
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
 	# curl: the zt serve tests talk to the server's HTTP API with it;
-	# lld: a binary laid out as lld lays it out (t_serve_debuginfod)
-	pkgs+=(curl lld)
+	# lld: a binary laid out as lld lays it out, iproute2: loopback in a
+	# network namespace of its own (t_serve_debuginfod)
+	pkgs+=(curl lld iproute2)
 	# openssl: t_serve makes a self-signed certificate for zt serve's TLS
 	pkgs+=(openssl)
 	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:

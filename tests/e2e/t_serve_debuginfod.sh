@@ -15,12 +15,12 @@
 # (debuginfod 0.188 binds every address: there, only loopback exists), else
 # on 127.0.0.1 as t_debuginfod.sh does. Both servers stop by PID, and by
 # themselves (timeout, servelib's watchdog).
-if [ -z "${ZT_SERVE_DBG_NETNS:-}" ] && command -v unshare > /dev/null &&
-	unshare -n true 2> /dev/null; then
+if [ -z "${ZT_SERVE_DBG_NETNS:-}" ] && command -v unshare > /dev/null && command -v ip > /dev/null &&
+	unshare -n sh -c 'ip link set lo up' 2> /dev/null; then
 	ZT_SERVE_DBG_NETNS=1 exec unshare -n bash "$0" "$@"
 fi
 if [ -n "${ZT_SERVE_DBG_NETNS:-}" ]; then
-	ip link set lo up 2> /dev/null || ifconfig lo up 2> /dev/null ||
+	ip link set lo up 2> /dev/null ||
 		{ echo "  FAIL: cannot bring loopback up in the network namespace"; exit 1; }
 	echo "  (in a network namespace of its own: only loopback)"
 fi
