@@ -26,3 +26,14 @@ void zt_log(enum zt_log_level level, const char *fmt, ...)
 	va_end(ap);
 	log_fn(level, msg, log_ctx);
 }
+
+void zt_say(char *msg, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, n, fmt, ap);
+	va_end(ap);
+}

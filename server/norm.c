@@ -12,6 +12,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/proctree.h"
+#include "libprof/log.h"
 #include "server/norm.h"
 #include "symbolizer/jitdump.h"
 #include "symbolizer/kallsyms.h"
@@ -20,18 +21,6 @@
 #define NAME_MAX_LEN 4096 /* longer names are cut */
 #define STR_MAX 65536     /* strings in a key */
 #define DEFAULT_MAX_DECODED (512ull << 20)
-
-static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!msg || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, n, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- frame keys ------------------------------------------------------------ */
 
@@ -762,17 +751,17 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	c.p = &p;
 	ret = ztdata_read_mem(body, len, &p, &info);
 	if (ret) {
-		say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
+		zt_say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
 		goto out;
 	}
 	ret = -EBADMSG;
 	if (info.ustack_chunks) {
-		say(msg, msglen, "the recording holds user-stack snapshots (--call-graph dwarf): "
+		zt_say(msg, msglen, "the recording holds user-stack snapshots (--call-graph dwarf): "
 				 "push --call-graph dwarf recordings with zt push, which unwinds them");
 		goto out;
 	}
 	if (!info.complete || info.truncated || info.good_end != len) {
-		say(msg, msglen, "incomplete zt.data: %s",
+		zt_say(msg, msglen, "incomplete zt.data: %s",
 		    info.msg[0] ? info.msg : "the file does not end with its index chunk");
 		goto out;
 	}
@@ -794,7 +783,7 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	if (!ret && need_cmd)
 		ret = command_from_roots(n);
 	if (ret == -EBADMSG)
-		say(msg, msglen, "bad zt.data: a sample refers to a stack that is not there");
+		zt_say(msg, msglen, "bad zt.data: a sample refers to a stack that is not there");
 out:
 	zt_ctx_release(&c);
 	profile_release(&p);
@@ -827,7 +816,7 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 		out->len += room - z.avail_out;
 		if (out->len > max) {
 			inflateEnd(&z);
-			say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
+			zt_say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
 			    (unsigned long long)max);
 			return -EFBIG;
 		}
@@ -840,7 +829,7 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 		}
 		if (zr != Z_OK && zr != Z_STREAM_END) {
 			inflateEnd(&z);
-			say(msg, msglen, "bad gzip data in the pprof: %s", z.msg ? z.msg : "truncated");
+			zt_say(msg, msglen, "bad gzip data in the pprof: %s", z.msg ? z.msg : "truncated");
 			return zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
 		}
 	}
@@ -1137,7 +1126,7 @@ static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, in
 	int ret;
 
 	if (!pb || !pb->n_sample_type || !pb->n_string_table || pb->string_table[0][0]) {
-		say(msg, msglen, gz ? "bad pprof: the gzip data is not a pprof profile"
+		zt_say(msg, msglen, gz ? "bad pprof: the gzip data is not a pprof profile"
 				    : "not a zt.data or pprof file");
 		ret = gz ? -EBADMSG : -EMEDIUMTYPE;
 		goto out;
@@ -1165,7 +1154,7 @@ static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, in
 		ret = pp_samples(&c, ci, wi);
 bad:
 	if (ret == -EBADMSG)
-		say(msg, msglen, "bad pprof: a sample, location or mapping refers to what is not there");
+		zt_say(msg, msglen, "bad pprof: a sample, location or mapping refers to what is not there");
 out:
 	free(c.loc_frames);
 	free(c.loc_nf);
@@ -1199,7 +1188,7 @@ int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_d
 {
 	int ret;
 
-	say(msg, msglen, "%s", "");
+	zt_say(msg, msglen, "%s", "");
 	if (!max_decoded)
 		max_decoded = DEFAULT_MAX_DECODED;
 	if (ztdata_probe(body, len))
@@ -1207,7 +1196,7 @@ int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_d
 	else
 		ret = norm_pprof(n, body, len, max_decoded, msg, msglen);
 	if (ret == -ENOMEM)
-		say(msg, msglen, "out of memory");
+		zt_say(msg, msglen, "out of memory");
 	if (!ret && (!n->host || !n->command || !n->event))
 		ret = -ENOMEM;
 	return ret;

@@ -75,18 +75,6 @@ struct zs_store {
 	struct zs_symcache *sym;
 };
 
-static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!msg || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, n, fmt, ap);
-	va_end(ap);
-}
-
 static void to_hex(const uint8_t *b, size_t n, char *out)
 {
 	static const char d[] = "0123456789abcdef";
@@ -577,7 +565,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (!s->dir || !s->dbpath || !s->tmpdir || !s->symdir || !s->gsymdir || !s->profdir)
 		goto fail;
 	if ((err = mkdir_p(s->tmpdir)) || (err = mkdir_p(s->gsymdir)) || (err = mkdir_p(s->profdir))) {
-		say(msg, msglen, "cannot make the data directory '%s': %s", dir, strerror(-err));
+		zt_say(msg, msglen, "cannot make the data directory '%s': %s", dir, strerror(-err));
 		goto fail;
 	}
 	if (!admin)
@@ -586,7 +574,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (!err)
 		err = exec(s->wdb, schema);
 	if (err) {
-		say(msg, msglen, "cannot open the catalogue '%s': %s", s->dbpath,
+		zt_say(msg, msglen, "cannot open the catalogue '%s': %s", s->dbpath,
 		    s->wdb ? sqlite3_errmsg(s->wdb) : strerror(-err));
 		goto fail;
 	}
@@ -594,7 +582,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (!err)
 		err = tokens_load(s, s->wdb);
 	if (err) {
-		say(msg, msglen, "cannot read the catalogue '%s': %s", s->dbpath,
+		zt_say(msg, msglen, "cannot read the catalogue '%s': %s", s->dbpath,
 		    err == -EBADMSG ? "damaged frames or stacks" : strerror(-err));
 		goto fail;
 	}
@@ -607,7 +595,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 		s->tver = data_version(s->tdb);
 	err = zs_symcache_new(s, s->symdir, o && o->debuginfod, &s->sym);
 	if (err) {
-		say(msg, msglen, "out of memory");
+		zt_say(msg, msglen, "out of memory");
 		goto fail;
 	}
 	*out = s;
@@ -1231,9 +1219,9 @@ out_nofile:
 	if (err && tmp == own)
 		unlink(own);
 	if (err == -ENOSPC || err == -EDQUOT)
-		say(msg, msglen, "the server's disk is full: the profile was not stored");
+		zt_say(msg, msglen, "the server's disk is full: the profile was not stored");
 	else if (err)
-		say(msg, msglen, "cannot store the profile: %s", strerror(-err));
+		zt_say(msg, msglen, "cannot store the profile: %s", strerror(-err));
 	return err;
 }
 
@@ -1247,19 +1235,19 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	say(msg, msglen, "%s", "");
+	zt_say(msg, msglen, "%s", "");
 	if (nr_labels > MAX_LABELS) {
-		say(msg, msglen, "too many labels (at most %d)", MAX_LABELS);
+		zt_say(msg, msglen, "too many labels (at most %d)", MAX_LABELS);
 		return -EINVAL;
 	}
 	for (i = 0; i < nr_labels; i++)
 		if (!valid_label(&labels[i])) {
-			say(msg, msglen, "bad label: keys are 1-%d of [A-Za-z0-9_.-], values at most "
+			zt_say(msg, msglen, "bad label: keys are 1-%d of [A-Za-z0-9_.-], values at most "
 					 "%d printable characters", LABEL_KEY_MAX, LABEL_VALUE_MAX);
 			return -EINVAL;
 		}
 	if (len > s->max_body) {
-		say(msg, msglen, "the profile is larger than %llu bytes", (unsigned long long)s->max_body);
+		zt_say(msg, msglen, "the profile is larger than %llu bytes", (unsigned long long)s->max_body);
 		return -EFBIG;
 	}
 	zs_norm_init(&n);
@@ -1301,7 +1289,7 @@ int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_lab
 
 	if (err) {
 		memset(r, 0, sizeof(*r));
-		say(msg, msglen, "cannot read the upload: %s", strerror(-err));
+		zt_say(msg, msglen, "cannot read the upload: %s", strerror(-err));
 		if (err != -EINVAL)
 			unlink(tmp_path);
 		return err == -EINVAL ? -EINVAL : -EIO;
@@ -1310,7 +1298,7 @@ int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_lab
 	if (err) {
 		zt_image_close(&img);
 		unlink(tmp_path);
-		say(msg, msglen, "cannot store the profile: %s", strerror(-err));
+		zt_say(msg, msglen, "cannot store the profile: %s", strerror(-err));
 		return err;
 	}
 	err = ingest(s, img.data, img.len, tmp_path, labels, nr_labels, r, msg, msglen);
@@ -1517,12 +1505,12 @@ int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct 
 		if (!n)
 			continue;
 		if (++lines > 100000) {
-			say(msg, msglen, "too many ids (at most 100000)");
+			zt_say(msg, msglen, "too many ids (at most 100000)");
 			err = -E2BIG;
 			break;
 		}
 		if (zs_hex_to_bid(line, n, &b)) {
-			say(msg, msglen, "line %zu is not a build id or file id (2 to 40 hex digits)",
+			zt_say(msg, msglen, "line %zu is not a build id or file id (2 to 40 hex digits)",
 			    lines);
 			err = -EINVAL;
 			break;
@@ -1632,12 +1620,12 @@ static int check_gsym(const void *data, size_t len, const struct prof_build_id *
 	int err = 0;
 
 	if (gsym_open_mem(data, len, &g)) {
-		say(msg, msglen, "not a GSYM v1 image");
+		zt_say(msg, msglen, "not a GSYM v1 image");
 		return -EBADMSG;
 	}
 	u = gsym_uuid(g, &ul);
 	if (ul ? (ul != b->len || memcmp(u, b->data, ul)) : b->len != ZT_FILEID_LEN) {
-		say(msg, msglen, "the GSYM's UUID is not the id it is stored under");
+		zt_say(msg, msglen, "the GSYM's UUID is not the id it is stored under");
 		err = -EBADMSG;
 	}
 	gsym_free(g);
@@ -1661,9 +1649,9 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 
 	if (created)
 		*created = 0;
-	say(msg, msglen, "%s", "");
+	zt_say(msg, msglen, "%s", "");
 	if (canon_sym_id(id, hex, &b) || !m || m->quality < 0 || m->quality > 2 || m->nr_segs > 16) {
-		say(msg, msglen, "bad symbol id or metadata");
+		zt_say(msg, msglen, "bad symbol id or metadata");
 		if (!map_tmp(s, tmp_path, &img)) {
 			zt_image_close(&img);
 			unlink(tmp_path);
@@ -1671,7 +1659,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		return -EINVAL;
 	}
 	if ((err = map_tmp(s, tmp_path, &img))) {
-		say(msg, msglen, "cannot read the upload: %s", strerror(-err));
+		zt_say(msg, msglen, "cannot read the upload: %s", strerror(-err));
 		return err == -EINVAL ? -EINVAL : -EIO;
 	}
 	err = check_gsym(img.data, img.len, &b, msg, msglen);
@@ -1704,7 +1692,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 	}
 	if (had && only_new) {
 		err = -EEXIST;
-		say(msg, msglen, "the store has symbols for %s", hex);
+		zt_say(msg, msglen, "the store has symbols for %s", hex);
 		goto out;
 	}
 	if ((err = fsync_path(tmp_path)) || (err = tmp_write(s, meta.data, meta.len, mtmp, sizeof(mtmp))))
@@ -1760,7 +1748,7 @@ out:
 		unlink(mtmp);
 	zbuf_release(&meta);
 	if (err == -ENOSPC || err == -EDQUOT)
-		say(msg, msglen, "the server's disk is full: the symbols were not stored");
+		zt_say(msg, msglen, "the server's disk is full: the symbols were not stored");
 	return err;
 }
 

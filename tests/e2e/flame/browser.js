@@ -4,51 +4,15 @@
 // the Search button's prompt; print what was seen as JSON, save a screenshot.
 // Usage: node browser.js FILE.svg SCREENSHOT.png FRAME REGEX
 'use strict';
-const { spawn } = require('child_process');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const CDP = require('chrome-remote-interface');
+const { run } = require('../chromium.js');
 
 const [svgFile, shot, frameName, regex] = process.argv.slice(2);
-const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zt-chromium-'));
-const chrome = spawn(process.env.CHROMIUM || 'chromium', [
-	'--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
-	'--remote-debugging-port=0', '--user-data-dir=' + profileDir, 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
 
-function fail(msg) {
-	console.error('flame-browser: ' + msg);
-	chrome.kill('SIGKILL');
-	process.exit(1);
-}
-const timer = setTimeout(() => fail('timed out'), 60000);
-
-function devtoolsPort() {
-	return new Promise((resolve, reject) => {
-		let err = '';
-		chrome.stderr.on('data', (d) => {
-			err += d;
-			const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-			if (m) resolve(+m[1]);
-		});
-		chrome.on('exit', (c) => reject(new Error('chromium exited ' + c + ': ' + err)));
-	});
-}
-
-async function main() {
-	const port = await devtoolsPort();
-	const client = await CDP({ port });
+run(CDP, 'flame-browser', 60000, async (client, { ev, click, fail, sleep }) => {
 	const { Page, Runtime, Input, Emulation } = client;
-	const ev = async (expr) => {
-		const r = await Runtime.evaluate({ expression: expr, returnByValue: true });
-		if (r.exceptionDetails) throw new Error(expr + ': ' + JSON.stringify(r.exceptionDetails));
-		return r.result.value;
-	};
-	const click = async (x, y) => {
-		for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased'])
-			await Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
-	};
 	const center = (sel) => ev(`(() => { const b = ${sel}.getBoundingClientRect();
 		return [b.x + b.width / 2, b.y + b.height / 2]; })()`);
 	const out = {};
@@ -97,15 +61,5 @@ async function main() {
 	out.magenta = await ev('document.querySelectorAll("rect[fill=\'rgb(230,0,230)\']").length');
 	const s = await Page.captureScreenshot({ format: 'png' });
 	fs.writeFileSync(shot, Buffer.from(s.data, 'base64'));
-	await client.close();
 	console.log(JSON.stringify(out));
-}
-
-main().then(() => {
-	clearTimeout(timer);
-	// the profile directory goes once chromium has stopped writing to it
-	chrome.on('exit', () => {
-		try { fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { }
-	});
-	chrome.kill('SIGKILL');
-}, (e) => fail(e.stack || String(e)));
+});

@@ -4,56 +4,21 @@
 // a frame to zoom, search, read the top table, diff two selections. Prints
 // what was seen as JSON. Usage: node web.js URL TOKEN FRAME REGEX SHOT.png
 'use strict';
-const { spawn } = require('child_process');
 const fs = require('fs');
-const os = require('os');
-const path = require('path');
 const CDP = require('chrome-remote-interface');
+const { run } = require('../chromium.js');
 
 const [url, token, frameName, regex, shot] = process.argv.slice(2);
-const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zt-chromium-'));
-const chrome = spawn(process.env.CHROMIUM || 'chromium', [
-	'--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
-	'--remote-debugging-port=0', '--user-data-dir=' + profileDir, 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
-function fail(msg) {
-	console.error('serve-web: ' + msg);
-	chrome.kill('SIGKILL');
-	process.exit(1);
-}
-const timer = setTimeout(() => fail('timed out'), 90000);
-function devtoolsPort() {
-	return new Promise((resolve, reject) => {
-		let err = '';
-		chrome.stderr.on('data', (d) => {
-			err += d;
-			const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-			if (m) resolve(+m[1]);
-		});
-		chrome.on('exit', (c) => reject(new Error('chromium exited ' + c + ': ' + err)));
-	});
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function main() {
-	const client = await CDP({ port: await devtoolsPort() });
+run(CDP, 'serve-web', 90000, async (client, { ev, click, fail, sleep }) => {
 	const { Page, Runtime, Input, Emulation, Network } = client;
 	const out = { requests: [] };
-	const ev = async (expr) => {
-		const r = await Runtime.evaluate({ expression: expr, returnByValue: true, awaitPromise: true });
-		if (r.exceptionDetails) throw new Error(expr + ': ' + JSON.stringify(r.exceptionDetails));
-		return r.result.value;
-	};
 	const until = async (expr, what) => {
 		for (let i = 0; i < 200; i++) {
 			if (await ev(expr)) return;
 			await sleep(50);
 		}
 		fail('waited in vain for ' + what);
-	};
-	const click = async (x, y) => {
-		for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased'])
-			await Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
 	};
 	const clickSel = async (sel) => {
 		const [x, y] = await ev(`(() => { const b = document.querySelector(${JSON.stringify(sel)})
@@ -126,14 +91,6 @@ async function main() {
 	out.status = await ev('document.getElementById("status").textContent');
 	out.foreign = out.requests.filter((u) => !u.startsWith(url.replace(/\/$/, '')) && !u.startsWith('blob:') &&
 		!u.startsWith('about:') && !u.startsWith('data:'));
-	await client.close();
 	delete out.requests;
 	console.log(JSON.stringify(out));
-}
-main().then(() => {
-	clearTimeout(timer);
-	chrome.on('exit', () => {
-		try { fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { }
-	});
-	chrome.kill('SIGKILL');
-}, (e) => fail(e.stack || String(e)));
+});
