@@ -7,36 +7,16 @@
 # - a wrong token: exit 3 with the server's reason; the server down: exit 4
 #   after the retries; the token never shows in ps;
 # - the configuration file: used at mode 0600, refused at 0644.
+src=$(cd "$(dirname "$0")/../data/serve" && pwd)/hot.c
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 cd "$T"
 D=$T/data
 
 # a program only this side has, with a hot function of a unique name
-cat > only.c << 'EOF'
-#include <stdlib.h>
-#include <time.h>
-__attribute__((noinline)) unsigned long zt_only_the_pusher_knows(unsigned long s)
-{
-	volatile unsigned long v = s;
-	for (int i = 0; i < 100000; i++)
-		v = v * 6364136223846793005ul + 1442695040888963407ul;
-	return v;
-}
-int main(void)
-{
-	struct timespec a, b;
-	unsigned long s = 1;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		s += zt_only_the_pusher_knows(s);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 1000000000L);
-	return (int)(s & 1);
-}
-EOF
 mkdir -p bin
-cc -O1 -g -fno-omit-frame-pointer -Wl,--build-id=sha1 -o bin/only only.c || fail "build only.c"
+cc -O1 -g -fno-omit-frame-pointer -DHOT=zt_only_the_pusher_knows -Wl,--build-id=sha1 -o bin/only \
+	"$src" || fail "build hot.c"
 only_id=$("$ZT" buildid bin/only 2> /dev/null | awk '{print $1; exit}')
 
 "$ZT" record -q -g -o fp.data -- bin/only 2> rec-fp.err

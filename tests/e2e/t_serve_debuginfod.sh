@@ -24,6 +24,7 @@ if [ -n "${ZT_SERVE_DBG_NETNS:-}" ]; then
 		{ echo "  FAIL: cannot bring loopback up in the network namespace"; exit 1; }
 	echo "  (in a network namespace of its own: only loopback)"
 fi
+src=$(cd "$(dirname "$0")/../data/serve" && pwd)/hot.c
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 SERVE_LIFETIME=240
@@ -34,29 +35,8 @@ D0=$T/data-nodbg
 
 # ---- a program with a known hot function, a fixed build id ---------------------
 BID=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8f9
-cat > hot.c << 'EOF'
-#include <time.h>
-__attribute__((noinline)) unsigned long zt_only_debuginfod_knows(unsigned long s)
-{
-	volatile unsigned long v = s;
-	for (int i = 0; i < 100000; i++)
-		v = v * 6364136223846793005ul + 1442695040888963407ul;
-	return v;
-}
-int main(void)
-{
-	struct timespec a, b;
-	unsigned long s = 1;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		s += zt_only_debuginfod_knows(s);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 700000000L);
-	return (int)(s & 1);
-}
-EOF
 mkdir srv bin
-gcc -O2 -g -fno-omit-frame-pointer -Wl,--build-id=0x$BID -o hot hot.c || { fail "build hot.c"; finish; }
+gcc -O2 -g -fno-omit-frame-pointer -DHOT=zt_only_debuginfod_knows -DMS=700 -Wl,--build-id=0x$BID -o hot "$src" || { fail "build hot.c"; finish; }
 objcopy --only-keep-debug hot srv/hot.debug
 objcopy --strip-all hot bin/hotstripped     # no debuglink, no symbols at all
 rm hot
@@ -69,7 +49,7 @@ check "zt record -g of the stripped binary" [ -s x.data ]
 BIDL=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fa
 ndebug=1
 if command -v ld.lld > /dev/null &&
-	gcc -O2 -g -fno-omit-frame-pointer -fuse-ld=lld -Wl,--build-id=0x$BIDL -o hotl hot.c; then
+	gcc -O2 -g -fno-omit-frame-pointer -DHOT=zt_only_debuginfod_knows -DMS=700 -fuse-ld=lld -Wl,--build-id=0x$BIDL -o hotl "$src"; then
 	objcopy --only-keep-debug hotl srv/hotl.debug
 	objcopy --strip-all hotl bin/hotlstripped
 	rm hotl
