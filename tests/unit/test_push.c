@@ -56,21 +56,6 @@ static void path_in(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", tmpdir, name);
 }
 
-static int write_text(const char *path, const char *text, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	ssize_t n = (ssize_t)strlen(text);
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, (size_t)n) != n) {
-		close(fd);
-		return -1;
-	}
-	fchmod(fd, mode);
-	return close(fd);
-}
-
 /* ---- a --call-graph dwarf recording -------------------------------------- */
 
 /*

@@ -123,16 +123,6 @@ static void path_in(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", tmpdir, name);
 }
 
-static int write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
 static void add_mmap(struct profile *p, uint32_t pid, uint64_t start, const char *path,
 		     const struct prof_build_id *bid)
 {
@@ -302,7 +292,7 @@ static int setup(void **state)
 	path_in(path, sizeof(path), "cache");
 	setenv("ZT_CACHE_DIR", path, 1);
 	path_in(path, sizeof(path), "prog.c");
-	if (write_text(path, prog_src))
+	if (write_text(path, prog_src, 0644))
 		return -1;
 	path_in(prog, sizeof(prog), "prog");
 	if (run("cd %s && cc -O2 -g -fPIE -pie -Wl,--build-id=sha1 -o prog prog.c", tmpdir))
@@ -315,7 +305,7 @@ static int setup(void **state)
 		return -1;
 	/* C++ when there is a compiler for it */
 	path_in(path, sizeof(path), "cxx.cc");
-	if (write_text(path, cxx_src))
+	if (write_text(path, cxx_src, 0644))
 		return -1;
 	if (!run("command -v g++ >/dev/null 2>&1") &&
 	    !run("cd %s && g++ -O1 -g -fPIE -pie -Wl,--build-id=sha1 -o cxx cxx.cc", tmpdir)) {
@@ -325,7 +315,7 @@ static int setup(void **state)
 			return -1;
 	}
 	path_in(path, sizeof(path), "kallsyms");
-	if (write_text(path, kallsyms_file))
+	if (write_text(path, kallsyms_file, 0644))
 		return -1;
 	if (run("mkdir %s/a", tmpdir))
 		return -1;
@@ -567,7 +557,7 @@ static void test_host_perf_map(void **state)
 	write_perf(&p, perf);
 	profile_release(&p);
 	snprintf(jit_map, sizeof(jit_map), "/tmp/perf-%u.map", pid);
-	assert_int_equal(write_text(jit_map, "7f0000001000 100 zt_jit_fn\n"), 0);
+	assert_int_equal(write_text(jit_map, "7f0000001000 100 zt_jit_fn\n", 0644), 0);
 
 	log_clear();
 	assert_int_equal(session_open(&s, perf, NULL), 0);
@@ -702,7 +692,7 @@ static void test_refused(void **state)
 	alarm(0);
 	expect_refused("/dev/zero", NULL, "not a regular file");
 	path_in(path, sizeof(path), "empty.data");
-	assert_int_equal(write_text(path, ""), 0);
+	assert_int_equal(write_text(path, "", 0644), 0);
 	expect_refused(path, NULL, "empty file");
 }
 

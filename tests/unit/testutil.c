@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Helpers the unit tests share. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/unit/testutil.h"
 
@@ -60,4 +63,18 @@ int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *siz
 	if (size)
 		*size = sz;
 	return 0;
+}
+
+int write_text(const char *path, const char *text, unsigned mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	ssize_t n = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, (size_t)n) != n || fchmod(fd, (mode_t)mode)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
 }

@@ -13,4 +13,8 @@ int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 0, or -1 when nm or readelf do not place it. */
 int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *size);
 
+/* Write text to path (created or truncated) with this mode, which is set
+ * even on an existing file. 0, or -1 with errno. */
+int write_text(const char *path, const char *text, unsigned mode);
+
 #endif
