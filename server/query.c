@@ -343,62 +343,22 @@ void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-/* The executable PT_LOAD segments of a binary, or of the binary a debug
- * file (fetched by us from debuginfod) belongs to, as push sends them
- * (X-ZT-Symbol-Load): file offset, vaddr, size. A debug file keeps the
- * binary's program headers, but objcopy --only-keep-debug of GNU ld's
- * output rewrites to 0 the p_offset of a segment whose contents it drops
- * (p_filesz 0 there; lld's output keeps them, as eu-strip -f does): a
- * segment at offset 0 whose vaddr is not the first segment's for offset
- * 0 was moved, and is placed at the vaddr - offset delta of the first
- * PT_LOAD that kept contents (the one with the build-id note), which is
- * where GNU ld puts code. The executable itself, when debuginfod has it,
- * is asked first: its offsets are exact. */
+/* The executable segments of a binary or of its debug file (fetched by
+ * us from debuginfod), as push sends them (X-ZT-Symbol-Load). */
 static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 {
-	uint64_t delta = 0;
-	int have_delta = 0;
-	size_t i, n;
-	Elf *e;
-	int fd;
+	struct symmod_seg sg[16];
+	size_t n, i;
 
 	m->nr_segs = 0;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (symmod_elf_segments(path, 1, sg, 16, &n))
 		return 0;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
-		for (i = 0; i < n && !have_delta; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_filesz &&
-			    ph.p_vaddr >= ph.p_offset) {
-				delta = ph.p_vaddr - ph.p_offset;
-				have_delta = 1;
-			}
-		}
-		for (i = 0; i < n && m->nr_segs < 16; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    !(ph.p_flags & PF_X))
-				continue;
-			if (!ph.p_filesz && !ph.p_offset && ph.p_vaddr != delta) {
-				/* moved by objcopy: where GNU ld put it */
-				if (!have_delta || ph.p_vaddr < delta)
-					continue;
-				m->segs[m->nr_segs].off = ph.p_vaddr - delta;
-			} else {
-				m->segs[m->nr_segs].off = ph.p_offset;
-			}
-			m->segs[m->nr_segs].vaddr = ph.p_vaddr;
-			m->segs[m->nr_segs].size = ph.p_filesz ? ph.p_filesz : ph.p_memsz;
-			m->nr_segs++;
-		}
+	for (i = 0; i < n && i < 16; i++) {
+		m->segs[i].off = sg[i].off;
+		m->segs[i].vaddr = sg[i].vaddr;
+		m->segs[i].size = sg[i].size;
 	}
-	elf_end(e);
-	close(fd);
+	m->nr_segs = (unsigned)i;
 	return m->nr_segs;
 }
 

@@ -74,13 +74,16 @@ size_t symmod_segments(const struct symmod *m, struct symmod_seg *segs, size_t m
 	return m->nr_segs;
 }
 
-/* PT_LOAD segments of an ELF file. */
-static int read_segments(const char *path, struct symmod *m)
+int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs, size_t max,
+			size_t *nr)
 {
+	uint64_t delta = 0;
+	int have_delta = 0, err = 0;
 	size_t i, n;
 	Elf *e = NULL;
-	int fd, err = 0;
+	int fd;
 
+	*nr = 0;
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -90,20 +93,54 @@ static int read_segments(const char *path, struct symmod *m)
 		err = -ENOEXEC;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
+	/* the vaddr - offset delta of the first segment that kept contents */
+	for (i = 0; i < n && !have_delta; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (ZT_GROW(m->segs, m->cap_segs, m->nr_segs + 1)) {
-			err = -ENOMEM;
-			goto out;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_filesz &&
+		    ph.p_vaddr >= ph.p_offset) {
+			delta = ph.p_vaddr - ph.p_offset;
+			have_delta = 1;
 		}
-		m->segs[m->nr_segs++] = (struct symmod_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+	for (i = 0; i < n; i++) {
+		struct symmod_seg sg;
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    (code_only && !(ph.p_flags & PF_X)))
+			continue;
+		sg = (struct symmod_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+		if (!ph.p_filesz) {
+			/* a debug file's: objcopy moved GNU ld's to offset 0 */
+			if (!ph.p_offset && ph.p_vaddr != delta) {
+				if (!have_delta || ph.p_vaddr < delta)
+					continue; /* where it was is lost */
+				sg.off = ph.p_vaddr - delta;
+			}
+			sg.size = ph.p_memsz;
+		}
+		if (*nr < max)
+			segs[*nr] = sg;
+		++*nr;
 	}
 out:
 	elf_end(e);
 	close(fd);
+	return err;
+}
+
+/* PT_LOAD segments of an ELF file. */
+static int read_segments(const char *path, struct symmod *m)
+{
+	size_t n;
+	int err = symmod_elf_segments(path, 0, NULL, 0, &n);
+
+	if (err)
+		return err;
+	if (ZT_GROW(m->segs, m->cap_segs, n))
+		return -ENOMEM;
+	err = symmod_elf_segments(path, 0, m->segs, n, &m->nr_segs);
 	return err;
 }
 

@@ -84,6 +84,19 @@ struct symmod_seg {
 };
 
 /*
+ * The PT_LOAD segments of the ELF file at path (code_only: the executable
+ * ones) into segs, at most max; *nr gets how many there are. A separate
+ * debug file keeps its binary's program headers, but objcopy
+ * --only-keep-debug of GNU ld's output moves to offset 0 a segment whose
+ * contents it drops (p_filesz 0; lld's keep their offsets, as eu-strip -f
+ * does): such a segment is placed at the vaddr - offset delta of the first
+ * segment that kept contents, where GNU ld puts it, and sized by p_memsz.
+ * 0, -ENOEXEC (not ELF) or -errno of open.
+ */
+int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs, size_t max,
+			size_t *nr);
+
+/*
  * The text of a GSYM cache entry's .meta file ($cache/gsym/<id>.meta, next
  * to <id>.gsym), appended to out: what symmod_open() reads back as the
  * module's quality, why, source and load segments. For stores that fill
