@@ -16,6 +16,8 @@
 
 #include "libprof/htab.h"
 
+struct prof_gpu;
+
 #define ZT_BUILD_ID_MAX 20
 #define ZT_COMM_LEN 16
 #define ZT_MAX_FRAMES 512 /* per part (kernel or user) of one stack */
@@ -133,6 +135,7 @@ struct profile {
 	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
 	uint64_t lost_events;  /* side-band records dropped */
+	struct prof_gpu *gpu;  /* GPU records (libprof/gpu.h), NULL when there are none */
 };
 
 void profile_init(struct profile *p);
