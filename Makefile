@@ -122,7 +122,9 @@ help:
 	@sed -n '2,14p' Makefile
 
 # ---- BPF -----------------------------------------------------------------
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function -Ibpf
+# usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is under the multiarch directory
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function -Ibpf \
+	      -I/usr/include/$(shell $(CC) -print-multiarch)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/zt_kern.h bpf/sample_event.h
 	$(call msg,BPF,$@)

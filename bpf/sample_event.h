@@ -22,6 +22,13 @@
 
 /* zt_sample_event.flags */
 #define ZT_EV_USTACK 1 /* a struct zt_ustack_part follows the ips */
+#define ZT_EV_LAUNCH 2 /* not a sample: a CUDA kernel launch seen by the USDT probe zt:launch
+			  in libztcupti.so; period holds corr | cbid << 32 | domain << 56 and
+			  the ips the launching thread's user stack (nk = 0) */
+
+#define ZT_LAUNCH_CORR(period) ((unsigned int)((period) & 0xffffffffu))
+#define ZT_LAUNCH_CBID(period) ((unsigned int)(((period) >> 32) & 0xffffffu))
+#define ZT_LAUNCH_DOMAIN(period) ((unsigned int)((period) >> 56))
 
 /* One sample, variable length: ips holds nk kernel then nu user frames,
  * leaf first; the record is cut after the last used ip, or with

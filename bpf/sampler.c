@@ -27,6 +27,7 @@ struct sampler {
 	sampler_cb cb;
 	void *ctx;
 	struct perf_event_attr attr;
+	struct bpf_link *launch; /* the USDT probe zt:launch, when attached */
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -160,6 +161,8 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 		goto fail;
 	if (o->filter_mode != ZT_FILTER_TGID)
 		bpf_program__set_autoload(s->skel->progs.zt_fork, false);
+	if (!o->launches)
+		bpf_program__set_autoload(s->skel->progs.zt_launch, false);
 	err = zt_bpf__load(s->skel);
 	if (err) {
 		snprintf(msg, msglen, "the kernel refused the BPF program: %s", strerror(-err));
@@ -189,6 +192,7 @@ void sampler_free(struct sampler *s)
 		if (s->fds[i] >= 0)
 			close(s->fds[i]);
 	}
+	bpf_link__destroy(s->launch);
 	ring_buffer__free(s->rb);
 	zt_bpf__destroy(s->skel);
 	free(s->fds);
@@ -230,12 +234,26 @@ int sampler_start(struct sampler *s)
 	return 0;
 }
 
+int sampler_attach_launches(struct sampler *s, const char *lib)
+{
+	if (!bpf_program__autoload(s->skel->progs.zt_launch))
+		return -EINVAL;
+	if (s->launch)
+		return -EEXIST;
+	/* every process, present and future, that maps lib (the filter maps
+	 * still choose which ones are kept) */
+	s->launch = bpf_program__attach_usdt(s->skel->progs.zt_launch, -1, lib, "zt", "launch", NULL);
+	return s->launch ? 0 : -errno;
+}
+
 void sampler_stop(struct sampler *s)
 {
 	int i;
 
 	for (i = 0; i < s->nr; i++)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	bpf_link__destroy(s->launch);
+	s->launch = NULL;
 }
 
 int sampler_poll(struct sampler *s, int timeout_ms)

@@ -30,6 +30,7 @@ struct sampler_opts {
 	uint32_t ringbuf_bytes; /* power of two, >= 4096; with ustack_size the loader makes it
 				   larger, to hold as many samples of that size (at most 256 MiB) */
 	const char *btf_path; /* NULL: the running kernel's */
+	bool launches;        /* load the USDT program for CUDA launches (zt record --gpu) */
 };
 
 /* e is borrowed for the call; its size is checked against its counts. */
@@ -61,6 +62,12 @@ int sampler_add_tid(struct sampler *s, uint32_t tid);
 
 /* Attach and enable sampling on every CPU. */
 int sampler_start(struct sampler *s);
+/* Attach the CUDA launch program (opts.launches) to the USDT probe zt:launch
+ * of the library at path lib (libztcupti.so) in every process that maps it,
+ * now or later: each admitted launch reaches the callback as a record
+ * flagged ZT_EV_LAUNCH. The probe's semaphore tells the library a tracer
+ * is there. 0 or a negative errno (-ENOENT: no such probe in lib). */
+int sampler_attach_launches(struct sampler *s, const char *lib);
 /* Stop sampling (the ring is still drained by sampler_poll). */
 void sampler_stop(struct sampler *s);
 /* Consume records, waiting up to timeout_ms; returns records handled or a

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
 
 #include "sample_event.h"
 
@@ -206,6 +207,47 @@ __noinline long snapshot(struct bpf_perf_event_data *ctx, __u32 off)
 	return copied;
 }
 
+/* The user stack from ip and the frame-pointer chain at bp, into e->ips
+ * after its nk kernel frames: a walk done here, cheaper than
+ * bpf_get_stack(BPF_F_USER_STACK) (1.1 against 2.2 us a sample, measured
+ * with kernel.bpf_stats_enabled). Returns the user frames stored. */
+static __always_inline __u64 fp_walk(struct zt_sample_event *e, __u64 nk, __u64 ip, __u64 bp)
+{
+	__u64 nu = 0, fr[2];
+	int i;
+
+	if (nk < ZT_BPF_MAX_STACK && ip) {
+		e->ips[nk & 127] = ip;
+		nu = 1;
+	}
+	for (i = 0; i < ZT_BPF_MAX_STACK - 1; i++) {
+		/* fr[0]: the caller's frame pointer, fr[1]: the return address */
+		if (!bp || bpf_probe_read_user(fr, sizeof(fr), (void *)bp))
+			break;
+		if (!fr[1])
+			break;
+		if (nk + nu >= 2 * ZT_BPF_MAX_STACK)
+			break;
+		e->ips[(nk + nu) & 255] = fr[1];
+		nu++;
+		if (fr[0] <= bp)
+			break;
+		bp = fr[0];
+	}
+	return nu;
+}
+
+static __always_inline void send(void *e, __u64 size)
+{
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+			      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_output(&events, e, size, flags))
+		count(ZT_STAT_LOST);
+	else
+		count(ZT_STAT_SAMPLES);
+}
+
 SEC("perf_event")
 int zt_sample(struct bpf_perf_event_data *ctx)
 {
@@ -213,7 +255,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct zt_sample_event *e;
 	long n;
-	__u64 nk, nu, size, flags;
+	__u64 nk, nu, size;
 
 	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
 		return 0;
@@ -256,8 +298,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	 * measured with kernel.bpf_stats_enabled). A sample taken in the
 	 * kernel starts from the task's saved user registers. */
 	if (tgid) { /* the idle task has no user stack */
-		__u64 ip, bp, fr[2];
-		int i;
+		__u64 ip, bp;
 
 		if (user_mode(ctx)) {
 			ip = ctx->regs[16];
@@ -267,25 +308,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 			ip = BPF_CORE_READ(u, ip);
 			bp = BPF_CORE_READ(u, bp);
 		}
-		nu = 0;
-		if (nk < ZT_BPF_MAX_STACK && ip) {
-			e->ips[nk & 127] = ip;
-			nu = 1;
-		}
-		for (i = 0; i < ZT_BPF_MAX_STACK - 1; i++) {
-			/* fr[0]: the caller's frame pointer, fr[1]: the return address */
-			if (!bp || bpf_probe_read_user(fr, sizeof(fr), (void *)bp))
-				break;
-			if (!fr[1])
-				break;
-			if (nk + nu >= 2 * ZT_BPF_MAX_STACK)
-				break;
-			e->ips[(nk + nu) & 255] = fr[1];
-			nu++;
-			if (fr[0] <= bp)
-				break;
-			bp = fr[0];
-		}
+		nu = fp_walk(e, nk, ip, bp);
 	}
 out:
 	e->nk = nk;
@@ -305,12 +328,7 @@ out:
 				size = sizeof(struct zt_sample_buf);
 		}
 	}
-	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									      : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, e, size, flags))
-		count(ZT_STAT_LOST);
-	else
-		count(ZT_STAT_SAMPLES);
+	send(e, size);
 	return 0;
 }
 
@@ -324,5 +342,44 @@ int BPF_PROG(zt_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	if (bpf_map_lookup_elem(&tgids, &ptgid))
 		bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/*
+ * A CUDA kernel launch: the USDT probe zt:launch in libztcupti.so (zt
+ * record --gpu attaches it), fired in the launching thread for the
+ * launches the library admits (a rate per thread). The record is a
+ * sample's, flagged ZT_EV_LAUNCH, with the thread's user stack walked by
+ * frame pointers as a sample's is, and the probe's arguments (correlation
+ * id, CUPTI callback id and domain) in period.
+ */
+SEC("usdt")
+int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	struct zt_sample_event *e;
+	__u64 nu;
+
+	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
+		return 0;
+	if (filter_mode == ZT_FILTER_TID && !bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 0;
+	e->flags = ZT_EV_LAUNCH;
+	e->ustack_len = 0;
+	e->ts = bpf_ktime_get_ns();
+	e->period = (__u64)corr | (__u64)(cbid & 0xffffff) << 32 | (__u64)(domain & 0xff) << 56;
+	e->pid = tgid;
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->nk = 0;
+	nu = fp_walk(e, 0, ctx->rip, ctx->rbp);
+	e->nu = nu;
+	if (nu > 2 * ZT_BPF_MAX_STACK)
+		nu = 2 * ZT_BPF_MAX_STACK;
+	send(e, ZT_SAMPLE_HDR_SIZE + nu * 8);
 	return 0;
 }

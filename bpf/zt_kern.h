@@ -43,6 +43,14 @@ struct bpf_perf_event_data {
 	__u64 addr;
 };
 
+/* x86-64 pt_regs with uapi names (what bpf_tracing.h expects without
+ * vmlinux.h), the context of uprobe and USDT programs: usdt.bpf.h reads
+ * argument registers at the offsets libbpf computes for this layout */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	unsigned long rax, rcx, rdx, rsi, rdi, orig_rax, rip, cs, eflags, rsp, ss;
+};
+
 struct pt_regs___x {
 	unsigned long bp;
 	unsigned long ip;

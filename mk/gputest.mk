@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What the GPU tests run, under $(BUILD)/tests/gpu/, built when CUDA is
+# found (mk/cupti.mk decides, and says what it skipped when it is not):
+#   kernels.cubin         nvcc -cubin -lineinfo of tests/gpu/kernels.cu (a real cubin)
+#   cubin_crc             prints a cubin's CRC with the real libcupti (works without a GPU)
+#   cuda_app              a driver-API CUDA program that loads kernels.cubin
+#   vecadd                a runtime-API CUDA program as nvcc builds them (cudart inside)
+#   standin/libcuda.so.1, standin/libcupti.so.13
+#                         a stand-in driver and CUPTI that let cuda_app run and inject
+#                         libztcupti.so without a GPU (tests/gpu/standin_*.c)
+ifeq ($(CUPTI_WHY),)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+GPUT := $(BUILD)/tests/gpu
+CUDA_INC := -I$(CUDA_HOME)/include
+GPU_TEST_BINS := $(GPUT)/standin/libcuda.so.1 $(GPUT)/standin/libcupti.so.13 $(GPUT)/cuda_app \
+		 $(GPUT)/cubin_crc
+ifneq ($(wildcard $(NVCC)),)
+GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/vecadd
+endif
+GPU_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(CUDA_INC)
+
+$(GPUT)/standin/libcupti.so.13: tests/gpu/standin_cupti.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -shared -fPIC -fvisibility=hidden -Wl,-soname,libcupti.so.13 \
+		-o $@ $< -lelf -lpthread
+
+$(GPUT)/standin/libcuda.so.1: tests/gpu/standin_cuda.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -shared -fPIC -fvisibility=hidden -Wl,-soname,libcuda.so.1 \
+		-o $@ $< -ldl
+
+# linked against the toolkit's stub libcuda; runs on the stand-in (or a real driver)
+$(GPUT)/cuda_app: tests/gpu/cuda_app.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -fno-omit-frame-pointer -fno-inline -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(GPUT)/cubin_crc: tests/gpu/cubin_crc.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcupti \
+		-Wl,-rpath,$(CUDA_HOME)/lib64
+
+$(GPUT)/kernels.cubin: tests/gpu/kernels.cu
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -cubin -lineinfo -arch=sm_90 -o $@ $<
+
+$(GPUT)/vecadd: tests/gpu/vecadd.cu
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -O1 -Xcompiler -fno-omit-frame-pointer -o $@ $<
+
+$(BUILD)/tests/.stamp-workloads: $(GPU_TEST_BINS)
+endif
