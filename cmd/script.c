@@ -78,7 +78,7 @@ struct launch_text {
 struct script {
 	const char *input, *fields, *event_opt;
 	int hide_cg, demangle, folded, force, quiet;
-	int only_gpu, only_cpu; /* --gpu, --cpu */
+	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	struct perfscript_fmt fmt;
 	struct symopts so;
@@ -94,9 +94,9 @@ struct script {
 	struct gpuscript_fmt gfmt;
 	struct perfscript_fmt lfmt; /* of launch stacks */
 	struct launch_text lt;
-	char **names; /* shown (demangled) names by string id, made when first shown */
+	char **names;	  /* shown (demangled) names by string id, made when first shown */
 	struct zbuf line; /* one GPU record */
-	size_t next_ev; /* the next of gv.ev to show */
+	size_t next_ev;	  /* the next of gv.ev to show */
 };
 
 /* Read the input; exit code or -1 to go on. */
@@ -419,7 +419,8 @@ static int print_gpu_rest(struct script *s)
 	}
 	for (i = 0; i < g->nr_infos; i++) {
 		gpu_header(s, g->infos[i].pid, g->infos[i].pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
-		gpuscript_info(b, prof_gpu_str(g, g->infos[i].key), prof_gpu_str(g, g->infos[i].value));
+		gpuscript_info(b, prof_gpu_str(g, g->infos[i].key),
+			       prof_gpu_str(g, g->infos[i].value));
 	}
 	for (i = 0; i < g->nr_counters; i++) {
 		gpu_header(s, g->counters[i].pid, g->counters[i].pid, UINT64_MAX,

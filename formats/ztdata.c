@@ -187,7 +187,7 @@ struct ztdata_writer {
 	struct chunk_ref *index;
 	size_t nr_index, cap_index;
 	ZSTD_CCtx *cctx;
-	struct ztd_gpu_writer *gpu;    /* GPU records (NULL until the first) */
+	struct ztd_gpu_writer *gpu; /* GPU records (NULL until the first) */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
