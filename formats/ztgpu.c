@@ -288,6 +288,7 @@ static int dec_launches(struct ztgpu_reader *r, struct frame *f, struct prof_gpu
 static int dec_stacks(struct ztgpu_reader *r, struct frame *f)
 {
 	uint32_t i, k, pass;
+	uint64_t total = 0;
 	size_t at;
 	int ret;
 
@@ -305,6 +306,7 @@ static int dec_stacks(struct ztgpu_reader *r, struct frame *f)
 					   nips, ZT_MAX_FRAMES);
 			if ((f->len - at) / 8 < nips)
 				return bad(r, "stack %u (id %u): frames past the payload", i, id);
+			total += nips;
 			if (pass) {
 				for (k = 0; k < nips; k++)
 					r->ips[k] = le64(f->pl + at + 8 * (size_t)k);
@@ -318,6 +320,11 @@ static int dec_stacks(struct ztgpu_reader *r, struct frame *f)
 		}
 		if (at != f->len)
 			return bad(r, "%zu bytes after the last stack", f->len - at);
+		/* the limits, before anything is added (as if no stack were known) */
+		if (!pass && r->nr_smap + f->count > ZTGPU_MAX_STACKS)
+			return bad(r, "more than %u stack ids", ZTGPU_MAX_STACKS);
+		if (!pass && r->stacks->nr_ips + total > ZTGPU_MAX_IPS)
+			return bad(r, "stacks of more than %u frames in all", ZTGPU_MAX_IPS);
 	}
 	return 0;
 }

@@ -36,6 +36,7 @@
 #include "libprof/profile.h"
 
 #define ZTGPU_MAX_STACKS (1u << 20) /* distinct stack ids one file may define */
+#define ZTGPU_MAX_IPS (1u << 24)    /* frames of the distinct stacks of a file, in all */
 
 struct ztgpu_reader;
 

@@ -539,6 +539,17 @@ static void test_malformed(void **state)
 	expect_bad("key", 3, ZG_INFO, 1, "key not terminated");
 	expect_bad("k\0v\0extra", 9, ZG_INFO, 1, "5 bytes after");
 	expect_bad("k\0v\0", 4, ZG_INFO, UINT32_MAX, "key not terminated");
+	/* more stack ids than a file may define: refused before any is kept */
+	{
+		uint32_t *ids = calloc(2 * ((size_t)ZTGPU_MAX_STACKS + 1), 4), i;
+
+		assert_non_null(ids);
+		for (i = 0; i <= ZTGPU_MAX_STACKS; i++)
+			ids[2 * i] = i;
+		expect_bad(ids, 8 * ((size_t)ZTGPU_MAX_STACKS + 1), ZG_STACK, ZTGPU_MAX_STACKS + 1,
+			   "more than 1048576 stack ids");
+		free(ids);
+	}
 
 	/* a frame over the limit, a bad header */
 	{
