@@ -139,6 +139,8 @@ struct ztd_gpu_writer {
 	struct strtab kstr;
 	struct kshape *shapes;
 	size_t nr_shapes, cap_shapes;
+	uint64_t *shape_dur; /* the last duration of each shape: the delta base */
+	size_t cap_shape_dur;
 	struct zt_htab shape_hash;
 	struct zbuf kcol[K_NCOLS];
 	uint64_t nr_kernels, k_end; /* delta base: the previous kernel's end */
@@ -185,6 +187,7 @@ void ztd_gpu_writer_free(struct ztd_gpu_writer *gw)
 	zt_htab_release(&gw->crc_hash);
 	strtab_release(&gw->kstr);
 	free(gw->shapes);
+	free(gw->shape_dur);
 	zt_htab_release(&gw->shape_hash);
 	for (i = 0; i < K_NCOLS; i++)
 		zbuf_release(&gw->kcol[i]);
@@ -268,15 +271,19 @@ int ztd_gpu_put_kernel(struct ztd_gpu_writer *gw, const struct prof_gpu_kernel *
 			break;
 	if (!zt_htab_get(&gw->shape_hash, j, &i)) {
 		if (gw->nr_shapes >= UINT32_MAX - 1 ||
-		    ZT_GROW(gw->shapes, gw->cap_shapes, gw->nr_shapes + 1))
+		    ZT_GROW(gw->shapes, gw->cap_shapes, gw->nr_shapes + 1) ||
+		    ZT_GROW(gw->shape_dur, gw->cap_shape_dur, gw->nr_shapes + 1))
 			return -ENOMEM;
 		i = (uint32_t)gw->nr_shapes;
+		gw->shape_dur[i] = 0;
 		gw->shapes[gw->nr_shapes++] = s;
 		zt_htab_set(&gw->shape_hash, j, i);
 	}
 	zbuf_put_uv(&gw->kcol[K_SHAPE], i);
 	zbuf_put_sv(&gw->kcol[K_START], (int64_t)(k->start - gw->k_end));
-	zbuf_put_sv(&gw->kcol[K_DUR], (int64_t)(k->end - k->start));
+	/* a kernel's time varies little from one run to the next */
+	zbuf_put_sv(&gw->kcol[K_DUR], (int64_t)(k->end - k->start - gw->shape_dur[i]));
+	gw->shape_dur[i] = k->end - k->start;
 	zbuf_put_sv(&gw->kcol[K_CORR], (int64_t)k->corr - gw->k_corr);
 	if (k->queued) {
 		flags |= KF_QUEUED;
@@ -822,14 +829,17 @@ static int dec_kernels(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *
 {
 	struct zcur col[K_NCOLS], fl;
 	struct kshape *shapes = NULL;
-	uint64_t nsh, n, i, nq = 0, ns = 0, end = 0, v;
+	uint64_t nsh, n, i, nq = 0, ns = 0, end = 0, v, *durs = NULL;
 	uint32_t corr = 0;
 	int ret = 0;
 
 	if (zcur_uv(c, &nsh) || nsh > zcur_left(c) / 17)
 		return bad(x, "bad shape count");
-	if (apply && nsh && !(shapes = malloc(nsh * sizeof(*shapes))))
+	if (nsh && (!(durs = calloc(nsh, sizeof(*durs))) ||
+		    (apply && !(shapes = malloc(nsh * sizeof(*shapes)))))) {
+		free(durs);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nsh; i++) {
 		struct kshape s;
 		uint32_t *f[] = {&s.name,	 &s.pid,	  &s.device,	&s.context,
@@ -880,7 +890,8 @@ static int dec_kernels(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *
 			goto out;
 		}
 		k.start = end + (uint64_t)ds;
-		k.end = end = k.start + (uint64_t)dur;
+		durs[sh] += (uint64_t)dur;
+		k.end = end = k.start + durs[sh];
 		if (flags & KF_QUEUED) {
 			zcur_sv(&col[K_QUEUED], &d);
 			k.queued = k.start - (uint64_t)d;
@@ -910,6 +921,7 @@ static int dec_kernels(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *
 	}
 out:
 	free(shapes);
+	free(durs);
 	return ret;
 }
 
