@@ -5,6 +5,10 @@
  * Profiler parse), or folded stacks as stackcollapse-perf.pl writes them:
  * options and messages here, the text from formats/perfscript.h and
  * formats/folded.h over the samples grouped by formats/stackgroups.h.
+ * The GPU records of a zt record --gpu recording come interleaved by time
+ * (kernels with their launch stacks, resolved through the same frame
+ * table), then PC samples, cubins and the processes' reports
+ * (formats/gpuscript.h over libprof/gpuview.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +23,16 @@
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "formats/folded.h"
+#include "formats/gpuscript.h"
 #include "formats/perfscript.h"
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
+#include "libprof/gpu.h"
+#include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "libprof/zbuf.h"
+#include "symbolizer/demangle.h"
 
 #define OUT_BUF_SIZE (1 << 20) /* stdout buffer */
 
@@ -58,9 +66,19 @@ struct group_text {
 	size_t off, len;
 };
 
+/* Launch stacks: grouped and formatted apart from the samples' (they are
+ * shown with their frames even when the samples have none). */
+struct launch_text {
+	struct stackgroups sg;
+	struct group_text *gtext;
+	size_t cap_gtext;
+	struct zbuf text;
+};
+
 struct script {
 	const char *input, *fields, *event_opt;
 	int hide_cg, demangle, folded, force, quiet;
+	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	struct perfscript_fmt fmt;
 	struct symopts so;
@@ -71,6 +89,14 @@ struct script {
 	size_t cap_gtext;
 	struct zbuf text; /* frame lines of all groups */
 	int write_error;
+	/* GPU records */
+	struct gpu_view gv;
+	struct gpuscript_fmt gfmt;
+	struct perfscript_fmt lfmt; /* of launch stacks */
+	struct launch_text lt;
+	char **names;	  /* shown (demangled) names by string id, made when first shown */
+	struct zbuf line; /* one GPU record */
+	size_t next_ev;	  /* the next of gv.ev to show */
 };
 
 /* Read the input; exit code or -1 to go on. */
@@ -251,20 +277,218 @@ static int format_group(struct script *s, uint32_t gi)
 	return ret;
 }
 
-/* perf script's default output, sample by sample. */
+/* ---- GPU records ---- */
+
+/* The name of string id as shown: demangled unless --no-demangle. */
+static const char *shown_name(struct script *s, uint32_t id)
+{
+	const struct prof_gpu *g = s->ses.prof.gpu;
+	const char *raw = prof_gpu_str(g, id);
+	char *d;
+
+	if (id >= g->nr_strs || !s->names)
+		return raw;
+	if (!s->names[id]) {
+		d = s->demangle ? zt_demangle(raw, s->so.full_signature) : NULL;
+		s->names[id] = d ? d : strdup(raw);
+	}
+	return s->names[id] ? s->names[id] : raw;
+}
+
+/* The header of a GPU record of pid (thread tid, named at ts) into s->line. */
+static void gpu_header(struct script *s, uint32_t pid, uint32_t tid, uint64_t name_ts,
+		       uint64_t ts)
+{
+	char cbuf[32], comm[64];
+	const char *c = proctree_comm(s->ses.pt, pid, tid, name_ts);
+
+	prof_sanitize(comm, sizeof(comm), perfscript_comm(c, pid, tid, cbuf, sizeof(cbuf)));
+	gpuscript_header(&s->line, &s->gfmt, comm, pid, tid, ts);
+}
+
+/* The frame lines of launch l's stack into s->line, through the session's
+ * frame table (grouped like samples: each distinct stack formatted once). */
+static int launch_stack(struct script *s, const struct prof_gpu_launch *l)
+{
+	struct launch_text *lt = &s->lt;
+	struct prof_sample smp = { .ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack };
+	const struct zt_frange *r;
+	const uint64_t *ips;
+	uint32_t gi;
+	unsigned n;
+	int is_new, ret;
+
+	ret = stackgroups_add(&lt->sg, &smp, NULL, 0, &gi, &is_new);
+	if (!ret && is_new && ZT_GROW(lt->gtext, lt->cap_gtext, lt->sg.nr))
+		ret = -ENOMEM;
+	if (ret)
+		return ret;
+	if (is_new) {
+		lt->gtext[gi].off = lt->text.len;
+		ret = stackgroups_resolve(&lt->sg, gi, UINT_MAX, &ips, &r, &n);
+		if (!ret)
+			ret = perfscript_stack(&lt->text, &s->lfmt, &s->ses.ft, l->pid, ips, r, n);
+		lt->gtext[gi].len = lt->text.len - lt->gtext[gi].off;
+		if (ret)
+			return ret;
+	}
+	zbuf_put(&s->line, lt->text.data + lt->gtext[gi].off, lt->gtext[gi].len);
+	return s->line.err;
+}
+
+/* A kernel or memory operation: its line, then (unless -G) its launch's
+ * frames and a blank line. */
+static int gpu_launched(struct script *s, const struct gpu_ev *e)
+{
+	const struct prof_gpu *g = s->ses.prof.gpu;
+	const struct prof_gpu_kernel *k = e->kind == GPU_EV_KERNEL ? &g->kernels[e->idx] : NULL;
+	const struct prof_gpu_memop *m = k ? NULL : &g->memops[e->idx];
+	uint32_t pid = k ? k->pid : m->pid, corr = k ? k->corr : m->corr;
+	const struct prof_gpu_launch *l =
+		gpu_view_launch(&s->gv, pid, corr, k ? k->graph_id : m->graph_id, e->ts);
+	int stack = l && l->stack != PROF_GPU_NO_STACK, ret = 0;
+	const char *note = NULL;
+
+	gpu_header(s, pid, l ? l->tid : pid, l ? l->ts : e->ts, e->ts);
+	if (k) {
+		if (!l)
+			note = "launch=none";
+		else if (!stack)
+			note = l->flags & PROF_GPU_L_RATELIMITED ? "launch=ratelimited"
+								 : "launch=nostack";
+		gpuscript_kernel(&s->line, k, shown_name(s, k->name), note);
+	} else {
+		gpuscript_memop(&s->line, m);
+	}
+	if (!s->lfmt.callchain)
+		return 0;
+	if (stack && (s->lfmt.fields & PERFSCRIPT_F_IP))
+		ret = launch_stack(s, l);
+	zbuf_put_u8(&s->line, '\n');
+	return ret;
+}
+
+/* The timed GPU records before ts (all of them: UINT64_MAX). */
+static int print_gpu_until(struct script *s, uint64_t ts)
+{
+	int ret = 0;
+
+	while (!ret && s->next_ev < s->gv.nr_ev && s->gv.ev[s->next_ev].ts < ts) {
+		const struct gpu_ev *e = &s->gv.ev[s->next_ev++];
+
+		zbuf_reset(&s->line);
+		if (e->kind == GPU_EV_OVERHEAD) {
+			const struct prof_gpu_overhead *o = &s->ses.prof.gpu->overheads[e->idx];
+
+			gpu_header(s, o->pid, o->pid, e->ts, e->ts);
+			gpuscript_overhead(&s->line, o);
+		} else {
+			ret = gpu_launched(s, e);
+		}
+		if (!ret && !(ret = s->line.err) && out_write(s, s->line.data, s->line.len))
+			return -EPIPE; /* reported as s->write_error */
+	}
+	return ret;
+}
+
+/* The GPU records without a time, after all the others: PC samples summed
+ * per (process, cubin, function, PC, stall reason), cubins, what the
+ * processes reported. */
+static int print_gpu_rest(struct script *s)
+{
+	const struct prof_gpu *g = s->ses.prof.gpu;
+	struct zbuf *b = &s->line;
+	size_t i;
+
+	zbuf_reset(b);
+	for (i = 0; i < s->gv.nr_pcs; i++) {
+		const struct gpu_pcsum *p = &s->gv.pcs[i];
+
+		gpu_header(s, p->pid, p->pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
+		gpuscript_pcsample(b, p, shown_name(s, p->function),
+				   prof_gpu_stall_name(g, p->pid, p->context, p->stall));
+		if (b->len >= OUT_BUF_SIZE / 2) {
+			if (b->err || out_write(s, b->data, b->len))
+				return b->err ? b->err : -EPIPE;
+			zbuf_reset(b);
+		}
+	}
+	for (i = 0; i < g->nr_cubins; i++) {
+		gpu_header(s, g->cubins[i].pid, g->cubins[i].pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
+		gpuscript_cubin(b, &g->cubins[i]);
+	}
+	for (i = 0; i < g->nr_infos; i++) {
+		gpu_header(s, g->infos[i].pid, g->infos[i].pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
+		gpuscript_info(b, prof_gpu_str(g, g->infos[i].key),
+			       prof_gpu_str(g, g->infos[i].value));
+	}
+	for (i = 0; i < g->nr_counters; i++) {
+		gpu_header(s, g->counters[i].pid, g->counters[i].pid, UINT64_MAX,
+			   GPUSCRIPT_NO_TIME);
+		gpuscript_counters(b, &g->counters[i]);
+	}
+	if (b->err)
+		return b->err;
+	return out_write(s, b->data, b->len) ? -EPIPE : 0;
+}
+
+/* On stderr: what the CUDA processes lost (the records shown are not all). */
+static void gpu_losses(const struct script *s)
+{
+	const struct prof_gpu *g = s->ses.prof.gpu;
+	size_t i;
+
+	for (i = 0; g && i < g->nr_counters; i++) {
+		const struct prof_gpu_counters *c = &g->counters[i];
+
+		if (c->dropped_records || c->mem_dropped)
+			cmd_warn("process %u lost %llu GPU activity records (CUPTI's buffers or the "
+				 "library's memory cap): its GPU timeline has gaps",
+				 c->pid, (unsigned long long)(c->dropped_records + c->mem_dropped));
+		if (c->pc_dropped_samples)
+			cmd_warn("process %u lost %llu of %llu PC samples (the sampling buffers "
+				 "overflowed): the stall counts are a part of the whole",
+				 c->pid, (unsigned long long)c->pc_dropped_samples,
+				 (unsigned long long)c->pc_total_samples);
+	}
+}
+
+/* Ready the GPU side (nothing to do without GPU records or with --cpu). */
+static int gpu_init(struct script *s)
+{
+	const struct prof_gpu *g = s->ses.prof.gpu;
+	int ret;
+
+	if (!g || s->only_cpu)
+		return 0;
+	ret = gpu_view_init(&s->gv, g);
+	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
+		ret = -ENOMEM;
+	s->gfmt = (struct gpuscript_fmt){ s->fmt.fields, s->fmt.ns };
+	s->lfmt = s->fmt;
+	s->lfmt.callchain = !s->hide_cg;
+	stackgroups_init(&s->lt.sg, &s->ses.prof, s->ses.pt, &s->ses.ft);
+	return ret;
+}
+
+/* perf script's default output, sample by sample, with the GPU records
+ * between them by time, and the untimed GPU records last. */
 static int print_samples(struct script *s)
 {
 	char hdr[PERFSCRIPT_HEADER_ROOM + 64 + sizeof(s->event)], cbuf[32], comm[64];
-	uint32_t *order = time_order(&s->ses.prof);
-	size_t i;
+	uint32_t *order = s->only_gpu ? NULL : time_order(&s->ses.prof);
+	size_t i, nr = s->only_gpu ? 0 : s->ses.prof.nr_samples;
 	int ret = 0;
 
-	for (i = 0; i < s->ses.prof.nr_samples; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct prof_sample *smp = &s->ses.prof.samples[order ? order[i] : i];
 		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
 		uint32_t gi;
 		int is_new;
 		size_t n;
+
+		if ((ret = print_gpu_until(s, smp->ts)))
+			break;
 
 		prof_sanitize(comm, sizeof(comm),
 			      perfscript_comm(c, smp->pid, smp->tid, cbuf, sizeof(cbuf)));
@@ -288,7 +512,11 @@ static int print_samples(struct script *s)
 			break;
 	}
 	free(order);
-	return ret;
+	if (!ret && !s->write_error)
+		ret = print_gpu_until(s, UINT64_MAX);
+	if (!ret && !s->write_error && s->gv.g)
+		ret = print_gpu_rest(s);
+	return ret == -EPIPE && s->write_error ? 0 : ret;
 }
 
 static int folded_out(void *ctx, const void *buf, size_t n)
@@ -341,6 +569,16 @@ static int print_folded(struct script *s)
 
 static void script_release(struct script *s)
 {
+	size_t i;
+
+	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
+		free(s->names[i]);
+	free(s->names);
+	gpu_view_release(&s->gv);
+	stackgroups_release(&s->lt.sg);
+	free(s->lt.gtext);
+	zbuf_release(&s->lt.text);
+	zbuf_release(&s->line);
 	stackgroups_release(&s->sg);
 	session_close(&s->ses);
 	free(s->gtext);
@@ -351,6 +589,7 @@ static void script_release(struct script *s)
 static const char *const script_usage[] = {
 	"zt script [<options>]",
 	"zt script --folded [<options>]",
+	"zt script --gpu [<options>]",
 	NULL,
 };
 
@@ -373,7 +612,11 @@ int cmd_script(int argc, char **argv)
 		{ OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds" },
 		{ OPT_BOOL, 0, "folded", &s.folded, NULL,
 		  "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
-		  "writes them" },
+		  "writes them (CPU samples only)" },
+		{ OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
+		  "only the GPU records of a zt record --gpu recording (zt's own)" },
+		{ OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
+		  "only the CPU samples, as perf script shows them (zt's own)" },
 		{ OPT_BOOL, 'f', "force", &s.force, NULL,
 		  "show the readable part of a damaged file" },
 		{ OPT_BOOL, 0, "demangle", &s.demangle, NULL,
@@ -398,6 +641,14 @@ int cmd_script(int argc, char **argv)
 		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
 		goto out;
 	}
+	if (s.only_gpu && s.only_cpu) {
+		cmd_error("--gpu and --cpu cannot be used together: without either, both are shown");
+		goto out;
+	}
+	if (s.only_gpu && s.folded) {
+		cmd_error("--folded shows CPU samples only: it cannot be used with --gpu");
+		goto out;
+	}
 	/* parse -F before reading, against defaults without the CPU: it is
 	 * added below when the recording has it and -F did not say */
 	s.fmt.fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_TIME | PERFSCRIPT_F_PERIOD |
@@ -410,7 +661,9 @@ int cmd_script(int argc, char **argv)
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;
-	if (!s.ses.prof.nr_samples)
+	if (s.only_gpu && !s.ses.prof.gpu)
+		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", s.input);
+	else if (!s.ses.prof.nr_samples && !s.only_gpu && !s.ses.prof.gpu)
 		cmd_warn("'%s' has no samples", s.input);
 	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.ses.prof))
 		s.fmt.fields |= PERFSCRIPT_F_CPU;
@@ -425,7 +678,11 @@ int cmd_script(int argc, char **argv)
 	}
 	stackgroups_init(&s.sg, &s.ses.prof, s.ses.pt, &s.ses.ft);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	ret = s.folded ? print_folded(&s) : print_samples(&s);
+	ret = s.folded ? 0 : gpu_init(&s);
+	if (!ret)
+		ret = s.folded ? print_folded(&s) : print_samples(&s);
+	if (!ret && !s.folded && !s.only_cpu)
+		gpu_losses(&s);
 	if (ret) {
 		cmd_error("cannot show the samples: %s", strerror(-ret));
 		ret = ZT_EXIT_FAIL;

@@ -18,12 +18,13 @@
 #include <zstd.h>
 
 #include "formats/ztdata.h"
+#include "formats/ztdata_gpu.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/htab.h"
 #include "libprof/zbuf.h"
 
-#define ZTDATA_MINOR 1 /* 1.1: USTACKS chunks */
+#define ZTDATA_MINOR 2 /* 1.1: USTACKS chunks; 1.2: GPU chunks */
 #define FILE_HDR 16
 #define FILE_HDR_MAX 65536     /* a later minor version may grow the header */
 #define CHUNK_HDR 24
@@ -186,6 +187,7 @@ struct ztdata_writer {
 	struct chunk_ref *index;
 	size_t nr_index, cap_index;
 	ZSTD_CCtx *cctx;
+	struct ztd_gpu_writer *gpu; /* GPU records (NULL until the first) */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
@@ -349,9 +351,26 @@ static int seal_samples(struct ztdata_writer *w)
 	return 0;
 }
 
+/* The GPU chunk of type, if anything is buffered for it; launches after
+ * the stacks they name. */
+static int seal_gpu(struct ztdata_writer *w, uint32_t type)
+{
+	int ret;
+
+	if (!ztd_gpu_pending(w->gpu, type))
+		return 0;
+	if (type == ZTD_GPU_LAUNCHES && w->nrows[R_STACKS] && (ret = seal_rows(w, R_STACKS)))
+		return ret;
+	ret = ztd_gpu_seal(w->gpu, type, &w->payload);
+	if (!ret && w->payload.len)
+		ret = emit_chunk(w, type, &w->payload);
+	return ret;
+}
+
 /* Everything buffered becomes chunks in w->out, in the documented order. */
 static int seal_all(struct ztdata_writer *w)
 {
+	uint32_t t;
 	int r, ret;
 
 	for (r = R_META; r <= R_BLOB; r++) {
@@ -371,6 +390,9 @@ static int seal_all(struct ztdata_writer *w)
 		return ret;
 	if ((w->nsamples || w->nustacks) && (ret = seal_samples(w)))
 		return ret;
+	for (t = ZTD_GPU_FIRST; w->gpu && t <= ZTD_GPU_LAST; t++)
+		if ((ret = seal_gpu(w, t)))
+			return ret;
 	return 0;
 }
 
@@ -466,6 +488,7 @@ void ztdata_writer_free(struct ztdata_writer *w)
 	profile_release(&w->stacks);
 	free(w->index);
 	ZSTD_freeCCtx(w->cctx);
+	ztd_gpu_writer_free(w->gpu);
 	free(w);
 }
 
@@ -577,26 +600,36 @@ static int encode_stack(struct ztdata_writer *w, const uint64_t *ips, unsigned n
 	return row_done(w, R_STACKS);
 }
 
+/* The file's id of a stack, written in the next STACKS chunk when new. */
+static int intern_stack(struct ztdata_writer *w, const uint64_t *ips, unsigned nk, unsigned nu,
+			uint32_t *id)
+{
+	static const uint64_t no_ips[1];
+	size_t before = w->stacks.nr_stacks;
+	int ret;
+
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES || (!ips && nk + nu))
+		return -EINVAL;
+	ret = profile_intern_stack(&w->stacks, ips ? ips : no_ips, nk, nu, id);
+	if (ret)
+		return ret;
+	if (w->stacks.nr_stacks != before && (ret = encode_stack(w, ips, nk, nu)))
+		return fail(w, ret);
+	return 0;
+}
+
 int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, uint32_t pid,
 			uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
-	static const uint64_t no_ips[1];
-	size_t before = w->stacks.nr_stacks, colbytes = 0;
+	size_t colbytes = 0;
 	uint32_t id;
 	int ret = check_writable(w), i;
 
 	if (ret)
 		return ret;
-	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES || (!ips && nk + nu))
-		return -EINVAL;
-	ret = profile_intern_stack(&w->stacks, ips ? ips : no_ips, nk, nu, &id);
+	ret = intern_stack(w, ips, nk, nu, &id);
 	if (ret)
 		return ret;
-	if (w->stacks.nr_stacks != before) {
-		ret = encode_stack(w, ips, nk, nu);
-		if (ret)
-			return fail(w, ret);
-	}
 	zbuf_put_sv(&w->cols[COL_TS], (int64_t)(ts - w->s_ts));
 	zbuf_put_sv(&w->cols[COL_TID], (int64_t)tid - w->s_tid);
 	zbuf_put_sv(&w->cols[COL_PID], (int64_t)pid - tid);
@@ -735,9 +768,120 @@ int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint6
 	return 0;
 }
 
+/* ---- GPU records ---- */
+
+/* A GPU record was put (ret: how it went): the chunk sealed when large. */
+static int gpu_done(struct ztdata_writer *w, uint32_t type, int ret)
+{
+	if (ret < 0)
+		return fail(w, ret);
+	if (ztd_gpu_pending(w->gpu, type) >= SEAL_BYTES && (ret = seal_gpu(w, type)))
+		return fail(w, ret);
+	return 0;
+}
+
+static int gpu_writable(struct ztdata_writer *w)
+{
+	int ret = check_writable(w);
+
+	if (!ret && !w->gpu && !(w->gpu = ztd_gpu_writer_new()))
+		ret = -ENOMEM;
+	return ret;
+}
+
+/* Everything ztdata_write_gpu() refuses, before it writes anything. */
+static int check_gpu(const struct prof_gpu *g, const struct profile *stacks)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_strs; i++)
+		if (strlen(g->strs[i]) > ZTD_GPU_STR_MAX)
+			return -E2BIG;
+	for (i = 0; i < g->nr_cubins; i++)
+		if (g->cubins[i].len > ZTD_GPU_CUBIN_MAX || (g->cubins[i].len && !g->cubins[i].data))
+			return g->cubins[i].data ? -E2BIG : -EINVAL;
+	for (i = 0; i < g->nr_launches; i++) {
+		uint32_t id = g->launches[i].stack;
+
+		if (id != PROF_GPU_NO_STACK &&
+		    (!stacks || id >= stacks->nr_stacks || stacks->stacks[id].nk > ZT_MAX_FRAMES ||
+		     stacks->stacks[id].nu > ZT_MAX_FRAMES))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launch *l,
+			    const uint64_t *ips, unsigned nk, unsigned nu, int has_stack)
+{
+	uint32_t id = PROF_GPU_NO_STACK;
+	int ret = 0;
+
+	if (has_stack)
+		ret = intern_stack(w, ips, nk, nu, &id);
+	if (!ret)
+		ret = ztd_gpu_put_launch(w->gpu, l, id);
+	return gpu_done(w, ZTD_GPU_LAUNCHES, ret);
+}
+
+int ztdata_write_gpu(struct ztdata_writer *w, const struct prof_gpu *g,
+		     const struct profile *stacks)
+{
+	const char *(*str)(const struct prof_gpu *, uint32_t) = prof_gpu_str;
+	size_t i;
+	int ret;
+
+	if (!g)
+		return check_writable(w);
+	if ((ret = check_gpu(g, stacks)) || (ret = gpu_writable(w)))
+		return ret;
+	for (i = 0; !ret && i < g->nr_stalls; i++)
+		ret = gpu_done(w, ZTD_GPU_META,
+			       ztd_gpu_put_stall(w->gpu, &g->stalls[i], str(g, g->stalls[i].name)));
+	for (i = 0; !ret && i < g->nr_counters; i++)
+		ret = gpu_done(w, ZTD_GPU_META, ztd_gpu_put_counters(w->gpu, &g->counters[i]));
+	for (i = 0; !ret && i < g->nr_infos; i++)
+		ret = gpu_done(w, ZTD_GPU_META,
+			       ztd_gpu_put_info(w->gpu, g->infos[i].pid, str(g, g->infos[i].key),
+						str(g, g->infos[i].value)));
+	for (i = 0; !ret && i < g->nr_cubins; i++)
+		ret = gpu_done(w, ZTD_GPU_CUBINS, ztd_gpu_put_cubin(w->gpu, &g->cubins[i]));
+	for (i = 0; !ret && i < g->nr_kernels; i++)
+		ret = gpu_done(w, ZTD_GPU_KERNELS,
+			       ztd_gpu_put_kernel(w->gpu, &g->kernels[i], str(g, g->kernels[i].name)));
+	for (i = 0; !ret && i < g->nr_memops; i++)
+		ret = gpu_done(w, ZTD_GPU_MEMOPS, ztd_gpu_put_memop(w->gpu, &g->memops[i]));
+	for (i = 0; !ret && i < g->nr_launches; i++) {
+		const struct prof_gpu_launch *l = &g->launches[i];
+		const struct prof_stack *st = l->stack != PROF_GPU_NO_STACK ? &stacks->stacks[l->stack]
+									    : NULL;
+
+		ret = write_gpu_launch(w, l, st ? profile_stack_ips(stacks, l->stack) : NULL,
+				       st ? st->nk : 0, st ? st->nu : 0, !!st);
+	}
+	for (i = 0; !ret && i < g->nr_pcs; i++)
+		ret = gpu_done(w, ZTD_GPU_PCS,
+			       ztd_gpu_put_pcs(w->gpu, &g->pcs[i], str(g, g->pcs[i].function)));
+	for (i = 0; !ret && i < g->nr_overheads; i++)
+		ret = gpu_done(w, ZTD_GPU_OVERHEADS, ztd_gpu_put_overhead(w->gpu, &g->overheads[i]));
+	return ret;
+}
+
+int ztdata_write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launch *l,
+			    const uint64_t *ips, unsigned nk, unsigned nu)
+{
+	int ret = gpu_writable(w);
+
+	if (ret)
+		return ret;
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES || (!ips && nk + nu))
+		return -EINVAL;
+	return write_gpu_launch(w, l, ips, nk, nu, ips != NULL);
+}
+
 size_t ztdata_writer_pending(const struct ztdata_writer *w)
 {
-	size_t n = w->out.len + ustack_pending(w);
+	size_t n = w->out.len + ustack_pending(w) + ztd_gpu_pending(w->gpu, 0);
 	int i;
 
 	for (i = 0; i < NR_ROWS; i++)
@@ -810,6 +954,8 @@ void ztdata_writer_stats(const struct ztdata_writer *w, struct ztdata_stats *st)
 
 struct reader {
 	struct profile *p;
+	unsigned flags;        /* ZTDATA_READ_* */
+	uint32_t type;         /* of the chunk being decoded */
 	char why[128];         /* what did not decode */
 	uint32_t *fmap;        /* file stack id -> profile stack id */
 	size_t nr_fmap, cap_fmap;
@@ -1310,6 +1456,14 @@ static int dec_index(struct reader *r, struct zcur *c, int apply)
 	return 0;
 }
 
+/* The GPU chunks (formats/ztdata_gpu.h). */
+static int dec_gpu(struct reader *r, struct zcur *c, int apply)
+{
+	struct ztd_gpu_ctx x = { r->p, r->fmap, r->nr_fmap, r->why, sizeof(r->why) };
+
+	return ztd_gpu_decode(r->type, c, apply, &x);
+}
+
 typedef int (*decoder_fn)(struct reader *r, struct zcur *c, int apply);
 
 static decoder_fn decoder(uint32_t type)
@@ -1324,13 +1478,17 @@ static decoder_fn decoder(uint32_t type)
 	case CH_LOST: return dec_lost;
 	case CH_INDEX: return dec_index;
 	}
-	return NULL;
+	return ztd_gpu_type(type) ? dec_gpu : NULL;
 }
 
 static const char *chunk_name(uint32_t type, char *buf, size_t n)
 {
-	static const char *const names[] = { NULL, "META", "TASKS", "MMAPS", "STACKS",
-					     "SAMPLES", "BLOB", "LOST", "USTACKS" };
+	static const char *const names[] = { NULL,	   "META",	   "TASKS",
+					     "MMAPS",	   "STACKS",	   "SAMPLES",
+					     "BLOB",	   "LOST",	   "USTACKS",
+					     "GPU_META",   "GPU_CUBINS",   "GPU_KERNELS",
+					     "GPU_MEMOPS", "GPU_LAUNCHES", "GPU_PCS",
+					     "GPU_OVERHEADS" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -1481,6 +1639,14 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 		r->chunk_hash = hash_chunk(r->chunk_hash, type, *off);
 	}
 	dec = decoder(type);
+	r->type = type;
+	if (ztd_gpu_type(type)) {
+		info->gpu_chunks++;
+		if (r->flags & ZTDATA_READ_NO_GPU) {
+			dec = NULL; /* checked and counted, not decoded */
+			info->skipped++;
+		}
+	}
 	if (type == CH_USTACKS) {
 		/* the first pass leaves snapshots alone: not even decompressed */
 		info->ustack_chunks++;
@@ -1493,7 +1659,7 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 				return ret;
 		}
 	} else if (!dec) {
-		info->skipped++;
+		info->skipped += !ztd_gpu_type(type);
 	} else {
 		ret = chunk_payload(r, flags, h + CHUNK_HDR, stored, raw, &pl);
 		if (ret)
@@ -1523,8 +1689,8 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 }
 
 /* Either pass: into p (the first), or with fn (the second). */
-static int read_image(const void *data, size_t len, struct profile *p, prof_ustack_fn fn,
-		      void *arg, struct ztdata_read_info *info)
+static int read_image(const void *data, size_t len, struct profile *p, unsigned flags,
+		      prof_ustack_fn fn, void *arg, struct ztdata_read_info *info)
 {
 	struct ztdata_read_info dummy;
 	const uint8_t *d = data;
@@ -1547,6 +1713,7 @@ static int read_image(const void *data, size_t len, struct profile *p, prof_usta
 		return -ENOMEM;
 	}
 	r->p = p;
+	r->flags = flags;
 	r->ustack_fn = fn;
 	r->ustack_arg = arg;
 	off = hsize;
@@ -1583,7 +1750,13 @@ static int read_image(const void *data, size_t len, struct profile *p, prof_usta
 
 int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info)
 {
-	return read_image(data, len, p, NULL, NULL, info);
+	return read_image(data, len, p, 0, NULL, NULL, info);
+}
+
+int ztdata_read_mem_flags(const void *data, size_t len, struct profile *p, unsigned flags,
+			  struct ztdata_read_info *info)
+{
+	return read_image(data, len, p, flags, NULL, NULL, info);
 }
 
 int ztdata_read_ustacks_mem(const void *data, size_t len, prof_ustack_fn fn, void *arg,
@@ -1591,7 +1764,7 @@ int ztdata_read_ustacks_mem(const void *data, size_t len, prof_ustack_fn fn, voi
 {
 	if (!fn)
 		return -EINVAL;
-	return read_image(data, len, NULL, fn, arg, info);
+	return read_image(data, len, NULL, 0, fn, arg, info);
 }
 
 /* Either pass on a file: into p, or (fn set) the snapshots to fn. */

@@ -8,7 +8,10 @@
  * buffered per kind and written as chunks on ztdata_writer_flush(), so a
  * recorder killed at any moment leaves a file readable up to its last
  * complete chunk. Stacks are deduplicated by the writer: each distinct
- * stack is written once, samples refer to it by id.
+ * stack is written once, samples and GPU launches refer to it by id.
+ * Version 1.2 adds GPU chunks (kernels, memory operations, launches,
+ * PC-sampling buckets, stall tables, counters, cubins, overheads): a 1.1
+ * reader skips them.
  */
 #ifndef ZT_ZTDATA_H
 #define ZT_ZTDATA_H
@@ -16,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/gpu.h"
 #include "libprof/profile.h"
 
 #define ZTDATA_MAGIC "ZTDATA\r\n" /* 8 bytes; \r\n catches text-mode damage */
@@ -54,11 +58,29 @@ int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint6
 /* Add to the lost-sample and lost-side-band-record counters. */
 int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events);
 
+/*
+ * GPU records: every record of g (strings as text, so g's string ids do not
+ * matter to the file). A launch's stack id refers to stacks' stacks (stacks
+ * may be NULL when no launch has one); the stack is interned into the
+ * file's stack table, in a STACKS chunk before the launches. A cubin whose
+ * crc the file already has is skipped. Nothing is written on -EINVAL (a
+ * stack id stacks does not have) or -E2BIG (a cubin over 128 MiB, a string
+ * over 16 MiB); other errors are sticky, as above.
+ */
+int ztdata_write_gpu(struct ztdata_writer *w, const struct prof_gpu *g,
+		     const struct profile *stacks);
+/* A launch whose stack came from elsewhere (zt's BPF sampler at the USDT
+ * probe): ips as for ztdata_write_sample() (NULL: no stack; l->stack is
+ * ignored). */
+int ztdata_write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launch *l,
+			    const uint64_t *ips, unsigned nk, unsigned nu);
+
 /* Bytes of records buffered and not yet written (to flush early when large). */
 size_t ztdata_writer_pending(const struct ztdata_writer *w);
 /* Write everything buffered as complete chunks (meta, tasks, mmaps, blobs,
  * new stacks, then samples, so every sample's stack precedes it, then the
- * samples' stack snapshots). */
+ * samples' stack snapshots, then the GPU chunks: meta, cubins, kernels,
+ * memory operations, launches, PC samples, overheads). */
 int ztdata_writer_flush(struct ztdata_writer *w);
 /* Flush, then write the index chunk that marks the file complete. */
 int ztdata_writer_finish(struct ztdata_writer *w);
@@ -74,7 +96,9 @@ struct ztdata_read_info {
 	int truncated;       /* the file ends inside a chunk */
 	uint64_t good_end;   /* offset just past the last chunk that was read */
 	uint64_t size;       /* bytes given to the reader */
-	unsigned chunks, skipped; /* chunks read; unknown chunk types skipped */
+	unsigned chunks, skipped; /* chunks read; unknown chunk types skipped (and GPU chunks
+				     with ZTDATA_READ_NO_GPU) */
+	unsigned gpu_chunks;  /* GPU chunks (version 1.2) */
 	unsigned ustack_chunks; /* chunks of stack snapshots (--call-graph dwarf): the first
 				   pass passes over them, ztdata_read_ustacks_*() reads them */
 	char msg[256];       /* a warning or error, naming the offset ("" if none) */
@@ -83,7 +107,8 @@ struct ztdata_read_info {
 /* True when the first n bytes start like a zt.data file. */
 int ztdata_probe(const void *head, size_t n);
 
-/* Read a whole zt.data image into p (which must be initialized). Returns 0
+/* Read a whole zt.data image into p (which must be initialized; GPU
+ * records go to p->gpu, made when the file has some). Returns 0
  * (then info says whether the file was cut short: the readable part is in
  * p), or a negative errno with info->msg saying what and where:
  *   -EBADMSG         not a zt.data file, or a chunk fails its checksum or
@@ -92,6 +117,12 @@ int ztdata_probe(const void *head, size_t n);
  *   -ENOMEM
  */
 int ztdata_read_mem(const void *data, size_t len, struct profile *p, struct ztdata_read_info *info);
+/* ztdata_read_mem() with flags: ZTDATA_READ_NO_GPU leaves the GPU chunks out
+ * (checksum and sequence checked, counted in info->skipped, not decoded:
+ * p->gpu stays NULL), for readers that only want the CPU side. */
+#define ZTDATA_READ_NO_GPU 1u
+int ztdata_read_mem_flags(const void *data, size_t len, struct profile *p, unsigned flags,
+			  struct ztdata_read_info *info);
 /* The same on a file, mapped read-only (a pipe is read into memory); also
  * returns -errno from open(2). */
 int ztdata_read_file(const char *path, struct profile *p, struct ztdata_read_info *info);

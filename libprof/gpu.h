@@ -120,20 +120,30 @@ struct prof_gpu {
 	size_t nr_infos, cap_infos;
 	char **strs; /* string id -> NUL-terminated string, owned */
 	size_t nr_strs, cap_strs;
-	struct zt_htab str_hash;   /* string -> id */
-	struct zt_htab cubin_hash; /* crc -> index into cubins */
+	struct zt_htab str_hash;     /* string -> id */
+	struct zt_htab cubin_hash;   /* crc -> index into cubins */
+	struct zt_htab stall_hash;   /* (pid, context, index) -> index into stalls */
+	struct zt_htab counter_hash; /* pid -> index into counters */
 };
 
+/* An empty set of records (NULL with errno ENOMEM); free accepts NULL. */
 struct prof_gpu *prof_gpu_new(void);
 void prof_gpu_free(struct prof_gpu *g);
+/* Drop every record and string (ids start again from 0), keeping the
+ * memory for reuse: what a recorder does after each flush. */
+void prof_gpu_clear(struct prof_gpu *g);
+/* Whether g holds no record at all (strings aside). */
+int prof_gpu_empty(const struct prof_gpu *g);
 
-/* Intern len bytes (no NUL needed; a NUL inside is cut there) as a string id. */
+/* Intern len bytes (no NUL needed; a NUL inside is cut there) as a string id:
+ * equal strings get the same id. 0, -ENOMEM, or -E2BIG past 2^32 - 2 strings. */
 int prof_gpu_intern(struct prof_gpu *g, const char *s, size_t len, uint32_t *id);
 /* The string of an id ("" for an id out of range). */
 const char *prof_gpu_str(const struct prof_gpu *g, uint32_t id);
 
 /* Append records (copied). Return 0 or -ENOMEM; -EINVAL for a string id out
- * of range. */
+ * of range (a launch's stack is not checked: it refers to a profile g does
+ * not know). */
 int prof_gpu_add_kernel(struct prof_gpu *g, const struct prof_gpu_kernel *k);
 int prof_gpu_add_memop(struct prof_gpu *g, const struct prof_gpu_memop *m);
 int prof_gpu_add_launch(struct prof_gpu *g, const struct prof_gpu_launch *l);
@@ -141,15 +151,18 @@ int prof_gpu_add_pcs(struct prof_gpu *g, const struct prof_gpu_pcs *s);
 /* A stall-reason entry; the same (pid, context, index) again replaces the name. */
 int prof_gpu_add_stall(struct prof_gpu *g, const struct prof_gpu_stall *s);
 /* A cubin, copied; one with a crc already present is not added again and
- * returns 1 (its first loader is kept). */
+ * returns 1 (its first loader is kept). -EINVAL for len bytes without data. */
 int prof_gpu_add_cubin(struct prof_gpu *g, uint64_t crc, uint32_t pid, uint32_t module_id,
 		       uint32_t context, const void *data, size_t len);
 int prof_gpu_add_overhead(struct prof_gpu *g, const struct prof_gpu_overhead *o);
 /* Set a process's counters (the same pid again replaces them). */
 int prof_gpu_set_counters(struct prof_gpu *g, const struct prof_gpu_counters *c);
+/* key and value are NUL-terminated (interned). */
 int prof_gpu_add_info(struct prof_gpu *g, uint32_t pid, const char *key, const char *value);
 
 const struct prof_gpu_cubin *prof_gpu_find_cubin(const struct prof_gpu *g, uint64_t crc);
+/* The counters of pid, or NULL. */
+const struct prof_gpu_counters *prof_gpu_find_counters(const struct prof_gpu *g, uint32_t pid);
 /* The stall reason name of (pid, context, index), or NULL. */
 const char *prof_gpu_stall_name(const struct prof_gpu *g, uint32_t pid, uint32_t context,
 				uint32_t index);

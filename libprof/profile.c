@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/gpu.h"
 #include "libprof/htab.h"
 #include "libprof/profile.h"
 
@@ -36,6 +37,7 @@ void profile_release(struct profile *p)
 	free(p->ips);
 	free(p->blobs);
 	zt_htab_release(&p->stack_hash);
+	prof_gpu_free(p->gpu);
 	profile_init(p);
 }
 

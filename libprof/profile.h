@@ -135,7 +135,8 @@ struct profile {
 	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
 	uint64_t lost_events;  /* side-band records dropped */
-	struct prof_gpu *gpu;  /* GPU records (libprof/gpu.h), NULL when there are none */
+	struct prof_gpu *gpu;  /* GPU records (libprof/gpu.h), NULL when there are none;
+				  owned: profile_release() frees it */
 };
 
 void profile_init(struct profile *p);

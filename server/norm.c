@@ -749,7 +749,8 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 
 	profile_init(&p);
 	c.p = &p;
-	ret = ztdata_read_mem(body, len, &p, &info);
+	/* GPU records are not stored by the server: their chunks are only checked */
+	ret = ztdata_read_mem_flags(body, len, &p, ZTDATA_READ_NO_GPU, &info);
 	if (ret) {
 		zt_say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
 		goto out;

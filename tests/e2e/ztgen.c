@@ -13,6 +13,9 @@
  * writes the symbols of those libraries (and of N programs) as GSYM files
  * DIR/<build id>.gsym: 2048 functions of 64 bytes each from vaddr 0x1000,
  * with a line row each; file offsets are vaddrs (load segment 0:0:200000).
+ *
+ * And a zt record --gpu recording with synthetic GPU records, for zt
+ * script's tests: ztgen gpu N OUT [EXE OFF...] (see gen_gpu()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "formats/ztdata.h"
+#include "libprof/gpu.h"
 #include "symbolizer/funcinfo.h"
 #include "symbolizer/gsym.h"
 
@@ -277,6 +281,226 @@ static int fleet(struct ztdata_writer *w, unsigned seed, unsigned long nsamples)
 	return ret;
 }
 
+/* ---- gpu ------------------------------------------------------------------ */
+
+#define GPU_BASE 0x555555554000ull /* where EXE is mapped (file offset 0) */
+#define GPU_PID 4242		   /* "trainer": thread 4243 ("launcher") launches */
+#define GPU_PID2 4343		   /* "infer": kernels without launches, lost records */
+#define GPU_CRC 0x1234abcd5678ef01ull
+
+static const char *const gpu_names[4] = { "_Z10matmul_f32PKfS0_Pfi",
+					  "_ZN5torch6native11relu_kernelIfEEvPT_i",
+					  "_Z11softmax_fwdPfi", "vector_add" };
+
+static int gpu_task(struct ztdata_writer *w, uint32_t pid, uint32_t tid, const char *name)
+{
+	struct prof_task t = {.ts = T0, .kind = PROF_TASK_COMM, .pid = pid, .tid = tid};
+
+	snprintf(t.comm, sizeof(t.comm), "%s", name);
+	return ztdata_write_task(w, &t);
+}
+
+/* A kernel of pid: names[name], starting at start, lasting dur. */
+static int gpu_kernel(struct prof_gpu *g, uint32_t pid, unsigned name, uint64_t start,
+		      uint64_t dur, uint32_t corr, uint32_t graph)
+{
+	struct prof_gpu_kernel k = {.start = start, .end = start + dur, .pid = pid, .corr = corr,
+				    .device = 0, .context = 1, .stream = 7 + name % 2,
+				    .graph_id = graph, .graph_node_id = graph ? 3 : 0,
+				    .grid = {256u << name, 1, 1}, .block = {128, 1, 1},
+				    .regs = 32 + 8 * name, .smem_static = 0,
+				    .smem_dynamic = 1024 * name};
+	int ret = prof_gpu_intern(g, gpu_names[name], strlen(gpu_names[name]), &k.name);
+
+	return ret ? ret : prof_gpu_add_kernel(g, &k);
+}
+
+static int gpu_launch(struct prof_gpu *g, struct profile *st, uint64_t ts, uint32_t corr,
+		      uint32_t flags, uint32_t outer, const uint64_t *ips, unsigned n)
+{
+	struct prof_gpu_launch l = {.ts = ts, .pid = GPU_PID, .tid = GPU_PID + 1, .corr = corr,
+				    .outer_corr = outer, .cbid = 211, .domain = outer ? 1 : 2,
+				    .flags = flags, .stack = PROF_GPU_NO_STACK};
+	int ret = 0;
+
+	if (flags & PROF_GPU_L_GRAPH)
+		l.graph_id = 9;
+	if (ips && (ret = profile_intern_stack(st, ips, 0, n, &l.stack)))
+		return ret;
+	return prof_gpu_add_launch(g, &l);
+}
+
+/* Records of no time: stall tables, a cubin, PC samples (every batch adds
+ * to the same buckets), counters, info strings. */
+static int gpu_untimed(struct prof_gpu *g, int last)
+{
+	static const char *const stalls[] = {"long_scoreboard", "barrier", "not_selected",
+					     "selected"};
+	uint8_t cubin[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+	unsigned i, f, pc;
+	int ret = 0;
+
+	for (i = 0; i < 4 && !ret; i++) {
+		struct prof_gpu_stall s = {.pid = GPU_PID, .context = 1, .index = i};
+
+		ret = prof_gpu_intern(g, stalls[i], strlen(stalls[i]), &s.name);
+		if (!ret)
+			ret = prof_gpu_add_stall(g, &s);
+	}
+	if (!ret)
+		ret = prof_gpu_add_cubin(g, GPU_CRC, GPU_PID, 3, 1, cubin, sizeof(cubin));
+	for (f = 0; f < 2 && !ret; f++) {
+		for (pc = 0; pc < 10 && !ret; pc++) {
+			struct prof_gpu_pcs s = {.cubin_crc = GPU_CRC, .pc_offset = pc * 16,
+						 .samples = 1 + pc % 3, .pid = GPU_PID, .context = 1,
+						 .function_index = f, .stall = pc % 2 ? 0 : 3 - f};
+
+			ret = prof_gpu_intern(g, gpu_names[f], strlen(gpu_names[f]), &s.function);
+			if (!ret)
+				ret = prof_gpu_add_pcs(g, &s);
+		}
+	}
+	if (!ret && last) {
+		struct prof_gpu_counters c = {.pid = GPU_PID, .launches = 0, .cubins = 1};
+		struct prof_gpu_counters c2 = {.pid = GPU_PID2, .dropped_records = 5};
+		struct prof_gpu_overhead o = {.start = T0 + 50000, .end = T0 + 51000, .pid = GPU_PID,
+					      .kind = 1u << 16, .object_kind = 2,
+					      .object_id = {GPU_PID, GPU_PID + 1}};
+
+		ret = prof_gpu_set_counters(g, &c);
+		if (!ret)
+			ret = prof_gpu_set_counters(g, &c2);
+		if (!ret)
+			ret = prof_gpu_add_overhead(g, &o);
+		if (!ret)
+			ret = prof_gpu_add_info(g, GPU_PID, "cupti_version", "23");
+		if (!ret)
+			ret = prof_gpu_add_info(g, GPU_PID2, "warning",
+						"PC sampling is not supported on this device");
+	}
+	return ret;
+}
+
+/*
+ * Process GPU_PID ("trainer") runs n steps of 1 ms on thread 4243: a CPU
+ * sample in main <- step <- leaf, and the launch of kernel i % 4 (with
+ * its stack: the EXE offsets given, leaf first, or three made-up ones)
+ * which runs 20 us later for 300 us and more. Every 10th launch has no
+ * stack (over the rate), every 10th + 5 one from the BPF sampler
+ * (USDT), every 10th + 7 is a runtime launch whose stack is its nested
+ * driver launch's; a graph launch (graph 9) is followed by two kernels of
+ * the graph. Copies to the GPU first, a memset, a copy back last; PC
+ * samples of the first two kernels in every batch of 100 steps (summed
+ * by zt script); GPU_PID2 ("infer") has three kernels of no launch.
+ */
+static int gen_gpu(struct ztdata_writer *w, uint32_t n, const char *exe, char **offs, int noffs)
+{
+	struct prof_mmap m = {.ts = T0, .pid = GPU_PID, .tid = GPU_PID, .start = GPU_BASE,
+			      .len = 0x200000, .prot = 5,
+			      .path = (char *)(exe ? exe : "/nonexistent/zt-gpu/trainer")};
+	uint64_t ips[16] = {GPU_BASE + 0x1100, GPU_BASE + 0x1200, GPU_BASE + 0x1300};
+	unsigned nips = 3, i;
+	struct prof_gpu *g = prof_gpu_new();
+	struct profile st;
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	profile_init(&st);
+	for (i = 0; exe && (int)i < noffs && i < 16; i++)
+		ips[i] = GPU_BASE + strtoull(offs[i], NULL, 16);
+	if (exe && noffs)
+		nips = i;
+	ret = gpu_task(w, GPU_PID, GPU_PID, "trainer");
+	if (!ret)
+		ret = gpu_task(w, GPU_PID, GPU_PID + 1, "launcher");
+	if (!ret)
+		ret = gpu_task(w, GPU_PID2, GPU_PID2, "infer");
+	if (!ret)
+		ret = ztdata_write_mmap(w, &m);
+	for (i = 0; i < 3 && !ret; i++) {
+		struct prof_gpu_memop c = {.start = T0 + 1000 + i * 10000, .bytes = 1u << 20,
+					   .pid = GPU_PID, .corr = 100000 + i, .context = 1,
+					   .stream = 7, .kind = PROF_GPU_MEMCPY, .copy_kind = 1,
+					   .src_kind = i ? 2 : 1, .dst_kind = 3};
+
+		c.end = c.start + 100000; /* 10.49 GB/s */
+		ret = prof_gpu_add_memop(g, &c);
+	}
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t t = T0 + 100000 + (uint64_t)i * 1000000, ts = t + 100000;
+		uint32_t corr = 2 * i + 1;
+
+		ret = ztdata_write_sample(w, t, 1000000, GPU_PID, GPU_PID + 1, 0, ips, 0, nips);
+		if (ret)
+			break;
+		if (i % 10 == 0) {
+			ret = gpu_launch(g, &st, ts, corr, PROF_GPU_L_RATELIMITED, 0, NULL, 0);
+		} else if (i % 10 == 5) {
+			struct prof_gpu_launch l = {.ts = ts, .pid = GPU_PID, .tid = GPU_PID + 1,
+						    .corr = corr, .cbid = 211, .domain = 2,
+						    .flags = PROF_GPU_L_USDT};
+
+			ret = ztdata_write_gpu_launch(w, &l, ips, 0, nips);
+		} else if (i % 10 == 7) {
+			ret = gpu_launch(g, &st, ts, corr, 0, 0, NULL, 0);
+			if (!ret)
+				ret = gpu_launch(g, &st, ts + 10, 1000000 + corr,
+						 PROF_GPU_L_STACK | PROF_GPU_L_NESTED, corr, ips, nips);
+		} else {
+			ret = gpu_launch(g, &st, ts, corr, PROF_GPU_L_STACK, 0, ips, nips);
+		}
+		if (!ret)
+			ret = gpu_kernel(g, GPU_PID, i % 4, ts + 20000, 300000 + 50000 * (i % 4),
+					 corr, 0);
+		if (!ret && i == n / 2) {
+			ret = gpu_launch(g, &st, ts + 500000, 5000000, PROF_GPU_L_STACK |
+					 PROF_GPU_L_GRAPH, 0, ips, nips);
+			if (!ret)
+				ret = gpu_kernel(g, GPU_PID, 2, ts + 600000, 10000, 0, 9);
+			if (!ret)
+				ret = gpu_kernel(g, GPU_PID, 3, ts + 620000, 10000, 0, 9);
+		}
+		if (!ret && i < 3)
+			ret = gpu_kernel(g, GPU_PID2, 3, t + 50000, 5000, 7 + i, 0);
+		if (!ret && i % 100 == 99) {
+			ret = gpu_untimed(g, 0);
+			if (!ret)
+				ret = ztdata_write_gpu(w, g, &st);
+			if (!ret)
+				ret = ztdata_writer_flush(w);
+			prof_gpu_clear(g);
+		}
+	}
+	if (!ret) {
+		struct prof_gpu_memop s = {.start = T0 + 100000 + (uint64_t)n * 1000000,
+					   .bytes = 4096, .pid = GPU_PID, .corr = 200000,
+					   .context = 1, .stream = 7, .value = 0,
+					   .kind = PROF_GPU_MEMSET, .dst_kind = 3};
+		struct prof_gpu_memop c = s;
+
+		s.end = s.start + 2000;
+		c.kind = PROF_GPU_MEMCPY;
+		c.corr++;
+		c.copy_kind = 2;
+		c.src_kind = 3;
+		c.dst_kind = 1;
+		c.bytes = 1u << 20;
+		c.start = s.end + 1000;
+		c.end = c.start + 200000;
+		ret = prof_gpu_add_memop(g, &s);
+		if (!ret)
+			ret = prof_gpu_add_memop(g, &c);
+	}
+	if (!ret)
+		ret = gpu_untimed(g, 1);
+	if (!ret)
+		ret = ztdata_write_gpu(w, g, &st);
+	prof_gpu_free(g);
+	profile_release(&st);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ztdata_writer *w;
@@ -290,9 +514,11 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 
-	if ((argc != 4 && !(argc == 5 && !strcmp(argv[1], "fleet"))) ||
+	if ((argc != 4 && !(argc == 5 && !strcmp(argv[1], "fleet")) &&
+	     !(argc > 4 && !strcmp(argv[1], "gpu"))) ||
 	    (n = strtoul(argv[2], NULL, 0)) == 0 || n > 100000000) {
-		fprintf(stderr, "usage: ztgen pids|maps|stacks N OUT, ztgen fleet SEED OUT [SAMPLES]\n");
+		fprintf(stderr, "usage: ztgen pids|maps|stacks N OUT, ztgen fleet SEED OUT [SAMPLES], "
+				"ztgen gpu N OUT [EXE OFF...]\n");
 		return 2;
 	}
 	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -311,6 +537,8 @@ int main(int argc, char **argv)
 		ret = gen_maps(w, (uint32_t)n);
 	else if (!ret && !strcmp(argv[1], "stacks"))
 		ret = gen_stacks(w, (uint32_t)n);
+	else if (!ret && !strcmp(argv[1], "gpu"))
+		ret = gen_gpu(w, (uint32_t)n, argc > 4 ? argv[4] : NULL, argv + 5, argc > 5 ? argc - 5 : 0);
 	else if (!ret && !strcmp(argv[1], "fleet"))
 		ret = fleet(w, (unsigned)n, argc == 5 ? strtoul(argv[4], NULL, 0) : 80000);
 	else if (!ret)

@@ -8,12 +8,37 @@
 #include <unistd.h>
 
 #include "formats/ztdata.h"
+#include "libprof/gpu.h"
 #include "libprof/fileio.h"
 #include "tests/unit/srvdata.h"
 
 static const char ksyms[] = "ffffffff81000000 T _text\n"
 			    "ffffffff81001000 T kfunc\n"
 			    "ffffffff81002000 T _etext\n";
+
+static int gpu_records(struct ztdata_writer *w)
+{
+	struct prof_gpu_kernel k = { .start = 1550000000, .end = 1550001000, .pid = 100, .corr = 7,
+				     .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	struct prof_gpu_launch l = { .ts = 1549999000, .pid = 100, .tid = 100, .corr = 7 };
+	struct prof_gpu_pcs s = { .cubin_crc = 42, .pc_offset = 16, .samples = 3, .pid = 100 };
+	uint64_t ips[2] = { 0x400000 + 0x3000, 0x400000 + 0x4000 };
+	struct prof_gpu *g = prof_gpu_new();
+	int err;
+
+	if (!g)
+		return -ENOMEM;
+	err = prof_gpu_intern(g, "_Z4kernv", 8, &k.name);
+	s.function = k.name;
+	err |= prof_gpu_add_kernel(g, &k);
+	err |= prof_gpu_add_pcs(g, &s);
+	err |= prof_gpu_add_cubin(g, 42, 100, 1, 1, "\x7f" "ELF", 4);
+	err |= prof_gpu_add_info(g, 100, "warning", "test");
+	err |= ztdata_write_gpu(w, g, NULL);
+	err |= ztdata_write_gpu_launch(w, &l, ips, 0, 2);
+	prof_gpu_free(g);
+	return err;
+}
 
 static int records(struct ztdata_writer *w, const struct srv_rec_opts *o)
 {
@@ -54,6 +79,8 @@ static int records(struct ztdata_writer *w, const struct srv_rec_opts *o)
 
 		err |= ztdata_write_sample(w, 1700000000 + i, w0, 100, 100, 0, ips, 0, 2);
 	}
+	if (o->gpu)
+		err |= gpu_records(w);
 	if (o->snapshot) {
 		uint64_t regs[PROF_UREGS] = { 0 };
 		char stack[64] = { 0 };

@@ -16,10 +16,12 @@
  *   stack A x 3 (weight 10): kfunc <- app+0x1000 <- app+0x2000
  *   stack B x 2 (weight 10): libnobid+0x2100 <- jitfn
  * Variant v changes the weights (so the bodies and ids differ); snapshot
- * adds a user-stack snapshot; unfinished leaves the index out. */
+ * adds a user-stack snapshot; unfinished leaves the index out; gpu adds
+ * GPU records (kernels, a launch with a stack of its own, PC samples, a
+ * cubin), which zt serve leaves out. */
 struct srv_rec_opts {
 	unsigned variant;
-	int snapshot, unfinished;
+	int snapshot, unfinished, gpu;
 	const struct prof_build_id *bid; /* NULL: aa bb cc ... */
 	uint64_t off_a, off_b;          /* app's sampled file offsets (0: 0x1000, 0x2000) */
 	unsigned extra_stacks;          /* more distinct stacks, one sample each */

@@ -40,9 +40,10 @@ static const struct zs_nstack *find_stack(const struct zs_norm *n, uint64_t c, s
 	return NULL;
 }
 
-static void test_ztdata(void **state)
+/* gpu: the recording has GPU chunks too, which the server leaves out */
+static void ztdata_body(int gpu)
 {
-	struct srv_rec_opts o = { 0 };
+	struct srv_rec_opts o = { .gpu = gpu };
 	struct zs_fkey k[8];
 	const struct zs_nstack *s;
 	struct zs_norm n;
@@ -92,6 +93,12 @@ static void test_ztdata(void **state)
 	assert_string_equal(k[1].module, "[JIT] tid 100");
 	zs_norm_release(&n);
 	zbuf_release(&b);
+}
+
+static void test_ztdata(void **state)
+{
+	ztdata_body(0);
+	ztdata_body(1);
 }
 
 static void expect_bad(const void *p, size_t len, int err, const char *needle)

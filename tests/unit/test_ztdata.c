@@ -699,7 +699,7 @@ static void test_versions(void **state)
 	size_t len;
 
 	d = small_file(&t, &len);
-	assert_int_equal(d[10], 1); /* this writer's minor */
+	assert_int_equal(d[10], 2); /* this writer's minor */
 	d[8] = 2; /* major 2 */
 	d[10] = 0;
 	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
@@ -777,14 +777,14 @@ static void test_unknown_chunk(void **state)
 		zbuf_release(&f);
 	}
 	/* an index that disagrees with the file */
-	rebuild(d, len, &t.exp, 16, 0, 9, 1, &f);
+	rebuild(d, len, &t.exp, 16, 0, 200, 1, &f);
 	read_expect(f.data, f.len, -EBADMSG, &p, &info);
 	assert_non_null(strstr(info.msg, "(INDEX)"));
 	assert_non_null(strstr(info.msg, "index totals"));
 	assert_profile_equal(&p, &t.exp); /* everything before the index was read */
 	profile_release(&p);
 	zbuf_release(&f);
-	rebuild(d, len, &t.exp, 16, 0, 9, 2, &f);
+	rebuild(d, len, &t.exp, 16, 0, 200, 2, &f);
 	read_expect(f.data, f.len, -EBADMSG, &p, &info);
 	assert_non_null(strstr(info.msg, "index entries differ"));
 	profile_release(&p);

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The GPU records of a profile arranged for display (zt script): the timed
+ * records (kernels, memory operations, overheads) in time order, the
+ * launch each kernel or memory operation came from, and the PC-sampling
+ * buckets summed per (process, cubin, function, PC, stall reason).
+ *
+ * Embedded: gpu_view_init() / gpu_view_release(). The struct prof_gpu is
+ * borrowed and must not change while the view lives.
+ */
+#ifndef ZT_GPUVIEW_H
+#define ZT_GPUVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/gpu.h"
+#include "libprof/htab.h"
+
+enum gpu_ev_kind { GPU_EV_KERNEL = 1, GPU_EV_MEMOP = 2, GPU_EV_OVERHEAD = 3 };
+
+/* A timed record: g->kernels[idx], g->memops[idx] or g->overheads[idx]. */
+struct gpu_ev {
+	uint64_t ts; /* its start */
+	uint32_t kind, idx;
+};
+
+/* The samples of one (pid, cubin, function, PC, stall reason). */
+struct gpu_pcsum {
+	uint64_t crc, pc, samples;
+	uint32_t pid;
+	uint32_t context;  /* of its first bucket: where its stall reason is named */
+	uint32_t function; /* string id */
+	uint32_t stall;
+};
+
+struct gpu_view {
+	const struct prof_gpu *g;
+	struct gpu_ev *ev; /* by time, then kind, then index */
+	size_t nr_ev;
+	struct gpu_pcsum *pcs; /* by pid, cubin, function name, PC, stall */
+	size_t nr_pcs;
+	/* private */
+	struct zt_htab by_corr;	 /* launches by (pid, corr) */
+	struct zt_htab by_outer; /* nested launches by (pid, outer_corr) */
+	uint32_t *graph;	 /* graph launches by (pid, graph_id, ts) */
+	size_t nr_graph;
+};
+
+/* 0 or -ENOMEM (v is then empty; release it anyway). g may be NULL. */
+int gpu_view_init(struct gpu_view *v, const struct prof_gpu *g);
+void gpu_view_release(struct gpu_view *v);
+
+/*
+ * The launch a kernel or memory operation of pid came from: the launch
+ * with its correlation id, the nested (driver) launch inside that one, or
+ * the outer (runtime) launch of that one, the first of them that has a
+ * stack, else the first there is; failing those, for a kernel of a graph
+ * (graph_id not 0), the last launch of that graph in pid at or before ts.
+ * NULL when there is none.
+ */
+const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t pid, uint32_t corr,
+					      uint32_t graph_id, uint64_t ts);
+
+#endif

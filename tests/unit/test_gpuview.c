@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of libprof/gpuview.c: timed records in time order, the launch
+ * of a kernel (its own, the nested or outer one with a stack, a graph's),
+ * PC-sampling buckets summed per key.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "libprof/gpuview.h"
+
+static void launch(struct prof_gpu *g, uint32_t pid, uint32_t corr, uint32_t flags, uint32_t outer,
+		   uint32_t graph, uint64_t ts, uint32_t stack)
+{
+	struct prof_gpu_launch l = {.ts = ts,
+				    .pid = pid,
+				    .tid = pid,
+				    .corr = corr,
+				    .outer_corr = outer,
+				    .flags = flags,
+				    .graph_id = graph,
+				    .stack = stack};
+
+	assert_int_equal(prof_gpu_add_launch(g, &l), 0);
+}
+
+static void test_order(void **state)
+{
+	struct prof_gpu *g = prof_gpu_new();
+	struct prof_gpu_kernel k = {0};
+	struct prof_gpu_memop m = {.start = 15};
+	struct prof_gpu_overhead o = {.start = 15};
+	struct gpu_view v;
+
+	assert_int_equal(prof_gpu_intern(g, "k", 1, &k.name), 0);
+	k.start = 30;
+	assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+	k.start = 10;
+	assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+	assert_int_equal(prof_gpu_add_memop(g, &m), 0);
+	assert_int_equal(prof_gpu_add_overhead(g, &o), 0);
+	assert_int_equal(gpu_view_init(&v, g), 0);
+	assert_int_equal(v.nr_ev, 4);
+	assert_int_equal(v.ev[0].ts, 10);
+	assert_int_equal(v.ev[0].kind, GPU_EV_KERNEL);
+	assert_int_equal(v.ev[0].idx, 1);
+	assert_int_equal(v.ev[1].kind, GPU_EV_MEMOP); /* at 15: memop before overhead */
+	assert_int_equal(v.ev[2].kind, GPU_EV_OVERHEAD);
+	assert_int_equal(v.ev[3].ts, 30);
+	assert_null(gpu_view_launch(&v, 1, 1, 0, 0)); /* no launches */
+	gpu_view_release(&v);
+	assert_int_equal(gpu_view_init(&v, NULL), 0);
+	assert_int_equal(v.nr_ev, 0);
+	gpu_view_release(&v);
+	prof_gpu_free(g);
+}
+
+static void test_launches(void **state)
+{
+	struct prof_gpu *g = prof_gpu_new();
+	const struct prof_gpu_launch *l;
+	struct gpu_view v;
+
+	launch(g, 1, 10, PROF_GPU_L_STACK, 0, 0, 100, 5); /* plain, with a stack */
+	launch(g, 2, 10, PROF_GPU_L_RATELIMITED, 0, 0, 100, PROF_GPU_NO_STACK); /* other pid */
+	launch(g, 1, 20, 0, 0, 0, 200, PROF_GPU_NO_STACK); /* runtime, no stack */
+	launch(g, 1, 21, PROF_GPU_L_STACK | PROF_GPU_L_NESTED, 20, 0, 201,
+	       6);					  /* its driver launch */
+	launch(g, 1, 30, PROF_GPU_L_STACK, 0, 0, 300, 7); /* runtime, stack */
+	launch(g, 1, 31, PROF_GPU_L_NESTED, 30, 0, 301, PROF_GPU_NO_STACK);
+	launch(g, 1, 40, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 9, 400, 8);
+	launch(g, 1, 50, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 9, 500, 9);
+	launch(g, 1, 60, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 8, 450, 10);
+	assert_int_equal(gpu_view_init(&v, g), 0);
+	l = gpu_view_launch(&v, 1, 10, 0, 0);
+	assert_non_null(l);
+	assert_int_equal(l->stack, 5);
+	l = gpu_view_launch(&v, 2, 10, 0, 0);
+	assert_non_null(l);
+	assert_int_equal(l->flags, PROF_GPU_L_RATELIMITED);
+	/* a kernel of the runtime launch: the nested launch's stack */
+	l = gpu_view_launch(&v, 1, 20, 0, 0);
+	assert_int_equal(l->stack, 6);
+	/* a kernel that carries the driver launch's id: its own stack */
+	assert_int_equal(gpu_view_launch(&v, 1, 21, 0, 0)->stack, 6);
+	/* one that carries the nested id without a stack: the outer one's */
+	assert_int_equal(gpu_view_launch(&v, 1, 31, 0, 0)->stack, 7);
+	assert_int_equal(gpu_view_launch(&v, 1, 30, 0, 0)->stack, 7);
+	assert_null(gpu_view_launch(&v, 1, 99, 0, 0));
+	assert_null(gpu_view_launch(&v, 3, 10, 0, 0));
+	/* graph kernels: the last launch of the graph at or before them */
+	assert_int_equal(gpu_view_launch(&v, 1, 0, 9, 450)->stack, 8);
+	assert_int_equal(gpu_view_launch(&v, 1, 0, 9, 500)->stack, 9);
+	assert_int_equal(gpu_view_launch(&v, 1, 0, 9, 10000)->stack, 9);
+	assert_int_equal(gpu_view_launch(&v, 1, 0, 8, 10000)->stack, 10);
+	assert_null(gpu_view_launch(&v, 1, 0, 9, 399));
+	assert_null(gpu_view_launch(&v, 1, 0, 7, 10000));
+	assert_null(gpu_view_launch(&v, 2, 0, 9, 10000));
+	gpu_view_release(&v);
+	prof_gpu_free(g);
+}
+
+static void test_pcs(void **state)
+{
+	struct prof_gpu *g = prof_gpu_new();
+	struct prof_gpu_pcs s = {.cubin_crc = 7, .pid = 1, .context = 2};
+	uint32_t a, b;
+	struct gpu_view v;
+	int i;
+
+	assert_int_equal(prof_gpu_intern(g, "zeta", 4, &a), 0);
+	assert_int_equal(prof_gpu_intern(g, "alpha", 5, &b), 0);
+	for (i = 0; i < 12; i++) {
+		s.function = i % 2 ? a : b;
+		s.pc_offset = (uint64_t)(i % 3) * 16;
+		s.stall = (uint32_t)(i % 4 == 0);
+		s.samples = 10;
+		s.function_index = (uint32_t)i; /* not part of the key */
+		assert_int_equal(prof_gpu_add_pcs(g, &s), 0);
+	}
+	s.samples = UINT64_MAX; /* saturates */
+	assert_int_equal(prof_gpu_add_pcs(g, &s), 0);
+	assert_int_equal(gpu_view_init(&v, g), 0);
+	/* alpha is i even: (pc, stall) (0,1) (32,0) (16,1) (0,0) (32,1) (16,0), 10 each */
+	assert_int_equal(v.nr_pcs, 9);
+	assert_int_equal(v.pcs[0].function, b); /* by name: alpha first */
+	assert_int_equal(v.pcs[0].pc, 0);
+	assert_int_equal(v.pcs[0].stall, 0);
+	assert_int_equal(v.pcs[1].pc, 0);
+	assert_int_equal(v.pcs[1].stall, 1);
+	assert_int_equal(v.pcs[1].samples, 10);
+	assert_int_equal(v.pcs[0].context, 2);
+	/* zeta (32,0): i = 5, 11 and the saturating one */
+	assert_int_equal(v.pcs[8].function, a);
+	assert_int_equal(v.pcs[8].pc, 32);
+	assert_int_equal(v.pcs[8].samples, UINT64_MAX);
+	{
+		uint64_t total = 0;
+		size_t k;
+
+		for (k = 0; k < v.nr_pcs; k++) {
+			if (k)
+				assert_true(v.pcs[k - 1].function != v.pcs[k].function ||
+					    v.pcs[k - 1].pc < v.pcs[k].pc ||
+					    (v.pcs[k - 1].pc == v.pcs[k].pc &&
+					     v.pcs[k - 1].stall < v.pcs[k].stall));
+			if (v.pcs[k].samples != UINT64_MAX)
+				total += v.pcs[k].samples;
+		}
+		assert_int_equal(total, 120 - 20); /* the saturated one aside */
+	}
+	gpu_view_release(&v);
+	prof_gpu_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_launches),
+		cmocka_unit_test(test_pcs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
