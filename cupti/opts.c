@@ -114,7 +114,7 @@ static int parse_one(struct zc_opts *o, const char *k, size_t kn, const char *v,
 		}
 		o->flush_ms = (unsigned)x;
 	} else if (is(k, kn, "mem_mb")) {
-		if (parse_uint(v, vn, 1, 65536, &x))
+		if (parse_uint(v, vn, ZC_MEM_MB_MIN, 65536, &x))
 			return -1;
 		o->mem_mb = (unsigned)x;
 	} else if (is(k, kn, "verbose")) {

@@ -20,11 +20,12 @@ struct zc_opts {
 	enum zc_stacks stacks;
 	unsigned stack_rate; /* launch stacks per second per thread; 0: none */
 	unsigned flush_ms;   /* 1..1000 */
-	unsigned mem_mb;     /* 1..65536 */
+	unsigned mem_mb;     /* ZC_MEM_MB_MIN..65536 */
 	int verbose;         /* warnings also on the host's stderr */
 };
 
 #define ZC_FLUSH_MS_MAX 1000
+#define ZC_MEM_MB_MIN 4 /* the file writer alone takes 1.7 MiB of it */
 
 /* The defaults: continuous PC sampling, automatic stacks at 100/s per
  * thread, a flush every 500 ms, a 64 MiB cap, quiet. */

@@ -33,7 +33,7 @@ CUPTI_LIB := $(BUILD)/libztcupti.so
 CUPTI_AR := $(BUILD)/cupti/libztcupti.a
 CUPTI_TEST_SRCS := $(wildcard tests/unit/test_cupti_*.c)
 CUPTI_TEST_BINS := $(CUPTI_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
-CUPTI_TEST_HOBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/cupti/*.c))
+CUPTI_TEST_HOBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %.bpf.c,$(wildcard tests/unit/cupti/*.c)))
 CUPTI_USDT_BPF := $(BUILD)/tests/unit/cupti/usdt.bpf.o
 CUPTI_BENCH := $(BUILD)/bench/cupti_bench
 UNIT_BINS := $(filter-out $(CUPTI_TEST_BINS),$(UNIT_BINS))
@@ -85,11 +85,12 @@ check-cupti-exports: $(CUPTI_LIB)
 	  ! readelf -d $(CUPTI_LIB) | grep -q 'libcuda\.' || { echo "libztcupti.so needs libcuda" >&2; exit 1; }; \
 	  echo "  CHECK   $(CUPTI_LIB): exports InitializeInjection only, no libcuda"
 
-# the USDT test's BPF program (clang's BPF target, like bpf/)
+# the USDT test's BPF program (clang's BPF target, like bpf/; usdt.bpf.h
+# wants the uapi errno values)
 $(CUPTI_USDT_BPF): tests/unit/cupti/usdt.bpf.c bpf/zt_kern.h
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -idirafter /usr/include/$(shell $(CC) -print-multiarch) -c $< -o $@
 
 $(CUPTI_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c $(CUPTI_AR) $(CUPTI_TEST_HOBJS) \
 		$(UNIT_HOBJS) $(LIBZT) $(CUPTI_LIB) $(CUPTI_USDT_BPF)
