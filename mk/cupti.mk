@@ -101,11 +101,11 @@ $(CUPTI_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c $(CUPTI_AR) $(CUPTI_TE
 		$(ALL_LDFLAGS) -o $@ $< $(CUPTI_TEST_HOBJS) $(CUPTI_AR) $(UNIT_HOBJS) $(LIBZT) \
 		$(CMOCKA_LIBS) $(CUPTI_LIBS) $(LIBS)
 
-$(CUPTI_BENCH): bench/cupti_bench.c $(CUPTI_AR) $(CUPTI_TEST_HOBJS)
+$(CUPTI_BENCH): bench/cupti_bench.c $(CUPTI_AR) $(CUPTI_TEST_HOBJS) $(CUPTI_USDT_BPF)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(CUPTI_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CUPTI_TEST_HOBJS) $(CUPTI_AR) \
-		$(CUPTI_LIBS) $(shell $(PKG_CONFIG) --libs libzstd)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CUPTI_CFLAGS) -DZT_USDT_BPF='"$(abspath $(CUPTI_USDT_BPF))"' \
+		$(ALL_LDFLAGS) -o $@ $< $(CUPTI_TEST_HOBJS) $(CUPTI_AR) $(CUPTI_LIBS) $(LIBS)
 
 bench-cupti: $(CUPTI_BENCH) $(CUPTI_LIB)
 	$(Q)CUPTI_BENCH=$(abspath $(CUPTI_BENCH)) CUPTI_LIB=$(abspath $(CUPTI_LIB)) bench/cupti.sh
