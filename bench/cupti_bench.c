@@ -115,12 +115,12 @@ static void bench_launch(const char *dir, size_t n)
 		const char *opts, *what;
 		int depth;
 	} more[] = {
-		{ "stacks=unwind,stack_rate=1000000",
-		  "every launch with an in-process stack (unwind + dedup), 8 frames", 0 },
-		{ "stacks=unwind,stack_rate=1000000",
-		  "every launch with an in-process stack (unwind + dedup), 70 frames", 62 },
-		{ "stacks=usdt,stack_rate=1000000",
-		  "every launch firing zt:launch, no tracer attached", 0 },
+		{"stacks=unwind,stack_rate=1000000",
+		 "every launch with an in-process stack (unwind + dedup), 8 frames", 0},
+		{"stacks=unwind,stack_rate=1000000",
+		 "every launch with an in-process stack (unwind + dedup), 70 frames", 62},
+		{"stacks=usdt,stack_rate=1000000",
+		 "every launch firing zt:launch, no tracer attached", 0},
 	};
 
 	if (ztc_glue_start(dir, NULL)) {
@@ -141,7 +141,8 @@ static void bench_launch(const char *dir, size_t n)
 	mr = pct(real, n, 0.5);
 	mn = pct(noop, n, 0.5);
 	printf("launch: %zu launches (4 callbacks each: runtime + nested driver, enter + exit), "
-	       "defaults (stacks=auto, no tracer: unwind at 100/s per thread)\n", n);
+	       "defaults (stacks=auto, no tracer: unwind at 100/s per thread)\n",
+	       n);
 	printf("  real callback : median %4.0f ns, p99 %5u ns\n", mr, pct(real, n, 0.99));
 	printf("  no-op callback: median %4.0f ns, p99 %5u ns\n", mn, pct(noop, n, 0.99));
 	printf("  added per launch: median %.0f ns (goal <= 2000), ratio real/no-op %.2f; "
@@ -181,7 +182,8 @@ static void bench_usdt(const char *dir, size_t m)
 	libbpf_set_print(NULL);
 	obj = bpf_object__open_file(ZT_USDT_BPF, NULL);
 	if (len <= 0 || libbpf_get_error(obj) || bpf_object__load(obj)) {
-		printf("  (every launch firing zt:launch with BPF attached: not measured, needs root "
+		printf("  (every launch firing zt:launch with BPF attached: not measured, needs "
+		       "root "
 		       "and BPF)\n");
 		free(v);
 		return;
@@ -203,7 +205,8 @@ static void bench_usdt(const char *dir, size_t m)
 	bpf_link__destroy(link);
 	bpf_object__close(obj);
 	printf("  every launch firing zt:launch, a BPF program attached (uprobe): median %u ns, "
-	       "p99 %u ns\n", pct(v, m, 0.5), pct(v, m, 0.99));
+	       "p99 %u ns\n",
+	       pct(v, m, 0.5), pct(v, m, 0.99));
 	free(v);
 }
 
@@ -233,8 +236,8 @@ static void pcbuf_fill(struct pcbuf *b, size_t npcs, uint32_t seed)
 		b->pc[i].functionName = names[fn];
 		b->pc[i].stallReasonCount = 2;
 		b->pc[i].stallReason = &b->st[2 * i];
-		b->st[2 * i] = (CUpti_PCSamplingStallReason){ (uint32_t)(i % 5), 3 };
-		b->st[2 * i + 1] = (CUpti_PCSamplingStallReason){ 7 + (uint32_t)(i % 11), 1 };
+		b->st[2 * i] = (CUpti_PCSamplingStallReason){(uint32_t)(i % 5), 3};
+		b->st[2 * i + 1] = (CUpti_PCSamplingStallReason){7 + (uint32_t)(i % 11), 1};
 	}
 	memset(&b->d, 0, sizeof(b->d));
 	b->d.size = sizeof(b->d);
@@ -272,8 +275,8 @@ static void bench_pcs(const char *dir)
 	secs = (double)(t1 - t0) / 1e9;
 	printf("pcs: %llu PC records (%llu {pc, stall} records) in %.2f s on one core: "
 	       "%.1f M PC records/s, %.1f M stall records/s (goal >= 10 M records/s)\n",
-	       (unsigned long long)pcs, (unsigned long long)(2 * pcs), secs, (double)pcs / secs / 1e6,
-	       2.0 * (double)pcs / secs / 1e6);
+	       (unsigned long long)pcs, (unsigned long long)(2 * pcs), secs,
+	       (double)pcs / secs / 1e6, 2.0 * (double)pcs / secs / 1e6);
 	for (i = 0; i < 4; i++)
 		pcbuf_free(&b[i]);
 }
@@ -296,7 +299,8 @@ static CUpti_ActivityKernel10 mk_k10(uint32_t i)
 {
 	static const char *const names[] = {
 		"_Z6vecaddPKfS0_Pfi",
-		"_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelinedEEEEvNT_6ParamsE",
+		"_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelinedEEEEvNT_"
+		"6ParamsE",
 		"_Z15reduce_kernel_1PfS_j",
 		"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>",
 		"_Z9transposePfPKfii",

@@ -40,7 +40,7 @@ struct vec {
 	uint8_t *p;
 	size_t n, cap; /* elements */
 	size_t esz;
-	size_t taken;  /* bytes taken from the budget */
+	size_t taken; /* bytes taken from the budget */
 };
 
 struct pkernel {
@@ -115,7 +115,7 @@ struct zc {
 	struct zt_htab cubin_idx;
 	struct vec graphs; /* {exec id, graph id} */
 	struct zt_htab graph_idx;
-	size_t idx_taken; /* bytes of the indexes above */
+	size_t idx_taken;		  /* bytes of the indexes above */
 	uint64_t stack_cost, stack_burst; /* token bucket: ns a stack costs, burst window */
 
 	pthread_mutex_t pcs_lock;
@@ -396,7 +396,8 @@ static void *writer_main(void *arg)
 
 		ts.tv_sec = (time_t)(at / 1000000000ull);
 		ts.tv_nsec = (long)(at % 1000000000ull);
-		while (!zc->stop && pthread_cond_timedwait(&zc->wait_cond, &zc->wait_lock, &ts) == 0)
+		while (!zc->stop &&
+		       pthread_cond_timedwait(&zc->wait_cond, &zc->wait_lock, &ts) == 0)
 			;
 		if (zc->stop)
 			break;
@@ -474,7 +475,7 @@ void zc_free(struct zc *zc)
 		free(t);
 	}
 	if (tls.owner == zc->id)
-		tls = (struct zc_tls){ 0 };
+		tls = (struct zc_tls){0};
 	if (zc->key_ok)
 		pthread_key_delete(zc->key);
 	pending_release(zc, &zc->pend);
@@ -547,7 +548,7 @@ static void thread_gone(void *p)
 	struct zc_thread *t = p;
 
 	if (tls.t == t)
-		tls = (struct zc_tls){ 0 };
+		tls = (struct zc_tls){0};
 	atomic_store_explicit(&t->dead, 1, memory_order_release);
 }
 
@@ -634,13 +635,14 @@ static uint32_t stack_intern(struct zc *zc, const uint64_t *ips, uint32_t n)
 			}
 		}
 	}
-	if (zc->stack_ents.n >= UINT32_MAX - 1 || idx_reserve(zc, &zc->stack_idx, stack_ent_hash, zc))
+	if (zc->stack_ents.n >= UINT32_MAX - 1 ||
+	    idx_reserve(zc, &zc->stack_idx, stack_ent_hash, zc))
 		goto out;
 	/* the ZG_STACK entry {id, n, ips[n]} in 64-bit words, and the copy kept for dedup */
 	dst = vec_add(zc, &zc->pend.stacks, 1 + (size_t)n);
 	if (!dst)
 		goto out;
-	ne = (struct stack_ent){ h, zc->stack_ips.n, n };
+	ne = (struct stack_ent){h, zc->stack_ips.n, n};
 	if (!vec_add(zc, &zc->stack_ips, n)) {
 		zc->pend.stacks.n -= 1 + (size_t)n;
 		goto out;
@@ -679,7 +681,7 @@ static inline int tracer_attached(void)
 
 /* an admitted launch's stack: its ZG_L_* flag, *stack set for ZG_L_STACK */
 static __attribute__((noinline)) uint32_t launch_stack(struct zc *zc, struct zc_thread *t,
-							const struct zc_launch *in, uint32_t *stack)
+						       const struct zc_launch *in, uint32_t *stack)
 {
 	uint64_t ips[ZC_UNWIND_MAX];
 	int n;
@@ -721,7 +723,7 @@ void zc_launch_enter(struct zc *zc, const struct zc_launch *in)
 	if (!zc_active(zc))
 		return;
 	if (__builtin_expect(s->owner != zc->id, 0))
-		*s = (struct zc_tls){ .owner = zc->id };
+		*s = (struct zc_tls){.owner = zc->id};
 	t = s->t;
 	if (__builtin_expect(!t, 0)) {
 		t = thread_new(zc);
@@ -864,11 +866,11 @@ int zc_cubin_known(struct zc *zc, uint64_t crc)
 	return known;
 }
 
-int zc_cubin(struct zc *zc, uint64_t crc, uint32_t module_id, uint32_t context,
-	     const void *data, size_t size)
+int zc_cubin(struct zc *zc, uint64_t crc, uint32_t module_id, uint32_t context, const void *data,
+	     size_t size)
 {
 	size_t len = sizeof(struct zg_cubin) + size, all;
-	struct zg_cubin zcb = { crc, module_id, context, size };
+	struct zg_cubin zcb = {crc, module_id, context, size};
 	struct cubin_blob *b;
 	int ret;
 
@@ -918,7 +920,7 @@ void zc_stalls(struct zc *zc, uint32_t context, size_t n, const uint32_t *index,
 	pthread_mutex_lock(&zc->lock);
 	for (i = 0; i < n; i++) {
 		size_t len = names[i] ? strnlen(names[i], ZGW_STR_MAX) : 0;
-		struct pstall s = { context, index[i], NULL, (uint32_t)len };
+		struct pstall s = {context, index[i], NULL, (uint32_t)len};
 
 		s.name = zc_strtab_intern(&zc->strs, names[i] ? names[i] : "", len);
 		if (!s.name || vec_push(zc, &zc->pend.stalls, &s))
@@ -943,7 +945,7 @@ void zc_pcs_pc(struct zc *zc, uint64_t crc, uint64_t pc_offset, uint32_t functio
 	       uint32_t corr, uint32_t context, const char *function_name, const uint32_t *pairs,
 	       size_t n)
 {
-	struct zc_pcs_pc pc = { crc, pc_offset, function_index, corr, context, function_name };
+	struct zc_pcs_pc pc = {crc, pc_offset, function_index, corr, context, function_name};
 	size_t dropped;
 
 	if (!zc_active(zc) || !n)
@@ -982,7 +984,7 @@ static long graph_find(struct zc *zc, uint32_t exec_id)
 
 void zc_graph_exec(struct zc *zc, uint32_t exec_id, uint32_t graph_id)
 {
-	uint32_t pair[2] = { exec_id, graph_id };
+	uint32_t pair[2] = {exec_id, graph_id};
 	long i;
 
 	if (!zc_active(zc))
@@ -993,8 +995,7 @@ void zc_graph_exec(struct zc *zc, uint32_t exec_id, uint32_t graph_id)
 		((uint32_t *)zc->graphs.p)[2 * i + 1] = graph_id;
 	else if (!idx_reserve(zc, &zc->graph_idx, graph_hash, zc) &&
 		 !vec_push(zc, &zc->graphs, pair))
-		zt_htab_add(&zc->graph_idx, zt_hash_mix(0, exec_id),
-			    (uint32_t)(zc->graphs.n - 1));
+		zt_htab_add(&zc->graph_idx, zt_hash_mix(0, exec_id), (uint32_t)(zc->graphs.n - 1));
 	pthread_mutex_unlock(&zc->lock);
 }
 
@@ -1049,7 +1050,8 @@ void zc_counters(struct zc *zc, struct zg_counters *c)
 	for (t = zc->threads; t; t = t->next) {
 		c->launches += atomic_load_explicit(&t->launches, memory_order_relaxed);
 		c->launch_stacks += atomic_load_explicit(&t->stacks, memory_order_relaxed);
-		c->launch_ratelimited += atomic_load_explicit(&t->ratelimited, memory_order_relaxed);
+		c->launch_ratelimited +=
+			atomic_load_explicit(&t->ratelimited, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&zc->lock);
 }
@@ -1143,7 +1145,7 @@ static void write_stalls(struct wctx *c, struct vec *v)
 
 		if (!r)
 			continue;
-		*r = (struct zg_stall){ s[i].context, s[i].index, off, s[i].name_len };
+		*r = (struct zg_stall){s[i].context, s[i].index, off, s[i].name_len};
 	}
 	frame_out(c);
 }
@@ -1258,7 +1260,7 @@ static void write_counters(struct wctx *c, int final)
 
 static int flush_all(struct zc *zc, int final)
 {
-	struct wctx c = { zc, 0 };
+	struct wctx c = {zc, 0};
 	struct zc_pcs_batch pcs;
 	struct pending p;
 

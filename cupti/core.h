@@ -84,13 +84,13 @@ void zc_warn(struct zc *zc, const char *fmt, ...) __attribute__((format(printf, 
 /* ---- launches ------------------------------------------------------- */
 
 struct zc_launch {
-	uint64_t now;      /* zc_now() at CUPTI_API_ENTER */
-	uintptr_t caller;  /* __builtin_return_address(0) of the CUPTI callback: where the
-			      user's stack starts (in-process stacks skip the frames above) */
-	uint32_t corr;     /* CUpti_CallbackData.correlationId */
+	uint64_t now;	  /* zc_now() at CUPTI_API_ENTER */
+	uintptr_t caller; /* __builtin_return_address(0) of the CUPTI callback: where the
+			     user's stack starts (in-process stacks skip the frames above) */
+	uint32_t corr;	  /* CUpti_CallbackData.correlationId */
 	uint32_t cbid;
 	uint32_t domain;   /* 1 driver API, 2 runtime API */
-	uint32_t graph;    /* a graph launch */
+	uint32_t graph;	   /* a graph launch */
 	uint32_t graph_id; /* its graph's id, when known */
 };
 
@@ -114,8 +114,8 @@ void zc_dropped_records(struct zc *zc, uint64_t n);
 int zc_cubin_known(struct zc *zc, uint64_t crc);
 /* A cubin (ELF bytes, copied now), once per crc: 1 taken, 0 known already,
  * -ENOMEM at the cap, -EFBIG for one over a frame's size. */
-int zc_cubin(struct zc *zc, uint64_t crc, uint32_t module_id, uint32_t context,
-	     const void *data, size_t size);
+int zc_cubin(struct zc *zc, uint64_t crc, uint32_t module_id, uint32_t context, const void *data,
+	     size_t size);
 
 /* A context's stall-reason table: n (index, name) pairs. */
 void zc_stalls(struct zc *zc, uint32_t context, size_t n, const uint32_t *index,

@@ -18,12 +18,12 @@
 #include "cupti/core.h"
 #include "cupti/glue.h"
 
-#define ACT_BUF_SIZE (1u << 20)      /* an activity buffer lent to CUPTI */
-#define PCS_CFG_PCS 4096             /* PCs of the buffer CUPTI fills at disable / module load */
-#define PCS_GET_PCS 1024             /* PCs per cuptiPCSamplingGetData */
-#define PCS_DRAIN_NS 100000000ull    /* continuous mode: drain at most every 100 ms */
-#define PCS_MAX_CTX 64
-#define PCS_MAX_ROUNDS 256           /* GetData calls per drain of one context */
+#define ACT_BUF_SIZE   (1u << 20)   /* an activity buffer lent to CUPTI */
+#define PCS_CFG_PCS    4096	    /* PCs of the buffer CUPTI fills at disable / module load */
+#define PCS_GET_PCS    1024	    /* PCs per cuptiPCSamplingGetData */
+#define PCS_DRAIN_NS   100000000ull /* continuous mode: drain at most every 100 ms */
+#define PCS_MAX_CTX    64
+#define PCS_MAX_ROUNDS 256 /* GetData calls per drain of one context */
 
 /* warnings given once per process */
 enum {
@@ -42,7 +42,7 @@ struct pcs_ctx {
 	size_t nstall;
 	uint32_t *stall_idx;
 	CUpti_PCSamplingData cfg, get; /* CUPTI fills cfg at disable and at module loads */
-	size_t taken;                  /* bytes taken from the budget */
+	size_t taken;		       /* bytes taken from the budget */
 };
 
 static struct glue {
@@ -55,9 +55,9 @@ static struct glue {
 
 	pthread_mutex_t pcs_lock; /* ctxs */
 	struct pcs_ctx *ctxs[PCS_MAX_CTX];
-	_Atomic int pcs_on;       /* contexts with PC sampling on */
+	_Atomic int pcs_on;	  /* contexts with PC sampling on */
 	_Atomic uint64_t pcs_due; /* continuous mode: the next drain */
-} g = { .pcs_lock = PTHREAD_MUTEX_INITIALIZER };
+} g = {.pcs_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int warn_once(unsigned bit)
 {
@@ -156,10 +156,8 @@ static const CUpti_CallbackId runtime_cbids[] = {
 };
 
 static const CUpti_CallbackId resource_cbids[] = {
-	CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
-	CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
-	CUPTI_CBID_RESOURCE_MODULE_LOADED,
-	CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+	CUPTI_CBID_RESOURCE_CONTEXT_CREATED,   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+	CUPTI_CBID_RESOURCE_MODULE_LOADED,     CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 	CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
 };
 
@@ -180,8 +178,8 @@ static uint32_t launch_graph_id(const CUpti_CallbackData *cd)
 static void pcs_maybe_drain(uint64_t now);
 static void pcs_drain_all(int wait);
 
-static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
-		      const CUpti_CallbackData *cd, uintptr_t caller)
+static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cd,
+		      uintptr_t caller)
 {
 	struct zc_launch l;
 	int graph = 0;
@@ -198,14 +196,14 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 		l.graph = (uint32_t)graph;
 		l.graph_id = graph ? launch_graph_id(cd) : 0;
 		zc_launch_enter(g.zc, &l);
-		if (atomic_load_explicit(&g.pcs_on, memory_order_relaxed) &&
-		    zc_get_opts(g.zc)->pcs == ZC_PCS_CONTINUOUS)
-			pcs_maybe_drain(l.now);
-	} else if (cd->callbackSite == CUPTI_API_EXIT) {
-		/* serialized mode: a kernel's samples are complete when it returns */
-		if (zc_launch_exit(g.zc) && atomic_load_explicit(&g.pcs_on, memory_order_relaxed) &&
-		    zc_get_opts(g.zc)->pcs == ZC_PCS_SERIALIZED)
+	} else if (cd->callbackSite == CUPTI_API_EXIT && zc_launch_exit(g.zc) &&
+		   atomic_load_explicit(&g.pcs_on, memory_order_relaxed)) {
+		/* the outermost launch returned: serialized mode drains every
+		 * kernel's samples, continuous mode at most every 100 ms */
+		if (zc_get_opts(g.zc)->pcs == ZC_PCS_SERIALIZED)
 			pcs_drain_all(1);
+		else
+			pcs_maybe_drain(zc_now());
 	}
 }
 
@@ -297,8 +295,8 @@ static void pcs_warn(const char *what, CUptiResult r)
 /* the stall table of ctx (also written to the file): 0, or a CUPTI error */
 static CUptiResult pcs_stalls(struct pcs_ctx *c)
 {
-	CUpti_PCSamplingGetNumStallReasonsParams np = { 0 };
-	CUpti_PCSamplingGetStallReasonsParams sp = { 0 };
+	CUpti_PCSamplingGetNumStallReasonsParams np = {0};
+	CUpti_PCSamplingGetStallReasonsParams sp = {0};
 	char **names = NULL, *mem = NULL;
 	size_t n = 0, i;
 	CUptiResult r;
@@ -341,10 +339,10 @@ out:
 static void pcs_enable(CUcontext ctx)
 {
 	const struct zc_opts *o = zc_get_opts(g.zc);
-	CUpti_PCSamplingConfigurationInfoParams cp = { 0 };
+	CUpti_PCSamplingConfigurationInfoParams cp = {0};
 	CUpti_PCSamplingConfigurationInfo info[4];
-	CUpti_PCSamplingEnableParams ep = { 0 };
-	CUpti_PCSamplingDisableParams dp = { 0 };
+	CUpti_PCSamplingEnableParams ep = {0};
+	CUpti_PCSamplingDisableParams dp = {0};
 	struct pcs_ctx *c;
 	size_t bytes, slot;
 	CUptiResult r;
@@ -356,7 +354,8 @@ static void pcs_enable(CUcontext ctx)
 			goto out;
 	if (slot == PCS_MAX_CTX) {
 		if (warn_once(W_PCS_CTX))
-			zc_warn(g.zc, "PC sampling off for contexts past the first %d", PCS_MAX_CTX);
+			zc_warn(g.zc, "PC sampling off for contexts past the first %d",
+				PCS_MAX_CTX);
 		goto out;
 	}
 	c = calloc(1, sizeof(*c));
@@ -429,7 +428,7 @@ out:
 /* GetData until CUPTI has no more (under pcs_lock) */
 static void pcs_drain_ctx(struct pcs_ctx *c)
 {
-	CUpti_PCSamplingGetDataParams p = { 0 };
+	CUpti_PCSamplingGetDataParams p = {0};
 	int round;
 
 	p.size = CUpti_PCSamplingGetDataParamsSize;
@@ -447,11 +446,13 @@ static void pcs_drain_ctx(struct pcs_ctx *c)
 			if (r == CUPTI_ERROR_OUT_OF_MEMORY || c->get.hardwareBufferFull) {
 				zc_pcs_totals(g.zc, 0, 0, 0, 1);
 				if (warn_once(W_PCS_FULL))
-					zc_warn(g.zc, "PC sampling: the hardware buffer was full and "
-						      "samples were lost: sample less often "
-						      "(ZT_GPU_OPTS pcs_period, 2^N cycles)");
+					zc_warn(g.zc,
+						"PC sampling: the hardware buffer was full and "
+						"samples were lost: sample less often "
+						"(ZT_GPU_OPTS pcs_period, 2^N cycles)");
 			} else if (warn_once(W_PCS_GETDATA)) {
-				zc_warn(g.zc, "PC sampling: cuptiPCSamplingGetData: %s", res_str(r));
+				zc_warn(g.zc, "PC sampling: cuptiPCSamplingGetData: %s",
+					res_str(r));
 			}
 			return;
 		}
@@ -508,7 +509,7 @@ static struct pcs_ctx *pcs_find(CUcontext ctx, size_t *slot)
 static void pcs_close_slot(size_t slot)
 {
 	struct pcs_ctx *c = g.ctxs[slot];
-	CUpti_PCSamplingDisableParams dp = { 0 };
+	CUpti_PCSamplingDisableParams dp = {0};
 	size_t last;
 
 	pcs_drain_ctx(c);
@@ -547,7 +548,7 @@ static void pcs_close_all(void)
 static void on_module_loaded(const CUpti_ResourceData *r)
 {
 	const CUpti_ModuleResourceData *m = r->resourceDescriptor;
-	CUpti_GetCubinCrcParams cp = { 0 };
+	CUpti_GetCubinCrcParams cp = {0};
 	uint32_t ctx_id = 0;
 	CUptiResult res;
 	int ret;
@@ -619,8 +620,8 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 	}
 }
 
-void CUPTIAPI ztc_glue_callback(void *userdata, CUpti_CallbackDomain domain,
-				CUpti_CallbackId cbid, const void *data)
+void CUPTIAPI ztc_glue_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				const void *data)
 {
 	if (!zc_active(g.zc) || !data)
 		return;
@@ -858,11 +859,11 @@ static void start_infos(const char *opts, const char *bad)
 static int cupti_setup(void)
 {
 	const struct zc_opts *o = zc_get_opts(g.zc);
-	CUpti_SubscriberParams sp = { 0 };
+	CUpti_SubscriberParams sp = {0};
 	char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-		CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_OVERHEAD };
+		CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_OVERHEAD};
 	size_t i, ok;
 	CUptiResult r;
 

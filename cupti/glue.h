@@ -33,8 +33,8 @@ void ztc_glue_stop(void);
 struct zc *ztc_glue_core(void);
 
 /* The callbacks CUPTI calls. */
-void CUPTIAPI ztc_glue_callback(void *userdata, CUpti_CallbackDomain domain,
-				CUpti_CallbackId cbid, const void *data);
+void CUPTIAPI ztc_glue_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				const void *data);
 void CUPTIAPI ztc_glue_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
 void CUPTIAPI ztc_glue_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 					size_t size, size_t valid);

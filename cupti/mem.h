@@ -15,7 +15,7 @@
 struct zc_mem {
 	_Atomic size_t used; /* bytes taken */
 	_Atomic size_t peak; /* the most ever taken */
-	size_t cap;          /* bytes */
+	size_t cap;	     /* bytes */
 };
 
 /* Take n bytes from the budget: 1, or 0 when they would exceed the cap. */
@@ -30,8 +30,8 @@ static inline int zc_mem_take(struct zc_mem *m, size_t n)
 							memory_order_relaxed));
 	u += n;
 	p = atomic_load_explicit(&m->peak, memory_order_relaxed);
-	while (u > p && !atomic_compare_exchange_weak_explicit(&m->peak, &p, u, memory_order_relaxed,
-							       memory_order_relaxed))
+	while (u > p && !atomic_compare_exchange_weak_explicit(
+				&m->peak, &p, u, memory_order_relaxed, memory_order_relaxed))
 		;
 	return 1;
 }

@@ -8,8 +8,8 @@
 enum zc_pcs_mode { ZC_PCS_CONTINUOUS, ZC_PCS_SERIALIZED, ZC_PCS_OFF };
 
 enum zc_stacks {
-	ZC_STACKS_AUTO,   /* the probe when a tracer is attached to it, else unwind */
-	ZC_STACKS_USDT,   /* always fire the probe zt:launch */
+	ZC_STACKS_AUTO,	  /* the probe when a tracer is attached to it, else unwind */
+	ZC_STACKS_USDT,	  /* always fire the probe zt:launch */
 	ZC_STACKS_UNWIND, /* always capture in-process with libunwind */
 	ZC_STACKS_OFF,
 };
@@ -21,11 +21,11 @@ struct zc_opts {
 	unsigned stack_rate; /* launch stacks per second per thread; 0: none */
 	unsigned flush_ms;   /* 1..1000 */
 	unsigned mem_mb;     /* ZC_MEM_MB_MIN..65536 */
-	int verbose;         /* warnings also on the host's stderr */
+	int verbose;	     /* warnings also on the host's stderr */
 };
 
 #define ZC_FLUSH_MS_MAX 1000
-#define ZC_MEM_MB_MIN 4 /* the file writer alone takes 1.7 MiB of it */
+#define ZC_MEM_MB_MIN	4 /* the file writer alone takes 1.7 MiB of it */
 
 /* The defaults: continuous PC sampling, automatic stacks at 100/s per
  * thread, a flush every 500 ms, a 64 MiB cap, quiet. */

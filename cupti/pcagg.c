@@ -107,10 +107,9 @@ static int grow(struct zc_pcagg *a)
 	return 0;
 }
 
-size_t zc_pcagg_add(struct zc_pcagg *a, const struct zc_pcs_pc *pc, const uint32_t *pairs,
-		    size_t n)
+size_t zc_pcagg_add(struct zc_pcagg *a, const struct zc_pcs_pc *pc, const uint32_t *pairs, size_t n)
 {
-	struct zc_pcs_key k = { pc->crc, pc->pc, pc->fn, 0, pc->corr, pc->ctx };
+	struct zc_pcs_key k = {pc->crc, pc->pc, pc->fn, 0, pc->corr, pc->ctx};
 	const char *name = NULL;
 	uint32_t name_len = 0, i;
 	size_t dropped = 0, s, j;
@@ -139,10 +138,10 @@ size_t zc_pcagg_add(struct zc_pcagg *a, const struct zc_pcs_pc *pc, const uint32
 			named = 1;
 		}
 		i = (uint32_t)a->nr++;
-		a->b[i] = (struct zc_pcs_bucket){ .k = k, .hash = h, .name = name,
-						  .name_len = name ? name_len : 0 };
+		a->b[i] = (struct zc_pcs_bucket){
+			.k = k, .hash = h, .name = name, .name_len = name ? name_len : 0};
 		zt_htab_add(&a->idx, h, i);
-found:
+	found:
 		a->b[i].samples += samples;
 	}
 	a->dropped += dropped;

@@ -53,7 +53,11 @@ struct zc_pcagg {
 	struct zt_htab idx;
 	size_t taken; /* bytes of b and idx */
 	uint64_t dropped;
-	struct zc_pcs_name { uint64_t crc; uint32_t fn, len; const char *s; } cache[ZC_PCAGG_NAME_CACHE];
+	struct zc_pcs_name {
+		uint64_t crc;
+		uint32_t fn, len;
+		const char *s;
+	} cache[ZC_PCAGG_NAME_CACHE];
 };
 
 /* Buckets taken out of the aggregator: owned, free with zc_pcagg_batch_free(). */

@@ -134,7 +134,7 @@ const char *zc_strtab_intern(struct zc_strtab *t, const char *s, size_t len)
 		return NULL;
 	memcpy(p, s, len);
 	p[len] = 0;
-	t->ents[t->nr] = (struct zc_str){ p, (uint32_t)len, h };
+	t->ents[t->nr] = (struct zc_str){p, (uint32_t)len, h};
 	zt_htab_add(&t->idx, h, (uint32_t)t->nr);
 	t->nr++;
 	return p;

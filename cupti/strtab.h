@@ -28,13 +28,13 @@ struct zc_str {
 };
 
 struct zc_strtab {
-	struct zc_mem *mem;        /* borrowed */
-	struct zc_strblk *blocks;  /* newest first */
-	size_t blk_used, blk_cap;  /* of the newest block */
+	struct zc_mem *mem;	  /* borrowed */
+	struct zc_strblk *blocks; /* newest first */
+	size_t blk_used, blk_cap; /* of the newest block */
 	struct zc_str *ents;
 	size_t nr, cap;
 	struct zt_htab idx;
-	size_t taken;              /* bytes taken from mem */
+	size_t taken; /* bytes taken from mem */
 };
 
 void zc_strtab_init(struct zc_strtab *t, struct zc_mem *mem);

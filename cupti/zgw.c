@@ -11,7 +11,7 @@
 #include "cupti/zgw.h"
 #include "libprof/hash.h"
 
-#define HDR sizeof(struct zg_frame_hdr)
+#define HDR	   sizeof(struct zg_frame_hdr)
 #define PIDX_SLOTS 8192u /* pool strings per frame: at most half of it */
 
 void zgw_init(struct zgw *w)

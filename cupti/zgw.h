@@ -23,17 +23,17 @@
 #include "cupti/mem.h"
 #include "cupti/wire.h"
 
-#define ZGW_REC_MAX (1u << 20)   /* record bytes per frame */
+#define ZGW_REC_MAX  (1u << 20)	  /* record bytes per frame */
 #define ZGW_POOL_MAX (256u << 10) /* string pool bytes per frame */
-#define ZGW_STR_MAX (16u << 10)   /* longer strings are cut (kernel names, ...) */
+#define ZGW_STR_MAX  (16u << 10)  /* longer strings are cut (kernel names, ...) */
 
 struct zgw {
-	int fd;               /* -1: no file */
-	uint64_t size;        /* bytes of the file: header and complete frames */
-	int err;              /* errno of the last failed write, or 0 */
+	int fd;		      /* -1: no file */
+	uint64_t size;	      /* bytes of the file: header and complete frames */
+	int err;	      /* errno of the last failed write, or 0 */
 	uint64_t frames;      /* frames written */
 	uint64_t frames_lost; /* frames a failed write dropped */
-	char name[64];        /* gpu-PID-NS.zg */
+	char name[64];	      /* gpu-PID-NS.zg */
 };
 
 /* No file yet (fd -1). */
@@ -53,15 +53,18 @@ void zgw_close(struct zgw *w);
 int zgw_write(struct zgw *w, uint32_t type, uint32_t count, void *buf, size_t len);
 
 struct zgw_frame {
-	uint8_t *buf;     /* header room, records, then the pool copied in at the end */
-	size_t rec_len;   /* record bytes */
+	uint8_t *buf;	/* header room, records, then the pool copied in at the end */
+	size_t rec_len; /* record bytes */
 	uint8_t *pool;
 	size_t pool_len;
 	uint32_t type, count;
-	struct zgw_pstr { const char *s; uint32_t off; } *pidx; /* pointer -> pool offset */
+	struct zgw_pstr {
+		const char *s;
+		uint32_t off;
+	} * pidx; /* pointer -> pool offset */
 	size_t pidx_nr;
 	struct zc_mem *mem;
-	int ok;           /* buffers allocated */
+	int ok; /* buffers allocated */
 };
 
 /* The frame buffers, taken from mem (about 1.4 MiB): 0, or -ENOMEM. */

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <cmocka.h>
 
 #include "cupti/core.h"
@@ -70,7 +71,8 @@ static void fx_done(struct fx *x)
 static __attribute__((noinline)) void launch(struct zc *zc, uint64_t now, uint32_t corr,
 					     uint32_t cbid, uint32_t domain)
 {
-	struct zc_launch l = { now, (uintptr_t)__builtin_return_address(0), corr, cbid, domain, 0, 0 };
+	struct zc_launch l = {now, (uintptr_t)__builtin_return_address(0), corr, cbid, domain, 0,
+			      0};
 
 	zc_launch_enter(zc, &l);
 }
@@ -119,7 +121,8 @@ static void test_opts(void **state)
 	assert_string_equal(zc_pcs_mode_name(o.pcs), "serialized");
 	assert_string_equal(zc_stacks_name(o.stacks), "unwind");
 
-	assert_int_equal(zc_opts_parse(&o, "pcs=off,stacks=usdt,pcs_period=0", bad, sizeof(bad)), 0);
+	assert_int_equal(zc_opts_parse(&o, "pcs=off,stacks=usdt,pcs_period=0", bad, sizeof(bad)),
+			 0);
 	assert_int_equal(o.pcs, ZC_PCS_OFF);
 	assert_int_equal(o.stacks, ZC_STACKS_USDT);
 
@@ -146,7 +149,7 @@ static void test_opts(void **state)
 static void test_nesting(void **state)
 {
 	struct zg_counters c;
-	struct launches ls = { .n = 0 };
+	struct launches ls = {.n = 0};
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=off");
 
@@ -184,7 +187,7 @@ static void test_nesting(void **state)
 static void test_rate_limit(void **state)
 {
 	uint64_t t0 = 1000000 * MS;
-	struct launches ls = { .n = 0 };
+	struct launches ls = {.n = 0};
 	struct zg_counters c;
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=unwind,stack_rate=5");
@@ -247,7 +250,7 @@ static __attribute__((noinline)) void site_b(struct zc *zc, uint32_t corr)
 /* in-process stacks start at the caller's frame and are written once each */
 static void test_stacks(void **state)
 {
-	struct launches ls = { .n = 0 };
+	struct launches ls = {.n = 0};
 	uint64_t ips[ZC_UNWIND_MAX];
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=unwind,stack_rate=100000");
@@ -283,15 +286,15 @@ static void test_stack_modes(void **state)
 		const char *opts;
 		uint32_t flags;
 	} cases[] = {
-		{ "stacks=usdt", ZG_L_USDT },
-		{ "stacks=auto", ZG_L_STACK },
-		{ "stacks=off", 0 },
-		{ "stack_rate=0", 0 },
+		{"stacks=usdt", ZG_L_USDT},
+		{"stacks=auto", ZG_L_STACK},
+		{"stacks=off", 0},
+		{"stack_rate=0", 0},
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct launches ls = { .n = 0 };
+		struct launches ls = {.n = 0};
 		struct zg_counters c;
 		struct fx x;
 		struct zc *zc = fx_new(&x, cases[i].opts);
@@ -356,9 +359,9 @@ static struct zg_kernel mk_kernel(uint32_t corr)
 /* kernels keep every field; names are pooled once per frame */
 static void test_kernels_memops(void **state)
 {
-	struct zg_memop m = { 1, 2, 4096, 9, 0, 1, 7, ZG_MEMCPY, 1, 1, 3, 0, 0, 0 }, mm;
-	struct zg_overhead o = { 5, 6, 1 << 16, 2, { 100, 200 } }, oo;
-	struct kernels ks = { .n = 0 };
+	struct zg_memop m = {1, 2, 4096, 9, 0, 1, 7, ZG_MEMCPY, 1, 1, 3, 0, 0, 0}, mm;
+	struct zg_overhead o = {5, 6, 1 << 16, 2, {100, 200}}, oo;
+	struct kernels ks = {.n = 0};
 	struct zg_kernel k;
 	struct fx x;
 	struct zc *zc = fx_new(&x, NULL);
@@ -416,7 +419,7 @@ static void test_kernels_memops(void **state)
 /* over a megabyte of kernels: several frames, each with its own pool */
 static void test_frame_chunks(void **state)
 {
-	struct kernels ks = { .n = 0 };
+	struct kernels ks = {.n = 0};
 	struct zg_kernel k;
 	struct fx x;
 	struct zc *zc = fx_new(&x, NULL);
@@ -465,8 +468,8 @@ static const struct zg_pcs *find_pcs(const struct pcs_list *l, size_t from, uint
 /* samples summed per (cubin, function, pc, stall[, corr]); drained as deltas */
 static void test_pcs(void **state)
 {
-	const uint32_t a[] = { 2, 5, 7, 1, 9, 0 }, b[] = { 2, 3 }, c1[] = { 2, 1 }, d[] = { 2, 4 };
-	struct pcs_list l = { .n = 0 };
+	const uint32_t a[] = {2, 5, 7, 1, 9, 0}, b[] = {2, 3}, c1[] = {2, 1}, d[] = {2, 4};
+	struct pcs_list l = {.n = 0};
 	const struct zg_pcs *p;
 	struct zg_counters c;
 	struct fx x;
@@ -517,8 +520,8 @@ struct cubins {
 
 static void test_cubins_stalls(void **state)
 {
-	const uint32_t idx[] = { 0, 3 };
-	const char *const names[] = { "smsp__pcsamp_warps_issue_stalled_barrier", "selected" };
+	const uint32_t idx[] = {0, 3};
+	const char *const names[] = {"smsp__pcsamp_warps_issue_stalled_barrier", "selected"};
 	uint8_t blob[1000];
 	struct zg_counters c;
 	struct fx x;
@@ -557,7 +560,8 @@ static void test_cubins_stalls(void **state)
 				assert_int_equal(s.context, 1);
 				assert_int_equal(s.index, idx[j]);
 				assert_int_equal(s.name_len, strlen(names[j]));
-				assert_memory_equal(zgwalk_str(fr, s.name_off), names[j], s.name_len);
+				assert_memory_equal(zgwalk_str(fr, s.name_off), names[j],
+						    s.name_len);
 			}
 		}
 	}
@@ -612,7 +616,7 @@ struct thr {
 	uint32_t base;
 };
 
-#define THREADS 4
+#define THREADS	   4
 #define PER_THREAD 5000
 
 static void *thr_main(void *arg)
@@ -655,7 +659,7 @@ static void on_tick(void *arg)
 /* four threads, rings wrapping, the writer thread taking them meanwhile */
 static void test_threads(void **state)
 {
-	struct tally t = { calloc(THREADS * PER_THREAD, 1), 0, 0 };
+	struct tally t = {calloc(THREADS * PER_THREAD, 1), 0, 0};
 	struct thr th[THREADS];
 	pthread_t id[THREADS];
 	struct zg_counters c;
@@ -666,7 +670,7 @@ static void test_threads(void **state)
 	ticks = 0;
 	assert_int_equal(zc_start(zc, on_tick, &ticks), 0);
 	for (i = 0; i < THREADS; i++) {
-		th[i] = (struct thr){ zc, (uint32_t)i * PER_THREAD };
+		th[i] = (struct thr){zc, (uint32_t)i * PER_THREAD};
 		assert_int_equal(pthread_create(&id[i], NULL, thr_main, &th[i]), 0);
 	}
 	for (i = 0; i < THREADS; i++)
@@ -790,24 +794,78 @@ static void test_info_graphs(void **state)
 	fx_done(&x);
 }
 
+/* append one frame (header, then payload) to the expected bytes */
+static size_t put_frame(uint8_t *out, size_t at, uint32_t type, uint32_t count, const void *p,
+			size_t len)
+{
+	struct zg_frame_hdr h = {type, (uint32_t)len, (uint32_t)crc32(0, p, (uInt)len), count};
+
+	memcpy(out + at, &h, sizeof(h));
+	memcpy(out + at + sizeof(h), p, len);
+	return at + sizeof(h) + len;
+}
+
+/* a small file, byte for byte as wire.h lays it out */
+static void test_exact_bytes(void **state)
+{
+	uint8_t want[4096], kpay[sizeof(struct zg_kernel) + 16], ipay[64];
+	struct zg_memop m = {10, 20, 30, 40, 50, 60, 70, ZG_MEMSET, 0, 0, 3, 0xee, 0, 0};
+	struct zg_kernel k = mk_kernel(9), kw;
+	struct zg_file_hdr h;
+	struct zg_counters c;
+	struct fx x;
+	struct zc *zc = fx_new(&x, NULL);
+	char path[256];
+	size_t n = 0;
+	FILE *f;
+	uint8_t got[4096];
+	size_t got_len;
+
+	zc_info(zc, "k", "value");
+	zc_kernel(zc, &k, "_Z1kv");
+	zc_memop(zc, &m);
+	zc_finish(zc);
+	assert_int_equal(zgwalk_find(x.dir, path, sizeof(path)), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	got_len = fread(got, 1, sizeof(got), f);
+	fclose(f);
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, "ZTGPU\r\n", 8);
+	h.version = 1;
+	h.hdr_size = 32;
+	h.pid = (uint32_t)getpid();
+	memcpy(&h.start_ns, got + 24, 8); /* the library's start: whatever it was */
+	memcpy(want, &h, sizeof(h));
+	n = sizeof(h);
+	memcpy(ipay, "k\0value\0", 8);
+	n = put_frame(want, n, ZG_INFO, 1, ipay, 8);
+	kw = k;
+	kw.name_off = 0;
+	kw.name_len = 5;
+	memcpy(kpay, &kw, sizeof(kw));
+	memcpy(kpay + sizeof(kw), "_Z1kv", 5);
+	n = put_frame(want, n, ZG_KERNEL, 1, kpay, sizeof(kw) + 5);
+	n = put_frame(want, n, ZG_MEMOP, 1, &m, sizeof(m));
+	memset(&c, 0, sizeof(c));
+	n = put_frame(want, n, ZG_COUNTERS, 1, &c, sizeof(c));
+	assert_int_equal(got_len, n);
+	assert_memory_equal(got, want, n);
+	fx_done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opts),
-		cmocka_unit_test(test_nesting),
-		cmocka_unit_test(test_rate_limit),
-		cmocka_unit_test(test_stacks),
-		cmocka_unit_test(test_stack_modes),
-		cmocka_unit_test(test_kernels_memops),
-		cmocka_unit_test(test_frame_chunks),
-		cmocka_unit_test(test_pcs),
-		cmocka_unit_test(test_cubins_stalls),
-		cmocka_unit_test(test_mem_cap),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_writer_thread),
-		cmocka_unit_test(test_fork),
-		cmocka_unit_test(test_no_dir),
-		cmocka_unit_test(test_info_graphs),
+		cmocka_unit_test(test_opts),	      cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_rate_limit),    cmocka_unit_test(test_stacks),
+		cmocka_unit_test(test_stack_modes),   cmocka_unit_test(test_kernels_memops),
+		cmocka_unit_test(test_frame_chunks),  cmocka_unit_test(test_pcs),
+		cmocka_unit_test(test_cubins_stalls), cmocka_unit_test(test_mem_cap),
+		cmocka_unit_test(test_threads),	      cmocka_unit_test(test_writer_thread),
+		cmocka_unit_test(test_fork),	      cmocka_unit_test(test_no_dir),
+		cmocka_unit_test(test_info_graphs),   cmocka_unit_test(test_exact_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

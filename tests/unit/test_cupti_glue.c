@@ -157,8 +157,8 @@ static void test_activity_buffer(void **state)
 	CUpti_ActivityMemset4 ms;
 	CUpti_ActivityOverhead3 ov;
 	CUpti_ActivityAPI api;
-	struct kernels ks = { .n = 0 };
-	struct memops mo = { .n = 0 };
+	struct kernels ks = {.n = 0};
+	struct memops mo = {.n = 0};
 	struct zg_overhead zo;
 	struct zg_counters c;
 	struct abuf b;
@@ -322,11 +322,11 @@ static const struct zg_launch *find_launch(const struct launches *ls, uint32_t c
 /* out-of-order buffers, nested runtime/driver launches, a graph, other calls */
 static void test_launches(void **state)
 {
-	cudaGraphLaunch_v10000_params gp = { NULL, NULL };
-	cuGraphLaunch_params dgp = { NULL, NULL };
+	cudaGraphLaunch_v10000_params gp = {NULL, NULL};
+	cuGraphLaunch_params dgp = {NULL, NULL};
 	CUpti_ActivityKernel10 k;
-	struct launches ls = { .n = 0 };
-	struct kernels ks = { .n = 0 };
+	struct launches ls = {.n = 0};
+	struct kernels ks = {.n = 0};
 	uint64_t ips[ZC_UNWIND_MAX], t0 = zc_now();
 	const struct zg_launch *l;
 	struct abuf a, b;
@@ -339,8 +339,8 @@ static void test_launches(void **state)
 	/* cudaLaunchKernel, and the cuLaunchKernel the runtime makes of it */
 	api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 	    CUPTI_API_ENTER, 10, NULL);
-	api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER,
-	    11, NULL);
+	api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER, 11,
+	    NULL);
 	api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_EXIT, 11,
 	    NULL);
 	api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
@@ -399,8 +399,7 @@ static void test_launches(void **state)
 	n = zgwalk_stack(&x.f, l->stack, ips, ZC_UNWIND_MAX);
 	assert_true(n >= 2);
 	assert_true(ips[0] > (uintptr_t)api && ips[0] < (uintptr_t)api + 512);
-	assert_true(ips[1] > (uintptr_t)test_launches &&
-		    ips[1] < (uintptr_t)test_launches + 8192);
+	assert_true(ips[1] > (uintptr_t)test_launches && ips[1] < (uintptr_t)test_launches + 8192);
 	l = find_launch(&ls, 11);
 	assert_int_equal(l->flags, ZG_L_NESTED);
 	assert_int_equal(l->outer_corr, 10);
@@ -435,7 +434,7 @@ static void test_launches(void **state)
 
 static void module_loaded(const void *cubin, size_t size, uint32_t module_id)
 {
-	CUpti_ModuleResourceData m = { module_id, size, cubin };
+	CUpti_ModuleResourceData m = {module_id, size, cubin};
 	CUpti_ResourceData r;
 
 	memset(&r, 0, sizeof(r));
@@ -513,19 +512,19 @@ static const struct zg_pcs *find_pcs(const struct pcs_list *l, uint64_t pc, uint
 /* a GetData buffer as CUPTI fills it, the hardware buffer full */
 static void test_pcs_buffer(void **state)
 {
-	CUpti_PCSamplingStallReason s1[2] = { { 2, 5 }, { 7, 1 } }, s2[1] = { { 2, 3 } },
-				    s3[2] = { { 4, 9 }, { 5, 0 } };
+	CUpti_PCSamplingStallReason s1[2] = {{2, 5}, {7, 1}}, s2[1] = {{2, 3}},
+				    s3[2] = {{4, 9}, {5, 0}};
 	char fname[] = "_Z6kernelPf";
 	CUpti_PCSamplingPCData pcs[3];
 	CUpti_PCSamplingData d;
-	struct pcs_list l = { .n = 0 };
+	struct pcs_list l = {.n = 0};
 	struct zg_counters c;
 	struct fx x;
 
 	memset(pcs, 0, sizeof(pcs));
-	pcs[0] = (CUpti_PCSamplingPCData){ sizeof(pcs[0]), 0xabc, 0x10, 3, 0, fname, 2, s1, 0 };
-	pcs[1] = (CUpti_PCSamplingPCData){ sizeof(pcs[0]), 0xabc, 0x10, 3, 0, fname, 1, s2, 0 };
-	pcs[2] = (CUpti_PCSamplingPCData){ sizeof(pcs[0]), 0xabc, 0x20, 3, 0, fname, 2, s3, 0 };
+	pcs[0] = (CUpti_PCSamplingPCData){sizeof(pcs[0]), 0xabc, 0x10, 3, 0, fname, 2, s1, 0};
+	pcs[1] = (CUpti_PCSamplingPCData){sizeof(pcs[0]), 0xabc, 0x10, 3, 0, fname, 1, s2, 0};
+	pcs[2] = (CUpti_PCSamplingPCData){sizeof(pcs[0]), 0xabc, 0x20, 3, 0, fname, 2, s3, 0};
 	memset(&d, 0, sizeof(d));
 	d.size = sizeof(d);
 	d.collectNumPcs = 3;
@@ -601,7 +600,8 @@ static void test_start(void **state)
 	assert_int_equal(strtoul(v, NULL, 10), CUPTI_API_VERSION);
 	assert_string_equal(zgwalk_info(&x.f, "pcs_mode", 0), "serialized");
 	assert_string_equal(zgwalk_info(&x.f, "stacks", 0), "unwind");
-	assert_string_equal(zgwalk_info(&x.f, "options", 0), "pcs=serialized,stacks=unwind,mem_mb=1");
+	assert_string_equal(zgwalk_info(&x.f, "options", 0),
+			    "pcs=serialized,stacks=unwind,mem_mb=1");
 	assert_non_null(zgwalk_info(&x.f, "realtime_minus_monotonic_ns", 0));
 	assert_null(zgwalk_info(&x.f, "driver_version", 0)); /* no libcuda here */
 	assert_non_null(strstr(zgwalk_info(&x.f, "warning", 0), "'mem_mb=1'"));
@@ -617,12 +617,9 @@ static void test_start(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_activity_buffer),
-		cmocka_unit_test(test_launches),
-		cmocka_unit_test(test_module),
-		cmocka_unit_test(test_pcs_buffer),
-		cmocka_unit_test(test_activity_cap),
-		cmocka_unit_test(test_start),
+		cmocka_unit_test(test_activity_buffer), cmocka_unit_test(test_launches),
+		cmocka_unit_test(test_module),		cmocka_unit_test(test_pcs_buffer),
+		cmocka_unit_test(test_activity_cap),	cmocka_unit_test(test_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

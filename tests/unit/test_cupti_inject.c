@@ -181,7 +181,7 @@ struct run {
 	int status;
 	double secs;
 	char out[4096]; /* what the child printed */
-	int ret;        /* InitializeInjection's, from the child's exit status */
+	int ret;	/* InitializeInjection's, from the child's exit status */
 };
 
 /* in a child: env ZT_GPU_DIR=dir (NULL: unset), ZT_GPU_OPTS=opts; dlopen,

@@ -92,7 +92,7 @@ static uint64_t hit(struct bpf_object *obj, uint32_t k)
 static uint32_t one_launch(const char *opts, uint32_t corr)
 {
 	char dir[64], path[256];
-	struct zc_launch l = { zc_now(), 0, corr, 307, 1, 0, 0 };
+	struct zc_launch l = {zc_now(), 0, corr, 307, 1, 0, 0};
 	struct zg_launch zl;
 	struct zgw_file f;
 	struct zc_opts o;
@@ -202,7 +202,7 @@ static void test_usdt_library(void **state)
 {
 	struct bpf_program *prog;
 	struct bpf_object *obj = load(&prog);
-	struct find_lib fl = { ZT_CUPTI_LIB, 0 };
+	struct find_lib fl = {ZT_CUPTI_LIB, 0};
 	uint64_t sema = lib_semaphore();
 	struct bpf_link *link;
 	void *h;

@@ -95,13 +95,15 @@ static int check_frame(struct zgw_file *f, const struct zgw_fr *fr, size_t at)
 			pos += 8 + 8 * (size_t)hd[1];
 		}
 		if (pos != fr->len)
-			return fail(f, "frame at %zu: %zu stack bytes left over", at, fr->len - pos);
+			return fail(f, "frame at %zu: %zu stack bytes left over", at,
+				    fr->len - pos);
 		return 0;
 	case ZG_CUBIN: {
 		struct zg_cubin c;
 
 		if (fr->count != 1 || fr->len < sizeof(c))
-			return fail(f, "frame at %zu: cubin count %u len %u", at, fr->count, fr->len);
+			return fail(f, "frame at %zu: cubin count %u len %u", at, fr->count,
+				    fr->len);
 		memcpy(&c, fr->p, sizeof(c));
 		if (c.size != fr->len - sizeof(c))
 			return fail(f, "frame at %zu: cubin size %llu, %zu bytes", at,
@@ -139,8 +141,10 @@ static int check_frame(struct zgw_file *f, const struct zgw_fr *fr, size_t at)
 				continue;
 			if (off > plen || len > plen - off) {
 				free(used);
-				return fail(f, "frame at %zu: record %zu: string %u+%u past the pool "
-					       "(%zu)", at, i, off, len, plen);
+				return fail(f,
+					    "frame at %zu: record %zu: string %u+%u past the pool "
+					    "(%zu)",
+					    at, i, off, len, plen);
 			}
 			memset(used + off, 1, len);
 		}
@@ -189,7 +193,7 @@ int zgwalk_load(struct zgw_file *f, const char *path)
 		memcpy(&h, f->data + pos, sizeof(h));
 		if (h.len > ZG_FRAME_MAX || h.len > f->len - pos - sizeof(h))
 			return fail(f, "frame at %zu: len %u past the end", pos, h.len);
-		fr = (struct zgw_fr){ h.type, h.len, h.crc, h.count, f->data + pos + sizeof(h) };
+		fr = (struct zgw_fr){h.type, h.len, h.crc, h.count, f->data + pos + sizeof(h)};
 		if ((uint32_t)crc32(0, fr.p, h.len) != h.crc)
 			return fail(f, "frame at %zu: bad crc", pos);
 		if (check_frame(f, &fr, pos))
