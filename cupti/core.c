@@ -27,7 +27,7 @@
  * The USDT probe zt:launch and its semaphore. The kernel increments the
  * semaphore while a uprobe is attached to the probe (libbpf finds it
  * through .note.stapsdt, in a writable segment: the .probes section); it
- * is hidden, never exported. The probe has one site, in launch_probe().
+ * is hidden, never exported. The probe has one site, in zc_launch_probe().
  */
 __extension__ unsigned short zt_launch_semaphore __attribute__((unused, section(".probes")));
 

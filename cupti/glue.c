@@ -34,6 +34,7 @@ enum {
 	W_PCS_CTX = 1 << 4,
 	W_CUBIN = 1 << 5,
 	W_PCS_ENABLE = 1 << 6,
+	W_CUBIN_MEM = 1 << 7,
 };
 
 struct pcs_ctx {
@@ -575,6 +576,10 @@ static void on_module_loaded(const CUpti_ResourceData *r)
 	ret = zc_cubin(g.zc, cp.cubinCrc, m->moduleId, ctx_id, m->pCubin, m->cubinSize);
 	if (ret == -EFBIG && warn_once(W_CUBIN))
 		zc_warn(g.zc, "cubin of module %u is too big for the file (%zu bytes): not kept",
+			m->moduleId, m->cubinSize);
+	else if (ret == -ENOMEM && warn_once(W_CUBIN_MEM))
+		zc_warn(g.zc, "cubin of module %u (%zu bytes) over mem_mb: not kept, its PC samples "
+			      "cannot be resolved to lines",
 			m->moduleId, m->cubinSize);
 }
 
