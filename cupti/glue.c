@@ -836,16 +836,22 @@ static void start_infos(const char *opts, const char *bad)
 	const struct zc_opts *o = zc_get_opts(g.zc);
 	int (*drv_version)(int *);
 	struct timespec rt;
+	void *cuda;
 	uint32_t v = 0;
 	Dl_info dl;
 	int dv = 0;
 
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
 		info_u64("cupti_version", v);
-	/* the driver that loaded this library is in the process already: no link to it */
-	*(void **)&drv_version = dlsym(RTLD_DEFAULT, "cuDriverGetVersion");
-	if (drv_version && drv_version(&dv) == 0)
-		info_u64("driver_version", (uint64_t)dv);
+	/* the driver that loaded this library is in the process already: no
+	 * link to it, and never loaded here (RTLD_NOLOAD) */
+	cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (cuda) {
+		*(void **)&drv_version = dlsym(cuda, "cuDriverGetVersion");
+		if (drv_version && drv_version(&dv) == 0)
+			info_u64("driver_version", (uint64_t)dv);
+		dlclose(cuda);
+	}
 	zc_info(g.zc, "pcs_mode", zc_pcs_mode_name(o->pcs));
 	zc_info(g.zc, "stacks", zc_stacks_name(o->stacks));
 	if (opts && *opts)

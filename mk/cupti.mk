@@ -98,8 +98,14 @@ $(CUPTI_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c $(CUPTI_AR) $(CUPTI_TE
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CUPTI_CFLAGS) $(CMOCKA_CFLAGS) \
 		-DZT_CUPTI_LIB='"$(abspath $(CUPTI_LIB))"' -DZT_USDT_BPF='"$(abspath $(CUPTI_USDT_BPF))"' \
-		$(ALL_LDFLAGS) -o $@ $< $(CUPTI_TEST_HOBJS) $(CUPTI_AR) $(UNIT_HOBJS) $(LIBZT) \
-		$(CMOCKA_LIBS) $(CUPTI_LIBS) $(LIBS)
+		$(ALL_LDFLAGS) $(CUPTI_TEST_LDFLAGS) -o $@ $< $(CUPTI_TEST_HOBJS) $(CUPTI_AR) \
+		$(UNIT_HOBJS) $(LIBZT) $(CMOCKA_LIBS) $(CUPTI_LIBS) $(LIBS)
+
+# test_cupti_pcs replaces the CUPTI calls that need a GPU, in its own binary only
+$(BUILD)/tests/unit/test_cupti_pcs: CUPTI_TEST_LDFLAGS := $(foreach f,cuptiGetContextId \
+	cuptiPCSamplingEnable cuptiPCSamplingGetNumStallReasons cuptiPCSamplingGetStallReasons \
+	cuptiPCSamplingSetConfigurationAttribute cuptiPCSamplingGetData cuptiPCSamplingDisable \
+	cuptiGetGraphExecId cuptiGetGraphId,-Wl,--wrap=$(f))
 
 $(CUPTI_BENCH): bench/cupti_bench.c $(CUPTI_AR) $(CUPTI_TEST_HOBJS) $(CUPTI_USDT_BPF)
 	$(call msg,LD,$@)
