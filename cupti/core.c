@@ -766,13 +766,21 @@ void zc_launch_enter(struct zc *zc, const struct zc_launch *in)
 	atomic_store_explicit(&t->head_pub, h + 1, memory_order_release);
 }
 
-int zc_launch_exit(struct zc *zc)
+int zc_launch_exit(struct zc *zc, uint32_t corr)
 {
 	struct zc_tls *s = &tls;
 
 	if (!zc || s->owner != zc->id || !s->depth)
 		return 0;
-	return --s->depth == 0;
+	/* the outermost call's exit ends the nesting, whatever inner exit
+	 * went missing; an exit of no open call at depth 1 is not ours */
+	if (corr == s->outer) {
+		s->depth = 0;
+		return 1;
+	}
+	if (s->depth > 1)
+		s->depth--;
+	return 0;
 }
 
 /* ---- activity records ------------------------------------------------ */

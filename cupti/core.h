@@ -96,8 +96,11 @@ struct zc_launch {
 
 /* A launch callback at CUPTI_API_ENTER (see the top of this file). */
 void zc_launch_enter(struct zc *zc, const struct zc_launch *l);
-/* The same at CUPTI_API_EXIT: 1 when the outermost launch ended, else 0. */
-int zc_launch_exit(struct zc *zc);
+/* The same at CUPTI_API_EXIT (corr: the callback's correlation id, the
+ * same as at its enter): 1 when the outermost launch ended, else 0. The
+ * outermost launch's exit closes the nesting even when an inner exit went
+ * missing. */
+int zc_launch_exit(struct zc *zc, uint32_t corr);
 
 /* ---- activity records (CUPTI's buffers) ------------------------------ */
 

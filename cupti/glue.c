@@ -197,7 +197,7 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUp
 		l.graph = (uint32_t)graph;
 		l.graph_id = graph ? launch_graph_id(cd) : 0;
 		zc_launch_enter(g.zc, &l);
-	} else if (cd->callbackSite == CUPTI_API_EXIT && zc_launch_exit(g.zc) &&
+	} else if (cd->callbackSite == CUPTI_API_EXIT && zc_launch_exit(g.zc, cd->correlationId) &&
 		   atomic_load_explicit(&g.pcs_on, memory_order_relaxed)) {
 		/* the outermost launch returned: serialized mode drains every
 		 * kernel's samples, continuous mode at most every 100 ms */
@@ -578,8 +578,9 @@ static void on_module_loaded(const CUpti_ResourceData *r)
 		zc_warn(g.zc, "cubin of module %u is too big for the file (%zu bytes): not kept",
 			m->moduleId, m->cubinSize);
 	else if (ret == -ENOMEM && warn_once(W_CUBIN_MEM))
-		zc_warn(g.zc, "cubin of module %u (%zu bytes) over mem_mb: not kept, its PC samples "
-			      "cannot be resolved to lines",
+		zc_warn(g.zc,
+			"cubin of module %u (%zu bytes) over mem_mb: not kept, its PC samples "
+			"cannot be resolved to lines",
 			m->moduleId, m->cubinSize);
 }
 

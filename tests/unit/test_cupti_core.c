@@ -155,15 +155,24 @@ static void test_nesting(void **state)
 
 	launch(zc, 100, 10, 211, 2);
 	launch(zc, 101, 11, 307, 1);
-	assert_int_equal(zc_launch_exit(zc), 0);
-	assert_int_equal(zc_launch_exit(zc), 1);
+	assert_int_equal(zc_launch_exit(zc, 11), 0);
+	assert_int_equal(zc_launch_exit(zc, 10), 1);
 	launch(zc, 200, 12, 307, 1);
-	assert_int_equal(zc_launch_exit(zc), 1);
+	assert_int_equal(zc_launch_exit(zc, 12), 1);
 	/* an exit without its enter (callbacks enabled mid-call) is ignored */
-	assert_int_equal(zc_launch_exit(zc), 0);
+	assert_int_equal(zc_launch_exit(zc, 13), 0);
+	/* an inner exit went missing: the outer one's exit still ends the nesting */
+	launch(zc, 300, 20, 211, 2);
+	launch(zc, 301, 21, 307, 1);
+	assert_int_equal(zc_launch_exit(zc, 20), 1);
+	launch(zc, 400, 22, 307, 1);
+	assert_int_equal(zc_launch_exit(zc, 22), 1);
 	fx_load(&x);
 	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
-	assert_int_equal(ls.n, 3);
+	assert_int_equal(ls.n, 6);
+	assert_int_equal(ls.l[4].flags, ZG_L_NESTED);
+	assert_int_equal(ls.l[4].outer_corr, 20);
+	assert_int_equal(ls.l[5].flags, 0);
 	assert_int_equal(ls.l[0].corr, 10);
 	assert_int_equal(ls.l[0].flags, 0);
 	assert_int_equal(ls.l[0].outer_corr, 0);
@@ -178,7 +187,7 @@ static void test_nesting(void **state)
 	assert_int_equal(ls.l[2].corr, 12);
 	assert_int_equal(ls.l[2].flags, 0);
 	assert_int_equal(zgwalk_counters(&x.f, &c), 0);
-	assert_int_equal(c.launches, 2); /* outermost only */
+	assert_int_equal(c.launches, 4); /* outermost only */
 	assert_int_equal(c.launch_stacks, 0);
 	fx_done(&x);
 }
@@ -196,16 +205,16 @@ static void test_rate_limit(void **state)
 
 	for (i = 0; i < ten; i++) {
 		launch(zc, t0 + (uint64_t)i * MS, 100 + i, 307, 1);
-		zc_launch_exit(zc);
+		zc_launch_exit(zc, 100 + i);
 	}
 	/* a second later the bucket is full again */
 	for (i = 0; i < six; i++) {
 		launch(zc, t0 + 1000 * MS + (uint64_t)i * MS, 200 + i, 307, 1);
-		zc_launch_exit(zc);
+		zc_launch_exit(zc, 200 + i);
 	}
 	/* 200 ms after that, one more fits */
 	launch(zc, t0 + 1205 * MS, 300, 307, 1);
-	zc_launch_exit(zc);
+	zc_launch_exit(zc, 300);
 	fx_load(&x);
 	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
 	assert_int_equal(ls.n, 17);
@@ -236,14 +245,14 @@ static void test_rate_limit(void **state)
 static __attribute__((noinline)) void site_a(struct zc *zc, uint32_t corr)
 {
 	launch(zc, zc_now(), corr, 307, 1);
-	zc_launch_exit(zc);
+	zc_launch_exit(zc, corr);
 	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
 static __attribute__((noinline)) void site_b(struct zc *zc, uint32_t corr)
 {
 	launch(zc, zc_now(), corr, 307, 1);
-	zc_launch_exit(zc);
+	zc_launch_exit(zc, corr);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -626,7 +635,7 @@ static void *thr_main(void *arg)
 
 	for (i = 0; i < PER_THREAD; i++) {
 		launch(t->zc, zc_now(), t->base + i, 307, 1);
-		zc_launch_exit(t->zc);
+		zc_launch_exit(t->zc, t->base + i);
 	}
 	return NULL;
 }
@@ -760,7 +769,7 @@ static void test_no_dir(void **state)
 	assert_false(zc_active(zc));
 	zc_kernel(zc, &k, "nowhere");
 	launch(zc, 1, 1, 307, 1);
-	zc_launch_exit(zc);
+	zc_launch_exit(zc, 1);
 	zc_warn(zc, "a warning %d", 1);
 	assert_int_equal(zc_flush(zc), 0);
 	assert_int_equal(zc_start(zc, NULL, NULL), -EINVAL);

@@ -27,8 +27,8 @@
 #include "cupti/glue.h"
 #include "tests/unit/cupti/zgwalk.h"
 
-#define CTX ((CUcontext)(uintptr_t)0x1000)
-#define EXEC ((CUgraphExec)(uintptr_t)0x2000)
+#define CTX   ((CUcontext)(uintptr_t)0x1000)
+#define EXEC  ((CUgraphExec)(uintptr_t)0x2000)
 #define GRAPH ((CUgraph)(uintptr_t)0x3000)
 
 /* ---- the wrapped CUPTI calls ------------------------------------------ */
@@ -36,7 +36,7 @@
 static struct fake {
 	CUptiResult enable_ret, getdata_ret;
 	int enabled, disabled, getdata_calls, hw_full;
-	size_t remaining; /* PCs GetData still has after this call */
+	size_t remaining;	   /* PCs GetData still has after this call */
 	CUpti_PCSamplingData *cfg; /* the buffer configured */
 	int mode;
 	uint32_t period;
@@ -44,9 +44,9 @@ static struct fake {
 	int period_set;
 } fk;
 
-static const char *const stall_names[] = { "smsp__pcsamp_warps_issue_stalled_selected",
-					   "smsp__pcsamp_warps_issue_stalled_barrier" };
-static const uint32_t stall_idx[] = { 0, 3 };
+static const char *const stall_names[] = {"smsp__pcsamp_warps_issue_stalled_selected",
+					  "smsp__pcsamp_warps_issue_stalled_barrier"};
+static const uint32_t stall_idx[] = {0, 3};
 static char fn_name[] = "_Z6kernelPf";
 
 CUptiResult __wrap_cuptiGetContextId(CUcontext ctx, uint32_t *id);
@@ -85,7 +85,8 @@ CUptiResult __wrap_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReason
 	assert_int_equal(p->numStallReasons, 2);
 	for (i = 0; i < 2; i++) {
 		p->stallReasonIndex[i] = stall_idx[i];
-		strcpy(p->stallReasons[i], stall_names[i]); /* CUPTI_STALL_REASON_STRING_SIZE each */
+		strcpy(p->stallReasons[i],
+		       stall_names[i]); /* CUPTI_STALL_REASON_STRING_SIZE each */
 	}
 	return CUPTI_SUCCESS;
 }
@@ -276,7 +277,7 @@ static void sum_pcs(const struct zgw_fr *fr, const void *rec, void *arg)
 
 static uint64_t samples_at(const struct zgw_file *f, uint64_t pc, uint32_t *corr)
 {
-	struct sum s = { pc, 0, 0, 0, 0 };
+	struct sum s = {pc, 0, 0, 0, 0};
 
 	zgwalk_each(f, ZG_PCS, sum_pcs, &s);
 	if (corr)
@@ -433,8 +434,8 @@ static void get_launch(const struct zgw_fr *fr, const void *rec, void *arg)
 static void test_graph_id(void **state)
 {
 	CUpti_GraphData gd;
-	cuGraphLaunch_params gp = { EXEC, NULL };
-	struct one_launch o = { .n = 0 };
+	cuGraphLaunch_params gp = {EXEC, NULL};
+	struct one_launch o = {.n = 0};
 	struct fx x;
 
 	fx_start(&x, "pcs=off,stacks=off");
@@ -458,9 +459,9 @@ static void test_graph_id(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_continuous),  cmocka_unit_test(test_serialized),
-		cmocka_unit_test(test_hw_full),	    cmocka_unit_test(test_no_privileges),
-		cmocka_unit_test(test_pcs_off),	    cmocka_unit_test(test_graph_id),
+		cmocka_unit_test(test_continuous), cmocka_unit_test(test_serialized),
+		cmocka_unit_test(test_hw_full),	   cmocka_unit_test(test_no_privileges),
+		cmocka_unit_test(test_pcs_off),	   cmocka_unit_test(test_graph_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,7 +104,7 @@ static uint32_t one_launch(const char *opts, uint32_t corr)
 	zc = zc_new(&o);
 	assert_int_equal(zc_open(zc, dir), 0);
 	zc_launch_enter(zc, &l);
-	zc_launch_exit(zc);
+	zc_launch_exit(zc, corr);
 	zc_finish(zc);
 	assert_int_equal(zgwalk_find(dir, path, sizeof(path)), 0);
 	if (zgwalk_load(&f, path))
