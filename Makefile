@@ -8,7 +8,8 @@
 #   make fuzz            libFuzzer binaries (clang) under build-fuzz/, libzt.a instrumented
 #   make fuzz-run        each fuzz target for FUZZ_SECONDS (default 30) from its corpus
 #   make bench           benchmarks: recorder against perf (root), symbolizer against
-#                        addr2line and llvm-symbolizer
+#                        addr2line and llvm-symbolizer, the GPU library's costs
+#   make CUDA_HOME=DIR   where CUDA's CUPTI is for build/libztcupti.so (/usr/local/cuda)
 #   make install PREFIX=/usr/local
 #
 # V=1 shows the commands. Objects go under $(BUILD)/, never next to sources.
@@ -114,12 +115,15 @@ WL_BINS  := $(WL_SRCS:tests/workloads/%.c=$(BUILD)/tests/workloads/%)
 LIBZT := $(BUILD)/libzt.a
 ZT    := $(BUILD)/zt
 
+# libztcupti.so (cupti/) when CUDA's CUPTI is found; its tests join UNIT_BINS
+include mk/cupti.mk
+
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 .PHONY: bench-serve bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
-	@sed -n '2,14p' Makefile
+	@sed -n '2,15p' Makefile
 
 # ---- BPF -----------------------------------------------------------------
 # usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is under the multiarch directory
@@ -233,7 +237,8 @@ fuzz:
 fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
-bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve
+bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve \
+	bench-cupti
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
@@ -261,14 +266,14 @@ bench-unwind: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/unwind.sh
 
 # libdwfl (zt's unwinder) against libunwind's remote API on the same
-# --call-graph dwarf perf.data files. libunwind-dev is for this benchmark
-# only (scripts/setup.sh --test): zt itself does not link it.
+# --call-graph dwarf perf.data files. zt itself does not link libunwind
+# (libztcupti.so does, for in-process launch stacks).
 UNWIND_CMP := $(BUILD)/bench/unwind_cmp
 $(UNWIND_CMP): bench/unwind_cmp.c $(LIBZT)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	@$(PKG_CONFIG) --exists libunwind-generic || \
-		{ echo "bench: missing library: install the Debian package 'libunwind-dev' (or run scripts/setup.sh --test)" >&2; exit 1; }
+		{ echo "bench: missing library: install the Debian package 'libunwind-dev' (or run scripts/setup.sh)" >&2; exit 1; }
 	$(Q)$(CC) $(ALL_CFLAGS) $$($(PKG_CONFIG) --cflags libunwind-generic) $(ALL_LDFLAGS) -o $@ $< \
 		$(LIBZT) $(LIBS) $$($(PKG_CONFIG) --libs libunwind-generic)
 

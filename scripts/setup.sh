@@ -8,6 +8,10 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
       libdebuginfod-dev liblzma-dev libiberty-dev libssl-dev zlib1g-dev libzstd-dev
       libncurses-dev protobuf-c-compiler libprotobuf-c-dev
       libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
+# libztcupti.so (cupti/, built when CUDA's CUPTI is found): libunwind-dev for
+# in-process launch stacks, systemtap-sdt-dev for <sys/sdt.h> (the USDT
+# probe zt:launch that zt record's BPF sampler attaches to)
+pkgs+=(libunwind-dev systemtap-sdt-dev)
 if [ "${1:-}" = "--test" ]; then
 	# cmocka: unit tests; linux-perf: reference recordings and benchmarks;
 	# procps/util-linux: ps, setpriv in the end-to-end scripts; file/binutils: checks
@@ -16,9 +20,8 @@ if [ "${1:-}" = "--test" ]; then
 	# debuginfod: a local server for the symbolizer tests; libc6-dbg: libc's
 	# debug files, a real /usr/lib/debug/.build-id tree
 	pkgs+=(libcmocka-dev linux-perf procps util-linux binutils debuginfod libc6-dbg time tmux chromium libxml2-utils)
-	# libunwind-dev: only for the unwinder benchmark (bench/unwind_cmp.c,
-	# libunwind's remote API against libdwfl); zt does not link it
-	pkgs+=(libunwind-dev)
+	# (libunwind-dev, in the list above, also serves the unwinder benchmark:
+	# bench/unwind_cmp.c, libunwind's remote API against libdwfl)
 	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
