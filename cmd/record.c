@@ -22,6 +22,7 @@
 #include "bpf/procsynth.h"
 #include "bpf/sampler.h"
 #include "cmd/cmd.h"
+#include "cmd/gpurec.h"
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
 #include "cmd/target.h"
@@ -142,6 +143,9 @@ struct record {
 	const char *output, *callgraph_mode;
 	double duration;
 	uint32_t stack_size; /* --call-graph dwarf: user stack bytes per sample; 0: fp */
+	int gpu;             /* --gpu */
+	struct gpurec_opts gpu_opts;
+	struct gpurec *gr;   /* --gpu: the GPU side */
 
 	/* state */
 	struct ztdata_writer *w;
@@ -506,9 +510,37 @@ static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, 
 	r->ustack_bytes += len;
 }
 
+/* A CUDA launch the probe in libztcupti.so reported (zt record --gpu). */
+static void on_bpf_launch(struct record *r, const struct zt_sample_event *e)
+{
+	const uint64_t *ips = (const uint64_t *)e->ips;
+	unsigned nu = e->nu;
+
+	if (!r->gr)
+		return;
+	if (r->filtered)
+		track(r, e->pid);
+	if (e->pid && !u64set_has(&r->sampled, e->pid)) {
+		note_err(r, u64set_add(&r->sampled, e->pid));
+		note_err(r, u64set_add(&r->new_sampled, e->pid));
+	}
+	for (unsigned i = 0; i < nu; i++) {
+		if (ips[i] >= USER_ADDR_END) {
+			nu = i;
+			break;
+		}
+	}
+	gpurec_launch(r->gr, r->w, e->ts, e->pid, e->tid, e->period, ips, nu);
+}
+
 static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t size)
 {
 	const struct zt_ustack_part *u = sampler_ustack(e);
+
+	if (e->flags & ZT_EV_LAUNCH) {
+		on_bpf_launch(ctx, e);
+		return;
+	}
 
 	write_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
 	if (u)
@@ -1015,6 +1047,8 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	snprintf(num, sizeof(num), "%lld", (long long)time(NULL));
 	ztdata_write_meta(r->w, "wallclock_start", num);
 	ztdata_write_meta(r->w, "zt_version", "0.1.0");
+	if (r->gr)
+		ztdata_write_meta(r->w, "gpu", "cupti");
 }
 
 /* --call-graph fp | dwarf[,SIZE], as perf: SIZE rounded up to a multiple
@@ -1073,6 +1107,21 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  "without frame pointers" },
 		{ OPT_STRING, 'o', "output", &r->output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
 		{ OPT_DOUBLE, 0, "duration", &r->duration, "secs", "stop after this many seconds" },
+		{ OPT_BOOL, 0, "gpu", &r->gpu, NULL,
+		  "also record CUDA programs' GPU side: kernels with their launch stacks, memory "
+		  "copies, PC samples with stall reasons and cubins (through CUPTI; with -a or -p, "
+		  "prints the variables to start CUDA programs with)" },
+		{ OPT_STRING, 0, "gpu-pcs", &r->gpu_opts.pcs, "mode",
+		  "GPU PC sampling: continuous (default: kernels run concurrently), serialized "
+		  "(samples tied to each launch; kernels serialized) or off" },
+		{ OPT_INT, 0, "gpu-pcs-period", &r->gpu_opts.pcs_period, "n",
+		  "GPU PC sampling period: one sample every 2^n cycles per SM (5 to 31; default CUPTI's)" },
+		{ OPT_INT, 0, "gpu-stack-rate", &r->gpu_opts.stack_rate, "n",
+		  "launch stacks per second and thread (default 100; launches past it have no stack)" },
+		{ OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
+		  "launch stacks: usdt (zt's BPF sampler at the library's probe), unwind (libunwind "
+		  "in the process) or off; default usdt when recording with BPF and frame pointers, "
+		  "else unwind" },
 		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
 		{ OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message" },
 		OPT_EOL
@@ -1097,6 +1146,11 @@ static int check_options(struct record *r)
 	}
 	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command) {
 		cmd_error("nothing to record: give a command, -p PID, -t TID, -C CPUS or -a (see 'zt record -h')");
+		return ZT_EXIT_USAGE;
+	}
+	if (!r->gpu && (r->gpu_opts.pcs || r->gpu_opts.pcs_period || r->gpu_opts.stack_rate ||
+			r->gpu_opts.stacks)) {
+		cmd_error("the --gpu-* options go with --gpu");
 		return ZT_EXIT_USAGE;
 	}
 	return ZT_EXIT_OK;
@@ -1152,6 +1206,16 @@ static int prepare_workload(struct record *r)
 	int err, i;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (r->gpu) {
+		r->gpu_opts.workload = r->command != NULL;
+		/* with --call-graph dwarf the library unwinds launches itself, with
+		 * the binaries' CFI: the probe's records carry frame-pointer chains */
+		if (!r->gpu_opts.stacks && (r->stack_size || !r->use_bpf))
+			r->gpu_opts.stacks = "unwind";
+		if (gpurec_new(&r->gpu_opts, &r->gr))
+			return -1;
+		gpurec_export(r->gr);
+	}
 	if (r->command && (err = workload_prepare(&r->wl, r->command))) {
 		cmd_error("cannot start '%s': %s", r->command[0], strerror(-err));
 		return -1;
@@ -1177,6 +1241,7 @@ static int open_sampler(struct record *r)
 	so.filter_mode = tg->tids ? ZT_FILTER_TID : r->filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
 	so.callchain = r->callgraph;
 	so.ustack_size = r->stack_size;
+	so.launches = r->gr && (!r->gpu_opts.stacks || !strcmp(r->gpu_opts.stacks, "usdt"));
 	do {
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
@@ -1212,6 +1277,8 @@ static int open_sampler(struct record *r)
 		target_open_error(tg, err, msg, "record");
 		return -1;
 	}
+	if (r->smp && so.launches)
+		gpurec_usdt(r->gr, sampler_attach_launches(r->smp, gpurec_lib(r->gr)));
 	return 0;
 }
 
@@ -1338,6 +1405,8 @@ static void run_loop(struct record *r)
 				settle_pending(r, false);
 			snapshot_perfmaps(r);
 			kernel_flush(r);
+			if (r->gr)
+				note_err(r, gpurec_poll(r->gr, r->w));
 			note_err(r, ztdata_writer_flush(r->w));
 			last_flush = t;
 			if (r->err)
@@ -1381,6 +1450,8 @@ static int finish_output(struct record *r)
 	if (r->filtered)
 		settle_pending(r, true);
 	snapshot_perfmaps(r);
+	if (r->gr)
+		note_err(r, gpurec_poll(r->gr, r->w));
 	cache_sampled_binaries(r);
 	kernel_flush(r);
 	note_err(r, ztdata_write_lost(r->w, r->lost_samples, r->lost_events));
@@ -1415,6 +1486,8 @@ static void print_summary(struct record *r)
 		return;
 	fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		(double)zst.bytes / (1024.0 * 1024.0), r->output, (unsigned long long)zst.samples);
+	if (r->gr)
+		gpurec_summary(r->gr);
 	if (r->lost_samples || r->lost_events)
 		fprintf(stderr, "[ zt record: lost %llu samples and %llu side-band events ]\n",
 			(unsigned long long)r->lost_samples, (unsigned long long)r->lost_events);
@@ -1468,6 +1541,7 @@ static void record_release(struct record *r)
 	if (r->wl.err_fd >= 0)
 		close(r->wl.err_fd);
 	sampler_free(r->smp);
+	gpurec_free(r->gr);
 	perfev_free(r->pev);
 	perfev_free(r->sideband);
 	ztdata_writer_free(r->w);

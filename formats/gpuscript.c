@@ -135,11 +135,15 @@ void gpuscript_overhead(struct zbuf *b, const struct prof_gpu_overhead *o)
 	/* CUpti_ActivityOverheadKind and CUpti_ActivityObjectKind */
 	static const char *const objects[] = {NULL,	"process", "thread",
 					      "device", "context", "stream"};
-	const char *kind = o->kind == 1		 ? "driver_compiler"
-			   : o->kind == 1u << 16 ? "cupti_buffer_flush"
-			   : o->kind == 2u << 16 ? "cupti_instrumentation"
-			   : o->kind == 3u << 16 ? "cupti_resource"
-						 : NULL;
+	/* CUDA 13's cupti_activity.h: 1, then n << 16 for n = 1..8 */
+	static const char *const cupti_kinds[] = {
+		NULL, "cupti_buffer_flush", "cupti_instrumentation", "cupti_resource",
+		"runtime_triggered_module_loading", "lazy_function_loading", "command_buffer_full",
+		"activity_buffer_request", "uvm_activity_init",
+	};
+	const char *kind = o->kind == 1 ? "driver_compiler"
+			   : !(o->kind & 0xffff) && (o->kind >> 16) < 9 ? cupti_kinds[o->kind >> 16]
+									 : NULL;
 
 	put_f(b, "cuda:overhead:");
 	put_kind(b, "kind", kind, o->kind);

@@ -49,7 +49,10 @@ ifeq ($(wildcard /usr/include/sys/sdt.h /usr/include/$(shell $(CC) -print-multia
 $(error missing header for libztcupti.so: install the Debian package 'systemtap-sdt-dev' (or run scripts/setup.sh))
 endif
 endif
-CUPTI_CFLAGS := -fPIC -fvisibility=hidden -isystem $(CUPTI_INC) -isystem $(CUDA_HOME)/include \
+# frame pointers: zt's BPF sampler walks the launching thread's stack from
+# the USDT probe, through the library's own frames first
+CUPTI_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-isystem $(CUPTI_INC) -isystem $(CUDA_HOME)/include \
 	$(shell $(PKG_CONFIG) --cflags libunwind 2>/dev/null)
 CUPTI_LIBS := -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,--enable-new-dtags -lcupti \
 	$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null) -lz -lpthread -ldl

@@ -17,7 +17,7 @@ GPU_TEST_BINS := $(GPUT)/standin/libcuda.so.1 $(GPUT)/standin/libcupti.so.13 $(G
 ifneq ($(wildcard $(NVCC)),)
 GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/vecadd
 endif
-GPU_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(CUDA_INC)
+GPU_TEST_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(CUDA_INC)
 
 $(GPUT)/standin/libcupti.so.13: tests/gpu/standin_cupti.c
 	$(call msg,CC,$@)

@@ -6,7 +6,9 @@
  * an id of the input (2..40 lowercase hex digits, even), at most one per
  * input line; on a refusal, a printable message.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <ftw.h>
 #include <stddef.h>

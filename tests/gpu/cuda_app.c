@@ -7,8 +7,11 @@
  * step_physics -> launch_hot), copies back and burns some CPU. On a GPU it
  * runs as any CUDA program; here the tests run it on a stand-in libcuda.
  * Usage: cuda_app CUBIN [FRAMES]. Exits 2 when CUDA has no device.
+ * CUDA_APP_KILL_AT=F: the process kills itself (SIGKILL) at frame F, a
+ * crash that leaves no chance to flush anything.
  */
 #include <cuda.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +73,12 @@ __attribute__((noinline)) static void burn_cpu(void)
 
 __attribute__((noinline)) static void run_frames(int frames)
 {
+	const char *k = getenv("CUDA_APP_KILL_AT");
+	int kill_at = k ? atoi(k) : -1;
+
 	for (int f = 0; f < frames; f++) {
+		if (f == kill_at)
+			raise(SIGKILL);
 		launch_saxpy(2.0f);
 		step_physics(f);
 		burn_cpu();

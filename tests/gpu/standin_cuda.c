@@ -130,15 +130,32 @@ EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
 	const unsigned char *p = image;
 	size_t size = 0;
 
-	/* an ELF cubin: its size from the section header table at its end */
+	/* an ELF cubin: its size is where its last part ends (section
+	 * headers, program headers or a section's bytes) */
 	if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
-		uint64_t shoff;
-		uint16_t shentsize, shnum;
+		uint64_t shoff, phoff;
+		uint16_t shentsize, shnum, phentsize, phnum;
 
+		memcpy(&phoff, p + 0x20, 8);
 		memcpy(&shoff, p + 0x28, 8);
+		memcpy(&phentsize, p + 0x36, 2);
+		memcpy(&phnum, p + 0x38, 2);
 		memcpy(&shentsize, p + 0x3a, 2);
 		memcpy(&shnum, p + 0x3c, 2);
 		size = shoff + (size_t)shentsize * shnum;
+		if (phoff + (size_t)phentsize * phnum > size)
+			size = phoff + (size_t)phentsize * phnum;
+		for (unsigned i = 0; i < shnum; i++) {
+			const unsigned char *sh = p + shoff + (size_t)i * shentsize;
+			uint32_t type;
+			uint64_t off, sz;
+
+			memcpy(&type, sh + 4, 4);
+			memcpy(&off, sh + 0x18, 8);
+			memcpy(&sz, sh + 0x20, 8);
+			if (type != 8 /* SHT_NOBITS */ && off + sz > size)
+				size = off + sz;
+		}
 	}
 	if (!size)
 		return CUDA_ERROR_INVALID_IMAGE;

@@ -432,7 +432,9 @@ EXPORT CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 		pc->functionIndex = kern[pcs[i].k].index;
 		pc->functionName = strdup(kern[pcs[i].k].name); /* the caller frees it */
 		pc->correlationId = pcs_serialized ? pcs[i].corr : 0;
-		if (pc->stallReason && pc->stallReasonCount >= 1) {
+		/* [r] stallReasonCount: the caller allocated room for every stall
+		 * reason of the context (NVIDIA's samples do), CUPTI says how many */
+		if (pc->stallReason) {
 			pc->stallReason[0].pcSamplingStallReasonIndex = pcs[i].stall;
 			pc->stallReason[0].samples = pcs[i].samples;
 			pc->stallReasonCount = 1;

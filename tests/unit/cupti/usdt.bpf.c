@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_cupti_usdt's BPF program: counts the probe zt:launch and keeps the
  * arguments of its last firing (correlation id, cbid, domain). */
-#include "zt_kern.h" /* bpf/: -Ibpf */
-
-/* x86-64's struct pt_regs as uapi spells it (bpf_tracing.h without vmlinux.h) */
-struct pt_regs {
-	unsigned long r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8, rax, rcx, rdx, rsi, rdi,
-		orig_rax, rip, cs, eflags, rsp, ss;
-};
+#include "zt_kern.h" /* bpf/: -Ibpf; x86-64's struct pt_regs as uapi spells it */
 
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
