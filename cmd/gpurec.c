@@ -88,13 +88,8 @@ static int find_lib(struct gpurec *g)
 	return 0;
 }
 
-int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
+int gpurec_check(const struct gpurec_opts *o)
 {
-	struct gpurec *g;
-	const char *inj = getenv("CUDA_INJECTION64_PATH");
-	size_t n = 0;
-
-	*out = NULL;
 	if (o->pcs && strcmp(o->pcs, "continuous") && strcmp(o->pcs, "serialized") &&
 	    strcmp(o->pcs, "off")) {
 		cmd_error("unknown --gpu-pcs mode '%s': use continuous, serialized or off", o->pcs);
@@ -114,6 +109,18 @@ int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
 		cmd_error("unknown launch stack mode '%s': use usdt, unwind or off", o->stacks);
 		return -1;
 	}
+	return 0;
+}
+
+int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
+{
+	struct gpurec *g;
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	size_t n = 0;
+
+	*out = NULL;
+	if (gpurec_check(o))
+		return -1;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -1;

@@ -27,6 +27,8 @@ struct gpurec_opts {
 				  environment; else they are printed for the user to export */
 };
 
+/* Check the options: 0, or -1 after a message (a usage error). */
+int gpurec_check(const struct gpurec_opts *o);
 /* Find the library, make the directory, check the options and the
  * environment. Returns 0, or -1 after a message. */
 int gpurec_new(const struct gpurec_opts *o, struct gpurec **out);

@@ -1153,6 +1153,8 @@ static int check_options(struct record *r)
 		cmd_error("the --gpu-* options go with --gpu");
 		return ZT_EXIT_USAGE;
 	}
+	if (r->gpu && gpurec_check(&r->gpu_opts))
+		return ZT_EXIT_USAGE;
 	return ZT_EXIT_OK;
 }
 
