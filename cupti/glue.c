@@ -237,6 +237,16 @@ void ztc_glue_pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d)
 		pcs_consume(ctx_id, d, SIZE_MAX, SIZE_MAX);
 }
 
+/* CUPTI allocates each PC record's functionName for the caller to free
+ * (cupti_pcsampling.h); the aggregator keeps its own copy */
+static void pcs_free_names(CUpti_PCSamplingData *d, size_t max_pcs)
+{
+	for (size_t i = 0; d->pPcData && i < d->totalNumPcs && i < max_pcs; i++) {
+		free(d->pPcData[i].functionName);
+		d->pPcData[i].functionName = NULL;
+	}
+}
+
 static void pcs_data_free(CUpti_PCSamplingData *d, size_t npcs)
 {
 	size_t i;
@@ -458,6 +468,7 @@ static void pcs_drain_ctx(struct pcs_ctx *c)
 			return;
 		}
 		pcs_consume(c->id, &c->get, PCS_GET_PCS, c->nstall);
+		pcs_free_names(&c->get, PCS_GET_PCS);
 		if (!c->get.remainingNumPcs)
 			return;
 	}
@@ -468,6 +479,7 @@ static void pcs_take_cfg(struct pcs_ctx *c)
 {
 	if (c->cfg.totalNumPcs) {
 		pcs_consume(c->id, &c->cfg, PCS_CFG_PCS, c->nstall);
+		pcs_free_names(&c->cfg, PCS_CFG_PCS);
 		c->cfg.totalNumPcs = 0;
 	}
 }

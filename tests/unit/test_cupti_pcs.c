@@ -130,7 +130,7 @@ static void fill_pc(CUpti_PCSamplingPCData *pc, uint64_t off, uint32_t samples, 
 	pc->cubinCrc = 0xc0b1;
 	pc->pcOffset = off;
 	pc->functionIndex = 2;
-	pc->functionName = fn_name;
+	pc->functionName = strdup(fn_name); /* CUPTI allocates it, the caller frees it */
 	pc->stallReasonCount = 1;
 	pc->stallReason[0].pcSamplingStallReasonIndex = 3;
 	pc->stallReason[0].samples = samples;
