@@ -5,6 +5,7 @@
  * into a struct prof_gpu.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,13 +157,22 @@ static int fixed_part(struct ztgpu_reader *r, struct frame *f, size_t sz, int po
 	return 0;
 }
 
-/* A string of the pool: off and len must lie inside it. */
-static int pool_str(struct ztgpu_reader *r, const struct frame *f, uint32_t i, uint32_t off,
-		    uint32_t len)
+/* The fixed part of records of sz bytes with a pool, and every record's
+ * string (the uint32 name_off and name_len at name_at in each record) inside
+ * the pool: checked before any record is added. */
+static int pooled_part(struct ztgpu_reader *r, struct frame *f, size_t sz, size_t name_at)
 {
-	if ((uint64_t)off + len > f->pool_len)
-		return bad(r, "record %u: string at %u (%u bytes) outside the %zu-byte pool", i,
-			   off, len, f->pool_len);
+	uint32_t i, nm[2];
+	int ret;
+
+	if ((ret = fixed_part(r, f, sz, 1)))
+		return ret;
+	for (i = 0; i < f->count; i++) {
+		memcpy(nm, f->pl + (size_t)i * sz + name_at, sizeof(nm));
+		if ((uint64_t)nm[0] + nm[1] > f->pool_len)
+			return bad(r, "record %u: string at %u (%u bytes) outside the %zu-byte pool",
+				   i, nm[0], nm[1], f->pool_len);
+	}
 	return 0;
 }
 
@@ -178,13 +188,10 @@ static int dec_kernels(struct ztgpu_reader *r, struct frame *f, struct prof_gpu 
 	uint32_t i;
 	int ret;
 
-	if ((ret = fixed_part(r, f, sizeof(z), 1)))
+	_Static_assert(offsetof(struct zg_kernel, name_len) == offsetof(struct zg_kernel, name_off) + 4,
+		       "name_off, name_len");
+	if ((ret = pooled_part(r, f, sizeof(z), offsetof(struct zg_kernel, name_off))))
 		return ret;
-	for (i = 0; i < f->count; i++) {
-		memcpy(&z, f->pl + (size_t)i * sizeof(z), sizeof(z));
-		if ((ret = pool_str(r, f, i, z.name_off, z.name_len)))
-			return ret;
-	}
 	for (i = 0; i < f->count; i++) {
 		struct prof_gpu_kernel k = {0};
 
@@ -335,13 +342,10 @@ static int dec_pcs(struct ztgpu_reader *r, struct frame *f, struct prof_gpu *g)
 	uint32_t i;
 	int ret;
 
-	if ((ret = fixed_part(r, f, sizeof(z), 1)))
+	_Static_assert(offsetof(struct zg_pcs, name_len) == offsetof(struct zg_pcs, name_off) + 4,
+		       "name_off, name_len");
+	if ((ret = pooled_part(r, f, sizeof(z), offsetof(struct zg_pcs, name_off))))
 		return ret;
-	for (i = 0; i < f->count; i++) {
-		memcpy(&z, f->pl + (size_t)i * sizeof(z), sizeof(z));
-		if ((ret = pool_str(r, f, i, z.name_off, z.name_len)))
-			return ret;
-	}
 	for (i = 0; i < f->count; i++) {
 		struct prof_gpu_pcs s = {0};
 
@@ -367,13 +371,10 @@ static int dec_stalls(struct ztgpu_reader *r, struct frame *f, struct prof_gpu *
 	uint32_t i;
 	int ret;
 
-	if ((ret = fixed_part(r, f, sizeof(z), 1)))
+	_Static_assert(offsetof(struct zg_stall, name_len) == offsetof(struct zg_stall, name_off) + 4,
+		       "name_off, name_len");
+	if ((ret = pooled_part(r, f, sizeof(z), offsetof(struct zg_stall, name_off))))
 		return ret;
-	for (i = 0; i < f->count; i++) {
-		memcpy(&z, f->pl + (size_t)i * sizeof(z), sizeof(z));
-		if ((ret = pool_str(r, f, i, z.name_off, z.name_len)))
-			return ret;
-	}
 	for (i = 0; i < f->count; i++) {
 		struct prof_gpu_stall s = {.pid = r->pid};
 

@@ -77,20 +77,6 @@ static __attribute__((noinline)) void launch(struct zc *zc, uint64_t now, uint32
 	zc_launch_enter(zc, &l);
 }
 
-struct launches {
-	struct zg_launch l[64];
-	size_t n;
-};
-
-static void get_launch(const struct zgw_fr *fr, const void *rec, void *arg)
-{
-	struct launches *ls = arg;
-
-	if (ls->n < 64)
-		memcpy(&ls->l[ls->n], rec, sizeof(ls->l[0]));
-	ls->n++;
-}
-
 static void test_opts(void **state)
 {
 	struct zc_opts o;
@@ -149,7 +135,7 @@ static void test_opts(void **state)
 static void test_nesting(void **state)
 {
 	struct zg_counters c;
-	struct launches ls = {.n = 0};
+	struct zgw_launches ls = {.n = 0};
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=off");
 
@@ -168,7 +154,7 @@ static void test_nesting(void **state)
 	launch(zc, 400, 22, 307, 1);
 	assert_int_equal(zc_launch_exit(zc, 22), 1);
 	fx_load(&x);
-	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
+	zgwalk_each(&x.f, ZG_LAUNCH, zgwalk_get_launch, &ls);
 	assert_int_equal(ls.n, 6);
 	assert_int_equal(ls.l[4].flags, ZG_L_NESTED);
 	assert_int_equal(ls.l[4].outer_corr, 20);
@@ -196,7 +182,7 @@ static void test_nesting(void **state)
 static void test_rate_limit(void **state)
 {
 	uint64_t t0 = 1000000 * MS;
-	struct launches ls = {.n = 0};
+	struct zgw_launches ls = {.n = 0};
 	struct zg_counters c;
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=unwind,stack_rate=5");
@@ -216,7 +202,7 @@ static void test_rate_limit(void **state)
 	launch(zc, t0 + 1205 * MS, 300, 307, 1);
 	zc_launch_exit(zc, 300);
 	fx_load(&x);
-	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
+	zgwalk_each(&x.f, ZG_LAUNCH, zgwalk_get_launch, &ls);
 	assert_int_equal(ls.n, 17);
 	for (i = 0; i < 17; i++) {
 		int want_stack = i < 5 || (i >= 10 && i < 15) || i == 16;
@@ -259,7 +245,7 @@ static __attribute__((noinline)) void site_b(struct zc *zc, uint32_t corr)
 /* in-process stacks start at the caller's frame and are written once each */
 static void test_stacks(void **state)
 {
-	struct launches ls = {.n = 0};
+	struct zgw_launches ls = {.n = 0};
 	uint64_t ips[ZC_UNWIND_MAX];
 	struct fx x;
 	struct zc *zc = fx_new(&x, "stacks=unwind,stack_rate=100000");
@@ -270,7 +256,7 @@ static void test_stacks(void **state)
 		site_a(zc, i);
 	site_b(zc, 3);
 	fx_load(&x);
-	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
+	zgwalk_each(&x.f, ZG_LAUNCH, zgwalk_get_launch, &ls);
 	assert_int_equal(ls.n, 3);
 	assert_int_equal(zgwalk_count(&x.f, ZG_STACK), 2);
 	assert_int_equal(ls.l[0].flags, ZG_L_STACK);
@@ -303,14 +289,14 @@ static void test_stack_modes(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct launches ls = {.n = 0};
+		struct zgw_launches ls = {.n = 0};
 		struct zg_counters c;
 		struct fx x;
 		struct zc *zc = fx_new(&x, cases[i].opts);
 
 		site_a(zc, 5);
 		fx_load(&x);
-		zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
+		zgwalk_each(&x.f, ZG_LAUNCH, zgwalk_get_launch, &ls);
 		assert_int_equal(ls.n, 1);
 		assert_int_equal(ls.l[0].flags, cases[i].flags);
 		assert_int_equal(zgwalk_count(&x.f, ZG_STACK), cases[i].flags == ZG_L_STACK);
@@ -445,30 +431,12 @@ static void test_frame_chunks(void **state)
 	fx_done(&x);
 }
 
-struct pcs_list {
-	struct zg_pcs p[16];
-	char name[16][32];
-	size_t n;
-};
-
-static void get_pcs(const struct zgw_fr *fr, const void *rec, void *arg)
-{
-	struct pcs_list *l = arg;
-
-	if (l->n < 16) {
-		memcpy(&l->p[l->n], rec, sizeof(l->p[0]));
-		snprintf(l->name[l->n], 32, "%.*s", (int)l->p[l->n].name_len,
-			 zgwalk_str(fr, l->p[l->n].name_off));
-	}
-	l->n++;
-}
-
-static const struct zg_pcs *find_pcs(const struct pcs_list *l, size_t from, uint64_t pc,
+static const struct zg_pcs *find_pcs(const struct zgw_pcs_list *l, size_t from, uint64_t pc,
 				     uint32_t stall, uint32_t corr)
 {
 	size_t i;
 
-	for (i = from; i < l->n && i < 16; i++)
+	for (i = from; i < l->n && i < ZGW_KEEP; i++)
 		if (l->p[i].pc_offset == pc && l->p[i].stall == stall && l->p[i].corr == corr)
 			return &l->p[i];
 	return NULL;
@@ -478,7 +446,7 @@ static const struct zg_pcs *find_pcs(const struct pcs_list *l, size_t from, uint
 static void test_pcs(void **state)
 {
 	const uint32_t a[] = {2, 5, 7, 1, 9, 0}, b[] = {2, 3}, c1[] = {2, 1}, d[] = {2, 4};
-	struct pcs_list l = {.n = 0};
+	struct zgw_pcs_list l = {.n = 0};
 	const struct zg_pcs *p;
 	struct zg_counters c;
 	struct fx x;
@@ -495,7 +463,7 @@ static void test_pcs(void **state)
 	zc_pcs_pc(zc, 0xabc, 0x10, 3, 0, 1, "_Z6kernelv", d, 1);
 	fx_load(&x);
 	assert_int_equal(zgwalk_frames(&x.f, ZG_PCS), 2);
-	zgwalk_each(&x.f, ZG_PCS, get_pcs, &l);
+	zgwalk_each(&x.f, ZG_PCS, zgwalk_get_pcs, &l);
 	assert_int_equal(l.n, 6);
 	p = find_pcs(&l, 0, 0x10, 2, 0);
 	assert_non_null(p);

@@ -295,25 +295,11 @@ static __attribute__((noinline)) void api(CUpti_CallbackDomain dom, CUpti_Callba
 	__asm__ volatile("" ::: "memory");
 }
 
-struct launches {
-	struct zg_launch l[16];
-	size_t n;
-};
-
-static void get_launch(const struct zgw_fr *fr, const void *rec, void *arg)
-{
-	struct launches *ls = arg;
-
-	if (ls->n < 16)
-		memcpy(&ls->l[ls->n], rec, sizeof(ls->l[0]));
-	ls->n++;
-}
-
-static const struct zg_launch *find_launch(const struct launches *ls, uint32_t corr)
+static const struct zg_launch *find_launch(const struct zgw_launches *ls, uint32_t corr)
 {
 	size_t i;
 
-	for (i = 0; i < ls->n && i < 16; i++)
+	for (i = 0; i < ls->n && i < ZGW_KEEP; i++)
 		if (ls->l[i].corr == corr)
 			return &ls->l[i];
 	return NULL;
@@ -325,7 +311,7 @@ static void test_launches(void **state)
 	cudaGraphLaunch_v10000_params gp = {NULL, NULL};
 	cuGraphLaunch_params dgp = {NULL, NULL};
 	CUpti_ActivityKernel10 k;
-	struct launches ls = {.n = 0};
+	struct zgw_launches ls = {.n = 0};
 	struct kernels ks = {.n = 0};
 	uint64_t ips[ZC_UNWIND_MAX], t0 = zc_now();
 	const struct zg_launch *l;
@@ -386,7 +372,7 @@ static void test_launches(void **state)
 	abuf_complete(&a);
 	fx_load(&x);
 
-	zgwalk_each(&x.f, ZG_LAUNCH, get_launch, &ls);
+	zgwalk_each(&x.f, ZG_LAUNCH, zgwalk_get_launch, &ls);
 	assert_int_equal(ls.n, 6);
 	l = find_launch(&ls, 10);
 	assert_non_null(l);
@@ -481,29 +467,11 @@ static void test_module(void **state)
 	fx_done(&x);
 }
 
-struct pcs_list {
-	struct zg_pcs p[16];
-	char name[16][32];
-	size_t n;
-};
-
-static void get_pcs(const struct zgw_fr *fr, const void *rec, void *arg)
-{
-	struct pcs_list *l = arg;
-
-	if (l->n < 16) {
-		memcpy(&l->p[l->n], rec, sizeof(l->p[0]));
-		snprintf(l->name[l->n], 32, "%.*s", (int)l->p[l->n].name_len,
-			 zgwalk_str(fr, l->p[l->n].name_off));
-	}
-	l->n++;
-}
-
-static const struct zg_pcs *find_pcs(const struct pcs_list *l, uint64_t pc, uint32_t stall)
+static const struct zg_pcs *find_pcs(const struct zgw_pcs_list *l, uint64_t pc, uint32_t stall)
 {
 	size_t i;
 
-	for (i = 0; i < l->n && i < 16; i++)
+	for (i = 0; i < l->n && i < ZGW_KEEP; i++)
 		if (l->p[i].pc_offset == pc && l->p[i].stall == stall)
 			return &l->p[i];
 	return NULL;
@@ -517,7 +485,7 @@ static void test_pcs_buffer(void **state)
 	char fname[] = "_Z6kernelPf";
 	CUpti_PCSamplingPCData pcs[3];
 	CUpti_PCSamplingData d;
-	struct pcs_list l = {.n = 0};
+	struct zgw_pcs_list l = {.n = 0};
 	struct zg_counters c;
 	struct fx x;
 
@@ -538,7 +506,7 @@ static void test_pcs_buffer(void **state)
 	fx_start(&x, NULL);
 	ztc_glue_pcs_consume(1, &d);
 	fx_load(&x);
-	zgwalk_each(&x.f, ZG_PCS, get_pcs, &l);
+	zgwalk_each(&x.f, ZG_PCS, zgwalk_get_pcs, &l);
 	assert_int_equal(l.n, 3);
 	assert_int_equal(find_pcs(&l, 0x10, 2)->samples, 8);
 	assert_int_equal(find_pcs(&l, 0x10, 7)->samples, 1);

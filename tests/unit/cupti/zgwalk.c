@@ -347,3 +347,24 @@ void zgwalk_rmdir(const char *dir)
 	closedir(d);
 	rmdir(dir);
 }
+
+void zgwalk_get_launch(const struct zgw_fr *fr, const void *rec, void *arg)
+{
+	struct zgw_launches *ls = arg;
+
+	if (ls->n < ZGW_KEEP)
+		memcpy(&ls->l[ls->n], rec, sizeof(ls->l[0]));
+	ls->n++;
+}
+
+void zgwalk_get_pcs(const struct zgw_fr *fr, const void *rec, void *arg)
+{
+	struct zgw_pcs_list *l = arg;
+
+	if (l->n < ZGW_KEEP) {
+		memcpy(&l->p[l->n], rec, sizeof(l->p[0]));
+		snprintf(l->name[l->n], sizeof(l->name[0]), "%.*s", (int)l->p[l->n].name_len,
+			 zgwalk_str(fr, l->p[l->n].name_off));
+	}
+	l->n++;
+}

@@ -61,6 +61,21 @@ int zgwalk_counters(const struct zgw_file *f, struct zg_counters *c);
  * max of them copied to ips. */
 uint32_t zgwalk_stack(const struct zgw_file *f, uint32_t id, uint64_t *ips, uint32_t max);
 
+/* Collectors for zgwalk_each: the first ZGW_KEEP records of a type (n
+ * counts them all), PC buckets with their function names. */
+#define ZGW_KEEP 64
+struct zgw_launches {
+	struct zg_launch l[ZGW_KEEP];
+	size_t n;
+};
+void zgwalk_get_launch(const struct zgw_fr *fr, const void *rec, void *arg);
+struct zgw_pcs_list {
+	struct zg_pcs p[ZGW_KEEP];
+	char name[ZGW_KEEP][32];
+	size_t n;
+};
+void zgwalk_get_pcs(const struct zgw_fr *fr, const void *rec, void *arg);
+
 /* A fresh directory under /tmp (its name in buf), or NULL. */
 char *zgwalk_tmpdir(char *buf, size_t n);
 /* Remove dir and the files in it. */
