@@ -991,36 +991,11 @@ static int bad(struct reader *r, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-/* A uv that must fit in 32 bits. */
-static int get_u32(struct zcur *c, uint32_t *v)
-{
-	uint64_t x;
-
-	if (zcur_uv(c, &x) || x > UINT32_MAX)
-		return -EBADMSG;
-	*v = (uint32_t)x;
-	return 0;
-}
-
 /* A string without NULs, pointing into the payload. */
 static int get_str(struct zcur *c, const uint8_t **s, size_t *n)
 {
 	if (zcur_bytes(c, s, n) || memchr(*s, 0, *n))
 		return -EBADMSG;
-	return 0;
-}
-
-/* u32 base plus a signed delta, which must land in [0, limit]. */
-static int add_delta(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
-{
-	int64_t x;
-
-	if (d > (int64_t)UINT32_MAX || d < -(int64_t)UINT32_MAX)
-		return -EBADMSG;
-	x = (int64_t)base + d;
-	if (x < 0 || (uint64_t)x > limit)
-		return -EBADMSG;
-	*v = (uint32_t)x;
 	return 0;
 }
 
@@ -1069,8 +1044,8 @@ static int dec_tasks(struct reader *r, struct zcur *c, int apply)
 		int64_t d;
 		int ret;
 
-		if (get_u32(c, &t.kind) || zcur_sv(c, &d) || get_u32(c, &t.pid) ||
-		    get_u32(c, &t.tid) || get_u32(c, &t.ppid) || get_u32(c, &t.ptid))
+		if (zcur_uv32(c, &t.kind) || zcur_sv(c, &d) || zcur_uv32(c, &t.pid) ||
+		    zcur_uv32(c, &t.tid) || zcur_uv32(c, &t.ppid) || zcur_uv32(c, &t.ptid))
 			return bad(r, "task record %llu does not decode", (unsigned long long)i);
 		ts += (uint64_t)d;
 		t.ts = ts;
@@ -1098,9 +1073,9 @@ static int dec_mmaps(struct reader *r, struct zcur *c, int apply)
 		int64_t d;
 		int ret;
 
-		if (zcur_sv(c, &d) || get_u32(c, &m.pid) || get_u32(c, &m.tid) ||
+		if (zcur_sv(c, &d) || zcur_uv32(c, &m.pid) || zcur_uv32(c, &m.tid) ||
 		    zcur_uv(c, &m.start) || zcur_uv(c, &m.len) || zcur_uv(c, &m.pgoff) ||
-		    get_u32(c, &m.prot) || get_u32(c, &m.flags) || zcur_bytes(c, &bid, &bn) ||
+		    zcur_uv32(c, &m.prot) || zcur_uv32(c, &m.flags) || zcur_bytes(c, &bid, &bn) ||
 		    bn > ZT_BUILD_ID_MAX || get_str(c, &path, &pn))
 			return bad(r, "mapping record %llu does not decode", (unsigned long long)i);
 		ts += (uint64_t)d;
@@ -1196,14 +1171,14 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 		int64_t dts, dtid, dpid, dstack, dw;
 
 		if (zcur_sv(&col[COL_TS], &dts) || zcur_sv(&col[COL_TID], &dtid) ||
-		    zcur_sv(&col[COL_PID], &dpid) || get_u32(&col[COL_CPU], &s.cpu) ||
+		    zcur_sv(&col[COL_PID], &dpid) || zcur_uv32(&col[COL_CPU], &s.cpu) ||
 		    zcur_sv(&col[COL_STACK], &dstack) || zcur_sv(&col[COL_WEIGHT], &dw))
 			return bad(r, "sample %llu does not decode", (unsigned long long)i);
 		ts += (uint64_t)dts;
 		weight += (uint64_t)dw;
-		if (add_delta(tid, dtid, UINT32_MAX, &tid) || add_delta(tid, dpid, UINT32_MAX, &s.pid))
+		if (zt_delta_u32(tid, dtid, UINT32_MAX, &tid) || zt_delta_u32(tid, dpid, UINT32_MAX, &s.pid))
 			return bad(r, "sample %llu: bad pid or tid", (unsigned long long)i);
-		if (!r->nr_fmap || add_delta(fid, dstack, r->nr_fmap - 1, &fid))
+		if (!r->nr_fmap || zt_delta_u32(fid, dstack, r->nr_fmap - 1, &fid))
 			return bad(r, "sample %llu: stack id not defined by earlier chunks",
 				   (unsigned long long)i);
 		if (!apply)
@@ -1233,7 +1208,7 @@ static int dec_blob(struct reader *r, struct zcur *c, int apply)
 		size_t len;
 		int ret;
 
-		if (get_u32(c, &kind) || get_u32(c, &pid) || zcur_uv(c, &ts) ||
+		if (zcur_uv32(c, &kind) || zcur_uv32(c, &pid) || zcur_uv(c, &ts) ||
 		    zcur_bytes(c, &d, &len))
 			return bad(r, "blob %llu does not decode", (unsigned long long)i);
 		if (apply && (ret = profile_add_blob(r->p, kind, pid, ts, d, len)))
@@ -1265,8 +1240,8 @@ struct uhead {
 static int get_uhead(struct zcur *c, struct uhead *h)
 {
 	h->skip = h->copy = 0;
-	if (zcur_uv(c, &h->dsample) || zcur_uv(c, &h->ref) || get_u32(c, &h->mask) ||
-	    get_u32(c, &h->same) || zcur_uv(c, &h->len))
+	if (zcur_uv(c, &h->dsample) || zcur_uv(c, &h->ref) || zcur_uv32(c, &h->mask) ||
+	    zcur_uv32(c, &h->same) || zcur_uv(c, &h->len))
 		return -EBADMSG;
 	if (h->ref && (zcur_uv(c, &h->skip) || zcur_uv(c, &h->copy)))
 		return -EBADMSG;

@@ -665,30 +665,6 @@ __attribute__((format(printf, 2, 3))) static int bad(struct ztd_gpu_ctx *x, cons
 	return -EBADMSG;
 }
 
-static int get_u32(struct zcur *c, uint32_t *v)
-{
-	uint64_t x;
-
-	if (zcur_uv(c, &x) || x > UINT32_MAX)
-		return -EBADMSG;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* base + d, which must land in [0, limit]. */
-static int add_delta(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
-{
-	int64_t r;
-
-	if (d > (int64_t)UINT32_MAX || d < -(int64_t)UINT32_MAX)
-		return -EBADMSG;
-	r = (int64_t)base + d;
-	if (r < 0 || (uint64_t)r > limit)
-		return -EBADMSG;
-	*v = (uint32_t)r;
-	return 0;
-}
-
 static int skip_uvs(struct zcur *c, uint64_t n)
 {
 	uint64_t i, x;
@@ -758,8 +734,8 @@ static int dec_meta(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *map
 	for (i = 0; i < n; i++) {
 		struct prof_gpu_stall s;
 
-		if (get_u32(c, &s.pid) || get_u32(c, &s.context) || get_u32(c, &s.index) ||
-		    get_u32(c, &s.name) || s.name >= nstr)
+		if (zcur_uv32(c, &s.pid) || zcur_uv32(c, &s.context) || zcur_uv32(c, &s.index) ||
+		    zcur_uv32(c, &s.name) || s.name >= nstr)
 			return bad(x, "stall %llu does not decode", (unsigned long long)i);
 		if (!apply)
 			continue;
@@ -777,7 +753,7 @@ static int dec_meta(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *map
 					    &ct.launch_stacks,	    &ct.launch_ratelimited,
 					    &ct.mem_dropped,	    &ct.cubins};
 
-		if (get_u32(c, &ct.pid) || zcur_uv(c, &nf) || nf > zcur_left(c))
+		if (zcur_uv32(c, &ct.pid) || zcur_uv(c, &nf) || nf > zcur_left(c))
 			return bad(x, "counters %llu do not decode", (unsigned long long)i);
 		for (k = 0; k < nf; k++) {
 			if (zcur_uv(c, &v))
@@ -793,7 +769,7 @@ static int dec_meta(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *map
 	for (i = 0; i < n; i++) {
 		uint32_t pid, key, value;
 
-		if (get_u32(c, &pid) || get_u32(c, &key) || get_u32(c, &value) || key >= nstr ||
+		if (zcur_uv32(c, &pid) || zcur_uv32(c, &key) || zcur_uv32(c, &value) || key >= nstr ||
 		    value >= nstr)
 			return bad(x, "info %llu does not decode", (unsigned long long)i);
 		if (apply && (ret = prof_gpu_add_info(g, pid, prof_gpu_str(g, map[key]),
@@ -815,8 +791,8 @@ static int dec_cubins(struct zcur *c, int apply, struct prof_gpu *g, struct ztd_
 		size_t len;
 		int ret;
 
-		if (zcur_uv(c, &crc) || get_u32(c, &pid) || get_u32(c, &module) ||
-		    get_u32(c, &context) || zcur_bytes(c, &d, &len))
+		if (zcur_uv(c, &crc) || zcur_uv32(c, &pid) || zcur_uv32(c, &module) ||
+		    zcur_uv32(c, &context) || zcur_bytes(c, &d, &len))
 			return bad(x, "cubin %llu does not decode", (unsigned long long)i);
 		if (apply && (ret = prof_gpu_add_cubin(g, crc, pid, module, context, d, len)) < 0)
 			return ret;
@@ -849,7 +825,7 @@ static int dec_kernels(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *
 		size_t k;
 
 		for (k = 0; k < sizeof(f) / sizeof(f[0]); k++)
-			if (get_u32(c, f[k]))
+			if (zcur_uv32(c, f[k]))
 				break;
 		if (k < sizeof(f) / sizeof(f[0]) || zcur_uv(c, &s.graph_node_id) ||
 		    s.name >= nstr) {
@@ -885,7 +861,7 @@ static int dec_kernels(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *
 		if (zcur_uv(&col[K_SHAPE], &sh) || zcur_sv(&col[K_START], &ds) ||
 		    zcur_sv(&col[K_DUR], &dur) || zcur_sv(&col[K_CORR], &dc) ||
 		    zcur_uv(&col[K_FLAGS], &flags) || sh >= nsh ||
-		    add_delta(corr, dc, UINT32_MAX, &corr)) {
+		    zt_delta_u32(corr, dc, UINT32_MAX, &corr)) {
 			ret = bad(x, "kernel %llu does not decode", (unsigned long long)i);
 			goto out;
 		}
@@ -943,11 +919,11 @@ static int dec_memops(struct zcur *c, int apply, struct prof_gpu *g, struct ztd_
 
 		if (zcur_sv(&col[M_PID], &dp) || zcur_sv(&col[M_START], &ds) ||
 		    zcur_sv(&col[M_DUR], &dur) || zcur_uv(&col[M_BYTES], &m.bytes) ||
-		    zcur_sv(&col[M_CORR], &dc) || get_u32(&col[M_KINDS], &kinds) ||
-		    get_u32(&col[M_DEVICE], &m.device) || get_u32(&col[M_CONTEXT], &m.context) ||
-		    get_u32(&col[M_STREAM], &m.stream) || get_u32(&col[M_VALUE], &m.value) ||
-		    get_u32(&col[M_GRAPH], &m.graph_id) || add_delta(pid, dp, UINT32_MAX, &pid) ||
-		    add_delta(corr, dc, UINT32_MAX, &corr))
+		    zcur_sv(&col[M_CORR], &dc) || zcur_uv32(&col[M_KINDS], &kinds) ||
+		    zcur_uv32(&col[M_DEVICE], &m.device) || zcur_uv32(&col[M_CONTEXT], &m.context) ||
+		    zcur_uv32(&col[M_STREAM], &m.stream) || zcur_uv32(&col[M_VALUE], &m.value) ||
+		    zcur_uv32(&col[M_GRAPH], &m.graph_id) || zt_delta_u32(pid, dp, UINT32_MAX, &pid) ||
+		    zt_delta_u32(corr, dc, UINT32_MAX, &corr))
 			return bad(x, "memory operation %llu does not decode",
 				   (unsigned long long)i);
 		start += (uint64_t)ds;
@@ -995,15 +971,15 @@ static int dec_launches(struct zcur *c, int apply, struct prof_gpu *g, struct zt
 
 		if (zcur_sv(&col[L_PID], &dp) || zcur_sv(&col[L_TID], &dt) ||
 		    zcur_sv(&col[L_TS], &dts) || zcur_sv(&col[L_CORR], &dc) ||
-		    get_u32(&col[L_FLAGS], &l.flags) || get_u32(&col[L_CBID], &l.cbid) ||
-		    get_u32(&col[L_DOMAIN], &l.domain) || add_delta(pid, dp, UINT32_MAX, &pid) ||
-		    add_delta(pid, dt, UINT32_MAX, &l.tid) ||
-		    add_delta(corr, dc, UINT32_MAX, &corr))
+		    zcur_uv32(&col[L_FLAGS], &l.flags) || zcur_uv32(&col[L_CBID], &l.cbid) ||
+		    zcur_uv32(&col[L_DOMAIN], &l.domain) || zt_delta_u32(pid, dp, UINT32_MAX, &pid) ||
+		    zt_delta_u32(pid, dt, UINT32_MAX, &l.tid) ||
+		    zt_delta_u32(corr, dc, UINT32_MAX, &corr))
 			return bad(x, "launch %llu does not decode", (unsigned long long)i);
 		ts += (uint64_t)dts;
 		if (l.flags & PROF_GPU_L_STACK) {
 			zcur_sv(&col[L_STACK], &d);
-			if (!x->nr_fmap || add_delta(stack, d, x->nr_fmap - 1, &stack))
+			if (!x->nr_fmap || zt_delta_u32(stack, d, x->nr_fmap - 1, &stack))
 				return bad(x, "launch %llu: stack id not defined by earlier chunks",
 					   (unsigned long long)i);
 			l.stack = apply ? x->fmap[stack] : stack;
@@ -1011,11 +987,11 @@ static int dec_launches(struct zcur *c, int apply, struct prof_gpu *g, struct zt
 		if (l.flags & PROF_GPU_L_NESTED) {
 			zcur_sv(&col[L_OUTER], &d);
 			if (d < -(int64_t)UINT32_MAX || d > (int64_t)UINT32_MAX ||
-			    add_delta(corr, -d, UINT32_MAX, &l.outer_corr))
+			    zt_delta_u32(corr, -d, UINT32_MAX, &l.outer_corr))
 				return bad(x, "launch %llu: bad outer correlation id",
 					   (unsigned long long)i);
 		}
-		if ((l.flags & PROF_GPU_L_GRAPH) && get_u32(&col[L_GRAPH], &l.graph_id))
+		if ((l.flags & PROF_GPU_L_GRAPH) && zcur_uv32(&col[L_GRAPH], &l.graph_id))
 			return bad(x, "launch %llu: bad graph id", (unsigned long long)i);
 		if (!apply)
 			continue;
@@ -1047,11 +1023,11 @@ static int dec_pcs(struct zcur *c, int apply, struct prof_gpu *g, uint32_t *map,
 		if (zcur_sv(&col[P_PID], &dp) || zcur_sv(&col[P_CONTEXT], &dctx) ||
 		    zcur_sv(&col[P_CRC], &dcrc) || zcur_sv(&col[P_FUNC], &df) ||
 		    zcur_sv(&col[P_FINDEX], &dfi) || zcur_sv(&col[P_PC], &dpc) ||
-		    get_u32(&col[P_STALL], &s.stall) || zcur_uv(&col[P_SAMPLES], &s.samples) ||
-		    get_u32(&col[P_CORR], &s.corr) || add_delta(s.pid, dp, UINT32_MAX, &s.pid) ||
-		    add_delta(s.context, dctx, UINT32_MAX, &s.context) ||
-		    add_delta(s.function_index, dfi, UINT32_MAX, &s.function_index) || !nstr ||
-		    add_delta(func, df, nstr - 1, &func))
+		    zcur_uv32(&col[P_STALL], &s.stall) || zcur_uv(&col[P_SAMPLES], &s.samples) ||
+		    zcur_uv32(&col[P_CORR], &s.corr) || zt_delta_u32(s.pid, dp, UINT32_MAX, &s.pid) ||
+		    zt_delta_u32(s.context, dctx, UINT32_MAX, &s.context) ||
+		    zt_delta_u32(s.function_index, dfi, UINT32_MAX, &s.function_index) || !nstr ||
+		    zt_delta_u32(func, df, nstr - 1, &func))
 			return bad(x, "bucket %llu does not decode", (unsigned long long)i);
 		s.cubin_crc += (uint64_t)dcrc;
 		s.pc_offset += (uint64_t)dpc;
@@ -1076,9 +1052,9 @@ static int dec_overheads(struct zcur *c, int apply, struct prof_gpu *g, struct z
 		struct prof_gpu_overhead o = {0};
 		int64_t dp, ds, dur;
 
-		if (zcur_sv(c, &dp) || zcur_sv(c, &ds) || zcur_sv(c, &dur) || get_u32(c, &o.kind) ||
-		    get_u32(c, &o.object_kind) || get_u32(c, &o.object_id[0]) ||
-		    get_u32(c, &o.object_id[1]) || add_delta(pid, dp, UINT32_MAX, &pid))
+		if (zcur_sv(c, &dp) || zcur_sv(c, &ds) || zcur_sv(c, &dur) || zcur_uv32(c, &o.kind) ||
+		    zcur_uv32(c, &o.object_kind) || zcur_uv32(c, &o.object_id[0]) ||
+		    zcur_uv32(c, &o.object_id[1]) || zt_delta_u32(pid, dp, UINT32_MAX, &pid))
 			return bad(x, "overhead %llu does not decode", (unsigned long long)i);
 		start += (uint64_t)ds;
 		if (!apply)

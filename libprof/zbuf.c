@@ -205,3 +205,26 @@ int zcur_strdup(struct zcur *c, char **s, size_t max)
 	*s = r;
 	return 0;
 }
+
+int zcur_uv32(struct zcur *c, uint32_t *v)
+{
+	uint64_t x;
+
+	if (zcur_uv(c, &x) || x > UINT32_MAX)
+		return -EBADMSG;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int zt_delta_u32(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
+{
+	int64_t x;
+
+	if (d > (int64_t)UINT32_MAX || d < -(int64_t)UINT32_MAX)
+		return -EBADMSG;
+	x = (int64_t)base + d;
+	if (x < 0 || (uint64_t)x > limit)
+		return -EBADMSG;
+	*v = (uint32_t)x;
+	return 0;
+}

@@ -60,6 +60,10 @@ static inline int zcur_sv(struct zcur *c, int64_t *v)
 	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 	return r;
 }
+/* A uv that must fit 32 bits (pids, counts, ids). */
+int zcur_uv32(struct zcur *c, uint32_t *v);
+/* base + d (a decoded delta), which must land in [0, limit]: 0, or -EBADMSG. */
+int zt_delta_u32(uint32_t base, int64_t d, uint64_t limit, uint32_t *v);
 /* uv-length-prefixed bytes; *p points into the cursor's memory. */
 int zcur_bytes(struct zcur *c, const uint8_t **p, size_t *n);
 /* uv-length-prefixed string copied to a new NUL-terminated heap string
