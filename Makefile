@@ -285,6 +285,9 @@ bench-unwind-cmp: $(UNWIND_CMP) $(ZT) $(BUILD)/tests/.stamp-workloads
 install: $(ZT)
 	install -D -m 755 $(ZT) $(DESTDIR)$(PREFIX)/bin/zt
 	for m in man/*.[0-9]; do s=$${m##*.}; install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
+	# the GPU injection library, where zt record --gpu looks for it (../lib/zt beside bin/zt)
+	if [ -f $(BUILD)/libztcupti.so ]; then install -D -m 755 $(BUILD)/libztcupti.so \
+		$(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so; fi
 
 clean:
 	rm -rf build build-asan build-fuzz
