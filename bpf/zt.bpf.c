@@ -118,23 +118,57 @@ static __always_inline bool user_mode(const struct bpf_perf_event_data *ctx)
 #define PT_NREGS 21
 
 /*
+ * Up to ustack_size bytes of the current task's user stack from sp up, into
+ * this CPU's record at offset off (where a zt_ustack_part's data goes). A
+ * global function with scalar arguments, so that the sample program and the
+ * launch program (whose contexts differ) share it. The copy goes a page at
+ * a time (first to the next 4 KiB boundary, then whole pages) so that it
+ * stops exactly at the first page it cannot read, as perf's copy_from_user
+ * does: one large read fails whole when the stack is shallower than the
+ * size. Returns the bytes copied, or -1.
+ */
+__noinline long copy_stack(__u32 off, __u64 sp)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 copied = 0, o = off;
+	__u8 *dst;
+	int i;
+
+	dst = bpf_map_lookup_elem(&uscratch, &cpu);
+	barrier_var(o); /* bounds checked on the register that is used */
+	if (!dst || o > sizeof(struct zt_sample_event) + ZT_USTACK_PART_SIZE)
+		return -1;
+	dst += o;
+	for (i = 0; i < ZT_USTACK_MAX / 4096 + 2; i++) {
+		__u64 n = 4096 - ((sp + copied) & 4095);
+
+		if (copied >= ustack_size || copied > ZT_USTACK_MAX)
+			break;
+		if (n > ustack_size - copied)
+			n = ustack_size - copied;
+		if (n > 4096) /* for the verifier */
+			n = 4096;
+		if (bpf_probe_read_user(dst + copied, n, (void *)(sp + copied)))
+			break;
+		copied += n;
+	}
+	return copied;
+}
+
+/*
  * The snapshot of the user context of the current task, at offset off of
  * this CPU's record (just after its last ip): the registers in DWARF order,
- * then up to ustack_size bytes of stack from sp up. A global function: the
- * verifier checks it once, not once for every state the frame-pointer walk
- * ends in (that is over its limit). The copy goes a page at a time
- * (first to the next 4 KiB boundary, then whole pages) so that it stops
- * exactly at the first page it cannot read, as perf's copy_from_user does:
- * one large read fails whole when the stack is shallower than the size.
- * Returns the bytes of stack copied, or -1 when the task has no user
- * context (a kernel thread: its saved registers are not user mode).
+ * then up to ustack_size bytes of stack from sp up (copy_stack). A global
+ * function: the verifier checks it once, not once for every state the
+ * frame-pointer walk ends in (that is over its limit). Returns the bytes of
+ * stack copied, or -1 when the task has no user context (a kernel thread:
+ * its saved registers are not user mode).
  */
 __noinline long snapshot(struct bpf_perf_event_data *ctx, __u32 off)
 {
-	__u64 r[PT_NREGS], sp, copied = 0, o = off, *p;
+	__u64 r[PT_NREGS], sp, o = off, *p;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u8 *dst, *buf;
-	int i;
+	__u8 *buf;
 
 	buf = bpf_map_lookup_elem(&uscratch, &cpu);
 	barrier_var(o); /* bounds checked on the register that is used */
@@ -190,21 +224,7 @@ __noinline long snapshot(struct bpf_perf_event_data *ctx, __u32 off)
 	p[14] = r[PT_R14];
 	p[15] = r[PT_R15];
 	p[16] = r[PT_IP];
-	dst = (__u8 *)(p + ZT_UREGS);
-	for (i = 0; i < ZT_USTACK_MAX / 4096 + 2; i++) {
-		__u64 n = 4096 - ((sp + copied) & 4095);
-
-		if (copied >= ustack_size || copied > ZT_USTACK_MAX)
-			break;
-		if (n > ustack_size - copied)
-			n = ustack_size - copied;
-		if (n > 4096) /* for the verifier */
-			n = 4096;
-		if (bpf_probe_read_user(dst + copied, n, (void *)(sp + copied)))
-			break;
-		copied += n;
-	}
-	return copied;
+	return copy_stack(o + ZT_USTACK_PART_SIZE, sp);
 }
 
 /* The user stack from ip and the frame-pointer chain at bp, into e->ips
@@ -359,13 +379,19 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct zt_sample_event *e;
-	__u64 nu;
+	__u64 nu, size;
 
 	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
 		return 0;
 	if (filter_mode == ZT_FILTER_TID && !bpf_map_lookup_elem(&tids, &tid))
 		return 0;
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (ustack_size) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		e = bpf_map_lookup_elem(&uscratch, &cpu);
+	} else {
+		e = bpf_map_lookup_elem(&scratch, &zero);
+	}
 	if (!e)
 		return 0;
 	e->flags = ZT_EV_LAUNCH;
@@ -380,6 +406,43 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	e->nu = nu;
 	if (nu > 2 * ZT_BPF_MAX_STACK)
 		nu = 2 * ZT_BPF_MAX_STACK;
-	send(e, ZT_SAMPLE_HDR_SIZE + nu * 8);
+	size = ZT_SAMPLE_HDR_SIZE + nu * 8;
+	if (ustack_size) {
+		/* --call-graph dwarf: the registers and stack at the probe, as a
+		 * sample's, for the offline unwinder */
+		__u64 *p;
+		long got;
+
+		barrier_var(size);
+		if (size > sizeof(struct zt_sample_event))
+			return 0;
+		p = (__u64 *)((__u8 *)e + size);
+		p[0] = ctx->rax;
+		p[1] = ctx->rdx;
+		p[2] = ctx->rcx;
+		p[3] = ctx->rbx;
+		p[4] = ctx->rsi;
+		p[5] = ctx->rdi;
+		p[6] = ctx->rbp;
+		p[7] = ctx->rsp;
+		p[8] = ctx->r8;
+		p[9] = ctx->r9;
+		p[10] = ctx->r10;
+		p[11] = ctx->r11;
+		p[12] = ctx->r12;
+		p[13] = ctx->r13;
+		p[14] = ctx->r14;
+		p[15] = ctx->r15;
+		p[16] = ctx->rip;
+		got = copy_stack(size + ZT_USTACK_PART_SIZE, ctx->rsp);
+		if (got >= 0) {
+			e->flags |= ZT_EV_USTACK;
+			e->ustack_len = got;
+			size += ZT_USTACK_PART_SIZE + got;
+			if (size > sizeof(struct zt_sample_buf))
+				size = sizeof(struct zt_sample_buf);
+		}
+	}
+	send(e, size);
 	return 0;
 }

@@ -513,6 +513,7 @@ static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, 
 /* A CUDA launch the probe in libztcupti.so reported (zt record --gpu). */
 static void on_bpf_launch(struct record *r, const struct zt_sample_event *e)
 {
+	const struct zt_ustack_part *u = sampler_ustack(e);
 	const uint64_t *ips = (const uint64_t *)e->ips;
 	unsigned nu = e->nu;
 
@@ -531,6 +532,12 @@ static void on_bpf_launch(struct record *r, const struct zt_sample_event *e)
 		}
 	}
 	gpurec_launch(r->gr, r->w, e->ts, e->pid, e->tid, e->period, ips, nu);
+	if (u) {
+		/* --call-graph dwarf: unwound offline, as a sample's snapshot */
+		note_err(r, ztdata_write_gpu_launch_ustack(r->w, (1u << PROF_UREGS) - 1,
+							   (const uint64_t *)u->regs, u->data,
+							   e->ustack_len));
+	}
 }
 
 static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t size)
@@ -1120,8 +1127,7 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  "launch stacks per second and thread (default 100; launches past it have no stack)" },
 		{ OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
 		  "launch stacks: usdt (zt's BPF sampler at the library's probe), unwind (libunwind "
-		  "in the process) or off; default usdt when recording with BPF and frame pointers, "
-		  "else unwind" },
+		  "in the process) or off; default usdt when recording with BPF, else unwind" },
 		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
 		{ OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message" },
 		OPT_EOL
@@ -1210,9 +1216,9 @@ static int prepare_workload(struct record *r)
 	signal(SIGPIPE, SIG_IGN);
 	if (r->gpu) {
 		r->gpu_opts.workload = r->command != NULL;
-		/* with --call-graph dwarf the library unwinds launches itself, with
-		 * the binaries' CFI: the probe's records carry frame-pointer chains */
-		if (!r->gpu_opts.stacks && (r->stack_size || !r->use_bpf))
+		/* without BPF the library unwinds launches itself (libunwind);
+		 * with it, zt's sampler takes them at the probe, as samples */
+		if (!r->gpu_opts.stacks && !r->use_bpf)
 			r->gpu_opts.stacks = "unwind";
 		if (gpurec_new(&r->gpu_opts, &r->gr))
 			return -1;

@@ -46,6 +46,7 @@ enum {
 	CH_BLOB = 6,
 	CH_LOST = 7,
 	CH_USTACKS = 8,
+	CH_GPU_LUSTACKS = 16, /* snapshots of GPU launch stacks (--call-graph dwarf) */
 	CH_INDEX = 255,
 };
 
@@ -188,6 +189,13 @@ struct ztdata_writer {
 	size_t nr_index, cap_index;
 	ZSTD_CCtx *cctx;
 	struct ztd_gpu_writer *gpu; /* GPU records (NULL until the first) */
+	/* stack snapshots of GPU launches (GPU_LUSTACKS), sealed after the
+	 * GPU_LAUNCHES chunk of their launches */
+	struct zbuf lus;
+	uint64_t nlus;          /* entries in lus */
+	uint64_t lus_base;      /* delta base: the previous entry's launch */
+	uint64_t nlaunches;     /* launches put so far: the next one's index in the file */
+	uint64_t lus_launch;    /* the launch a snapshot may go to, + 1 (0: none) */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
@@ -367,6 +375,27 @@ static int seal_gpu(struct ztdata_writer *w, uint32_t type)
 	return ret;
 }
 
+/* The launch snapshots, after the launches they belong to. */
+static int seal_lus(struct ztdata_writer *w)
+{
+	int ret;
+
+	if (!w->nlus)
+		return 0;
+	if (w->gpu && (ret = seal_gpu(w, ZTD_GPU_LAUNCHES)))
+		return ret;
+	zbuf_reset(&w->payload);
+	zbuf_put_uv(&w->payload, w->nlus);
+	zbuf_put(&w->payload, w->lus.data, w->lus.len);
+	if (w->lus.err || w->payload.err)
+		return -ENOMEM;
+	ret = emit_chunk(w, CH_GPU_LUSTACKS, &w->payload);
+	zbuf_reset(&w->lus);
+	w->nlus = 0;
+	w->lus_base = 0;
+	return ret;
+}
+
 /* Everything buffered becomes chunks in w->out, in the documented order. */
 static int seal_all(struct ztdata_writer *w)
 {
@@ -393,7 +422,7 @@ static int seal_all(struct ztdata_writer *w)
 	for (t = ZTD_GPU_FIRST; w->gpu && t <= ZTD_GPU_LAST; t++)
 		if ((ret = seal_gpu(w, t)))
 			return ret;
-	return 0;
+	return seal_lus(w);
 }
 
 static int fail(struct ztdata_writer *w, int err)
@@ -475,6 +504,7 @@ void ztdata_writer_free(struct ztdata_writer *w)
 	for (i = 0; i < NR_COLS; i++)
 		zbuf_release(&w->cols[i]);
 	zbuf_release(&w->payload);
+	zbuf_release(&w->lus);
 	zbuf_release(&w->out);
 	zbuf_release(&w->uhdr);
 	zbuf_release(&w->udata);
@@ -821,6 +851,9 @@ static int write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launc
 		ret = intern_stack(w, ips, nk, nu, &id);
 	if (!ret)
 		ret = ztd_gpu_put_launch(w->gpu, l, id);
+	if (!ret)
+		w->nlaunches++;
+	w->lus_launch = 0;
 	return gpu_done(w, ZTD_GPU_LAUNCHES, ret);
 }
 
@@ -876,12 +909,44 @@ int ztdata_write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launc
 		return ret;
 	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES || (!ips && nk + nu))
 		return -EINVAL;
-	return write_gpu_launch(w, l, ips, nk, nu, ips != NULL);
+	ret = write_gpu_launch(w, l, ips, nk, nu, ips != NULL);
+	if (!ret)
+		w->lus_launch = w->nlaunches; /* its index + 1 */
+	return ret;
+}
+
+int ztdata_write_gpu_launch_ustack(struct ztdata_writer *w, uint32_t regs_mask,
+				   const uint64_t *regs, const void *stack, size_t len)
+{
+	int ret = check_writable(w);
+
+	if (ret)
+		return ret;
+	if (!w->lus_launch)
+		return -EINVAL;
+	if (len > PROF_USTACK_MAX)
+		return -E2BIG;
+	regs_mask &= (1u << PROF_UREGS) - 1;
+	zbuf_put_uv(&w->lus, w->lus_launch - 1 - w->lus_base);
+	zbuf_put_uv(&w->lus, regs_mask);
+	for (int i = 0; i < PROF_UREGS; i++)
+		if (regs_mask & (1u << i))
+			zbuf_put_u64le(&w->lus, regs[i]);
+	zbuf_put_uv(&w->lus, len);
+	zbuf_put(&w->lus, stack, len);
+	if (w->lus.err)
+		return fail(w, -ENOMEM);
+	w->lus_base = w->lus_launch - 1;
+	w->lus_launch = 0;
+	w->nlus++;
+	if (w->lus.len >= SEAL_BYTES && (ret = seal_lus(w)))
+		return fail(w, ret);
+	return 0;
 }
 
 size_t ztdata_writer_pending(const struct ztdata_writer *w)
 {
-	size_t n = w->out.len + ustack_pending(w) + ztd_gpu_pending(w->gpu, 0);
+	size_t n = w->out.len + ustack_pending(w) + ztd_gpu_pending(w->gpu, 0) + w->lus.len;
 	int i;
 
 	for (i = 0; i < NR_ROWS; i++)
@@ -970,6 +1035,8 @@ struct reader {
 	 * are only checked and counted, USTACKS chunks go to ustack_fn */
 	prof_ustack_fn ustack_fn;
 	void *ustack_arg;
+	uint64_t nlaunches;    /* GPU launches in the GPU_LAUNCHES chunks read so far */
+	uint64_t lus_next;     /* a launch snapshot may go to launches from this index on */
 	int fn_ret;            /* ustack_fn's nonzero return: the pass stops */
 	uint64_t u_next;       /* the next snapshot's sample must be at least this */
 	struct uent {          /* the last UREF_MAX entries of a USTACKS chunk */
@@ -1335,6 +1402,60 @@ static int ustack_entries(struct reader *r, const uint8_t *pl, size_t raw, const
 }
 
 /*
+ * GPU_LUSTACKS (second pass only): each entry a GPU launch's index (a
+ * delta), the registers recorded and the stack bytes, handed to ustack_fn
+ * with launch set. Checked whole before the first is handed over.
+ */
+static int dec_lustacks(struct reader *r, const uint8_t *pl, size_t raw)
+{
+	for (int apply = 0; apply < 2; apply++) {
+		uint64_t n, i, idx = 0, next = r->lus_next;
+		struct zcur c;
+
+		zcur_init(&c, pl, raw);
+		if (zcur_uv(&c, &n) || n > raw)
+			return bad(r, "bad snapshot count");
+		for (i = 0; i < n; i++) {
+			struct prof_ustack u = { .launch = 1 };
+			uint64_t d, mask, len;
+			const uint8_t *data;
+			size_t got;
+			int k;
+
+			if (zcur_uv(&c, &d) || zcur_uv(&c, &mask) || mask >> PROF_UREGS)
+				return bad(r, "launch snapshot %llu: bad header", (unsigned long long)i);
+			idx += d;
+			if (idx < next || idx >= r->nlaunches || idx + d < d)
+				return bad(r, "launch snapshot %llu: launch %llu not after the previous "
+					   "one or not in an earlier GPU_LAUNCHES chunk",
+					   (unsigned long long)i, (unsigned long long)idx);
+			next = idx + 1;
+			for (k = 0; k < PROF_UREGS; k++)
+				if ((mask & (1u << k)) && zcur_u64le(&c, &u.regs[k]))
+					return bad(r, "launch snapshot %llu: short registers",
+						   (unsigned long long)i);
+			if (zcur_bytes(&c, &data, &got) || got > PROF_USTACK_MAX)
+				return bad(r, "launch snapshot %llu: bad stack bytes",
+					   (unsigned long long)i);
+			len = got;
+			if (!apply)
+				continue;
+			u.sample = idx;
+			u.regs_mask = (uint32_t)mask;
+			u.data = data;
+			u.len = len;
+			if ((k = r->ustack_fn(r->ustack_arg, &u))) {
+				r->fn_ret = k;
+				return 1;
+			}
+		}
+		if (apply)
+			r->lus_next = next;
+	}
+	return 0;
+}
+
+/*
  * USTACKS, in the second pass only. pl is the payload. All of it is
  * checked before the first entry goes to the callback, so a bad chunk
  * gives nothing. Returns 0, 1 when the callback stopped the pass
@@ -1463,7 +1584,7 @@ static const char *chunk_name(uint32_t type, char *buf, size_t n)
 					     "BLOB",	   "LOST",	   "USTACKS",
 					     "GPU_META",   "GPU_CUBINS",   "GPU_KERNELS",
 					     "GPU_MEMOPS", "GPU_LAUNCHES", "GPU_PCS",
-					     "GPU_OVERHEADS" };
+					     "GPU_OVERHEADS", "GPU_LUSTACKS" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -1622,7 +1743,18 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 			info->skipped++;
 		}
 	}
-	if (type == CH_USTACKS) {
+	if (type == CH_GPU_LUSTACKS) {
+		/* launch snapshots: as USTACKS, for the second pass only */
+		info->ustack_chunks++;
+		if (r->ustack_fn) {
+			ret = chunk_payload(r, flags, h + CHUNK_HDR, stored, raw, &pl);
+			if (ret)
+				return ret;
+			ret = dec_lustacks(r, pl, raw);
+			if (ret)
+				return ret;
+		}
+	} else if (type == CH_USTACKS) {
 		/* the first pass leaves snapshots alone: not even decompressed */
 		info->ustack_chunks++;
 		if (r->ustack_fn) {
@@ -1643,6 +1775,13 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 		ret = dec(r, &c, 0);
 		if (ret)
 			return ret;
+		if (type == ZTD_GPU_LAUNCHES) { /* checked: starts with its count */
+			uint64_t n = 0;
+
+			zcur_init(&c, pl, raw);
+			zcur_uv(&c, &n);
+			r->nlaunches += n;
+		}
 		if (type != CH_INDEX && !r->ustack_fn) {
 			zcur_init(&c, pl, raw);
 			ret = dec(r, &c, 1);

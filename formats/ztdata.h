@@ -74,6 +74,13 @@ int ztdata_write_gpu(struct ztdata_writer *w, const struct prof_gpu *g,
  * ignored). */
 int ztdata_write_gpu_launch(struct ztdata_writer *w, const struct prof_gpu_launch *l,
 			    const uint64_t *ips, unsigned nk, unsigned nu);
+/* Attach a user-stack snapshot (as ztdata_write_ustack()'s) to the launch
+ * ztdata_write_gpu_launch() wrote last (--call-graph dwarf: zt's BPF
+ * sampler took it at the USDT probe); readers hand it to the second pass
+ * with prof_ustack.launch set. -EINVAL when no such launch precedes it
+ * (or it already has one), -E2BIG, -ENOMEM. */
+int ztdata_write_gpu_launch_ustack(struct ztdata_writer *w, uint32_t regs_mask,
+				   const uint64_t *regs, const void *stack, size_t len);
 
 /* Bytes of records buffered and not yet written (to flush early when large). */
 size_t ztdata_writer_pending(const struct ztdata_writer *w);

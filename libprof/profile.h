@@ -100,7 +100,9 @@ struct prof_blob {
 #define PROF_USTACK_MAX 65528 /* perf's largest --call-graph dwarf,SIZE */
 
 struct prof_ustack {
-	size_t sample;            /* index into the profile's samples */
+	size_t sample;            /* index into the profile's samples, or with launch
+				     into its GPU launches (p->gpu->launches) */
+	uint32_t launch;          /* 1: the snapshot of a GPU launch's stack, not a sample's */
 	uint32_t regs_mask;       /* bit i: regs[i] was recorded (others read as 0) */
 	uint64_t regs[PROF_UREGS];
 	const uint8_t *data;      /* len bytes of stack from regs[PROF_UREG_SP] up;

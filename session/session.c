@@ -10,6 +10,7 @@
 #include "formats/perfdata.h"
 #include "formats/ztdata.h"
 #include "libprof/fileio.h"
+#include "libprof/gpu.h"
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "session/session.h"
@@ -171,10 +172,45 @@ static void progress(const struct session_opts *o, const char *what, uint64_t do
 
 #define UNWINDING "unwinding user stacks"
 
+/* A GPU launch's snapshot (zt record --gpu --call-graph dwarf, taken by
+ * the BPF sampler at the USDT probe): its stack becomes the unwinding,
+ * with the frame-pointer chain it has as the one to splice. */
+static int unwind_launch(struct unwind_pass *ps, const struct prof_ustack *u)
+{
+	static __thread uint64_t ips[ZT_MAX_FRAMES];
+	struct prof_gpu *g = ps->p->gpu;
+	struct prof_gpu_launch *l;
+	const uint64_t *fp = NULL;
+	enum unwind_stop stop;
+	unsigned nfp = 0;
+	uint32_t id;
+	int n;
+
+	if (!g || u->sample >= g->nr_launches)
+		return 0;
+	l = &g->launches[u->sample];
+	if (l->stack != PROF_GPU_NO_STACK && l->stack < ps->p->nr_stacks) {
+		const struct prof_stack *st = &ps->p->stacks[l->stack];
+
+		fp = profile_stack_ips(ps->p, l->stack) + st->nk;
+		nfp = st->nu;
+	}
+	n = unwinder_unwind(ps->uw, l->pid, l->tid, l->ts, u, fp, nfp, ips, ZT_MAX_FRAMES, &stop);
+	if (n < 0)
+		return n;
+	if (!n || profile_intern_stack(ps->p, ips, 0, (unsigned)n, &id))
+		return n ? -ENOMEM : 0;
+	l->stack = id;
+	l->flags |= PROF_GPU_L_STACK;
+	return 0;
+}
+
 static int on_ustack(void *arg, const struct prof_ustack *u)
 {
 	struct unwind_pass *ps = arg;
 
+	if (u->launch)
+		return unwind_launch(ps, u);
 	if (!(++ps->done & 1023))
 		progress(ps->o, UNWINDING, ps->done, ps->p->nr_samples);
 	return unwinder_apply(ps->uw, ps->p, u);

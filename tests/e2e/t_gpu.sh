@@ -94,13 +94,23 @@ check "the first kernel lies within the CPU samples' time range" \
 "$ZT" report -i fp.data --stdio --no-children > fp-report.txt 2>&1
 check "the CPU side is there: burn_cpu on top" [ "$(top_symbol fp-report.txt)" = burn_cpu ]
 
-# ---- --call-graph dwarf: the library unwinds launches itself (libunwind, CFI) --
+# ---- --call-graph dwarf: the probe's snapshot, unwound offline as a sample's ----
 LD_LIBRARY_PATH=$SD "$ZT" record --gpu --call-graph dwarf -o dw.data -- "$G/cuda_app" "$G/kernels.cubin" 20 > dw.out 2> dw.err
 check "record --gpu --call-graph dwarf exits 0" [ $? -eq 0 ]
-"$ZT" script -i dw.data --gpu > dw.txt 2>/dev/null
+"$ZT" script -v -i dw.data --gpu > dw.txt 2> dw-script.err
 awk '/cuda:kernel:.*name=hot_loop/ { f = 1; s = ""; next } f && /^$/ { print s; f = 0 } f { s = s " " $2 }' dw.txt > dw-hot.txt
-check "unwound in the process: launch_hot <- step_physics <- run_frames <- main" \
+check "unwound offline: launch_hot <- step_physics <- run_frames <- main" \
 	contains dw-hot.txt 'launch_hot\+0x[0-9a-f]+ step_physics\+0x[0-9a-f]+ run_frames\+0x[0-9a-f]+ main\+'
+nsamp=$("$ZT" script -i dw.data --cpu 2>/dev/null | grep -c '^[^	]')
+nsnap=$(sed -n 's/.*unwound \([0-9]*\) user stacks.*/\1/p' dw-script.err)
+echo "  snapshots unwound: ${nsnap:-?}, CPU samples: $nsamp, launches: 45"
+check "the launches' snapshots were unwound with the samples'" [ "${nsnap:-0}" -ge $((nsamp + 45)) ]
+# ---- the library's own unwinding (libunwind, in the process) ----------------------
+LD_LIBRARY_PATH=$SD "$ZT" record --gpu --gpu-stacks unwind -g -o uw.data -- "$G/cuda_app" "$G/kernels.cubin" 20 > uw.out 2> uw.err
+"$ZT" script -i uw.data --gpu > uw.txt 2>/dev/null
+awk '/cuda:kernel:.*name=saxpy/ { f = 1; s = ""; next } f && /^$/ { print s; f = 0 } f { s = s " " $2 }' uw.txt > uw-saxpy.txt
+check "unwound in the process: launch_saxpy <- run_frames <- main" \
+	contains uw-saxpy.txt 'launch_saxpy\+0x[0-9a-f]+ run_frames\+0x[0-9a-f]+ main\+'
 check "a rate limit per thread: --gpu-stack-rate" \
 	"$ZT" record --gpu --gpu-stack-rate 5 --gpu-pcs off -q -o rl.data -- env LD_LIBRARY_PATH="$SD" "$G/cuda_app" "$G/kernels.cubin" 20
 "$ZT" script -i rl.data --gpu > rl.txt 2>/dev/null

@@ -1057,13 +1057,135 @@ static void test_seed_corpus(void **state)
 	}
 }
 
+/* Launch snapshots (GPU_LUSTACKS): attached to the launch written last,
+ * numbered by launch in the file, handed to the second pass with launch
+ * set, after and apart from the samples' snapshots. */
+struct lus_got {
+	size_t launch[8], sample[8], len[8], nl, ns;
+	uint64_t rip[8];
+	uint8_t first[8];
+};
+
+static int collect_lus(void *arg, const struct prof_ustack *u)
+{
+	struct lus_got *g = arg;
+
+	if (u->launch) {
+		if (g->nl < 8) {
+			g->launch[g->nl] = u->sample;
+			g->len[g->nl] = u->len;
+			g->rip[g->nl] = u->regs[PROF_UREG_IP];
+			g->first[g->nl] = u->len ? u->data[0] : 0;
+		}
+		g->nl++;
+	} else {
+		if (g->ns < 8)
+			g->sample[g->ns] = u->sample;
+		g->ns++;
+	}
+	return 0;
+}
+
+static void test_launch_snapshots(void **state)
+{
+	uint64_t regs[PROF_UREGS] = {0}, ips[2] = {0x401000, 0x402000};
+	uint8_t stack[64];
+	struct prof_gpu_launch l = {.pid = 7, .tid = 8, .corr = 1, .cbid = 307, .domain = 1,
+				    .flags = PROF_GPU_L_STACK | PROF_GPU_L_USDT};
+	struct profile st, p;
+	struct prof_gpu *g;
+	struct ztdata_read_info info;
+	struct lus_got got = {0};
+	struct ztdata_writer *w;
+	uint8_t *d;
+	size_t len;
+	int fd;
+
+	memset(stack, 0xab, sizeof(stack));
+	w = writer(&fd);
+	/* nothing to attach to yet */
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, 0xffff, regs, stack, 8), -EINVAL);
+	/* launch 0 with a snapshot */
+	regs[PROF_UREG_SP] = 0x7ffd0000;
+	regs[PROF_UREG_IP] = 0x401000;
+	assert_int_equal(ztdata_write_gpu_launch(w, &l, ips, 0, 2), 0);
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, (1u << PROF_UREGS) - 1, regs, stack,
+							sizeof(stack)), 0);
+	/* one snapshot a launch */
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, 0xffff, regs, stack, 8), -EINVAL);
+	/* launches 1 and 2 from a process's file (no snapshots for those) */
+	profile_init(&st);
+	g = make_gpu(&st, 1);
+	assert_true(g->nr_launches >= 2);
+	assert_int_equal(ztdata_write_gpu(w, g, &st), 0);
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, 0xffff, regs, stack, 8), -EINVAL);
+	/* a sample with its own snapshot between, then a launch after a flush */
+	assert_int_equal(ztdata_write_sample(w, 5, 1, 7, 8, 0, ips, 0, 2), 0);
+	assert_int_equal(ztdata_write_ustack(w, (1u << PROF_UREGS) - 1, regs, stack, 16), 0);
+	assert_int_equal(ztdata_writer_flush(w), 0);
+	l.corr = 99;
+	regs[PROF_UREG_IP] = 0x402222;
+	stack[0] = 0x5a;
+	assert_int_equal(ztdata_write_gpu_launch(w, &l, ips, 0, 2), 0);
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, 0, regs, stack, PROF_USTACK_MAX + 8),
+			 -E2BIG);
+	assert_int_equal(ztdata_write_gpu_launch_ustack(w, 0x1ffff, regs, stack, 24), 0);
+	d = finish(w, fd, &len);
+
+	profile_init(&p);
+	assert_int_equal(ztdata_read_mem(d, len, &p, &info), 0);
+	assert_non_null(p.gpu);
+	assert_int_equal(p.gpu->nr_launches, g->nr_launches + 2);
+	assert_int_equal(info.ustack_chunks, 3); /* USTACKS, two GPU_LUSTACKS */
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect_lus, &got, NULL), 0);
+	assert_int_equal(got.ns, 1);
+	assert_int_equal(got.sample[0], 0);
+	assert_int_equal(got.nl, 2);
+	assert_int_equal(got.launch[0], 0);
+	assert_int_equal(got.len[0], sizeof(stack));
+	assert_int_equal(got.rip[0], 0x401000);
+	assert_int_equal(got.first[0], 0xab);
+	assert_int_equal(got.launch[1], g->nr_launches + 1);
+	assert_int_equal(got.len[1], 24);
+	assert_int_equal(got.rip[1], 0x402222);
+	assert_int_equal(got.first[1], 0x5a);
+	assert_int_equal(p.gpu->launches[got.launch[1]].corr, 99);
+	profile_release(&p);
+	if (getenv("ZTDATA_CORPUS_DIR")) { /* a fuzz seed: uncompressed, so mutations land */
+		struct zbuf u;
+
+		uncompress_all(d, len, &u);
+		write_seed(getenv("ZTDATA_CORPUS_DIR"), "gpu-launch-snapshots.ztdata", u.data, u.len, 1);
+		zbuf_release(&u);
+	}
+	prof_gpu_free(g);
+	profile_release(&st);
+	free(d);
+}
+
+static void test_launch_snapshots_bad(void **state)
+{
+	/* a GPU_LUSTACKS entry naming a launch the file does not have */
+	static const uint8_t pl[] = {1, 0, 0, 0};
+	struct lus_got got = {0};
+	struct craft c;
+
+	craft_init(&c);
+	craft_chunk(&c, 16, pl, sizeof(pl));
+	assert_int_equal(ztdata_read_ustacks_mem(c.b.data, c.b.len, collect_lus, &got, NULL),
+			 -EBADMSG);
+	assert_int_equal(got.nl, 0);
+	zbuf_release(&c.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),   cmocka_unit_test(test_flushes),
 		cmocka_unit_test(test_bad_args),    cmocka_unit_test(test_early_seal),
 		cmocka_unit_test(test_crafted),	    cmocka_unit_test(test_bytes_per_record),
-		cmocka_unit_test(test_seed_corpus),
+		cmocka_unit_test(test_seed_corpus), cmocka_unit_test(test_launch_snapshots),
+		cmocka_unit_test(test_launch_snapshots_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
