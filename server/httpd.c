@@ -304,65 +304,57 @@ static enum MHD_Result store_error(struct zh_req *q, struct MHD_Connection *con,
 	return fail(q, con, 500, "the store failed (%s): see the server's log", strerror(-rc));
 }
 
+/* One Prometheus metric: its HELP and TYPE lines and its value. */
+static void metric(struct zbuf *b, const char *name, const char *type, const char *help,
+		   uint64_t v)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "# HELP %s %s\n# TYPE %s %s\n%s %" PRIu64 "\n", name,
+			 help, name, type, name, v);
+
+	if (n > 0)
+		zbuf_put(b, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 static void metrics_text(struct zh *h, struct zbuf *b)
 {
 	struct zs_store_stats st;
-	char line[256];
+	char line[96];
 	int n;
 	unsigned c;
-
-#define LINE(...)                                                                          \
-	do {                                                                               \
-		n = snprintf(line, sizeof(line), __VA_ARGS__);                             \
-		if (n > 0)                                                                 \
-			zbuf_put(b, line,                                                  \
-				 (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1); \
-	} while (0)
+	static const char req_head[] = "# HELP zt_requests_total HTTP requests answered, by status "
+				       "code.\n# TYPE zt_requests_total counter\n";
 
 	memset(&st, 0, sizeof(st));
 	zs_store_stats(h->store, &st);
-	LINE("# HELP zt_requests_total HTTP requests answered, by status code.\n"
-	     "# TYPE zt_requests_total counter\n");
-	for (c = 100; c < MAX_CODE; c++)
-		if (get(&h->codes[c]))
-			LINE("zt_requests_total{code=\"%u\"} %" PRIu64 "\n", c, get(&h->codes[c]));
-	LINE("# HELP zt_request_bytes_total Request body bytes received.\n"
-	     "# TYPE zt_request_bytes_total counter\nzt_request_bytes_total %" PRIu64 "\n",
-	     get(&h->bytes_in));
-	LINE("# HELP zt_response_bytes_total Response body bytes sent.\n"
-	     "# TYPE zt_response_bytes_total counter\nzt_response_bytes_total %" PRIu64 "\n",
-	     get(&h->bytes_out));
-	LINE("# HELP zt_requests_in_flight Requests being served.\n"
-	     "# TYPE zt_requests_in_flight gauge\nzt_requests_in_flight %" PRIu64 "\n",
-	     get(&h->in_flight));
-	LINE("# HELP zt_timeouts_total Connections closed for inactivity.\n"
-	     "# TYPE zt_timeouts_total counter\nzt_timeouts_total %" PRIu64 "\n",
-	     get(&h->timeouts));
-	LINE("# HELP zt_ingested_total Profiles stored by this process (new ones).\n"
-	     "# TYPE zt_ingested_total counter\nzt_ingested_total %" PRIu64 "\n",
-	     get(&h->ingested));
-	LINE("# HELP zt_ingest_errors_total Uploads refused or failed (this process).\n"
-	     "# TYPE zt_ingest_errors_total counter\nzt_ingest_errors_total %" PRIu64 "\n",
-	     get(&h->ingest_errors) + st.ingest_errors);
-	LINE("# HELP zt_profiles Profiles in the store.\n"
-	     "# TYPE zt_profiles gauge\nzt_profiles %" PRIu64 "\n",
-	     st.profiles);
-	LINE("# HELP zt_samples_total Samples of the stored profiles.\n"
-	     "# TYPE zt_samples_total gauge\nzt_samples_total %" PRIu64 "\n",
-	     st.samples);
-	LINE("# HELP zt_stored_bytes Bytes of the stored recordings.\n"
-	     "# TYPE zt_stored_bytes gauge\nzt_stored_bytes %" PRIu64 "\n",
-	     st.bytes);
-	LINE("# HELP zt_symbols Build ids with symbols in the store.\n"
-	     "# TYPE zt_symbols gauge\nzt_symbols %" PRIu64 "\n",
-	     st.symbols);
-	LINE("# HELP zt_symbolized_frames_total Frames symbolized for queries.\n"
-	     "# TYPE zt_symbolized_frames_total counter\nzt_symbolized_frames_total %" PRIu64 "\n",
-	     st.symbolized_frames);
-	LINE("# HELP zt_frame_cache_hits_total Symbolized frames found in the cache.\n"
-	     "# TYPE zt_frame_cache_hits_total counter\nzt_frame_cache_hits_total %" PRIu64 "\n",
-	     st.frame_cache_hits);
-#undef LINE
+	zbuf_put(b, req_head, sizeof(req_head) - 1);
+	for (c = 100; c < MAX_CODE; c++) {
+		if (!get(&h->codes[c]))
+			continue;
+		n = snprintf(line, sizeof(line), "zt_requests_total{code=\"%u\"} %" PRIu64 "\n", c,
+			     get(&h->codes[c]));
+		if (n > 0 && (size_t)n < sizeof(line))
+			zbuf_put(b, line, (size_t)n);
+	}
+	metric(b, "zt_request_bytes_total", "counter", "Request body bytes received.",
+	       get(&h->bytes_in));
+	metric(b, "zt_response_bytes_total", "counter", "Response body bytes sent.",
+	       get(&h->bytes_out));
+	metric(b, "zt_requests_in_flight", "gauge", "Requests being served.", get(&h->in_flight));
+	metric(b, "zt_timeouts_total", "counter", "Connections closed for inactivity.",
+	       get(&h->timeouts));
+	metric(b, "zt_ingested_total", "counter", "Profiles stored by this process (new ones).",
+	       get(&h->ingested));
+	metric(b, "zt_ingest_errors_total", "counter", "Uploads refused or failed (this process).",
+	       get(&h->ingest_errors) + st.ingest_errors);
+	metric(b, "zt_profiles", "gauge", "Profiles in the store.", st.profiles);
+	metric(b, "zt_samples_total", "gauge", "Samples of the stored profiles.", st.samples);
+	metric(b, "zt_stored_bytes", "gauge", "Bytes of the stored recordings.", st.bytes);
+	metric(b, "zt_symbols", "gauge", "Build ids with symbols in the store.", st.symbols);
+	metric(b, "zt_symbolized_frames_total", "counter", "Frames symbolized for queries.",
+	       st.symbolized_frames);
+	metric(b, "zt_frame_cache_hits_total", "counter", "Symbolized frames found in the cache.",
+	       st.frame_cache_hits);
 }
 
 static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
