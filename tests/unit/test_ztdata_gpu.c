@@ -27,6 +27,7 @@
 #include "formats/ztdata.h"
 #include "libprof/gpu.h"
 #include "libprof/zbuf.h"
+#include "tests/unit/testutil.h"
 
 #define CH_STACKS	 4
 #define CH_SAMPLES	 5
@@ -995,13 +996,9 @@ static void write_seed(const char *dir, const char *name, const uint8_t *d, size
 	struct ztdata_read_info info;
 	struct profile p;
 	char path[4096];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(d, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	assert_int_equal(write_bytes(path, d, len, 0644), 0);
 	assert_true(len < 20000);
 	profile_init(&p);
 	assert_int_equal(ztdata_read_file(path, &p, &info), 0);

@@ -67,12 +67,16 @@ int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *siz
 
 int write_text(const char *path, const char *text, unsigned mode)
 {
+	return write_bytes(path, text, strlen(text), mode);
+}
+
+int write_bytes(const char *path, const void *data, size_t len, unsigned mode)
+{
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
-	ssize_t n = (ssize_t)strlen(text);
 
 	if (fd < 0)
 		return -1;
-	if (write(fd, text, (size_t)n) != n || fchmod(fd, (mode_t)mode)) {
+	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, (mode_t)mode)) {
 		close(fd);
 		return -1;
 	}

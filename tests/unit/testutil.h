@@ -3,6 +3,7 @@
 #ifndef ZT_TESTUTIL_H
 #define ZT_TESTUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* system() of a printf-formatted shell command (at most 8 KiB). */
@@ -16,5 +17,7 @@ int file_offset(const char *path, const char *name, uint64_t *off, uint64_t *siz
 /* Write text to path (created or truncated) with this mode, which is set
  * even on an existing file. 0, or -1 with errno. */
 int write_text(const char *path, const char *text, unsigned mode);
+/* The same with len bytes of data. */
+int write_bytes(const char *path, const void *data, size_t len, unsigned mode);
 
 #endif
