@@ -162,6 +162,7 @@ struct unwind_pass {
 	struct profile *p;
 	const struct session_opts *o;
 	uint64_t done;
+	uint64_t launches; /* GPU launch snapshots unwound */
 };
 
 static void progress(const struct session_opts *o, const char *what, uint64_t done, uint64_t total)
@@ -200,6 +201,7 @@ static int unwind_launch(struct unwind_pass *ps, const struct prof_ustack *u)
 		return n;
 	if (!n || profile_intern_stack(ps->p, ips, 0, (unsigned)n, &id))
 		return n ? -ENOMEM : 0;
+	ps->launches++;
 	l->stack = id;
 	l->flags |= PROF_GPU_L_STACK;
 	return 0;
@@ -259,10 +261,10 @@ static int unwind_stacks(struct session *s, const struct zt_image *img, const st
 					      (unsigned long long)st.stop[i]);
 	if (st.snapshots) {
 		zt_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
-			"with frame pointers; %llu binaries in %llu processes): %s",
+			"with frame pointers; %llu binaries in %llu processes; %llu GPU launches'): %s",
 			(unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
 			(unsigned long long)st.spliced, (unsigned long long)st.modules,
-			(unsigned long long)st.dwfls, n ? msg : "");
+			(unsigned long long)st.dwfls, (unsigned long long)ps.launches, n ? msg : "");
 		if (st.stop[UNWIND_STACK_END] * 5 > st.snapshots)
 			zt_warn("%llu%% of the user stacks were deeper than the stack copy: record "
 				"with a larger --call-graph dwarf,SIZE for complete stacks",
