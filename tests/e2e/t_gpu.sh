@@ -92,7 +92,8 @@ echo "  CPU samples from $cmin to $cmax s, first kernel at $ktime s"
 check "the first kernel lies within the CPU samples' time range" \
 	awk -v k="$ktime" -v a="$cmin" -v b="$cmax" 'BEGIN { exit !(k >= a - 1 && k <= b + 1) }'
 "$ZT" report -i fp.data --stdio --no-children > fp-report.txt 2>&1
-check "the CPU side is there: burn_cpu on top" [ "$(top_symbol fp-report.txt)" = burn_cpu ]
+# (its share, not its rank: with ~150 samples a loaded machine's kernel work can come first)
+check "the CPU side is there: burn_cpu, $(self_pct fp-report.txt burn_cpu)% self" [ "$(self_pct fp-report.txt burn_cpu)" -ge 25 ]
 
 # ---- --call-graph dwarf: the probe's snapshot, unwound offline as a sample's ----
 LD_LIBRARY_PATH=$SD "$ZT" record --gpu --call-graph dwarf -o dw.data -- "$G/cuda_app" "$G/kernels.cubin" 20 > dw.out 2> dw.err
@@ -129,7 +130,7 @@ LD_LIBRARY_PATH=$SD ZT_STANDIN_OTHER_SUBSCRIBER="Nsight Systems" "$ZT" record --
 check "with another subscriber, record still exits 0" [ $? -eq 0 ]
 check "one warning naming the other subscriber" [ "$(grep -c 'Nsight Systems' ns.err)" -eq 1 ]
 "$ZT" report -i ns.data --stdio --no-children > ns-report.txt 2>&1
-check "the CPU side is recorded" [ "$(top_symbol ns-report.txt)" = burn_cpu ]
+check "the CPU side is recorded: burn_cpu, $(self_pct ns-report.txt burn_cpu)% self" [ "$(self_pct ns-report.txt burn_cpu)" -ge 25 ]
 
 # ---- CUDA_INJECTION64_PATH already set ------------------------------------------
 CUDA_INJECTION64_PATH=/opt/other/libprofiler.so LD_LIBRARY_PATH=$SD "$ZT" record --gpu -g -o pre.data -- \
