@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "cmd/opts.h"
+#include "cmd/remote.h"
 #include "cmd/symopts.h"
 #include "net/client.h"
 #include "net/push.h"
@@ -51,45 +52,6 @@ static int add_label(const struct opt *o, const char *arg)
 	}
 	c->labels[c->nr_labels++] = arg;
 	return 0;
-}
-
-/*
- * --token T would be in /proc/PID/cmdline for as long as zt runs: the
- * value is copied off and its bytes in argv zeroed before anything else
- * (getopt then sees the copy). *dups gets what to free.
- */
-static void scrub_token(int argc, char **argv, char **dups, int *nr)
-{
-	static const char name[] = "--token";
-	int i;
-
-	*nr = 0;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq;
-		size_t k;
-		char *d;
-
-		if (!strcmp(a, "--"))
-			break;
-		if (strncmp(a, "--tok", 5))
-			continue;
-		eq = strchr(a, '=');
-		k = eq ? (size_t)(eq - a) : strlen(a);
-		if (k > sizeof(name) - 1 || strncmp(a, name, k))
-			continue; /* not a prefix of --token */
-		if (eq) {
-			d = strdup(a);
-			explicit_bzero(argv[i] + k + 1, strlen(eq + 1));
-			if (d) /* else the option is left empty: refused later */
-				argv[i] = dups[(*nr)++] = d;
-		} else if (i + 1 < argc) {
-			d = strdup(argv[i + 1]);
-			explicit_bzero(argv[i + 1], strlen(argv[i + 1]));
-			if (d)
-				argv[i + 1] = dups[(*nr)++] = d;
-			i++;
-		}
-	}
 }
 
 static uint64_t now_ns(void)
@@ -141,39 +103,6 @@ static void on_retry(void *ctx, int attempt, unsigned delay_ms, const char *why)
 	bar_end(c);
 	cmd_warn("%s: trying again in %.1f s (attempt %d of %d)", why, delay_ms / 1000.0,
 		 attempt + 1, c->retries + 1);
-}
-
-/* Server and token: options, then the environment, then the config file
- * (read only when one of them is still missing). 0, or an exit code. */
-static int find_settings(struct push_cmd *c, struct push_config *cfg)
-{
-	char path[PATH_MAX], msg[PATH_MAX + 256];
-	int ret;
-
-	if (!c->server && getenv("ZT_SERVER") && *getenv("ZT_SERVER"))
-		c->server = getenv("ZT_SERVER");
-	if (!c->token && getenv("ZT_TOKEN") && *getenv("ZT_TOKEN"))
-		c->token = getenv("ZT_TOKEN");
-	if ((!c->server || !c->token) && !push_config_path(path, sizeof(path))) {
-		ret = push_config_read(path, cfg, msg, sizeof(msg));
-		if (ret && ret != -ENOENT) {
-			cmd_error("%s", msg);
-			return ZT_EXIT_FAIL;
-		}
-		if (!c->server)
-			c->server = cfg->server;
-		if (!c->token)
-			c->token = cfg->token;
-	}
-	if (!c->server || !*c->server) {
-		cmd_error("no server: give --server URL, set ZT_SERVER, or write 'server = URL' in "
-			  "~/.config/zt/config");
-		return ZT_EXIT_USAGE;
-	}
-	if (!c->token)
-		cmd_warn("no token (--token, ZT_TOKEN or 'token = T' in ~/.config/zt/config): the "
-			 "server may refuse the push");
-	return 0;
 }
 
 /* An answer that was not a success, as an exit code after a message. */
@@ -250,7 +179,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 			continue;
 		}
 		bar_start(c, "uploading symbols", s.len);
-		err = push_put_symbols(h, &mods[i].id, &s, &r, msg, sizeof(msg));
+		err = push_put_symbols(h, &mods[i].id, &s, 0, NULL, &r, msg, sizeof(msg));
 		bar_end(c);
 		if (!err && (r.status == 200 || r.status == 201 || r.status == 412)) {
 			cmd_info("symbols of '%s' (%s, %s): %s", mods[i].path, hex, s.quality,
@@ -356,17 +285,15 @@ int cmd_push(int argc, char **argv)
 {
 	struct push_cmd c = {.in = "zt.data", .symbols = 1, .retries = 5, .timeout = 30};
 	struct push_config cfg = {0};
-	char **dups = calloc((size_t)argc + 1, sizeof(*dups));
-	int nr_dups = 0, rest, ret, i;
+	struct remote_args ra;
+	int rest, ret;
 
-	if (!dups) {
+	if (remote_scrub_token(argc, argv, &ra)) { /* before anything else */
 		fprintf(stderr, "zt push: out of memory\n");
 		return ZT_EXIT_FAIL;
 	}
 	c.so.use_debuginfod = 1;
 	c.so.use_cache = 1;
-	/* before anything else */
-	scrub_token(argc, argv, dups, &nr_dups);
 	{
 		const struct opt opts[] = {
 			{OPT_STRING, 'i', "input", &c.in, "file",
@@ -410,17 +337,13 @@ int cmd_push(int argc, char **argv)
 		cmd_error("--retries takes 0 to 100, --timeout 1 to 86400 seconds");
 		goto out;
 	}
-	ret = find_settings(&c, &cfg);
+	ret = remote_settings(&c.server, &c.token, &cfg, "the push");
 	if (ret)
 		goto out;
 	ret = run(&c);
 out:
 	push_config_release(&cfg);
 	symopts_release(&c.so);
-	for (i = 0; i < nr_dups; i++) {
-		explicit_bzero(dups[i], strlen(dups[i]));
-		free(dups[i]);
-	}
-	free(dups);
+	remote_args_release(&ra);
 	return ret;
 }

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* zt symbols: symbol files for a build (extract now; upload with the team server). */
+/* zt symbols: symbol files for a build: extract them, or upload them to a team server. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/remote.h"
 #include "cmd/symopts.h"
+#include "libprof/zbuf.h"
+#include "net/symup.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
 #include "symbolizer/symmod.h"
@@ -85,14 +90,337 @@ static int cmd_symbols_extract(int argc, char **argv)
 	return ret;
 }
 
+/* ---- zt symbols upload ---------------------------------------------------------- */
+
+/* Exit codes of zt symbols upload, for CI scripts. */
+enum { UP_EXIT_OK = 0, UP_EXIT_FAILED = 1, UP_EXIT_USAGE = 2 };
+
+static const char *const upload_usage[] = {
+	"zt symbols upload --server URL [--force] [--dry-run] [--description TEXT] [--no-dwarf]\n"
+	"                  [--with-debuginfo] [--json] [-j N] PATH...",
+	NULL,
+};
+
+static const char *const status_names[] = {"pending", "uploaded", "skipped", "would-upload",
+					   "failed"};
+
+struct upload {
+	int json, tty;
+	size_t counts[SYMUP_FAILED + 1];
+	uint64_t bytes;
+	uint64_t last_ns; /* the bar on a terminal */
+	int bar;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void bar_clear(struct upload *u)
+{
+	if (u->bar)
+		fputs("\r\033[K", stderr);
+	u->bar = 0;
+}
+
+static void human(char *out, size_t n, uint64_t b)
+{
+	if (b >= 10000000)
+		snprintf(out, n, "%.0f MB", (double)b / 1e6);
+	else if (b >= 1000000)
+		snprintf(out, n, "%.1f MB", (double)b / 1e6);
+	else
+		snprintf(out, n, "%.1f KB", (double)b / 1e3);
+}
+
+/* What a file sent, for its line: "full, 12.3 KB, debug file, binary, 3 sources". */
+static void sent_text(const struct symup_file *f, char *out, size_t n)
+{
+	char size[32];
+	int k;
+
+	human(size, sizeof(size), f->bytes);
+	k = snprintf(out, n, "%s%s, %s", f->kinds & SYMUP_GSYM ? quality_names[f->q] : "",
+		     f->kinds & SYMUP_GSYM ? "" : "no GSYM", size);
+	if (k > 0 && (size_t)k < n && f->kinds & SYMUP_DEBUGINFO)
+		k += snprintf(out + k, n - (size_t)k, ", debug file");
+	if (k > 0 && (size_t)k < n && f->kinds & SYMUP_EXECUTABLE)
+		k += snprintf(out + k, n - (size_t)k, ", binary");
+	if (k > 0 && (size_t)k < n && f->nr_sources)
+		snprintf(out + k, n - (size_t)k, ", %u source file%s", f->nr_sources,
+			 f->nr_sources == 1 ? "" : "s");
+}
+
+/* One file ended (called one at a time): its line, or the bar. */
+static void upload_done(void *ctx, const struct symup_file *f, size_t done, size_t total)
+{
+	struct upload *u = ctx;
+	char what[160], size[32];
+
+	u->counts[f->st]++;
+	if (f->st == SYMUP_UPLOADED || f->st == SYMUP_WOULD_UPLOAD)
+		u->bytes += f->bytes;
+	if (f->st == SYMUP_FAILED) {
+		bar_clear(u);
+		cmd_error("%s: %s", f->path, f->err);
+	} else if (!u->json && (!u->tty || cmd_verbosity > 0)) {
+		bar_clear(u);
+		if (f->st == SYMUP_SKIPPED) {
+			printf("skipped       %s  %s: %s\n", f->id, f->path, f->note);
+		} else {
+			sent_text(f, what, sizeof(what));
+			printf("%-13s %s  %s (%s)%s%s\n", status_names[f->st], f->id, f->path, what,
+			       f->note[0] ? ": " : "", f->note);
+		}
+		fflush(stdout);
+	}
+	if (u->tty && !u->json && cmd_verbosity >= 0) {
+		uint64_t now = mono_ns();
+
+		if (done == total || now - u->last_ns >= 100000000ull) {
+			unsigned k = total ? (unsigned)(30 * done / total) : 30, i;
+			char bar[31];
+
+			for (i = 0; i < 30; i++)
+				bar[i] = i < k ? '#' : ' ';
+			bar[30] = 0;
+			human(size, sizeof(size), u->bytes);
+			fprintf(stderr, "\rzt symbols: [%s] %zu/%zu files, %s", bar, done, total,
+				size);
+			u->bar = 1;
+			u->last_ns = now;
+		}
+	}
+}
+
+static void put(struct zbuf *z, const char *s)
+{
+	zbuf_put(z, s, strlen(s));
+}
+
+static void json_summary(const char *server, const struct symup_list *l, const struct upload *u,
+			 int dry_run)
+{
+	struct zbuf z;
+	size_t i;
+
+	zbuf_init(&z);
+	put(&z, "{\"server\":");
+	zbuf_put_json_str(&z, server);
+	put(&z, dry_run ? ",\"dry_run\":true" : ",\"dry_run\":false");
+	{
+		char c[200];
+
+		snprintf(c, sizeof(c),
+			 ",\"uploaded\":%zu,\"skipped\":%zu,\"would_upload\":%zu,\"failed\":%zu,"
+			 "\"bytes\":%llu,\"files\":[",
+			 u->counts[SYMUP_UPLOADED], u->counts[SYMUP_SKIPPED],
+			 u->counts[SYMUP_WOULD_UPLOAD], u->counts[SYMUP_FAILED],
+			 (unsigned long long)u->bytes);
+		put(&z, c);
+	}
+	for (i = 0; i < l->n; i++) {
+		const struct symup_file *f = &l->v[i];
+		char c[200];
+
+		put(&z, i ? ",{\"path\":" : "{\"path\":");
+		zbuf_put_json_str(&z, f->path);
+		put(&z, f->is_fileid ? ",\"file_id\":" : ",\"build_id\":");
+		zbuf_put_json_str(&z, f->id);
+		put(&z, ",\"status\":");
+		zbuf_put_json_str(&z, status_names[f->st]);
+		snprintf(c, sizeof(c),
+			 ",\"quality\":\"%s\",\"bytes\":%llu,\"gsym\":%s,\"debuginfo\":%s,"
+			 "\"executable\":%s,\"sources\":%u",
+			 f->kinds & SYMUP_GSYM ? quality_names[f->q] : "",
+			 (unsigned long long)f->bytes, f->kinds & SYMUP_GSYM ? "true" : "false",
+			 f->kinds & SYMUP_DEBUGINFO ? "true" : "false",
+			 f->kinds & SYMUP_EXECUTABLE ? "true" : "false", f->nr_sources);
+		put(&z, c);
+		if (f->note[0]) {
+			put(&z, ",\"note\":");
+			zbuf_put_json_str(&z, f->note);
+		}
+		if (f->st == SYMUP_FAILED) {
+			put(&z, ",\"error\":");
+			zbuf_put_json_str(&z, f->err);
+		}
+		zbuf_put_u8(&z, '}');
+	}
+	put(&z, "]}\n");
+	if (!z.err)
+		fwrite(z.data, 1, z.len, stdout);
+	else
+		cmd_error("out of memory writing the JSON summary");
+	zbuf_release(&z);
+}
+
+static int cmd_symbols_upload(int argc, char **argv)
+{
+	const char *server = NULL, *token = NULL, *description = NULL;
+	int force = 0, dry_run = 0, no_dwarf = 0, with_debuginfo = 0, json = 0, jobs = 0;
+	int retries = 3, timeout = 30, quiet = 0, verbose = 0, rest, i, ret, err;
+	struct symopts so = {0};
+	struct push_config cfg = {0};
+	struct remote_args ra = {0};
+	struct symup_list l;
+	struct symup_opts o;
+	struct upload u = {0};
+	char msg[PATH_MAX + 512];
+
+	if (remote_scrub_token(argc, argv, &ra)) { /* before anything else */
+		fprintf(stderr, "zt symbols: out of memory\n");
+		return UP_EXIT_FAILED;
+	}
+	symup_list_init(&l);
+	{
+		const struct opt options[] = {
+			{OPT_STRING, 0, "server", &server, "url",
+			 "the zt serve to upload to (default: ZT_SERVER, or 'server =' in the "
+			 "config file)"},
+			{OPT_STRING, 0, "token", &token, "token",
+			 "a token with the symbols scope (better: ZT_TOKEN, or 'token =' in "
+			 "~/.config/zt/config, mode 0600)"},
+			{OPT_BOOL, 'f', "force", &force, NULL,
+			 "upload even what the server has, replacing it"},
+			{OPT_BOOL, 'n', "dry-run", &dry_run, NULL,
+			 "check and extract, say what would be uploaded, send nothing"},
+			{OPT_STRING, 0, "description", &description, "text",
+			 "kept with the symbols on the server (a version, a CI job)"},
+			{OPT_BOOL, 0, "no-dwarf", &no_dwarf, NULL,
+			 "symbol-table names only: no DWARF files, lines or inline frames"},
+			{OPT_BOOL, 0, "with-debuginfo", &with_debuginfo, NULL,
+			 "also the debug file, the binary and its source files, for debuginfod "
+			 "clients (gdb, perf)"},
+			{OPT_BOOL, 0, "json", &json, NULL, "a JSON summary on stdout"},
+			{OPT_INT, 'j', "jobs", &jobs, "n", "files at once (default: the CPUs)"},
+			{OPT_INT, 0, "retries", &retries, "n",
+			 "tries again this many times on network errors, 5xx and 429 (default 3)"},
+			{OPT_INT, 0, "timeout", &timeout, "s",
+			 "give up a connection silent for S seconds (default 30)"},
+			{OPT_CALLBACK, 0, "debug-dir", &so, "dir",
+			 "also look for debug files in DIR (repeatable)", symopts_add_debug_dir},
+			{OPT_BOOL, 'q', "quiet", &quiet, NULL, "failures only, no progress bar"},
+			{OPT_COUNT, 'v', "verbose", &verbose, NULL,
+			 "a line per file on a terminal too"},
+			OPT_EOL,
+		};
+
+		ret = opts_parse_permute("symbols upload", upload_usage, options, argc, argv,
+					 &rest);
+	}
+	cmd_setup("symbols", quiet ? -1 : verbose);
+	if (ret) {
+		ret = ret == OPTS_HELP ? UP_EXIT_OK : UP_EXIT_USAGE;
+		goto out;
+	}
+	ret = UP_EXIT_USAGE;
+	if (rest >= argc) {
+		cmd_error("give the files or directories to upload (see 'zt symbols upload -h')");
+		goto out;
+	}
+	if (jobs < 0 || jobs > 64 || retries < 0 || retries > 100 || timeout <= 0 ||
+	    timeout > 86400) {
+		cmd_error("-j takes 1 to 64, --retries 0 to 100, --timeout 1 to 86400 seconds");
+		goto out;
+	}
+	if (description && strlen(description) > 1024) {
+		cmd_error("--description takes at most 1024 bytes");
+		goto out;
+	}
+	if (no_dwarf && with_debuginfo) {
+		cmd_error("--no-dwarf and --with-debuginfo contradict each other: give one");
+		goto out;
+	}
+	err = remote_settings(&server, &token, &cfg, "the upload");
+	if (err) {
+		ret = err == ZT_EXIT_USAGE ? UP_EXIT_USAGE : UP_EXIT_FAILED;
+		goto out;
+	}
+	ret = UP_EXIT_FAILED;
+	for (i = rest; i < argc; i++) {
+		err = symup_list_add(&l, argv[i], msg, sizeof(msg));
+		if (err == -ENOMEM) {
+			cmd_error("out of memory");
+			goto out;
+		}
+		if (err) {
+			cmd_error("%s", msg);
+			u.counts[SYMUP_FAILED]++;
+		}
+	}
+	if (!l.n && !u.counts[SYMUP_FAILED])
+		cmd_warn("no ELF executables or shared libraries found under the paths given");
+	so.use_debuginfod = 0;
+	so.use_cache = 0;
+	if (symopts_init(&so, "symbols"))
+		goto out;
+	so.mo.no_dwarf = no_dwarf;
+	memset(&o, 0, sizeof(o));
+	o.mo = &so.mo;
+	o.http.base_url = server;
+	o.http.token = token;
+	o.http.tries = retries + 1;
+	o.http.low_speed_s = timeout;
+	o.http.connect_timeout_ms = 10000;
+	o.force = force;
+	o.dry_run = dry_run;
+	o.with_debuginfo = with_debuginfo;
+	o.description = description;
+	o.jobs = jobs ? (unsigned)jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (!o.jobs)
+		o.jobs = 1;
+	if (o.jobs > l.n && l.n)
+		o.jobs = (unsigned)l.n;
+	o.done = upload_done;
+	o.ctx = &u;
+	u.json = json;
+	u.tty = isatty(2);
+	err = symup_run(&o, &l, msg, sizeof(msg));
+	bar_clear(&u);
+	if (err == -ENOMEM) {
+		cmd_error("out of memory");
+		goto out;
+	}
+	if (err)
+		cmd_error("stopped: %s", msg);
+	if (json) {
+		json_summary(server, &l, &u, dry_run);
+	} else if (cmd_verbosity >= 0) {
+		char size[32];
+
+		human(size, sizeof(size), u.bytes);
+		fprintf(stderr, "zt symbols: %zu %s (%s), %zu skipped, %zu failed\n",
+			u.counts[dry_run ? SYMUP_WOULD_UPLOAD : SYMUP_UPLOADED],
+			dry_run ? "would be uploaded" : "uploaded", size, u.counts[SYMUP_SKIPPED],
+			u.counts[SYMUP_FAILED]);
+	}
+	ret = u.counts[SYMUP_FAILED] || err ? UP_EXIT_FAILED : UP_EXIT_OK;
+out:
+	symup_list_release(&l);
+	push_config_release(&cfg);
+	symopts_release(&so);
+	remote_args_release(&ra);
+	return cmd_finish(ret);
+}
+
 int cmd_symbols(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "extract"))
 		return cmd_symbols_extract(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "upload"))
+		return cmd_symbols_upload(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: zt symbols extract [<options>] FILE... -o DIR\n");
+		printf("usage: zt symbols extract [<options>] FILE... -o DIR\n"
+		       "   or: zt symbols upload --server URL [<options>] PATH...\n\n"
+		       "  extract   write the GSYM symbol tables of FILEs into DIR\n"
+		       "  upload    send the symbols of the ELF files under PATHs to a zt serve\n");
 		return ZT_EXIT_OK;
 	}
-	fprintf(stderr, "zt symbols: give a subcommand: extract (see 'zt symbols -h')\n");
+	fprintf(stderr, "zt symbols: give a subcommand: extract or upload (see 'zt symbols -h')\n");
 	return ZT_EXIT_USAGE;
 }

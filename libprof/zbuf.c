@@ -228,3 +228,25 @@ int zt_delta_u32(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
 	*v = (uint32_t)x;
 	return 0;
 }
+
+void zbuf_put_json_str(struct zbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	zbuf_put_u8(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			zbuf_put_u8(b, '\\');
+			zbuf_put_u8(b, c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			zbuf_put(b, e, 6);
+		} else {
+			zbuf_put_u8(b, c);
+		}
+	}
+	zbuf_put_u8(b, '"');
+}

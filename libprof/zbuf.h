@@ -28,6 +28,8 @@ void zbuf_put_uv(struct zbuf *b, uint64_t v);      /* unsigned LEB128 */
 void zbuf_put_sv(struct zbuf *b, int64_t v);       /* zigzag + LEB128 */
 void zbuf_put_str(struct zbuf *b, const char *s);  /* uv length + bytes */
 void zbuf_put_bytes(struct zbuf *b, const void *p, size_t n); /* uv length + bytes */
+/* s as a JSON string: quoted, \" \\ and control characters escaped */
+void zbuf_put_json_str(struct zbuf *b, const char *s);
 
 /* Reader over borrowed memory. Every get fails (returns -EBADMSG and sets
  * err) instead of reading past the end; once err is set all gets fail. */

@@ -125,6 +125,7 @@ static void resp_reset(struct zt_http_resp *r)
 	r->body.err = 0;
 	r->status = 0;
 	r->etag[0] = 0;
+	r->xzt[0] = 0;
 	r->retry_after = -1;
 }
 
@@ -287,6 +288,34 @@ static int header_value(const char *line, size_t n, const char *name, char *out,
 	return 1;
 }
 
+/* An X-ZT-* header line kept as "Name: value\n" when it fits whole. */
+static void keep_xzt(struct zt_http_resp *r, const char *p, size_t n)
+{
+	size_t have = strlen(r->xzt);
+
+	while (n && (p[n - 1] == '\r' || p[n - 1] == '\n'))
+		n--;
+	if (memchr(p, 0, n) || have + n + 2 > sizeof(r->xzt))
+		return;
+	memcpy(r->xzt + have, p, n);
+	r->xzt[have + n] = '\n';
+	r->xzt[have + n + 1] = 0;
+}
+
+int zt_http_resp_header(const struct zt_http_resp *r, const char *name, char *out, size_t n)
+{
+	const char *l = r->xzt, *e;
+
+	for (; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			break;
+		if (header_value(l, (size_t)(e - l), name, out, n))
+			return 1;
+	}
+	return 0;
+}
+
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 {
 	struct attempt *a = ctx;
@@ -296,9 +325,12 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 	if (n > 5 && !strncmp(p, "HTTP/", 5)) {
 		/* a new answer (after a 100 Continue): forget the previous one's */
 		a->resp->etag[0] = 0;
+		a->resp->xzt[0] = 0;
 		a->resp->retry_after = -1;
 	} else if (header_value(p, n, "ETag", v, sizeof(v))) {
 		snprintf(a->resp->etag, sizeof(a->resp->etag), "%s", v);
+	} else if (n > 5 && !strncasecmp(p, "X-ZT-", 5)) {
+		keep_xzt(a->resp, p, n);
 	} else if (header_value(p, n, "Retry-After", v, sizeof(v))) {
 		char *end;
 		long s = strtol(v, &end, 10);

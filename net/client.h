@@ -49,6 +49,7 @@ struct zt_http_resp {
 	long status;	  /* the HTTP status of the last answer */
 	struct zbuf body; /* its body (at most max_answer bytes) */
 	char etag[130];	  /* its ETag header, "" if none */
+	char xzt[2048];	  /* its X-ZT-* headers, "Name: value\n" each (as many as fit) */
 	long retry_after; /* its Retry-After in seconds, -1 if none */
 	int tries;	  /* attempts made */
 };
@@ -77,6 +78,10 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 
 /* Whether a status is retried: 5xx and 429. */
 int zt_http_retryable(long status);
+
+/* The value of the answer's X-ZT-* header name (case-insensitive) into out;
+ * 1 when it was sent, 0 when not. */
+int zt_http_resp_header(const struct zt_http_resp *r, const char *name, char *out, size_t n);
 
 /* s escaped for a query string (RFC 3986 unreserved kept), appended to out. */
 void zt_http_escape(struct zbuf *out, const char *s);

@@ -210,7 +210,7 @@ int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod
 
 	memset(s, 0, sizeof(*s));
 	msg[0] = 0;
-	ret = symmod_open(o, mod->path, &mod->id, &s->m);
+	ret = symmod_open(o, mod->path, mod->id.len ? &mod->id : NULL, &s->m);
 	if (ret) {
 		snprintf(msg, msglen, "out of memory");
 		goto fail;
@@ -228,12 +228,15 @@ int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod
 		goto fail;
 	}
 	uuid = gsym_uuid(g, &ulen);
-	if (ulen != mod->id.len || memcmp(uuid, mod->id.data, ulen)) {
+	if (!ulen || ulen > sizeof(s->uuid.data) ||
+	    (mod->id.len && (ulen != mod->id.len || memcmp(uuid, mod->id.data, ulen)))) {
 		gsym_free(g);
 		snprintf(msg, msglen, "its GSYM table is not marked with its build id");
 		ret = -ENOENT;
 		goto fail;
 	}
+	s->uuid.len = (uint8_t)ulen;
+	memcpy(s->uuid.data, uuid, ulen);
 	gsym_free(g);
 	snprintf(s->quality, sizeof(s->quality), "%s", quality_names[s->q]);
 	nseg = symmod_segments(s->m, segs, MAX_SEGS);
@@ -541,22 +544,27 @@ int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, ui
 }
 
 int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
-		     const struct push_symbols *s, struct zt_http_resp *resp, char *msg,
-		     size_t msglen)
+		     const struct push_symbols *s, int replace, const char *const *extra,
+		     struct zt_http_resp *resp, char *msg, size_t msglen)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], path[64 + sizeof(hex)], q[64],
 		load[sizeof(s->load) + 32];
-	const char *hdrs[5] = {"Content-Type: application/octet-stream", "If-None-Match: *", q,
-			       load, NULL};
+	const char *hdrs[10] = {"Content-Type: application/octet-stream", q, NULL};
 	struct zt_http_req req = {"PUT", path, hdrs, s->image, s->len, 0};
+	size_t n = 2, i;
 
 	prof_build_id_hex(id, hex);
 	snprintf(path, sizeof(path), "/api/v1/symbols/%s", hex);
 	snprintf(q, sizeof(q), "X-ZT-Symbol-Quality: %s", s->quality);
-	if (s->load[0])
+	if (!replace)
+		hdrs[n++] = "If-None-Match: *";
+	if (s->load[0]) {
 		snprintf(load, sizeof(load), "X-ZT-Symbol-Load: %s", s->load);
-	else
-		hdrs[3] = NULL;
+		hdrs[n++] = load;
+	}
+	for (i = 0; extra && extra[i] && n < sizeof(hdrs) / sizeof(hdrs[0]) - 1; i++)
+		hdrs[n++] = extra[i];
+	hdrs[n] = NULL;
 	return zt_http_request(h, &req, resp, msg, msglen);
 }
 

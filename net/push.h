@@ -55,11 +55,14 @@ struct push_symbols {
 	enum symq q;
 	char quality[8];    /* "full", "basic" */
 	char load[16 * 52]; /* X-ZT-Symbol-Load: "OFF:VADDR:SIZE,..." (hex) */
+	struct prof_build_id uuid; /* the id the image is marked with */
 };
 
 /*
  * The symbols of mod from this machine, as symmod_open() finds them (the
  * local GSYM cache first, then the binary, its debug file, debuginfod...).
+ * mod->id of length 0: the id is read from the file (its GNU build id, else
+ * its file id; s->uuid tells which).
  * Returns 0; -ENOENT when there are none worth sending (no symbols, the
  * binary is not here, or the image's UUID is not the build id: msg says
  * which); -ENOMEM.
@@ -106,10 +109,12 @@ int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, ui
 		 struct zt_http_resp *resp, char *msg, size_t msglen);
 
 /* PUT /api/v1/symbols/ID with If-None-Match: * (201 stored, 412 the
- * server had them already). Returns zt_http_request()'s result. */
+ * server had them already), or without it when replace is set (200 or
+ * 201; needs the symbols scope); extra: more header lines (NULL-terminated,
+ * at most 4) or NULL. Returns zt_http_request()'s result. */
 int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
-		     const struct push_symbols *s, struct zt_http_resp *resp, char *msg,
-		     size_t msglen);
+		     const struct push_symbols *s, int replace, const char *const *extra,
+		     struct zt_http_resp *resp, char *msg, size_t msglen);
 
 struct push_result {
 	char id[65];

@@ -365,6 +365,15 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 	char dbg[PATH_MAX], *dl = NULL;
 	int has_dwarf = 0, err;
 
+	if (o->no_dwarf) {
+		err = dwarfsyms_extract(path, NULL, t, &has_dwarf);
+		if (err)
+			return err;
+		m->q = t->nr_funcs ? SYMQ_BASIC : SYMQ_NONE;
+		snprintf(m->why, sizeof(m->why), "symbol-table names only (no DWARF asked for)");
+		snprintf(m->source, sizeof(m->source), "symbol table");
+		return 0;
+	}
 	/* DWARF in the binary itself first: the common case of a -g build */
 	err = dwarfsyms_extract(path, path, t, &has_dwarf);
 	if (err)
@@ -416,7 +425,7 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 }
 
 static int build(const struct symmod_opts *o, const char *path, const char *target,
-		 const struct prof_build_id *bid, struct symmod *m)
+		 const struct prof_build_id *bid, const struct prof_build_id *key, struct symmod *m)
 {
 	struct fi_table t;
 	int err;
@@ -425,6 +434,11 @@ static int build(const struct symmod_opts *o, const char *path, const char *targ
 	err = read_segments(path, m);
 	if (!err)
 		err = extract(o, path, target, bid, &t, m);
+	if (!err && !t.uuid_len && key && key->len) {
+		/* no GNU build id: the table is marked with the file id it is keyed by */
+		memcpy(t.uuid, key->data, key->len);
+		t.uuid_len = (uint8_t)key->len;
+	}
 	if (!err) {
 		err = gsym_encode(&t, &m->image);
 		if (!err)
@@ -514,7 +528,7 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 		snprintf(m->why, sizeof(m->why), "the file is not the recorded binary (build id differs)");
 		return 0;
 	}
-	err = build(o, real, path, key_is_fileid ? NULL : bid, m);
+	err = build(o, real, path, key_is_fileid ? NULL : bid, bid, m);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -537,12 +551,18 @@ int symmod_extract(const struct symmod_opts *o, const char *path, const char *ou
 		   enum symq *q)
 {
 	struct symmod *m = calloc(1, sizeof(*m));
+	struct prof_build_id key = { 0 };
+	struct zt_fileid fid;
 	int err;
 
 	if (!m)
 		return -ENOMEM;
 	zbuf_init(&m->image);
-	err = build(o, path, path, NULL, m);
+	if ((elf_read_build_id(path, &key) || !key.len) && !fileid_from_path(path, &fid)) {
+		key.len = ZT_FILEID_LEN; /* named by its file id: marked with it */
+		memcpy(key.data, fid.b, ZT_FILEID_LEN);
+	}
+	err = build(o, path, path, NULL, &key, m);
 	if (!err)
 		err = write_atomic(m->image.data, m->image.len, out_path);
 	*q = m->q;

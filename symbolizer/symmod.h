@@ -33,6 +33,8 @@ struct symmod_opts {
 	const struct buildid_cache *cache; /* GSYM cache; NULL: none */
 	struct debugfind_opts find;
 	int no_debuginfod;
+	/* symbol-table names only: no DWARF, debug file, debuginfod or remote */
+	int no_dwarf;
 	/* progress of debuginfod downloads (what: the module), or NULL */
 	void (*progress)(void *ctx, const char *what, long done, long total);
 	void *progress_ctx;
