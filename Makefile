@@ -239,13 +239,17 @@ fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
 bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve \
-	bench-cupti
+	bench-cupti bench-symbols
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
 
 bench-symbolize: $(ZT)
 	$(Q)ZT=$(abspath $(ZT)) bench/symbolize.sh
+
+# zt symbols upload of /usr/lib and /usr/bin (first run, all-skips run) against llvm-gsymutil --convert
+bench-symbols: $(ZT)
+	$(Q)ZT=$(abspath $(ZT)) bench/symbols.sh
 
 bench-script: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/script.sh
