@@ -212,9 +212,11 @@ static struct zt_http *client(int port, int tries, unsigned backoff, unsigned ma
 static void test_503_then_201(void **state)
 {
 	static const struct answer script[] = {
-		{503, NULL, "{\"error\":\"busy\"}"},
-		{201, "ETag: \"abc\"\r\n", "{\"id\":\"x\"}"},
+		{503, "X-ZT-Has: stale\r\n", "{\"error\":\"busy\"}"},
+		{201, "ETag: \"abc\"\r\nX-ZT-Has: gsym,debuginfo\r\nx-zt-symbol-load: 0:1000:20\r\n",
+		 "{\"id\":\"x\"}"},
 	};
+	char v[64];
 	static const char *const hdrs[] = {"X-Test: 1", NULL};
 	struct zt_http_req req = {"POST", "/api/v1/profiles?label=a=b", hdrs, "hello", 5, 0};
 	struct zt_http_resp resp;
@@ -233,6 +235,12 @@ static void test_503_then_201(void **state)
 	assert_true(r.delays[0] >= 5 && r.delays[0] <= 10);
 	assert_non_null(strstr(r.why[0], "503"));
 	assert_string_equal(resp.etag, "\"abc\"");
+	/* X-ZT-* headers: the last answer's only, names case-insensitive */
+	assert_int_equal(zt_http_resp_header(&resp, "X-ZT-Has", v, sizeof(v)), 1);
+	assert_string_equal(v, "gsym,debuginfo");
+	assert_int_equal(zt_http_resp_header(&resp, "X-ZT-Symbol-Load", v, sizeof(v)), 1);
+	assert_string_equal(v, "0:1000:20");
+	assert_int_equal(zt_http_resp_header(&resp, "X-ZT-Description", v, sizeof(v)), 0);
 	assert_int_equal(resp.body.len, 10);
 	assert_memory_equal(resp.body.data, "{\"id\":\"x\"}", 10);
 	zt_http_resp_release(&resp);
