@@ -16,7 +16,7 @@ static const struct cmd_entry commands[] = {
 	{ "flame", "an interactive SVG flame graph of a recording or of folded stacks", cmd_flame },
 	{ "script", "print the samples of a recording as perf script does, or folded stacks", cmd_script },
 	{ "symbolize", "addresses to function, file:line and inline chain (addr2line's output)", cmd_symbolize },
-	{ "symbols", "symbol files for a build: extract GSYM files named by build id", cmd_symbols },
+	{ "symbols", "symbol files for a build: extract GSYM files, or upload them to a team server", cmd_symbols },
 	{ "buildid", "print the GNU build id and the file id of binaries", cmd_buildid },
 	{ "convert", "write a recording in another tool's format: pprof, perf.data", cmd_convert },
 	{ "push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)", cmd_push },

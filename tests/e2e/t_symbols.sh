@@ -120,6 +120,11 @@ check "... replaced the symbols on the server (basic now, new description)" bash
 	"grep -qi '^X-ZT-Symbol-Quality: basic' head2.txt && grep -qi '^X-ZT-Description: forced' head2.txt"
 up --force "$T/out/team" > force2.out 2> force2.err
 check "--force again: full symbols back" bash -c "[ $? -eq 0 ] && grep -q '^uploaded .*(full' force2.out"
+if command -v script > /dev/null; then
+	ZT_TOKEN=$SYM script -qec "'$ZT' symbols upload --server '$SERVE_URL' --force '$T/out/team'" /dev/null > tty.out 2>&1
+	check "on a terminal: a progress bar and the summary, no per-file line" bash -c \
+		"grep -q 'zt symbols: \[#*\] 1/1 files' tty.out && grep -q '1 uploaded' tty.out && ! grep -q '^uploaded ' tty.out"
+fi
 
 ZT_TOKEN=$PUSH "$ZT" symbols upload --server "$SERVE_URL" --force "$T/out/team" > scope.out 2> scope.err
 check "a push token cannot --force: exit 1, the reason named" bash -c \
