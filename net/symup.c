@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/htab.h"
 #include "libprof/zbuf.h"
 #include "net/push.h"
 #include "net/symup.h"
@@ -38,16 +39,38 @@ void symup_list_release(struct symup_list *l)
 		free(l->v[i].path);
 	free(l->v);
 	free(l->seen);
+	zt_htab_release(&l->seen_idx);
 	memset(l, 0, sizeof(*l));
+}
+
+static inline uint64_t devino_hash(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = (dev * 0x9e3779b97f4a7c15ull) ^ ino;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static inline uint64_t seen_hash(const void *ctx, uint32_t i)
+{
+	const struct symup_list *l = ctx;
+
+	return devino_hash(l->seen[i].dev, l->seen[i].ino);
 }
 
 /* Whether (dev, ino) was seen; records it when not. -ENOMEM. */
 static int seen(struct symup_list *l, const struct stat *st)
 {
-	size_t i;
+	uint64_t dev = (uint64_t)st->st_dev, ino = (uint64_t)st->st_ino;
+	uint32_t i;
+	size_t j;
 
-	for (i = 0; i < l->nr_seen; i++)
-		if (l->seen[i].dev == (uint64_t)st->st_dev && l->seen[i].ino == (uint64_t)st->st_ino)
+	if (zt_htab_reserve(&l->seen_idx, 1, seen_hash, l))
+		return -ENOMEM;
+	for (j = zt_htab_first(&l->seen_idx, devino_hash(dev, ino)); zt_htab_get(&l->seen_idx, j, &i);
+	     j = zt_htab_next(&l->seen_idx, j))
+		if (l->seen[i].dev == dev && l->seen[i].ino == ino)
 			return 1;
 	if (l->nr_seen == l->cap_seen) {
 		size_t c = l->cap_seen ? 2 * l->cap_seen : 256;
@@ -58,9 +81,9 @@ static int seen(struct symup_list *l, const struct stat *st)
 		l->seen = n;
 		l->cap_seen = c;
 	}
-	l->seen[l->nr_seen].dev = (uint64_t)st->st_dev;
-	l->seen[l->nr_seen].ino = (uint64_t)st->st_ino;
-	l->nr_seen++;
+	l->seen[l->nr_seen].dev = dev;
+	l->seen[l->nr_seen].ino = ino;
+	zt_htab_set(&l->seen_idx, j, (uint32_t)l->nr_seen++);
 	return 0;
 }
 

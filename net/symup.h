@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libprof/htab.h"
 #include "libprof/profile.h"
 #include "net/client.h"
 #include "symbolizer/symmod.h"
@@ -50,6 +51,7 @@ struct symup_list {
 	/* the (device, inode) of each file and directory seen: each once */
 	struct { uint64_t dev, ino; } *seen;
 	size_t nr_seen, cap_seen;
+	struct zt_htab seen_idx;
 };
 
 void symup_list_init(struct symup_list *l);
