@@ -740,6 +740,10 @@ int zt_s3_put_file(struct zt_s3 *s, const char *key, const char *path, char *msg
 
 	zt_http_resp_init(&resp);
 	msg[0] = 0;
+	if (!zt_s3_key_ok(key ? key : "")) {
+		snprintf(msg, msglen, "'%s' is not a valid S3 key", key ? key : "(null)");
+		return -EINVAL;
+	}
 	f.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f.fd < 0 || fstat(f.fd, &st)) {
 		ret = -errno;

@@ -8,7 +8,8 @@
 // canonical request as AWS documents it: `--selftest` checks it against AWS's
 // published example), and the body against x-amz-content-sha256. Errors are
 // S3's: SignatureDoesNotMatch, InvalidAccessKeyId, AuthorizationHeaderMalformed,
-// RequestTimeTooSkewed, XAmzContentSHA256Mismatch, AccessDenied (unsigned).
+// RequestTimeTooSkewed, XAmzContentSHA256Mismatch, AccessDenied (unsigned);
+// and SlowDown (503) for keys named zt-flaky* (twice) and zt-always-503*.
 //
 // Usage: node server.js PORT DIR LIFETIME_S BUCKET ACCESS_KEY SECRET REGION PORT_FILE
 //   PORT 0: any free port; the port is written to PORT_FILE once listening.
@@ -89,13 +90,26 @@ function selftest() {
 
 // The middleware: every request signed, by a known key, for this region, now.
 function verifier(S3Error, keys, region) {
+	const flaky = {};
 	const fail = (code, message, status) => {
 		const e = new S3Error(code, message);
 		if (status)
 			e.status = status;
 		return e;
 	};
-	return async function sigv4(ctx, next) {
+	// one line per request on stdout: "signed METHOD URL" or "refused CODE METHOD URL"
+	return async function logged(ctx, next) {
+		const line = ctx.req.method + ' ' + ctx.req.url;
+		try {
+			await sigv4(ctx, () => Promise.resolve());
+		} catch (e) {
+			console.log(`refused ${e.code} ${line}`);
+			throw e;
+		}
+		console.log(`signed ${line}`);
+		return next();
+	};
+	async function sigv4(ctx, next) {
 		const h = ctx.req.headers;
 		const auth = h['authorization'];
 		if (!auth)
@@ -125,6 +139,8 @@ function verifier(S3Error, keys, region) {
 		for (const n of ['host', 'x-amz-date', 'x-amz-content-sha256'])
 			if (!signed.includes(n))
 				throw fail('AccessDenied', `the header '${n}' must be signed`);
+		if ('x-amz-security-token' in h && !signed.includes('x-amz-security-token'))
+			throw fail('AccessDenied', 'x-amz-security-token must be signed');
 		const sorted = [...signed].sort();
 		if (signed.some((n, i) => n !== sorted[i] || !(n in h)))
 			throw fail('SignatureDoesNotMatch', 'a signed header is missing or SignedHeaders is not sorted');
@@ -153,11 +169,17 @@ function verifier(S3Error, keys, region) {
 		if (payloadHash !== 'UNSIGNED-PAYLOAD' && sha256(body) !== payloadHash)
 			throw fail('XAmzContentSHA256Mismatch',
 				   "The provided 'x-amz-content-sha256' header does not match what was computed.", 400);
+		// faults for the client's retries: "zt-flaky" objects fail twice per
+		// request line, "zt-always-503" ones always
+		const line = ctx.req.method + ' ' + ctx.req.url;
+		if (line.includes('/zt-always-503') ||
+		    (line.includes('/zt-flaky') && (flaky[line] = (flaky[line] || 0) + 1) <= 2))
+			throw fail('SlowDown', 'Please reduce your request rate.', 503);
 		ctx.state.sigv4 = true;
 		if (ctx.req.method === 'PUT' || ctx.req.method === 'POST')
 			ctx.req = body;
 		return next();
-	};
+	}
 }
 
 function main(argv) {
