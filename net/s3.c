@@ -558,8 +558,12 @@ static int status_errno(long status, const char *code)
 static void msg_fail(const struct zt_s3 *s, const char *verb, const char *full, const char *why,
 		     char *msg, size_t msglen)
 {
-	snprintf(msg, msglen, "cannot %s '%s' in S3 bucket '%s' at %s: %s", verb, full,
-		 s->loc.bucket, s->loc.endpoint, why);
+	if (!strcmp(verb, "reach")) /* zt_s3_check(): the bucket is the subject */
+		snprintf(msg, msglen, "cannot reach S3 bucket '%s' at %s: %s", s->loc.bucket,
+			 s->loc.endpoint, why);
+	else
+		snprintf(msg, msglen, "cannot %s '%s' in S3 bucket '%s' at %s: %s", verb, full,
+			 s->loc.bucket, s->loc.endpoint, why);
 }
 
 /* An error answer into msg; its errno. */

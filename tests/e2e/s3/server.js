@@ -107,7 +107,19 @@ function verifier(S3Error, keys, region) {
 			throw e;
 		}
 		console.log(`signed ${line}`);
-		return next();
+		await next();
+		// s3rver 3.7.1 answers a PUT before its file is written out (its
+		// store resolves before the write stream finishes): a HEAD or GET
+		// right after could see part of it. Hold the answer until it is.
+		if (ctx.state.putLength !== undefined && ctx.status === 200 && ctx.params.key) {
+			const file = ctx.store.getResourcePath(ctx.params.bucket, ctx.params.key, 'object');
+			for (let i = 0; i < 500; i++) {
+				const st = await fs.promises.stat(file).catch(() => null);
+				if (st && st.size === ctx.state.putLength)
+					break;
+				await new Promise(r => setTimeout(r, 10));
+			}
+		}
 	};
 	async function sigv4(ctx, next) {
 		const h = ctx.req.headers;
@@ -176,8 +188,10 @@ function verifier(S3Error, keys, region) {
 		    (line.includes('/zt-flaky') && (flaky[line] = (flaky[line] || 0) + 1) <= 2))
 			throw fail('SlowDown', 'Please reduce your request rate.', 503);
 		ctx.state.sigv4 = true;
-		if (ctx.req.method === 'PUT' || ctx.req.method === 'POST')
+		if (ctx.req.method === 'PUT' || ctx.req.method === 'POST') {
 			ctx.req = body;
+			ctx.state.putLength = body.length;
+		}
 		return next();
 	}
 }
