@@ -213,7 +213,8 @@ check-unit: $(UNIT_BINS)
 check-fuzz: $(FUZZ_REPLAY)
 	$(Q)tests/run-fuzz-replay.sh $(BUILD) $(FUZZ_REPLAY)
 
-check-e2e: $(ZT) $(BUILD)/tests/.stamp-workloads
+# t_s3 drives test_s3_live against a local S3 server (until zt serve --symbols-s3 does)
+check-e2e: $(ZT) $(BUILD)/tests/.stamp-workloads $(BUILD)/tests/unit/test_s3_live
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) tests/e2e/run.sh
 
 check: check-unit check-fuzz check-e2e

@@ -26,6 +26,7 @@ struct zt_http {
 	CURL *curl;
 	char *base;
 	char *auth; /* "Authorization: Bearer T", or NULL */
+	char *aws, *aws_id, *aws_secret; /* AWS SigV4 signing, or NULL */
 	struct zt_http_opts o;
 	uint64_t rnd; /* xorshift state for the jitter */
 };
@@ -33,8 +34,12 @@ struct zt_http {
 /* What one attempt collects. */
 struct attempt {
 	struct zt_http *h;
+	const struct zt_http_req *r;
 	struct zt_http_resp *resp;
 	size_t max_answer;
+	long status;  /* of the answer whose headers came last */
+	uint64_t off; /* of the upload, read so far */
+	int err;      /* -errno of reading the upload or writing the answer */
 };
 
 /*
@@ -112,6 +117,7 @@ void zt_http_resp_init(struct zt_http_resp *r)
 	memset(r, 0, sizeof(*r));
 	zbuf_init(&r->body);
 	r->retry_after = -1;
+	r->length = -1;
 }
 
 void zt_http_resp_release(struct zt_http_resp *r)
@@ -127,6 +133,8 @@ static void resp_reset(struct zt_http_resp *r)
 	r->etag[0] = 0;
 	r->xzt[0] = 0;
 	r->retry_after = -1;
+	r->length = -1;
+	r->saved = 0;
 }
 
 void zt_http_escape(struct zbuf *out, const char *s)
@@ -189,6 +197,10 @@ int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, s
 		snprintf(msg, msglen, "'%s' is not an http:// or https:// URL", o->base_url);
 		return -EINVAL;
 	}
+	if (o->aws_sigv4 && o->token) {
+		snprintf(msg, msglen, "a client signs its requests or sends a token, not both");
+		return -EINVAL;
+	}
 	if (o->token && (strpbrk(o->token, "\r\n") || !*o->token)) {
 		snprintf(msg, msglen, "the token is empty or holds a line break");
 		return -EINVAL;
@@ -229,6 +241,11 @@ int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, s
 		h->auth = NULL;
 		goto nomem_h;
 	}
+	h->o.aws_sigv4 = h->o.aws_key_id = h->o.aws_secret = NULL;
+	if (o->aws_sigv4 && (!(h->aws = strdup(o->aws_sigv4)) ||
+			     !(h->aws_id = strdup(o->aws_key_id ? o->aws_key_id : "")) ||
+			     !(h->aws_secret = strdup(o->aws_secret ? o->aws_secret : ""))))
+		goto nomem_h;
 	h->curl = cu.easy_init();
 	if (!h->curl)
 		goto nomem_h;
@@ -255,16 +272,46 @@ void zt_http_free(struct zt_http *h)
 		explicit_bzero(h->auth, strlen(h->auth));
 		free(h->auth);
 	}
+	if (h->aws_secret) {
+		explicit_bzero(h->aws_secret, strlen(h->aws_secret));
+		free(h->aws_secret);
+	}
+	free(h->aws_id);
+	free(h->aws);
 	free(h->base);
 	free(h);
 	if (global_refs > 0 && !--global_refs)
 		cu.global_cleanup();
 }
 
+/* A 2xx answer's bytes into the save file. */
+static size_t save_body(struct attempt *a, const char *p, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t k =
+			pwrite(a->r->save->fd, p + done, n - done, (off_t)(a->resp->saved + done));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			a->err = k < 0 ? -errno : -EIO;
+			return 0;
+		}
+		done += (size_t)k;
+	}
+	a->resp->saved += n;
+	return n;
+}
+
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ctx)
 {
 	struct attempt *a = ctx;
 	size_t n = size * nmemb, room;
+
+	if (a->r->save && a->status >= 200 && a->status <= 299)
+		return save_body(a, p, n);
 
 	room = a->resp->body.len < a->max_answer ? a->max_answer - a->resp->body.len : 0;
 	zbuf_put(&a->resp->body, p, n < room ? n : room);
@@ -323,10 +370,20 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 	char v[130];
 
 	if (n > 5 && !strncmp(p, "HTTP/", 5)) {
+		const char *sp = memchr(p, ' ', n);
+
 		/* a new answer (after a 100 Continue): forget the previous one's */
 		a->resp->etag[0] = 0;
 		a->resp->xzt[0] = 0;
 		a->resp->retry_after = -1;
+		a->resp->length = -1;
+		a->status = sp && sp + 4 <= p + n ? strtol(sp + 1, NULL, 10) : 0;
+	} else if (header_value(p, n, "Content-Length", v, sizeof(v))) {
+		char *end;
+		long long len = strtoll(v, &end, 10);
+
+		if (end != v && !*end && len >= 0)
+			a->resp->length = len;
 	} else if (header_value(p, n, "ETag", v, sizeof(v))) {
 		snprintf(a->resp->etag, sizeof(a->resp->etag), "%s", v);
 	} else if (n > 5 && !strncasecmp(p, "X-ZT-", 5)) {
@@ -355,6 +412,40 @@ static int on_xfer(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 	if (h->o.progress && ultotal > 0)
 		h->o.progress(h->o.progress_ctx, (uint64_t)ulnow, (uint64_t)ultotal);
 	return 0;
+}
+
+/* The upload's next bytes. */
+static size_t on_read(char *p, size_t size, size_t nitems, void *ctx)
+{
+	struct attempt *a = ctx;
+	const struct zt_http_file *f = a->r->upload;
+	size_t n = size * nitems;
+	ssize_t k;
+
+	if (a->off >= f->len)
+		return 0;
+	if (n > f->len - a->off)
+		n = (size_t)(f->len - a->off);
+	do
+		k = pread(f->fd, p, n, (off_t)a->off);
+	while (k < 0 && errno == EINTR);
+	if (k <= 0) {
+		/* an error, or the file shrank under us: never send less than announced */
+		a->err = k < 0 ? -errno : -EIO;
+		return CURL_READFUNC_ABORT;
+	}
+	a->off += (uint64_t)k;
+	return (size_t)k;
+}
+
+static int on_seek(void *ctx, curl_off_t offset, int origin)
+{
+	struct attempt *a = ctx;
+
+	if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > a->r->upload->len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	a->off = (uint64_t)offset;
+	return CURL_SEEKFUNC_OK;
 }
 
 /* A curl failure as an errno; *retry: worth another attempt. */
@@ -427,8 +518,22 @@ static int setup(struct zt_http *h, const struct zt_http_req *r, const char *url
 		SET(CURLOPT_XFERINFOFUNCTION, on_xfer);
 		SET(CURLOPT_XFERINFODATA, h);
 	}
+	if (h->aws) {
+		SET(CURLOPT_AWS_SIGV4, h->aws);
+		SET(CURLOPT_USERNAME, h->aws_id);
+		SET(CURLOPT_PASSWORD, h->aws_secret);
+	}
 	if (!strcmp(r->method, "HEAD")) {
 		SET(CURLOPT_NOBODY, 1L);
+	} else if (r->upload) {
+		SET(CURLOPT_UPLOAD, 1L);
+		SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->upload->len);
+		SET(CURLOPT_READFUNCTION, on_read);
+		SET(CURLOPT_READDATA, a);
+		SET(CURLOPT_SEEKFUNCTION, on_seek);
+		SET(CURLOPT_SEEKDATA, a);
+		if (strcmp(r->method, "PUT"))
+			SET(CURLOPT_CUSTOMREQUEST, r->method);
 	} else if (strcmp(r->method, "GET")) {
 		if (r->body || !strcmp(r->method, "POST") || !strcmp(r->method, "PUT")) {
 			SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
@@ -453,7 +558,7 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 		    char *msg, size_t msglen)
 {
 	struct curl_slist *hdrs = NULL, *t;
-	struct attempt a = {h, resp, r->max_answer ? r->max_answer : DEF_MAX_ANSWER};
+	struct attempt a = {h, r, resp, r->max_answer ? r->max_answer : DEF_MAX_ANSWER};
 	char errbuf[CURL_ERROR_SIZE], why[CURL_ERROR_SIZE + 64];
 	char *url = NULL;
 	int ret = 0, i;
@@ -467,10 +572,13 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 		goto out;
 	}
 	/* no "Expect: 100-continue" wait on servers that do not answer it;
-	 * the server rejects a bad token from the headers anyway */
-	if (!(t = cu.slist_append(hdrs, "Expect:")))
-		goto nomem;
-	hdrs = t;
+	 * the server rejects a bad token from the headers anyway. Not on a
+	 * signed request: libcurl would sign the empty header it never sends */
+	if (!h->aws) {
+		if (!(t = cu.slist_append(hdrs, "Expect:")))
+			goto nomem;
+		hdrs = t;
+	}
 	for (i = 0; r->headers && r->headers[i]; i++) {
 		if (!(t = cu.slist_append(hdrs, r->headers[i])))
 			goto nomem;
@@ -489,6 +597,15 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 		resp_reset(resp);
 		resp->tries++;
 		errbuf[0] = 0;
+		a.status = 0;
+		a.off = 0;
+		a.err = 0;
+		if (r->save && ftruncate(r->save->fd, 0)) {
+			ret = -errno;
+			snprintf(msg, msglen, "cannot truncate the answer's file: %s",
+				 strerror(errno));
+			break;
+		}
 		if (setup(h, r, url, hdrs, &a) ||
 		    cu.easy_setopt(h->curl, CURLOPT_ERRORBUFFER, errbuf) != CURLE_OK)
 			goto nomem;
@@ -499,6 +616,13 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 			if (!zt_http_retryable(resp->status))
 				break;
 			snprintf(why, sizeof(why), "the server answered %ld", resp->status);
+		} else if (a.err) {
+			/* our own file failed: not the network's fault */
+			ret = a.err;
+			snprintf(msg, msglen, "cannot %s: %s",
+				 c == CURLE_WRITE_ERROR ? "write the answer" : "read the body",
+				 strerror(-a.err));
+			break;
 		} else {
 			ret = curl_errno(c, &retry);
 			snprintf(why, sizeof(why), "%s",
@@ -522,9 +646,10 @@ nomem:
 	ret = -ENOMEM;
 	snprintf(msg, msglen, "out of memory");
 out:
-	/* the header list holds a copy of the token line */
+	/* the header list holds a copy of the token line (or the session token's) */
 	for (t = hdrs; t; t = t->next)
-		if (!strncasecmp(t->data, "Authorization:", 14))
+		if (!strncasecmp(t->data, "Authorization:", 14) ||
+		    !strncasecmp(t->data, "x-amz-security-token:", 21))
 			explicit_bzero(t->data, strlen(t->data));
 	cu.slist_free_all(hdrs);
 	free(url);

@@ -8,7 +8,11 @@
  * Never prints: errors come back as a negative errno and a sentence in the
  * caller's buffer. The token goes into an Authorization header only: never
  * into a URL, a message or a log line; redirects are not followed (they
- * would carry it elsewhere).
+ * would carry it elsewhere). The same holds for the keys of a client that
+ * signs its requests with AWS Signature Version 4 (S3) instead.
+ *
+ * Bodies come from memory or stream from a file; answers go to memory (a
+ * capped buffer) or, when successful, stream into a file.
  */
 #ifndef ZT_NET_CLIENT_H
 #define ZT_NET_CLIENT_H
@@ -34,6 +38,22 @@ struct zt_http_opts {
 	 * why ("503 Service Unavailable", "connection refused"); or NULL */
 	void (*on_retry)(void *ctx, int attempt, unsigned delay_ms, const char *why);
 	void *retry_ctx;
+	/* AWS Signature Version 4 instead of a token: libcurl's
+	 * CURLOPT_AWS_SIGV4 string ("aws:amz:REGION:s3") and the key pair
+	 * (access key id, secret key), all copied, the secret wiped at
+	 * zt_http_free(); NULL: no signing. The caller sets the
+	 * x-amz-content-sha256 header of each request: libcurl 7.88 hashes
+	 * only in-memory bodies and signs every header given, an empty one
+	 * too (so no "Expect:" line is added to a signed request). */
+	const char *aws_sigv4;
+	const char *aws_key_id;
+	const char *aws_secret;
+};
+
+/* A request body streamed from a file, or where a successful answer goes. */
+struct zt_http_file {
+	int fd;	      /* borrowed */
+	uint64_t len; /* an upload: its size (read with pread() from offset 0) */
 };
 
 struct zt_http_req {
@@ -43,6 +63,13 @@ struct zt_http_req {
 	const void *body;	    /* borrowed, may be NULL */
 	size_t len;
 	size_t max_answer; /* cap on the answer's body kept; 0: 16 MiB */
+	/* the body read from this file instead of body/len (again from its
+	 * start at each attempt), or NULL; the method is PUT unless said */
+	const struct zt_http_file *upload;
+	/* a 2xx answer's body written to this file instead of resp->body (it
+	 * is truncated at each attempt), or NULL; other answers' bodies still
+	 * go to resp->body, capped */
+	const struct zt_http_file *save;
 };
 
 struct zt_http_resp {
@@ -51,6 +78,8 @@ struct zt_http_resp {
 	char etag[130];	  /* its ETag header, "" if none */
 	char xzt[2048];	  /* its X-ZT-* headers, "Name: value\n" each (as many as fit) */
 	long retry_after; /* its Retry-After in seconds, -1 if none */
+	int64_t length;	  /* its Content-Length, -1 if none (a HEAD answer's too) */
+	uint64_t saved;	  /* bytes written to req->save */
 	int tries;	  /* attempts made */
 };
 
@@ -72,6 +101,7 @@ void zt_http_resp_release(struct zt_http_resp *r);
  * else a negative errno with msg saying what happened on the last attempt:
  *   -ECONNREFUSED, -EHOSTUNREACH, -ETIMEDOUT, -ECONNRESET, -EIO  (retried)
  *   -EINVAL (bad URL), -EPROTO (TLS), -ENOMEM                    (not retried)
+ *   the errno of reading req->upload or writing req->save         (not retried)
  */
 int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,
 		    char *msg, size_t msglen);

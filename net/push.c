@@ -13,6 +13,7 @@
 
 #include "formats/ztdata.h"
 #include "net/push.h"
+#include "net/secfile.h"
 #include "symbolizer/gsym.h"
 
 #define FLUSH_AT (32u << 20) /* buffered records written out past this */
@@ -277,111 +278,22 @@ void push_config_release(struct push_config *c)
 	c->server = c->token = NULL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = 0;
-	return s;
-}
-
 #define CONFIG_MAX (64u << 10)
 
 int push_config_read(const char *path, struct push_config *c, char *msg, size_t msglen)
 {
-	char *text = NULL, *line, *save = NULL;
-	struct stat st;
+	char *text = NULL, *cur, *key, *val;
 	size_t len = 0;
-	ssize_t k;
-	int fd, ret = 0, lineno = 0;
+	int ret, lineno = 0;
 
 	memset(c, 0, sizeof(*c));
-	msg[0] = 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -ELOOP) {
-			snprintf(msg, msglen,
-				 "'%s' is a symbolic link: it holds a token, make it a "
-				 "file of your own ('chmod 600 %s')",
-				 path, path);
-			return -EPERM;
-		}
-		if (ret != -ENOENT)
-			snprintf(msg, msglen, "cannot open '%s': %s", path, strerror(errno));
+	ret = zt_secfile_read(path, "a token", CONFIG_MAX, &text, &len, msg, msglen);
+	if (ret)
 		return ret;
-	}
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(msg, msglen, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(msg, msglen, "'%s' is not a regular file", path);
-		ret = -EPERM;
-		goto out;
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(msg, msglen,
-			 "'%s' is not owned by you: it holds a token, use a file of "
-			 "your own with 'chmod 600 %s'",
-			 path, path);
-		ret = -EPERM;
-		goto out;
-	}
-	if (st.st_mode & 077) {
-		snprintf(msg, msglen,
-			 "'%s' can be read or changed by others (mode %03o): it holds a "
-			 "token, run 'chmod 600 %s'",
-			 path, (unsigned)(st.st_mode & 0777), path);
-		ret = -EPERM;
-		goto out;
-	}
-	if (st.st_size > CONFIG_MAX) {
-		snprintf(msg, msglen, "'%s' is too large for a configuration file", path);
-		ret = -EFBIG;
-		goto out;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (len < (size_t)st.st_size &&
-	       (k = read(fd, text + len, (size_t)st.st_size - len)) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			ret = -errno;
-			snprintf(msg, msglen, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		len += (size_t)k;
-	}
-	text[len] = 0;
-	for (line = text; line; line = save) {
-		char *eq, *key, *val, **dst = NULL;
+	cur = text;
+	while ((ret = zt_secfile_next(&cur, &lineno, &key, &val)) > 0) {
+		char **dst = NULL;
 
-		save = strchr(line, '\n');
-		if (save)
-			*save++ = 0;
-		lineno++;
-		line = trim(line);
-		if (!*line || *line == '#')
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			snprintf(msg, msglen, "%s:%d: not a 'key = value' line", path, lineno);
-			ret = -EBADMSG;
-			goto out;
-		}
-		*eq = 0;
-		key = trim(line);
-		val = trim(eq + 1);
 		if (!strcmp(key, "server"))
 			dst = &c->server;
 		else if (!strcmp(key, "token"))
@@ -394,15 +306,12 @@ int push_config_read(const char *path, struct push_config *c, char *msg, size_t 
 		}
 		if (!(*dst = strdup(val))) {
 			ret = -ENOMEM;
-			goto out;
+			break;
 		}
 	}
-out:
-	if (text) {
-		explicit_bzero(text, len);
-		free(text);
-	}
-	close(fd);
+	if (ret == -EBADMSG)
+		snprintf(msg, msglen, "%s:%d: not a 'key = value' line", path, lineno);
+	zt_secfile_free(text, len);
 	if (ret) {
 		push_config_release(c);
 		if (ret == -ENOMEM)

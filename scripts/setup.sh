@@ -44,8 +44,10 @@ if [ "${1:-}" = "--test" ]; then
 	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
 	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
 	pkgs+=(duktape-dev)
-	# node and npm: an independent pprof decoder (npm's pprof-format) in the
-	# tests; a machine may have them from elsewhere (a nodejs with npm inside)
+	# node and npm: an independent pprof decoder (npm's pprof-format) and a
+	# local S3 server (s3rver, t_s3) in the tests, installed by the tests
+	# themselves (tests/e2e/npm-once.sh); a machine may have node and npm
+	# from elsewhere (a nodejs with npm inside)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 		pkgs+=(nodejs npm)
 	fi

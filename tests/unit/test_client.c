@@ -366,6 +366,65 @@ static void test_refused(void **state)
 	zt_http_free(h);
 }
 
+/* A body streamed from a file, sent again from its start after a 503; a
+ * 2xx answer streamed into a file, an error answer kept in memory. */
+static void test_files(void **state)
+{
+	static const struct answer script[] = {
+		{503, NULL, "busy"},
+		{200, NULL, "saved answer"},
+		{404, NULL, "<Error><Code>NoSuchKey</Code></Error>"},
+	};
+	static const char body[] = "file body of the upload";
+	char up_path[] = "/tmp/zt-test-client-up.XXXXXX";
+	char save_path[] = "/tmp/zt-test-client-save.XXXXXX";
+	struct zt_http_file up = {mkstemp(up_path), sizeof(body) - 1};
+	struct zt_http_file save = {mkstemp(save_path), 0};
+	struct zt_http_req req = {"PUT", "/obj", NULL, NULL, 0, 0, &up, &save};
+	struct zt_http_resp resp;
+	struct retries r = {0};
+	struct server s;
+	struct zt_http *h;
+	char msg[256], got[64];
+	ssize_t k;
+
+	assert_true(up.fd >= 0 && save.fd >= 0);
+	assert_int_equal(write(up.fd, body, up.len), (ssize_t)up.len);
+	server_start(&s, script, 3);
+	h = client(s.port, 3, 10, 1000, &r);
+	zt_http_resp_init(&resp);
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_int_equal(resp.status, 200);
+	assert_int_equal(resp.tries, 2);
+	assert_int_equal(resp.length, 12);
+	assert_int_equal(resp.saved, 12);
+	assert_int_equal(resp.body.len, 0);
+	k = pread(save.fd, got, sizeof(got), 0);
+	assert_int_equal(k, 12);
+	assert_memory_equal(got, "saved answer", 12);
+
+	/* an error answer: the file emptied, the body in memory */
+	req.method = "GET";
+	req.upload = NULL;
+	assert_int_equal(zt_http_request(h, &req, &resp, msg, sizeof(msg)), 0);
+	assert_int_equal(resp.status, 404);
+	assert_int_equal(resp.saved, 0);
+	assert_int_equal(pread(save.fd, got, sizeof(got), 0), 0);
+	assert_non_null(memmem(resp.body.data, resp.body.len, "NoSuchKey", 9));
+	zt_http_resp_release(&resp);
+	zt_http_free(h);
+	server_stop(&s);
+	/* the whole file both times */
+	assert_int_equal(s.body_len[0], up.len);
+	assert_string_equal(s.body[0], body);
+	assert_string_equal(s.body[1], body);
+	assert_string_equal(s.first_line[1], "PUT /obj HTTP/1.1");
+	close(up.fd);
+	close(save.fd);
+	unlink(up_path);
+	unlink(save_path);
+}
+
 static void test_backoff(void **state)
 {
 	uint64_t rnd;
@@ -416,7 +475,7 @@ int main(void)
 		cmocka_unit_test(test_503_then_201), cmocka_unit_test(test_400_not_retried),
 		cmocka_unit_test(test_retry_after),  cmocka_unit_test(test_retry_after_capped),
 		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_backoff),
-		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_bad_options),  cmocka_unit_test(test_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
