@@ -20,6 +20,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <openssl/evp.h>
+
 #include "libprof/zbuf.h"
 #include "server/route.h"
 
@@ -1030,16 +1032,39 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 			 "create)");
 		return 401;
 	}
-	if (strncasecmp(a, "Bearer ", 7)) {
+	if (q->r.route == ZR_BUILDID && !strncasecmp(a, "Basic ", 6)) {
+		/* debuginfod clients that cannot send a header (libdebuginfod
+		 * before 0.189): DEBUGINFOD_URLS=http://zt:TOKEN@host:port,
+		 * the token as the password */
+		unsigned char dec[400];
+		const char *colon;
+		int dl;
+
+		for (t = a + 6; *t == ' '; t++)
+			;
+		n = strlen(t);
+		dl = n && n <= 4 * 96 && n % 4 == 0
+			     ? EVP_DecodeBlock(dec, (const unsigned char *)t, (int)n)
+			     : -1;
+		while (dl > 0 && t[n - 1] == '=' && n--)
+			dl--;
+		dec[dl > 0 ? dl : 0] = '\0';
+		colon = dl > 0 ? memchr(dec, ':', (size_t)dl) : NULL;
+		have = colon ? zs_token_check(h->store, colon + 1,
+					      (size_t)dl - (size_t)(colon + 1 - (char *)dec))
+			     : 0;
+		explicit_bzero(dec, sizeof(dec));
+	} else if (strncasecmp(a, "Bearer ", 7)) {
 		snprintf(q->err, sizeof(q->err), "send the token as 'Authorization: Bearer TOKEN'");
 		return 401;
+	} else {
+		for (t = a + 7; *t == ' '; t++)
+			;
+		n = strlen(t);
+		while (n && t[n - 1] == ' ')
+			n--;
+		have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
 	}
-	for (t = a + 7; *t == ' '; t++)
-		;
-	n = strlen(t);
-	while (n && t[n - 1] == ' ')
-		n--;
-	have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
 	if (!have) {
 		snprintf(q->err, sizeof(q->err),
 			 "unknown token: check it, or create one with "
