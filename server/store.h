@@ -6,6 +6,11 @@
  * layout, so the symbolizer reads it as it reads its own cache).
  *
  *   DIR/zt.db, DIR/profiles/ab/<id>.zt, DIR/symbols/gsym/<id>.{gsym,meta}, DIR/tmp/
+ *   DIR/symbols/debuginfo/<id>.debug, DIR/symbols/executable/<id>,
+ *   DIR/symbols/source/<id>/<sha256 of the path>{,.path}
+ *
+ * Symbol files of every kind go through the remote seam of
+ * server/blobstore.h when the store has a remote (zs_store_opts.remote).
  *
  * Profiles are stored unsymbolized (addresses with build ids, see
  * server/norm.h) and symbolized when queried (server/query.h).
