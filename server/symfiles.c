@@ -213,8 +213,8 @@ static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *m
 	if (b.len) {
 		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
 			hex_of(b.data, b.len, hex);
-			zt_say(msg, msglen, "the ELF file's build id is %s, not the id it is put under",
-			       hex);
+			zt_say(msg, msglen,
+			       "the ELF file's build id is %s, not the id it is put under", hex);
 			return -EBADMSG;
 		}
 	} else {
@@ -348,8 +348,7 @@ static int tmp_text(struct zs_store *s, const char *text, char *path, size_t n)
 enum { FROM_UPLOAD, FROM_REMOTE, FROM_UPSTREAM };
 
 static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
-	       const char *tmp_path, int only_new, int *created, int from, char *msg,
-	       size_t msglen)
+	       const char *tmp_path, int only_new, int *created, int from, char *msg, size_t msglen)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256], pkey[272], final[4096], pfinal[4096],
 		ptmp[4096] = "", dir[4096], sha[65];
@@ -365,8 +364,8 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		zt_say(msg, msglen, "the upload is not in the store's tmp directory");
 		return -EINVAL;
 	}
-	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS ||
-	    zs_hex_to_bid(id, strlen(id), &b) || (kind == ZS_KIND_SOURCE && !src)) {
+	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b) ||
+	    (kind == ZS_KIND_SOURCE && !src)) {
 		zt_say(msg, msglen, "bad symbol id, kind or path");
 		err = -EINVAL;
 		goto out;
@@ -447,7 +446,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	err = fsync_dir(dir);
 	if (!err)
 		err = row_put(zs_store_wdb(s), key, hex, kind, sha, (uint64_t)st.st_size, dwarf,
-			      from == FROM_UPLOAD ? "uploaded"
+			      from == FROM_UPLOAD   ? "uploaded"
 			      : from == FROM_REMOTE ? "remote"
 						    : "debuginfod");
 	if (err && !had) {
@@ -542,7 +541,8 @@ int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const
 		return rc == -EREMOTEIO ? -EREMOTEIO : -ENOENT;
 	rc = put(s, hex, kind, src, tmp, 0, NULL, FROM_REMOTE, msg, sizeof(msg));
 	if (rc) {
-		zt_warn("the remote store's '%s' is refused: %s", key, msg[0] ? msg : strerror(-rc));
+		zt_warn("the remote store's '%s' is refused: %s", key,
+			msg[0] ? msg : strerror(-rc));
 		return rc == -EBADMSG ? -ENOENT : rc;
 	}
 	return open_local(s, key, f);

@@ -46,7 +46,8 @@ static void check_text(const char *t, int basename)
 				abort();
 			t += 2;
 		} else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-			     (c >= '0' && c <= '9') || strchr("._~+-", c) || (c == '/' && !basename))) {
+			     (c >= '0' && c <= '9') || strchr("._~+-", c) ||
+			     (c == '/' && !basename))) {
 			abort();
 		}
 	}
