@@ -266,6 +266,26 @@ static int cmd_serve_token(int argc, char **argv)
 
 /* ---- zt serve ------------------------------------------------------------------ */
 
+/* --debuginfod-upstream URL (repeatable) and --debuginfod URLS: one
+ * space-separated list, as DEBUGINFOD_URLS takes it. */
+struct upstreams {
+	char text[8192];
+};
+
+static int add_upstream(const struct opt *o, const char *arg)
+{
+	struct upstreams *u = o->value;
+	size_t n = strlen(u->text);
+
+	if (strpbrk(arg, "\n\r") ||
+	    snprintf(u->text + n, sizeof(u->text) - n, "%s%s", n ? " " : "", arg) >=
+		    (int)(sizeof(u->text) - n)) {
+		fprintf(stderr, "zt serve: bad or too many debuginfod upstream URLs\n");
+		return -1;
+	}
+	return 0;
+}
+
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One line per request on stderr: time, client, method, path (no query), code, bytes, ms. */
@@ -302,7 +322,8 @@ static void error_log(void *ctx, const char *msg)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
-		   *debuginfod = NULL, *max_body_s = NULL;
+		   *debuginfod, *max_body_s = NULL;
+	static struct upstreams up;
 	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
 	const struct opt options[] = {
 		{OPT_STRING, 'l', "listen", &listen, "host:port",
@@ -315,8 +336,12 @@ int cmd_serve(int argc, char **argv)
 		{OPT_STRING, 0, "tls-cert", &cert, "file",
 		 "serve HTTPS with this PEM certificate (chain)"},
 		{OPT_STRING, 0, "tls-key", &key, "file", "the PEM private key of --tls-cert"},
-		{OPT_STRING, 0, "debuginfod", &debuginfod, "urls",
-		 "ask these debuginfod servers for symbols the store lacks (space-separated)"},
+		{OPT_CALLBACK, 0, "debuginfod-upstream", &up, "url",
+		 "ask this debuginfod server for what the store lacks: symbols, and files "
+		 "asked for on /buildid/ (repeatable, or space-separated)",
+		 add_upstream},
+		{OPT_CALLBACK, 0, "debuginfod", &up, "urls", "the same as --debuginfod-upstream",
+		 add_upstream},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
 		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
 		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
@@ -376,6 +401,7 @@ int cmd_serve(int argc, char **argv)
 		if (!key_pem)
 			goto out;
 	}
+	debuginfod = up.text;
 	/* blank: none, as libdebuginfod takes DEBUGINFOD_URLS */
 	so.debuginfod = debuginfod && debuginfod[strspn(debuginfod, " \t\n")];
 	so.max_body = max_body;

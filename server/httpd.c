@@ -20,6 +20,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <openssl/evp.h>
+
 #include "libprof/zbuf.h"
 #include "server/route.h"
 
@@ -45,6 +47,7 @@ static struct {
 	void (*destroy_response)(struct MHD_Response *r);
 	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
 							    enum MHD_ResponseMemoryMode mode);
+	struct MHD_Response *(*create_response_from_fd64)(uint64_t size, int fd);
 	enum MHD_Result (*add_response_header)(struct MHD_Response *r, const char *header,
 					       const char *content);
 	enum MHD_Result (*is_feature_supported)(enum MHD_FEATURE feature);
@@ -81,6 +84,7 @@ static void mh_load(void)
 	MH(queue_response);
 	MH(destroy_response);
 	MH(create_response_from_buffer);
+	MH(create_response_from_fd64);
 	MH(add_response_header);
 	MH(is_feature_supported);
 #undef MH
@@ -133,6 +137,7 @@ struct zh_req {
 	/* PUT of symbols */
 	struct zs_symbol_meta meta;
 	int only_new;
+	char desc[3 * ZR_MAX_DESCRIPTION + 1], file[3 * ZR_MAX_SYMBOL_FILE + 1];
 };
 
 static uint64_t now_ns(void)
@@ -357,6 +362,151 @@ static void metrics_text(struct zh *h, struct zbuf *b)
 	       st.frame_cache_hits);
 }
 
+/* ---- symbol files -------------------------------------------------------------- */
+
+/* Whether an If-None-Match header names etag (quoted) or is "*". */
+static int etag_matches(const char *inm, const char *etag)
+{
+	size_t n = strlen(etag);
+
+	while (inm && *inm) {
+		const char *e;
+		size_t len;
+
+		inm += strspn(inm, " \t,");
+		if (!strncmp(inm, "W/", 2))
+			inm += 2;
+		e = strchr(inm, ',');
+		len = e ? (size_t)(e - inm) : strlen(inm);
+		while (len && (inm[len - 1] == ' ' || inm[len - 1] == '\t'))
+			len--;
+		if ((len == 1 && *inm == '*') ||
+		    (len == n + 2 && inm[0] == '"' && !strncmp(inm + 1, etag, n) && inm[n + 1] == '"'))
+			return 1;
+		inm = e;
+	}
+	return 0;
+}
+
+static void gsym_headers(struct zh_req *q, struct MHD_Response *resp, const struct zs_symfile *f)
+{
+	static const char *const quality[] = {"none", "basic", "full"};
+	char load[16 * 52 + 1] = "", has[64] = "";
+	unsigned i, bits = zs_symfile_has(q->h->store, q->r.id);
+	size_t n = 0;
+
+	mh.add_response_header(resp, "X-ZT-Symbol-Quality",
+			       quality[f->meta.quality >= 0 && f->meta.quality <= 2 ? f->meta.quality
+										    : 0]);
+	for (i = 0; i < f->meta.nr_segs; i++)
+		n += (size_t)snprintf(load + n, sizeof(load) - n, "%s%" PRIx64 ":%" PRIx64 ":%" PRIx64,
+				      i ? "," : "", f->meta.segs[i].off, f->meta.segs[i].vaddr,
+				      f->meta.segs[i].size);
+	if (load[0])
+		mh.add_response_header(resp, "X-ZT-Symbol-Load", load);
+	if (f->meta.description && *f->meta.description)
+		mh.add_response_header(resp, "X-ZT-Description", f->meta.description);
+	for (i = 0, n = 0; i <= ZS_KIND_EXECUTABLE; i++)
+		if (bits & (1u << i))
+			n += (size_t)snprintf(has + n, sizeof(has) - n, "%s%s", n ? "," : "",
+					      zs_kind_name((enum zs_kind)i));
+	mh.add_response_header(resp, "X-ZT-Has", has);
+}
+
+/* Answer with an open symbol file, streamed from its fd (taken over). */
+static enum MHD_Result send_file(struct zh_req *q, struct MHD_Connection *con,
+				 struct zs_symfile *f)
+{
+	const char *inm = mh.lookup_connection_value(con, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	char etag[70], size[24];
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	unsigned code = 200;
+
+	snprintf(etag, sizeof(etag), "\"%s\"", f->etag);
+	snprintf(size, sizeof(size), "%" PRIu64, f->size);
+	if (inm && etag_matches(inm, f->etag)) {
+		code = 304;
+		zs_symfile_close(f);
+		resp = mh.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	} else if (!f->size) {
+		zs_symfile_close(f);
+		resp = mh.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = mh.create_response_from_fd64(f->size, f->fd);
+		if (resp)
+			f->fd = -1; /* closed by libmicrohttpd */
+	}
+	if (!resp) {
+		zs_symfile_close(f);
+		return MHD_NO;
+	}
+	security_headers(resp, "application/octet-stream");
+	mh.add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+	if (q->r.route == ZR_BUILDID)
+		mh.add_response_header(resp, "X-DEBUGINFOD-SIZE", size);
+	if (q->r.route == ZR_SYMBOL_HEAD || q->r.route == ZR_SYMBOL_GET)
+		gsym_headers(q, resp, f);
+	if (__atomic_load_n(&q->h->shutting, __ATOMIC_RELAXED))
+		mh.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	q->code = code;
+	q->bytes_out = q->r.head || code == 304 ? 0 : f->size;
+	q->answered = 1;
+	ret = mh.queue_response(con, code, resp);
+	mh.destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result symfile_error(struct zh_req *q, struct MHD_Connection *con, int rc)
+{
+	if (rc == -ENOENT)
+		return fail(q, con, 404, "no %s for %s in the store%s", zs_kind_name(q->r.kind),
+			    q->r.id,
+			    q->r.kind == ZS_KIND_GSYM
+				    ? ": upload them with zt push or zt symbols upload"
+				    : "");
+	if (rc == -EREMOTEIO)
+		return fail(q, con, 503, "the remote symbol store failed: try again later");
+	if (rc == -EINVAL)
+		return fail(q, con, 400, "bad symbol id or path");
+	return fail(q, con, 500, "the store failed (%s): see the server's log", strerror(-rc));
+}
+
+/* HEAD and GET /api/v1/symbols/ID[/KIND[/PATH]] */
+static enum MHD_Result do_symfile(struct zh_req *q, struct MHD_Connection *con)
+{
+	struct zs_symfile f;
+	int rc = zs_symfile_open(q->h->store, q->r.id, q->r.kind, q->r.src, &f);
+
+	if (rc)
+		return symfile_error(q, con, rc);
+	return send_file(q, con, &f);
+}
+
+/* GET and HEAD /buildid/ID/KIND[/PATH]: the debuginfod protocol. A miss
+ * asks the upstreams (stored, then served). */
+static enum MHD_Result do_buildid(struct zh_req *q, struct MHD_Connection *con)
+{
+	struct zs_store *st = q->h->store;
+	struct zs_symfile f;
+	int rc = zs_symfile_open(st, q->r.id, q->r.kind, q->r.src, &f);
+
+	if (rc == -ENOENT && q->r.kind == ZS_KIND_DEBUGINFO) {
+		/* an executable that has DWARF is its own debug file */
+		rc = zs_symfile_open(st, q->r.id, ZS_KIND_EXECUTABLE, NULL, &f);
+		if (!rc && !f.dwarf) {
+			zs_symfile_close(&f);
+			rc = -ENOENT;
+		}
+	}
+	if (rc == -ENOENT && !zs_symfile_upstream(st, q->r.id, q->r.kind, q->r.src))
+		rc = zs_symfile_open(st, q->r.id, q->r.kind, q->r.src, &f);
+	if (rc)
+		return symfile_error(q, con, rc);
+	return send_file(q, con, &f);
+}
+
 static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 {
 	struct zh *h = q->h;
@@ -389,24 +539,13 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 		if (rc)
 			goto store_err;
 		return send_resp(q, con, 204, "application/json", NULL, 0, 1, NULL);
-	case ZR_SYMBOL_HEAD: {
-		char etag[65], quoted[70];
-
-		rc = zs_symbol_stat(h->store, q->r.id, etag);
-		if (rc)
-			goto store_err;
-		snprintf(quoted, sizeof(quoted), "\"%s\"", etag);
-		return send_resp(q, con, 200, "application/octet-stream", NULL, 0, 1, quoted);
-	}
-	case ZR_SYMBOL_GET: {
-		void *data = NULL;
-		size_t len = 0;
-
-		rc = zs_symbol_get(h->store, q->r.id, &data, &len);
-		if (rc)
-			goto store_err;
-		return send_resp(q, con, 200, "application/octet-stream", data, len, 0, NULL);
-	}
+	case ZR_SYMBOL_HEAD:
+	case ZR_SYMBOL_GET:
+	case ZR_SYMFILE_HEAD:
+	case ZR_SYMFILE_GET:
+		return do_symfile(q, con);
+	case ZR_BUILDID:
+		return do_buildid(q, con);
 	default:
 		break;
 	}
@@ -712,6 +851,8 @@ static unsigned symbol_headers(struct zh_req *q, struct MHD_Connection *con)
 {
 	const char *ql = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-Quality");
 	const char *ld = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-Load");
+	const char *desc = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Description");
+	const char *file = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-File");
 	int qv = ql ? zr_symbol_quality(ql) : 1;
 
 	memset(&q->meta, 0, sizeof(q->meta));
@@ -720,6 +861,26 @@ static unsigned symbol_headers(struct zh_req *q, struct MHD_Connection *con)
 		return 400;
 	}
 	q->meta.quality = qv;
+	if (desc && *desc) {
+		if (zr_pct_text(desc, ZR_MAX_DESCRIPTION, 0, q->desc, sizeof(q->desc))) {
+			snprintf(q->err, sizeof(q->err),
+				 "bad X-ZT-Description: percent-escaped UTF-8, at most %d bytes, "
+				 "no control characters",
+				 ZR_MAX_DESCRIPTION);
+			return 400;
+		}
+		q->meta.description = q->desc;
+	}
+	if (file && *file) {
+		if (zr_pct_text(file, ZR_MAX_SYMBOL_FILE, 1, q->file, sizeof(q->file))) {
+			snprintf(q->err, sizeof(q->err),
+				 "bad X-ZT-Symbol-File: a percent-escaped file name, at most %d "
+				 "bytes",
+				 ZR_MAX_SYMBOL_FILE);
+			return 400;
+		}
+		q->meta.file = q->file;
+	}
 	if (ld && *ld && zs_symbol_meta_parse_load(ld, &q->meta)) {
 		snprintf(
 			q->err, sizeof(q->err),
@@ -766,11 +927,15 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 			return store_error(q, con, rc, "symbols");
 		return send_zbuf(q, con, 200, "text/plain; charset=utf-8", &out);
 	}
-	if (q->r.route == ZR_SYMBOL_PUT) {
+	if (q->r.route == ZR_SYMBOL_PUT || q->r.route == ZR_SYMFILE_PUT) {
 		int created = 0;
 
-		rc = zs_symbol_put_file(h->store, q->r.id, q->tmp, &q->meta, q->only_new, &created,
-					msg, sizeof(msg));
+		if (q->r.route == ZR_SYMBOL_PUT)
+			rc = zs_symbol_put_file(h->store, q->r.id, q->tmp, &q->meta, q->only_new,
+						&created, msg, sizeof(msg));
+		else
+			rc = zs_symfile_put(h->store, q->r.id, q->r.kind, q->r.src, q->tmp,
+					    q->only_new, &created, msg, sizeof(msg));
 		q->tmp[0] = '\0'; /* taken over */
 		switch (rc) {
 		case 0:
@@ -780,11 +945,16 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 				 created ? 17 : 18);
 			return send_zbuf(q, con, created ? 201 : 200, "application/json", &out);
 		case -EEXIST:
-			return fail(q, con, 412, "symbols for %s are already stored", q->r.id);
+			return fail(q, con, 412, "the %s of %s is already stored",
+				    zs_kind_name(q->r.kind), q->r.id);
 		case -EBADMSG:
 		case -EINVAL:
+			add(&h->ingest_errors, 1);
 			return fail(q, con, 400, "%s",
 				    msg[0] ? msg : "not a GSYM v1 image of this id");
+		case -EREMOTEIO:
+			return fail(q, con, 503, "%s",
+				    msg[0] ? msg : "the remote symbol store failed: try again later");
 		case -ENOSPC:
 		case -EDQUOT:
 			return fail(q, con, 507, "the server's disk is full: try again later");
@@ -862,16 +1032,39 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 			 "create)");
 		return 401;
 	}
-	if (strncasecmp(a, "Bearer ", 7)) {
+	if (q->r.route == ZR_BUILDID && !strncasecmp(a, "Basic ", 6)) {
+		/* debuginfod clients that cannot send a header (libdebuginfod
+		 * before 0.189): DEBUGINFOD_URLS=http://zt:TOKEN@host:port,
+		 * the token as the password */
+		unsigned char dec[400];
+		const char *colon;
+		int dl;
+
+		for (t = a + 6; *t == ' '; t++)
+			;
+		n = strlen(t);
+		dl = n && n <= 4 * 96 && n % 4 == 0
+			     ? EVP_DecodeBlock(dec, (const unsigned char *)t, (int)n)
+			     : -1;
+		while (dl > 0 && t[n - 1] == '=' && n--)
+			dl--;
+		dec[dl > 0 ? dl : 0] = '\0';
+		colon = dl > 0 ? memchr(dec, ':', (size_t)dl) : NULL;
+		have = colon ? zs_token_check(h->store, colon + 1,
+					      (size_t)dl - (size_t)(colon + 1 - (char *)dec))
+			     : 0;
+		explicit_bzero(dec, sizeof(dec));
+	} else if (strncasecmp(a, "Bearer ", 7)) {
 		snprintf(q->err, sizeof(q->err), "send the token as 'Authorization: Bearer TOKEN'");
 		return 401;
+	} else {
+		for (t = a + 7; *t == ' '; t++)
+			;
+		n = strlen(t);
+		while (n && t[n - 1] == ' ')
+			n--;
+		have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
 	}
-	for (t = a + 7; *t == ' '; t++)
-		;
-	n = strlen(t);
-	while (n && t[n - 1] == ' ')
-		n--;
-	have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
 	if (!have) {
 		snprintf(q->err, sizeof(q->err),
 			 "unknown token: check it, or create one with "
@@ -911,7 +1104,7 @@ static enum MHD_Result begin(struct zh_req *q, struct MHD_Connection *con, const
 				  sizeof(q->err));
 	if (code)
 		return send_error(q, con, code, allow);
-	if (q->r.route == ZR_SYMBOL_PUT) {
+	if (q->r.route == ZR_SYMBOL_PUT || q->r.route == ZR_SYMFILE_PUT) {
 		const char *inm = mh.lookup_connection_value(con, MHD_HEADER_KIND,
 							      MHD_HTTP_HEADER_IF_NONE_MATCH);
 

@@ -5,7 +5,10 @@
  * the headers before any body is read, uploads streamed to the store's tmp
  * directory (Content-Encoding zstd or gzip decoded on the fly, sizes
  * capped), /healthz, /metrics, the web page at /, optional TLS, and a
- * clean stop. It never prints: requests and errors go to the callbacks.
+ * clean stop. Symbol files (GSYM, debug files, executables, sources) are
+ * uploaded on /api/v1/symbols/ and served there and on the debuginfod
+ * protocol's /buildid/ routes, streamed from their fd (ETag, 304). It
+ * never prints: requests and errors go to the callbacks.
  */
 #ifndef ZT_SERVER_HTTPD_H
 #define ZT_SERVER_HTTPD_H

@@ -362,25 +362,38 @@ static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 	return m->nr_segs;
 }
 
-/* The debug file of bid from the configured debuginfod servers, turned
- * into GSYM and kept in the store. 0 when stored. Called with c->lock
+/* A GSYM made of the debug file (else the executable) the store keeps for
+ * bid, fetched first from the debuginfod upstreams when it has none and
+ * there are some; kept in the store. 0 when stored. Called with c->lock
  * held for writing: the store's put must not drop (c->lock again). */
-static int fetch_debuginfod(struct zs_symcache *c, const struct prof_build_id *bid)
+static int gsym_from_files(struct zs_symcache *c, const struct prof_build_id *bid)
 {
 	struct symmod_opts xo = { .no_debuginfod = 1 };
 	struct zs_symbol_meta meta = { 0 };
-	char *path = NULL, *exe = NULL, tmp[4096], hex[41];
+	char *path, *exe, tmp[4096], hex[41];
 	enum symq q = SYMQ_NONE;
-	int err, fd, created;
+	int err, fd, created, fetched = 0;
 
-	err = zt_debuginfod_find(bid, 0, NULL, NULL, &path);
-	if (err)
-		return err;
-	/* the segments from the executable when the server has it: exact */
-	if (!zt_debuginfod_find(bid, 1, NULL, NULL, &exe)) {
-		elf_segments(exe, &meta);
-		free(exe);
+	prof_build_id_hex(bid, hex);
+	path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
+	if (!path && c->debuginfod && !zs_symfile_upstream(c->s, hex, ZS_KIND_DEBUGINFO, NULL)) {
+		path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
+		fetched = 1;
 	}
+	exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
+	if (!exe && c->debuginfod && path &&
+	    !zs_symfile_upstream(c->s, hex, ZS_KIND_EXECUTABLE, NULL))
+		exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
+	/* the segments from the executable when there is one: exact */
+	if (exe)
+		elf_segments(exe, &meta);
+	if (!path) {
+		path = exe;
+		exe = NULL;
+	}
+	free(exe);
+	if (!path)
+		return -ENOENT;
 	if (!meta.nr_segs)
 		elf_segments(path, &meta);
 	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_store_tmpdir(c->s));
@@ -397,8 +410,7 @@ static int fetch_debuginfod(struct zs_symcache *c, const struct prof_build_id *b
 		return err;
 	}
 	meta.quality = (int)q;
-	meta.source = "debuginfod";
-	prof_build_id_hex(bid, hex);
+	meta.source = fetched ? "debuginfod" : "stored debug file";
 	return zs_symbol_put_nodrop(c->s, hex, tmp, &meta, 1, &created, NULL, 0);
 }
 
@@ -408,13 +420,17 @@ static struct symmod *get_mod(struct zs_symcache *c, const struct prof_build_id 
 	struct symmod *m = NULL;
 	size_t i;
 
+	char hex[41];
+
 	for (i = 0; i < c->nr_mods; i++)
 		if (bid_eq(&c->mods[i].bid, bid))
 			return c->mods[i].m;
+	prof_build_id_hex(bid, hex);
+	zs_symbol_fetch_remote(c->s, hex); /* the symbolizer reads DIR */
 	if (symmod_open(&c->mo, NULL, bid, &m))
 		return NULL;
 	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found") &&
-	    c->debuginfod && !fetch_debuginfod(c, bid)) {
+	    !gsym_from_files(c, bid)) {
 		symmod_free(m);
 		m = NULL;
 		if (symmod_open(&c->mo, NULL, bid, &m))

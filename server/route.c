@@ -169,6 +169,144 @@ int zr_symbol_quality(const char *s)
 	return -1;
 }
 
+/* ---- symbol files: source paths and escaped header text ------------------- */
+
+int zr_srcpath(const char *raw, size_t n, char **out, char *msg, size_t msglen)
+{
+	char *d;
+	long dl;
+	size_t r = 0, w = 0;
+
+	*out = NULL;
+	if (n > ZR_MAX_TARGET)
+		return fail(400, msg, msglen, "source path longer than %d bytes", ZR_MAX_SRCPATH);
+	d = malloc(n + 1);
+	if (!d)
+		return fail(500, msg, msglen, "out of memory");
+	dl = pct_decode(raw, n, d, 0);
+	if (dl < 0) {
+		free(d);
+		return fail(400, msg, msglen,
+			    "bad source path: bad percent-encoding or control characters");
+	}
+	/* component by component, in place (what is written never passes
+	 * what is read) */
+	while (r < (size_t)dl) {
+		size_t e = r, len;
+
+		while (e < (size_t)dl && d[e] != '/')
+			e++;
+		len = e - r;
+		if ((len == 1 && d[r] == '.') || (len == 2 && d[r] == '.' && d[r + 1] == '.')) {
+			free(d);
+			return fail(400, msg, msglen,
+				    "bad source path: no '.' or '..' components");
+		}
+		if (len) {
+			if (w)
+				d[w++] = '/';
+			memmove(d + w, d + r, len);
+			w += len;
+		}
+		r = e + 1;
+	}
+	d[w] = '\0';
+	if (!w || w > ZR_MAX_SRCPATH) {
+		free(d);
+		return fail(400, msg, msglen, w ? "source path longer than %d bytes"
+						  : "give the source file's absolute path",
+			    ZR_MAX_SRCPATH);
+	}
+	*out = d;
+	return 0;
+}
+
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates, or
+ * code points past U+10FFFF). */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i], need, cp, min, k;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1, cp = c & 0x1f, min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2, cp = c & 0x0f, min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			return 0;
+		}
+		if (n - i <= need)
+			return 0;
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+static int unreserved(unsigned char c, int basename)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '~' || c == '+' || c == '-' || (c == '/' && !basename);
+}
+
+int zr_pct_text(const char *in, size_t max, int basename, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(in), i, o = 0;
+	char *d;
+	long dl;
+	int rc = 0;
+
+	if (n > 3 * max)
+		return -EINVAL;
+	d = malloc(n + 1);
+	if (!d)
+		return -ENOMEM;
+	dl = pct_decode(in, n, d, 0);
+	if (dl < 0 || (size_t)dl > max || !utf8_ok((const unsigned char *)d, (size_t)dl) ||
+	    (basename && (!dl || strchr(d, '/') || !strcmp(d, ".") || !strcmp(d, "..")))) {
+		rc = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < (size_t)dl; i++) {
+		unsigned char c = (unsigned char)d[i];
+
+		if (o + 4 > outlen) {
+			rc = -ENOSPC;
+			goto out;
+		}
+		if (unreserved(c, basename)) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	if (!outlen) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	out[o] = '\0';
+out:
+	free(d);
+	return rc;
+}
+
 /* ---- the route table ------------------------------------------------------ */
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_PUT = 8, M_DELETE = 16 };
@@ -401,6 +539,109 @@ static int check_id(const char *rest, enum id_kind kind, struct zr_request *r, c
 	return 0;
 }
 
+/* The next raw segment of p[0..n) from *pos (after a '/'): its start and length. */
+static int next_seg(const char *p, size_t n, size_t *pos, const char **seg, size_t *len)
+{
+	const char *e;
+
+	if (*pos > n)
+		return 0;
+	*seg = p + *pos;
+	e = memchr(*seg, '/', n - *pos);
+	*len = e ? (size_t)(e - *seg) : n - *pos;
+	*pos += *len + 1;
+	return 1;
+}
+
+/* A raw segment equal to a literal, once decoded. */
+static int seg_is(const char *seg, size_t len, const char *lit)
+{
+	char buf[32];
+	long dl;
+
+	if (len >= sizeof(buf))
+		return 0;
+	dl = pct_decode(seg, len, buf, 0);
+	return dl >= 0 && !strcmp(buf, lit);
+}
+
+static const char *const kind_names[] = {"gsym", "debuginfo", "executable", "source"};
+
+/*
+ * /buildid/ID/KIND[/PATH] and /api/v1/symbols/ID/KIND[/PATH], matched on
+ * the raw path, segment by segment (a source PATH may have "//" and its
+ * own escapes, which the generic path checks refuse): -1 when the path is
+ * neither, else 0 or an HTTP status as zr_parse returns them.
+ */
+static int parse_symfile(unsigned mb, const char *method, const char *p, size_t n, int has_query,
+			 struct zr_request *r, const char **allow, char *msg, size_t msglen)
+{
+	const char *seg, *ids;
+	size_t pos = 1, len, idn, k;
+	int buildid, rc;
+	unsigned ok;
+	char id[ZR_SYMBOL_ID_MAX + 4], qb[48];
+	long dl;
+
+	if (!next_seg(p, n, &pos, &seg, &len))
+		return -1;
+	if (seg_is(seg, len, "buildid")) {
+		buildid = 1;
+	} else if (seg_is(seg, len, "api") && next_seg(p, n, &pos, &seg, &len) &&
+		   seg_is(seg, len, "v1") && next_seg(p, n, &pos, &seg, &len) &&
+		   seg_is(seg, len, "symbols")) {
+		buildid = 0;
+	} else {
+		return -1;
+	}
+	if (!next_seg(p, n, &pos, &ids, &idn))
+		return -1;
+	if (!next_seg(p, n, &pos, &seg, &len)) /* no kind: /api/v1/symbols/ID, ... */
+		return -1;
+	for (k = 1; k < ZS_NR_KINDS; k++)
+		if (seg_is(seg, len, kind_names[k]))
+			break;
+	if (k == ZS_NR_KINDS || (k != ZS_KIND_SOURCE && pos <= n))
+		return fail(404, msg, msglen,
+			    "no such API: %s takes debuginfo, executable or source/PATH",
+			    buildid ? "/buildid/ID/" : "/api/v1/symbols/ID/");
+	ok = buildid ? M_GET | M_HEAD : M_GET | M_HEAD | M_PUT;
+	if (!(mb & ok)) {
+		if (allow)
+			*allow = allow_text(ok);
+		return fail(405, msg, msglen, "method %s not allowed here: use %s",
+			    mb ? method : "(unknown)", allow_text(ok));
+	}
+	if (has_query)
+		return fail(400, msg, msglen, "%s takes no parameters",
+			    buildid ? "/buildid/" : "/api/v1/symbols/");
+	dl = idn < sizeof(id) ? pct_decode(ids, idn, id, 0) : -1;
+	if (dl < 0 || !zr_hex_ok(id, ZR_SYMBOL_ID_MIN, ZR_SYMBOL_ID_MAX) || dl % 2) {
+		if (dl < 0)
+			snprintf(id, sizeof(id), "?");
+		return fail(400, msg, msglen,
+			    "bad symbol id '%s': a build id or file id, an even number (2 to 40) "
+			    "of lowercase hex digits",
+			    quote(id, qb));
+	}
+	memcpy(r->id, id, (size_t)dl + 1);
+	r->kind = (enum zs_kind)k;
+	if (k == ZS_KIND_SOURCE) {
+		if (pos > n)
+			return fail(400, msg, msglen, "give the source file's path after source/");
+		rc = zr_srcpath(p + pos, n - pos, &r->src, msg, msglen);
+		if (rc)
+			return rc;
+	}
+	r->route = buildid ? ZR_BUILDID : mb == M_PUT ? ZR_SYMFILE_PUT
+				: mb == M_HEAD ? ZR_SYMFILE_HEAD
+						  : ZR_SYMFILE_GET;
+	r->head = mb == M_HEAD;
+	snprintf(r->path, sizeof(r->path), "%sID/%s%s", buildid ? "/buildid/" : "/api/v1/symbols/",
+		 kind_names[k], k == ZS_KIND_SOURCE ? "/PATH" : "");
+	return 0;
+}
+
 int zr_parse(const char *method, const char *target, size_t target_len, struct zr_request *r,
 	     const char **allow, char *msg, size_t msglen)
 {
@@ -424,6 +665,14 @@ int zr_parse(const char *method, const char *target, size_t target_len, struct z
 	/* one '#' never reaches a server; refuse it rather than guess */
 	if (memchr(target, '#', target_len))
 		return fail(400, msg, msglen, "bad request target: '#' in it");
+	mb = method_bit(method);
+	rc = parse_symfile(mb, method, target, plen, q && target_len > plen + 1, r, allow, msg,
+			   msglen);
+	if (rc >= 0) {
+		if (rc)
+			zr_request_release(r);
+		return rc;
+	}
 	path = malloc(plen + 1);
 	if (!path)
 		return fail(500, msg, msglen, "out of memory");
@@ -438,7 +687,6 @@ int zr_parse(const char *method, const char *target, size_t target_len, struct z
 		rc = fail(400, msg, msglen, "bad path: no '.', '..', '//' or '\\' segments");
 		goto out;
 	}
-	mb = method_bit(method);
 	for (i = 0; i < NR_ROUTES; i++) {
 		const struct route_def *d = &routes[i];
 		size_t n = strlen(d->path);
@@ -507,8 +755,10 @@ void zr_request_release(struct zr_request *r)
 {
 	free(r->params);
 	free(r->buf);
+	free(r->src);
 	r->params = NULL;
 	r->buf = NULL;
+	r->src = NULL;
 	r->nr_params = 0;
 }
 
@@ -534,6 +784,8 @@ unsigned zr_scopes(enum zr_route route, int public_read, int if_none_match_star)
 	case ZR_PROFILE_LIST:
 	case ZR_PROFILE_GET:
 	case ZR_SYMBOL_GET:
+	case ZR_SYMFILE_GET:
+	case ZR_BUILDID:
 	case ZR_TOP:
 	case ZR_FOLDED:
 	case ZR_PPROF:
@@ -541,12 +793,14 @@ unsigned zr_scopes(enum zr_route route, int public_read, int if_none_match_star)
 	case ZR_DIFF:
 		return rd;
 	case ZR_SYMBOL_HEAD:
+	case ZR_SYMFILE_HEAD:
 		return public_read ? 0 : ZS_SCOPE_READ | ZS_SCOPE_PUSH | ZS_SCOPE_SYMBOLS;
 	case ZR_PROFILE_POST:
 		return ZS_SCOPE_PUSH;
 	case ZR_SYMBOLS_MISSING:
 		return ZS_SCOPE_PUSH | ZS_SCOPE_SYMBOLS;
 	case ZR_SYMBOL_PUT:
+	case ZR_SYMFILE_PUT:
 		return if_none_match_star ? ZS_SCOPE_SYMBOLS | ZS_SCOPE_PUSH : ZS_SCOPE_SYMBOLS;
 	case ZR_PROFILE_DELETE:
 	default:
@@ -563,7 +817,8 @@ int zr_scope_ok(unsigned have, unsigned need)
 
 int zr_has_body(enum zr_route route)
 {
-	return route == ZR_PROFILE_POST || route == ZR_SYMBOLS_MISSING || route == ZR_SYMBOL_PUT;
+	return route == ZR_PROFILE_POST || route == ZR_SYMBOLS_MISSING || route == ZR_SYMBOL_PUT ||
+	       route == ZR_SYMFILE_PUT;
 }
 
 int zr_selection(const struct zr_request *r, const char *prefix, struct zs_selection *sel,

@@ -37,6 +37,13 @@ enum zr_route {
 	ZR_PPROF,	    /* GET /api/v1/pprof */
 	ZR_FLAME,	    /* GET /api/v1/flame */
 	ZR_DIFF,	    /* GET /api/v1/diff */
+	/* the other kinds of symbol files (r->kind, r->src for source) */
+	ZR_SYMFILE_HEAD, /* HEAD /api/v1/symbols/ID/KIND[/PATH] */
+	ZR_SYMFILE_GET,	 /* GET /api/v1/symbols/ID/KIND[/PATH] */
+	ZR_SYMFILE_PUT,	 /* PUT /api/v1/symbols/ID/KIND[/PATH] */
+	/* the debuginfod protocol: GET and HEAD /buildid/ID/KIND[/PATH]
+	 * (r->head tells; KIND debuginfo, executable or source) */
+	ZR_BUILDID,
 	ZR_COUNT
 };
 
@@ -48,6 +55,10 @@ enum zr_route {
 #define ZR_PROFILE_ID_LEN 64 /* sha256, lowercase hex */
 #define ZR_SYMBOL_ID_MIN  2  /* build id or file id: 2..40 lowercase hex digits */
 #define ZR_SYMBOL_ID_MAX  40
+
+#define ZR_MAX_SRCPATH	  4096 /* a source path, decoded and normalized */
+#define ZR_MAX_DESCRIPTION 1024 /* X-ZT-Description, decoded */
+#define ZR_MAX_SYMBOL_FILE 255	/* X-ZT-Symbol-File, decoded */
 
 /* NUL-terminated and decoded, in zr_request.buf. A label=KEY=VALUE
  * parameter is split: value is KEY, lvalue VALUE (NULL: no '=' in it). */
@@ -65,6 +76,11 @@ struct zr_request {
 	size_t nr_params;
 	char *buf;
 	char path[64]; /* the matched path, for logs (never the query) */
+	/* symbol routes: the kind of file (ZR_SYMBOL_*: ZS_KIND_GSYM) and,
+	 * for a source file, its path as zr_srcpath() leaves it (malloc'ed,
+	 * freed by zr_request_release; NULL for the other kinds) */
+	enum zs_kind kind;
+	char *src;
 };
 
 /*
@@ -127,6 +143,29 @@ int zr_hex_ok(const char *s, size_t min, size_t max);
 int zr_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len);
 /* Whether the address is loopback (127.0.0.0/8, ::1, ::ffff:127.x). */
 int zr_addr_is_loopback(const struct sockaddr_storage *ss);
+
+/*
+ * A source file's path as it comes in a request target (after
+ * ".../source/"): percent-decoded ('+' stays '+'), empty components
+ * ("//", a leading or trailing '/') dropped, and refused (400, msg set)
+ * for a bad escape, a NUL or another control byte, DEL, a "." or ".."
+ * component, nothing left, or more than ZR_MAX_SRCPATH bytes. What is
+ * left is the absolute path without its first '/' ("usr/src/a.c"): the
+ * name it is stored and found under. Returns 0 with *out malloc'ed, or
+ * 400 / 500 (out of memory).
+ */
+int zr_srcpath(const char *raw, size_t n, char **out, char *msg, size_t msglen);
+
+/*
+ * A header of percent-escaped text (X-ZT-Description: UTF-8, no control
+ * characters, at most max bytes decoded; X-ZT-Symbol-File with basename
+ * set: also no '/', not "." or "..", not empty) to its canonical escaped
+ * form in out (every byte outside [A-Za-z0-9._~/+-] as %XX, '/' too when
+ * basename): what the store keeps and sends back. 0, or -EINVAL (bad
+ * escape, control character, not UTF-8, too long) or -ENOSPC (out too
+ * small: 3 * max + 1 bytes is always enough).
+ */
+int zr_pct_text(const char *in, size_t max, int basename, char *out, size_t outlen);
 
 /* Parse "X-ZT-Symbol-Quality" (full|basic|none) to symmod's level: 2 1 0; -1 bad. */
 int zr_symbol_quality(const char *s);

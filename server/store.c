@@ -20,6 +20,7 @@
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/log.h"
+#include "server/blobstore.h"
 #include "server/norm.h"
 #include "server/storeint.h"
 #include "symbolizer/fileid.h"
@@ -73,6 +74,8 @@ struct zs_store {
 	size_t nr_pool;
 	uint64_t ingest_errors, symbolized, hits; /* atomics */
 	struct zs_symcache *sym;
+	const struct zs_remote *remote;
+	int upstream;
 };
 
 static void to_hex(const uint8_t *b, size_t n, char *out)
@@ -454,7 +457,11 @@ static const char schema[] =
 	" scopes INTEGER NOT NULL, created INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS symbols(id TEXT PRIMARY KEY, sha256 TEXT NOT NULL,"
 	" quality INTEGER NOT NULL, size INTEGER NOT NULL, created INTEGER NOT NULL,"
-	" source TEXT NOT NULL);";
+	" source TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS symfiles(key TEXT PRIMARY KEY, id TEXT NOT NULL,"
+	" kind INTEGER NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL,"
+	" dwarf INTEGER NOT NULL, created INTEGER NOT NULL, source TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS symfiles_id ON symfiles(id);";
 
 static int tokens_load(struct zs_store *s, sqlite3 *db);
 static int64_t data_version(sqlite3 *db);
@@ -529,6 +536,7 @@ static void remove_orphans(struct zs_store *s)
 	}
 	if (d)
 		closedir(d);
+	zs_symfiles_orphans(s, s->wdb);
 }
 
 static char *path_join(const char *a, const char *b)
@@ -555,6 +563,8 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	pthread_rwlock_init(&s->alock, NULL);
 	zbuf_init(&s->mem.keys);
 	s->max_body = o && o->max_body ? o->max_body : DEFAULT_MAX_BODY;
+	s->remote = o ? o->remote : NULL;
+	s->upstream = o && o->debuginfod;
 	s->dir = strdup(dir);
 	s->dbpath = path_join(dir, "zt.db");
 	s->tmpdir = path_join(dir, "tmp");
@@ -652,6 +662,39 @@ const char *zs_store_dir(const struct zs_store *s)
 const char *zs_store_symdir(const struct zs_store *s)
 {
 	return s->symdir;
+}
+
+pthread_mutex_t *zs_store_wlock(struct zs_store *s)
+{
+	return &s->wlock;
+}
+
+sqlite3 *zs_store_wdb(struct zs_store *s)
+{
+	return s->wdb;
+}
+
+const struct zs_remote *zs_store_remote(const struct zs_store *s)
+{
+	return s->remote;
+}
+
+int zs_store_upstream(const struct zs_store *s)
+{
+	return s->upstream;
+}
+
+int zs_db_error(sqlite3 *db, int rc)
+{
+	return db_err(db, rc);
+}
+
+int zs_store_tmp_ok(const struct zs_store *s, const char *path)
+{
+	size_t n = strlen(s->tmpdir);
+
+	return !strncmp(path, s->tmpdir, n) && path[n] == '/' && path[n + 1] &&
+	       !strchr(path + n + 1, '/') && !strstr(path, "..");
 }
 
 struct zs_symcache *zs_store_symcache(struct zs_store *s)
@@ -1632,24 +1675,62 @@ static int check_gsym(const void *data, size_t len, const struct prof_build_id *
 	return err;
 }
 
+/* The meta text of an upload: symmod's lines (what the symbolizer reads)
+ * and the store's own, which symmod skips: the GSYM's sha256, the
+ * description and file name sent with it. */
+static int meta_text(const struct zs_symbol_meta *m, const char *sum, struct zbuf *meta)
+{
+	const char *src = m->source ? m->source : "uploaded";
+	struct symmod_seg segs[16];
+	size_t i;
+
+	for (i = 0; i < m->nr_segs; i++)
+		segs[i] = (struct symmod_seg){ m->segs[i].off, m->segs[i].vaddr, m->segs[i].size };
+	if (symmod_meta_format(meta, (enum symq)m->quality, m->quality == 2 ? "" :
+			       strcmp(src, "uploaded") ? "no debug info" :
+			       "uploaded without debug info",
+			       src, segs, m->nr_segs))
+		return -ENOMEM;
+	zbuf_put(meta, "sha256 ", 7);
+	zbuf_put(meta, sum, strlen(sum));
+	zbuf_put_u8(meta, '\n');
+	if (m->description && *m->description && !strchr(m->description, '\n')) {
+		zbuf_put(meta, "description ", 12);
+		zbuf_put(meta, m->description, strlen(m->description));
+		zbuf_put_u8(meta, '\n');
+	}
+	if (m->file && *m->file && !strchr(m->file, '\n')) {
+		zbuf_put(meta, "file ", 5);
+		zbuf_put(meta, m->file, strlen(m->file));
+		zbuf_put_u8(meta, '\n');
+	}
+	return meta->err ? -ENOMEM : 0;
+}
+
+/*
+ * Put a GSYM. ready_meta: the meta text as the remote has it (a fetch from
+ * the remote: nothing is put back there); else it is made from m and the
+ * GSYM and meta are put to the remote before they are renamed into place.
+ * drop: forget the symbolizer's frames of id, after the write lock is
+ * released (the symbolizer holds its own lock while it stores here).
+ */
 static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		      const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		      size_t msglen, int drop)
+		      size_t msglen, int drop, const struct zbuf *ready_meta)
 {
-	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65];
+	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65], key[128];
 	const char *quality_src = m && m->source ? m->source : "uploaded";
-	struct symmod_seg segs[16];
 	struct prof_build_id b;
 	struct zt_image img;
 	struct zbuf meta;
 	uint8_t md[32];
 	sqlite3_stmt *st;
-	int err, had, rc;
-	size_t i;
+	int err, had = 0, rc;
 
 	if (created)
 		*created = 0;
 	zt_say(msg, msglen, "%s", "");
+	zbuf_init(&meta);
 	if (canon_sym_id(id, hex, &b) || !m || m->quality < 0 || m->quality > 2 || m->nr_segs > 16) {
 		zt_say(msg, msglen, "bad symbol id or metadata");
 		if (!map_tmp(s, tmp_path, &img)) {
@@ -1671,19 +1752,37 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		return err;
 	}
 	to_hex(md, 32, sum);
-	for (i = 0; i < m->nr_segs; i++)
-		segs[i] = (struct symmod_seg){ m->segs[i].off, m->segs[i].vaddr, m->segs[i].size };
-	zbuf_init(&meta);
-	if (symmod_meta_format(&meta, (enum symq)m->quality, m->quality == 2 ? "" :
-			       strcmp(quality_src, "uploaded") ? "no debug info" :
-			       "uploaded without debug info",
-			       quality_src, segs, m->nr_segs)) {
+	if (ready_meta)
+		zbuf_put(&meta, ready_meta->data, ready_meta->len);
+	else if (meta_text(m, sum, &meta))
+		meta.err = 1;
+	if (meta.err) {
 		zbuf_release(&meta);
 		unlink(tmp_path);
 		return -ENOMEM;
 	}
 	snprintf(gpath, sizeof(gpath), "%s/%s.gsym", s->gsymdir, hex);
 	snprintf(mpath, sizeof(mpath), "%s/%s.meta", s->gsymdir, hex);
+	if ((err = fsync_path(tmp_path)) || (err = tmp_write(s, meta.data, meta.len, mtmp, sizeof(mtmp))))
+		goto out_nolock;
+	if (!ready_meta) {
+		snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
+		if (only_new && zs_symbol_stat(s, hex, NULL) == -ENOENT && zs_remote_has(s, key)) {
+			err = -EEXIST;
+			zt_say(msg, msglen, "the store has symbols for %s", hex);
+			goto out_nolock;
+		}
+		/* the remote first (the meta, then the GSYM whose presence
+		 * means complete): a refused put leaves nothing anywhere */
+		if (!only_new || zs_symbol_stat(s, hex, NULL) == -ENOENT) {
+			snprintf(key, sizeof(key), "symbols/gsym/%s.meta", hex);
+			if ((err = zs_remote_put(s, key, mtmp, msg, msglen)))
+				goto out_nolock;
+			snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
+			if ((err = zs_remote_put(s, key, tmp_path, msg, msglen)))
+				goto out_nolock;
+		}
+	}
 	pthread_mutex_lock(&s->wlock);
 	had = sym_exists(s->wdb, hex);
 	if (had < 0) {
@@ -1695,8 +1794,6 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		zt_say(msg, msglen, "the store has symbols for %s", hex);
 		goto out;
 	}
-	if ((err = fsync_path(tmp_path)) || (err = tmp_write(s, meta.data, meta.len, mtmp, sizeof(mtmp))))
-		goto out;
 	/* files first, then the row: a crash in between leaves new files
 	 * without a row (removed at the next open) or, when replacing, the
 	 * new symbols under the old row */
@@ -1733,8 +1830,6 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 	}
 	if (created)
 		*created = !had;
-	if (drop)
-		zs_symcache_drop(s->sym, &b);
 	goto out;
 out_files:
 	if (!had) {
@@ -1743,6 +1838,9 @@ out_files:
 	}
 out:
 	pthread_mutex_unlock(&s->wlock);
+	if (!err && drop)
+		zs_symcache_drop(s->sym, &b);
+out_nolock:
 	unlink(tmp_path);
 	if (err && mtmp[0])
 		unlink(mtmp);
@@ -1756,14 +1854,155 @@ int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
 		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 		       size_t msglen)
 {
-	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 1);
+	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 1, NULL);
 }
 
 int zs_symbol_put_nodrop(struct zs_store *s, const char *id, const char *tmp_path,
 			 const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 			 size_t msglen)
 {
-	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 0);
+	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 0, NULL);
+}
+
+/* ---- GSYM files for GET and HEAD, and the remote's copies ---------------------------- */
+
+/* The lines of a meta the server answers with (quality, load, description)
+ * into f, and its sha256 line into sum ("" when none). */
+static void meta_parse(char *text, struct zs_symfile *f, char sum[65])
+{
+	char *line, *save = NULL;
+
+	sum[0] = '\0';
+	f->meta.quality = 0;
+	f->meta.nr_segs = 0;
+	f->meta.description = NULL;
+	f->desc[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, b, c;
+		int q;
+
+		if (sscanf(line, "quality %d", &q) == 1 && q >= 0 && q <= 2) {
+			f->meta.quality = q;
+		} else if (sscanf(line, "load %llx %llx %llx", &a, &b, &c) == 3) {
+			if (f->meta.nr_segs < 16) {
+				f->meta.segs[f->meta.nr_segs].off = a;
+				f->meta.segs[f->meta.nr_segs].vaddr = b;
+				f->meta.segs[f->meta.nr_segs].size = c;
+				f->meta.nr_segs++;
+			}
+		} else if (!strncmp(line, "description ", 12) &&
+			   strlen(line + 12) < sizeof(f->desc)) {
+			snprintf(f->desc, sizeof(f->desc), "%s", line + 12);
+			f->meta.description = f->desc;
+		} else if (!strncmp(line, "sha256 ", 7) && strlen(line + 7) == 64) {
+			snprintf(sum, 65, "%s", line + 7);
+		}
+	}
+}
+
+/* The remote's GSYM of hex into DIR (replace: over the local one). 0 when
+ * stored, -ENOENT, others. */
+static int gsym_from_remote(struct zs_store *s, const char *hex, int replace, const char *have_sum)
+{
+	char key[128], mtmp[4096], gtmp[4096] = "", sum[65], gsum[65], msg[256];
+	struct zs_symfile f = { .fd = -1 };
+	struct zs_symbol_meta m = { 0 };
+	struct zbuf meta;
+	char *text = NULL;
+	size_t len;
+	int err, fd;
+
+	snprintf(key, sizeof(key), "symbols/gsym/%s.meta", hex);
+	if ((err = zs_remote_get(s, key, mtmp, sizeof(mtmp))))
+		return err;
+	err = zt_read_file(mtmp, 1 << 20, &text, &len);
+	unlink(mtmp);
+	if (err)
+		return err;
+	zbuf_init(&meta);
+	zbuf_put(&meta, text, len);
+	meta_parse(text, &f, sum);
+	free(text);
+	if (have_sum && sum[0] && !strcmp(sum, have_sum)) {
+		err = 0; /* the same as here */
+		goto out;
+	}
+	snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
+	if ((err = zs_remote_get(s, key, gtmp, sizeof(gtmp))))
+		goto out;
+	fd = open(gtmp, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : zs_sha256_fd(fd, gsum);
+	if (fd >= 0)
+		close(fd);
+	if (!err && sum[0] && strcmp(sum, gsum))
+		err = -EAGAIN; /* a put in progress there: the meta is newer */
+	if (err) {
+		unlink(gtmp);
+		goto out;
+	}
+	m.quality = f.meta.quality;
+	m.source = "remote";
+	err = symbol_put(s, hex, gtmp, &m, !replace, NULL, msg, sizeof(msg), replace, &meta);
+	if (err == -EEXIST)
+		err = 0;
+	if (err)
+		zt_warn("the remote store's GSYM of %s is refused: %s", hex,
+			msg[0] ? msg : strerror(-err));
+out:
+	zbuf_release(&meta);
+	return err;
+}
+
+void zs_symbol_fetch_remote(struct zs_store *s, const char *hex)
+{
+	if (s->remote && zs_symbol_stat(s, hex, NULL) == -ENOENT)
+		gsym_from_remote(s, hex, 0, NULL);
+}
+
+#define RECHECK_S 60
+
+int zs_symbol_open(struct zs_store *s, const char *id, struct zs_symfile *f)
+{
+	char hex[41], path[4096], sum[65], *text = NULL;
+	struct prof_build_id b;
+	struct stat st;
+	size_t len;
+	int err;
+
+	if (canon_sym_id(id, hex, &b))
+		return -EINVAL;
+	err = zs_symbol_stat(s, hex, f->etag);
+	if (err == -ENOENT && s->remote) {
+		if (gsym_from_remote(s, hex, 0, NULL))
+			return -ENOENT;
+		err = zs_symbol_stat(s, hex, f->etag);
+	}
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/%s.meta", s->gsymdir, hex);
+	/* replaced on another server sharing the remote? asked once a minute */
+	if (s->remote && !stat(path, &st) && time(NULL) - st.st_mtime > RECHECK_S) {
+		err = gsym_from_remote(s, hex, 1, f->etag);
+		if (!err || err == -ENOENT)
+			utimensat(AT_FDCWD, path, NULL, 0);
+		if ((err = zs_symbol_stat(s, hex, f->etag)))
+			return err;
+	}
+	if (!zt_read_file(path, 1 << 20, &text, &len)) {
+		meta_parse(text, f, sum);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/%s.gsym", s->gsymdir, hex);
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f->fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (fstat(f->fd, &st)) {
+		err = -errno;
+		zs_symfile_close(f);
+		return err;
+	}
+	f->size = (uint64_t)st.st_size;
+	return 0;
 }
 
 /* ---- stats ------------------------------------------------------------------------ */

@@ -6,6 +6,11 @@
  * layout, so the symbolizer reads it as it reads its own cache).
  *
  *   DIR/zt.db, DIR/profiles/ab/<id>.zt, DIR/symbols/gsym/<id>.{gsym,meta}, DIR/tmp/
+ *   DIR/symbols/debuginfo/<id>.debug, DIR/symbols/executable/<id>,
+ *   DIR/symbols/source/<id>/<sha256 of the path>{,.path}
+ *
+ * Symbol files of every kind go through the remote seam of
+ * server/blobstore.h when the store has a remote (zs_store_opts.remote).
  *
  * Profiles are stored unsymbolized (addresses with build ids, see
  * server/norm.h) and symbolized when queried (server/query.h).
@@ -24,6 +29,16 @@
 #include "libprof/zbuf.h"
 
 struct zs_store;
+struct zs_remote;
+
+/* The kinds of symbol files the store keeps for an id (build id or file id). */
+enum zs_kind {
+	ZS_KIND_GSYM = 0,   /* symbols/gsym/<id>.gsym (+ .meta) */
+	ZS_KIND_DEBUGINFO,  /* symbols/debuginfo/<id>.debug: ELF with DWARF */
+	ZS_KIND_EXECUTABLE, /* symbols/executable/<id>: ELF */
+	ZS_KIND_SOURCE,	    /* symbols/source/<id>/<sha256 of the path> (+ .path) */
+	ZS_NR_KINDS
+};
 
 struct zs_store_opts {
 	/* ask debuginfod for build ids the store has no symbols for: the
@@ -37,6 +52,9 @@ struct zs_store_opts {
 	 * no recovery (tmp/ and recordings without a row belong to the
 	 * server's ingests in progress), no symbols; tokens only */
 	int admin_only;
+	/* a remote copy of the symbol store (server/blobstore.h; borrowed,
+	 * must outlive the store); NULL: DIR/symbols alone */
+	const struct zs_remote *remote;
 };
 
 /* Open (creating when needed) the store in dir. Empties dir/tmp and
@@ -130,6 +148,9 @@ struct zs_symbol_meta {
 	unsigned nr_segs;
 	/* where they came from (the meta's "source"): NULL, "uploaded" */
 	const char *source;
+	/* X-ZT-Description and X-ZT-Symbol-File in their canonical escaped
+	 * form (route.h's zr_pct_text), kept in the meta; NULL: none */
+	const char *description, *file;
 };
 
 /* Parse "OFF:VADDR:SIZE,..." (hex, at most 16) into m. 0, -EINVAL. */
@@ -145,6 +166,49 @@ int zs_symbol_meta_parse_load(const char *s, struct zs_symbol_meta *m);
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
 		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 		       size_t msglen);
+
+/* ---- symbol files of every kind (server/symfiles.c) ------------------------ */
+
+/*
+ * Store the file at tmp_path (taken over as by zs_ingest_file) as id's
+ * debuginfo, executable or source (src: the path as route.h's zr_srcpath
+ * leaves it). Checked first: debuginfo and executable are ELF files whose
+ * GNU build id is id (or, without one, whose file id is id), debuginfo
+ * with DWARF; a source is any file. Then synced, put to the remote (if
+ * any), renamed into place and catalogued. only_new: -EEXIST when that
+ * kind is stored (here or in the remote); else replace (*created tells).
+ * -EBADMSG (msg says why: a bad body), -EINVAL, -EEXIST, -EREMOTEIO (the
+ * remote refused: nothing stored), -ENOSPC, -EDQUOT, -EIO.
+ */
+int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		   const char *tmp_path, int only_new, int *created, char *msg, size_t msglen);
+
+/* A stored symbol file, open for reading (streamed from fd). */
+struct zs_symfile {
+	int fd;		/* -1 when closed; zs_symfile_close() */
+	uint64_t size;
+	char etag[65];	/* sha256 of the file, hex */
+	int dwarf;	/* an ELF file with DWARF */
+	/* gsym: its meta (quality, segments; description points into desc) */
+	struct zs_symbol_meta meta;
+	char desc[3 * 1024 + 1];
+};
+
+/* Open id's file of kind (src for a source, as for zs_symfile_put): from
+ * DIR, else from the remote (fetched, checked, kept in DIR). A GSYM kept
+ * for more than 60 s is first checked against the remote's. 0, -ENOENT,
+ * -EINVAL, -EREMOTEIO, -EIO. */
+int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		    struct zs_symfile *f);
+void zs_symfile_close(struct zs_symfile *f);
+/* The kinds stored for id among gsym, debuginfo and executable: bits 1 << kind. */
+unsigned zs_symfile_has(struct zs_store *s, const char *id);
+/* Fetch id's file of kind from the debuginfod upstreams (zs_store_opts.
+ * debuginfod) and store it as an upload is stored. 0 (stored, or stored
+ * meanwhile), -ENOSYS (no upstream), -ENOENT, -EBADMSG, others. */
+int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src);
+/* "gsym", "debuginfo", "executable", "source". */
+const char *zs_kind_name(enum zs_kind kind);
 
 /* ---- queries (server/query.c) ---------------------------------------------- */
 

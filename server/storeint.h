@@ -83,6 +83,39 @@ int zs_symbol_put_nodrop(struct zs_store *s, const char *id, const char *tmp_pat
 			 const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 			 size_t msglen);
 
+/* ---- between store.c and symfiles.c ---------------------------------------- */
+
+/* The writer's lock and connection (use the connection under the lock). */
+pthread_mutex_t *zs_store_wlock(struct zs_store *s);
+sqlite3 *zs_store_wdb(struct zs_store *s);
+const struct zs_remote *zs_store_remote(const struct zs_store *s); /* NULL: none */
+int zs_store_upstream(const struct zs_store *s);		     /* debuginfod on */
+/* Whether path is a file right inside DIR/tmp (what a put may take over). */
+int zs_store_tmp_ok(const struct zs_store *s, const char *path);
+/* A SQLite failure as a negative errno (-ENOSPC, -EDQUOT, -ENOMEM, -EIO). */
+int zs_db_error(sqlite3 *db, int rc);
+/* SHA-256 of a file (read with pread) or of memory, as 64 hex digits. */
+int zs_sha256_fd(int fd, char hex[65]);
+int zs_sha256_text(const void *p, size_t n, char hex[65]);
+/* The relative key of a symbol file (server/blobstore.h). 0, -EINVAL, -ENAMETOOLONG. */
+int zs_symfile_key(const char *hex, enum zs_kind kind, const char *src, char *key, size_t n);
+/* The remote seam: with no remote, put is a no-op, has says 0 and get
+ * -ENOENT. put: 0 or -EREMOTEIO (msg set); get: a new file in DIR/tmp
+ * (its path in tmp) with the object, 0, -ENOENT or -EREMOTEIO. */
+int zs_remote_put(struct zs_store *s, const char *key, const char *path, char *msg, size_t n);
+int zs_remote_has(struct zs_store *s, const char *key);
+int zs_remote_get(struct zs_store *s, const char *key, char *tmp, size_t n);
+/* The GSYM of id opened (zs_symfile_open's gsym kind, in store.c). */
+int zs_symbol_open(struct zs_store *s, const char *id, struct zs_symfile *f);
+/* Make sure id's GSYM is in DIR when the remote has it (the symbolizer
+ * reads DIR). Called with the symbol cache's lock held: never drops. */
+void zs_symbol_fetch_remote(struct zs_store *s, const char *hex);
+/* The local path of id's file of kind when it is stored (malloc'ed), or
+ * NULL: for the symbolizer, which makes a GSYM of a stored debug file. */
+char *zs_symfile_local_path(struct zs_store *s, const char *hex, enum zs_kind kind);
+/* Remove symbol files without a catalogue row (at open). */
+void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db);
+
 /* Hex (2..40 digits, even) to a build id. 0 or -EINVAL. */
 int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
 

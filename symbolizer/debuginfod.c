@@ -21,6 +21,7 @@ static struct {
 	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
 	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
 	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_source)(debuginfod_client *, const unsigned char *, int, const char *, char **);
 	int loaded;
 } dl;
 static pthread_once_t dl_once = PTHREAD_ONCE_INIT;
@@ -41,7 +42,9 @@ static void dl_load(void)
 		h, "debuginfod_find_debuginfo");
 	dl.find_executable = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
 		h, "debuginfod_find_executable");
-	dl.loaded = dl.begin && dl.end && dl.set_user_data && dl.get_user_data && dl.set_progressfn &&
+	dl.find_source = (int (*)(debuginfod_client *, const unsigned char *, int, const char *,
+				  char **))dlsym(h, "debuginfod_find_source");
+	dl.loaded = dl.begin && dl.find_source && dl.end && dl.set_user_data && dl.get_user_data && dl.set_progressfn &&
 		    dl.find_debuginfo && dl.find_executable;
 }
 
@@ -91,8 +94,9 @@ static int have_urls(void)
 	return s && s[strspn(s, " \t\n")];
 }
 
-int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
-		       zt_debuginfod_progress_fn progress, void *ctx, char **path_out)
+/* want: 0 debuginfo, 1 executable, 2 source (src) */
+static int find(const struct prof_build_id *bid, int want, const char *src,
+		zt_debuginfod_progress_fn progress, void *ctx, char **path_out)
 {
 	struct progress p = { progress, ctx };
 	debuginfod_client *c;
@@ -113,7 +117,9 @@ int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
 	dl.set_user_data(c, &p);
 	/* also replaces the stderr printer DEBUGINFOD_PROGRESS installs */
 	dl.set_progressfn(c, progress ? progress_cb : NULL);
-	if (want_executable)
+	if (want == 2)
+		fd = dl.find_source(c, bid->data, bid->len, src, &path);
+	else if (want == 1)
 		fd = dl.find_executable(c, bid->data, bid->len, &path);
 	else
 		fd = dl.find_debuginfo(c, bid->data, bid->len, &path);
@@ -128,4 +134,19 @@ int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
 		return -ENOMEM;
 	*path_out = path;
 	return 0;
+}
+
+int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
+		       zt_debuginfod_progress_fn progress, void *ctx, char **path_out)
+{
+	return find(bid, !!want_executable, NULL, progress, ctx, path_out);
+}
+
+int zt_debuginfod_find_source(const struct prof_build_id *bid, const char *path,
+			      zt_debuginfod_progress_fn progress, void *ctx, char **path_out)
+{
+	*path_out = NULL;
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	return find(bid, 2, path, progress, ctx, path_out);
 }

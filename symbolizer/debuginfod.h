@@ -50,4 +50,10 @@ typedef void (*zt_debuginfod_progress_fn)(void *ctx, long done, long total);
 int zt_debuginfod_find(const struct prof_build_id *bid, int want_executable,
 		       zt_debuginfod_progress_fn progress, void *ctx, char **path_out);
 
+/* The source file path (absolute, as DWARF names it) of the program with
+ * build id bid, as zt_debuginfod_find finds the others (-EINVAL also for
+ * a path that is not absolute). */
+int zt_debuginfod_find_source(const struct prof_build_id *bid, const char *path,
+			      zt_debuginfod_progress_fn progress, void *ctx, char **path_out);
+
 #endif

@@ -8,6 +8,10 @@
 #   DIR/debuginfod-cache (not in $HOME);
 # - asked again (a restarted server), debuginfod is not asked again, and with
 #   the debuginfod server gone the frames are still named;
+# - the debug file fetched for symbols is kept in the symbol store too, and
+#   what only the debuginfod server has is fetched through zt serve's own
+#   /buildid/ (debuginfod-find with a token in DEBUGINFOD_URLS), kept, and
+#   still served once the debuginfod server is gone;
 # - a server without --debuginfod shows the frame as [binary+0x...];
 # - the same with lld's layout (code not at its vaddr's file offset, which
 #   objcopy keeps in the debug file) when ld.lld is there.
@@ -47,7 +51,7 @@ check "... and no symbols" bash -c "! nm bin/hotstripped 2> /dev/null | grep -q 
 check "zt record -g of the stripped binary" [ -s x.data ]
 # linked by lld: its code segment's file offset is not its vaddr (0x600 at 0x1600)
 BIDL=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fa
-ndebug=1
+ndebug=1 haslld=0
 if command -v ld.lld > /dev/null &&
 	gcc -O2 -g -fno-omit-frame-pointer -DHOT=zt_only_debuginfod_knows -DMS=700 -fuse-ld=lld -Wl,--build-id=0x$BIDL -o hotl "$src"; then
 	objcopy --only-keep-debug hotl srv/hotl.debug
@@ -55,10 +59,17 @@ if command -v ld.lld > /dev/null &&
 	rm hotl
 	"$ZT" record -q -g -o xl.data -- bin/hotlstripped > recl.out 2> recl.err
 	check "zt record -g of the lld-linked stripped binary" [ -s xl.data ]
-	ndebug=2
+	ndebug=2 haslld=1
 else
 	echo "  skip: no ld.lld (the lld layout part)"
 fi
+
+# a program only the debuginfod server has (not stripped: its executable and
+# debug file in one), asked for through zt serve's /buildid/
+BIDO=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fb
+printf 'int main(void) { return 0; }\n' | gcc -g -x c - -Wl,--build-id=0x$BIDO -o srv/onlyupstream ||
+	{ fail "build onlyupstream"; finish; }
+ndebug=$((ndebug + 1))
 
 # ---- the debuginfod server -------------------------------------------------------
 port=$(( 20000 + RANDOM % 20000 ))
@@ -115,8 +126,22 @@ check "... not in the home directory" bash -c "[ -z \"\$(find '$HOME' -type f 2>
 after1=$(buildid_reqs)
 check "debuginfod was asked ($before -> $after1)" [ "$after1" -gt "$before" ]
 
+check "the debug file the symbolizer fetched is in the symbol store" cmp -s srv/hot.debug "$D/symbols/debuginfo/$BID.debug"
+
+# ---- /buildid/ of what only the upstream has: fetched, stored, served ---------------
+export DEBUGINFOD_CACHE_PATH=$T/dfcache
+dfind() { DEBUGINFOD_URLS="http://zt:$READ@${SERVE_URL#http://}" debuginfod-find "$@" 2>> dfind.err; }
+p=$(dfind debuginfo $BIDO)
+check "debuginfod-find debuginfo through zt serve: the upstream's file" cmp -s "$p" srv/onlyupstream
+check "... kept in the symbol store" cmp -s srv/onlyupstream "$D/symbols/debuginfo/$BIDO.debug"
+p=$(dfind executable $BIDO)
+check "debuginfod-find executable through zt serve: the upstream's file" cmp -s "$p" srv/onlyupstream
+check "... kept in the symbol store" cmp -s srv/onlyupstream "$D/symbols/executable/$BIDO"
+check "an id no one has: 404" [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $READ" "$SERVE_URL/buildid/7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fc/debuginfo")" = 404 ]
+unset DEBUGINFOD_CACHE_PATH
+
 # ---- lld's layout: the debug file's offsets are the binary's ----------------------
-if [ $ndebug = 2 ]; then
+if [ "$haslld" = 1 ]; then
 	ZT_TOKEN=$PUSH "$ZT" push --no-symbols -i xl.data --server "$SERVE_URL" > pushl.out 2> pushl.err
 	idl=$(sed -n 's/^zt push: stored \([0-9a-f]*\) .*/\1/p' pushl.out)
 	check "lld: pushed" [ -n "$idl" ]
@@ -141,6 +166,8 @@ serve_start "$D" --debuginfod "http://127.0.0.1:$port" || { fail "zt serve resta
 TOKEN=$READ api GET "/api/v1/folded?id=$id" > f3.folded
 check "debuginfod gone: folded still names the hot function" \
 	grep -qE '(^|;)main;zt_only_debuginfod_knows [0-9]+$' f3.folded
+check "debuginfod gone: /buildid/ still serves what was fetched" \
+	bash -c "curl -s -H 'Authorization: Bearer $READ' '$SERVE_URL/buildid/$BIDO/executable' | cmp -s - srv/onlyupstream"
 serve_stop
 check "the server stopped cleanly" [ $? -eq 0 ]
 

@@ -74,6 +74,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (r.id[0] && !zr_hex_ok(r.id, 2, 64))
 			abort();
+		if (r.src)
+			check_text(r.src);
+		if ((r.kind == ZS_KIND_SOURCE) != (r.src != NULL))
+			abort();
 		for (i = 0; i < r.nr_params; i++) {
 			check_text(r.params[i].key);
 			check_text(r.params[i].value);

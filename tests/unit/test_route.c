@@ -372,6 +372,163 @@ static void test_numbers(void **state)
 	assert_false(zr_label_value_ok("a\tb"));
 }
 
+#define BID "0123456789abcdef0123456789abcdef01234567"
+
+/* /api/v1/symbols/ID/KIND[/PATH] and /buildid/ID/KIND[/PATH]: kinds,
+ * methods, ids, and source paths with their tricks. */
+static void test_symfile_routes(void **state)
+{
+	static const struct {
+		const char *m, *t;
+		enum zr_route route;
+		enum zs_kind kind;
+		const char *src;
+	} ok[] = {
+		{"PUT", "/api/v1/symbols/" BID "/debuginfo", ZR_SYMFILE_PUT, ZS_KIND_DEBUGINFO, NULL},
+		{"HEAD", "/api/v1/symbols/" BID "/executable", ZR_SYMFILE_HEAD, ZS_KIND_EXECUTABLE,
+		 NULL},
+		{"GET", "/api/v1/symbols/abcd/debuginfo", ZR_SYMFILE_GET, ZS_KIND_DEBUGINFO, NULL},
+		{"PUT", "/api/v1/symbols/abcd/source/usr/src/a.c", ZR_SYMFILE_PUT, ZS_KIND_SOURCE,
+		 "usr/src/a.c"},
+		{"GET", "/buildid/" BID "/debuginfo", ZR_BUILDID, ZS_KIND_DEBUGINFO, NULL},
+		{"HEAD", "/buildid/" BID "/executable", ZR_BUILDID, ZS_KIND_EXECUTABLE, NULL},
+		/* libdebuginfod's form: "source" + "/" + the absolute path */
+		{"GET", "/buildid/" BID "/source//usr/src/a%20b.c", ZR_BUILDID, ZS_KIND_SOURCE,
+		 "usr/src/a b.c"},
+		{"GET", "/buildid/abcd/source/a//b///c.c/", ZR_BUILDID, ZS_KIND_SOURCE, "a/b/c.c"},
+		{"GET", "/buildid/abcd/source/a/%2Bx%2fy.c", ZR_BUILDID, ZS_KIND_SOURCE, "a/+x/y.c"},
+		{"GET", "/buildid/abcd/source/a/..x/.y/x..", ZR_BUILDID, ZS_KIND_SOURCE,
+		 "a/..x/.y/x.."},
+		{"GET", "/buildid/abcd/source/a+b\\c", ZR_BUILDID, ZS_KIND_SOURCE, "a+b\\c"},
+		{"GET", "/%62uildid/abcd/executable", ZR_BUILDID, ZS_KIND_EXECUTABLE, NULL},
+		/* the GSYM routes are the kind gsym */
+		{"GET", "/api/v1/symbols/abcd", ZR_SYMBOL_GET, ZS_KIND_GSYM, NULL},
+	};
+	static const struct {
+		const char *m, *t;
+		int code;
+	} bad[] = {
+		{"GET", "/buildid/abcd/source/a/../etc/passwd", 400},
+		{"GET", "/buildid/abcd/source/a/./b", 400},
+		{"GET", "/buildid/abcd/source/..", 400},
+		{"GET", "/buildid/abcd/source/a/%2e%2e/b", 400},
+		{"GET", "/buildid/abcd/source/a/%2E/b", 400},
+		{"GET", "/buildid/abcd/source/a%2f%2e%2e%2fb", 400},
+		{"GET", "/buildid/abcd/source/a%00b", 400},
+		{"GET", "/buildid/abcd/source/a%0ab", 400},
+		{"GET", "/buildid/abcd/source/a%7fb", 400},
+		{"GET", "/buildid/abcd/source/a%zzb", 400},
+		{"GET", "/buildid/abcd/source/a%2", 400},
+		{"GET", "/buildid/abcd/source/", 400},
+		{"GET", "/buildid/abcd/source", 400},
+		{"GET", "/buildid/abcd/source///", 400},
+		{"GET", "/buildid/ABCD/debuginfo", 400},       /* uppercase hex */
+		{"GET", "/buildid/abc/debuginfo", 400},        /* odd length */
+		{"GET", "/buildid/a/debuginfo", 400},          /* too short */
+		{"GET", "/buildid/" BID "00/debuginfo", 400},  /* 42 digits */
+		{"GET", "/buildid/xyz0/debuginfo", 400},
+		{"GET", "/buildid/%2e%2e/debuginfo", 400},
+		{"GET", "/buildid/ab%2fcd/debuginfo", 400},
+		{"GET", "/buildid/ab%00/debuginfo", 400},
+		{"GET", "/buildid//debuginfo", 400},
+		{"GET", "/buildid/abcd/debuginfo?x=1", 400},
+		{"GET", "/buildid/abcd/section/.text", 404},
+		{"GET", "/buildid/abcd/debuginfo/x", 404},
+		{"GET", "/buildid/abcd/debuginfo%2fx", 404},
+		{"GET", "/buildid/abcd/gsym", 404},
+		{"GET", "/buildid/abcd", 404},
+		{"PUT", "/buildid/abcd/debuginfo", 405},
+		{"DELETE", "/api/v1/symbols/abcd/debuginfo", 405},
+		{"PUT", "/api/v1/symbols/abcd/nosuchkind", 404},
+		{"PUT", "/api/v1/symbols/abcd/source/a/../../x", 400},
+	};
+	struct zr_request r;
+	char msg[256], *big;
+	const char *allow;
+	size_t i, n;
+	int rc;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		rc = parse(ok[i].m, ok[i].t, &r, msg);
+		if (rc)
+			fail_msg("%s %s: %d %s", ok[i].m, ok[i].t, rc, msg);
+		assert_int_equal(r.route, ok[i].route);
+		assert_int_equal(r.kind, ok[i].kind);
+		if (ok[i].src)
+			assert_string_equal(r.src, ok[i].src);
+		else
+			assert_null(r.src);
+		assert_int_equal(r.head, !strcmp(ok[i].m, "HEAD"));
+		zr_request_release(&r);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = parse(bad[i].m, bad[i].t, &r, msg);
+		if (rc != bad[i].code)
+			fail_msg("%s %s: %d, not %d (%s)", bad[i].m, bad[i].t, rc, bad[i].code,
+				 rc ? msg : "accepted");
+		for (n = 0; msg[n]; n++)
+			assert_true(msg[n] >= 0x20 && msg[n] < 0x7f);
+	}
+	rc = zr_parse("POST", "/buildid/abcd/debuginfo", 23, &r, &allow, msg, sizeof(msg));
+	assert_int_equal(rc, 405);
+	assert_string_equal(allow, "GET, HEAD");
+	/* a path of 4096 bytes passes, one more does not; "//" does not count */
+	big = malloc(2 * ZR_MAX_SRCPATH + 64);
+	assert_non_null(big);
+	n = (size_t)sprintf(big, "/buildid/abcd/source//");
+	memset(big + n, 'a', ZR_MAX_SRCPATH);
+	big[n + ZR_MAX_SRCPATH] = '\0';
+	assert_int_equal(parse("GET", big, &r, msg), 0);
+	assert_int_equal(strlen(r.src), ZR_MAX_SRCPATH);
+	zr_request_release(&r);
+	strcat(big, "/");
+	assert_int_equal(parse("GET", big, &r, msg), 0);
+	zr_request_release(&r);
+	strcat(big, "b");
+	assert_int_equal(parse("GET", big, &r, msg), 400);
+	free(big);
+	/* scopes: uploads need symbols (push with If-None-Match: *), reads read */
+	assert_int_equal(zr_scopes(ZR_SYMFILE_PUT, 1, 0), ZS_SCOPE_SYMBOLS);
+	assert_int_equal(zr_scopes(ZR_SYMFILE_PUT, 1, 1), ZS_SCOPE_SYMBOLS | ZS_SCOPE_PUSH);
+	assert_int_equal(zr_scopes(ZR_BUILDID, 0, 0), ZS_SCOPE_READ);
+	assert_int_equal(zr_scopes(ZR_BUILDID, 1, 0), 0);
+	assert_int_equal(zr_scopes(ZR_SYMFILE_GET, 0, 0), ZS_SCOPE_READ);
+	assert_true(zr_has_body(ZR_SYMFILE_PUT));
+	assert_false(zr_has_body(ZR_BUILDID));
+}
+
+static void test_pct_text(void **state)
+{
+	char out[3 * ZR_MAX_DESCRIPTION + 1], big[3 * ZR_MAX_DESCRIPTION + 8];
+
+	(void)state;
+	assert_int_equal(zr_pct_text("hello%20world%21", 1024, 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "hello%20world%21");
+	assert_int_equal(zr_pct_text("a b/c", 1024, 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "a%20b/c");
+	assert_int_equal(zr_pct_text("%C3%A9t%C3%A9", 1024, 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "%C3%A9t%C3%A9");
+	assert_int_equal(zr_pct_text("%0a", 1024, 0, out, sizeof(out)), -EINVAL);
+	assert_int_equal(zr_pct_text("%00", 1024, 0, out, sizeof(out)), -EINVAL);
+	assert_int_equal(zr_pct_text("%ff%fe", 1024, 0, out, sizeof(out)), -EINVAL); /* not UTF-8 */
+	assert_int_equal(zr_pct_text("%ed%a0%80", 1024, 0, out, sizeof(out)), -EINVAL); /* surrogate */
+	assert_int_equal(zr_pct_text("%c0%af", 1024, 0, out, sizeof(out)), -EINVAL); /* overlong */
+	assert_int_equal(zr_pct_text("%g1", 1024, 0, out, sizeof(out)), -EINVAL);
+	memset(big, 'x', 1024);
+	big[1024] = '\0';
+	assert_int_equal(zr_pct_text(big, 1024, 0, out, sizeof(out)), 0);
+	strcat(big, "x");
+	assert_int_equal(zr_pct_text(big, 1024, 0, out, sizeof(out)), -EINVAL);
+	/* file names */
+	assert_int_equal(zr_pct_text("libfoo.so.1", 255, 1, out, sizeof(out)), 0);
+	assert_string_equal(out, "libfoo.so.1");
+	assert_int_equal(zr_pct_text("a%2fb", 255, 1, out, sizeof(out)), -EINVAL);
+	assert_int_equal(zr_pct_text("..", 255, 1, out, sizeof(out)), -EINVAL);
+	assert_int_equal(zr_pct_text("", 255, 1, out, sizeof(out)), -EINVAL);
+	assert_int_equal(zr_pct_text("abc", 255, 1, out, 3), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_query),	cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_scopes),	cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_symfile_routes),
+		cmocka_unit_test(test_pct_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "server/blobstore.h"
 #include "server/store.h"
 #include "symbolizer/symmod.h"
 #include "tests/unit/srvdata.h"
@@ -270,6 +271,291 @@ static void test_symbols(void **state)
 	zs_store_close(s);
 }
 
+#define SYMID "0102030405060708090a0b0c0d0e0f1011121314"
+
+static int zs_sha256_file_for_test(const char *path, char sha[65])
+{
+	char cmd[700];
+	FILE *p;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	ok = fscanf(p, "%64s", sha) == 1;
+	pclose(p);
+	return ok ? 0 : -1;
+}
+
+static struct zs_store *open_store_at(const char *d, const struct zs_remote *r)
+{
+	struct zs_store_opts o = { .remote = r };
+	struct zs_store *s = NULL;
+	char msg[256];
+
+	if (run("mkdir -p %s", d) || zs_store_open(d, &o, &s, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	return s;
+}
+
+/* Copy file from to a new file in s's tmp directory; its path into tmp. */
+static void to_tmp(struct zs_store *s, const char *from, char *tmp, size_t n)
+{
+	static int seq;
+
+	snprintf(tmp, n, "%s/t%d", zs_store_tmpdir(s), seq++);
+	assert_int_equal(run("cp %s %s", from, tmp), 0);
+}
+
+/* Whether dir has no entries (or does not exist). */
+static int empty(const char *base, const char *sub)
+{
+	char d[1024];
+
+	snprintf(d, sizeof(d), "%s/%s", base, sub);
+	return run("test -z \"$(ls -A %s 2>/dev/null)\"", d) == 0;
+}
+
+static int put_kind(struct zs_store *s, const char *id, enum zs_kind k, const char *src,
+		    const char *from, int only_new, int *created, char *msg)
+{
+	char tmp[600];
+
+	to_tmp(s, from, tmp, sizeof(tmp));
+	return zs_symfile_put(s, id, k, src, tmp, only_new, created, msg, 256);
+}
+
+/* debuginfo, executable, source: what is refused stores nothing. */
+static void test_symfiles(void **state)
+{
+	char d[600], prog[600], gsym[600], dbg[600], nodbg[600], other[600], junk[600], trunc[600],
+		msg[256], sha[65];
+	struct zs_symbol_meta m = { .quality = 2 };
+	struct zs_symfile f;
+	struct zs_store *s;
+	int created;
+
+	(void)state;
+	snprintf(d, sizeof(d), "%s/sf", dir);
+	s = open_store_at(d, NULL);
+	snprintf(prog, sizeof(prog), "%s/sfp", dir);
+	snprintf(gsym, sizeof(gsym), "%s/sfp.gsym", dir);
+	snprintf(dbg, sizeof(dbg), "%s/sfp.debug", dir);
+	snprintf(nodbg, sizeof(nodbg), "%s/sfp.nodbg", dir);
+	snprintf(other, sizeof(other), "%s/sfo", dir);
+	snprintf(junk, sizeof(junk), "%s/junk", dir);
+	snprintf(trunc, sizeof(trunc), "%s/trunc.gsym", dir);
+	make_gsym(prog, gsym, "zt_sf_f");
+	assert_int_equal(run("objcopy --only-keep-debug %s %s && objcopy --strip-debug %s %s", prog,
+			     dbg, prog, nodbg), 0);
+	assert_int_equal(run("printf 'int main(void){return 0;}\\n' | cc -g -x c - -o %s"
+			     " -Wl,--build-id=0x0102030405060708090a0b0c0d0e0f10111213ff", other), 0);
+	assert_int_equal(run("echo 'not an ELF file' > %s", junk), 0);
+	assert_int_equal(run("head -c 100 %s > %s", gsym, trunc), 0);
+
+	/* refused: not ELF, another build id, no DWARF for debuginfo */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, junk, 0, &created, msg),
+			 -EBADMSG);
+	assert_string_equal(msg, "not an ELF file");
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, junk, 0, &created, msg),
+			 -EBADMSG);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, other, 0, &created, msg),
+			 -EBADMSG);
+	assert_non_null(strstr(msg, "build id is 0102030405060708090a0b0c0d0e0f10111213ff"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, other, 0, &created, msg),
+			 -EBADMSG);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, nodbg, 0, &created, msg),
+			 -EBADMSG);
+	assert_non_null(strstr(msg, "no DWARF"));
+	/* GSYM: truncated, another UUID */
+	{
+		char tmp[600];
+
+		to_tmp(s, trunc, tmp, sizeof(tmp));
+		assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, 256),
+				 -EBADMSG);
+		to_tmp(s, gsym, tmp, sizeof(tmp));
+		assert_int_equal(zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f10111213ff",
+						    tmp, &m, 0, &created, msg, 256),
+				 -EBADMSG);
+	}
+	assert_true(empty(d, "symbols/debuginfo"));
+	assert_true(empty(d, "symbols/executable"));
+	assert_true(empty(d, "symbols/gsym"));
+	assert_true(empty(d, "tmp"));
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_DEBUGINFO, NULL, &f), -ENOENT);
+	assert_int_equal(zs_symfile_has(s, SYMID), 0);
+
+	/* accepted: the debug file, the stripped program as executable, a source */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), 0);
+	assert_int_equal(created, 1);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), -EEXIST);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 0, &created, msg), 0);
+	assert_int_equal(created, 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
+			 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
+			 -EEXIST);
+	assert_int_equal(zs_symfile_has(s, SYMID),
+			 1u << ZS_KIND_DEBUGINFO | 1u << ZS_KIND_EXECUTABLE);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_DEBUGINFO, NULL, &f), 0);
+	assert_int_equal(zs_sha256_file_for_test(dbg, sha), 0);
+	assert_string_equal(f.etag, sha);
+	assert_true(f.dwarf);
+	zs_symfile_close(&f);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_EXECUTABLE, NULL, &f), 0);
+	assert_false(f.dwarf);
+	zs_symfile_close(&f);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", &f), 0);
+	assert_int_equal(f.size, 16);
+	zs_symfile_close(&f);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_SOURCE, "usr/src/b.c", &f), -ENOENT);
+	assert_int_equal(run("cmp %s %s/symbols/debuginfo/" SYMID ".debug", dbg, d), 0);
+	assert_int_equal(run("grep -qx usr/src/a.c %s/symbols/source/" SYMID "/*.path", d), 0);
+	assert_true(empty(d, "tmp"));
+	zs_store_close(s);
+}
+
+/* ---- a directory-backed remote, as the S3 store is one ----------------------------- */
+
+static int fr_fail;
+
+static int fr_put(void *ctx, const char *key, const char *path, char *msg, size_t n)
+{
+	if (fr_fail) {
+		snprintf(msg, n, "injected failure");
+		return -EIO;
+	}
+	return run("mkdir -p \"$(dirname %s/%s)\" && cp %s %s/%s.part && mv %s/%s.part %s/%s",
+		   (char *)ctx, key, path, (char *)ctx, key, (char *)ctx, key, (char *)ctx, key)
+		       ? -EIO
+		       : 0;
+}
+
+static int fr_get(void *ctx, const char *key, const char *dest, char *msg, size_t n)
+{
+	char p[1024];
+	struct stat st;
+
+	(void)msg;
+	(void)n;
+	snprintf(p, sizeof(p), "%s/%s", (char *)ctx, key);
+	if (stat(p, &st))
+		return -ENOENT;
+	return run("cp %s %s", p, dest) ? -EIO : 0;
+}
+
+static int fr_head(void *ctx, const char *key, uint64_t *size, char *msg, size_t n)
+{
+	char p[1024];
+	struct stat st;
+
+	(void)msg;
+	(void)n;
+	snprintf(p, sizeof(p), "%s/%s", (char *)ctx, key);
+	if (stat(p, &st))
+		return -ENOENT;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+static int fr_del(void *ctx, const char *key, char *msg, size_t n)
+{
+	char p[1024];
+
+	(void)msg;
+	(void)n;
+	snprintf(p, sizeof(p), "%s/%s", (char *)ctx, key);
+	return unlink(p) ? -errno : 0;
+}
+
+static void fr_free(void *ctx)
+{
+	(void)ctx;
+}
+
+static const struct zs_remote_ops fr_ops = { fr_put, fr_get, fr_head, fr_del, fr_free };
+
+/* A second store on another DIR with the same remote serves what the
+ * first stored; a failing put refuses the upload and keeps nothing. */
+static void test_remote(void **state)
+{
+	char rdir[600], d1[600], d2[600], d3[600], prog[600], gsym[600], dbg[600], src[600],
+		msg[256], tmp[600], etag1[65];
+	struct zs_symbol_meta m = { .quality = 2, .description = "a%20test" };
+	struct zs_remote r;
+	struct zs_symfile f;
+	struct zs_store *a, *b, *c;
+	int created;
+
+	(void)state;
+	snprintf(rdir, sizeof(rdir), "%s/remote", dir);
+	snprintf(d1, sizeof(d1), "%s/r1", dir);
+	snprintf(d2, sizeof(d2), "%s/r2", dir);
+	snprintf(d3, sizeof(d3), "%s/r3", dir);
+	snprintf(prog, sizeof(prog), "%s/rp", dir);
+	snprintf(gsym, sizeof(gsym), "%s/rp.gsym", dir);
+	snprintf(dbg, sizeof(dbg), "%s/rp.debug", dir);
+	snprintf(src, sizeof(src), "%s/rp.c", dir);
+	assert_int_equal(run("mkdir -p %s && echo 'int x;' > %s", rdir, src), 0);
+	make_gsym(prog, gsym, "zt_remote_f");
+	assert_int_equal(run("objcopy --only-keep-debug %s %s", prog, dbg), 0);
+	r.ops = &fr_ops;
+	r.ctx = rdir;
+	fr_fail = 0;
+	a = open_store_at(d1, &r);
+	b = open_store_at(d2, &r);
+
+	to_tmp(a, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(a, SYMID, tmp, &m, 1, &created, msg, sizeof(msg)), 0);
+	assert_int_equal(put_kind(a, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), 0);
+	assert_int_equal(put_kind(a, SYMID, ZS_KIND_SOURCE, "src/rp.c", src, 1, &created, msg), 0);
+	assert_int_equal(run("test -s %s/symbols/gsym/" SYMID ".gsym -a -s %s/symbols/gsym/" SYMID
+			     ".meta -a -s %s/symbols/debuginfo/" SYMID ".debug",
+			     rdir, rdir, rdir),
+			 0);
+	assert_int_equal(zs_symbol_stat(a, SYMID, etag1), 0);
+
+	/* b has none of it in its DIR, and serves all of it */
+	assert_int_equal(zs_symbol_stat(b, SYMID, NULL), -ENOENT);
+	assert_int_equal(zs_symfile_open(b, SYMID, ZS_KIND_GSYM, NULL, &f), 0);
+	assert_string_equal(f.etag, etag1);
+	assert_int_equal(f.meta.quality, 2);
+	assert_non_null(f.meta.description);
+	assert_string_equal(f.meta.description, "a%20test");
+	zs_symfile_close(&f);
+	assert_int_equal(zs_symbol_stat(b, SYMID, NULL), 0); /* kept in b's DIR now */
+	assert_int_equal(zs_symfile_open(b, SYMID, ZS_KIND_DEBUGINFO, NULL, &f), 0);
+	assert_true(f.dwarf);
+	zs_symfile_close(&f);
+	assert_int_equal(run("cmp %s %s/symbols/debuginfo/" SYMID ".debug", dbg, d2), 0);
+	assert_int_equal(zs_symfile_open(b, SYMID, ZS_KIND_SOURCE, "src/rp.c", &f), 0);
+	zs_symfile_close(&f);
+	assert_int_equal(zs_symfile_has(b, SYMID), 1u << ZS_KIND_GSYM | 1u << ZS_KIND_DEBUGINFO);
+	/* only new: what the remote has counts as stored */
+	assert_int_equal(put_kind(b, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), -EEXIST);
+	/* a failing remote: refused, nothing kept here, the remote unchanged */
+	fr_fail = 1;
+	assert_int_equal(put_kind(a, SYMID, ZS_KIND_EXECUTABLE, NULL, prog, 0, &created, msg),
+			 -EREMOTEIO);
+	assert_non_null(strstr(msg, "injected failure"));
+	assert_true(empty(d1, "symbols/executable"));
+	assert_true(empty(rdir, "symbols/executable"));
+	c = open_store_at(d3, &r);
+	to_tmp(c, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(c, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+			 -EREMOTEIO);
+	assert_true(empty(d3, "symbols/gsym"));
+	assert_true(empty(d3, "tmp"));
+	assert_true(empty(d1, "tmp"));
+	fr_fail = 0;
+	zs_store_close(a);
+	zs_store_close(b);
+	zs_store_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_tokens_beside),
 		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_symfiles),
+		cmocka_unit_test(test_remote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

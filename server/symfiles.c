@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zt serve's symbol files other than GSYM (debug files, executables,
+ * sources): validation, atomic storage, the remote seam (server/blobstore.h)
+ * and debuginfod upstreams. The catalogue row (table symfiles) is what makes
+ * a file stored; the file is renamed into place before its row is written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "libprof/log.h"
+#include "server/blobstore.h"
+#include "server/storeint.h"
+#include "symbolizer/buildid_cache.h"
+#include "symbolizer/debuginfod.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/fileid.h"
+
+static void hex_of(const uint8_t *b, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int zs_sha256_fd(int fd, char hex[65])
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	uint8_t buf[1 << 16], md[32];
+	unsigned mdlen = 32;
+	off_t off = 0;
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (!n)
+			break;
+		EVP_DigestUpdate(c, buf, (size_t)n);
+		off += n;
+	}
+	if (EVP_DigestFinal_ex(c, md, &mdlen) != 1)
+		err = -ENOMEM;
+	else
+		hex_of(md, 32, hex);
+out:
+	EVP_MD_CTX_free(c);
+	return err;
+}
+
+int zs_sha256_text(const void *p, size_t n, char hex[65])
+{
+	uint8_t md[32];
+	unsigned len = 32;
+
+	if (EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) != 1)
+		return -ENOMEM;
+	hex_of(md, 32, hex);
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* ---- the remote ------------------------------------------------------------------ */
+
+int zs_remote_put(struct zs_store *s, const char *key, const char *path, char *msg, size_t n)
+{
+	const struct zs_remote *r = zs_store_remote(s);
+	char why[256] = "";
+	int err;
+
+	if (!r)
+		return 0;
+	err = r->ops->put_file(r->ctx, key, path, why, sizeof(why));
+	if (err) {
+		zt_warn("the remote store refused '%s': %s", key, why[0] ? why : strerror(-err));
+		zt_say(msg, n, "the remote symbol store failed (%s): try again later",
+		       why[0] ? why : strerror(-err));
+		return -EREMOTEIO;
+	}
+	return 0;
+}
+
+int zs_remote_has(struct zs_store *s, const char *key)
+{
+	const struct zs_remote *r = zs_store_remote(s);
+	char why[256];
+	uint64_t size;
+
+	return r && !r->ops->head(r->ctx, key, &size, why, sizeof(why));
+}
+
+int zs_remote_get(struct zs_store *s, const char *key, char *tmp, size_t n)
+{
+	const struct zs_remote *r = zs_store_remote(s);
+	char why[256] = "";
+	int fd, err;
+
+	if (!r)
+		return -ENOENT;
+	if (snprintf(tmp, n, "%s/remote.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	err = r->ops->get_file(r->ctx, key, tmp, why, sizeof(why));
+	if (err) {
+		unlink(tmp);
+		tmp[0] = '\0';
+		if (err != -ENOENT)
+			zt_warn("cannot get '%s' from the remote store: %s", key,
+				why[0] ? why : strerror(-err));
+		return err == -ENOENT ? -ENOENT : -EREMOTEIO;
+	}
+	return 0;
+}
+
+/* ---- validation ------------------------------------------------------------------- */
+
+/* Whether the ELF file on fd has DWARF: a .debug_info or .debug_line with
+ * contents (compressed or not, .zdebug_* too). 1, 0. */
+static int elf_has_dwarf(int fd)
+{
+	static const char *const names[] = {".debug_info", ".debug_line", ".zdebug_info",
+					    ".zdebug_line"};
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+	GElf_Shdr sh;
+	Elf *e;
+	int found = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return 0;
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(name, names[i]))
+				found = 1;
+	}
+out:
+	elf_end(e);
+	return found;
+}
+
+/* An ELF file for id: its GNU build id is id, or it has none and its
+ * file id is id. *dwarf tells whether it has DWARF. 0 or -EBADMSG (msg). */
+static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *msg, size_t msglen)
+{
+	struct prof_build_id b;
+	char why[160], hex[2 * ZT_BUILD_ID_MAX + 1];
+	int err = elf_check_fd(fd, why, sizeof(why));
+
+	if (err == -ENOEXEC) {
+		zt_say(msg, msglen, "not an ELF file");
+		return -EBADMSG;
+	}
+	if (err) {
+		zt_say(msg, msglen, "a damaged ELF file: %s", why);
+		return -EBADMSG;
+	}
+	if (elf_read_build_id_fd(fd, &b)) {
+		zt_say(msg, msglen, "cannot read the ELF file's build id");
+		return -EBADMSG;
+	}
+	if (b.len) {
+		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
+			hex_of(b.data, b.len, hex);
+			zt_say(msg, msglen,
+			       "the ELF file's build id is %s, not the id it is put under", hex);
+			return -EBADMSG;
+		}
+	} else {
+		struct zt_fileid f;
+
+		if (id->len != ZT_FILEID_LEN || fileid_from_fd(fd, &f) ||
+		    memcmp(f.b, id->data, ZT_FILEID_LEN)) {
+			zt_say(msg, msglen,
+			       "the ELF file has no GNU build id and its file id is not the id "
+			       "it is put under");
+			return -EBADMSG;
+		}
+	}
+	*dwarf = elf_has_dwarf(fd);
+	return 0;
+}
+
+/* ---- keys and rows ------------------------------------------------------------------ */
+
+int zs_symfile_key(const char *hex, enum zs_kind kind, const char *src, char *key, size_t n)
+{
+	char sum[65];
+	int w;
+
+	switch (kind) {
+	case ZS_KIND_GSYM:
+		w = snprintf(key, n, "symbols/gsym/%s.gsym", hex);
+		break;
+	case ZS_KIND_DEBUGINFO:
+		w = snprintf(key, n, "symbols/debuginfo/%s.debug", hex);
+		break;
+	case ZS_KIND_EXECUTABLE:
+		w = snprintf(key, n, "symbols/executable/%s", hex);
+		break;
+	case ZS_KIND_SOURCE:
+		if (!src || zs_sha256_text(src, strlen(src), sum))
+			return -EINVAL;
+		w = snprintf(key, n, "symbols/source/%s/%s", hex, sum);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+struct row {
+	char sha[65];
+	uint64_t size;
+	int dwarf;
+};
+
+/* The row of key: 1 (r filled when not NULL), 0, or -EIO. */
+static int row_get(sqlite3 *db, const char *key, struct row *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sha256, size, dwarf FROM symfiles WHERE key=?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && r) {
+		snprintf(r->sha, sizeof(r->sha), "%s", (const char *)sqlite3_column_text(st, 0));
+		r->size = (uint64_t)sqlite3_column_int64(st, 1);
+		r->dwarf = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static int row_get_ro(struct zs_store *s, const char *key, struct row *r)
+{
+	sqlite3 *db;
+	int rc = zs_db_get(s, &db);
+
+	if (rc)
+		return rc;
+	rc = row_get(db, key, r);
+	zs_db_put(s, db);
+	return rc;
+}
+
+static int row_put(sqlite3 *db, const char *key, const char *hex, enum zs_kind kind,
+		   const char *sha, uint64_t size, int dwarf, const char *source)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "INSERT OR REPLACE INTO symfiles(key, id, kind, sha256, size, dwarf,"
+			       " created, source) VALUES(?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hex, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)kind);
+	sqlite3_bind_text(st, 4, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (int64_t)size);
+	sqlite3_bind_int(st, 6, dwarf);
+	sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
+	sqlite3_bind_text(st, 8, source, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : zs_db_error(db, rc);
+}
+
+/* ---- put ---------------------------------------------------------------------------- */
+
+/* A new synced file in DIR/tmp holding text. */
+static int tmp_text(struct zs_store *s, const char *text, char *path, size_t n)
+{
+	size_t len = strlen(text);
+	int fd, err = 0;
+
+	if (snprintf(path, n, "%s/path.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+		err = errno ? -errno : -EIO;
+	if (!err && fsync(fd))
+		err = -errno;
+	close(fd);
+	if (err)
+		unlink(path);
+	return err;
+}
+
+enum { FROM_UPLOAD, FROM_REMOTE, FROM_UPSTREAM };
+
+static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+	       const char *tmp_path, int only_new, int *created, int from, char *msg, size_t msglen)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256], pkey[272], final[4096], pfinal[4096],
+		ptmp[4096] = "", dir[4096], sha[65];
+	const char *sdir = zs_store_dir(s);
+	struct prof_build_id b;
+	struct stat st;
+	int fd = -1, err, dwarf = 0, had = 0;
+
+	if (created)
+		*created = 0;
+	zt_say(msg, msglen, "%s", "");
+	if (!zs_store_tmp_ok(s, tmp_path)) {
+		zt_say(msg, msglen, "the upload is not in the store's tmp directory");
+		return -EINVAL;
+	}
+	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b) ||
+	    (kind == ZS_KIND_SOURCE && !src)) {
+		zt_say(msg, msglen, "bad symbol id, kind or path");
+		err = -EINVAL;
+		goto out;
+	}
+	hex_of(b.data, b.len, hex);
+	if ((err = zs_symfile_key(hex, kind, src, key, sizeof(key)))) {
+		zt_say(msg, msglen, "bad source path");
+		goto out;
+	}
+	snprintf(pkey, sizeof(pkey), "%s.path", key);
+	fd = open(tmp_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		zt_say(msg, msglen, "cannot read the upload: %s", strerror(errno));
+		goto out;
+	}
+	if (kind != ZS_KIND_SOURCE) {
+		if ((err = check_elf(fd, &b, &dwarf, msg, msglen)))
+			goto out;
+		if (kind == ZS_KIND_DEBUGINFO && !dwarf) {
+			zt_say(msg, msglen,
+			       "the ELF file has no DWARF (.debug_info or .debug_line): a debug "
+			       "file has (objcopy --only-keep-debug of a program built with -g)");
+			err = -EBADMSG;
+			goto out;
+		}
+	}
+	if ((err = zs_sha256_fd(fd, sha)))
+		goto out;
+	if (fsync(fd)) {
+		err = -errno;
+		goto out;
+	}
+	if (only_new && from == FROM_UPLOAD) {
+		had = row_get_ro(s, key, NULL);
+		if (had < 0) {
+			err = had;
+			goto out;
+		}
+		if (had || zs_remote_has(s, key)) {
+			zt_say(msg, msglen, "the store has this %s of %s", zs_kind_name(kind), hex);
+			err = -EEXIST;
+			goto out;
+		}
+	}
+	if (kind == ZS_KIND_SOURCE && (err = tmp_text(s, src, ptmp, sizeof(ptmp))))
+		goto out;
+	/* the remote first: a refused put leaves nothing anywhere */
+	if (from != FROM_REMOTE &&
+	    ((ptmp[0] && (err = zs_remote_put(s, pkey, ptmp, msg, msglen))) ||
+	     (err = zs_remote_put(s, key, tmp_path, msg, msglen))))
+		goto out;
+	if (snprintf(final, sizeof(final), "%s/%s", sdir, key) >= (int)sizeof(final) ||
+	    snprintf(pfinal, sizeof(pfinal), "%s/%s", sdir, pkey) >= (int)sizeof(pfinal)) {
+		err = -ENAMETOOLONG;
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s", final);
+	*strrchr(dir, '/') = '\0';
+	pthread_mutex_lock(zs_store_wlock(s));
+	had = row_get(zs_store_wdb(s), key, NULL);
+	if (had < 0) {
+		err = had;
+		goto unlock;
+	}
+	if (had && only_new) {
+		zt_say(msg, msglen, "the store has this %s of %s", zs_kind_name(kind), hex);
+		err = -EEXIST;
+		goto unlock;
+	}
+	if ((err = buildid_cache_mkdirs(dir, 0755)))
+		goto unlock;
+	if ((ptmp[0] && rename(ptmp, pfinal)) || rename(tmp_path, final)) {
+		err = -errno;
+		goto unlock;
+	}
+	ptmp[0] = '\0';
+	err = fsync_dir(dir);
+	if (!err)
+		err = row_put(zs_store_wdb(s), key, hex, kind, sha, (uint64_t)st.st_size, dwarf,
+			      from == FROM_UPLOAD   ? "uploaded"
+			      : from == FROM_REMOTE ? "remote"
+						    : "debuginfod");
+	if (err && !had) {
+		unlink(final);
+		if (kind == ZS_KIND_SOURCE)
+			unlink(pfinal);
+	}
+	if (!err && created)
+		*created = !had;
+unlock:
+	pthread_mutex_unlock(zs_store_wlock(s));
+	/* the symbolizer may make symbols of it now (an upload only: the
+	 * symbolizer itself stores the others, holding its lock) */
+	if (!err && from == FROM_UPLOAD && kind != ZS_KIND_SOURCE)
+		zs_symcache_drop(zs_store_symcache(s), &b);
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp_path);
+	if (ptmp[0])
+		unlink(ptmp);
+	if (err == -ENOSPC || err == -EDQUOT)
+		zt_say(msg, msglen, "the server's disk is full: the file was not stored");
+	else if (err && err != -EBADMSG && err != -EEXIST && err != -EREMOTEIO && err != -EINVAL &&
+		 msg && !msg[0])
+		zt_say(msg, msglen, "cannot store the file: %s", strerror(-err));
+	return err;
+}
+
+int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		   const char *tmp_path, int only_new, int *created, char *msg, size_t msglen)
+{
+	return put(s, id, kind, src, tmp_path, only_new, created, FROM_UPLOAD, msg, msglen);
+}
+
+/* ---- open ---------------------------------------------------------------------------- */
+
+void zs_symfile_close(struct zs_symfile *f)
+{
+	if (f && f->fd >= 0)
+		close(f->fd);
+	if (f)
+		f->fd = -1;
+}
+
+/* From the local store: 0, -ENOENT, or another negative errno. */
+static int open_local(struct zs_store *s, const char *key, struct zs_symfile *f)
+{
+	char path[4096];
+	struct row r;
+	struct stat st;
+	int rc = row_get_ro(s, key, &r);
+
+	if (rc <= 0)
+		return rc ? rc : -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", zs_store_dir(s), key);
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f->fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+		zs_symfile_close(f);
+		return -EIO;
+	}
+	f->size = (uint64_t)st.st_size;
+	f->dwarf = r.dwarf;
+	memcpy(f->etag, r.sha, sizeof(f->etag));
+	return 0;
+}
+
+int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		    struct zs_symfile *f)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256], tmp[4096], msg[256];
+	struct prof_build_id b;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (kind == ZS_KIND_GSYM)
+		return zs_symbol_open(s, id, f);
+	if (zs_hex_to_bid(id, strlen(id), &b))
+		return -EINVAL;
+	hex_of(b.data, b.len, hex);
+	if (zs_symfile_key(hex, kind, src, key, sizeof(key)))
+		return -EINVAL;
+	rc = open_local(s, key, f);
+	if (rc != -ENOENT)
+		return rc;
+	/* a local miss: the remote's copy, validated as an upload is */
+	rc = zs_remote_get(s, key, tmp, sizeof(tmp));
+	if (rc)
+		return rc == -EREMOTEIO ? -EREMOTEIO : -ENOENT;
+	rc = put(s, hex, kind, src, tmp, 0, NULL, FROM_REMOTE, msg, sizeof(msg));
+	if (rc) {
+		zt_warn("the remote store's '%s' is refused: %s", key,
+			msg[0] ? msg : strerror(-rc));
+		return rc == -EBADMSG ? -ENOENT : rc;
+	}
+	return open_local(s, key, f);
+}
+
+unsigned zs_symfile_has(struct zs_store *s, const char *id)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256];
+	struct prof_build_id b;
+	unsigned has = 0, k;
+
+	if (zs_hex_to_bid(id, strlen(id), &b))
+		return 0;
+	hex_of(b.data, b.len, hex);
+	if (!zs_symbol_stat(s, hex, NULL))
+		has |= 1u << ZS_KIND_GSYM;
+	for (k = ZS_KIND_DEBUGINFO; k <= ZS_KIND_EXECUTABLE; k++)
+		if (!zs_symfile_key(hex, (enum zs_kind)k, NULL, key, sizeof(key)) &&
+		    (row_get_ro(s, key, NULL) == 1 || zs_remote_has(s, key)))
+			has |= 1u << k;
+	return has;
+}
+
+const char *zs_kind_name(enum zs_kind kind)
+{
+	static const char *const names[] = {"gsym", "debuginfo", "executable", "source"};
+
+	return kind < ZS_NR_KINDS ? names[kind] : "?";
+}
+
+/* ---- debuginfod upstreams ------------------------------------------------------------ */
+
+/* Copy the file at from into a new file in DIR/tmp (a debuginfod client's
+ * cache file stays the cache's). */
+static int copy_to_tmp(struct zs_store *s, const char *from, char *tmp, size_t n)
+{
+	char buf[1 << 16];
+	int in, out, err = 0;
+
+	if (snprintf(tmp, n, "%s/upstream.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+		return -ENAMETOOLONG;
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof(buf)), w = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : 0;
+			break;
+		}
+		while (w < r) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				err = k < 0 ? -errno : -EIO;
+				break;
+			}
+			w += k;
+		}
+		if (err)
+			break;
+	}
+	close(in);
+	if (close(out) && !err)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], tmp[4096], msg[256], *path = NULL, *abs = NULL;
+	struct prof_build_id b;
+	int err;
+
+	if (!zs_store_upstream(s))
+		return -ENOSYS;
+	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b))
+		return -EINVAL;
+	hex_of(b.data, b.len, hex);
+	if (kind == ZS_KIND_SOURCE) {
+		if (!src || asprintf(&abs, "/%s", src) < 0)
+			return -ENOMEM;
+		err = zt_debuginfod_find_source(&b, abs, NULL, NULL, &path);
+		free(abs);
+	} else {
+		err = zt_debuginfod_find(&b, kind == ZS_KIND_EXECUTABLE, NULL, NULL, &path);
+	}
+	if (err)
+		return err;
+	err = copy_to_tmp(s, path, tmp, sizeof(tmp));
+	free(path);
+	if (err)
+		return err;
+	err = put(s, hex, kind, src, tmp, 1, NULL, FROM_UPSTREAM, msg, sizeof(msg));
+	if (err == -EEXIST)
+		err = 0; /* another request stored it meanwhile */
+	if (err)
+		zt_warn("what debuginfod gave for %s (%s) is refused: %s", hex, zs_kind_name(kind),
+			msg[0] ? msg : strerror(-err));
+	return err;
+}
+
+/* ---- recovery -------------------------------------------------------------------------- */
+
+/* Files of symbols/debuginfo and symbols/executable without a row were
+ * never acknowledged (a crash between rename and row). */
+void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db)
+{
+	static const char *const dirs[] = {"symbols/debuginfo", "symbols/executable"};
+	char path[4096], key[4200];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(path, sizeof(path), "%s/%s", zs_store_dir(s), dirs[i]);
+		d = opendir(path);
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(key, sizeof(key), "%s/%s", dirs[i], e->d_name);
+			if (!row_get(db, key, NULL))
+				unlinkat(dirfd(d), e->d_name, 0);
+		}
+		if (d)
+			closedir(d);
+	}
+}
+
+char *zs_symfile_local_path(struct zs_store *s, const char *hex, enum zs_kind kind)
+{
+	struct zs_symfile f;
+	char key[256], *p;
+
+	if (kind == ZS_KIND_GSYM || kind == ZS_KIND_SOURCE ||
+	    zs_symfile_key(hex, kind, NULL, key, sizeof(key)) ||
+	    zs_symfile_open(s, hex, kind, NULL, &f))
+		return NULL;
+	zs_symfile_close(&f);
+	return asprintf(&p, "%s/%s", zs_store_dir(s), key) < 0 ? NULL : p;
+}
