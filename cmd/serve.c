@@ -19,6 +19,7 @@
 #include "server/httpd.h"
 #include "server/route.h"
 #include "server/store.h"
+#include "server/s3store.h"
 #include "symbolizer/debuginfod.h"
 
 #define DEFAULT_DIR    "zt-serve"
@@ -322,7 +323,9 @@ static void error_log(void *ctx, const char *msg)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
-		   *debuginfod, *max_body_s = NULL;
+		   *debuginfod, *max_body_s = NULL, *s3_url = NULL;
+	struct zt_s3_opts s3o = {0};
+	struct zs_remote remote = {0};
 	static struct upstreams up;
 	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
 	const struct opt options[] = {
@@ -342,6 +345,16 @@ int cmd_serve(int argc, char **argv)
 		 add_upstream},
 		{OPT_CALLBACK, 0, "debuginfod", &up, "urls", "the same as --debuginfod-upstream",
 		 add_upstream},
+		{OPT_STRING, 0, "symbols-s3", &s3_url, "url",
+		 "keep symbol files in this S3 bucket too, shared by several servers: "
+		 "s3://BUCKET[/PREFIX] or http(s)://HOST:PORT/BUCKET[/PREFIX]"},
+		{OPT_STRING, 0, "s3-endpoint", &s3o.endpoint, "url",
+		 "with an s3:// URL: an S3-compatible server (http(s)://HOST[:PORT]), not AWS"},
+		{OPT_STRING, 0, "s3-region", &s3o.region, "region",
+		 "the bucket's region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"},
+		{OPT_STRING, 0, "s3-credentials", &s3o.credentials, "file",
+		 "the S3 keys: access_key = and secret_key = lines, mode 0600 (default: "
+		 "ZT_S3_CREDENTIALS, else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
 		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
 		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
@@ -405,6 +418,19 @@ int cmd_serve(int argc, char **argv)
 	/* blank: none, as libdebuginfod takes DEBUGINFOD_URLS */
 	so.debuginfod = debuginfod && debuginfod[strspn(debuginfod, " \t\n")];
 	so.max_body = max_body;
+	if (!s3_url && (s3o.endpoint || s3o.region || s3o.credentials)) {
+		cmd_error("--s3-endpoint, --s3-region and --s3-credentials go with --symbols-s3 URL");
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
+	if (s3_url) {
+		rc = zs_s3store_new(s3_url, &s3o, &remote, msg, sizeof(msg));
+		if (rc) {
+			cmd_error("--symbols-s3: %s", msg);
+			goto out;
+		}
+		so.remote = &remote;
+	}
 	s = open_store(dir, &so);
 	if (!s)
 		goto out;
@@ -486,6 +512,8 @@ int cmd_serve(int argc, char **argv)
 out:
 	zh_stop(h, 0);
 	zs_store_close(s);
+	if (remote.ops)
+		remote.ops->free(remote.ctx);
 	free(cert_pem);
 	if (key_pem) {
 		explicit_bzero(key_pem, strlen(key_pem));
