@@ -904,7 +904,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report r = { .input = "zt.data", .children = -1, .demangle = 1, .inline_frames = 1,
 			    .mode = CHAIN_GRAPH, .chain_min = 0.5,
-			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
+			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name: zt.data or perf.data (default: zt.data)" },
 		{ OPT_STRING, 0, "event", &r.event, "name", "the event to report of a perf.data file with several" },
@@ -946,6 +946,7 @@ int cmd_report(int argc, char **argv)
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		SYMOPTS_NAME_OPTIONS(r.so),
 		SYMOPTS_OPTIONS(r.so),
+		SYMOPTS_SYMDB_OPTIONS(r.so),
 		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
@@ -995,7 +996,10 @@ int cmd_report(int argc, char **argv)
 		r.chain_min = r.percent_limit;
 	if (setup_filters(&r))
 		goto out;
-	symopts_init(&r.so, "report");
+	if (symopts_init(&r.so, "report")) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
 	if (cmd_open_session(&r.ses, r.input, &r.so, r.force, r.event, r.demangle)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;

@@ -21,6 +21,7 @@
 #define DEF_BACKOFF_MS	 500
 #define DEF_MAX_DELAY_MS 30000
 #define DEF_MAX_ANSWER	 (16u << 20)
+#define MAX_HEADERS	 (64u << 10)
 
 struct zt_http {
 	CURL *curl;
@@ -97,6 +98,8 @@ static void cu_load(void)
 
 static int global_refs;
 
+static int header_value(const char *line, size_t n, const char *name, char *out, size_t outn);
+
 const char *zt_http_base(const struct zt_http *h)
 {
 	return h->base;
@@ -111,21 +114,42 @@ void zt_http_resp_init(struct zt_http_resp *r)
 {
 	memset(r, 0, sizeof(*r));
 	zbuf_init(&r->body);
+	zbuf_init(&r->headers);
 	r->retry_after = -1;
 }
 
 void zt_http_resp_release(struct zt_http_resp *r)
 {
 	zbuf_release(&r->body);
+	zbuf_release(&r->headers);
 }
 
 static void resp_reset(struct zt_http_resp *r)
 {
 	zbuf_reset(&r->body);
 	r->body.err = 0;
+	zbuf_reset(&r->headers);
+	r->headers.err = 0;
 	r->status = 0;
 	r->etag[0] = 0;
 	r->retry_after = -1;
+}
+
+int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, size_t n)
+{
+	const char *p = (const char *)r->headers.data, *end = p + r->headers.len;
+
+	if (r->headers.err)
+		return -ENOENT;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+
+		if (header_value(p, len, name, out, n))
+			return 0;
+		p += len;
+	}
+	return -ENOENT;
 }
 
 void zt_http_escape(struct zbuf *out, const char *s)
@@ -297,7 +321,12 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 		/* a new answer (after a 100 Continue): forget the previous one's */
 		a->resp->etag[0] = 0;
 		a->resp->retry_after = -1;
-	} else if (header_value(p, n, "ETag", v, sizeof(v))) {
+		zbuf_reset(&a->resp->headers);
+		return n;
+	}
+	if (a->resp->headers.len + n <= MAX_HEADERS)
+		zbuf_put(&a->resp->headers, p, n);
+	if (header_value(p, n, "ETag", v, sizeof(v))) {
 		snprintf(a->resp->etag, sizeof(a->resp->etag), "%s", v);
 	} else if (header_value(p, n, "Retry-After", v, sizeof(v))) {
 		char *end;

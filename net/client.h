@@ -51,6 +51,7 @@ struct zt_http_resp {
 	char etag[130];	  /* its ETag header, "" if none */
 	long retry_after; /* its Retry-After in seconds, -1 if none */
 	int tries;	  /* attempts made */
+	struct zbuf headers; /* its header lines as received (at most 64 KiB): zt_http_header() */
 };
 
 struct zt_http;
@@ -74,6 +75,10 @@ void zt_http_resp_release(struct zt_http_resp *r);
  */
 int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,
 		    char *msg, size_t msglen);
+
+/* The value of the last answer's header name (case-insensitive, blanks
+ * around it trimmed) into out, cut to n - 1 bytes. 0, or -ENOENT. */
+int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, size_t n);
 
 /* Whether a status is retried: 5xx and 429. */
 int zt_http_retryable(long status);
