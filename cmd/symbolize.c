@@ -558,6 +558,9 @@ int cmd_symbolize(int argc, char **argv)
 		}
 		if (symmod_quality(s.mod) != SYMQ_FULL)
 			cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
+		if (symmod_remote_served(s.mod))
+			cmd_info("'%s': symbols from %s%s", s.exe, symmod_source(s.mod),
+				 symmod_remote_served(s.mod) == 2 ? " (cached)" : "");
 	}
 	if (rest < argc) {
 		for (i = rest; i < argc; i++)

@@ -498,6 +498,8 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 			snprintf(why, sizeof(why), "the server answered %ld", resp->status);
 		} else {
 			ret = curl_errno(c, &retry);
+			if (ret == -ETIMEDOUT && h->o.no_retry_timeout)
+				retry = 0;
 			snprintf(why, sizeof(why), "%s",
 				 errbuf[0] ? errbuf : cu.easy_strerror(c));
 			snprintf(msg, msglen, "%s", why);

@@ -25,6 +25,7 @@ struct zt_http_opts {
 	long timeout_ms;	 /* a whole request; 0: none (large uploads) */
 	long low_speed_s;	 /* abort after this many seconds under 1 byte/s; 0: 60 */
 	int tries;		 /* attempts of one request, at least 1; 0: 6 */
+	int no_retry_timeout;	 /* an attempt that timed out is not retried */
 	unsigned backoff_ms;	 /* first delay between attempts; 0: 500 ms */
 	unsigned max_delay_ms;	 /* cap on a delay, a Retry-After too; 0: 30 s */
 	/* upload progress of each attempt (sent, total bytes of the body), or NULL */

@@ -22,6 +22,7 @@ int symdb_init(struct symdb *d, const struct symdb_opts *o, char *msg, size_t n)
 		.connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : DEF_CONNECT_MS,
 		.low_speed_s = o->low_speed_s ? o->low_speed_s : DEF_LOW_SPEED_S,
 		.tries = o->tries > 0 ? o->tries : DEF_TRIES,
+		.no_retry_timeout = 1, /* it would double what a stalled server costs */
 		.backoff_ms = 200,
 		.max_delay_ms = 500,
 	};

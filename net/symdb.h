@@ -5,8 +5,8 @@
  * symdb_remote_gsym() is the remote_gsym of struct symmod_opts.
  *
  * A slow or absent server must cost a report seconds, not minutes: the
- * connection is given about a second, an answer that stops flowing a few
- * more, and a request is tried twice at most. After the first failure to
+ * connection is given about a second, an answer that stops flowing three
+ * more, and a request is tried twice at most (once when it timed out). After the first failure to
  * get an answer (refused, timed out, 5xx) or a refused token (401, 403),
  * the server is not asked again in this run, and that is said once,
  * through zt_warn. A 404 is an ordinary "not there", said to no one.

@@ -23,6 +23,7 @@
 #include "symbolizer/symmod.h"
 
 #define META_MAGIC "zt-symmod 10" /* bump when extraction changes: older caches are rebuilt */
+#define REMOTE_SOURCE "symbol database" /* how the remote's answers' sources start */
 
 
 struct symmod {
@@ -31,7 +32,7 @@ struct symmod {
 	struct symmod_seg *segs;
 	size_t nr_segs, cap_segs;
 	enum symq q;
-	int remote; /* this open took its symbols from the remote database */
+	int remote; /* symmod_remote_served() */
 	char why[128];
 	char source[PATH_MAX];
 };
@@ -554,7 +555,8 @@ static int remote(const struct symmod_opts *o, const struct prof_build_id *bid, 
 	m->remote = 1;
 	snprintf(m->why, sizeof(m->why), "%s",
 		 q == SYMQ_FULL ? "" : q == SYMQ_BASIC ? "names only (symbol database)" : "");
-	snprintf(m->source, sizeof(m->source), "%s", a.source[0] ? a.source : "symbol database");
+	snprintf(m->source, sizeof(m->source), "%s",
+		 !strncmp(a.source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)) ? a.source : REMOTE_SOURCE);
 out:
 	gsym_free(g);
 	symmod_remote_release(&a);
@@ -610,11 +612,13 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	 * full symbols there: the remote may have better ones now */
 	if (!o->no_dwarf && !cache_paths(o, bid, gpath, mpath, sizeof(gpath)) &&
 	    !load_meta(mpath, m) && !gsym_open_file(gpath, &m->g)) {
+		if (!strncmp(m->source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)))
+			m->remote = 2; /* an earlier answer of the remote, kept */
 		if (m->q == SYMQ_FULL || !o->remote_gsym)
 			return 0;
 		if (remote(o, bid, m))
 			return -ENOMEM;
-		if (m->remote)
+		if (m->remote == 1)
 			store(o, bid, m, NULL);
 		return 0;
 	}
@@ -642,13 +646,13 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	}
 	if (m->q != SYMQ_FULL && remote(o, bid, m) == -ENOMEM)
 		return -ENOMEM;
-	store(o, bid, m, m->remote ? NULL : real);
+	store(o, bid, m, m->remote == 1 ? NULL : real);
 	return 0;
 remote_only:
 	/* nothing here to read: the remote's symbols, with its segments */
 	if (remote(o, bid, m))
 		return -ENOMEM;
-	if (m->remote)
+	if (m->remote == 1)
 		store(o, bid, m, NULL);
 	return 0;
 }

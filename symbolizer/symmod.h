@@ -51,7 +51,8 @@ struct symmod_remote {
 	struct symmod_seg segs[SYMMOD_REMOTE_MAX_SEGS];
 	size_t nr_segs;
 	char source[256]; /* where it came from, for the summary and the cache's
-			     meta: "symbol database http://host:port"; "": "symbol database" */
+			     meta: "symbol database http://host:port" (it must start
+			     "symbol database"); "": "symbol database" */
 };
 
 void symmod_remote_release(struct symmod_remote *a);
@@ -103,8 +104,9 @@ const char *symmod_why(const struct symmod *m);
  * "debuginfod", "symbol table", "symbol database URL", ""), as the GSYM
  * cache's meta file keeps it for a cached module. */
 const char *symmod_source(const struct symmod *m);
-/* Whether this symmod_open() took m's symbols from the remote database
- * (remote_gsym), rather than from a local source or the cache. */
+/* Whether m's symbols came from the remote database (remote_gsym): 1 this
+ * symmod_open() took them from it; 2 from the GSYM cache, which kept an
+ * earlier answer (symmod_source() names the database); 0 not. */
 int symmod_remote_served(const struct symmod *m);
 
 /* Look up a file offset (address - mapping start + mapping pgoff) or a
