@@ -54,28 +54,45 @@ const char *symdb_url(const struct symdb *d)
 	return d->h ? zt_http_base(d->h) : "";
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 1 to 16 hex digits at *s into *v, *s moved past them. 0 or -EINVAL. */
+static int hex64(const char **s, uint64_t *v)
+{
+	int n = 0, d;
+
+	*v = 0;
+	while ((d = hexval(**s)) >= 0) {
+		if (++n > 16)
+			return -EINVAL;
+		*v = *v << 4 | (uint64_t)d;
+		++*s;
+	}
+	return n ? 0 : -EINVAL;
+}
+
 int symdb_parse_load(const char *s, struct symmod_seg *segs, size_t max, size_t *nr)
 {
 	*nr = 0;
-	while (*s == ' ')
-		s++;
-	while (*s) {
+	for (;;) {
 		uint64_t v[3];
-		char *end;
-		int i;
 
-		for (i = 0; i < 3; i++) {
-			if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
-			      (*s >= 'A' && *s <= 'F')))
-				return -EINVAL;
-			errno = 0;
-			v[i] = strtoull(s, &end, 16);
-			if (errno || end - s > 16)
-				return -EINVAL;
-			s = end;
-			if (i < 2 && *s++ != ':')
-				return -EINVAL;
-		}
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return 0;
+		if (hex64(&s, &v[0]) || *s++ != ':' || hex64(&s, &v[1]) || *s++ != ':' ||
+		    hex64(&s, &v[2]))
+			return -EINVAL;
 		if (*nr >= max)
 			return -EINVAL;
 		segs[(*nr)++] = (struct symmod_seg){ v[0], v[1], v[2] };
@@ -86,7 +103,6 @@ int symdb_parse_load(const char *s, struct symmod_seg *segs, size_t max, size_t 
 		else if (*s)
 			return -EINVAL;
 	}
-	return 0;
 }
 
 static int is_absent(const struct symdb *d, const struct prof_build_id *id)

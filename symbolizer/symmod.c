@@ -524,7 +524,9 @@ static int remote(const struct symmod_opts *o, const struct prof_build_id *bid, 
 	if (ulen && (ulen != bid->len || memcmp(uuid, bid->data, ulen)))
 		goto out; /* symbols of another binary */
 	q = a.q >= SYMQ_NONE && a.q <= SYMQ_FULL ? (enum symq)a.q : image_quality(g);
-	if (q <= m->q)
+	/* better, or names for more functions (a stripped binary's "basic"
+	 * may be its PLT entries alone) */
+	if (q < m->q || (q == m->q && gsym_nr_funcs(g) <= (m->g ? gsym_nr_funcs(m->g) : 0)))
 		goto out;
 	gsym_free(g);
 	g = NULL;
