@@ -648,7 +648,8 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	}
 	if (m->q != SYMQ_FULL && remote(o, bid, m) == -ENOMEM)
 		return -ENOMEM;
-	store(o, bid, m, m->remote == 1 ? NULL : real);
+	/* the segments are the binary's, whoever gave the symbols */
+	store(o, bid, m, real);
 	return 0;
 remote_only:
 	/* nothing here to read: the remote's symbols, with its segments */
