@@ -19,7 +19,8 @@ int symdb_init(struct symdb *d, const struct symdb_opts *o, char *msg, size_t n)
 	struct zt_http_opts ho = {
 		.base_url = o->url,
 		.token = o->token,
-		.connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : DEF_CONNECT_MS,
+		.connect_timeout_ms =
+			o->connect_timeout_ms ? o->connect_timeout_ms : DEF_CONNECT_MS,
 		.low_speed_s = o->low_speed_s ? o->low_speed_s : DEF_LOW_SPEED_S,
 		.tries = o->tries > 0 ? o->tries : DEF_TRIES,
 		.no_retry_timeout = 1, /* it would double what a stalled server costs */
@@ -95,7 +96,7 @@ int symdb_parse_load(const char *s, struct symmod_seg *segs, size_t max, size_t 
 			return -EINVAL;
 		if (*nr >= max)
 			return -EINVAL;
-		segs[(*nr)++] = (struct symmod_seg){ v[0], v[1], v[2] };
+		segs[(*nr)++] = (struct symmod_seg){v[0], v[1], v[2]};
 		while (*s == ' ')
 			s++;
 		if (*s == ',')
@@ -155,7 +156,7 @@ static void answer_headers(const struct zt_http_resp *r, struct symmod_remote *a
 static int get_locked(struct symdb *d, const struct prof_build_id *id, struct symmod_remote *a)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], path[64 + sizeof(hex)], msg[512];
-	struct zt_http_req req = { .method = "GET", .path = path, .max_answer = d->max_image + 1 };
+	struct zt_http_req req = {.method = "GET", .path = path, .max_answer = d->max_image + 1};
 	struct zt_http_resp r;
 	int ret;
 

@@ -151,4 +151,3 @@ void server_stop(struct server *s)
 	pthread_join(s->thread, NULL);
 	close(s->fd);
 }
-

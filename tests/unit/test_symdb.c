@@ -64,9 +64,9 @@ static const char prog_src[] =
 static struct fake {
 	const void *img;
 	size_t len;
-	int q;		/* what it says (-1: nothing) */
-	int with_segs;	/* it sends prog's load segments (1), or wrong ones (2) */
-	int err;	/* it fails with this */
+	int q;	       /* what it says (-1: nothing) */
+	int with_segs; /* it sends prog's load segments (1), or wrong ones (2) */
+	int err;       /* it fails with this */
 	int calls;
 } fake;
 
@@ -90,7 +90,7 @@ static int fake_remote(void *ctx, const struct prof_build_id *id, struct symmod_
 		a->nr_segs = nr_prog_segs;
 	} else if (f->with_segs == 2) {
 		/* wrong ones: the binary's own must be used when it is here */
-		a->segs[0] = (struct symmod_seg){ 0, 0x7000000, 0x100000 };
+		a->segs[0] = (struct symmod_seg){0, 0x7000000, 0x100000};
 		a->nr_segs = 1;
 	}
 	snprintf(a->source, sizeof(a->source), "symbol database http://test");
@@ -99,12 +99,12 @@ static int fake_remote(void *ctx, const struct prof_build_id *id, struct symmod_
 
 static void fake_set(const void *img, size_t len, int q, int with_segs, int err)
 {
-	fake = (struct fake){ img, len, q, with_segs, err, 0 };
+	fake = (struct fake){img, len, q, with_segs, err, 0};
 }
 
 static struct symmod_opts opts(int with_remote)
 {
-	struct symmod_opts o = { 0 };
+	struct symmod_opts o = {0};
 
 	o.cache = &cache;
 	o.no_debuginfod = 1;
@@ -119,7 +119,7 @@ static struct symmod_opts opts(int with_remote)
 
 static int setup(void **state)
 {
-	struct symmod_opts o = { .no_debuginfod = 1 };
+	struct symmod_opts o = {.no_debuginfod = 1};
 	char path[600], src[600];
 	enum symq q;
 
@@ -362,7 +362,7 @@ static void test_remote_basic(void **state)
 static void test_remote_fails(void **state)
 {
 	struct symmod_opts o = opts(1);
-	struct symmod_remote junk = { 0 };
+	struct symmod_remote junk = {0};
 	struct symmod *m;
 	char *bad;
 
@@ -455,7 +455,8 @@ static void test_no_dwarf(void **state)
 		assert_int_equal(q, SYMQ_BASIC);
 		assert_int_equal(gsym_open_file(path, &g), 0);
 		for (i = 0; i < nr_prog_segs; i++)
-			if (off_hot >= prog_segs[i].off && off_hot < prog_segs[i].off + prog_segs[i].size)
+			if (off_hot >= prog_segs[i].off &&
+			    off_hot < prog_segs[i].off + prog_segs[i].size)
 				vaddr = off_hot - prog_segs[i].off + prog_segs[i].vaddr;
 		assert_int_equal(gsym_lookup(g, vaddr, &r), 0);
 		assert_string_equal(r.locs[r.n - 1].name, "sd_hot");
@@ -479,7 +480,7 @@ static void catch_warnings(enum zt_log_level level, const char *msg, void *ctx)
 
 static void db_open(struct symdb *d, int port, const char *token)
 {
-	struct symdb_opts o = { 0 };
+	struct symdb_opts o = {0};
 	char url[64], msg[256];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
@@ -492,7 +493,7 @@ static void db_open(struct symdb *d, int port, const char *token)
 
 static struct prof_build_id id_of(uint8_t b)
 {
-	struct prof_build_id id = { .len = 20 };
+	struct prof_build_id id = {.len = 20};
 
 	memset(id.data, b, 20);
 	return id;
@@ -503,10 +504,10 @@ static void test_client_answers(void **state)
 	static const char hdrs[] = "X-ZT-Symbol-Quality: basic\r\n"
 				   "X-ZT-Symbol-Load: 0:0:638, 1000:1000:20d\r\n";
 	struct answer script[] = {
-		{ 200, hdrs, NULL, 0 },
-		{ 404, NULL, NULL, 0 },
-		{ 200, NULL, NULL, 0 },
-		{ 401, NULL, "{\"error\":\"no\"}", 0 },
+		{200, hdrs, NULL, 0},
+		{404, NULL, NULL, 0},
+		{200, NULL, NULL, 0},
+		{401, NULL, "{\"error\":\"no\"}", 0},
 	};
 	struct prof_build_id a = id_of(0xab), b = id_of(0xcd), c = id_of(0x01);
 	struct symmod_remote r;
@@ -575,8 +576,8 @@ static void test_client_answers(void **state)
 static void test_client_down(void **state)
 {
 	struct prof_build_id a = id_of(0xab), b = id_of(0xcd);
-	struct symmod_remote r = { .q = -1 };
-	struct answer script[] = { { 503, NULL, NULL, 0 }, { 503, NULL, NULL, 0 } };
+	struct symmod_remote r = {.q = -1};
+	struct answer script[] = {{503, NULL, NULL, 0}, {503, NULL, NULL, 0}};
 	struct server s;
 	struct symdb d;
 	uint64_t t0;
