@@ -657,8 +657,10 @@ int cmd_script(int argc, char **argv)
 		       PERFSCRIPT_F_DSO;
 	if (parse_fields(&s))
 		goto out;
-	if (symopts_init(&s.so, "script"))
+	if (symopts_init(&s.so, "script")) {
+		ret = ZT_EXIT_FAIL;
 		goto out;
+	}
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;
