@@ -34,7 +34,7 @@ static const char *format_of(const char *out)
 int cmd_convert(int argc, char **argv)
 {
 	const char *in = "zt.data", *out = NULL, *to = NULL, *event = NULL;
-	struct symopts so = { .use_debuginfod = 1, .use_cache = 1 };
+	struct symopts so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 };
 	int force = 0;
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
@@ -46,6 +46,7 @@ int cmd_convert(int argc, char **argv)
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
+		SYMOPTS_SYMDB_OPTIONS(so),
 		SYMOPTS_KERNEL_OPTIONS(so),
 		OPT_EOL,
 	};
@@ -73,8 +74,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	symopts_init(&so, "convert");
-	if (cmd_open_session(&ses, in, &so, force, event, 1))
+	if (symopts_init(&so, "convert") || cmd_open_session(&ses, in, &so, force, event, 1))
 		goto out;
 	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
 	if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))

@@ -354,7 +354,7 @@ int cmd_flame(int argc, char **argv)
 			      .inline_frames = 1,
 			      .width = 1200,
 			      .minwidth = 0.1,
-			      .so = {.use_debuginfod = 1, .use_cache = 1}};
+			      .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &c.input, "file",
 		 "input file name (default: zt.data; with --folded: stdin)"},
@@ -397,6 +397,7 @@ int cmd_flame(int argc, char **argv)
 		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
 		SYMOPTS_NAME_OPTIONS(c.so),
 		SYMOPTS_OPTIONS(c.so),
+		SYMOPTS_SYMDB_OPTIONS(c.so),
 		SYMOPTS_KERNEL_OPTIONS(c.so),
 		OPT_EOL,
 	};

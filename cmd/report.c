@@ -4,6 +4,7 @@
  * Self columns and call chains under each entry, as text like `perf report
  * --stdio`, or browsed in a TUI like perf report's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,61 @@ static void add_weak(void *ctx, const char *module, enum symq q, const char *why
 		w->len = sizeof(w->buf) - 1;
 }
 
+/* The modules the symbol database gave symbols, by where they came from
+ * and whether they were asked for in this run. */
+struct served_ctx {
+	struct served {
+		char source[256];
+		int fetched;
+		unsigned n;
+		char names[512];
+		size_t len;
+	} g[4];
+	unsigned nr;
+};
+
+static void add_served(void *ctx, const char *module, const char *source, int fetched)
+{
+	struct served_ctx *c = ctx;
+	struct served *g = NULL;
+	char m[256];
+	unsigned i;
+
+	for (i = 0; i < c->nr && !g; i++)
+		if (c->g[i].fetched == fetched && !strcmp(c->g[i].source, source))
+			g = &c->g[i];
+	if (!g && c->nr == sizeof(c->g) / sizeof(c->g[0]))
+		return;
+	if (!g) {
+		g = &c->g[c->nr++];
+		prof_sanitize(g->source, sizeof(g->source), source);
+		g->fetched = fetched;
+	}
+	prof_sanitize(m, sizeof(m), module);
+	if (g->len < sizeof(g->names) - 1)
+		g->len += (size_t)snprintf(g->names + g->len, sizeof(g->names) - g->len, "%s%s",
+					   g->n ? ", " : "", m);
+	if (g->len >= sizeof(g->names))
+		g->len = sizeof(g->names) - 1;
+	g->n++;
+}
+
+/* "# Symbol database URL: served 2 modules (hot, libfoo.so)" */
+static void print_served(const struct report *r)
+{
+	struct served_ctx c = { .nr = 0 };
+	unsigned i;
+
+	session_remote_modules(&r->ses, add_served, &c);
+	for (i = 0; i < c.nr; i++) {
+		const struct served *g = &c.g[i];
+
+		printf("# %c%s: %s %u module%s (%s)\n", toupper((unsigned char)g->source[0]),
+		       g->source + 1, g->fetched ? "served" : "cached answers for", g->n,
+		       g->n == 1 ? "" : "s", g->names);
+	}
+}
+
 static void print_list(const char *name, const char *v);
 
 /* How well the frames resolved: unique frames at each quality, and the
@@ -311,6 +367,7 @@ static void print_quality(const struct report *r)
 	session_weak_modules(&r->ses, add_weak, &w);
 	if (w.n)
 		printf("# Without full symbols: %s\n", w.buf);
+	print_served(r);
 	print_list("Not read when recording", profile_get_meta(&r->ses.prof, "skipped_files"));
 	printf("#\n");
 }
@@ -904,7 +961,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report r = { .input = "zt.data", .children = -1, .demangle = 1, .inline_frames = 1,
 			    .mode = CHAIN_GRAPH, .chain_min = 0.5,
-			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
+			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name: zt.data or perf.data (default: zt.data)" },
 		{ OPT_STRING, 0, "event", &r.event, "name", "the event to report of a perf.data file with several" },
@@ -946,6 +1003,7 @@ int cmd_report(int argc, char **argv)
 		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
 		SYMOPTS_NAME_OPTIONS(r.so),
 		SYMOPTS_OPTIONS(r.so),
+		SYMOPTS_SYMDB_OPTIONS(r.so),
 		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
@@ -995,7 +1053,10 @@ int cmd_report(int argc, char **argv)
 		r.chain_min = r.percent_limit;
 	if (setup_filters(&r))
 		goto out;
-	symopts_init(&r.so, "report");
+	if (symopts_init(&r.so, "report")) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
 	if (cmd_open_session(&r.ses, r.input, &r.so, r.force, r.event, r.demangle)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;

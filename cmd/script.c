@@ -597,7 +597,7 @@ int cmd_script(int argc, char **argv)
 {
 	struct script s = { .input = "zt.data",
 			    .demangle = 1,
-			    .so = { .use_debuginfod = 1, .use_cache = 1 } };
+			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &s.input, "file",
 		  "input file name (default: zt.data)" },
@@ -624,6 +624,7 @@ int cmd_script(int argc, char **argv)
 		{ OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings" },
 		SYMOPTS_NAME_OPTIONS(s.so),
 		SYMOPTS_OPTIONS(s.so),
+		SYMOPTS_SYMDB_OPTIONS(s.so),
 		SYMOPTS_KERNEL_OPTIONS(s.so),
 		OPT_EOL,
 	};
@@ -656,8 +657,10 @@ int cmd_script(int argc, char **argv)
 		       PERFSCRIPT_F_DSO;
 	if (parse_fields(&s))
 		goto out;
-	if (symopts_init(&s.so, "script"))
+	if (symopts_init(&s.so, "script")) {
+		ret = ZT_EXIT_FAIL;
 		goto out;
+	}
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;

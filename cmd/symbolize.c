@@ -492,7 +492,7 @@ static const char *const symbolize_usage[] = {
 int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolize s = { .exe = "a.out", .style = "GNU", .demangle = -1,
-			       .so = { .use_debuginfod = 1, .use_cache = 1 } };
+			       .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt options[] = {
 		{ OPT_STRING, 'e', "exe", &s.exe, "file", "the binary the addresses are in (default a.out)" },
 		{ OPT_INT, 0, "pid", &s.pid, "pid", "addresses are in the live process PID (through its maps)" },
@@ -504,6 +504,7 @@ int cmd_symbolize(int argc, char **argv)
 		{ OPT_BOOL, 's', "basenames", &s.basenames, NULL, "file names without directories" },
 		{ OPT_STRING, 0, "output-style", &s.style, "style", "GNU (addr2line's, default) or LLVM (llvm-symbolizer's)" },
 		SYMOPTS_OPTIONS(s.so),
+		SYMOPTS_SYMDB_OPTIONS(s.so),
 		OPT_EOL
 	};
 	char *line = NULL;
@@ -557,6 +558,9 @@ int cmd_symbolize(int argc, char **argv)
 		}
 		if (symmod_quality(s.mod) != SYMQ_FULL)
 			cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
+		if (symmod_remote_served(s.mod))
+			cmd_info("'%s': symbols from %s%s", s.exe, symmod_source(s.mod),
+				 symmod_remote_served(s.mod) == 2 ? " (cached)" : "");
 	}
 	if (rest < argc) {
 		for (i = rest; i < argc; i++)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Shared symbol-source options and the progress line of debuginfod downloads. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/symopts.h"
+#include "net/push.h"
 #include "symbolizer/debuginfod.h"
 
 int symopts_add_debug_dir(const struct opt *o, const char *arg)
@@ -20,6 +23,75 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg)
 	n[so->nr_debug_dirs++] = arg;
 	n[so->nr_debug_dirs] = NULL;
 	return 0;
+}
+
+int symopts_set_symdb(const struct opt *o, const char *arg)
+{
+	struct symopts *so = o->value;
+
+	so->symdb = arg;
+	so->use_symdb = 1;
+	return 0;
+}
+
+int symopts_no_symdb(const struct opt *o, const char *arg)
+{
+	struct symopts *so = o->value;
+
+	(void)arg;
+	so->symdb = NULL;
+	so->use_symdb = 0;
+	return 0;
+}
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* The symbol database's client, when there is one to ask: its URL from
+ * --symdb, ZT_SYMDB or the configuration file, its token from ZT_TOKEN or
+ * that file. 0, or -1 after a message. */
+static int setup_symdb(struct symopts *so)
+{
+	const char *url = so->symdb ? so->symdb : env("ZT_SYMDB"), *token = env("ZT_TOKEN");
+	struct push_config cfg = { 0 };
+	char path[PATH_MAX], msg[PATH_MAX + 256];
+	struct symdb_opts o = { 0 };
+	int err, ret = 0;
+
+	if ((!url || !token) && !push_config_path(path, sizeof(path))) {
+		err = push_config_read(path, &cfg, msg, sizeof(msg));
+		/* unreadable: only a URL given elsewhere makes its token matter */
+		if (err && err != -ENOENT && url)
+			cmd_warn("%s: its token is not used", msg);
+		else if (err && err != -ENOENT)
+			cmd_info("%s: its 'symdb =' is not used", msg);
+		if (!url)
+			url = cfg.symdb && *cfg.symdb ? cfg.symdb : NULL;
+		if (!token)
+			token = cfg.token && *cfg.token ? cfg.token : NULL;
+	}
+	if (!url)
+		goto out;
+	o.url = url;
+	o.token = token;
+	err = symdb_init(&so->db, &o, msg, sizeof(msg));
+	if (err == -ENOSYS) {
+		cmd_warn("symbol database %s: %s: continuing without it", url, msg);
+	} else if (err) {
+		cmd_error("symbol database '%s': %s", url, msg);
+		ret = -1;
+	} else {
+		so->have_db = 1;
+		so->mo.remote_gsym = symdb_remote_gsym;
+		so->mo.remote_ctx = &so->db;
+	}
+out:
+	push_config_release(&cfg);
+	return ret;
 }
 
 /* "zt report: debuginfod: 1.2/3.4 MB" on a terminal, rewritten in place. */
@@ -49,11 +121,16 @@ int symopts_init(struct symopts *so, const char *cmd)
 		so->mo.progress = progress;
 		so->mo.progress_ctx = (void *)cmd;
 	}
+	if (so->use_symdb && setup_symdb(so))
+		return -1;
 	return 0;
 }
 
 void symopts_release(struct symopts *so)
 {
+	if (so->have_db)
+		symdb_release(&so->db);
+	so->have_db = 0;
 	if (so->have_cache)
 		buildid_cache_release(&so->cache);
 	free(so->debug_dirs);

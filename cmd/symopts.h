@@ -2,12 +2,14 @@
 /*
  * The options every command that symbolizes shares (--symfs, --debug-dir,
  * --no-debuginfod, -v; -k/--vmlinux and --kallsyms where kernel frames are
- * read), and the symbol-module settings they make.
+ * read; --symdb where the symbols are shown), and the symbol-module
+ * settings they make.
  */
 #ifndef ZT_SYMOPTS_H
 #define ZT_SYMOPTS_H
 
 #include "cmd/opts.h"
+#include "net/symdb.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/symmod.h"
 
@@ -19,12 +21,18 @@ struct symopts {
 	int nr_debug_dirs;
 	int use_debuginfod, use_cache, verbose; /* set both to 1 before parsing */
 	int full_signature; /* --full-signature: C++ names with their parameter lists */
+	const char *symdb; /* --symdb URL */
+	int use_symdb;	   /* the command takes --symdb: set to 1 before parsing (--no-symdb: 0) */
 	struct buildid_cache cache;
 	int have_cache;
+	struct symdb db; /* the symbol database asked, when have_db */
+	int have_db;
 	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
 };
 
 int symopts_add_debug_dir(const struct opt *o, const char *arg);
+int symopts_set_symdb(const struct opt *o, const char *arg);
+int symopts_no_symdb(const struct opt *o, const char *arg);
 
 #define SYMOPTS_OPTIONS(so)                                                                         \
 	{ OPT_GROUP, 0, NULL, NULL, NULL, "Symbol sources" },                                         \
@@ -36,6 +44,19 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg);
 	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \
 	  "use the GSYM cache (default); --no-symbol-cache: neither read nor write it" },              \
 	{ OPT_COUNT, 'v', "verbose", &(so).verbose, NULL, "be more verbose" }
+
+/* The team symbol database, for the commands that show symbols (report,
+ * script, flame, top, symbolize, convert): after SYMOPTS_OPTIONS, with
+ * use_symdb set to 1. The URL: --symdb, else $ZT_SYMDB, else 'symdb =' in
+ * the configuration file (net/push.h); the token: $ZT_TOKEN, else the
+ * file's 'token ='. */
+#define SYMOPTS_SYMDB_OPTIONS(so)                                                              \
+	{ OPT_CALLBACK, 0, "symdb", &(so), "url",                                               \
+	  "ask this symbol database (zt serve) for modules without full symbols here "          \
+	  "(default: ZT_SYMDB, or 'symdb =' in ~/.config/zt/config)",                           \
+	  symopts_set_symdb },                                                                  \
+	{ OPT_CALLBACK, 0, "no-symdb", &(so), NULL, "ask no symbol database, whatever the default", \
+	  symopts_no_symdb }
 
 /* Where the commands that read kernel frames (report, top, flame, script,
  * convert) take kernel symbols from; after SYMOPTS_OPTIONS. */
@@ -51,8 +72,9 @@ int symopts_add_debug_dir(const struct opt *o, const char *arg);
 	{ OPT_BOOL, 0, "full-signature", &(so).full_signature, NULL,               \
 	  "show C++ names with their parameter lists (as perf -v); default: without, as perf" }
 
-/* Fill so->mo from the options (cache directory, progress on a terminal).
- * cmd names the command for messages. Returns 0 or -1 after a message. */
+/* Fill so->mo from the options (cache directory, progress on a terminal,
+ * the symbol database's client). cmd names the command for messages.
+ * Returns 0 or -1 after a message. */
 int symopts_init(struct symopts *so, const char *cmd);
 void symopts_release(struct symopts *so);
 

@@ -426,6 +426,7 @@ static int parse_options(struct top_run *run, int argc, char **argv, int *rest)
 		{ OPT_BOOL, 'q', "quiet", &t->quiet, NULL, "no warnings" },
 		SYMOPTS_NAME_OPTIONS(t->so),
 		SYMOPTS_OPTIONS(t->so),
+		SYMOPTS_SYMDB_OPTIONS(t->so),
 		SYMOPTS_KERNEL_OPTIONS(t->so),
 		OPT_EOL,
 	};
@@ -526,7 +527,8 @@ static int init_model(struct top_run *run)
 	struct target *tg = &t->tg;
 	struct session_opts so = { 0 };
 
-	symopts_init(&t->so, "top");
+	if (symopts_init(&t->so, "top"))
+		return -1;
 	so.mo = &t->so.mo;
 	so.no_demangle = !t->demangle;
 	so.full_signature = t->so.full_signature;
@@ -795,7 +797,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_run run = {
 		.t = { .tg = { .event = "cycles" }, .sort = "dso,sym", .delay = 1.0, .children = -1,
-		       .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1 } },
+		       .demangle = 1, .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } },
 		.s = { .lock = PTHREAD_MUTEX_INITIALIZER },
 	};
 	int rest, ret;

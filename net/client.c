@@ -21,6 +21,7 @@
 #define DEF_BACKOFF_MS	 500
 #define DEF_MAX_DELAY_MS 30000
 #define DEF_MAX_ANSWER	 (16u << 20)
+#define MAX_HEADERS	 (64u << 10)
 
 struct zt_http {
 	CURL *curl;
@@ -102,6 +103,8 @@ static void cu_load(void)
 
 static int global_refs;
 
+static int header_value(const char *line, size_t n, const char *name, char *out, size_t outn);
+
 const char *zt_http_base(const struct zt_http *h)
 {
 	return h->base;
@@ -116,6 +119,7 @@ void zt_http_resp_init(struct zt_http_resp *r)
 {
 	memset(r, 0, sizeof(*r));
 	zbuf_init(&r->body);
+	zbuf_init(&r->headers);
 	r->retry_after = -1;
 	r->length = -1;
 }
@@ -123,18 +127,37 @@ void zt_http_resp_init(struct zt_http_resp *r)
 void zt_http_resp_release(struct zt_http_resp *r)
 {
 	zbuf_release(&r->body);
+	zbuf_release(&r->headers);
 }
 
 static void resp_reset(struct zt_http_resp *r)
 {
 	zbuf_reset(&r->body);
 	r->body.err = 0;
+	zbuf_reset(&r->headers);
+	r->headers.err = 0;
 	r->status = 0;
 	r->etag[0] = 0;
-	r->xzt[0] = 0;
 	r->retry_after = -1;
 	r->length = -1;
 	r->saved = 0;
+}
+
+int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, size_t n)
+{
+	const char *p = (const char *)r->headers.data, *end = p + r->headers.len;
+
+	if (r->headers.err)
+		return -ENOENT;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+
+		if (header_value(p, len, name, out, n))
+			return 0;
+		p += len;
+	}
+	return -ENOENT;
 }
 
 void zt_http_escape(struct zbuf *out, const char *s)
@@ -335,34 +358,6 @@ static int header_value(const char *line, size_t n, const char *name, char *out,
 	return 1;
 }
 
-/* An X-ZT-* header line kept as "Name: value\n" when it fits whole. */
-static void keep_xzt(struct zt_http_resp *r, const char *p, size_t n)
-{
-	size_t have = strlen(r->xzt);
-
-	while (n && (p[n - 1] == '\r' || p[n - 1] == '\n'))
-		n--;
-	if (memchr(p, 0, n) || have + n + 2 > sizeof(r->xzt))
-		return;
-	memcpy(r->xzt + have, p, n);
-	r->xzt[have + n] = '\n';
-	r->xzt[have + n + 1] = 0;
-}
-
-int zt_http_resp_header(const struct zt_http_resp *r, const char *name, char *out, size_t n)
-{
-	const char *l = r->xzt, *e;
-
-	for (; *l; l = e + 1) {
-		e = strchr(l, '\n');
-		if (!e)
-			break;
-		if (header_value(l, (size_t)(e - l), name, out, n))
-			return 1;
-	}
-	return 0;
-}
-
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 {
 	struct attempt *a = ctx;
@@ -374,11 +369,15 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 
 		/* a new answer (after a 100 Continue): forget the previous one's */
 		a->resp->etag[0] = 0;
-		a->resp->xzt[0] = 0;
 		a->resp->retry_after = -1;
 		a->resp->length = -1;
 		a->status = sp && sp + 4 <= p + n ? strtol(sp + 1, NULL, 10) : 0;
-	} else if (header_value(p, n, "Content-Length", v, sizeof(v))) {
+		zbuf_reset(&a->resp->headers);
+		return n;
+	}
+	if (a->resp->headers.len + n <= MAX_HEADERS)
+		zbuf_put(&a->resp->headers, p, n);
+	if (header_value(p, n, "Content-Length", v, sizeof(v))) {
 		char *end;
 		long long len = strtoll(v, &end, 10);
 
@@ -386,8 +385,6 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 			a->resp->length = len;
 	} else if (header_value(p, n, "ETag", v, sizeof(v))) {
 		snprintf(a->resp->etag, sizeof(a->resp->etag), "%s", v);
-	} else if (n > 5 && !strncasecmp(p, "X-ZT-", 5)) {
-		keep_xzt(a->resp, p, n);
 	} else if (header_value(p, n, "Retry-After", v, sizeof(v))) {
 		char *end;
 		long s = strtol(v, &end, 10);
@@ -625,6 +622,8 @@ int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_ht
 			break;
 		} else {
 			ret = curl_errno(c, &retry);
+			if (ret == -ETIMEDOUT && h->o.no_retry_timeout)
+				retry = 0;
 			snprintf(why, sizeof(why), "%s",
 				 errbuf[0] ? errbuf : cu.easy_strerror(c));
 			snprintf(msg, msglen, "%s", why);

@@ -29,6 +29,7 @@ struct zt_http_opts {
 	long timeout_ms;	 /* a whole request; 0: none (large uploads) */
 	long low_speed_s;	 /* abort after this many seconds under 1 byte/s; 0: 60 */
 	int tries;		 /* attempts of one request, at least 1; 0: 6 */
+	int no_retry_timeout;	 /* an attempt that timed out is not retried */
 	unsigned backoff_ms;	 /* first delay between attempts; 0: 500 ms */
 	unsigned max_delay_ms;	 /* cap on a delay, a Retry-After too; 0: 30 s */
 	/* upload progress of each attempt (sent, total bytes of the body), or NULL */
@@ -76,11 +77,11 @@ struct zt_http_resp {
 	long status;	  /* the HTTP status of the last answer */
 	struct zbuf body; /* its body (at most max_answer bytes) */
 	char etag[130];	  /* its ETag header, "" if none */
-	char xzt[2048];	  /* its X-ZT-* headers, "Name: value\n" each (as many as fit) */
 	long retry_after; /* its Retry-After in seconds, -1 if none */
 	int64_t length;	  /* its Content-Length, -1 if none (a HEAD answer's too) */
 	uint64_t saved;	  /* bytes written to req->save */
 	int tries;	  /* attempts made */
+	struct zbuf headers; /* its header lines as received (at most 64 KiB): zt_http_header() */
 };
 
 struct zt_http;
@@ -106,12 +107,12 @@ void zt_http_resp_release(struct zt_http_resp *r);
 int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,
 		    char *msg, size_t msglen);
 
+/* The value of the last answer's header name (case-insensitive, blanks
+ * around it trimmed) into out, cut to n - 1 bytes. 0, or -ENOENT. */
+int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, size_t n);
+
 /* Whether a status is retried: 5xx and 429. */
 int zt_http_retryable(long status);
-
-/* The value of the answer's X-ZT-* header name (case-insensitive) into out;
- * 1 when it was sent, 0 when not. */
-int zt_http_resp_header(const struct zt_http_resp *r, const char *name, char *out, size_t n);
 
 /* s escaped for a query string (RFC 3986 unreserved kept), appended to out. */
 void zt_http_escape(struct zbuf *out, const char *s);

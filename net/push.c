@@ -275,7 +275,8 @@ void push_config_release(struct push_config *c)
 		free(c->token);
 	}
 	free(c->server);
-	c->server = c->token = NULL;
+	free(c->symdb);
+	c->server = c->token = c->symdb = NULL;
 }
 
 #define CONFIG_MAX (64u << 10)
@@ -298,6 +299,8 @@ int push_config_read(const char *path, struct push_config *c, char *msg, size_t 
 			dst = &c->server;
 		else if (!strcmp(key, "token"))
 			dst = &c->token;
+		else if (!strcmp(key, "symdb"))
+			dst = &c->symdb;
 		if (!dst)
 			continue; /* a key of a later version */
 		if (*dst) {

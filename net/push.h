@@ -75,6 +75,7 @@ void push_symbols_close(struct push_symbols *s);
 
 struct push_config {
 	char *server, *token; /* owned; NULL when the file has none */
+	char *symdb;	      /* the symbol database of reports (zt report --symdb); owned */
 };
 
 /* $XDG_CONFIG_HOME/zt/config, else $HOME/.config/zt/config, into out.
@@ -82,7 +83,8 @@ struct push_config {
 int push_config_path(char *out, size_t n);
 
 /*
- * Read the configuration at path: lines "server = URL" and "token = T"
+ * Read the configuration at path: lines "server = URL", "token = T" and
+ * "symdb = URL"
  * ('#' starts a comment line, blank lines and unknown keys are skipped).
  * It holds a token, so it is used only when it is a regular file (not
  * through a symlink) owned by this user with no permission for group or

@@ -616,7 +616,7 @@ static void do_file(struct run *r, struct zt_http *h, struct symup_file *f)
 		err = zt_http_request(h, &req, &a, msg, sizeof(msg));
 		if (!err && a.status == 200) {
 			have = SYMUP_GSYM;
-			if (zt_http_resp_header(&a, "X-ZT-Has", has, sizeof(has)))
+			if (!zt_http_header(&a, "X-ZT-Has", has, sizeof(has)))
 				have |= symup_parse_has(has);
 		} else if (err || a.status != 404) {
 			bad_answer(r, f, err, &a, "asking whether the server has it", msg);

@@ -491,3 +491,11 @@ void session_weak_modules(const struct session *s,
 {
 	resolver_weak_modules(s->src->res, cb, ctx);
 }
+
+void session_remote_modules(const struct session *s,
+			    void (*cb)(void *ctx, const char *module, const char *source,
+				       int fetched),
+			    void *ctx)
+{
+	resolver_remote_modules(s->src->res, cb, ctx);
+}

@@ -95,5 +95,10 @@ void session_quality_counts(const struct session *s, uint64_t counts[3]);
 void session_weak_modules(const struct session *s,
 			  void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
 			  void *ctx);
+/* resolver_remote_modules() of the session's resolver. */
+void session_remote_modules(const struct session *s,
+			    void (*cb)(void *ctx, const char *module, const char *source,
+				       int fetched),
+			    void *ctx);
 
 #endif

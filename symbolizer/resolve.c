@@ -412,6 +412,8 @@ open:
 	if (symmod_quality(sm) != SYMQ_FULL)
 		zt_info("'%s': %s symbols only: %s", path[0] ? path : m->path,
 			symmod_quality(sm) == SYMQ_BASIC ? "basic" : "no", symmod_why(sm));
+	if (symmod_remote_served(sm) == 1)
+		zt_info("'%s': symbols from %s", path[0] ? path : m->path, symmod_source(sm));
 	return sm;
 }
 
@@ -573,6 +575,19 @@ void resolver_weak_modules(const struct resolver *r,
 	for (i = 0; i < r->nr_elfs; i++)
 		if (r->elfs[i].e && symmod_quality(r->elfs[i].e) != SYMQ_FULL)
 			cb(ctx, r->elfs[i].module, symmod_quality(r->elfs[i].e), symmod_why(r->elfs[i].e));
+}
+
+void resolver_remote_modules(const struct resolver *r,
+			     void (*cb)(void *ctx, const char *module, const char *source,
+					int fetched),
+			     void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_elfs; i++)
+		if (r->elfs[i].e && symmod_remote_served(r->elfs[i].e))
+			cb(ctx, r->elfs[i].module, symmod_source(r->elfs[i].e),
+			   symmod_remote_served(r->elfs[i].e) == 1);
 }
 
 static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struct resolve_frame *f)

@@ -23,6 +23,7 @@
 #include "symbolizer/symmod.h"
 
 #define META_MAGIC "zt-symmod 10" /* bump when extraction changes: older caches are rebuilt */
+#define REMOTE_SOURCE "symbol database" /* how the remote's answers' sources start */
 
 
 struct symmod {
@@ -31,9 +32,22 @@ struct symmod {
 	struct symmod_seg *segs;
 	size_t nr_segs, cap_segs;
 	enum symq q;
+	int remote; /* symmod_remote_served() */
 	char why[128];
 	char source[PATH_MAX];
 };
+
+void symmod_remote_release(struct symmod_remote *a)
+{
+	free(a->image);
+	a->image = NULL;
+	a->len = 0;
+}
+
+int symmod_remote_served(const struct symmod *m)
+{
+	return m->remote;
+}
 
 enum symq symmod_quality(const struct symmod *m)
 {
@@ -356,6 +370,24 @@ out:
 	return err;
 }
 
+/* The symbol tables' names of path only (symmod_opts.no_dwarf), or its
+ * MiniDebugInfo's, which has names only too. */
+static int extract_names(const char *path, struct fi_table *t, struct symmod *m)
+{
+	int err = dwarfsyms_extract(path, NULL, t, NULL);
+
+	if (err)
+		return err;
+	if (!minidebuginfo(path, t))
+		snprintf(m->source, sizeof(m->source), "MiniDebugInfo (.gnu_debugdata)");
+	else
+		snprintf(m->source, sizeof(m->source), "symbol table");
+	m->q = t->nr_funcs ? SYMQ_BASIC : SYMQ_NONE;
+	snprintf(m->why, sizeof(m->why), "%s",
+		 t->nr_funcs ? "names only (DWARF not read)" : "stripped: no symbols");
+	return 0;
+}
+
 /* Build the fi_table of the binary at path: its DWARF, or a separate debug
  * file, or debuginfod's, else the symbol tables. Sets m's quality, why and
  * source. */
@@ -365,15 +397,8 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 	char dbg[PATH_MAX], *dl = NULL;
 	int has_dwarf = 0, err;
 
-	if (o->no_dwarf) {
-		err = dwarfsyms_extract(path, NULL, t, &has_dwarf);
-		if (err)
-			return err;
-		m->q = t->nr_funcs ? SYMQ_BASIC : SYMQ_NONE;
-		snprintf(m->why, sizeof(m->why), "symbol-table names only (no DWARF asked for)");
-		snprintf(m->source, sizeof(m->source), "symbol table");
-		return 0;
-	}
+	if (o->no_dwarf)
+		return extract_names(path, t, m);
 	/* DWARF in the binary itself first: the common case of a -g build */
 	err = dwarfsyms_extract(path, path, t, &has_dwarf);
 	if (err)
@@ -459,30 +484,107 @@ static int file_matches(const char *path, const struct prof_build_id *bid)
 	return fb.len == bid->len && !memcmp(fb.data, bid->data, bid->len);
 }
 
+/* The quality of an image a remote did not say the quality of: full
+ * when any function has a file:line row. */
+static enum symq image_quality(const struct gsym *g)
+{
+	uint32_t i, n = gsym_nr_funcs(g);
+
+	for (i = 0; i < n; i++) {
+		struct fi_result r;
+		const char *name;
+		uint64_t start;
+		uint32_t size;
+
+		if (!gsym_func(g, i, &start, &size, &name) && !gsym_lookup(g, start, &r) && r.n &&
+		    r.locs[0].line)
+			return SYMQ_FULL;
+	}
+	return n ? SYMQ_BASIC : SYMQ_NONE;
+}
+
 /* The last source: a remote symbol database (the team server), when the
- * caller gave one; it answers with a whole GSYM image. Returns 0 (whether
- * or not it had the module) or -ENOMEM. */
+ * caller gave one; it answers with a whole GSYM image, taken when it is
+ * better than what m has. Its segments are used when m has none (the
+ * binary is not here). Returns 0 (whether or not it had the module) or
+ * -ENOMEM. */
 static int remote(const struct symmod_opts *o, const struct prof_build_id *bid, struct symmod *m)
 {
-	void *img = NULL;
-	size_t len = 0;
-	struct gsym *g;
+	struct symmod_remote a;
+	struct gsym *g = NULL;
+	const uint8_t *uuid;
+	size_t ulen, i;
+	enum symq q;
+	int err = 0;
 
-	if (!o->remote_gsym || !bid || !bid->len || o->remote_gsym(o->remote_ctx, bid, &img, &len))
+	if (!o->remote_gsym || o->no_dwarf || !bid || !bid->len)
 		return 0;
+	memset(&a, 0, sizeof(a));
+	a.q = -1;
+	if (o->remote_gsym(o->remote_ctx, bid, &a) || !a.image)
+		goto out;
+	if (gsym_open_mem(a.image, a.len, &g))
+		goto out; /* a bad answer: keep what we had */
+	uuid = gsym_uuid(g, &ulen);
+	if (ulen && (ulen != bid->len || memcmp(uuid, bid->data, ulen)))
+		goto out; /* symbols of another binary */
+	q = a.q >= SYMQ_NONE && a.q <= SYMQ_FULL ? (enum symq)a.q : image_quality(g);
+	/* better, or names for more functions (a stripped binary's "basic"
+	 * may be its PLT entries alone) */
+	if (q < m->q || (q == m->q && gsym_nr_funcs(g) <= (m->g ? gsym_nr_funcs(m->g) : 0)))
+		goto out;
+	gsym_free(g);
+	g = NULL;
 	zbuf_reset(&m->image);
-	zbuf_put(&m->image, img, len);
-	free(img);
-	if (m->image.err)
-		return -ENOMEM;
-	if (gsym_open_mem(m->image.data, m->image.len, &g))
-		return 0; /* a bad answer: keep what we had */
+	zbuf_put(&m->image, a.image, a.len);
+	if (m->image.err) {
+		err = -ENOMEM;
+		goto out;
+	}
 	gsym_free(m->g);
-	m->g = g;
-	m->q = SYMQ_FULL;
-	m->why[0] = 0;
-	snprintf(m->source, sizeof(m->source), "symbol database");
-	return 0;
+	m->g = NULL;
+	if (gsym_open_mem(m->image.data, m->image.len, &m->g)) {
+		m->q = SYMQ_NONE; /* cannot be: the same bytes opened above */
+		goto out;
+	}
+	if (!m->nr_segs && a.nr_segs) {
+		if (a.nr_segs > SYMMOD_REMOTE_MAX_SEGS)
+			a.nr_segs = SYMMOD_REMOTE_MAX_SEGS;
+		if (ZT_GROW(m->segs, m->cap_segs, a.nr_segs)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < a.nr_segs; i++)
+			m->segs[i] = a.segs[i];
+		m->nr_segs = a.nr_segs;
+	}
+	m->q = q;
+	m->remote = 1;
+	snprintf(m->why, sizeof(m->why), "%s",
+		 q == SYMQ_FULL ? "" : q == SYMQ_BASIC ? "names only (symbol database)" : "");
+	snprintf(m->source, sizeof(m->source), "%s",
+		 !strncmp(a.source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)) ? a.source : REMOTE_SOURCE);
+out:
+	gsym_free(g);
+	symmod_remote_release(&a);
+	return err;
+}
+
+/* m into the cache under bid: the image and its meta (src: the file they
+ * were made from, or NULL). */
+static void store(const struct symmod_opts *o, const struct prof_build_id *bid,
+		  const struct symmod *m, const char *src)
+{
+	char gpath[PATH_MAX], mpath[PATH_MAX];
+	const void *img;
+	size_t len;
+
+	if (!o->cache || o->no_dwarf || !m->g || cache_paths(o, bid, gpath, mpath, sizeof(gpath)))
+		return;
+	img = gsym_image(m->g, &len);
+	/* the sudo user's cache gets symbols of what they can read only */
+	if (!buildid_cache_store(o->cache, gpath, img, len, src))
+		save_meta(o, mpath, m, src);
 }
 
 int symmod_open(const struct symmod_opts *o, const char *path, const struct prof_build_id *bid,
@@ -513,20 +615,32 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 			key_is_fileid = 1;
 		}
 	}
-	/* warm: the cached GSYM, no ELF or DWARF reading at all */
-	if (!cache_paths(o, bid, gpath, mpath, sizeof(gpath)) && !load_meta(mpath, m) &&
-	    !gsym_open_file(gpath, &m->g))
+	/* warm: the cached GSYM, no ELF or DWARF reading at all; less than
+	 * full symbols there: the remote may have better ones now */
+	if (!o->no_dwarf && !cache_paths(o, bid, gpath, mpath, sizeof(gpath)) &&
+	    !load_meta(mpath, m) && !gsym_open_file(gpath, &m->g)) {
+		if (!strncmp(m->source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)))
+			m->remote = 2; /* an earlier answer of the remote, kept */
+		if (m->q == SYMQ_FULL || !o->remote_gsym)
+			return 0;
+		if (remote(o, bid, m))
+			return -ENOMEM;
+		if (m->remote == 1)
+			store(o, bid, m, NULL);
 		return 0;
+	}
+	gsym_free(m->g);
+	m->g = NULL;
 	m->nr_segs = 0;
 	m->q = SYMQ_NONE;
 	m->why[0] = m->source[0] = 0;
 	if (!path || access(real, R_OK)) {
 		snprintf(m->why, sizeof(m->why), "binary not found");
-		return remote(o, bid, m);
+		goto remote_only;
 	}
 	if (!key_is_fileid && !from_file && !file_matches(real, bid)) {
 		snprintf(m->why, sizeof(m->why), "the file is not the recorded binary (build id differs)");
-		return 0;
+		goto remote_only;
 	}
 	err = build(o, real, path, key_is_fileid ? NULL : bid, bid, m);
 	if (err == -ENOMEM)
@@ -539,11 +653,15 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	}
 	if (m->q != SYMQ_FULL && remote(o, bid, m) == -ENOMEM)
 		return -ENOMEM;
-	if (o->cache && !cache_paths(o, bid, gpath, mpath, sizeof(gpath))) {
-		/* the sudo user's cache gets symbols of what they can read only */
-		if (!buildid_cache_store(o->cache, gpath, m->image.data, m->image.len, real))
-			save_meta(o, mpath, m, real);
-	}
+	/* the segments are the binary's, whoever gave the symbols */
+	store(o, bid, m, real);
+	return 0;
+remote_only:
+	/* nothing here to read: the remote's symbols, with its segments */
+	if (remote(o, bid, m))
+		return -ENOMEM;
+	if (m->remote == 1)
+		store(o, bid, m, NULL);
 	return 0;
 }
 

@@ -9,8 +9,10 @@
  * binary's DWARF, or its separate debug file (build-id directories,
  * .gnu_debuglink, --debug-dir, --symfs); debuginfod (unless turned off);
  * MiniDebugInfo; the ELF symbol tables; a remote symbol database (the
- * opts' remote_gsym). Names come from the symbol table, files, lines and
- * inline chains from DWARF.
+ * opts' remote_gsym), whose answer replaces the local one when it is
+ * better (full DWARF over the symbol table's names) and is then cached.
+ * Names come from the symbol table, files, lines and inline chains from
+ * DWARF.
  */
 #ifndef ZT_SYMMOD_H
 #define ZT_SYMMOD_H
@@ -29,21 +31,56 @@ enum symq {
 	SYMQ_FULL = 2,  /* DWARF: function, file, line, inline chain */
 };
 
+/* A loadable segment of a module: file offsets [off, off+size) are
+ * mapped at vaddr (a `load` line of the cache's .meta file). */
+struct symmod_seg {
+	uint64_t off, vaddr, size;
+};
+
+/* The most load segments a remote answer carries (X-ZT-Symbol-Load). */
+#define SYMMOD_REMOTE_MAX_SEGS 16
+
+/* What a remote symbol database answered for one module (see remote_gsym). */
+struct symmod_remote {
+	void *image; /* the GSYM image, malloc'ed; freed by symmod_remote_release() */
+	size_t len;
+	int q; /* the quality it says the image has (enum symq), or -1 when it did not
+		  say: then judged from the image (file:line rows or not) */
+	/* its load segments (file offset, vaddr, size): used for a module whose
+	 * binary is not on this machine (the binary's own are used when it is) */
+	struct symmod_seg segs[SYMMOD_REMOTE_MAX_SEGS];
+	size_t nr_segs;
+	char source[256]; /* where it came from, for the summary and the cache's
+			     meta: "symbol database http://host:port" (it must start
+			     "symbol database"); "": "symbol database" */
+};
+
+void symmod_remote_release(struct symmod_remote *a);
+
 struct symmod_opts {
 	const struct buildid_cache *cache; /* GSYM cache; NULL: none */
 	struct debugfind_opts find;
 	int no_debuginfod;
-	/* symbol-table names only: no DWARF, debug file, debuginfod or remote */
+	/* symbol-table names only (zt symbols upload --no-dwarf): no DWARF, no
+	 * separate debug file, no debuginfod, no remote; MiniDebugInfo (names
+	 * only) is still read. The GSYM cache is neither read nor written. */
 	int no_dwarf;
 	/* progress of debuginfod downloads (what: the module), or NULL */
 	void (*progress)(void *ctx, const char *what, long done, long total);
 	void *progress_ctx;
-	/* The seam for a remote symbol database (the team server, source 6):
-	 * asked last, when the sources above gave less than full symbols, for a
-	 * GSYM image by build id (or file id). Returns 0 with a malloc'ed image
-	 * (the caller frees it), or a negative errno when it has none. NULL:
-	 * no remote database. */
-	int (*remote_gsym)(void *ctx, const struct prof_build_id *id, void **image, size_t *len);
+	/*
+	 * The seam for a remote symbol database (the team server, zt report
+	 * --symdb): asked once per symmod_open() for a module whose local
+	 * sources (or GSYM cache entry) gave less than full symbols, by build
+	 * id (or file id). Fills *a (zeroed by the caller, a->q = -1) and
+	 * returns 0, or returns a negative errno when it has nothing (-ENOENT:
+	 * not there; anything else: it failed, which it reports itself). An
+	 * answer better than what the module had replaces it and is written to
+	 * the GSYM cache with its segments and source, so the next open needs
+	 * no remote. Called by whichever thread calls symmod_open() (so from
+	 * several at once if they do). NULL: no remote database.
+	 */
+	int (*remote_gsym)(void *ctx, const struct prof_build_id *id, struct symmod_remote *a);
 	void *remote_ctx;
 };
 
@@ -63,9 +100,14 @@ void symmod_free(struct symmod *m);
 enum symq symmod_quality(const struct symmod *m);
 /* Why the quality is not SYMQ_FULL ("" when it is), e.g. "no debug info". */
 const char *symmod_why(const struct symmod *m);
-/* Where the symbols came from ("gsym cache", "DWARF in the binary",
- * "/usr/lib/debug/...", "debuginfod", "symbol table", ""). */
+/* Where the symbols came from ("DWARF in the binary", "/usr/lib/debug/...",
+ * "debuginfod", "symbol table", "symbol database URL", ""), as the GSYM
+ * cache's meta file keeps it for a cached module. */
 const char *symmod_source(const struct symmod *m);
+/* Whether m's symbols came from the remote database (remote_gsym): 1 this
+ * symmod_open() took them from it; 2 from the GSYM cache, which kept an
+ * earlier answer (symmod_source() names the database); 0 not. */
+int symmod_remote_served(const struct symmod *m);
 
 /* Look up a file offset (address - mapping start + mapping pgoff) or a
  * virtual address. Strings in r are borrowed until symmod_free().
@@ -78,12 +120,6 @@ int symmod_lookup_offset_all(const struct symmod *m, uint64_t off, struct fi_res
 int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
 /* The virtual address of a file offset (-ENOENT: in no loadable segment). */
 int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
-
-/* A loadable segment of a module: file offsets [off, off+size) are
- * mapped at vaddr (a `load` line of the cache's .meta file). */
-struct symmod_seg {
-	uint64_t off, vaddr, size;
-};
 
 /*
  * The PT_LOAD segments of the ELF file at path (code_only: the executable
