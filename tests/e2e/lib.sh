@@ -8,7 +8,8 @@ chmod 755 "$T"
 export ZT_CACHE_DIR="$T/cache"
 fails=0
 bgpids=()
-cleanup() {
+# KEEP_T=1: leave $T behind, to look at after a failure
+cleanup() { [ -n "${KEEP_T:-}" ] && return;
 	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$T"
 }

@@ -84,7 +84,7 @@ D=$T/data
 SYM=$("$ZT" serve token create --scope symbols --data-dir "$D" 2> tok.err)
 PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2>> tok.err)
 READ=$("$ZT" serve token create --scope read --data-dir "$D" 2>> tok.err)
-check "tokens created" [ -n "$SYM" ] [ -n "$PUSH" ] [ -n "$READ" ]
+check "tokens created" test -n "$SYM" -a -n "$PUSH" -a -n "$READ"
 serve_start "$D" || { fail "zt serve does not start"; finish; }
 up() { ZT_TOKEN=$SYM "$ZT" symbols upload --server "$SERVE_URL" "$@"; }
 store_sum() { find "$D/symbols" -type f ! -name '*.tmp' -exec sha256sum {} + 2> /dev/null | sort; }
@@ -150,12 +150,12 @@ unset DEBUGINFOD_URLS
 # ---- strip it, run it, record it ----------------------------------------------------
 strip --strip-all "$T/bin/team"
 check "the stripped program keeps its build id and has no symbols" bash -c \
-	"'$ZT' buildid '$T/bin/team' | grep -q '^$BID' && ! nm '$T/bin/team' > /dev/null 2>&1"
+	"'$ZT' buildid '$T/bin/team' | grep -q '^$BID' && ! nm '$T/bin/team' 2> /dev/null | grep -q zt_team"
 "$ZT" record -q -g -o team.data -- "$T/bin/team" 1.5 > rec.out 2> rec.err
 check "zt record -g of the stripped program" [ -s team.data ]
 
 rep() { "$ZT" report -i team.data --stdio --no-children --sort sym,srcline --comm team --no-debuginfod "$@"; }
-scr() { "$ZT" script -i team.data --inline --comm team --no-debuginfod "$@"; }
+scr() { "$ZT" script -i team.data --inline --no-debuginfod "$@"; }
 # with the server's symbols, an empty cache
 export ZT_CACHE_DIR=$T/cache-symdb
 rep --symdb "$SERVE_URL" > r.symdb 2> r.symdb.err
@@ -170,11 +170,11 @@ ZT_CACHE_DIR=$T/cache-ref scr > s.ref 2> s.ref.err
 cp "$T/team.stripped" "$T/bin/team"
 check "the reference report names the program's functions with file:line" bash -c \
 	"grep -q 'zt_team_inner' r.ref && grep -q 'team.c:' r.ref && grep -q 'inl.h:' r.ref"
-check "the reference script shows the inlined frame" grep -q "mix" s.ref
+check "the reference script shows the inlined frame" grep -qE "[0-9a-f]+ mix\+0x[0-9a-f]+ \(inlined\)" s.ref
 strip_hdr() { grep -v '^#' "$1"; }
 check "report --symdb (with a read token) matches the unstripped binary's report" \
 	cmp -s <(strip_hdr r.symdb.tok) <(strip_hdr r.ref)
-check "script --inline --symdb matches it frame for frame" cmp -s s.symdb.tok s.ref
+check "script --inline --symdb matches it frame for frame" bash -c "[ -s s.ref ] && cmp -s s.symdb.tok s.ref"
 check "the symbol-quality summary says the symbol database served the program" \
 	grep -qiE "symbol (database|server).*team" r.symdb.tok r.symdb.tok.err
 # offline: the server gone, the cache answers
@@ -189,7 +189,7 @@ ZT_TOKEN=$PUSH "$ZT" push -i team.data --server "$SERVE_URL" --no-symbols --no-d
 	--label test=symbols > push.out 2> push.err
 check "zt push --no-symbols of the stripped recording" [ $? -eq 0 ]
 TOKEN=$READ api GET "/api/v1/folded?label=test=symbols" > pushed.folded
-check "the server names the pushed frames from the uploaded symbols" bash -c \
-	"grep -q 'zt_team_outer;zt_team_inner' pushed.folded"
+check "the server names the pushed frames from the uploaded symbols, inlined ones too" \
+	grep -q 'main;zt_team_inner;mix ' pushed.folded
 serve_stop
 finish
