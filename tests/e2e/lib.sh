@@ -9,9 +9,9 @@ export ZT_CACHE_DIR="$T/cache"
 fails=0
 bgpids=()
 # KEEP_T=1: leave $T behind, to look at after a failure
-cleanup() { [ -n "${KEEP_T:-}" ] && return;
+cleanup() {
 	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
+	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
 
