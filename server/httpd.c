@@ -158,28 +158,6 @@ static uint64_t get(const uint64_t *c)
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
-static void json_str(struct zbuf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	zbuf_put_u8(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			zbuf_put_u8(b, '\\');
-			zbuf_put_u8(b, c);
-		} else if (c < 0x20 || c == 0x7f) {
-			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-
-			zbuf_put(b, e, 6);
-		} else {
-			zbuf_put_u8(b, c);
-		}
-	}
-	zbuf_put_u8(b, '"');
-}
-
 /* ---- responses ---------------------------------------------------------------- */
 
 static void security_headers(struct MHD_Response *resp, const char *ctype)
@@ -249,7 +227,7 @@ static enum MHD_Result send_error(struct zh_req *q, struct MHD_Connection *con, 
 		snprintf(q->err, sizeof(q->err), "error %u", code);
 	zbuf_init(&b);
 	zbuf_put(&b, "{\"error\":", 9);
-	json_str(&b, q->err);
+	zbuf_put_json_str(&b, q->err);
 	zbuf_put(&b, "}\n", 2);
 	if (b.err) {
 		zbuf_release(&b);
@@ -940,7 +918,7 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		switch (rc) {
 		case 0:
 			zbuf_put(&out, "{\"id\":", 6);
-			json_str(&out, q->r.id);
+			zbuf_put_json_str(&out, q->r.id);
 			zbuf_put(&out, created ? ",\"created\":true}\n" : ",\"created\":false}\n",
 				 created ? 17 : 18);
 			return send_zbuf(q, con, created ? 201 : 200, "application/json", &out);

@@ -105,34 +105,13 @@ static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-static void json_str(struct zbuf *b, const char *s)
-{
-	char u[8];
-
-	zbuf_put_u8(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			zbuf_put_u8(b, '\\');
-			zbuf_put_u8(b, c);
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(u, sizeof(u), "\\u%04x", c);
-			zbuf_put(b, u, 6);
-		} else {
-			zbuf_put_u8(b, c);
-		}
-	}
-	zbuf_put_u8(b, '"');
-}
-
 static void json_kv_str(struct zbuf *b, const char *k, const char *v, int comma)
 {
 	if (comma)
 		zbuf_put_u8(b, ',');
-	json_str(b, k);
+	zbuf_put_json_str(b, k);
 	zbuf_put_u8(b, ':');
-	json_str(b, v ? v : "");
+	zbuf_put_json_str(b, v ? v : "");
 }
 
 static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
@@ -140,7 +119,7 @@ static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
 	char num[32];
 
 	zbuf_put_u8(b, ',');
-	json_str(b, k);
+	zbuf_put_json_str(b, k);
 	snprintf(num, sizeof(num), ":%" PRId64, v);
 	zbuf_put(b, num, strlen(num));
 }
