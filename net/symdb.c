@@ -7,6 +7,7 @@
 
 #include "libprof/array.h"
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "net/symdb.h"
 
 #define DEF_CONNECT_MS	1000
@@ -55,24 +56,13 @@ const char *symdb_url(const struct symdb *d)
 	return d->h ? zt_http_base(d->h) : "";
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 1 to 16 hex digits at *s into *v, *s moved past them. 0 or -EINVAL. */
 static int hex64(const char **s, uint64_t *v)
 {
 	int n = 0, d;
 
 	*v = 0;
-	while ((d = hexval(**s)) >= 0) {
+	while ((d = zt_hexval(**s)) >= 0) {
 		if (++n > 16)
 			return -EINVAL;
 		*v = *v << 4 | (uint64_t)d;

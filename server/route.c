@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/text.h"
+
 static int fail(int code, char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -41,17 +43,6 @@ static const char *quote(const char *s, char out[48])
 	return out;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Percent-decode src[0..n) into dst (at least n + 1 bytes), '+' as a space
  * when plus. Rejects a bad escape and any decoded control character
@@ -69,8 +60,8 @@ static long pct_decode(const char *src, size_t n, char *dst, int plus)
 
 			if (i + 2 >= n)
 				return -1;
-			h = hexval(src[i + 1]);
-			l = hexval(src[i + 2]);
+			h = zt_hexval(src[i + 1]);
+			l = zt_hexval(src[i + 2]);
 			if (h < 0 || l < 0)
 				return -1;
 			c = (unsigned char)(h << 4 | l);

@@ -164,7 +164,7 @@ static int exec(sqlite3 *db, const char *sql)
 
 /* ---- files ------------------------------------------------------------------ */
 
-static int fsync_dir(const char *dir)
+int zs_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 
@@ -1235,7 +1235,7 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 		goto out_nofile;
 	}
 	moved = 1;
-	if ((err = fsync_dir(dir)) || (err = fsync_dir(s->profdir)))
+	if ((err = zs_fsync_dir(dir)) || (err = zs_fsync_dir(s->profdir)))
 		goto out;
 	err = plan_make(s, n, &p);
 	if (!err) {
@@ -1256,7 +1256,7 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 out:
 	if (err && moved) {
 		unlink(path);
-		fsync_dir(dir);
+		zs_fsync_dir(dir);
 	}
 out_nofile:
 	if (err && tmp == own)
@@ -1400,7 +1400,7 @@ int zs_profile_delete(struct zs_store *s, const char *id)
 	}
 	profile_path(s, id, path, sizeof(path), dir, sizeof(dir));
 	unlink(path);
-	fsync_dir(dir);
+	zs_fsync_dir(dir);
 	pthread_rwlock_wrlock(&s->alock);
 	if (s->ahash.cap)
 		for (j = zt_htab_first(&s->ahash, zt_hash_mix(0, (uint64_t)rid));
@@ -1817,7 +1817,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 			unlink(mpath);
 			goto out;
 		}
-		if ((err = fsync_dir(s->gsymdir))) {
+		if ((err = zs_fsync_dir(s->gsymdir))) {
 			sqlite3_finalize(st);
 			goto out_files;
 		}

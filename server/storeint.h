@@ -119,4 +119,7 @@ void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db);
 /* Hex (2..40 digits, even) to a build id. 0 or -EINVAL. */
 int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
 
+/* fsync() a directory (after a rename into it). 0 or -errno. */
+int zs_fsync_dir(const char *dir);
+
 #endif

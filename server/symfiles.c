@@ -87,18 +87,6 @@ int zs_sha256_text(const void *p, size_t n, char hex[65])
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* ---- the remote ------------------------------------------------------------------ */
 
 int zs_remote_put(struct zs_store *s, const char *key, const char *path, char *msg, size_t n)
@@ -443,7 +431,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		goto unlock;
 	}
 	ptmp[0] = '\0';
-	err = fsync_dir(dir);
+	err = zs_fsync_dir(dir);
 	if (!err)
 		err = row_put(zs_store_wdb(s), key, hex, kind, sha, (uint64_t)st.st_size, dwarf,
 			      from == FROM_UPLOAD   ? "uploaded"
