@@ -101,7 +101,11 @@ static void cu_load(void)
 }
 
 
+/* libcurl's global state, set up by the first client and torn down by the
+ * last: clients may be made and freed on several threads at once (zt
+ * symbols upload's workers, the S3 store's pool) */
 static int global_refs;
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int header_value(const char *line, size_t n, const char *name, char *out, size_t outn);
 
@@ -236,11 +240,14 @@ int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, s
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		goto nomem;
+	pthread_mutex_lock(&global_lock);
 	if (!global_refs++ && cu.global_init(CURL_GLOBAL_DEFAULT)) {
 		global_refs--;
+		pthread_mutex_unlock(&global_lock);
 		free(h);
 		goto nomem;
 	}
+	pthread_mutex_unlock(&global_lock);
 	h->o = *o;
 	h->o.base_url = NULL;
 	h->o.token = NULL;
@@ -303,8 +310,10 @@ void zt_http_free(struct zt_http *h)
 	free(h->aws);
 	free(h->base);
 	free(h);
+	pthread_mutex_lock(&global_lock);
 	if (global_refs > 0 && !--global_refs)
 		cu.global_cleanup();
+	pthread_mutex_unlock(&global_lock);
 }
 
 /* A 2xx answer's bytes into the save file. */
