@@ -29,8 +29,9 @@ if [ "${1:-}" = "--test" ]; then
 	# lld: a binary laid out as lld lays it out, iproute2: loopback in a
 	# network namespace of its own (t_serve_debuginfod)
 	pkgs+=(curl lld iproute2)
-	# openssl: t_serve makes a self-signed certificate for zt serve's TLS
-	pkgs+=(openssl)
+	# openssl: t_serve makes a self-signed certificate for zt serve's TLS;
+	# zstd: t_serve_symbols sends a zstd-encoded upload made by the zstd tool
+	pkgs+=(openssl zstd)
 	# g++: C++ test programs (demangled names, test_dwarfsyms); xz-utils:
 	# MiniDebugInfo sections (test_debugfind); python3: a CRC32 reference
 	# (test_debugfind); perl: t_hostile's byte-level edits. A minimal
