@@ -78,7 +78,7 @@ struct zs_store {
 	int upstream;
 };
 
-static void to_hex(const uint8_t *b, size_t n, char *out)
+void zs_hex(const uint8_t *b, size_t n, char *out)
 {
 	static const char d[] = "0123456789abcdef";
 	size_t i;
@@ -138,7 +138,7 @@ static int canon_sym_id(const char *id, char *out, struct prof_build_id *b)
 
 	if (zs_hex_to_bid(id, n, b))
 		return -EINVAL;
-	to_hex(b->data, b->len, out);
+	zs_hex(b->data, b->len, out);
 	return 0;
 }
 
@@ -790,7 +790,7 @@ int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char 
 		return -EINVAL;
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
-	to_hex(raw, 32, out);
+	zs_hex(raw, 32, out);
 	OPENSSL_cleanse(raw, sizeof(raw));
 	if ((err = sha256(out, 64, hash)))
 		return err;
@@ -891,7 +891,7 @@ int zs_token_list(struct zs_store *s,
 	for (i = 0; i < s->nr_tokens; i++) {
 		char hex[65];
 
-		to_hex(s->tokens[i].hash, 32, hex);
+		zs_hex(s->tokens[i].hash, 32, hex);
 		hex[8] = 0;
 		cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
 	}
@@ -920,7 +920,7 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
 	for (i = 0; rc == SQLITE_OK && i < s->nr_tokens; i++) {
 		char hex[65];
 
-		to_hex(s->tokens[i].hash, 32, hex);
+		zs_hex(s->tokens[i].hash, 32, hex);
 		if (strcmp(s->tokens[i].name, name_or_hash) && !(is_hex && !strncmp(hex, name_or_hash, n)))
 			continue;
 		sqlite3_bind_blob(st, 1, s->tokens[i].hash, 32, SQLITE_STATIC);
@@ -1060,7 +1060,7 @@ static int plan_make(struct zs_store *s, const struct zs_norm *n, struct plan *p
 	for (i = 0, k = 0; i < n->nr_bids; i++) {
 		if (i)
 			p->bids[k++] = ' ';
-		to_hex(n->bids[i].data, n->bids[i].len, p->bids + k);
+		zs_hex(n->bids[i].data, n->bids[i].len, p->bids + k);
 		k += 2u * n->bids[i].len;
 	}
 	free(rows);
@@ -1302,7 +1302,7 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 		zs_norm_release(&n);
 		return err;
 	}
-	to_hex(md, 32, r->id);
+	zs_hex(md, 32, r->id);
 	pthread_mutex_lock(&s->wlock);
 	err = store_locked(s, &n, body, len, tmp, labels, nr_labels, r, msg, msglen);
 	pthread_mutex_unlock(&s->wlock);
@@ -1558,7 +1558,7 @@ int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct 
 			err = -EINVAL;
 			break;
 		}
-		to_hex(b.data, b.len, hex);
+		zs_hex(b.data, b.len, hex);
 		sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
@@ -1751,7 +1751,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		unlink(tmp_path);
 		return err;
 	}
-	to_hex(md, 32, sum);
+	zs_hex(md, 32, sum);
 	if (ready_meta)
 		zbuf_put(&meta, ready_meta->data, ready_meta->len);
 	else if (meta_text(m, sum, &meta))

@@ -122,4 +122,7 @@ int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
 /* fsync() a directory (after a rename into it). 0 or -errno. */
 int zs_fsync_dir(const char *dir);
 
+/* n bytes as 2n lowercase hex digits and a NUL into out. */
+void zs_hex(const uint8_t *b, size_t n, char *out);
+
 #endif

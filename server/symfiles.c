@@ -27,18 +27,6 @@
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
 
-static void hex_of(const uint8_t *b, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 int zs_sha256_fd(int fd, char hex[65])
 {
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
@@ -70,7 +58,7 @@ int zs_sha256_fd(int fd, char hex[65])
 	if (EVP_DigestFinal_ex(c, md, &mdlen) != 1)
 		err = -ENOMEM;
 	else
-		hex_of(md, 32, hex);
+		zs_hex(md, 32, hex);
 out:
 	EVP_MD_CTX_free(c);
 	return err;
@@ -83,7 +71,7 @@ int zs_sha256_text(const void *p, size_t n, char hex[65])
 
 	if (EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) != 1)
 		return -ENOMEM;
-	hex_of(md, 32, hex);
+	zs_hex(md, 32, hex);
 	return 0;
 }
 
@@ -200,7 +188,7 @@ static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *m
 	}
 	if (b.len) {
 		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
-			hex_of(b.data, b.len, hex);
+			zs_hex(b.data, b.len, hex);
 			zt_say(msg, msglen,
 			       "the ELF file's build id is %s, not the id it is put under", hex);
 			return -EBADMSG;
@@ -358,7 +346,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		err = -EINVAL;
 		goto out;
 	}
-	hex_of(b.data, b.len, hex);
+	zs_hex(b.data, b.len, hex);
 	if ((err = zs_symfile_key(hex, kind, src, key, sizeof(key)))) {
 		zt_say(msg, msglen, "bad source path");
 		goto out;
@@ -517,7 +505,7 @@ int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const
 		return zs_symbol_open(s, id, f);
 	if (zs_hex_to_bid(id, strlen(id), &b))
 		return -EINVAL;
-	hex_of(b.data, b.len, hex);
+	zs_hex(b.data, b.len, hex);
 	if (zs_symfile_key(hex, kind, src, key, sizeof(key)))
 		return -EINVAL;
 	rc = open_local(s, key, f);
@@ -544,7 +532,7 @@ unsigned zs_symfile_has(struct zs_store *s, const char *id)
 
 	if (zs_hex_to_bid(id, strlen(id), &b))
 		return 0;
-	hex_of(b.data, b.len, hex);
+	zs_hex(b.data, b.len, hex);
 	if (!zs_symbol_stat(s, hex, NULL))
 		has |= 1u << ZS_KIND_GSYM;
 	for (k = ZS_KIND_DEBUGINFO; k <= ZS_KIND_EXECUTABLE; k++)
@@ -622,7 +610,7 @@ int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, c
 		return -ENOSYS;
 	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b))
 		return -EINVAL;
-	hex_of(b.data, b.len, hex);
+	zs_hex(b.data, b.len, hex);
 	if (kind == ZS_KIND_SOURCE) {
 		if (!src || asprintf(&abs, "/%s", src) < 0)
 			return -ENOMEM;
