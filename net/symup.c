@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* zt symbols upload: the files, and their symbols to a zt serve, in parallel. */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -425,30 +425,14 @@ static int put_file(struct run *r, struct zt_http *h, struct symup_file *f, cons
 	return ret;
 }
 
-/* Whether the ELF file at path carries DWARF (.debug_info or .debug_line). */
+/* Whether the ELF file at path carries DWARF. */
 static int has_dwarf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-	Elf_Scn *scn = NULL;
-	size_t shstr;
-	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found;
 
 	if (fd < 0)
 		return 0;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && !elf_getshdrstrndx(e, &shstr)) {
-		while (!found && (scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			const char *n;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-				continue;
-			n = elf_strptr(e, shstr, sh.sh_name);
-			found = n && (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info") ||
-				      !strcmp(n, ".debug_line") || !strcmp(n, ".zdebug_line"));
-		}
-	}
-	elf_end(e);
+	found = elf_fd_has_dwarf(fd);
 	close(fd);
 	return found;
 }
@@ -705,7 +689,6 @@ int symup_run(const struct symup_opts *o, struct symup_list *l, char *msg, size_
 
 	msg[0] = 0;
 	pthread_mutex_init(&r.lock, NULL);
-	elf_version(EV_CURRENT); /* before any thread: has_dwarf() uses libelf */
 	/* the same id twice (a copy, a debug file beside its binary): once */
 	byid = malloc((l->n ? l->n : 1) * sizeof(*byid));
 	if (!byid)

@@ -132,40 +132,6 @@ int zs_remote_get(struct zs_store *s, const char *key, char *tmp, size_t n)
 
 /* ---- validation ------------------------------------------------------------------- */
 
-/* Whether the ELF file on fd has DWARF: a .debug_info or .debug_line with
- * contents (compressed or not, .zdebug_* too). 1, 0. */
-static int elf_has_dwarf(int fd)
-{
-	static const char *const names[] = {".debug_info", ".debug_line", ".zdebug_info",
-					    ".zdebug_line"};
-	Elf_Scn *scn = NULL;
-	size_t shstrndx, i;
-	GElf_Shdr sh;
-	Elf *e;
-	int found = 0;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e)
-		return 0;
-	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
-		goto out;
-	while (!found && (scn = elf_nextscn(e, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(name, names[i]))
-				found = 1;
-	}
-out:
-	elf_end(e);
-	return found;
-}
-
 /* An ELF file for id: its GNU build id is id, or it has none and its
  * file id is id. *dwarf tells whether it has DWARF. 0 or -EBADMSG (msg). */
 static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *msg, size_t msglen)
@@ -204,7 +170,7 @@ static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *m
 			return -EBADMSG;
 		}
 	}
-	*dwarf = elf_has_dwarf(fd);
+	*dwarf = elf_fd_has_dwarf(fd);
 	return 0;
 }
 

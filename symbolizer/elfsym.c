@@ -697,3 +697,35 @@ out:
 	elf_end(e);
 	return ret;
 }
+
+int elf_fd_has_dwarf(int fd)
+{
+	static const char *const names[] = {".debug_info", ".debug_line", ".zdebug_info",
+					    ".zdebug_line"};
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+	GElf_Shdr sh;
+	Elf *e;
+	int found = 0;
+
+	if (elf_lib_init())
+		return 0;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return 0;
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(name, names[i]))
+				found = 1;
+	}
+out:
+	elf_end(e);
+	return found;
+}

@@ -45,4 +45,9 @@ int elf_read_build_id_fd(int fd, struct prof_build_id *b);
  * file (file truncated?)", ... */
 int elf_check_fd(int fd, char *why, size_t n);
 
+/* Whether the ELF file on fd (borrowed) carries DWARF: a .debug_info or
+ * .debug_line section with contents (compressed or not, .zdebug_* too).
+ * 1, or 0 (also for a file that is not ELF). */
+int elf_fd_has_dwarf(int fd);
+
 #endif
