@@ -14,6 +14,9 @@
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "session/session.h"
+#include "libprof/hash.h"
+#include "symbolizer/cubin.h"
+#include "symbolizer/demangle.h"
 #include "symbolizer/ksource.h"
 #include "symbolizer/perfmap.h"
 #include "symbolizer/resolve.h"
@@ -85,7 +88,7 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 {
 	struct session_source *ss = ctx;
 	struct resolve_frame f;
-	struct zt_frame z = { 0 };
+	struct zt_frame z = {0};
 	const struct fi_loc *l;
 	unsigned k;
 	int ret;
@@ -152,7 +155,7 @@ static int src_follow(void *ctx, const struct profile *p, const struct proctree 
 
 void session_source_get(struct session_source *ss, struct frametab_source *src)
 {
-	*src = (struct frametab_source){ src_resolve, src_time_sensitive, src_follow, ss };
+	*src = (struct frametab_source){src_resolve, src_time_sensitive, src_follow, ss};
 }
 
 /* ---- reading ---- */
@@ -220,14 +223,15 @@ static int on_ustack(void *arg, const struct prof_ustack *u)
 
 /* --call-graph dwarf recordings: a second pass over the image hands each
  * sample's stack copy to the unwinder, which replaces its user frames. */
-static int unwind_stacks(struct session *s, const struct zt_image *img, const struct session_opts *o)
+static int unwind_stacks(struct session *s, const struct zt_image *img,
+			 const struct session_opts *o)
 {
 	struct profile *p = &s->prof;
 	const char *cg = profile_get_meta(p, "callchain"), *path = s->path;
-	struct perfdata_opts po = { -1, o->event };
-	struct unwind_pass ps = { 0 };
-	struct unwinder_opts uo = { o->mo ? o->mo->find.symfs : NULL,
-				    o->mo ? o->mo->find.debug_dirs : NULL };
+	struct perfdata_opts po = {-1, o->event};
+	struct unwind_pass ps = {0};
+	struct unwinder_opts uo = {o->mo ? o->mo->find.symfs : NULL,
+				   o->mo ? o->mo->find.debug_dirs : NULL};
 	struct unwind_stats st;
 	char msg[256];
 	size_t n = 0;
@@ -261,14 +265,17 @@ static int unwind_stacks(struct session *s, const struct zt_image *img, const st
 					      (unsigned long long)st.stop[i]);
 	if (st.snapshots) {
 		zt_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
-			"with frame pointers; %llu binaries in %llu processes; %llu GPU launches'): %s",
+			"with frame pointers; %llu binaries in %llu processes; %llu GPU "
+			"launches'): %s",
 			(unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
 			(unsigned long long)st.spliced, (unsigned long long)st.modules,
-			(unsigned long long)st.dwfls, (unsigned long long)ps.launches, n ? msg : "");
+			(unsigned long long)st.dwfls, (unsigned long long)ps.launches,
+			n ? msg : "");
 		if (st.stop[UNWIND_STACK_END] * 5 > st.snapshots)
 			zt_warn("%llu%% of the user stacks were deeper than the stack copy: record "
 				"with a larger --call-graph dwarf,SIZE for complete stacks",
-				(unsigned long long)(st.stop[UNWIND_STACK_END] * 100 / st.snapshots));
+				(unsigned long long)(st.stop[UNWIND_STACK_END] * 100 /
+						     st.snapshots));
 	}
 	return 0;
 }
@@ -281,9 +288,10 @@ static int unwind_stacks(struct session *s, const struct zt_image *img, const st
  * given that cannot be read); a file that does not fit is a warning, as in
  * perf, and the frames stay unresolved.
  */
-static int kernel_symbols(const char *path, const struct session_opts *so, struct profile *p, int perf)
+static int kernel_symbols(const char *path, const struct session_opts *so, struct profile *p,
+			  int perf)
 {
-	struct ksource_opts ko = { 0 };
+	struct ksource_opts ko = {0};
 	struct ksource_info info;
 	char a[2 * ZT_BUILD_ID_MAX + 1], b[2 * ZT_BUILD_ID_MAX + 1];
 	const char *file;
@@ -308,31 +316,38 @@ static int kernel_symbols(const char *path, const struct session_opts *so, struc
 	k = ksource_add(p, &ko, &info);
 	if (!k && (file || info.delta))
 		zt_info("kernel symbols from '%s'%s%s", info.source,
-			 info.delta ? ", moved to the recorded _text" : "",
-			 info.delta && !file ? " (this kernel, recorded in another boot)" : "");
+			info.delta ? ", moved to the recorded _text" : "",
+			info.delta && !file ? " (this kernel, recorded in another boot)" : "");
 	else if (k == -EXDEV)
 		zt_info("kernel frames stay unresolved: '%s' was recorded by another kernel build "
-			 "or on another machine (--kallsyms FILE or --vmlinux VMLINUX of that kernel "
-			 "would resolve them)", path);
+			"or on another machine (--kallsyms FILE or --vmlinux VMLINUX of that "
+			"kernel "
+			"would resolve them)",
+			path);
 	else if (k == -EKEYREJECTED)
-		zt_warn("'%s' has build id %s, the recorded kernel %s: not used, kernel frames stay "
-			 "unresolved (give the vmlinux of the recorded kernel)", file,
-			 info.src_bid.len ? prof_build_id_hex(&info.src_bid, a) : "none",
-			 prof_build_id_hex(&info.rec_bid, b));
+		zt_warn("'%s' has build id %s, the recorded kernel %s: not used, kernel frames "
+			"stay "
+			"unresolved (give the vmlinux of the recorded kernel)",
+			file, info.src_bid.len ? prof_build_id_hex(&info.src_bid, a) : "none",
+			prof_build_id_hex(&info.rec_bid, b));
 	else if (k == -ENOTSUP)
 		zt_warn("'%s' was recorded with hidden kernel addresses: '%s' cannot place them, "
-			 "the recorded kernel symbols are used", path, file);
+			"the recorded kernel symbols are used",
+			path, file);
 	else if (k == -EACCES)
 		zt_info("kernel frames stay unresolved: the kernel addresses in '%s' are hidden "
-			 "(kernel.kptr_restrict)", info.source);
+			"(kernel.kptr_restrict)",
+			info.source);
 	else if (k == -ENOENT && ko.vmlinux)
-		zt_warn("'%s' has no _text symbol (not a vmlinux?): kernel frames stay unresolved", file);
+		zt_warn("'%s' has no _text symbol (not a vmlinux?): kernel frames stay unresolved",
+			file);
 	else if (k == -ENOEXEC)
-		zt_warn("'%s' is not an ELF file with a symbol table: kernel frames stay unresolved",
-			 file);
+		zt_warn("'%s' is not an ELF file with a symbol table: kernel frames stay "
+			"unresolved",
+			file);
 	else if (k && k != -EEXIST)
 		zt_info("kernel frames stay unresolved: %s: %s", info.source ? info.source : path,
-			 strerror(-k));
+			strerror(-k));
 	return 0;
 }
 
@@ -347,11 +362,13 @@ static int jit_maps(const char *path, struct profile *p)
 		return -1;
 	}
 	if (pi.used)
-		zt_info("JIT symbols from %u /tmp/perf-PID.map file%s", pi.used, pi.used == 1 ? "" : "s");
+		zt_info("JIT symbols from %u /tmp/perf-PID.map file%s", pi.used,
+			pi.used == 1 ? "" : "s");
 	if (pi.refused)
-		zt_warn("'/tmp/perf-%u.map' not used: %s%s (it must be a file owned by you or root)",
-			 pi.refused_pid, procfile_why(pi.refused_err),
-			 pi.refused > 1 ? ", and more" : "");
+		zt_warn("'/tmp/perf-%u.map' not used: %s%s (it must be a file owned by you or "
+			"root)",
+			pi.refused_pid, procfile_why(pi.refused_err),
+			pi.refused > 1 ? ", and more" : "");
 	return 0;
 }
 
@@ -363,14 +380,15 @@ static int open_recording(const char *path, struct zt_image *img)
 	int ret = zt_image_open(path, img, &what);
 
 	if (ret == -ESPIPE || (!ret && img->is_dir)) {
-		zt_log(ZT_LOG_ERROR, "'%s' is %s: give a recording made by 'zt record' or 'perf record'", path,
-			  ret ? "not a regular file" : "a directory, not a recording");
+		zt_log(ZT_LOG_ERROR,
+		       "'%s' is %s: give a recording made by 'zt record' or 'perf record'", path,
+		       ret ? "not a regular file" : "a directory, not a recording");
 		zt_image_close(img);
 		return -1;
 	}
 	if (ret) {
 		zt_log(ZT_LOG_ERROR, "cannot %s '%s': %s%s", what, path, strerror(-ret),
-			  ret == -ENOENT ? " (record one with 'zt record')" : "");
+		       ret == -ENOENT ? " (record one with 'zt record')" : "");
 		return -1;
 	}
 	return 0;
@@ -378,7 +396,7 @@ static int open_recording(const char *path, struct zt_image *img)
 
 static int load_perf(struct session *s, const struct zt_image *img, const struct session_opts *o)
 {
-	struct perfdata_opts po = { -1, o->event };
+	struct perfdata_opts po = {-1, o->event};
 	struct perfdata_info info;
 	struct profile *p = &s->prof;
 	const char *path = s->path;
@@ -400,7 +418,8 @@ static int load_perf(struct session *s, const struct zt_image *img, const struct
 		return -1;
 	if (jit_maps(path, p))
 		return -1;
-	zt_info("read %zu samples of '%s' (%u events in the file), %zu mappings, %zu task events from '%s'",
+	zt_info("read %zu samples of '%s' (%u events in the file), %zu mappings, %zu task events "
+		"from '%s'",
 		p->nr_samples, profile_get_meta(p, "event") ? profile_get_meta(p, "event") : "?",
 		info.nr_events, p->nr_mmaps, p->nr_tasks, path);
 	return 0;
@@ -427,8 +446,8 @@ static int load_zt(struct session *s, const struct zt_image *img, const struct s
 	} else if (info.msg[0]) {
 		zt_warn("'%s': %s", path, info.msg);
 	}
-	zt_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'", p->nr_samples,
-		p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
+	zt_info("read %zu samples, %zu stacks, %zu mappings, %zu task events from '%s'",
+		p->nr_samples, p->nr_stacks, p->nr_mmaps, p->nr_tasks, path);
 	return kernel_symbols(path, o, p, 0);
 }
 
@@ -458,7 +477,8 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 	if (!ret)
 		ret = unwind_stacks(s, &img, o);
 	zt_image_close(&img);
-	if (!ret && (session_source_new(o, &s->src) || session_source_follow(s->src, &s->prof, s->pt))) {
+	if (!ret &&
+	    (session_source_new(o, &s->src) || session_source_follow(s->src, &s->prof, s->pt))) {
 		zt_log(ZT_LOG_ERROR, "out of memory reading '%s'", path);
 		ret = -1;
 	}
@@ -498,4 +518,196 @@ void session_remote_modules(const struct session *s,
 			    void *ctx)
 {
 	resolver_remote_modules(s->src->res, cb, ctx);
+}
+
+/* ---- GPU PCs, from the recorded cubins ---- */
+
+#define GPU_MAX_FRAMES 64
+
+struct gpu_pckey {
+	uint64_t crc, pc;
+	uint32_t function;
+	struct gpu_frange r;
+};
+
+struct gpu_cubin_ent {
+	uint64_t crc;
+	struct cubin *c; /* NULL: missing or unreadable */
+	size_t note;	 /* index into t->cubins */
+};
+
+struct gpu_res {
+	struct session *s;
+	const struct prof_gpu *g;
+	struct gpu_frametab *t;
+	struct gpu_pckey *keys;
+	size_t nr_keys, cap_keys;
+	struct zt_htab kh;
+	struct gpu_cubin_ent *cubins;
+	size_t nr_cubins, cap_cubins;
+};
+
+static inline uint64_t gpu_key_hash(uint64_t crc, uint32_t function, uint64_t pc)
+{
+	return zt_hash_pair(zt_hash_pair(crc, function), pc);
+}
+
+static inline uint64_t gpu_key_item_hash(const void *ctx, uint32_t i)
+{
+	const struct gpu_res *r = ctx;
+	const struct gpu_pckey *k = &r->keys[i];
+
+	return gpu_key_hash(k->crc, k->function, k->pc);
+}
+
+/* The demangled (or kept) name as one of t's strings. */
+static const char *gpu_name(struct gpu_res *r, const char *mangled)
+{
+	char *d = r->s->src->ro.no_demangle ? NULL : zt_demangle(mangled, 0);
+	const char *n = gpu_frametab_str(r->t, d ? d : mangled);
+
+	free(d);
+	return n;
+}
+
+static struct gpu_cubin_ent *gpu_cubin(struct gpu_res *r, uint64_t crc)
+{
+	const struct prof_gpu_cubin *pc;
+	struct gpu_cubin_ent *e;
+	const char *why = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->nr_cubins; i++)
+		if (r->cubins[i].crc == crc)
+			return &r->cubins[i];
+	if (r->nr_cubins == r->cap_cubins) {
+		size_t nc = r->cap_cubins ? r->cap_cubins * 2 : 16;
+		void *p = realloc(r->cubins, nc * sizeof(*r->cubins));
+
+		if (!p)
+			return NULL;
+		r->cubins = p;
+		r->cap_cubins = nc;
+	}
+	e = &r->cubins[r->nr_cubins];
+	memset(e, 0, sizeof(*e));
+	e->crc = crc;
+	pc = prof_gpu_find_cubin(r->g, crc);
+	if (!pc) {
+		why = "cubin not recorded";
+	} else if (!cubin_is_cubin(pc->data, pc->len)) {
+		why = "not a cubin (no EM_CUDA ELF image)";
+	} else if ((ret = cubin_open(pc->data, pc->len, &e->c))) {
+		if (ret == -ENOMEM)
+			return NULL;
+		why = "unreadable cubin";
+	} else if (!cubin_has_lines(e->c)) {
+		why = "no line table (built without -lineinfo)";
+	}
+	e->note = r->t->nr_cubins;
+	if (gpu_frametab_add_cubin(
+		    r->t, crc, e->c ? (why ? ZT_FRAME_BASIC : ZT_FRAME_FULL) : ZT_FRAME_NONE, why))
+		return NULL;
+	r->nr_cubins++;
+	return e;
+}
+
+/* Resolve one unique (cubin, function, PC) into t's frames. */
+static int gpu_resolve_one(struct gpu_res *r, struct gpu_pckey *k)
+{
+	struct cubin_frame cf[GPU_MAX_FRAMES];
+	struct gpu_cubin_ent *e = gpu_cubin(r, k->crc);
+	const char *fn = prof_gpu_str(r->g, k->function);
+	struct gpu_frametab *t = r->t;
+	int n = 0, i, q = ZT_FRAME_NONE;
+
+	if (!e)
+		return -ENOMEM;
+	if (e->c) {
+		n = cubin_resolve(e->c, fn, k->pc, cf, GPU_MAX_FRAMES);
+		if (n < 0)
+			return n;
+	}
+	k->r.first = (uint32_t)t->nr_frames;
+	for (i = 0; i < n; i++) {
+		struct gpu_frame f = {.inlined = cf[i].inlined, .line = cf[i].line};
+
+		f.func = gpu_name(r, cf[i].func[0] ? cf[i].func : "??");
+		if (cf[i].file && !(f.file = gpu_frametab_str(t, cf[i].file)))
+			return -ENOMEM;
+		if (cf[i].dir && !(f.dir = gpu_frametab_str(t, cf[i].dir)))
+			return -ENOMEM;
+		f.quality = f.file && f.line ? ZT_FRAME_FULL : ZT_FRAME_BASIC;
+		if (!f.func || gpu_frametab_push(t, &f))
+			return -ENOMEM;
+	}
+	if (n > 0) {
+		q = t->frames[k->r.first].quality;
+	} else {
+		struct gpu_frame f = {.quality = ZT_FRAME_NONE};
+
+		f.func = gpu_name(r, fn);
+		if (!f.func || gpu_frametab_push(t, &f))
+			return -ENOMEM;
+		n = 1;
+	}
+	k->r.n = (uint32_t)n;
+	t->quality[q]++;
+	if (q > t->cubins[e->note].quality || !e->c)
+		t->cubins[e->note].quality = (uint8_t)q;
+	return 0;
+}
+
+int session_gpu_frames(struct session *s, const struct gpu_view *v, struct gpu_frametab *t)
+{
+	struct gpu_res r = {.s = s, .g = s->prof.gpu, .t = t};
+	size_t i;
+	int ret = 0;
+
+	if (gpu_frametab_set_pcs(t, v->nr_pcs))
+		return -ENOMEM;
+	for (i = 0; i < v->nr_pcs && !ret; i++) {
+		const struct gpu_pcsum *p = &v->pcs[i];
+		uint64_t h = gpu_key_hash(p->crc, p->function, p->pc);
+		struct gpu_pckey *k = NULL;
+		uint32_t ki;
+		size_t j;
+
+		if ((ret = zt_htab_reserve(&r.kh, 1, gpu_key_item_hash, &r)))
+			break;
+		for (j = zt_htab_first(&r.kh, h); zt_htab_get(&r.kh, j, &ki);
+		     j = zt_htab_next(&r.kh, j))
+			if (r.keys[ki].crc == p->crc && r.keys[ki].pc == p->pc &&
+			    r.keys[ki].function == p->function) {
+				k = &r.keys[ki];
+				break;
+			}
+		if (!k) {
+			if (r.nr_keys == r.cap_keys) {
+				size_t nc = r.cap_keys ? r.cap_keys * 2 : 256;
+				void *np = realloc(r.keys, nc * sizeof(*r.keys));
+
+				if (!np) {
+					ret = -ENOMEM;
+					break;
+				}
+				r.keys = np;
+				r.cap_keys = nc;
+			}
+			k = &r.keys[r.nr_keys];
+			*k = (struct gpu_pckey){
+				.crc = p->crc, .pc = p->pc, .function = p->function};
+			if ((ret = gpu_resolve_one(&r, k)))
+				break;
+			zt_htab_set(&r.kh, j, (uint32_t)r.nr_keys++);
+		}
+		t->pcs[i] = k->r;
+	}
+	for (i = 0; i < r.nr_cubins; i++)
+		cubin_free(r.cubins[i].c);
+	free(r.cubins);
+	free(r.keys);
+	zt_htab_release(&r.kh);
+	return ret;
 }

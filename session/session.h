@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "libprof/frametab.h"
+#include "libprof/gpuframes.h"
+#include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "symbolizer/buildid_cache.h"
@@ -87,6 +89,17 @@ struct session {
  */
 int session_open(struct session *s, const char *path, const struct session_opts *o);
 void session_close(struct session *s);
+
+/*
+ * Resolve the PC-sampling buckets of v (a view of s->prof.gpu) into t (an
+ * initialized, empty table): t->pcs[i] gets the frames of v->pcs[i], from
+ * the cubin recorded with the bucket's CRC (symbolizer/cubin.h), each
+ * unique (cubin, function, PC) resolved once; names demangled unless the
+ * session keeps them mangled. A bucket whose cubin is missing or
+ * unreadable gets one frame, its function's name, at ZT_FRAME_NONE, and
+ * t->cubins says why. 0 or -ENOMEM.
+ */
+int session_gpu_frames(struct session *s, const struct gpu_view *v, struct gpu_frametab *t);
 
 /* Unique frames resolved so far at each quality (ZT_FRAME_*). */
 void session_quality_counts(const struct session *s, uint64_t counts[3]);
