@@ -548,13 +548,13 @@ static int print_gpu_folded(struct script *s)
 {
 	struct gpu_launch_stacks ls;
 	struct folded_set fs;
-	struct gpufolded_opts o = { .weight = s->gpu_weight && !strcmp(s->gpu_weight, "time")
-						      ? GPUFOLDED_TIME
-						      : GPUFOLDED_SAMPLES,
-				    .prefix = gpu_launch_stacks_prefix,
-				    .prefix_ctx = &ls,
-				    .kernel_name = gpu_kernel_name,
-				    .name_ctx = s };
+	struct gpufolded_opts o = {.weight = s->gpu_weight && !strcmp(s->gpu_weight, "time")
+						     ? GPUFOLDED_TIME
+						     : GPUFOLDED_SAMPLES,
+				   .prefix = gpu_launch_stacks_prefix,
+				   .prefix_ctx = &ls,
+				   .kernel_name = gpu_kernel_name,
+				   .name_ctx = s};
 	int ret;
 
 	if (!s->gv.g)
@@ -653,33 +653,33 @@ int cmd_script(int argc, char **argv)
 			    .demangle = 1,
 			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &s.input, "file",
-		  "input file name (default: zt.data)" },
-		{ OPT_STRING, 0, "event", &s.event_opt, "name", "the event to show of a perf.data file with several" },
-		{ OPT_STRING, 'F', "fields", &s.fields, "fields",
-		  "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
-		  "the defaults" },
-		{ OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
-		  "one line per sample: the sampled address only" },
-		{ OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
-		  "show inlined functions as frames of their own" },
-		{ OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds" },
-		{ OPT_BOOL, 0, "folded", &s.folded, NULL,
-		  "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
-		  "writes them; with --gpu: GPU stacks (launch stack;kernel_[g];...;stall_[gs])" },
-		{ OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
-		  "only the GPU records of a zt record --gpu recording (zt's own), PC samples "
-		  "with their device functions and source lines" },
-		{ OPT_STRING, 0, "gpu-weight", &s.gpu_weight, "samples|time",
-		  "--folded --gpu: weigh by PC samples (default) or by kernel time in ns "
-		  "(stacks end at the kernel)" },
-		{ OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
-		  "only the CPU samples, as perf script shows them (zt's own)" },
-		{ OPT_BOOL, 'f', "force", &s.force, NULL,
-		  "show the readable part of a damaged file" },
-		{ OPT_BOOL, 0, "demangle", &s.demangle, NULL,
-		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
-		{ OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings" },
+		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data)"},
+		{OPT_STRING, 0, "event", &s.event_opt, "name",
+		 "the event to show of a perf.data file with several"},
+		{OPT_STRING, 'F', "fields", &s.fields, "fields",
+		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
+		 "the defaults"},
+		{OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
+		 "one line per sample: the sampled address only"},
+		{OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
+		 "show inlined functions as frames of their own"},
+		{OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds"},
+		{OPT_BOOL, 0, "folded", &s.folded, NULL,
+		 "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
+		 "writes them; with --gpu: GPU stacks (launch stack;kernel_[g];...;stall_[gs])"},
+		{OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
+		 "only the GPU records of a zt record --gpu recording (zt's own), PC samples "
+		 "with their device functions and source lines"},
+		{OPT_STRING, 0, "gpu-weight", &s.gpu_weight, "samples|time",
+		 "--folded --gpu: weigh by PC samples (default) or by kernel time in ns "
+		 "(stacks end at the kernel)"},
+		{OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
+		 "only the CPU samples, as perf script shows them (zt's own)"},
+		{OPT_BOOL, 'f', "force", &s.force, NULL,
+		 "show the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &s.demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		{OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings"},
 		SYMOPTS_NAME_OPTIONS(s.so),
 		SYMOPTS_OPTIONS(s.so),
 		SYMOPTS_SYMDB_OPTIONS(s.so),
