@@ -608,9 +608,10 @@ int cmd_flame(int argc, char **argv)
 		if (!c.title)
 			so.title = c.inverted ? "GPU Icicle Graph" : "GPU Flame Graph";
 		if (!c.subtitle)
-			so.subtitle = time ? "GPU time (ns) by launch stack and kernel"
-					   : "GPU PC samples by launch stack, kernel, device function, "
-					     "source line and stall reason";
+			so.subtitle =
+				time ? "GPU time (ns) by launch stack and kernel"
+				     : "GPU PC samples by launch stack, kernel, device function, "
+				       "source line and stall reason";
 		so.unit = time ? "ns" : "samples";
 	}
 	if (strcmp(c.output, "-")) {

@@ -490,16 +490,20 @@ static void node_color(const struct flame *f, const struct flame_node *n, int pa
 		*r = 40 + (int)(40 * v[0]), *g = 95 + (int)(45 * v[1]), *b = 215 + (int)(40 * v[2]);
 		break;
 	case FLAME_GPU_FUNC:
-		*r = 95 + (int)(40 * v[0]), *g = 150 + (int)(40 * v[1]), *b = 235 + (int)(20 * v[2]);
+		*r = 95 + (int)(40 * v[0]), *g = 150 + (int)(40 * v[1]),
+		*b = 235 + (int)(20 * v[2]);
 		break;
 	case FLAME_GPU_INLINED:
-		*r = 140 + (int)(30 * v[0]), *g = 195 + (int)(25 * v[1]), *b = 240 + (int)(15 * v[2]);
+		*r = 140 + (int)(30 * v[0]), *g = 195 + (int)(25 * v[1]),
+		*b = 240 + (int)(15 * v[2]);
 		break;
 	case FLAME_GPU_LINE:
-		*r = 185 + (int)(25 * v[0]), *g = 205 + (int)(20 * v[0]), *b = 230 + (int)(20 * v[1]);
+		*r = 185 + (int)(25 * v[0]), *g = 205 + (int)(20 * v[0]),
+		*b = 230 + (int)(20 * v[1]);
 		break;
 	case FLAME_GPU_STALL:
-		*r = 235 + (int)(20 * v[0]), *g = 150 + (int)(45 * v[1]), *b = 160 + (int)(40 * v[2]);
+		*r = 235 + (int)(20 * v[0]), *g = 150 + (int)(45 * v[1]),
+		*b = 160 + (int)(40 * v[2]);
 		break;
 	default: /* user native: red to yellow */
 		*r = 205 + (int)(50 * v[2]), *g = 60 + (int)(170 * v[0]), *b = (int)(55 * v[1]);
@@ -516,9 +520,9 @@ static void node_color(const struct flame *f, const struct flame_node *n, int pa
 #define YPAD1	   (FONT_SIZE * 3)
 #define YPAD2	   (FONT_SIZE * 2 + 10)
 
-static const char *const kind_names[] = {
-	"user",	      "kernel",	      "jit",	     "inlined",	 "unresolved", "process",
-	"gpu kernel", "gpu function", "gpu inlined", "gpu line", "gpu stall"};
+static const char *const kind_names[] = {"user",	"kernel",   "jit",	  "inlined",
+					 "unresolved",	"process",  "gpu kernel", "gpu function",
+					 "gpu inlined", "gpu line", "gpu stall"};
 
 /* Text escaped for XML: markup characters as entities, control characters
  * and bytes that are not UTF-8 as '?'. At most max code points (0: all);
