@@ -178,7 +178,8 @@ int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_laun
 	smp = (struct prof_sample){.ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack};
 	comm_of(ls, l->pid, l->tid, l->ts, name, sizeof(name));
 	/* grouped by thread name too: the name heads the stack */
-	ret = stackgroups_add(&ls->sg, &smp, proctree_comm(ls->pt, l->pid, l->tid, l->ts), 0, &gi,
+	ret = stackgroups_add(&ls->sg, &smp,
+			      ls->pt ? proctree_comm(ls->pt, l->pid, l->tid, l->ts) : NULL, 0, &gi,
 			      &is_new);
 	if (ret)
 		return ret;
@@ -368,31 +369,27 @@ static int kernel_prefix(struct build *bd, const struct prof_gpu_kernel *k, cons
 static int by_time(struct build *bd)
 {
 	const struct prof_gpu *g = bd->v->g;
+	struct zbuf k;
 	size_t i;
 	int ret = 0;
 
+	zbuf_init(&k);
 	for (i = 0; i < g->nr_kernels && !ret; i++) {
-		const struct prof_gpu_kernel *k = &g->kernels[i];
+		const struct prof_gpu_kernel *kr = &g->kernels[i];
 		const char *pfx;
 
-		ret = kernel_prefix(bd, k, &pfx);
+		ret = kernel_prefix(bd, kr, &pfx);
 		if (ret)
 			break;
-		zbuf_reset(&bd->b);
-		put_name(&bd->b, kname(bd, k->name));
-		put_str(&bd->b, GPUFOLDED_KERNEL);
-		zbuf_put_u8(&bd->b, 0);
-		if (bd->b.err)
-			return bd->b.err;
-		{
-			char *s = strdup((const char *)bd->b.data);
-
-			if (!s)
-				return -ENOMEM;
-			ret = add_line(bd, pfx, s, k->end > k->start ? k->end - k->start : 0);
-			free(s);
-		}
+		zbuf_reset(&k);
+		put_name(&k, kname(bd, kr->name));
+		put_str(&k, GPUFOLDED_KERNEL);
+		zbuf_put_u8(&k, 0);
+		ret = k.err ? k.err
+			    : add_line(bd, pfx, (const char *)k.data,
+				       kr->end > kr->start ? kr->end - kr->start : 0);
 	}
+	zbuf_release(&k);
 	return ret;
 }
 
