@@ -124,6 +124,15 @@ check "a pcsample line is followed by its frames: shade, then hot_loop" \
 	perl -0777 -ne 'exit !m{cuda:pcsample: [^\n]*function=hot_loop\n\t +[0-9a-f]+ [^\n]*shade[^\n]* \([^)]*\)\n\t +[0-9a-f]+ hot_loop \([^)]*\)\n\n}' c.txt
 check "the fields of the pcsample lines are kept (function= last)" \
 	awk '/cuda:pcsample:/ && !/ cubin=0x[0-9a-f]+ pc=0x[0-9a-f]+ stall=[^ ]+ samples=[0-9]+ function=[^ ]+$/ { bad = 1 } END { exit bad }' c.txt
+# source lines: once the cubin decoder reads line tables (nvcc -lineinfo),
+# each stack has its PC's line; shade's samples lie on its own lines (6-11)
+if grep -qE $'^\t +[0-9a-f]+ .* \\(kernels\\.cu:[0-9]+\\)' c.txt; then
+	check "source lines in the stacks (_[gl])" contains c.folded ';kernels\.cu:[0-9]+_\[gl\];[a-z_]+_\[gs\] [0-9]+$'
+	check "shade's samples on shade's lines" \
+		awk '/shade[^;]*_\[gd\];kernels\.cu:/ { n++; split($0, a, "kernels.cu:"); l = a[2] + 0; if (l < 6 || l > 11) bad = 1 } END { exit bad || !n }' c.folded
+else
+	echo "  (no source lines from the cubin yet: the _[gl] level is not checked)"
+fi
 "$ZT" script -i c.data --gpu -G > G.txt 2> /dev/null
 check "-G: no frames, no empty lines" bash -c "! grep -q \$'^\t\\|^\$' G.txt"
 
