@@ -391,6 +391,18 @@ static int make_templates(struct rmodel *m)
 	return ret;
 }
 
+/* Whether an address's frames are in a module rmodel_input.trim names. */
+static int trimmed(const struct rmodel *m, const struct zt_frange *r)
+{
+	const char *mod = frametab_frame(m->ft, r->first + r->n - 1)->module;
+	size_t i;
+
+	for (i = 0; mod && m->trim[i]; i++)
+		if (!strncmp(mod, m->trim[i], strlen(m->trim[i])))
+			return 1;
+	return 0;
+}
+
 /* A group's frames, resolved through the frame table: their indexes
  * appended to fidx (each address's inline frames, then its function). */
 static int resolve_group(struct rmodel *m, struct rgroup *g)
@@ -414,7 +426,9 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 			return -ENOMEM;
 		p->fidx[p->nr_fidx++] = g->leaf;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; m->trim && i < n && trimmed(m, &p->ranges[i]); i++)
+		;
+	for (; i < n; i++) {
 		const struct zt_frange *r = &p->ranges[i];
 
 		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + r->n))
@@ -429,7 +443,7 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
 		struct frametab *ft, rmodel_progress_fn progress, void *ctx)
 {
-	const struct rmodel_input in = {prof->samples, NULL, prof->nr_samples};
+	const struct rmodel_input in = {prof->samples, NULL, prof->nr_samples, NULL};
 
 	return rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
 }
@@ -457,6 +471,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 	m->ft = ft;
 	m->samples = in->samples;
 	m->nr_samples = in->nr;
+	m->trim = in->trim;
 	sgroups_init(&sg);
 	p = calloc(1, sizeof(*p));
 	if (!p)

@@ -80,6 +80,7 @@ struct rmodel {
 	const struct prof_sample
 		*samples; /* the samples modelled: prof's, or rmodel_init_with()'s */
 	size_t nr_samples;
+	const char *const *trim; /* rmodel_input.trim */
 	/* private */
 	struct rgroup *groups;
 	size_t nr_groups, cap_groups;
@@ -111,6 +112,10 @@ struct rmodel_input {
 	const struct prof_sample *samples;
 	const uint32_t *leaf;
 	size_t nr;
+	/* NULL, or module-name prefixes (NULL-terminated) whose frames are
+	 * left out at the inner end of each stack (the CUDA launch stacks'
+	 * CUPTI callback and zt injection frames, above the API call) */
+	const char *const *trim;
 };
 int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
 		     struct frametab *ft, const struct rmodel_input *in,
