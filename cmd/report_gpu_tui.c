@@ -184,7 +184,8 @@ static int add_tree(struct gtui *t, uint32_t node, uint64_t total, uint64_t skip
 	for (i = 0; !ret && i < nk && depth < 64; i++) {
 		const struct cc_node *n = cc_node(cc, kids[i]);
 
-		if (depth == 0 && n->key == skip) { /* the kernel itself */
+		if (n->key == skip &&
+		    cc_node(cc, node)->parent == CC_NONE) { /* the kernel itself */
 			ret = add_tree(t, kids[i], total, skip, depth);
 			continue;
 		}
