@@ -18,7 +18,7 @@
 #include "libprof/callchain.h"
 #include "libprof/log.h"
 
-enum view { V_KERNELS, V_LINES, V_STACKS };
+enum view { V_KERNELS, V_LINES, V_FUNCS, V_STACKS };
 
 struct place {
 	enum view view;
@@ -44,7 +44,8 @@ static const char help_text[] =
 	"Kernels (by GPU time):\n"
 	"  Enter, Right  the kernel's hot lines, stall reasons, device functions\n"
 	"  l             the kernel's launch stacks (CPU call chains)\n"
-	"Hot lines:\n"
+	"Hot lines, device functions:\n"
+	"  Tab, f        hot lines <-> device functions\n"
 	"  l             the kernel's launch stacks\n"
 	"Everywhere:\n"
 	"  Up/Down, j/k, PgUp/PgDn, Home/End  move\n"
@@ -155,11 +156,20 @@ static int build_lines(struct gtui *t)
 		ret = add_row(t, "%8llu  %6.2f%%  %-24s  %-16s  %s", (unsigned long long)l->samples,
 			      pct(l->samples, k->samples), l->text, l->func, st);
 	}
-	if (!ret)
-		ret = add_row(t, "%s", "");
-	if (!ret)
-		ret = add_row(t, "%8s  %8s  %-33s  %s", "Self", "Total", "Device function",
-			      "Stall reasons");
+	return ret;
+}
+
+static int build_funcs(struct gtui *t)
+{
+	const struct gpurep_kernel *k = &t->gr->kernels[t->at.kernel];
+	char st[512];
+	size_t i;
+	int ret = 0;
+
+	snprintf(t->header, sizeof(t->header), "%8s  %8s  %-33s  %s", "Self", "Total",
+		 "Device function", "Stall reasons (self)");
+	if (!k->samples)
+		return add_row(t, "no PC samples for %s", k->name);
 	for (i = 0; !ret && i < k->nr_funcs; i++) {
 		const struct gpurep_func *f = &k->funcs[i];
 
@@ -246,6 +256,8 @@ static int build(struct gtui *t)
 		return build_kernels(t);
 	case V_LINES:
 		return build_lines(t);
+	case V_FUNCS:
+		return build_funcs(t);
 	case V_STACKS:
 		return build_stacks(t);
 	}
@@ -273,6 +285,9 @@ static void draw(void *ctx)
 	else if (t->at.view == V_LINES)
 		snprintf(title, sizeof(title), "Hot lines of %s: %llu PC samples", k->name,
 			 (unsigned long long)k->samples);
+	else if (t->at.view == V_FUNCS)
+		snprintf(title, sizeof(title), "Device functions of %s: %llu PC samples", k->name,
+			 (unsigned long long)k->samples);
 	else
 		snprintf(title, sizeof(title), "Launch stacks of %s: %llu launches, %s", k->name,
 			 (unsigned long long)k->launches, dur(dbuf, sizeof(dbuf), k->total_ns));
@@ -284,9 +299,12 @@ static void draw(void *ctx)
 		tui_status(t->msg);
 	else if (t->at.view == V_KERNELS)
 		tui_status("Enter: hot lines  l: launch stacks  h: help  q: quit");
+	else if (t->at.view == V_LINES)
+		tui_status("Tab: device functions  l: launch stacks  Esc: back  h: help  q: quit");
+	else if (t->at.view == V_FUNCS)
+		tui_status("Tab: hot lines  l: launch stacks  Esc: back  h: help  q: quit");
 	else
-		tui_status(t->at.view == V_LINES ? "l: launch stacks  Esc: back  h: help  q: quit"
-						 : "Esc: back  h: help  q: quit");
+		tui_status("Esc: back  h: help  q: quit");
 }
 
 static void move_sel(struct gtui *t, long d)
@@ -378,8 +396,17 @@ static int run(struct gtui *t)
 		case 'l':
 			if (t->at.view == V_KERNELS && t->nr_rows)
 				ret = go(t, V_STACKS, t->at.sel);
-			else if (t->at.view == V_LINES)
+			else if (t->at.view == V_LINES || t->at.view == V_FUNCS)
 				ret = go(t, V_STACKS, t->at.kernel);
+			break;
+		case TUI_KEY_TAB:
+		case 'f':
+			/* hot lines <-> device functions, one place to go back to */
+			if (t->at.view == V_LINES || t->at.view == V_FUNCS) {
+				t->at = (struct place){t->at.view == V_LINES ? V_FUNCS : V_LINES,
+						       t->at.kernel, 0, 0};
+				ret = build(t);
+			}
 			break;
 		case 'h':
 		case '?':
