@@ -1063,7 +1063,7 @@ static void print_gpu_summary(const struct report *r, const struct gpureport *gr
 	}
 	if (n)
 		printf("\n");
-	printf("#\n");
+	print_quality(r); /* the launch stacks' CPU frames */
 }
 
 static void print_gpu_kernels(const struct gpureport *gr)
