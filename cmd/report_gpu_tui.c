@@ -221,6 +221,9 @@ static int build_stacks(struct gtui *t)
 		/* each kernel's callers, below it: perf's --no-children -g callee */
 		struct rmodel_opts mo = t->o->mo;
 
+		mo.keys[0] = HIST_KEY_DSO; /* one entry per kernel, whatever --sort said */
+		mo.keys[1] = HIST_KEY_SYM;
+		mo.nr_keys = 2;
 		mo.children = 0;
 		mo.sort_self = 0;
 		mo.chain = HIST_CHAIN_CALLEE;
