@@ -246,7 +246,11 @@ static int build_stacks(struct gtui *t)
 				       k->name);
 		ret = add_row(t, "%6.2f%%  %5llu  %s", pct(e->self, e->self),
 			      (unsigned long long)e->self_nr, k->name);
-		return ret ? ret : add_tree(t, e->chain, e->self, hist_chain_key(&e->f), 1);
+		if (!ret)
+			ret = add_tree(t, e->chain, e->self, hist_chain_key(&e->f), 1);
+		if (!ret && t->nr_rows == 1) /* the kernel alone */
+			ret = add_row(t, "  no launch stacks (record with zt record --gpu -g)");
+		return ret;
 	}
 	return add_row(t, "no launches recorded for %s", k->name);
 }
