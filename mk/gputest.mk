@@ -88,7 +88,8 @@ $(GPUT)/cubin_cmp: tests/gpu/cubin_cmp.c $(LIBZT)
 		-L$(CUPTI_LIBDIR) -lcupti -Wl,-rpath,$(CUPTI_LIBDIR)
 
 # test_cubin reads the fixtures (and the sources, for the lines they mark)
-$(BUILD)/tests/unit/test_cubin: ALL_CFLAGS += -DZT_TEST_CUBINS='"$(abspath $(GPUT)/cubins)"'
+$(BUILD)/tests/unit/test_cubin: ALL_CFLAGS += -DZT_TEST_CUBINS='"$(abspath $(GPUT)/cubins)"' \
+	-DZT_TEST_SRCDIR='"$(abspath tests/gpu)"'
 $(BUILD)/tests/unit/test_cubin: | $(CUBIN_FIXTURES)
 
 $(GPUT)/vecadd: tests/gpu/vecadd.cu
