@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fuzz target: arbitrary bytes as a cubin (cubin_open, then every function
+ * resolved at PCs across it, then the saved image loaded back and asked
+ * the same) and as a saved image (cubin_load). Seeds (corpus/cubin/): two
+ * small nvcc cubins with line tables (sm_75, REL; sm_90, RELA), built from
+ *   __device__ __forceinline__ float sq(float v) { return v * v + 1.0f; }
+ *   __device__ __noinline__ float slow(float x, int n) { ... }
+ *   extern "C" __global__ void ka(float *y, int n) { ... sq(y[i]) ... }
+ *   extern "C" __global__ void kb(float *y, int n) { ... slow(y[i], n) ... }
+ * with nvcc -cubin -lineinfo -arch=sm_75 (sm_90), and a saved image.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/cubin.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct ctx {
+	const struct cubin *a, *b;
+};
+
+static int same(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+static int each(void *p, const char *name, uint64_t size, int kernel)
+{
+	const struct ctx *x = p;
+	uint64_t step = size / 64 + 16, pc;
+
+	for (pc = 0; pc < size + 32; pc += step) {
+		struct cubin_frame f[8], g[8];
+		int n = cubin_resolve(x->a, name, pc, f, 8), i;
+
+		if (n < 0 || n > 8)
+			abort();
+		for (i = 0; i < n; i++)
+			if (!f[i].func || (f[i].file && !*f[i].file && f[i].line > (1u << 31)))
+				abort();
+		if (x->b) {
+			if (cubin_resolve(x->b, name, pc, g, 8) != n)
+				abort();
+			for (i = 0; i < n; i++)
+				if (strcmp(f[i].func, g[i].func) || !same(f[i].file, g[i].file) ||
+				    !same(f[i].dir, g[i].dir) || f[i].line != g[i].line ||
+				    f[i].inlined != g[i].inlined)
+					abort();
+		}
+	}
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cubin *c = NULL, *l = NULL;
+	uint8_t *img = NULL;
+	size_t len = 0;
+
+	if (!cubin_load(data, size, &l)) {
+		struct ctx x = {l, NULL};
+
+		cubin_functions(l, each, &x);
+		cubin_free(l);
+		l = NULL;
+	}
+	if (cubin_open(data, size, &c))
+		return 0;
+	if (!cubin_save(c, &img, &len)) {
+		if (cubin_load(img, len, &l))
+			abort(); /* an image of ours is always read back */
+	}
+	{
+		struct ctx x = {c, l};
+
+		cubin_functions(c, each, &x);
+	}
+	cubin_has_lines(c);
+	cubin_free(l);
+	cubin_free(c);
+	free(img);
+	return 0;
+}
