@@ -151,8 +151,6 @@ static int func_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static const struct cubin *sort_cubin; /* qsort has no context argument in C11 */
-
 static int byname_cmp_c(const struct cubin *c, uint32_t a, uint32_t b)
 {
 	const struct cfunc *x = &c->funcs[a], *y = &c->funcs[b];
@@ -166,9 +164,9 @@ static int byname_cmp_c(const struct cubin *c, uint32_t a, uint32_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int byname_cmp(const void *a, const void *b)
+static int byname_cmp(const void *a, const void *b, void *c)
 {
-	return byname_cmp_c(sort_cubin, *(const uint32_t *)a, *(const uint32_t *)b);
+	return byname_cmp_c(c, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* The FUNC symbols, each with the section that holds it. */
@@ -238,7 +236,8 @@ static int read_funcs(struct builder *b)
 		}
 		break; /* one symbol table */
 	}
-	qsort(c->funcs, c->nr_funcs, sizeof(*c->funcs), func_cmp);
+	if (c->nr_funcs)
+		qsort(c->funcs, c->nr_funcs, sizeof(*c->funcs), func_cmp);
 	for (i = 0; i < c->nr_funcs; i++) {
 		struct csec *s = &c->secs[c->funcs[i].sec];
 
@@ -251,8 +250,7 @@ static int read_funcs(struct builder *b)
 		return -ENOMEM;
 	for (i = 0; i < c->nr_funcs; i++)
 		c->byname[i] = i;
-	sort_cubin = c;
-	qsort(c->byname, c->nr_funcs, sizeof(*c->byname), byname_cmp);
+	qsort_r(c->byname, c->nr_funcs, sizeof(*c->byname), byname_cmp, c);
 	return 0;
 }
 
@@ -611,7 +609,9 @@ static int run_program(struct builder *b, struct unit *u, struct rd *r, uint8_t 
 				q.has_prev = 0;
 				q.ctx = q.name_off = 0;
 				q.ctx_inl = 0;
-			} else if (eop == 2 && len == 9) { /* DW_LNE_set_address */
+			} else if (eop == 2 && len != 9) {
+				sec = -1;      /* not a 64-bit address: not ours */
+			} else if (eop == 2) { /* DW_LNE_set_address */
 				uint64_t opnd_off = (uint64_t)(r->p - u->sec);
 				uint64_t v = rd_u(r, 8);
 				const struct dl_reloc *x = find_reloc(rel, nr_rel, opnd_off);
@@ -793,7 +793,8 @@ static int finish_rows(struct builder *b)
 	struct cubin *c = b->c;
 	uint32_t i;
 
-	qsort(b->srows, b->nr_srows, sizeof(*b->srows), srow_cmp);
+	if (b->nr_srows)
+		qsort(b->srows, b->nr_srows, sizeof(*b->srows), srow_cmp);
 	c->rows = calloc(b->nr_srows ? b->nr_srows : 1, sizeof(*c->rows));
 	if (!c->rows)
 		return -ENOMEM;
