@@ -93,7 +93,7 @@ static int grow(void *pp, uint32_t *cap, uint32_t n, size_t sz)
 
 struct builder {
 	struct cubin *c;
-	uint32_t cap_funcs, cap_rows, cap_inls, cap_files, cap_strs, cap_srows;
+	uint32_t cap_funcs, cap_inls, cap_files, cap_strs, cap_srows;
 	struct srow *srows; /* rows of every sequence, before the sort */
 	uint32_t nr_srows;
 	uint32_t debug_str;	/* offset of .debug_str's copy in strs, NONE when absent */

@@ -39,9 +39,13 @@ static int each(void *p, const char *name, uint64_t size, int kernel)
 
 		if (n < 0 || n > 8)
 			abort();
-		for (i = 0; i < n; i++)
-			if (!f[i].func || (f[i].file && !*f[i].file && f[i].line > (1u << 31)))
+		for (i = 0; i < n; i++) {
+			/* readable strings (a forged image may hold any line or name) */
+			if (!f[i].func || strlen(f[i].func) > size + (1u << 20) ||
+			    (f[i].file && strlen(f[i].file) > size + (1u << 20)) ||
+			    (f[i].dir && strlen(f[i].dir) > size + (1u << 20)) || f[i].inlined > 1)
 				abort();
+		}
 		if (x->b) {
 			if (cubin_resolve(x->b, name, pc, g, 8) != n)
 				abort();

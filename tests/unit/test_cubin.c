@@ -351,6 +351,9 @@ static void test_device_linked(void **state)
 	}
 }
 
+static void damage(const uint8_t *data, size_t len);
+static void damage_image(const struct cubin *c);
+
 /* Both answer the same at every PC of every function (and past them). */
 struct both {
 	const struct cubin *a, *b;
@@ -444,6 +447,27 @@ static void test_save_load(void **state)
 
 		round_trip(c);
 		cubin_free(c);
+	}
+}
+
+/* damaged fixtures (REL, RELA, device-linked) and their damaged images */
+static void test_damaged_fixtures(void **state)
+{
+	const char *names[] = {"symtest_sm75", "symtest_sm90", "rdc_sm100"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct cubin *c = fixture(names[i]);
+		char path[4096];
+		size_t len;
+		uint8_t *data;
+
+		damage_image(c);
+		cubin_free(c);
+		snprintf(path, sizeof(path), "%s/%s.cubin", ZT_TEST_CUBINS, names[i]);
+		data = slurp(path, &len);
+		assert_non_null(data);
+		damage(data, len);
+		free(data);
 	}
 }
 
@@ -587,10 +611,11 @@ static void test_not_cubins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernels_lines), cmocka_unit_test(test_noinline_callee),
-		cmocka_unit_test(test_header_inline), cmocka_unit_test(test_no_lineinfo),
-		cmocka_unit_test(test_device_linked), cmocka_unit_test(test_save_load),
-		cmocka_unit_test(test_seeds),	      cmocka_unit_test(test_not_cubins),
+		cmocka_unit_test(test_kernels_lines),	 cmocka_unit_test(test_noinline_callee),
+		cmocka_unit_test(test_header_inline),	 cmocka_unit_test(test_no_lineinfo),
+		cmocka_unit_test(test_device_linked),	 cmocka_unit_test(test_save_load),
+		cmocka_unit_test(test_damaged_fixtures), cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_not_cubins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
