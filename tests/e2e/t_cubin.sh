@@ -11,7 +11,7 @@
 B=$(dirname "$ZT")
 G=$B/tests/gpu
 CMP=$G/cubin_cmp
-if [ ! -x "$CMP" ] || [ ! -d "$G/cubins" ]; then
+if [ ! -x "$CMP" ] || [ ! -d "$G/cubins" ] || [ ! -f "$G/kernels.cubin" ]; then
 	echo "SKIP: zt was built without CUDA (no $CMP or no nvcc fixtures): cubin comparison not run"
 	# the failure path: without its list of expected disagreements, the
 # device-linked sm_90 cubin must fail the comparison
