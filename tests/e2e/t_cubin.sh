@@ -4,7 +4,8 @@
 # cuptiGetSassToSourceCorrelation, which works without a GPU: every
 # 16-byte PC of every function of every nvcc fixture (mk/gputest.mk:
 # symtest.cu for sm_75, sm_90, sm_100 and without -lineinfo, the
-# device-linked rdc_a.cu + rdc_b.cu, kernels.cu) must give the same file,
+# device-linked rdc_a.cu + rdc_b.cu, kernels.cu; and the fuzz seeds,
+# tests/fuzz/corpus/cubin/*.cubin) must give the same file,
 # directory and line as zt's innermost frame, except the few PCs
 # tests/gpu/cubin_cmp.c lists and explains.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +23,7 @@ finish
 fi
 cubins=("$G"/cubins/*.cubin "$G/kernels.cubin")
 check "all fixtures built (${#cubins[@]})" [ "${#cubins[@]}" -ge 8 ]
+cubins+=("$(dirname "$0")"/../fuzz/corpus/cubin/*.cubin)
 "$CMP" "${cubins[@]}" > "$T/cmp.out" 2> "$T/cmp.err"
 rc=$?
 sed 's/^/    /' "$T/cmp.out" | grep -v '^    *expected ' | head -60
@@ -32,7 +34,8 @@ check "PCs compared: ${total:-0}" [ "${total:-0}" -gt 1000 ]
 check "PCs agreed: ${agreed:-0}" [ "${agreed:-0}" -gt 0 ]
 check "no DISAGREE line" bash -c "! grep -q DISAGREE '$T/cmp.out'"
 # each fixture compared, with lines (all but symtest_noline agree on real lines)
-for c in symtest_sm75 symtest_sm90 symtest_sm100 symtest_noline rdc_sm75 rdc_sm90 rdc_sm100 kernels; do
+for c in symtest_sm75 symtest_sm90 symtest_sm100 symtest_noline rdc_sm75 rdc_sm90 rdc_sm100 kernels \
+	seed-sm75 seed-sm90 seed-rdc-sm90; do
 	n=$(awk -v c="$c.cubin:" '$1 == c && $3 == "PCs," { print $2 }' "$T/cmp.out")
 	check "$c: ${n:-0} PCs compared" [ "${n:-0}" -gt 0 ]
 done

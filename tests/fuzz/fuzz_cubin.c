@@ -2,13 +2,20 @@
 /*
  * Fuzz target: arbitrary bytes as a cubin (cubin_open, then every function
  * resolved at PCs across it, then the saved image loaded back and asked
- * the same) and as a saved image (cubin_load). Seeds (corpus/cubin/): two
- * small nvcc cubins with line tables (sm_75, REL; sm_90, RELA), built from
+ * the same) and as a saved image (cubin_load). Seeds (corpus/cubin/): small
+ * nvcc cubins with line tables (sm_75, REL; sm_90, RELA), built from
  *   __device__ __forceinline__ float sq(float v) { return v * v + 1.0f; }
  *   __device__ __noinline__ float slow(float x, int n) { ... }
  *   extern "C" __global__ void ka(float *y, int n) { ... sq(y[i]) ... }
  *   extern "C" __global__ void kb(float *y, int n) { ... slow(y[i], n) ... }
- * with nvcc -cubin -lineinfo -arch=sm_75 (sm_90), and a saved image.
+ * with nvcc -cubin -lineinfo -arch=sm_75 (sm_90); a device-linked one,
+ * seed-rdc-sm90.cubin, nvlink -arch=sm_90 of two units built -rdc=true
+ * -cubin -lineinfo:
+ *   h.cuh: __device__ __forceinline__ float shared_fn(float a) { ... }
+ *   c1.cu: only1() inlined, kernel k1(float *y): only1(shared_fn(y[...]))
+ *   c2.cu: only2() inlined, unused2() (dropped by nvlink: an orphan
+ *          sequence), kernel k2(float *y): shared_fn(only2(y[...]))
+ * and a saved image (seed-sm75.image, cubin_save of seed-sm75.cubin).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -35,7 +35,9 @@
  * sm_75, 0x100 on sm_90). CUPTI lays that orphan over the first kernel's
  * PCs below its end; rdc_kernel_a is all rdc_a.cu, and its own sequence
  * (relocated to it) says rdc_a.cu:8-13 there: zt is right. sm_100's nvlink
- * drops the orphan, and the two agree.
+ * drops the orphan, and the two agree. The fuzz seed seed-rdc-sm90.cubin
+ * (tests/fuzz/fuzz_cubin.c) is the same case: the orphan of the dropped
+ * unused2(), c2.cu:3 up to 0x100, laid by CUPTI over k1, which is c1.cu.
  */
 struct expect {
 	const char *cubin; /* base name */
@@ -50,6 +52,8 @@ static const struct expect expected[] = {
 	 "CUPTI applies the orphan sequence of dropped rdc_unused()"},
 	{"rdc_sm90.cubin", "rdc_kernel_a", 0, 0x100, "rdc_b.cu", 13,
 	 "CUPTI applies the orphan sequence of dropped rdc_unused()"},
+	{"seed-rdc-sm90.cubin", "k1", 0, 0x100, "c2.cu", 3,
+	 "CUPTI applies the orphan sequence of dropped unused2()"},
 };
 
 struct cmp {

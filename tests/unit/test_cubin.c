@@ -565,7 +565,8 @@ static void damage_image(const struct cubin *c)
 /* the fuzz seeds (committed): no CUDA needed */
 static void test_seeds(void **state)
 {
-	const char *seeds[] = {SEEDS "/seed-sm75.cubin", SEEDS "/seed-sm90.cubin"};
+	const char *seeds[] = {SEEDS "/seed-sm75.cubin", SEEDS "/seed-sm90.cubin",
+			       SEEDS "/seed-rdc-sm90.cubin"};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		size_t len;
@@ -578,15 +579,40 @@ static void test_seeds(void **state)
 		assert_true(cubin_is_cubin(data, len));
 		assert_int_equal(cubin_open(data, len, &c), 0);
 		assert_true(cubin_has_lines(c));
-		/* kb calls the __noinline__ slow(): at its entry, two frames */
-		n = cubin_resolve(c, "kb", func_size(c, "kb", NULL) - 16, f, MAXF);
-		assert_true(n >= 1);
+		n = cubin_resolve(c, i < 2 ? "kb" : "k2", 0, f, MAXF);
+		assert_int_equal(n, 1);
+		assert_non_null(f[0].file);
 		round_trip(c);
 		damage_image(c);
 		damage(data, len);
 		cubin_free(c);
 		free(data);
 	}
+}
+
+/*
+ * The device-linked seed (seed-rdc-sm90.cubin, nvlink of two units; see
+ * fuzz_cubin.c): sm_90 leaves the second unit's string base 0, and the
+ * dropped unused2() left an orphan sequence at address 0 (c2.cu:3, where
+ * CUPTI's answer for k1's first 16 PCs is wrong).
+ */
+static void test_seed_device_linked(void **state)
+{
+	size_t len;
+	uint8_t *data = slurp(SEEDS "/seed-rdc-sm90.cubin", &len);
+	const struct want only2[] = {{"_Z5only2f", "c2.cu", 2, 1}, {"k2", "c2.cu", 4, 0}};
+	const struct want shared[] = {{"_Z9shared_fnf", "h.cuh", 1, 1}, {"k2", "c2.cu", 4, 0}};
+	const struct want only1[] = {{"_Z5only1f", "c1.cu", 2, 1}, {"k1", "c1.cu", 3, 0}};
+	struct cubin *c = NULL;
+
+	assert_non_null(data);
+	assert_int_equal(cubin_open(data, len, &c), 0);
+	assert_true(find_frames(c, "k2", only2, 2) >= 0);
+	assert_true(find_frames(c, "k2", shared, 2) >= 0);
+	assert_true(find_frames(c, "k1", only1, 2) >= 0);
+	lines_within(c, "k1", "c1.cu", 3, 3, 3);
+	cubin_free(c);
+	free(data);
 }
 
 static void test_not_cubins(void **state)
@@ -611,11 +637,11 @@ static void test_not_cubins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernels_lines),	 cmocka_unit_test(test_noinline_callee),
-		cmocka_unit_test(test_header_inline),	 cmocka_unit_test(test_no_lineinfo),
-		cmocka_unit_test(test_device_linked),	 cmocka_unit_test(test_save_load),
-		cmocka_unit_test(test_damaged_fixtures), cmocka_unit_test(test_seeds),
-		cmocka_unit_test(test_not_cubins),
+		cmocka_unit_test(test_kernels_lines),	   cmocka_unit_test(test_noinline_callee),
+		cmocka_unit_test(test_header_inline),	   cmocka_unit_test(test_no_lineinfo),
+		cmocka_unit_test(test_device_linked),	   cmocka_unit_test(test_save_load),
+		cmocka_unit_test(test_damaged_fixtures),   cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_seed_device_linked), cmocka_unit_test(test_not_cubins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
