@@ -4,8 +4,9 @@
 #   kernels.cubin         nvcc -cubin -lineinfo of tests/gpu/kernels.cu (a real cubin)
 #   cubins/               the cubin symbolizer's fixtures (tests/unit/test_cubin.c,
 #                         tests/e2e/t_cubin.sh): symtest.cu -lineinfo for sm_75 (REL),
-#                         sm_90 and sm_100 (RELA), the same without -lineinfo, and
-#                         rdc_a.cu + rdc_b.cu built -rdc=true and device-linked by nvlink
+#                         sm_90 and sm_100 (RELA), the same without -lineinfo and with
+#                         -G (full device debug info), and rdc_a.cu + rdc_b.cu built
+#                         -rdc=true and device-linked by nvlink
 #   cubin_cmp             zt's cubin symbolizer against CUPTI's cuptiGetSassToSourceCorrelation
 #   cubin_crc             prints a cubin's CRC with the real libcupti (works without a GPU)
 #   cuda_app              a driver-API CUDA program that loads kernels.cubin
@@ -23,7 +24,8 @@ ifneq ($(wildcard $(NVCC)),)
 GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/vecadd
 CUBIN_ARCHS := 75 90 100
 CUBIN_FIXTURES := $(foreach a,$(CUBIN_ARCHS),$(GPUT)/cubins/symtest_sm$(a).cubin \
-	$(GPUT)/cubins/rdc_sm$(a).cubin) $(GPUT)/cubins/symtest_noline.cubin
+	$(GPUT)/cubins/rdc_sm$(a).cubin) $(GPUT)/cubins/symtest_noline.cubin \
+	$(GPUT)/cubins/symtest_g.cubin
 GPU_TEST_BINS += $(CUBIN_FIXTURES) $(GPUT)/cubin_cmp
 endif
 GPU_TEST_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(CUDA_INC)
@@ -67,6 +69,11 @@ $(GPUT)/cubins/symtest_noline.cubin: tests/gpu/symtest.cu tests/gpu/symtest.cuh
 	$(call msg,NVCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) -cubin -arch=sm_90 -o $@ $<
+
+$(GPUT)/cubins/symtest_g.cubin: tests/gpu/symtest.cu tests/gpu/symtest.cuh
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -cubin -G -arch=sm_90 -o $@ $<
 
 # separate compilation: a relocatable cubin of each unit, device-linked by nvlink
 define rdc_unit

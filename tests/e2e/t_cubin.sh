@@ -3,7 +3,7 @@
 # zt's cubin symbolizer (symbolizer/cubin.c) against CUPTI's own
 # cuptiGetSassToSourceCorrelation, which works without a GPU: every
 # 16-byte PC of every function of every nvcc fixture (mk/gputest.mk:
-# symtest.cu for sm_75, sm_90, sm_100 and without -lineinfo, the
+# symtest.cu for sm_75, sm_90, sm_100, without -lineinfo and with -G, the
 # device-linked rdc_a.cu + rdc_b.cu, kernels.cu; and the fuzz seeds,
 # tests/fuzz/corpus/cubin/*.cubin) must give the same file,
 # directory and line as zt's innermost frame, except the few PCs
@@ -22,7 +22,7 @@ check "and prints them" contains "$T/cmp-x.out" 'DISAGREE rdc_sm90.cubin: rdc_ke
 finish
 fi
 cubins=("$G"/cubins/*.cubin "$G/kernels.cubin")
-check "all fixtures built (${#cubins[@]})" [ "${#cubins[@]}" -ge 8 ]
+check "all fixtures built (${#cubins[@]})" [ "${#cubins[@]}" -ge 9 ]
 cubins+=("$(dirname "$0")"/../fuzz/corpus/cubin/*.cubin)
 "$CMP" "${cubins[@]}" > "$T/cmp.out" 2> "$T/cmp.err"
 rc=$?
@@ -34,7 +34,7 @@ check "PCs compared: ${total:-0}" [ "${total:-0}" -gt 1000 ]
 check "PCs agreed: ${agreed:-0}" [ "${agreed:-0}" -gt 0 ]
 check "no DISAGREE line" bash -c "! grep -q DISAGREE '$T/cmp.out'"
 # each fixture compared, with lines (all but symtest_noline agree on real lines)
-for c in symtest_sm75 symtest_sm90 symtest_sm100 symtest_noline rdc_sm75 rdc_sm90 rdc_sm100 kernels \
+for c in symtest_sm75 symtest_sm90 symtest_sm100 symtest_noline symtest_g rdc_sm75 rdc_sm90 rdc_sm100 kernels \
 	seed-sm75 seed-sm90 seed-rdc-sm90; do
 	n=$(awk -v c="$c.cubin:" '$1 == c && $3 == "PCs," { print $2 }' "$T/cmp.out")
 	check "$c: ${n:-0} PCs compared" [ "${n:-0}" -gt 0 ]

@@ -4,7 +4,7 @@
  * ZT_TEST_CUBINS; those tests skip when CUDA is absent) resolved to the
  * lines their sources mark with "L:<name>" (tests/gpu/symtest.cu,
  * symtest.cuh, rdc_a.cu, rdc_b.cu): kernels, a __noinline__ callee, header
- * functions inlined two deep, templates, C++ names, no -lineinfo, a
+ * functions inlined two deep, templates, C++ names, no -lineinfo, -G, a
  * device-linked cubin, the multi-kernel relocation trap; the saved image
  * answering as the cubin; damaged cubins and images refused, never a crash
  * (also on the fuzz seeds, committed, so those run without CUDA).
@@ -313,6 +313,28 @@ static void test_no_lineinfo(void **state)
 	cubin_free(c);
 }
 
+static void damage(const uint8_t *data, size_t len);
+static void round_trip(const struct cubin *c);
+static void damage_image(const struct cubin *c);
+
+/* -G: callees in sections of their own (and CUPTI takes their names) */
+static void test_device_debug(void **state)
+{
+	struct cubin *c = fixture("symtest_g");
+	const struct want callee[] = {
+		{"_Z9st_calleefi", "symtest.cu", mark("symtest.cu", "callee"), 0}};
+	int kernel;
+
+	assert_true(cubin_has_lines(c));
+	lines_within(c, "st_first", "symtest.cu", mark("symtest.cu", "first") - 5,
+		     mark("symtest.cu", "first") + 1, mark("symtest.cu", "first"));
+	assert_true(find_frames(c, "_Z9st_calleefi", callee, 1) >= 0);
+	func_size(c, "_Z9st_calleefi", &kernel);
+	assert_false(kernel);
+	round_trip(c);
+	cubin_free(c);
+}
+
 /* -rdc=true + nvlink: a unit per translation unit, callees in sections of
  * their own, an orphan sequence that must not touch the first kernel */
 static void test_device_linked(void **state)
@@ -350,9 +372,6 @@ static void test_device_linked(void **state)
 		cubin_free(c);
 	}
 }
-
-static void damage(const uint8_t *data, size_t len);
-static void damage_image(const struct cubin *c);
 
 /* Both answer the same at every PC of every function (and past them). */
 struct both {
@@ -637,11 +656,12 @@ static void test_not_cubins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernels_lines),	   cmocka_unit_test(test_noinline_callee),
-		cmocka_unit_test(test_header_inline),	   cmocka_unit_test(test_no_lineinfo),
-		cmocka_unit_test(test_device_linked),	   cmocka_unit_test(test_save_load),
-		cmocka_unit_test(test_damaged_fixtures),   cmocka_unit_test(test_seeds),
-		cmocka_unit_test(test_seed_device_linked), cmocka_unit_test(test_not_cubins),
+		cmocka_unit_test(test_kernels_lines), cmocka_unit_test(test_noinline_callee),
+		cmocka_unit_test(test_header_inline), cmocka_unit_test(test_no_lineinfo),
+		cmocka_unit_test(test_device_linked), cmocka_unit_test(test_device_debug),
+		cmocka_unit_test(test_save_load),     cmocka_unit_test(test_damaged_fixtures),
+		cmocka_unit_test(test_seeds),	      cmocka_unit_test(test_seed_device_linked),
+		cmocka_unit_test(test_not_cubins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
