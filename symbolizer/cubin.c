@@ -447,7 +447,6 @@ struct trow {
 struct seq {
 	struct trow *calls; /* the counted rows, calls[k - 1] for context k */
 	uint32_t nr_calls, cap_calls;
-	uint32_t first_srow; /* its rows: srows[first_srow ..] */
 	int has_prev;
 	uint64_t prev_addr;
 	uint32_t prev_line;
