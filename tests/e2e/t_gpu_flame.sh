@@ -53,9 +53,9 @@ head -3 c.folded | sed 's/^/    /'
 check "every line: process;...;kernel_[g];...;stall_[gs] COUNT" \
 	awk '!/^cuda_app;([^;]+;)*[^;]+_\[g\](;[^;]+_\[g[dil]\])*;[a-z_0-9]+_\[gs\] [0-9]+$/ { bad = 1; print } END { exit bad }' c.folded
 check "saxpy under its launch stack: main;run_frames;launch_saxpy;cuLaunchKernel" \
-	contains c.folded '^cuda_app;([^;]+;)*main;run_frames;launch_saxpy;cuLaunchKernel;saxpy_\[g\];[a-z_]+_\[gs\] [0-9]+$'
+	contains c.folded '^cuda_app;([^;]+;)*main;run_frames;launch_saxpy;cuLaunchKernel;saxpy_\[g\](;[^;]+_\[g[dil]\])*;[a-z_]+_\[gs\] [0-9]+$'
 check "hot_loop under launch_hot, its samples inside shade as a device function" \
-	contains c.folded ';launch_hot;cuLaunchKernel;hot_loop_\[g\];[^;]*shade[^;]*_\[gd\];[a-z_]+_\[gs\] '
+	contains c.folded ';launch_hot;cuLaunchKernel;hot_loop_\[g\];[^;]*shade[^;]*_\[gd\](;[^;]+_\[g[il]\])*;[a-z_]+_\[gs\] '
 check "scale (a C++ kernel) demangled" contains c.folded ';scale_\[g\];'
 check "launches without a stack: [no launch stack]" contains c.folded '^cuda_app;\[no launch stack\];saxpy_\[g\];'
 check "no frame of CUPTI, zt's library or the driver's inside" \
