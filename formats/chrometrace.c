@@ -837,7 +837,7 @@ static void put_kernel(struct ct *c, const struct cev *e)
 
 	put_head(c, "X", e->pid, e->tid);
 	put_times(c, e, 1);
-	PUT_LIT(b, ",\"cat\":\"cuda.kernel\",\"name\":");
+	PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 	json_str(b, gpu_name(c, k->name));
 	put_fmt(b,
 		",\"args\":{\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\",\"regs\":%u,"
@@ -863,10 +863,10 @@ static void put_memop(struct ct *c, const struct cev *e)
 	put_head(c, "X", e->pid, e->tid);
 	put_times(c, e, 1);
 	if (m->kind == PROF_GPU_MEMSET) {
-		PUT_LIT(b, ",\"cat\":\"cuda.memset\",\"name\":\"memset\"");
+		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":\"memset\"");
 		put_fmt(b, ",\"args\":{\"bytes\":%" PRIu64 ",\"value\":%u", m->bytes, m->value);
 	} else {
-		put_fmt(b, ",\"cat\":\"cuda.memcpy\",\"name\":\"memcpy %s\"", kind ? kind : "?");
+		put_fmt(b, ",\"cat\":\"cuda\",\"name\":\"memcpy %s\"", kind ? kind : "?");
 		put_fmt(b,
 			",\"args\":{\"bytes\":%" PRIu64
 			",\"kind\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\"",
@@ -897,7 +897,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		put_head(c, "X", e->pid, e->tid);
 		put_times(c, e, 1);
 		launch_name(c, e, name, sizeof(name));
-		PUT_LIT(b, ",\"cat\":\"cuda.launch\",\"name\":");
+		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 		json_str(b, name);
 		put_fmt(b, ",\"args\":{\"corr\":%u,\"cbid\":%u", l->corr, l->cbid);
 		if (e->b != NO_GROUP) {
@@ -916,7 +916,7 @@ static void put_event(struct ct *c, const struct cev *e)
 	case E_FLOW_F:
 		put_head(c, e->kind == E_FLOW_S ? "s" : "f", e->pid, e->tid);
 		put_times(c, e, 0);
-		put_fmt(b, ",\"cat\":\"cuda.flow\",\"name\":\"launch\",\"id\":%u%s}", e->a,
+		put_fmt(b, ",\"cat\":\"cuda\",\"name\":\"launch\",\"id\":%u%s}", e->a,
 			e->kind == E_FLOW_F ? ",\"bp\":\"e\"" : "");
 		break;
 	case E_KERNEL:

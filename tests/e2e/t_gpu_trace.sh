@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt convert --to chrome-trace: a CPU-only recording and a zt record --gpu
+# one (the stand-in capture of gpulib.sh) as Trace Event JSON, checked for
+# its structure (valid JSON, time order, slices that nest per thread,
+# flows that bind) and opened in real consumers: Chrome DevTools' trace
+# engine under node (threads, GPU kernels, flows) and speedscope in
+# headless Chromium (its profiles, a screenshot). Also the pprof export's
+# GPU sample types against the same recording.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gpulib.sh"
+consumers=$(cd "$(dirname "$0")/trace" && pwd)/consumers.sh
+decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)/decode.sh
+cd "$T"
+
+# The structure of a trace, as lines "KEY VALUE", "BAD ..." on a violation:
+# time order, X slices nesting per thread, flow pairs binding to slices of
+# their ts on their thread, names and counts.
+structure() {
+	python3 - "$1" <<'PY'
+import json, sys
+from collections import Counter, defaultdict
+from decimal import Decimal
+d = json.load(open(sys.argv[1], encoding='utf-8'))
+ev = d['traceEvents']
+ns = lambda v: int(Decimal(repr(v)) * 1000)
+print('displayTimeUnit', d.get('displayTimeUnit'))
+meta = [e for e in ev if e['ph'] == 'M']
+rest = [e for e in ev if e['ph'] != 'M']
+if ev[:len(meta)] != meta:
+    print('BAD metadata not first')
+pname = {e['pid']: e['args']['name'] for e in meta if e['name'] == 'process_name'}
+tname = {(e['pid'], e['tid']): e['args']['name'] for e in meta if e['name'] == 'thread_name'}
+for k in tname:
+    if k[0] not in pname:
+        print('BAD thread without process', k)
+last = -1
+for e in rest:
+    if ns(e['ts']) < last:
+        print('BAD time order at', e); break
+    last = ns(e['ts'])
+    if (e['pid'], e['tid']) not in tname:
+        print('BAD event on an unnamed thread', e['pid'], e['tid']); break
+# slices per thread must nest: a stack of open ends
+xs = defaultdict(list)
+for e in rest:
+    if e['ph'] == 'X':
+        xs[(e['pid'], e['tid'])].append((ns(e['ts']), ns(e['dur']), e))
+bad = 0
+for k, l in xs.items():
+    stack = []
+    for ts, dur, e in l:
+        while stack and stack[-1] <= ts:
+            stack.pop()
+        if stack and ts + dur > stack[-1]:
+            bad += 1
+        stack.append(ts + dur)
+print('misnested', bad)
+gpu = {p for p, n in pname.items() if n.startswith('GPU ')}
+print('processes', ' | '.join(sorted(pname.values())))
+print('threads', ' | '.join(sorted(tname.values())))
+c = Counter(e['name'] for e in rest if e['ph'] == 'X' and e['pid'] in gpu)
+for n, k in sorted(c.items()):
+    print('gpu', n, k)
+cpu = Counter(e['name'] for e in rest if e['ph'] == 'X' and e['pid'] not in gpu)
+for n in sorted(cpu):
+    print('cpu', n)
+# flows: s on a launch slice starting then, f (bp e) on a GPU slice starting then
+starts = {(e['pid'], e['tid'], ns(e['ts']), e['name']) for e in rest if e['ph'] == 'X'}
+byts = defaultdict(set)
+for e in rest:
+    if e['ph'] == 'X':
+        byts[(e['pid'], e['tid'], ns(e['ts']))].add((e['name'], e.get('cat')))
+s = {e['id']: e for e in rest if e['ph'] == 's'}
+f = {e['id']: e for e in rest if e['ph'] == 'f'}
+ok = 0
+for i, a in s.items():
+    b = f.get(i)
+    if not b or b.get('bp') != 'e' or a['cat'] != b['cat'] or a['pid'] in gpu or b['pid'] not in gpu:
+        continue
+    la = [n for n, c in byts[(a['pid'], a['tid'], ns(a['ts']))] if n.startswith('launch ') and c == a['cat']]
+    kb = [n for n, c in byts[(b['pid'], b['tid'], ns(b['ts']))] if c == b['cat']]
+    if any(x == 'launch ' + y for x in la for y in kb):
+        ok += 1
+print('flows', len(s), len(f), 'bound', ok)
+for e in rest:
+    if e['ph'] == 'X' and e['name'] == 'saxpy':
+        print('saxpy_args', json.dumps(e['args'], sort_keys=True)); break
+for e in rest:
+    if e['ph'] == 'X' and e['name'].startswith('memcpy'):
+        print('copy', e['name'], e['args']['bytes'], e['args']['kind'])
+for e in rest:
+    if e['ph'] == 'X' and e['name'] == 'launch saxpy':
+        print('launch_stack', ';'.join(x.split(' (')[0] for x in e['args']['stack']))
+        print('launch_dur_ns', ns(e['dur'])); break
+print('kernel_ns', sum(ns(e['dur']) for e in rest if e['ph'] == 'X' and e['pid'] in gpu
+                       and e['cat'] == 'cuda' and not e['name'].startswith(('memcpy', 'memset'))))
+PY
+}
+value() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1"; }
+
+# ---- a CPU-only recording, its process under a hostile name -------------------
+hostile=$'q"\\\x01\xffz'
+cp "$WL/hot" "./$hostile"
+"$ZT" record -g -o cpu.data -- "./$hostile" hot 1 > rec.out 2> rec.err
+check "record a CPU workload" [ -s cpu.data ]
+"$ZT" convert -i cpu.data -o cpu.json 2> cpu.err
+check "zt convert -o x.json exits 0 (format from the name)" [ $? -eq 0 ]
+check "valid JSON (python3 -m json.tool)" python3 -m json.tool cpu.json /dev/null
+structure cpu.json > cpu.st 2> cpu-st.err
+check "structure read" [ -s cpu.st ]
+check "structure: no violation" bash -c "! grep -q '^BAD' cpu.st"
+check "displayTimeUnit ns" grep -qx 'displayTimeUnit ns' cpu.st
+check "CPU slices nest per thread" grep -qx 'misnested 0' cpu.st
+check "the samples' functions as slices (zt_hot_a, main)" \
+	bash -c "grep -qx 'cpu zt_hot_a' cpu.st && grep -qx 'cpu main' cpu.st"
+check "the hostile name escaped and read back (U+FFFD for the bad byte)" \
+	grep -qF "threads $(printf 'q"\\\x01\xef\xbf\xbdz')" cpu.st
+check "no GPU process in a CPU-only trace" bash -c "! grep -q '^processes .*GPU' cpu.st"
+"$ZT" convert -i cpu.data --to chrome-trace -o - > stdout.json 2> stdout.err
+check "--to chrome-trace -o - writes the same trace to stdout" cmp -s cpu.json stdout.json
+"$consumers" engine cpu.json > cpu.eng 2> cpu-eng.err
+rc=$?
+[ $rc -eq 2 ] && cat cpu-eng.err
+check "DevTools' trace engine parses the CPU trace" [ $rc -eq 0 ]
+check "engine: the thread has its slices" grep -qE "^thread [0-9]+ [0-9]+ .* entries=[1-9]" cpu.eng
+check "engine: zt_hot_a among the thread's entries" grep -qx 'cpu_entry zt_hot_a' cpu.eng
+# share of time: zt_hot_a's slices about 3/4 of the samples' (as zt report says)
+hot=$(python3 -c '
+import json, sys
+from decimal import Decimal
+ev = json.load(open("cpu.json"))["traceEvents"]
+def tot(n): return sum(Decimal(repr(e["dur"])) for e in ev if e["ph"] == "X" and e["name"] == n)
+print(int(100 * tot("zt_hot_a") / tot("main")))')
+echo "  zt_hot_a ${hot:-?}% of main's time (expected 75)"
+check "zt_hot_a's slices about 75% of main's" between "${hot:-}" 60 90
+
+# ---- errors --------------------------------------------------------------------
+"$ZT" convert -i cpu.data --to chrome -o x.json 2> bad.err
+check "an unknown --to: usage exit 129" [ $? -eq 129 ]
+check "... naming the formats" contains bad.err "zt convert: .*pprof, perf and chrome-trace"
+"$ZT" convert -i cpu.data --to perf -o - > /dev/null 2> bad2.err
+check "perf to stdout: usage exit 129" [ $? -eq 129 ]
+
+# ---- a GPU recording -------------------------------------------------------------
+gpu_setup
+gpu_record g.data 40 -g
+check "record --gpu of the stand-in program" [ -s g.data ]
+"$ZT" convert -i g.data --to chrome-trace -o g.json 2> g.err
+check "convert --to chrome-trace exits 0" [ $? -eq 0 ]
+check "valid JSON" python3 -m json.tool g.json /dev/null
+structure g.json > g.st
+check "structure: no violation" bash -c "! grep -q '^BAD' g.st"
+check "every thread's slices nest (GPU lanes, launches inside samples)" grep -qx 'misnested 0' g.st
+check "a process GPU 0 with a stream track" \
+	bash -c "grep -q '^processes .*GPU 0' g.st && grep -qE '^threads .*stream 7' g.st"
+check "the program's process and thread" grep -qE '^processes cuda_app \| GPU 0$' g.st
+check "kernels: 40 saxpy, 40 hot_loop, 10 scale (demangled)" \
+	bash -c "grep -qx 'gpu saxpy 40' g.st && grep -qx 'gpu hot_loop 40' g.st && grep -qx 'gpu scale 10' g.st"
+check "copies HtoD and DtoH of 16384 bytes" \
+	bash -c "grep -qx 'copy memcpy HtoD 16384 HtoD' g.st && grep -qx 'copy memcpy DtoH 16384 DtoH' g.st"
+check "a memset" grep -qx 'gpu memset 1' g.st
+check "saxpy's args: grid, block, regs, corr" \
+	contains g.st '^saxpy_args .*"block": "256,1,1".*"corr": [0-9]+.*"grid": "16,1,1".*"regs": [0-9]+'
+check "90 flows, each from a launch slice to its kernel" grep -qx 'flows 90 90 bound 90' g.st
+check "the launch slice's stack: launch_saxpy <- run_frames <- main" \
+	contains g.st '^launch_stack .*cuLaunchKernel;launch_saxpy;run_frames;main'
+ld=$(value g.st launch_dur_ns)
+check "launch slices are short (${ld:-?} ns, at most 1 us)" between "${ld:-}" 1 1000
+check "CPU samples of burn_cpu and the launches on the program's thread" \
+	bash -c "grep -qx 'cpu burn_cpu' g.st && grep -qx 'cpu launch saxpy' g.st"
+
+# Chrome DevTools' trace engine
+"$consumers" engine g.json > g.eng 2> g-eng.err
+rc=$?
+[ $rc -ne 0 ] && cat g-eng.err
+check "DevTools' trace engine parses the GPU trace" [ $rc -eq 0 ]
+check "engine: kernels on the GPU threads (40 saxpy, 40 hot_loop, 10 scale)" \
+	bash -c "grep -qx 'kernel saxpy 40' g.eng && grep -qx 'kernel hot_loop 40' g.eng && grep -qx 'kernel scale 10' g.eng"
+check "engine: copies on the GPU threads" grep -qx 'kernel memcpy HtoD 1' g.eng
+check "engine: a GPU thread named stream 7" grep -qE '^gpu_thread [0-9]+ 1 stream 7$' g.eng
+check "engine: the CPU thread with burn_cpu and the launches" \
+	bash -c "grep -qE '^thread [0-9]+ [0-9]+ cuda_app entries=[1-9]' g.eng && grep -qx 'cpu_entry burn_cpu' g.eng && grep -qx 'cpu_entry launch hot_loop' g.eng"
+check "engine: 90 flows, all launch -> kernel" bash -c "grep -qx 'flows 90' g.eng && grep -qx 'flow_ok 90' g.eng"
+
+# speedscope in headless Chromium
+shot=${ZT_TRACE_SHOT:-$T/speedscope.png}
+"$consumers" speedscope g.json "$shot" > ss.json 2> ss.err
+rc=$?
+[ $rc -ne 0 ] && cat ss.err
+check "speedscope opens the trace in Chromium" [ $rc -eq 0 ]
+check "speedscope: a screenshot" [ -s "$shot" ]
+check "speedscope: the first profile is the program's thread, one of several" \
+	contains ss.json '"text":"[^"]*cuda_app \(pid [0-9]+\), cuda_app \(tid [0-9]+\) \(1/[2-9]\)'
+check "speedscope: the profile list holds the GPU stream" contains ss.json '"selector":"[^"]*GPU 0 \(pid [0-9]+\), stream 7 \(tid 1\)'
+check "speedscope: 'n' goes to the GPU stream" contains ss.json '"next":"[^"]*stream 7 \(tid 1\) \(2/'
+check "speedscope: flame chart canvases" contains ss.json '"canvases":[1-9]'
+
+# ---- pprof: GPU samples and kernel time ----------------------------------------
+"$ZT" convert -i g.data -o g.pb.gz 2> gp.err
+check "convert to pprof exits 0" [ $? -eq 0 ]
+"$decode" g.pb.gz > gp.sum 2> gp-dec.err
+check "the independent decoder reads it" [ $? -eq 0 ]
+check "four sample types" grep -qx 'sample_type samples/count cpu/nanoseconds gpu_samples/count gpu_time/nanoseconds' gp.sum
+"$ZT" script -i g.data --gpu > g.txt 2> /dev/null
+pcs=$(sed -n 's/.*cuda:pcsample: .*samples=\([0-9]*\).*/\1/p' g.txt | awk '{ s += $1 } END { print s + 0 }')
+check "gpu_samples: all $pcs PC samples" grep -qx "value\[2\] $pcs" gp.sum
+kns=$(value g.st kernel_ns)
+check "gpu_time: the kernels' time as in the trace ($kns ns)" grep -qx "value\[3\] $kns" gp.sum
+check "PC samples under their launch stacks: main;...;launch_saxpy;...;saxpy" \
+	contains gp.sum '^stack pid=[0-9]+ tid=[0-9]+ thread=cuda_app 0 0 [1-9][0-9]* 0 .*main;run_frames;launch_saxpy;cuLaunchKernel;.*;saxpy$'
+check "kernel time under the launch stack of hot_loop" \
+	contains gp.sum '^stack .* 0 0 0 [1-9][0-9]* .*step_physics;launch_hot;.*;hot_loop$'
+check "CPU samples keep zeros in the GPU columns" contains gp.sum '^stack .* [1-9][0-9]* [1-9][0-9]* 0 0 .*burn_cpu$'
+check "a stall label" grep -qx 'label stall' gp.sum
+finish
