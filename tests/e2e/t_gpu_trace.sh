@@ -154,7 +154,7 @@ check "structure: no violation" bash -c "! grep -q '^BAD' g.st"
 check "every thread's slices nest (GPU lanes, launches inside samples)" grep -qx 'misnested 0' g.st
 check "a process GPU 0 with a stream track" \
 	bash -c "grep -q '^processes .*GPU 0' g.st && grep -qE '^threads .*stream 7' g.st"
-check "the program's process and thread" grep -qE '^processes cuda_app \| GPU 0$' g.st
+check "the program's process and the GPU's, nothing else" grep -qx 'processes GPU 0 | cuda_app' g.st
 check "kernels: 40 saxpy, 40 hot_loop, 10 scale (demangled)" \
 	bash -c "grep -qx 'gpu saxpy 40' g.st && grep -qx 'gpu hot_loop 40' g.st && grep -qx 'gpu scale 10' g.st"
 check "copies HtoD and DtoH of 16384 bytes" \
