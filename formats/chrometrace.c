@@ -681,8 +681,10 @@ static void launch_durations(struct ct *c)
 {
 	size_t i;
 
-	qsort(c->bnd, c->nr_bnd, sizeof(*c->bnd), tts_cmp);
-	qsort(c->lts, c->nr_lts, sizeof(*c->lts), tts_cmp);
+	if (c->nr_bnd)
+		qsort(c->bnd, c->nr_bnd, sizeof(*c->bnd), tts_cmp);
+	if (c->nr_lts)
+		qsort(c->lts, c->nr_lts, sizeof(*c->lts), tts_cmp);
 	for (i = 0; i < c->nr_ev; i++) {
 		struct cev *e = &c->ev[i];
 		uint64_t nb, nl, dur = LAUNCH_MAX_NS;
@@ -753,7 +755,8 @@ static int cpu_meta(struct ct *c)
 	uint32_t last_pid = 0;
 	int ret = 0;
 
-	qsort(c->thr, c->nr_thr, sizeof(*c->thr), tts_cmp);
+	if (c->nr_thr)
+		qsort(c->thr, c->nr_thr, sizeof(*c->thr), tts_cmp);
 	for (i = 0; i < c->nr_thr && !ret; i++) {
 		const struct tts *t = &c->thr[i];
 		char buf[32];
