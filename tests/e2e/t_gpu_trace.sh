@@ -5,12 +5,11 @@
 # its structure (valid JSON, time order, slices that nest per thread,
 # flows that bind) and opened in real consumers: Chrome DevTools' trace
 # engine under node (threads, GPU kernels, flows) and speedscope in
-# headless Chromium (its profiles, a screenshot). Also the pprof export's
-# GPU sample types against the same recording.
+# headless Chromium (its profiles, a screenshot). (pprof's GPU sample
+# types: t_pprof.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/gpulib.sh"
 consumers=$(cd "$(dirname "$0")/trace" && pwd)/consumers.sh
-decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)/decode.sh
 cd "$T"
 
 # The structure of a trace, as lines "KEY VALUE", "BAD ..." on a violation:
@@ -196,21 +195,4 @@ check "speedscope: the profile list holds the GPU stream" contains ss.json '"sel
 check "speedscope: 'n' goes to the GPU stream" contains ss.json '"next":"[^"]*stream 7 \(tid 1\) \(2/'
 check "speedscope: flame chart canvases" contains ss.json '"canvases":[1-9]'
 
-# ---- pprof: GPU samples and kernel time ----------------------------------------
-"$ZT" convert -i g.data -o g.pb.gz 2> gp.err
-check "convert to pprof exits 0" [ $? -eq 0 ]
-"$decode" g.pb.gz > gp.sum 2> gp-dec.err
-check "the independent decoder reads it" [ $? -eq 0 ]
-check "four sample types" grep -qx 'sample_type samples/count cpu/nanoseconds gpu_samples/count gpu_time/nanoseconds' gp.sum
-"$ZT" script -i g.data --gpu > g.txt 2> /dev/null
-pcs=$(sed -n 's/.*cuda:pcsample: .*samples=\([0-9]*\).*/\1/p' g.txt | awk '{ s += $1 } END { print s + 0 }')
-check "gpu_samples: all $pcs PC samples" grep -qx "value\[2\] $pcs" gp.sum
-kns=$(value g.st kernel_ns)
-check "gpu_time: the kernels' time as in the trace ($kns ns)" grep -qx "value\[3\] $kns" gp.sum
-check "PC samples under their launch stacks: main;...;launch_saxpy;...;saxpy" \
-	contains gp.sum '^stack pid=[0-9]+ tid=[0-9]+ thread=cuda_app 0 0 [1-9][0-9]* 0 .*main;run_frames;launch_saxpy;cuLaunchKernel;.*;saxpy$'
-check "kernel time under the launch stack of hot_loop" \
-	contains gp.sum '^stack .* 0 0 0 [1-9][0-9]* .*step_physics;launch_hot;.*;hot_loop$'
-check "CPU samples keep zeros in the GPU columns" contains gp.sum '^stack .* [1-9][0-9]* [1-9][0-9]* 0 0 .*burn_cpu$'
-check "a stall label" grep -qx 'label stall' gp.sum
 finish
