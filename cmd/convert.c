@@ -94,11 +94,10 @@ int cmd_convert(int argc, char **argv)
 		{ OPT_STRING, 'o', "output", &out, "file",
 		  "the file to write ('-': standard output, not for perf)" },
 		{ OPT_STRING, 0, "to", &to, "format",
-		  "pprof (gzip'ed profile.proto: go tool pprof, Pyroscope...; with GPU samples and "
-		  "kernel time as sample types of their own), perf (perf.data for perf "
-		  "report/script) or chrome-trace (Trace Event JSON for Perfetto, chrome://tracing, "
-		  "speedscope: threads' samples, GPU streams, launch flows); default: from the "
-		  "output's name (.pb.gz, .pprof, perf.data, .perf, .json)" },
+		  "pprof (go tool pprof, Pyroscope; GPU samples and time as sample types of their "
+		  "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
+		  "speedscope; GPU streams, launch flows); default: from the output's name "
+		  "(.pb.gz, .pprof, perf.data, .perf, .json)" },
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
