@@ -27,7 +27,10 @@
 #define LAUNCH_DEPTH  UINT32_MAX /* sorts after the frames it nests in */
 #define NO_GROUP      UINT32_MAX
 
-enum { E_SLICE = 1, E_LAUNCH, E_FLOW_S, E_KERNEL, E_MEMOP, E_FLOW_F };
+/* SLICE and LAUNCH are written as "B" with an "E" (their _END) after: an
+ * "X" event's end is ts + dur in floating point, which a reader may find a
+ * hair after the start of the next slice (speedscope then nests the two) */
+enum { E_SLICE = 1, E_LAUNCH, E_FLOW_S, E_KERNEL, E_MEMOP, E_FLOW_F, E_SLICE_END, E_LAUNCH_END };
 
 struct cev {
 	uint64_t ts, dur;
@@ -69,10 +72,8 @@ struct ct {
 	uint64_t t0;
 	struct cev *ev;
 	size_t nr_ev, cap_ev;
-	/* frame names, interned; mods[i]: the module of names[i]'s first frame */
-	char **names;
-	const char **mods;
-	size_t nr_names, cap_names, cap_mods;
+	char **names; /* frame names, interned */
+	size_t nr_names, cap_names;
 	struct zt_htab name_hash;
 	/* per sample stack group: its names root first, in gnames */
 	struct stackgroups sg;
@@ -265,7 +266,7 @@ static inline uint64_t name_hash_at(const void *ctx, uint32_t i)
 	return zt_hash_str(((const struct ct *)ctx)->names[i]);
 }
 
-static int intern_name(struct ct *c, const char *s, const char *mod, uint32_t *id)
+static int intern_name(struct ct *c, const char *s, uint32_t *id)
 {
 	uint64_t h = zt_hash_str(s);
 	uint32_t i;
@@ -282,11 +283,9 @@ static int intern_name(struct ct *c, const char *s, const char *mod, uint32_t *i
 		}
 	if (c->nr_names >= UINT32_MAX - 1)
 		return -E2BIG;
-	if (ZT_GROW(c->names, c->cap_names, c->nr_names + 1) ||
-	    ZT_GROW(c->mods, c->cap_mods, c->nr_names + 1) || !(d = strdup(s)))
+	if (ZT_GROW(c->names, c->cap_names, c->nr_names + 1) || !(d = strdup(s)))
 		return -ENOMEM;
 	c->names[c->nr_names] = d;
-	c->mods[c->nr_names] = mod;
 	zt_htab_set(&c->name_hash, j, (uint32_t)c->nr_names);
 	*id = (uint32_t)c->nr_names++;
 	return 0;
@@ -313,7 +312,7 @@ static int group_names(struct ct *c, uint32_t gi)
 			const struct zt_frame *f = frametab_frame(c->in->ft, r[i].first + k);
 			uint32_t id;
 
-			ret = intern_name(c, zt_frame_name(f, buf, sizeof(buf)), f->module, &id);
+			ret = intern_name(c, zt_frame_name(f, buf, sizeof(buf)), &id);
 			if (ret)
 				return ret;
 			if (c->nr_gnames >= UINT32_MAX - 1 ||
@@ -701,12 +700,25 @@ static void launch_durations(struct ct *c)
 	}
 }
 
+/* at one time: ends (inner first), then begins (outer first), then the rest */
+static int ev_class(const struct cev *e)
+{
+	return e->kind == E_SLICE_END || e->kind == E_LAUNCH_END ? 0
+	       : e->kind == E_SLICE || e->kind == E_LAUNCH	 ? 1
+								 : 2;
+}
+
 static int ev_cmp(const void *a, const void *b)
 {
 	const struct cev *x = a, *y = b;
+	int cx = ev_class(x), cy = ev_class(y);
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (cx == 0 && x->depth != y->depth)
+		return x->depth > y->depth ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur > y->dur ? -1 : 1;
 	if (x->depth != y->depth)
@@ -718,6 +730,26 @@ static int ev_cmp(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+/* The "E" of each frame and launch slice. */
+static int add_ends(struct ct *c)
+{
+	size_t i, n = c->nr_ev;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct cev e = c->ev[i];
+
+		if (e.kind != E_SLICE && e.kind != E_LAUNCH)
+			continue;
+		e.kind = e.kind == E_SLICE ? E_SLICE_END : E_LAUNCH_END;
+		e.ts += e.dur;
+		e.dur = 0;
+		if ((ret = add_ev(c, &e)))
+			return ret;
+	}
+	return 0;
 }
 
 /* ---- writing ---- */
@@ -886,19 +918,20 @@ static void put_event(struct ct *c, const struct cev *e)
 
 	switch (e->kind) {
 	case E_SLICE:
-		put_head(c, "X", e->pid, e->tid);
-		put_times(c, e, 1);
+	case E_SLICE_END:
+		put_head(c, e->kind == E_SLICE ? "B" : "E", e->pid, e->tid);
+		put_times(c, e, 0);
 		PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
 		json_str(b, c->names[e->a]);
-		PUT_LIT(b, ",\"args\":{\"module\":");
-		json_str(b, c->mods[e->a] ? c->mods[e->a] : "[unknown]");
-		PUT_LIT(b, "}}");
+		zbuf_put_u8(b, '}');
 		break;
-	case E_LAUNCH: {
+	case E_LAUNCH:
+	case E_LAUNCH_END: {
 		const struct prof_gpu_launch *l = &c->g->launches[e->a];
 
-		put_head(c, "X", e->pid, e->tid);
-		put_times(c, e, 1);
+		/* the "E" repeats the args: speedscope pairs ends by name and args */
+		put_head(c, e->kind == E_LAUNCH ? "B" : "E", e->pid, e->tid);
+		put_times(c, e, 0);
 		launch_name(c, e, name, sizeof(name));
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 		json_str(b, name);
@@ -906,11 +939,10 @@ static void put_event(struct ct *c, const struct cev *e)
 		if (e->b != NO_GROUP) {
 			PUT_LIT(b, ",\"stack\":");
 			zbuf_put(b, c->ltext.data + c->lg[e->b].off, c->lg[e->b].len);
+		} else if (l->flags & PROF_GPU_L_RATELIMITED) {
+			PUT_LIT(b, ",\"stack\":\"ratelimited\"");
 		} else {
-			PUT_LIT(b, ",\"stack\":\"");
-			zbuf_put(b, l->flags & PROF_GPU_L_RATELIMITED ? "ratelimited" : "none",
-				 l->flags & PROF_GPU_L_RATELIMITED ? 11 : 4);
-			zbuf_put_u8(b, '"');
+			PUT_LIT(b, ",\"stack\":\"none\"");
 		}
 		PUT_LIT(b, "}}");
 		break;
@@ -988,14 +1020,15 @@ int chrometrace_write(const struct chrometrace_in *in, int fd)
 				c->t0 = c->ev[i].ts;
 		if (c->t0 == UINT64_MAX)
 			c->t0 = 0;
-		if (c->nr_ev)
+		ret = add_ends(c);
+		if (!ret && c->nr_ev)
 			qsort(c->ev, c->nr_ev, sizeof(*c->ev), ev_cmp);
-		ret = write_trace(c);
 	}
+	if (!ret)
+		ret = write_trace(c);
 	for (i = 0; i < c->nr_names; i++)
 		free(c->names[i]);
 	free(c->names);
-	free(c->mods);
 	zt_htab_release(&c->name_hash);
 	stackgroups_release(&c->sg);
 	stackgroups_release(&c->lsg);

@@ -8,28 +8,37 @@
  *  - per recorded process, "M" events process_name and, for each thread
  *    with samples or launches, thread_name (names as the process tree has
  *    them at the thread's first event);
- *  - CPU samples as "X" slices on their thread (cat "cpu"), one per frame
- *    (root first, inline frames their own), consecutive samples of a thread
- *    merged while their frames agree: a flame chart over time. A sample
+ *  - CPU samples as slices on their thread ("B"/"E" pairs, cat "cpu",
+ *    name the frame), one per frame (root first, inline frames their own),
+ *    consecutive samples of a thread merged while their frames agree: a
+ *    flame chart over time. ("B"/"E", not "X": an "X" ends at ts + dur in
+ *    floating point, which readers may put a hair after the next slice's
+ *    start, and speedscope then nests the two.) A sample
  *    covers its period (the weight of a cpu-clock/task-clock sample, else
  *    1e9/freq, else 1 ms), stretched to the thread's next sample when that
  *    comes within 1.5 periods;
  *  - per GPU device a process "GPU N" (pid 0x40000000 + N, after the
  *    recorded ones), a thread per (process, context, stream) named
  *    "stream S" ("stream S (pid P)" when several processes share the
- *    device); kernels ("X", cat "cuda.kernel", name the kernel's shown
- *    name; args grid, block, regs, smem_static, smem_dynamic, local_mem,
- *    corr, context, stream, pid) and memory copies and sets ("X", cat
- *    "cuda.memcpy"/"cuda.memset", name "memcpy HtoD"/"memset"; args bytes,
- *    kind, src, dst or value, corr, stream, pid);
+ *    device); records overlapping an earlier one of their stream go on a
+ *    thread "stream S overlap N" (slices of a thread must nest); kernels
+ *    ("X", cat "cuda", name the kernel's shown name; args grid, block,
+ *    regs, smem_static, smem_dynamic, local_mem, corr, context, stream,
+ *    pid, graph, mangled) and memory copies and sets ("X", cat "cuda",
+ *    name "memcpy HtoD"/"memset"; args bytes, kind, src, dst or value,
+ *    corr, context, stream, pid);
  *  - per launch that a kernel or memory operation came from
- *    (gpu_view_launch()), a short "X" slice on the launching thread (cat
- *    "cuda.launch", name "launch NAME"; args corr and stack: its frames,
- *    leaf first, "function (module)"), nested in the sample slices there (it
- *    ends before the next sample boundary, at most 1 us long), and a flow
- *    from it to each kernel or operation: "s" at the launch, "f" with
- *    "bp":"e" at the kernel's start, cat "cuda.flow", one id per flow.
- * Events are in time order (ties: longer first, outer frames first).
+ *    (gpu_view_launch()), a short slice on the launching thread ("B"/"E",
+ *    cat "cuda", name "launch NAME"; args corr, cbid and stack: its frames,
+ *    leaf first, "function (module)", or "none"/"ratelimited"), nested in
+ *    the sample slices there (it ends before the next sample boundary, at
+ *    most 1 us long), and a flow from it to each kernel or operation: "s"
+ *    at the launch, "f" with "bp":"e" at the kernel's start, cat "cuda",
+ *    name "launch", one id per flow. One cat for the slices and their
+ *    flows: Chrome DevTools binds a flow to the event of its (cat, ts, pid,
+ *    tid), Perfetto and chrome://tracing to the enclosing slice.
+ * Metadata first, then the events in time order (at one time: ends, inner
+ * first; begins, outer first; then the rest, longer first).
  * Strings are JSON-escaped; invalid UTF-8 becomes U+FFFD.
  */
 #ifndef ZT_CHROMETRACE_H

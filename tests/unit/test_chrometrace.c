@@ -25,7 +25,7 @@
 #include "libprof/gpuview.h"
 
 #define PID 10
-#define MS 1000000ull
+#define MS  1000000ull
 
 /* ---- a strict JSON checker: 1 when s is one valid JSON value ---- */
 
@@ -62,8 +62,8 @@ static int jstring(struct jp *j)
 				int k;
 
 				for (k = 0; k < 4; k++)
-					if (++j->p >= j->end || !strchr("0123456789abcdefABCDEF", *j->p) ||
-					    !*j->p)
+					if (++j->p >= j->end ||
+					    !strchr("0123456789abcdefABCDEF", *j->p) || !*j->p)
 						return 0;
 			} else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) {
 				return 0;
@@ -152,7 +152,7 @@ static int jvalue(struct jp *j)
 
 static int json_valid(const char *s, size_t n)
 {
-	struct jp j = { s, s + n, 0 };
+	struct jp j = {s, s + n, 0};
 
 	if (!jvalue(&j))
 		return 0;
@@ -163,7 +163,8 @@ static int json_valid(const char *s, size_t n)
 static void test_json_checker(void **state)
 {
 	(void)state;
-	assert_true(json_valid("{\"a\":[1,2.5,-3e2,\"x\\u00e9\\n\",true,null,{}]}", strlen("{\"a\":[1,2.5,-3e2,\"x\\u00e9\\n\",true,null,{}]}")));
+	assert_true(json_valid("{\"a\":[1,2.5,-3e2,\"x\\u00e9\\n\",true,null,{}]}",
+			       strlen("{\"a\":[1,2.5,-3e2,\"x\\u00e9\\n\",true,null,{}]}")));
 	assert_false(json_valid("{\"a\":1,}", strlen("{\"a\":1,}")));
 	assert_false(json_valid("{\"a\":\"\x01\"}", strlen("{\"a\":\"\x01\"}")));
 	assert_false(json_valid("{\"a\":\"\xff\"}", strlen("{\"a\":\"\xff\"}")));
@@ -191,7 +192,7 @@ static void add_sample(struct fx *x, uint32_t tid, uint64_t ts, const uint64_t *
 /* Samples of two threads; a kernel with a launch, a second one overlapping it, a copy. */
 static void build(struct fx *x, int gpu)
 {
-	const uint64_t fm[2] = { 0x1000, 0x3000 }, gm[2] = { 0x2000, 0x3000 }, in[2] = { 0x4000, 0x3000 };
+	const uint64_t fm[2] = {0x1000, 0x3000}, gm[2] = {0x2000, 0x3000}, in[2] = {0x4000, 0x3000};
 	struct prof_gpu *g;
 	uint32_t name, stack;
 
@@ -208,15 +209,30 @@ static void build(struct fx *x, int gpu)
 	/* thread PID+1: the inline chain, alone 3 ms later */
 	add_sample(x, PID + 1, 6 * MS, in, 2);
 	if (gpu) {
-		struct prof_gpu_kernel k = { .start = 1500000, .end = 1600000, .pid = PID,
-					     .corr = 5, .context = 1, .stream = 7,
-					     .grid = { 16, 1, 1 }, .block = { 256, 1, 1 }, .regs = 32 };
-		struct prof_gpu_memop m = { .start = 2500000, .end = 2600000, .bytes = 4096,
-					    .pid = PID, .context = 1, .stream = 7,
-					    .kind = PROF_GPU_MEMCPY, .copy_kind = 1, .src_kind = 1,
-					    .dst_kind = 3 };
-		struct prof_gpu_launch l = { .ts = 1200000, .pid = PID, .tid = PID, .corr = 5,
-					     .flags = PROF_GPU_L_STACK };
+		struct prof_gpu_kernel k = {.start = 1500000,
+					    .end = 1600000,
+					    .pid = PID,
+					    .corr = 5,
+					    .context = 1,
+					    .stream = 7,
+					    .grid = {16, 1, 1},
+					    .block = {256, 1, 1},
+					    .regs = 32};
+		struct prof_gpu_memop m = {.start = 2500000,
+					   .end = 2600000,
+					   .bytes = 4096,
+					   .pid = PID,
+					   .context = 1,
+					   .stream = 7,
+					   .kind = PROF_GPU_MEMCPY,
+					   .copy_kind = 1,
+					   .src_kind = 1,
+					   .dst_kind = 3};
+		struct prof_gpu_launch l = {.ts = 1200000,
+					    .pid = PID,
+					    .tid = PID,
+					    .corr = 5,
+					    .flags = PROF_GPU_L_STACK};
 
 		g = x->p.gpu = prof_gpu_new();
 		assert_non_null(g);
@@ -250,8 +266,12 @@ static const char *shown(void *ctx, uint32_t id)
 /* Write x as a trace into x->out (NUL-terminated). */
 static int write_trace(struct fx *x, int gpu, const char *(*name)(void *, uint32_t), void *ctx)
 {
-	struct chrometrace_in in = { .p = &x->p, .pt = x->pt, .ft = &x->ft,
-				     .gv = gpu ? &x->gv : NULL, .gpu_name = name, .ctx = ctx };
+	struct chrometrace_in in = {.p = &x->p,
+				    .pt = x->pt,
+				    .ft = &x->ft,
+				    .gv = gpu ? &x->gv : NULL,
+				    .gpu_name = name,
+				    .ctx = ctx};
 	FILE *f = tmpfile();
 	long n;
 	int ret;
@@ -322,6 +342,84 @@ static void assert_time_order(const char *out)
 	assert_true(n > 0);
 }
 
+/* A line's field: the text after "key": up to the next unescaped '"' (a string,
+ * quotes kept out) or ',' / '}' (a number), into buf. 1 when found. */
+static int field(const char *line, const char *key, char *buf, size_t n)
+{
+	char k[64];
+	const char *p, *e;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(line, k);
+	if (!p || p > strchr(line, '\n'))
+		return 0;
+	p += strlen(k);
+	if (*p == '"') {
+		for (e = ++p; *e && *e != '"'; e++)
+			if (*e == '\\' && e[1])
+				e++;
+	} else {
+		e = p + strcspn(p, ",}");
+	}
+	snprintf(buf, n, "%.*s", (int)(e - p), p);
+	return 1;
+}
+
+/*
+ * The "B"/"E" events of out pair up per thread (an "E" names the slice on
+ * top); *found: [ts, end] in us of the first slice of thread tid named name
+ * (escaped as in the file), -1 when none.
+ */
+static void pairs(const char *out, const char *tid, const char *name, double found[2])
+{
+	struct {
+		char tid[16], name[256];
+		double ts;
+	} st[64];
+	const char *l;
+	int n = 0;
+
+	found[0] = found[1] = -1;
+	for (l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char ph[4], t[16], nm[256], ts[32];
+
+		if (!field(l, "ph", ph, sizeof(ph)) || (strcmp(ph, "B") && strcmp(ph, "E")))
+			continue;
+		assert_true(field(l, "tid", t, sizeof(t)) && field(l, "name", nm, sizeof(nm)) &&
+			    field(l, "ts", ts, sizeof(ts)));
+		if (!strcmp(ph, "B")) {
+			assert_true(n < 64);
+			snprintf(st[n].tid, sizeof(st[n].tid), "%s", t);
+			snprintf(st[n].name, sizeof(st[n].name), "%s", nm);
+			st[n++].ts = strtod(ts, NULL);
+			continue;
+		}
+		{
+			int i = n - 1;
+
+			while (i >= 0 && strcmp(st[i].tid, t)) /* the thread's innermost */
+				i--;
+			assert_true(i >= 0);
+			assert_string_equal(st[i].name, nm);
+			if (!strcmp(t, tid) && !strcmp(nm, name) && found[0] < 0)
+				found[0] = st[i].ts, found[1] = strtod(ts, NULL);
+			memmove(&st[i], &st[i + 1], (size_t)(n - i - 1) * sizeof(st[0]));
+			n--;
+		}
+	}
+	assert_int_equal(n, 0); /* every slice ended */
+}
+
+static void assert_slice(const char *out, const char *tid, const char *name, double ts, double end)
+{
+	double f[2];
+
+	pairs(out, tid, name, f);
+	if (f[0] != ts || f[1] != end)
+		fail_msg("slice %s of tid %s: [%.3f, %.3f], not [%.3f, %.3f]", name, tid, f[0],
+			 f[1], ts, end);
+}
+
 static void test_cpu_only(void **state)
 {
 	struct fx x;
@@ -333,25 +431,30 @@ static void test_cpu_only(void **state)
 	assert_time_order(x.out);
 	assert_non_null(strstr(x.out, "\"displayTimeUnit\":\"ns\""));
 	assert_non_null(strstr(x.out, "\"cmdline\":\"app \\\"quoted\\\"\""));
-	assert_non_null(line_with(x.out, "\"ph\":\"M\"", "\"process_name\"", "\"name\":\"app\"", NULL));
+	assert_non_null(
+		line_with(x.out, "\"ph\":\"M\"", "\"process_name\"", "\"name\":\"app\"", NULL));
 	/* the hostile name: quote, backslash, control character, bad byte */
 	assert_non_null(line_with(x.out, "\"thread_name\"", "\"tid\":11",
 				  "\"name\":\"q\\\"\\\\\\u0001\\ufffd<\"", NULL));
-	/* merged: main over 3 ms, f1 over the first 2, f2 the last; times from the first sample */
-	assert_non_null(line_with(x.out, "\"tid\":10,\"ts\":0.000,\"dur\":3000.000",
-				  "\"name\":\"main\"", "\"module\":\"prog\"", NULL));
-	assert_non_null(line_with(x.out, "\"tid\":10,\"ts\":0.000,\"dur\":2000.000",
-				  "\"name\":\"f1\"", "\"module\":\"a.so\"", NULL));
-	assert_non_null(line_with(x.out, "\"tid\":10,\"ts\":2000.000,\"dur\":1000.000",
-				  "\"name\":\"f2\"", NULL));
-	/* a parent before its children at one time */
-	assert_true(line_with(x.out, "\"name\":\"main\"", "\"tid\":10", NULL) <
-		    line_with(x.out, "\"name\":\"f1\"", NULL));
+	/* merged: main over 3 ms, f1 over the first 2, f2 the last; times from the first
+	 * sample; B/E pairs that nest per thread */
+	assert_slice(x.out, "10", "main", 0, 3000);
+	assert_slice(x.out, "10", "f1", 0, 2000);
+	assert_slice(x.out, "10", "f2", 2000, 3000);
+	assert_non_null(
+		line_with(x.out, "\"ph\":\"B\"", "\"cat\":\"cpu\"", "\"name\":\"f1\"", NULL));
+	/* a parent begins before its children at one time, ends after them */
+	assert_true(line_with(x.out, "\"ph\":\"B\"", "\"name\":\"main\"", NULL) <
+		    line_with(x.out, "\"ph\":\"B\"", "\"name\":\"f1\"", NULL));
+	assert_true(line_with(x.out, "\"ph\":\"E\"", "\"name\":\"main\"", NULL) >
+		    line_with(x.out, "\"ph\":\"E\"", "\"name\":\"f2\"", NULL));
+	/* a frame's end before the next one's begin at one time */
+	assert_true(line_with(x.out, "\"ph\":\"E\"", "\"name\":\"f1\"", NULL) <
+		    line_with(x.out, "\"ph\":\"B\"", "\"name\":\"f2\"", NULL));
 	/* inline frames are slices of their own: outer > middle > leafy */
-	assert_non_null(line_with(x.out, "\"tid\":11,\"ts\":5000.000,\"dur\":1000.000",
-				  "\"name\":\"outer\"", NULL));
-	assert_non_null(line_with(x.out, "\"tid\":11", "\"name\":\"middle\"", NULL));
-	assert_non_null(line_with(x.out, "\"tid\":11", "\"name\":\"leafy\"", NULL));
+	assert_slice(x.out, "11", "outer", 5000, 6000);
+	assert_slice(x.out, "11", "middle", 5000, 6000);
+	assert_slice(x.out, "11", "leafy", 5000, 6000);
 	assert_null(strstr(x.out, "GPU"));
 	assert_null(strstr(x.out, "\"ph\":\"s\""));
 	release(&x);
@@ -385,9 +488,10 @@ static void test_gpu(void **state)
 				  "\"name\":\"memcpy HtoD\"", "\"bytes\":4096", "\"kind\":\"HtoD\"",
 				  "\"src\":\"pageable\"", "\"dst\":\"device\"", NULL));
 	/* the launch: 1 us on its thread (inside the sample [0, 1000) us), its stack */
-	assert_non_null(line_with(x.out, "\"pid\":10,\"tid\":10,\"ts\":200.000,\"dur\":1.000",
+	assert_non_null(line_with(x.out, "\"ph\":\"B\",\"pid\":10,\"tid\":10,\"ts\":200.000",
 				  "\"cat\":\"cuda\"", "\"name\":\"launch k\\\"<\\u000a\"",
 				  "\"stack\":[\"f1 (a.so)\",\"main (prog)\"]", NULL));
+	assert_slice(x.out, "10", "launch k\\\"<\\u000a", 200, 201);
 	/* one flow: s at the launch, f at the kernel bound to its enclosing slice */
 	assert_non_null(line_with(x.out, "\"ph\":\"s\",\"pid\":10,\"tid\":10,\"ts\":200.000",
 				  "\"cat\":\"cuda\"", "\"id\":1", NULL));
@@ -419,8 +523,12 @@ static void test_launch_fits(void **state)
 	assert_int_equal(gpu_view_init(&x.gv, x.p.gpu), 0);
 	assert_int_equal(write_trace(&x, 1, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
-	assert_non_null(line_with(x.out, "\"ts\":999.700,\"dur\":0.300", "\"cat\":\"cuda\"",
+	assert_non_null(line_with(x.out, "\"ph\":\"B\"", "\"ts\":999.700", "\"cat\":\"cuda\"",
 				  "\"corr\":6", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"E\"", "\"ts\":1000.000", "\"cat\":\"cuda\"",
+				  "\"corr\":6", NULL));
+	/* and the B/E pairs still nest */
+	assert_slice(x.out, "10", "f1", 0, 2000);
 	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"id\":2", NULL));
 	release(&x);
 }
@@ -433,7 +541,7 @@ static void test_errors(void **state)
 
 	(void)state;
 	build(&x, 1);
-	in = (struct chrometrace_in){ .p = &x.p, .pt = x.pt, .ft = &x.ft, .gv = &x.gv };
+	in = (struct chrometrace_in){.p = &x.p, .pt = x.pt, .ft = &x.ft, .gv = &x.gv};
 	assert_int_equal(chrometrace_write(&in, -1), -EBADF);
 	fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {

@@ -3,7 +3,8 @@
 // page) in headless Chromium: a server of this process on 127.0.0.1 serves
 // speedscope's files and the trace; the page loads it through
 // #profileURL=. Prints what the page shows as JSON (title, the profile
-// selector's text, the body's text, the canvases), saves a screenshot.
+// selector's text, the body's text, the canvases, the console's warnings:
+// slices its importer could not pair up), saves a screenshot.
 // Usage: node speedscope.js TRACE.json SCREENSHOT.png
 'use strict';
 const fs = require('fs');
@@ -41,6 +42,12 @@ server.listen(0, '127.0.0.1', () => {
 		const { Page, Runtime, Emulation } = client;
 		const out = {};
 
+		// speedscope's importer says on the console what it could not pair up
+		out.warnings = [];
+		Runtime.consoleAPICalled((m) => {
+			if (m.type === 'warning' || m.type === 'error')
+				out.warnings.push(m.args.map((x) => x.value ?? x.description ?? '').join(' ').slice(0, 300));
+		});
 		await Page.enable();
 		await Runtime.enable();
 		await Emulation.setDeviceMetricsOverride({ width: 1400, height: 900, deviceScaleFactor: 1, mobile: false });
@@ -60,6 +67,13 @@ server.listen(0, '127.0.0.1', () => {
 		out.canvasSizes = await ev('[...document.querySelectorAll("canvas")].map((c) => c.width + "x" + c.height)');
 		const s = await Page.captureScreenshot({ format: 'png' });
 		fs.writeFileSync(shot, Buffer.from(s.data, 'base64'));
+		// the next thread: speedscope's 'n' key
+		await client.Input.dispatchKeyEvent({ type: 'keyDown', key: 'n', text: 'n' });
+		await client.Input.dispatchKeyEvent({ type: 'keyUp', key: 'n' });
+		await sleep(800);
+		out.next = await ev('document.body.innerText');
+		const s2 = await Page.captureScreenshot({ format: 'png' });
+		fs.writeFileSync(shot.replace(/\.png$/, '') + '-next.png', Buffer.from(s2.data, 'base64'));
 		// the profile selector (a click on the title) lists every thread's name
 		const [x, y] = await ev(`(() => { const e = [...document.querySelectorAll('div,span')]
 			.filter((d) => /\\(\\d+\\/\\d+\\)/.test(d.textContent) && d.children.length <= 2)
@@ -69,14 +83,6 @@ server.listen(0, '127.0.0.1', () => {
 		await click(x, y);
 		await sleep(500);
 		out.selector = await ev('document.body.innerText');
-		// the next thread: speedscope's 'n' key
-		await ev(`document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))`);
-		await client.Input.dispatchKeyEvent({ type: 'keyDown', key: 'n', text: 'n' });
-		await client.Input.dispatchKeyEvent({ type: 'keyUp', key: 'n' });
-		await sleep(800);
-		out.next = await ev('document.body.innerText');
-		const s2 = await Page.captureScreenshot({ format: 'png' });
-		fs.writeFileSync(shot.replace(/\.png$/, '') + '-next.png', Buffer.from(s2.data, 'base64'));
 		console.log(JSON.stringify(out));
 		server.close();
 	});
