@@ -89,16 +89,19 @@ int cmd_convert(int argc, char **argv)
 	struct symopts so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 };
 	int force = 0;
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
-		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
-		{ OPT_STRING, 'o', "output", &out, "file",
-		  "the file to write ('-': standard output, not for perf)" },
-		{ OPT_STRING, 0, "to", &to, "format",
-		  "pprof (go tool pprof, Pyroscope; GPU samples and time as sample types of their "
-		  "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
-		  "speedscope; GPU streams, launch flows); default: from the output's name "
-		  "(.pb.gz, .pprof, perf.data, .perf, .json)" },
-		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
+		{OPT_STRING, 'i', "input", &in, "file",
+		 "the recording: zt.data or perf.data (default zt.data)"},
+		{OPT_STRING, 0, "event", &event, "name",
+		 "the event of a perf.data file with several"},
+		{OPT_STRING, 'o', "output", &out, "file",
+		 "the file to write ('-': standard output, not for perf)"},
+		{OPT_STRING, 0, "to", &to, "format",
+		 "pprof (go tool pprof, Pyroscope; GPU samples and time as sample types of their "
+		 "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
+		 "speedscope; GPU streams, launch flows); default: from the output's name "
+		 "(.pb.gz, .pprof, perf.data, .perf, .json)"},
+		{OPT_BOOL, 'f', "force", &force, NULL,
+		 "convert the readable part of a damaged file"},
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
 		SYMOPTS_SYMDB_OPTIONS(so),
@@ -107,9 +110,9 @@ int cmd_convert(int argc, char **argv)
 	};
 	struct session ses = { 0 };
 	struct outfile of = { .fd = -1, .dirfd = -1 };
-	struct gpu_view gv = { 0 };
+	struct gpu_view gv = {0};
 	struct gpu_frametab gft;
-	struct gpu_names gn = { 0 };
+	struct gpu_names gn = {0};
 	int rest, ret, err, fd = -1, to_stdout;
 
 	gpu_frametab_init(&gft);
@@ -130,7 +133,8 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(to, "pprof") && strcmp(to, "perf") && strcmp(to, "chrome-trace")) {
-		cmd_error("cannot convert to '%s': the formats are pprof, perf and chrome-trace", to);
+		cmd_error("cannot convert to '%s': the formats are pprof, perf and chrome-trace",
+			  to);
 		goto out;
 	}
 	to_stdout = !strcmp(out, "-");
@@ -159,16 +163,16 @@ int cmd_convert(int argc, char **argv)
 		if (ret == -ESPIPE)
 			cmd_error("perf.data needs a file it can seek in, not a pipe");
 	} else if (!strcmp(to, "chrome-trace")) {
-		struct chrometrace_in ci = { .p = &ses.prof,
-					     .pt = ses.pt,
-					     .ft = &ses.ft,
-					     .gv = ses.prof.gpu ? &gv : NULL,
-					     .gpu_name = gpu_name,
-					     .ctx = &gn };
+		struct chrometrace_in ci = {.p = &ses.prof,
+					    .pt = ses.pt,
+					    .ft = &ses.ft,
+					    .gv = ses.prof.gpu ? &gv : NULL,
+					    .gpu_name = gpu_name,
+					    .ctx = &gn};
 
 		ret = chrometrace_write(&ci, fd);
 	} else {
-		struct pprof_gpu pg = { .gv = &gv, .gft = &gft, .gpu_name = gpu_name, .ctx = &gn };
+		struct pprof_gpu pg = {.gv = &gv, .gft = &gft, .gpu_name = gpu_name, .ctx = &gn};
 
 		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, ses.prof.gpu ? &pg : NULL, fd);
 	}

@@ -582,9 +582,8 @@ static int emit(struct pprof *pp, int fd)
 	Perftools__Profiles__ValueType vt[5] = {
 		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
 		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-		PERFTOOLS__PROFILES__VALUE_TYPE__INIT
-	};
-	Perftools__Profiles__ValueType *vtp[4] = { &vt[0], &vt[1], &vt[3], &vt[4] };
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT};
+	Perftools__Profiles__ValueType *vtp[4] = {&vt[0], &vt[1], &vt[3], &vt[4]};
 	Perftools__Profiles__Sample *sm = NULL, **smp = NULL;
 	Perftools__Profiles__Label *lb = NULL, **lbp = NULL;
 	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
@@ -597,17 +596,18 @@ static int emit(struct pprof *pp, int fd)
 	size_t i, nl = 0, ncom, len, main_map;
 	int ret;
 
-	if ((ret = str_id(pp, "samples", &vt[0].type)) || (ret = str_id(pp, "count", &vt[0].unit)) ||
+	if ((ret = str_id(pp, "samples", &vt[0].type)) ||
+	    (ret = str_id(pp, "count", &vt[0].unit)) ||
 	    (ret = value_types(pp, &vt[1].type, &vt[1].unit, &period)) ||
 	    (ret = str_id(pp, "pid", &k_pid)) || (ret = str_id(pp, "tid", &k_tid)) ||
 	    (ret = str_id(pp, "thread", &k_thread)) || (ret = str_id(pp, "stall", &k_stall)) ||
 	    (ret = add_comments(pp, comments, &ncom)))
 		return ret;
 	vt[2] = vt[1];
-	if (pp->nv == 4 &&
-	    ((ret = str_id(pp, "gpu_samples", &vt[3].type)) || (ret = str_id(pp, "count", &vt[3].unit)) ||
-	     (ret = str_id(pp, "gpu_time", &vt[4].type)) ||
-	     (ret = str_id(pp, "nanoseconds", &vt[4].unit))))
+	if (pp->nv == 4 && ((ret = str_id(pp, "gpu_samples", &vt[3].type)) ||
+			    (ret = str_id(pp, "count", &vt[3].unit)) ||
+			    (ret = str_id(pp, "gpu_time", &vt[4].type)) ||
+			    (ret = str_id(pp, "nanoseconds", &vt[4].unit))))
 		return ret;
 
 	for (i = 0; i < pp->locs.n; i++)
@@ -800,14 +800,14 @@ static int launch_group(struct pprof *pp, struct gpuside *gs, const struct prof_
 	*gi = NO_LAUNCH;
 	if (!l || l->stack == PROF_GPU_NO_STACK || l->stack >= pp->p->nr_stacks)
 		return 0;
-	smp = (struct prof_sample){ .ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack };
+	smp = (struct prof_sample){.ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack};
 	c = proctree_comm(pp->pt, l->pid, l->tid, l->ts);
 	ret = stackgroups_add(&gs->lsg, &smp, c, l->tid, gi, &is_new);
 	if (ret || !is_new)
 		return ret;
 	if (ZT_GROW(gs->ls, gs->cap_ls, (size_t)*gi + 1))
 		return -ENOMEM;
-	gs->ls[*gi] = (struct lstack){ l->pid, l->tid, 0, gs->nr_lloc, 0 };
+	gs->ls[*gi] = (struct lstack){l->pid, l->tid, 0, gs->nr_lloc, 0};
 	ret = str_id(pp, prof_comm_or_pid(c, l->pid, buf, sizeof(buf)), &gs->ls[*gi].comm);
 	if (!ret)
 		ret = stackgroups_resolve(&gs->lsg, *gi, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
@@ -906,7 +906,7 @@ static int gpu_kernels(struct pprof *pp, struct gpuside *gs)
 		const struct prof_gpu_kernel *k = &g->kernels[i];
 		const struct prof_gpu_launch *l =
 			gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start);
-		struct gpu_frame f = { .func = gpu_name(pp, k->name) };
+		struct gpu_frame f = {.func = gpu_name(pp, k->name)};
 		uint64_t ns = k->end > k->start ? k->end - k->start : 0, loc;
 		uint32_t key[3], ki;
 		uint32_t lg;
@@ -923,7 +923,7 @@ static int gpu_kernels(struct pprof *pp, struct gpuside *gs)
 				ret = -ENOMEM;
 				break;
 			}
-			gs->kt[ki] = (struct ktime){ k->pid, k->name, lg, 0, 0 };
+			gs->kt[ki] = (struct ktime){k->pid, k->name, lg, 0, 0};
 		}
 		gs->kt[ki].ns += ns;
 	}
@@ -948,7 +948,7 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 			  const uint64_t *gl, size_t ng, int64_t stall)
 {
 	const struct gpu_view *v = pp->gpu->gv;
-	struct ktime key = { r->pid, r->function, 0, 0, 0 };
+	struct ktime key = {r->pid, r->function, 0, 0, 0};
 	size_t lo = 0, hi = v->g->nr_kernels ? gs->kt_idx.n : 0, i, e;
 	unsigned __int128 cum = 0, tot = 0;
 	uint64_t given = 0;
@@ -990,7 +990,7 @@ static int gpu_samples(struct pprof *pp)
 	const struct gpu_view *v = pp->gpu->gv;
 	const struct gpu_frametab *t = pp->gpu->gft;
 	const struct prof_gpu *g = v->g;
-	struct gpuside gs = { 0 };
+	struct gpuside gs = {0};
 	uint64_t *gl = NULL;
 	size_t cap_gl = 0, i;
 	int ret;
@@ -1002,14 +1002,14 @@ static int gpu_samples(struct pprof *pp)
 	/* the view's buckets numbered as the view has them (each key is new) */
 	for (i = 0; i < v->nr_pcs && !ret; i++) {
 		const struct gpu_pcsum *b = &v->pcs[i];
-		uint64_t key[5] = { b->pid, b->crc, b->function, b->pc, b->stall };
+		uint64_t key[5] = {b->pid, b->crc, b->function, b->pc, b->stall};
 		uint32_t id;
 
 		ret = ptab_intern(&gs.pcs_idx, key, sizeof(key), &id, NULL);
 	}
 	for (i = 0; i < g->nr_pcs && !ret; i++) {
 		const struct prof_gpu_pcs *r = &g->pcs[i];
-		uint64_t key[5] = { r->pid, r->cubin_crc, r->function, r->pc_offset, r->stall };
+		uint64_t key[5] = {r->pid, r->cubin_crc, r->function, r->pc_offset, r->stall};
 		const struct gpu_frame *f;
 		struct gpu_frame one;
 		const char *sn;
@@ -1023,7 +1023,7 @@ static int gpu_samples(struct pprof *pp)
 			break;
 		f = added ? NULL : gpu_frametab_pc(t, id, &n);
 		if (!f) { /* not in the view or not resolved: the record's function alone */
-			one = (struct gpu_frame){ .func = gpu_name(pp, r->function) };
+			one = (struct gpu_frame){.func = gpu_name(pp, r->function)};
 			f = &one;
 			n = 1;
 		}

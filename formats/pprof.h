@@ -68,9 +68,9 @@ struct pprof_gpu {
 /*
  * Write p as gzip-compressed pprof to fd (borrowed: written from its
  * current position, not closed), its frames resolved through ft (borrowed,
- * over p and pt); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG (more
- * than 2^32-2 of some kind of record), a write error such as -ENOSPC or
- * -EPIPE, -EIO from zlib. On error the file may hold part of the output.
+ * over p and pt); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG
+ * (more than 2^32-2 of some kind of record), a write error such as -ENOSPC or -EPIPE, -EIO from
+ * zlib. On error the file may hold part of the output.
  */
 int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
 		const struct pprof_gpu *gpu, int fd);

@@ -602,7 +602,7 @@ static void test_gpu_samples(void **state)
 	char path[600];
 	struct ctx c;
 	size_t i;
-	int64_t sum[4] = { 0 };
+	int64_t sum[4] = {0};
 
 	(void)state;
 	make_profile(&c, &inl);
@@ -615,15 +615,31 @@ static void test_gpu_samples(void **state)
 	assert_non_null(g);
 	assert_int_equal(prof_gpu_intern(g, "_Z4kernPf", 9, &kname), 0);
 	{
-		struct prof_gpu_kernel k = { .start = 1000, .end = 1300, .pid = PID, .corr = 1,
-					     .stream = 7, .name = kname };
-		struct prof_gpu_launch la = { .ts = 900, .pid = PID, .tid = PID, .corr = 1,
-					      .flags = PROF_GPU_L_STACK, .stack = sa };
-		struct prof_gpu_launch lb = { .ts = 950, .pid = PID, .tid = PID + 1, .corr = 2,
-					      .flags = PROF_GPU_L_STACK, .stack = sb };
-		struct prof_gpu_pcs pc = { .cubin_crc = 0xc0, .pc_offset = 0x40, .samples = 8,
-					   .pid = PID, .stall = 3, .function = kname };
-		struct prof_gpu_stall st = { .pid = PID, .index = 3 };
+		struct prof_gpu_kernel k = {.start = 1000,
+					    .end = 1300,
+					    .pid = PID,
+					    .corr = 1,
+					    .stream = 7,
+					    .name = kname};
+		struct prof_gpu_launch la = {.ts = 900,
+					     .pid = PID,
+					     .tid = PID,
+					     .corr = 1,
+					     .flags = PROF_GPU_L_STACK,
+					     .stack = sa};
+		struct prof_gpu_launch lb = {.ts = 950,
+					     .pid = PID,
+					     .tid = PID + 1,
+					     .corr = 2,
+					     .flags = PROF_GPU_L_STACK,
+					     .stack = sb};
+		struct prof_gpu_pcs pc = {.cubin_crc = 0xc0,
+					  .pc_offset = 0x40,
+					  .samples = 8,
+					  .pid = PID,
+					  .stall = 3,
+					  .function = kname};
+		struct prof_gpu_stall st = {.pid = PID, .index = 3};
 
 		assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
 		k.start = 1400, k.end = 1500, k.corr = 2;
@@ -642,17 +658,21 @@ static void test_gpu_samples(void **state)
 	gpu_frametab_init(&gft);
 	assert_int_equal(gpu_frametab_set_pcs(&gft, gv.nr_pcs), 0);
 	for (i = 0; i < gv.nr_pcs; i++) {
-		struct gpu_frame f1 = { .func = gpu_frametab_str(&gft, "dev_fn"),
-					.file = gpu_frametab_str(&gft, "k.cu"), .line = 7,
-					.inlined = 1, .quality = ZT_FRAME_FULL };
-		struct gpu_frame f2 = { .func = gpu_frametab_str(&gft, "kern(float*)"),
-					.file = f1.file, .line = 12, .quality = ZT_FRAME_FULL };
+		struct gpu_frame f1 = {.func = gpu_frametab_str(&gft, "dev_fn"),
+				       .file = gpu_frametab_str(&gft, "k.cu"),
+				       .line = 7,
+				       .inlined = 1,
+				       .quality = ZT_FRAME_FULL};
+		struct gpu_frame f2 = {.func = gpu_frametab_str(&gft, "kern(float*)"),
+				       .file = f1.file,
+				       .line = 12,
+				       .quality = ZT_FRAME_FULL};
 
 		gft.pcs[i].first = (uint32_t)gft.nr_frames, gft.pcs[i].n = 2;
 		assert_int_equal(gpu_frametab_push(&gft, &f1), 0);
 		assert_int_equal(gpu_frametab_push(&gft, &f2), 0);
 	}
-	pg = (struct pprof_gpu){ .gv = &gv, .gft = &gft, .gpu_name = shown };
+	pg = (struct pprof_gpu){.gv = &gv, .gft = &gft, .gpu_name = shown};
 	snprintf(path, sizeof(path), "%s/gpu.pb.gz", tmpdir);
 	{
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
