@@ -89,10 +89,8 @@ int cmd_convert(int argc, char **argv)
 	struct symopts so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 };
 	int force = 0;
 	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &in, "file",
-		 "the recording: zt.data or perf.data (default zt.data)"},
-		{OPT_STRING, 0, "event", &event, "name",
-		 "the event of a perf.data file with several"},
+		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
+		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
 		{OPT_STRING, 'o', "output", &out, "file",
 		 "the file to write ('-': standard output, not for perf)"},
 		{OPT_STRING, 0, "to", &to, "format",
@@ -100,8 +98,7 @@ int cmd_convert(int argc, char **argv)
 		 "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
 		 "speedscope; GPU streams, launch flows); default: from the output's name "
 		 "(.pb.gz, .pprof, perf.data, .perf, .json)"},
-		{OPT_BOOL, 'f', "force", &force, NULL,
-		 "convert the readable part of a damaged file"},
+		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
 		SYMOPTS_SYMDB_OPTIONS(so),

@@ -10,27 +10,17 @@
 #define ZT_VERSION "0.1.0"
 
 static const struct cmd_entry commands[] = {
-	{"record", "record a profile (CPU stacks with eBPF) into zt.data", cmd_record},
-	{"report", "show a recorded profile (zt.data or perf.data), functions by overhead",
-	 cmd_report},
-	{"top", "live profile: the hottest functions of the system (or -p), refreshed every second",
-	 cmd_top},
-	{"flame", "an interactive SVG flame graph of a recording or of folded stacks", cmd_flame},
-	{"script", "print the samples of a recording as perf script does, or folded stacks",
-	 cmd_script},
-	{"symbolize", "addresses to function, file:line and inline chain (addr2line's output)",
-	 cmd_symbolize},
-	{"symbols", "symbol files for a build: extract GSYM files, or upload them to a team server",
-	 cmd_symbols},
-	{"buildid", "print the GNU build id and the file id of binaries", cmd_buildid},
-	{"convert",
-	 "write a recording in another tool's format: pprof, perf.data, Chrome trace JSON",
-	 cmd_convert},
-	{"push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)",
-	 cmd_push},
-	{"serve",
-	 "the team server: profiles pushed by many hosts, queried over HTTP and in a browser",
-	 cmd_serve},
+	{ "record", "record a profile (CPU stacks with eBPF) into zt.data", cmd_record },
+	{ "report", "show a recorded profile (zt.data or perf.data), functions by overhead", cmd_report },
+	{ "top", "live profile: the hottest functions of the system (or -p), refreshed every second", cmd_top },
+	{ "flame", "an interactive SVG flame graph of a recording or of folded stacks", cmd_flame },
+	{ "script", "print the samples of a recording as perf script does, or folded stacks", cmd_script },
+	{ "symbolize", "addresses to function, file:line and inline chain (addr2line's output)", cmd_symbolize },
+	{ "symbols", "symbol files for a build: extract GSYM files, or upload them to a team server", cmd_symbols },
+	{ "buildid", "print the GNU build id and the file id of binaries", cmd_buildid },
+	{ "convert", "write a recording in another tool's format: pprof, perf.data, Chrome trace", cmd_convert },
+	{ "push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)", cmd_push },
+	{ "serve", "the team server: profiles pushed by many hosts, queried over HTTP and in a browser", cmd_serve },
 };
 
 static void usage(FILE *f)
