@@ -65,9 +65,10 @@ static void gpu_names_release(struct gpu_names *gn)
 }
 
 /* The GPU side for pprof and chrome-trace: a view of the records, the
- * PC samples' frames, demangled names. 0 or a negative errno. */
+ * PC samples' frames (when frames: pprof's), demangled names. 0 or a
+ * negative errno. */
 static int gpu_prepare(struct session *ses, struct gpu_view *gv, struct gpu_frametab *gft,
-		       struct gpu_names *gn, int full_signature)
+		       int frames, struct gpu_names *gn, int full_signature)
 {
 	const struct prof_gpu *g = ses->prof.gpu;
 	int ret;
@@ -76,7 +77,7 @@ static int gpu_prepare(struct session *ses, struct gpu_view *gv, struct gpu_fram
 	gn->full_signature = full_signature;
 	if (!g)
 		return 0;
-	if ((ret = gpu_view_init(gv, g)) || (ret = session_gpu_frames(ses, gv, gft)))
+	if ((ret = gpu_view_init(gv, g)) || (frames && (ret = session_gpu_frames(ses, gv, gft))))
 		return ret;
 	if (g->nr_strs && !(gn->names = calloc(g->nr_strs, sizeof(*gn->names))))
 		return -ENOMEM;
@@ -142,7 +143,8 @@ int cmd_convert(int argc, char **argv)
 	ret = ZT_EXIT_FAIL;
 	if (symopts_init(&so, "convert") || cmd_open_session(&ses, in, &so, force, event, 1))
 		goto out;
-	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, &gn, so.full_signature))) {
+	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, !strcmp(to, "pprof"), &gn,
+							 so.full_signature))) {
 		cmd_error("cannot read the GPU records of '%s': %s", in, strerror(-err));
 		goto out;
 	}

@@ -222,6 +222,7 @@ static void build(struct fx *x, int gpu)
 					   .end = 2600000,
 					   .bytes = 4096,
 					   .pid = PID,
+					   .corr = 7,
 					   .context = 1,
 					   .stream = 7,
 					   .kind = PROF_GPU_MEMCPY,
@@ -244,6 +245,14 @@ static void build(struct fx *x, int gpu)
 		assert_int_equal(prof_gpu_add_memop(g, &m), 0);
 		assert_int_equal(profile_intern_stack(&x->p, fm, 0, 2, &stack), 0);
 		l.stack = stack;
+		assert_int_equal(prof_gpu_add_launch(g, &l), 0);
+		/* the copy's, without a stack */
+		l = (struct prof_gpu_launch){.ts = 2300000,
+					     .pid = PID,
+					     .tid = PID,
+					     .corr = 7,
+					     .flags = PROF_GPU_L_RATELIMITED,
+					     .stack = PROF_GPU_NO_STACK};
 		assert_int_equal(prof_gpu_add_launch(g, &l), 0);
 	}
 	assert_int_equal(proctree_new(&x->p, &x->pt), 0);
@@ -497,7 +506,14 @@ static void test_gpu(void **state)
 				  "\"cat\":\"cuda\"", "\"id\":1", NULL));
 	assert_non_null(line_with(x.out, "\"ph\":\"f\"", gpid, "\"tid\":1,\"ts\":500.000",
 				  "\"cat\":\"cuda\"", "\"id\":1", "\"bp\":\"e\"", NULL));
-	assert_null(line_with(x.out, "\"id\":2", NULL)); /* the other kernel had no launch */
+	/* the copy's launch: named after it, no stack; its flow */
+	assert_non_null(line_with(x.out, "\"ph\":\"B\",\"pid\":10,\"tid\":10,\"ts\":1300.000",
+				  "\"name\":\"launch memcpy HtoD\"", "\"corr\":7",
+				  "\"stack\":\"ratelimited\"", NULL));
+	assert_slice(x.out, "10", "launch memcpy HtoD", 1300, 1301);
+	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":1300.000", "\"id\":2", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"f\"", "\"ts\":1500.000", "\"id\":2", NULL));
+	assert_null(line_with(x.out, "\"id\":3", NULL)); /* the other kernel had no launch */
 	free(x.out);
 	/* names as the caller shows them; the recorded one kept in args */
 	assert_int_equal(write_trace(&x, 1, shown, "kern(float*)"), 0);
@@ -529,7 +545,7 @@ static void test_launch_fits(void **state)
 				  "\"corr\":6", NULL));
 	/* and the B/E pairs still nest */
 	assert_slice(x.out, "10", "f1", 0, 2000);
-	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"id\":2", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":999.700", NULL));
 	release(&x);
 }
 
