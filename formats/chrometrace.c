@@ -27,10 +27,7 @@
 #define LAUNCH_DEPTH  UINT32_MAX /* sorts after the frames it nests in */
 #define NO_GROUP      UINT32_MAX
 
-/* SLICE and LAUNCH are written as "B" with an "E" (their _END) after: an
- * "X" event's end is ts + dur in floating point, which a reader may find a
- * hair after the start of the next slice (speedscope then nests the two) */
-enum { E_SLICE = 1, E_LAUNCH, E_FLOW_S, E_KERNEL, E_MEMOP, E_FLOW_F, E_SLICE_END, E_LAUNCH_END };
+enum { E_SLICE = 1, E_LAUNCH, E_FLOW_S, E_KERNEL, E_MEMOP, E_FLOW_F };
 
 struct cev {
 	uint64_t ts, dur;
@@ -177,10 +174,33 @@ static void put_fmt(struct zbuf *b, const char *fmt, ...)
 		zbuf_put(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* ns as microseconds with three decimals */
-static void put_us(struct zbuf *b, uint64_t ns)
+/*
+ * Times are written in units of 1/1024 us (0.977 ns): such a number is
+ * exact as a double, and so is the sum ts + dur a reader computes for the
+ * end of an "X" event. With three decimals of a us, a child's end could
+ * come out a hair after its parent's, or a slice's end after the next
+ * one's start, and readers (speedscope) nest them wrongly.
+ */
+static uint64_t units(uint64_t ns)
 {
-	put_fmt(b, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	return ns / 125 * 128 + (ns % 125 * 128 + 62) / 125; /* ns * 1.024, rounded */
+}
+
+/* u units as microseconds: the exact decimal of u / 1024 */
+static void put_units(struct zbuf *b, uint64_t u)
+{
+	uint64_t frac = (u & 1023) * 9765625; /* / 1e10 */
+	char digits[11];
+	int n = 10;
+
+	if (!frac) {
+		put_fmt(b, "%" PRIu64, u >> 10);
+		return;
+	}
+	snprintf(digits, sizeof(digits), "%010" PRIu64, frac);
+	while (digits[n - 1] == '0')
+		n--;
+	put_fmt(b, "%" PRIu64 ".%.*s", u >> 10, n, digits);
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -700,25 +720,12 @@ static void launch_durations(struct ct *c)
 	}
 }
 
-/* at one time: ends (inner first), then begins (outer first), then the rest */
-static int ev_class(const struct cev *e)
-{
-	return e->kind == E_SLICE_END || e->kind == E_LAUNCH_END ? 0
-	       : e->kind == E_SLICE || e->kind == E_LAUNCH	 ? 1
-								 : 2;
-}
-
 static int ev_cmp(const void *a, const void *b)
 {
 	const struct cev *x = a, *y = b;
-	int cx = ev_class(x), cy = ev_class(y);
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	if (cx == 0 && x->depth != y->depth)
-		return x->depth > y->depth ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur > y->dur ? -1 : 1;
 	if (x->depth != y->depth)
@@ -730,26 +737,6 @@ static int ev_cmp(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->a < y->a ? -1 : x->a > y->a;
-}
-
-/* The "E" of each frame and launch slice. */
-static int add_ends(struct ct *c)
-{
-	size_t i, n = c->nr_ev;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		struct cev e = c->ev[i];
-
-		if (e.kind != E_SLICE && e.kind != E_LAUNCH)
-			continue;
-		e.kind = e.kind == E_SLICE ? E_SLICE_END : E_LAUNCH_END;
-		e.ts += e.dur;
-		e.dur = 0;
-		if ((ret = add_ev(c, &e)))
-			return ret;
-	}
-	return 0;
 }
 
 /* ---- writing ---- */
@@ -841,11 +828,13 @@ static void gpu_meta(struct ct *c)
 
 static void put_times(struct ct *c, const struct cev *e, int dur)
 {
+	uint64_t u = units(e->ts - c->t0);
+
 	PUT_LIT(&c->out, ",\"ts\":");
-	put_us(&c->out, e->ts - c->t0);
-	if (dur) {
+	put_units(&c->out, u);
+	if (dur) { /* from the rounded ends: ends that meet stay equal */
 		PUT_LIT(&c->out, ",\"dur\":");
-		put_us(&c->out, e->dur);
+		put_units(&c->out, units(e->ts + e->dur - c->t0) - u);
 	}
 }
 
@@ -918,20 +907,17 @@ static void put_event(struct ct *c, const struct cev *e)
 
 	switch (e->kind) {
 	case E_SLICE:
-	case E_SLICE_END:
-		put_head(c, e->kind == E_SLICE ? "B" : "E", e->pid, e->tid);
-		put_times(c, e, 0);
+		put_head(c, "X", e->pid, e->tid);
+		put_times(c, e, 1);
 		PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
 		json_str(b, c->names[e->a]);
 		zbuf_put_u8(b, '}');
 		break;
-	case E_LAUNCH:
-	case E_LAUNCH_END: {
+	case E_LAUNCH: {
 		const struct prof_gpu_launch *l = &c->g->launches[e->a];
 
-		/* the "E" repeats the args: speedscope pairs ends by name and args */
-		put_head(c, e->kind == E_LAUNCH ? "B" : "E", e->pid, e->tid);
-		put_times(c, e, 0);
+		put_head(c, "X", e->pid, e->tid);
+		put_times(c, e, 1);
 		launch_name(c, e, name, sizeof(name));
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 		json_str(b, name);
@@ -1020,8 +1006,7 @@ int chrometrace_write(const struct chrometrace_in *in, int fd)
 				c->t0 = c->ev[i].ts;
 		if (c->t0 == UINT64_MAX)
 			c->t0 = 0;
-		ret = add_ends(c);
-		if (!ret && c->nr_ev)
+		if (c->nr_ev)
 			qsort(c->ev, c->nr_ev, sizeof(*c->ev), ev_cmp);
 	}
 	if (!ret)

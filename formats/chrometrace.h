@@ -3,17 +3,20 @@
  * Chrome trace export: a profile as the Trace Event Format's JSON object
  * (what Perfetto, chrome://tracing, Chrome DevTools and speedscope open).
  *
- * What goes in (times in microseconds with three decimals, relative to the
- * first event of the recording; "displayTimeUnit":"ns"):
+ * What goes in (times in microseconds relative to the first event of the
+ * recording, in steps of 1/1024 us, 0.977 ns, written exactly: such
+ * numbers and the ends ts + dur readers compute from them are exact
+ * doubles, so slices that meet in the recording meet in the reader;
+ * "displayTimeUnit":"ns"):
  *  - per recorded process, "M" events process_name and, for each thread
  *    with samples or launches, thread_name (names as the process tree has
  *    them at the thread's first event);
- *  - CPU samples as slices on their thread ("B"/"E" pairs, cat "cpu",
- *    name the frame), one per frame (root first, inline frames their own),
+ *  - CPU samples as "X" slices on their thread (cat "cpu", name the
+ *    frame, no args), one per frame (root first, inline frames their own),
  *    consecutive samples of a thread merged while their frames agree: a
- *    flame chart over time. ("B"/"E", not "X": an "X" ends at ts + dur in
- *    floating point, which readers may put a hair after the next slice's
- *    start, and speedscope then nests the two.) A sample
+ *    flame chart over time. ("X", not "B"/"E": Chrome DevTools pairs "B"
+ *    and "E" on one stack for all threads, so threads whose slices
+ *    interleave in time come out mismatched.) A sample
  *    covers its period (the weight of a cpu-clock/task-clock sample, else
  *    1e9/freq, else 1 ms), stretched to the thread's next sample when that
  *    comes within 1.5 periods;
@@ -28,8 +31,8 @@
  *    name "memcpy HtoD"/"memset"; args bytes, kind, src, dst or value,
  *    corr, context, stream, pid);
  *  - per launch that a kernel or memory operation came from
- *    (gpu_view_launch()), a short slice on the launching thread ("B"/"E",
- *    cat "cuda", name "launch NAME"; args corr, cbid and stack: its frames,
+ *    (gpu_view_launch()), a short "X" slice on the launching thread (cat
+ *    "cuda", name "launch NAME"; args corr, cbid and stack: its frames,
  *    leaf first, "function (module)", or "none"/"ratelimited"), nested in
  *    the sample slices there (it ends before the next sample boundary, at
  *    most 1 us long), and a flow from it to each kernel or operation: "s"
@@ -37,8 +40,8 @@
  *    name "launch", one id per flow. One cat for the slices and their
  *    flows: Chrome DevTools binds a flow to the event of its (cat, ts, pid,
  *    tid), Perfetto and chrome://tracing to the enclosing slice.
- * Metadata first, then the events in time order (at one time: ends, inner
- * first; begins, outer first; then the rest, longer first).
+ * Metadata first, then the events in time order (at one time: longer
+ * first, outer frames first).
  * Strings are JSON-escaped; invalid UTF-8 becomes U+FFFD.
  */
 #ifndef ZT_CHROMETRACE_H

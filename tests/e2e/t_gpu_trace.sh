@@ -13,7 +13,7 @@ consumers=$(cd "$(dirname "$0")/trace" && pwd)/consumers.sh
 cd "$T"
 
 # The structure of a trace, as lines "KEY VALUE", "BAD ..." on a violation:
-# time order, X slices nesting per thread, flow pairs binding to slices of
+# time order, slices nesting per thread, flow pairs binding to slices of
 # their ts on their thread, names and counts.
 structure() {
 	python3 - "$1" <<'PY'
@@ -22,7 +22,12 @@ from collections import Counter, defaultdict
 from decimal import Decimal
 d = json.load(open(sys.argv[1], encoding='utf-8'))
 ev = d['traceEvents']
-ns = lambda v: int(Decimal(repr(v)) * 1000)
+# times in 1/1024 us, exact as doubles (see formats/chrometrace.c)
+def ns(v):
+    d = Decimal(repr(v)) * 1024
+    if d != int(d):
+        print('BAD time not in 1/1024 us', v)
+    return int(d)
 print('displayTimeUnit', d.get('displayTimeUnit'))
 meta = [e for e in ev if e['ph'] == 'M']
 rest = [e for e in ev if e['ph'] != 'M']
@@ -110,8 +115,7 @@ for sl in slices:
 for sl in slices:
     if sl[4] == 'launch saxpy':
         print('launch_stack', ';'.join(x.split(' (')[0] for x in sl[6]['stack']))
-        print('launch_dur_ns', sl[3]); break
-print('kernel_ns', sum(sl[3] for sl in slices if sl[0] in gpu and 'grid' in sl[6]))
+        print('launch_dur_ns', sl[3] * 1000 // 1024); break
 PY
 }
 value() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1"; }
@@ -148,6 +152,23 @@ m=$(awk '$1 == "cpu_ns" && $2 == "main" { print $3 }' cpu.st)
 hot=$([ -n "$a" ] && [ -n "$m" ] && [ "$m" -gt 0 ] && echo $((100 * a / m)))
 echo "  zt_hot_a ${hot:-?}% of main's time (expected 75)"
 check "zt_hot_a's slices about 75% of main's" between "${hot:-}" 60 90
+
+# two threads sampled at once: their slices interleave in time
+"$ZT" record -g -o tree.data -- "$WL/tree" 1 > tree.out 2> tree.err
+"$ZT" convert -i tree.data -o tree.json 2> tree-conv.err
+check "convert a two-thread recording" [ $? -eq 0 ]
+structure tree.json > tree.st
+check "two threads: no violation, slices nest" bash -c "! grep -q '^BAD' tree.st && grep -qx 'misnested 0' tree.st"
+check "two threads named tree and tree-worker" grep -qx 'threads tree | tree-worker' tree.st
+"$consumers" engine tree.json > tree.eng 2> tree-eng.err
+check "engine: both threads with their slices" \
+	bash -c "[ \$(grep -cE '^thread [0-9]+ [0-9]+ tree(-worker)? entries=[1-9]' tree.eng) -eq 2 ]"
+check "engine: leaf_x, inl_mix (an inline frame) among the entries" \
+	bash -c "grep -qx 'cpu_entry leaf_x' tree.eng && grep -qx 'cpu_entry inl_mix' tree.eng"
+check "engine: no complaint while parsing ($(value tree.eng complaints))" grep -qx 'complaints 0' tree.eng
+"$consumers" speedscope tree.json tree.png > tree-ss.json 2> tree-ss.err
+check "speedscope: two profiles, every slice paired (no console warning)" \
+	bash -c "grep -q '(1/2)' tree-ss.json && grep -q '\"warnings\":\\[\\]' tree-ss.json"
 
 # ---- errors --------------------------------------------------------------------
 "$ZT" convert -i cpu.data --to chrome -o x.json 2> bad.err
@@ -196,6 +217,7 @@ check "engine: a GPU thread named stream 7" grep -qE '^gpu_thread [0-9]+ 1 strea
 check "engine: the CPU thread with burn_cpu and the launches" \
 	bash -c "grep -qE '^thread [0-9]+ [0-9]+ cuda_app entries=[1-9]' g.eng && grep -qx 'cpu_entry burn_cpu' g.eng && grep -qx 'cpu_entry launch hot_loop' g.eng"
 check "engine: 90 flows, all launch -> kernel" bash -c "grep -qx 'flows 90' g.eng && grep -qx 'flow_ok 90' g.eng"
+check "engine: no complaint while parsing ($(value g.eng complaints))" grep -qx 'complaints 0' g.eng
 
 # speedscope in headless Chromium
 shot=${ZT_TRACE_SHOT:-$T/speedscope.png}

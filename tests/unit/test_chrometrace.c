@@ -375,55 +375,58 @@ static int field(const char *line, const char *key, char *buf, size_t n)
 }
 
 /*
- * The "B"/"E" events of out pair up per thread (an "E" names the slice on
- * top); *found: [ts, end] in us of the first slice of thread tid named name
- * (escaped as in the file), -1 when none.
+ * The "X" events of out, per thread in file order, nest: each starts at or
+ * after the one before and ends within every enclosing one, the ends
+ * computed as a reader does (ts + dur in doubles). *found: [ts, end] in us
+ * of the first slice of thread tid named name (escaped as in the file), -1
+ * when none.
  */
-static void pairs(const char *out, const char *tid, const char *name, double found[2])
+static void slices(const char *out, const char *tid, const char *name, double found[2])
 {
 	struct {
-		char tid[16], name[256];
-		double ts;
+		char tid[16];
+		double end;
 	} st[64];
 	const char *l;
 	int n = 0;
 
 	found[0] = found[1] = -1;
 	for (l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		char ph[4], t[16], nm[256], ts[32];
+		char ph[4], t[16], nm[256], ts[40], dur[40];
+		double b, e;
+		int i;
 
-		if (!field(l, "ph", ph, sizeof(ph)) || (strcmp(ph, "B") && strcmp(ph, "E")))
+		if (!field(l, "ph", ph, sizeof(ph)) || strcmp(ph, "X"))
 			continue;
 		assert_true(field(l, "tid", t, sizeof(t)) && field(l, "name", nm, sizeof(nm)) &&
-			    field(l, "ts", ts, sizeof(ts)));
-		if (!strcmp(ph, "B")) {
-			assert_true(n < 64);
-			snprintf(st[n].tid, sizeof(st[n].tid), "%s", t);
-			snprintf(st[n].name, sizeof(st[n].name), "%s", nm);
-			st[n++].ts = strtod(ts, NULL);
-			continue;
-		}
-		{
-			int i = n - 1;
-
-			while (i >= 0 && strcmp(st[i].tid, t)) /* the thread's innermost */
-				i--;
-			assert_true(i >= 0);
-			assert_string_equal(st[i].name, nm);
-			if (!strcmp(t, tid) && !strcmp(nm, name) && found[0] < 0)
-				found[0] = st[i].ts, found[1] = strtod(ts, NULL);
+			    field(l, "ts", ts, sizeof(ts)) && field(l, "dur", dur, sizeof(dur)));
+		b = strtod(ts, NULL);
+		e = b + strtod(dur, NULL);
+		/* close the thread's slices that ended by b; the innermost left encloses it */
+		for (i = n - 1; i >= 0; i--) {
+			if (strcmp(st[i].tid, t))
+				continue;
+			if (st[i].end > b)
+				break;
 			memmove(&st[i], &st[i + 1], (size_t)(n - i - 1) * sizeof(st[0]));
 			n--;
 		}
+		if (i >= 0 && e > st[i].end)
+			fail_msg("slice %s of tid %s at %s ends after the one enclosing it", nm, t,
+				 ts);
+		assert_true(n < 64);
+		snprintf(st[n].tid, sizeof(st[n].tid), "%s", t);
+		st[n++].end = e;
+		if (!strcmp(t, tid) && !strcmp(nm, name) && found[0] < 0)
+			found[0] = b, found[1] = e;
 	}
-	assert_int_equal(n, 0); /* every slice ended */
 }
 
 static void assert_slice(const char *out, const char *tid, const char *name, double ts, double end)
 {
 	double f[2];
 
-	pairs(out, tid, name, f);
+	slices(out, tid, name, f);
 	if (f[0] != ts || f[1] != end)
 		fail_msg("slice %s of tid %s: [%.3f, %.3f], not [%.3f, %.3f]", name, tid, f[0],
 			 f[1], ts, end);
@@ -446,20 +449,15 @@ static void test_cpu_only(void **state)
 	assert_non_null(line_with(x.out, "\"thread_name\"", "\"tid\":11",
 				  "\"name\":\"q\\\"\\\\\\u0001\\ufffd<\"", NULL));
 	/* merged: main over 3 ms, f1 over the first 2, f2 the last; times from the first
-	 * sample; B/E pairs that nest per thread */
+	 * sample; slices that nest per thread */
 	assert_slice(x.out, "10", "main", 0, 3000);
 	assert_slice(x.out, "10", "f1", 0, 2000);
 	assert_slice(x.out, "10", "f2", 2000, 3000);
-	assert_non_null(
-		line_with(x.out, "\"ph\":\"B\"", "\"cat\":\"cpu\"", "\"name\":\"f1\"", NULL));
-	/* a parent begins before its children at one time, ends after them */
-	assert_true(line_with(x.out, "\"ph\":\"B\"", "\"name\":\"main\"", NULL) <
-		    line_with(x.out, "\"ph\":\"B\"", "\"name\":\"f1\"", NULL));
-	assert_true(line_with(x.out, "\"ph\":\"E\"", "\"name\":\"main\"", NULL) >
-		    line_with(x.out, "\"ph\":\"E\"", "\"name\":\"f2\"", NULL));
-	/* a frame's end before the next one's begin at one time */
-	assert_true(line_with(x.out, "\"ph\":\"E\"", "\"name\":\"f1\"", NULL) <
-		    line_with(x.out, "\"ph\":\"B\"", "\"name\":\"f2\"", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"X\"", "\"ts\":0,\"dur\":2000,",
+				  "\"cat\":\"cpu\"", "\"name\":\"f1\"", NULL));
+	/* a parent before its children at one time */
+	assert_true(line_with(x.out, "\"ph\":\"X\"", "\"name\":\"main\"", NULL) <
+		    line_with(x.out, "\"ph\":\"X\"", "\"name\":\"f1\"", NULL));
 	/* inline frames are slices of their own: outer > middle > leafy */
 	assert_slice(x.out, "11", "outer", 5000, 6000);
 	assert_slice(x.out, "11", "middle", 5000, 6000);
@@ -486,33 +484,34 @@ static void test_gpu(void **state)
 	assert_non_null(line_with(x.out, gpid, "\"tid\":2,", "\"thread_name\"",
 				  "\"name\":\"stream 7 overlap 1\"", NULL));
 	/* the kernel, its name escaped, its args */
-	assert_non_null(line_with(x.out, gpid, "\"tid\":1,\"ts\":500.000,\"dur\":100.000",
+	assert_non_null(line_with(x.out, gpid, "\"tid\":1,\"ts\":500,\"dur\":100,",
 				  "\"cat\":\"cuda\"", "\"name\":\"k\\\"<\\u000a\"",
 				  "\"grid\":\"16,1,1\"", "\"block\":\"256,1,1\"", "\"regs\":32",
 				  "\"corr\":5", "\"stream\":7", NULL));
 	/* the overlapping one on the second lane */
-	assert_non_null(line_with(x.out, gpid, "\"tid\":2,\"ts\":550.000,\"dur\":150.000",
-				  "\"corr\":6", NULL));
-	assert_non_null(line_with(x.out, gpid, "\"tid\":1,\"ts\":1500.000,\"dur\":100.000",
+	assert_non_null(
+		line_with(x.out, gpid, "\"tid\":2,\"ts\":550,\"dur\":150,", "\"corr\":6", NULL));
+	assert_non_null(line_with(x.out, gpid, "\"tid\":1,\"ts\":1500,\"dur\":100,",
 				  "\"name\":\"memcpy HtoD\"", "\"bytes\":4096", "\"kind\":\"HtoD\"",
 				  "\"src\":\"pageable\"", "\"dst\":\"device\"", NULL));
 	/* the launch: 1 us on its thread (inside the sample [0, 1000) us), its stack */
-	assert_non_null(line_with(x.out, "\"ph\":\"B\",\"pid\":10,\"tid\":10,\"ts\":200.000",
+	assert_non_null(line_with(x.out, "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":200,\"dur\":1,",
 				  "\"cat\":\"cuda\"", "\"name\":\"launch k\\\"<\\u000a\"",
 				  "\"stack\":[\"f1 (a.so)\",\"main (prog)\"]", NULL));
 	assert_slice(x.out, "10", "launch k\\\"<\\u000a", 200, 201);
 	/* one flow: s at the launch, f at the kernel bound to its enclosing slice */
-	assert_non_null(line_with(x.out, "\"ph\":\"s\",\"pid\":10,\"tid\":10,\"ts\":200.000",
+	assert_non_null(line_with(x.out, "\"ph\":\"s\",\"pid\":10,\"tid\":10,\"ts\":200,",
 				  "\"cat\":\"cuda\"", "\"id\":1", NULL));
-	assert_non_null(line_with(x.out, "\"ph\":\"f\"", gpid, "\"tid\":1,\"ts\":500.000",
+	assert_non_null(line_with(x.out, "\"ph\":\"f\"", gpid, "\"tid\":1,\"ts\":500,",
 				  "\"cat\":\"cuda\"", "\"id\":1", "\"bp\":\"e\"", NULL));
 	/* the copy's launch: named after it, no stack; its flow */
-	assert_non_null(line_with(x.out, "\"ph\":\"B\",\"pid\":10,\"tid\":10,\"ts\":1300.000",
+	assert_non_null(line_with(x.out,
+				  "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":1300,\"dur\":1,",
 				  "\"name\":\"launch memcpy HtoD\"", "\"corr\":7",
 				  "\"stack\":\"ratelimited\"", NULL));
 	assert_slice(x.out, "10", "launch memcpy HtoD", 1300, 1301);
-	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":1300.000", "\"id\":2", NULL));
-	assert_non_null(line_with(x.out, "\"ph\":\"f\"", "\"ts\":1500.000", "\"id\":2", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":1300,", "\"id\":2", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"f\"", "\"ts\":1500,", "\"id\":2", NULL));
 	assert_null(line_with(x.out, "\"id\":3", NULL)); /* the other kernel had no launch */
 	free(x.out);
 	/* names as the caller shows them; the recorded one kept in args */
@@ -539,13 +538,14 @@ static void test_launch_fits(void **state)
 	assert_int_equal(gpu_view_init(&x.gv, x.p.gpu), 0);
 	assert_int_equal(write_trace(&x, 1, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
-	assert_non_null(line_with(x.out, "\"ph\":\"B\"", "\"ts\":999.700", "\"cat\":\"cuda\"",
-				  "\"corr\":6", NULL));
-	assert_non_null(line_with(x.out, "\"ph\":\"E\"", "\"ts\":1000.000", "\"cat\":\"cuda\"",
-				  "\"corr\":6", NULL));
-	/* and the B/E pairs still nest */
+	/* 999.7 us is 1023692.8 / 1024: 1023693 / 1024, exact in a double; the
+	 * end 1000 us exactly, so ts + dur meets the next sample's start */
+	assert_non_null(line_with(x.out, "\"ph\":\"X\"", "\"ts\":999.7001953125,",
+				  "\"dur\":0.2998046875,", "\"cat\":\"cuda\"", "\"corr\":6", NULL));
+	assert_true(999.7001953125 + 0.2998046875 == 1000.0);
+	/* and the slices still nest */
 	assert_slice(x.out, "10", "f1", 0, 2000);
-	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":999.700", NULL));
+	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":999.7001953125,", NULL));
 	release(&x);
 }
 

@@ -11,6 +11,9 @@
 //   flows N                        the flows the Flows handler joined (arrows)
 //   flow_ok N                      those going from a "launch X" slice on a recorded
 //                                  thread to an "X" slice on a GPU thread
+//   complaints N                   console errors and warnings of the engine while it
+//                                  parsed (unpaired events, say); then each as
+//   complaint TEXT
 // Exit 1 with "error: ..." when the engine throws or finds nothing.
 // Usage: node engine.mjs TRACE.json
 import fs from 'node:fs';
@@ -25,8 +28,13 @@ function die(msg) {
 polyfillDOMRect();
 const json = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 if (!Array.isArray(json.traceEvents)) die('no traceEvents array');
+const complaints = [];
+const orig = { error: console.error, warn: console.warn };
+console.error = (...a) => complaints.push(a.join(' '));
+console.warn = (...a) => complaints.push(a.join(' '));
 const model = Trace.TraceModel.Model.createWithAllHandlers();
 await model.parse(json.traceEvents);
+Object.assign(console, orig);
 const parsed = model.parsedTrace();
 if (!parsed || !parsed.data) die('the engine gave no parsed trace');
 const data = parsed.data;
@@ -60,5 +68,6 @@ for (const f of flows) {
 	if (f.length === 2 && !gpuPids.has(a.pid) && gpuPids.has(b.pid) && a.name === `launch ${b.name}`) ok++;
 }
 out.push(`flows ${flows.length}`, `flow_ok ${ok}`);
+out.push(`complaints ${complaints.length}`, ...complaints.slice(0, 20).map((c) => `complaint ${c.split('\n')[0]}`));
 if (!data.Renderer.processes.size) die('the engine found no process');
 process.stdout.write(out.join('\n') + '\n');
