@@ -45,7 +45,7 @@ for e in rest:
     last = ns(e['ts'])
     if (e['pid'], e['tid']) not in tname:
         print('BAD event on an unnamed thread', e['pid'], e['tid']); break
-# frame and launch slices: B/E pairs, matched per thread by a stack
+# slices: X events (and B/E pairs, matched per thread by a stack)
 slices = []  # (pid, tid, ts, dur, name, cat, args)
 open_ = defaultdict(list)
 for e in rest:
