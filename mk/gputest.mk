@@ -2,6 +2,7 @@
 # What the GPU tests run, under $(BUILD)/tests/gpu/, built when CUDA is
 # found (mk/cupti.mk decides, and says what it skipped when it is not):
 #   kernels.cubin         nvcc -cubin -lineinfo of tests/gpu/kernels.cu (a real cubin)
+#   kernels-nolines.cubin the same without -lineinfo (names only)
 #   cubins/               the cubin symbolizer's fixtures (tests/unit/test_cubin.c,
 #                         tests/e2e/t_cubin.sh): symtest.cu -lineinfo for sm_75 (REL),
 #                         sm_90 and sm_100 (RELA), the same without -lineinfo and with
@@ -21,7 +22,7 @@ CUDA_INC := -I$(CUDA_HOME)/include
 GPU_TEST_BINS := $(GPUT)/standin/libcuda.so.1 $(GPUT)/standin/libcupti.so.13 $(GPUT)/cuda_app \
 		 $(GPUT)/cubin_crc
 ifneq ($(wildcard $(NVCC)),)
-GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/vecadd
+GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/kernels-nolines.cubin $(GPUT)/vecadd
 CUBIN_ARCHS := 75 90 100
 CUBIN_FIXTURES := $(foreach a,$(CUBIN_ARCHS),$(GPUT)/cubins/symtest_sm$(a).cubin \
 	$(GPUT)/cubins/rdc_sm$(a).cubin) $(GPUT)/cubins/symtest_noline.cubin \
@@ -59,6 +60,12 @@ $(GPUT)/kernels.cubin: tests/gpu/kernels.cu
 	$(call msg,NVCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) -cubin -lineinfo -arch=sm_90 -o $@ $<
+
+# the same without -lineinfo: kernel and device-function names only
+$(GPUT)/kernels-nolines.cubin: tests/gpu/kernels.cu
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -cubin -arch=sm_90 -o $@ $<
 
 $(GPUT)/cubins/symtest_sm%.cubin: tests/gpu/symtest.cu tests/gpu/symtest.cuh
 	$(call msg,NVCC,$@)

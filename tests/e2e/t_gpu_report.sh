@@ -87,15 +87,26 @@ check "and hot_loop itself, with all its $hot_total samples in its Total" \
 	contains hot.txt "^ +[0-9]+ +$hot_total  hot_loop "
 check "GPU symbol summary" contains r.txt '^# GPU symbols: [0-9]+ PCs with lines \(function, file:line\), [0-9]+ names only, 0 none$'
 read -r full basic <<< "$(sed -nE 's/^# GPU symbols: ([0-9]+) PCs with lines .*, ([0-9]+) names only, .*/\1 \2/p' r.txt)"
-check "some PCs resolved ($full with lines, $basic names only)" [ $((full + basic)) -gt 0 ]
-if [ "$full" -gt 0 ]; then
-	check "lines as file.cu:N" contains r.txt '^ +[0-9]+ +[0-9.]+%  [^ ]+\.cu:[0-9]+ '
-else
-	check "without line info: lines as kernel+0xPC" contains r.txt '^ +[0-9]+ +[0-9.]+%  saxpy\+0x[0-9a-f]+ '
-fi
-if grep -q '^# Cubins without line info' r.txt; then
-	check "a cubin without line info is named, and why" contains r.txt '^# Cubins without line info: cubin 0x[0-9a-f]{16} \(.+\)$'
-fi
+check "every PC resolved with a line (kernels.cubin has -lineinfo): $full with lines, $basic names only" \
+	[ "$full" -gt 0 ] && [ "$basic" -eq 0 ]
+# saxpy is lines 13-19 of kernels.cu, shade 6-11
+check "saxpy's hot lines are kernels.cu:13-19" \
+	bash -c "sed -n '/^# Kernel saxpy/,/^\$/p' r.txt | awk '\$3 ~ /\\.cu:/ { split(\$3, a, \":\"); if (a[1] != \"kernels.cu\" || a[2] < 13 || a[2] > 19) bad = 1; n++ } END { exit bad || !n }'"
+check "shade's lines are kernels.cu:6-11" \
+	bash -c "awk '\$4 == \"shade\" && \$3 ~ /\\.cu:/ { split(\$3, a, \":\"); if (a[2] < 6 || a[2] > 11) bad = 1; n++ } END { exit bad || !n }' hot.txt"
+check "no cubin named as lacking line info" bash -c "! grep -q '^# Cubins without line info' r.txt"
+
+# ---- a cubin built without -lineinfo: kernel names only, and the summary says so
+NL=$G/kernels-nolines.cubin
+ZT_STANDIN_CUBIN_CRC=$("$G/cubin_crc" "$NL") LD_LIBRARY_PATH=$SD "$ZT" record --gpu -g -o nl.data -- \
+	"$G/cuda_app" "$NL" 10 > nl.out 2> nl.err
+check "record with a cubin without line info" [ $? -eq 0 ]
+"$ZT" report -i nl.data --gpu --stdio > nl.txt 2> nl-report.err
+check "report --gpu of it exits 0" [ $? -eq 0 ]
+check "its PCs: names only" contains nl.txt '^# GPU symbols: 0 PCs with lines \(function, file:line\), [1-9][0-9]* names only, 0 none$'
+check "the cubin is named, with why" contains nl.txt '^# Cubins without line info: cubin 0x[0-9a-f]{16} \(no line table \(built without -lineinfo\)\)$'
+check "its hot lines as kernel+0xPC" contains nl.txt '^ +[0-9]+ +[0-9.]+%  saxpy\+0x[0-9a-f]+ +saxpy '
+check "shade still named as a device function" contains nl.txt '^ +[0-9]+ +[0-9]+  shade '
 
 # ---- memory copies ------------------------------------------------------------
 sed -n '/^# =* Memory copies/,$p' r.txt | grep -v '^#' > copies.txt
