@@ -453,49 +453,22 @@ static void weights_of(const struct build *bd, uint32_t pid, uint32_t fn, size_t
 	*last = lo;
 }
 
-/* n samples of suffix sfx shared among w[first .. last) by their time:
- * floors first, then one more each to the largest remainders. */
+/* n samples of suffix sfx shared among w[first .. last) by their time
+ * (gpu_share). */
 static int share(struct build *bd, uint64_t n, const char *sfx, size_t first, size_t last)
 {
-	unsigned __int128 total = 0;
-	uint64_t *part, given = 0;
-	unsigned __int128 *rem;
 	size_t k, m = last - first;
-	int ret = 0;
+	uint64_t *w = calloc(m ? m * 2 : 1, sizeof(*w)), *part = w + m;
+	int ret;
 
-	for (k = first; k < last; k++)
-		total += bd->w[k].n;
-	if (!total) /* kernels of no time: evenly */
-		for (k = first; k < last; k++)
-			bd->w[k].n = 1, total++;
-	part = calloc(m, sizeof(*part));
-	rem = calloc(m, sizeof(*rem));
-	if (!part || !rem) {
-		free(part);
-		free(rem);
+	if (!w)
 		return -ENOMEM;
-	}
-	for (k = 0; k < m; k++) {
-		unsigned __int128 x = (unsigned __int128)n * bd->w[first + k].n;
-
-		part[k] = (uint64_t)(x / total);
-		rem[k] = x % total;
-		given += part[k];
-	}
-	while (given < n) { /* fewer than m times */
-		size_t best = 0;
-
-		for (k = 1; k < m; k++)
-			if (rem[k] > rem[best])
-				best = k;
-		part[best]++;
-		rem[best] = 0;
-		given++;
-	}
+	for (k = 0; k < m; k++)
+		w[k] = bd->w[first + k].n;
+	ret = gpu_share(n, w, m, part);
 	for (k = 0; k < m && !ret; k++)
 		ret = add_line(bd, bd->pfx.s[bd->w[first + k].id], sfx, part[k]);
-	free(part);
-	free(rem);
+	free(w);
 	return ret;
 }
 

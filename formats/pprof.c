@@ -950,8 +950,8 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 	const struct gpu_view *v = pp->gpu->gv;
 	struct ktime key = {r->pid, r->function, 0, 0, 0};
 	size_t lo = 0, hi = v->g->nr_kernels ? gs->kt_idx.n : 0, i, e;
-	unsigned __int128 cum = 0, tot = 0;
-	uint64_t given = 0;
+	unsigned __int128 tot = 0;
+	uint64_t *w, *part;
 	uint32_t lg;
 	int ret;
 
@@ -972,17 +972,17 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 		tot += gs->kt[e].ns;
 	if (!tot) /* no kernel of that name timed: no launch stack */
 		return gpu_sample(pp, gs, gl, ng, NO_LAUNCH, r->pid, stall, 2, r->samples);
-	for (i = lo; i < e; i++) {
-		uint64_t upto;
-
-		cum += gs->kt[i].ns;
-		upto = (uint64_t)(cum * r->samples / tot);
-		if ((ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, 2,
-				      upto - given)))
-			return ret;
-		given = upto;
-	}
-	return 0;
+	w = calloc((e - lo) * 2, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	part = w + (e - lo);
+	for (i = lo; i < e; i++)
+		w[i - lo] = gs->kt[i].ns;
+	ret = gpu_share(r->samples, w, e - lo, part);
+	for (i = lo; i < e && !ret; i++)
+		ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, 2, part[i - lo]);
+	free(w);
+	return ret;
 }
 
 static int gpu_samples(struct pprof *pp)

@@ -236,3 +236,41 @@ const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t
 			return c[i];
 	return gl;
 }
+
+int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part)
+{
+	unsigned __int128 total = 0, *rem;
+	uint64_t given = 0;
+	size_t k;
+	int even;
+
+	if (!m)
+		return 0;
+	for (k = 0; k < m; k++)
+		total += w[k];
+	even = !total;
+	if (even)
+		total = m;
+	rem = calloc(m, sizeof(*rem));
+	if (!rem)
+		return -ENOMEM;
+	for (k = 0; k < m; k++) {
+		unsigned __int128 x = (unsigned __int128)n * (even ? 1 : w[k]);
+
+		part[k] = (uint64_t)(x / total);
+		rem[k] = x % total;
+		given += part[k];
+	}
+	while (given < n) { /* fewer than m times */
+		size_t best = 0;
+
+		for (k = 1; k < m; k++)
+			if (rem[k] > rem[best])
+				best = k;
+		part[best]++;
+		rem[best] = 0;
+		given++;
+	}
+	free(rem);
+	return 0;
+}

@@ -62,4 +62,14 @@ void gpu_view_release(struct gpu_view *v);
 const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t pid, uint32_t corr,
 					      uint32_t graph_id, uint64_t ts);
 
+/*
+ * Split n samples among m parts in proportion to weights w[0 .. m) (all 0:
+ * evenly), in whole samples that add up to n: each part its floor, then
+ * one more each to the largest remainders (the first of equal ones). How
+ * PC samples not tied to a launch (continuous mode) are shared among their
+ * kernel's launch stacks by GPU time, in every view. part[0 .. m) gets the
+ * shares. 0, or -ENOMEM.
+ */
+int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part);
+
 #endif

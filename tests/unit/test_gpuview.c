@@ -159,12 +159,52 @@ static void test_pcs(void **state)
 	prof_gpu_free(g);
 }
 
+/* PC samples shared by GPU time: whole samples adding up, largest remainders first */
+static void test_share(void **state)
+{
+	uint64_t part[4];
+
+	(void)state;
+	{
+		const uint64_t w[3] = {1, 1, 2}; /* 10 * (1/4, 1/4, 1/2) = 2.5, 2.5, 5 */
+
+		assert_int_equal(gpu_share(10, w, 3, part), 0);
+		assert_int_equal(part[0], 3); /* equal remainders: the first */
+		assert_int_equal(part[1], 2);
+		assert_int_equal(part[2], 5);
+	}
+	{
+		const uint64_t w[3] = {700, 200, 100}; /* 7 * (.7, .2, .1) = 4.9, 1.4, 0.7 */
+
+		assert_int_equal(gpu_share(7, w, 3, part), 0);
+		assert_int_equal(part[0], 5);
+		assert_int_equal(part[1], 1);
+		assert_int_equal(part[2], 1);
+	}
+	{
+		const uint64_t w[4] = {0, 0, 0, 0}; /* no time: evenly */
+
+		assert_int_equal(gpu_share(6, w, 4, part), 0);
+		assert_int_equal(part[0] + part[1] + part[2] + part[3], 6);
+		assert_int_equal(part[0], 2);
+		assert_int_equal(part[3], 1);
+	}
+	{
+		const uint64_t w[2] = {UINT64_MAX, UINT64_MAX}; /* no overflow */
+
+		assert_int_equal(gpu_share(UINT64_MAX, w, 2, part), 0);
+		assert_true(part[0] + part[1] == UINT64_MAX);
+		assert_true(part[0] == part[1] + 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_launches),
 		cmocka_unit_test(test_pcs),
+		cmocka_unit_test(test_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
