@@ -102,64 +102,6 @@ struct ct {
 
 /* ---- JSON text ---- */
 
-/* s as a JSON string: quoted, escaped, invalid UTF-8 as U+FFFD */
-static void json_str(struct zbuf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, n = strlen(s);
-
-	zbuf_put_u8(b, '"');
-	while (i < n) {
-		unsigned c = u[i], len = 0, k;
-		uint32_t cp = 0;
-
-		if (c == '"' || c == '\\') {
-			zbuf_put_u8(b, '\\');
-			zbuf_put_u8(b, (uint8_t)c);
-			i++;
-			continue;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-
-			zbuf_put(b, e, 6);
-			i++;
-			continue;
-		}
-		if (c < 0x80) {
-			zbuf_put_u8(b, (uint8_t)c);
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4, cp = c & 0x07;
-		for (k = 1; k < len; k++) {
-			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
-				break;
-			cp = cp << 6 | (u[i + k] & 0x3f);
-		}
-		/* complete, shortest form, no surrogates, at most U+10FFFF */
-		if (len && k == len && !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000) &&
-		    !(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff) {
-			if (cp == 0x2028 ||
-			    cp == 0x2029) /* valid JSON, but not JavaScript source */
-				zbuf_put(b, cp == 0x2028 ? "\\u2028" : "\\u2029", 6);
-			else
-				zbuf_put(b, s + i, len);
-			i += len;
-		} else {
-			PUT_LIT(b, "\\ufffd");
-			i++;
-		}
-	}
-	zbuf_put_u8(b, '"');
-}
-
 static void put_fmt(struct zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put_fmt(struct zbuf *b, const char *fmt, ...)
 {
@@ -606,7 +548,7 @@ static int launch_stack(struct ct *c, const struct prof_gpu_launch *l, uint32_t 
 				 f->module ? f->module : "[unknown]");
 			if (i || k)
 				zbuf_put_u8(&c->ltext, ',');
-			json_str(&c->ltext, one);
+			zbuf_put_json_str(&c->ltext, one);
 		}
 	}
 	zbuf_put_u8(&c->ltext, ']');
@@ -755,7 +697,7 @@ static void put_meta(struct ct *c, const char *what, uint32_t pid, uint32_t tid,
 
 	put_head(c, "M", pid, tid);
 	put_fmt(b, ",\"name\":\"%s\",\"args\":{\"name\":", what);
-	json_str(b, name);
+	zbuf_put_json_str(b, name);
 	PUT_LIT(b, "}}");
 }
 
@@ -862,7 +804,7 @@ static void put_kernel(struct ct *c, const struct cev *e)
 	put_head(c, "X", e->pid, e->tid);
 	put_times(c, e, 1);
 	PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
-	json_str(b, gpu_name(c, k->name));
+	zbuf_put_json_str(b, gpu_name(c, k->name));
 	put_fmt(b,
 		",\"args\":{\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\",\"regs\":%u,"
 		"\"smem_static\":%u,\"smem_dynamic\":%u,\"local_mem\":%u,",
@@ -873,7 +815,7 @@ static void put_kernel(struct ct *c, const struct cev *e)
 	if (k->graph_id)
 		put_fmt(b, ",\"graph\":%u", k->graph_id);
 	PUT_LIT(b, ",\"mangled\":");
-	json_str(b, prof_gpu_str(c->g, k->name));
+	zbuf_put_json_str(b, prof_gpu_str(c->g, k->name));
 	PUT_LIT(b, "}}");
 }
 
@@ -910,7 +852,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		put_head(c, "X", e->pid, e->tid);
 		put_times(c, e, 1);
 		PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
-		json_str(b, c->names[e->a]);
+		zbuf_put_json_str(b, c->names[e->a]);
 		zbuf_put_u8(b, '}');
 		break;
 	case E_LAUNCH: {
@@ -920,7 +862,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		put_times(c, e, 1);
 		launch_name(c, e, name, sizeof(name));
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
-		json_str(b, name);
+		zbuf_put_json_str(b, name);
 		put_fmt(b, ",\"args\":{\"corr\":%u,\"cbid\":%u", l->corr, l->cbid);
 		if (e->b != NO_GROUP) {
 			PUT_LIT(b, ",\"stack\":");
@@ -959,11 +901,11 @@ static int write_trace(struct ct *c)
 	PUT_LIT(&c->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"zt\"");
 	if (cmd) {
 		PUT_LIT(&c->out, ",\"cmdline\":");
-		json_str(&c->out, cmd);
+		zbuf_put_json_str(&c->out, cmd);
 	}
 	if (host) {
 		PUT_LIT(&c->out, ",\"hostname\":");
-		json_str(&c->out, host);
+		zbuf_put_json_str(&c->out, host);
 	}
 	PUT_LIT(&c->out, "},\n\"traceEvents\":[\n");
 	if ((ret = cpu_meta(c)))

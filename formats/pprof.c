@@ -18,6 +18,7 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "libprof/text.h"
 #include "libprof/frametab.h"
 #include "libprof/gpu.h"
 
@@ -148,28 +149,14 @@ static int str_id(struct pprof *pp, const char *s, int64_t *id)
 	if (n >= SIZE_MAX / 2 || ZT_GROW(pp->scratch, pp->cap_scratch, n + 1))
 		return -ENOMEM;
 	while (i < n) {
-		unsigned c = u[i], len = 0, k;
-		uint32_t cp = 0;
+		unsigned c = u[i], len;
+		uint32_t cp;
 
 		if (c >= 0x20 && c < 0x7f) {
 			pp->scratch[o++] = (char)c;
 			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4, cp = c & 0x07;
-		for (k = 1; k < len; k++) {
-			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
-				break;
-			cp = cp << 6 | (u[i + k] & 0x3f);
-		}
-		/* complete, shortest form, no surrogates, at most U+10FFFF, not C1 */
-		if (len && k == len && !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000) &&
-		    !(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff && !(cp >= 0x80 && cp < 0xa0)) {
+		} else if (c >= 0x80 && (len = zt_utf8_seq(u + i, n - i, &cp)) &&
+			   !(cp >= 0x80 && cp < 0xa0)) { /* not C1 controls */
 			memcpy(pp->scratch + o, s + i, len);
 			o += len;
 			i += len;

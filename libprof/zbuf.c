@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/text.h"
 #include "libprof/zbuf.h"
 
 void zbuf_init(struct zbuf *b)
@@ -61,7 +62,7 @@ void zbuf_put_u8(struct zbuf *b, uint8_t v)
 
 void zbuf_put_u32le(struct zbuf *b, uint32_t v)
 {
-	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
+	uint8_t x[4] = {v, v >> 8, v >> 16, v >> 24};
 
 	zbuf_put(b, x, 4);
 }
@@ -232,20 +233,36 @@ int zt_delta_u32(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
 void zbuf_put_json_str(struct zbuf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n = strlen(s);
 
 	zbuf_put_u8(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (i < n) {
+		unsigned c = u[i], len;
+		uint32_t cp;
 
 		if (c == '"' || c == '\\') {
 			zbuf_put_u8(b, '\\');
-			zbuf_put_u8(b, c);
+			zbuf_put_u8(b, (uint8_t)c);
+			i++;
 		} else if (c < 0x20 || c == 0x7f) {
 			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 
 			zbuf_put(b, e, 6);
+			i++;
+		} else if (c < 0x80) {
+			zbuf_put_u8(b, (uint8_t)c);
+			i++;
+		} else if ((len = zt_utf8_seq(u + i, n - i, &cp))) {
+			/* U+2028 and U+2029: valid JSON, but not JavaScript source */
+			if (cp == 0x2028 || cp == 0x2029)
+				zbuf_put(b, cp == 0x2028 ? "\\u2028" : "\\u2029", 6);
+			else
+				zbuf_put(b, s + i, len);
+			i += len;
 		} else {
-			zbuf_put_u8(b, c);
+			zbuf_put(b, "\\ufffd", 6);
+			i++;
 		}
 	}
 	zbuf_put_u8(b, '"');
