@@ -984,20 +984,6 @@ static void setup_chains(struct report *r, int has_cg)
 
 /* ---- zt report --gpu ---- */
 
-/* A duration as "12.345ms" (ns, us, ms or s). */
-static const char *fmt_dur(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.3fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.3fs", (double)ns / 1e9);
-	return buf;
-}
-
 static const char *fmt_dims(char *buf, size_t n, const uint32_t d[3], int varies)
 {
 	if (varies)
@@ -1047,7 +1033,7 @@ static void print_gpu_summary(const struct report *r, const struct gpureport *gr
 	}
 	printf("# GPU: %llu kernel launches of %zu kernels, %s of GPU time; %llu PC samples\n#\n",
 	       (unsigned long long)gr->nr_records, gr->nr_kernels,
-	       fmt_dur(buf, sizeof(buf), gr->total_ns), (unsigned long long)gr->pc_samples);
+	       gpureport_fmt_dur(buf, sizeof(buf), gr->total_ns), (unsigned long long)gr->pc_samples);
 	printf("# GPU symbols: %llu PCs with lines (function, file:line), %llu names only, %llu "
 	       "none\n",
 	       (unsigned long long)gr->pcs_full, (unsigned long long)gr->pcs_basic,
@@ -1087,8 +1073,8 @@ static void print_gpu_kernels(const struct gpureport *gr)
 			continue;
 		}
 		printf("  %7s  %12s  %8llu  %12s  %12s  %-12s  %-12s  %s\n", pct,
-		       fmt_dur(t, sizeof(t), k->total_ns), (unsigned long long)k->launches,
-		       fmt_dur(m, sizeof(m), k->mean_ns), fmt_dur(x, sizeof(x), k->max_ns),
+		       gpureport_fmt_dur(t, sizeof(t), k->total_ns), (unsigned long long)k->launches,
+		       gpureport_fmt_dur(m, sizeof(m), k->mean_ns), gpureport_fmt_dur(x, sizeof(x), k->max_ns),
 		       fmt_dims(gb, sizeof(gb), k->grid, k->grid_varies),
 		       fmt_dims(bb, sizeof(bb), k->block, k->block_varies), k->name);
 	}
@@ -1167,7 +1153,7 @@ static void print_gpu_copies(const struct gpureport *gr)
 		else
 			snprintf(rate, sizeof(rate), "-");
 		printf("  %-8s  %8llu  %14llu  %12s  %12s\n", c->name, (unsigned long long)c->count,
-		       (unsigned long long)c->bytes, fmt_dur(t, sizeof(t), c->total_ns), rate);
+		       (unsigned long long)c->bytes, gpureport_fmt_dur(t, sizeof(t), c->total_ns), rate);
 	}
 	if (!gr->nr_copies)
 		printf("# none\n");

@@ -81,19 +81,6 @@ static int add_row(struct gtui *t, const char *fmt, ...)
 	return 0;
 }
 
-static const char *dur(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.3fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.3fs", (double)ns / 1e9);
-	return buf;
-}
-
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
@@ -131,9 +118,9 @@ static int build_kernels(struct gtui *t)
 		else
 			snprintf(bl, sizeof(bl), "%u,%u,%u", k->block[0], k->block[1], k->block[2]);
 		ret = add_row(t, "%6.2f%%  %10s  %8llu  %10s  %10s  %-10s  %-10s  %s",
-			      pct(k->total_ns, t->gr->total_ns), dur(a, sizeof(a), k->total_ns),
-			      (unsigned long long)k->launches, dur(b, sizeof(b), k->mean_ns),
-			      dur(c, sizeof(c), k->max_ns), g, bl, k->name);
+			      pct(k->total_ns, t->gr->total_ns), gpureport_fmt_dur(a, sizeof(a), k->total_ns),
+			      (unsigned long long)k->launches, gpureport_fmt_dur(b, sizeof(b), k->mean_ns),
+			      gpureport_fmt_dur(c, sizeof(c), k->max_ns), g, bl, k->name);
 	}
 	return ret;
 }
@@ -288,7 +275,7 @@ static void draw(void *ctx)
 	if (t->at.view == V_KERNELS)
 		snprintf(title, sizeof(title), "GPU kernels of %s: %zu kernels, %llu launches, %s",
 			 t->o->input, t->gr->nr_kernels, (unsigned long long)t->gr->nr_records,
-			 dur(dbuf, sizeof(dbuf), t->gr->total_ns));
+			 gpureport_fmt_dur(dbuf, sizeof(dbuf), t->gr->total_ns));
 	else if (t->at.view == V_LINES)
 		snprintf(title, sizeof(title), "Hot lines of %s: %llu PC samples", k->name,
 			 (unsigned long long)k->samples);
@@ -297,7 +284,7 @@ static void draw(void *ctx)
 			 (unsigned long long)k->samples);
 	else
 		snprintf(title, sizeof(title), "Launch stacks of %s: %llu launches, %s", k->name,
-			 (unsigned long long)k->launches, dur(dbuf, sizeof(dbuf), k->total_ns));
+			 (unsigned long long)k->launches, gpureport_fmt_dur(dbuf, sizeof(dbuf), k->total_ns));
 	tui_title(title);
 	tui_line(1, TUI_HEADER, t->header);
 	for (y = 0, i = t->at.top; y < h && i < t->nr_rows; y++, i++)

@@ -580,3 +580,16 @@ int gpureport_launches(struct gpureport *r, const struct gpu_view *v, struct fra
 	in->nr = n;
 	return ret;
 }
+
+const char *gpureport_fmt_dur(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3fs", (double)ns / 1e9);
+	return buf;
+}

@@ -138,6 +138,9 @@ const char *gpureport_stall_short(const char *name);
  * "copy" for one not known). */
 const char *gpureport_copy_name(unsigned copy_kind);
 
+/* A duration of ns as "123ns", "12.345us", "1.234ms" or "2.000s" into buf. Returns buf. */
+const char *gpureport_fmt_dur(char *buf, size_t n, uint64_t ns);
+
 /*
  * The launch-site samples of v's kernels for rmodel_init_with(): one per
  * kernel execution, at its launch (gpu_view_launch()), of its launching
