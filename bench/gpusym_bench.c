@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * GPU PC symbolization: zt's cubin symbolizer against CUPTI's own offline
+ * answer (cuptiGetSassToSourceCorrelation, which parses the cubin at every
+ * call), on PC buckets spread uniformly over every 16-byte PC of every
+ * kernel of the cubins in DIR.
+ *   gpusym_bench DIR PCS CUPTI_PCS
+ * (a) cold: cubin_open() of every cubin from its bytes in memory, then one
+ *     cubin_resolve() per bucket (no deduplication: each bucket resolved);
+ * (b) cached: cubincache_open() of every cubin from a filled symbol cache
+ *     (the files in the page cache; SHA-256 of the bytes included), then
+ *     every bucket;
+ * (c) warm: every bucket again on the open cubins (PCs/s);
+ * (d) CUPTI: the first CUPTI_PCS buckets, one call each, extrapolated to
+ *     PCS; and whether zt's innermost file:line equals CUPTI's there.
+ */
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libprof/fileio.h"
+#include "symbolizer/cubincache.h"
+
+struct kern {
+	char *name;
+	uint64_t size;
+};
+
+struct cub {
+	char *path;
+	char *data;
+	size_t len;
+	struct kern *k;
+	size_t nr_k;
+	struct cubin *c;
+};
+
+struct bucket {
+	uint32_t cub, kern;
+	uint64_t pc;
+};
+
+static struct cub *cubs;
+static size_t nr_cubs;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int add_kern(void *ctx, const char *name, uint64_t size, int kernel)
+{
+	struct cub *c = ctx;
+
+	if (!kernel || size < 16)
+		return 0;
+	c->k = realloc(c->k, (c->nr_k + 1) * sizeof(*c->k));
+	if (!c->k || !(c->k[c->nr_k].name = strdup(name)))
+		return -ENOMEM;
+	c->k[c->nr_k++].size = size;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (!d) {
+		fprintf(stderr, "gpusym_bench: cannot open '%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (l > 6 && !strcmp(e->d_name + l - 6, ".cubin")) {
+			names = realloc(names, (n + 1) * sizeof(*names));
+			if (asprintf(&names[n++], "%s/%s", dir, e->d_name) < 0)
+				return -1;
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	cubs = calloc(n ? n : 1, sizeof(*cubs));
+	for (i = 0; i < n; i++) {
+		struct cub *c = &cubs[nr_cubs];
+		struct cubin *cb;
+
+		c->path = names[i];
+		if (zt_read_file(c->path, 1u << 30, &c->data, &c->len) ||
+		    cubin_open(c->data, c->len, &cb)) {
+			fprintf(stderr, "gpusym_bench: '%s' is no readable cubin\n", c->path);
+			return -1;
+		}
+		if (cubin_functions(cb, add_kern, c))
+			return -1;
+		cubin_free(cb);
+		nr_cubs++;
+	}
+	free(names);
+	return nr_cubs ? 0 : -1;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* n buckets, each a uniform pick among all kernel PCs */
+static struct bucket *make_buckets(size_t n, uint64_t *slots)
+{
+	struct bucket *b = malloc(n * sizeof(*b)), *all;
+	size_t i, j, k, m = 0;
+
+	*slots = 0;
+	for (i = 0; i < nr_cubs; i++)
+		for (j = 0; j < cubs[i].nr_k; j++)
+			*slots += cubs[i].k[j].size / 16;
+	all = malloc(*slots * sizeof(*all));
+	if (!b || !all)
+		return NULL;
+	for (i = 0; i < nr_cubs; i++)
+		for (j = 0; j < cubs[i].nr_k; j++)
+			for (k = 0; k < cubs[i].k[j].size / 16; k++)
+				all[m++] = (struct bucket){(uint32_t)i, (uint32_t)j, k * 16};
+	for (i = 0; i < n; i++)
+		b[i] = all[next() % m];
+	free(all);
+	return b;
+}
+
+/* every bucket resolved on the open cubins: a checksum of what came back */
+static uint64_t resolve_all(const struct bucket *b, size_t n)
+{
+	struct cubin_frame f[64];
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct cub *c = &cubs[b[i].cub];
+		int r = cubin_resolve(c->c, c->k[b[i].kern].name, b[i].pc, f, 64);
+
+		if (r > 0)
+			sum += (uint64_t)r * 1000003 + f[0].line;
+		else
+			sum += 7;
+	}
+	return sum;
+}
+
+static void close_all(void)
+{
+	for (size_t i = 0; i < nr_cubs; i++) {
+		cubin_free(cubs[i].c);
+		cubs[i].c = NULL;
+	}
+}
+
+static const char *base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p ? p : "";
+}
+
+int main(int argc, char **argv)
+{
+	size_t pcs, cpcs, i, agree = 0, cupti_ok = 0, zt_lines = 0, loaded = 0;
+	double t0, t_open, t_cold, t_cached, t_warm, t_cupti, cupti_est;
+	struct buildid_cache bc;
+	uint64_t slots, s1, s2, s3, bytes = 0;
+	struct bucket *b;
+	char cdir[4096];
+	int ret;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: gpusym_bench DIR PCS CUPTI_PCS\n");
+		return 1;
+	}
+	pcs = strtoull(argv[2], NULL, 10);
+	cpcs = strtoull(argv[3], NULL, 10);
+	if (load_dir(argv[1]) || !pcs)
+		return 1;
+	if (cpcs > pcs)
+		cpcs = pcs;
+	b = make_buckets(pcs, &slots);
+	if (!b)
+		return 1;
+	for (i = 0; i < nr_cubs; i++)
+		bytes += cubs[i].len;
+	printf("gpusym: %zu cubins (%.1f MB), %" PRIu64 " kernel PCs, %zu buckets "
+	       "(uniform over those PCs, each resolved)\n",
+	       nr_cubs, bytes / 1e6, slots, pcs);
+
+	/* (a) cold */
+	t0 = now();
+	for (i = 0; i < nr_cubs; i++)
+		if (cubin_open(cubs[i].data, cubs[i].len, &cubs[i].c))
+			return 1;
+	t_open = now() - t0;
+	s1 = resolve_all(b, pcs);
+	t_cold = now() - t0;
+	close_all();
+
+	/* (b) cached: fill the cache, then open everything from it */
+	snprintf(cdir, sizeof(cdir), "%s/../cache", argv[1]);
+	setenv("ZT_CACHE_DIR", cdir, 1);
+	if (buildid_cache_init(&bc))
+		return 1;
+	for (i = 0; i < nr_cubs; i++) {
+		if (cubincache_open(cubs[i].data, cubs[i].len, &bc, &cubs[i].c, NULL))
+			return 1;
+	}
+	close_all();
+	t0 = now();
+	for (i = 0; i < nr_cubs; i++) {
+		enum cubincache_how how;
+
+		if (cubincache_open(cubs[i].data, cubs[i].len, &bc, &cubs[i].c, &how))
+			return 1;
+		loaded += how == CUBINCACHE_LOADED;
+	}
+	s2 = resolve_all(b, pcs);
+	t_cached = now() - t0;
+
+	/* (c) warm */
+	t0 = now();
+	s3 = resolve_all(b, pcs);
+	t_warm = now() - t0;
+	if (s1 != s2 || s2 != s3) {
+		fprintf(stderr, "gpusym_bench: cached answers differ from decoded ones\n");
+		return 1;
+	}
+
+	/* (d) CUPTI, per PC, on the first cpcs buckets; and agreement */
+	t0 = now();
+	for (i = 0; i < cpcs; i++) {
+		const struct cub *c = &cubs[b[i].cub];
+		CUpti_GetSassToSourceCorrelationParams p = {
+			.size = CUpti_GetSassToSourceCorrelationParamsSize,
+			.cubin = c->data,
+			.cubinSize = c->len,
+			.functionName = c->k[b[i].kern].name,
+			.pcOffset = b[i].pc};
+
+		ret = cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName;
+		cupti_ok += ret;
+		{
+			struct cubin_frame f[64];
+			int n = cubin_resolve(c->c, c->k[b[i].kern].name, b[i].pc, f, 64);
+			int zl = n > 0 && f[0].file && f[0].line;
+
+			zt_lines += zl;
+			if (ret ? zl && f[0].line == p.lineNumber &&
+					    !strcmp(base(f[0].file), base(p.fileName))
+				: !zl)
+				agree++;
+		}
+		free(p.fileName);
+		free(p.dirName);
+	}
+	t_cupti = now() - t0;
+	close_all();
+	buildid_cache_release(&bc);
+
+	/* the agreement loop's zt lookups are noise next to CUPTI's calls */
+	cupti_est = t_cupti / (double)cpcs * (double)pcs;
+	printf("  (a) zt cold:   %8.1f ms  (cubin_open %.1f ms + %zu resolves)\n", t_cold * 1e3,
+	       t_open * 1e3, pcs);
+	printf("  (b) zt cached: %8.1f ms  (%zu of %zu cubins loaded from the symbol cache%s)\n",
+	       t_cached * 1e3, loaded, nr_cubs,
+	       loaded ? "" : ": cubin_save/cubin_load missing, decoded instead");
+	printf("  (c) zt warm:   %8.1f ms  = %.2f M PCs/s\n", t_warm * 1e3, pcs / t_warm / 1e6);
+	printf("  (d) CUPTI:     %8.1f ms for %zu PCs (%.1f us/PC) -> %.1f s for %zu "
+	       "(extrapolated)\n",
+	       t_cupti * 1e3, cpcs, t_cupti / (double)cpcs * 1e6, cupti_est, pcs);
+	printf("  agreement on those %zu PCs: %zu (CUPTI has a line at %zu, zt at %zu)\n", cpcs,
+	       agree, cupti_ok, zt_lines);
+	printf("  ratio CUPTI / zt cold:   %.0fx (goal >= 10x)\n", cupti_est / t_cold);
+	printf("  ratio CUPTI / zt cached: %.0fx (goal >= 10x)\n", cupti_est / t_cached);
+	printf("  warm rate: %.2f M PCs/s (goal >= 1 M PCs/s)\n", pcs / t_warm / 1e6);
+	return 0;
+}
