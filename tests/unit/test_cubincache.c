@@ -4,7 +4,8 @@
  * 0600 under DIR/cubin/, loaded back answering as the decoded cubin, and
  * every doubtful file (damaged, truncated, another cubin's, a link, open
  * to others' writes) decoded afresh and replaced; no cache or an
- * unwritable one is no error; under sudo the files are the user's.
+ * unwritable one is no error; under sudo the files are the user's; the
+ * session resolves a recording's GPU PCs through the cache it was given.
  * The cubins are small EM_CUDA ELF files made here with libelf.
  */
 #include <errno.h>
@@ -25,7 +26,10 @@
 
 #include "tests/unit/testutil.h"
 
+#include "formats/ztdata.h"
 #include "libprof/fileio.h"
+#include "libprof/gpuview.h"
+#include "session/session.h"
 #include "symbolizer/cubincache.h"
 
 static char tmpdir[] = "/tmp/zt-test-cubincache.XXXXXX";
@@ -431,6 +435,102 @@ static void test_sudo(void **state)
 	assert_int_equal(chmod(tmpdir, 0755), 0);
 }
 
+/* A zt.data with cubin a and PC buckets in kern (one in the callee, one
+ * past kern's end), at path. */
+static void write_recording(const char *path)
+{
+	struct prof_gpu *g = prof_gpu_new();
+	struct ztdata_writer *w;
+	struct profile st;
+	uint32_t fn;
+	int fd;
+
+	assert_non_null(g);
+	profile_init(&st);
+	assert_int_equal(prof_gpu_intern(g, "kern", 4, &fn), 0);
+	for (int i = 0; i < 3; i++) {
+		static const uint64_t pcs[] = {0x10, 0x50, 0x400};
+		struct prof_gpu_pcs p = {.cubin_crc = 0xc0b1,
+					 .pc_offset = pcs[i],
+					 .samples = 3,
+					 .pid = 100,
+					 .context = 1,
+					 .function = fn};
+
+		assert_int_equal(prof_gpu_add_pcs(g, &p), 0);
+	}
+	assert_int_equal(prof_gpu_add_cubin(g, 0xc0b1, 100, 1, 1, cub_a, len_a), 0);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	w = ztdata_writer_new(fd);
+	assert_non_null(w);
+	assert_int_equal(ztdata_write_gpu(w, g, &st), 0);
+	assert_int_equal(ztdata_writer_finish(w), 0);
+	ztdata_writer_free(w);
+	close(fd);
+	prof_gpu_free(g);
+	profile_release(&st);
+}
+
+/* session_gpu_frames() of the recording, with this cache (or none) */
+static void session_frames(const char *path, const struct buildid_cache *bc)
+{
+	struct symmod_opts mo = {.cache = bc};
+	struct session_opts so = {.mo = &mo};
+	struct gpu_frametab t;
+	struct gpu_view v;
+	struct session s;
+	uint32_t n;
+
+	assert_int_equal(session_open(&s, path, &so), 0);
+	assert_non_null(s.prof.gpu);
+	assert_int_equal(gpu_view_init(&v, s.prof.gpu), 0);
+	assert_int_equal(v.nr_pcs, 3);
+	gpu_frametab_init(&t);
+	assert_int_equal(session_gpu_frames(&s, &v, &t), 0);
+	for (size_t i = 0; i < v.nr_pcs; i++) {
+		const struct gpu_frame *f = gpu_frametab_pc(&t, i, &n);
+
+		if (v.pcs[i].pc == 0x400) { /* past kern: its name, no cubin frame */
+			assert_int_equal(n, 1);
+			assert_int_equal(f[0].quality, ZT_FRAME_NONE);
+			assert_string_equal(f[0].func, "kern");
+		} else if (v.pcs[i].pc == 0x50) { /* the callee, then kern */
+			assert_int_equal(n, 2);
+			assert_non_null(strstr(f[0].func, "callee"));
+			assert_string_equal(f[1].func, "kern");
+		} else {
+			assert_int_equal(n, 1);
+			assert_string_equal(f[0].func, "kern");
+		}
+	}
+	gpu_frametab_release(&t);
+	gpu_view_release(&v);
+	session_close(&s);
+}
+
+static void test_session(void **state)
+{
+	struct buildid_cache bc;
+	char rec[700], path[700];
+	struct stat st;
+
+	snprintf(rec, sizeof(rec), "%s/gpu.zt.data", tmpdir);
+	write_recording(rec);
+	assert_int_equal(buildid_cache_init(&bc), 0);
+	path_of(&bc, cub_a, len_a, path);
+	/* no cache (--no-symbol-cache): nothing written */
+	session_frames(rec, NULL);
+	assert_true(stat(cachedir, &st) && errno == ENOENT);
+	/* the session's cache: the cubin stored, then answers from it */
+	session_frames(rec, &bc);
+	need_save();
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	session_frames(rec, &bc);
+	buildid_cache_release(&bc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +541,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_files, fresh_cache),
 		cmocka_unit_test_setup(test_unwritable, fresh_cache),
 		cmocka_unit_test_setup(test_sudo, fresh_cache),
+		cmocka_unit_test_setup(test_session, fresh_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
