@@ -675,6 +675,8 @@ int cmd_symbolize(int argc, char **argv)
 			ret = ZT_EXIT_FAIL;
 			goto out;
 		}
+		if (s.function && !is_cubin_file(real))
+			cmd_warn("--function applies to cubins only: '%s' is not one", real);
 		if (is_cubin_file(real)) {
 			/* GPU code: kernel+offset, as PC samples name it */
 			if (open_cubin(&s, real)) {

@@ -98,7 +98,8 @@ check "scale's code has its line ($l_scale)" grep_line "$l_scale" $(grep '^_Z5sc
 check "the path is the source's" grep -qF "$src:" path.out
 
 # ---- inline frames (-i), on a cubin built here ----------------------------------
-if [ -x "${NVCC:-/usr/local/cuda/bin/nvcc}" ]; then
+NVCC=${NVCC:-$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")}
+if [ -x "$NVCC" ]; then
 	cat > inl.cuh << 'EOF'
 static __device__ __forceinline__ float twice(float v)
 {
@@ -115,7 +116,7 @@ extern "C" __global__ void k(float *y, int n)
 		y[i] = twice(y[i]);
 }
 EOF
-	"${NVCC:-/usr/local/cuda/bin/nvcc}" -cubin -lineinfo -arch=sm_90 -o inl.cubin inl.cu
+	"$NVCC" -cubin -lineinfo -arch=sm_90 -o inl.cubin inl.cu
 	check "nvcc builds the inline fixture" [ -s inl.cubin ]
 	ksize=$(readelf -sW inl.cubin 2> /dev/null | awk '$NF == "k" && $4 == "FUNC" { print $3 }')
 	for ((o = 0; o < ksize; o += 16)); do printf 'k+0x%x\n' $o; done > inl.pcs
@@ -125,8 +126,10 @@ EOF
 	check "CUPTI places some PC in the inlined function" [ -n "$pc" ]
 	"$ZT" symbolize -e inl.cubin -f -i -C "$pc" > inl.zt
 	call=$(grep -n 'twice(y\[i\])' inl.cu | cut -d: -f1)
+	# the call site's path as CUPTI spells inl.cu's
+	callpath=$(grep -m1 '/inl\.cu:' inl.cupti | sed 's/:[0-9]*$//')
 	printf 'twice(float)\n%s\nk\n%s\n' "$(grep "^$pc " <(paste -d' ' inl.pcs inl.cupti) | cut -d' ' -f2)" \
-		"$T/inl.cu:$call" > inl.want
+		"$callpath:$call" > inl.want
 	check "-i: the inlined function at CUPTI's line, then the kernel at the call (line $call; needs inline frames)" \
 		cmp -s inl.zt inl.want
 	"$ZT" symbolize -e inl.cubin -f -C "$pc" > inl1.zt
