@@ -28,7 +28,8 @@ check "exit 0" [ $? -eq 0 ]
 check "two lines per PC" [ "$(wc -l < names.out)" -eq 8 ]
 check "saxpy+0x10 is saxpy" [ "$(sed -n 1p names.out)" = saxpy ]
 check "hot_loop before shade is hot_loop" [ "$(sed -n 3p names.out)" = hot_loop ]
-check "hot_loop+$shade_pc is in shade (its own symbol)" [ "$(sed -n 5p names.out)" = '$hot_loop$_Z5shadefi' ]
+# (its symbol is $hot_loop$_Z5shadefi; the decoder names it _Z5shadefi)
+check "hot_loop+$shade_pc is in shade" grep -qx '\(\$hot_loop\$\)\?_Z5shadefi' <(sed -n 5p names.out)
 check "a C++ kernel keeps its mangled name" [ "$(sed -n 7p names.out)" = _Z5scalePfif ]
 "$ZT" symbolize -e "$C" -f -C _Z5scalePfif+0x20 hot_loop+$shade_pc > dem.out
 check "-C demangles the kernel" [ "$(sed -n 1p dem.out)" = "scale(float*, int, float)" ]
@@ -130,9 +131,11 @@ EOF
 	callpath=$(grep -m1 '/inl\.cu:' inl.cupti | sed 's/:[0-9]*$//')
 	printf 'twice(float)\n%s\nk\n%s\n' "$(grep "^$pc " <(paste -d' ' inl.pcs inl.cupti) | cut -d' ' -f2)" \
 		"$callpath:$call" > inl.want
+	# nvcc names the static function in a namespace of its own: _INTERNAL_<hash>_<file>_k::twice
+	sed -i '1s/^[_A-Za-z0-9]*::twice(float)$/twice(float)/' inl.zt
 	check "-i: the inlined function at CUPTI's line, then the kernel at the call (line $call; needs inline frames)" \
 		cmp -s inl.zt inl.want
-	"$ZT" symbolize -e inl.cubin -f -C "$pc" > inl1.zt
+	"$ZT" symbolize -e inl.cubin -f -C "$pc" | sed '1s/^[_A-Za-z0-9]*::twice(float)$/twice(float)/' > inl1.zt
 	check "without -i: the innermost frame only" cmp -s inl1.zt <(head -2 inl.want)
 else
 	echo "  (no nvcc: the inline fixture is not built)"
