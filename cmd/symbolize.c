@@ -666,6 +666,7 @@ int cmd_symbolize(int argc, char **argv)
 		}
 	} else {
 		char real[PATH_MAX], why[128];
+		int gpu;
 
 		/* as addr2line: a file it cannot read is an error, not a page of ?? */
 		snprintf(real, sizeof(real), "%s%s", s.so.mo.find.symfs ? s.so.mo.find.symfs : "",
@@ -675,9 +676,10 @@ int cmd_symbolize(int argc, char **argv)
 			ret = ZT_EXIT_FAIL;
 			goto out;
 		}
-		if (s.function && !is_cubin_file(real))
+		gpu = is_cubin_file(real);
+		if (s.function && !gpu)
 			cmd_warn("--function applies to cubins only: '%s' is not one", real);
-		if (is_cubin_file(real)) {
+		if (gpu) {
 			/* GPU code: kernel+offset, as PC samples name it */
 			if (open_cubin(&s, real)) {
 				ret = ZT_EXIT_FAIL;
