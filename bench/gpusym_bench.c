@@ -10,7 +10,8 @@
  * (b) cached: cubincache_open() of every cubin from a filled symbol cache
  *     (the files in the page cache; SHA-256 of the bytes included), then
  *     every bucket;
- * (c) warm: every bucket again on the open cubins (PCs/s);
+ * (c) warm: every bucket again on the open cubins (PCs/s), also in random
+ *     order;
  * (d) CUPTI: CUPTI_PCS buckets spread over all, one call each, extrapolated
  *     to PCS; and whether zt's innermost file:line equals CUPTI's there.
  * Buckets are resolved in the order a report walks them: by cubin,
@@ -228,10 +229,10 @@ static int cupti_line(const struct bucket *b, char **file)
 int main(int argc, char **argv)
 {
 	size_t pcs, cpcs, stride, i, agree = 0, cupti_ok = 0, zt_lines = 0, loaded = 0;
-	double t0, t, t_key = 1e30, t_cupti1 = 0, t_open1 = 0, t_load1 = 0, t_open, t_cold, t_load,
-		      t_cached, t_warm, t_cupti, cupti_est;
+	double t0, t, t_key = 1e30, t_rand = 1e30, t_cupti1 = 0, t_open1 = 0, t_load1 = 0, t_open,
+		      t_cold, t_load, t_cached, t_warm, t_cupti, cupti_est;
 	struct buildid_cache bc;
-	uint64_t slots, s1 = 0, s2 = 0, s3 = 0, bytes = 0;
+	uint64_t slots, s1 = 0, s2 = 0, s3 = 0, s4 = 0, bytes = 0;
 	struct bucket *b;
 	char cdir[4096];
 	int ret, rep;
@@ -318,7 +319,29 @@ int main(int argc, char **argv)
 		t = now() - t0;
 		t_warm = t < t_warm ? t : t_warm;
 	}
-	if (s1 != s2 || s2 != s3) {
+	/* (c') the same buckets in random order: no locality at all */
+	{
+		struct bucket *r = malloc(pcs * sizeof(*r));
+
+		if (!r)
+			return 1;
+		memcpy(r, b, pcs * sizeof(*r));
+		for (i = pcs - 1; i > 0; i--) {
+			size_t j = next() % (i + 1);
+			struct bucket x = r[i];
+
+			r[i] = r[j];
+			r[j] = x;
+		}
+		for (rep = 0; rep < REPS; rep++) {
+			t0 = now();
+			s4 = resolve_all(r, pcs);
+			t = now() - t0;
+			t_rand = t < t_rand ? t : t_rand;
+		}
+		free(r);
+	}
+	if (s1 != s2 || s2 != s3 || s3 != s4) {
 		fprintf(stderr, "gpusym_bench: cached answers differ from decoded ones\n");
 		return 1;
 	}
@@ -374,7 +397,8 @@ int main(int argc, char **argv)
 	       loaded ? "" : ": cubin_save/cubin_load missing, decoded instead");
 	printf("                (the cache's key, SHA-256 of the cubins' bytes: %.1f ms of it)\n",
 	       t_key * 1e3);
-	printf("  (c) zt warm:   %8.1f ms  = %.2f M PCs/s\n", t_warm * 1e3, pcs / t_warm / 1e6);
+	printf("  (c) zt warm:   %8.1f ms  = %.2f M PCs/s (in random order: %.2f M PCs/s)\n",
+	       t_warm * 1e3, pcs / t_warm / 1e6, pcs / t_rand / 1e6);
 	printf("  (d) CUPTI:     %8.1f ms for %zu PCs, first pass (each cubin parsed once), %.1f "
 	       "ms "
 	       "later (%.2f us/PC)\n"
@@ -385,6 +409,7 @@ int main(int argc, char **argv)
 	       agree, cupti_ok, zt_lines);
 	printf("  ratio CUPTI / zt cold:   %.0fx (goal >= 10x)\n", cupti_est / t_cold);
 	printf("  ratio CUPTI / zt cached: %.0fx (goal >= 10x)\n", cupti_est / t_cached);
-	printf("  warm rate: %.2f M PCs/s (goal >= 1 M PCs/s)\n", pcs / t_warm / 1e6);
+	printf("  warm rate: %.2f M PCs/s, %.2f M in random order (goal >= 1 M PCs/s)\n",
+	       pcs / t_warm / 1e6, pcs / t_rand / 1e6);
 	return 0;
 }
