@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* zt convert: a recording in another tool's format: pprof, perf.data. */
+/* zt convert: a recording in another tool's format: pprof, perf.data, Chrome trace JSON. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,16 +11,19 @@
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
 #include "cmd/symopts.h"
+#include "formats/chrometrace.h"
 #include "formats/perfwrite.h"
 #include "formats/pprof.h"
+#include "symbolizer/demangle.h"
 
 static const char *const convert_usage[] = {
-	"zt convert [-i FILE] [--to pprof|perf] -o OUT",
+	"zt convert [-i FILE] [--to pprof|perf|chrome-trace] -o OUT",
 	NULL,
 };
 
 /* The format named by the output file: x.pb.gz or x.pprof is pprof,
- * perf.data (or x.perf) is perf's. NULL when the name says nothing. */
+ * perf.data (or x.perf) is perf's, x.json a Chrome trace. NULL when the
+ * name says nothing. */
 static const char *format_of(const char *out)
 {
 	size_t n = strlen(out);
@@ -28,7 +32,56 @@ static const char *format_of(const char *out)
 		return "pprof";
 	if ((n >= 9 && !strcmp(out + n - 9, "perf.data")) || (n >= 5 && !strcmp(out + n - 5, ".perf")))
 		return "perf";
+	if (n >= 5 && !strcmp(out + n - 5, ".json"))
+		return "chrome-trace";
 	return NULL;
+}
+
+/* The GPU side's names as shown: kernels demangled (as the GPU frames are), once each. */
+struct gpu_names {
+	const struct prof_gpu *g;
+	char **names; /* per string id, made when first asked */
+	int full_signature;
+};
+
+static const char *gpu_name(void *ctx, uint32_t id)
+{
+	struct gpu_names *gn = ctx;
+
+	if (!gn->names || id >= gn->g->nr_strs)
+		return NULL;
+	if (!gn->names[id])
+		gn->names[id] = zt_demangle(prof_gpu_str(gn->g, id), gn->full_signature);
+	return gn->names[id];
+}
+
+static void gpu_names_release(struct gpu_names *gn)
+{
+	size_t i;
+
+	for (i = 0; gn->names && i < gn->g->nr_strs; i++)
+		free(gn->names[i]);
+	free(gn->names);
+}
+
+/* The GPU side for pprof and chrome-trace: a view of the records, the
+ * PC samples' frames (when frames: pprof's), demangled names. 0 or a
+ * negative errno. */
+static int gpu_prepare(struct session *ses, struct gpu_view *gv, struct gpu_frametab *gft,
+		       int frames, struct gpu_names *gn, int full_signature)
+{
+	const struct prof_gpu *g = ses->prof.gpu;
+	int ret;
+
+	gn->g = g;
+	gn->full_signature = full_signature;
+	if (!g)
+		return 0;
+	if ((ret = gpu_view_init(gv, g)) || (frames && (ret = session_gpu_frames(ses, gv, gft))))
+		return ret;
+	if (g->nr_strs && !(gn->names = calloc(g->nr_strs, sizeof(*gn->names))))
+		return -ENOMEM;
+	return 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -39,10 +92,13 @@ int cmd_convert(int argc, char **argv)
 	const struct opt opts[] = {
 		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
 		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
-		{ OPT_STRING, 'o', "output", &out, "file", "the file to write" },
-		{ OPT_STRING, 0, "to", &to, "format",
-		  "pprof (gzip'ed profile.proto: go tool pprof, Pyroscope...) or perf (perf.data for "
-		  "perf report/script); default: from the output's name" },
+		{OPT_STRING, 'o', "output", &out, "file",
+		 "the file to write ('-': standard output, not for perf)"},
+		{OPT_STRING, 0, "to", &to, "format",
+		 "pprof (go tool pprof, Pyroscope; GPU samples and time as sample types of their "
+		 "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
+		 "speedscope; GPU streams, launch flows); default: from the output's name "
+		 "(.pb.gz, .pprof, perf.data, .perf, .json)"},
 		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
@@ -52,8 +108,12 @@ int cmd_convert(int argc, char **argv)
 	};
 	struct session ses = { 0 };
 	struct outfile of = { .fd = -1, .dirfd = -1 };
-	int rest, ret, err, fd = -1;
+	struct gpu_view gv = {0};
+	struct gpu_frametab gft;
+	struct gpu_names gn = {0};
+	int rest, ret, err, fd = -1, to_stdout;
 
+	gpu_frametab_init(&gft);
 	ret = opts_parse("convert", convert_usage, opts, argc, argv, &rest);
 	cmd_setup("convert", so.verbose);
 	if (ret) {
@@ -66,28 +126,65 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	if (!to && !(to = format_of(out))) {
-		cmd_error("cannot tell the format from '%s': give --to pprof or --to perf", out);
+		cmd_error("cannot tell the format from '%s': give --to pprof, perf or chrome-trace",
+			  out);
 		goto out;
 	}
-	if (strcmp(to, "pprof") && strcmp(to, "perf")) {
-		cmd_error("cannot convert to '%s': the formats are pprof and perf", to);
+	if (strcmp(to, "pprof") && strcmp(to, "perf") && strcmp(to, "chrome-trace")) {
+		cmd_error("cannot convert to '%s': the formats are pprof, perf and chrome-trace",
+			  to);
+		goto out;
+	}
+	to_stdout = !strcmp(out, "-");
+	if (to_stdout && !strcmp(to, "perf")) {
+		cmd_error("perf.data needs a file it can seek in, not standard output");
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
 	if (symopts_init(&so, "convert") || cmd_open_session(&ses, in, &so, force, event, 1))
 		goto out;
-	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
-	if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))
+	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, !strcmp(to, "pprof"), &gn,
+							 so.full_signature))) {
+		cmd_error("cannot read the GPU records of '%s': %s", in, strerror(-err));
 		goto out;
-	fd = of.fd;
+	}
+	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
+	if (to_stdout)
+		fd = STDOUT_FILENO;
+	else if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))
+		goto out;
+	else
+		fd = of.fd;
 	if (!strcmp(to, "perf")) {
 		/* perf symbolizes by itself: addresses, mappings, build ids and
 		 * the kernel's symbols go in, no names */
 		ret = perfwrite_fd(&ses.prof, fd);
 		if (ret == -ESPIPE)
 			cmd_error("perf.data needs a file it can seek in, not a pipe");
+	} else if (!strcmp(to, "chrome-trace")) {
+		struct chrometrace_in ci = {.p = &ses.prof,
+					    .pt = ses.pt,
+					    .ft = &ses.ft,
+					    .gv = ses.prof.gpu ? &gv : NULL,
+					    .gpu_name = gpu_name,
+					    .ctx = &gn};
+
+		ret = chrometrace_write(&ci, fd);
 	} else {
-		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, fd);
+		struct pprof_gpu pg = {.gv = &gv, .gft = &gft, .gpu_name = gpu_name, .ctx = &gn};
+
+		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, ses.prof.gpu ? &pg : NULL, fd);
+	}
+	if (to_stdout) {
+		if (ret == -EPIPE)
+			ret = 0; /* zt convert -o - | head: not an error */
+		if (ret) {
+			cmd_error("cannot write to standard output: %s", strerror(-ret));
+			ret = ZT_EXIT_FAIL;
+		} else {
+			ret = ZT_EXIT_OK;
+		}
+		goto out;
 	}
 	if (!ret && fsync(fd) && errno != EINVAL)
 		ret = -errno;
@@ -103,6 +200,9 @@ int cmd_convert(int argc, char **argv)
 	}
 out:
 	outfile_release(&of); /* a file not complete goes */
+	gpu_names_release(&gn);
+	gpu_frametab_release(&gft);
+	gpu_view_release(&gv);
 	session_close(&ses);
 	symopts_release(&so);
 	return ret;

@@ -19,9 +19,13 @@
 #include "libprof/rmodel.h"
 #include "cmd/symopts.h"
 #include "formats/flame.h"
+#include "formats/gpufolded.h"
 #include "formats/perfdata.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
+#include "libprof/gpuview.h"
+#include "libprof/zbuf.h"
+#include "symbolizer/demangle.h"
 
 /* Folded text is streamed (stdin, pipes, files alike), a chunk of whole
  * lines at a time, so memory stays bounded by the graph; a stream that
@@ -32,8 +36,8 @@
 
 struct flame_cmd {
 	const char *input, *output, *event_opt, *title, *subtitle, *colors;
-	const char *comm, *pid, *tid, *dso, *cpu, *time;
-	int folded, inverted, reverse, diff, force, quiet, demangle, inline_frames;
+	const char *comm, *pid, *tid, *dso, *cpu, *time, *gpu_weight;
+	int folded, inverted, reverse, diff, force, quiet, demangle, inline_frames, gpu;
 	int width;
 	double minwidth;
 	struct symopts so;
@@ -288,6 +292,108 @@ out:
 	return ret;
 }
 
+/* Kernel names as shown (demangled unless --no-demangle), made when first asked. */
+struct gpu_names {
+	const struct prof_gpu *g;
+	char **names;
+	int demangle;
+};
+
+static const char *gpu_name(void *ctx, uint32_t id)
+{
+	struct gpu_names *n = ctx;
+	const char *raw = prof_gpu_str(n->g, id);
+
+	if (id >= n->g->nr_strs || !n->names)
+		return raw;
+	if (!n->names[id]) {
+		char *d = n->demangle ? zt_demangle(raw, 0) : NULL;
+
+		n->names[id] = d ? d : strdup(raw);
+	}
+	return n->names[id] ? n->names[id] : raw;
+}
+
+static int put_folded(void *ctx, const void *buf, size_t n)
+{
+	zbuf_put(ctx, buf, n);
+	return ((struct zbuf *)ctx)->err;
+}
+
+/* --gpu: a recording's GPU stacks (formats/gpufolded.h) into the graph,
+ * through their folded text. 0 or -1 after a message. */
+static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
+{
+	struct session ses;
+	struct gpu_view v;
+	struct gpu_frametab t;
+	struct gpu_launch_stacks ls;
+	struct folded_set fs;
+	struct gpu_names names = {.demangle = c->demangle};
+	struct gpufolded_opts o = {.weight = c->gpu_weight && !strcmp(c->gpu_weight, "time")
+						     ? GPUFOLDED_TIME
+						     : GPUFOLDED_SAMPLES,
+				   .prefix = gpu_launch_stacks_prefix,
+				   .prefix_ctx = &ls,
+				   .kernel_name = gpu_name,
+				   .name_ctx = &names};
+	struct zbuf b;
+	size_t bad = 0;
+	int ret = -1, r;
+
+	if (cmd_open_session(&ses, path, &c->so, c->force, c->event_opt, c->demangle))
+		return -1;
+	memset(&v, 0, sizeof(v));
+	gpu_frametab_init(&t);
+	folded_set_init(&fs);
+	zbuf_init(&b);
+	gpu_launch_stacks_init(&ls, &ses.prof, ses.pt, &ses.ft, c->inline_frames);
+	if (!ses.prof.gpu) {
+		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", path);
+		ret = 0;
+		goto out;
+	}
+	names.g = ses.prof.gpu;
+	if (ses.prof.gpu->nr_strs &&
+	    !(names.names = calloc(ses.prof.gpu->nr_strs, sizeof(*names.names)))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = gpu_view_init(&v, ses.prof.gpu);
+	if (!r && o.weight == GPUFOLDED_SAMPLES)
+		r = session_gpu_frames(&ses, &v, &t);
+	if (r)
+		goto fail;
+	if (o.weight == GPUFOLDED_SAMPLES && !v.nr_pcs)
+		cmd_warn("'%s' has no GPU PC samples (recorded with --gpu-pcs off?): try "
+			 "--gpu-weight time",
+			 path);
+	r = gpufolded_build(&fs, &v, &t, &o);
+	if (!r)
+		r = folded_set_write(&fs, put_folded, &b);
+	c->fl.process_first = 1;
+	if (!r)
+		r = flame_parse_folded(&c->fl, (const char *)b.data, b.len, which, &bad);
+	c->fl.process_first = 0;
+	if (r)
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	cmd_error("cannot build the GPU graph of '%s': %s", path, strerror(-r));
+out:
+	for (size_t i = 0; names.names && i < ses.prof.gpu->nr_strs; i++)
+		free(names.names[i]);
+	free(names.names);
+	gpu_launch_stacks_release(&ls);
+	zbuf_release(&b);
+	folded_set_release(&fs);
+	gpu_frametab_release(&t);
+	gpu_view_release(&v);
+	session_close(&ses);
+	return ret;
+}
+
 /* zt.data and perf.data by their magic; anything else is folded text. Only
  * a regular file can be a recording: a pipe (a process substitution, say)
  * is left unread for the folded reader. */
@@ -313,6 +419,8 @@ static int add_input(struct flame_cmd *c, const char *path, int which)
 {
 	if (c->folded || (c->diff && !is_recording(path)))
 		return add_folded(c, path, which);
+	if (c->gpu)
+		return add_gpu_profile(c, path, which);
 	return add_profile(c, path, which);
 }
 
@@ -344,6 +452,7 @@ static const char *const flame_usage[] = {
 	"zt flame --folded [-i <file>] [-o <file.svg>] [<options>]   (folded stacks; default "
 	"stdin)",
 	"zt flame --diff <old> <new> [-o <file.svg>] [<options>]",
+	"zt flame --gpu [--gpu-weight samples|time] [-i <file>] [-o <file.svg>] [<options>]",
 	NULL,
 };
 
@@ -366,6 +475,12 @@ int cmd_flame(int argc, char **argv)
 		 "differential graph of two inputs OLD NEW: widths of NEW, red grew, blue shrank"},
 		{OPT_STRING, 0, "event", &c.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
+		{OPT_BOOL, 0, "gpu", &c.gpu, NULL,
+		 "the GPU graph of a zt record --gpu recording: launch stack, kernel, device "
+		 "functions, source line, stall reason"},
+		{OPT_STRING, 0, "gpu-weight", &c.gpu_weight, "samples|time",
+		 "--gpu: widths by PC samples (default) or by kernel time in ns (stacks end at "
+		 "the kernel)"},
 		{OPT_GROUP, 0, NULL, NULL, NULL, "The graph"},
 		{OPT_STRING, 0, "title", &c.title, "text", "the title (default: Flame Graph)"},
 		{OPT_STRING, 0, "subtitle", &c.subtitle, "text", "a second line under the title"},
@@ -442,8 +557,24 @@ int cmd_flame(int argc, char **argv)
 		cmd_error("--colors: unknown palette '%s': use %s", c.colors, flame_palettes);
 		goto out;
 	}
+	if (c.gpu_weight && strcmp(c.gpu_weight, "samples") && strcmp(c.gpu_weight, "time")) {
+		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", c.gpu_weight);
+		goto out;
+	}
+	if (c.gpu_weight && !c.gpu) {
+		cmd_error("--gpu-weight weighs the GPU graph: give --gpu too");
+		goto out;
+	}
+	if (c.gpu && (c.folded || c.diff)) {
+		cmd_error("--gpu draws a recording's GPU stacks: it cannot be used with %s (folded "
+			  "GPU stacks from zt script --folded --gpu draw with --folded alone)",
+			  c.folded ? "--folded" : "--diff");
+		goto out;
+	}
 	if (setup_filters(&c))
 		goto out;
+	if (c.gpu && rfilter_active(&c.filt))
+		cmd_warn("filters apply to CPU samples, not to --gpu: ignored");
 	if (c.folded && rfilter_active(&c.filt))
 		cmd_warn("filters apply to recordings, not to folded stacks: ignored");
 	ret = ZT_EXIT_FAIL;
@@ -471,6 +602,18 @@ int cmd_flame(int argc, char **argv)
 	so.diff = c.diff;
 	if (c.diff && !c.title)
 		so.title = c.inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
+	if (c.gpu) {
+		int time = c.gpu_weight && !strcmp(c.gpu_weight, "time");
+
+		if (!c.title)
+			so.title = c.inverted ? "GPU Icicle Graph" : "GPU Flame Graph";
+		if (!c.subtitle)
+			so.subtitle =
+				time ? "GPU time (ns) by launch stack and kernel"
+				     : "GPU PC samples by launch stack, kernel, device function, "
+				       "source line and stall reason";
+		so.unit = time ? "ns" : "samples";
+	}
 	if (strcmp(c.output, "-")) {
 		if (outfile_create(&of, c.output, 0644, OUTFILE_STREAM_OK))
 			goto out;

@@ -15,11 +15,14 @@
 #include "cmd/cmd.h"
 #include "cmd/input.h"
 #include "cmd/opts.h"
+#include "cmd/report_gpu_tui.h"
 #include "cmd/report_tui.h"
 #include "libprof/rmodel.h"
 #include "cmd/symopts.h"
 #include "libprof/array.h"
+#include "libprof/gpureport.h"
 #include "libprof/profile.h"
+#include "symbolizer/demangle.h"
 
 /* perf's -g: how call chains print under entries. */
 enum chain_mode { CHAIN_NONE, CHAIN_GRAPH, CHAIN_FLAT, CHAIN_FOLDED, CHAIN_FRACTAL };
@@ -27,7 +30,10 @@ enum chain_value { VAL_PERCENT, VAL_PERIOD, VAL_COUNT };
 
 /* Output columns besides the sort keys (perf's -F fields). */
 enum col {
-	COL_OVERHEAD, COL_CHILDREN, COL_SAMPLE, COL_PERIOD,
+	COL_OVERHEAD,
+	COL_CHILDREN,
+	COL_SAMPLE,
+	COL_PERIOD,
 	COL_KEY, /* + enum hist_key */
 };
 #define MAX_COLS 16
@@ -36,14 +42,14 @@ struct report {
 	const char *input, *sort, *fields, *event, *callgraph;
 	const char *comm, *pid, *tid, *dso, *symbols, *time, *cpu;
 	int children, quiet, force, header, header_only, stdio, tui, demangle, inline_frames;
-	int show_nr, show_period, inverted;
+	int show_nr, show_period, inverted, gpu;
 	struct symopts so;
 	double percent_limit;
 	/* call chains */
 	enum chain_mode mode;
-	double chain_min;      /* percent */
-	unsigned print_limit;  /* chain entries per level, 0: all */
-	int order;             /* HIST_CHAIN_CALLER / CALLEE, 0: perf's default */
+	double chain_min;     /* percent */
+	unsigned print_limit; /* chain entries per level, 0: all */
+	int order;	      /* HIST_CHAIN_CALLER / CALLEE, 0: perf's default */
 	enum chain_value value;
 	/* columns */
 	int cols[MAX_COLS];
@@ -88,7 +94,8 @@ static int parse_sort(struct report *r)
 		enum hist_key k;
 
 		if (parse_key(tok, &k)) {
-			cmd_error("unknown sort key '%s': use comm, pid (or tid), tgid, dso, sym, srcline, cpu or symq",
+			cmd_error("unknown sort key '%s': use comm, pid (or tid), tgid, dso, sym, "
+				  "srcline, cpu or symq",
 				  tok);
 			ret = -EINVAL;
 			break;
@@ -96,7 +103,8 @@ static int parse_sort(struct report *r)
 		add_key(r, k);
 	}
 	if (!ret && !r->mo.nr_keys) {
-		cmd_error("--sort needs at least one key: comm, pid, tid, dso, sym, srcline or cpu");
+		cmd_error(
+			"--sort needs at least one key: comm, pid, tid, dso, sym, srcline or cpu");
 		ret = -EINVAL;
 	}
 	free(list);
@@ -129,8 +137,10 @@ static int parse_fields(struct report *r, int sort_given)
 			if (!sort_given)
 				add_key(r, k);
 		} else {
-			cmd_error("unknown field '%s': use overhead, overhead_children, sample, period "
-				  "or a sort key (comm, pid, tid, dso, sym, srcline, cpu)", tok);
+			cmd_error("unknown field '%s': use overhead, overhead_children, sample, "
+				  "period "
+				  "or a sort key (comm, pid, tid, dso, sym, srcline, cpu)",
+				  tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -203,8 +213,11 @@ static int parse_callgraph(struct report *r, const char *arg)
 			else
 				r->print_limit = (unsigned)v;
 		} else {
-			cmd_error("bad -g/--call-graph part '%s': use graph, flat, folded, fractal or none, "
-				  "a minimum percent, caller or callee, and percent, period or count", tok);
+			cmd_error(
+				"bad -g/--call-graph part '%s': use graph, flat, folded, fractal "
+				"or none, "
+				"a minimum percent, caller or callee, and percent, period or count",
+				tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -222,8 +235,8 @@ static int fold_g_argument(int argc, char **argv, char *buf, size_t n)
 	for (i = 1; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
-		if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) && argv[i + 1][0] != '-' &&
-		    strlen(argv[i + 1]) + 14 < n) {
+		if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) &&
+		    argv[i + 1][0] != '-' && strlen(argv[i + 1]) + 14 < n) {
 			snprintf(buf, n, "--call-graph=%s", argv[i + 1]);
 			argv[i] = buf;
 			memmove(&argv[i + 1], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
@@ -241,11 +254,13 @@ static int setup_filters(struct report *r)
 
 	rfilter_init(&r->filt);
 	if (!ret && r->comm)
-		ret = rfilter_add_strs(&r->filt.comms, &r->filt.nr_comms, r->comm, err, sizeof(err));
+		ret = rfilter_add_strs(&r->filt.comms, &r->filt.nr_comms, r->comm, err,
+				       sizeof(err));
 	if (!ret && r->dso)
 		ret = rfilter_add_strs(&r->filt.dsos, &r->filt.nr_dsos, r->dso, err, sizeof(err));
 	if (!ret && r->symbols)
-		ret = rfilter_add_strs(&r->filt.syms, &r->filt.nr_syms, r->symbols, err, sizeof(err));
+		ret = rfilter_add_strs(&r->filt.syms, &r->filt.nr_syms, r->symbols, err,
+				       sizeof(err));
 	if (!ret && r->pid)
 		ret = rfilter_add_ids(&r->filt.pids, &r->filt.nr_pids, r->pid, err, sizeof(err));
 	if (!ret && r->tid)
@@ -291,7 +306,8 @@ static void add_weak(void *ctx, const char *module, enum symq q, const char *why
 		return;
 	prof_sanitize(m, sizeof(m), module);
 	w->len += (size_t)snprintf(w->buf + w->len, sizeof(w->buf) - w->len, "%s%s (%s)",
-				   w->n++ ? ", " : "", m, why && *why ? why : (q == SYMQ_BASIC ? "names only" : "none"));
+				   w->n++ ? ", " : "", m,
+				   why && *why ? why : (q == SYMQ_BASIC ? "names only" : "none"));
 	if (w->len >= sizeof(w->buf))
 		w->len = sizeof(w->buf) - 1;
 }
@@ -338,7 +354,7 @@ static void add_served(void *ctx, const char *module, const char *source, int fe
 /* "# Symbol database URL: served 2 modules (hot, libfoo.so)" */
 static void print_served(const struct report *r)
 {
-	struct served_ctx c = { .nr = 0 };
+	struct served_ctx c = {.nr = 0};
 	unsigned i;
 
 	session_remote_modules(&r->ses, add_served, &c);
@@ -357,11 +373,12 @@ static void print_list(const char *name, const char *v);
  * modules that had less than full symbols, and why. */
 static void print_quality(const struct report *r)
 {
-	struct weak_ctx w = { .len = 0 };
+	struct weak_ctx w = {.len = 0};
 	uint64_t c[3];
 
 	session_quality_counts(&r->ses, c);
-	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu none\n",
+	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu "
+	       "none\n",
 	       (unsigned long long)c[SYMQ_FULL], (unsigned long long)c[SYMQ_BASIC],
 	       (unsigned long long)c[SYMQ_NONE]);
 	session_weak_modules(&r->ses, add_weak, &w);
@@ -413,7 +430,8 @@ static void print_header(const struct report *r)
 	if (r->header)
 		print_meta(r);
 	else
-		printf("# To display the %s header info, please use --header/--header-only options.\n#\n",
+		printf("# To display the %s header info, please use --header/--header-only "
+		       "options.\n#\n",
 		       profile_get_meta(&r->ses.prof, "perf_version") ? "perf.data" : "zt.data");
 	print_list("comm", r->comm);
 	print_list("pid", r->pid);
@@ -652,8 +670,8 @@ static void graph_line(int depth, uint64_t mask, int left)
 	putchar('\n');
 }
 
-static void graph_name(const struct report *r, uint32_t node, int depth, uint64_t mask,
-		       int first, uint64_t total, int left)
+static void graph_name(const struct report *r, uint32_t node, int depth, uint64_t mask, int first,
+		       uint64_t total, int left)
 {
 	const struct cc_node *n = cc_node(&r->m.hist.cc, node);
 	char val[64], name[1100];
@@ -701,7 +719,9 @@ static int graph_level(const struct report *r, uint32_t parent, uint64_t total, 
 
 	if (r->mode == CHAIN_FRACTAL) {
 		/* relative: a branch's share of its parent's callees */
-		min_hit = (uint64_t)((double)cc_node(cc, parent)->children_hit * (r->chain_min / 100.0) + 0.999999);
+		min_hit = (uint64_t)((double)cc_node(cc, parent)->children_hit *
+					     (r->chain_min / 100.0) +
+				     0.999999);
 	}
 	nk = cc_sorted_children(cc, parent, min_hit, &kids);
 	if (nk < 0)
@@ -717,8 +737,8 @@ static int graph_level(const struct report *r, uint32_t parent, uint64_t total, 
 		print_run(r, kids[i], depth, new_mask, total, left, &last);
 		*printed = 1;
 		new_total = r->mode == CHAIN_FRACTAL ? cc_node(cc, last)->children_hit : total;
-		ret = graph_level(r, last, new_total, depth + 1, new_mask | (1ull << depth), left, min_hit,
-				  printed);
+		ret = graph_level(r, last, new_total, depth + 1, new_mask | (1ull << depth), left,
+				  min_hit, printed);
 		if (ret || (r->print_limit && (unsigned long)i + 1 == r->print_limit))
 			break;
 	}
@@ -834,7 +854,8 @@ static size_t path_of(const struct callchains *cc, uint32_t node, uint32_t **buf
 {
 	size_t n = 0, i;
 
-	for (i = node; cc_node(cc, (uint32_t)i)->parent != CC_NONE; i = cc_node(cc, (uint32_t)i)->parent) {
+	for (i = node; cc_node(cc, (uint32_t)i)->parent != CC_NONE;
+	     i = cc_node(cc, (uint32_t)i)->parent) {
 		if (ZT_GROW(*buf, *cap, n + 1))
 			return 0;
 		(*buf)[n++] = (uint32_t)i;
@@ -851,7 +872,7 @@ static size_t path_of(const struct callchains *cc, uint32_t node, uint32_t **buf
 static int print_paths(const struct report *r, const struct hist_entry *e)
 {
 	const struct callchains *cc = &r->m.hist.cc;
-	struct path_ctx p = { r, NULL, 0, 0 };
+	struct path_ctx p = {r, NULL, 0, 0};
 	uint32_t *path = NULL;
 	size_t i, cap = 0, k;
 	char name[1100], val[64];
@@ -869,13 +890,15 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 		if (r->mode == CHAIN_FOLDED)
 			chain_value(r, val, sizeof(val), n->hit, n->count, r->m.hist.total);
 		else
-			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n), r->m.hist.total);
+			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n),
+				    r->m.hist.total);
 		if (r->mode == CHAIN_FLAT)
 			printf("           %s\n", val);
 		else
 			printf("%s ", val);
 		for (k = 0; k < len; k++) {
-			prof_sanitize(name, sizeof(name), rmodel_chain_name(&r->m, cc_node(cc, path[k])));
+			prof_sanitize(name, sizeof(name),
+				      rmodel_chain_name(&r->m, cc_node(cc, path[k])));
 			if (r->mode == CHAIN_FLAT)
 				printf("                %s\n", name);
 			else
@@ -926,6 +949,322 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	return ret;
 }
 
+/* Children, call-chain mode and order, and the columns, as perf picks
+ * them for a recording with call chains (has_cg) or without. */
+static void setup_chains(struct report *r, int has_cg)
+{
+	if (r->children < 0 || !has_cg) /* perf: no Children without call graphs */
+		r->children = has_cg;
+	r->mo.children = r->children;
+	if (!has_cg)
+		r->mode = CHAIN_NONE;
+	if (r->inverted)
+		r->order = HIST_CHAIN_CALLER;
+	if (!r->order) /* perf: callers first with Children, callees first without */
+		r->order = r->children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
+	r->mo.chain =
+		r->mode == CHAIN_NONE && !r->tui ? HIST_CHAIN_NONE : (enum hist_chain)r->order;
+	if (!has_cg)
+		r->mo.chain = HIST_CHAIN_NONE;
+	r->mo.inline_frames = r->inline_frames;
+	/* text: an entry under the threshold shows no branch (fractal's is relative) */
+	if (!r->tui && r->mode != CHAIN_FRACTAL)
+		r->mo.chain_min_pct = r->chain_min;
+	if (!r->fields) {
+		default_cols(r);
+	} else {
+		unsigned k;
+
+		r->mo.sort_self = 1;
+		for (k = 0; k < r->nr_cols; k++)
+			if (r->cols[k] == COL_CHILDREN)
+				r->mo.sort_self = 0;
+	}
+}
+
+/* ---- zt report --gpu ---- */
+
+/* A duration as "12.345ms" (ns, us, ms or s). */
+static const char *fmt_dur(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3fs", (double)ns / 1e9);
+	return buf;
+}
+
+static const char *fmt_dims(char *buf, size_t n, const uint32_t d[3], int varies)
+{
+	if (varies)
+		snprintf(buf, n, "varies");
+	else
+		snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
+	return buf;
+}
+
+static double pct_of(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* The top stall reasons of a range, "long_scoreboard:21 wait:18 ...". */
+static void print_stalls(const struct gpureport *gr, struct gpurep_stalls st, unsigned max)
+{
+	const struct gpurep_stall *s = gpureport_stalls(gr, st);
+	uint32_t i;
+
+	for (i = 0; i < st.n && i < max; i++)
+		printf("%s%s:%llu", i ? " " : "", s[i].name, (unsigned long long)s[i].samples);
+	if (st.n > max)
+		printf(" ...");
+}
+
+static char *demangle_kernel(void *ctx, const char *name)
+{
+	const struct report *r = ctx;
+
+	return r->demangle ? zt_demangle(name, r->so.full_signature) : NULL;
+}
+
+static void print_gpu_summary(const struct report *r, const struct gpureport *gr,
+			      const struct gpu_frametab *ft)
+{
+	const char *cmdline = profile_get_meta(&r->ses.prof, "cmdline");
+	char buf[1024];
+	size_t i;
+	unsigned n = 0;
+
+	if (r->header)
+		print_meta(r);
+	if (cmdline) {
+		prof_sanitize(buf, sizeof(buf), cmdline);
+		printf("# Recorded: %s\n", buf);
+	}
+	printf("# GPU: %llu kernel launches of %zu kernels, %s of GPU time; %llu PC samples\n#\n",
+	       (unsigned long long)gr->nr_records, gr->nr_kernels,
+	       fmt_dur(buf, sizeof(buf), gr->total_ns), (unsigned long long)gr->pc_samples);
+	printf("# GPU symbols: %llu PCs with lines (function, file:line), %llu names only, %llu "
+	       "none\n",
+	       (unsigned long long)gr->pcs_full, (unsigned long long)gr->pcs_basic,
+	       (unsigned long long)gr->pcs_none);
+	for (i = 0; i < ft->nr_cubins; i++) {
+		const struct gpu_cubin_note *c = &ft->cubins[i];
+
+		if (!c->why)
+			continue;
+		printf("%s cubin 0x%016llx (%s)",
+		       n++ ? "," : "# Cubins without line info:", (unsigned long long)c->crc,
+		       c->why);
+	}
+	if (n)
+		printf("\n");
+	print_quality(r); /* the launch stacks' CPU frames */
+}
+
+static void print_gpu_kernels(const struct gpureport *gr)
+{
+	char t[32], m[32], x[32], gb[48], bb[48];
+	size_t i;
+
+	printf("# ======== GPU kernels, by GPU time ========\n#\n");
+	printf("# %7s  %12s  %8s  %12s  %12s  %-12s  %-12s  %s\n", "Time%", "Total", "Launches",
+	       "Mean", "Max", "Grid", "Block", "Kernel");
+	printf("# .......  ............  ........  ............  ............  ............  "
+	       "............  ......\n#\n");
+	for (i = 0; i < gr->nr_kernels; i++) {
+		const struct gpurep_kernel *k = &gr->kernels[i];
+		char pct[16];
+
+		snprintf(pct, sizeof(pct), "%.2f%%", pct_of(k->total_ns, gr->total_ns));
+		if (!k->launches) {
+			printf("  %7s  %12s  %8s  %12s  %12s  %-12s  %-12s  %s\n", "-", "-", "0",
+			       "-", "-", "-", "-", k->name);
+			continue;
+		}
+		printf("  %7s  %12s  %8llu  %12s  %12s  %-12s  %-12s  %s\n", pct,
+		       fmt_dur(t, sizeof(t), k->total_ns), (unsigned long long)k->launches,
+		       fmt_dur(m, sizeof(m), k->mean_ns), fmt_dur(x, sizeof(x), k->max_ns),
+		       fmt_dims(gb, sizeof(gb), k->grid, k->grid_varies),
+		       fmt_dims(bb, sizeof(bb), k->block, k->block_varies), k->name);
+	}
+	printf("\n");
+}
+
+#define GPU_LINES 10 /* hot lines shown per kernel */
+
+static void print_gpu_lines(const struct gpureport *gr)
+{
+	size_t i, j;
+
+	printf("# ======== Hot lines and device functions by kernel (PC samples, stall reasons) "
+	       "========\n#\n");
+	if (!gr->pc_samples) {
+		printf("# no PC samples (record with zt record --gpu, PC sampling on)\n\n");
+		return;
+	}
+	for (i = 0; i < gr->nr_kernels; i++) {
+		const struct gpurep_kernel *k = &gr->kernels[i];
+
+		if (!k->samples)
+			continue;
+		printf("# Kernel %s: %llu samples (%.2f%%), stalls: ", k->name,
+		       (unsigned long long)k->samples, pct_of(k->samples, gr->pc_samples));
+		print_stalls(gr, k->stalls, 8);
+		printf("\n#\n# %8s  %7s  %-28s  %-20s  %s\n", "Samples", "Percent", "Line",
+		       "Function", "Stalls");
+		for (j = 0; j < k->nr_lines && j < GPU_LINES; j++) {
+			const struct gpurep_line *l = &k->lines[j];
+
+			printf("  %8llu  %6.2f%%  %-28s  %-20s  ", (unsigned long long)l->samples,
+			       pct_of(l->samples, k->samples), l->text, l->func);
+			print_stalls(gr, l->stalls, 3);
+			printf("\n");
+		}
+		if (k->nr_lines > GPU_LINES) {
+			uint64_t rest = 0;
+
+			for (j = GPU_LINES; j < k->nr_lines; j++)
+				rest += k->lines[j].samples;
+			printf("# ... %zu more lines with %llu samples (%.2f%%)\n",
+			       k->nr_lines - GPU_LINES, (unsigned long long)rest,
+			       pct_of(rest, k->samples));
+		}
+		printf("#\n# %8s  %8s  %-28s  %s\n", "Self", "Total", "Device function", "Stalls");
+		for (j = 0; j < k->nr_funcs; j++) {
+			const struct gpurep_func *f = &k->funcs[j];
+			char name[1100];
+
+			snprintf(name, sizeof(name), "%s%s", f->name,
+				 f->inlined ? " (inlined)" : "");
+			printf("  %8llu  %8llu  %-28s  ", (unsigned long long)f->self,
+			       (unsigned long long)f->total, name);
+			print_stalls(gr, f->stalls, 3);
+			printf("\n");
+		}
+		printf("\n");
+	}
+}
+
+static void print_gpu_copies(const struct gpureport *gr)
+{
+	char t[32], rate[32];
+	size_t i;
+
+	printf("# ======== Memory copies and sets ========\n#\n");
+	printf("# %-8s  %8s  %14s  %12s  %12s\n", "Kind", "Count", "Bytes", "Total", "Rate");
+	printf("# ........  ........  ..............  ............  ............\n#\n");
+	for (i = 0; i < gr->nr_copies; i++) {
+		const struct gpurep_copy *c = &gr->copies[i];
+
+		if (c->total_ns)
+			snprintf(rate, sizeof(rate), "%.2fGB/s",
+				 (double)c->bytes / (double)c->total_ns);
+		else
+			snprintf(rate, sizeof(rate), "-");
+		printf("  %-8s  %8llu  %14llu  %12s  %12s\n", c->name, (unsigned long long)c->count,
+		       (unsigned long long)c->bytes, fmt_dur(t, sizeof(t), c->total_ns), rate);
+	}
+	if (!gr->nr_copies)
+		printf("# none\n");
+	printf("\n");
+}
+
+static int print_gpu_stdio(struct report *r, const struct gpureport *gr,
+			   const struct gpu_frametab *ft, const struct hist_entry *const *rows,
+			   size_t nr)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!r->quiet)
+		print_gpu_summary(r, gr, ft);
+	print_gpu_kernels(gr);
+	printf("# ======== Launch sites: the kernels' CPU call chains, by GPU time ========\n#\n");
+	compute_widths(r);
+	print_table_header(r);
+	for (i = 0; i < nr && !ret; i++) {
+		print_row(r, rows[i]);
+		if (r->mode != CHAIN_NONE)
+			ret = print_chains(r, rows[i]);
+	}
+	printf("\n");
+	print_gpu_lines(gr);
+	print_gpu_copies(gr);
+	return ret;
+}
+
+static int launches_have_stacks(const struct rmodel_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr; i++)
+		if (in->samples[i].stack != RMODEL_NO_STACK)
+			return 1;
+	return 0;
+}
+
+/* zt report --gpu: the GPU model, the launch-site model, then text or the TUI. */
+static int report_gpu(struct report *r)
+{
+	const struct gpureport_opts go = {demangle_kernel, r};
+	const struct prof_gpu *g = r->ses.prof.gpu;
+	const struct hist_entry **rows;
+	struct rmodel_input in;
+	struct gpu_frametab ft;
+	struct gpureport gr;
+	struct gpu_view v;
+	size_t nrows;
+	int ret;
+
+	if (!g || prof_gpu_empty(g)) {
+		cmd_error("'%s' has no GPU records (record with zt record --gpu)", r->input);
+		return ZT_EXIT_FAIL;
+	}
+	gpu_frametab_init(&ft);
+	memset(&gr, 0, sizeof(gr));
+	gpu_frametab_init(&gr.strs);
+	ret = gpu_view_init(&v, g);
+	if (!ret)
+		ret = session_gpu_frames(&r->ses, &v, &ft);
+	if (!ret)
+		ret = gpureport_init(&gr, &v, &ft, &go);
+	if (!ret)
+		ret = gpureport_launches(&gr, &v, &r->ses.ft, &in);
+	if (!ret) {
+		setup_chains(r, launches_have_stacks(&in));
+		ret = rmodel_init_with(&r->m, &r->ses.prof, r->ses.pt, &r->ses.ft, &in, NULL, NULL);
+	}
+	if (!ret)
+		ret = rmodel_build(&r->m, &r->mo);
+	if (!ret)
+		ret = rmodel_sort(&r->m, r->percent_limit, &rows, &nrows);
+	if (ret) {
+		cmd_error("cannot build the GPU report: %s", strerror(-ret));
+		ret = ZT_EXIT_FAIL;
+	} else if (r->tui) {
+		struct report_gpu_tui_opts to = {r->mo, r->input};
+
+		ret = report_gpu_tui(&gr, &r->m, &to);
+	} else {
+		ret = print_gpu_stdio(r, &gr, &ft, rows, nrows);
+		if (ret) {
+			cmd_error("cannot print the GPU report: %s", strerror(-ret));
+			ret = ZT_EXIT_FAIL;
+		}
+	}
+	/* the launch model's frames name the report's strings: it goes first */
+	rmodel_release(&r->m);
+	gpureport_release(&gr);
+	gpu_frametab_release(&ft);
+	gpu_view_release(&v);
+	return ret;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -959,55 +1298,74 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report r = { .input = "zt.data", .children = -1, .demangle = 1, .inline_frames = 1,
-			    .mode = CHAIN_GRAPH, .chain_min = 0.5,
-			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
+	struct report r = {.input = "zt.data",
+			   .children = -1,
+			   .demangle = 1,
+			   .inline_frames = 1,
+			   .mode = CHAIN_GRAPH,
+			   .chain_min = 0.5,
+			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &r.input, "file", "input file name: zt.data or perf.data (default: zt.data)" },
-		{ OPT_STRING, 0, "event", &r.event, "name", "the event to report of a perf.data file with several" },
-		{ OPT_BOOL, 0, "stdio", &r.stdio, NULL, "text output (default when stdout is not a terminal)" },
-		{ OPT_BOOL, 0, "tui", &r.tui, NULL, "the interactive browser (default on a terminal)" },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "What to show" },
-		{ OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
-		  "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, cpu, symq "
-		  "(default: comm,dso,sym)" },
-		{ OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
-		  "columns: overhead, overhead_children, sample, period and sort keys" },
-		{ OPT_BOOL, 0, "children", &r.children, NULL,
-		  "Children (callees included) next to Self (default with call graphs); --no-children: Self only" },
-		{ OPT_STRING, 'g', "call-graph", &r.callgraph, "mode[,min%][,caller|callee][,percent|period|count]",
-		  "call chains under entries: graph (default), flat, folded, fractal or none", NULL, 1 },
-		{ OPT_BOOL, 'G', "inverted", &r.inverted, NULL, "call chains from the outermost caller (caller order)" },
-		{ OPT_BOOL, 0, "inline", &r.inline_frames, NULL,
-		  "inlined functions as frames of their own (default); --no-inline: not" },
-		{ OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
-		  "hide entries below this overhead percentage" },
-		{ OPT_BOOL, 'n', "show-nr-samples", &r.show_nr, NULL, "show a Samples column" },
-		{ OPT_BOOL, 0, "show-total-period", &r.show_period, NULL, "show a Period column" },
-		{ OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first" },
-		{ OPT_BOOL, 0, "header-only", &r.header_only, NULL, "show only the recording's header info" },
-		{ OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings" },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "Filters" },
-		{ OPT_STRING, 'c', "comms", &r.comm, "comm[,comm...]", "only these thread names" },
-		{ OPT_STRING, 0, "comm", &r.comm, "comm[,comm...]", "the same as --comms" },
-		{ OPT_STRING, 0, "pid", &r.pid, "pid[,pid...]", "only these processes" },
-		{ OPT_STRING, 0, "tid", &r.tid, "tid[,tid...]", "only these threads" },
-		{ OPT_STRING, 'd', "dsos", &r.dso, "dso[,dso...]", "only entries in these modules" },
-		{ OPT_STRING, 0, "dso", &r.dso, "dso[,dso...]", "the same as --dsos" },
-		{ OPT_STRING, 'S', "symbols", &r.symbols, "sym[,sym...]", "only entries of these functions" },
-		{ OPT_STRING, 'C', "cpu", &r.cpu, "cpus", "only samples on these CPUs (0,2-3)" },
-		{ OPT_STRING, 0, "time", &r.time, "start,end",
-		  "only samples in this time range: seconds as zt script shows them, or A%-B%" },
-		{ OPT_BOOL, 'f', "force", &r.force, NULL, "report the readable part of a damaged file" },
-		{ OPT_BOOL, 0, "demangle", &r.demangle, NULL,
-		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
+		{OPT_STRING, 'i', "input", &r.input, "file",
+		 "input file name: zt.data or perf.data (default: zt.data)"},
+		{OPT_STRING, 0, "event", &r.event, "name",
+		 "the event to report of a perf.data file with several"},
+		{OPT_BOOL, 0, "stdio", &r.stdio, NULL,
+		 "text output (default when stdout is not a terminal)"},
+		{OPT_BOOL, 0, "tui", &r.tui, NULL,
+		 "the interactive browser (default on a terminal)"},
+		{OPT_BOOL, 0, "gpu", &r.gpu, NULL,
+		 "the GPU side of a zt record --gpu recording: kernels, launch sites, hot lines "
+		 "with stall reasons, memory copies"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
+		{OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
+		 "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, "
+		 "cpu, symq "
+		 "(default: comm,dso,sym)"},
+		{OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
+		 "columns: overhead, overhead_children, sample, period and sort keys"},
+		{OPT_BOOL, 0, "children", &r.children, NULL,
+		 "Children (callees included) next to Self (default with call graphs); "
+		 "--no-children: Self only"},
+		{OPT_STRING, 'g', "call-graph", &r.callgraph,
+		 "mode[,min%][,caller|callee][,percent|period|count]",
+		 "call chains under entries: graph (default), flat, folded, fractal or none", NULL,
+		 1},
+		{OPT_BOOL, 'G', "inverted", &r.inverted, NULL,
+		 "call chains from the outermost caller (caller order)"},
+		{OPT_BOOL, 0, "inline", &r.inline_frames, NULL,
+		 "inlined functions as frames of their own (default); --no-inline: not"},
+		{OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
+		 "hide entries below this overhead percentage"},
+		{OPT_BOOL, 'n', "show-nr-samples", &r.show_nr, NULL, "show a Samples column"},
+		{OPT_BOOL, 0, "show-total-period", &r.show_period, NULL, "show a Period column"},
+		{OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first"},
+		{OPT_BOOL, 0, "header-only", &r.header_only, NULL,
+		 "show only the recording's header info"},
+		{OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters"},
+		{OPT_STRING, 'c', "comms", &r.comm, "comm[,comm...]", "only these thread names"},
+		{OPT_STRING, 0, "comm", &r.comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &r.pid, "pid[,pid...]", "only these processes"},
+		{OPT_STRING, 0, "tid", &r.tid, "tid[,tid...]", "only these threads"},
+		{OPT_STRING, 'd', "dsos", &r.dso, "dso[,dso...]", "only entries in these modules"},
+		{OPT_STRING, 0, "dso", &r.dso, "dso[,dso...]", "the same as --dsos"},
+		{OPT_STRING, 'S', "symbols", &r.symbols, "sym[,sym...]",
+		 "only entries of these functions"},
+		{OPT_STRING, 'C', "cpu", &r.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "time", &r.time, "start,end",
+		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
+		{OPT_BOOL, 'f', "force", &r.force, NULL,
+		 "report the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &r.demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
 		SYMOPTS_NAME_OPTIONS(r.so),
 		SYMOPTS_OPTIONS(r.so),
 		SYMOPTS_SYMDB_OPTIONS(r.so),
 		SYMOPTS_KERNEL_OPTIONS(r.so),
 		OPT_EOL,
 	};
-	struct cmd_progress prog = { 0 };
+	struct cmd_progress prog = {0};
 	double t0 = now_ms(), t1, t2, t3;
 	const struct hist_entry **rows;
 	char gbuf[256];
@@ -1067,40 +1425,17 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
+	if (r.gpu) {
+		ret = report_gpu(&r);
+		goto out;
+	}
 	if (!r.ses.prof.nr_samples) {
 		cmd_error("'%s' has no samples", r.input);
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
 	{
-		int has_cg = profile_has_callchains(&r.ses.prof);
-
-		if (r.children < 0 || !has_cg) /* perf: no Children without call graphs */
-			r.children = has_cg;
-		r.mo.children = r.children;
-		if (!has_cg)
-			r.mode = CHAIN_NONE;
-		if (r.inverted)
-			r.order = HIST_CHAIN_CALLER;
-		if (!r.order) /* perf: callers first with Children, callees first without */
-			r.order = r.children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
-		r.mo.chain = r.mode == CHAIN_NONE && !r.tui ? HIST_CHAIN_NONE : (enum hist_chain)r.order;
-		if (!has_cg)
-			r.mo.chain = HIST_CHAIN_NONE;
-		r.mo.inline_frames = r.inline_frames;
-		/* text: an entry under the threshold shows no branch (fractal's is relative) */
-		if (!r.tui && r.mode != CHAIN_FRACTAL)
-			r.mo.chain_min_pct = r.chain_min;
-		if (!r.fields) {
-			default_cols(&r);
-		} else {
-			unsigned k;
-
-			r.mo.sort_self = 1;
-			for (k = 0; k < r.nr_cols; k++)
-				if (r.cols[k] == COL_CHILDREN)
-					r.mo.sort_self = 0;
-		}
+		setup_chains(&r, profile_has_callchains(&r.ses.prof));
 		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
 		frametab_seal(&r.ses.ft); /* every frame is resolved: no more lookups */
 		if (prog.what)
@@ -1122,7 +1457,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (r.tui) {
-		struct report_tui_opts to = { r.mo, &r.filt, r.percent_limit, r.chain_min, r.input, NULL };
+		struct report_tui_opts to = {r.mo,	  &r.filt, r.percent_limit,
+					     r.chain_min, r.input, NULL};
 
 		to.event = profile_get_meta(&r.ses.prof, "event");
 		ret = report_tui(&r.m, &to);

@@ -23,11 +23,13 @@
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "formats/folded.h"
+#include "formats/gpufolded.h"
 #include "formats/gpuscript.h"
 #include "formats/perfscript.h"
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
 #include "libprof/gpu.h"
+#include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
@@ -76,7 +78,7 @@ struct launch_text {
 };
 
 struct script {
-	const char *input, *fields, *event_opt;
+	const char *input, *fields, *event_opt, *gpu_weight;
 	int hide_cg, demangle, folded, force, quiet;
 	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
@@ -91,6 +93,7 @@ struct script {
 	int write_error;
 	/* GPU records */
 	struct gpu_view gv;
+	struct gpu_frametab gft; /* gv's PC buckets resolved */
 	struct gpuscript_fmt gfmt;
 	struct perfscript_fmt lfmt; /* of launch stacks */
 	struct launch_text lt;
@@ -295,6 +298,11 @@ static const char *shown_name(struct script *s, uint32_t id)
 	return s->names[id] ? s->names[id] : raw;
 }
 
+static const char *gpu_kernel_name(void *ctx, uint32_t id)
+{
+	return shown_name(ctx, id);
+}
+
 /* The header of a GPU record of pid (thread tid, named at ts) into s->line. */
 static void gpu_header(struct script *s, uint32_t pid, uint32_t tid, uint64_t name_ts,
 		       uint64_t ts)
@@ -407,6 +415,14 @@ static int print_gpu_rest(struct script *s)
 		gpu_header(s, p->pid, p->pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
 		gpuscript_pcsample(b, p, shown_name(s, p->function),
 				   prof_gpu_stall_name(g, p->pid, p->context, p->stall));
+		if (s->lfmt.callchain) {
+			uint32_t n;
+			const struct gpu_frame *f = gpu_frametab_pc(&s->gft, i, &n);
+
+			if (f && (s->lfmt.fields & PERFSCRIPT_F_IP))
+				gpuscript_pcframes(b, p, f, n);
+			zbuf_put_u8(b, '\n');
+		}
 		if (b->len >= OUT_BUF_SIZE / 2) {
 			if (b->err || out_write(s, b->data, b->len))
 				return b->err ? b->err : -EPIPE;
@@ -462,6 +478,9 @@ static int gpu_init(struct script *s)
 	if (!g || s->only_cpu)
 		return 0;
 	ret = gpu_view_init(&s->gv, g);
+	gpu_frametab_init(&s->gft);
+	if (!ret)
+		ret = session_gpu_frames(&s->ses, &s->gv, &s->gft);
 	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
 		ret = -ENOMEM;
 	s->gfmt = (struct gpuscript_fmt){ s->fmt.fields, s->fmt.ns };
@@ -524,6 +543,37 @@ static int folded_out(void *ctx, const void *buf, size_t n)
 	return out_write(ctx, buf, n);
 }
 
+/* --folded --gpu: the GPU stacks (formats/gpufolded.h). */
+static int print_gpu_folded(struct script *s)
+{
+	struct gpu_launch_stacks ls;
+	struct folded_set fs;
+	struct gpufolded_opts o = {.weight = s->gpu_weight && !strcmp(s->gpu_weight, "time")
+						     ? GPUFOLDED_TIME
+						     : GPUFOLDED_SAMPLES,
+				   .prefix = gpu_launch_stacks_prefix,
+				   .prefix_ctx = &ls,
+				   .kernel_name = gpu_kernel_name,
+				   .name_ctx = s};
+	int ret;
+
+	if (!s->gv.g)
+		return 0;
+	if (o.weight == GPUFOLDED_SAMPLES && !s->gv.nr_pcs)
+		cmd_warn("'%s' has no PC samples (recorded with --gpu-pcs off?): try --gpu-weight "
+			 "time",
+			 s->input);
+	folded_set_init(&fs);
+	gpu_launch_stacks_init(&ls, &s->ses.prof, s->ses.pt, &s->ses.ft, s->fmt.inline_frames);
+	ret = gpufolded_build(&fs, &s->gv, &s->gft, &o);
+	/* it stops at a write error, which cmd_script() reports (s->write_error) */
+	if (!ret)
+		folded_set_write(&fs, folded_out, s);
+	gpu_launch_stacks_release(&ls);
+	folded_set_release(&fs);
+	return ret;
+}
+
 /* --folded: one line per distinct stack with its number of samples,
  * sorted as stackcollapse-perf.pl sorts (byte order). */
 static int print_folded(struct script *s)
@@ -533,6 +583,8 @@ static int print_folded(struct script *s)
 	size_t i;
 	int ret = 0;
 
+	if (s->only_gpu)
+		return print_gpu_folded(s);
 	folded_set_init(&fs);
 	zbuf_init(&b);
 	for (i = 0; i < s->ses.prof.nr_samples && !ret; i++) {
@@ -574,6 +626,7 @@ static void script_release(struct script *s)
 	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
 		free(s->names[i]);
 	free(s->names);
+	gpu_frametab_release(&s->gft);
 	gpu_view_release(&s->gv);
 	stackgroups_release(&s->lt.sg);
 	free(s->lt.gtext);
@@ -590,6 +643,7 @@ static const char *const script_usage[] = {
 	"zt script [<options>]",
 	"zt script --folded [<options>]",
 	"zt script --gpu [<options>]",
+	"zt script --folded --gpu [--gpu-weight samples|time] [<options>]",
 	NULL,
 };
 
@@ -599,29 +653,33 @@ int cmd_script(int argc, char **argv)
 			    .demangle = 1,
 			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &s.input, "file",
-		  "input file name (default: zt.data)" },
-		{ OPT_STRING, 0, "event", &s.event_opt, "name", "the event to show of a perf.data file with several" },
-		{ OPT_STRING, 'F', "fields", &s.fields, "fields",
-		  "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
-		  "the defaults" },
-		{ OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
-		  "one line per sample: the sampled address only" },
-		{ OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
-		  "show inlined functions as frames of their own" },
-		{ OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds" },
-		{ OPT_BOOL, 0, "folded", &s.folded, NULL,
-		  "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
-		  "writes them (CPU samples only)" },
-		{ OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
-		  "only the GPU records of a zt record --gpu recording (zt's own)" },
-		{ OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
-		  "only the CPU samples, as perf script shows them (zt's own)" },
-		{ OPT_BOOL, 'f', "force", &s.force, NULL,
-		  "show the readable part of a damaged file" },
-		{ OPT_BOOL, 0, "demangle", &s.demangle, NULL,
-		  "demangle C++ and Rust names (default); --no-demangle: keep them raw" },
-		{ OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings" },
+		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data)"},
+		{OPT_STRING, 0, "event", &s.event_opt, "name",
+		 "the event to show of a perf.data file with several"},
+		{OPT_STRING, 'F', "fields", &s.fields, "fields",
+		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
+		 "the defaults"},
+		{OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
+		 "one line per sample: the sampled address only"},
+		{OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
+		 "show inlined functions as frames of their own"},
+		{OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds"},
+		{OPT_BOOL, 0, "folded", &s.folded, NULL,
+		 "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
+		 "writes them; with --gpu: GPU stacks (launch stack;kernel_[g];...;stall_[gs])"},
+		{OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
+		 "only the GPU records of a zt record --gpu recording (zt's own), PC samples "
+		 "with their device functions and source lines"},
+		{OPT_STRING, 0, "gpu-weight", &s.gpu_weight, "samples|time",
+		 "--folded --gpu: weigh by PC samples (default) or by kernel time in ns "
+		 "(stacks end at the kernel)"},
+		{OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
+		 "only the CPU samples, as perf script shows them (zt's own)"},
+		{OPT_BOOL, 'f', "force", &s.force, NULL,
+		 "show the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &s.demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		{OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings"},
 		SYMOPTS_NAME_OPTIONS(s.so),
 		SYMOPTS_OPTIONS(s.so),
 		SYMOPTS_SYMDB_OPTIONS(s.so),
@@ -646,8 +704,12 @@ int cmd_script(int argc, char **argv)
 		cmd_error("--gpu and --cpu cannot be used together: without either, both are shown");
 		goto out;
 	}
-	if (s.only_gpu && s.folded) {
-		cmd_error("--folded shows CPU samples only: it cannot be used with --gpu");
+	if (s.gpu_weight && strcmp(s.gpu_weight, "samples") && strcmp(s.gpu_weight, "time")) {
+		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", s.gpu_weight);
+		goto out;
+	}
+	if (s.gpu_weight && !(s.only_gpu && s.folded)) {
+		cmd_error("--gpu-weight weighs the stacks of --folded --gpu: give both");
 		goto out;
 	}
 	/* parse -F before reading, against defaults without the CPU: it is
@@ -681,10 +743,10 @@ int cmd_script(int argc, char **argv)
 	}
 	stackgroups_init(&s.sg, &s.ses.prof, s.ses.pt, &s.ses.ft);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	ret = s.folded ? 0 : gpu_init(&s);
+	ret = s.folded && !s.only_gpu ? 0 : gpu_init(&s);
 	if (!ret)
 		ret = s.folded ? print_folded(&s) : print_samples(&s);
-	if (!ret && !s.folded && !s.only_cpu)
+	if (!ret && (!s.folded || s.only_gpu) && !s.only_cpu)
 		gpu_losses(&s);
 	if (ret) {
 		cmd_error("cannot show the samples: %s", strerror(-ret));

@@ -231,6 +231,21 @@ static unsigned folded_kind(const char *s, size_t *len)
 {
 	size_t l = *len;
 
+	if (l > 5 && !memcmp(s + l - 5, "_[g", 3) && s[l - 1] == ']') {
+		static const char gk[] = "dils";
+		static const unsigned kinds[] = {FLAME_GPU_FUNC, FLAME_GPU_INLINED, FLAME_GPU_LINE,
+						 FLAME_GPU_STALL};
+		const char *c = memchr(gk, s[l - 2], 4);
+
+		if (c) {
+			*len = l - 5;
+			return kinds[c - gk];
+		}
+	}
+	if (l > 4 && !memcmp(s + l - 4, "_[g]", 4)) {
+		*len = l - 4;
+		return FLAME_GPU_KERNEL;
+	}
 	if (l > 4 && s[l - 4] == '_' && s[l - 3] == '[' && s[l - 1] == ']') {
 		switch (s[l - 2]) {
 		case 'k':
@@ -319,6 +334,8 @@ static int parse_line(struct flame *f, const char *s, size_t len, int which, siz
 		if (++depth > FLAME_MAX_DEPTH)
 			break;
 		kind = folded_kind(p, &l);
+		if (depth == 1 && f->process_first && kind == FLAME_USER)
+			kind = FLAME_PROCESS;
 		if (!f->reverse) {
 			ret = add_one(f, &node, p, l, NULL, NULL, kind);
 			if (!ret && (ZT_GROW(f->prev_ends, f->prev_dcap, depth) ||
@@ -467,6 +484,27 @@ static void node_color(const struct flame *f, const struct flame_node *n, int pa
 	case FLAME_PROCESS: /* lavender */
 		*r = 175 + (int)(30 * v[0]), *g = *r, *b = 225 + (int)(30 * v[1]);
 		break;
+	/* GPU: blues for code, outer to inner lighter; pale blue-grey lines;
+	 * rose stall reasons on top */
+	case FLAME_GPU_KERNEL:
+		*r = 40 + (int)(40 * v[0]), *g = 95 + (int)(45 * v[1]), *b = 215 + (int)(40 * v[2]);
+		break;
+	case FLAME_GPU_FUNC:
+		*r = 95 + (int)(40 * v[0]), *g = 150 + (int)(40 * v[1]),
+		*b = 235 + (int)(20 * v[2]);
+		break;
+	case FLAME_GPU_INLINED:
+		*r = 140 + (int)(30 * v[0]), *g = 195 + (int)(25 * v[1]),
+		*b = 240 + (int)(15 * v[2]);
+		break;
+	case FLAME_GPU_LINE:
+		*r = 185 + (int)(25 * v[0]), *g = 205 + (int)(20 * v[0]),
+		*b = 230 + (int)(20 * v[1]);
+		break;
+	case FLAME_GPU_STALL:
+		*r = 235 + (int)(20 * v[0]), *g = 150 + (int)(45 * v[1]),
+		*b = 160 + (int)(40 * v[2]);
+		break;
 	default: /* user native: red to yellow */
 		*r = 205 + (int)(50 * v[2]), *g = 60 + (int)(170 * v[0]), *b = (int)(55 * v[1]);
 		break;
@@ -482,8 +520,9 @@ static void node_color(const struct flame *f, const struct flame_node *n, int pa
 #define YPAD1	   (FONT_SIZE * 3)
 #define YPAD2	   (FONT_SIZE * 2 + 10)
 
-static const char *const kind_names[] = {"user",    "kernel",	  "jit",
-					 "inlined", "unresolved", "process"};
+static const char *const kind_names[] = {"user",	"kernel",   "jit",	  "inlined",
+					 "unresolved",	"process",  "gpu kernel", "gpu function",
+					 "gpu inlined", "gpu line", "gpu stall"};
 
 /* Text escaped for XML: markup characters as entities, control characters
  * and bytes that are not UTF-8 as '?'. At most max code points (0: all);

@@ -22,6 +22,12 @@ enum flame_kind {
 	FLAME_INLINED,	  /* a function inlined into its caller */
 	FLAME_UNRESOLVED, /* no symbol: "[module+0x1f0]", "[unknown]" */
 	FLAME_PROCESS,	  /* the thread name heading a stack */
+	/* GPU stacks (formats/gpufolded.h), a palette of their own: */
+	FLAME_GPU_KERNEL,  /* a kernel ("_[g]") */
+	FLAME_GPU_FUNC,	   /* a device function it calls ("_[gd]") */
+	FLAME_GPU_INLINED, /* a device function inlined ("_[gi]") */
+	FLAME_GPU_LINE,	   /* a PC's source line ("_[gl]") */
+	FLAME_GPU_STALL,   /* a stall reason ("_[gs]") */
 	FLAME_NR_KINDS
 };
 
@@ -59,6 +65,8 @@ struct flame {
 	size_t nr_strs, cap_strs;
 	struct zt_htab shash; /* string -> its id */
 	int reverse;
+	int process_first; /* folded text: each stack's first frame is a process name
+			      (FLAME_PROCESS), as zt's GPU stacks have it */
 	uint64_t total[2];
 	struct flame_frame *scratch; /* a reversed stack */
 	size_t scratch_cap;
@@ -83,8 +91,10 @@ int flame_add_stack(struct flame *f, const struct flame_frame *frames, size_t n,
 /*
  * Parse folded text (len bytes, no NUL needed): lines "f1;f2;...;leaf COUNT",
  * counted into value[which]. flamegraph.pl's annotations give kinds: a
- * "_[k]" suffix kernel, "_[j]" JIT, "_[i]" inlined (the suffix is removed);
- * "[...]" names are unresolved. Lines that do not parse are skipped and
+ * "_[k]" suffix kernel, "_[j]" JIT, "_[i]" inlined, and zt's GPU ones
+ * "_[g]" kernel, "_[gd]" device function, "_[gi]" inlined device
+ * function, "_[gl]" source line, "_[gs]" stall reason (the suffix is
+ * removed); "[...]" names are unresolved. Lines that do not parse are skipped and
  * counted in *bad (may be NULL). 0 or -ENOMEM.
  */
 int flame_parse_folded(struct flame *f, const char *buf, size_t len, int which, size_t *bad);

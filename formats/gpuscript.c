@@ -170,6 +170,21 @@ void gpuscript_pcsample(struct zbuf *b, const struct gpu_pcsum *s, const char *f
 	zbuf_put_u8(b, '\n');
 }
 
+void gpuscript_pcframes(struct zbuf *b, const struct gpu_pcsum *s, const struct gpu_frame *f,
+			uint32_t n)
+{
+	char line[256];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		put_f(b, "\t%16llx ", (unsigned long long)s->pc);
+		put_clean(b, f[i].func);
+		put_f(b, " (");
+		put_clean(b, gpu_frame_srcline(&f[i], line, sizeof(line)));
+		put_f(b, ")%s\n", f[i].inlined ? " (inlined)" : "");
+	}
+}
+
 void gpuscript_cubin(struct zbuf *b, const struct prof_gpu_cubin *c)
 {
 	put_f(b, "cuda:cubin: crc=0x%016llx size=%zu module=%u ctx=%u\n",

@@ -8,7 +8,9 @@
  * the header as perf script's (comm right-aligned in 16 columns, so a
  * line never starts with the comm: tools that parse perf script's samples
  * pass over these), one line per record; the records without a time (PC
- * samples, cubins, counters, info) leave the time out. A name, which may
+ * samples, cubins, counters, info) leave the time out; a PC sample's
+ * resolved frames (device functions, source lines) follow its line as a
+ * sample's frames do. A name, which may
  * hold spaces (demangled C++), comes last. Strings from the profiled
  * processes are shown with control characters as '?'. The writers append
  * to a buffer; the caller adds a kernel's launch stack after its line.
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "libprof/gpu.h"
+#include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
 #include "libprof/zbuf.h"
 
@@ -50,6 +53,15 @@ void gpuscript_overhead(struct zbuf *b, const struct prof_gpu_overhead *o);
  * stall NULL: "stall_INDEX". */
 void gpuscript_pcsample(struct zbuf *b, const struct gpu_pcsum *s, const char *function,
 			const char *stall);
+/* The resolved frames of a PC-sampling bucket (libprof/gpuframes.h: n
+ * frames, innermost first, the kernel last), a line each under its
+ * cuda:pcsample: line as perf script's frame lines under a sample:
+ * "\t%16x FUNC (FILE:LINE)\n", the PC's own row for the innermost frame,
+ * the call site for the others ("??:0" unknown), " (inlined)" after a
+ * function inlined into the next. The caller ends the block with an
+ * empty line. */
+void gpuscript_pcframes(struct zbuf *b, const struct gpu_pcsum *s, const struct gpu_frame *f,
+			uint32_t n);
 /* "cuda:cubin: crc=0xCRC size=N module=M ctx=C\n" */
 void gpuscript_cubin(struct zbuf *b, const struct prof_gpu_cubin *c);
 /* "cuda:counters: launches=N launch_stacks=N ...\n" */

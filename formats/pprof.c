@@ -19,6 +19,7 @@
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 #include "libprof/frametab.h"
+#include "libprof/gpu.h"
 
 /*
  * An interning table of byte keys: each distinct key gets the next id
@@ -122,11 +123,15 @@ struct pprof {
 	struct ptab strs, funcs, maps, locs, samples;
 	struct pmap_info *mi;
 	size_t cap_mi;
-	int64_t *sv; /* per sample: count, weight */
+	int64_t *sv; /* per sample: its nv values (count, weight[, GPU samples, GPU ns]) */
 	size_t cap_sv;
+	unsigned nv;
+	const struct pprof_gpu *gpu; /* NULL: no GPU side */
+	uint64_t *gkey;		     /* a GPU sample's key being built */
+	size_t cap_gkey;
 	char *scratch;
 	size_t cap_scratch;
-	uint64_t key[2 * ZT_MAX_FRAMES + 4]; /* the sample key being built */
+	uint64_t key[2 * ZT_MAX_FRAMES + 5]; /* the sample key being built */
 	uint64_t lockey[2 * 64 + 3]; /* at most 63 frames an address (frametab) */
 	const struct prof_blob *kbid; /* the kernel's build id, looked up once */
 	int kbid_done;
@@ -348,8 +353,25 @@ static int group_samples(struct pprof *pp)
 	return 0;
 }
 
+/* The sample of key k (with n locations), its values zeroed when new. */
+static int sample_add(struct pprof *pp, const uint64_t *k, size_t n, uint32_t *s)
+{
+	int added, ret;
+	unsigned j;
+
+	ret = ptab_intern(&pp->samples, k, (5 + n) * sizeof(*k), s, &added);
+	if (ret || !added)
+		return ret;
+	if (ZT_GROW(pp->sv, pp->cap_sv, pp->nv * ((size_t)*s + 1)))
+		return -ENOMEM;
+	for (j = 0; j < pp->nv; j++)
+		pp->sv[pp->nv * *s + j] = 0;
+	return 0;
+}
+
 /* Resolve each group's frames; groups that end up alike share a sample.
- * Sample key: pid, tid, thread name id, number of locations, location ids. */
+ * Sample key: pid, tid, thread name id, stall reason's string id (0: none),
+ * number of locations, location ids. */
 static int resolve_groups(struct pprof *pp)
 {
 	size_t g;
@@ -362,27 +384,21 @@ static int resolve_groups(struct pprof *pp)
 		unsigned i, n;
 		uint64_t *k = pp->key;
 		uint32_t s;
-		int added;
 
 		ret = stackgroups_resolve(&pp->sg, (uint32_t)g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
 		if (ret)
 			return ret;
-		k[0] = gr->pid, k[1] = gr->tid, k[2] = (uint64_t)pp->gcomm[g], k[3] = n;
+		k[0] = gr->pid, k[1] = gr->tid, k[2] = (uint64_t)pp->gcomm[g], k[3] = 0, k[4] = n;
 		for (i = 0; i < n; i++) {
-			ret = loc_id(pp, ips[i], &r[i], &k[4 + i]);
+			ret = loc_id(pp, ips[i], &r[i], &k[5 + i]);
 			if (ret)
 				return ret;
 		}
-		ret = ptab_intern(&pp->samples, k, (4 + (size_t)n) * sizeof(*k), &s, &added);
+		ret = sample_add(pp, k, n, &s);
 		if (ret)
 			return ret;
-		if (added) {
-			if (ZT_GROW(pp->sv, pp->cap_sv, 2 * ((size_t)s + 1)))
-				return -ENOMEM;
-			pp->sv[2 * s] = pp->sv[2 * s + 1] = 0;
-		}
-		pp->sv[2 * s] += (int64_t)gr->nr;
-		pp->sv[2 * s + 1] += (int64_t)gr->weight;
+		pp->sv[pp->nv * s] += (int64_t)gr->nr;
+		pp->sv[pp->nv * s + 1] += (int64_t)gr->weight;
 	}
 	return 0;
 }
@@ -530,16 +546,16 @@ static size_t main_mapping(const struct pprof *pp)
 		const uint64_t *k = ptab_key(&pp->samples, i);
 		const char *comm = ptab_key(&pp->strs, k[2]);
 
-		for (j = 0; j < k[3]; j++) {
-			uint64_t mid = ((const uint64_t *)ptab_key(&pp->locs, k[4 + j] - 1))[0];
+		for (j = 0; j < k[4]; j++) {
+			uint64_t mid = ((const uint64_t *)ptab_key(&pp->locs, k[5 + j] - 1))[0];
 			const uint64_t *mk;
 
 			if (!mid || pp->mi[mid - 1].span)
 				continue;
 			mk = ptab_key(&pp->maps, mid - 1);
-			score[2 * (mid - 1) + 1] += (uint64_t)pp->sv[2 * i];
+			score[2 * (mid - 1) + 1] += (uint64_t)pp->sv[pp->nv * i];
 			if (comm_names(comm, ptab_key(&pp->strs, mk[4])))
-				score[2 * (mid - 1)] += (uint64_t)pp->sv[2 * i];
+				score[2 * (mid - 1)] += (uint64_t)pp->sv[pp->nv * i];
 		}
 	}
 	for (i = 0; i < pp->maps.n; i++) {
@@ -563,10 +579,11 @@ static uint64_t swap_id(uint64_t id, size_t m)
 static int emit(struct pprof *pp, int fd)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[3] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
-	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__ValueType vt[5] = {
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT};
+	Perftools__Profiles__ValueType *vtp[4] = {&vt[0], &vt[1], &vt[3], &vt[4]};
 	Perftools__Profiles__Sample *sm = NULL, **smp = NULL;
 	Perftools__Profiles__Label *lb = NULL, **lbp = NULL;
 	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
@@ -575,16 +592,23 @@ static int emit(struct pprof *pp, int fd)
 	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
 	char **strs = NULL;
 	uint8_t *buf = NULL;
-	int64_t comments[3], k_pid, k_tid, k_thread, period;
+	int64_t comments[3], k_pid, k_tid, k_thread, k_stall, period;
 	size_t i, nl = 0, ncom, len, main_map;
 	int ret;
 
-	if ((ret = str_id(pp, "samples", &vt[0].type)) || (ret = str_id(pp, "count", &vt[0].unit)) ||
+	if ((ret = str_id(pp, "samples", &vt[0].type)) ||
+	    (ret = str_id(pp, "count", &vt[0].unit)) ||
 	    (ret = value_types(pp, &vt[1].type, &vt[1].unit, &period)) ||
 	    (ret = str_id(pp, "pid", &k_pid)) || (ret = str_id(pp, "tid", &k_tid)) ||
-	    (ret = str_id(pp, "thread", &k_thread)) || (ret = add_comments(pp, comments, &ncom)))
+	    (ret = str_id(pp, "thread", &k_thread)) || (ret = str_id(pp, "stall", &k_stall)) ||
+	    (ret = add_comments(pp, comments, &ncom)))
 		return ret;
 	vt[2] = vt[1];
+	if (pp->nv == 4 && ((ret = str_id(pp, "gpu_samples", &vt[3].type)) ||
+			    (ret = str_id(pp, "count", &vt[3].unit)) ||
+			    (ret = str_id(pp, "gpu_time", &vt[4].type)) ||
+			    (ret = str_id(pp, "nanoseconds", &vt[4].unit))))
+		return ret;
 
 	for (i = 0; i < pp->locs.n; i++)
 		nl += ((const uint64_t *)ptab_key(&pp->locs, i))[2];
@@ -593,8 +617,8 @@ static int emit(struct pprof *pp, int fd)
 	ret = -ENOMEM;
 	sm = calloc(pp->samples.n + 1, sizeof(*sm));
 	smp = calloc(pp->samples.n + 1, sizeof(*smp));
-	lb = calloc(3 * pp->samples.n + 1, sizeof(*lb));
-	lbp = calloc(3 * pp->samples.n + 1, sizeof(*lbp));
+	lb = calloc(4 * pp->samples.n + 1, sizeof(*lb));
+	lbp = calloc(4 * pp->samples.n + 1, sizeof(*lbp));
 	mp = calloc(pp->maps.n + 1, sizeof(*mp));
 	mpp = calloc(pp->maps.n + 1, sizeof(*mpp));
 	lc = calloc(pp->locs.n + 1, sizeof(*lc));
@@ -610,24 +634,25 @@ static int emit(struct pprof *pp, int fd)
 
 	for (i = 0; i < pp->samples.n; i++) {
 		const uint64_t *k = ptab_key(&pp->samples, i);
-		Perftools__Profiles__Label *l = &lb[3 * i];
+		Perftools__Profiles__Label *l = &lb[4 * i];
 		unsigned j;
 
 		perftools__profiles__sample__init(&sm[i]);
 		smp[i] = &sm[i];
-		sm[i].n_location_id = k[3];
-		sm[i].location_id = (uint64_t *)&k[4];
-		sm[i].n_value = 2;
-		sm[i].value = &pp->sv[2 * i];
-		for (j = 0; j < 3; j++) {
+		sm[i].n_location_id = k[4];
+		sm[i].location_id = (uint64_t *)&k[5];
+		sm[i].n_value = pp->nv;
+		sm[i].value = &pp->sv[pp->nv * i];
+		for (j = 0; j < 4; j++) {
 			perftools__profiles__label__init(&l[j]);
-			lbp[3 * i + j] = &l[j];
+			lbp[4 * i + j] = &l[j];
 		}
 		l[0].key = k_pid, l[0].num = (int64_t)k[0];
 		l[1].key = k_tid, l[1].num = (int64_t)k[1];
 		l[2].key = k_thread, l[2].str = (int64_t)k[2];
-		sm[i].n_label = 3;
-		sm[i].label = &lbp[3 * i];
+		l[3].key = k_stall, l[3].str = (int64_t)k[3];
+		sm[i].n_label = k[3] ? 4 : 3;
+		sm[i].label = &lbp[4 * i];
 	}
 	for (i = 0; i < pp->maps.n; i++) {
 		const uint64_t *k = ptab_key(&pp->maps, i);
@@ -676,7 +701,7 @@ static int emit(struct pprof *pp, int fd)
 	for (i = 0; i < pp->strs.n; i++)
 		strs[i] = (char *)ptab_key(&pp->strs, i);
 
-	prof.n_sample_type = 2;
+	prof.n_sample_type = pp->nv;
 	prof.sample_type = vtp;
 	prof.n_sample = pp->samples.n;
 	prof.sample = smp;
@@ -731,7 +756,307 @@ out:
 	return ret;
 }
 
-int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft, int fd)
+/* ---- the GPU side: PC samples and kernel time, under their launch stacks ---- */
+
+#define NO_LAUNCH UINT32_MAX
+
+/* A launch stack: its thread and resolved locations (leaf first) in lloc. */
+struct lstack {
+	uint32_t pid, tid;
+	int64_t comm;
+	size_t off, n;
+};
+
+/* GPU time of kernels of one (process, kernel name) launched from one launch stack. */
+struct ktime {
+	uint32_t pid, name, lgroup, pad;
+	uint64_t ns;
+};
+
+struct gpuside {
+	struct stackgroups lsg;
+	struct lstack *ls;
+	size_t cap_ls;
+	uint64_t *lloc;
+	size_t nr_lloc, cap_lloc;
+	struct ptab kt_idx; /* (pid, name, lgroup) -> index into kt */
+	struct ktime *kt;
+	size_t cap_kt;
+	struct ptab pcs_idx; /* the view's buckets by (pid, crc, function, pc, stall) */
+};
+
+/* The launch stack group of l (NO_LAUNCH: none), its locations resolved once. */
+static int launch_group(struct pprof *pp, struct gpuside *gs, const struct prof_gpu_launch *l,
+			uint32_t *gi)
+{
+	struct prof_sample smp;
+	const struct zt_frange *r;
+	const uint64_t *ips;
+	const char *c;
+	char buf[32];
+	unsigned i, n;
+	int is_new, ret;
+
+	*gi = NO_LAUNCH;
+	if (!l || l->stack == PROF_GPU_NO_STACK || l->stack >= pp->p->nr_stacks)
+		return 0;
+	smp = (struct prof_sample){.ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack};
+	c = proctree_comm(pp->pt, l->pid, l->tid, l->ts);
+	ret = stackgroups_add(&gs->lsg, &smp, c, l->tid, gi, &is_new);
+	if (ret || !is_new)
+		return ret;
+	if (ZT_GROW(gs->ls, gs->cap_ls, (size_t)*gi + 1))
+		return -ENOMEM;
+	gs->ls[*gi] = (struct lstack){l->pid, l->tid, 0, gs->nr_lloc, 0};
+	ret = str_id(pp, prof_comm_or_pid(c, l->pid, buf, sizeof(buf)), &gs->ls[*gi].comm);
+	if (!ret)
+		ret = stackgroups_resolve(&gs->lsg, *gi, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
+	if (ret)
+		return ret;
+	if (ZT_GROW(gs->lloc, gs->cap_lloc, gs->nr_lloc + n))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if ((ret = loc_id(pp, ips[i], &r[i], &gs->lloc[gs->nr_lloc + i])))
+			return ret;
+	gs->nr_lloc += n;
+	gs->ls[*gi].n = n;
+	return 0;
+}
+
+/* Room for a GPU sample key of n locations in pp->gkey. */
+static int gkey_room(struct pprof *pp, size_t n)
+{
+	return ZT_GROW(pp->gkey, pp->cap_gkey, 5 + n) ? -ENOMEM : 0;
+}
+
+/* Add value v at index vi to the sample of GPU locations gl[0..ng) over launch
+ * stack lg (NO_LAUNCH: the process pid alone), with stall label stall. */
+static int gpu_sample(struct pprof *pp, struct gpuside *gs, const uint64_t *gl, size_t ng,
+		      uint32_t lg, uint32_t pid, int64_t stall, unsigned vi, uint64_t v)
+{
+	size_t nl = lg == NO_LAUNCH ? 0 : gs->ls[lg].n;
+	uint64_t *k;
+	uint32_t s;
+	int ret;
+
+	if (!v)
+		return 0;
+	if ((ret = gkey_room(pp, ng + nl)))
+		return ret;
+	k = pp->gkey;
+	if (lg == NO_LAUNCH) {
+		const char *c = proctree_comm(pp->pt, pid, pid, 0);
+		char buf[32];
+		int64_t cid;
+
+		if ((ret = str_id(pp, prof_comm_or_pid(c, pid, buf, sizeof(buf)), &cid)))
+			return ret;
+		k[0] = pid, k[1] = pid, k[2] = (uint64_t)cid;
+	} else {
+		k[0] = gs->ls[lg].pid, k[1] = gs->ls[lg].tid, k[2] = (uint64_t)gs->ls[lg].comm;
+	}
+	k[3] = (uint64_t)stall, k[4] = ng + nl;
+	memcpy(k + 5, gl, ng * sizeof(*gl));
+	if (nl)
+		memcpy(k + 5 + ng, gs->lloc + gs->ls[lg].off, nl * sizeof(*k));
+	if ((ret = sample_add(pp, k, ng + nl, &s)))
+		return ret;
+	pp->sv[pp->nv * s + vi] += (int64_t)v;
+	return 0;
+}
+
+/* The location (mapping 0) of GPU frames f[0..n): an inline chain ending in its function. */
+static int gpu_loc(struct pprof *pp, uint64_t addr, const struct gpu_frame *f, unsigned n,
+		   uint64_t *id)
+{
+	uint64_t *k = pp->lockey;
+	unsigned i;
+	uint32_t v = 0;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = func_id(pp, f[i].func, f[i].dir, f[i].file, &k[3 + 2 * i]);
+		k[4 + 2 * i] = f[i].line;
+	}
+	if (ret)
+		return ret;
+	k[0] = 0, k[1] = addr, k[2] = n;
+	ret = ptab_intern(&pp->locs, k, (3 + 2 * (size_t)n) * sizeof(*k), &v, NULL);
+	*id = (uint64_t)v + 1;
+	return ret;
+}
+
+/* The name a kernel is shown by. */
+static const char *gpu_name(const struct pprof *pp, uint32_t id)
+{
+	const char *s = pp->gpu->gpu_name ? pp->gpu->gpu_name(pp->gpu->ctx, id) : NULL;
+
+	return s ? s : prof_gpu_str(pp->gpu->gv->g, id);
+}
+
+/* Kernels: their time under their launch stacks (and per stack, for the PC samples). */
+static int gpu_kernels(struct pprof *pp, struct gpuside *gs)
+{
+	const struct gpu_view *v = pp->gpu->gv;
+	const struct prof_gpu *g = v->g;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < g->nr_kernels && !ret; i++) {
+		const struct prof_gpu_kernel *k = &g->kernels[i];
+		const struct prof_gpu_launch *l =
+			gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start);
+		struct gpu_frame f = {.func = gpu_name(pp, k->name)};
+		uint64_t ns = k->end > k->start ? k->end - k->start : 0, loc;
+		uint32_t key[3], ki;
+		uint32_t lg;
+		int added;
+
+		if ((ret = launch_group(pp, gs, l, &lg)) || (ret = gpu_loc(pp, 0, &f, 1, &loc)) ||
+		    (ret = gpu_sample(pp, gs, &loc, 1, lg, k->pid, 0, 3, ns)))
+			break;
+		key[0] = k->pid, key[1] = k->name, key[2] = lg;
+		if ((ret = ptab_intern(&gs->kt_idx, key, sizeof(key), &ki, &added)))
+			break;
+		if (added) {
+			if (ZT_GROW(gs->kt, gs->cap_kt, (size_t)ki + 1)) {
+				ret = -ENOMEM;
+				break;
+			}
+			gs->kt[ki] = (struct ktime){k->pid, k->name, lg, 0, 0};
+		}
+		gs->kt[ki].ns += ns;
+	}
+	return ret;
+}
+
+static int ktime_cmp(const void *a, const void *b)
+{
+	const struct ktime *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->lgroup < y->lgroup ? -1 : x->lgroup > y->lgroup;
+}
+
+/* The PC samples of one record r, its frames' locations gl[0..ng): under the
+ * launch with its correlation id (serialized mode), else shared among the
+ * launch stacks of its kernel by their GPU time (continuous mode). */
+static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct prof_gpu_pcs *r,
+			  const uint64_t *gl, size_t ng, int64_t stall)
+{
+	const struct gpu_view *v = pp->gpu->gv;
+	struct ktime key = {r->pid, r->function, 0, 0, 0};
+	size_t lo = 0, hi = v->g->nr_kernels ? gs->kt_idx.n : 0, i, e;
+	unsigned __int128 cum = 0, tot = 0;
+	uint64_t given = 0;
+	uint32_t lg;
+	int ret;
+
+	if (r->corr) {
+		ret = launch_group(pp, gs, gpu_view_launch(v, r->pid, r->corr, 0, 0), &lg);
+		return ret ? ret : gpu_sample(pp, gs, gl, ng, lg, r->pid, stall, 2, r->samples);
+	}
+	while (lo < hi) { /* the first entry of (pid, function) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ktime_cmp(&gs->kt[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (e = lo; e < gs->kt_idx.n && gs->kt[e].pid == r->pid && gs->kt[e].name == r->function;
+	     e++)
+		tot += gs->kt[e].ns;
+	if (!tot) /* no kernel of that name timed: no launch stack */
+		return gpu_sample(pp, gs, gl, ng, NO_LAUNCH, r->pid, stall, 2, r->samples);
+	for (i = lo; i < e; i++) {
+		uint64_t upto;
+
+		cum += gs->kt[i].ns;
+		upto = (uint64_t)(cum * r->samples / tot);
+		if ((ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, 2,
+				      upto - given)))
+			return ret;
+		given = upto;
+	}
+	return 0;
+}
+
+static int gpu_samples(struct pprof *pp)
+{
+	const struct gpu_view *v = pp->gpu->gv;
+	const struct gpu_frametab *t = pp->gpu->gft;
+	const struct prof_gpu *g = v->g;
+	struct gpuside gs = {0};
+	uint64_t *gl = NULL;
+	size_t cap_gl = 0, i;
+	int ret;
+
+	stackgroups_init(&gs.lsg, pp->p, pp->pt, pp->ft);
+	ret = gpu_kernels(pp, &gs);
+	if (!ret && gs.kt_idx.n)
+		qsort(gs.kt, gs.kt_idx.n, sizeof(*gs.kt), ktime_cmp);
+	/* the view's buckets numbered as the view has them (each key is new) */
+	for (i = 0; i < v->nr_pcs && !ret; i++) {
+		const struct gpu_pcsum *b = &v->pcs[i];
+		uint64_t key[5] = {b->pid, b->crc, b->function, b->pc, b->stall};
+		uint32_t id;
+
+		ret = ptab_intern(&gs.pcs_idx, key, sizeof(key), &id, NULL);
+	}
+	for (i = 0; i < g->nr_pcs && !ret; i++) {
+		const struct prof_gpu_pcs *r = &g->pcs[i];
+		uint64_t key[5] = {r->pid, r->cubin_crc, r->function, r->pc_offset, r->stall};
+		const struct gpu_frame *f;
+		struct gpu_frame one;
+		const char *sn;
+		char sbuf[32];
+		int64_t stall;
+		uint32_t id, n, j, run;
+		size_t ng = 0;
+		int added;
+
+		if ((ret = ptab_intern(&gs.pcs_idx, key, sizeof(key), &id, &added)))
+			break;
+		f = added ? NULL : gpu_frametab_pc(t, id, &n);
+		if (!f) { /* not in the view or not resolved: the record's function alone */
+			one = (struct gpu_frame){.func = gpu_name(pp, r->function)};
+			f = &one;
+			n = 1;
+		}
+		if (ZT_GROW(gl, cap_gl, n)) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* a location per run of inlined frames and the function they end in */
+		for (j = 0; j < n && !ret; j += run) {
+			for (run = 1; j + run < n && f[j + run - 1].inlined && run < 64; run++)
+				;
+			ret = gpu_loc(pp, j ? 0 : r->pc_offset, f + j, run, &gl[ng++]);
+		}
+		sn = prof_gpu_stall_name(g, r->pid, r->context, r->stall);
+		if (!sn) {
+			snprintf(sbuf, sizeof(sbuf), "stall_%u", r->stall);
+			sn = sbuf;
+		}
+		if (!ret && !(ret = str_id(pp, sn, &stall)))
+			ret = gpu_pcs_record(pp, &gs, r, gl, ng, stall);
+	}
+	free(gl);
+	stackgroups_release(&gs.lsg);
+	free(gs.ls);
+	free(gs.lloc);
+	ptab_release(&gs.kt_idx);
+	free(gs.kt);
+	ptab_release(&gs.pcs_idx);
+	return ret;
+}
+
+int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
+		const struct pprof_gpu *gpu, int fd)
 {
 	struct pprof *pp = calloc(1, sizeof(*pp));
 	int64_t empty;
@@ -742,12 +1067,16 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	pp->p = p;
 	pp->pt = pt;
 	pp->ft = ft;
+	pp->gpu = gpu && gpu->gv && gpu->gv->g ? gpu : NULL;
+	pp->nv = pp->gpu ? 4 : 2;
 	stackgroups_init(&pp->sg, p, pt, ft);
 	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
 	if (!ret)
 		ret = group_samples(pp);
 	if (!ret)
 		ret = resolve_groups(pp);
+	if (!ret && pp->gpu)
+		ret = gpu_samples(pp);
 	if (!ret)
 		ret = emit(pp, fd);
 	ptab_release(&pp->strs);
@@ -759,6 +1088,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	free(pp->gcomm);
 	free(pp->mi);
 	free(pp->sv);
+	free(pp->gkey);
 	free(pp->scratch);
 	free(pp);
 	return ret;

@@ -27,6 +27,19 @@
  *    has_functions / has_filenames / has_line_numbers / has_inline_frames
  *    flags from the best symbol quality of its frames. Addresses in no
  *    mapping have mapping_id 0.
+ *  - With GPU records (a struct pprof_gpu given): two more sample types,
+ *    ("gpu_samples","count") and ("gpu_time","nanoseconds"), every sample
+ *    having four values (zeros for the types it is not of). PC samples:
+ *    stack = the bucket's device frames (gpu_frametab: a location per
+ *    inline chain, mapping 0, the innermost at the PC offset, the kernel
+ *    outermost) then the launch's CPU stack; label "stall" = the stall
+ *    reason; pid/tid/thread labels of the launching thread. A bucket with
+ *    a correlation id (serialized mode) goes under its exact launch; one
+ *    without (continuous mode) is shared among the launch stacks of the
+ *    kernels of its function in its process in proportion to their GPU
+ *    time (exact integer split). Kernels: gpu_time = end - start under a
+ *    location of the kernel's shown name, then its launch stack. No launch
+ *    stack: the process alone (tid = pid).
  *  - time_nanos from meta "wallclock_start" (s), duration_nanos from
  *    "time_end" - "time_start"; comments: command line, host, lost samples.
  *
@@ -37,16 +50,29 @@
 #define ZT_PPROF_H
 
 #include "libprof/frametab.h"
+#include "libprof/gpuframes.h"
+#include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+
+/* The GPU side of a pprof export (all borrowed). */
+struct pprof_gpu {
+	const struct gpu_view *gv;	/* a view of p->gpu */
+	const struct gpu_frametab *gft; /* the frames of gv's PC buckets (session_gpu_frames()) */
+	/* the name shown for a GPU string id (a kernel's, demangled), or NULL
+	 * for the string as recorded; NULL: as recorded */
+	const char *(*gpu_name)(void *ctx, uint32_t id);
+	void *ctx;
+};
 
 /*
  * Write p as gzip-compressed pprof to fd (borrowed: written from its
  * current position, not closed), its frames resolved through ft (borrowed,
- * over p and pt). Returns 0 or a negative errno: -ENOMEM, -E2BIG (more
- * than 2^32-2 of some kind of record), a write error such as -ENOSPC or
- * -EPIPE, -EIO from zlib. On error the file may hold part of the output.
+ * over p and pt); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG
+ * (more than 2^32-2 of some kind of record), a write error such as -ENOSPC or -EPIPE, -EIO from
+ * zlib. On error the file may hold part of the output.
  */
-int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft, int fd);
+int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
+		const struct pprof_gpu *gpu, int fd);
 
 #endif

@@ -21,10 +21,11 @@
 /* A group of samples that resolve alike; its frames leaf first. */
 struct rgroup {
 	uint32_t stack, pid;
-	uint32_t comm; /* string id */
-	uint32_t off, n; /* its frames: fidx[off .. off+n) */
-	uint64_t epoch;  /* of its mappings (proctree_epoch) */
-	uint64_t ts;     /* of its first sample: to resolve with */
+	uint32_t leaf;	     /* a frame of the frame table below the stack, or RMODEL_NO_LEAF */
+	uint32_t comm;	     /* string id */
+	uint32_t off, n;     /* its frames: fidx[off .. off+n) */
+	uint64_t epoch;	     /* of its mappings (proctree_epoch) */
+	uint64_t ts;	     /* of its first sample: to resolve with */
 	uint64_t weight, nr; /* of all its samples */
 };
 
@@ -64,7 +65,7 @@ struct ragg {
 };
 
 struct rpriv {
-	uint32_t *sgroup;          /* per sample: its group */
+	uint32_t *sgroup;	   /* per sample: its group */
 	struct hist_frame *frames; /* templates of the frame table's frames (same index):
 				      dso, sym, srcline, symq, kernel, inlined */
 	size_t nr_frames, cap_frames;
@@ -75,10 +76,10 @@ struct rpriv {
 	struct zt_htab ahash; /* aggs by (group, tid, cpu) */
 	struct hist_frame *scratch;
 	size_t cap_scratch;
-	uint8_t *gpass; /* per group: passes --dso/--symbols */
+	uint8_t *gpass;	  /* per group: passes --dso/--symbols */
 	struct flines fl; /* per function (chain key): its hottest source line, when asked */
 	int fl_made;
-	uint32_t *fidx;  /* groups' frames: indexes into frames[] */
+	uint32_t *fidx; /* groups' frames: indexes into frames[] */
 	size_t nr_fidx, cap_fidx;
 	uint32_t *eidx; /* while building with lazy chains: each aggregate frame's entry */
 	size_t cap_eidx;
@@ -87,7 +88,7 @@ struct rpriv {
 	struct pmemo *ptrs; /* resolver strings interned */
 	size_t nr_ptrs, cap_ptrs;
 	struct zt_htab phash; /* ptrs by pointer */
-	int srclines; /* the templates' srcline ids are made */
+	int srclines;	      /* the templates' srcline ids are made */
 };
 
 static void flines_release(struct flines *t)
@@ -285,7 +286,8 @@ int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errle
 bad:
 	snprintf(err, errlen,
 		 "bad --time '%s': use START,END in seconds as zt script prints them "
-		 "(either may be empty), or A%%-B%% of the recording", arg);
+		 "(either may be empty), or A%%-B%% of the recording",
+		 arg);
 	return -EINVAL;
 }
 
@@ -349,7 +351,7 @@ static int intern_ptr(struct rmodel *m, const char *s, uint32_t *id)
 	ret = hist_intern_clean(&m->hist, s, id);
 	if (ret)
 		return ret;
-	p->ptrs[p->nr_ptrs] = (struct pmemo){ s, *id };
+	p->ptrs[p->nr_ptrs] = (struct pmemo){s, *id};
 	zt_htab_set(&p->phash, j, (uint32_t)p->nr_ptrs++);
 	return 0;
 }
@@ -382,10 +384,23 @@ static int make_templates(struct rmodel *m)
 		} else if (f->sym) {
 			ret = intern_ptr(m, f->sym, &h->sym);
 		} else {
-			ret = hist_intern_clean(&m->hist, zt_frame_name(f, name, sizeof(name)), &h->sym);
+			ret = hist_intern_clean(&m->hist, zt_frame_name(f, name, sizeof(name)),
+						&h->sym);
 		}
 	}
 	return ret;
+}
+
+/* Whether an address's frames are in a module rmodel_input.trim names. */
+static int trimmed(const struct rmodel *m, const struct zt_frange *r)
+{
+	const char *mod = frametab_frame(m->ft, r->first + r->n - 1)->module;
+	size_t i;
+
+	for (i = 0; mod && m->trim[i]; i++)
+		if (!strncmp(mod, m->trim[i], strlen(m->trim[i])))
+			return 1;
+	return 0;
 }
 
 /* A group's frames, resolved through the frame table: their indexes
@@ -393,18 +408,27 @@ static int make_templates(struct rmodel *m)
 static int resolve_group(struct rmodel *m, struct rgroup *g)
 {
 	struct rpriv *p = m->priv;
-	const struct prof_stack *st = &m->prof->stacks[g->stack];
-	unsigned i, k, n = (unsigned)st->nk + st->nu;
-	int ret;
+	const struct prof_stack *st =
+		g->stack < m->prof->nr_stacks ? &m->prof->stacks[g->stack] : NULL;
+	unsigned i, k, n = st ? (unsigned)st->nk + st->nu : 0;
+	int ret = 0;
 
 	if (ZT_GROW(p->ranges, p->cap_ranges, n ? n : 1))
 		return -ENOMEM;
-	ret = frametab_resolve(m->ft, g->pid, g->ts, g->epoch, profile_stack_ips(m->prof, g->stack),
-			       st->nk, n, p->ranges);
+	if (n)
+		ret = frametab_resolve(m->ft, g->pid, g->ts, g->epoch,
+				       profile_stack_ips(m->prof, g->stack), st->nk, n, p->ranges);
 	if (ret)
 		return ret;
 	g->off = (uint32_t)p->nr_fidx;
-	for (i = 0; i < n; i++) {
+	if (g->leaf != RMODEL_NO_LEAF) {
+		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + 1))
+			return -ENOMEM;
+		p->fidx[p->nr_fidx++] = g->leaf;
+	}
+	for (i = 0; m->trim && i < n && trimmed(m, &p->ranges[i]); i++)
+		;
+	for (; i < n; i++) {
 		const struct zt_frange *r = &p->ranges[i];
 
 		if (ZT_GROW(p->fidx, p->cap_fidx, p->nr_fidx + r->n))
@@ -419,9 +443,24 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
 		struct frametab *ft, rmodel_progress_fn progress, void *ctx)
 {
+	const struct rmodel_input in = {prof->samples, NULL, prof->nr_samples, NULL};
+
+	return rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
+}
+
+static size_t stack_len(const struct profile *prof, uint32_t stack)
+{
+	return stack < prof->nr_stacks ? (size_t)prof->stacks[stack].nk + prof->stacks[stack].nu
+				       : 0;
+}
+
+int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		     struct frametab *ft, const struct rmodel_input *in,
+		     rmodel_progress_fn progress, void *ctx)
+{
 	struct sgroups sg;
 	struct rpriv *p;
-	uint32_t *last; /* per stack: its last group + 1 */
+	uint32_t *last;	     /* per stack: its last group + 1 */
 	struct tspan *spans; /* threads' names and epochs, by tid (direct-mapped) */
 	size_t i;
 	int ret;
@@ -430,14 +469,17 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 	m->prof = prof;
 	m->pt = pt;
 	m->ft = ft;
+	m->samples = in->samples;
+	m->nr_samples = in->nr;
+	m->trim = in->trim;
 	sgroups_init(&sg);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	m->priv = p;
 	ret = hist_init(&m->hist, NULL, 0);
-	if (!ret && prof->nr_samples) {
-		p->sgroup = malloc(prof->nr_samples * sizeof(*p->sgroup));
+	if (!ret && in->nr) {
+		p->sgroup = malloc(in->nr * sizeof(*p->sgroup));
 		if (!p->sgroup)
 			ret = -ENOMEM;
 	}
@@ -446,18 +488,21 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 	spans = calloc(NR_SPANS, sizeof(*spans));
 	if (!spans)
 		ret = -ENOMEM;
-	for (i = 0; !ret && i < prof->nr_samples; i++) {
-		const struct prof_sample *s = &prof->samples[i];
+	for (i = 0; !ret && i < in->nr; i++) {
+		const struct prof_sample *s = &in->samples[i];
 		struct tspan *t = &spans[s->tid & (NR_SPANS - 1)];
-		struct sgroup_key k = { s->stack, s->pid, 0, NULL, 0 };
+		uint32_t leaf = in->leaf ? in->leaf[i] : RMODEL_NO_LEAF;
+		/* the key's tid tells leaves apart (threads are not) */
+		struct sgroup_key k = {s->stack, s->pid, leaf == RMODEL_NO_LEAF ? 0 : leaf + 1,
+				       NULL, 0};
 		uint32_t gi;
 		int is_new;
 
 		/* a thread's name and mappings hold between its events */
 		if (!(t->valid && t->pid == s->pid && t->tid == s->tid && t->from <= s->ts &&
 		      s->ts < t->until)) {
-			proctree_thread_at(m->pt, s->pid, s->tid, s->ts, &t->comm, &t->epoch, &t->from,
-					   &t->until);
+			proctree_thread_at(m->pt, s->pid, s->tid, s->ts, &t->comm, &t->epoch,
+					   &t->from, &t->until);
 			t->pid = s->pid;
 			t->tid = s->tid;
 			t->valid = 1;
@@ -474,17 +519,18 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 		k.epoch = frametab_epoch(m->ft, s->pid, s->ts, k.epoch);
 		/* most samples of a stack are in its last group: no hash lookup */
 		is_new = 0;
-		if (last && last[s->stack]) {
+		if (last && s->stack < prof->nr_stacks && last[s->stack]) {
 			const struct sgroup_key *lk = &sg.keys[last[s->stack] - 1];
 
-			if (lk->pid == k.pid && lk->comm == k.comm && lk->epoch == k.epoch)
+			if (lk->pid == k.pid && lk->tid == k.tid && lk->comm == k.comm &&
+			    lk->epoch == k.epoch)
 				gi = last[s->stack] - 1;
 			else
 				ret = sgroups_find(&sg, &k, &gi, &is_new);
 		} else {
 			ret = sgroups_find(&sg, &k, &gi, &is_new);
 		}
-		if (!ret && last)
+		if (!ret && last && s->stack < prof->nr_stacks)
 			last[s->stack] = gi + 1;
 		if (!ret && is_new) {
 			char cbuf[32];
@@ -492,7 +538,8 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 
 			ret = ZT_GROW(m->groups, m->cap_groups, sg.nr) ? -ENOMEM : 0;
 			if (!ret) {
-				m->groups[gi] = (struct rgroup){ s->stack, s->pid, 0, 0, 0, k.epoch, s->ts, 0, 0 };
+				m->groups[gi] = (struct rgroup){s->stack, s->pid,  leaf,  0, 0,
+								0,	  k.epoch, s->ts, 0, 0};
 				m->nr_groups = sg.nr;
 				ret = hist_intern_clean(&m->hist, comm, &m->groups[gi].comm);
 			}
@@ -513,8 +560,7 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 		size_t frames = 0;
 
 		for (i = 0; i < m->nr_groups; i++)
-			frames += (size_t)prof->stacks[m->groups[i].stack].nk +
-				  prof->stacks[m->groups[i].stack].nu;
+			frames += stack_len(prof, m->groups[i].stack) + 1;
 		if (frametab_reserve(ft, m->nr_groups) ||
 		    ZT_GROW(p->fidx, p->cap_fidx, frames + frames / 8 + 16))
 			ret = -ENOMEM;
@@ -596,7 +642,7 @@ static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint
 	}
 	if (ZT_GROW(p->aggs, p->cap_aggs, p->nr_aggs + 1))
 		return -ENOMEM;
-	p->aggs[p->nr_aggs] = (struct ragg){ g, tid, cpu, w, 1 };
+	p->aggs[p->nr_aggs] = (struct ragg){g, tid, cpu, w, 1};
 	zt_htab_set(&p->ahash, j, (uint32_t)p->nr_aggs++);
 	return 0;
 }
@@ -646,8 +692,9 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 		}
 		if (!t)
 			continue;
-		p->gpass[i] = (!f->nr_dsos || has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, t->dso))) &&
-			      (!f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, t->sym)));
+		p->gpass[i] =
+			(!f->nr_dsos || has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, t->dso))) &&
+			(!f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, t->sym)));
 	}
 	return 0;
 }
@@ -693,7 +740,8 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 			h->cpu = a->cpu;
 		}
 		if (lazy && !pass) {
-			if (ZT_GROW(p->eidx, p->cap_eidx, at + n) || ZT_GROW(p->agg_n, p->cap_agg_n, i + 1))
+			if (ZT_GROW(p->eidx, p->cap_eidx, at + n) ||
+			    ZT_GROW(p->agg_n, p->cap_agg_n, i + 1))
 				return -ENOMEM;
 			eidx = p->eidx + at;
 			at += n;
@@ -711,7 +759,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 {
 	struct rpriv *p = m->priv;
 	const struct rfilter *f = o->filter;
-	struct hist_opts ho = { o->children, o->chain, o->chain != HIST_CHAIN_NONE && o->chain_min_pct > 0 };
+	struct hist_opts ho = {o->children, o->chain,
+			       o->chain != HIST_CHAIN_NONE && o->chain_min_pct > 0};
 	int by_tid = uses_key(o, HIST_KEY_TID), by_cpu = uses_key(o, HIST_KEY_CPU), per_sample;
 	uint64_t t0 = 0, t1 = UINT64_MAX, hidden = 0, hidden_nr = 0;
 	size_t i;
@@ -746,13 +795,14 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
 			return -ENOMEM;
 		for (i = 0; i < m->nr_groups; i++)
-			p->aggs[i] = (struct ragg){ (uint32_t)i, 0, 0, m->groups[i].weight, m->groups[i].nr };
+			p->aggs[i] = (struct ragg){(uint32_t)i, 0, 0, m->groups[i].weight,
+						   m->groups[i].nr};
 		p->nr_aggs = m->nr_groups;
 		m->shown = m->total;
 		m->shown_nr = m->total_nr;
 	}
-	for (i = 0; per_sample && i < m->prof->nr_samples; i++) {
-		const struct prof_sample *s = &m->prof->samples[i];
+	for (i = 0; per_sample && i < m->nr_samples; i++) {
+		const struct prof_sample *s = &m->samples[i];
 		const struct rgroup *g = &m->groups[p->sgroup[i]];
 
 		/* perf: --cpu and --time leave samples out; --comm, --pid and
@@ -764,7 +814,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (f && ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
 			  ((f->nr_dsos || f->nr_syms) && !p->gpass[p->sgroup[i]]) ||
 			  (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)) ||
-			  (f->nr_comms && !has_str(f->comms, f->nr_comms, hist_str(&m->hist, g->comm))))) {
+			  (f->nr_comms &&
+			   !has_str(f->comms, f->nr_comms, hist_str(&m->hist, g->comm))))) {
 			hidden += s->weight;
 			hidden_nr++;
 			continue;
@@ -793,7 +844,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	}
 	ret = add_aggs(m, o, 0);
 	if (!ret && ho.lazy_chains) {
-		ret = hist_want_chains(&m->hist, (uint64_t)((double)m->hist.total * o->chain_min_pct / 100.0));
+		ret = hist_want_chains(
+			&m->hist, (uint64_t)((double)m->hist.total * o->chain_min_pct / 100.0));
 		if (!ret)
 			ret = add_aggs(m, o, 1);
 	}
@@ -883,7 +935,7 @@ static struct fline *fline_get(struct flines *t, const struct fline *e, int by_l
 static int count_lines(struct rmodel *m)
 {
 	struct rpriv *p = m->priv;
-	struct flines t = { 0 }, best = { 0 };
+	struct flines t = {0}, best = {0};
 	size_t i;
 	int added, ret = 0;
 
@@ -895,7 +947,7 @@ static int count_lines(struct rmodel *m)
 		for (f = 0; f < g->n; f++) {
 			const struct hist_frame *h = &p->frames[p->fidx[g->off + f]];
 			const struct zt_frame *pos = frametab_frame(m->ft, p->fidx[g->off + f]);
-			struct fline k = { hist_chain_key(h), pos->dir, pos->file, pos->line, 0 }, *e;
+			struct fline k = {hist_chain_key(h), pos->dir, pos->file, pos->line, 0}, *e;
 
 			if (!pos->file || !pos->line || !k.key)
 				continue;
@@ -932,7 +984,7 @@ static int count_lines(struct rmodel *m)
 int rmodel_func_line(struct rmodel *m, uint64_t key, char *buf, size_t n)
 {
 	struct rpriv *p = m->priv;
-	const struct fline k = { .key = key }, *b;
+	const struct fline k = {.key = key}, *b;
 	const char *base;
 	size_t j;
 	int ret;
@@ -989,7 +1041,8 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 			if (!t->inlined)
 				break;
 		}
-		if (k == g->n || t->dso != e->f.dso || t->sym != e->f.sym || !pos->file || !pos->line)
+		if (k == g->n || t->dso != e->f.dso || t->sym != e->f.sym || !pos->file ||
+		    !pos->line)
 			continue;
 		if (pos->file[0] != '/' && pos->dir && *pos->dir)
 			snprintf(path, sizeof(path), "%s/%s", pos->dir, pos->file);
@@ -1007,7 +1060,7 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 				free(l);
 				return -ENOMEM;
 			}
-			l[nr++] = (struct rline){ hist_str(&m->hist, file), pos->line, 0, 0 };
+			l[nr++] = (struct rline){hist_str(&m->hist, file), pos->line, 0, 0};
 		}
 		l[j].weight += a->weight;
 		l[j].nr += a->nr;

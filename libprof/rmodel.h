@@ -55,12 +55,13 @@ int rfilter_active(const struct rfilter *f);
 struct rmodel_opts {
 	enum hist_key keys[HIST_MAX_KEYS];
 	unsigned nr_keys; /* 0: comm,dso,sym */
-	int children;     /* Children and Self (else Self only) */
-	int sort_self;    /* with children: still order by Self (perf's -F without overhead_children) */
+	int children;	  /* Children and Self (else Self only) */
+	int sort_self; /* with children: still order by Self (perf's -F without overhead_children)
+			*/
 	enum hist_chain chain;
 	double chain_min_pct; /* only entries of at least this share of the total get a chain
 				 (none can show a branch below the display threshold); 0: all */
-	int inline_frames; /* inlined functions as frames of their own, "name (inlined)" */
+	int inline_frames;    /* inlined functions as frames of their own, "name (inlined)" */
 	const struct rfilter *filter; /* borrowed; NULL: everything */
 };
 
@@ -68,14 +69,18 @@ struct rmodel_opts {
 struct rgroup;
 
 struct rmodel {
-	const struct profile *prof; /* borrowed */
-	const struct proctree *pt;  /* borrowed */
-	struct frametab *ft;        /* borrowed: frames resolve through it */
-	struct hist hist;          /* of the last rmodel_build() */
-	struct rmodel_opts opts;   /* of the last rmodel_build() */
-	uint64_t total, total_nr;  /* every sample of the event, before filters */
-	uint64_t shown, shown_nr;  /* the samples the filters let through */
+	const struct profile *prof;	/* borrowed */
+	const struct proctree *pt;	/* borrowed */
+	struct frametab *ft;		/* borrowed: frames resolve through it */
+	struct hist hist;		/* of the last rmodel_build() */
+	struct rmodel_opts opts;	/* of the last rmodel_build() */
+	uint64_t total, total_nr;	/* every sample of the event, before filters */
+	uint64_t shown, shown_nr;	/* the samples the filters let through */
 	uint64_t time_first, time_last; /* of the samples */
+	const struct prof_sample
+		*samples; /* the samples modelled: prof's, or rmodel_init_with()'s */
+	size_t nr_samples;
+	const char *const *trim; /* rmodel_input.trim */
 	/* private */
 	struct rgroup *groups;
 	size_t nr_groups, cap_groups;
@@ -91,6 +96,30 @@ typedef void (*rmodel_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
 		struct frametab *ft, rmodel_progress_fn progress, void *ctx);
 void rmodel_release(struct rmodel *m);
+
+/*
+ * Samples other than prof's own, for a model of something else with CPU
+ * stacks (zt report --gpu: one sample per kernel, at its launch, weighing
+ * its GPU time). samples[i].stack is a stack of prof, or RMODEL_NO_STACK
+ * (no frames but the leaf); leaf (or NULL) gives each sample a frame of ft
+ * put below its stack, as its own function (a frame the caller pushed
+ * with frametab_push(); its strings must outlive the model), or
+ * RMODEL_NO_LEAF. samples and leaf are borrowed and must outlive m.
+ */
+#define RMODEL_NO_STACK UINT32_MAX
+#define RMODEL_NO_LEAF	UINT32_MAX
+struct rmodel_input {
+	const struct prof_sample *samples;
+	const uint32_t *leaf;
+	size_t nr;
+	/* NULL, or module-name prefixes (NULL-terminated) whose frames are
+	 * left out at the inner end of each stack (the CUDA launch stacks'
+	 * CUPTI callback and zt injection frames, above the API call) */
+	const char *const *trim;
+};
+int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		     struct frametab *ft, const struct rmodel_input *in,
+		     rmodel_progress_fn progress, void *ctx);
 
 /* (Re)build m->hist from the resolved samples with these options. The
  * entries to show come from hist_sort(&m->hist, ...). 0 or -ENOMEM. */

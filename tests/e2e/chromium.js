@@ -18,6 +18,7 @@ function run(CDP, name, timeoutMs, body) {
 	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zt-chromium-'));
 	const chrome = spawn(process.env.CHROMIUM || 'chromium', [
 		'--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
+		'--disable-background-networking', '--disable-component-update', '--disable-sync',
 		'--remote-debugging-port=0', '--user-data-dir=' + profileDir, 'about:blank',
 	], { stdio: ['ignore', 'ignore', 'pipe'] });
 	const fail = (msg) => {

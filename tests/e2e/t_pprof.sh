@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zt convert --to pprof: a live recording exported as gzip'ed profile.proto, read back by an
-# independent decoder (pprof-format under node: tests/e2e/pprof-decode).
+# independent decoder (pprof-format under node: tests/e2e/pprof-decode);
+# and a zt record --gpu recording (gpulib.sh's stand-in capture) with the
+# GPU sample types, in continuous and serialized PC-sampling modes.
 decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)/decode.sh
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gpulib.sh"
 cd "$T"
 "$ZT" record -g -o w.data -- "$WL/hot" hot 2 2> rec.err
 check "record exits 0" [ $? -eq 0 ]
@@ -32,4 +35,56 @@ check "stacks reach main" contains sum.txt '^stack .*[ ;]main;.*zt_hot_a$'
 "$ZT" convert --to pprof -i missing.data -o x.pb.gz 2> miss.err
 check "missing input: exit 1" [ $? -eq 1 ]
 check "missing input: message names the file" contains miss.err "missing\.data"
+# ---- GPU: PC samples and kernel time as sample types of their own ---------------
+gpu_setup
+# per kernel (the first frame from the root named as one of the kernels K,
+# space-separated): the sums of value V of the decoded samples
+by_kernel() { awk -v v="$2" -v ks="$3" 'BEGIN { split(ks, a, " "); for (i in a) kn[a[i]] = 1 }
+	$1 == "stack" { n = split($NF, f, ";"); for (i = 1; i <= n; i++) if (f[i] in kn) break
+		if (i <= n) s[f[i]] += $(5 + v) }
+	END { for (k in s) if (s[k]) print k, s[k] }' "$1" | sort; }
+for mode in continuous serialized; do
+	gpu_record g-$mode.data 40 -g --gpu-pcs $mode
+	check "$mode: record --gpu" [ -s g-$mode.data ]
+	"$ZT" convert -i g-$mode.data -o g-$mode.pb.gz 2> gp.err
+	check "$mode: convert to pprof exits 0" [ $? -eq 0 ]
+	"$decode" g-$mode.pb.gz > g-$mode.sum 2> gp-dec.err
+	check "$mode: the independent decoder reads it" [ $? -eq 0 ]
+	check "$mode: four sample types" \
+		grep -qx 'sample_type samples/count cpu/nanoseconds gpu_samples/count gpu_time/nanoseconds' g-$mode.sum
+	"$ZT" script -i g-$mode.data --gpu > g-$mode.txt 2> /dev/null
+	sed -n 's/.*cuda:pcsample: .*samples=\([0-9]*\) function=\(.*\)$/\2 \1/p' g-$mode.txt |
+		awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | sort > want-$mode.pcs
+	kernels=$(cut -d' ' -f1 want-$mode.pcs | tr '\n' ' ')
+	by_kernel g-$mode.sum 2 "$kernels" > got-$mode.pcs
+	echo "  $mode: PC samples per kernel: $(tr '\n' ' ' < got-$mode.pcs)"
+	check "$mode: gpu_samples per kernel as zt script's PC samples" \
+		bash -c "[ -s want-$mode.pcs ] && cmp -s want-$mode.pcs got-$mode.pcs"
+	# kernel time: the kernels' durations, as the chrome trace has them
+	"$ZT" convert -i g-$mode.data -o g-$mode.json 2> /dev/null
+	python3 -c '
+import json, sys
+from collections import Counter
+from decimal import Decimal
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+c = Counter()
+for e in ev:
+    if e["ph"] == "X" and e.get("cat") == "cuda" and "grid" in e.get("args", {}):
+        c[e["name"]] += Decimal(repr(e["dur"])) * 1000
+for k in sorted(c): print(k, c[k])' g-$mode.json > want-$mode.ns
+	by_kernel g-$mode.sum 3 "$kernels" > got-$mode.ns
+	# the trace's times are in 1/1024 us: within 1 ns a kernel
+	check "$mode: gpu_time per kernel as the kernels' durations ($(tr '\n' ' ' < got-$mode.ns))" \
+		python3 -c '
+import sys
+w = dict(l.split() for l in open(sys.argv[1])); g = dict(l.split() for l in open(sys.argv[2]))
+sys.exit(not w or w.keys() != g.keys() or any(abs(float(w[k]) - int(g[k])) > 100 for k in w))' want-$mode.ns got-$mode.ns
+	check "$mode: PC samples under their launch stacks: main;...;launch_saxpy;...;saxpy" \
+		contains g-$mode.sum '^stack pid=[0-9]+ tid=[0-9]+ thread=cuda_app 0 0 [1-9][0-9]* 0 .*main;run_frames;launch_saxpy;cuLaunchKernel;.*;saxpy$'
+	check "$mode: kernel time under the launch stack of hot_loop" \
+		contains g-$mode.sum '^stack .* 0 0 0 [1-9][0-9]* .*step_physics;launch_hot;.*;hot_loop$'
+	check "$mode: CPU samples keep zeros in the GPU columns" \
+		contains g-$mode.sum '^stack .* [1-9][0-9]* [1-9][0-9]* 0 0 .*burn_cpu$'
+	check "$mode: a stall label" grep -qx 'label stall' g-$mode.sum
+done
 finish

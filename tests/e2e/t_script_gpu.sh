@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # zt script on a zt record --gpu recording (written by ztgen gpu): kernels
 # with their launch stacks resolved like the samples', memory operations,
-# PC samples summed, cubins, counters and warnings; time order among the
-# samples; --gpu, --cpu, -G, demangling options; the CPU part unchanged
+# PC samples summed (with their frames), cubins, counters and warnings;
+# time order among the samples; --gpu, --cpu, -G, --folded --gpu,
+# demangling options; the CPU part unchanged
 # for the tools that parse perf script's samples.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -114,8 +115,12 @@ check "stackcollapse of the default output == of --cpu (GPU lines passed over)" 
 check "... and it holds the samples" [ "$(awk '{ s += $NF } END { print s }' c-cpu.txt)" = 250000000 ]
 "$ZT" script -i g.data --gpu --cpu > /dev/null 2> both.err
 check "--gpu --cpu: usage error" [ $? -eq 129 ] && contains both.err 'cannot be used together'
-"$ZT" script -i g.data --gpu --folded > /dev/null 2>&1
-check "--gpu --folded: usage error" [ $? -eq 129 ]
+"$ZT" script -i g.data --gpu --folded > gf.txt 2> /dev/null
+check "--gpu --folded: GPU stacks holding every PC sample" \
+	[ "$(awk '{ s += $NF } END { print s }' gf.txt)" = "$(grep 'cuda:pcsample:' gpu.txt | sed 's/.* samples=\([0-9]*\) .*/\1/' | awk '{ s += $1 } END { print s }')" ]
+check "--gpu --folded: launch stack, kernel, stall reason" \
+	contains gf.txt '^launcher;main;run_for;zt_round;zt_hot_a;matmul_f32_\[g\];long_scoreboard_\[gs\] [0-9]+$'
+check "--gpu --folded: kernels of no launch" contains gf.txt '^[a-z]+;\[no launch stack\];'
 "$ZT" script -i g.data --folded > f.txt 2> /dev/null
 check "--folded: the CPU samples only" [ "$(awk '{ s += $NF } END { print s }' f.txt)" = 250 ]
 

@@ -93,6 +93,19 @@ static void test_lines(void **state)
 	gpuscript_pcsample(&b, &p, "kern", NULL);
 	expect(&b, "cuda:pcsample: cubin=0x0000000000000abc pc=0x1a0 stall=stall_4 samples=9 "
 		   "function=kern\n");
+	{
+		/* resolved frames under it: innermost first, the kernel last */
+		const struct gpu_frame fr[] = {
+			{.func = "inl", .file = "/src/a.cu", .line = 5, .inlined = 1},
+			{.func = "dev\x01", .file = "/src/a.cu", .line = 9},
+			{.func = "kern"},
+		};
+
+		gpuscript_pcframes(&b, &p, fr, 3);
+		expect(&b, "\t             1a0 inl (a.cu:5) (inlined)\n"
+			   "\t             1a0 dev? (a.cu:9)\n"
+			   "\t             1a0 kern (??:0)\n");
+	}
 	gpuscript_cubin(&b, &c);
 	expect(&b, "cuda:cubin: crc=0x0000000000000abc size=123 module=3 ctx=2\n");
 	gpuscript_counters(&b, &ct);

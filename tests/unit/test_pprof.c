@@ -25,6 +25,9 @@
 
 #include "formats/pprof.h"
 #include "formats/profile.pb-c.h"
+#include "libprof/gpu.h"
+#include "libprof/gpuframes.h"
+#include "libprof/gpuview.h"
 #include "libprof/log.h"
 #include "symbolizer/elfsym.h"
 #include "session/session.h"
@@ -160,7 +163,7 @@ static int write_file(struct ctx *c, const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret;
 
 	assert_true(fd >= 0);
-	ret = pprof_write(&c->p, c->pt, &c->ft, fd);
+	ret = pprof_write(&c->p, c->pt, &c->ft, NULL, fd);
 	assert_int_equal(close(fd), 0);
 	return ret;
 }
@@ -497,10 +500,10 @@ static void test_empty_and_errors(void **state)
 	assert_int_equal(prof->n_sample_type, 2);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 	/* write errors come back */
-	assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, -1), -EBADF);
+	assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, NULL, -1), -EBADF);
 	fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {
-		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, fd), -ENOSPC);
+		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, NULL, fd), -ENOSPC);
 		close(fd);
 	}
 	close_ctx(&c);
@@ -561,6 +564,184 @@ static void test_independent_decoder(void **state)
 	assert_int_equal(seen, 9);
 }
 
+/* A GPU sample: the one of values v2 (PC samples) and v3 (GPU ns), else NULL. */
+static const Perftools__Profiles__Sample *gpu_sample(const Perftools__Profiles__Profile *prof,
+						     int64_t v2, int64_t v3)
+{
+	size_t i;
+
+	for (i = 0; i < prof->n_sample; i++)
+		if (prof->sample[i]->value[2] == v2 && prof->sample[i]->value[3] == v3)
+			return prof->sample[i];
+	return NULL;
+}
+
+static const char *shown(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	(void)id;
+	return "kern(float*)";
+}
+
+/*
+ * GPU sample types: two launch stacks of one kernel with 300 and 100 ns
+ * of GPU time; 8 PC samples without a correlation id (continuous mode)
+ * go 6 and 2 to them, 5 with one (serialized) to that launch alone.
+ */
+static void test_gpu_samples(void **state)
+{
+	Perftools__Profiles__Profile *prof;
+	const Perftools__Profiles__Sample *s;
+	const Perftools__Profiles__Location *l;
+	struct pprof_gpu pg;
+	struct gpu_view gv;
+	struct gpu_frametab gft;
+	struct prof_gpu *g;
+	uint64_t inl, a[3], b[2];
+	uint32_t kname, sa, sb;
+	char path[600];
+	struct ctx c;
+	size_t i;
+	int64_t sum[4] = {0};
+
+	(void)state;
+	make_profile(&c, &inl);
+	a[0] = BASE + off_alpha + 2, a[1] = BASE + off_beta + 1, a[2] = BASE + off_main + 1;
+	b[0] = BASE + off_beta + 1, b[1] = BASE + off_main + 1;
+	add_sample(&c.p, PID, 10, 1000000, a, 0, 3);
+	assert_int_equal(profile_intern_stack(&c.p, a, 0, 3, &sa), 0);
+	assert_int_equal(profile_intern_stack(&c.p, b, 0, 2, &sb), 0);
+	g = c.p.gpu = prof_gpu_new();
+	assert_non_null(g);
+	assert_int_equal(prof_gpu_intern(g, "_Z4kernPf", 9, &kname), 0);
+	{
+		struct prof_gpu_kernel k = {.start = 1000,
+					    .end = 1300,
+					    .pid = PID,
+					    .corr = 1,
+					    .stream = 7,
+					    .name = kname};
+		struct prof_gpu_launch la = {.ts = 900,
+					     .pid = PID,
+					     .tid = PID,
+					     .corr = 1,
+					     .flags = PROF_GPU_L_STACK,
+					     .stack = sa};
+		struct prof_gpu_launch lb = {.ts = 950,
+					     .pid = PID,
+					     .tid = PID + 1,
+					     .corr = 2,
+					     .flags = PROF_GPU_L_STACK,
+					     .stack = sb};
+		struct prof_gpu_pcs pc = {.cubin_crc = 0xc0,
+					  .pc_offset = 0x40,
+					  .samples = 8,
+					  .pid = PID,
+					  .stall = 3,
+					  .function = kname};
+		struct prof_gpu_stall st = {.pid = PID, .index = 3};
+
+		assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+		k.start = 1400, k.end = 1500, k.corr = 2;
+		assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+		assert_int_equal(prof_gpu_add_launch(g, &la), 0);
+		assert_int_equal(prof_gpu_add_launch(g, &lb), 0);
+		assert_int_equal(prof_gpu_add_pcs(g, &pc), 0);
+		pc.pc_offset = 0x50, pc.samples = 5, pc.corr = 2;
+		assert_int_equal(prof_gpu_add_pcs(g, &pc), 0);
+		assert_int_equal(prof_gpu_intern(g, "long_scoreboard", 15, &st.name), 0);
+		assert_int_equal(prof_gpu_add_stall(g, &st), 0);
+	}
+	assert_int_equal(gpu_view_init(&gv, g), 0);
+	assert_int_equal(gv.nr_pcs, 2);
+	/* each bucket: dev_fn (inlined, k.cu:7) in kern (k.cu:12) */
+	gpu_frametab_init(&gft);
+	assert_int_equal(gpu_frametab_set_pcs(&gft, gv.nr_pcs), 0);
+	for (i = 0; i < gv.nr_pcs; i++) {
+		struct gpu_frame f1 = {.func = gpu_frametab_str(&gft, "dev_fn"),
+				       .file = gpu_frametab_str(&gft, "k.cu"),
+				       .line = 7,
+				       .inlined = 1,
+				       .quality = ZT_FRAME_FULL};
+		struct gpu_frame f2 = {.func = gpu_frametab_str(&gft, "kern(float*)"),
+				       .file = f1.file,
+				       .line = 12,
+				       .quality = ZT_FRAME_FULL};
+
+		gft.pcs[i].first = (uint32_t)gft.nr_frames, gft.pcs[i].n = 2;
+		assert_int_equal(gpu_frametab_push(&gft, &f1), 0);
+		assert_int_equal(gpu_frametab_push(&gft, &f2), 0);
+	}
+	pg = (struct pprof_gpu){.gv = &gv, .gft = &gft, .gpu_name = shown};
+	snprintf(path, sizeof(path), "%s/gpu.pb.gz", tmpdir);
+	{
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		assert_true(fd >= 0);
+		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, &pg, fd), 0);
+		assert_int_equal(close(fd), 0);
+	}
+	prof = read_file(path);
+	assert_int_equal(prof->n_sample_type, 4);
+	assert_string_equal(S(prof, prof->sample_type[2]->type), "gpu_samples");
+	assert_string_equal(S(prof, prof->sample_type[2]->unit), "count");
+	assert_string_equal(S(prof, prof->sample_type[3]->type), "gpu_time");
+	assert_string_equal(S(prof, prof->sample_type[3]->unit), "nanoseconds");
+	assert_string_equal(S(prof, prof->default_sample_type), "cpu");
+	for (i = 0; i < prof->n_sample; i++) {
+		size_t j;
+
+		assert_int_equal(prof->sample[i]->n_value, 4);
+		for (j = 0; j < 4; j++)
+			sum[j] += prof->sample[i]->value[j];
+	}
+	assert_int_equal(sum[0], 1);
+	assert_int_equal(sum[2], 13);
+	assert_int_equal(sum[3], 400);
+	/* a CPU sample: zeros for the GPU types */
+	s = find_sample(prof, PID, "zt_pp_alpha");
+	assert_int_equal(s->value[0], 1);
+	assert_int_equal(s->value[2], 0);
+	assert_int_equal(s->value[3], 0);
+	/* continuous: 8 split 6/2 by GPU time (300/100 ns) */
+	s = gpu_sample(prof, 6, 0);
+	assert_non_null(s);
+	assert_int_equal(s->n_location_id, 4); /* the inline chain, then the 3 frames of a */
+	l = loc_by_id(prof, s->location_id[0]);
+	assert_int_equal(l->mapping_id, 0);
+	assert_int_equal(l->address, 0x40);
+	assert_int_equal(l->n_line, 2);
+	assert_string_equal(fname(prof, l->id, 0), "dev_fn");
+	assert_int_equal(l->line[0]->line, 7);
+	assert_string_equal(fname(prof, l->id, 1), "kern(float*)");
+	assert_string_equal(fname(prof, s->location_id[1], 0), "zt_pp_alpha");
+	assert_string_equal(fname(prof, s->location_id[3], 0), "main");
+	assert_string_equal(label_str(prof, s, "stall"), "long_scoreboard");
+	assert_string_equal(label_str(prof, s, "thread"), "zt-prog");
+	s = gpu_sample(prof, 2, 0);
+	assert_non_null(s);
+	assert_int_equal(s->n_location_id, 3);
+	assert_string_equal(fname(prof, s->location_id[1], 0), "zt_pp_beta");
+	/* serialized: all 5 under launch b, on its thread */
+	s = gpu_sample(prof, 5, 0);
+	assert_non_null(s);
+	assert_int_equal(loc_by_id(prof, s->location_id[0])->address, 0x50);
+	assert_string_equal(fname(prof, s->location_id[1], 0), "zt_pp_beta");
+	assert_string_equal(label_str(prof, s, "thread"), "work??");
+	/* kernel time: the kernel's shown name over its launch stack */
+	s = gpu_sample(prof, 0, 300);
+	assert_non_null(s);
+	assert_int_equal(s->n_location_id, 4);
+	assert_string_equal(fname(prof, s->location_id[0], 0), "kern(float*)");
+	assert_string_equal(fname(prof, s->location_id[1], 0), "zt_pp_alpha");
+	assert_null(label_str(prof, s, "stall"));
+	assert_non_null(gpu_sample(prof, 0, 100));
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	gpu_frametab_release(&gft);
+	gpu_view_release(&gv);
+	close_ctx(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_other_event_and_unknown),
 		cmocka_unit_test(test_empty_and_errors),
 		cmocka_unit_test(test_independent_decoder),
+		cmocka_unit_test(test_gpu_samples),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -772,6 +772,65 @@ static void test_empty_and_progress(void **state)
 	fx_release(&x);
 }
 
+/* Samples of the caller's (zt report --gpu's launches): stacks of the
+ * profile or none, a leaf frame each, inner frames of some modules left
+ * out. */
+static void test_samples_with_leaf(void **state)
+{
+	static const char *const trim[] = {"a.so", NULL};
+	struct frametab_source src;
+	struct rmodel_opts o = {.children = 1};
+	struct prof_sample in_s[4];
+	uint32_t leaf[4], k1, k2;
+	struct rmodel_input in = {in_s, leaf, 4, NULL};
+	struct zt_frame f = {.module = "[gpu]", .quality = ZT_FRAME_BASIC};
+	struct fx x;
+
+	(void)state;
+	fx_tree_profile(&x);
+	src = fakesrc_source(&x.src, 0);
+	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
+	x.src.pt = x.pt;
+	frametab_init(&x.ft, x.pt, &src);
+	f.sym = "k1";
+	k1 = (uint32_t)x.ft.nr_frames;
+	assert_int_equal(frametab_push(&x.ft, &f), 0);
+	f.sym = "k2";
+	k2 = (uint32_t)x.ft.nr_frames;
+	assert_int_equal(frametab_push(&x.ft, &f), 0);
+	/* f1 f2 main under k1 and under k2; k1 without a stack; f2 main under k1 */
+	in_s[0] = x.p.samples[0];
+	in_s[0].weight = 5;
+	leaf[0] = k1;
+	in_s[1] = x.p.samples[0];
+	in_s[1].weight = 3;
+	leaf[1] = k2;
+	in_s[2] = x.p.samples[0];
+	in_s[2].stack = RMODEL_NO_STACK;
+	in_s[2].weight = 2;
+	leaf[2] = k1;
+	in_s[3] = x.p.samples[2];
+	in_s[3].weight = 1;
+	leaf[3] = k1;
+	assert_int_equal(rmodel_init_with(&x.m, &x.p, x.pt, &x.ft, &in, NULL, NULL), 0);
+	assert_int_equal(x.m.nr_groups, 4); /* one stack under two leaves: two groups */
+	assert_int_equal(x.m.total, 11);
+	assert_string_equal(build(&x, &o), "prog prog [.] main: 0/0 9/3\n"
+					   "prog a.so [.] f2: 0/0 9/3\n"
+					   "prog a.so [.] f1: 0/0 8/2\n"
+					   "prog [gpu] [.] k1: 8/3 8/3\n"
+					   "prog [gpu] [.] k2: 3/1 3/1\n");
+	rmodel_release(&x.m);
+
+	/* a.so's frames at the inner end left out */
+	in.trim = trim;
+	assert_int_equal(rmodel_init_with(&x.m, &x.p, x.pt, &x.ft, &in, NULL, NULL), 0);
+	assert_string_equal(build(&x, &o), "prog prog [.] main: 0/0 9/3\n"
+					   "prog [gpu] [.] k1: 8/3 8/3\n"
+					   "prog [gpu] [.] k2: 3/1 3/1\n");
+	fx_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_empty_and_progress),
+		cmocka_unit_test(test_samples_with_leaf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
