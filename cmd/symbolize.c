@@ -562,12 +562,8 @@ static void handle_cubin(struct symbolize *s, const char *tok)
 		return;
 	}
 	for (i = 0; i < n && i < FI_MAX_INLINE; i++) {
-		const char *fn = cf[i].func && *cf[i].func ? cf[i].func : NULL, *d;
+		const char *fn = cf[i].func && *cf[i].func ? cf[i].func : NULL;
 
-		/* a __noinline__ callee's local symbol "$kernel$_Z..." demangles
-		 * as its own name */
-		if (fn && s->demangle && fn[0] == '$' && (d = strchr(fn + 1, '$')) && d[1])
-			fn = d + 1;
 		r.locs[i] = (struct fi_loc){.name = fn,
 					    .dir = cf[i].dir ? cf[i].dir : "",
 					    .file = cf[i].file ? cf[i].file : "",

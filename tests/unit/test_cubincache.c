@@ -152,26 +152,6 @@ static int fresh_cache(void **state)
 	return 0;
 }
 
-/* Whether this build can save cubins (the full decoder), else skip: until
- * then cubin_save() is a stand-in that says -EOPNOTSUPP. */
-static void need_save(void)
-{
-	struct cubin *c;
-	uint8_t *b = NULL;
-	size_t l = 0;
-	int ret;
-
-	assert_int_equal(cubin_open(cub_a, len_a, &c), 0);
-	ret = cubin_save(c, &b, &l);
-	free(b);
-	cubin_free(c);
-	if (ret == -EOPNOTSUPP) {
-		print_message("cubin_save() not there yet (the decoder's branch): skipped\n");
-		skip();
-	}
-	assert_int_equal(ret, 0);
-}
-
 /* a and b answer the same at every PC of every function, and past them */
 static void same_answers(const struct cubin *a, const struct cubin *b)
 {
@@ -257,7 +237,6 @@ static void test_store_load(void **state)
 	char path[700], dir[700];
 	struct stat st;
 
-	need_save();
 	assert_int_equal(buildid_cache_init(&bc), 0);
 	assert_int_equal(cubin_open(cub_a, len_a, &fresh), 0);
 	assert_int_equal(cubincache_open(cub_a, len_a, &bc, &c1, &how), 0);
@@ -325,7 +304,6 @@ static void test_bad_files(void **state)
 	size_t n;
 	struct stat st;
 
-	need_save();
 	assert_int_equal(buildid_cache_init(&bc), 0);
 	assert_int_equal(cubincache_open(cub_a, len_a, &bc, &c, NULL), 0);
 	cubin_free(c);
@@ -408,7 +386,6 @@ static void test_sudo(void **state)
 
 	if (geteuid() != 0)
 		skip();
-	need_save();
 	assert_int_equal(chmod(tmpdir, 0777), 0);
 	setenv("SUDO_UID", "65534", 1);
 	setenv("SUDO_GID", "65534", 1);
@@ -524,7 +501,6 @@ static void test_session(void **state)
 	assert_true(stat(cachedir, &st) && errno == ENOENT);
 	/* the session's cache: the cubin stored, then answers from it */
 	session_frames(rec, &bc);
-	need_save();
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	session_frames(rec, &bc);
