@@ -118,6 +118,7 @@ ZT    := $(BUILD)/zt
 # libztcupti.so (cupti/) when CUDA's CUPTI is found; its tests join UNIT_BINS
 include mk/cupti.mk
 include mk/gputest.mk
+include mk/gpubench.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 .PHONY: bench-serve bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build

@@ -19,8 +19,11 @@
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "symbolizer/cubin.h"
+#include "symbolizer/cubincache.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/symmod.h"
@@ -36,6 +39,8 @@ struct symbolize {
 	size_t nr_maps;
 	struct symmod **mods; /* one per mapping, opened on first use */
 	struct symmod *mod;   /* -e */
+	struct cubin *cubin;  /* -e naming a cubin: answers for FUNCTION+OFFSET */
+	const char *function; /* --function: a cubin's plain offsets are in it */
 	/* addr2line's naming of C++ functions without a linkage name (see
 	 * FI_BFD_RENAME in funcinfo.h): state kept across answers, by the
 	 * function's DWARF name (a stable pointer into its module's table) */
@@ -52,6 +57,8 @@ struct symbolize {
 };
 
 #define LINE_MAX_LEN 4096 /* an address on stdin: longer lines are not one */
+#define CUBIN_MAX    (1u << 30) /* a larger cubin is not read */
+#define CUBIN_FRAMES 64
 
 /* What is wrong with the binary at path, as addr2line says it: 0; -1 when
  * it cannot be opened (why: strerror); -2 when it is no readable ELF file
@@ -406,6 +413,48 @@ static void print_result(struct symbolize *s, uint64_t addr, const struct fi_res
 		fputc('\n', stdout);
 }
 
+/* Whether the file at path starts as a cubin does. */
+static int is_cubin_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	unsigned char h[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, h, sizeof(h), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(h) && cubin_is_cubin(h, sizeof(h));
+}
+
+/* s->cubin from the cubin at path (through the symbol cache). 0, or -1
+ * after a message. */
+static int open_cubin(struct symbolize *s, const char *path)
+{
+	static const char *const from[] = {[CUBINCACHE_DECODED] = "decoded",
+					   [CUBINCACHE_STORED] = "decoded and cached",
+					   [CUBINCACHE_LOADED] = "from the symbol cache"};
+	enum cubincache_how how;
+	char *data;
+	size_t len;
+	int ret;
+
+	ret = zt_read_file(path, CUBIN_MAX, &data, &len);
+	if (ret) {
+		cmd_error("cannot read '%s': %s", path, strerror(-ret));
+		return -1;
+	}
+	ret = cubincache_open(data, len, s->so.have_cache ? &s->so.cache : NULL, &s->cubin, &how);
+	free(data);
+	if (ret) {
+		cmd_error("'%s': %s", path, ret == -EINVAL ? "damaged cubin" : strerror(-ret));
+		return -1;
+	}
+	cmd_info("'%s': cubin %s%s", path, from[how],
+		 cubin_has_lines(s->cubin) ? "" : ", no line table (built without -lineinfo)");
+	return 0;
+}
+
 static int load_pid_maps(struct symbolize *s)
 {
 	char path[64], *line = NULL;
@@ -463,6 +512,71 @@ static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
 	return -ENOENT;
 }
 
+/* A cubin's FUNCTION+0xOFFSET (or, with --function, OFFSET) into name (of
+ * size n) and *off. 0, or -1 when tok is not one. */
+static int parse_cubin_pc(const struct symbolize *s, const char *tok, char *name, size_t n,
+			  uint64_t *off)
+{
+	const char *plus = strrchr(tok, '+'), *num = tok;
+	size_t len;
+	char *end;
+
+	if (plus) {
+		len = (size_t)(plus - tok);
+		num = plus + 1;
+	} else if (s->function) {
+		tok = s->function;
+		len = strlen(tok);
+	} else {
+		return -1;
+	}
+	if (!len || len >= n ||
+	    !((*num >= '0' && *num <= '9') || (*num >= 'a' && *num <= 'f') ||
+	      (*num >= 'A' && *num <= 'F')))
+		return -1;
+	memcpy(name, tok, len);
+	name[len] = 0;
+	errno = 0;
+	*off = strtoull(num, &end, 16);
+	if (errno || end == num || (*end && *end != '\n' && *end != ' ' && *end != '\r'))
+		return -1;
+	return 0;
+}
+
+/* The cubin's answer for tok, as addr2line would print it for a CPU
+ * address: the inline chain up to the device function holding the PC
+ * (a __noinline__ callee's frame ends it, as a real function's does). */
+static void handle_cubin(struct symbolize *s, const char *tok)
+{
+	struct cubin_frame cf[CUBIN_FRAMES];
+	char name[LINE_MAX_LEN];
+	struct fi_result r;
+	uint64_t off = 0;
+	int n = -1, i;
+
+	memset(&r, 0, sizeof(r));
+	if (!parse_cubin_pc(s, tok, name, sizeof(name), &off))
+		n = cubin_resolve(s->cubin, name, off, cf, CUBIN_FRAMES);
+	if (n <= 0) {
+		print_result(s, off, &r, 0);
+		return;
+	}
+	for (i = 0; i < n && i < FI_MAX_INLINE; i++) {
+		const char *fn = cf[i].func && *cf[i].func ? cf[i].func : NULL;
+
+		r.locs[i] = (struct fi_loc){.name = fn,
+					    .dir = cf[i].dir ? cf[i].dir : "",
+					    .file = cf[i].file ? cf[i].file : "",
+					    .line = cf[i].line};
+		r.n = (unsigned)i + 1;
+		if (!cf[i].inlined)
+			break;
+	}
+	r.offset = off;
+	r.dname = r.locs[r.n - 1].name;
+	print_result(s, off, &r, 1);
+}
+
 static int handle(struct symbolize *s, const char *tok)
 {
 	struct fi_result r;
@@ -473,6 +587,10 @@ static int handle(struct symbolize *s, const char *tok)
 		tok++;
 	if (!*tok)
 		return 0;
+	if (s->cubin) {
+		handle_cubin(s, tok);
+		return 0;
+	}
 	errno = 0;
 	addr = strtoull(tok, &end, 16);
 	if (errno || end == tok || (*end && *end != '\n' && *end != ' ')) {
@@ -486,6 +604,7 @@ static int handle(struct symbolize *s, const char *tok)
 
 static const char *const symbolize_usage[] = {
 	"zt symbolize [-e FILE | --pid PID] [-f] [-i] [-C] [-a] [-p] [ADDR...]",
+	"zt symbolize -e FILE.cubin [--function NAME] [-f] [-i] [-C] [KERNEL+0xOFFSET...]",
 	NULL,
 };
 
@@ -496,6 +615,7 @@ int cmd_symbolize(int argc, char **argv)
 	const struct opt options[] = {
 		{ OPT_STRING, 'e', "exe", &s.exe, "file", "the binary the addresses are in (default a.out)" },
 		{ OPT_INT, 0, "pid", &s.pid, "pid", "addresses are in the live process PID (through its maps)" },
+		{ OPT_STRING, 0, "function", &s.function, "name", "a cubin's bare offsets are in this kernel (mangled)" },
 		{ OPT_BOOL, 'f', "functions", &s.functions, NULL, "show function names" },
 		{ OPT_BOOL, 'i', "inlines", &s.inlines, NULL, "show the inline chain, innermost first" },
 		{ OPT_BOOL, 'C', "demangle", &s.demangle, NULL, "demangle C++ and Rust names (the default in LLVM's style)" },
@@ -542,6 +662,7 @@ int cmd_symbolize(int argc, char **argv)
 		}
 	} else {
 		char real[PATH_MAX], why[128];
+		int gpu;
 
 		/* as addr2line: a file it cannot read is an error, not a page of ?? */
 		snprintf(real, sizeof(real), "%s%s", s.so.mo.find.symfs ? s.so.mo.find.symfs : "",
@@ -551,16 +672,27 @@ int cmd_symbolize(int argc, char **argv)
 			ret = ZT_EXIT_FAIL;
 			goto out;
 		}
-		if (symmod_open(&s.so.mo, s.exe, NULL, &s.mod)) {
-			cmd_error("out of memory");
-			ret = ZT_EXIT_FAIL;
-			goto out;
+		gpu = is_cubin_file(real);
+		if (s.function && !gpu)
+			cmd_warn("--function applies to cubins only: '%s' is not one", real);
+		if (gpu) {
+			/* GPU code: kernel+offset, as PC samples name it */
+			if (open_cubin(&s, real)) {
+				ret = ZT_EXIT_FAIL;
+				goto out;
+			}
+		} else {
+			if (symmod_open(&s.so.mo, s.exe, NULL, &s.mod)) {
+				cmd_error("out of memory");
+				ret = ZT_EXIT_FAIL;
+				goto out;
+			}
+			if (symmod_quality(s.mod) != SYMQ_FULL)
+				cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
+			if (symmod_remote_served(s.mod))
+				cmd_info("'%s': symbols from %s%s", s.exe, symmod_source(s.mod),
+					 symmod_remote_served(s.mod) == 2 ? " (cached)" : "");
 		}
-		if (symmod_quality(s.mod) != SYMQ_FULL)
-			cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
-		if (symmod_remote_served(s.mod))
-			cmd_info("'%s': symbols from %s%s", s.exe, symmod_source(s.mod),
-				 symmod_remote_served(s.mod) == 2 ? " (cached)" : "");
 	}
 	if (rest < argc) {
 		for (i = rest; i < argc; i++)
@@ -600,6 +732,7 @@ int cmd_symbolize(int argc, char **argv)
 out:
 	free(line);
 	symmod_free(s.mod);
+	cubin_free(s.cubin);
 	for (size_t k = 0; k < s.nr_maps; k++) {
 		symmod_free(s.mods[k]);
 		free(s.maps[k].path);

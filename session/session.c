@@ -16,6 +16,7 @@
 #include "session/session.h"
 #include "libprof/hash.h"
 #include "symbolizer/cubin.h"
+#include "symbolizer/cubincache.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/ksource.h"
 #include "symbolizer/perfmap.h"
@@ -598,7 +599,9 @@ static struct gpu_cubin_ent *gpu_cubin(struct gpu_res *r, uint64_t crc)
 		why = "cubin not recorded";
 	} else if (!cubin_is_cubin(pc->data, pc->len)) {
 		why = "not a cubin (no EM_CUDA ELF image)";
-	} else if ((ret = cubin_open(pc->data, pc->len, &e->c))) {
+	} else if ((ret = cubincache_open(pc->data, pc->len,
+					  r->s->src->have_mo ? r->s->src->mo.cache : NULL, &e->c,
+					  NULL))) {
 		if (ret == -ENOMEM)
 			return NULL;
 		why = "unreadable cubin";

@@ -206,6 +206,7 @@ struct store {
 	int srcfd;                       /* or -1 */
 	const char *src;                 /* the source's path, for the read check, or NULL */
 	const struct prof_build_id *bid; /* a copy must have it, or NULL */
+	mode_t mode;                     /* of the file, and of the directories made */
 };
 
 /* Could this process (the sudo user) read the source by itself? Its mode
@@ -239,7 +240,8 @@ static int store_job(void *arg)
 		return -ENAMETOOLONG;
 	memcpy(tmp, s->path, dlen);
 	tmp[dlen] = 0;
-	ret = buildid_cache_mkdirs(tmp, 0755);
+	/* directories as open as the file: a private file's are the user's only */
+	ret = buildid_cache_mkdirs(tmp, s->mode & 044 ? 0755 : 0700);
 	if (ret)
 		goto out;
 	memcpy(tmp + dlen, TMP_NAME, sizeof(TMP_NAME));
@@ -252,7 +254,7 @@ static int store_job(void *arg)
 	ret = s->srcfd >= 0 ? copy_fd(s->srcfd, tfd) : write_all(tfd, s->data, s->len);
 	if (ret)
 		goto out;
-	if (fchmod(tfd, 0644) < 0) {
+	if (fchmod(tfd, s->mode) < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -282,7 +284,13 @@ out:
 int buildid_cache_store(const struct buildid_cache *c, const char *path, const void *data,
 			size_t len, const char *src)
 {
-	struct store s = { path, data, len, -1, src, NULL };
+	return buildid_cache_store_mode(c, path, data, len, src, 0644);
+}
+
+int buildid_cache_store_mode(const struct buildid_cache *c, const char *path, const void *data,
+			     size_t len, const char *src, mode_t mode)
+{
+	struct store s = { path, data, len, -1, src, NULL, mode };
 	size_t n = c->dir ? strlen(c->dir) : 0;
 
 	if (!n || strncmp(path, c->dir, n) || path[n] != '/')
@@ -294,7 +302,7 @@ int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_
 			 const char *src)
 {
 	char path[PATH_MAX];
-	struct store s = { path, NULL, 0, fd, src, b };
+	struct store s = { path, NULL, 0, fd, src, b, 0644 };
 	int ret;
 
 	ret = buildid_cache_path(c, b, path, sizeof(path));

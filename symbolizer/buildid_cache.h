@@ -50,6 +50,10 @@ int buildid_cache_add_fd(const struct buildid_cache *c, const struct prof_build_
  * user could not read src themselves. Returns 0 or a negative errno. */
 int buildid_cache_store(const struct buildid_cache *c, const char *path, const void *data,
 			size_t len, const char *src);
+/* The same with the file's mode: 0600 for what only its user should read
+ * (the directories it makes are then 0700). */
+int buildid_cache_store_mode(const struct buildid_cache *c, const char *path, const void *data,
+			     size_t len, const char *src, mode_t mode);
 
 /* mkdir -p dir, making what is missing with mode. 0 or a negative errno. */
 int buildid_cache_mkdirs(const char *dir, mode_t mode);
