@@ -241,7 +241,7 @@ fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
 bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve \
-	bench-cupti bench-symbols
+	bench-cupti bench-symbols bench-gpusym
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
