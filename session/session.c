@@ -545,7 +545,7 @@ struct gpu_res {
 	size_t nr_keys, cap_keys;
 	struct zt_htab kh;
 	struct gpu_cubin_ent *cubins;
-	size_t nr_cubins, cap_cubins;
+	size_t nr_cubins, cap_cubins, last;
 };
 
 static inline uint64_t gpu_key_hash(uint64_t crc, uint32_t function, uint64_t pc)
@@ -579,9 +579,14 @@ static struct gpu_cubin_ent *gpu_cubin(struct gpu_res *r, uint64_t crc)
 	size_t i;
 	int ret;
 
+	/* the view's buckets come by cubin: the last one first */
+	if (r->nr_cubins && r->cubins[r->last].crc == crc)
+		return &r->cubins[r->last];
 	for (i = 0; i < r->nr_cubins; i++)
-		if (r->cubins[i].crc == crc)
+		if (r->cubins[i].crc == crc) {
+			r->last = i;
 			return &r->cubins[i];
+		}
 	if (r->nr_cubins == r->cap_cubins) {
 		size_t nc = r->cap_cubins ? r->cap_cubins * 2 : 16;
 		void *p = realloc(r->cubins, nc * sizeof(*r->cubins));
@@ -609,10 +614,13 @@ static struct gpu_cubin_ent *gpu_cubin(struct gpu_res *r, uint64_t crc)
 		why = "no line table (built without -lineinfo)";
 	}
 	e->note = r->t->nr_cubins;
-	if (gpu_frametab_add_cubin(
-		    r->t, crc, e->c ? (why ? ZT_FRAME_BASIC : ZT_FRAME_FULL) : ZT_FRAME_NONE, why))
+	if (gpu_frametab_add_cubin(r->t, crc,
+				   e->c ? (why ? ZT_FRAME_BASIC : ZT_FRAME_FULL) : ZT_FRAME_NONE,
+				   why)) {
+		cubin_free(e->c);
 		return NULL;
-	r->nr_cubins++;
+	}
+	r->last = r->nr_cubins++;
 	return e;
 }
 
