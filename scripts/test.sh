@@ -13,10 +13,12 @@ fi
 scripts/setup.sh --test || exit 1
 jobs=$(nproc)
 pass=0 fail=0
+t0=$SECONDS
 step() { # step NAME CMD...
-	local name=$1; shift
+	local name=$1 t=$SECONDS; shift
 	echo "=== $name"
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "=== $name: FAILED"; fi
+	echo "=== $name: $((SECONDS - t)) s"
 }
 step build make -j"$jobs" all tests-build
 step unit make -j"$jobs" check-unit
@@ -28,5 +30,5 @@ step asan-unit make -j"$jobs" SANITIZE=address,undefined check-unit
 step asan-fuzz-replay make -j"$jobs" SANITIZE=address,undefined check-fuzz
 # the real binary under the sanitizers, on the recording and reading paths
 step asan-e2e env E2E_ONLY="gpu|serve\.sh|serve_faults|symbols|symdb|s3|push|record_workload|hostile|ownership|errors|sigkill|exec_child|perfmap|symbolize|debuginfod|help|pprof|perfdata|perf_kernel|perf_parity|script|report|top|flame|dwarf|badinput" make SANITIZE=address,undefined check-e2e
-echo "suite: $pass passed, $fail failed"
+echo "suite: $pass passed, $fail failed ($(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s)"
 [ "$fail" -eq 0 ]
