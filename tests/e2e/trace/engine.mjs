@@ -26,6 +26,16 @@ function die(msg) {
 }
 
 polyfillDOMRect();
+// The engine calls URL.parse (Node 22, and 20.18 on): Debian 12's Node 18
+// lacks it. The WHATWG definition: the URL, or null where new URL throws.
+if (typeof URL.parse !== 'function')
+	URL.parse = (url, base) => {
+		try {
+			return new URL(url, base);
+		} catch {
+			return null;
+		}
+	};
 const json = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 if (!Array.isArray(json.traceEvents)) die('no traceEvents array');
 const complaints = [];
