@@ -53,4 +53,9 @@ perf_retry() {
 	rm -f "$out"
 	return 1
 }
+# wellformed FILE: an XML file (the flame graphs' SVG) parses
+wellformed() {
+	if command -v xmllint >/dev/null; then xmllint --noout "$1"
+	else python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1"; fi
+}
 between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }

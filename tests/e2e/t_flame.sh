@@ -8,11 +8,6 @@
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$T"
 
-wellformed() {
-	if command -v xmllint >/dev/null; then xmllint --noout "$1"
-	else python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1"; fi
-}
-
 # The frames of an SVG as lines "depth|x|y|width|samples|pct|fill|name|module|kind",
 # checking on the way that each frame's width is its share of the root's
 # and that children fit in their parent. Prints "BAD ..." on a violation.

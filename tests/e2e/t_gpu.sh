@@ -10,29 +10,13 @@
 # driver, another CUPTI subscriber, a preset CUDA_INJECTION64_PATH, a CUDA
 # process that crashes, a recorder killed with SIGKILL, -a.
 . "$(dirname "$0")/lib.sh"
-B=$(dirname "$ZT")
-G=$B/tests/gpu
-if [ ! -f "$B/libztcupti.so" ] || [ ! -f "$G/kernels.cubin" ]; then
-	echo "SKIP: zt was built without CUDA (no $B/libztcupti.so or no nvcc cubin): GPU tests not run"
-	finish
-fi
-# An ASan build's libztcupti.so needs the ASan runtime loaded first, which a
-# CUDA program does not have: under the sanitizers the recorder is the one
-# checked (zt and its merge of the files), with the plain build's library.
-case "$B" in
-*build-asan*)
-	if [ -f "$B/../build/libztcupti.so" ]; then
-		export ZT_CUPTI_LIB=$(cd "$B/../build" && pwd)/libztcupti.so
-	else
-		echo "SKIP: no plain build/libztcupti.so to inject under the sanitizers"
-		finish
-	fi ;;
-esac
+. "$(dirname "$0")/gpulib.sh"
+# (under the sanitizers the recorder is the one checked, zt and its merge
+# of the files, with the plain build's library: gpu_setup)
+gpu_setup
 cd "$T"
-crc=$("$G/cubin_crc" "$G/kernels.cubin")
+crc=$ZT_STANDIN_CUBIN_CRC
 echo "  the cubin's CRC (real libcupti): $crc"
-export ZT_STANDIN_CUBIN_CRC=$crc
-SD=$G/standin
 cubin_size=$(stat -c %s "$G/kernels.cubin")
 # kernel section sizes, to check PC offsets against
 # (script prints scale demangled; its section is .text._Z5scalePfif)

@@ -12,10 +12,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 gpu_setup
 cd "$T"
 
-wellformed() {
-	if command -v xmllint >/dev/null; then xmllint --noout "$1"
-	else python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1"; fi
-}
 # the frames of an SVG: "depth|width|value|fill|name|kind" a line, depth 0 the root
 frames() {
 	python3 - "$1" <<'PY'
