@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/leb128.h"
 #include "symbolizer/cubin.h"
 
 #define NONE UINT32_MAX
@@ -277,51 +278,32 @@ static uint64_t rd_u(struct rd *r, unsigned n)
 	return v;
 }
 
+/* LEB128 numbers (libprof/leb128.h): only a cut-off number makes r bad;
+ * bits past 64 are dropped, as NVIDIA's tools do. */
 static uint64_t rd_uleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	int bad = 0;
+	uint64_t v;
 
-	while (!r->bad) {
-		uint8_t byte;
-
-		if (r->p >= r->end) {
-			r->bad = 1;
-			break;
-		}
-		byte = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(byte & 0x7f) << shift;
-		shift += 7;
-		if (!(byte & 0x80))
-			return v;
-	}
-	return 0;
+	if (r->bad)
+		return 0;
+	v = zt_uleb(&r->p, r->end, &bad);
+	if (bad == 1)
+		r->bad = 1;
+	return v;
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	int bad = 0;
+	int64_t v;
 
-	while (!r->bad) {
-		uint8_t byte;
-
-		if (r->p >= r->end) {
-			r->bad = 1;
-			break;
-		}
-		byte = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(byte & 0x7f) << shift;
-		shift += 7;
-		if (!(byte & 0x80)) {
-			if (shift < 64 && (byte & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	return 0;
+	if (r->bad)
+		return 0;
+	v = zt_sleb(&r->p, r->end, &bad);
+	if (bad == 1)
+		r->bad = 1;
+	return v;
 }
 
 /* A NUL-terminated string in the bytes left; NULL when there is none. */
