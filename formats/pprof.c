@@ -770,6 +770,8 @@ struct gpuside {
 	struct ktime *kt;
 	size_t cap_kt;
 	struct ptab pcs_idx; /* the view's buckets by (pid, crc, function, pc, stall) */
+	uint64_t *share;     /* scratch of gpu_pcs_record: weights, then parts */
+	size_t cap_share;
 };
 
 /* The launch stack group of l (NO_LAUNCH: none), its locations resolved once. */
@@ -959,16 +961,15 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 		tot += gs->kt[e].ns;
 	if (!tot) /* no kernel of that name timed: no launch stack */
 		return gpu_sample(pp, gs, gl, ng, NO_LAUNCH, r->pid, stall, 2, r->samples);
-	w = calloc((e - lo) * 2, sizeof(*w));
-	if (!w)
+	if (ZT_GROW(gs->share, gs->cap_share, (e - lo) * 2))
 		return -ENOMEM;
+	w = gs->share;
 	part = w + (e - lo);
 	for (i = lo; i < e; i++)
 		w[i - lo] = gs->kt[i].ns;
 	ret = gpu_share(r->samples, w, e - lo, part);
 	for (i = lo; i < e && !ret; i++)
 		ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, 2, part[i - lo]);
-	free(w);
 	return ret;
 }
 
@@ -1036,6 +1037,7 @@ static int gpu_samples(struct pprof *pp)
 	stackgroups_release(&gs.lsg);
 	free(gs.ls);
 	free(gs.lloc);
+	free(gs.share);
 	ptab_release(&gs.kt_idx);
 	free(gs.kt);
 	ptab_release(&gs.pcs_idx);

@@ -239,7 +239,7 @@ const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t
 
 int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part)
 {
-	unsigned __int128 total = 0, *rem;
+	unsigned __int128 total = 0;
 	uint64_t given = 0;
 	size_t k;
 	int even;
@@ -251,26 +251,28 @@ int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part)
 	even = !total;
 	if (even)
 		total = m;
-	rem = calloc(m, sizeof(*rem));
-	if (!rem)
-		return -ENOMEM;
 	for (k = 0; k < m; k++) {
-		unsigned __int128 x = (unsigned __int128)n * (even ? 1 : w[k]);
-
-		part[k] = (uint64_t)(x / total);
-		rem[k] = x % total;
+		part[k] = (uint64_t)((unsigned __int128)n * (even ? 1 : w[k]) / total);
 		given += part[k];
 	}
-	while (given < n) { /* fewer than m times */
-		size_t best = 0;
+	/* fewer than m left: one more each to the largest remainders of the
+	 * parts not given one yet (recomputed: no allocation on this path) */
+	while (given < n) {
+		unsigned __int128 best_rem = 0;
+		size_t best = m;
 
-		for (k = 1; k < m; k++)
-			if (rem[k] > rem[best])
+		for (k = 0; k < m; k++) {
+			unsigned __int128 x = (unsigned __int128)n * (even ? 1 : w[k]);
+
+			if ((uint64_t)(x / total) != part[k])
+				continue; /* given one already */
+			if (best == m || x % total > best_rem) {
 				best = k;
+				best_rem = x % total;
+			}
+		}
 		part[best]++;
-		rem[best] = 0;
 		given++;
 	}
-	free(rem);
 	return 0;
 }

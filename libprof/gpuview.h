@@ -68,7 +68,7 @@ const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t
  * one more each to the largest remainders (the first of equal ones). How
  * PC samples not tied to a launch (continuous mode) are shared among their
  * kernel's launch stacks by GPU time, in every view. part[0 .. m) gets the
- * shares. 0, or -ENOMEM.
+ * shares. Allocates nothing; returns 0.
  */
 int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part);
 
