@@ -768,16 +768,31 @@ static void gpu_meta(struct ct *c)
 	}
 }
 
+/*
+ * ts, and with dur != DUR_NONE the duration, from the rounded ends: ends
+ * that meet stay equal. DUR_EARLY (the slices of a CPU thread) ends one
+ * unit early: a stack's slices end a hair before the next stack's begin, so
+ * no reader has to order an end and a start at one time. speedscope does
+ * that wrongly when a name ends and begins there at different depths (two
+ * "[unknown]" frames, say): it opens the new slice first and pairs the rest
+ * of the ends with the wrong slices. All of a thread's slices shift
+ * alike, so they still nest.
+ */
+enum { DUR_NONE, DUR_EXACT, DUR_EARLY };
+
 static void put_times(struct ct *c, const struct cev *e, int dur)
 {
-	uint64_t u = units(e->ts - c->t0);
+	uint64_t u = units(e->ts - c->t0), d;
 
 	PUT_LIT(&c->out, ",\"ts\":");
 	put_units(&c->out, u);
-	if (dur) { /* from the rounded ends: ends that meet stay equal */
-		PUT_LIT(&c->out, ",\"dur\":");
-		put_units(&c->out, units(e->ts + e->dur - c->t0) - u);
-	}
+	if (dur == DUR_NONE)
+		return;
+	d = units(e->ts + e->dur - c->t0) - u;
+	if (dur == DUR_EARLY && d)
+		d--;
+	PUT_LIT(&c->out, ",\"dur\":");
+	put_units(&c->out, d);
 }
 
 /* the name a launch slice shows: "launch KERNEL" or "launch memcpy HtoD" */
@@ -802,7 +817,7 @@ static void put_kernel(struct ct *c, const struct cev *e)
 	struct zbuf *b = &c->out;
 
 	put_head(c, "X", e->pid, e->tid);
-	put_times(c, e, 1);
+	put_times(c, e, DUR_EXACT);
 	PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 	zbuf_put_json_str(b, gpu_name(c, k->name));
 	put_fmt(b,
@@ -827,7 +842,7 @@ static void put_memop(struct ct *c, const struct cev *e)
 	struct zbuf *b = &c->out;
 
 	put_head(c, "X", e->pid, e->tid);
-	put_times(c, e, 1);
+	put_times(c, e, DUR_EXACT);
 	if (m->kind == PROF_GPU_MEMSET) {
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":\"memset\"");
 		put_fmt(b, ",\"args\":{\"bytes\":%" PRIu64 ",\"value\":%u", m->bytes, m->value);
@@ -850,7 +865,7 @@ static void put_event(struct ct *c, const struct cev *e)
 	switch (e->kind) {
 	case E_SLICE:
 		put_head(c, "X", e->pid, e->tid);
-		put_times(c, e, 1);
+		put_times(c, e, DUR_EARLY);
 		PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
 		zbuf_put_json_str(b, c->names[e->a]);
 		zbuf_put_u8(b, '}');
@@ -859,7 +874,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		const struct prof_gpu_launch *l = &c->g->launches[e->a];
 
 		put_head(c, "X", e->pid, e->tid);
-		put_times(c, e, 1);
+		put_times(c, e, DUR_EARLY);
 		launch_name(c, e, name, sizeof(name));
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 		zbuf_put_json_str(b, name);
@@ -878,7 +893,7 @@ static void put_event(struct ct *c, const struct cev *e)
 	case E_FLOW_S:
 	case E_FLOW_F:
 		put_head(c, e->kind == E_FLOW_S ? "s" : "f", e->pid, e->tid);
-		put_times(c, e, 0);
+		put_times(c, e, DUR_NONE);
 		put_fmt(b, ",\"cat\":\"cuda\",\"name\":\"launch\",\"id\":%u%s}", e->a,
 			e->kind == E_FLOW_F ? ",\"bp\":\"e\"" : "");
 		break;

@@ -6,8 +6,8 @@
  * What goes in (times in microseconds relative to the first event of the
  * recording, in steps of 1/1024 us, 0.977 ns, written exactly: such
  * numbers and the ends ts + dur readers compute from them are exact
- * doubles, so slices that meet in the recording meet in the reader;
- * "displayTimeUnit":"ns"):
+ * doubles; the slices of a CPU thread end one step early, so that no end
+ * and start meet there; "displayTimeUnit":"ns"):
  *  - per recorded process, "M" events process_name and, for each thread
  *    with samples or launches, thread_name (names as the process tree has
  *    them at the thread's first event);

@@ -169,11 +169,23 @@ check "engine: no complaint while parsing ($(value tree.eng complaints))" grep -
 ss_ok() { grep -q '(1/2)' "$1" && grep -q '"warnings":\[\]' "$1"; }
 "$consumers" speedscope tree.json tree.png > tree-ss.json 2> tree-ss.err
 if ! ss_ok tree-ss.json; then
-	# seen twice in a loaded suite, not reproduced alone: say what the page showed, try once more
+	# a page slow to load under a loaded suite: say what it showed, try once more
 	echo "  speedscope, first try: $(head -c 600 tree-ss.json) $(tail -n 3 tree-ss.err)"
 	"$consumers" speedscope tree.json tree.png > tree-ss.json 2> tree-ss.err
 fi
 check "speedscope: two profiles, every slice paired (no console warning)" ss_ok tree-ss.json
+
+# system-wide: many stacks, kernel and user, unwound to different depths
+# ("[unknown]" ending and beginning at one time at other depths once made
+# speedscope pair slices wrongly)
+"$ZT" record -a -g -o sys.data -- sh -c "ls -R /usr/lib > /dev/null; \"$WL/tree\" 1" > sys.out 2> sys.err
+"$ZT" convert -i sys.data -o sys.json 2> sys-conv.err
+check "convert a system-wide recording" [ $? -eq 0 ]
+structure sys.json > sys.st
+check "system-wide: no violation, slices nest" bash -c "! grep -q '^BAD' sys.st && grep -qx 'misnested 0' sys.st"
+"$consumers" speedscope sys.json sys.png > sys-ss.json 2> sys-ss.err
+check "speedscope: system-wide, every slice paired ($(grep -o '"warnings":\[[^]]\{0,300\}' sys-ss.json | head -1))" \
+	contains sys-ss.json '"warnings":\[\]'
 
 # ---- errors --------------------------------------------------------------------
 "$ZT" convert -i cpu.data --to chrome -o x.json 2> bad.err

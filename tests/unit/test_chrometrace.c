@@ -26,6 +26,7 @@
 
 #define PID 10
 #define MS  1000000ull
+#define U   (1.0 / 1024) /* a time unit of the trace, in us: slices end one early */
 
 /* ---- a strict JSON checker: 1 when s is one valid JSON value ---- */
 
@@ -432,6 +433,40 @@ static void assert_slice(const char *out, const char *tid, const char *name, dou
 			 f[1], ts, end);
 }
 
+/*
+ * No slice of a thread ends when another of it begins. Readers then never
+ * order an end and a start at one time, which speedscope gets wrong when
+ * a name ends and begins there at different depths.
+ */
+static void assert_no_meeting(const char *out)
+{
+	struct {
+		char tid[16];
+		double b, e;
+	} sl[64];
+	const char *l;
+	int n = 0, i, j;
+
+	for (l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char ph[4], ts[40], dur[40];
+
+		if (!field(l, "ph", ph, sizeof(ph)) || strcmp(ph, "X"))
+			continue;
+		assert_true(n < 64);
+		assert_true(field(l, "tid", sl[n].tid, sizeof(sl[n].tid)) &&
+			    field(l, "ts", ts, sizeof(ts)) && field(l, "dur", dur, sizeof(dur)));
+		sl[n].b = strtod(ts, NULL);
+		sl[n].e = sl[n].b + strtod(dur, NULL);
+		n++;
+	}
+	assert_true(n > 0);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (!strcmp(sl[i].tid, sl[j].tid) && sl[i].e == sl[j].b)
+				fail_msg("tid %s: a slice ends at %.10g, where one begins", sl[i].tid,
+					 sl[i].e);
+}
+
 static void test_cpu_only(void **state)
 {
 	struct fx x;
@@ -441,6 +476,7 @@ static void test_cpu_only(void **state)
 	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
 	assert_time_order(x.out);
+	assert_no_meeting(x.out);
 	assert_non_null(strstr(x.out, "\"displayTimeUnit\":\"ns\""));
 	assert_non_null(strstr(x.out, "\"cmdline\":\"app \\\"quoted\\\"\""));
 	assert_non_null(
@@ -450,18 +486,18 @@ static void test_cpu_only(void **state)
 				  "\"name\":\"q\\\"\\\\\\u0001\\ufffd<\"", NULL));
 	/* merged: main over 3 ms, f1 over the first 2, f2 the last; times from the first
 	 * sample; slices that nest per thread */
-	assert_slice(x.out, "10", "main", 0, 3000);
-	assert_slice(x.out, "10", "f1", 0, 2000);
-	assert_slice(x.out, "10", "f2", 2000, 3000);
-	assert_non_null(line_with(x.out, "\"ph\":\"X\"", "\"ts\":0,\"dur\":2000,",
+	assert_slice(x.out, "10", "main", 0, 3000 - U);
+	assert_slice(x.out, "10", "f1", 0, 2000 - U);
+	assert_slice(x.out, "10", "f2", 2000, 3000 - U);
+	assert_non_null(line_with(x.out, "\"ph\":\"X\"", "\"ts\":0,\"dur\":1999.9990234375,",
 				  "\"cat\":\"cpu\"", "\"name\":\"f1\"", NULL));
 	/* a parent before its children at one time */
 	assert_true(line_with(x.out, "\"ph\":\"X\"", "\"name\":\"main\"", NULL) <
 		    line_with(x.out, "\"ph\":\"X\"", "\"name\":\"f1\"", NULL));
 	/* inline frames are slices of their own: outer > middle > leafy */
-	assert_slice(x.out, "11", "outer", 5000, 6000);
-	assert_slice(x.out, "11", "middle", 5000, 6000);
-	assert_slice(x.out, "11", "leafy", 5000, 6000);
+	assert_slice(x.out, "11", "outer", 5000, 6000 - U);
+	assert_slice(x.out, "11", "middle", 5000, 6000 - U);
+	assert_slice(x.out, "11", "leafy", 5000, 6000 - U);
 	assert_null(strstr(x.out, "GPU"));
 	assert_null(strstr(x.out, "\"ph\":\"s\""));
 	release(&x);
@@ -478,6 +514,7 @@ static void test_gpu(void **state)
 	assert_int_equal(write_trace(&x, 1, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
 	assert_time_order(x.out);
+	assert_no_meeting(x.out);
 	assert_non_null(line_with(x.out, gpid, "\"process_name\"", "\"name\":\"GPU 0\"", NULL));
 	assert_non_null(line_with(x.out, gpid, "\"tid\":1,", "\"thread_name\"",
 				  "\"name\":\"stream 7\"", NULL));
@@ -495,10 +532,10 @@ static void test_gpu(void **state)
 				  "\"name\":\"memcpy HtoD\"", "\"bytes\":4096", "\"kind\":\"HtoD\"",
 				  "\"src\":\"pageable\"", "\"dst\":\"device\"", NULL));
 	/* the launch: 1 us on its thread (inside the sample [0, 1000) us), its stack */
-	assert_non_null(line_with(x.out, "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":200,\"dur\":1,",
+	assert_non_null(line_with(x.out, "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":200,\"dur\":0.9990234375,",
 				  "\"cat\":\"cuda\"", "\"name\":\"launch k\\\"<\\u000a\"",
 				  "\"stack\":[\"f1 (a.so)\",\"main (prog)\"]", NULL));
-	assert_slice(x.out, "10", "launch k\\\"<\\u000a", 200, 201);
+	assert_slice(x.out, "10", "launch k\\\"<\\u000a", 200, 201 - U);
 	/* one flow: s at the launch, f at the kernel bound to its enclosing slice */
 	assert_non_null(line_with(x.out, "\"ph\":\"s\",\"pid\":10,\"tid\":10,\"ts\":200,",
 				  "\"cat\":\"cuda\"", "\"id\":1", NULL));
@@ -506,10 +543,10 @@ static void test_gpu(void **state)
 				  "\"cat\":\"cuda\"", "\"id\":1", "\"bp\":\"e\"", NULL));
 	/* the copy's launch: named after it, no stack; its flow */
 	assert_non_null(line_with(x.out,
-				  "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":1300,\"dur\":1,",
+				  "\"ph\":\"X\",\"pid\":10,\"tid\":10,\"ts\":1300,\"dur\":0.9990234375,",
 				  "\"name\":\"launch memcpy HtoD\"", "\"corr\":7",
 				  "\"stack\":\"ratelimited\"", NULL));
-	assert_slice(x.out, "10", "launch memcpy HtoD", 1300, 1301);
+	assert_slice(x.out, "10", "launch memcpy HtoD", 1300, 1301 - U);
 	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":1300,", "\"id\":2", NULL));
 	assert_non_null(line_with(x.out, "\"ph\":\"f\"", "\"ts\":1500,", "\"id\":2", NULL));
 	assert_null(line_with(x.out, "\"id\":3", NULL)); /* the other kernel had no launch */
@@ -522,7 +559,7 @@ static void test_gpu(void **state)
 	release(&x);
 }
 
-/* A launch right before a sample boundary: its slice ends there. */
+/* A launch right before a sample boundary: its slice ends there (one unit early, as its frames). */
 static void test_launch_fits(void **state)
 {
 	struct prof_gpu_launch l;
@@ -539,13 +576,43 @@ static void test_launch_fits(void **state)
 	assert_int_equal(write_trace(&x, 1, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
 	/* 999.7 us is 1023692.8 / 1024: 1023693 / 1024, exact in a double; the
-	 * end 1000 us exactly, so ts + dur meets the next sample's start */
+	 * end one unit before 1000 us exactly, as the sample's frames end */
 	assert_non_null(line_with(x.out, "\"ph\":\"X\"", "\"ts\":999.7001953125,",
-				  "\"dur\":0.2998046875,", "\"cat\":\"cuda\"", "\"corr\":6", NULL));
-	assert_true(999.7001953125 + 0.2998046875 == 1000.0);
+				  "\"dur\":0.298828125,", "\"cat\":\"cuda\"", "\"corr\":6", NULL));
+	assert_true(999.7001953125 + 0.298828125 == 1000.0 - U);
 	/* and the slices still nest */
-	assert_slice(x.out, "10", "f1", 0, 2000);
+	assert_slice(x.out, "10", "f1", 0, 2000 - U);
+	assert_slice(x.out, "10", "main", 0, 3000 - U);
 	assert_non_null(line_with(x.out, "\"ph\":\"s\"", "\"ts\":999.7001953125,", NULL));
+	release(&x);
+}
+
+/*
+ * [unknown] > [unknown] > main > f1, then [unknown] > main > f2 (a stack
+ * unwound one frame shorter): main and [unknown] end and begin at one time,
+ * at other depths. Seen as speedscope warnings on a system-wide recording.
+ */
+static void test_stack_shift(void **state)
+{
+	const uint64_t a[4] = {0x1000, 0x3000, 0x7000, 0x7100}, b[3] = {0x2000, 0x3000, 0x7000};
+	struct fx x;
+
+	(void)state;
+	build(&x, 0);
+	add_sample(&x, PID, 4 * MS, a, 4);
+	add_sample(&x, PID, 5 * MS, b, 3);
+	frametab_release(&x.ft);
+	proctree_free(x.pt);
+	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
+	{
+		struct frametab_source s = fakesrc_source(&x.src, 0);
+
+		frametab_init(&x.ft, x.pt, &s);
+	}
+	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
+	assert_true(json_valid(x.out, x.len));
+	assert_no_meeting(x.out);
+	assert_slice(x.out, "10", "f1", 0, 2000 - U); /* nest, every thread */
 	release(&x);
 }
 
@@ -585,7 +652,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_checker), cmocka_unit_test(test_cpu_only),
-		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits),
+		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits), cmocka_unit_test(test_stack_shift),
 		cmocka_unit_test(test_errors),
 	};
 
