@@ -26,6 +26,10 @@ preport script -i g.perf > perf-script.txt
 # byte for byte, except which alias names a libc/ld.so address (perf and zt
 # may pick different names of one address from libc6-dbg's symbol table)
 alias_blind() { sed -E 's/^(\t +[0-9a-f]+ )[^ ]+\+(0x[0-9a-f]+ \(.*\/(libc\.so\.6|ld-linux-x86-64\.so\.2)\))$/\1SYM+\2/' "$1"; }
+if ! cmp -s <(alias_blind perf-script.txt) <(alias_blind zt-script.txt); then
+	# seen once in a loaded suite, not in 12 runs alone: show where
+	diff <(alias_blind perf-script.txt) <(alias_blind zt-script.txt) | head -n 12 | sed 's/^/  | /'
+fi
 check "zt script prints what perf script prints, byte for byte" cmp -s <(alias_blind perf-script.txt) <(alias_blind zt-script.txt)
 check "... and differs at most in libc alias names" [ "$(diff perf-script.txt zt-script.txt | grep -c '^<')" -le 20 ]
 

@@ -210,6 +210,12 @@ function main(argv) {
 
 	// the watchdog first: whatever happens, the process goes
 	setTimeout(() => process.exit(0), Number(lifetime) * 1000);
+	// an error s3rver leaves uncaught is told on stderr, with its stack,
+	// before the process goes (the test prints it)
+	process.on('uncaughtException', e => {
+		console.error('s3 server: uncaught: ' + (e && e.stack ? e.stack : e));
+		process.exit(1);
+	});
 	DUMMY_ACCOUNT.createKeyPair(id, secret);
 	const server = new S3rver({
 		address: '127.0.0.1',
