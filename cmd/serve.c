@@ -16,6 +16,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "net/secfile.h"
+#include "server/chstore.h"
 #include "server/httpd.h"
 #include "server/route.h"
 #include "server/store.h"
@@ -287,6 +289,92 @@ static int add_upstream(const struct opt *o, const char *arg)
 	return 0;
 }
 
+/* --clickhouse URL, repeatable, or several in one (space- or comma-separated) */
+static int add_ch_url(const struct opt *o, const char *arg)
+{
+	struct zs_ch_opts *c = o->value;
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
+		if (c->nr_urls >= ZS_CH_MAX_SERVERS) {
+			fprintf(stderr, "zt serve: at most %d --clickhouse URLs\n", ZS_CH_MAX_SERVERS);
+			return -1; /* the copy stays: the URLs point into it */
+		}
+		c->urls[c->nr_urls++] = tok;
+	}
+	return 0;
+}
+
+/* user = and password = of a 0600 file: into c (the text kept in *text) */
+static int ch_credentials(const char *path, struct zs_ch_opts *c, char **text, size_t *len)
+{
+	char msg[256], *cur, *k, *v;
+	int line = 0, rc;
+
+	rc = zt_secfile_read(path, "ClickHouse credentials", 4096, text, len, msg, sizeof(msg));
+	if (rc) {
+		cmd_error("--clickhouse-credentials: %s", rc == -ENOENT ? "no such file" : msg);
+		return -1;
+	}
+	cur = *text;
+	while ((rc = zt_secfile_next(&cur, &line, &k, &v)) == 1) {
+		if (!strcmp(k, "user"))
+			c->user = v;
+		else if (!strcmp(k, "password"))
+			c->password = v;
+		else {
+			cmd_error("--clickhouse-credentials '%s', line %d: unknown key '%s' (user, password)",
+				  path, line, k);
+			return -1;
+		}
+	}
+	if (rc < 0) {
+		cmd_error("--clickhouse-credentials '%s', line %d: not 'key = value'", path, line);
+		return -1;
+	}
+	return 0;
+}
+
+/* --retention: every hour, the days past it dropped */
+struct retention {
+	struct zs_store *s;
+	unsigned days;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+};
+
+static void *retention_run(void *arg)
+{
+	struct retention *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		struct timespec until;
+		char msg[512] = "";
+		unsigned dropped = 0;
+		int rc;
+
+		pthread_mutex_unlock(&r->lock);
+		rc = zs_store_retention(r->s, r->days, &dropped, msg, sizeof(msg));
+		if (rc)
+			cmd_warn("--retention: %s (tried again in an hour)",
+				 msg[0] ? msg : strerror(-rc));
+		else if (dropped && cmd_verbosity >= 0)
+			fprintf(stderr, "zt serve: --retention %u: dropped %u day(s) of profiles\n",
+				r->days, dropped);
+		pthread_mutex_lock(&r->lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 3600;
+		while (!r->stop && pthread_cond_timedwait(&r->cond, &r->lock, &until) == 0)
+			;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One line per request on stderr: time, client, method, path (no query), code, bytes, ms. */
@@ -327,6 +415,15 @@ int cmd_serve(int argc, char **argv)
 	struct zt_s3_opts s3o = {0};
 	struct zs_remote remote = {0};
 	static struct upstreams up;
+	static struct zs_ch_opts ch;
+	const char *ch_creds = NULL;
+	char *ch_text = NULL;
+	size_t ch_len = 0;
+	int retention_days = 0;
+	struct retention ret_ctx = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				    .cond = PTHREAD_COND_INITIALIZER};
+	pthread_t ret_thread;
+	int ret_started = 0;
 	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
 	const struct opt options[] = {
 		{OPT_STRING, 'l', "listen", &listen, "host:port",
@@ -355,6 +452,21 @@ int cmd_serve(int argc, char **argv)
 		{OPT_STRING, 0, "s3-credentials", &s3o.credentials, "file",
 		 "the S3 keys: access_key = and secret_key = lines, mode 0600 (default: "
 		 "ZT_S3_CREDENTIALS, else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"},
+		{OPT_CALLBACK, 0, "clickhouse", &ch, "url",
+		 "keep profiles in ClickHouse at this HTTP URL (http://HOST:8123), not in the data "
+		 "directory; with a cluster, each shard's server (repeatable, or comma-separated)",
+		 add_ch_url},
+		{OPT_STRING, 0, "clickhouse-cluster", &ch.cluster, "name",
+		 "the servers' cluster (remote_servers): tables on each shard, read through "
+		 "Distributed tables"},
+		{OPT_STRING, 0, "clickhouse-database", &ch.database, "name",
+		 "ClickHouse's database for zt's tables (zt)"},
+		{OPT_STRING, 0, "clickhouse-user", &ch.user, "user", "ClickHouse's user (default)"},
+		{OPT_STRING, 0, "clickhouse-credentials", &ch_creds, "file",
+		 "user = and password = lines for ClickHouse, mode 0600 (default: "
+		 "ZT_CLICKHOUSE_CREDENTIALS)"},
+		{OPT_INT, 0, "retention", &retention_days, "days",
+		 "drop profiles recorded more than this many days ago, every hour (0: keep all)"},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
 		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
 		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
@@ -431,9 +543,40 @@ int cmd_serve(int argc, char **argv)
 		}
 		so.remote = &remote;
 	}
+	if (!ch.nr_urls && (ch.cluster || ch.database || ch.user || ch_creds)) {
+		cmd_error("--clickhouse-cluster, -database, -user and -credentials go with "
+			  "--clickhouse URL");
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
+	if (retention_days < 0 || retention_days > 100000) {
+		cmd_error("--retention: a number of days, 0 (keep all) to 100000");
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
+	if (ch.nr_urls) {
+		if (!ch_creds)
+			ch_creds = getenv("ZT_CLICKHOUSE_CREDENTIALS");
+		if (ch_creds && *ch_creds && ch_credentials(ch_creds, &ch, &ch_text, &ch_len))
+			goto out;
+		so.clickhouse = &ch;
+	}
 	s = open_store(dir, &so);
 	if (!s)
 		goto out;
+	if (ch.nr_urls && cmd_verbosity >= 0)
+		fprintf(stderr, "zt serve: profiles in ClickHouse %s at %s%s%s%s\n",
+			zs_store_ch_version(s), ch.urls[0], ch.nr_urls > 1 ? " and others" : "",
+			ch.cluster ? ", cluster " : "", ch.cluster ? ch.cluster : "");
+	if (retention_days) {
+		ret_ctx.s = s;
+		ret_ctx.days = (unsigned)retention_days;
+		if (pthread_create(&ret_thread, NULL, retention_run, &ret_ctx)) {
+			cmd_error("cannot start the retention thread");
+			goto out;
+		}
+		ret_started = 1;
+	}
 	if (so.debuginfod) {
 		/* the client's cache in the data directory, not in the home of
 		 * whoever runs the server; set before any thread starts */
@@ -511,7 +654,15 @@ int cmd_serve(int argc, char **argv)
 	ret = ZT_EXIT_OK;
 out:
 	zh_stop(h, 0);
+	if (ret_started) {
+		pthread_mutex_lock(&ret_ctx.lock);
+		ret_ctx.stop = 1;
+		pthread_cond_signal(&ret_ctx.cond);
+		pthread_mutex_unlock(&ret_ctx.lock);
+		pthread_join(ret_thread, NULL);
+	}
 	zs_store_close(s);
+	zt_secfile_free(ch_text, ch_len);
 	if (remote.ops)
 		remote.ops->free(remote.ctx);
 	free(cert_pem);

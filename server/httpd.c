@@ -284,6 +284,11 @@ static enum MHD_Result store_error(struct zh_req *q, struct MHD_Connection *con,
 		return fail(q, con, 400, "bad request for %s", what);
 	if (rc == -ENOMEM)
 		return fail(q, con, 503, "out of memory: try a smaller selection");
+	if (rc == -EAGAIN || rc == -ECONNREFUSED) /* ClickHouse down or busy */
+		return fail(q, con, 503, "the store cannot answer now, try again: %s",
+			    zs_store_error());
+	if (zs_store_error()[0])
+		return fail(q, con, 500, "the store failed: %s", zs_store_error());
 	return fail(q, con, 500, "the store failed (%s): see the server's log", strerror(-rc));
 }
 
@@ -984,6 +989,10 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		case -E2BIG:
 			add(&h->ingest_errors, 1);
 			return fail(q, con, 413, "%s", msg[0] ? msg : "profile too large");
+		case -EAGAIN:
+		case -ECONNREFUSED: /* ClickHouse down or busy: nothing acknowledged */
+			add(&h->ingest_errors, 1);
+			return fail(q, con, 503, "the profile was not stored, try again: %s", msg);
 		default:
 			add(&h->ingest_errors, 1);
 			return fail(q, con, 500, "cannot store the profile (%s)%s%s", strerror(-rc),

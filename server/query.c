@@ -17,6 +17,7 @@
 #include "formats/profile.pb-c.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "server/chstore.h"
 #include "server/norm.h"
 #include "server/store.h"
 #include "server/storeint.h"
@@ -103,6 +104,16 @@ static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *
 	return 0;
 }
 
+/* this thread's error sentence (zs_store_error()) */
+#define STORE_MSG 320
+static char *store_msg(void)
+{
+	char *m = (char *)zs_store_error();
+
+	m[0] = 0;
+	return m;
+}
+
 /* ---- JSON --------------------------------------------------------------------------- */
 
 static void json_kv_str(struct zbuf *b, const char *k, const char *v, int comma)
@@ -168,6 +179,8 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 	sqlite3 *db;
 	int err, rc, n = 0;
 
+	if (zs_store_ch(s))
+		return zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
 	if ((err = zs_db_get(s, &db)))
 		return err;
 	err = sel_prepare(db, sel, LIST_COLS, 1, &st);
@@ -195,6 +208,8 @@ int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out)
 
 	if (!is_id(id))
 		return -ENOENT;
+	if (zs_store_ch(s))
+		return zs_ch_profile_json(zs_store_ch(s), id, out, store_msg(), STORE_MSG);
 	if ((err = zs_db_get(s, &db)))
 		return err;
 	if (sqlite3_prepare_v2(db, "SELECT " LIST_COLS " FROM profiles WHERE id=?", -1, &st, NULL) !=
@@ -618,9 +633,31 @@ static void merged_release(struct merged *mg)
 	free(mg->stacks);
 }
 
-/* Merge the selection (mem read-locked by the caller). */
+/* A selection merged by ClickHouse, its stacks in mem (before mem is read-locked). */
+struct premerged {
+	struct zs_ch_row *rows;
+	uint32_t *local; /* the rows' mem stack ids */
+	size_t nr;
+	uint64_t profiles;
+};
+
+static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struct premerged *pm)
+{
+	char *msg = store_msg();
+	int err;
+
+	memset(pm, 0, sizeof(*pm));
+	err = zs_ch_merge(zs_store_ch(s), sel, &pm->rows, &pm->nr, &pm->profiles, msg, STORE_MSG);
+	if (!err && !(pm->local = malloc((pm->nr + 1) * sizeof(*pm->local))))
+		err = -ENOMEM;
+	if (!err)
+		err = zs_ch_resolve(s, pm->rows, pm->nr, pm->local, msg, STORE_MSG);
+	return err;
+}
+
+/* Merge the selection (mem read-locked by the caller; pm: ClickHouse's, or NULL). */
 static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_selection *sel,
-		 struct merged *mg)
+		 const struct premerged *pm, struct merged *mg)
 {
 	sqlite3_stmt *st;
 	sqlite3 *db;
@@ -633,6 +670,20 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 	mg->weight = calloc(mg->nr_stacks + 1, sizeof(*mg->weight));
 	if (!mg->count || !mg->weight)
 		return -ENOMEM;
+	if (pm) {
+		for (i = 0; i < pm->nr; i++) {
+			uint32_t sid = pm->local[i];
+
+			if (sid >= mg->nr_stacks)
+				continue; /* a stack ClickHouse did not give */
+			mg->count[sid] += pm->rows[i].count;
+			mg->weight[sid] += pm->rows[i].weight;
+			mg->samples += pm->rows[i].count;
+			mg->total_weight += pm->rows[i].weight;
+		}
+		mg->profiles = pm->profiles;
+		goto used;
+	}
 	if ((err = zs_db_get(s, &db)))
 		return err;
 	err = sel_prepare(db, sel, "rid", 0, &st);
@@ -651,6 +702,7 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 	zs_db_put(s, db);
 	if (err)
 		return err;
+used:
 	for (i = 0; i < mg->nr_stacks; i++)
 		if (mg->count[i] || mg->weight[i])
 			mg->nr_used++;
@@ -679,11 +731,22 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 	size_t i, k;
 	int err;
 
+	struct premerged pm;
+
 	memset(v, 0, sizeof(*v));
 	v->s = s;
 	v->c = zs_store_symcache(s);
+	if (zs_store_ch(s) && (err = ch_premerge(s, sel, &pm))) {
+		free(pm.rows);
+		free(pm.local);
+		return err;
+	}
 	v->m = zs_mem_rdlock(s);
-	err = merge(s, v->m, sel, &v->mg);
+	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg);
+	if (zs_store_ch(s)) {
+		free(pm.rows);
+		free(pm.local);
+	}
 	if (!err && !(need = calloc(v->m->nr_frames + 1, 1)))
 		err = -ENOMEM;
 	for (i = 0; !err && i < v->mg.nr_used; i++) {

@@ -21,6 +21,7 @@
 #include "libprof/hash.h"
 #include "libprof/log.h"
 #include "server/blobstore.h"
+#include "server/chstore.h"
 #include "server/norm.h"
 #include "server/storeint.h"
 #include "symbolizer/fileid.h"
@@ -76,7 +77,24 @@ struct zs_store {
 	struct zs_symcache *sym;
 	const struct zs_remote *remote;
 	int upstream;
+	/* with ClickHouse (zt serve --clickhouse): profiles, stacks and frames
+	 * live there; mem caches those read or written, each with its
+	 * ClickHouse id (chf, chs: by mem id, and the way back) */
+	struct zs_ch *ch;
+	struct chmap {
+		uint64_t *id;
+		size_t cap;
+		struct zt_htab h;
+	} chf, chs;
 };
+
+/* the last store error's sentence, per thread (zs_store_error()) */
+static __thread char last_error[320];
+
+const char *zs_store_error(void)
+{
+	return last_error;
+}
 
 void zs_hex(const uint8_t *b, size_t n, char *out)
 {
@@ -588,7 +606,8 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 		    s->wdb ? sqlite3_errmsg(s->wdb) : strerror(-err));
 		goto fail;
 	}
-	err = mem_load(s);
+	/* with ClickHouse, mem caches what ClickHouse holds: nothing of the file's */
+	err = o && o->clickhouse ? 0 : mem_load(s);
 	if (!err)
 		err = tokens_load(s, s->wdb);
 	if (err) {
@@ -600,6 +619,8 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 		*out = s;
 		return 0;
 	}
+	if (o && o->clickhouse && (err = zs_ch_open(o->clickhouse, &s->ch, msg, msglen)))
+		goto fail;
 	remove_orphans(s);
 	if (!db_open(s->dbpath, SQLITE_OPEN_READONLY, &s->tdb))
 		s->tver = data_version(s->tdb);
@@ -622,6 +643,11 @@ void zs_store_close(struct zs_store *s)
 	if (!s)
 		return;
 	zs_symcache_free(s->sym);
+	zs_ch_close(s->ch);
+	free(s->chf.id);
+	free(s->chs.id);
+	zt_htab_release(&s->chf.h);
+	zt_htab_release(&s->chs.h);
 	sqlite3_close(s->wdb);
 	sqlite3_close(s->tdb);
 	for (i = 0; i < s->nr_pool; i++)
@@ -1072,6 +1098,19 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The catalogue's host: the recording's, else a "host" label's. */
+static const char *profile_host(const struct zs_norm *n, const struct zs_label *labels,
+				size_t nr_labels)
+{
+	const char *host = n->host;
+	size_t i;
+
+	for (i = 0; i < nr_labels && !host[0]; i++)
+		if (!strcmp(labels[i].key, "host"))
+			host = labels[i].value;
+	return host;
+}
+
 /* One transaction: the new frames and stacks, the profile row and its labels. */
 static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct plan *p,
 		     const char *id, size_t size, const struct zs_label *labels, size_t nr_labels)
@@ -1118,11 +1157,8 @@ static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct p
 					" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 					-1, &st, NULL);
 	if (rc == SQLITE_OK) {
-		const char *host = n->host;
+		const char *host = profile_host(n, labels, nr_labels);
 
-		for (i = 0; i < nr_labels && !host[0]; i++)
-			if (!strcmp(labels[i].key, "host"))
-				host = labels[i].value;
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, host, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, n->command, -1, SQLITE_STATIC);
@@ -1204,6 +1240,255 @@ static void profile_path(const struct zs_store *s, const char *id, char *path, s
 	if (snprintf(dir, dn, "%s/%.2s", s->profdir, id) >= (int)dn ||
 	    snprintf(path, n, "%s/%.2s/%s.zt", s->profdir, id, id) >= (int)n)
 		path[0] = dir[0] = 0; /* data directories are short: never */
+}
+
+/* ---- ClickHouse ------------------------------------------------------------------- */
+
+static inline uint64_t chmap_hash_at(const void *ctx, uint32_t i)
+{
+	return ((const struct chmap *)ctx)->id[i]; /* SHA-256 bits already */
+}
+
+static long chmap_find(const struct chmap *m, uint64_t id)
+{
+	size_t j;
+	uint32_t i;
+
+	if (!m->h.cap)
+		return -1;
+	for (j = zt_htab_first(&m->h, id); zt_htab_get(&m->h, j, &i); j = zt_htab_next(&m->h, j))
+		if (m->id[i] == id)
+			return i;
+	return -1;
+}
+
+/* Room for n more (each mem frame or stack has its entry, in mem's order). */
+static int chmap_reserve(struct chmap *m, size_t n)
+{
+	if (ZT_GROW(m->id, m->cap, m->h.nr + n + 1) || zt_htab_reserve(&m->h, n, chmap_hash_at, m))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The ClickHouse id of the next mem frame or stack (with room reserved). */
+static void chmap_add(struct chmap *m, uint64_t id)
+{
+	m->id[m->h.nr] = id;
+	zt_htab_add(&m->h, id, (uint32_t)m->h.nr);
+}
+
+struct zs_ch *zs_store_ch(struct zs_store *s)
+{
+	return s->ch;
+}
+
+/* An ingest into ClickHouse, under wlock: the rows written, then mem told. */
+static int ch_store_locked(struct zs_store *s, const struct zs_norm *n, const void *body,
+			   size_t len, const struct zs_label *labels, size_t nr_labels,
+			   struct zs_ingest_result *r, char *msg, size_t msglen)
+{
+	uint64_t *fids = malloc((n->nr_frames + 1) * sizeof(*fids));
+	uint64_t *sids = malloc((n->nr_stacks + 1) * sizeof(*sids));
+	uint64_t *buf = NULL, samples;
+	size_t cap = 0, i, k;
+	struct plan p;
+	int err, planned = 0;
+
+	err = zs_ch_exists(s->ch, r->id, &samples, msg, msglen);
+	if (err == 1)
+		r->samples = samples;
+	if (err || !fids || !sids)
+		goto out;
+	r->samples = n->samples;
+	for (i = 0; i < n->nr_frames; i++) {
+		size_t kl;
+		const uint8_t *key = zs_norm_key(n, i, &kl);
+
+		fids[i] = zs_ch_frame_id(key, kl);
+	}
+	for (i = 0; i < n->nr_stacks && !err; i++) {
+		const struct zs_nstack *ns = &n->stacks[i];
+
+		if (ZT_GROW(buf, cap, ns->n + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (k = 0; k < ns->n; k++)
+			buf[k] = fids[n->sframes[ns->off + k]];
+		sids[i] = zs_ch_stack_id(buf, ns->n);
+	}
+	if (!err && !(err = plan_make(s, n, &p))) {
+		struct zs_ch_put put = {.n = n,
+					.id = r->id,
+					.host = profile_host(n, labels, nr_labels),
+					.body = body,
+					.len = len,
+					.labels = labels,
+					.nr_labels = nr_labels,
+					.fids = fids,
+					.sids = sids,
+					.new_frames = p.new_frames,
+					.new_stacks = p.new_stacks,
+					.nr_new_frames = p.nr_new_frames,
+					.nr_new_stacks = p.nr_new_stacks,
+					.buildids = p.bids};
+
+		planned = 1;
+		err = zs_ch_ingest(s->ch, &put, msg, msglen);
+	}
+	if (!err) {
+		r->stored = 1;
+		/* mem learns the new frames and stacks (a cache: no room, no harm) */
+		pthread_rwlock_wrlock(&s->mlock);
+		if (!mem_reserve(&s->mem, p.nr_new_frames, p.new_key_bytes, p.nr_new_stacks,
+				 p.new_sfr) &&
+		    !chmap_reserve(&s->chf, p.nr_new_frames) &&
+		    !chmap_reserve(&s->chs, p.nr_new_stacks)) {
+			mem_commit(s, n, &p);
+			for (i = 0; i < p.nr_new_frames; i++)
+				chmap_add(&s->chf, fids[p.new_frames[i]]);
+			for (i = 0; i < p.nr_new_stacks; i++)
+				chmap_add(&s->chs, sids[p.new_stacks[i]]);
+		}
+		pthread_rwlock_unlock(&s->mlock);
+	}
+	if (planned)
+		plan_release(&p);
+out:
+	if (!err && (!fids || !sids))
+		err = -ENOMEM;
+	if (err == 1)
+		err = 0;
+	free(fids);
+	free(sids);
+	free(buf);
+	if (err && !msg[0])
+		zt_say(msg, msglen, "cannot store the profile: %s", strerror(-err));
+	return err;
+}
+
+/* What a resolve fetched: stacks (their frames' ClickHouse ids in fr). */
+struct fetch {
+	struct zs_store *s;
+	struct {
+		uint64_t id;
+		size_t off, n;
+	} *st;
+	size_t nr_st, cap_st;
+	uint64_t *fr;
+	size_t nr_fr, cap_fr;
+	int err;
+};
+
+static int fetched_stack(void *ctx, uint64_t id, const uint64_t *frames, size_t n)
+{
+	struct fetch *f = ctx;
+
+	if (ZT_GROW(f->st, f->cap_st, f->nr_st + 1) || ZT_GROW(f->fr, f->cap_fr, f->nr_fr + n + 1))
+		return -ENOMEM;
+	f->st[f->nr_st].id = id;
+	f->st[f->nr_st].off = f->nr_fr;
+	f->st[f->nr_st++].n = n;
+	memcpy(f->fr + f->nr_fr, frames, n * sizeof(*frames));
+	f->nr_fr += n;
+	return 0;
+}
+
+static int fetched_frame(void *ctx, uint64_t id, const uint8_t *key, size_t len)
+{
+	struct fetch *f = ctx;
+	struct zs_store *s = f->s;
+	int err = 0;
+
+	if (zs_ch_frame_id(key, len) != id || chmap_find(&s->chf, id) >= 0)
+		return 0; /* not the frame asked for, or known: skip */
+	pthread_rwlock_wrlock(&s->mlock);
+	if (!(err = mem_reserve(&s->mem, 1, len, 0, 0)) && !(err = chmap_reserve(&s->chf, 1))) {
+		mem_add_frame(&s->mem, key, len);
+		chmap_add(&s->chf, id);
+	}
+	pthread_rwlock_unlock(&s->mlock);
+	return err;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int zs_ch_resolve(struct zs_store *s, const struct zs_ch_row *rows, size_t n, uint32_t *local,
+		  char *msg, size_t msglen)
+{
+	struct fetch f = {.s = s};
+	uint64_t *want = NULL;
+	uint32_t *lf = NULL;
+	size_t nw = 0, cap_want = 0, cap_lf = 0, i, k, u;
+	int err = 0;
+
+	pthread_mutex_lock(&s->wlock); /* the writer alone adds to mem and the maps */
+	if (ZT_GROW(want, cap_want, n + 1))
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		long l = chmap_find(&s->chs, rows[i].stack);
+
+		local[i] = l < 0 ? UINT32_MAX : (uint32_t)l;
+		if (l < 0)
+			want[nw++] = rows[i].stack;
+	}
+	if (!err && nw)
+		err = zs_ch_stacks(s->ch, want, nw, fetched_stack, &f, msg, msglen);
+	/* their frames not known yet, each once */
+	if (!err && ZT_GROW(want, cap_want, f.nr_fr + 1))
+		err = -ENOMEM;
+	for (i = 0, nw = 0; !err && i < f.nr_fr; i++)
+		if (chmap_find(&s->chf, f.fr[i]) < 0)
+			want[nw++] = f.fr[i];
+	if (!err && nw) {
+		qsort(want, nw, sizeof(*want), u64_cmp);
+		for (i = 1, u = 1; i < nw; i++)
+			if (want[i] != want[u - 1])
+				want[u++] = want[i];
+		err = zs_ch_frames(s->ch, want, u, fetched_frame, &f, msg, msglen);
+	}
+	for (i = 0; !err && i < f.nr_st; i++) {
+		size_t nf = f.st[i].n;
+
+		if (ZT_GROW(lf, cap_lf, nf + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (k = 0; k < nf; k++) {
+			long l = chmap_find(&s->chf, f.fr[f.st[i].off + k]);
+
+			if (l < 0)
+				break;
+			lf[k] = (uint32_t)l;
+		}
+		if (k < nf || chmap_find(&s->chs, f.st[i].id) >= 0)
+			continue; /* a frame ClickHouse lacks (or a stack twice): left out */
+		pthread_rwlock_wrlock(&s->mlock);
+		if (!(err = mem_reserve(&s->mem, 0, 0, 1, nf)) && !(err = chmap_reserve(&s->chs, 1))) {
+			/* mem may have these frames as a stack already (another id
+			 * for the same frames cannot be: ids come from the frames) */
+			mem_add_stack(&s->mem, lf, nf);
+			chmap_add(&s->chs, f.st[i].id);
+		}
+		pthread_rwlock_unlock(&s->mlock);
+	}
+	for (i = 0; !err && i < n; i++)
+		if (local[i] == UINT32_MAX) {
+			long l = chmap_find(&s->chs, rows[i].stack);
+
+			local[i] = l < 0 ? UINT32_MAX : (uint32_t)l;
+		}
+	pthread_mutex_unlock(&s->wlock);
+	free(want);
+	free(lf);
+	free(f.st);
+	free(f.fr);
+	return err;
 }
 
 /* Store body (its file at tmp, synced by the caller, or NULL: written
@@ -1304,7 +1589,10 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 	}
 	zs_hex(md, 32, r->id);
 	pthread_mutex_lock(&s->wlock);
-	err = store_locked(s, &n, body, len, tmp, labels, nr_labels, r, msg, msglen);
+	if (s->ch) /* the recording goes to ClickHouse: the upload's file is removed after */
+		err = ch_store_locked(s, &n, body, len, labels, nr_labels, r, msg, msglen);
+	else
+		err = store_locked(s, &n, body, len, tmp, labels, nr_labels, r, msg, msglen);
 	pthread_mutex_unlock(&s->wlock);
 	zs_norm_release(&n);
 	if (err)
@@ -1346,7 +1634,7 @@ int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_lab
 	}
 	err = ingest(s, img.data, img.len, tmp_path, labels, nr_labels, r, msg, msglen);
 	zt_image_close(&img);
-	if (err || !r->stored)
+	if (err || !r->stored || s->ch)
 		unlink(tmp_path); /* gone already when it was renamed into the store */
 	return err;
 }
@@ -1368,6 +1656,8 @@ int zs_profile_delete(struct zs_store *s, const char *id)
 
 	if (!valid_id(id))
 		return -ENOENT;
+	if (s->ch)
+		return zs_ch_delete(s->ch, id, last_error, sizeof(last_error));
 	pthread_mutex_lock(&s->wlock);
 	err = exec(s->wdb, "BEGIN IMMEDIATE");
 	if (err)
@@ -1414,6 +1704,55 @@ int zs_profile_delete(struct zs_store *s, const char *id)
 	pthread_rwlock_unlock(&s->alock);
 out:
 	pthread_mutex_unlock(&s->wlock);
+	return err;
+}
+
+const char *zs_store_ch_version(struct zs_store *s)
+{
+	return s->ch ? zs_ch_version(s->ch) : "";
+}
+
+int zs_store_retention(struct zs_store *s, unsigned days, unsigned *dropped, char *msg,
+		       size_t msglen)
+{
+	time_t cut = time(NULL) - (time_t)days * 86400;
+	sqlite3_stmt *st;
+	char **ids = NULL;
+	size_t n = 0, cap = 0, i;
+	int err = 0, rc;
+
+	*dropped = 0;
+	if (s->ch)
+		return zs_ch_retention(s->ch, days, dropped, msg, msglen);
+	/* the day of the recording's start, as ClickHouse's partitions have it */
+	cut -= cut % 86400;
+	pthread_mutex_lock(&s->wlock);
+	rc = sqlite3_prepare_v2(s->wdb,
+				"SELECT id FROM profiles WHERE CASE WHEN time_start > 0 AND"
+				" time_start <= pushed_at + 86400 THEN time_start ELSE pushed_at END < ?",
+				-1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, (int64_t)cut);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
+			if (ZT_GROW(ids, cap, n + 1) ||
+			    !(ids[n] = strdup((const char *)sqlite3_column_text(st, 0))))
+				err = -ENOMEM;
+			else
+				n++;
+		}
+		sqlite3_finalize(st);
+	}
+	pthread_mutex_unlock(&s->wlock);
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	for (i = 0; i < n; i++) {
+		if (!err && !zs_profile_delete(s, ids[i]))
+			(*dropped)++;
+		free(ids[i]);
+	}
+	free(ids);
+	if (err)
+		zt_say(msg, msglen, "cannot read the catalogue: %s", strerror(-err));
 	return err;
 }
 
@@ -2016,6 +2355,8 @@ void zs_store_stats(struct zs_store *s, struct zs_store_stats *st)
 	st->ingest_errors = __atomic_load_n(&s->ingest_errors, __ATOMIC_RELAXED);
 	st->symbolized_frames = __atomic_load_n(&s->symbolized, __ATOMIC_RELAXED);
 	st->frame_cache_hits = __atomic_load_n(&s->hits, __ATOMIC_RELAXED);
+	if (s->ch)
+		zs_ch_stats(s->ch, &st->profiles, &st->samples, &st->bytes);
 	if (zs_db_get(s, &db))
 		return;
 	if (sqlite3_prepare_v2(db,
@@ -2023,9 +2364,11 @@ void zs_store_stats(struct zs_store *s, struct zs_store_stats *st)
 			       " (SELECT count(*) FROM symbols) FROM profiles",
 			       -1, &q, NULL) == SQLITE_OK) {
 		if (sqlite3_step(q) == SQLITE_ROW) {
-			st->profiles = (uint64_t)sqlite3_column_int64(q, 0);
-			st->samples = (uint64_t)sqlite3_column_int64(q, 1);
-			st->bytes = (uint64_t)sqlite3_column_int64(q, 2);
+			if (!s->ch) {
+				st->profiles = (uint64_t)sqlite3_column_int64(q, 0);
+				st->samples = (uint64_t)sqlite3_column_int64(q, 1);
+				st->bytes = (uint64_t)sqlite3_column_int64(q, 2);
+			}
 			st->symbols = (uint64_t)sqlite3_column_int64(q, 3);
 		}
 		sqlite3_finalize(q);

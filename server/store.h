@@ -30,6 +30,11 @@
 
 struct zs_store;
 struct zs_remote;
+struct zs_ch_opts;
+
+/* The sentence of this thread's last store error a call without a msg
+ * buffer returned (a query's: "cannot reach ClickHouse at ..."), or "". */
+const char *zs_store_error(void);
 
 /* The kinds of symbol files the store keeps for an id (build id or file id). */
 enum zs_kind {
@@ -55,6 +60,9 @@ struct zs_store_opts {
 	/* a remote copy of the symbol store (server/blobstore.h; borrowed,
 	 * must outlive the store); NULL: DIR/symbols alone */
 	const struct zs_remote *remote;
+	/* keep profiles in ClickHouse (server/chstore.h; borrowed, for the
+	 * open only); NULL: in DIR's SQLite catalogue */
+	const struct zs_ch_opts *clickhouse;
 };
 
 /* Open (creating when needed) the store in dir. Empties dir/tmp and
@@ -123,6 +131,18 @@ const char *zs_store_tmpdir(const struct zs_store *s);
 /* The same from memory (tests, benchmarks). */
 int zs_ingest_mem(struct zs_store *s, const void *body, size_t len, const struct zs_label *labels,
 		  size_t nr_labels, struct zs_ingest_result *r, char *msg, size_t msglen);
+
+/*
+ * Drop the profiles of days before today - days (UTC; a profile's day is
+ * the day its recording started, or it was pushed when the recording has
+ * no time): ClickHouse drops whole days (partitions) on every server,
+ * *dropped counting them; the embedded store deletes the profiles one by
+ * one, *dropped counting profiles. 0 or an error with msg set.
+ */
+int zs_store_retention(struct zs_store *s, unsigned days, unsigned *dropped, char *msg,
+		       size_t msglen);
+/* The ClickHouse version of a store with --clickhouse, else "". */
+const char *zs_store_ch_version(struct zs_store *s);
 
 /* Delete a profile (row, aggregates, file). 0, -ENOENT. */
 int zs_profile_delete(struct zs_store *s, const char *id);

@@ -63,6 +63,18 @@ const char *zs_store_symdir(const struct zs_store *s); /* DIR/symbols */
 /* Counters for /metrics. */
 void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits);
 
+/* ---- ClickHouse (server/chstore.h) ----------------------------------------- */
+
+struct zs_ch;
+struct zs_ch_row;
+
+/* The store's ClickHouse, or NULL (SQLite). */
+struct zs_ch *zs_store_ch(struct zs_store *s);
+/* The mem ids of the stacks of rows (UINT32_MAX: not in ClickHouse), their
+ * stacks and frames read from ClickHouse into mem when not there yet. */
+int zs_ch_resolve(struct zs_store *s, const struct zs_ch_row *rows, size_t n, uint32_t *local,
+		  char *msg, size_t msglen);
+
 /* ---- the symbolizer cache (server/query.c) ---------------------------------- */
 
 struct zs_symcache;

@@ -91,6 +91,11 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
 {
 	return -ENOENT;
 }
+const char *zs_store_error(void)
+{
+	return "";
+}
+
 const char *zs_store_tmpdir(const struct zs_store *s)
 {
 	return s->tmp;

@@ -1,0 +1,1021 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* zt serve's store in ClickHouse: schema, ingest, catalogue, merged reads (see chstore.h). */
+#include "server/chstore.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <openssl/sha.h>
+
+#include "libprof/log.h"
+#include "net/clickhouse.h"
+#include "server/storeint.h"
+
+#define IDS_PER_QUERY 10000
+/* queries carry long lists of ids; inserts are one block each, so that an
+ * insert is all or nothing */
+#define SET_QUERY  "max_query_size=4194304"
+#define SET_INSERT "max_insert_block_size=4294967295"
+
+struct zs_ch {
+	struct zt_ch *srv[ZS_CH_MAX_SERVERS];
+	size_t nr;
+	char db[64];
+	char cluster[128]; /* "" none */
+	char version[64];
+	unsigned rr; /* the next server to read from */
+};
+
+/* ---- names and ids ---------------------------------------------------------------- */
+
+static int valid_name(const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return i > 0 && i < max;
+}
+
+static uint64_t id8(const void *p, size_t n)
+{
+	uint8_t md[SHA256_DIGEST_LENGTH];
+	uint64_t v = 0;
+	int i;
+
+	SHA256(p, n, md);
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | md[i];
+	return v;
+}
+
+uint64_t zs_ch_frame_id(const void *key, size_t len)
+{
+	return id8(key, len);
+}
+
+uint64_t zs_ch_stack_id(const uint64_t *frames, size_t n)
+{
+	uint8_t buf[8 * 256], *b = buf;
+	uint64_t v;
+	size_t i, k;
+
+	if (n > 256 && !(b = malloc(8 * n)))
+		return 0; /* never a stack's id: callers have stacks of at most 256 frames */
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 8; k++)
+			b[8 * i + k] = (uint8_t)(frames[i] >> (8 * k));
+	v = id8(b, 8 * n);
+	if (b != buf)
+		free(b);
+	return v;
+}
+
+/* The table reads go through: the Distributed one with a cluster. */
+static void rd(const struct zs_ch *c, struct zbuf *q, const char *table)
+{
+	zbuf_put(q, c->db, strlen(c->db));
+	zbuf_put_u8(q, '.');
+	zbuf_put(q, table, strlen(table));
+	if (!c->cluster[0])
+		zbuf_put(q, "_local", 6);
+}
+
+static void put(struct zbuf *q, const char *s)
+{
+	zbuf_put(q, s, strlen(s));
+}
+
+static void putf(struct zbuf *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct zbuf *q, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		zbuf_put(q, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* ---- running queries --------------------------------------------------------------- */
+
+/* q (NUL added here) on server i. */
+static int run_on(struct zs_ch *c, size_t i, struct zbuf *q, const char *settings,
+		  const void *body, size_t len, struct zbuf *out, char *msg, size_t msglen)
+{
+	zbuf_put_u8(q, 0);
+	if (q->err) {
+		zt_say(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	return zt_ch_query(c->srv[i], (const char *)q->data, settings, body, len, out, msg, msglen);
+}
+
+/* A read: on one server, the next one when it cannot be reached. */
+static int run_read(struct zs_ch *c, struct zbuf *q, struct zbuf *out, char *msg, size_t msglen)
+{
+	unsigned start = __atomic_fetch_add(&c->rr, 1, __ATOMIC_RELAXED);
+	size_t k, len = out->len;
+	int err = -EAGAIN;
+
+	zbuf_put_u8(q, 0);
+	if (q->err) {
+		zt_say(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	for (k = 0; k < c->nr; k++) {
+		out->len = len;
+		err = zt_ch_query(c->srv[(start + k) % c->nr], (const char *)q->data, SET_QUERY, NULL,
+				  0, out, msg, msglen);
+		if (err != -ECONNREFUSED)
+			break;
+	}
+	return err;
+}
+
+/* The server a profile's rows go to. */
+static size_t owner(const struct zs_ch *c, const char *id)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		v = v << 4 | (unsigned)(id[i] <= '9' ? id[i] - '0' : id[i] - 'a' + 10);
+	return v % c->nr;
+}
+
+/* ---- schema ------------------------------------------------------------------------ */
+
+/* The migrations: migration v (1...) takes the schema from v - 1 to v. "{db}" is the database. */
+static const char *const migration_1[] = {
+	"CREATE TABLE IF NOT EXISTS {db}.frames_local (frame UInt64, key String)"
+	" ENGINE = ReplacingMergeTree() ORDER BY frame",
+	"CREATE TABLE IF NOT EXISTS {db}.stacks_local (stack UInt64, frames Array(UInt64))"
+	" ENGINE = ReplacingMergeTree() ORDER BY stack",
+	"CREATE TABLE IF NOT EXISTS {db}.samples_local (day Date, profile String, ingest UInt64,"
+	" stack UInt64, count UInt64, weight UInt64)"
+	" ENGINE = MergeTree() PARTITION BY toYYYYMMDD(day) ORDER BY (profile, stack)",
+	"CREATE TABLE IF NOT EXISTS {db}.profiles_local (day Date, id String, ingest UInt64,"
+	" version UInt64, deleted UInt8, host String, command String, event String,"
+	" format String, time_start Int64, time_end Int64, samples UInt64, weight UInt64,"
+	" size UInt64, pushed_at Int64, buildids String, label_keys Array(String),"
+	" label_values Array(String))"
+	" ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMMDD(day) ORDER BY id",
+	"CREATE TABLE IF NOT EXISTS {db}.recordings_local (day Date, id String, ingest UInt64,"
+	" body String) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(day) ORDER BY id",
+	NULL,
+};
+static const char *const *const migrations[ZS_CH_SCHEMA] = {migration_1};
+static const char *const dist_tables[] = {"frames", "stacks", "samples", "profiles", "recordings"};
+
+static void put_sql(struct zbuf *q, const char *sql, const char *db)
+{
+	const char *p;
+
+	while ((p = strstr(sql, "{db}"))) {
+		zbuf_put(q, sql, (size_t)(p - sql));
+		put(q, db);
+		sql = p + 4;
+	}
+	put(q, sql);
+}
+
+/* A one-number answer (TabSeparated). */
+static int number(struct zs_ch *c, size_t i, const char *sql, uint64_t *v, char *msg,
+		  size_t msglen)
+{
+	struct zbuf q, out;
+	int err;
+
+	zbuf_init(&q);
+	zbuf_init(&out);
+	put_sql(&q, sql, c->db);
+	err = run_on(c, i, &q, NULL, NULL, 0, &out, msg, msglen);
+	if (!err) {
+		zbuf_put_u8(&out, 0);
+		if (out.err || !out.data || sscanf((const char *)out.data, "%" SCNu64, v) != 1) {
+			zt_say(msg, msglen, "ClickHouse at %s: an answer that is no number",
+			       zt_ch_url(c->srv[i]));
+			err = -EREMOTEIO;
+		}
+	}
+	zbuf_release(&q);
+	zbuf_release(&out);
+	return err;
+}
+
+static int exec_on(struct zs_ch *c, size_t i, const char *sql, char *msg, size_t msglen)
+{
+	struct zbuf q;
+	int err;
+
+	zbuf_init(&q);
+	put_sql(&q, sql, c->db);
+	err = run_on(c, i, &q, NULL, NULL, 0, NULL, msg, msglen);
+	zbuf_release(&q);
+	return err;
+}
+
+static int server_version(struct zs_ch *c, size_t i, char *msg, size_t msglen)
+{
+	struct zbuf q, out;
+	unsigned major = 0;
+	int err;
+
+	zbuf_init(&q);
+	zbuf_init(&out);
+	put(&q, "SELECT version()");
+	err = run_on(c, i, &q, NULL, NULL, 0, &out, msg, msglen);
+	if (!err) {
+		size_t n = out.len;
+
+		while (n && (out.data[n - 1] == '\n' || out.data[n - 1] == '\r'))
+			n--;
+		if (!i)
+			snprintf(c->version, sizeof(c->version), "%.*s", (int)n,
+				 out.data ? (const char *)out.data : "");
+		if (sscanf(out.data ? (const char *)out.data : "", "%u.", &major) != 1 || major < 18) {
+			zt_say(msg, msglen,
+			       "ClickHouse at %s is version %.*s: zt needs 18.16 or later",
+			       zt_ch_url(c->srv[i]), (int)(n < 40 ? n : 40),
+			       out.data ? (const char *)out.data : "");
+			err = -EREMOTEIO;
+		}
+	}
+	zbuf_release(&q);
+	zbuf_release(&out);
+	return err;
+}
+
+static int check_cluster(struct zs_ch *c, char *msg, size_t msglen)
+{
+	struct zbuf q;
+	uint64_t shards;
+	int err;
+
+	zbuf_init(&q);
+	put(&q, "SELECT uniqExact(shard_num) FROM system.clusters WHERE cluster = ");
+	zt_ch_quote(&q, c->cluster);
+	zbuf_put_u8(&q, 0);
+	err = q.err ? -ENOMEM : number(c, 0, (const char *)q.data, &shards, msg, msglen);
+	zbuf_release(&q);
+	if (err)
+		return err;
+	if (!shards) {
+		zt_say(msg, msglen,
+		       "ClickHouse at %s has no cluster '%s' (remote_servers in its configuration)",
+		       zt_ch_url(c->srv[0]), c->cluster);
+		return -EINVAL;
+	}
+	if (shards != c->nr) {
+		zt_say(msg, msglen,
+		       "the cluster '%s' has %" PRIu64 " shards, and %zu ClickHouse URLs were given:"
+		       " give the HTTP URL of each shard's server",
+		       c->cluster, shards, c->nr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int schema(struct zs_ch *c, size_t i, char *msg, size_t msglen)
+{
+	uint64_t have;
+	unsigned v;
+	size_t k;
+	int err;
+
+	if ((err = exec_on(c, i, "CREATE DATABASE IF NOT EXISTS {db}", msg, msglen)) ||
+	    (err = exec_on(c, i,
+			   "CREATE TABLE IF NOT EXISTS {db}.schema_local (version UInt32, at DateTime)"
+			   " ENGINE = MergeTree() ORDER BY version",
+			   msg, msglen)) ||
+	    (err = number(c, i, "SELECT max(version) FROM {db}.schema_local", &have, msg, msglen)))
+		return err;
+	if (have > ZS_CH_SCHEMA) {
+		zt_say(msg, msglen,
+		       "the tables in database '%s' at %s are of schema version %" PRIu64
+		       ", newer than this zt's (%d): upgrade zt",
+		       c->db, zt_ch_url(c->srv[i]), have, ZS_CH_SCHEMA);
+		return -EPROTONOSUPPORT;
+	}
+	for (v = (unsigned)have + 1; v <= ZS_CH_SCHEMA; v++) {
+		char sql[128];
+
+		for (k = 0; migrations[v - 1][k]; k++)
+			if ((err = exec_on(c, i, migrations[v - 1][k], msg, msglen)))
+				return err;
+		snprintf(sql, sizeof(sql), "INSERT INTO {db}.schema_local VALUES (%u, now())", v);
+		if ((err = exec_on(c, i, sql, msg, msglen)))
+			return err;
+	}
+	for (k = 0; c->cluster[0] && k < sizeof(dist_tables) / sizeof(dist_tables[0]); k++) {
+		struct zbuf q;
+
+		zbuf_init(&q);
+		putf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(", c->db,
+		     dist_tables[k], c->db, dist_tables[k]);
+		zt_ch_quote(&q, c->cluster);
+		putf(&q, ", %s, %s_local)", c->db, dist_tables[k]);
+		err = run_on(c, i, &q, NULL, NULL, 0, NULL, msg, msglen);
+		zbuf_release(&q);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int zs_ch_open(const struct zs_ch_opts *o, struct zs_ch **out, char *msg, size_t msglen)
+{
+	struct zs_ch *c;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (!o->nr_urls || o->nr_urls > ZS_CH_MAX_SERVERS) {
+		zt_say(msg, msglen, "give 1 to %d ClickHouse URLs", ZS_CH_MAX_SERVERS);
+		return -EINVAL;
+	}
+	if (o->database && !valid_name(o->database, 64)) {
+		zt_say(msg, msglen, "'%s' is not a database name zt takes ([A-Za-z0-9_], at most 63)",
+		       o->database);
+		return -EINVAL;
+	}
+	if (o->cluster && !valid_name(o->cluster, 128)) {
+		zt_say(msg, msglen, "'%s' is not a cluster name zt takes ([A-Za-z0-9_])", o->cluster);
+		return -EINVAL;
+	}
+	if (o->nr_urls > 1 && !o->cluster) {
+		zt_say(msg, msglen,
+		       "several ClickHouse servers need the name of their cluster (--clickhouse-cluster)");
+		return -EINVAL;
+	}
+	if (!(c = calloc(1, sizeof(*c)))) {
+		zt_say(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(c->db, sizeof(c->db), "%s", o->database ? o->database : "zt");
+	snprintf(c->cluster, sizeof(c->cluster), "%s", o->cluster ? o->cluster : "");
+	for (i = 0; i < o->nr_urls && !err; i++) {
+		struct zt_ch_opts co = {.url = o->urls[i],
+					.user = o->user,
+					.password = o->password,
+					.timeout_ms = o->timeout_ms};
+
+		if (!(err = zt_ch_new(&co, &c->srv[i], msg, msglen)))
+			c->nr++;
+	}
+	for (i = 0; i < c->nr && !err; i++)
+		err = server_version(c, i, msg, msglen);
+	if (!err && c->cluster[0])
+		err = check_cluster(c, msg, msglen);
+	for (i = 0; i < c->nr && !err; i++)
+		err = schema(c, i, msg, msglen);
+	if (err) {
+		zs_ch_close(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void zs_ch_close(struct zs_ch *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr; i++)
+		zt_ch_free(c->srv[i]);
+	free(c);
+}
+
+const char *zs_ch_version(const struct zs_ch *c)
+{
+	return c->version;
+}
+
+/* ---- the catalogue ------------------------------------------------------------------- */
+
+/* Each profile's latest catalogue row, as columns id h cmd ev fmt ts te ns w sz pa lk lv ing
+ * del, of the profiles sel picks (not deleted). */
+static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel)
+{
+	size_t i;
+
+	put(q, "SELECT id, argMax(host, version) AS h, argMax(command, version) AS cmd,"
+	       " argMax(event, version) AS ev, argMax(format, version) AS fmt,"
+	       " argMax(time_start, version) AS ts, argMax(time_end, version) AS te,"
+	       " argMax(samples, version) AS ns, argMax(weight, version) AS w,"
+	       " argMax(size, version) AS sz, argMax(pushed_at, version) AS pa,"
+	       " argMax(label_keys, version) AS lk, argMax(label_values, version) AS lv,"
+	       " argMax(ingest, version) AS ing, argMax(deleted, version) AS del FROM ");
+	rd(c, q, "profiles");
+	if (sel->nr_ids) {
+		put(q, " WHERE id IN (");
+		for (i = 0; i < sel->nr_ids; i++) {
+			if (i)
+				zbuf_put_u8(q, ',');
+			zt_ch_quote(q, sel->ids[i]);
+		}
+		zbuf_put_u8(q, ')');
+	}
+	put(q, " GROUP BY id HAVING del = 0");
+	if (sel->host) {
+		put(q, " AND h = ");
+		zt_ch_quote(q, sel->host);
+	}
+	if (sel->command) {
+		put(q, " AND cmd = ");
+		zt_ch_quote(q, sel->command);
+	}
+	for (i = 0; i < sel->nr_labels; i++) {
+		put(q, " AND arrayExists((k, v) -> k = ");
+		zt_ch_quote(q, sel->labels[i].key);
+		put(q, " AND v = ");
+		zt_ch_quote(q, sel->labels[i].value);
+		put(q, ", lk, lv)");
+	}
+	if (sel->from)
+		putf(q, " AND te >= %" PRId64, sel->from);
+	if (sel->to)
+		putf(q, " AND ts <= %" PRId64, sel->to);
+}
+
+static int rb_str(struct zcur *r, const uint8_t **p, size_t *n)
+{
+	return zcur_bytes(r, p, n);
+}
+
+static void json_str(struct zbuf *b, const char *k, const uint8_t *v, size_t n, int comma)
+{
+	char *s = strndup((const char *)v, n);
+
+	if (comma)
+		zbuf_put_u8(b, ',');
+	zbuf_put_json_str(b, k);
+	zbuf_put_u8(b, ':');
+	zbuf_put_json_str(b, s ? s : "");
+	if (!s)
+		b->err = 1;
+	free(s);
+}
+
+static void json_int(struct zbuf *b, const char *k, int64_t v)
+{
+	zbuf_put_u8(b, ',');
+	zbuf_put_json_str(b, k);
+	putf(b, ":%" PRId64, v);
+}
+
+/* One row of LIST_COLS up to lv as the store's JSON object, left open. */
+static int profile_obj(struct zcur *r, struct zbuf *out)
+{
+	const uint8_t *s[5];
+	size_t n[5], i, nk;
+	uint64_t v[5], cnt;
+	struct zcur keys;
+	int bad = 0;
+
+	for (i = 0; i < 5; i++)
+		bad |= rb_str(r, &s[i], &n[i]);
+	for (i = 0; i < 5; i++)
+		bad |= zcur_u64le(r, &v[i]);
+	if (bad)
+		return -EBADMSG;
+	zbuf_put_u8(out, '{');
+	json_str(out, "id", s[0], n[0], 0);
+	json_str(out, "host", s[1], n[1], 1);
+	json_str(out, "command", s[2], n[2], 1);
+	put(out, ",\"labels\":{");
+	/* label_keys, then label_values: walk the keys, then read the values alongside */
+	if (zcur_uv(r, &cnt) || cnt > 4096)
+		return -EBADMSG;
+	nk = (size_t)cnt;
+	keys = *r;
+	for (i = 0; i < nk; i++) {
+		const uint8_t *p;
+		size_t l;
+
+		if (rb_str(r, &p, &l))
+			return -EBADMSG;
+	}
+	if (zcur_uv(r, &cnt) || cnt != nk)
+		return -EBADMSG;
+	for (i = 0; i < nk; i++) {
+		const uint8_t *kp, *vp;
+		size_t kl, vl;
+		char *k;
+
+		if (rb_str(&keys, &kp, &kl) || rb_str(r, &vp, &vl) || !(k = strndup((const char *)kp, kl)))
+			return -EBADMSG;
+		json_str(out, k, vp, vl, i > 0);
+		free(k);
+	}
+	zbuf_put_u8(out, '}');
+	json_int(out, "time_start", (int64_t)v[0]);
+	json_int(out, "time_end", (int64_t)v[1]);
+	json_int(out, "samples", (int64_t)v[2]);
+	json_int(out, "weight", (int64_t)v[3]);
+	json_str(out, "event", s[3], n[3], 1);
+	json_str(out, "format", s[4], n[4], 1);
+	json_int(out, "size", (int64_t)v[4]);
+	return 0; /* pushed_at, the last column, is the caller's (the object left open) */
+}
+
+#define LIST_COLS "id, h, cmd, ev, fmt, ts, te, ns, w, sz, lk, lv, pa"
+
+static int list_rows(struct zs_ch *c, struct zbuf *q, struct zbuf *out, int many, char *msg,
+		     size_t msglen)
+{
+	struct zbuf ans;
+	struct zcur r;
+	int err, n = 0;
+
+	zbuf_init(&ans);
+	err = run_read(c, q, &ans, msg, msglen);
+	if (!err) {
+		zcur_init(&r, ans.data, ans.len);
+		if (many)
+			put(out, "{\"profiles\":[");
+		while (!err && zcur_left(&r)) {
+			uint64_t pa;
+
+			if (n++)
+				zbuf_put_u8(out, ',');
+			if (!(err = profile_obj(&r, out)) && !(err = zcur_u64le(&r, &pa) ? -EBADMSG : 0)) {
+				json_int(out, "pushed_at", (int64_t)pa);
+				zbuf_put_u8(out, '}');
+			}
+		}
+		if (many)
+			put(out, "]}");
+		if (err == -EBADMSG)
+			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+		if (!err && !many && !n)
+			err = -ENOENT;
+	}
+	zbuf_release(&ans);
+	return err ? err : out->err ? -ENOMEM : 0;
+}
+
+int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf *out, char *msg,
+		    size_t msglen)
+{
+	struct zbuf q;
+	int err;
+
+	zbuf_init(&q);
+	put(&q, "SELECT " LIST_COLS " FROM (");
+	latest(c, &q, sel);
+	put(&q, ") ORDER BY ts DESC, pa DESC, id DESC");
+	if (sel->limit)
+		putf(&q, " LIMIT %zu", sel->limit);
+	put(&q, " FORMAT RowBinary");
+	err = list_rows(c, &q, out, 1, msg, msglen);
+	zbuf_release(&q);
+	return err;
+}
+
+int zs_ch_profile_json(struct zs_ch *c, const char *id, struct zbuf *out, char *msg,
+		       size_t msglen)
+{
+	struct zs_selection *sel = calloc(1, sizeof(*sel));
+	struct zbuf q;
+	int err;
+
+	if (!sel)
+		return -ENOMEM;
+	sel->ids[0] = id;
+	sel->nr_ids = 1;
+	zbuf_init(&q);
+	put(&q, "SELECT " LIST_COLS " FROM (");
+	latest(c, &q, sel);
+	put(&q, ") FORMAT RowBinary");
+	err = list_rows(c, &q, out, 0, msg, msglen);
+	zbuf_release(&q);
+	free(sel);
+	return err;
+}
+
+int zs_ch_exists(struct zs_ch *c, const char *id, uint64_t *samples, char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	struct zcur r;
+	uint64_t ns;
+	uint8_t del;
+	int err;
+
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT argMax(samples, version), argMax(deleted, version) FROM ");
+	rd(c, &q, "profiles");
+	put(&q, " WHERE id = ");
+	zt_ch_quote(&q, id);
+	put(&q, " GROUP BY id FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	if (!err) {
+		zcur_init(&r, ans.data, ans.len);
+		if (!zcur_left(&r))
+			err = 0;
+		else if (zcur_u64le(&r, &ns) || zcur_u8(&r, &del))
+			err = -EREMOTEIO;
+		else if (!del)
+			err = 1, *samples = ns;
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}
+
+/* ---- ingest ------------------------------------------------------------------------ */
+
+static int insert(struct zs_ch *c, size_t i, const char *table, const struct zbuf *rows,
+		  char *msg, size_t msglen)
+{
+	struct zbuf q;
+	int err;
+
+	if (rows->err) {
+		zt_say(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	zbuf_init(&q);
+	putf(&q, "INSERT INTO %s.%s_local FORMAT RowBinary", c->db, table);
+	err = run_on(c, i, &q, SET_INSERT, rows->data ? (const void *)rows->data : "", rows->len,
+		     NULL, msg, msglen);
+	zbuf_release(&q);
+	return err;
+}
+
+static uint16_t day_of(int64_t t)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	if (t <= 0 || t > now + 86400)
+		t = now;
+	return (uint16_t)(t / 86400);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t msglen)
+{
+	const struct zs_norm *n = p->n;
+	size_t srv = owner(c, p->id), i, k;
+	uint16_t day = day_of(n->time_start);
+	uint64_t ingest = 0;
+	struct zbuf b;
+	int err = 0;
+
+	if (getrandom(&ingest, sizeof(ingest), 0) != sizeof(ingest))
+		ingest = now_ns() ^ ((uint64_t)(uintptr_t)p << 16);
+	zbuf_init(&b);
+	for (i = 0; i < p->nr_new_frames; i++) {
+		size_t len;
+		const uint8_t *key = zs_norm_key(n, p->new_frames[i], &len);
+
+		zbuf_put_u64le(&b, p->fids[p->new_frames[i]]);
+		zbuf_put_bytes(&b, key, len);
+	}
+	if (p->nr_new_frames)
+		err = insert(c, srv, "frames", &b, msg, msglen);
+	zbuf_reset(&b);
+	for (i = 0; !err && i < p->nr_new_stacks; i++) {
+		const struct zs_nstack *ns = &n->stacks[p->new_stacks[i]];
+
+		zbuf_put_u64le(&b, p->sids[p->new_stacks[i]]);
+		zbuf_put_uv(&b, ns->n);
+		for (k = 0; k < ns->n; k++)
+			zbuf_put_u64le(&b, p->fids[n->sframes[ns->off + k]]);
+	}
+	if (!err && p->nr_new_stacks)
+		err = insert(c, srv, "stacks", &b, msg, msglen);
+	zbuf_reset(&b);
+	for (i = 0; !err && i < n->nr_stacks; i++) {
+		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
+		zbuf_put_bytes(&b, p->id, 64);
+		zbuf_put_u64le(&b, ingest);
+		zbuf_put_u64le(&b, p->sids[i]);
+		zbuf_put_u64le(&b, n->stacks[i].count);
+		zbuf_put_u64le(&b, n->stacks[i].weight);
+	}
+	if (!err && n->nr_stacks)
+		err = insert(c, srv, "samples", &b, msg, msglen);
+	zbuf_reset(&b);
+	if (!err) {
+		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
+		zbuf_put_bytes(&b, p->id, 64);
+		zbuf_put_u64le(&b, ingest);
+		zbuf_put_bytes(&b, p->body, p->len);
+		err = insert(c, srv, "recordings", &b, msg, msglen);
+	}
+	zbuf_reset(&b);
+	if (!err) {
+		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
+		zbuf_put_bytes(&b, p->id, 64);
+		zbuf_put_u64le(&b, ingest);
+		zbuf_put_u64le(&b, now_ns());
+		zbuf_put_u8(&b, 0);
+		zbuf_put_str(&b, p->host);
+		zbuf_put_str(&b, n->command);
+		zbuf_put_str(&b, n->event);
+		zbuf_put_str(&b, n->format);
+		zbuf_put_u64le(&b, (uint64_t)n->time_start);
+		zbuf_put_u64le(&b, (uint64_t)n->time_end);
+		zbuf_put_u64le(&b, n->samples);
+		zbuf_put_u64le(&b, n->weight);
+		zbuf_put_u64le(&b, p->len);
+		zbuf_put_u64le(&b, (uint64_t)time(NULL));
+		zbuf_put_str(&b, p->buildids);
+		zbuf_put_uv(&b, p->nr_labels);
+		for (i = 0; i < p->nr_labels; i++)
+			zbuf_put_str(&b, p->labels[i].key);
+		zbuf_put_uv(&b, p->nr_labels);
+		for (i = 0; i < p->nr_labels; i++)
+			zbuf_put_str(&b, p->labels[i].value);
+		err = insert(c, srv, "profiles", &b, msg, msglen);
+	}
+	zbuf_release(&b);
+	return err;
+}
+
+int zs_ch_delete(struct zs_ch *c, const char *id, char *msg, size_t msglen)
+{
+	uint64_t samples;
+	struct zbuf q;
+	int err;
+
+	err = zs_ch_exists(c, id, &samples, msg, msglen);
+	if (err <= 0)
+		return err ? err : -ENOENT;
+	zbuf_init(&q);
+	putf(&q, "INSERT INTO %s.profiles_local (day, id, version, deleted) SELECT argMax(day, version),"
+		 " id, %" PRIu64 ", 1 FROM ",
+	     c->db, now_ns());
+	rd(c, &q, "profiles");
+	put(&q, " WHERE id = ");
+	zt_ch_quote(&q, id);
+	put(&q, " GROUP BY id");
+	err = run_on(c, owner(c, id), &q, SET_QUERY, NULL, 0, NULL, msg, msglen);
+	zbuf_release(&q);
+	return err;
+}
+
+/* ---- merged reads -------------------------------------------------------------------- */
+
+int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
+		size_t *nr, uint64_t *profiles, char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	struct zcur r;
+	size_t cap;
+	int err;
+
+	*rows = NULL;
+	*nr = 0;
+	*profiles = 0;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT count() FROM (");
+	latest(c, &q, sel);
+	put(&q, ") FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	if (!err) {
+		zcur_init(&r, ans.data, ans.len);
+		if (zcur_u64le(&r, profiles))
+			err = -EREMOTEIO;
+	}
+	zbuf_reset(&q);
+	zbuf_reset(&ans);
+	if (!err && *profiles) {
+		put(&q, "SELECT stack, sum(count), sum(weight) FROM ");
+		rd(c, &q, "samples");
+		put(&q, c->cluster[0] ? " WHERE (profile, ingest) GLOBAL IN (SELECT id, ing FROM ("
+				      : " WHERE (profile, ingest) IN (SELECT id, ing FROM (");
+		latest(c, &q, sel);
+		put(&q, ")) GROUP BY stack FORMAT RowBinary");
+		err = run_read(c, &q, &ans, msg, msglen);
+	}
+	if (!err && ans.len) {
+		cap = ans.len / 24;
+		if (!(*rows = malloc(cap * sizeof(**rows))))
+			err = -ENOMEM;
+		zcur_init(&r, ans.data, ans.len);
+		while (!err && zcur_left(&r) && *nr < cap) {
+			struct zs_ch_row *w = &(*rows)[*nr];
+
+			if (zcur_u64le(&r, &w->stack) || zcur_u64le(&r, &w->count) ||
+			    zcur_u64le(&r, &w->weight))
+				err = -EREMOTEIO;
+			else
+				(*nr)++;
+		}
+	}
+	if (err == -EREMOTEIO && !msg[0])
+		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+	if (err) {
+		free(*rows);
+		*rows = NULL;
+		*nr = 0;
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}
+
+/* SELECT what, any(col) FROM table WHERE what IN (ids) GROUP BY what, a chunk at a time. */
+static int by_ids(struct zs_ch *c, const char *table, const char *what, const char *col,
+		  const uint64_t *ids, size_t n, int (*row)(void *ctx, struct zcur *r), void *ctx,
+		  char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	size_t i, k;
+	int err = 0;
+
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	for (i = 0; i < n && !err; i += IDS_PER_QUERY) {
+		struct zcur r;
+
+		zbuf_reset(&q);
+		zbuf_reset(&ans);
+		putf(&q, "SELECT %s, any(%s) FROM ", what, col);
+		rd(c, &q, table);
+		putf(&q, " WHERE %s IN (", what);
+		for (k = i; k < n && k < i + IDS_PER_QUERY; k++)
+			putf(&q, k > i ? ",%" PRIu64 : "%" PRIu64, ids[k]);
+		putf(&q, ") GROUP BY %s FORMAT RowBinary", what);
+		if ((err = run_read(c, &q, &ans, msg, msglen)))
+			break;
+		zcur_init(&r, ans.data, ans.len);
+		while (!err && zcur_left(&r))
+			err = row(ctx, &r);
+	}
+	if (err == -EBADMSG)
+		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}
+
+struct stacks_ctx {
+	int (*cb)(void *ctx, uint64_t stack, const uint64_t *frames, size_t nr);
+	void *ctx;
+	uint64_t *f;
+	size_t cap;
+};
+
+static int stack_row(void *ctx, struct zcur *r)
+{
+	struct stacks_ctx *s = ctx;
+	uint64_t id, n, i;
+
+	if (zcur_u64le(r, &id) || zcur_uv(r, &n) || n > zcur_left(r) / 8)
+		return -EBADMSG;
+	if (n > s->cap) {
+		uint64_t *f = realloc(s->f, (size_t)n * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		s->f = f;
+		s->cap = (size_t)n;
+	}
+	for (i = 0; i < n; i++)
+		if (zcur_u64le(r, &s->f[i]))
+			return -EBADMSG;
+	return s->cb(s->ctx, id, s->f, (size_t)n);
+}
+
+int zs_ch_stacks(struct zs_ch *c, const uint64_t *ids, size_t n,
+		 int (*cb)(void *ctx, uint64_t stack, const uint64_t *frames, size_t nr), void *ctx,
+		 char *msg, size_t msglen)
+{
+	struct stacks_ctx s = {cb, ctx, NULL, 0};
+	int err = by_ids(c, "stacks", "stack", "frames", ids, n, stack_row, &s, msg, msglen);
+
+	free(s.f);
+	return err;
+}
+
+struct frames_ctx {
+	int (*cb)(void *ctx, uint64_t frame, const uint8_t *key, size_t len);
+	void *ctx;
+};
+
+static int frame_row(void *ctx, struct zcur *r)
+{
+	struct frames_ctx *f = ctx;
+	const uint8_t *k;
+	uint64_t id;
+	size_t n;
+
+	if (zcur_u64le(r, &id) || zcur_bytes(r, &k, &n))
+		return -EBADMSG;
+	return f->cb(f->ctx, id, k, n);
+}
+
+int zs_ch_frames(struct zs_ch *c, const uint64_t *ids, size_t n,
+		 int (*cb)(void *ctx, uint64_t frame, const uint8_t *key, size_t len), void *ctx,
+		 char *msg, size_t msglen)
+{
+	struct frames_ctx f = {cb, ctx};
+
+	return by_ids(c, "frames", "frame", "key", ids, n, frame_row, &f, msg, msglen);
+}
+
+/* ---- retention, numbers ---------------------------------------------------------------- */
+
+int zs_ch_retention(struct zs_ch *c, unsigned days, unsigned *dropped, char *msg, size_t msglen)
+{
+	time_t cut = time(NULL) - (time_t)days * 86400;
+	struct tm tm;
+	unsigned long cutoff;
+	struct zbuf q, ans;
+	size_t i;
+	int err = 0;
+
+	*dropped = 0;
+	gmtime_r(&cut, &tm);
+	cutoff = (unsigned long)(tm.tm_year + 1900) * 10000 + (unsigned long)(tm.tm_mon + 1) * 100 +
+		 (unsigned long)tm.tm_mday;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	for (i = 0; i < c->nr && !err; i++) {
+		char *line, *save = NULL;
+
+		zbuf_reset(&q);
+		zbuf_reset(&ans);
+		put(&q, "SELECT DISTINCT table, partition FROM system.parts WHERE active AND database = ");
+		zt_ch_quote(&q, c->db);
+		put(&q, " AND table IN ('samples_local', 'profiles_local', 'recordings_local')"
+			" FORMAT TabSeparated");
+		if ((err = run_on(c, i, &q, NULL, NULL, 0, &ans, msg, msglen)))
+			break;
+		zbuf_put_u8(&ans, 0);
+		if (ans.err) {
+			err = -ENOMEM;
+			break;
+		}
+		for (line = strtok_r((char *)ans.data, "\n", &save); line && !err;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char table[64], part[32];
+			unsigned long day;
+
+			if (sscanf(line, "%63[a-z_]\t%31[0-9]", table, part) != 2 ||
+			    (day = strtoul(part, NULL, 10)) >= cutoff)
+				continue;
+			zbuf_reset(&q);
+			putf(&q, "ALTER TABLE %s.%s DROP PARTITION %lu", c->db, table, day);
+			if (!(err = run_on(c, i, &q, NULL, NULL, 0, NULL, msg, msglen)))
+				(*dropped)++;
+		}
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}
+
+int zs_ch_stats(struct zs_ch *c, uint64_t *profiles, uint64_t *samples, uint64_t *bytes)
+{
+	struct zs_selection *sel = calloc(1, sizeof(*sel));
+	struct zbuf q, ans;
+	struct zcur r;
+	char msg[256];
+	int err;
+
+	if (!sel)
+		return -ENOMEM;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT count(), sum(ns), sum(sz) FROM (");
+	latest(c, &q, sel);
+	put(&q, ") FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, sizeof(msg));
+	if (!err) {
+		zcur_init(&r, ans.data, ans.len);
+		if (zcur_u64le(&r, profiles) || zcur_u64le(&r, samples) || zcur_u64le(&r, bytes))
+			err = -EREMOTEIO;
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	free(sel);
+	return err;
+}
