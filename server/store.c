@@ -49,6 +49,13 @@ struct agg_ent {
 	size_t len;
 };
 
+/* A set of ClickHouse ids (of frames or stacks). */
+struct idset {
+	uint64_t *id;
+	size_t cap;
+	struct zt_htab h;
+};
+
 struct zs_store {
 	char *dir, *dbpath, *tmpdir, *symdir, *gsymdir, *profdir;
 	uint64_t max_body;
@@ -81,11 +88,10 @@ struct zs_store {
 	 * live there; mem caches those read or written, each with its
 	 * ClickHouse id (chf, chs: by mem id, and the way back) */
 	struct zs_ch *ch;
-	struct chmap {
-		uint64_t *id;
-		size_t cap;
-		struct zt_htab h;
-	} chf, chs;
+	struct idset chf, chs;
+	/* the frames and stacks this server wrote: ingests write only others */
+	pthread_mutex_t kslock;
+	struct idset kf, ks;
 };
 
 /* the last store error's sentence, per thread (zs_store_error()) */
@@ -94,6 +100,47 @@ static __thread char last_error[320];
 const char *zs_store_error(void)
 {
 	return last_error;
+}
+
+static inline uint64_t idset_hash_at(const void *ctx, uint32_t i)
+{
+	return ((const struct idset *)ctx)->id[i]; /* SHA-256 bits already */
+}
+
+/* The index of id in k, or -1. */
+static long idset_find(const struct idset *k, uint64_t id)
+{
+	size_t j;
+	uint32_t i;
+
+	if (!k->h.cap)
+		return -1;
+	for (j = zt_htab_first(&k->h, id); zt_htab_get(&k->h, j, &i); j = zt_htab_next(&k->h, j))
+		if (k->id[i] == id)
+			return i;
+	return -1;
+}
+
+/* Room for n more. */
+static int idset_reserve(struct idset *k, size_t n)
+{
+	if (ZT_GROW(k->id, k->cap, k->h.nr + n + 1) || zt_htab_reserve(&k->h, n, idset_hash_at, k))
+		return -ENOMEM;
+	return 0;
+}
+
+/* id as the next index (room reserved): chf and chs give each mem frame
+ * and stack its ClickHouse id this way, in mem's order. */
+static void idset_append(struct idset *k, uint64_t id)
+{
+	k->id[k->h.nr] = id;
+	zt_htab_add(&k->h, id, (uint32_t)k->h.nr);
+}
+
+static void idset_release(struct idset *k)
+{
+	free(k->id);
+	zt_htab_release(&k->h);
 }
 
 void zs_hex(const uint8_t *b, size_t n, char *out)
@@ -574,6 +621,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->wlock, NULL);
+	pthread_mutex_init(&s->kslock, NULL);
 	pthread_mutex_init(&s->plock, NULL);
 	pthread_rwlock_init(&s->mlock, NULL);
 	pthread_rwlock_init(&s->tlock, NULL);
@@ -644,10 +692,11 @@ void zs_store_close(struct zs_store *s)
 		return;
 	zs_symcache_free(s->sym);
 	zs_ch_close(s->ch);
-	free(s->chf.id);
-	free(s->chs.id);
-	zt_htab_release(&s->chf.h);
-	zt_htab_release(&s->chs.h);
+	idset_release(&s->chf);
+	idset_release(&s->chs);
+	idset_release(&s->kf);
+	idset_release(&s->ks);
+	pthread_mutex_destroy(&s->kslock);
 	sqlite3_close(s->wdb);
 	sqlite3_close(s->tdb);
 	for (i = 0; i < s->nr_pool; i++)
@@ -1029,12 +1078,27 @@ static void plan_release(struct plan *p)
 	free(p->bids);
 }
 
+/* The build ids of n's frames as the catalogue keeps them: hex, space-separated (malloc'ed). */
+static char *bids_text(const struct zs_norm *n)
+{
+	char *t = calloc(n->nr_bids * 41 + 1, 1);
+	size_t i, k;
+
+	for (i = 0, k = 0; t && i < n->nr_bids; i++) {
+		if (i)
+			t[k++] = ' ';
+		zs_hex(n->bids[i].data, n->bids[i].len, t + k);
+		k += 2u * n->bids[i].len;
+	}
+	return t;
+}
+
 /* Under wlock: the writer alone changes mem, so it reads it unlocked. */
 static int plan_make(struct zs_store *s, const struct zs_norm *n, struct plan *p)
 {
 	const struct zs_mem *m = &s->mem;
 	struct agg_row *rows = NULL, *tmp = NULL, *sorted;
-	size_t i, k;
+	size_t i;
 	uint64_t prev = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -1044,7 +1108,7 @@ static int plan_make(struct zs_store *s, const struct zs_norm *n, struct plan *p
 	p->sfr = malloc((n->nr_sframes + 1) * sizeof(*p->sfr));
 	p->sid = malloc((n->nr_stacks + 1) * sizeof(*p->sid));
 	p->new_stacks = malloc((n->nr_stacks + 1) * sizeof(*p->new_stacks));
-	p->bids = calloc(n->nr_bids * 41 + 1, 1);
+	p->bids = bids_text(n);
 	rows = malloc((n->nr_stacks + 1) * sizeof(*rows));
 	tmp = malloc((n->nr_stacks + 1) * sizeof(*tmp));
 	if (!p->fid || !p->new_frames || !p->sfr || !p->sid || !p->new_stacks || !p->bids || !rows ||
@@ -1082,12 +1146,6 @@ static int plan_make(struct zs_store *s, const struct zs_norm *n, struct plan *p
 		zbuf_put_uv(&p->agg, sorted[i].count);
 		zbuf_put_uv(&p->agg, sorted[i].weight);
 		prev = sorted[i].stack;
-	}
-	for (i = 0, k = 0; i < n->nr_bids; i++) {
-		if (i)
-			p->bids[k++] = ' ';
-		zs_hex(n->bids[i].data, n->bids[i].len, p->bids + k);
-		k += 2u * n->bids[i].len;
 	}
 	free(rows);
 	free(tmp);
@@ -1244,61 +1302,53 @@ static void profile_path(const struct zs_store *s, const char *id, char *path, s
 
 /* ---- ClickHouse ------------------------------------------------------------------- */
 
-static inline uint64_t chmap_hash_at(const void *ctx, uint32_t i)
-{
-	return ((const struct chmap *)ctx)->id[i]; /* SHA-256 bits already */
-}
-
-static long chmap_find(const struct chmap *m, uint64_t id)
-{
-	size_t j;
-	uint32_t i;
-
-	if (!m->h.cap)
-		return -1;
-	for (j = zt_htab_first(&m->h, id); zt_htab_get(&m->h, j, &i); j = zt_htab_next(&m->h, j))
-		if (m->id[i] == id)
-			return i;
-	return -1;
-}
-
-/* Room for n more (each mem frame or stack has its entry, in mem's order). */
-static int chmap_reserve(struct chmap *m, size_t n)
-{
-	if (ZT_GROW(m->id, m->cap, m->h.nr + n + 1) || zt_htab_reserve(&m->h, n, chmap_hash_at, m))
-		return -ENOMEM;
-	return 0;
-}
-
-/* The ClickHouse id of the next mem frame or stack (with room reserved). */
-static void chmap_add(struct chmap *m, uint64_t id)
-{
-	m->id[m->h.nr] = id;
-	zt_htab_add(&m->h, id, (uint32_t)m->h.nr);
-}
-
 struct zs_ch *zs_store_ch(struct zs_store *s)
 {
 	return s->ch;
 }
 
-/* An ingest into ClickHouse, under wlock: the rows written, then mem told. */
-static int ch_store_locked(struct zs_store *s, const struct zs_norm *n, const void *body,
-			   size_t len, const struct zs_label *labels, size_t nr_labels,
-			   struct zs_ingest_result *r, char *msg, size_t msglen)
+/* id added to k (a cache of what was written: no room, written again next time). */
+static void idset_add(struct idset *k, uint64_t id)
+{
+	if (idset_find(k, id) < 0 && !idset_reserve(k, 1))
+		idset_append(k, id);
+}
+
+/* The indices of the ids[0..n) not in k, into new (*nr of them). */
+static void idset_missing(const struct idset *k, const uint64_t *ids, size_t n, uint32_t *new,
+			  size_t *nr)
+{
+	size_t i;
+
+	*nr = 0;
+	for (i = 0; i < n; i++)
+		if (idset_find(k, ids[i]) < 0)
+			new[(*nr)++] = (uint32_t)i;
+}
+
+/* An ingest into ClickHouse: ids computed, the rows written. No wlock: ingests run side by side. */
+static int ch_store(struct zs_store *s, const struct zs_norm *n, const void *body, size_t len,
+		    const struct zs_label *labels, size_t nr_labels, struct zs_ingest_result *r,
+		    char *msg, size_t msglen)
 {
 	uint64_t *fids = malloc((n->nr_frames + 1) * sizeof(*fids));
 	uint64_t *sids = malloc((n->nr_stacks + 1) * sizeof(*sids));
+	uint32_t *nf = malloc((n->nr_frames + 1) * sizeof(*nf));
+	uint32_t *ns = malloc((n->nr_stacks + 1) * sizeof(*ns));
 	uint64_t *buf = NULL, samples;
-	size_t cap = 0, i, k;
-	struct plan p;
-	int err, planned = 0;
+	size_t cap = 0, i, k, nnf = 0, nns = 0;
+	char *bids = bids_text(n);
+	int err;
 
 	err = zs_ch_exists(s->ch, r->id, &samples, msg, msglen);
 	if (err == 1)
 		r->samples = samples;
-	if (err || !fids || !sids)
+	if (err)
 		goto out;
+	if (!fids || !sids || !nf || !ns || !bids) {
+		err = -ENOMEM;
+		goto out;
+	}
 	r->samples = n->samples;
 	for (i = 0; i < n->nr_frames; i++) {
 		size_t kl;
@@ -1306,18 +1356,22 @@ static int ch_store_locked(struct zs_store *s, const struct zs_norm *n, const vo
 
 		fids[i] = zs_ch_frame_id(key, kl);
 	}
-	for (i = 0; i < n->nr_stacks && !err; i++) {
-		const struct zs_nstack *ns = &n->stacks[i];
+	for (i = 0; i < n->nr_stacks; i++) {
+		const struct zs_nstack *st = &n->stacks[i];
 
-		if (ZT_GROW(buf, cap, ns->n + 1)) {
+		if (ZT_GROW(buf, cap, st->n + 1)) {
 			err = -ENOMEM;
-			break;
+			goto out;
 		}
-		for (k = 0; k < ns->n; k++)
-			buf[k] = fids[n->sframes[ns->off + k]];
-		sids[i] = zs_ch_stack_id(buf, ns->n);
+		for (k = 0; k < st->n; k++)
+			buf[k] = fids[n->sframes[st->off + k]];
+		sids[i] = zs_ch_stack_id(buf, st->n);
 	}
-	if (!err && !(err = plan_make(s, n, &p))) {
+	pthread_mutex_lock(&s->kslock);
+	idset_missing(&s->kf, fids, n->nr_frames, nf, &nnf);
+	idset_missing(&s->ks, sids, n->nr_stacks, ns, &nns);
+	pthread_mutex_unlock(&s->kslock);
+	{
 		struct zs_ch_put put = {.n = n,
 					.id = r->id,
 					.host = profile_host(n, labels, nr_labels),
@@ -1327,41 +1381,32 @@ static int ch_store_locked(struct zs_store *s, const struct zs_norm *n, const vo
 					.nr_labels = nr_labels,
 					.fids = fids,
 					.sids = sids,
-					.new_frames = p.new_frames,
-					.new_stacks = p.new_stacks,
-					.nr_new_frames = p.nr_new_frames,
-					.nr_new_stacks = p.nr_new_stacks,
-					.buildids = p.bids};
+					.new_frames = nf,
+					.new_stacks = ns,
+					.nr_new_frames = nnf,
+					.nr_new_stacks = nns,
+					.buildids = bids};
 
-		planned = 1;
 		err = zs_ch_ingest(s->ch, &put, msg, msglen);
 	}
 	if (!err) {
 		r->stored = 1;
-		/* mem learns the new frames and stacks (a cache: no room, no harm) */
-		pthread_rwlock_wrlock(&s->mlock);
-		if (!mem_reserve(&s->mem, p.nr_new_frames, p.new_key_bytes, p.nr_new_stacks,
-				 p.new_sfr) &&
-		    !chmap_reserve(&s->chf, p.nr_new_frames) &&
-		    !chmap_reserve(&s->chs, p.nr_new_stacks)) {
-			mem_commit(s, n, &p);
-			for (i = 0; i < p.nr_new_frames; i++)
-				chmap_add(&s->chf, fids[p.new_frames[i]]);
-			for (i = 0; i < p.nr_new_stacks; i++)
-				chmap_add(&s->chs, sids[p.new_stacks[i]]);
-		}
-		pthread_rwlock_unlock(&s->mlock);
+		pthread_mutex_lock(&s->kslock);
+		for (i = 0; i < nnf; i++)
+			idset_add(&s->kf, fids[nf[i]]);
+		for (i = 0; i < nns; i++)
+			idset_add(&s->ks, sids[ns[i]]);
+		pthread_mutex_unlock(&s->kslock);
 	}
-	if (planned)
-		plan_release(&p);
 out:
-	if (!err && (!fids || !sids))
-		err = -ENOMEM;
 	if (err == 1)
 		err = 0;
 	free(fids);
 	free(sids);
+	free(nf);
+	free(ns);
 	free(buf);
+	free(bids);
 	if (err && !msg[0])
 		zt_say(msg, msglen, "cannot store the profile: %s", strerror(-err));
 	return err;
@@ -1400,12 +1445,12 @@ static int fetched_frame(void *ctx, uint64_t id, const uint8_t *key, size_t len)
 	struct zs_store *s = f->s;
 	int err = 0;
 
-	if (zs_ch_frame_id(key, len) != id || chmap_find(&s->chf, id) >= 0)
+	if (zs_ch_frame_id(key, len) != id || idset_find(&s->chf, id) >= 0)
 		return 0; /* not the frame asked for, or known: skip */
 	pthread_rwlock_wrlock(&s->mlock);
-	if (!(err = mem_reserve(&s->mem, 1, len, 0, 0)) && !(err = chmap_reserve(&s->chf, 1))) {
+	if (!(err = mem_reserve(&s->mem, 1, len, 0, 0)) && !(err = idset_reserve(&s->chf, 1))) {
 		mem_add_frame(&s->mem, key, len);
-		chmap_add(&s->chf, id);
+		idset_append(&s->chf, id);
 	}
 	pthread_rwlock_unlock(&s->mlock);
 	return err;
@@ -1431,7 +1476,7 @@ int zs_ch_resolve(struct zs_store *s, const struct zs_ch_row *rows, size_t n, ui
 	if (ZT_GROW(want, cap_want, n + 1))
 		err = -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
-		long l = chmap_find(&s->chs, rows[i].stack);
+		long l = idset_find(&s->chs, rows[i].stack);
 
 		local[i] = l < 0 ? UINT32_MAX : (uint32_t)l;
 		if (l < 0)
@@ -1443,7 +1488,7 @@ int zs_ch_resolve(struct zs_store *s, const struct zs_ch_row *rows, size_t n, ui
 	if (!err && ZT_GROW(want, cap_want, f.nr_fr + 1))
 		err = -ENOMEM;
 	for (i = 0, nw = 0; !err && i < f.nr_fr; i++)
-		if (chmap_find(&s->chf, f.fr[i]) < 0)
+		if (idset_find(&s->chf, f.fr[i]) < 0)
 			want[nw++] = f.fr[i];
 	if (!err && nw) {
 		qsort(want, nw, sizeof(*want), u64_cmp);
@@ -1460,26 +1505,26 @@ int zs_ch_resolve(struct zs_store *s, const struct zs_ch_row *rows, size_t n, ui
 			break;
 		}
 		for (k = 0; k < nf; k++) {
-			long l = chmap_find(&s->chf, f.fr[f.st[i].off + k]);
+			long l = idset_find(&s->chf, f.fr[f.st[i].off + k]);
 
 			if (l < 0)
 				break;
 			lf[k] = (uint32_t)l;
 		}
-		if (k < nf || chmap_find(&s->chs, f.st[i].id) >= 0)
+		if (k < nf || idset_find(&s->chs, f.st[i].id) >= 0)
 			continue; /* a frame ClickHouse lacks (or a stack twice): left out */
 		pthread_rwlock_wrlock(&s->mlock);
-		if (!(err = mem_reserve(&s->mem, 0, 0, 1, nf)) && !(err = chmap_reserve(&s->chs, 1))) {
+		if (!(err = mem_reserve(&s->mem, 0, 0, 1, nf)) && !(err = idset_reserve(&s->chs, 1))) {
 			/* mem may have these frames as a stack already (another id
 			 * for the same frames cannot be: ids come from the frames) */
 			mem_add_stack(&s->mem, lf, nf);
-			chmap_add(&s->chs, f.st[i].id);
+			idset_append(&s->chs, f.st[i].id);
 		}
 		pthread_rwlock_unlock(&s->mlock);
 	}
 	for (i = 0; !err && i < n; i++)
 		if (local[i] == UINT32_MAX) {
-			long l = chmap_find(&s->chs, rows[i].stack);
+			long l = idset_find(&s->chs, rows[i].stack);
 
 			local[i] = l < 0 ? UINT32_MAX : (uint32_t)l;
 		}
@@ -1588,12 +1633,13 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 		return err;
 	}
 	zs_hex(md, 32, r->id);
-	pthread_mutex_lock(&s->wlock);
-	if (s->ch) /* the recording goes to ClickHouse: the upload's file is removed after */
-		err = ch_store_locked(s, &n, body, len, labels, nr_labels, r, msg, msglen);
-	else
+	if (s->ch) { /* the recording goes to ClickHouse: the upload's file is removed after */
+		err = ch_store(s, &n, body, len, labels, nr_labels, r, msg, msglen);
+	} else {
+		pthread_mutex_lock(&s->wlock);
 		err = store_locked(s, &n, body, len, tmp, labels, nr_labels, r, msg, msglen);
-	pthread_mutex_unlock(&s->wlock);
+		pthread_mutex_unlock(&s->wlock);
+	}
 	zs_norm_release(&n);
 	if (err)
 		__atomic_add_fetch(&s->ingest_errors, 1, __ATOMIC_RELAXED);
