@@ -536,38 +536,45 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 
 #define LIST_COLS "id, h, cmd, ev, fmt, ts, te, ns, w, sz, lk, lv, pa"
 
+int zs_ch_decode_list(const void *p, size_t len, int many, struct zbuf *out)
+{
+	struct zcur r;
+	int err = 0, n = 0;
+
+	zcur_init(&r, p, len);
+	if (many)
+		put(out, "{\"profiles\":[");
+	while (!err && zcur_left(&r)) {
+		uint64_t pa;
+
+		if (n++)
+			zbuf_put_u8(out, ',');
+		if (!(err = profile_obj(&r, out)) && !(err = zcur_u64le(&r, &pa) ? -EBADMSG : 0)) {
+			json_int(out, "pushed_at", (int64_t)pa);
+			zbuf_put_u8(out, '}');
+		}
+	}
+	if (many)
+		put(out, "]}");
+	if (!err && !many && !n)
+		err = -ENOENT;
+	return err ? err : out->err ? -ENOMEM : 0;
+}
+
 static int list_rows(struct zs_ch *c, struct zbuf *q, struct zbuf *out, int many, char *msg,
 		     size_t msglen)
 {
 	struct zbuf ans;
-	struct zcur r;
-	int err, n = 0;
+	int err;
 
 	zbuf_init(&ans);
 	err = run_read(c, q, &ans, msg, msglen);
-	if (!err) {
-		zcur_init(&r, ans.data, ans.len);
-		if (many)
-			put(out, "{\"profiles\":[");
-		while (!err && zcur_left(&r)) {
-			uint64_t pa;
-
-			if (n++)
-				zbuf_put_u8(out, ',');
-			if (!(err = profile_obj(&r, out)) && !(err = zcur_u64le(&r, &pa) ? -EBADMSG : 0)) {
-				json_int(out, "pushed_at", (int64_t)pa);
-				zbuf_put_u8(out, '}');
-			}
-		}
-		if (many)
-			put(out, "]}");
-		if (err == -EBADMSG)
-			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
-		if (!err && !many && !n)
-			err = -ENOENT;
-	}
+	if (!err)
+		err = zs_ch_decode_list(ans.data, ans.len, many, out);
+	if (err == -EBADMSG)
+		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
 	zbuf_release(&ans);
-	return err ? err : out->err ? -ENOMEM : 0;
+	return err;
 }
 
 int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf *out, char *msg,
@@ -781,12 +788,39 @@ int zs_ch_delete(struct zs_ch *c, const char *id, char *msg, size_t msglen)
 
 /* ---- merged reads -------------------------------------------------------------------- */
 
+int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t *nr)
+{
+	size_t cap = len / 24, i;
+	struct zcur r;
+
+	*rows = NULL;
+	*nr = 0;
+	if (len % 24)
+		return -EBADMSG;
+	if (!len)
+		return 0;
+	if (!(*rows = malloc(cap * sizeof(**rows))))
+		return -ENOMEM;
+	zcur_init(&r, p, len);
+	for (i = 0; i < cap; i++) {
+		struct zs_ch_row *w = &(*rows)[i];
+
+		if (zcur_u64le(&r, &w->stack) || zcur_u64le(&r, &w->count) ||
+		    zcur_u64le(&r, &w->weight)) {
+			free(*rows);
+			*rows = NULL;
+			return -EBADMSG;
+		}
+	}
+	*nr = cap;
+	return 0;
+}
+
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
 		size_t *nr, uint64_t *profiles, char *msg, size_t msglen)
 {
 	struct zbuf q, ans;
 	struct zcur r;
-	size_t cap;
 	int err;
 
 	*rows = NULL;
@@ -814,30 +848,25 @@ int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_ro
 		put(&q, ")) GROUP BY stack FORMAT RowBinary");
 		err = run_read(c, &q, &ans, msg, msglen);
 	}
-	if (!err && ans.len) {
-		cap = ans.len / 24;
-		if (!(*rows = malloc(cap * sizeof(**rows))))
-			err = -ENOMEM;
-		zcur_init(&r, ans.data, ans.len);
-		while (!err && zcur_left(&r) && *nr < cap) {
-			struct zs_ch_row *w = &(*rows)[*nr];
-
-			if (zcur_u64le(&r, &w->stack) || zcur_u64le(&r, &w->count) ||
-			    zcur_u64le(&r, &w->weight))
-				err = -EREMOTEIO;
-			else
-				(*nr)++;
-		}
-	}
-	if (err == -EREMOTEIO && !msg[0])
+	if (!err)
+		err = zs_ch_decode_rows(ans.data, ans.len, rows, nr);
+	if (err == -EBADMSG || (err == -EREMOTEIO && !msg[0])) {
 		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
-	if (err) {
-		free(*rows);
-		*rows = NULL;
-		*nr = 0;
+		err = -EREMOTEIO;
 	}
 	zbuf_release(&q);
 	zbuf_release(&ans);
+	return err;
+}
+
+static int each_row(const void *p, size_t len, int (*row)(void *ctx, struct zcur *r), void *ctx)
+{
+	struct zcur r;
+	int err = 0;
+
+	zcur_init(&r, p, len);
+	while (!err && zcur_left(&r))
+		err = row(ctx, &r);
 	return err;
 }
 
@@ -853,8 +882,6 @@ static int by_ids(struct zs_ch *c, const char *table, const char *what, const ch
 	zbuf_init(&q);
 	zbuf_init(&ans);
 	for (i = 0; i < n && !err; i += IDS_PER_QUERY) {
-		struct zcur r;
-
 		zbuf_reset(&q);
 		zbuf_reset(&ans);
 		putf(&q, "SELECT %s, any(%s) FROM ", what, col);
@@ -865,9 +892,7 @@ static int by_ids(struct zs_ch *c, const char *table, const char *what, const ch
 		putf(&q, ") GROUP BY %s FORMAT RowBinary", what);
 		if ((err = run_read(c, &q, &ans, msg, msglen)))
 			break;
-		zcur_init(&r, ans.data, ans.len);
-		while (!err && zcur_left(&r))
-			err = row(ctx, &r);
+		err = each_row(ans.data, ans.len, row, ctx);
 	}
 	if (err == -EBADMSG)
 		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
@@ -904,6 +929,17 @@ static int stack_row(void *ctx, struct zcur *r)
 	return s->cb(s->ctx, id, s->f, (size_t)n);
 }
 
+int zs_ch_decode_stacks(const void *p, size_t len,
+			int (*cb)(void *ctx, uint64_t stack, const uint64_t *frames, size_t nr),
+			void *ctx)
+{
+	struct stacks_ctx s = {cb, ctx, NULL, 0};
+	int err = each_row(p, len, stack_row, &s);
+
+	free(s.f);
+	return err;
+}
+
 int zs_ch_stacks(struct zs_ch *c, const uint64_t *ids, size_t n,
 		 int (*cb)(void *ctx, uint64_t stack, const uint64_t *frames, size_t nr), void *ctx,
 		 char *msg, size_t msglen)
@@ -930,6 +966,15 @@ static int frame_row(void *ctx, struct zcur *r)
 	if (zcur_u64le(r, &id) || zcur_bytes(r, &k, &n))
 		return -EBADMSG;
 	return f->cb(f->ctx, id, k, n);
+}
+
+int zs_ch_decode_frames(const void *p, size_t len,
+			int (*cb)(void *ctx, uint64_t frame, const uint8_t *key, size_t len),
+			void *ctx)
+{
+	struct frames_ctx f = {cb, ctx};
+
+	return each_row(p, len, frame_row, &f);
 }
 
 int zs_ch_frames(struct zs_ch *c, const uint64_t *ids, size_t n,

@@ -137,6 +137,23 @@ int zs_ch_frames(struct zs_ch *c, const uint64_t *ids, size_t n,
  * the number of partitions dropped. */
 int zs_ch_retention(struct zs_ch *c, unsigned days, unsigned *dropped, char *msg, size_t msglen);
 
+/* ---- ClickHouse's answers (RowBinary), decoded: outside input, fuzzed ---- */
+
+/* Catalogue rows (id h cmd ev fmt: String; ts te ns w sz: 8 bytes; label
+ * keys and values: Array(String); pa: 8 bytes) as the store's JSON: a
+ * list ({"profiles":[...]}) when many, else one object (-ENOENT: none). */
+int zs_ch_decode_list(const void *p, size_t len, int many, struct zbuf *out);
+/* (stack, count, weight) rows, malloc'ed. */
+int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t *nr);
+/* (stack UInt64, frames Array(UInt64)) and (frame UInt64, key String) rows. */
+int zs_ch_decode_stacks(const void *p, size_t len,
+			int (*cb)(void *ctx, uint64_t stack, const uint64_t *frames, size_t nr),
+			void *ctx);
+int zs_ch_decode_frames(const void *p, size_t len,
+			int (*cb)(void *ctx, uint64_t frame, const uint8_t *key, size_t len),
+			void *ctx);
+/* All decoders return 0, -EBADMSG (rows zt cannot read) or -ENOMEM. */
+
 /* Numbers for /metrics: profiles, samples and bytes stored. */
 int zs_ch_stats(struct zs_ch *c, uint64_t *profiles, uint64_t *samples, uint64_t *bytes);
 
