@@ -121,7 +121,7 @@ include mk/gputest.mk
 include mk/gpubench.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-serve bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build
+.PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
@@ -240,7 +240,7 @@ fuzz:
 fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
-bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve \
+bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve bench-serve-scale \
 	bench-cupti bench-symbols bench-gpusym
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
@@ -264,6 +264,10 @@ bench-flame: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 bench-report: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/report.sh
+
+# zt serve at scale: SQLite against a two-shard ClickHouse cluster, 1,000 and 10,000 recordings
+bench-serve-scale: $(ZT) $(BUILD)/tests/.stamp-workloads
+	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/serve_scale.sh
 
 # zt serve: ingest with 32 pushers, merged queries over 1,000 recordings
 bench-serve: $(ZT) $(BUILD)/tests/.stamp-workloads
