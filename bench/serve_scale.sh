@@ -28,7 +28,7 @@ now() { date +%s%N; }
 command -v clickhouse-server > /dev/null || { echo "bench serve-scale: clickhouse-server not found: run scripts/setup.sh --test" >&2; exit 1; }
 max=0
 for n in $SIZES; do [ "$n" -gt "$max" ] && max=$n; done
-mkdir -p "$T/in"
+mkdir -p "$T/in" "$T/syms"
 echo "zt serve scale bench: generating $max recordings of $SAMPLES samples..."
 for i in $(seq 1 "$max"); do "$GEN" fleet "$i" "$T/in/$i.zt" "$SAMPLES" || exit 1; done
 "$GEN" fleet-syms 5 "$T/syms" > /dev/null || exit 1

@@ -171,14 +171,12 @@ static const char *const migration_1[] = {
 	" version UInt64, deleted UInt8, host String, command String, event String,"
 	" format String, time_start Int64, time_end Int64, samples UInt64, weight UInt64,"
 	" size UInt64, pushed_at Int64, buildids String, label_keys Array(String),"
-	" label_values Array(String))"
+	" label_values Array(String), body String)"
 	" ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMMDD(day) ORDER BY id",
-	"CREATE TABLE IF NOT EXISTS {db}.recordings_local (day Date, id String, ingest UInt64,"
-	" body String) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(day) ORDER BY id",
 	NULL,
 };
 static const char *const *const migrations[ZS_CH_SCHEMA] = {migration_1};
-static const char *const dist_tables[] = {"frames", "stacks", "samples", "profiles", "recordings"};
+static const char *const dist_tables[] = {"frames", "stacks", "samples", "profiles"};
 
 static void put_sql(struct zbuf *q, const char *sql, const char *db)
 {
@@ -731,14 +729,6 @@ int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t m
 		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
 		zbuf_put_bytes(&b, p->id, 64);
 		zbuf_put_u64le(&b, ingest);
-		zbuf_put_bytes(&b, p->body, p->len);
-		err = insert(c, srv, "recordings", &b, msg, msglen);
-	}
-	zbuf_reset(&b);
-	if (!err) {
-		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
-		zbuf_put_bytes(&b, p->id, 64);
-		zbuf_put_u64le(&b, ingest);
 		zbuf_put_u64le(&b, now_ns());
 		zbuf_put_u8(&b, 0);
 		zbuf_put_str(&b, p->host);
@@ -758,6 +748,7 @@ int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t m
 		zbuf_put_uv(&b, p->nr_labels);
 		for (i = 0; i < p->nr_labels; i++)
 			zbuf_put_str(&b, p->labels[i].value);
+		zbuf_put_bytes(&b, p->body, p->len);
 		err = insert(c, srv, "profiles", &b, msg, msglen);
 	}
 	zbuf_release(&b);
@@ -1010,7 +1001,7 @@ int zs_ch_retention(struct zs_ch *c, unsigned days, unsigned *dropped, char *msg
 		zbuf_reset(&ans);
 		put(&q, "SELECT DISTINCT table, partition FROM system.parts WHERE active AND database = ");
 		zt_ch_quote(&q, c->db);
-		put(&q, " AND table IN ('samples_local', 'profiles_local', 'recordings_local')"
+		put(&q, " AND table IN ('samples_local', 'profiles_local')"
 			" FORMAT TabSeparated");
 		if ((err = run_on(c, i, &q, NULL, NULL, 0, &ans, msg, msglen)))
 			break;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The ClickHouse side of zt serve's store (zt serve --clickhouse): the
- * profiles' catalogue, their stacks, frames, per-stack samples and the
- * recordings as received, in ClickHouse tables, shared by every zt serve
+ * profiles' catalogue with the recordings as received, their stacks,
+ * frames and per-stack samples, in ClickHouse tables, shared by every zt serve
  * pointed at the same servers. Tokens and the symbol catalogue stay in
  * the instance's SQLite file (server/store.h); symbol files in the symbol
  * store (a directory, or S3 for several instances).
@@ -16,8 +16,8 @@
  *                  deleted UInt8, host, command, event, format String,
  *                  time_start, time_end Int64, samples, weight, size UInt64,
  *                  pushed_at Int64, buildids String,
- *                  label_keys, label_values Array(String))   ReplacingMergeTree(version), a partition a day
- *   recordings_local(day Date, id String, ingest UInt64, body String)  MergeTree, a partition a day
+ *                  label_keys, label_values Array(String),
+ *                  body String (the recording as received)) ReplacingMergeTree(version), a partition a day
  *   schema_local(version UInt32, at DateTime)                 what zt created and migrated
  * With a cluster (zt serve --clickhouse-cluster NAME, the name of the
  * servers' remote_servers entry), each also has a Distributed table of the
