@@ -102,20 +102,6 @@ struct ct {
 
 /* ---- JSON text ---- */
 
-static void put_fmt(struct zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put_fmt(struct zbuf *b, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		zbuf_put(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /*
  * Times are written in units of 1/1024 us (0.977 ns): such a number is
  * exact as a double, and so is the sum ts + dur a reader computes for the
@@ -136,13 +122,13 @@ static void put_units(struct zbuf *b, uint64_t u)
 	int n = 10;
 
 	if (!frac) {
-		put_fmt(b, "%" PRIu64, u >> 10);
+		zbuf_putf(b, "%" PRIu64, u >> 10);
 		return;
 	}
 	snprintf(digits, sizeof(digits), "%010" PRIu64, frac);
 	while (digits[n - 1] == '0')
 		n--;
-	put_fmt(b, "%" PRIu64 ".%.*s", u >> 10, n, digits);
+	zbuf_putf(b, "%" PRIu64 ".%.*s", u >> 10, n, digits);
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -686,7 +672,7 @@ static int ev_cmp(const void *a, const void *b)
 /* an event's start: a comma before every one but the first */
 static void put_head(struct ct *c, const char *ph, uint32_t pid, uint32_t tid)
 {
-	put_fmt(&c->out, "%s{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u", c->started ? ",\n" : "", ph, pid,
+	zbuf_putf(&c->out, "%s{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u", c->started ? ",\n" : "", ph, pid,
 		tid);
 	c->started = 1;
 }
@@ -696,7 +682,7 @@ static void put_meta(struct ct *c, const char *what, uint32_t pid, uint32_t tid,
 	struct zbuf *b = &c->out;
 
 	put_head(c, "M", pid, tid);
-	put_fmt(b, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	zbuf_putf(b, ",\"name\":\"%s\",\"args\":{\"name\":", what);
 	zbuf_put_json_str(b, name);
 	PUT_LIT(b, "}}");
 }
@@ -706,7 +692,7 @@ static void put_sort(struct ct *c, const char *what, uint32_t pid, uint32_t tid,
 	struct zbuf *b = &c->out;
 
 	put_head(c, "M", pid, tid);
-	put_fmt(b, ",\"name\":\"%s\",\"args\":{\"sort_index\":%" PRIu64 "}}", what, idx);
+	zbuf_putf(b, ",\"name\":\"%s\",\"args\":{\"sort_index\":%" PRIu64 "}}", what, idx);
 }
 
 /* process_name and thread_name of the recorded processes and threads */
@@ -820,15 +806,15 @@ static void put_kernel(struct ct *c, const struct cev *e)
 	put_times(c, e, DUR_EXACT);
 	PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 	zbuf_put_json_str(b, gpu_name(c, k->name));
-	put_fmt(b,
+	zbuf_putf(b,
 		",\"args\":{\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\",\"regs\":%u,"
 		"\"smem_static\":%u,\"smem_dynamic\":%u,\"local_mem\":%u,",
 		k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->regs,
 		k->smem_static, k->smem_dynamic, k->local_mem);
-	put_fmt(b, "\"corr\":%u,\"context\":%u,\"stream\":%u,\"pid\":%u", k->corr, k->context,
+	zbuf_putf(b, "\"corr\":%u,\"context\":%u,\"stream\":%u,\"pid\":%u", k->corr, k->context,
 		k->stream, k->pid);
 	if (k->graph_id)
-		put_fmt(b, ",\"graph\":%u", k->graph_id);
+		zbuf_putf(b, ",\"graph\":%u", k->graph_id);
 	PUT_LIT(b, ",\"mangled\":");
 	zbuf_put_json_str(b, prof_gpu_str(c->g, k->name));
 	PUT_LIT(b, "}}");
@@ -845,15 +831,15 @@ static void put_memop(struct ct *c, const struct cev *e)
 	put_times(c, e, DUR_EXACT);
 	if (m->kind == PROF_GPU_MEMSET) {
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":\"memset\"");
-		put_fmt(b, ",\"args\":{\"bytes\":%" PRIu64 ",\"value\":%u", m->bytes, m->value);
+		zbuf_putf(b, ",\"args\":{\"bytes\":%" PRIu64 ",\"value\":%u", m->bytes, m->value);
 	} else {
-		put_fmt(b, ",\"cat\":\"cuda\",\"name\":\"memcpy %s\"", kind ? kind : "?");
-		put_fmt(b,
+		zbuf_putf(b, ",\"cat\":\"cuda\",\"name\":\"memcpy %s\"", kind ? kind : "?");
+		zbuf_putf(b,
 			",\"args\":{\"bytes\":%" PRIu64
 			",\"kind\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\"",
 			m->bytes, kind ? kind : "?", src ? src : "?", dst ? dst : "?");
 	}
-	put_fmt(b, ",\"corr\":%u,\"context\":%u,\"stream\":%u,\"pid\":%u}}", m->corr, m->context,
+	zbuf_putf(b, ",\"corr\":%u,\"context\":%u,\"stream\":%u,\"pid\":%u}}", m->corr, m->context,
 		m->stream, m->pid);
 }
 
@@ -878,7 +864,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		launch_name(c, e, name, sizeof(name));
 		PUT_LIT(b, ",\"cat\":\"cuda\",\"name\":");
 		zbuf_put_json_str(b, name);
-		put_fmt(b, ",\"args\":{\"corr\":%u,\"cbid\":%u", l->corr, l->cbid);
+		zbuf_putf(b, ",\"args\":{\"corr\":%u,\"cbid\":%u", l->corr, l->cbid);
 		if (e->b != NO_GROUP) {
 			PUT_LIT(b, ",\"stack\":");
 			zbuf_put(b, c->ltext.data + c->lg[e->b].off, c->lg[e->b].len);
@@ -894,7 +880,7 @@ static void put_event(struct ct *c, const struct cev *e)
 	case E_FLOW_F:
 		put_head(c, e->kind == E_FLOW_S ? "s" : "f", e->pid, e->tid);
 		put_times(c, e, DUR_NONE);
-		put_fmt(b, ",\"cat\":\"cuda\",\"name\":\"launch\",\"id\":%u%s}", e->a,
+		zbuf_putf(b, ",\"cat\":\"cuda\",\"name\":\"launch\",\"id\":%u%s}", e->a,
 			e->kind == E_FLOW_F ? ",\"bp\":\"e\"" : "");
 		break;
 	case E_KERNEL:

@@ -30,6 +30,8 @@ void zbuf_put_str(struct zbuf *b, const char *s);  /* uv length + bytes */
 void zbuf_put_bytes(struct zbuf *b, const void *p, size_t n); /* uv length + bytes */
 /* s as a JSON string: quoted, \" \\ and control characters escaped */
 void zbuf_put_json_str(struct zbuf *b, const char *s);
+/* printf-formatted text (no NUL) */
+void zbuf_putf(struct zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reader over borrowed memory. Every get fails (returns -EBADMSG and sets
  * err) instead of reading past the end; once err is set all gets fail. */

@@ -95,20 +95,6 @@ static void put(struct zbuf *q, const char *s)
 	zbuf_put(q, s, strlen(s));
 }
 
-static void putf(struct zbuf *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct zbuf *q, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		zbuf_put(q, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* ---- running queries --------------------------------------------------------------- */
 
 /* q (NUL added here) on server i. */
@@ -322,10 +308,10 @@ static int schema(struct zs_ch *c, size_t i, char *msg, size_t msglen)
 		struct zbuf q;
 
 		zbuf_init(&q);
-		putf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(", c->db,
+		zbuf_putf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(", c->db,
 		     dist_tables[k], c->db, dist_tables[k]);
 		zt_ch_quote(&q, c->cluster);
-		putf(&q, ", %s, %s_local)", c->db, dist_tables[k]);
+		zbuf_putf(&q, ", %s, %s_local)", c->db, dist_tables[k]);
 		err = run_on(c, i, &q, NULL, NULL, 0, NULL, msg, msglen);
 		zbuf_release(&q);
 		if (err)
@@ -446,9 +432,9 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 		put(q, ", lk, lv)");
 	}
 	if (sel->from)
-		putf(q, " AND te >= %" PRId64, sel->from);
+		zbuf_putf(q, " AND te >= %" PRId64, sel->from);
 	if (sel->to)
-		putf(q, " AND ts <= %" PRId64, sel->to);
+		zbuf_putf(q, " AND ts <= %" PRId64, sel->to);
 }
 
 static int rb_str(struct zcur *r, const uint8_t **p, size_t *n)
@@ -474,7 +460,7 @@ static void json_int(struct zbuf *b, const char *k, int64_t v)
 {
 	zbuf_put_u8(b, ',');
 	zbuf_put_json_str(b, k);
-	putf(b, ":%" PRId64, v);
+	zbuf_putf(b, ":%" PRId64, v);
 }
 
 /* One row of LIST_COLS up to lv as the store's JSON object, left open. */
@@ -586,7 +572,7 @@ int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf
 	latest(c, &q, sel);
 	put(&q, ") ORDER BY ts DESC, pa DESC, id DESC");
 	if (sel->limit)
-		putf(&q, " LIMIT %zu", sel->limit);
+		zbuf_putf(&q, " LIMIT %zu", sel->limit);
 	put(&q, " FORMAT RowBinary");
 	err = list_rows(c, &q, out, 1, msg, msglen);
 	zbuf_release(&q);
@@ -657,7 +643,7 @@ static int insert(struct zs_ch *c, size_t i, const char *table, const struct zbu
 		return -ENOMEM;
 	}
 	zbuf_init(&q);
-	putf(&q, "INSERT INTO %s.%s_local FORMAT RowBinary", c->db, table);
+	zbuf_putf(&q, "INSERT INTO %s.%s_local FORMAT RowBinary", c->db, table);
 	err = run_on(c, i, &q, SET_INSERT, rows->data ? (const void *)rows->data : "", rows->len,
 		     NULL, msg, msglen);
 	zbuf_release(&q);
@@ -765,7 +751,7 @@ int zs_ch_delete(struct zs_ch *c, const char *id, char *msg, size_t msglen)
 	if (err <= 0)
 		return err ? err : -ENOENT;
 	zbuf_init(&q);
-	putf(&q, "INSERT INTO %s.profiles_local (day, id, version, deleted) SELECT argMax(day, version),"
+	zbuf_putf(&q, "INSERT INTO %s.profiles_local (day, id, version, deleted) SELECT argMax(day, version),"
 		 " id, %" PRIu64 ", 1 FROM ",
 	     c->db, now_ns());
 	rd(c, &q, "profiles");
@@ -875,12 +861,12 @@ static int by_ids(struct zs_ch *c, const char *table, const char *what, const ch
 	for (i = 0; i < n && !err; i += IDS_PER_QUERY) {
 		zbuf_reset(&q);
 		zbuf_reset(&ans);
-		putf(&q, "SELECT %s, any(%s) FROM ", what, col);
+		zbuf_putf(&q, "SELECT %s, any(%s) FROM ", what, col);
 		rd(c, &q, table);
-		putf(&q, " WHERE %s IN (", what);
+		zbuf_putf(&q, " WHERE %s IN (", what);
 		for (k = i; k < n && k < i + IDS_PER_QUERY; k++)
-			putf(&q, k > i ? ",%" PRIu64 : "%" PRIu64, ids[k]);
-		putf(&q, ") GROUP BY %s FORMAT RowBinary", what);
+			zbuf_putf(&q, k > i ? ",%" PRIu64 : "%" PRIu64, ids[k]);
+		zbuf_putf(&q, ") GROUP BY %s FORMAT RowBinary", what);
 		if ((err = run_read(c, &q, &ans, msg, msglen)))
 			break;
 		err = each_row(ans.data, ans.len, row, ctx);
@@ -1019,7 +1005,7 @@ int zs_ch_retention(struct zs_ch *c, unsigned days, unsigned *dropped, char *msg
 			    (day = strtoul(part, NULL, 10)) >= cutoff)
 				continue;
 			zbuf_reset(&q);
-			putf(&q, "ALTER TABLE %s.%s DROP PARTITION %lu", c->db, table, day);
+			zbuf_putf(&q, "ALTER TABLE %s.%s DROP PARTITION %lu", c->db, table, day);
 			if (!(err = run_on(c, i, &q, NULL, NULL, 0, NULL, msg, msglen)))
 				(*dropped)++;
 		}

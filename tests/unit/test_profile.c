@@ -205,6 +205,27 @@ static void test_hex_sanitize(void **state)
 
 /* ---- zbuf -------------------------------------------------------------- */
 
+/* zbuf_putf: short and long (past its 256-byte stack buffer) texts, appended */
+static void test_zbuf_putf(void **state)
+{
+	char big[1000];
+	struct zbuf b;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	zbuf_init(&b);
+	zbuf_putf(&b, "a%d,", 12);
+	zbuf_putf(&b, "[%s]", big);
+	zbuf_putf(&b, "%s", "");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.len, 4 + 2 + 999);
+	assert_memory_equal(b.data, "a12,[x", 6);
+	assert_int_equal(b.data[b.len - 1], ']');
+	assert_int_equal(b.data[b.len - 2], 'x');
+	zbuf_release(&b);
+}
+
 static void test_uv_edges(void **state)
 {
 	static const struct {
@@ -381,6 +402,7 @@ static void test_cursor_overruns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zbuf_putf),
 		cmocka_unit_test(test_intern_dedupe),
 		cmocka_unit_test(test_intern_many),
 		cmocka_unit_test(test_append_then_intern),
