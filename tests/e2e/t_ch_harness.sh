@@ -48,23 +48,30 @@ for i in 1 2; do
 	check "server $i: database, local and Distributed tables created" [ $? -eq 0 ]
 done
 
-# 20 profiles of 3 stacks each (weights 1..60), as RowBinary: Date is a
-# UInt16 of days, String a LEB128 length and the bytes, UInt64 little endian
-python3 - > "$T/rows.bin" <<- 'EOF'
-	import struct, sys
-	out = sys.stdout.buffer
-	n = 0
-	for p in range(20):
-	    prof = b"profile-%02d" % p
-	    for st in range(3):
-	        n += 1
-	        out.write(struct.pack("<H", 20758) + bytes([len(prof)]) + prof
-	                  + struct.pack("<QQQQ", 1, st, 1, n))
-EOF
+# 20 profiles of 3 stacks each (weights 1..60), made RowBinary by
+# clickhouse/rowbinary.py
+RB=$(dirname "$0")/clickhouse/rowbinary.py
+for p in $(seq -w 0 19); do
+	for st in 0 1 2; do
+		printf '2026-11-01\tprofile-%s\t1\t%d\t1\t%d\n' "$p" "$st" $((10#$p * 3 + st + 1))
+	done
+done > "$T/rows.tsv"
+python3 "$RB" Date,String,UInt64,UInt64,UInt64,UInt64 < "$T/rows.tsv" > "$T/rows.bin"
 check "an insert through server 1 (insert_distributed_sync=1)" \
 	ch_insert 1 "INSERT INTO zt.samples FORMAT RowBinary" "$T/rows.bin" insert_distributed_sync=1
 check "read through server 2: all 60 rows, weights 1..60" \
 	eval '[ "$(ch_query 2 "SELECT count(), sum(weight), min(day) FROM zt.samples FORMAT TSV")" = "$(printf "60\t1830\t2026-11-01")" ]'
+check "the rows read back as TSV are the rows written" \
+	eval 'ch_query 2 "SELECT * FROM zt.samples ORDER BY profile, stack FORMAT TSV" | cmp -s - "$T/rows.tsv"'
+# RowBinary of DateTime, arrays and escapes, round trip on one server
+printf '%s\t%s\t%s\t%s\n' '2026-11-18 11:06:40' 'a\tb\\c\nd é' "['k','it\\'s']" '[1,18446744073709551615]' \
+	'1970-01-01 00:00:01' '' '[]' '[]' > "$T/kinds.tsv"
+python3 "$RB" 'DateTime,String,Array(String),Array(UInt64)' < "$T/kinds.tsv" > "$T/kinds.bin"
+ch_query 1 "CREATE TABLE zt.kinds (t DateTime, s String, a Array(String), n Array(UInt64))
+	ENGINE = MergeTree() ORDER BY t" &&
+	ch_insert 1 "INSERT INTO zt.kinds FORMAT RowBinary" "$T/kinds.bin" &&
+	ch_query 1 "SELECT * FROM zt.kinds ORDER BY t DESC FORMAT TSV" > "$T/kinds.out"
+check "RowBinary of DateTime, String, Arrays: the same rows back in TSV" cmp "$T/kinds.tsv" "$T/kinds.out"
 n1=$(ch_query 1 "SELECT count() FROM zt.samples_local")
 n2=$(ch_query 2 "SELECT count() FROM zt.samples_local")
 echo "  (rows per shard: $n1 + $n2)"
