@@ -45,6 +45,11 @@ if [ "${1:-}" = "--test" ]; then
 	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
 	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
 	pkgs+=(duktape-dev)
+	# clickhouse-server, clickhouse-client (18.16 on Debian 12): the
+	# ClickHouse back end of zt serve (tests/e2e/chlib.sh runs private
+	# servers as plain processes with configs of their own; the system
+	# service is never used, see the install step below)
+	pkgs+=(clickhouse-server clickhouse-client)
 	# node and npm: an independent pprof decoder (npm's pprof-format) and a
 	# local S3 server (s3rver, t_s3) in the tests, installed by the tests
 	# themselves (tests/e2e/npm-once.sh); a machine may have node and npm
@@ -71,4 +76,27 @@ fi
 echo "setup: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# clickhouse-server's postinst starts the system service (invoke-rc.d ...
+# || exit 1): in a container without init that start can fail and with it
+# the whole install, and on a systemd host it would leave a server on
+# ports 8123/9000. The tests never use that service, so the ClickHouse
+# packages are installed on their own, with a policy-rc.d that refuses
+# service starts (exit 101: invoke-rc.d then succeeds without starting
+# anything). Docker images already have one, and then it is left as it is.
+ch=() rest=()
+for p in "${missing[@]}"; do
+	case $p in clickhouse-*) ch+=("$p") ;; *) rest+=("$p") ;; esac
+done
+if [ ${#rest[@]} -gt 0 ]; then
+	$SUDO apt-get install -y -qq --no-install-recommends "${rest[@]}" >/dev/null
+fi
+if [ ${#ch[@]} -gt 0 ]; then
+	policy=/usr/sbin/policy-rc.d
+	if [ ! -e "$policy" ]; then
+		trap '$SUDO rm -f "$policy"' EXIT
+		printf '#!/bin/sh\n# scripts/setup.sh: no service starts while ClickHouse installs\nexit 101\n' |
+			$SUDO tee "$policy" >/dev/null
+		$SUDO chmod 755 "$policy"
+	fi
+	$SUDO apt-get install -y -qq --no-install-recommends "${ch[@]}" >/dev/null
+fi
