@@ -13,7 +13,7 @@
 #include "net/client.h"
 
 #define POOL_MAX	  8
-#define DEF_TIMEOUT_MS	  60000
+#define DEF_TIMEOUT_MS	  30000
 #define CONNECT_MS	  3000
 #define MAX_ANSWER	  (1024ul << 20) /* 1 GiB: a merged query's rows */
 
@@ -169,17 +169,28 @@ int zt_ch_code_retryable(int code)
 	return 0;
 }
 
-/* ClickHouse's message: its first line, without the stack trace. */
+/* ClickHouse's message on one line (its lines joined: a distributed
+ * query's first line does not name the shard, the next ones do), at most
+ * 400 bytes, control characters dropped. */
 static void answer_text(const struct zbuf *b, char *msg, size_t msglen)
 {
 	const char *t = b->data ? (const char *)b->data : "";
-	size_t n = b->len, i;
+	size_t n = b->len < 400 ? b->len : 400, i, k = 0;
 
-	for (i = 0; i < n && t[i] != '\n'; i++)
-		;
-	while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\r' || t[i - 1] == ','))
-		i--;
-	snprintf(msg, msglen, "%.*s", (int)(i < 400 ? i : 400), t);
+	for (i = 0; i < n && k + 1 < msglen; i++) {
+		unsigned char ch = (unsigned char)t[i];
+
+		if (ch == '\n' || ch == '\r' || ch == '\t') {
+			if (k && msg[k - 1] != ' ')
+				msg[k++] = ' ';
+		} else if (ch >= 0x20 && ch != 0x7f) {
+			msg[k++] = (char)ch;
+		}
+	}
+	while (k && (msg[k - 1] == ' ' || msg[k - 1] == ','))
+		k--;
+	if (msglen)
+		msg[k] = 0;
 }
 
 int zt_ch_query(struct zt_ch *c, const char *sql, const char *settings, const void *body,
@@ -231,7 +242,9 @@ int zt_ch_query(struct zt_ch *c, const char *sql, const char *settings, const vo
 		snprintf(msg, msglen, "cannot reach ClickHouse at %s: %s", c->url, why);
 		zt_http_free(h);
 		zt_http_resp_release(&resp);
-		return err == -ENOMEM ? -ENOMEM : err == -EINVAL ? -EINVAL : -ECONNREFUSED;
+		/* a timeout: the server took the query (a shard behind it may hang) */
+		return err == -ENOMEM ? -ENOMEM : err == -EINVAL ? -EINVAL
+		       : err == -ETIMEDOUT ? -EAGAIN : -ECONNREFUSED;
 	}
 	conn_put(c, h);
 	if (resp.status == 200) {

@@ -25,7 +25,7 @@ struct zt_ch_opts {
 	const char *url;      /* http(s)://host:port of one server; copied */
 	const char *user;     /* NULL: the server's default user */
 	const char *password; /* NULL: none; copied, wiped at zt_ch_free() */
-	long timeout_ms;      /* one query; 0: 60 s */
+	long timeout_ms;      /* one query; 0: 30 s (a frozen shard hangs a query for good) */
 };
 
 struct zt_ch;
@@ -41,13 +41,13 @@ const char *zt_ch_url(const struct zt_ch *c);
  * NULL). With a body (an INSERT ... FORMAT RowBinary), sql goes in the URL
  * and the body is sent after it; else sql is the request's body. The
  * answer's bytes are appended to out (may be NULL: dropped). Returns 0 or
- *   -ECONNREFUSED  the server cannot be reached (refused, timed out, cut)
- *   -EAGAIN     a shard behind it cannot be reached, a query timed out or
+ *   -ECONNREFUSED  the server cannot be reached (refused, cut)
+ *   -EAGAIN     a shard behind it cannot be reached, the query timed out or
  *               the server is overloaded: worth trying again later
  *   -EREMOTEIO  the server refused the query
  *   -EACCES     the server refused the user or password
  *   -ENOMEM
- * with msg holding what happened (ClickHouse's own message, first line).
+ * with msg holding what happened (ClickHouse's own message, on one line).
  */
 int zt_ch_query(struct zt_ch *c, const char *sql, const char *settings, const void *body,
 		size_t len, struct zbuf *out, char *msg, size_t msglen);

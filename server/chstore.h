@@ -66,7 +66,7 @@ struct zs_ch_opts {
 	const char *database; /* NULL: "zt" */
 	const char *user;     /* NULL: the servers' default user */
 	const char *password; /* NULL: none */
-	long timeout_ms;      /* one query; 0: 60 s */
+	long timeout_ms;      /* one query; 0: 30 s */
 };
 
 struct zs_ch;
