@@ -39,13 +39,20 @@ chmod 600 "$T/creds"
 
 # start NAME [options]: a zt serve on a free port; its URL in URL_NAME, PID in PID_NAME
 start() {
-	local name=$1 port i
+	local name=$1 port i try pid
 	shift
-	port=$((30000 + RANDOM % 20000))
-	"$ZT" serve -q --listen 127.0.0.1:$port --data-dir "$T/$name" "$@" 2>> "$T/$name.err" &
-	eval "PID_$name=$! URL_$name=http://127.0.0.1:$port"
-	bgpids+=($!)
-	for i in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && return 0; sleep 0.05; done
+	for try in 1 2 3 4 5 6 7 8; do # a port taken meanwhile: another
+		port=$((30000 + RANDOM % 20000))
+		"$ZT" serve -q --listen 127.0.0.1:$port --data-dir "$T/$name" "$@" 2>> "$T/$name.err" &
+		pid=$!
+		eval "PID_$name=$pid URL_$name=http://127.0.0.1:$port"
+		bgpids+=($pid)
+		for i in $(seq 200); do
+			kill -0 "$pid" 2> /dev/null || break
+			curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && return 0
+			sleep 0.05
+		done
+	done
 	echo "bench: zt serve $name did not start: $(tail -2 "$T/$name.err")" >&2
 	exit 1
 }

@@ -32,6 +32,7 @@ static const char *const serve_usage[] = {
 	"zt serve [--listen HOST:PORT] [--data-dir DIR] [--public-read] [<options>]",
 	"zt serve token create --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
 	"DIR]",
+	"zt serve token import --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir DIR] < TOKEN",
 	"zt serve token list [--data-dir DIR]",
 	"zt serve token revoke NAME|HASH [--data-dir DIR]",
 	NULL,
@@ -167,8 +168,9 @@ static int cmd_serve_token(int argc, char **argv)
 	const struct zs_store_opts admin = {.admin_only = 1};
 	const struct opt options[] = {
 		{OPT_STRING, 0, "scope", &scope, "scopes",
-		 "create: push, symbols, read, admin (comma-separated; admin implies all)"},
-		{OPT_STRING, 0, "name", &name, "name", "create: a name to list and revoke it by"},
+		 "create, import: push, symbols, read, admin (comma-separated; admin implies all)"},
+		{OPT_STRING, 0, "name", &name, "name",
+		 "create, import: a name to list and revoke it by"},
 		{OPT_STRING, 'd', "data-dir", &dir, "dir",
 		 "the server's data directory (./" DEFAULT_DIR ")"},
 		OPT_EOL};
@@ -180,7 +182,7 @@ static int cmd_serve_token(int argc, char **argv)
 			opts_usage(stdout, serve_usage, options);
 			return ZT_EXIT_OK;
 		}
-		cmd_error("give a token subcommand: create, list or revoke (see 'zt serve -h')");
+		cmd_error("give a token subcommand: create, import, list or revoke (see 'zt serve -h')");
 		return ZT_EXIT_USAGE;
 	}
 	sub = argv[1];
@@ -226,6 +228,50 @@ static int cmd_serve_token(int argc, char **argv)
 				scopes_text(mask, sc, sizeof(sc)));
 		}
 		explicit_bzero(tok, sizeof(tok));
+	} else if (!strcmp(sub, "import")) {
+		char line[1100];
+		size_t n;
+		unsigned mask = scope ? zs_scope_parse(scope) : 0;
+		int rc;
+
+		if (!mask) {
+			cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
+			return ZT_EXIT_USAGE;
+		}
+		if (rest < argc) {
+			cmd_error("unexpected argument '%s': the token comes on standard input", argv[rest]);
+			return ZT_EXIT_USAGE;
+		}
+		if (!fgets(line, sizeof(line), stdin)) {
+			cmd_error("give the token on standard input (one line)");
+			return ZT_EXIT_USAGE;
+		}
+		n = strcspn(line, "\r\n");
+		line[n] = 0;
+		s = open_store(dir, &admin);
+		if (!s) {
+			explicit_bzero(line, sizeof(line));
+			return ZT_EXIT_FAIL;
+		}
+		rc = zs_token_import(s, mask, name, line, n);
+		explicit_bzero(line, sizeof(line));
+		if (rc == -EINVAL) {
+			cmd_error("not a token zt takes: 16 to 1024 printable characters, no blank");
+			ret = ZT_EXIT_USAGE;
+		} else if (rc == -EEXIST) {
+			cmd_error("'%s' has that token already", dir);
+			ret = ZT_EXIT_FAIL;
+		} else if (rc) {
+			cmd_error("cannot import the token into '%s': %s", dir, strerror(-rc));
+			ret = ZT_EXIT_FAIL;
+		} else {
+			char sc[64];
+
+			fprintf(stderr,
+				"zt serve: token%s%s imported with scopes %s; a running server takes it "
+				"within a second\n",
+				name ? " " : "", name ? name : "", scopes_text(mask, sc, sizeof(sc)));
+		}
 	} else if (!strcmp(sub, "list")) {
 		if (rest < argc) {
 			cmd_error("unexpected argument '%s'", argv[rest]);
@@ -260,7 +306,7 @@ static int cmd_serve_token(int argc, char **argv)
 			ret = ZT_EXIT_FAIL;
 		}
 	} else {
-		cmd_error("'%s' is not a token subcommand: create, list or revoke", sub);
+		cmd_error("'%s' is not a token subcommand: create, import, list or revoke", sub);
 		return ZT_EXIT_USAGE;
 	}
 	zs_store_close(s);

@@ -855,20 +855,13 @@ static int tokens_load(struct zs_store *s, sqlite3 *db)
 	return 0;
 }
 
-int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65])
+/* A token's row by the SHA-256 of the token. -EEXIST: that token is there. */
+static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
+			const uint8_t hash[32])
 {
-	uint8_t raw[32], hash[32];
 	sqlite3_stmt *st;
 	int rc, err;
 
-	if (!scopes || scopes > 15 || (name && strlen(name) > 256))
-		return -EINVAL;
-	if (RAND_bytes(raw, sizeof(raw)) != 1)
-		return -EIO;
-	zs_hex(raw, 32, out);
-	OPENSSL_cleanse(raw, sizeof(raw));
-	if ((err = sha256(out, 64, hash)))
-		return err;
 	pthread_mutex_lock(&s->wlock);
 	rc = sqlite3_prepare_v2(s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
 				-1, &st, NULL);
@@ -880,11 +873,47 @@ int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char 
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
-	err = rc == SQLITE_DONE ? tokens_load(s, s->wdb) : db_err(s->wdb, rc);
+	if (rc == SQLITE_DONE)
+		err = tokens_load(s, s->wdb);
+	else
+		err = (rc & 0xff) == SQLITE_CONSTRAINT ? -EEXIST : db_err(s->wdb, rc);
 	pthread_mutex_unlock(&s->wlock);
+	return err;
+}
+
+int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65])
+{
+	uint8_t raw[32], hash[32];
+	int err;
+
+	if (!scopes || scopes > 15 || (name && strlen(name) > 256))
+		return -EINVAL;
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return -EIO;
+	zs_hex(raw, 32, out);
+	OPENSSL_cleanse(raw, sizeof(raw));
+	err = sha256(out, 64, hash);
+	if (!err)
+		err = token_insert(s, scopes, name, hash);
 	if (err)
 		OPENSSL_cleanse(out, 65);
 	return err;
+}
+
+int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
+		    size_t len)
+{
+	uint8_t hash[32];
+	size_t i;
+	int err;
+
+	if (!scopes || scopes > 15 || (name && strlen(name) > 256) || len < 16 || len > 1024)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)token[i] <= ' ' || (unsigned char)token[i] >= 0x7f)
+			return -EINVAL;
+	err = sha256(token, len, hash);
+	return err ? err : token_insert(s, scopes, name, hash);
 }
 
 /* The catalogue's version as tdb sees it: it changes when another

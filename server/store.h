@@ -87,6 +87,11 @@ unsigned zs_scope_parse(const char *s);
 /* A new random token (32 bytes, shown as 64 hex digits: out has 65 bytes)
  * with these scopes and a name (may be NULL); only its SHA-256 is stored. */
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
+/* The same with a token given (from another instance: every zt serve on a
+ * shared ClickHouse takes the same token): 16 to 1024 printable
+ * characters, no blank. -EINVAL, -EEXIST (that token is there already). */
+int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
+		    size_t len);
 /* The scopes of a presented token (0: unknown): compared in constant time
  * against every stored hash, from memory. Tokens made or revoked by
  * another process are seen within a second (the catalogue's

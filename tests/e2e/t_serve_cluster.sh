@@ -44,8 +44,11 @@ check "one URL for a two-shard cluster: refused, naming the shards" grep -q "has
 check "two URLs without --clickhouse-cluster: refused" grep -q "clickhouse-cluster" nocl.err
 
 # ---- two instances -------------------------------------------------------------------
+# one token for both instances: created on A, imported on B
 TA=$("$ZT" serve token create --scope push,read,admin --data-dir "$T/a" 2> /dev/null)
-TB=$("$ZT" serve token create --scope push,read,admin --data-dir "$T/b" 2> /dev/null)
+printf '%s\n' "$TA" | "$ZT" serve token import --scope push,read,admin --name shared --data-dir "$T/b" 2> imp.err
+check "the token imported on B" grep -q "token shared imported with scopes push,read,admin" imp.err
+TB=$TA
 serve_start "$T/a" "${CH[@]}" || { fail "zt serve A starts on the cluster"; finish; }
 A_PID=$SERVE_PID A_URL=$SERVE_URL
 serve_start "$T/b" "${CH[@]}" || { fail "zt serve B starts on the cluster"; finish; }

@@ -177,6 +177,14 @@ static void test_tokens(void **state)
 	assert_int_equal(zs_token_check(s, t1, 64), 0);
 	assert_int_equal(zs_token_revoke(s, "ci"), -ENOENT);
 	assert_int_equal(zs_token_count(s), 1);
+	/* a token made elsewhere, imported: the same token works here */
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, "shared", t1, 64), 0);
+	assert_int_equal(zs_token_check(s, t1, 64), ZS_SCOPE_READ);
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_PUSH, "again", t1, 64), -EEXIST);
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, NULL, "short", 5), -EINVAL);
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, NULL, "with a blank 0123", 17), -EINVAL);
+	assert_int_equal(zs_token_import(s, 0, NULL, t2, 64), -EINVAL);
+	assert_int_equal(zs_token_count(s), 2);
 	zs_store_close(s);
 }
 
