@@ -126,5 +126,13 @@ for n in $SIZES; do
 done
 bad=$(awk '{ s += $1 } END { print s + 0 }' "$T/bad")
 echo "  failed pushes: $bad"
+# ClickHouse keeps replaced parts 8 minutes after a merge, and merges in
+# the background: what its live parts hold is what stays
 du -sh "$T/sq" | awk '{ print "  disk: SQLite store " $1 }'
-du -shc "${CH_DIR[@]}" | tail -1 | awk '{ print "  disk: ClickHouse, both servers " $1 }'
+du -shc "${CH_DIR[@]}" | tail -1 | awk '{ printf "  disk: ClickHouse, both servers %s right after the pushes", $1 }'
+live=0
+for i in 1 2; do
+	b=$(ch_query $i "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'zt'")
+	live=$((live + ${b:-0}))
+done
+awk -v b="$live" 'BEGIN { printf "; its live parts %.0f MB\n", b / 1e6 }'

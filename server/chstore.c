@@ -765,6 +765,12 @@ int zs_ch_delete(struct zs_ch *c, const char *id, char *msg, size_t msglen)
 
 /* ---- merged reads -------------------------------------------------------------------- */
 
+/* Whether sel picks some profiles rather than all. */
+static int narrows(const struct zs_selection *sel)
+{
+	return sel->nr_ids || sel->host || sel->command || sel->nr_labels || sel->from || sel->to;
+}
+
 int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t *nr)
 {
 	size_t cap = len / 24, i;
@@ -817,10 +823,21 @@ int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_ro
 	zbuf_reset(&q);
 	zbuf_reset(&ans);
 	if (!err && *profiles) {
+		const char *in = c->cluster[0] ? " GLOBAL IN " : " IN ";
+
 		put(&q, "SELECT stack, sum(count), sum(weight) FROM ");
 		rd(c, &q, "samples");
-		put(&q, c->cluster[0] ? " WHERE (profile, ingest) GLOBAL IN (SELECT id, ing FROM ("
-				      : " WHERE (profile, ingest) IN (SELECT id, ing FROM (");
+		put(&q, " WHERE ");
+		if (narrows(sel)) { /* the profiles alone too: the primary key skips the others */
+			put(&q, "profile");
+			put(&q, in);
+			put(&q, "(SELECT id FROM (");
+			latest(c, &q, sel);
+			put(&q, ")) AND ");
+		}
+		put(&q, "(profile, ingest)");
+		put(&q, in);
+		put(&q, "(SELECT id, ing FROM (");
 		latest(c, &q, sel);
 		put(&q, ")) GROUP BY stack FORMAT RowBinary");
 		err = run_read(c, &q, &ans, msg, msglen);
