@@ -18,7 +18,7 @@ void opts_usage(FILE *f, const char *const *usage, const struct opt *opts)
 		fprintf(f, "%s%s\n", i ? "   or: " : "usage: ", usage[i]);
 	fputc('\n', f);
 	for (o = opts; o->type != OPT_END; o++) {
-		char left[64];
+		char left[512];
 		int n = 0;
 
 		if (o->type == OPT_GROUP) {
@@ -34,7 +34,11 @@ void opts_usage(FILE *f, const char *const *usage, const struct opt *opts)
 				      o->long_name);
 		if (o->argh && n < (int)sizeof(left))
 			snprintf(left + n, sizeof(left) - n, o->optional_arg ? "[=<%s>]" : " <%s>", o->argh);
-		fprintf(f, "    %-28s %s\n", left, o->help ? o->help : "");
+		/* a long option and placeholder whole, its help on the next line */
+		if (strlen(left) > 28)
+			fprintf(f, "    %s\n    %-28s %s\n", left, "", o->help ? o->help : "");
+		else
+			fprintf(f, "    %-28s %s\n", left, o->help ? o->help : "");
 	}
 }
 
