@@ -700,7 +700,7 @@ static int cpu_meta(struct ct *c)
 {
 	size_t i;
 	uint32_t last_pid = 0;
-	int ret = 0;
+	int ret = 0, named = 0;
 
 	if (c->nr_thr)
 		qsort(c->thr, c->nr_thr, sizeof(*c->thr), tts_cmp);
@@ -709,14 +709,18 @@ static int cpu_meta(struct ct *c)
 		char buf[32];
 		const char *n;
 
-		if (i && t->pid == c->thr[i - 1].pid && t->tid == c->thr[i - 1].tid)
+		/* named at its last event: after an exec, by the program it ran
+		 * (a sample taken while zt record's child was still execing
+		 * has the name before) */
+		if (i + 1 < c->nr_thr && t->pid == c->thr[i + 1].pid && t->tid == c->thr[i + 1].tid)
 			continue;
-		if (!i || t->pid != last_pid) {
+		if (!named || t->pid != last_pid) {
 			n = proctree_comm(c->in->pt, t->pid, t->pid, t->ts);
 			put_meta(c, "process_name", t->pid, 0,
 				 prof_comm_or_pid(n, t->pid, buf, sizeof(buf)));
 			put_sort(c, "process_sort_index", t->pid, 0, t->pid);
 			last_pid = t->pid;
+			named = 1;
 		}
 		n = proctree_comm(c->in->pt, t->pid, t->tid, t->ts);
 		put_meta(c, "thread_name", t->pid, t->tid,

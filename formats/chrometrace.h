@@ -10,7 +10,7 @@
  * and start meet there; "displayTimeUnit":"ns"):
  *  - per recorded process, "M" events process_name and, for each thread
  *    with samples or launches, thread_name (names as the process tree has
- *    them at the thread's first event);
+ *    them at the thread's last event: after an exec, the program's);
  *  - CPU samples as "X" slices on their thread (cat "cpu", name the
  *    frame, no args), one per frame (root first, inline frames their own),
  *    consecutive samples of a thread merged while their frames agree: a

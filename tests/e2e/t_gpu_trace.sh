@@ -159,7 +159,7 @@ check "zt_hot_a's slices about 75% of main's" between "${hot:-}" 60 90
 check "convert a two-thread recording" [ $? -eq 0 ]
 structure tree.json > tree.st
 check "two threads: no violation, slices nest" bash -c "! grep -q '^BAD' tree.st && grep -qx 'misnested 0' tree.st"
-check "two threads named tree and tree-worker" grep -qx 'threads tree | tree-worker' tree.st
+check "two threads named tree and tree-worker ($(value tree.st threads))" grep -qx 'threads tree | tree-worker' tree.st
 "$consumers" engine tree.json > tree.eng 2> tree-eng.err
 check "engine: both threads with their slices" \
 	bash -c "[ \$(grep -cE '^thread [0-9]+ [0-9]+ tree(-worker)? entries=[1-9]' tree.eng) -eq 2 ]"

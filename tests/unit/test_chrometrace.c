@@ -616,6 +616,57 @@ static void test_stack_shift(void **state)
 	release(&x);
 }
 
+/* A thread renamed between its samples (an exec): named as at its last. */
+static void test_exec_name(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	build(&x, 0);
+	assert_int_equal(fake_task(&x.p, PROF_TASK_COMM, 2500000, PID, PID, "execd"), 0);
+	frametab_release(&x.ft);
+	proctree_free(x.pt);
+	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
+	{
+		struct frametab_source s = fakesrc_source(&x.src, 0);
+
+		frametab_init(&x.ft, x.pt, &s);
+	}
+	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
+	assert_non_null(line_with(x.out, "\"thread_name\"", "\"tid\":10,", "\"name\":\"execd\"", NULL));
+	assert_null(line_with(x.out, "\"thread_name\"", "\"tid\":10,", "\"name\":\"app\"", NULL));
+	assert_non_null(line_with(x.out, "\"process_name\"", "\"name\":\"execd\"", NULL));
+	release(&x);
+}
+
+/* The idle task (pid 0, tid 0) of a system-wide recording, with several
+ * samples and first in order: its process is named too. */
+static void test_pid0(void **state)
+{
+	const uint64_t st[1] = {0x3000};
+	struct fx x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	profile_init(&x.p);
+	profile_set_meta(&x.p, "event", "cpu-clock");
+	assert_int_equal(fake_sample(&x.p, 1 * MS, MS, 0, 0, 0, st, 0, 1), 0);
+	assert_int_equal(fake_sample(&x.p, 2 * MS, MS, 0, 0, 0, st, 0, 1), 0);
+	assert_int_equal(fake_sample(&x.p, 3 * MS, MS, PID, PID, 0, st, 0, 1), 0);
+	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
+	fakesrc_init(&x.src);
+	{
+		struct frametab_source s = fakesrc_source(&x.src, 0);
+
+		frametab_init(&x.ft, x.pt, &s);
+	}
+	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
+	assert_non_null(line_with(x.out, "\"process_name\"", "\"pid\":0,", NULL));
+	assert_non_null(line_with(x.out, "\"thread_name\"", "\"pid\":0,", NULL));
+	assert_non_null(line_with(x.out, "\"process_name\"", "\"pid\":10,", NULL));
+	release(&x);
+}
+
 static void test_errors(void **state)
 {
 	struct chrometrace_in in;
@@ -652,7 +703,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_checker), cmocka_unit_test(test_cpu_only),
-		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits), cmocka_unit_test(test_stack_shift),
+		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits), cmocka_unit_test(test_stack_shift), cmocka_unit_test(test_exec_name), cmocka_unit_test(test_pid0),
 		cmocka_unit_test(test_errors),
 	};
 
