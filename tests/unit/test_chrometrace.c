@@ -267,6 +267,18 @@ static void build(struct fx *x, int gpu)
 		assert_int_equal(gpu_view_init(&x->gv, x->p.gpu), 0);
 }
 
+/* The process tree and frame table again, after x->p got more records. */
+static void rebuild(struct fx *x)
+{
+	struct frametab_source s;
+
+	frametab_release(&x->ft);
+	proctree_free(x->pt);
+	assert_int_equal(proctree_new(&x->p, &x->pt), 0);
+	s = fakesrc_source(&x->src, 0);
+	frametab_init(&x->ft, x->pt, &s);
+}
+
 static const char *shown(void *ctx, uint32_t id)
 {
 	(void)id;
@@ -601,14 +613,7 @@ static void test_stack_shift(void **state)
 	build(&x, 0);
 	add_sample(&x, PID, 4 * MS, a, 4);
 	add_sample(&x, PID, 5 * MS, b, 3);
-	frametab_release(&x.ft);
-	proctree_free(x.pt);
-	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
-	{
-		struct frametab_source s = fakesrc_source(&x.src, 0);
-
-		frametab_init(&x.ft, x.pt, &s);
-	}
+	rebuild(&x);
 	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
 	assert_true(json_valid(x.out, x.len));
 	assert_no_meeting(x.out);
@@ -624,14 +629,7 @@ static void test_exec_name(void **state)
 	(void)state;
 	build(&x, 0);
 	assert_int_equal(fake_task(&x.p, PROF_TASK_COMM, 2500000, PID, PID, "execd"), 0);
-	frametab_release(&x.ft);
-	proctree_free(x.pt);
-	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
-	{
-		struct frametab_source s = fakesrc_source(&x.src, 0);
-
-		frametab_init(&x.ft, x.pt, &s);
-	}
+	rebuild(&x);
 	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
 	assert_non_null(line_with(x.out, "\"thread_name\"", "\"tid\":10,", "\"name\":\"execd\"", NULL));
 	assert_null(line_with(x.out, "\"thread_name\"", "\"tid\":10,", "\"name\":\"app\"", NULL));
