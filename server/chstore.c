@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include "libprof/log.h"
@@ -46,13 +47,12 @@ static int valid_name(const char *s, size_t max)
 	return i > 0 && i < max;
 }
 
-static uint64_t id8(const void *p, size_t n)
+/* The first 8 bytes (little endian) of a finished SHA-256. */
+static uint64_t le8(const uint8_t md[SHA256_DIGEST_LENGTH])
 {
-	uint8_t md[SHA256_DIGEST_LENGTH];
 	uint64_t v = 0;
 	int i;
 
-	SHA256(p, n, md);
 	for (i = 7; i >= 0; i--)
 		v = v << 8 | md[i];
 	return v;
@@ -60,24 +60,34 @@ static uint64_t id8(const void *p, size_t n)
 
 uint64_t zs_ch_frame_id(const void *key, size_t len)
 {
-	return id8(key, len);
+	uint8_t md[SHA256_DIGEST_LENGTH];
+
+	SHA256(key, len, md);
+	return le8(md);
 }
 
 uint64_t zs_ch_stack_id(const uint64_t *frames, size_t n)
 {
-	uint8_t buf[8 * 256], *b = buf;
-	uint64_t v;
-	size_t i, k;
+	uint8_t buf[8 * 256], md[SHA256_DIGEST_LENGTH];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	size_t i, k, b = 0;
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 
-	if (n > 256 && !(b = malloc(8 * n)))
-		return 0; /* never a stack's id: callers have stacks of at most 256 frames */
-	for (i = 0; i < n; i++)
+	/* the frames' ids as 8 little-endian bytes each, hashed a buffer at a time */
+	for (i = 0; ok && i < n; i++) {
 		for (k = 0; k < 8; k++)
-			b[8 * i + k] = (uint8_t)(frames[i] >> (8 * k));
-	v = id8(b, 8 * n);
-	if (b != buf)
-		free(b);
-	return v;
+			buf[b++] = (uint8_t)(frames[i] >> (8 * k));
+		if (b == sizeof(buf) || i + 1 == n) {
+			ok = EVP_DigestUpdate(ctx, buf, b);
+			b = 0;
+		}
+	}
+	ok = ok && EVP_DigestFinal_ex(ctx, md, NULL);
+	EVP_MD_CTX_free(ctx);
+	if (!ok) /* out of memory: still one id for the rows of this ingest, which name the
+		    stack by it; only another instance would name it otherwise */
+		return zs_ch_frame_id(frames, n * sizeof(*frames));
+	return le8(md);
 }
 
 /* The table reads go through: the Distributed one with a cluster. */
@@ -437,11 +447,6 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 		zbuf_putf(q, " AND ts <= %" PRId64, sel->to);
 }
 
-static int rb_str(struct zcur *r, const uint8_t **p, size_t *n)
-{
-	return zcur_bytes(r, p, n);
-}
-
 static void json_str(struct zbuf *b, const char *k, const uint8_t *v, size_t n, int comma)
 {
 	char *s = strndup((const char *)v, n);
@@ -473,7 +478,7 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	int bad = 0;
 
 	for (i = 0; i < 5; i++)
-		bad |= rb_str(r, &s[i], &n[i]);
+		bad |= zcur_bytes(r, &s[i], &n[i]);
 	for (i = 0; i < 5; i++)
 		bad |= zcur_u64le(r, &v[i]);
 	if (bad)
@@ -492,7 +497,7 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 		const uint8_t *p;
 		size_t l;
 
-		if (rb_str(r, &p, &l))
+		if (zcur_bytes(r, &p, &l))
 			return -EBADMSG;
 	}
 	if (zcur_uv(r, &cnt) || cnt != nk)
@@ -502,7 +507,7 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 		size_t kl, vl;
 		char *k;
 
-		if (rb_str(&keys, &kp, &kl) || rb_str(r, &vp, &vl) || !(k = strndup((const char *)kp, kl)))
+		if (zcur_bytes(&keys, &kp, &kl) || zcur_bytes(r, &vp, &vl) || !(k = strndup((const char *)kp, kl)))
 			return -EBADMSG;
 		json_str(out, k, vp, vl, i > 0);
 		free(k);
