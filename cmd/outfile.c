@@ -84,6 +84,20 @@ int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags)
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->fd = o->dirfd = -1;
+	if ((flags & OUTFILE_STDOUT_OK) && !strcmp(path, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			cmd_error("standard output is a terminal: pipe it into another command "
+				  "(zt record -o - | zt report -i -) or give a file name");
+			return -1;
+		}
+		o->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (o->fd < 0) {
+			cmd_error("cannot write to standard output: %s", strerror(errno));
+			return -1;
+		}
+		o->stream = true;
+		return 0;
+	}
 	if (!*path || (slash && !slash[1])) {
 		cmd_error("cannot create '%s': give a file name, not a directory", path);
 		return -1;
@@ -171,6 +185,19 @@ int outfile_commit(struct outfile *o, bool keep_old)
 		return -1;
 	}
 	o->committed = true;
+	return 0;
+}
+
+int outfile_rename(struct outfile *o, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *b = strdup(slash ? slash + 1 : path);
+
+	if (!b)
+		return -ENOMEM;
+	free(o->base);
+	o->base = b;
+	o->path = path;
 	return 0;
 }
 

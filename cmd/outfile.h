@@ -27,6 +27,7 @@ struct outfile {
 
 enum {
 	OUTFILE_STREAM_OK = 1, /* a FIFO or character device at the path is written to directly */
+	OUTFILE_STDOUT_OK = 2, /* "-" is standard output (a stream; refused on a terminal) */
 };
 
 /* Create the new file for path with mode. Refuses a path that is a
@@ -38,6 +39,10 @@ int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags);
  * becomes PATH.old first when keep_old. The descriptor stays open (a
  * recording goes on being written). Returns 0, or -1 after a message. */
 int outfile_commit(struct outfile *o, bool keep_old);
+
+/* Give the file another name (base: a path in the same directory as the
+ * one given) before outfile_commit(). 0, or -ENOMEM. */
+int outfile_rename(struct outfile *o, const char *path);
 
 /* Close the descriptor if still open (returns close's -errno, or 0), and
  * remove the new file unless it was committed. */

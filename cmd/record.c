@@ -3,6 +3,7 @@
  * zt record: sample CPU stacks (BPF sampler, or perf_event's own ring buffer
  * without privileges) plus the kernel's side-band into zt.data.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +28,7 @@
 #include "cmd/outfile.h"
 #include "cmd/target.h"
 #include "formats/ztdata.h"
+#include "libprof/asuser.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
@@ -34,6 +36,7 @@
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "libprof/text.h"
+#include "libprof/units.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/kallsyms.h"
@@ -144,6 +147,23 @@ struct record {
 	double duration;
 	uint32_t stack_size; /* --call-graph dwarf: user stack bytes per sample; 0: fp */
 	int gpu;             /* --gpu */
+	int no_inherit;      /* -i/--no-inherit: only the threads there at the start */
+	int timestamp;       /* -T: accepted, zt always records times */
+	const char *zlevel;  /* -z: accepted, zt.data is always compressed */
+	const char *mmap_pages;    /* -m pages[,aux]: ring size per CPU */
+	const char *max_size_str;  /* --max-size */
+	const char *switch_output; /* --switch-output[=signal|SIZE|TIME] */
+	int switch_max_files;      /* --switch-max-files */
+	uint64_t max_size;         /* bytes; 0: none */
+	unsigned ring_pages;       /* -m: data pages per CPU; 0: the default */
+	uint64_t sw_size, sw_time; /* --switch-output at this size (bytes) or time (ns) */
+	bool sw_signal;            /* ... on SIGUSR2 */
+	uint64_t sw_last;          /* when the current file was started */
+	char **sw_files;           /* the files written so far (--switch-max-files) */
+	size_t nr_sw_files, cap_sw_files;
+	uint64_t total_samples, total_bytes; /* of the files already switched out */
+	int argc;                  /* zt record's own command line, for each file's header */
+	char **argv;
 	struct gpurec_opts gpu_opts;
 	struct gpurec *gr;   /* --gpu: the GPU side */
 
@@ -209,11 +229,14 @@ struct record {
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t child_exited;
+static volatile sig_atomic_t switch_flag; /* SIGUSR2 with --switch-output */
 
 static void on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		child_exited = 1;
+	else if (sig == SIGUSR2)
+		switch_flag = 1;
 	else
 		stop_flag = 1;
 }
@@ -638,6 +661,15 @@ static bool users_see_kaddr(void)
 	return ok;
 }
 
+/* Root working for a sudo user. */
+static bool sudo_user(void)
+{
+	struct zt_user u;
+
+	zt_user_init(&u);
+	return u.active;
+}
+
 /* Read the kernel's symbols, once: ips/n are the addresses first needed
  * (they decide whether the cache will do). */
 static void kernel_read(struct record *r, const uint64_t *ips, size_t n)
@@ -1007,7 +1039,7 @@ static int workload_start(struct workload *wl)
  * addresses in it are for root and the sudo user alone. */
 static int open_output(struct record *r)
 {
-	if (outfile_create(&r->out, r->output, 0600, 0))
+	if (outfile_create(&r->out, r->output, 0600, OUTFILE_STREAM_OK | OUTFILE_STDOUT_OK))
 		return -1;
 	r->fd = r->out.fd;
 	r->w = ztdata_writer_new(r->fd);
@@ -1019,7 +1051,7 @@ static int open_output(struct record *r)
 }
 
 static void write_meta(struct record *r, int argc, char **argv, const char *event, uint64_t freq,
-		       uint64_t period)
+		       uint64_t period, uint64_t t_start)
 {
 	struct utsname u;
 	char buf[4096], num[32];
@@ -1049,7 +1081,7 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)period);
 		ztdata_write_meta(r->w, "period", num);
 	}
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->t_start);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)t_start);
 	ztdata_write_meta(r->w, "time_start", num);
 	snprintf(num, sizeof(num), "%lld", (long long)time(NULL));
 	ztdata_write_meta(r->w, "wallclock_start", num);
@@ -1099,6 +1131,19 @@ static const char *const record_usage[] = {
 	NULL,
 };
 
+/* An option whose value may be left out: "" then. */
+static int opt_optional_string(const struct opt *o, const char *arg)
+{
+	*(const char **)o->value = arg ? arg : "";
+	return 0;
+}
+
+static int opt_switch_output(const struct opt *o, const char *arg)
+{
+	*(const char **)o->value = arg ? arg : "signal";
+	return 0;
+}
+
 /* The options into r; the workload's command starts at argv[*rest]. What
  * opts_parse() returns. */
 static int parse_options(struct record *r, int argc, char **argv, int *rest)
@@ -1128,12 +1173,107 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		{ OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
 		  "launch stacks: usdt (zt's BPF sampler at the library's probe), unwind (libunwind "
 		  "in the process) or off; default usdt when recording with BPF, else unwind" },
+		{ OPT_BOOL, 'i', "no-inherit", &r->no_inherit, NULL,
+		  "child tasks do not inherit counters: only the threads there at the start "
+		  "(the command's first thread, or those of -p), not threads or processes created later" },
+		{ OPT_STRING, 'm', "mmap-pages", &r->mmap_pages, "pages[,pages]",
+		  "ring buffer data pages per CPU (a power of two, or a size such as 512K); "
+		  "a second value (perf's AUX area) is ignored" },
+		{ OPT_STRING, 0, "max-size", &r->max_size_str, "size",
+		  "stop when the output reaches this size (B/K/M/G)" },
+		{ OPT_CALLBACK, 0, "switch-output", &r->switch_output, "signal|size|time",
+		  "write the recording in pieces, FILE.YYYYMMDDhhmmssNN each: on SIGUSR2 (signal, "
+		  "the default), at a size (10M) or every period (30s, 5m, 1h, 1d)",
+		  opt_switch_output, 1 },
+		{ OPT_INT, 0, "switch-max-files", &r->switch_max_files, "n",
+		  "with --switch-output: keep only the n newest files" },
+		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
+		  "accepted as perf's: zt always records sample times" },
+		{ OPT_CALLBACK, 'z', "compression-level", &r->zlevel, "n",
+		  "accepted as perf's: zt.data is always compressed (zstd)", opt_optional_string, 1 },
 		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
 		{ OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message" },
 		OPT_EOL
 	};
 
 	return opts_parse("record", record_usage, options, argc, argv, rest);
+}
+
+/* -m pages[,aux]: a power of two, or a size rounded up to one, as perf. */
+static int parse_mmap_pages(struct record *r)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char buf[64], *comma;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", r->mmap_pages);
+	if ((comma = strchr(buf, ',')))
+		*comma = 0;
+	if (!zt_parse_size(buf, 1, &v)) {
+		v = (v + (uint64_t)psz - 1) / (uint64_t)psz;
+		while (v & (v - 1))
+			v += v & -v; /* up to a power of two */
+	} else if (zt_parse_size(buf, 0, &v) || !v || (v & (v - 1))) {
+		cmd_error("-m '%s': give a number of pages that is a power of two, or a size "
+			  "such as 512K", r->mmap_pages);
+		return -1;
+	}
+	if (v > 65536) {
+		cmd_error("-m '%s': at most 65536 pages per CPU", r->mmap_pages);
+		return -1;
+	}
+	r->ring_pages = v ? (unsigned)v : 1;
+	if (comma)
+		cmd_info("-m: the second value (perf's AUX area pages) is ignored: zt uses no AUX area");
+	return 0;
+}
+
+/* -m, --max-size, --switch-output and their partners. 0, or -1 after a
+ * message. */
+static int check_output_options(struct record *r)
+{
+	const char *so = r->switch_output;
+	int ret;
+
+	if (r->mmap_pages && parse_mmap_pages(r))
+		return -1;
+	if (r->max_size_str && (zt_parse_size(r->max_size_str, 0, &r->max_size) || !r->max_size)) {
+		cmd_error("--max-size '%s': give a size such as 100M (B, K, M or G)", r->max_size_str);
+		return -1;
+	}
+	if (!so) {
+		if (r->switch_max_files) {
+			cmd_error("--switch-max-files goes with --switch-output");
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(r->output, "-")) {
+		cmd_error("--switch-output writes files: give -o FILE, not standard output");
+		return -1;
+	}
+	if (r->gpu) {
+		cmd_error("--switch-output with --gpu is not supported yet: record the GPU side "
+			  "in one file");
+		return -1;
+	}
+	if (r->switch_max_files < 0) {
+		cmd_error("--switch-max-files %d: give a number of files, 1 or more",
+			  r->switch_max_files);
+		return -1;
+	}
+	if (!strcmp(so, "signal"))
+		r->sw_signal = true;
+	else if ((ret = zt_parse_size(so, 1, &r->sw_size)) != -EINVAL)
+		ret = ret || !r->sw_size ? -1 : 0;
+	else
+		ret = zt_parse_duration(so, &r->sw_time) || !r->sw_time ? -1 : 0;
+	if (!r->sw_signal && ret) {
+		cmd_error("--switch-output '%s': give signal, a size (such as 100M) or a time "
+			  "(such as 30s, 5m, 1h)", so);
+		return -1;
+	}
+	return 0;
 }
 
 /* What the options settle, and whether they go together: ZT_EXIT_OK, or
@@ -1146,14 +1286,14 @@ static int check_options(struct record *r)
 		return ZT_EXIT_USAGE;
 	if (target_parse_event(tg))
 		return ZT_EXIT_USAGE;
-	if (!!tg->pids + !!tg->tids + (r->command != NULL) > 1) {
-		cmd_error("give only one of -p, -t and a command");
+	if (tg->pids && tg->tids) {
+		cmd_error("give only one of -p and -t");
 		return ZT_EXIT_USAGE;
 	}
-	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command) {
-		cmd_error("nothing to record: give a command, -p PID, -t TID, -C CPUS or -a (see 'zt record -h')");
-		return ZT_EXIT_USAGE;
-	}
+	/* perf's rule: no target and no command is the whole system, until
+	 * Ctrl-C (or --duration) */
+	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command)
+		tg->all_cpus = 1;
 	if (!r->gpu && (r->gpu_opts.pcs || r->gpu_opts.pcs_period || r->gpu_opts.stack_rate ||
 			r->gpu_opts.stacks)) {
 		cmd_error("the --gpu-* options go with --gpu");
@@ -1161,6 +1301,12 @@ static int check_options(struct record *r)
 	}
 	if (r->gpu && gpurec_check(&r->gpu_opts))
 		return ZT_EXIT_USAGE;
+	if (check_output_options(r))
+		return ZT_EXIT_USAGE;
+	if (r->timestamp)
+		cmd_info("-T: zt always records sample times");
+	if (r->zlevel)
+		cmd_info("-z: zt.data is always compressed (zstd)");
 	return ZT_EXIT_OK;
 }
 
@@ -1188,6 +1334,13 @@ static int choose_sampler(struct record *r)
 	return 0;
 }
 
+/* The command is what is recorded (perf's rule: with -p or -t it only
+ * bounds the recording, as `-p PID -- sleep 5` does). */
+static bool workload_traced(const struct record *r)
+{
+	return r->wl.pid > 0 && !r->tg.pids && !r->tg.tids;
+}
+
 /* The output file, the build-id cache, and whether the file may show
  * kernel addresses. 0, or -1 after a message. */
 static int prepare_output(struct record *r)
@@ -1195,8 +1348,10 @@ static int prepare_output(struct record *r)
 	if (open_output(r))
 		return -1;
 	r->cache_ok = !buildid_cache_init(&r->cache);
-	/* the file goes to the sudo user: kernel addresses only if they may see them */
-	r->hide_kaddr = r->privileged && r->out.handed_over && !users_see_kaddr();
+	/* the file goes to the sudo user (or, a stream, to whoever reads it):
+	 * kernel addresses only if they may see them */
+	r->hide_kaddr = r->privileged && (r->out.handed_over || (r->out.stream && sudo_user())) &&
+			!users_see_kaddr();
 	if (r->hide_kaddr) {
 		cmd_info("'%s' goes to the sudo user, who may not read kernel addresses: kernel "
 			 "frames are stored as symbol slots, not addresses (see zt-data(5))",
@@ -1215,7 +1370,7 @@ static int prepare_workload(struct record *r)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (r->gpu) {
-		r->gpu_opts.workload = r->command != NULL;
+		r->gpu_opts.workload = r->command && !r->tg.pids && !r->tg.tids;
 		/* without BPF the library unwinds launches itself (libunwind);
 		 * with it, zt's sampler takes them at the probe, as samples */
 		if (!r->gpu_opts.stacks && !r->use_bpf)
@@ -1228,7 +1383,7 @@ static int prepare_workload(struct record *r)
 		cmd_error("cannot start '%s': %s", r->command[0], strerror(-err));
 		return -1;
 	}
-	if (r->wl.pid > 0)
+	if (workload_traced(r))
 		track(r, (uint32_t)r->wl.pid);
 	for (i = 0; i < r->tg.nr_pids; i++)
 		track(r, (uint32_t)r->tg.pid_list[i]);
@@ -1246,7 +1401,18 @@ static int open_sampler(struct record *r)
 
 	r->cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, r };
 	target_sampler_opts(tg, &so);
-	so.filter_mode = tg->tids ? ZT_FILTER_TID : r->filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.filter_mode = tg->tids || (r->filtered && r->no_inherit) ? ZT_FILTER_TID
+			 : r->filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
+	so.follow_children = !r->no_inherit;
+	if (r->ring_pages) {
+		/* -m is per CPU, as perf's rings; the BPF ring is one for all */
+		uint64_t want = (uint64_t)r->ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+				(uint64_t)(tg->nr_cpus > 0 ? tg->nr_cpus : 1), sz = 4096;
+
+		while (sz < want && sz < (256u << 20))
+			sz <<= 1;
+		so.ringbuf_bytes = (uint32_t)sz;
+	}
 	so.callchain = r->callgraph;
 	so.ustack_size = r->stack_size;
 	so.launches = r->gr && (!r->gpu_opts.stacks || !strcmp(r->gpu_opts.stacks, "usdt"));
@@ -1261,19 +1427,20 @@ static int open_sampler(struct record *r)
 				.freq_or_period = so.freq_or_period,
 				.exclude_kernel = !r->privileged,
 				.callchain = r->callgraph != 0, .ustack_size = r->stack_size,
-				.sideband = true, .enable_on_exec = r->filtered && r->wl.pid > 0,
-				.inherit = r->filtered && !tg->tids,
+				.sideband = true, .enable_on_exec = r->filtered && workload_traced(r),
+				.inherit = r->filtered && !tg->tids && !r->no_inherit,
 				/* snapshots: 8 KiB a sample; unprivileged, perf_event_mlock_kb
 				 * (516 KiB a CPU) caps the rings */
-				.ring_pages = r->privileged ? (r->stack_size ? 512 : 256)
-							    : (r->stack_size ? 128 : 64),
+				.ring_pages = r->ring_pages ? r->ring_pages
+					      : r->privileged ? (r->stack_size ? 512 : 256)
+							      : (r->stack_size ? 128 : 64),
 			};
 
 			msg[0] = 0;
 			err = perfev_new(&po, &r->cbs, &r->pev);
 			if (!err)
 				err = !r->filtered ? target_open_cpus(tg, r->pev, -1)
-				      : r->wl.pid > 0 ? target_open_cpus(tg, r->pev, r->wl.pid)
+				      : workload_traced(r) ? target_open_cpus(tg, r->pev, r->wl.pid)
 						      : target_open_threads(tg, r->pev);
 			if (err) {
 				perfev_free(r->pev);
@@ -1290,6 +1457,23 @@ static int open_sampler(struct record *r)
 	return 0;
 }
 
+/* The threads of process pid, into the sampler's thread filter. */
+static void add_threads(struct record *r, int pid)
+{
+	struct dirent *de;
+	char dir[64];
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			sampler_add_tid(r->smp, (uint32_t)atoi(de->d_name));
+	closedir(d);
+}
+
 /* With BPF, the kernel's side-band comes from perf_event apart, and the
  * sampler learns which processes to keep. 0, or -1 after a message. */
 static int open_sideband(struct record *r)
@@ -1300,8 +1484,17 @@ static int open_sideband(struct record *r)
 		return 0;
 	if (target_sideband(tg, &r->cbs, r->smp, tg->cpu_list && !tg->all_cpus, &r->sideband))
 		return -1;
-	if (r->wl.pid > 0)
+	if (workload_traced(r))
 		sampler_add_tgid(r->smp, (uint32_t)r->wl.pid);
+	if (r->filtered && r->no_inherit && !tg->tids) {
+		/* --no-inherit: the threads there now, by thread id */
+		int i;
+
+		if (workload_traced(r))
+			sampler_add_tid(r->smp, (uint32_t)r->wl.pid);
+		for (i = 0; i < tg->nr_pids; i++)
+			add_threads(r, tg->pid_list[i]);
+	}
 	return 0;
 }
 
@@ -1314,8 +1507,10 @@ static int start_sampling(struct record *r, int argc, char **argv)
 	struct sigaction sa;
 	int err, i;
 
-	r->t_start = now_ns();
-	write_meta(r, argc, argv, tg->ev->name, tg->freq, tg->period);
+	r->t_start = r->sw_last = now_ns();
+	r->argc = argc;
+	r->argv = argv;
+	write_meta(r, argc, argv, tg->ev->name, tg->freq, tg->period, r->t_start);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1323,6 +1518,8 @@ static int start_sampling(struct record *r, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	if (r->sw_signal)
+		sigaction(SIGUSR2, &sa, NULL);
 
 	/* side-band first, then existing processes, then the samples */
 	if (r->sideband)
@@ -1338,7 +1535,7 @@ static int start_sampling(struct record *r, int argc, char **argv)
 		procsynth_pid(tgid, r->t_start, &r->cbs);
 	}
 	err = r->use_bpf ? sampler_start(r->smp)
-			 : (r->filtered && r->wl.pid > 0 ? 0 : perfev_enable(r->pev));
+			 : (r->filtered && workload_traced(r) ? 0 : perfev_enable(r->pev));
 	if (err) {
 		cmd_error("cannot start sampling: %s", strerror(-err));
 		return -1;
@@ -1363,6 +1560,10 @@ static int start_workload(struct record *r)
 	}
 	return 0;
 }
+
+static bool switch_due(struct record *r, uint64_t t);
+static int switch_output(struct record *r);
+static bool size_limit(struct record *r);
 
 /* Drain the rings until a signal, the end of --duration, of the workload
  * or of every target, or a write error; settle the side-band and flush
@@ -1406,6 +1607,8 @@ static void run_loop(struct record *r)
 		t = now_ns();
 		if (deadline && t >= deadline)
 			break;
+		if (switch_due(r, t) && switch_output(r))
+			break;
 		/* snapshots compress better in larger chunks */
 		if (t - last_flush >= FLUSH_NS ||
 		    ztdata_writer_pending(r->w) > (r->stack_size ? 16u << 20 : 4u << 20)) {
@@ -1417,7 +1620,7 @@ static void run_loop(struct record *r)
 				note_err(r, gpurec_poll(r->gr, r->w));
 			note_err(r, ztdata_writer_flush(r->w));
 			last_flush = t;
-			if (r->err)
+			if (r->err || size_limit(r))
 				break;
 			/* like perf: stop when every target is gone */
 			if ((tg->nr_pids || tg->nr_tids) && !target_alive(tg))
@@ -1451,12 +1654,12 @@ static void stop_sampling(struct record *r)
 
 /* What is still pending, the counts, the end time and the index into the
  * file. 0, or -1 after a message. */
-static int finish_output(struct record *r)
+static int end_file(struct record *r, bool final, uint64_t t_end)
 {
 	char num[32];
 
 	if (r->filtered)
-		settle_pending(r, true);
+		settle_pending(r, final);
 	snapshot_perfmaps(r);
 	if (r->gr)
 		note_err(r, gpurec_poll(r->gr, r->w));
@@ -1469,7 +1672,7 @@ static int finish_output(struct record *r)
 			note_err(r, ztdata_write_meta(r->w, "skipped_files",
 						      (const char *)r->skipped.data));
 	}
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->t_end);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)t_end);
 	note_err(r, ztdata_write_meta(r->w, "time_end", num));
 	if (r->use_bpf && r->sst.run_cnt) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->sst.run_ns);
@@ -1483,6 +1686,140 @@ static int finish_output(struct record *r)
 	return 0;
 }
 
+/* ---- --switch-output ---------------------------------------------------- */
+
+/* The finished piece goes to FILE.YYYYMMDDhhmmssNN (perf's names: local
+ * time, then hundredths of a second); the oldest go past
+ * --switch-max-files. 0, or -1 after a message. */
+static int commit_piece(struct record *r)
+{
+	char ts[32], dt[24], *name;
+	struct timespec now;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
+	snprintf(ts, sizeof(ts), "%s%02u", dt, (unsigned)(now.tv_nsec / 10000000));
+	if (asprintf(&name, "%s.%s", r->output, ts) < 0 || outfile_rename(&r->out, name)) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	if (outfile_commit(&r->out, false)) {
+		free(name);
+		return -1;
+	}
+	if (!r->quiet)
+		fprintf(stderr, "[ zt record: Dump %s ]\n", name);
+	if (ZT_GROW(r->sw_files, r->cap_sw_files, r->nr_sw_files + 1)) {
+		free(name);
+		return 0;
+	}
+	r->sw_files[r->nr_sw_files++] = name;
+	if (r->switch_max_files && r->nr_sw_files > (size_t)r->switch_max_files) {
+		/* rotate: the oldest goes (a file zt named and made) */
+		if (unlink(r->sw_files[0]) && errno != ENOENT)
+			cmd_warn("cannot remove '%s': %s", r->sw_files[0], strerror(errno));
+		free(r->sw_files[0]);
+		memmove(r->sw_files, r->sw_files + 1, --r->nr_sw_files * sizeof(*r->sw_files));
+	}
+	return 0;
+}
+
+/* What each file needs of its own: the kernel's symbols and modules for
+ * its kernel frames, the whole perf maps of its processes. */
+static void reset_file_state(struct record *r)
+{
+	size_t i;
+
+	u64set_release(&r->kips);
+	r->nr_knew = 0;
+	r->modules_written = false;
+	r->kfake_bounds = false;
+	memset(r->kmemo, 0, sizeof(r->kmemo));
+	for (i = 0; i < r->nr_pmaps; i++) {
+		r->pmaps[i].size = 0;
+		memset(&r->pmaps[i].mtime, 0, sizeof(r->pmaps[i].mtime));
+	}
+	r->lost_samples = r->lost_events = 0;
+}
+
+/* End the current file and go on in a new one, which starts with the
+ * header and the processes as they are now (perf synthesizes them
+ * again too). 0, or -1 after a message: the recording stops. */
+static int switch_output(struct record *r)
+{
+	struct ztdata_stats zst;
+	uint64_t t = now_ns();
+	size_t i, n;
+
+	if (end_file(r, false, t))
+		return -1;
+	ztdata_writer_stats(r->w, &zst);
+	r->total_samples += zst.samples;
+	r->total_bytes += zst.bytes;
+	ztdata_writer_free(r->w);
+	r->w = NULL;
+	if (commit_piece(r))
+		return -1;
+	outfile_release(&r->out);
+	if (open_output(r))
+		return -1;
+	reset_file_state(r);
+	r->sw_last = t;
+	write_meta(r, r->argc, r->argv, r->tg.ev->name, r->tg.freq, r->tg.period, t);
+	if (!r->filtered) {
+		procsynth_all(t, &r->cbs);
+		return 0;
+	}
+	for (i = 0, n = r->tracked.n; i < n; i++)
+		procsynth_pid((pid_t)r->tracked.k[i], t, &r->cbs);
+	return 0;
+}
+
+/* Whether the current file is due to be switched out. */
+static bool switch_due(struct record *r, uint64_t t)
+{
+	struct ztdata_stats zst;
+
+	if (!r->switch_output)
+		return false;
+	if (switch_flag) {
+		switch_flag = 0;
+		return true;
+	}
+	if (r->sw_time)
+		return t - r->sw_last >= r->sw_time;
+	if (r->sw_size) {
+		ztdata_writer_stats(r->w, &zst);
+		return zst.bytes >= r->sw_size;
+	}
+	return false;
+}
+
+/* --max-size reached (checked after each flush). */
+static bool size_limit(struct record *r)
+{
+	struct ztdata_stats zst;
+
+	if (!r->max_size)
+		return false;
+	ztdata_writer_stats(r->w, &zst);
+	if (r->total_bytes + zst.bytes < r->max_size)
+		return false;
+	if (!r->quiet)
+		fprintf(stderr, "[ zt record: size limit reached (%llu KB), stopping ]\n",
+			(unsigned long long)((r->total_bytes + zst.bytes) / 1024));
+	return true;
+}
+
+static int finish_output(struct record *r)
+{
+	if (end_file(r, true, r->t_end))
+		return -1;
+	return r->switch_output ? commit_piece(r) : 0;
+}
+
 /* perf's closing lines on stderr, and with -v the sampler's costs. */
 static void print_summary(struct record *r)
 {
@@ -1493,7 +1830,9 @@ static void print_summary(struct record *r)
 	if (r->quiet)
 		return;
 	fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		(double)zst.bytes / (1024.0 * 1024.0), r->output, (unsigned long long)zst.samples);
+		(double)(r->total_bytes + zst.bytes) / (1024.0 * 1024.0),
+		r->nr_sw_files ? r->sw_files[r->nr_sw_files - 1] : r->output,
+		(unsigned long long)(r->total_samples + zst.samples));
 	if (r->gr)
 		gpurec_summary(r->gr);
 	if (r->lost_samples || r->lost_events)
@@ -1562,6 +1901,9 @@ static void record_release(struct record *r)
 	free(r->memo);
 	u64set_release(&r->tracked);
 	u64set_release(&r->sampled);
+	for (size_t k = 0; k < r->nr_sw_files; k++)
+		free(r->sw_files[k]);
+	free(r->sw_files);
 	for (size_t k = 0; k < r->nr_pmaps; k++) {
 		free(r->pmaps[k].path);
 		if (r->pmaps[k].fd >= 0)
@@ -1608,8 +1950,9 @@ int cmd_record(int argc, char **argv)
 	if (choose_sampler(&r) || prepare_output(&r) || prepare_workload(&r) || open_sampler(&r) ||
 	    open_sideband(&r) || start_sampling(&r, argc, argv) || start_workload(&r))
 		goto out;
-	/* running: the new recording replaces the old one (which becomes .old) */
-	if (outfile_commit(&r.out, true))
+	/* running: the new recording replaces the old one (which becomes .old);
+	 * --switch-output names each file when it is done */
+	if (!r.switch_output && outfile_commit(&r.out, true))
 		goto out;
 	r.started = true;
 	run_loop(&r);

@@ -1375,7 +1375,13 @@ int cmd_report(int argc, char **argv)
 		cmd_error("--stdio and --tui: choose one");
 		goto out;
 	}
-	if (!r.stdio && isatty(STDOUT_FILENO))
+	if (r.tui && !strcmp(r.input, "-")) {
+		cmd_error("--tui reads keys from standard input, which is the recording (-i -): "
+			  "save the recording to a file for the TUI, or use --stdio");
+		goto out;
+	}
+	/* a recording on standard input: as perf, the text report */
+	if (!r.stdio && isatty(STDOUT_FILENO) && strcmp(r.input, "-"))
 		r.tui = 1;
 	if (r.sort ? parse_sort(&r) : 0)
 		goto out;

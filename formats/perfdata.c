@@ -22,6 +22,7 @@
 #include "libprof/zbuf.h"
 
 #define HDR_SIZE 104
+#define PIPE_HDR_SIZE 16 /* pipe mode: magic and size only; the rest comes as records */
 #define MAGIC2 0x32454c4946524550ull /* "PERFILE2" read on a little-endian host */
 #define MAGIC1 0x454c494646524550ull /* "PERFFILE": version 1 */
 #define NR_FEAT_BITS 256
@@ -34,7 +35,14 @@ enum {
 };
 
 /* record types perf writes itself (tools/lib/perf/include/perf/event.h) */
+#define REC_HEADER_ATTR 64         /* pipe mode: an event's attr and ids */
+#define REC_HEADER_TRACING_DATA 66 /* pipe mode: u32 size; that many bytes follow (8-aligned) */
+#define REC_HEADER_BUILD_ID 67     /* pipe mode: one build-id feature entry */
 #define REC_FINISHED_ROUND 68
+#define REC_AUXTRACE 71            /* u64 size; that many bytes of AUX data follow */
+#define REC_EVENT_UPDATE 78        /* pipe mode: u64 type, u64 id, then the name, ... */
+#define REC_HEADER_FEATURE 80      /* pipe mode: u64 feature bit, then its section */
+#define EVENT_UPDATE_NAME 2
 #define REC_COMPRESSED 81
 #define REC_COMPRESSED2 83
 #define REC_LAST_KNOWN 86 /* SCHEDSTAT_DOMAIN; higher ones count as unknown */
@@ -1115,11 +1123,8 @@ static int check_header(const uint8_t *d, size_t len, struct perfdata_info *info
 		return -EBADMSG;
 	}
 	hsize = ld64(d + 8);
-	if (hsize == 16) {
-		note(info, 1, "perf.data in pipe mode (perf record -o -): not supported; "
-			      "convert it with 'perf inject -i IN -o OUT.data'");
-		return -ENOTSUP;
-	}
+	if (hsize == PIPE_HDR_SIZE)
+		return 1; /* pipe mode: perf record -o - */
 	if (hsize != HDR_SIZE) {
 		note(info, 1, "perf.data header size %llu at offset 8: expected %u",
 		     (unsigned long long)hsize, HDR_SIZE);
@@ -1254,9 +1259,23 @@ static int finish(struct rd *r, size_t first_mmap)
 	return ret;
 }
 
+/* Bytes that follow a record of n bytes as part of it: the AUX data of an
+ * AUXTRACE record, the tracing data of a pipe's TRACING_DATA record. */
+static uint64_t payload_after(const uint8_t *e, size_t n)
+{
+	switch (ld32(e)) {
+	case REC_HEADER_TRACING_DATA:
+		return n >= 12 ? ((uint64_t)ld32(e + 8) + 7) & ~7ull : 0;
+	case REC_AUXTRACE:
+		return n >= 16 ? ld64(e + 8) : 0;
+	}
+	return 0;
+}
+
 static int read_data(struct rd *r, uint64_t off, uint64_t end, int cut)
 {
 	struct perfdata_info *info = r->info;
+	uint64_t extra;
 	int ret = 0;
 
 	info->good_end = off;
@@ -1281,6 +1300,9 @@ static int read_data(struct rd *r, uint64_t off, uint64_t end, int cut)
 		}
 		if (size > end - off)
 			goto short_rec;
+		extra = payload_after(r->d + off, size);
+		if (extra > end - off - size)
+			goto short_rec;
 		ret = record(r, r->d + off, size, 0);
 		if (r->ustop)
 			return r->ustop;
@@ -1294,7 +1316,7 @@ static int read_data(struct rd *r, uint64_t off, uint64_t end, int cut)
 			     (unsigned long long)off, ld32(r->d + off), r->why);
 			return ret;
 		}
-		off += size;
+		off += size + extra;
 		info->good_end = off;
 	}
 	if (r->zlen) {
@@ -1315,6 +1337,121 @@ short_rec:
 	return -EBADMSG;
 }
 
+/* ---- pipe mode ---------------------------------------------------------- */
+
+/* HEADER_ATTR: the attr (its own size), then the event's ids. */
+static int pipe_attr(struct rd *r, const uint8_t *e, size_t n)
+{
+	uint64_t asz = n >= 16 ? ld32(e + 12) : 0, nids, i;
+	struct pd_event *evs, *ev;
+	struct pd_id *ids;
+
+	if (!asz)
+		asz = PERF_ATTR_SIZE_VER0;
+	if (n < 8 + PERF_ATTR_SIZE_VER0 || asz > n - 8 || asz < PERF_ATTR_SIZE_VER0)
+		return bad(r, "ATTR record of %zu bytes with attr size %llu", n,
+			   (unsigned long long)asz);
+	if (r->nr_evs >= 4096)
+		return bad(r, "more than 4096 ATTR records");
+	nids = (n - 8 - asz) / 8;
+	evs = realloc(r->evs, (r->nr_evs + 1) * sizeof(*evs));
+	if (!evs)
+		return -ENOMEM;
+	r->evs = evs;
+	ids = realloc(r->ids, (r->nr_ids + nids + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	r->ids = ids;
+	ev = &r->evs[r->nr_evs];
+	memset(ev, 0, sizeof(*ev));
+	memcpy(&ev->attr, e + 8, asz < sizeof(ev->attr) ? asz : sizeof(ev->attr));
+	ev->attr.size = (uint32_t)(asz < sizeof(ev->attr) ? asz : sizeof(ev->attr));
+	ev->dummy = ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_DUMMY;
+	default_name(ev);
+	for (i = 0; i < nids; i++)
+		r->ids[r->nr_ids++] = (struct pd_id){ ld64(e + 8 + asz + i * 8), r->nr_evs };
+	r->nr_evs++;
+	return 0;
+}
+
+/* The records a pipe carries instead of a file's header: the other kind
+ * of pass over [off, end) than the attrs. */
+static int pipe_header_rec(struct rd *r, const uint8_t *e, size_t n)
+{
+	struct cur c = { e, e + n };
+	char name[128];
+	int ev;
+
+	switch (ld32(e)) {
+	case REC_EVENT_UPDATE: /* u64 type, u64 id, then per type */
+		if (n < 24)
+			return -EBADMSG;
+		if (ld64(e + 8) != EVENT_UPDATE_NAME || (ev = id_event(r, ld64(e + 16))) < 0)
+			return 0;
+		copy_name(name, sizeof(name), e + 24, n - 24);
+		if (name[0])
+			prof_sanitize(r->evs[ev].name, sizeof(r->evs[ev].name), name);
+		return 0;
+	case REC_HEADER_FEATURE: /* u64 feature bit, then its section */
+		if (n < 16)
+			return -EBADMSG;
+		if (ld64(e + 8) >= NR_FEAT_BITS)
+			return 0;
+		c.p = e + 16;
+		return feature(r, (unsigned)ld64(e + 8), &c);
+	case REC_HEADER_BUILD_ID: /* one entry of the build-id feature */
+		return feat_build_id(r, &c);
+	}
+	return 0;
+}
+
+/* Scan a pipe's records for its header: attrs first (attrs == 1), then the
+ * names, features and build ids (attrs == 0), which refer to the ids. */
+static int pipe_headers(struct rd *r, uint64_t off, uint64_t end, int attrs)
+{
+	while (end - off >= 8) {
+		const uint8_t *e = r->d + off;
+		uint32_t type = ld32(e);
+		uint16_t size = ld16(e + 6);
+		uint64_t extra;
+		int ret = 0;
+
+		if (size < 8 || size > end - off)
+			break; /* the data pass says what is wrong there */
+		extra = payload_after(e, size);
+		if (attrs && type == REC_HEADER_ATTR)
+			ret = pipe_attr(r, e, size);
+		else if (!attrs)
+			ret = pipe_header_rec(r, e, size);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret && attrs) {
+			note(r->info, 1, "header record at offset %llu: %s", (unsigned long long)off,
+			     r->why);
+			return ret;
+		}
+		if (ret) {
+			r->info->bad_features++;
+			note(r->info, 0, "header record at offset %llu (type %u) is malformed: skipped",
+			     (unsigned long long)off, type);
+		}
+		if (extra > end - off - size)
+			break;
+		off += size + extra;
+	}
+	if (!attrs)
+		return 0;
+	if (!r->nr_evs) {
+		note(r->info, 1, "perf.data in pipe mode without any ATTR record: no events to read");
+		return -EBADMSG;
+	}
+	if (r->nr_ids)
+		qsort(r->ids, r->nr_ids, sizeof(*r->ids), id_cmp);
+	r->id_pos = calc_id_pos(r->evs[0].attr.sample_type);
+	r->is_pos = calc_is_pos(r->evs[0].attr.sample_type);
+	return 0;
+}
+
 static int read_mem(const void *data, size_t len, struct profile *p,
 		    const struct perfdata_opts *opts, struct perfdata_info *info, prof_ustack_fn ufn,
 		    void *uarg)
@@ -1324,7 +1461,7 @@ static int read_mem(const void *data, size_t len, struct profile *p,
 	uint64_t aoff, asize, doff, dsize, dend;
 	size_t first_mmap = p->nr_mmaps;
 	struct rd *r;
-	int ret, cut = 0;
+	int ret, cut = 0, pipe;
 	size_t i;
 
 	if (!info)
@@ -1332,8 +1469,9 @@ static int read_mem(const void *data, size_t len, struct profile *p,
 	memset(info, 0, sizeof(*info));
 	info->size = len;
 	info->event = -1;
-	if ((ret = check_header(d, len, info)))
+	if ((ret = check_header(d, len, info)) < 0)
 		return ret;
+	pipe = ret;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		note(info, 1, "out of memory");
@@ -1346,6 +1484,23 @@ static int read_mem(const void *data, size_t len, struct profile *p,
 	r->ufn = ufn;
 	r->uarg = uarg;
 	r->zmax = PERFDATA_DECOMP_TOTAL_MIN + 64 * (uint64_t)len;
+	if (pipe) {
+		/* the header comes as records; the data is the rest of the stream */
+		doff = PIPE_HDR_SIZE;
+		dsize = len - PIPE_HDR_SIZE;
+		dend = len;
+		cut = 1;
+		info->data_offset = doff;
+		ret = pipe_headers(r, doff, dend, 1);
+		if (!ret)
+			ret = pipe_headers(r, doff, dend, 0);
+		if (ret == -ENOMEM)
+			note(info, 1, "out of memory");
+		if (ret)
+			goto out;
+		info->nr_events = r->nr_evs;
+		goto events;
+	}
 	aoff = ld64(d + 24);
 	asize = ld64(d + 32);
 	doff = ld64(d + 40);
@@ -1386,6 +1541,7 @@ static int read_mem(const void *data, size_t len, struct profile *p,
 			goto out;
 		}
 	}
+events:
 	if (r->arch[0] && strcmp(r->arch, "x86_64")) {
 		char t[64];
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * perf.data reader: a file written by `perf record` (file mode, this byte
- * order, x86_64) read into the profile model, zstd-compressed data included.
+ * perf.data reader: a file written by `perf record` (file mode, or pipe mode
+ * from `perf record -o -`; this byte order, x86_64) read into the profile
+ * model, zstd-compressed data included.
  */
 #ifndef ZT_PERFDATA_H
 #define ZT_PERFDATA_H
@@ -64,7 +65,7 @@ struct perfdata_info {
  *   -EBADMSG  not a perf.data file, a corrupt header, attr or id section, or
  *             a data record that does not parse (the records before it are
  *             in p) or does not decompress
- *   -ENOTSUP  pipe mode (`perf record -o -`), the other byte order, another
+ *   -ENOTSUP  the other byte order, another
  *             architecture than x86_64, perf.data version 1
  *   -ENOENT   opts names an event the file does not have
  *   -ENOMEM

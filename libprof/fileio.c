@@ -153,9 +153,28 @@ out:
 	return ret;
 }
 
+int zt_image_read_fd(int fd, struct zt_image *img)
+{
+	unsigned char *b;
+	size_t n;
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	img->data = (const unsigned char *)"";
+	ret = zt_read_fd(fd, SIZE_MAX / 2, &b, &n);
+	if (ret)
+		return ret;
+	img->heap = b;
+	img->len = n;
+	if (n)
+		img->data = b;
+	return 0;
+}
+
 void zt_image_close(struct zt_image *img)
 {
 	if (img->map)
 		munmap(img->map, img->len);
+	free(img->heap);
 	memset(img, 0, sizeof(*img));
 }

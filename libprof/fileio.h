@@ -30,6 +30,7 @@ struct zt_image {
 	const unsigned char *data;
 	size_t len;
 	void *map;  /* owned mapping, or NULL */
+	void *heap; /* owned buffer (a stream read whole), or NULL */
 	int is_dir; /* path is a directory (nothing mapped) */
 };
 
@@ -38,6 +39,9 @@ struct zt_image {
  * when path is not a regular file (what: "read"). Release with
  * zt_image_close. */
 int zt_image_open(const char *path, struct zt_image *img, const char **what);
+/* A stream (a pipe: `zt record -o - | zt report -i -`) read to its end into
+ * an image. fd is borrowed. 0, or a negative errno. */
+int zt_image_read_fd(int fd, struct zt_image *img);
 void zt_image_close(struct zt_image *img);
 
 #endif

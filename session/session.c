@@ -373,12 +373,27 @@ static int jit_maps(const char *path, struct profile *p)
 	return 0;
 }
 
-/* path mapped whole, or -1 after a message. Recordings are regular files:
- * a pipe or a device (zt has no pipe mode) could be read forever. */
+/* path mapped whole, or -1 after a message. Recordings are regular files
+ * (a pipe or a device given by name could be read forever), or "-":
+ * standard input read to its end. */
 static int open_recording(const char *path, struct zt_image *img)
 {
-	const char *what;
-	int ret = zt_image_open(path, img, &what);
+	const char *what = "read";
+	int ret;
+
+	if (!strcmp(path, "-")) {
+		/* a stream: zt record -o - | zt report -i -, perf record -o - | ... */
+		if (isatty(STDIN_FILENO)) {
+			zt_log(ZT_LOG_ERROR, "standard input is a terminal: pipe a recording into it "
+					     "(zt record -o - | zt report -i -) or give a file with -i");
+			return -1;
+		}
+		ret = zt_image_read_fd(STDIN_FILENO, img);
+		if (ret)
+			zt_log(ZT_LOG_ERROR, "cannot read standard input: %s", strerror(-ret));
+		return ret ? -1 : 0;
+	}
+	ret = zt_image_open(path, img, &what);
 
 	if (ret == -ESPIPE || (!ret && img->is_dir)) {
 		zt_log(ZT_LOG_ERROR,

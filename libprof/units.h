@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Sizes and durations as perf's options take them: 10M, 512K, 30s, 5m. */
+#ifndef ZT_UNITS_H
+#define ZT_UNITS_H
+
+#include <stdint.h>
+
+/* A byte count: digits, then an optional unit B, K, M, G or T (either
+ * case; powers of 1024). 0 and sets *bytes, or -EINVAL (no digits, another
+ * unit, trailing text) or -ERANGE (overflow). need_unit: a bare number is
+ * refused (-EINVAL), as --switch-output tells a size from a time by it. */
+int zt_parse_size(const char *s, int need_unit, uint64_t *bytes);
+
+/* A duration: digits, then s, m, h or d (seconds, minutes, hours, days).
+ * 0 and sets *ns, or -EINVAL or -ERANGE. */
+int zt_parse_duration(const char *s, uint64_t *ns);
+
+#endif
