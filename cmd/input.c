@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening a recording for a command, with the session's progress as a command shows it. */
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/input.h"
 
@@ -37,4 +39,11 @@ int cmd_open_session(struct session *s, const char *path, const struct symopts *
 	o.progress = on_progress;
 	o.progress_ctx = &prog;
 	return session_open(s, path, &o);
+}
+
+const char *cmd_default_input(void)
+{
+	struct stat st;
+
+	return !fstat(STDIN_FILENO, &st) && S_ISFIFO(st.st_mode) ? "-" : "zt.data";
 }

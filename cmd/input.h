@@ -15,4 +15,8 @@
 int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
 		     const char *event, int demangle);
 
+/* The recording read when no -i is given: standard input ("-") when it is
+ * a pipe (perf's rule: `zt record -o - | zt report`), else zt.data. */
+const char *cmd_default_input(void);
+
 #endif

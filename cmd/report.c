@@ -1284,8 +1284,7 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report r = {.input = "zt.data",
-			   .children = -1,
+	struct report r = {.children = -1,
 			   .demangle = 1,
 			   .inline_frames = 1,
 			   .mode = CHAIN_GRAPH,
@@ -1293,7 +1292,7 @@ int cmd_report(int argc, char **argv)
 			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &r.input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data)"},
+		 "input file name: zt.data or perf.data (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &r.event, "name",
 		 "the event to report of a perf.data file with several"},
 		{OPT_BOOL, 0, "stdio", &r.stdio, NULL,
@@ -1366,6 +1365,8 @@ int cmd_report(int argc, char **argv)
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
+	if (!r.input)
+		r.input = cmd_default_input();
 	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
 		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);

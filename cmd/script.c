@@ -649,11 +649,10 @@ static const char *const script_usage[] = {
 
 int cmd_script(int argc, char **argv)
 {
-	struct script s = { .input = "zt.data",
-			    .demangle = 1,
+	struct script s = { .demangle = 1,
 			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
 	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data)"},
+		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
 		{OPT_STRING, 'F', "fields", &s.fields, "fields",
@@ -695,6 +694,8 @@ int cmd_script(int argc, char **argv)
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
+	if (!s.input)
+		s.input = cmd_default_input();
 	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
 		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);

@@ -39,6 +39,8 @@ check "zt report -i - reports the stream as the file" diff s-file.txt s-pipe.txt
 check "... zt_hot_a first" [ "$(top_symbol s-pipe.txt)" = zt_hot_a ]
 "$ZT" record -o - -- "$WL/hot" hot 1 2> /dev/null | "$ZT" report -i - --no-children > live.txt 2>&1
 check "zt record -o - | zt report -i - (text report without --stdio)" [ "$(top_symbol live.txt)" = zt_hot_a ]
+cat s.data | "$ZT" report --stdio --no-children > nodash.txt 2>&1
+check "... and without -i, a pipe on stdin is read (perf's rule)" diff s-file.txt nodash.txt
 cat s.data | "$ZT" script -i - > s-script.txt 2>&1
 "$ZT" script -i s.data > f-script.txt 2>&1
 check "zt script -i - prints the stream as the file" cmp -s s-script.txt f-script.txt
