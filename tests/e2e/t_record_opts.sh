@@ -44,6 +44,11 @@ check "... and without -i, a pipe on stdin is read (perf's rule)" diff s-file.tx
 cat s.data | "$ZT" script -i - > s-script.txt 2>&1
 "$ZT" script -i s.data > f-script.txt 2>&1
 check "zt script -i - prints the stream as the file" cmp -s s-script.txt f-script.txt
+# on a terminal (script(1) gives the command one): refused, saying what to do
+script -qec "'$ZT' record -o - -- true" /dev/null > tty.out 2>&1
+check "-o - on a terminal is refused" [ $? -eq 1 ] && contains tty.out 'zt record: standard output is a terminal: pipe it'
+script -qec "'$ZT' report -i -" /dev/null > tty2.out 2>&1
+check "-i - from a terminal is refused" [ $? -eq 1 ] && contains tty2.out 'zt report: standard input is a terminal: pipe a recording'
 "$ZT" report -i - --tui < s.data > /dev/null 2> tui.err
 check "--tui with -i - is refused, saying why" [ $? -ne 0 ] && contains tui.err 'zt report: --tui reads keys from standard input'
 
