@@ -1680,7 +1680,11 @@ static int end_file(struct record *r, bool final, uint64_t t_end)
 	}
 	note_err(r, ztdata_writer_finish(r->w));
 	if (r->err) {
-		cmd_error("cannot write '%s': %s", r->output, strerror(-r->err));
+		if (!strcmp(r->output, "-"))
+			cmd_error("cannot write to standard output: %s%s", strerror(-r->err),
+				  r->err == -EPIPE ? " (the command reading it ended)" : "");
+		else
+			cmd_error("cannot write '%s': %s", r->output, strerror(-r->err));
 		return -1;
 	}
 	return 0;
