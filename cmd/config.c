@@ -275,6 +275,23 @@ int cmd_config_private(const struct zt_config_item *it)
 	       !(config.files[it->file].mode & 077);
 }
 
+const char *cmd_config_token(void)
+{
+	static int warned;
+	const struct zt_config_item *it;
+	const char *v = cmd_config_get("server.token", &it);
+	char where[PATH_MAX + 32];
+
+	if (!v || !*v)
+		return NULL;
+	if (cmd_config_private(it))
+		return v;
+	if (!warned++)
+		cmd_warn("server.token in %s is not used: others may read that file: run 'chmod 600' on it",
+			 cmd_config_where(it, where, sizeof(where)));
+	return NULL;
+}
+
 /* ---- zt config ----------------------------------------------------------------- */
 
 static void list_keys(FILE *f)

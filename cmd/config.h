@@ -55,4 +55,8 @@ const char *cmd_config_where(const struct zt_config_item *it, char *buf, size_t 
  * secrets (server.token) are taken only from such a file. */
 int cmd_config_private(const struct zt_config_item *it);
 
+/* server.token when it comes from a private file, else NULL (with a
+ * warning, once, when a file that others may read holds one). */
+const char *cmd_config_token(void);
+
 #endif
