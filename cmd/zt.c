@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/config.h"
 #include "libprof/hist.h"
 
 #define ZT_VERSION "0.1.0"
@@ -65,6 +66,11 @@ int main(int argc, char **argv)
 		for (int k = 0; strcmp(hist_key_name((enum hist_key)k), "?"); k++)
 			printf("%s\n", hist_key_name((enum hist_key)k));
 		printf("tid\n");
+		return cmd_finish(ZT_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--list-config-keys")) {
+		for (const struct cfg_key *k = cfg_keys; k->key; k++)
+			printf("%s\n", k->key);
 		return cmd_finish(ZT_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
