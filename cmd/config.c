@@ -287,7 +287,8 @@ const char *cmd_config_token(void)
 	if (cmd_config_private(it))
 		return v;
 	if (!warned++)
-		cmd_warn("server.token in %s is not used: others may read that file: run 'chmod 600' on it",
+		cmd_warn("server.token in %s is not used: others may read that file: run 'chmod "
+			 "600' on it",
 			 cmd_config_where(it, where, sizeof(where)));
 	return NULL;
 }
@@ -556,8 +557,12 @@ int cmd_config_cmd(int argc, char **argv)
 	c = cmd_config("config");
 	zt_config_init(&only);
 	if (path) {
+		struct zt_user u;
+
+		zt_user_init(&u);
 		ret = strcmp(path, "/dev/null")
-			      ? zt_config_read_file(&only, path, (uid_t)-1, msg, sizeof(msg))
+			      ? zt_config_read_file(&only, path, u.active ? u.uid : (uid_t)-1, msg,
+						    sizeof(msg))
 			      : 0;
 		if (ret && ret != -ENOENT)
 			cmd_warn("%s", msg);

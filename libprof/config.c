@@ -346,7 +346,7 @@ int zt_config_read_file(struct zt_config *c, const char *path, uid_t also_uid, c
 	struct zt_config_file *nf;
 	struct stat st;
 	char *text = NULL;
-	size_t n = 0;
+	size_t n = 0, first;
 	ssize_t k;
 	int fd, ret;
 
@@ -419,7 +419,13 @@ int zt_config_read_file(struct zt_config *c, const char *path, uid_t also_uid, c
 	nf[c->nr_files].mode = st.st_mode & 07777;
 	nf[c->nr_files].uid = st.st_uid;
 	c->nr_files++;
+	first = c->nr;
 	ret = zt_config_parse(c, text, n, path, (int)c->nr_files - 1, msg, msglen);
+	while (ret && c->nr > first) { /* all of the file or nothing */
+		c->nr--;
+		free(c->items[c->nr].key);
+		free(c->items[c->nr].value);
+	}
 out:
 	free(text);
 	close(fd);

@@ -60,7 +60,8 @@ int zt_config_parse(struct zt_config *c, const char *text, size_t len, const cha
  * also_uid (the sudo user; (uid_t)-1 for none), and writable by nobody
  * else (no group or other write bit). Returns 0; -ENOENT (no such file: no
  * message); -EPERM (msg says why and how to fix it); the errors of
- * zt_config_parse(); other -errno with msg.
+ * zt_config_parse() (then none of the file's items are kept); other
+ * -errno with msg.
  */
 int zt_config_read_file(struct zt_config *c, const char *path, uid_t also_uid, char *msg,
 			size_t msglen);

@@ -224,6 +224,11 @@ static void test_files(void **state)
 	assert_int_equal(zt_config_read_file(&c, path, (uid_t)-1, msg, sizeof(msg)), 0);
 	assert_string_equal(zt_config_get(&c, "report.sort"), "dso");
 	assert_int_equal(c.files[zt_config_find(&c, "report.sort")->file].mode, 0600);
+	/* a file that does not parse: none of it */
+	assert_int_equal(write_text(path, "[report]\nsort = sym\nchildren = \"open\n", 0600), 0);
+	assert_int_equal(zt_config_read_file(&c, path, (uid_t)-1, msg, sizeof(msg)), -EBADMSG);
+	assert_string_equal(zt_config_get(&c, "report.sort"), "dso");
+	assert_non_null(strstr(msg, "second:3: "));
 	zt_config_release(&c);
 	assert_int_equal(run("rm -rf %s", dir), 0);
 }
