@@ -43,7 +43,7 @@ const struct cfg_key cfg_keys[] = {
 	{"call-graph.dump-size", NULL, CFG_READ, CFG_NUMBER, "record", NULL,
 	 "bytes of user stack per sample for dwarf call graphs (default 8192)"},
 	{"record.freq", NULL, CFG_OPTION, CFG_STRING, "record", "freq",
-	 "zt record's -F: sampling frequency in Hz, or max (default 4000)"},
+	 "zt record's -F: sampling frequency in Hz, or max (default 4000)", "count"},
 	{"record.call-graph", NULL, CFG_GMODE, CFG_CGMODE, "record", "call-graph",
 	 "the call graph zt record -g records: fp or dwarf[,size] (perf's record.call-graph)"},
 	{"top.children", NULL, CFG_OPTION, CFG_BOOL, "top", "children",

@@ -26,6 +26,7 @@ struct cfg_key {
 	enum cfg_type type;
 	const char *cmd, *opt;
 	const char *help;
+	const char *unless; /* CFG_OPTION: not applied when this option is on the command line */
 };
 
 /* The table, ended by an entry with key NULL. */

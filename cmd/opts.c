@@ -160,8 +160,10 @@ static const char *compose_report_chains(char *buf, size_t n)
 	return any && off < n ? buf : NULL;
 }
 
-/* The configuration's defaults for cmd's options. 0, or -1 after a message. */
-static int apply_config(const char *cmd, const struct opt *opts)
+/* The configuration's defaults for those of cmd's options the command line
+ * did not give (seen[i] for opts[i]), nor an option that excludes them
+ * (k->unless). 0, or -1 after a message. */
+static int apply_config(const char *cmd, const struct opt *opts, const unsigned char *seen)
 {
 	static char chains[512];
 	const struct cfg_key *k;
@@ -171,12 +173,14 @@ static int apply_config(const char *cmd, const struct opt *opts)
 	cmd_config(cmd);
 	for (k = cfg_keys; k->key; k++) {
 		const struct zt_config_item *it;
-		const struct opt *o;
+		const struct opt *o, *u;
 		const char *v;
 
 		if (!k->cmd || !k->opt || (strcmp(k->cmd, "*") && strcmp(k->cmd, cmd)))
 			continue;
-		if (k->kind == CFG_GMODE || !(o = find_long(opts, k->opt)))
+		if (k->kind == CFG_GMODE || !(o = find_long(opts, k->opt)) || seen[o - opts])
+			continue;
+		if (k->unless && (u = find_long(opts, k->unless)) && seen[u - opts])
 			continue;
 		v = cmd_config_get(k->key, &it);
 		if (!v && !strcmp(k->key, "report.call-graph"))
@@ -252,6 +256,7 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 		ns = 2;
 	}
 	int c, ret = OPTS_OK, saw_g = 0, saw_cg = 0;
+	unsigned char seen[512] = { 0 };
 
 	for (i = 0; opts[i].type != OPT_END && nl + 3 < 128; i++) {
 		const struct opt *o = &opts[i];
@@ -286,10 +291,6 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 		list_opts(opts);
 		return OPTS_HELP;
 	}
-	/* the configuration's defaults first: the command line wins */
-	if (!(argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) &&
-	    apply_config(cmd, opts))
-		return OPTS_ERROR;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
@@ -326,12 +327,16 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 			ret = OPTS_ERROR;
 			break;
 		}
+		if (o - opts < (long)sizeof(seen))
+			seen[o - opts] = 1;
 		if (o->short_name == 'g' && o->type == OPT_BOOL)
 			saw_g = !neg;
 		if (o->long_name && !strcmp(o->long_name, "call-graph"))
 			saw_cg = 1;
 	}
-	if (ret == OPTS_OK && saw_g && !saw_cg && apply_gmode(cmd, opts))
+	/* then the configuration's defaults, for what the command line left */
+	if (ret == OPTS_OK && (apply_config(cmd, opts, seen) ||
+			       (saw_g && !saw_cg && apply_gmode(cmd, opts))))
 		return OPTS_ERROR;
 	if (ret == OPTS_ERROR) {
 		fputc('\n', stderr);

@@ -81,6 +81,9 @@ check "record.call-graph without -g: no call graph" bash -c "'$ZT' report -i n.d
 "$ZT" report -i f.data --header-only > f.hdr 2>&1
 check "--call-graph fp and -F 200 on the command line win" \
 	bash -c "grep -q '^# callchain : fp' f.hdr && grep -q '^# freq : 200' f.hdr"
+"$ZT" record -q -c 100000 -o c.data -- "$WL/hot" hot 0.2 2> c.err
+check "record.freq set and -c on the command line: -c wins, no conflict" \
+	bash -c "'$ZT' report -i c.data --header-only 2>&1 | grep -q '^# period : 100000'"
 "$ZT" config --unset record.call-graph record.freq
 
 # ---- unsafe files -------------------------------------------------------------------
