@@ -38,8 +38,7 @@ const struct cfg_key cfg_keys[] = {
 	{"call-graph.print-limit", NULL, CFG_READ, CFG_NUMBER, "report", NULL,
 	 "zt report: at most this many call chains per entry (default 0: all)"},
 	{"call-graph.record-mode", NULL, CFG_READ, CFG_CGMODE, "record", NULL,
-	 "what -g of zt record and zt top records: fp or dwarf (record.call-graph, top.call-graph "
-	 "win)"},
+	 "what -g of zt record records: fp or dwarf (record.call-graph wins)"},
 	{"call-graph.dump-size", NULL, CFG_READ, CFG_NUMBER, "record", NULL,
 	 "bytes of user stack per sample for dwarf call graphs (default 8192)"},
 	{"record.freq", NULL, CFG_OPTION, CFG_STRING, "record", "freq",

@@ -214,7 +214,8 @@ static int apply_gmode(const char *cmd, const struct opt *opts)
 	if (!o || !k || k->kind != CFG_GMODE)
 		return 0;
 	v = cmd_config_get(key, &it);
-	if (!v)
+	/* perf's shared key; zt top unwinds frame pointers only, so not for it */
+	if (!v && !strcmp(cmd, "record"))
 		v = cmd_config_get("call-graph.record-mode", &it);
 	if (!v)
 		return 0;
