@@ -112,16 +112,18 @@ static const struct opt *find_long(const struct opt *opts, const char *name)
 }
 
 /* key's value applied to o (bools: true or false); 0, or -1 after a message. */
-static int apply_item(const char *cmd, const struct cfg_key *k, const struct opt *o,
-		      const char *v, const struct zt_config_item *it)
+static int apply_item(const char *cmd, const struct cfg_key *k, const struct opt *o, const char *v,
+		      const struct zt_config_item *it)
 {
 	char where[4200], msg[512];
 	int b = 0;
 
 	if (cfg_check_value(k, v, msg, sizeof(msg)) ||
 	    ((o->type == OPT_BOOL || o->type == OPT_CALLBACK) && !o->argh &&
-	     (b = zt_config_bool(v)) < 0 && snprintf(msg, sizeof(msg), "'%s' is not a boolean", v))) {
-		fprintf(stderr, "zt %s: %s in %s: %s: fix it with 'zt config %s=VALUE'\n", cmd, k->key,
+	     (b = zt_config_bool(v)) < 0 &&
+	     snprintf(msg, sizeof(msg), "'%s' is not a boolean", v))) {
+		fprintf(stderr, "zt %s: %s in %s: %s: fix it with 'zt config %s=VALUE'\n", cmd,
+			k->key,
 			it ? cmd_config_where(it, where, sizeof(where)) : "the configuration", msg,
 			k->key);
 		return -1;
@@ -129,8 +131,10 @@ static int apply_item(const char *cmd, const struct cfg_key *k, const struct opt
 	if (o->type == OPT_BOOL || (o->type == OPT_CALLBACK && !o->argh))
 		return set_value(cmd, o, NULL, !b);
 	if (set_value(cmd, o, v, 0)) {
-		fprintf(stderr, "zt %s: the value above is %s in %s: fix it with 'zt config %s=VALUE'\n",
-			cmd, k->key, it ? cmd_config_where(it, where, sizeof(where)) : "the configuration",
+		fprintf(stderr,
+			"zt %s: the value above is %s in %s: fix it with 'zt config %s=VALUE'\n",
+			cmd, k->key,
+			it ? cmd_config_where(it, where, sizeof(where)) : "the configuration",
 			k->key);
 		return -1;
 	}
@@ -140,8 +144,8 @@ static int apply_item(const char *cmd, const struct cfg_key *k, const struct opt
 /* report's --call-graph from perf's call-graph.* keys, when report.call-graph is not set */
 static const char *compose_report_chains(char *buf, size_t n)
 {
-	static const char *const parts[] = { "call-graph.print-type", "call-graph.threshold",
-					     "call-graph.print-limit", "call-graph.order" };
+	static const char *const parts[] = {"call-graph.print-type", "call-graph.threshold",
+					    "call-graph.print-limit", "call-graph.order"};
 	size_t i, off = 0;
 	int any = 0;
 
@@ -154,7 +158,8 @@ static const char *compose_report_chains(char *buf, size_t n)
 			v = "0.5";
 		if (!v || !*v)
 			continue;
-		off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "%s%s", any ? "," : "", v);
+		off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "%s%s", any ? "," : "",
+					v);
 		any = 1;
 	}
 	return any && off < n ? buf : NULL;
@@ -257,7 +262,7 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 		ns = 2;
 	}
 	int c, ret = OPTS_OK, saw_g = 0, saw_cg = 0;
-	unsigned char seen[512] = { 0 };
+	unsigned char seen[512] = {0};
 
 	for (i = 0; opts[i].type != OPT_END && nl + 3 < 128; i++) {
 		const struct opt *o = &opts[i];
@@ -336,8 +341,8 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 			saw_cg = 1;
 	}
 	/* then the configuration's defaults, for what the command line left */
-	if (ret == OPTS_OK && (apply_config(cmd, opts, seen) ||
-			       (saw_g && !saw_cg && apply_gmode(cmd, opts))))
+	if (ret == OPTS_OK &&
+	    (apply_config(cmd, opts, seen) || (saw_g && !saw_cg && apply_gmode(cmd, opts))))
 		return OPTS_ERROR;
 	if (ret == OPTS_ERROR) {
 		fputc('\n', stderr);
