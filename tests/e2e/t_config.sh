@@ -110,6 +110,35 @@ check "ZT_CONFIG: only that file is read" \
 	bash -c "[ \"\$(ZT_CONFIG='$T/alt.cfg' '$ZT' config -l)\" = report.children=false ]"
 check "--user: ~/.ztconfig only" bash -c "'$ZT' config --user -l | grep -qx report.sort=sym"
 
+# ---- /etc/ztconfig, then ~/.ztconfig: in a mount namespace whose /etc is an
+# overlay, so the machine's /etc is never written
+mkdir -p ovl/up ovl/work syshome
+etc_before=$(md5sum /etc/ztconfig 2>&1)
+cat > sys.sh <<END
+set -e
+mount -t overlay overlay -o lowerdir=/etc,upperdir=$T/ovl/up,workdir=$T/ovl/work /etc
+unset ZT_CONFIG
+export HOME=$T/syshome
+"$ZT" config --system report.sort=dso report.children=false
+stat -c %a /etc/ztconfig > sys.mode
+"$ZT" config report.sort=sym
+"$ZT" config -l > sys.list
+"$ZT" config --system -l > sys.only
+"$ZT" report -i g.data --stdio 2> /dev/null | grep -v '^#' > sys.txt
+chmod 666 /etc/ztconfig
+"$ZT" report -i g.data --stdio 2> sys.ww.err > /dev/null
+END
+if unshare -m --propagation private bash sys.sh 2> sys.err; then
+	check "--system: /etc/ztconfig, mode 644" [ "$(cat sys.mode)" = 644 ]
+	check "--system -l: that file only" diff <(printf 'report.sort=dso\nreport.children=false\n') sys.only
+	check "-l: both, ~/.ztconfig winning" diff <(printf 'report.sort=sym\nreport.children=false\n') sys.list
+	check "report: /etc/ztconfig's children, ~/.ztconfig's sort" diff <(noconf --no-children --sort sym) sys.txt
+	check "a world-writable /etc/ztconfig: refused" grep -q "'/etc/ztconfig' can be changed by others" sys.ww.err
+	check "the machine's /etc/ztconfig untouched" [ "$(md5sum /etc/ztconfig 2>&1)" = "$etc_before" ]
+else
+	echo "  (no overlay /etc in a mount namespace here: /etc/ztconfig not tested)"; sed 's/^/  | /' sys.err
+fi
+
 # ---- colors in the browser ---------------------------------------------------------------
 if command -v tmux > /dev/null; then
 	"$ZT" config colors.root="red, green"
