@@ -303,8 +303,10 @@ static void list_keys(FILE *f)
 		fprintf(f, "  %-24s %s\n", k->key, k->help);
 }
 
-/* The whole file at path (empty when there is none) into *text. 0 or -errno. */
-static int slurp(const char *path, char **text, size_t *len)
+/* The whole file at path (empty when there is none) into *text: not
+ * through a symlink, and only a file of root, of this user or of also_uid
+ * (zt config may run as root in someone's home). 0 or -errno. */
+static int slurp(const char *path, uid_t also_uid, char **text, size_t *len)
 {
 	struct stat st;
 	size_t n = 0;
@@ -314,11 +316,14 @@ static int slurp(const char *path, char **text, size_t *len)
 
 	*text = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)ZT_CONFIG_MAX_FILE) {
-		int e = !S_ISREG(st.st_mode) ? -EINVAL : -EFBIG;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)ZT_CONFIG_MAX_FILE ||
+	    (st.st_uid != 0 && st.st_uid != geteuid() && st.st_uid != also_uid)) {
+		int e = !S_ISREG(st.st_mode)			 ? -EINVAL
+			: st.st_size > (off_t)ZT_CONFIG_MAX_FILE ? -EFBIG
+								 : -EPERM;
 
 		close(fd);
 		return e;
@@ -404,12 +409,21 @@ static int set_keys(const char *path, int system, char **args, int n, int unset)
 	struct zt_user u;
 	int i, ret, changed, any = 0, secret = 0;
 
-	ret = slurp(path, &text, &len);
-	if (ret) {
+	zt_user_init(&u);
+	ret = slurp(path, u.active ? u.uid : (uid_t)-1, &text, &len);
+	if (ret == -ELOOP)
+		cmd_error("'%s' is a symbolic link: zt config does not write through it: "
+			  "edit its target by hand",
+			  path);
+	else if (ret == -EPERM)
+		cmd_error("'%s' is owned by another user: not changed", path);
+	else if (ret == -EINVAL)
+		cmd_error("'%s' is not a regular file: not changed", path);
+	else if (ret)
 		cmd_error("cannot read '%s': %s", path, strerror(-ret));
+	if (ret)
 		return ZT_EXIT_FAIL;
-	}
-	if (!stat(path, &st))
+	if (!lstat(path, &st))
 		mode = st.st_mode & 0755; /* kept, but never writable by others */
 	for (i = 0; i < n; i++) {
 		char *eq = strchr(args[i], '='), key[256];
@@ -446,7 +460,6 @@ static int set_keys(const char *path, int system, char **args, int n, int unset)
 	}
 	if (secret)
 		mode &= 0700;
-	zt_user_init(&u);
 	if (any)
 		ret = write_atomic(path, text, len, mode, system ? NULL : &u);
 	free(text);

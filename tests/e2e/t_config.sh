@@ -103,6 +103,12 @@ check "server.token: the file made 0600" [ "$(stat -c %a "$HOME/.ztconfig")" = 6
 check "server.token: not printed" [ "$("$ZT" config server.token)" = "server.token=(set)" ]
 "$ZT" config --unset server.token
 
+# zt config runs as root in homes: never through a symlink, never another's file
+mkdir -p lhome && ln -s /etc/passwd lhome/.ztconfig
+HOME=$T/lhome "$ZT" config report.sort=sym 2> link.err
+check "a symlinked ~/.ztconfig: not written (exit 1)" [ $? -eq 1 ]
+check "... saying so" grep -q "is a symbolic link" link.err
+
 # ---- ZT_CONFIG and --system ------------------------------------------------------------
 ZT_CONFIG=$T/alt.cfg "$ZT" config --system report.children=false
 check "--system writes the file ZT_CONFIG names" grep -q 'children = false' alt.cfg
