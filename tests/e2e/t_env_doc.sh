@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 man=$src/man
+cd "$T"
 
 # env_names DIR...: the names, one a line
 env_names() {
