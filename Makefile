@@ -10,7 +10,9 @@
 #   make bench           benchmarks: recorder against perf (root), symbolizer against
 #                        addr2line and llvm-symbolizer, the GPU library's costs
 #   make CUDA_HOME=DIR   where CUDA's CUPTI is for build/libztcupti.so (/usr/local/cuda)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local DESTDIR=    build/zt, its man pages, bash completion,
+#                        libztcupti.so under $(DESTDIR)$(PREFIX)
+#   make uninstall       remove exactly those files again (same PREFIX and DESTDIR)
 #
 # V=1 shows the commands. Objects go under $(BUILD)/, never next to sources.
 
@@ -48,7 +50,7 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 # 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms)
 DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help uninstall,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
 ifneq ($(strip $(missing)),)
 $(error missing libraries: install the Debian packages '$(strip $(missing))' (or run scripts/setup.sh))
@@ -62,12 +64,12 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out $(DLOPEN_PKGS),$(pkg_nam
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	   -Wno-unused-parameter -Wno-missing-field-initializers
-ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) \
 	      -I/usr/include/libiberty -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # libiberty (demangling) has no pkg-config file: a static library in Debian
 LIBIBERTY := $(firstword $(wildcard /usr/lib/$(shell $(CC) -print-multiarch)/libiberty.a /usr/lib/libiberty.a))
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help uninstall,$(MAKECMDGOALS)),)
 ifeq ($(LIBIBERTY),)
 $(error missing library: install the Debian package 'libiberty-dev' (or run scripts/setup.sh))
 endif
@@ -80,7 +82,7 @@ LIBS    := $(PKG_LIBS) $(LIBIBERTY) -lpthread
 STATIC_LIBS ?= 1
 ZT_LIBS := $(LIBS)
 ifeq ($(STATIC_LIBS)$(SANITIZE),1)
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help uninstall,$(MAKECMDGOALS)),)
 PKG_SLIBS := $(filter-out -ldl -lpthread -pthread -lm,$(shell $(PKG_CONFIG) --static --libs $(filter-out $(DLOPEN_PKGS),$(pkg_names)) 2>/dev/null))
 no_static := $(foreach l,$(sort $(PKG_SLIBS:-l%=%)),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))
 ifeq ($(strip $(no_static)),)
@@ -121,11 +123,11 @@ include mk/gputest.mk
 include mk/gpubench.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install help tests-build
+.PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 
 help:
-	@sed -n '2,15p' Makefile
+	@sed -n '2,17p' Makefile
 
 # ---- BPF -----------------------------------------------------------------
 # usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is under the multiarch directory
@@ -298,6 +300,14 @@ install: $(ZT)
 	# the GPU injection library, where zt record --gpu looks for it (../lib/zt beside bin/zt)
 	if [ -f $(BUILD)/libztcupti.so ]; then install -D -m 755 $(BUILD)/libztcupti.so \
 		$(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so; fi
+	install -D -m 644 completion/zt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt
+
+# what install put there, and the directories of zt's own that it made
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/zt $(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt
+	for m in man/*.[0-9]; do s=$${m##*.}; rm -f $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
+	-rmdir $(DESTDIR)$(PREFIX)/lib/zt 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-fuzz

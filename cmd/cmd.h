@@ -26,6 +26,7 @@ int cmd_flame(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_config_cmd(int argc, char **argv); /* zt config (cmd/config.c) */
 
 /* Messages to stderr, "zt CMD: ...": cmd_error always, cmd_warn unless -q,
  * cmd_info with -v. cmd_setup names the command and installs the library

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/config.h"
 #include "cmd/opts.h"
 
 #define NEG_BASE 0x10000 /* --no-NAME of bool option i is NEG_BASE + i */
@@ -98,6 +99,157 @@ static int set_value(const char *cmd, const struct opt *o, const char *arg, int 
 	return -1;
 }
 
+/* ---- defaults from the configuration (cmd/config.h) --------------------------- */
+
+static const struct opt *find_long(const struct opt *opts, const char *name)
+{
+	const struct opt *o;
+
+	for (o = opts; o->type != OPT_END; o++)
+		if (o->type != OPT_GROUP && o->long_name && !strcmp(o->long_name, name))
+			return o;
+	return NULL;
+}
+
+/* key's value applied to o (bools: true or false); 0, or -1 after a message. */
+static int apply_item(const char *cmd, const struct cfg_key *k, const struct opt *o, const char *v,
+		      const struct zt_config_item *it)
+{
+	char where[4200], msg[512];
+	int b = 0;
+
+	if (cfg_check_value(k, v, msg, sizeof(msg)) ||
+	    ((o->type == OPT_BOOL || o->type == OPT_CALLBACK) && !o->argh &&
+	     (b = zt_config_bool(v)) < 0 &&
+	     snprintf(msg, sizeof(msg), "'%s' is not a boolean", v))) {
+		fprintf(stderr, "zt %s: %s in %s: %s: fix it with 'zt config %s=VALUE'\n", cmd,
+			k->key,
+			it ? cmd_config_where(it, where, sizeof(where)) : "the configuration", msg,
+			k->key);
+		return -1;
+	}
+	if (o->type == OPT_BOOL || (o->type == OPT_CALLBACK && !o->argh))
+		return set_value(cmd, o, NULL, !b);
+	if (set_value(cmd, o, v, 0)) {
+		fprintf(stderr,
+			"zt %s: the value above is %s in %s: fix it with 'zt config %s=VALUE'\n",
+			cmd, k->key,
+			it ? cmd_config_where(it, where, sizeof(where)) : "the configuration",
+			k->key);
+		return -1;
+	}
+	return 0;
+}
+
+/* report's --call-graph from perf's call-graph.* keys, when report.call-graph is not set */
+static const char *compose_report_chains(char *buf, size_t n)
+{
+	static const char *const parts[] = {"call-graph.print-type", "call-graph.threshold",
+					    "call-graph.print-limit", "call-graph.order"};
+	size_t i, off = 0;
+	int any = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		const char *v = cmd_config_get(parts[i], NULL);
+
+		/* the print limit is the second number: a threshold goes first */
+		if (!v && i == 1 && cmd_config_get(parts[2], NULL))
+			v = "0.5";
+		if (!v || !*v)
+			continue;
+		off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "%s%s", any ? "," : "",
+					v);
+		any = 1;
+	}
+	return any && off < n ? buf : NULL;
+}
+
+/* The configuration's defaults for those of cmd's options the command line
+ * did not give (seen[i] for opts[i]), nor an option that excludes them
+ * (k->unless). 0, or -1 after a message. */
+static int apply_config(const char *cmd, const struct opt *opts, const unsigned char *seen)
+{
+	static char chains[512];
+	const struct cfg_key *k;
+
+	if (!strcmp(cmd, "config"))
+		return 0;
+	cmd_config(cmd);
+	for (k = cfg_keys; k->key; k++) {
+		const struct zt_config_item *it;
+		const struct opt *o, *u;
+		const char *v;
+
+		if (!k->cmd || !k->opt || (strcmp(k->cmd, "*") && strcmp(k->cmd, cmd)))
+			continue;
+		if (k->kind == CFG_GMODE || !(o = find_long(opts, k->opt)) || seen[o - opts])
+			continue;
+		if (k->unless && (u = find_long(opts, k->unless)) && seen[u - opts])
+			continue;
+		v = cmd_config_get(k->key, &it);
+		if (!v && !strcmp(k->key, "report.call-graph"))
+			v = compose_report_chains(chains, sizeof(chains)), it = NULL;
+		if (!v)
+			continue;
+		/* symbols.debuginfod: a boolean, or the servers (the environment wins) */
+		if (!strcmp(k->key, "symbols.debuginfod") && zt_config_bool(v) < 0) {
+			if (*v)
+				setenv("DEBUGINFOD_URLS", v, 0);
+			continue;
+		}
+		if (apply_item(cmd, k, o, v, it))
+			return -1;
+	}
+	return 0;
+}
+
+/* -g without --call-graph: the mode of cmd.call-graph or call-graph.record-mode. */
+static int apply_gmode(const char *cmd, const struct opt *opts)
+{
+	static char mode[64];
+	const struct zt_config_item *it = NULL;
+	const struct cfg_key *k;
+	const struct opt *o = find_long(opts, "call-graph");
+	const char *v = NULL, *size;
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s.call-graph", cmd);
+	k = cfg_key_find(key);
+	if (!o || !k || k->kind != CFG_GMODE)
+		return 0;
+	v = cmd_config_get(key, &it);
+	/* perf's shared key; zt top unwinds frame pointers only, so not for it */
+	if (!v && !strcmp(cmd, "record"))
+		v = cmd_config_get("call-graph.record-mode", &it);
+	if (!v)
+		return 0;
+	size = cmd_config_get("call-graph.dump-size", NULL);
+	if (!strcmp(v, "dwarf") && size && *size) {
+		snprintf(mode, sizeof(mode), "dwarf,%s", size);
+		v = mode;
+	}
+	return apply_item(cmd, k, o, v, it);
+}
+
+/* --list-opts (hidden, for the shell completion): the options, one a line. */
+static void list_opts(const struct opt *opts)
+{
+	const struct opt *o;
+
+	for (o = opts; o->type != OPT_END; o++) {
+		if (o->type == OPT_GROUP || !o->long_name)
+			continue;
+		printf("--%s%s\n", o->long_name, o->argh && !o->optional_arg ? "=" : "");
+		if (o->type == OPT_BOOL)
+			printf("--no-%s\n", o->long_name);
+	}
+	printf("--help\n");
+	for (o = opts; o->type != OPT_END; o++)
+		if (o->type != OPT_GROUP && o->short_name)
+			printf("-%c\n", o->short_name);
+}
+
 static int parse(const char *cmd, const char *const *usage, const struct opt *opts, int argc,
 		 char **argv, int *rest, int permute)
 {
@@ -109,7 +261,8 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 		memcpy(sopts, ":h", 3);
 		ns = 2;
 	}
-	int c, ret = OPTS_OK;
+	int c, ret = OPTS_OK, saw_g = 0, saw_cg = 0;
+	unsigned char seen[512] = {0};
 
 	for (i = 0; opts[i].type != OPT_END && nl + 3 < 128; i++) {
 		const struct opt *o = &opts[i];
@@ -140,6 +293,10 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 	lopts[nl] = (struct option){ 0 };
 	sopts[ns] = 0;
 
+	if (argc == 2 && !strcmp(argv[1], "--list-opts")) {
+		list_opts(opts);
+		return OPTS_HELP;
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
@@ -176,7 +333,17 @@ static int parse(const char *cmd, const char *const *usage, const struct opt *op
 			ret = OPTS_ERROR;
 			break;
 		}
+		if (o - opts < (long)sizeof(seen))
+			seen[o - opts] = 1;
+		if (o->short_name == 'g' && o->type == OPT_BOOL)
+			saw_g = !neg;
+		if (o->long_name && !strcmp(o->long_name, "call-graph"))
+			saw_cg = 1;
 	}
+	/* then the configuration's defaults, for what the command line left */
+	if (ret == OPTS_OK &&
+	    (apply_config(cmd, opts, seen) || (saw_g && !saw_cg && apply_gmode(cmd, opts))))
+		return OPTS_ERROR;
 	if (ret == OPTS_ERROR) {
 		fputc('\n', stderr);
 		opts_usage(stderr, usage, opts);

@@ -301,13 +301,12 @@ int cmd_push(int argc, char **argv)
 			{OPT_STRING, 0, "event", &c.event, "name",
 			 "the event of a perf.data file with several"},
 			{OPT_STRING, 0, "server", &c.server, "url",
-			 "the zt serve to push to (default: ZT_SERVER, or 'server =' in the config "
-			 "file)"},
+			 "the zt serve to push to (default: ZT_SERVER, or server.url of zt config)"},
 			{OPT_CALLBACK, 0, "label", &c, "key=value",
 			 "a label of the profile on the server (repeatable)", add_label},
 			{OPT_STRING, 0, "token", &c.token, "token",
-			 "the push token (better: ZT_TOKEN, or 'token =' in ~/.config/zt/config, "
-			 "mode 0600)"},
+			 "the push token (better: ZT_TOKEN, or server.token of zt config, in a "
+			 "file of mode 0600)"},
 			{OPT_BOOL, 0, "symbols", &c.symbols, NULL,
 			 "send the symbols the server lacks (default); --no-symbols: do not"},
 			{OPT_INT, 0, "retries", &c.retries, "n",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/config.h"
 #include "cmd/remote.h"
 
 int remote_scrub_token(int argc, char **argv, struct remote_args *a)
@@ -69,6 +70,11 @@ int remote_settings(const char **server, const char **token, struct push_config 
 		*server = getenv("ZT_SERVER");
 	if (!*token && getenv("ZT_TOKEN") && *getenv("ZT_TOKEN"))
 		*token = getenv("ZT_TOKEN");
+	/* then ~/.ztconfig (or /etc/ztconfig), then the older ~/.config/zt/config */
+	if (!*server)
+		*server = cmd_config_get("server.url", NULL);
+	if (!*token)
+		*token = cmd_config_token();
 	if ((!*server || !*token) && !push_config_path(path, sizeof(path))) {
 		ret = push_config_read(path, cfg, msg, sizeof(msg));
 		if (ret && ret != -ENOENT) {
@@ -81,12 +87,12 @@ int remote_settings(const char **server, const char **token, struct push_config 
 			*token = cfg->token;
 	}
 	if (!*server || !**server) {
-		cmd_error("no server: give --server URL, set ZT_SERVER, or write 'server = URL' in "
-			  "~/.config/zt/config");
+		cmd_error("no server: give --server URL, set ZT_SERVER, or run 'zt config "
+			  "server.url=URL'");
 		return ZT_EXIT_USAGE;
 	}
 	if (!*token)
-		cmd_warn("no token (--token, ZT_TOKEN or 'token = T' in ~/.config/zt/config): the "
+		cmd_warn("no token (--token, ZT_TOKEN or 'zt config server.token=T'): the "
 			 "server may refuse %s", what);
 	return 0;
 }

@@ -280,11 +280,11 @@ static int cmd_symbols_upload(int argc, char **argv)
 	{
 		const struct opt options[] = {
 			{OPT_STRING, 0, "server", &server, "url",
-			 "the zt serve to upload to (default: ZT_SERVER, or 'server =' in the "
-			 "config file)"},
+			 "the zt serve to upload to (default: ZT_SERVER, or server.url of zt "
+			 "config)"},
 			{OPT_STRING, 0, "token", &token, "token",
-			 "a token with the symbols scope (better: ZT_TOKEN, or 'token =' in "
-			 "~/.config/zt/config, mode 0600)"},
+			 "a token with the symbols scope (better: ZT_TOKEN, or server.token of "
+			 "zt config, in a file of mode 0600)"},
 			{OPT_BOOL, 'f', "force", &force, NULL,
 			 "upload even what the server has, replacing it"},
 			{OPT_BOOL, 'n', "dry-run", &dry_run, NULL,

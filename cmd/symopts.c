@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/config.h"
 #include "cmd/symopts.h"
 #include "net/push.h"
 #include "symbolizer/debuginfod.h"
@@ -62,6 +63,11 @@ static int setup_symdb(struct symopts *so)
 	struct symdb_opts o = { 0 };
 	int err, ret = 0;
 
+	/* then ~/.ztconfig (or /etc/ztconfig), then the older ~/.config/zt/config */
+	if (!url && cmd_config_get("symbols.symdb", NULL) && *cmd_config_get("symbols.symdb", NULL))
+		url = cmd_config_get("symbols.symdb", NULL);
+	if (!token)
+		token = cmd_config_token();
 	if ((!url || !token) && !push_config_path(path, sizeof(path))) {
 		err = push_config_read(path, &cfg, msg, sizeof(msg));
 		/* unreadable: only a URL given elsewhere makes its token matter */

@@ -47,13 +47,14 @@ int symopts_no_symdb(const struct opt *o, const char *arg);
 
 /* The team symbol database, for the commands that show symbols (report,
  * script, flame, top, symbolize, convert): after SYMOPTS_OPTIONS, with
- * use_symdb set to 1. The URL: --symdb, else $ZT_SYMDB, else 'symdb =' in
- * the configuration file (net/push.h); the token: $ZT_TOKEN, else the
+ * use_symdb set to 1. The URL: --symdb, else $ZT_SYMDB, else symbols.symdb
+ * of ~/.ztconfig (cmd/config.h), else 'symdb =' in the older configuration
+ * file (net/push.h); the token: $ZT_TOKEN, else server.token, else that
  * file's 'token ='. */
 #define SYMOPTS_SYMDB_OPTIONS(so)                                                              \
 	{ OPT_CALLBACK, 0, "symdb", &(so), "url",                                               \
 	  "ask this symbol database (zt serve) for modules without full symbols here "          \
-	  "(default: ZT_SYMDB, or 'symdb =' in ~/.config/zt/config)",                           \
+	  "(default: ZT_SYMDB, or symbols.symdb of zt config)",                                  \
 	  symopts_set_symdb },                                                                  \
 	{ OPT_CALLBACK, 0, "no-symdb", &(so), NULL, "ask no symbol database, whatever the default", \
 	  symopts_no_symdb }

@@ -19,6 +19,7 @@
 
 #include <curses.h>
 
+#include "cmd/config.h"
 #include "cmd/tui.h"
 
 #define POLL_MS 100    /* how often a waiting tui_getkey() looks at the signal flag */
@@ -160,15 +161,64 @@ static void at_exit(void)
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
+/* A color name of perf's colors.* values, or -2 when it is none; -1 is the
+ * terminal's default. */
+static short color_by_name(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		short c, bright;
+	} names[] = {
+		{ "default", -1, -1 },	       { "black", COLOR_BLACK, COLOR_BLACK },
+		{ "red", COLOR_RED, COLOR_RED },     { "green", COLOR_GREEN, COLOR_GREEN },
+		{ "yellow", COLOR_YELLOW, COLOR_YELLOW }, { "blue", COLOR_BLUE, COLOR_BLUE },
+		{ "magenta", COLOR_MAGENTA, COLOR_MAGENTA }, { "cyan", COLOR_CYAN, COLOR_CYAN },
+		{ "white", COLOR_WHITE, COLOR_WHITE + 8 }, { "lightgray", COLOR_WHITE, COLOR_WHITE },
+		{ "gray", COLOR_BLACK, COLOR_BLACK + 8 },
+	};
+	size_t i;
+
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == n && !strncmp(names[i].name, s, n))
+			return COLORS >= 16 ? names[i].bright : names[i].c;
+	return -2;
+}
+
+/* colors.NAME = "FG, BG" of the configuration (perf's keys) into fg_bg. */
+static void config_color(const char *key, short fg_bg[2])
+{
+	const char *v = cmd_config_get(key, NULL), *comma;
+	short fg, bg;
+
+	if (!v || !(comma = strchr(v, ',')))
+		return;
+	fg = color_by_name(v, (size_t)(comma - v));
+	bg = color_by_name(comma + 1, strlen(comma + 1));
+	if (fg == -2 || bg == -2)
+		return; /* zt config refuses such values; a hand-edited file may have them */
+	fg_bg[0] = fg;
+	fg_bg[1] = bg;
+}
+
 static void setup_colors(void)
 {
-	static const short fg_bg[TUI_NR_COLORS][2] = {
+	static const char *const keys[TUI_NR_COLORS + 1] = {
+		[TUI_HIGH] = "colors.top",	 [TUI_MEDIUM] = "colors.medium",
+		[TUI_SELECTED] = "colors.selected", [TUI_BAR] = "colors.root",
+		[TUI_NR_COLORS] = "colors.normal", /* pair 0 is fixed: normal gets a pair of its own */
+	};
+	short fg_bg[TUI_NR_COLORS + 1][2] = {
 		[TUI_HIGH] = { COLOR_RED, -1 },
 		[TUI_MEDIUM] = { COLOR_GREEN, -1 },
 		[TUI_SELECTED] = { COLOR_BLACK, COLOR_YELLOW }, /* perf's "selected" */
 		[TUI_BAR] = { COLOR_WHITE, COLOR_BLUE },        /* perf's "root" */
 		[TUI_HEADER] = { -1, -1 },
 		[TUI_DIM] = { -1, -1 },
+		[TUI_NR_COLORS] = { -1, -1 },
 	};
 	const char *nc = getenv("NO_COLOR");
 	int defaults;
@@ -184,7 +234,10 @@ static void setup_colors(void)
 	if (!has_colors() || (nc && *nc) || start_color() == ERR)
 		return;
 	defaults = use_default_colors() == OK;
-	for (i = 1; i < TUI_NR_COLORS; i++) {
+	for (i = 1; i <= TUI_NR_COLORS; i++)
+		if (keys[i])
+			config_color(keys[i], fg_bg[i]);
+	for (i = 1; i <= TUI_NR_COLORS; i++) {
 		short fg = fg_bg[i][0], bg = fg_bg[i][1];
 
 		if (fg < 0 && bg < 0)
@@ -195,7 +248,7 @@ static void setup_colors(void)
 		}
 		if (i >= COLOR_PAIRS || init_pair(i, fg, bg) == ERR)
 			continue;
-		T.attrs[i] = COLOR_PAIR(i);
+		T.attrs[i < TUI_NR_COLORS ? i : TUI_NORMAL] = COLOR_PAIR(i);
 	}
 }
 

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/config.h"
+#include "libprof/hist.h"
 
 #define ZT_VERSION "0.1.0"
 
@@ -21,6 +23,7 @@ static const struct cmd_entry commands[] = {
 	{ "convert", "write a recording in another tool's format: pprof, perf.data, Chrome trace", cmd_convert },
 	{ "push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)", cmd_push },
 	{ "serve", "the team server: profiles pushed by many hosts, queried over HTTP and in a browser", cmd_serve },
+	{ "config", "get and set defaults in ~/.ztconfig and /etc/ztconfig (perf config)", cmd_config_cmd },
 };
 
 static void usage(FILE *f)
@@ -52,6 +55,23 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return ZT_EXIT_USAGE;
+	}
+	/* hidden, for the shell completion (perf's --list-cmds) */
+	if (!strcmp(argv[1], "--list-cmds")) {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			printf("%s\n", commands[i].name);
+		return cmd_finish(ZT_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--list-sort-keys")) {
+		for (int k = 0; strcmp(hist_key_name((enum hist_key)k), "?"); k++)
+			printf("%s\n", hist_key_name((enum hist_key)k));
+		printf("tid\n");
+		return cmd_finish(ZT_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--list-config-keys")) {
+		for (const struct cfg_key *k = cfg_keys; k->key; k++)
+			printf("%s\n", k->key);
+		return cmd_finish(ZT_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("zt version %s\n", ZT_VERSION);

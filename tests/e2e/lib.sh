@@ -6,6 +6,7 @@ set -u
 T=$(mktemp -d /tmp/zt-e2e.XXXXXX)
 chmod 755 "$T"
 export ZT_CACHE_DIR="$T/cache"
+export ZT_CONFIG=/dev/null # no ~/.ztconfig or /etc/ztconfig of the machine (t_config unsets it)
 fails=0
 bgpids=()
 # KEEP_T=1: leave $T behind, to look at after a failure
