@@ -14,5 +14,9 @@
  * released). */
 int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
 		     const char *event, int demangle);
+/* The same, with every event's samples when no event is named and all
+ * is set (session_opts.all_events). */
+int cmd_open_session_events(struct session *s, const char *path, const struct symopts *so,
+			    int force, const char *event, int demangle, int all);
 
 #endif

@@ -122,6 +122,7 @@ void profile_keep_event(struct profile *p, uint32_t idx)
 				free(p->events[i].name);
 		p->events[0] = e;
 		p->nr_events = 1;
+		profile_set_meta(p, "event", e.name); /* -ENOMEM: the old name stays */
 	}
 }
 
