@@ -381,10 +381,16 @@ int target_check_events(struct target *t)
 
 		if (evsel_is_tracepoint(e)) {
 			err = evsel_tracepoint_id(e, NULL);
-			if (err == -ENOENT)
+			if (err == -ENOENT) {
+				char dir[EVSEL_NAME_MAX], *c;
+
+				snprintf(dir, sizeof(dir), "%s", e->event);
+				if ((c = strchr(dir, ':')))
+					*c = '/';
 				cmd_error("unknown tracepoint '%s': there is no "
-					  "/sys/kernel/tracing/events/%s/id (see 'perf list "
-					  "tracepoint')", e->event, e->event);
+					  "/sys/kernel/tracing/events/%s (see 'perf list "
+					  "tracepoint')", e->event, dir);
+			}
 			else if (err == -ENODEV)
 				cmd_error("tracepoint '%s': no tracefs here (mount it on "
 					  "/sys/kernel/tracing)", e->event);
