@@ -1322,9 +1322,10 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 			if (zcur_uv(c, &x))
 				return bad(r, "sample column %d is short", k);
 	}
-	/* 1.3: an event column, when bytes follow */
+	/* 1.3: an event column, when the file has an event table and bytes
+	 * follow (without a table, trailing bytes are a later minor's) */
 	ecol = *c;
-	have_ev = zcur_left(c) > 0;
+	have_ev = r->nr_events && zcur_left(c) > 0;
 	for (i = 0; have_ev && i < n; i++)
 		if (zcur_uv(c, &x))
 			return bad(r, "sample event column is short");
