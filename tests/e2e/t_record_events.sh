@@ -61,6 +61,12 @@ perf_retry script -i two.perf -F comm,tid,period,event > pscr.txt
 check "perf.data: script's event field as perf script's (aligned)" \
 	test "$(sort pscr.txt | md5sum)" = "$(sort zscr.txt | md5sum)"
 
+# ---- zt convert --to perf: one attr per event, perf report sees both sections
+"$ZT" convert -i two.zt --to perf -o conv.perf 2> conv.err
+perf_retry report -i conv.perf --stdio --no-children -g none > pconv.txt
+check "convert --to perf: perf report's sections are zt's ($(tr '\n' ' ' < zt.sec))" \
+	test "$(sections pconv.txt)" = "$(cat zt.sec)"
+
 # ---- a tracepoint, with stacks: a sleeping workload switches out in schedule
 "$ZT" record -q -e sched:sched_switch -g -o tp.zt -- sh -c 'sleep 0.02; sleep 0.02' 2> tp.err
 "$ZT" report -i tp.zt --stdio --no-children -G > tp.txt 2>> tp.err
