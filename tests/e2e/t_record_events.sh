@@ -94,6 +94,12 @@ check ":u: no kernel frames" not_contains u.txt 'kernel.kallsyms'
 check "--all-user: page-faults samples" contains au.txt 'page-faults: $'
 check "--all-user: no kernel frames" not_contains au.txt 'kernel.kallsyms'
 
+# ---- :k: samples in the kernel only (their chains go on into user space, as perf's)
+"$ZT" record -q -e cpu-clock:k -g -o k.zt -- dd if=/dev/zero of=/dev/null bs=64k count=10000 2> k.err
+"$ZT" script -i k.zt > k.txt 2>> k.err
+read -r kn kbad < <(awk 'hdr { n++; if ($0 !~ /kernel[.]kallsyms/) bad++ } { hdr = /cpu-clock:k: $/ } END { print n + 0, bad + 0 }' k.txt)
+check ":k: $kn samples, each one's leaf in the kernel" test "$kn" -gt 0 -a "$kbad" = 0
+
 # ---- refusals name the event and the fix
 "$ZT" record -e instructions -o i.zt -- true 2> ins.err; rc=$?
 check "instructions refused here (exit 1)" test "$rc" = 1

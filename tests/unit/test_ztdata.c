@@ -419,6 +419,16 @@ static void test_events(void **state)
 	assert_int_equal(ztdata_write_sample_ev(t.w, 2, 1, 1, 1, 1, 0, ips, 1, 1), -EINVAL);
 	assert_int_equal(ztdata_writer_finish(t.w), 0);
 	d = tw_close(&t, 0, &len);
+	if (getenv("ZTDATA_CORPUS_DIR")) { /* the fuzz corpus' seed with events */
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events.ztdata", getenv("ZTDATA_CORPUS_DIR"));
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(d, 1, len, f), len);
+		fclose(f);
+	}
 	read_expect(d, len, 0, &p, &info);
 	assert_int_equal(p.nr_events, 2);
 	for (i = 0; i < 2; i++) {
