@@ -390,13 +390,13 @@ int target_check_events(struct target *t)
 				cmd_error("unknown tracepoint '%s': there is no "
 					  "/sys/kernel/tracing/events/%s (see 'perf list "
 					  "tracepoint')", e->event, dir);
-			}
-			else if (err == -ENODEV)
+			} else if (err == -ENODEV) {
 				cmd_error("tracepoint '%s': no tracefs here (mount it on "
 					  "/sys/kernel/tracing)", e->event);
-			else if (err)
+			} else if (err) {
 				cmd_error("tracepoint '%s': cannot read its id: %s", e->event,
 					  strerror(-err));
+			}
 			if (err)
 				return -1;
 			continue;

@@ -17,45 +17,52 @@ struct known {
 
 /* tools/perf/util/parse-events.c event_symbols_hw / _sw, names and aliases */
 static const struct known known[] = {
-	{ "cpu-cycles", EVSEL_TYPE_HARDWARE, 0 },
-	{ "cycles", EVSEL_TYPE_HARDWARE, 0 },
-	{ "instructions", EVSEL_TYPE_HARDWARE, 1 },
-	{ "cache-references", EVSEL_TYPE_HARDWARE, 2 },
-	{ "cache-misses", EVSEL_TYPE_HARDWARE, 3 },
-	{ "branch-instructions", EVSEL_TYPE_HARDWARE, 4 },
-	{ "branches", EVSEL_TYPE_HARDWARE, 4 },
-	{ "branch-misses", EVSEL_TYPE_HARDWARE, 5 },
-	{ "bus-cycles", EVSEL_TYPE_HARDWARE, 6 },
-	{ "stalled-cycles-frontend", EVSEL_TYPE_HARDWARE, 7 },
-	{ "idle-cycles-frontend", EVSEL_TYPE_HARDWARE, 7 },
-	{ "stalled-cycles-backend", EVSEL_TYPE_HARDWARE, 8 },
-	{ "idle-cycles-backend", EVSEL_TYPE_HARDWARE, 8 },
-	{ "ref-cycles", EVSEL_TYPE_HARDWARE, 9 },
-	{ "cpu-clock", EVSEL_TYPE_SOFTWARE, 0 },
-	{ "task-clock", EVSEL_TYPE_SOFTWARE, 1 },
-	{ "page-faults", EVSEL_TYPE_SOFTWARE, 2 },
-	{ "faults", EVSEL_TYPE_SOFTWARE, 2 },
-	{ "context-switches", EVSEL_TYPE_SOFTWARE, 3 },
-	{ "cs", EVSEL_TYPE_SOFTWARE, 3 },
-	{ "cpu-migrations", EVSEL_TYPE_SOFTWARE, 4 },
-	{ "migrations", EVSEL_TYPE_SOFTWARE, 4 },
-	{ "minor-faults", EVSEL_TYPE_SOFTWARE, 5 },
-	{ "major-faults", EVSEL_TYPE_SOFTWARE, 6 },
-	{ "alignment-faults", EVSEL_TYPE_SOFTWARE, 7 },
-	{ "emulation-faults", EVSEL_TYPE_SOFTWARE, 8 },
-	{ "dummy", EVSEL_TYPE_SOFTWARE, 9 },
+	{"cpu-cycles", EVSEL_TYPE_HARDWARE, 0},
+	{"cycles", EVSEL_TYPE_HARDWARE, 0},
+	{"instructions", EVSEL_TYPE_HARDWARE, 1},
+	{"cache-references", EVSEL_TYPE_HARDWARE, 2},
+	{"cache-misses", EVSEL_TYPE_HARDWARE, 3},
+	{"branch-instructions", EVSEL_TYPE_HARDWARE, 4},
+	{"branches", EVSEL_TYPE_HARDWARE, 4},
+	{"branch-misses", EVSEL_TYPE_HARDWARE, 5},
+	{"bus-cycles", EVSEL_TYPE_HARDWARE, 6},
+	{"stalled-cycles-frontend", EVSEL_TYPE_HARDWARE, 7},
+	{"idle-cycles-frontend", EVSEL_TYPE_HARDWARE, 7},
+	{"stalled-cycles-backend", EVSEL_TYPE_HARDWARE, 8},
+	{"idle-cycles-backend", EVSEL_TYPE_HARDWARE, 8},
+	{"ref-cycles", EVSEL_TYPE_HARDWARE, 9},
+	{"cpu-clock", EVSEL_TYPE_SOFTWARE, 0},
+	{"task-clock", EVSEL_TYPE_SOFTWARE, 1},
+	{"page-faults", EVSEL_TYPE_SOFTWARE, 2},
+	{"faults", EVSEL_TYPE_SOFTWARE, 2},
+	{"context-switches", EVSEL_TYPE_SOFTWARE, 3},
+	{"cs", EVSEL_TYPE_SOFTWARE, 3},
+	{"cpu-migrations", EVSEL_TYPE_SOFTWARE, 4},
+	{"migrations", EVSEL_TYPE_SOFTWARE, 4},
+	{"minor-faults", EVSEL_TYPE_SOFTWARE, 5},
+	{"major-faults", EVSEL_TYPE_SOFTWARE, 6},
+	{"alignment-faults", EVSEL_TYPE_SOFTWARE, 7},
+	{"emulation-faults", EVSEL_TYPE_SOFTWARE, 8},
+	{"dummy", EVSEL_TYPE_SOFTWARE, 9},
 };
 
 #define NR_KNOWN (sizeof(known) / sizeof(known[0]))
 
 static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
+	"cpu-clock",	    "task-clock",   "page-faults",  "context-switches",
+	"cpu-migrations",   "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy",	    "bpf-output",   "cgroup-switches",
 };
 static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"cycles",
+	"instructions",
+	"cache-references",
+	"cache-misses",
+	"branches",
+	"branch-misses",
+	"bus-cycles",
+	"stalled-cycles-frontend",
+	"stalled-cycles-backend",
 	"ref-cycles",
 };
 
@@ -136,8 +143,10 @@ static int parse_mods(struct evsel *e, const char *m, char *err, size_t errlen)
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "bad modifier '%s' in event '%s': use u (user), k (kernel), h, p, "
-			      "P, G or H", m, e->name);
+	snprintf(err, errlen,
+		 "bad modifier '%s' in event '%s': use u (user), k (kernel), h, p, "
+		 "P, G or H",
+		 m, e->name);
 	return -EINVAL;
 }
 
@@ -159,9 +168,11 @@ static int parse_one(const char *s, size_t n, struct evsel *e, char *err, size_t
 		return -EINVAL;
 	}
 	if (strpbrk(e->name, "/{}=")) {
-		snprintf(err, errlen, "event '%s': PMU events (pmu/config/) and groups ({a,b}) are "
-				      "not supported: give software events, hardware events or "
-				      "tracepoints by name", e->name);
+		snprintf(err, errlen,
+			 "event '%s': PMU events (pmu/config/) and groups ({a,b}) are "
+			 "not supported: give software events, hardware events or "
+			 "tracepoints by name",
+			 e->name);
 		return -EINVAL;
 	}
 	colon = strchr(e->name, ':');
@@ -191,12 +202,15 @@ static int parse_one(const char *s, size_t n, struct evsel *e, char *err, size_t
 		}
 	}
 	if (colon && strchr(e->name, '*')) {
-		snprintf(err, errlen, "tracepoint '%s': wildcards are not supported: name each "
-				      "tracepoint (see 'perf list tracepoint')", e->name);
+		snprintf(err, errlen,
+			 "tracepoint '%s': wildcards are not supported: name each "
+			 "tracepoint (see 'perf list tracepoint')",
+			 e->name);
 		return -EINVAL;
 	}
-	snprintf(err, errlen, "unknown event '%s': use a software event (%s), a hardware event "
-			      "(%s) or a tracepoint SYS:NAME (see 'perf list')",
+	snprintf(err, errlen,
+		 "unknown event '%s': use a software event (%s), a hardware event "
+		 "(%s) or a tracepoint SYS:NAME (see 'perf list')",
 		 e->name, evsel_known(EVSEL_TYPE_SOFTWARE), evsel_known(EVSEL_TYPE_HARDWARE));
 	return -EINVAL;
 }
@@ -252,7 +266,7 @@ static int read_id(const char *root, const char *sys, const char *name, uint64_t
 
 int evsel_tracepoint_id(struct evsel *e, const char *root)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char sys[EVSEL_NAME_MAX], *name;
 	size_t i;
 	int ret = -ENODEV;

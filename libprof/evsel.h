@@ -20,21 +20,21 @@
 #include <stdint.h>
 
 #define EVSEL_NAME_MAX 128
-#define EVSEL_MAX 32 /* events in one list */
+#define EVSEL_MAX      32 /* events in one list */
 
 /* perf_event_attr.type values (linux/perf_event.h), without the header */
-#define EVSEL_TYPE_HARDWARE 0
-#define EVSEL_TYPE_SOFTWARE 1
+#define EVSEL_TYPE_HARDWARE   0
+#define EVSEL_TYPE_SOFTWARE   1
 #define EVSEL_TYPE_TRACEPOINT 2
 
 struct evsel {
-	char name[EVSEL_NAME_MAX];    /* as given, modifiers included: "page-faults:u" */
-	char event[EVSEL_NAME_MAX];   /* without the modifiers: "page-faults", "sched:sched_switch" */
-	uint32_t type;                /* EVSEL_TYPE_* */
-	uint64_t config;              /* PERF_COUNT_HW_* / PERF_COUNT_SW_*; a tracepoint's id
-					 once evsel_tracepoint_id() set it */
+	char name[EVSEL_NAME_MAX];  /* as given, modifiers included: "page-faults:u" */
+	char event[EVSEL_NAME_MAX]; /* without the modifiers: "page-faults", "sched:sched_switch" */
+	uint32_t type;		    /* EVSEL_TYPE_* */
+	uint64_t config;	    /* PERF_COUNT_HW_* / PERF_COUNT_SW_*; a tracepoint's id
+				       once evsel_tracepoint_id() set it */
 	int exclude_user, exclude_kernel, exclude_hv;
-	int modifiers;                /* the name has modifiers */
+	int modifiers; /* the name has modifiers */
 };
 
 /*

@@ -60,16 +60,16 @@ static void test_refused(void **state)
 	static const struct {
 		const char *spec, *msg;
 	} bad[] = {
-		{ "bogus", "unknown event 'bogus'" },
-		{ "", "empty event name" },
-		{ "cpu-clock,", "empty event name" },
-		{ "cpu-clock:x", "bad modifier 'x'" },
-		{ "cpu-clock:", "empty modifier" },
-		{ "cycles:pppp", "bad modifier" },
-		{ "cpu/cycles/", "PMU events" },
-		{ "{cycles,instructions}", "groups" },
-		{ "sched:*", "wildcards are not supported" },
-		{ "a b:c", "unknown event" },
+		{"bogus", "unknown event 'bogus'"},
+		{"", "empty event name"},
+		{"cpu-clock,", "empty event name"},
+		{"cpu-clock:x", "bad modifier 'x'"},
+		{"cpu-clock:", "empty modifier"},
+		{"cycles:pppp", "bad modifier"},
+		{"cpu/cycles/", "PMU events"},
+		{"{cycles,instructions}", "groups"},
+		{"sched:*", "wildcards are not supported"},
+		{"a b:c", "unknown event"},
 	};
 	struct evsel ev[EVSEL_MAX];
 	char err[512], many[EVSEL_MAX * 12 + 16] = "";
@@ -111,7 +111,8 @@ static void test_tracepoint_id(void **state)
 	assert_non_null(f);
 	fputs("372\n", f);
 	fclose(f);
-	assert_int_equal(evsel_parse("sched:sched_switch,sched:nosuch", ev, &nr, err, sizeof(err)), 0);
+	assert_int_equal(evsel_parse("sched:sched_switch,sched:nosuch", ev, &nr, err, sizeof(err)),
+			 0);
 	assert_int_equal(evsel_tracepoint_id(&ev[0], root), 0);
 	assert_int_equal(ev[0].config, 372);
 	assert_int_equal(evsel_tracepoint_id(&ev[1], root), -ENOENT);
