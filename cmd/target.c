@@ -390,6 +390,10 @@ int target_check_events(struct target *t)
 				cmd_error("unknown tracepoint '%s': there is no "
 					  "/sys/kernel/tracing/events/%s (see 'perf list "
 					  "tracepoint')", e->event, dir);
+			} else if (err == -EACCES || err == -EPERM) {
+				cmd_error("tracepoint '%s': not allowed to read its id in "
+					  "/sys/kernel/tracing: run as root (or give this user "
+					  "tracefs access)", e->event);
 			} else if (err == -ENODEV) {
 				cmd_error("tracepoint '%s': no tracefs here (mount it on "
 					  "/sys/kernel/tracing)", e->event);

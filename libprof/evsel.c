@@ -284,8 +284,11 @@ int evsel_tracepoint_id(struct evsel *e, const char *root)
 		char p[256];
 
 		snprintf(p, sizeof(p), "%s/events", roots[i]);
-		if (access(p, F_OK))
+		if (access(p, F_OK)) {
+			if (errno == EACCES) /* there, but not ours to read */
+				ret = -EACCES;
 			continue;
+		}
 		ret = read_id(roots[i], sys, name, &e->config);
 		if (ret != -ENOENT)
 			return ret;

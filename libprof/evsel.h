@@ -55,7 +55,7 @@ static inline int evsel_is_tracepoint(const struct evsel *e)
  * The id of tracepoint e under the tracefs directory root (NULL: the
  * first of /sys/kernel/tracing and /sys/kernel/debug/tracing that has an
  * events directory) into e->config. 0, -ENOENT (no such tracepoint),
- * -EACCES, or -ENODEV (no tracefs).
+ * -EACCES (tracefs there but not readable), or -ENODEV (no tracefs).
  */
 int evsel_tracepoint_id(struct evsel *e, const char *root);
 

@@ -76,6 +76,8 @@ perf_retry record -q -e sched:sched_switch -g -o tp.perf -- sh -c 'sleep 0.02; s
 perf_retry report -i tp.perf --stdio --no-children > ptp.txt
 check "sched:sched_switch: sample counts of the same order as perf's ($(sections ptp.txt))" \
 	same_order "$(sections tp.txt | awk '{print $2}')" "$(sections ptp.txt | awk '{print $2}')"
+"$ZT" report -i tp.perf --stdio --no-children > ztp.txt 2> ztp.err
+check "perf's tracepoint recording: zt's section is perf's" test "$(sections ztp.txt)" = "$(sections ptp.txt)"
 "$ZT" report -i tp.zt --header-only > tph.txt
 check "tracepoint: every event (period 1)" contains tph.txt '^# period : 1$'
 
