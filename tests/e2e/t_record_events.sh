@@ -24,7 +24,7 @@ same_order() { [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ $(($1 * 3)) -ge "$2" ] && [
 check "record -e cpu-clock -e page-faults" test -s two.zt
 "$ZT" report -i two.zt --stdio --no-children -g none > two.txt 2> two.err
 sections two.txt > zt.sec
-perf_retry record -q -e cpu-clock -e page-faults -g -o two.perf -- python3 -c "$PY" > /dev/null
+perf_retry record -B -q -e cpu-clock -e page-faults -g -o two.perf -- python3 -c "$PY" > /dev/null
 perf_retry report -i two.perf --stdio --no-children -g none > ptwo.txt
 sections ptwo.txt > perf.sec
 check "two sections named as perf's ($(tr '\n' ' ' < perf.sec))" \
@@ -72,7 +72,7 @@ check "convert --to perf: perf report's sections are zt's ($(tr '\n' ' ' < zt.se
 "$ZT" report -i tp.zt --stdio --no-children -G > tp.txt 2>> tp.err
 check "sched:sched_switch: its section" contains tp.txt "of event 'sched:sched_switch'$"
 check "sched:sched_switch -g: schedule frames" contains tp.txt '__schedule|schedule'
-perf_retry record -q -e sched:sched_switch -g -o tp.perf -- sh -c 'sleep 0.02; sleep 0.02' > /dev/null
+perf_retry record -B -q -e sched:sched_switch -g -o tp.perf -- sh -c 'sleep 0.02; sleep 0.02' > /dev/null
 perf_retry report -i tp.perf --stdio --no-children > ptp.txt
 check "sched:sched_switch: sample counts of the same order as perf's ($(sections ptp.txt))" \
 	same_order "$(sections tp.txt | awk '{print $2}')" "$(sections ptp.txt | awk '{print $2}')"
@@ -119,4 +119,9 @@ check "--all-user with --all-kernel refused" test "$rc" = 129
 "$ZT" record -e cycles -o cy.zt -q -- true 2> cy.err
 "$ZT" report -i cy.zt --header-only > cy.txt
 check "cycles falls back to cpu-clock" contains cy.txt '^# event : cpu-clock$'
+perf_retry record -B -q -e cycles -e page-faults -o cy2.perf -- true > /dev/null
+"$ZT" record -q -e cycles -e page-faults -o cy2.zt -- true 2> cy2.err
+"$ZT" report -i cy2.zt --header-only > cy2.txt
+check "cycles of several falls back too, as perf's ($(perf evlist -i cy2.perf 2> /dev/null | tr '\n' ' '))" \
+	test "$(sed -n 's/^# events : //p' cy2.txt)" = "$(perf evlist -i cy2.perf 2> /dev/null | paste -sd,)"
 finish
