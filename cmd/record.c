@@ -1205,6 +1205,15 @@ static int choose_sampler(struct record *r)
 						      : "system-wide recording (-C)", missing);
 		return -1;
 	}
+	for (size_t k = 0; !r->privileged && k < tg->nr_evs; k++) {
+		if (tg->evs[k].exclude_user || evsel_is_tracepoint(&tg->evs[k])) {
+			target_privileges_error(tg->evs[k].exclude_user
+							? "kernel-only sampling (:k, --all-kernel)"
+							: "tracepoint sampling",
+						missing);
+			return -1;
+		}
+	}
 	if (target_check_events(tg))
 		return -1;
 	/* several events, tracepoints, kernel-only: perf_event's ring buffer */

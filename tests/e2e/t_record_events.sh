@@ -124,4 +124,11 @@ perf_retry record -B -q -e cycles -e page-faults -o cy2.perf -- true > /dev/null
 "$ZT" report -i cy2.zt --header-only > cy2.txt
 check "cycles of several falls back too, as perf's ($(perf evlist -i cy2.perf 2> /dev/null | tr '\n' ' '))" \
 	test "$(sed -n 's/^# events : //p' cy2.txt)" = "$(perf evlist -i cy2.perf 2> /dev/null | paste -sd,)"
+# without privileges: kernel-only and tracepoint sampling refused, saying what is missing
+asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$@"; }
+asnobody "$ZT" record -e cpu-clock:k -o /tmp/zt-nope.data -- true 2> nk.err; rc=$?
+check "unprivileged :k: refused (exit 1), naming what it needs" \
+	eval '[ "$rc" = 1 ] && contains nk.err "kernel-only sampling .* needs root"'
+asnobody "$ZT" record -e sched:sched_switch -o /tmp/zt-nope.data -- true 2> ntp.err; rc=$?
+check "unprivileged tracepoint: refused" eval '[ "$rc" = 1 ] && contains ntp.err "tracepoint sampling needs root"'
 finish
