@@ -25,7 +25,12 @@ struct ring {
 struct perfev {
 	struct perfev_opts o;
 	struct perfev_cbs cb;
-	struct perf_event_attr attr;
+	struct perf_event_attr attr; /* the first event's (sample_type and registers are all's) */
+	struct perf_event_attr attrs[PERFEV_MAX_EVENTS]; /* with opts.events */
+	unsigned nr_attrs;
+	struct { uint64_t id; unsigned ev; } *ids; /* with several events: the event of an id */
+	size_t nr_ids, cap_ids;
+	size_t trail;                /* bytes of the sample_id_all trailer */
 	struct ring *rings;
 	int nr;
 	size_t cap;
@@ -35,7 +40,8 @@ struct perfev {
 	uint64_t uregs[PROF_UREGS];
 };
 
-/* non-SAMPLE records end with TID, TIME and CPU (sample_id_all) */
+/* non-SAMPLE records end with TID, TIME and CPU (sample_id_all), and
+ * with several events IDENTIFIER */
 #define ID_TRAILER 24
 
 /* perf's x86-64 user register numbers (asm/perf_regs.h) of the DWARF
@@ -49,12 +55,21 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 	struct perfev *p;
 	struct perf_event_attr *a;
 
-	if (o->ustack_size > PROF_USTACK_MAX || o->ustack_size % 8)
+	if (o->ustack_size > PROF_USTACK_MAX || o->ustack_size % 8 ||
+	    o->nr_events > PERFEV_MAX_EVENTS || (o->nr_events && !o->events))
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->o = *o;
+	if (o->nr_events) {
+		/* the first event is the template */
+		p->o.type = o->events[0].type;
+		p->o.config = o->events[0].config;
+		p->o.freq = o->events[0].freq;
+		p->o.freq_or_period = o->events[0].freq_or_period;
+	}
+	p->trail = ID_TRAILER;
 	p->cb = *cbs;
 	p->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (!p->o.ring_pages || (p->o.ring_pages & (p->o.ring_pages - 1)))
@@ -66,6 +81,7 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 	}
 	a = &p->attr;
 	a->size = sizeof(*a);
+	o = &p->o;
 	if (o->type == UINT32_MAX) {
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
@@ -108,6 +124,28 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 		a->task = 1;
 		a->build_id = 1;
 	}
+	if (o->nr_events > 1) {
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		p->trail = ID_TRAILER + 8;
+	}
+	for (unsigned i = 0; i < o->nr_events; i++) {
+		const struct perfev_event *ev = &o->events[i];
+		struct perf_event_attr *b = &p->attrs[i];
+
+		*b = *a;
+		b->type = ev->type;
+		b->config = ev->config;
+		b->freq = ev->freq;
+		b->sample_period = ev->freq_or_period;
+		b->exclude_user = ev->exclude_user;
+		b->exclude_kernel = ev->exclude_kernel || o->exclude_kernel;
+		b->exclude_callchain_kernel = o->exclude_kernel;
+		if (i) /* the side-band comes once */
+			b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = b->build_id = 0;
+	}
+	p->nr_attrs = o->nr_events ? o->nr_events : 1;
+	if (!o->nr_events)
+		p->attrs[0] = *a;
 	*out = p;
 	return 0;
 }
@@ -124,6 +162,7 @@ void perfev_free(struct perfev *p)
 		close(p->rings[i].fd);
 	}
 	free(p->rings);
+	free(p->ids);
 	free(p->tmp);
 	free(p);
 }
@@ -133,17 +172,22 @@ int perfev_count(const struct perfev *p)
 	return p->nr;
 }
 
-int perfev_open(struct perfev *p, pid_t pid, int cpu)
+/* Open event ev's attr for (pid, cpu) into the ring of that CPU (made
+ * when there is none), or with cpu -1 into lead's ring (-1: a ring of its
+ * own). */
+static int open_one(struct perfev *p, unsigned ev, pid_t pid, int cpu, int lead)
 {
 	size_t len = (p->o.ring_pages + 1) * p->page;
+	struct perf_event_attr *a = &p->attrs[ev];
 	void *base = NULL;
-	int fd, err, i;
+	int fd, err, i, to = lead;
 
-	fd = (int)syscall(__NR_perf_event_open, &p->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EINVAL || errno == E2BIG) && p->attr.build_id) {
+	fd = (int)syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EINVAL || errno == E2BIG) && a->build_id) {
 		/* kernels before 5.12 have no build ids in MMAP2 */
+		a->build_id = 0;
 		p->attr.build_id = 0;
-		fd = (int)syscall(__NR_perf_event_open, &p->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = (int)syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if (fd < 0) {
 		err = -errno;
@@ -153,19 +197,31 @@ int perfev_open(struct perfev *p, pid_t pid, int cpu)
 		close(fd);
 		return -ENOMEM;
 	}
+	if (p->nr_attrs > 1) {
+		uint64_t id;
+
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) || ZT_GROW(p->ids, p->cap_ids, p->nr_ids + 1)) {
+			err = errno ? -errno : -ENOMEM;
+			close(fd);
+			return err;
+		}
+		p->ids[p->nr_ids].id = id;
+		p->ids[p->nr_ids++].ev = ev;
+	}
 	/* Events of one CPU share a ring (perf does the same): inherited
 	 * per-task events cannot be mapped with cpu -1, and every ring
 	 * counts against the user's perf_event_mlock_kb. */
-	for (i = 0; cpu >= 0 && i < p->nr; i++) {
-		if (p->rings[i].cpu == cpu && p->rings[i].base) {
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[i].fd)) {
-				err = -errno;
-				close(fd);
-				return err;
-			}
-			p->rings[p->nr++] = (struct ring){ fd, cpu, NULL, 0 };
-			return 0;
+	for (i = 0; cpu >= 0 && to < 0 && i < p->nr; i++)
+		if (p->rings[i].cpu == cpu && p->rings[i].base)
+			to = i;
+	if (to >= 0) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[to].fd)) {
+			err = -errno;
+			close(fd);
+			return err;
 		}
+		p->rings[p->nr++] = (struct ring){ fd, cpu, NULL, 0 };
+		return 0;
 	}
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
@@ -174,6 +230,24 @@ int perfev_open(struct perfev *p, pid_t pid, int cpu)
 		return err;
 	}
 	p->rings[p->nr++] = (struct ring){ fd, cpu, base, p->o.ring_pages * p->page };
+	return 0;
+}
+
+int perfev_open(struct perfev *p, pid_t pid, int cpu)
+{
+	int err, lead;
+	unsigned i;
+
+	err = open_one(p, 0, pid, cpu, -1);
+	if (err)
+		return err;
+	/* the first event's ring, for the others with cpu -1 */
+	lead = p->nr - 1;
+	while (lead > 0 && !p->rings[lead].base)
+		lead--;
+	for (i = 1; i < p->nr_attrs; i++)
+		if ((err = open_one(p, i, pid, cpu, cpu < 0 ? lead : -1)))
+			return err;
 	return 0;
 }
 
@@ -221,14 +295,17 @@ static int rd_u32x2(struct rd *r, uint32_t *a, uint32_t *b)
 	return 0;
 }
 
-static void trailer(const uint8_t *rec, size_t size, uint64_t *ts, uint32_t *cpu)
+static void trailer(const struct perfev *p, const uint8_t *rec, size_t size, uint64_t *ts,
+		    uint32_t *cpu)
 {
+	size_t t = p->trail;
+
 	*ts = 0;
 	*cpu = 0;
-	if (size < sizeof(struct perf_event_header) + ID_TRAILER)
+	if (size < sizeof(struct perf_event_header) + t)
 		return;
-	memcpy(ts, rec + size - 16, 8);
-	memcpy(cpu, rec + size - 8, 4);
+	memcpy(ts, rec + size - t + 8, 8);
+	memcpy(cpu, rec + size - t + 16, 4);
 }
 
 /* PERF_SAMPLE_REGS_USER (the ABI, then the registers of sample_regs_user
@@ -275,6 +352,18 @@ static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 	uint32_t res;
 	unsigned nk = 0, nu = 0;
 
+	if (p->attr.sample_type & PERF_SAMPLE_IDENTIFIER) {
+		uint64_t id;
+		size_t k;
+
+		if (rd_u64(&r, &id))
+			return;
+		for (k = 0; k < p->nr_ids && p->ids[k].id != id; k++)
+			;
+		if (k == p->nr_ids)
+			return; /* no event of ours */
+		s.event = p->ids[k].ev;
+	}
 	if (rd_u64(&r, &ip) || rd_u32x2(&r, &s.pid, &s.tid) || rd_u64(&r, &s.ts) ||
 	    rd_u32x2(&r, &s.cpu, &res) || rd_u64(&r, &s.period))
 		return;
@@ -326,7 +415,7 @@ static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 static void do_record(struct perfev *p, const uint8_t *rec, size_t size)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	struct rd r = { rec + sizeof(*h), rec + size - ID_TRAILER };
+	struct rd r = { rec + sizeof(*h), rec + size - p->trail };
 	uint64_t ts;
 	uint32_t cpu;
 
@@ -334,7 +423,7 @@ static void do_record(struct perfev *p, const uint8_t *rec, size_t size)
 		do_sample(p, rec, size);
 		return;
 	}
-	trailer(rec, size, &ts, &cpu);
+	trailer(p, rec, size, &ts, &cpu);
 	if (r.end < r.p)
 		return;
 	switch (h->type) {

@@ -16,7 +16,10 @@
 
 struct perfev;
 
+#define PERFEV_MAX_EVENTS 32
+
 struct perfev_sample {
+	unsigned event; /* index in perfev_opts.events (0 with one event) */
 	uint64_t ts, period;
 	uint32_t pid, tid, cpu;
 	const uint64_t *ips; /* nk kernel then nu user frames, leaf first */
@@ -39,12 +42,27 @@ struct perfev_cbs {
 	void *ctx;
 };
 
+/* One of several sampling events (perfev_opts.events). */
+struct perfev_event {
+	uint32_t type;
+	uint64_t config;
+	bool freq;
+	uint64_t freq_or_period;
+	bool exclude_user, exclude_kernel;
+};
+
 struct perfev_opts {
 	/* sampling event; type == UINT32_MAX: side-band only (dummy event) */
 	uint32_t type;
 	uint64_t config;
 	bool freq;
 	uint64_t freq_or_period;
+	/* or nr_events (at most PERFEV_MAX_EVENTS) events, which replace the
+	 * one above: each perfev_open() opens them all, into one ring per CPU,
+	 * and samples say which one they are of (the side-band, with
+	 * .sideband, comes with the first) */
+	const struct perfev_event *events;
+	unsigned nr_events;
 	bool exclude_kernel;
 	bool callchain;
 	uint32_t ustack_size; /* user registers and this many bytes of user stack per sample

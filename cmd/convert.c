@@ -141,7 +141,9 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	if (symopts_init(&so, "convert") || cmd_open_session(&ses, in, &so, force, event, 1))
+	/* perf.data holds every event (one attr each), the others the first */
+	if (symopts_init(&so, "convert") ||
+	    cmd_open_session_events(&ses, in, &so, force, event, 1, !strcmp(to, "perf")))
 		goto out;
 	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, !strcmp(to, "pprof"), &gn,
 							 so.full_signature))) {

@@ -25,11 +25,18 @@ static void on_progress(void *ctx, const char *what, uint64_t done, uint64_t tot
 int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
 		     const char *event, int demangle)
 {
+	return cmd_open_session_events(s, path, so, force, event, demangle, 0);
+}
+
+int cmd_open_session_events(struct session *s, const char *path, const struct symopts *so,
+			    int force, const char *event, int demangle, int all)
+{
 	struct cmd_progress prog = { 0 };
 	struct session_opts o = { 0 };
 
 	o.force = force;
 	o.event = event;
+	o.all_events = all;
 	o.mo = &so->mo;
 	o.kallsyms = so->kallsyms;
 	o.vmlinux = so->kallsyms ? NULL : so->vmlinux;

@@ -14,6 +14,10 @@
  * released). */
 int cmd_open_session(struct session *s, const char *path, const struct symopts *so, int force,
 		     const char *event, int demangle);
+/* The same, with every event's samples when no event is named and all
+ * is set (session_opts.all_events). */
+int cmd_open_session_events(struct session *s, const char *path, const struct symopts *so,
+			    int force, const char *event, int demangle, int all);
 
 /* The recording read when no -i is given: standard input ("-") when it is
  * a pipe (perf's rule: `zt record -o - | zt report`), else zt.data. */

@@ -478,8 +478,8 @@ static uint64_t kernel_hide(struct record *r, uint64_t ip);
 #define USER_ADDR_END 0x0000800000000000ull
 #define VSYSCALL_START 0xffffffffff600000ull
 
-static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_t pid, uint32_t tid,
-			 uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
+static void write_sample(struct record *r, unsigned ev, uint64_t ts, uint64_t period, uint32_t pid,
+			 uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
 	if (!r->callgraph) {
 		/* without -g only the sampled address is kept, as perf does (the
@@ -520,7 +520,7 @@ static void write_sample(struct record *r, uint64_t ts, uint64_t period, uint32_
 			}
 		}
 	}
-	note_err(r, ztdata_write_sample(r->w, ts, period, pid, tid, cpu, ips, nk, nu));
+	note_err(r, ztdata_write_sample_ev(r->w, ev, ts, period, pid, tid, cpu, ips, nk, nu));
 	r->samples++;
 }
 
@@ -572,7 +572,7 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 		return;
 	}
 
-	write_sample(ctx, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
+	write_sample(ctx, 0, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
 	if (u)
 		write_ustack(ctx, (1u << PROF_UREGS) - 1, (const uint64_t *)u->regs, u->data,
 			     e->ustack_len);
@@ -580,7 +580,7 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 
 static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 {
-	write_sample(ctx, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+	write_sample(ctx, s->event, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
 	if (s->uregs)
 		write_ustack(ctx, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
 }
@@ -1050,6 +1050,29 @@ static int open_output(struct record *r)
 	return 0;
 }
 
+/* The event table (zt-data(5) EVENTS), and meta "events" as perf.data's reader sets it. */
+static void write_events(struct record *r)
+{
+	struct perfev_event pe[EVSEL_MAX];
+	unsigned n = target_perfev_events(&r->tg, pe), i;
+	char all[1024];
+	size_t len = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct evsel *e = &r->tg.evs[i];
+		struct prof_event pv = { (char *)e->name, e->type, e->config, pe[i].freq_or_period,
+					 (pe[i].freq ? PROF_EV_FREQ : 0) |
+						 (e->exclude_user ? PROF_EV_EXCL_USER : 0) |
+						 (e->exclude_kernel ? PROF_EV_EXCL_KERNEL : 0) };
+
+		note_err(r, ztdata_write_event(r->w, &pv));
+		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", i ? "," : "", e->name);
+		if (len >= sizeof(all))
+			len = sizeof(all) - 1;
+	}
+	ztdata_write_meta(r->w, "events", all);
+}
+
 static void write_meta(struct record *r, int argc, char **argv, const char *event, uint64_t freq,
 		       uint64_t period, uint64_t t_start)
 {
@@ -1068,6 +1091,7 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	ztdata_write_meta(r->w, "nr_cpus", num);
 	ztdata_write_meta(r->w, "event", event);
+	write_events(r);
 	ztdata_write_meta(r->w, "sampler", r->path_kind);
 	ztdata_write_meta(r->w, "callchain", r->stack_size ? "dwarf" : r->callgraph ? "fp" : "none");
 	if (r->stack_size) {
@@ -1153,6 +1177,10 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		TARGET_OPTIONS(r->tg, "record"),
 		{ OPT_U64, 'c', "count", &r->tg.period, "n", "sample every n events (ns for cpu-clock)" },
 		{ OPT_BOOL, 'g', NULL, &r->callgraph, NULL, "record call graphs (frame pointers)" },
+		{ OPT_BOOL, 0, "all-user", &r->tg.all_user, NULL,
+		  "sample in user space only (every event, as :u)" },
+		{ OPT_BOOL, 0, "all-kernel", &r->tg.all_kernel, NULL,
+		  "sample in the kernel only (every event, as :k)" },
 		{ OPT_STRING, 0, "call-graph", &r->callgraph_mode, "mode",
 		  "fp (frame pointers, as -g), or dwarf[,size]: also the user registers and size "
 		  "bytes of user stack per sample (default 8192, at most 65528), to unwind code "
@@ -1323,7 +1351,19 @@ static int choose_sampler(struct record *r)
 						      : "system-wide recording (-C)", missing);
 		return -1;
 	}
-	r->use_bpf = r->privileged && target_bpf_loadable();
+	for (size_t k = 0; !r->privileged && k < tg->nr_evs; k++) {
+		if (tg->evs[k].exclude_user || evsel_is_tracepoint(&tg->evs[k])) {
+			target_privileges_error(tg->evs[k].exclude_user
+							? "kernel-only sampling (:k, --all-kernel)"
+							: "tracepoint sampling",
+						missing);
+			return -1;
+		}
+	}
+	if (target_check_events(tg))
+		return -1;
+	/* several events, tracepoints, kernel-only: perf_event's ring buffer */
+	r->use_bpf = r->privileged && target_bpf_events(tg) && target_bpf_loadable();
 	if (!r->privileged)
 		cmd_warn("not root and no CAP_BPF/CAP_PERFMON: recording user-space stacks of %s only, through perf_event "
 			 "(run with sudo for kernel stacks and -a)",
@@ -1417,14 +1457,16 @@ static int open_sampler(struct record *r)
 	so.ustack_size = r->stack_size;
 	so.launches = r->gr && (!r->gpu_opts.stacks || !strcmp(r->gpu_opts.stacks, "usdt"));
 	do {
+		struct perfev_event pe[EVSEL_MAX];
+
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
+		so.exclude_kernel = tg->evs[0].exclude_kernel;
 		if (r->use_bpf) {
 			err = sampler_open(&so, on_bpf_sample, r, &r->smp, msg, sizeof(msg));
 		} else {
 			struct perfev_opts po = {
-				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
-				.freq_or_period = so.freq_or_period,
+				.events = pe, .nr_events = target_perfev_events(tg, pe),
 				.exclude_kernel = !r->privileged,
 				.callchain = r->callgraph != 0, .ustack_size = r->stack_size,
 				.sideband = true, .enable_on_exec = r->filtered && workload_traced(r),
@@ -1498,6 +1540,17 @@ static int open_sideband(struct record *r)
 	return 0;
 }
 
+/* A file's header: the meta data (zt record's own command line from
+ * r->argv) and the events; tracepoints record every event unless -c. */
+static void write_header(struct record *r, uint64_t t_start)
+{
+	struct target *tg = &r->tg;
+	bool every = evsel_is_tracepoint(&tg->evs[0]) && !tg->period;
+
+	write_meta(r, r->argc, r->argv, tg->ev->name, every ? 0 : tg->freq,
+		   every ? 1 : tg->period, t_start);
+}
+
 /* The header (argc, argv: zt record's own, for its command line), the
  * signals caught, then the side-band, the processes already there, and
  * the samples. 0, or -1 after a message. */
@@ -1510,7 +1563,7 @@ static int start_sampling(struct record *r, int argc, char **argv)
 	r->t_start = r->sw_last = now_ns();
 	r->argc = argc;
 	r->argv = argv;
-	write_meta(r, argc, argv, tg->ev->name, tg->freq, tg->period, r->t_start);
+	write_header(r, r->t_start);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1771,7 +1824,7 @@ static int switch_output(struct record *r)
 		return -1;
 	reset_file_state(r);
 	r->sw_last = t;
-	write_meta(r, r->argc, r->argv, r->tg.ev->name, r->tg.freq, r->tg.period, t);
+	write_header(r, t);
 	if (!r->filtered) {
 		procsynth_all(t, &r->cbs);
 		return 0;
@@ -1932,7 +1985,7 @@ static void record_release(struct record *r)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles" },
+	struct record r = { .fd = -1, .output = "zt.data", .tg = { .event = "cycles", .multi = 1 },
 			    .out = { .fd = -1, .dirfd = -1 }, .wl = { -1, -1, -1 } };
 	int rest, ret;
 

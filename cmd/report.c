@@ -61,6 +61,9 @@ struct report {
 	int width[MAX_COLS];
 	char *line; /* of chain lines: scratch */
 	size_t line_cap;
+	/* one section per event (several events, --stdio) */
+	int section;         /* the section being printed, from 0 */
+	uint32_t ev;         /* its event */
 };
 
 /* ---- options ---- */
@@ -420,12 +423,33 @@ static void fmt_time(char *buf, size_t n, uint64_t ns)
 		 (unsigned long long)(ns % 1000000000ull / 1000));
 }
 
+/* The event of the section: its name, and its rate when a frequency. */
+static const char *section_event(const struct report *r, const char **freq, char *num, size_t n)
+{
+	const struct profile *p = &r->ses.prof;
+
+	*freq = profile_get_meta(p, "freq");
+	if (r->ev < p->nr_events) {
+		const struct prof_event *e = &p->events[r->ev];
+
+		*freq = NULL;
+		if (e->flags & PROF_EV_FREQ) {
+			snprintf(num, n, "%llu", (unsigned long long)e->period);
+			*freq = num;
+		}
+	}
+	return profile_event_name(p, r->ev);
+}
+
 static void print_header(const struct report *r)
 {
-	const char *ev = profile_get_meta(&r->ses.prof, "event");
+	char evnum[32], unit, buf[1024], t0[32], t1[32];
+	const char *freq, *ev = section_event(r, &freq, evnum, sizeof(evnum));
 	const char *cmdline = profile_get_meta(&r->ses.prof, "cmdline");
-	char unit, buf[1024], t0[32], t1[32];
 	unsigned long long nr = scaled(r->m.hist.total_nr, &unit);
+
+	if (r->section) /* perf: the next event's section, after two blank lines */
+		goto samples;
 
 	if (r->header)
 		print_meta(r);
@@ -448,10 +472,9 @@ static void print_header(const struct report *r)
 	fmt_time(t1, sizeof(t1), r->m.time_last);
 	printf("# Time: %s to %s (%.3f s)\n#\n", t0, t1,
 	       (double)(r->m.time_last - r->m.time_first) / 1e9);
+samples:
 	printf("# Samples: %llu%c", nr, unit);
 	if (ev) {
-		const char *freq = profile_get_meta(&r->ses.prof, "freq");
-
 		prof_sanitize(buf, sizeof(buf), ev);
 		printf(" of event '%s'", buf);
 		if (freq && strcmp(freq, "0"))
@@ -460,7 +483,8 @@ static void print_header(const struct report *r)
 	if (r->time)
 		printf(" (time slices: %s)", r->time);
 	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->m.hist.total);
-	print_quality(r);
+	if (!r->section)
+		print_quality(r);
 }
 
 /* ---- the table ---- */
@@ -1277,6 +1301,49 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 	cmd_progress_update(p, done);
 }
 
+/* Several events (--stdio): one section each, in event order, those
+ * without samples left out (perf's default). An exit code. */
+static int report_events(struct report *r)
+{
+	const struct profile *p = &r->ses.prof;
+	struct prof_sample *sub = malloc(p->nr_samples * sizeof(*sub));
+	const struct hist_entry **rows;
+	size_t nrows, n, i;
+	int ret = 0;
+
+	if (!sub) {
+		cmd_error("cannot build the report: %s", strerror(ENOMEM));
+		return ZT_EXIT_FAIL;
+	}
+	setup_chains(r, profile_has_callchains(p));
+	for (r->ev = 0; !ret && r->ev < p->nr_events; r->ev++) {
+		struct rmodel_input in = { sub, NULL, 0, NULL };
+
+		for (i = n = 0; i < p->nr_samples; i++)
+			if (p->samples[i].event == r->ev)
+				sub[n++] = p->samples[i];
+		if (!n)
+			continue;
+		in.nr = n;
+		ret = rmodel_init_with(&r->m, p, r->ses.pt, &r->ses.ft, &in, NULL, NULL);
+		if (!ret)
+			ret = rmodel_build(&r->m, &r->mo);
+		if (!ret)
+			ret = rmodel_sort(&r->m, r->percent_limit, &rows, &nrows);
+		if (!ret)
+			ret = print_stdio(r, rows, nrows);
+		rmodel_release(&r->m);
+		memset(&r->m, 0, sizeof(r->m));
+		r->section++;
+	}
+	free(sub);
+	if (ret) {
+		cmd_error("cannot build the report: %s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
 static const char *const report_usage[] = {
 	"zt report [<options>]",
 	NULL,
@@ -1408,7 +1475,9 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	if (cmd_open_session(&r.ses, r.input, &r.so, r.force, r.event, r.demangle)) {
+	/* --stdio: every event, one section each, as perf */
+	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle,
+				    !r.tui && !r.gpu && !r.header_only)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
@@ -1425,6 +1494,10 @@ int cmd_report(int argc, char **argv)
 	if (!r.ses.prof.nr_samples) {
 		cmd_error("'%s' has no samples", r.input);
 		ret = ZT_EXIT_OK;
+		goto out;
+	}
+	if (profile_nr_events(&r.ses.prof) > 1) {
+		ret = report_events(&r);
 		goto out;
 	}
 	{

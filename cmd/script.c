@@ -86,6 +86,7 @@ struct script {
 	struct symopts so;
 	struct session ses;
 	char event[256];
+	char (*evnames)[256]; /* several events: each one's name, sanitized */
 	struct stackgroups sg;
 	struct group_text *gtext; /* per group of sg */
 	size_t cap_gtext;
@@ -107,7 +108,9 @@ static int load(struct script *s)
 {
 	/* names as perf script shows them: demangled without parameter
 	 * lists (with --full-signature: with), unless --no-demangle */
-	return cmd_open_session(&s->ses, s->input, &s->so, s->force, s->event_opt, s->demangle)
+	/* every event's samples, each with its name, as perf script */
+	return cmd_open_session_events(&s->ses, s->input, &s->so, s->force, s->event_opt,
+				       s->demangle, !s->folded)
 		       ? ZT_EXIT_FAIL
 		       : -1;
 }
@@ -521,6 +524,8 @@ static int print_samples(struct script *s)
 			if ((s->fmt.fields & PERFSCRIPT_F_IP) && (ret = format_group(s, gi)))
 				break;
 		}
+		if (s->evnames && smp->event < s->ses.prof.nr_events)
+			s->fmt.event = s->evnames[smp->event];
 		n = perfscript_header(&s->fmt, smp, comm, hdr);
 		if (out_write(s, hdr, n))
 			break;
@@ -623,6 +628,7 @@ static void script_release(struct script *s)
 {
 	size_t i;
 
+	free(s->evnames);
 	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
 		free(s->names[i]);
 	free(s->names);
@@ -741,6 +747,15 @@ int cmd_script(int argc, char **argv)
 
 		prof_sanitize(s.event, sizeof(s.event), ev && *ev ? ev : "[unknown]");
 		s.fmt.event = s.event;
+		if (s.ses.prof.nr_events > 1 &&
+		    (s.evnames = calloc(s.ses.prof.nr_events, sizeof(*s.evnames))))
+			for (size_t k = 0; k < s.ses.prof.nr_events; k++) {
+				prof_sanitize(s.evnames[k], sizeof(s.evnames[k]),
+					      s.ses.prof.events[k].name);
+				/* perf aligns the names of several events */
+				if ((int)strlen(s.evnames[k]) > s.fmt.event_width)
+					s.fmt.event_width = (int)strlen(s.evnames[k]);
+			}
 	}
 	stackgroups_init(&s.sg, &s.ses.prof, s.ses.pt, &s.ses.ft);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bpf/perfev.h"
@@ -16,24 +18,6 @@
 #include "cmd/target.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
-
-static const struct target_event target_events[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-};
-
-static const struct target_event *event_find(const char *name)
-{
-	const struct target_event *e;
-
-	for (e = target_events; e < target_events + sizeof(target_events) / sizeof(*e); e++)
-		if (!strcmp(e->name, name))
-			return e;
-	return NULL;
-}
 
 /* -F: "max" or a number of Hz (NULL: 4000, perf's default), bounded by
  * kernel.perf_event_max_sample_rate with a warning. 0, or -EINVAL after a
@@ -68,14 +52,67 @@ static int parse_freq(const char *s, uint64_t *freq)
 	return 0;
 }
 
-int target_parse_event(struct target *t)
+int target_opt_event(const struct opt *o, const char *arg)
 {
-	t->ev = event_find(t->event);
-	if (!t->ev) {
-		cmd_error("unknown event '%s': use cycles, cpu-clock, task-clock or instructions",
-			  t->event);
+	struct target *t = o->value;
+
+	if (t->nr_event_args >= EVSEL_MAX) {
+		fprintf(stderr, "zt: at most %d -e options\n", EVSEL_MAX);
 		return -1;
 	}
+	t->event_args[t->nr_event_args++] = arg;
+	return 0;
+}
+
+/* t->ev0 (t->ev) from the first event. */
+static void set_first(struct target *t)
+{
+	t->ev0.name = t->evs[0].name;
+	t->ev0.type = t->evs[0].type;
+	t->ev0.config = t->evs[0].config;
+	t->ev = &t->ev0;
+}
+
+int target_parse_event(struct target *t)
+{
+	char err[512];
+	int i;
+
+	t->nr_evs = 0;
+	for (i = 0; i < t->nr_event_args || (!i && !t->nr_event_args); i++) {
+		const char *spec = t->nr_event_args ? t->event_args[i] : t->event;
+
+		if (evsel_parse(spec, t->evs, &t->nr_evs, err, sizeof(err))) {
+			cmd_error("-e: %s", err);
+			return -1;
+		}
+	}
+	if (t->all_user && t->all_kernel) {
+		cmd_error("--all-user and --all-kernel: give one of them (or neither: both)");
+		return -1;
+	}
+	for (size_t k = 0; k < t->nr_evs; k++) {
+		struct evsel *e = &t->evs[k];
+
+		if (!strcmp(e->event, "dummy")) {
+			cmd_error("-e dummy: the side-band carrier has no samples to record: give a "
+				  "sampling event (cpu-clock, page-faults, ...)");
+			return -1;
+		}
+		/* perf: --all-user and --all-kernel override the modifiers */
+		if (t->all_user)
+			e->exclude_kernel = 1, e->exclude_user = 0;
+		if (t->all_kernel)
+			e->exclude_user = 1, e->exclude_kernel = 0;
+	}
+	if (!t->multi && (t->nr_evs > 1 || evsel_is_tracepoint(&t->evs[0]) ||
+			  t->evs[0].exclude_user || t->evs[0].exclude_kernel)) {
+		cmd_error("-e '%s': give one software or hardware event without modifiers here "
+			  "(several events, tracepoints and :u/:k are for zt record)",
+			  t->nr_event_args ? t->event_args[0] : t->event);
+		return -1;
+	}
+	set_first(t);
 	if (t->freq_str && t->period) {
 		cmd_error("-F and -c cannot be used together");
 		return -1;
@@ -310,14 +347,116 @@ void target_sampler_opts(const struct target *t, struct sampler_opts *so)
 	so->ringbuf_bytes = (uint32_t)sz;
 }
 
+/* cycles with its modifiers, as cpu-clock (perf's evsel__fallback). */
+static void to_cpu_clock(struct evsel *e)
+{
+	const char *mods = strchr(e->name, ':');
+	char name[EVSEL_NAME_MAX];
+
+	snprintf(name, sizeof(name), "cpu-clock%s", mods ? mods : "");
+	memcpy(e->name, name, sizeof(name));
+	snprintf(e->event, sizeof(e->event), "cpu-clock");
+	e->type = PERF_TYPE_SOFTWARE;
+	e->config = PERF_COUNT_SW_CPU_CLOCK;
+}
+
 bool target_fallback(struct target *t, int err)
 {
-	if (err != -ENOENT || t->ev->type != PERF_TYPE_HARDWARE)
+	if (err != -ENOENT || t->ev->type != PERF_TYPE_HARDWARE || t->nr_evs != 1 ||
+	    t->evs[0].config != PERF_COUNT_HW_CPU_CYCLES)
 		return false;
 	/* no PMU (VMs): perf falls back to cpu-clock too */
-	cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", t->event);
-	t->ev = event_find("cpu-clock");
+	cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", t->ev->name);
+	to_cpu_clock(&t->evs[0]);
+	set_first(t);
 	return true;
+}
+
+int target_check_events(struct target *t)
+{
+	for (size_t k = 0; k < t->nr_evs; k++) {
+		struct evsel *e = &t->evs[k];
+		struct perf_event_attr a = { 0 };
+		int fd, err;
+
+		if (evsel_is_tracepoint(e)) {
+			err = evsel_tracepoint_id(e, NULL);
+			if (err == -ENOENT) {
+				char dir[EVSEL_NAME_MAX], *c;
+
+				snprintf(dir, sizeof(dir), "%s", e->event);
+				if ((c = strchr(dir, ':')))
+					*c = '/';
+				cmd_error("unknown tracepoint '%s': there is no "
+					  "/sys/kernel/tracing/events/%s (see 'perf list "
+					  "tracepoint')", e->event, dir);
+			} else if (err == -EACCES || err == -EPERM) {
+				cmd_error("tracepoint '%s': not allowed to read its id in "
+					  "/sys/kernel/tracing: run as root (or give this user "
+					  "tracefs access)", e->event);
+			} else if (err == -ENODEV) {
+				cmd_error("tracepoint '%s': no tracefs here (mount it on "
+					  "/sys/kernel/tracing)", e->event);
+			} else if (err) {
+				cmd_error("tracepoint '%s': cannot read its id: %s", e->event,
+					  strerror(-err));
+			}
+			if (err)
+				return -1;
+			continue;
+		}
+		if (e->type != PERF_TYPE_HARDWARE)
+			continue;
+		/* a counter on this thread says whether the machine has the event */
+		a.size = sizeof(a);
+		a.type = e->type;
+		a.config = e->config;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.disabled = 1;
+		fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err != ENOENT && err != EOPNOTSUPP && err != ENODEV)
+			continue;
+		if (e->config == PERF_COUNT_HW_CPU_CYCLES) {
+			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock",
+				 e->name);
+			to_cpu_clock(e);
+			continue;
+		}
+		cmd_error("event '%s' is not supported on this machine (no hardware PMU for it): "
+			  "use cpu-clock, or a software event (%s)", e->name,
+			  evsel_known(PERF_TYPE_SOFTWARE));
+		return -1;
+	}
+	set_first(t);
+	return 0;
+}
+
+bool target_bpf_events(const struct target *t)
+{
+	return t->nr_evs == 1 && !evsel_is_tracepoint(&t->evs[0]) && !t->evs[0].exclude_user;
+}
+
+unsigned target_perfev_events(const struct target *t, struct perfev_event *out)
+{
+	size_t k;
+
+	for (k = 0; k < t->nr_evs; k++) {
+		const struct evsel *e = &t->evs[k];
+		bool tp = evsel_is_tracepoint(e);
+
+		out[k] = (struct perfev_event){ .type = e->type, .config = e->config,
+						.freq = !t->period && !tp,
+						.freq_or_period = t->period ? t->period
+								  : tp	    ? 1
+									    : t->freq,
+						.exclude_user = e->exclude_user,
+						.exclude_kernel = e->exclude_kernel };
+	}
+	return (unsigned)k;
 }
 
 void target_open_error(const struct target *t, int err, const char *msg, const char *verb)

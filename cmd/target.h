@@ -16,9 +16,11 @@
 #include <stdint.h>
 
 #include "cmd/opts.h"
+#include "libprof/evsel.h"
 
 struct perfev;
 struct perfev_cbs;
+struct perfev_event;
 struct sampler;
 struct sampler_opts;
 
@@ -33,9 +35,16 @@ struct target {
 	int all_cpus;
 	const char *pids, *tids, *cpu_list, *event, *freq_str;
 	uint64_t period;
+	const char *event_args[EVSEL_MAX]; /* each -e (event: the default without any) */
+	int nr_event_args;
+	int all_user, all_kernel; /* --all-user, --all-kernel (zt record's) */
+	int multi;                /* the command samples several events, tracepoints, :u/:k */
 
 	/* settled by target_parse_event() */
-	const struct target_event *ev; /* static */
+	const struct target_event *ev; /* the first event (&ev0) */
+	struct target_event ev0;
+	struct evsel evs[EVSEL_MAX];   /* every event, modifiers and --all-* applied */
+	size_t nr_evs;
 	uint64_t freq;                 /* Hz; 0 with -c */
 	/* settled by target_parse_ids(); owned, freed by target_release() */
 	int *pid_list, nr_pids; /* -p */
@@ -52,16 +61,36 @@ struct target {
 	{ OPT_STRING, 't', "tid", &(tg).tids, "tid",                                            \
 	  verb " events on existing thread IDs (comma separated list)" },                       \
 	{ OPT_STRING, 'C', "cpu", &(tg).cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },   \
-	{ OPT_STRING, 'e', "event", &(tg).event, "event",                                       \
-	  "event to sample: cycles (default, cpu-clock where there is no PMU), "                \
-	  "cpu-clock, task-clock, instructions" },                                              \
+	{ OPT_CALLBACK, 'e', "event", &(tg), "event",                                           \
+	  "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, "     \
+	  "task-clock, software events (page-faults, context-switches, ...), hardware events, " \
+	  "tracepoints (sched:sched_switch), with :u or :k; several -e or a comma list",      \
+	  target_opt_event },                                                                   \
 	{ OPT_STRING, 'F', "freq", &(tg).freq_str, "freq",                                      \
 	  "profile at this frequency (Hz, or 'max'; default 4000)" }
+
+/* -e's callback: keeps arg for target_parse_event(). */
+int target_opt_event(const struct opt *o, const char *arg);
 
 /* -e, then -F with -c, then -F ("max" or Hz, 4000 by default, bounded by
  * kernel.perf_event_max_sample_rate with a warning): t->ev and t->freq.
  * 0, or -1 after a message (a usage error). */
 int target_parse_event(struct target *t);
+
+/* For zt record, before it opens anything: each tracepoint's id (an
+ * unknown one is an error naming it), each hardware event tried (cycles
+ * falls back to cpu-clock, saying so; another one the machine has no PMU
+ * for is an error naming it and what to use). 0, or -1 after a message. */
+int target_check_events(struct target *t);
+
+/* Whether the BPF sampler can take the events: one software or hardware
+ * event, kernel included or not, but not kernel only. */
+bool target_bpf_events(const struct target *t);
+
+/* The events for perfev_opts.events (out has room for EVSEL_MAX): rate as
+ * -F/-c say, tracepoints every event (period 1) unless -c. Returns their
+ * number. */
+unsigned target_perfev_events(const struct target *t, struct perfev_event *out);
 
 /* -p and -t (each id must exist), then -C, else the online CPUs: the
  * lists of t. Returns ZT_EXIT_OK, or after a message ZT_EXIT_USAGE (a bad

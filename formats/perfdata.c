@@ -91,6 +91,7 @@ struct rd {
 	size_t nr_ids;
 	int id_pos, is_pos; /* where the id sits in a sample / trailer, in u64s; -1: none */
 	unsigned sel;
+	uint32_t *evmap;   /* file event -> profile event, UINT32_MAX: not read */
 	struct pd_bid *bids;
 	size_t nr_bids, cap_bids;
 	char arch[64];
@@ -771,10 +772,11 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 		}
 		ev = (unsigned)x;
 	}
-	if (ev != r->sel) {
+	if (r->evmap[ev] == UINT32_MAX) {
 		r->info->samples_other++;
 		return 0;
 	}
+	s.event = r->evmap[ev];
 	a = &r->evs[ev].attr;
 	st = a->sample_type;
 	s.cpu = UINT32_MAX;
@@ -1198,6 +1200,37 @@ static int select_event(struct rd *r, const struct perfdata_opts *o)
 	return 0;
 }
 
+/* The profile's events: the selected one, or with all every one but
+ * dummies (the snapshot pass numbers samples alike, and adds nothing). */
+static int event_table(struct rd *r, int all)
+{
+	unsigned i;
+	uint32_t idx = 0;
+	int ret;
+
+	r->evmap = malloc(r->nr_evs * sizeof(*r->evmap));
+	if (!r->evmap)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_evs; i++) {
+		const struct perf_event_attr *a = &r->evs[i].attr;
+		struct prof_event e = { r->evs[i].name, a->type, a->config, a->sample_period,
+					(a->freq ? PROF_EV_FREQ : 0) |
+						(a->exclude_user ? PROF_EV_EXCL_USER : 0) |
+						(a->exclude_kernel ? PROF_EV_EXCL_KERNEL : 0) };
+
+		r->evmap[i] = UINT32_MAX;
+		if (all ? r->evs[i].dummy && i != r->sel : i != r->sel)
+			continue;
+		if (r->ufn) {
+			r->evmap[i] = idx++;
+			continue;
+		}
+		if ((ret = profile_add_event(r->p, &e, &r->evmap[i])))
+			return ret;
+	}
+	return 0;
+}
+
 static int set_meta(struct rd *r)
 {
 	const struct pd_event *e = &r->evs[r->sel];
@@ -1554,6 +1587,10 @@ events:
 	if ((ret = select_event(r, opts)))
 		goto out;
 	info->event = (int)r->sel;
+	if ((ret = event_table(r, opts && opts->all && opts->event < 0 && !opts->event_name))) {
+		note(info, 1, "out of memory");
+		goto out;
+	}
 	if ((ret = set_meta(r))) {
 		note(info, 1, "out of memory");
 		goto out;
@@ -1584,6 +1621,7 @@ out:
 		free(r->bids[i].path);
 	free(r->bids);
 	free(r->evs);
+	free(r->evmap);
 	free(r->ids);
 	free(r->zbuf);
 	ZSTD_freeDStream(r->zd);

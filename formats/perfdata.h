@@ -30,6 +30,8 @@ struct perfdata_opts {
 				   dummy included), or -1 */
 	const char *event_name; /* or by name: "cpu-clock" matches the file's
 				   "cpu-clock" and "cpu-clock:ppp"; NULL for none */
+	int all;                /* neither: keep the samples of every event but dummies,
+				   each with its event's index in the profile's events */
 };
 
 /* What the reader found besides the records. */
@@ -83,7 +85,9 @@ struct perfdata_info {
  *    perf's "[kernel.kallsyms]_text" renamed "[kernel.kallsyms]". Build ids
  *    from MMAP2 (--buildid-mmap), else from perf's build-id table by path;
  *    the kernel's build id also as a PROF_BLOB_KERNEL_BUILD_ID blob.
- *  - samples of the selected event: weight = period, cpu = UINT32_MAX when
+ *  - the event table: the selected event (index 0), or with opts->all every
+ *    event but dummies, in file order (sample.event indexes it).
+ *  - samples of the selected event(s): weight = period, cpu = UINT32_MAX when
  *    the event did not record it; stacks split at perf's context markers
  *    into kernel and user frames (at most ZT_MAX_FRAMES each, the outermost
  *    dropped); without a callchain, the sample ip alone.

@@ -149,6 +149,8 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
 	}
 	if (flds & PERFSCRIPT_F_EVENT) {
 		l = strlen(f->event);
+		for (size_t k = l; k < (size_t)f->event_width && k < 255; k++)
+			*p++ = ' ';
 		memcpy(p, f->event, l);
 		p += l;
 		*p++ = ':';

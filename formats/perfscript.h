@@ -39,6 +39,8 @@ struct perfscript_fmt {
 	int inline_frames; /* with callchain: inlined functions as lines of their own */
 	int ns;		   /* times in nanoseconds (else microseconds) */
 	const char *event; /* the event's name (shown as given: sanitize it) */
+	int event_width;   /* right-aligned in this many bytes (perf, with several events:
+			      the longest name's length; at most 255); 0: as it is */
 };
 
 /* The name perf shows for a thread: comm, or "swapper" for the idle

@@ -35,7 +35,7 @@ enum {
 #define SAMPLE_TYPE                                                                   \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |   \
 	 PERF_SAMPLE_CALLCHAIN)
-#define EVENT_ID 1      /* the one id of the one event */
+#define EVENT_ID 1      /* the id of the first event; event i has EVENT_ID + i */
 
 #define REC_MAX 65535 /* records have a u16 size */
 
@@ -47,6 +47,7 @@ struct wr {
 	size_t len, cap;
 	int err;
 	int has_cpu;  /* PERF_SAMPLE_CPU: in samples and trailers */
+	int multi;    /* several events: PERF_SAMPLE_IDENTIFIER in samples and trailers */
 	uint8_t rec[REC_MAX + 1];
 	size_t rlen;
 };
@@ -173,6 +174,8 @@ static int rec_trailer(struct wr *w, uint32_t pid, uint32_t tid, uint64_t ts)
 	ret = ret ? ret : rec_u64(w, ts);
 	if (w->has_cpu)
 		ret = ret ? ret : rec_u64(w, 0);
+	if (w->multi) /* side-band is the first event's */
+		ret = ret ? ret : rec_u64(w, EVENT_ID);
 	return ret;
 }
 
@@ -280,7 +283,8 @@ static int write_sample(struct wr *w, const struct profile *p, const struct prof
 	int ret;
 
 	rec_start(w, PERF_RECORD_SAMPLE, st->nk ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
-	ret = rec_u64(w, st->nk + st->nu ? ips[0] : 0);
+	ret = w->multi ? rec_u64(w, EVENT_ID + s->event) : 0;
+	ret = ret ? ret : rec_u64(w, st->nk + st->nu ? ips[0] : 0);
 	ret = ret ? ret : rec_u32(w, s->pid);
 	ret = ret ? ret : rec_u32(w, s->tid);
 	ret = ret ? ret : rec_u64(w, s->ts);
@@ -515,10 +519,14 @@ static void feat_cmdline(struct wr *w, const struct profile *p)
 	}
 }
 
-static void fill_attr(struct perf_event_attr *a, const struct profile *p, int has_cpu)
+/* The attr of event idx of p: its type, config, rate and exclusions from
+ * the event table; without one, cpu-clock or task-clock as the meta say. */
+static void fill_attr(struct perf_event_attr *a, const struct profile *p, int has_cpu, int multi,
+		      uint32_t idx)
 {
 	const char *ev = meta_or(p, "event", "cpu-clock");
 	const char *freq = profile_get_meta(p, "freq"), *period = profile_get_meta(p, "period");
+	const struct prof_event *e = idx < p->nr_events ? &p->events[idx] : NULL;
 
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_SOFTWARE;
@@ -535,15 +543,30 @@ static void fill_attr(struct perf_event_attr *a, const struct profile *p, int ha
 		if (!a->sample_freq)
 			a->sample_freq = 4000;
 	}
-	a->sample_type = SAMPLE_TYPE | (has_cpu ? PERF_SAMPLE_CPU : 0);
+	if (e && e->type <= PERF_TYPE_SOFTWARE) {
+		a->type = e->type;
+		a->config = e->config;
+	}
+	if (e) {
+		/* a tracepoint keeps cpu-clock's type: perf would want the
+		 * tracing data (event formats) that zt.data does not hold */
+		a->freq = !!(e->flags & PROF_EV_FREQ);
+		a->sample_period = e->period ? e->period : a->freq ? 4000 : 1;
+		a->exclude_user = !!(e->flags & PROF_EV_EXCL_USER);
+		a->exclude_kernel = !!(e->flags & PROF_EV_EXCL_KERNEL);
+	}
+	a->sample_type = SAMPLE_TYPE | (has_cpu ? PERF_SAMPLE_CPU : 0) |
+			 (multi ? PERF_SAMPLE_IDENTIFIER : 0);
 	a->disabled = 1;
 	a->inherit = 1;
-	a->mmap = 1;
-	a->comm = 1;
 	a->enable_on_exec = 1;
-	a->task = 1;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
+	if (idx) /* the side-band comes with the first event, as perf's */
+		return;
+	a->mmap = 1;
+	a->comm = 1;
+	a->task = 1;
 	a->mmap2 = 1;
 	a->comm_exec = 1;
 }
@@ -551,12 +574,18 @@ static void fill_attr(struct perf_event_attr *a, const struct profile *p, int ha
 static void feat_event_desc(struct wr *w, const struct profile *p,
 			    const struct perf_event_attr *a)
 {
-	put_u32(w, 1);
+	uint32_t i, n = w->multi ? (uint32_t)p->nr_events : 1;
+
+	put_u32(w, n);
 	put_u32(w, (uint32_t)sizeof(*a));
-	put(w, a, sizeof(*a));
-	put_u32(w, 1);
-	put_str(w, meta_or(p, "event", "cpu-clock"));
-	put_u64(w, EVENT_ID);
+	for (i = 0; i < n; i++) {
+		const char *name = profile_event_name(p, i);
+
+		put(w, &a[i], sizeof(*a));
+		put_u32(w, 1);
+		put_str(w, name ? name : meta_or(p, "event", "cpu-clock"));
+		put_u64(w, EVENT_ID + i);
+	}
 }
 
 static void feat_nrcpus(struct wr *w, const struct profile *p)
@@ -662,9 +691,9 @@ static int write_features(struct wr *w, const struct profile *p,
 
 int perfwrite_fd(const struct profile *p, int fd)
 {
-	struct perf_event_attr attr;
+	struct perf_event_attr *attr;
 	struct prof_mmap ktext = { 0 };
-	uint64_t ids_off = HDR_SIZE, attrs_off = ids_off + 8, data_off, data_end;
+	uint64_t ids_off = HDR_SIZE, attrs_off, data_off, data_end, nev;
 	uint8_t hdr[HDR_SIZE] = { 0 }, bitmap[32] = { 0 };
 	struct stat st;
 	struct wr *w;
@@ -681,7 +710,16 @@ int perfwrite_fd(const struct profile *p, int fd)
 	w->fd = fd;
 	for (i = 0; i < p->nr_samples && !w->has_cpu; i++)
 		w->has_cpu = p->samples[i].cpu != UINT32_MAX;
-	fill_attr(&attr, p, w->has_cpu);
+	w->multi = p->nr_events > 1;
+	nev = w->multi ? p->nr_events : 1;
+	attrs_off = ids_off + 8 * nev;
+	attr = calloc(nev, sizeof(*attr));
+	if (!attr) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nev; i++)
+		fill_attr(&attr[i], p, w->has_cpu, w->multi, (uint32_t)i);
 
 	for (i = 0; i < p->nr_mmaps; i++)
 		have_ktext |= is_kernel_text(&p->mmaps[i]);
@@ -692,18 +730,21 @@ int perfwrite_fd(const struct profile *p, int fd)
 		ktext.path = (char *)"[kernel.kallsyms]";
 	}
 
-	/* header placeholder, the event's id, its attr */
+	/* header placeholder, the events' ids, their attrs */
 	put(w, hdr, sizeof(hdr));
-	put_u64(w, EVENT_ID);
-	put(w, &attr, sizeof(attr));
-	put_u64(w, ids_off);
-	put_u64(w, 8);
+	for (i = 0; i < nev; i++)
+		put_u64(w, EVENT_ID + i);
+	for (i = 0; i < nev; i++) {
+		put(w, &attr[i], sizeof(*attr));
+		put_u64(w, ids_off + 8 * i);
+		put_u64(w, 8);
+	}
 	data_off = wr_pos(w);
 	ret = write_data(w, p, ktext.start ? &ktext : NULL);
 	if (ret)
 		goto out;
 	data_end = wr_pos(w);
-	ret = write_features(w, p, &attr, bitmap);
+	ret = write_features(w, p, attr, bitmap);
 	if (ret)
 		goto out;
 
@@ -713,6 +754,7 @@ int perfwrite_fd(const struct profile *p, int fd)
 	v = ATTR_SIZE;
 	memcpy(hdr + 16, &v, 8);
 	memcpy(hdr + 24, &attrs_off, 8);
+	v = ATTR_SIZE * nev;
 	memcpy(hdr + 32, &v, 8);
 	memcpy(hdr + 40, &data_off, 8);
 	v = data_end - data_off;
@@ -726,6 +768,7 @@ int perfwrite_fd(const struct profile *p, int fd)
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, (off_t)w->off) < 0)
 		ret = -errno;
 out:
+	free(attr);
 	free(w->buf);
 	free(w);
 	return ret;

@@ -12,10 +12,16 @@
  * Write p to fd (a regular file: the header is written last, with pwrite,
  * at offset 0; the file is truncated to what was written). p is only read.
  *
- * The file holds one event: software cpu-clock, or task-clock when p's meta
- * "event" says so (any other event is written with cpu-clock's attr and its
- * own name in HEADER_EVENT_DESC); freq or period from the meta "freq" or
- * "period" (default: freq 4000); samples with ip, tid, time, cpu, period and
+ * The file holds p's events, one attr each (type, config, rate and
+ * exclusions from p's event table; a tracepoint with cpu-clock's type and
+ * config, as perf would want its tracing data, and its own name in
+ * HEADER_EVENT_DESC), the side-band with the first, and with several events
+ * PERF_SAMPLE_IDENTIFIER (event i has id i + 1) in samples and trailers.
+ * Without an event table: one event, software cpu-clock, or task-clock when
+ * p's meta "event" says so (any other event is written with cpu-clock's
+ * attr and its own name in HEADER_EVENT_DESC); freq or period from the meta
+ * "freq" or "period" (default: freq 4000); samples with ip, tid, time, cpu,
+ * period and
  * a callchain [PERF_CONTEXT_KERNEL, kernel frames, PERF_CONTEXT_USER, user
  * frames]. Side-band records: COMM (COMM_EXEC for exec), FORK, EXIT, MMAP for
  * the kernel (pid -1, "[kernel.kallsyms]_text"; synthesized from the

@@ -24,7 +24,7 @@
 #include "libprof/htab.h"
 #include "libprof/zbuf.h"
 
-#define ZTDATA_MINOR 2 /* 1.1: USTACKS chunks; 1.2: GPU chunks */
+#define ZTDATA_MINOR 3 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column */
 #define FILE_HDR 16
 #define FILE_HDR_MAX 65536     /* a later minor version may grow the header */
 #define CHUNK_HDR 24
@@ -47,6 +47,7 @@ enum {
 	CH_LOST = 7,
 	CH_USTACKS = 8,
 	CH_GPU_LUSTACKS = 16, /* snapshots of GPU launch stacks (--call-graph dwarf) */
+	CH_EVENTS = 17,       /* the event table (version 1.3) */
 	CH_INDEX = 255,
 };
 
@@ -54,8 +55,9 @@ enum {
 enum { COL_TS, COL_TID, COL_PID, COL_CPU, COL_STACK, COL_WEIGHT, NR_COLS };
 
 /* Row-encoded kinds buffered by the writer, in flush order. */
-enum { R_META, R_TASKS, R_MMAPS, R_BLOB, R_STACKS, NR_ROWS };
-static const uint32_t row_type[NR_ROWS] = { CH_META, CH_TASKS, CH_MMAPS, CH_BLOB, CH_STACKS };
+enum { R_META, R_EVENTS, R_TASKS, R_MMAPS, R_BLOB, R_STACKS, NR_ROWS };
+static const uint32_t row_type[NR_ROWS] = { CH_META, CH_EVENTS, CH_TASKS, CH_MMAPS, CH_BLOB,
+					    CH_STACKS };
 
 struct chunk_ref {
 	uint32_t type;
@@ -167,7 +169,10 @@ struct ztdata_writer {
 	uint64_t lost_samples, lost_events;
 	struct profile stacks;         /* only for interning */
 	uint32_t stacks_sealed;        /* file stack ids below this are in chunks */
+	uint32_t nr_events, events_sealed; /* events written, and of them in chunks */
 	struct zbuf cols[NR_COLS];
+	struct zbuf ecol;              /* the event column of the samples in cols */
+	int s_events;                  /* ... written: a sample in it has an event but 0 */
 	uint64_t nsamples;             /* samples in cols */
 	uint64_t s_ts, s_weight;       /* delta bases within the current chunk */
 	uint32_t s_tid, s_stack;
@@ -288,6 +293,8 @@ static int seal_rows(struct ztdata_writer *w, int r)
 	zbuf_reset(&w->payload);
 	if (r == R_STACKS)
 		zbuf_put_uv(&w->payload, w->stacks_sealed);
+	if (r == R_EVENTS)
+		zbuf_put_uv(&w->payload, w->events_sealed);
 	zbuf_put_uv(&w->payload, w->nrows[r]);
 	zbuf_put(&w->payload, w->rows[r].data, w->rows[r].len);
 	ret = emit_chunk(w, row_type[r], &w->payload);
@@ -295,6 +302,8 @@ static int seal_rows(struct ztdata_writer *w, int r)
 		return ret;
 	if (r == R_STACKS)
 		w->stacks_sealed += (uint32_t)w->nrows[r];
+	if (r == R_EVENTS)
+		w->events_sealed += (uint32_t)w->nrows[r];
 	zbuf_reset(&w->rows[r]);
 	w->nrows[r] = 0;
 	if (r == R_TASKS)
@@ -334,7 +343,9 @@ static int seal_samples(struct ztdata_writer *w)
 {
 	int i, ret;
 
-	/* every sample's stack goes before it */
+	/* every sample's event and stack go before it */
+	if (w->nrows[R_EVENTS] && (ret = seal_rows(w, R_EVENTS)))
+		return ret;
 	if (w->nrows[R_STACKS]) {
 		ret = seal_rows(w, R_STACKS);
 		if (ret)
@@ -345,11 +356,18 @@ static int seal_samples(struct ztdata_writer *w)
 		zbuf_put_uv(&w->payload, w->nsamples);
 		for (i = 0; i < NR_COLS; i++)
 			zbuf_put(&w->payload, w->cols[i].data, w->cols[i].len);
+		/* 1.3: the event column, when a sample is not of event 0 */
+		if (w->s_events)
+			zbuf_put(&w->payload, w->ecol.data, w->ecol.len);
+		if (w->ecol.err)
+			return w->ecol.err;
 		ret = emit_chunk(w, CH_SAMPLES, &w->payload);
 		if (ret)
 			return ret;
 		for (i = 0; i < NR_COLS; i++)
 			zbuf_reset(&w->cols[i]);
+		zbuf_reset(&w->ecol);
+		w->s_events = 0;
 		w->nsamples = 0;
 		w->s_ts = w->s_weight = 0;
 		w->s_tid = w->s_stack = 0;
@@ -467,6 +485,7 @@ struct ztdata_writer *ztdata_writer_new(int fd)
 		zbuf_init(&w->rows[i]);
 	for (i = 0; i < NR_COLS; i++)
 		zbuf_init(&w->cols[i]);
+	zbuf_init(&w->ecol);
 	zbuf_init(&w->payload);
 	zbuf_init(&w->out);
 	zbuf_init(&w->uhdr);
@@ -503,6 +522,7 @@ void ztdata_writer_free(struct ztdata_writer *w)
 		zbuf_release(&w->rows[i]);
 	for (i = 0; i < NR_COLS; i++)
 		zbuf_release(&w->cols[i]);
+	zbuf_release(&w->ecol);
 	zbuf_release(&w->payload);
 	zbuf_release(&w->lus);
 	zbuf_release(&w->out);
@@ -536,6 +556,28 @@ int ztdata_write_meta(struct ztdata_writer *w, const char *key, const char *valu
 	zbuf_put_str(b, key);
 	zbuf_put_str(b, value);
 	return row_done(w, R_META);
+}
+
+int ztdata_write_event(struct ztdata_writer *w, const struct prof_event *e)
+{
+	struct zbuf *b = &w->rows[R_EVENTS];
+	int ret = check_writable(w);
+
+	if (ret)
+		return ret;
+	if (e->name && strlen(e->name) > STR_MAX)
+		return -E2BIG;
+	if (w->nr_events >= UINT32_MAX - 1)
+		return -ENOMEM;
+	zbuf_put_str(b, e->name);
+	zbuf_put_uv(b, e->type);
+	zbuf_put_uv(b, e->config);
+	zbuf_put_uv(b, e->period);
+	zbuf_put_uv(b, e->flags);
+	ret = row_done(w, R_EVENTS);
+	if (!ret)
+		w->nr_events++;
+	return ret;
 }
 
 int ztdata_write_task(struct ztdata_writer *w, const struct prof_task *t)
@@ -651,12 +693,21 @@ static int intern_stack(struct ztdata_writer *w, const uint64_t *ips, unsigned n
 int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, uint32_t pid,
 			uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
+	return ztdata_write_sample_ev(w, 0, ts, weight, pid, tid, cpu, ips, nk, nu);
+}
+
+int ztdata_write_sample_ev(struct ztdata_writer *w, uint32_t event, uint64_t ts, uint64_t weight,
+			   uint32_t pid, uint32_t tid, uint32_t cpu, const uint64_t *ips,
+			   unsigned nk, unsigned nu)
+{
 	size_t colbytes = 0;
 	uint32_t id;
 	int ret = check_writable(w), i;
 
 	if (ret)
 		return ret;
+	if (event && event >= w->nr_events)
+		return -EINVAL;
 	ret = intern_stack(w, ips, nk, nu, &id);
 	if (ret)
 		return ret;
@@ -666,6 +717,8 @@ int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, u
 	zbuf_put_uv(&w->cols[COL_CPU], cpu);
 	zbuf_put_sv(&w->cols[COL_STACK], (int64_t)id - w->s_stack);
 	zbuf_put_sv(&w->cols[COL_WEIGHT], (int64_t)(weight - w->s_weight));
+	zbuf_put_uv(&w->ecol, event);
+	w->s_events |= event != 0;
 	w->s_ts = ts;
 	w->s_tid = tid;
 	w->last_tid = tid;
@@ -953,7 +1006,7 @@ size_t ztdata_writer_pending(const struct ztdata_writer *w)
 		n += w->rows[i].len;
 	for (i = 0; i < NR_COLS; i++)
 		n += w->cols[i].len;
-	return n;
+	return n + w->ecol.len;
 }
 
 static int write_out(struct ztdata_writer *w)
@@ -1025,6 +1078,8 @@ struct reader {
 	uint32_t *fmap;        /* file stack id -> profile stack id */
 	size_t nr_fmap, cap_fmap;
 	uint64_t nr_samples;   /* read from this file */
+	uint32_t nr_events;    /* events defined by the EVENTS chunks read so far */
+	uint32_t ev_base;      /* the profile's events before this file's */
 	uint64_t nr_chunks;    /* chunks before the index, and a hash of their */
 	uint64_t chunk_hash;   /* types and offsets, to check the index against */
 	uint8_t *buf;          /* decompressed payload */
@@ -1095,6 +1150,39 @@ static int dec_meta(struct reader *r, struct zcur *c, int apply)
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+static int dec_events(struct reader *r, struct zcur *c, int apply)
+{
+	uint64_t first, n, i;
+
+	if (zcur_uv(c, &first) || zcur_uv(c, &n))
+		return bad(r, "no first event index or count");
+	if (first != r->nr_events)
+		return bad(r, "events start at index %llu, expected %u", (unsigned long long)first,
+			   r->nr_events);
+	if (n > zcur_left(c) / 5 || n > UINT16_MAX - (uint64_t)r->nr_events)
+		return bad(r, "event count %llu is not valid", (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		struct prof_event e = { 0 };
+		const uint8_t *name;
+		size_t nn;
+		int ret;
+
+		if (get_str(c, &name, &nn) || zcur_uv32(c, &e.type) || zcur_uv(c, &e.config) ||
+		    zcur_uv(c, &e.period) || zcur_uv32(c, &e.flags))
+			return bad(r, "event %llu does not decode", (unsigned long long)(first + i));
+		if (!apply)
+			continue;
+		e.name = strndup((const char *)name, nn);
+		ret = e.name ? profile_add_event(r->p, &e, NULL) : -ENOMEM;
+		free(e.name);
+		if (ret)
+			return ret;
+	}
+	if (apply || r->ustack_fn)
+		r->nr_events += (uint32_t)n;
 	return 0;
 }
 
@@ -1216,8 +1304,9 @@ static int dec_stacks(struct reader *r, struct zcur *c, int apply)
 
 static int dec_samples(struct reader *r, struct zcur *c, int apply)
 {
-	struct zcur col[NR_COLS];
+	struct zcur col[NR_COLS], ecol;
 	uint64_t n, i, x;
+	int have_ev;
 	uint32_t tid = 0, fid = 0;
 	uint64_t ts = 0, weight = 0;
 	int k, ret;
@@ -1233,6 +1322,13 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 			if (zcur_uv(c, &x))
 				return bad(r, "sample column %d is short", k);
 	}
+	/* 1.3: an event column, when the file has an event table and bytes
+	 * follow (without a table, trailing bytes are a later minor's) */
+	ecol = *c;
+	have_ev = r->nr_events && zcur_left(c) > 0;
+	for (i = 0; have_ev && i < n; i++)
+		if (zcur_uv(c, &x))
+			return bad(r, "sample event column is short");
 	for (i = 0; i < n; i++) {
 		struct prof_sample s;
 		int64_t dts, dtid, dpid, dstack, dw;
@@ -1248,8 +1344,14 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 		if (!r->nr_fmap || zt_delta_u32(fid, dstack, r->nr_fmap - 1, &fid))
 			return bad(r, "sample %llu: stack id not defined by earlier chunks",
 				   (unsigned long long)i);
+		s.event = 0;
+		if (have_ev && (zcur_uv32(&ecol, &s.event) ||
+				(s.event && s.event >= r->nr_events)))
+			return bad(r, "sample %llu: event not defined by earlier chunks",
+				   (unsigned long long)i);
 		if (!apply)
 			continue;
+		s.event += r->ev_base;
 		s.ts = ts;
 		s.weight = weight;
 		s.tid = tid;
@@ -1566,6 +1668,7 @@ static decoder_fn decoder(uint32_t type)
 {
 	switch (type) {
 	case CH_META: return dec_meta;
+	case CH_EVENTS: return dec_events;
 	case CH_TASKS: return dec_tasks;
 	case CH_MMAPS: return dec_mmaps;
 	case CH_STACKS: return dec_stacks;
@@ -1584,7 +1687,7 @@ static const char *chunk_name(uint32_t type, char *buf, size_t n)
 					     "BLOB",	   "LOST",	   "USTACKS",
 					     "GPU_META",   "GPU_CUBINS",   "GPU_KERNELS",
 					     "GPU_MEMOPS", "GPU_LAUNCHES", "GPU_PCS",
-					     "GPU_OVERHEADS", "GPU_LUSTACKS" };
+					     "GPU_OVERHEADS", "GPU_LUSTACKS", "EVENTS" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -1827,6 +1930,7 @@ static int read_image(const void *data, size_t len, struct profile *p, unsigned 
 		return -ENOMEM;
 	}
 	r->p = p;
+	r->ev_base = p ? (uint32_t)p->nr_events : 0;
 	r->flags = flags;
 	r->ustack_fn = fn;
 	r->ustack_arg = arg;

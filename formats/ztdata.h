@@ -11,7 +11,9 @@
  * stack is written once, samples and GPU launches refer to it by id.
  * Version 1.2 adds GPU chunks (kernels, memory operations, launches,
  * PC-sampling buckets, stall tables, counters, cubins, overheads): a 1.1
- * reader skips them.
+ * reader skips them. Version 1.3 adds the EVENTS chunk (the event table)
+ * and an event column after the SAMPLES columns: older readers skip the
+ * one and ignore the other (every sample then reads as the first event).
  */
 #ifndef ZT_ZTDATA_H
 #define ZT_ZTDATA_H
@@ -42,9 +44,18 @@ void ztdata_writer_free(struct ztdata_writer *w);
  * every later call returns that same error. */
 int ztdata_write_meta(struct ztdata_writer *w, const char *key, const char *value);
 int ztdata_write_task(struct ztdata_writer *w, const struct prof_task *t);
+/* Append an event to the file's event table (version 1.3): the first is
+ * index 0, and so on; samples name them by index. A file without events
+ * has one, named by meta "event". */
+int ztdata_write_event(struct ztdata_writer *w, const struct prof_event *e);
 int ztdata_write_mmap(struct ztdata_writer *w, const struct prof_mmap *m);
 int ztdata_write_sample(struct ztdata_writer *w, uint64_t ts, uint64_t weight, uint32_t pid,
 			uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu);
+/* The same for a sample of event index event (written before by
+ * ztdata_write_event(); -EINVAL otherwise, but 0 is always accepted). */
+int ztdata_write_sample_ev(struct ztdata_writer *w, uint32_t event, uint64_t ts, uint64_t weight,
+			   uint32_t pid, uint32_t tid, uint32_t cpu, const uint64_t *ips,
+			   unsigned nk, unsigned nu);
 int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint64_t ts,
 		      const void *data, size_t len);
 /* Attach a user-stack snapshot (--call-graph dwarf) to the sample written

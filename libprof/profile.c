@@ -29,6 +29,9 @@ void profile_release(struct profile *p)
 		free(p->mmaps[i].path);
 	for (i = 0; i < p->nr_blobs; i++)
 		free(p->blobs[i].data);
+	for (i = 0; i < p->nr_events; i++)
+		free(p->events[i].name);
+	free(p->events);
 	free(p->meta);
 	free(p->tasks);
 	free(p->mmaps);
@@ -75,6 +78,52 @@ const char *profile_get_meta(const struct profile *p, const char *key)
 		if (!strcmp(p->meta[i].key, key))
 			return p->meta[i].value;
 	return NULL;
+}
+
+int profile_add_event(struct profile *p, const struct prof_event *e, uint32_t *idx)
+{
+	char *n = strdup(e->name ? e->name : "");
+
+	if (!n || p->nr_events >= UINT32_MAX - 1 || GROW(p, events)) {
+		free(n);
+		return -ENOMEM;
+	}
+	p->events[p->nr_events] = *e;
+	p->events[p->nr_events].name = n;
+	if (idx)
+		*idx = (uint32_t)p->nr_events;
+	p->nr_events++;
+	return 0;
+}
+
+const char *profile_event_name(const struct profile *p, uint32_t idx)
+{
+	if (idx < p->nr_events)
+		return p->events[idx].name;
+	return !p->nr_events && !idx ? profile_get_meta(p, "event") : NULL;
+}
+
+void profile_keep_event(struct profile *p, uint32_t idx)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		if (p->samples[i].event != idx)
+			continue;
+		p->samples[k] = p->samples[i];
+		p->samples[k++].event = 0;
+	}
+	p->nr_samples = k;
+	if (idx < p->nr_events) {
+		struct prof_event e = p->events[idx];
+
+		for (i = 0; i < p->nr_events; i++)
+			if (i != idx)
+				free(p->events[i].name);
+		p->events[0] = e;
+		p->nr_events = 1;
+		profile_set_meta(p, "event", e.name); /* -ENOMEM: the old name stays */
+	}
 }
 
 int profile_add_task(struct profile *p, const struct prof_task *t)

@@ -58,6 +58,20 @@ struct prof_sample {
 	uint64_t weight; /* the event period: ns for cpu-clock, or count */
 	uint32_t pid, tid, cpu;
 	uint32_t stack; /* index into the profile's stacks */
+	uint32_t event; /* index into the profile's events (0 when it has none) */
+};
+
+/* An event the samples come from (zt record -e, a perf.data attr). A
+ * profile without events (older recordings) has one: meta "event". */
+#define PROF_EV_FREQ 1u         /* period is a frequency in Hz */
+#define PROF_EV_EXCL_USER 2u    /* :k, --all-kernel */
+#define PROF_EV_EXCL_KERNEL 4u  /* :u, --all-user */
+struct prof_event {
+	char *name;      /* owned: "cpu-clock", "page-faults:u", "sched:sched_switch" */
+	uint32_t type;   /* perf_event_attr.type: 0 hardware, 1 software, 2 tracepoint */
+	uint64_t config; /* perf_event_attr.config (a tracepoint's id) */
+	uint64_t period; /* sample period, or with PROF_EV_FREQ the frequency */
+	uint32_t flags;  /* PROF_EV_* */
 };
 
 /* A stack: ips[off .. off+nk) are kernel frames leaf first, then
@@ -133,6 +147,8 @@ struct profile {
 	size_t nr_ips, cap_ips;
 	struct prof_blob *blobs;
 	size_t nr_blobs, cap_blobs;
+	struct prof_event *events; /* samples' event field indexes this */
+	size_t nr_events, cap_events;
 	struct zt_htab stack_hash; /* stack -> its id */
 	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
@@ -175,6 +191,21 @@ static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_
 /* Whether the recording has call graphs (meta "callchain", else stacks of
  * more than one frame): perf shows Children columns only then. */
 int profile_has_callchains(const struct profile *p);
+
+/* Append an event (e->name copied; NULL is stored as ""): its index in
+ * *idx (may be NULL). 0 or -ENOMEM. */
+int profile_add_event(struct profile *p, const struct prof_event *e, uint32_t *idx);
+/* The name of event idx: its table entry's, or for a profile without a
+ * table, meta "event" for index 0; NULL when unknown. */
+const char *profile_event_name(const struct profile *p, uint32_t idx);
+/* The number of events the samples may name: nr_events, or 1 without a table. */
+static inline size_t profile_nr_events(const struct profile *p)
+{
+	return p->nr_events ? p->nr_events : 1;
+}
+/* Keep only the samples of event idx (in order), renumbered as event 0
+ * of a table of that event alone. */
+void profile_keep_event(struct profile *p, uint32_t idx);
 
 /* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
 const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);

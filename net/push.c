@@ -43,6 +43,8 @@ static int write_records(struct ztdata_writer *w, const struct profile *p)
 
 	for (i = 0; !ret && i < p->nr_meta; i++)
 		ret = ztdata_write_meta(w, p->meta[i].key, p->meta[i].value);
+	for (i = 0; !ret && i < p->nr_events; i++)
+		ret = ztdata_write_event(w, &p->events[i]);
 	for (i = 0; !ret && i < p->nr_tasks; i++)
 		ret = ztdata_write_task(w, &p->tasks[i]);
 	for (i = 0; !ret && i < p->nr_mmaps; i++)
@@ -61,8 +63,8 @@ static int write_records(struct ztdata_writer *w, const struct profile *p)
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st = &p->stacks[s->stack];
 
-		ret = ztdata_write_sample(w, s->ts, s->weight, s->pid, s->tid, s->cpu,
-					  p->ips + st->off, st->nk, st->nu);
+		ret = ztdata_write_sample_ev(w, s->event, s->ts, s->weight, s->pid, s->tid,
+					     s->cpu, p->ips + st->off, st->nk, st->nu);
 		if (!ret && ztdata_writer_pending(w) > FLUSH_AT)
 			ret = ztdata_writer_flush(w);
 	}

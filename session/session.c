@@ -229,7 +229,7 @@ static int unwind_stacks(struct session *s, const struct zt_image *img,
 {
 	struct profile *p = &s->prof;
 	const char *cg = profile_get_meta(p, "callchain"), *path = s->path;
-	struct perfdata_opts po = {-1, o->event};
+	struct perfdata_opts po = {-1, o->event, o->all_events};
 	struct unwind_pass ps = {0};
 	struct unwinder_opts uo = {o->mo ? o->mo->find.symfs : NULL,
 				   o->mo ? o->mo->find.debug_dirs : NULL};
@@ -412,7 +412,7 @@ static int open_recording(const char *path, struct zt_image *img)
 
 static int load_perf(struct session *s, const struct zt_image *img, const struct session_opts *o)
 {
-	struct perfdata_opts po = {-1, o->event};
+	struct perfdata_opts po = {-1, o->event, o->all_events};
 	struct perfdata_info info;
 	struct profile *p = &s->prof;
 	const char *path = s->path;
@@ -448,8 +448,6 @@ static int load_zt(struct session *s, const struct zt_image *img, const struct s
 	const char *path = s->path;
 	int ret;
 
-	if (o->event)
-		zt_warn("--event is for perf.data files: '%s' has one event", path);
 	ret = ztdata_read_mem(img->data, img->len, p, &info);
 	if (ret == -EBADMSG && o->force && info.good_end > 0) {
 		zt_warn("'%s': %s: using what comes before it (--force)", path, info.msg);
@@ -468,6 +466,52 @@ static int load_zt(struct session *s, const struct zt_image *img, const struct s
 }
 
 static const struct session_opts no_opts;
+
+/* perf's event name matching: "cpu-clock" names "cpu-clock:ppp" too, and
+ * "cpu-clock:u" names "cpu-clock". */
+static int event_matches(const char *have, const char *want)
+{
+	size_t l = strlen(want);
+
+	if (!strcmp(have, want) || (!strncmp(have, want, l) && have[l] == ':'))
+		return 1;
+	l = strlen(have);
+	return !strncmp(want, have, l) && want[l] == ':';
+}
+
+/* zt.data holds every event: keep the one asked for (or the first),
+ * unless all are wanted. After unwinding: the snapshots are numbered by
+ * the file's samples. 0, or -1 after a message. */
+static int select_events(struct session *s, const struct session_opts *o)
+{
+	struct profile *p = &s->prof;
+	size_t i, n = 0, nr = profile_nr_events(p);
+	char list[512];
+
+	if (!o->event) {
+		if (!o->all_events && nr > 1)
+			profile_keep_event(p, 0);
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		const char *name = profile_event_name(p, (uint32_t)i);
+
+		if (name && event_matches(name, o->event)) {
+			profile_keep_event(p, (uint32_t)i);
+			return 0;
+		}
+	}
+	list[0] = 0;
+	for (i = 0; i < nr && n < sizeof(list) - 1; i++) {
+		const char *name = profile_event_name(p, (uint32_t)i);
+
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				      name ? name : "?");
+	}
+	zt_log(ZT_LOG_ERROR, "'%s': no event '%s' in the file (it has: %s)", s->path, o->event,
+	       list);
+	return -1;
+}
 
 int session_open(struct session *s, const char *path, const struct session_opts *o)
 {
@@ -492,6 +536,8 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 	}
 	if (!ret)
 		ret = unwind_stacks(s, &img, o);
+	if (!ret && !s->perf)
+		ret = select_events(s, o);
 	zt_image_close(&img);
 	if (!ret &&
 	    (session_source_new(o, &s->src) || session_source_follow(s->src, &s->prof, s->pt))) {

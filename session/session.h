@@ -27,7 +27,9 @@
 
 struct session_opts {
 	int force;         /* a damaged file: read the part before the damage (with a warning) */
-	const char *event; /* perf.data: the event to read by name (NULL: the first) */
+	const char *event; /* the event to read by name (NULL: the first, or all_events) */
+	int all_events;    /* no event named: keep every event's samples (prof_sample.event
+			      indexes prof.events); else only the one event, as event 0 */
 	/* symbol sources: binaries and debug files (mo->find.symfs and
 	 * debug_dirs also serve the unwinder), GSYM cache, debuginfod, the
 	 * remote seam; NULL: the defaults */

@@ -647,6 +647,37 @@ static void test_two_events(void **state)
 	o.event = 2;
 	assert_int_equal(perfdata_read_file(path, &p, &o, &info), -ENOENT);
 	profile_release(&p);
+
+	/* all: both events' samples, each with its index, as the two reads give */
+	{
+		struct perfdata_opts one = { -1, NULL }, all = { -1, NULL, 1 };
+		struct profile a, b;
+		size_t i, n[2] = { 0, 0 };
+
+		profile_init(&p);
+		assert_int_equal(perfdata_read_file(path, &p, &all, &info), 0);
+		assert_int_equal(p.nr_events, 2);
+		assert_string_equal(p.events[0].name, "cpu-clock");
+		assert_string_equal(p.events[1].name, "task-clock");
+		assert_int_equal(info.samples_other, 0);
+		for (i = 0; i < p.nr_samples; i++) {
+			assert_true(p.samples[i].event < 2);
+			n[p.samples[i].event]++;
+		}
+		profile_init(&a);
+		profile_init(&b);
+		one.event = 0;
+		assert_int_equal(perfdata_read_file(path, &a, &one, &info), 0);
+		one.event = 1;
+		assert_int_equal(perfdata_read_file(path, &b, &one, &info), 0);
+		assert_int_equal(n[0], a.nr_samples);
+		assert_int_equal(n[1], b.nr_samples);
+		assert_int_equal(a.nr_events, 1);
+		assert_string_equal(profile_event_name(&b, 0), "task-clock");
+		profile_release(&a);
+		profile_release(&b);
+		profile_release(&p);
+	}
 }
 
 /* perf record -o -: the header comes as records (ATTR, EVENT_UPDATE,

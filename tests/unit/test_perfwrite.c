@@ -383,6 +383,59 @@ static void test_synthetic(void **state)
 	profile_release(&q);
 }
 
+/* Several events: one attr each, samples tagged; read back with every
+ * event, and perf report shows a section per event. */
+static void test_events(void **state)
+{
+	struct prof_event ev[2] = { { "cpu-clock", 1, 0, 4000, PROF_EV_FREQ },
+				    { "sched:sched_switch", 2, 300, 1, PROF_EV_EXCL_USER } };
+	struct perfdata_opts all = { -1, NULL, 1 };
+	struct prof_sample s = { 0 };
+	struct perfdata_info info;
+	uint64_t ips[2] = { 0xffffffff81001010ull, 0x401010 };
+	struct profile p, q;
+	char path[128], out[4096];
+	size_t i, n[2] = { 0, 0 };
+
+	(void)state;
+	profile_init(&p);
+	assert_int_equal(profile_set_meta(&p, "event", "cpu-clock"), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(profile_add_event(&p, &ev[i], NULL), 0);
+	assert_int_equal(profile_intern_stack(&p, ips, 1, 1, &s.stack), 0);
+	s.pid = s.tid = 42;
+	s.cpu = UINT32_MAX;
+	for (i = 0; i < 7; i++) {
+		s.ts = 1000 + i;
+		s.event = i % 3 == 0;
+		s.weight = s.event ? 1 : 250000;
+		assert_int_equal(profile_add_sample(&p, &s), 0);
+	}
+	write_file(&p, "events.data");
+	snprintf(path, sizeof(path), "%s/events.data", dir);
+	profile_init(&q);
+	assert_int_equal(perfdata_read_file(path, &q, &all, &info), 0);
+	assert_int_equal(q.nr_events, 2);
+	assert_string_equal(q.events[0].name, "cpu-clock");
+	assert_string_equal(q.events[1].name, "sched:sched_switch");
+	assert_true(q.events[0].flags & PROF_EV_FREQ);
+	assert_true(q.events[1].flags & PROF_EV_EXCL_USER);
+	assert_int_equal(q.nr_samples, 7);
+	for (i = 0; i < q.nr_samples; i++) {
+		n[q.samples[i].event]++;
+		assert_int_equal(q.samples[i].weight, q.samples[i].event ? 1 : 250000);
+	}
+	assert_int_equal(n[0], 4);
+	assert_int_equal(n[1], 3);
+	profile_release(&q);
+	profile_release(&p);
+	assert_int_equal(capture(out, sizeof(out),
+				 "perf report -i %s --stdio 2>/dev/null | grep '^# Samples'", path),
+			 0);
+	assert_non_null(strstr(out, "# Samples: 4  of event 'cpu-clock'\n"
+					    "# Samples: 3  of event 'sched:sched_switch'"));
+}
+
 static void test_pipe(void **state)
 {
 	struct profile p;
@@ -418,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_perf_opens),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_empty),
 	};

@@ -524,12 +524,13 @@ static void test_by_magic(void **state)
 	check_session(&s);
 	session_close(&s);
 
-	/* --event: perf.data has events by name, zt.data one */
+	/* --event: both name their events, an unknown one is refused */
 	o.event = "cycles";
 	expect_refused(zt_named, &o, "no event 'cycles'");
+	expect_refused(perf_named, &o, "no event 'cycles'");
+	o.event = "cpu-clock";
 	log_clear();
 	assert_int_equal(session_open(&s, perf_named, &o), 0);
-	expect_log('W', "--event is for perf.data files", perf_named);
 	assert_int_equal(s.prof.nr_samples, NR_SAMPLES);
 	session_close(&s);
 }

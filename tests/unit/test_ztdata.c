@@ -391,6 +391,87 @@ static void test_roundtrip(void **state)
 	free(d);
 }
 
+/* The event table and each sample's event survive a round trip, across
+ * chunks; a sample naming an event not written is refused; a file without
+ * a table reads every sample as event 0. */
+static void test_events(void **state)
+{
+	struct prof_event ev[2] = { { "cpu-clock", 1, 0, 4000, PROF_EV_FREQ },
+				    { "sched:sched_switch", 2, 372, 1, PROF_EV_EXCL_USER } };
+	uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
+	struct ztdata_read_info info;
+	struct profile p;
+	struct tw t;
+	uint8_t *d;
+	size_t len, i;
+
+	(void)state;
+	tw_open(&t);
+	assert_int_equal(ztdata_write_sample_ev(t.w, 1, 1, 1, 1, 1, 0, ips, 1, 1), -EINVAL);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(ztdata_write_event(t.w, &ev[i]), 0);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(ztdata_write_sample_ev(t.w, i % 3 == 0, 100 + i, 1 + i, 7, 7, 0,
+							ips, 1, 1), 0);
+		if (i == 4) /* a chunk of its own */
+			assert_int_equal(ztdata_writer_flush(t.w), 0);
+	}
+	assert_int_equal(ztdata_write_sample_ev(t.w, 2, 1, 1, 1, 1, 0, ips, 1, 1), -EINVAL);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	d = tw_close(&t, 0, &len);
+	if (getenv("ZTDATA_CORPUS_DIR")) { /* the fuzz corpus' seed with events */
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events.ztdata", getenv("ZTDATA_CORPUS_DIR"));
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(d, 1, len, f), len);
+		fclose(f);
+	}
+	read_expect(d, len, 0, &p, &info);
+	assert_int_equal(p.nr_events, 2);
+	for (i = 0; i < 2; i++) {
+		assert_string_equal(p.events[i].name, ev[i].name);
+		assert_int_equal(p.events[i].type, ev[i].type);
+		assert_int_equal(p.events[i].config, ev[i].config);
+		assert_int_equal(p.events[i].period, ev[i].period);
+		assert_int_equal(p.events[i].flags, ev[i].flags);
+	}
+	assert_int_equal(p.nr_samples, 10);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(p.samples[i].event, i % 3 == 0);
+		assert_int_equal(p.samples[i].weight, 1 + i);
+	}
+	assert_string_equal(profile_event_name(&p, 1), "sched:sched_switch");
+	profile_keep_event(&p, 1);
+	assert_int_equal(p.nr_samples, 4);
+	assert_int_equal(p.nr_events, 1);
+	assert_string_equal(profile_event_name(&p, 0), "sched:sched_switch");
+	assert_string_equal(profile_get_meta(&p, "event"), "sched:sched_switch");
+	for (i = 0; i < 4; i++)
+		assert_int_equal(p.samples[i].event, 0);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+
+	/* no table: event 0, named by meta "event" */
+	tw_open(&t);
+	tw_meta(&t, "event", "cpu-clock");
+	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 0, ips, 1, 1), 0);
+	assert_int_equal(ztdata_writer_finish(t.w), 0);
+	d = tw_close(&t, 0, &len);
+	read_expect(d, len, 0, &p, &info);
+	assert_int_equal(p.nr_events, 0);
+	assert_int_equal(profile_nr_events(&p), 1);
+	assert_int_equal(p.samples[0].event, 0);
+	assert_string_equal(profile_event_name(&p, 0), "cpu-clock");
+	assert_null(profile_event_name(&p, 1));
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+}
+
 static void test_read_file(void **state)
 {
 	char path[] = "/tmp/zt-test-XXXXXX";
@@ -700,7 +781,7 @@ static void test_versions(void **state)
 	size_t len;
 
 	d = small_file(&t, &len);
-	assert_int_equal(d[10], 2); /* this writer's minor */
+	assert_int_equal(d[10], 3); /* this writer's minor */
 	d[8] = 2; /* major 2 */
 	d[10] = 0;
 	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
@@ -1856,6 +1937,7 @@ int main(void)
 		cmocka_unit_test(test_ustack_damaged),
 		cmocka_unit_test(test_ustack_crafted),
 		cmocka_unit_test(test_seed_corpus),
+		cmocka_unit_test(test_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

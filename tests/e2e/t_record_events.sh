@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# zt record's events beyond the clocks (software events, tracepoints, :u,
+# --all-user, several -e), the per-event sections of zt report --stdio and
+# the event field of zt script, checked against perf on the same workload
+# and on the same perf.data; refusals name the event and the fix.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+not_contains() { ! grep -qE -- "$2" "$1"; }
+
+# a workload with CPU time and page faults
+PY='x=[0]*4000000
+import time
+time.sleep(0.05)'
+
+# "NAME COUNT" per section of a report --stdio, in order
+sections() {
+	sed -nE "s/^# Samples: ([0-9]+)[ KMG] +of event '([^']+)'.*/\2 \1/p" "$1"
+}
+# the ratio a/b is within 1/3 .. 3
+same_order() { [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ $(($1 * 3)) -ge "$2" ] && [ $(($2 * 3)) -ge "$1" ]; }
+
+# ---- two events in one recording, against perf's recording of the same
+"$ZT" record -q -e cpu-clock -e page-faults -g -o two.zt -- python3 -c "$PY" 2> rec.err
+check "record -e cpu-clock -e page-faults" test -s two.zt
+"$ZT" report -i two.zt --stdio --no-children -g none > two.txt 2> two.err
+sections two.txt > zt.sec
+perf_retry record -B -q -e cpu-clock -e page-faults -g -o two.perf -- python3 -c "$PY" > /dev/null
+perf_retry report -i two.perf --stdio --no-children -g none > ptwo.txt
+sections ptwo.txt > perf.sec
+check "two sections named as perf's ($(tr '\n' ' ' < perf.sec))" \
+	test "$(cut -d' ' -f1 zt.sec | tr '\n' ' ')" = "$(cut -d' ' -f1 perf.sec | tr '\n' ' ')"
+check "the names: cpu-clock then page-faults" test "$(cut -d' ' -f1 zt.sec | tr '\n' ' ')" = "cpu-clock page-faults "
+for ev in cpu-clock page-faults; do
+	z=$(awk -v e=$ev '$1 == e { print $2 }' zt.sec)
+	p=$(awk -v e=$ev '$1 == e { print $2 }' perf.sec)
+	check "$ev: $z samples, perf $p: of the same order" same_order "$z" "$p"
+done
+check "page-faults section has rows" contains two.txt '%  python3'
+
+# --event selects one, with the section's count
+"$ZT" report -i two.zt --stdio --no-children -g none --event page-faults > pf.txt 2> pf.err
+check "--event page-faults: one section, the same count" \
+	test "$(sections pf.txt)" = "$(grep page-faults zt.sec)"
+"$ZT" report -i two.zt --stdio --event nosuch > /dev/null 2> no.err
+check "--event nosuch: refused, naming the events there" contains no.err "no event 'nosuch'.*cpu-clock, page-faults"
+
+# zt script: each sample's event, as many as the sections say
+"$ZT" script -i two.zt -F event 2> /dev/null | sed 's/^ *//' | sort | uniq -c | awk '{ print $2, $1 }' | tr -d : > scr.cnt
+check "script: event field per sample, counts as report's" test "$(sort zt.sec)" = "$(cat scr.cnt)"
+"$ZT" script -i two.zt --event page-faults -F event 2> /dev/null | sort -u | sed 's/ //g' > scr1.txt
+check "script --event page-faults: only those" test "$(cat scr1.txt)" = "page-faults:"
+
+# ---- perf's own two-event file: sections and counts exactly perf's
+"$ZT" report -i two.perf --stdio --no-children -g none > zp.txt 2> zp.err
+check "perf.data: sections and sample counts exactly perf report's" \
+	test "$(sections zp.txt)" = "$(cat perf.sec)"
+pc=$(grep -m1 'Event count' ptwo.txt); zc=$(grep -m1 'Event count' zp.txt)
+check "perf.data: event count as perf's ($pc)" test "$pc" = "$zc"
+perf_retry script -i two.perf -F comm,tid,period,event > pscr.txt
+"$ZT" script -i two.perf -F comm,tid,period,event > zscr.txt 2> zscr.err
+check "perf.data: script's event field as perf script's (aligned)" \
+	test "$(sort pscr.txt | md5sum)" = "$(sort zscr.txt | md5sum)"
+
+# ---- zt convert --to perf: one attr per event, perf report sees both sections
+"$ZT" convert -i two.zt --to perf -o conv.perf 2> conv.err
+perf_retry report -i conv.perf --stdio --no-children -g none > pconv.txt
+check "convert --to perf: perf report's sections are zt's ($(tr '\n' ' ' < zt.sec))" \
+	test "$(sections pconv.txt)" = "$(cat zt.sec)"
+
+# ---- a tracepoint, with stacks: a sleeping workload switches out in schedule
+"$ZT" record -q -e sched:sched_switch -g -o tp.zt -- sh -c 'sleep 0.02; sleep 0.02' 2> tp.err
+"$ZT" report -i tp.zt --stdio --no-children -G > tp.txt 2>> tp.err
+check "sched:sched_switch: its section" contains tp.txt "of event 'sched:sched_switch'$"
+check "sched:sched_switch -g: schedule frames" contains tp.txt '__schedule|schedule'
+perf_retry record -B -q -e sched:sched_switch -g -o tp.perf -- sh -c 'sleep 0.02; sleep 0.02' > /dev/null
+perf_retry report -i tp.perf --stdio --no-children > ptp.txt
+check "sched:sched_switch: sample counts of the same order as perf's ($(sections ptp.txt))" \
+	same_order "$(sections tp.txt | awk '{print $2}')" "$(sections ptp.txt | awk '{print $2}')"
+"$ZT" report -i tp.perf --stdio --no-children > ztp.txt 2> ztp.err
+check "perf's tracepoint recording: zt's section is perf's" test "$(sections ztp.txt)" = "$(sections ptp.txt)"
+"$ZT" report -i tp.zt --header-only > tph.txt
+check "tracepoint: every event (period 1)" contains tph.txt '^# period : 1$'
+
+# ---- a software event on its own
+"$ZT" record -q -e context-switches -g -o cs.zt -- sh -c 'sleep 0.02; sleep 0.02' 2> cs.err
+"$ZT" report -i cs.zt --stdio --no-children > cs.txt 2>> cs.err
+check "context-switches: samples" contains cs.txt "^# Samples: [1-9][0-9]* +of event 'context-switches'"
+
+# ---- :u and --all-user: no kernel frames
+"$ZT" record -q -e cpu-clock:u -g -o u.zt -- "$WL/hot" 2> u.err
+"$ZT" script -i u.zt > u.txt 2>> u.err
+check ":u: samples" contains u.txt 'cpu-clock:u: $'
+check ":u: no kernel frames" not_contains u.txt 'kernel.kallsyms'
+"$ZT" record -q --all-user -e page-faults -g -o au.zt -- python3 -c "$PY" 2> au.err
+"$ZT" script -i au.zt > au.txt 2>> au.err
+check "--all-user: page-faults samples" contains au.txt 'page-faults: $'
+check "--all-user: no kernel frames" not_contains au.txt 'kernel.kallsyms'
+
+# ---- :k: samples in the kernel only (their chains go on into user space, as perf's)
+"$ZT" record -q -e cpu-clock:k -g -o k.zt -- dd if=/dev/zero of=/dev/null bs=64k count=10000 2> k.err
+"$ZT" script -i k.zt > k.txt 2>> k.err
+read -r kn kbad < <(awk 'hdr { n++; if ($0 !~ /kernel[.]kallsyms/) bad++ } { hdr = /cpu-clock:k: $/ } END { print n + 0, bad + 0 }' k.txt)
+check ":k: $kn samples, each one's leaf in the kernel" test "$kn" -gt 0 -a "$kbad" = 0
+
+# ---- refusals name the event and the fix
+"$ZT" record -e instructions -o i.zt -- true 2> ins.err; rc=$?
+check "instructions refused here (exit 1)" test "$rc" = 1
+check "... naming it and cpu-clock" contains ins.err "event 'instructions' is not supported.*use cpu-clock"
+"$ZT" record -e cpu-clock,instructions -o i.zt -- true 2> ins2.err; rc=$?
+check "one unsupported event of several: refused too, as perf" test "$rc" = 1
+"$ZT" record -e sched:nosuch -o i.zt -- true 2> tpn.err; rc=$?
+check "unknown tracepoint refused, named, perf list suggested" \
+	contains tpn.err "unknown tracepoint 'sched:nosuch'.*sched/nosuch.*perf list"
+"$ZT" record -e bogus -o i.zt -- true 2> bog.err; rc=$?
+check "unknown event: usage error naming it" test "$rc" = 129
+check "... and what to give" contains bog.err "unknown event 'bogus': use a software event"
+"$ZT" record --all-user --all-kernel -o i.zt -- true 2> both.err; rc=$?
+check "--all-user with --all-kernel refused" test "$rc" = 129
+"$ZT" record -e cycles -o cy.zt -q -- true 2> cy.err
+"$ZT" report -i cy.zt --header-only > cy.txt
+check "cycles falls back to cpu-clock" contains cy.txt '^# event : cpu-clock$'
+perf_retry record -B -q -e cycles -e page-faults -o cy2.perf -- true > /dev/null
+"$ZT" record -q -e cycles -e page-faults -o cy2.zt -- true 2> cy2.err
+"$ZT" report -i cy2.zt --header-only > cy2.txt
+check "cycles of several falls back too, as perf's ($(perf evlist -i cy2.perf 2> /dev/null | tr '\n' ' '))" \
+	test "$(sed -n 's/^# events : //p' cy2.txt)" = "$(perf evlist -i cy2.perf 2> /dev/null | paste -sd,)"
+# without privileges: kernel-only and tracepoint sampling refused, saying what is missing
+asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$@"; }
+asnobody "$ZT" record -e cpu-clock:k -o /tmp/zt-nope.data -- true 2> nk.err; rc=$?
+check "unprivileged :k: refused (exit 1), naming what it needs" \
+	eval '[ "$rc" = 1 ] && contains nk.err "kernel-only sampling .* needs root"'
+asnobody "$ZT" record -e sched:sched_switch -o /tmp/zt-nope.data -- true 2> ntp.err; rc=$?
+check "unprivileged tracepoint: refused" eval '[ "$rc" = 1 ] && contains ntp.err "tracepoint sampling needs root"'
+finish
