@@ -98,225 +98,6 @@ static void flines_release(struct flines *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* ---- filters ---- */
-
-void rfilter_init(struct rfilter *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->pct_start = f->pct_end = -1;
-}
-
-static void free_strs(char **l, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(l[i]);
-	free(l);
-}
-
-void rfilter_release(struct rfilter *f)
-{
-	free_strs(f->comms, f->nr_comms);
-	free_strs(f->dsos, f->nr_dsos);
-	free_strs(f->syms, f->nr_syms);
-	free(f->pids);
-	free(f->tids);
-	free(f->cpus);
-	rfilter_init(f);
-}
-
-int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen)
-{
-	const char *p = arg;
-	size_t cap = *nr, nr0 = *nr;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (len) {
-			char *s = strndup(p, len);
-
-			if (!s || ZT_GROW(*list, cap, *nr + 1)) {
-				free(s);
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			(*list)[(*nr)++] = s;
-		}
-		p += len + (e ? 1 : 0);
-	}
-	if (*nr == nr0) {
-		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_u32(const char *s, const char *end, uint32_t *v)
-{
-	char *e;
-	unsigned long long x;
-
-	if (s == end || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &e, 10);
-	if (errno || e != end || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* "1,2,5-7" into *list; ranges only when allow_range. */
-static int add_ids(uint32_t **list, size_t *nr, const char *arg, int allow_range, char *err,
-		   size_t errlen)
-{
-	const char *p = arg;
-	size_t cap = *nr, nr0 = *nr;
-
-	while (*p) {
-		const char *e = strchr(p, ','), *end = e ? e : p + strlen(p), *dash;
-		uint32_t a, b, v;
-
-		dash = allow_range ? memchr(p, '-', (size_t)(end - p)) : NULL;
-		if (dash ? parse_u32(p, dash, &a) || parse_u32(dash + 1, end, &b) || b < a
-			 : parse_u32(p, end, &a)) {
-			snprintf(err, errlen, "'%.*s' is not a %s", (int)(end - p), p,
-				 allow_range ? "number or range (like 0-3)" : "number");
-			return -EINVAL;
-		}
-		if (!dash)
-			b = a;
-		if (b - a > 65536) {
-			snprintf(err, errlen, "range '%.*s' is too large", (int)(end - p), p);
-			return -EINVAL;
-		}
-		for (v = a;; v++) {
-			if (ZT_GROW(*list, cap, *nr + 1)) {
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			(*list)[(*nr)++] = v;
-			if (v == b)
-				break;
-		}
-		p = e ? e + 1 : end;
-	}
-	if (*nr == nr0) {
-		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int rfilter_add_ids(uint32_t **list, size_t *nr, const char *arg, char *err, size_t errlen)
-{
-	return add_ids(list, nr, arg, 0, err, errlen);
-}
-
-int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errlen)
-{
-	return add_ids(&f->cpus, &f->nr_cpus, arg, 1, err, errlen);
-}
-
-/* "123.456789" seconds into ns; empty: 0. */
-static int parse_secs(const char *s, const char *end, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
-	const char *p = s;
-
-	*ns = 0;
-	if (s == end)
-		return 0;
-	for (; p < end && isdigit((unsigned char)*p); p++) {
-		if (sec > UINT64_MAX / 10 / 1000000000ull)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && isdigit((unsigned char)*p); p++) {
-			if (scale > 1) {
-				scale /= 10;
-				frac += (uint64_t)(*p - '0') * scale;
-			}
-		}
-	}
-	if (p != end || p == s)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
-static int parse_pct(const char *s, const char *end, double *v)
-{
-	char buf[32], *e;
-	size_t len = (size_t)(end - s);
-
-	if (!len || len >= sizeof(buf) || end[-1] != '%')
-		return -EINVAL;
-	memcpy(buf, s, len - 1);
-	buf[len - 1] = 0;
-	*v = strtod(buf, &e);
-	if (e == buf || *e || *v < 0 || *v > 100)
-		return -EINVAL;
-	return 0;
-}
-
-int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen)
-{
-	const char *comma = strchr(arg, ','), *dash = strchr(arg, '-'), *end = arg + strlen(arg);
-
-	if (strchr(arg, '%')) {
-		double a, b;
-
-		if (!dash || parse_pct(arg, dash, &a) || parse_pct(dash + 1, end, &b) || b < a)
-			goto bad;
-		f->pct_start = a;
-		f->pct_end = b;
-		return 0;
-	}
-	if (!comma || parse_secs(arg, comma, &f->time_start) ||
-	    parse_secs(comma + 1, end, &f->time_end))
-		goto bad;
-	if (f->time_end && f->time_end < f->time_start)
-		goto bad;
-	return 0;
-bad:
-	snprintf(err, errlen,
-		 "bad --time '%s': use START,END in seconds as zt script prints them "
-		 "(either may be empty), or A%%-B%% of the recording",
-		 arg);
-	return -EINVAL;
-}
-
-int rfilter_active(const struct rfilter *f)
-{
-	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||
-		     f->nr_cpus || f->time_start || f->time_end || f->pct_start >= 0);
-}
-
-static int has_str(char *const *l, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(l[i], s))
-			return 1;
-	return 0;
-}
-
-static int has_id(const uint32_t *l, size_t n, uint32_t v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (l[i] == v)
-			return 1;
-	return 0;
-}
-
 /* ---- resolving ---- */
 
 static inline uint64_t ptr_hash(const char *s)
@@ -657,18 +438,6 @@ static int uses_key(const struct rmodel_opts *o, enum hist_key k)
 	return 0;
 }
 
-static int name_in(char *const *l, size_t n, const char *name)
-{
-	size_t i, len;
-
-	for (i = 0; i < n; i++) {
-		len = strlen(l[i]);
-		if (!strncmp(name, l[i], len) && (!name[len] || !strcmp(name + len, " (inlined)")))
-			return 1;
-	}
-	return 0;
-}
-
 /* --dso and --symbols select samples by their own function (perf's sample
  * symbol: the innermost frame that is not inlined): gpass per group. */
 static int leaf_filter(struct rmodel *m, const struct rfilter *f)
@@ -692,9 +461,8 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 		}
 		if (!t)
 			continue;
-		p->gpass[i] =
-			(!f->nr_dsos || has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, t->dso))) &&
-			(!f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, t->sym)));
+		p->gpass[i] = (uint8_t)rfilter_leaf(f, hist_str(&m->hist, t->dso), NULL,
+						    hist_str(&m->hist, t->sym));
 	}
 	return 0;
 }
@@ -762,7 +530,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	struct hist_opts ho = {o->children, o->chain,
 			       o->chain != HIST_CHAIN_NONE && o->chain_min_pct > 0};
 	int by_tid = uses_key(o, HIST_KEY_TID), by_cpu = uses_key(o, HIST_KEY_CPU), per_sample;
-	uint64_t t0 = 0, t1 = UINT64_MAX, hidden = 0, hidden_nr = 0;
+	uint64_t hidden = 0, hidden_nr = 0;
 	size_t i;
 	int ret;
 
@@ -772,15 +540,6 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
 	if (ret)
 		return ret;
-	if (f && (f->time_start || f->time_end)) {
-		t0 = f->time_start;
-		t1 = f->time_end ? f->time_end : UINT64_MAX;
-	} else if (f && f->pct_start >= 0) {
-		double span = (double)(m->time_last - m->time_first);
-
-		t0 = m->time_first + (uint64_t)(span * f->pct_start / 100.0);
-		t1 = m->time_first + (uint64_t)(span * f->pct_end / 100.0);
-	}
 	if (f && (f->nr_dsos || f->nr_syms)) {
 		ret = leaf_filter(m, f);
 		if (ret)
@@ -805,17 +564,14 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		const struct prof_sample *s = &m->samples[i];
 		const struct rgroup *g = &m->groups[p->sgroup[i]];
 
-		/* perf: --cpu and --time leave samples out; --comm, --pid and
-		 * --tid hide them but keep them in the total */
-		if (s->ts < t0 || s->ts > t1)
+		/* perf: --cpu and --time leave samples out; --comm, --pid,
+		 * --tid, --dso and --symbols hide them but keep them in the total */
+		int v = rfilter_sample(f, s, hist_str(&m->hist, g->comm), m->time_first,
+				       m->time_last);
+
+		if (v == RFILTER_DROP)
 			continue;
-		if (f && f->nr_cpus && !has_id(f->cpus, f->nr_cpus, s->cpu))
-			continue;
-		if (f && ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
-			  ((f->nr_dsos || f->nr_syms) && !p->gpass[p->sgroup[i]]) ||
-			  (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)) ||
-			  (f->nr_comms &&
-			   !has_str(f->comms, f->nr_comms, hist_str(&m->hist, g->comm))))) {
+		if (v == RFILTER_HIDE || (rfilter_has_leaf(f) && !p->gpass[p->sgroup[i]])) {
 			hidden += s->weight;
 			hidden_nr++;
 			continue;
@@ -862,9 +618,7 @@ int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e)
 
 	if (!f)
 		return 1;
-	if (f->nr_dsos && !has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, e->f.dso)))
-		return 0;
-	return !f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, e->f.sym));
+	return rfilter_leaf(f, hist_str(&m->hist, e->f.dso), NULL, hist_str(&m->hist, e->f.sym));
 }
 
 int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry ***rows, size_t *n)
