@@ -249,30 +249,12 @@ static int fold_g_argument(int argc, char **argv, char *buf, size_t n)
 
 static int setup_filters(struct report *r)
 {
-	char err[256];
-	int ret = 0;
+	const struct cmd_filter_args a = {r->comm, r->pid,	r->tid, r->dso,
+					  r->symbols, r->cpu, r->time};
 
-	rfilter_init(&r->filt);
-	if (!ret && r->comm)
-		ret = rfilter_add_strs(&r->filt.comms, &r->filt.nr_comms, r->comm, err,
-				       sizeof(err));
-	if (!ret && r->dso)
-		ret = rfilter_add_strs(&r->filt.dsos, &r->filt.nr_dsos, r->dso, err, sizeof(err));
-	if (!ret && r->symbols)
-		ret = rfilter_add_strs(&r->filt.syms, &r->filt.nr_syms, r->symbols, err,
-				       sizeof(err));
-	if (!ret && r->pid)
-		ret = rfilter_add_ids(&r->filt.pids, &r->filt.nr_pids, r->pid, err, sizeof(err));
-	if (!ret && r->tid)
-		ret = rfilter_add_ids(&r->filt.tids, &r->filt.nr_tids, r->tid, err, sizeof(err));
-	if (!ret && r->cpu)
-		ret = rfilter_add_cpus(&r->filt, r->cpu, err, sizeof(err));
-	if (!ret && r->time)
-		ret = rfilter_set_time(&r->filt, r->time, err, sizeof(err));
-	if (ret)
-		cmd_error("%s", err);
 	r->mo.filter = &r->filt;
-	return ret;
+	rfilter_release(&r->filt);
+	return cmd_filters(&r->filt, &a);
 }
 
 /* ---- the header ---- */
@@ -391,16 +373,7 @@ static void print_quality(const struct report *r)
 
 static void print_meta(const struct report *r)
 {
-	char key[128], buf[1024];
-	size_t i;
-
-	printf("# ========\n");
-	for (i = 0; i < r->ses.prof.nr_meta; i++) {
-		prof_sanitize(key, sizeof(key), r->ses.prof.meta[i].key);
-		prof_sanitize(buf, sizeof(buf), r->ses.prof.meta[i].value);
-		printf("# %s : %s\n", key, buf);
-	}
-	printf("# ========\n#\n");
+	cmd_print_header(&r->ses);
 }
 
 static void print_list(const char *name, const char *v)

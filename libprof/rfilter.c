@@ -170,7 +170,8 @@ static int parse_range(char *s, struct rtime *t)
 	memset(t, 0, sizeof(*t));
 	if (comma)
 		*comma = 0;
-	if ((*s && parse_nsec(s, &t->start)) || (comma && comma[1] && parse_nsec(comma + 1, &t->end)))
+	if ((*s && parse_nsec(s, &t->start)) ||
+	    (comma && comma[1] && parse_nsec(comma + 1, &t->end)))
 		return -EINVAL;
 	return t->end && t->end < t->start ? -EINVAL : 0;
 }
@@ -241,8 +242,9 @@ static int parse_times(char *s, struct rtime *t, size_t cap, size_t *nr)
 
 	if (strchr(s, '%')) {
 		/* perf takes the form of the whole list from its first '/' or '-' */
-		int (*one)(char *, struct rtime *) =
-			strchr(s, '/') ? pct_slash : strchr(s, '-') ? pct_dash : NULL;
+		int (*one)(char *, struct rtime *) = strchr(s, '/')   ? pct_slash
+						     : strchr(s, '-') ? pct_dash
+								      : NULL;
 		char *pc = strchr(s, '%');
 
 		if (!one) {
@@ -409,7 +411,6 @@ static int name_in(char *const *l, size_t n, const char *name)
 	}
 	return 0;
 }
-
 
 int rfilter_sample(const struct rfilter *f, const struct prof_sample *s, const char *comm,
 		   uint64_t first, uint64_t last)

@@ -67,10 +67,10 @@ static void test_seconds(void **state)
 	/* refused as perf refuses them */
 	assert_int_equal(set("5,3"), -EINVAL); /* end before start */
 	assert_non_null(strstr(err, "bad --time '5,3'"));
-	assert_int_equal(set("5"), -EINVAL);	       /* no comma */
-	assert_int_equal(set("x,3"), -EINVAL);	       /* not a number */
-	assert_int_equal(set("1,2.5.1"), -EINVAL);     /* two dots */
-	assert_int_equal(set("1,2s"), -EINVAL);	       /* a unit */
+	assert_int_equal(set("5"), -EINVAL);		 /* no comma */
+	assert_int_equal(set("x,3"), -EINVAL);		 /* not a number */
+	assert_int_equal(set("1,2.5.1"), -EINVAL);	 /* two dots */
+	assert_int_equal(set("1,2s"), -EINVAL);		 /* a unit */
 	assert_int_equal(set("1.1234567891,"), -EINVAL); /* past nanoseconds */
 	assert_int_equal(set("99999999999999999999,"), -EINVAL);
 	assert_int_equal(set("1,3 2,4"), -EINVAL); /* overlapping */
@@ -162,9 +162,8 @@ static void test_sample_verdicts(void **state)
 	/* --dsos by short name or path, --symbols by name (inlined too) */
 	assert_false(rfilter_has_leaf(&f));
 	assert_true(rfilter_leaf(&f, NULL, NULL, NULL));
-	assert_int_equal(rfilter_add_strs(&f.dsos, &f.nr_dsos, "libc.so.6,/opt/x", err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		rfilter_add_strs(&f.dsos, &f.nr_dsos, "libc.so.6,/opt/x", err, sizeof(err)), 0);
 	assert_true(rfilter_has_leaf(&f));
 	assert_true(rfilter_leaf(&f, "libc.so.6", "/usr/lib/libc.so.6", "memcpy"));
 	assert_true(rfilter_leaf(&f, "x", "/opt/x", "f"));
