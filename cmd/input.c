@@ -69,6 +69,18 @@ int cmd_filters(struct rfilter *f, const struct cmd_filter_args *a)
 	return 0;
 }
 
+int cmd_check_cpu_filter(const struct session *s, const struct rfilter *f)
+{
+	const char *st = profile_get_meta(&s->prof, "sample_type");
+
+	if (!f->nr_cpus || !st || strstr(st, "CPU"))
+		return 0;
+	cmd_error("'%s' has no CPU in its samples (record with -a or -C to have it): remove "
+		  "-C/--cpu",
+		  s->path);
+	return -1;
+}
+
 /* "# name : value" of meta key (sanitized), when the recording has it. */
 static void header_line(const struct profile *p, const char *name, const char *key,
 			const char *suffix)

@@ -24,6 +24,10 @@ struct cmd_filter_args {
 /* Parse them into f (initialized here): 0, or -1 after a message. */
 int cmd_filters(struct rfilter *f, const struct cmd_filter_args *a);
 
+/* perf refuses -C on a recording whose samples have no CPU: 0, or -1
+ * after a message saying so. */
+int cmd_check_cpu_filter(const struct session *s, const struct rfilter *f);
+
 /*
  * perf's header info (perf report --header-only): "# captured on : ...",
  * hostname, os release, version, arch, CPUs, CPU description, memory, the

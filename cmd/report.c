@@ -1379,6 +1379,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	t1 = now_ms();
+	if (cmd_check_cpu_filter(&r.ses, &r.filt)) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
 	if (r.header_only) {
 		print_meta(&r);
 		ret = ZT_EXIT_OK;

@@ -279,3 +279,50 @@ int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struc
 		return perfscript_frame_text(b, f, &unknown);
 	return perfscript_walk(ft, pid, ips, r, n, f->callchain && f->inline_frames, add_frame, &c);
 }
+
+size_t perfscript_task(const struct prof_task *t, char *out, size_t n)
+{
+	char comm[64];
+	int l;
+
+	switch (t->kind) {
+	case PROF_TASK_COMM:
+	case PROF_TASK_EXEC:
+		prof_sanitize(comm, sizeof(comm), t->comm);
+		l = snprintf(out, n, "PERF_RECORD_COMM%s: %s:%u/%u\n",
+			     t->kind == PROF_TASK_EXEC ? " exec" : "", comm, t->pid, t->tid);
+		break;
+	case PROF_TASK_FORK:
+	case PROF_TASK_EXIT:
+		l = snprintf(out, n, "PERF_RECORD_%s(%u:%u):(%u:%u)\n",
+			     t->kind == PROF_TASK_FORK ? "FORK" : "EXIT", t->pid, t->tid, t->ppid,
+			     t->ptid);
+		break;
+	default:
+		l = snprintf(out, n, "PERF_RECORD_UNKNOWN(%u)\n", t->kind);
+	}
+	return l < 0 ? 0 : (size_t)l >= n ? n - 1 : (size_t)l;
+}
+
+size_t perfscript_mmap(const struct prof_mmap *m, char *out, size_t n)
+{
+	char path[4096];
+	int l;
+
+	prof_sanitize(path, sizeof(path), m->path ? m->path : "");
+	if (m->pid == ZT_PID_KERNEL) {
+		/* perf's kernel map is named after its _text symbol */
+		l = snprintf(out, n, "PERF_RECORD_MMAP -1/0: [%#llx(%#llx) @ %#llx]: %c %s%s\n",
+			     (unsigned long long)m->start, (unsigned long long)m->len,
+			     (unsigned long long)m->pgoff, m->prot & 4 ? 'x' : 'r', path,
+			     strcmp(path, "[kernel.kallsyms]") ? "" : "_text");
+	} else {
+		l = snprintf(out, n,
+			     "PERF_RECORD_MMAP2 %u/%u: [%#llx(%#llx) @ %#llx 00:00 0 0]: %c%c%c%c %s\n",
+			     m->pid, m->tid, (unsigned long long)m->start,
+			     (unsigned long long)m->len, (unsigned long long)m->pgoff,
+			     m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-',
+			     m->prot & 4 ? 'x' : '-', m->flags & 1 ? 's' : 'p', path);
+	}
+	return l < 0 ? 0 : (size_t)l >= n ? n - 1 : (size_t)l;
+}

@@ -60,6 +60,20 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
 			 const char *comm, char *out);
 
 /*
+ * A side-band record as perf script --show-task-events and
+ * --show-mmap-events show it after the header's start (perfscript_header()
+ * with only comm, tid, cpu and time): "PERF_RECORD_COMM: comm:pid/tid",
+ * "PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(pid:tid):(ppid:ptid)",
+ * "PERF_RECORD_EXIT(...)", "PERF_RECORD_MMAP2 pid/tid: [0xstart(0xlen) @
+ * 0xpgoff maj:min ino gen]: r-xp path" (device and inode unknown here:
+ * 00:00 0 0), the kernel's "PERF_RECORD_MMAP -1/0: [...]: x path", each
+ * with a newline, into out of size n (comm and path sanitized). Returns
+ * the length.
+ */
+size_t perfscript_task(const struct prof_task *t, char *out, size_t n);
+size_t perfscript_mmap(const struct prof_mmap *m, char *out, size_t n);
+
+/*
  * One frame as perf script shows it. Strings are valid until the walk's
  * callback returns.
  */
