@@ -440,6 +440,28 @@ static int uses_key(const struct rmodel_opts *o, enum hist_key k)
 
 /* --dso and --symbols select samples by their own function (perf's sample
  * symbol: the innermost frame that is not inlined): gpass per group. */
+/* The function of group g's sample (its innermost frame not inlined), or NULL. */
+static const struct hist_frame *group_leaf(const struct rmodel *m, const struct rgroup *g)
+{
+	const struct rpriv *p = m->priv;
+	const struct hist_frame *t = NULL;
+	uint32_t k;
+
+	for (k = 0; k < g->n; k++) {
+		t = &p->frames[p->fidx[g->off + k]];
+		if (!t->inlined)
+			break;
+	}
+	return t;
+}
+
+static int unresolved(const struct rmodel *m, const struct rgroup *g)
+{
+	const struct hist_frame *t = group_leaf(m, g);
+
+	return !t || t->symq == 0;
+}
+
 static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 {
 	struct rpriv *p = m->priv;
@@ -450,15 +472,8 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 	if (!p->gpass)
 		return -ENOMEM;
 	for (i = 0; i < m->nr_groups; i++) {
-		const struct rgroup *g = &m->groups[i];
-		const struct hist_frame *t = NULL;
-		uint32_t k;
+		const struct hist_frame *t = group_leaf(m, &m->groups[i]);
 
-		for (k = 0; k < g->n; k++) {
-			t = &p->frames[p->fidx[g->off + k]];
-			if (!t->inlined)
-				break;
-		}
 		if (!t)
 			continue;
 		p->gpass[i] = (uint8_t)rfilter_leaf(f, hist_str(&m->hist, t->dso), NULL,
@@ -479,7 +494,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 	for (i = 0; i < p->nr_aggs; i++) {
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
-		uint32_t k, n = 0, *eidx = NULL;
+		uint32_t k, n = 0, *eidx = NULL, addrs;
 
 		if (pass) {
 			/* only stacks with an entry that has a tree */
@@ -494,11 +509,18 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 		}
 		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
 			return -ENOMEM;
-		for (k = 0; k < g->n; k++) {
+		for (k = 0, addrs = 0; k < g->n; k++) {
 			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
 			struct hist_frame *h;
 
+			/* --max-stack: an address's frames end with its function */
+			if (o->max_stack && addrs >= o->max_stack)
+				break;
+			if (!t->inlined)
+				addrs++;
 			if (t->inlined && !o->inline_frames)
+				continue;
+			if (o->hide_unresolved && t->symq == 0)
 				continue;
 			h = &p->scratch[n++];
 			*h = *t;
@@ -548,7 +570,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	p->nr_aggs = 0;
 	zt_htab_clear(&p->ahash);
 	m->shown = m->shown_nr = 0;
-	per_sample = by_tid || by_cpu || rfilter_active(f);
+	per_sample = by_tid || by_cpu || rfilter_active(f) || o->hide_unresolved;
 	if (!per_sample) {
 		/* everything, per group: their totals from rmodel_init */
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
@@ -569,7 +591,8 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		int v = rfilter_sample(f, s, hist_str(&m->hist, g->comm), m->time_first,
 				       m->time_last);
 
-		if (v == RFILTER_DROP)
+		/* perf -U: a sample without a function of its own is left out */
+		if (v == RFILTER_DROP || (o->hide_unresolved && unresolved(m, g)))
 			continue;
 		if (v == RFILTER_HIDE || (rfilter_has_leaf(f) && !p->gpass[p->sgroup[i]])) {
 			hidden += s->weight;

@@ -29,6 +29,10 @@ struct rmodel_opts {
 				 (none can show a branch below the display threshold); 0: all */
 	int inline_frames;    /* inlined functions as frames of their own, "name (inlined)" */
 	const struct rfilter *filter; /* borrowed; NULL: everything */
+	unsigned max_stack;	      /* at most this many addresses of each stack (perf's
+					 --max-stack; an address's inline frames with it); 0: all */
+	int hide_unresolved; /* perf's -U: leave out samples whose function is unresolved
+				and unresolved frames of call chains */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */
