@@ -836,7 +836,8 @@ int cmd_script(int argc, char **argv)
 		{OPT_STRING, 0, "comm", &s.fa.comm, "comm[,comm...]", "the same as --comms"},
 		{OPT_STRING, 0, "pid", &s.fa.pid, "pid[,pid...]", "only samples of these processes"},
 		{OPT_STRING, 0, "tid", &s.fa.tid, "tid[,tid...]", "only samples of these threads"},
-		{OPT_STRING, 'C', "cpu", &s.fa.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 'C', "cpus", &s.fa.cpu, "cpus",
+		 "only samples on these CPUs (0,2-3); perf's -C (--cpu is zt's: CPU samples only)"},
 		{OPT_STRING, 0, "time", &s.fa.time, "start,end",
 		 "only samples in these time ranges: START,END in seconds (several: separated "
 		 "by spaces), A%-B% or P%/N of the recording (several: by commas)"},
@@ -891,7 +892,12 @@ int cmd_script(int argc, char **argv)
 	}
 	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
-		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		if (rest > 0 && !strcmp(argv[rest - 1], "--cpu"))
+			cmd_error("unexpected argument '%s': zt script's --cpu shows the CPU samples "
+				  "only; to keep some CPUs' samples use -C %s",
+				  argv[rest], argv[rest]);
+		else
+			cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
 		goto out;
 	}
 	if (s.only_gpu && s.only_cpu) {
