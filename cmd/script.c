@@ -48,12 +48,12 @@ static const struct {
 	{ "cpu", PERFSCRIPT_F_CPU },	   { "event", PERFSCRIPT_F_EVENT },
 	{ "ip", PERFSCRIPT_F_IP },	   { "sym", PERFSCRIPT_F_SYM },
 	{ "symoff", PERFSCRIPT_F_SYMOFF }, { "dso", PERFSCRIPT_F_DSO },
-	{ "period", PERFSCRIPT_F_PERIOD },
+	{ "period", PERFSCRIPT_F_PERIOD }, { "srcline", PERFSCRIPT_F_SRCLINE },
 };
 
 /* perf's other field names: known, but nothing in a zt recording to show */
 static const char *const perf_only_fields[] = {
-	"trace",       "addr",		 "srcline",	   "iregs",
+	"trace",       "addr",		 "iregs",
 	"uregs",       "brstack",	 "brstacksym",	   "flags",
 	"bpf-output",  "brstackinsn",	 "brstackinsnlen", "brstackoff",
 	"callindent",  "insn",		 "insnlen",	   "synth",
@@ -224,7 +224,7 @@ static int parse_fields(struct script *s)
 			else
 				cmd_error("-F: unknown field '%s': use comm, tid, pid, time, cpu, "
 					  "event, "
-					  "ip, sym, symoff, dso, period",
+					  "ip, sym, symoff, dso, period, srcline",
 					  tok);
 			ret = -EINVAL;
 			break;
@@ -829,7 +829,7 @@ int cmd_script(int argc, char **argv)
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
 		{OPT_STRING, 'F', "fields", &s.fields, "fields",
-		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
+		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline; +f,-f: change "
 		 "the defaults"},
 		{OPT_STRING, 'c', "comms", &s.fa.comm, "comm[,comm...]",
 		 "only samples of these thread names"},

@@ -163,7 +163,7 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
  * perf script shows it, its strings in sym and dso (NAME_MAX_LEN each). */
 static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 		       const struct prof_mmap *map, struct perfscript_frame *o, char *sym,
-		       char *dso)
+		       char *dso, char *src)
 {
 	/* the resolver's names of anonymous executable memory */
 	int jit = !f->kernel && f->module &&
@@ -189,13 +189,28 @@ static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 	} else {
 		strcpy(dso, "[unknown]");
 	}
+	/* perf's map__fprintf_srcline(): the file's base name and line, else
+	 * the module's short name and the address perf shows */
+	if (f->sfile) {
+		char tmp[NAME_MAX_LEN];
+
+		zt_frame_srcline(f, tmp, sizeof(tmp));
+		prof_sanitize(src, NAME_MAX_LEN, tmp);
+	} else {
+		char tmp[NAME_MAX_LEN];
+
+		snprintf(tmp, sizeof(tmp), "%s[%llx]", f->module ? f->module : "[unknown]",
+			 (unsigned long long)o->addr);
+		prof_sanitize(src, NAME_MAX_LEN, tmp);
+	}
+	o->srcline = src;
 }
 
 int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips,
 		    const struct zt_frange *r, unsigned n, int inline_frames,
 		    perfscript_frame_fn fn, void *ctx)
 {
-	char sym[NAME_MAX_LEN], dso[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	char sym[NAME_MAX_LEN], dso[NAME_MAX_LEN], name[NAME_MAX_LEN], src[NAME_MAX_LEN];
 	struct perfscript_frame fr, in;
 	unsigned i, k;
 	int ret = 0;
@@ -203,7 +218,7 @@ int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips
 	for (i = 0; i < n && !ret; i++) {
 		const struct zt_frame *f = frametab_frame(ft, r[i].first + r[i].n - 1);
 
-		show_frame(pid, ips[i], f, r[i].map, &fr, sym, dso);
+		show_frame(pid, ips[i], f, r[i].map, &fr, sym, dso, src);
 		for (k = 0; inline_frames && k + 1 < r[i].n && !ret; k++) {
 			const char *s = frametab_frame(ft, r[i].first + k)->sym;
 
@@ -252,6 +267,13 @@ int perfscript_frame_text(struct zbuf *b, const struct perfscript_fmt *f,
 		zbuf_put(b, " (inlined)", 10);
 	if (f->callchain)
 		zbuf_put(b, "\n", 1);
+	if ((f->fields & PERFSCRIPT_F_SRCLINE) && fr->srcline) {
+		/* on a line of its own: after the frame's, or the sample's */
+		zbuf_put(b, f->callchain ? "  " : "\n  ", f->callchain ? 2 : 3);
+		zbuf_put(b, fr->srcline, strlen(fr->srcline));
+		if (f->callchain)
+			zbuf_put(b, "\n", 1);
+	}
 	return b->err;
 }
 

@@ -29,6 +29,7 @@ enum {
 	PERFSCRIPT_F_SYMOFF = 1 << 8,
 	PERFSCRIPT_F_DSO = 1 << 9,
 	PERFSCRIPT_F_PERIOD = 1 << 10,
+	PERFSCRIPT_F_SRCLINE = 1 << 11,
 };
 
 /* How samples are shown. */
@@ -87,6 +88,8 @@ struct perfscript_frame {
 			    "/tmp/perf-PID.map" for JIT code, "[unknown]"; NULL: an inlined
 			    function (shown as "(inlined)") */
 	int has_sym;
+	const char *srcline; /* sanitized: perf's srcline, "file.c:42", or without line
+				information "module[addr]" */
 };
 
 typedef int (*perfscript_frame_fn)(void *ctx, const struct perfscript_frame *f);
@@ -103,7 +106,8 @@ int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips
 
 /* One frame's text appended to b: with callchain a "\t" first and a "\n"
  * last; the address (call chains: fr->addr, else fr->ip), " sym+0xoff",
- * " (dso)" as f->fields ask; " (inlined)" for an inlined frame. 0 or
+ * " (dso)" as f->fields ask; " (inlined)" for an inlined frame; with
+ * PERFSCRIPT_F_SRCLINE "  srcline" on a line of its own after it. 0 or
  * -ENOMEM (b's sticky error). */
 int perfscript_frame_text(struct zbuf *b, const struct perfscript_fmt *f,
 			  const struct perfscript_frame *fr);
