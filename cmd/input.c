@@ -144,7 +144,8 @@ void cmd_print_header(const struct session *s)
 		prof_sanitize(buf, sizeof(buf), v);
 		printf("# event : name = %s", buf);
 		if ((f && strcmp(f, "0")) || per)
-			printf(", { sample_period, sample_freq } = %s", f && strcmp(f, "0") ? f : per);
+			printf(", { sample_period, sample_freq } = %s",
+			       f && strcmp(f, "0") ? f : per);
 		if (stype) {
 			prof_sanitize(buf, sizeof(buf), stype);
 			printf(", sample_type = %s", buf);
@@ -171,10 +172,21 @@ void cmd_print_header(const struct session *s)
 	/* what else the recording says, as it names it */
 	for (i = 0; i < p->nr_meta; i++) {
 		static const char *const shown[] = {
-			"hostname", "os_release",    "perf_version",	  "zt_version",
-			"arch",	    "nr_cpus",	     "nr_cpus_avail",	  "cpudesc",
-			"cpuid",    "total_mem_kb",  "cmdline",		  "sample_type",
-			"perf_data_section", "perf_record_counts", "event",
+			"hostname",
+			"os_release",
+			"perf_version",
+			"zt_version",
+			"arch",
+			"nr_cpus",
+			"nr_cpus_avail",
+			"cpudesc",
+			"cpuid",
+			"total_mem_kb",
+			"cmdline",
+			"sample_type",
+			"perf_data_section",
+			"perf_record_counts",
+			"event",
 		};
 		char key[128];
 		size_t k;

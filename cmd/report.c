@@ -253,7 +253,7 @@ static int fold_g_argument(int argc, char **argv, char *buf, size_t n)
 
 static int setup_filters(struct report *r)
 {
-	const struct cmd_filter_args a = {r->comm, r->pid,	r->tid, r->dso,
+	const struct cmd_filter_args a = {r->comm,    r->pid, r->tid, r->dso,
 					  r->symbols, r->cpu, r->time};
 
 	r->mo.filter = &r->filt;
@@ -446,17 +446,23 @@ static void print_header(const struct report *r)
 static const char *record_name(unsigned t)
 {
 	static const char *const k[] = {
-		"TOTAL",	"MMAP",		"LOST",		"COMM",		"EXIT",
-		"THROTTLE",	"UNTHROTTLE",	"FORK",		"READ",		"SAMPLE",
-		"MMAP2",	"AUX",		"ITRACE_START", "LOST_SAMPLES", "SWITCH",
-		"SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL",	"BPF_EVENT",	"CGROUP",
+		"TOTAL",	"MMAP",
+		"LOST",		"COMM",
+		"EXIT",		"THROTTLE",
+		"UNTHROTTLE",	"FORK",
+		"READ",		"SAMPLE",
+		"MMAP2",	"AUX",
+		"ITRACE_START", "LOST_SAMPLES",
+		"SWITCH",	"SWITCH_CPU_WIDE",
+		"NAMESPACES",	"KSYMBOL",
+		"BPF_EVENT",	"CGROUP",
 		"TEXT_POKE",	"AUX_OUTPUT_HW_ID",
 	};
 	static const char *const u[] = {
-		"ATTR",		"EVENT_TYPE",	"TRACING_DATA", "BUILD_ID",	"FINISHED_ROUND",
-		"ID_INDEX",	"AUXTRACE_INFO", "AUXTRACE",	"AUXTRACE_ERROR", "THREAD_MAP",
-		"CPU_MAP",	"STAT_CONFIG",	"STAT",		"STAT_ROUND",	"EVENT_UPDATE",
-		"TIME_CONV",	"FEATURE",	"COMPRESSED",	"FINISHED_INIT",
+		"ATTR",	     "EVENT_TYPE",    "TRACING_DATA", "BUILD_ID",	"FINISHED_ROUND",
+		"ID_INDEX",  "AUXTRACE_INFO", "AUXTRACE",     "AUXTRACE_ERROR", "THREAD_MAP",
+		"CPU_MAP",   "STAT_CONFIG",   "STAT",	      "STAT_ROUND",	"EVENT_UPDATE",
+		"TIME_CONV", "FEATURE",	      "COMPRESSED",   "FINISHED_INIT",
 	};
 
 	if (t < sizeof(k) / sizeof(k[0]))
@@ -494,7 +500,7 @@ static void print_stats(const struct report *r)
 		}
 	} else {
 		for (i = 0; i < p->nr_tasks; i++)
-			by[p->tasks[i].kind == PROF_TASK_FORK   ? 7
+			by[p->tasks[i].kind == PROF_TASK_FORK	? 7
 			   : p->tasks[i].kind == PROF_TASK_EXIT ? 4
 								: 3]++;
 		for (i = 0; i < p->nr_mmaps; i++)
@@ -513,7 +519,8 @@ static void print_stats(const struct report *r)
 	printf("%s stats:\n", name);
 	printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)p->nr_samples);
 	if (p->lost_samples)
-		printf("%16s events: %10llu\n", "LOST_SAMPLES", (unsigned long long)p->lost_samples);
+		printf("%16s events: %10llu\n", "LOST_SAMPLES",
+		       (unsigned long long)p->lost_samples);
 }
 
 /* A thread of the recording, for --tasks and --mmaps. */
@@ -551,13 +558,13 @@ static struct rtask *collect_tasks(const struct report *r, size_t *nr)
 	struct rtask *t = NULL;
 	size_t n = 0, cap = 0, i;
 
-#define ADD_TASK(P, T)                                                                     \
-	do {                                                                               \
-		if (!find_task(t, n, (P), (T))) {                                          \
-			if (ZT_GROW(t, cap, n + 1))                                        \
-				goto fail;                                                 \
-			t[n++] = (struct rtask){(P), (T), -1, NULL, 0, 0};                 \
-		}                                                                          \
+#define ADD_TASK(P, T)                                                     \
+	do {                                                               \
+		if (!find_task(t, n, (P), (T))) {                          \
+			if (ZT_GROW(t, cap, n + 1))                        \
+				goto fail;                                 \
+			t[n++] = (struct rtask){(P), (T), -1, NULL, 0, 0}; \
+		}                                                          \
 	} while (0)
 	ADD_TASK(0, 0);
 	for (i = 0; i < p->nr_tasks; i++)
@@ -634,8 +641,8 @@ static void print_task_maps(const struct report *r, int64_t pid, int indent)
 	free(v);
 }
 
-static void print_task_level(const struct report *r, struct rtask *t, size_t n, size_t i,
-			     int depth, int maps)
+static void print_task_level(const struct report *r, struct rtask *t, size_t n, size_t i, int depth,
+			     int maps)
 {
 	char comm[64], cbuf[32];
 	size_t k;
@@ -669,9 +676,8 @@ static void print_tasks(const struct report *r, int maps)
 	}
 	printf("# %8s %8s %8s  %s\n", "pid", "tid", "ppid", "comm");
 	for (i = 0; i < n; i++)
-		if (t[i].depth != -1 &&
-		    (t[i].ppid < 0 || !find_task(t, n, -1, t[i].ppid) ||
-		     find_task(t, n, -1, t[i].ppid) == &t[i]))
+		if (t[i].depth != -1 && (t[i].ppid < 0 || !find_task(t, n, -1, t[i].ppid) ||
+					 find_task(t, n, -1, t[i].ppid) == &t[i]))
 			print_task_level(r, t, n, i, 0, maps);
 	free(t);
 }
@@ -714,8 +720,8 @@ static void print_threads(const struct report *r)
 	}
 	printf("# %*s  %*s  %*s\n", pw, "PID", tw, "TID", cw, name);
 	for (i = 0; i < n; i++)
-		printf("  %*lld  %*lld  %*llu\n", pw, (long long)t[i].pid, tw, (long long)t[i].tid, cw,
-		       (unsigned long long)t[i].count);
+		printf("  %*lld  %*lld  %*llu\n", pw, (long long)t[i].pid, tw, (long long)t[i].tid,
+		       cw, (unsigned long long)t[i].count);
 	free(t);
 }
 

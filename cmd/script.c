@@ -43,25 +43,23 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } field_names[] = {
-	{ "comm", PERFSCRIPT_F_COMM },	   { "tid", PERFSCRIPT_F_TID },
-	{ "pid", PERFSCRIPT_F_PID },	   { "time", PERFSCRIPT_F_TIME },
-	{ "cpu", PERFSCRIPT_F_CPU },	   { "event", PERFSCRIPT_F_EVENT },
-	{ "ip", PERFSCRIPT_F_IP },	   { "sym", PERFSCRIPT_F_SYM },
-	{ "symoff", PERFSCRIPT_F_SYMOFF }, { "dso", PERFSCRIPT_F_DSO },
-	{ "period", PERFSCRIPT_F_PERIOD }, { "srcline", PERFSCRIPT_F_SRCLINE },
+	{"comm", PERFSCRIPT_F_COMM},	 {"tid", PERFSCRIPT_F_TID},
+	{"pid", PERFSCRIPT_F_PID},	 {"time", PERFSCRIPT_F_TIME},
+	{"cpu", PERFSCRIPT_F_CPU},	 {"event", PERFSCRIPT_F_EVENT},
+	{"ip", PERFSCRIPT_F_IP},	 {"sym", PERFSCRIPT_F_SYM},
+	{"symoff", PERFSCRIPT_F_SYMOFF}, {"dso", PERFSCRIPT_F_DSO},
+	{"period", PERFSCRIPT_F_PERIOD}, {"srcline", PERFSCRIPT_F_SRCLINE},
 };
 
 /* perf's other field names: known, but nothing in a zt recording to show */
 static const char *const perf_only_fields[] = {
-	"trace",       "addr",		 "iregs",
-	"uregs",       "brstack",	 "brstacksym",	   "flags",
-	"bpf-output",  "brstackinsn",	 "brstackinsnlen", "brstackoff",
-	"callindent",  "insn",		 "insnlen",	   "synth",
-	"phys_addr",   "metric",	 "misc",	   "srccode",
-	"ipc",	       "data_page_size", "code_page_size", "ins_lat",
-	"machine_pid", "vcpu",		 "cgroup",	   "retire_lat",
-	"tod",	       "weight",	 "dsoff",	   "disasm",
-	"brcntr",      "data_src",
+	"trace",	  "addr",	    "iregs",	  "uregs",	 "brstack",
+	"brstacksym",	  "flags",	    "bpf-output", "brstackinsn", "brstackinsnlen",
+	"brstackoff",	  "callindent",	    "insn",	  "insnlen",	 "synth",
+	"phys_addr",	  "metric",	    "misc",	  "srccode",	 "ipc",
+	"data_page_size", "code_page_size", "ins_lat",	  "machine_pid", "vcpu",
+	"cgroup",	  "retire_lat",	    "tod",	  "weight",	 "dsoff",
+	"disasm",	  "brcntr",	    "data_src",
 };
 
 /* A group's frame text in script.text (--folded: unused). */
@@ -311,7 +309,8 @@ static int group_leaf_pass(struct script *s, uint32_t gi)
 		if (ret)
 			return ret;
 		if (n) {
-			const struct zt_frame *f = frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
+			const struct zt_frame *f =
+				frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
 
 			pass = rfilter_leaf(&s->filt, f->module, f->map ? f->map->path : NULL,
 					    f->sym);
@@ -373,8 +372,8 @@ static int collect_sband(struct script *s)
 	for (i = 0; s->show_task && i < p->nr_tasks; i++)
 		s->sb[s->nr_sb++] = (struct sband){p->tasks[i].ts, 0, 0, (uint32_t)i};
 	for (i = 0; s->show_mmap && i < p->nr_mmaps; i++)
-		s->sb[s->nr_sb++] =
-			(struct sband){p->mmaps[i].ts, 1, p->mmaps[i].pid == ZT_PID_KERNEL, (uint32_t)i};
+		s->sb[s->nr_sb++] = (struct sband){p->mmaps[i].ts, 1,
+						   p->mmaps[i].pid == ZT_PID_KERNEL, (uint32_t)i};
 	qsort(s->sb, s->nr_sb, sizeof(*s->sb), by_sband_time);
 	return 0;
 }
@@ -415,7 +414,8 @@ static int print_sband_until(struct script *s, uint64_t ts)
 		if (!b->mmap && s->ses.prof.tasks[b->idx].kind != PROF_TASK_FORK &&
 		    s->ses.prof.tasks[b->idx].kind != PROF_TASK_EXIT)
 			c = s->ses.prof.tasks[b->idx].comm;
-		prof_sanitize(comm, sizeof(comm), perfscript_comm(c, smp.pid, smp.tid, cbuf, sizeof(cbuf)));
+		prof_sanitize(comm, sizeof(comm),
+			      perfscript_comm(c, smp.pid, smp.tid, cbuf, sizeof(cbuf)));
 		if (!b->ts) /* synthesized at the start: perf shows tid 0 */
 			smp.tid = smp.pid = 0;
 		f.event = "";
@@ -820,10 +820,10 @@ static const char *const script_usage[] = {
 
 int cmd_script(int argc, char **argv)
 {
-	struct script s = { .input = "zt.data",
-			    .demangle = 1,
-			    .max_stack = -1,
-			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
+	struct script s = {.input = "zt.data",
+			   .demangle = 1,
+			   .max_stack = -1,
+			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data)"},
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
@@ -834,7 +834,8 @@ int cmd_script(int argc, char **argv)
 		{OPT_STRING, 'c', "comms", &s.fa.comm, "comm[,comm...]",
 		 "only samples of these thread names"},
 		{OPT_STRING, 0, "comm", &s.fa.comm, "comm[,comm...]", "the same as --comms"},
-		{OPT_STRING, 0, "pid", &s.fa.pid, "pid[,pid...]", "only samples of these processes"},
+		{OPT_STRING, 0, "pid", &s.fa.pid, "pid[,pid...]",
+		 "only samples of these processes"},
 		{OPT_STRING, 0, "tid", &s.fa.tid, "tid[,tid...]", "only samples of these threads"},
 		{OPT_STRING, 'C', "cpus", &s.fa.cpu, "cpus",
 		 "only samples on these CPUs (0,2-3); perf's -C (--cpu is zt's: CPU samples only)"},
@@ -893,11 +894,13 @@ int cmd_script(int argc, char **argv)
 	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
 		if (rest > 0 && !strcmp(argv[rest - 1], "--cpu"))
-			cmd_error("unexpected argument '%s': zt script's --cpu shows the CPU samples "
-				  "only; to keep some CPUs' samples use -C %s",
-				  argv[rest], argv[rest]);
+			cmd_error(
+				"unexpected argument '%s': zt script's --cpu shows the CPU samples "
+				"only; to keep some CPUs' samples use -C %s",
+				argv[rest], argv[rest]);
 		else
-			cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+			cmd_error("unexpected argument '%s': the input is given with -i",
+				  argv[rest]);
 		goto out;
 	}
 	if (s.only_gpu && s.only_cpu) {

@@ -29,9 +29,9 @@
 /* header.h feature bits */
 enum {
 	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
-	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
-	FEAT_CMDLINE = 11,
+	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12, FEAT_SAMPLE_TIME = 21, FEAT_COMPRESSED = 27,
+	FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
 };
 
 /* record types perf writes itself (tools/lib/perf/include/perf/event.h) */
@@ -1210,11 +1210,31 @@ static int select_event(struct rd *r, const struct perfdata_opts *o)
 static int sample_type_meta(struct profile *p, uint64_t st)
 {
 	static const char *const names[] = {
-		"IP",	    "TID",	  "TIME",	"ADDR",		"READ",	      "CALLCHAIN",
-		"ID",	    "CPU",	  "PERIOD",	"STREAM_ID",	"RAW",	      "BRANCH_STACK",
-		"REGS_USER", "STACK_USER", "WEIGHT",	"DATA_SRC",	"IDENTIFIER", "TRANSACTION",
-		"REGS_INTR", "PHYS_ADDR",  "AUX",	"CGROUP",	"DATA_PAGE_SIZE",
-		"CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+		"IP",
+		"TID",
+		"TIME",
+		"ADDR",
+		"READ",
+		"CALLCHAIN",
+		"ID",
+		"CPU",
+		"PERIOD",
+		"STREAM_ID",
+		"RAW",
+		"BRANCH_STACK",
+		"REGS_USER",
+		"STACK_USER",
+		"WEIGHT",
+		"DATA_SRC",
+		"IDENTIFIER",
+		"TRANSACTION",
+		"REGS_INTR",
+		"PHYS_ADDR",
+		"AUX",
+		"CGROUP",
+		"DATA_PAGE_SIZE",
+		"CODE_PAGE_SIZE",
+		"WEIGHT_STRUCT",
 	};
 	char buf[512];
 	size_t n = 0, i;
@@ -1222,7 +1242,8 @@ static int sample_type_meta(struct profile *p, uint64_t st)
 	buf[0] = 0;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && n < sizeof(buf) - 1; i++)
 		if (st & (1ull << i))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "|" : "", names[i]);
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "|" : "",
+					      names[i]);
 	return profile_set_meta(p, "sample_type", buf);
 }
 
@@ -1236,8 +1257,8 @@ static int stats_meta(struct rd *r)
 	buf[0] = 0;
 	for (i = 0; i < sizeof(r->by_type) / sizeof(r->by_type[0]) && n < sizeof(buf) - 1; i++)
 		if (r->by_type[i])
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%zu:%llu", n ? "," : "", i,
-					      (unsigned long long)r->by_type[i]);
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%zu:%llu", n ? "," : "",
+					      i, (unsigned long long)r->by_type[i]);
 	snprintf(num, sizeof(num), "%llu,%llu", (unsigned long long)r->info->data_offset,
 		 (unsigned long long)r->info->data_size);
 	return profile_set_meta(r->p, "perf_record_counts", buf) ||

@@ -339,12 +339,13 @@ size_t perfscript_mmap(const struct prof_mmap *m, char *out, size_t n)
 			     (unsigned long long)m->pgoff, m->prot & 4 ? 'x' : 'r', path,
 			     strcmp(path, "[kernel.kallsyms]") ? "" : "_text");
 	} else {
-		l = snprintf(out, n,
-			     "PERF_RECORD_MMAP2 %u/%u: [%#llx(%#llx) @ %#llx 00:00 0 0]: %c%c%c%c %s\n",
-			     m->pid, m->tid, (unsigned long long)m->start,
-			     (unsigned long long)m->len, (unsigned long long)m->pgoff,
-			     m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-',
-			     m->prot & 4 ? 'x' : '-', m->flags & 1 ? 's' : 'p', path);
+		l = snprintf(
+			out, n,
+			"PERF_RECORD_MMAP2 %u/%u: [%#llx(%#llx) @ %#llx 00:00 0 0]: %c%c%c%c %s\n",
+			m->pid, m->tid, (unsigned long long)m->start, (unsigned long long)m->len,
+			(unsigned long long)m->pgoff, m->prot & 1 ? 'r' : '-',
+			m->prot & 2 ? 'w' : '-', m->prot & 4 ? 'x' : '-', m->flags & 1 ? 's' : 'p',
+			path);
 	}
 	return l < 0 ? 0 : (size_t)l >= n ? n - 1 : (size_t)l;
 }

@@ -31,8 +31,8 @@ struct rmodel_opts {
 	const struct rfilter *filter; /* borrowed; NULL: everything */
 	unsigned max_stack;	      /* at most this many addresses of each stack (perf's
 					 --max-stack; an address's inline frames with it); 0: all */
-	int hide_unresolved; /* perf's -U: leave out samples whose function is unresolved
-				and unresolved frames of call chains */
+	int hide_unresolved;	      /* perf's -U: leave out samples whose function is unresolved
+					 and unresolved frames of call chains */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */
