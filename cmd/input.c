@@ -169,6 +169,22 @@ void cmd_print_header(const struct session *s)
 		print_ts("time of last sample", last);
 		printf("# sample duration : %10.3f ms\n", (double)(last - first) / 1e6);
 	}
+	/* the build ids of the modules mapped, as perf buildid-list shows them */
+	for (i = 0; i < p->nr_mmaps; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+		char hex[2 * ZT_BUILD_ID_MAX + 1];
+		size_t j;
+
+		if (!m->build_id.len)
+			continue;
+		for (j = 0; j < i; j++)
+			if (p->mmaps[j].build_id.len && !strcmp(p->mmaps[j].path, m->path))
+				break;
+		if (j < i)
+			continue;
+		prof_sanitize(buf, sizeof(buf), m->path);
+		printf("# build id : %s %s\n", prof_build_id_hex(&m->build_id, hex), buf);
+	}
 	/* what else the recording says, as it names it */
 	for (i = 0; i < p->nr_meta; i++) {
 		static const char *const shown[] = {

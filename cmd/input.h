@@ -31,7 +31,8 @@ int cmd_check_cpu_filter(const struct session *s, const struct rfilter *f);
 /*
  * perf's header info (perf report --header-only): "# captured on : ...",
  * hostname, os release, version, arch, CPUs, CPU description, memory, the
- * command line, the event, the first and last samples' times, from s's
+ * command line, the event, the first and last samples' times, the
+ * modules' build ids ("# build id : HEX PATH"), from s's
  * meta (zt.data: zt record's, with zt's own names where perf's do not
  * apply), then the recording's other meta data as "# key : value".
  * Between "# ========" lines, then "#".

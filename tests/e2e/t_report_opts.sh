@@ -95,6 +95,14 @@ for f in "captured on" "header version" "data offset" "data size" "feat offset" 
 	check "--header-only: '$f' as perf" cmp -s <(grep "^# $f *:" ph.txt) <(grep "^# $f *:" zh.txt)
 done
 
+if [ "$pct" = 1 ]; then
+	perf buildid-list -i p.data 2> /dev/null | sort > pb.txt
+	sed -n 's/^# build id : //p' zh.txt | sort > zb.txt
+	check "--header-only: the build ids of perf buildid-list" cmp -s pb.txt zb.txt
+fi
+check "zt.data --header-only: build ids" \
+	grep -qE "^# build id : [0-9a-f]{40} .*/tree$" <("$ZT" report -i z.data --header-only)
+
 # -T: perf's "# PID  TID" table, with each thread's count
 perf_retry report -i p.data --stdio -T > pT.txt
 "$ZT" report -i p.data --stdio -T > zT.txt
