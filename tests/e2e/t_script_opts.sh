@@ -87,10 +87,12 @@ same tasks-filtered --show-task-events --tid "$wtid" --max-stack 2
 check "task events: FORK and EXIT of the worker" grep -q "PERF_RECORD_FORK($pid:$wtid)" z.tasks
 # -F srcline: "  file:line" (or "  module[addr]") under each frame; perf 6.1
 # names libc's inlined start code by another file than its DWARF line
-# says, and prints ":0" for some of ld.so: the source lines of the tree
-# binary's and the kernel's frames only
+# says, prints ":0" for some of ld.so and nothing for some user code
+# without lines: the source lines of the tree binary's and the kernel's
+# frames only, user code with lines only
 srcl() {
-	awk '/^\t/ {keep = / \((\/.*\/tree|\[kernel\.kallsyms\])\)$/} /^  / && !keep {next} {print}' "$@"
+	awk '/^\t/ {keep = / \((\/.*\/tree|\[kernel\.kallsyms\])\)$/}
+	     /^  / && (!keep || /^  [^[ ]+\[[0-9a-f]+\]$/) {next} {print}' "$@"
 }
 if perf_retry script -i p.data -F +srcline | srcl > p.srcline; then
 	"$ZT" script -i p.data -F +srcline | srcl > z.srcline
