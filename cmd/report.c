@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ struct report {
 	int show_nr, show_period, inverted, gpu;
 	int max_stack, hide_unresolved, threads, stats, mmaps, tasks;
 	const char *ignore_callees, *parent;
-	int exclude_other;
+	int exclude_other, have_re;
+	regex_t parent_re;
 	struct symopts so;
 	double percent_limit;
 	/* call chains */
@@ -99,7 +101,7 @@ static int parse_sort(struct report *r)
 
 		if (parse_key(tok, &k)) {
 			cmd_error("unknown sort key '%s': use comm, pid (or tid), tgid, dso, sym, "
-				  "srcline, cpu or symq",
+				  "srcline, cpu, symq or parent",
 				  tok);
 			ret = -EINVAL;
 			break;
@@ -113,6 +115,16 @@ static int parse_sort(struct report *r)
 	}
 	free(list);
 	return ret;
+}
+
+static int uses_parent(const struct report *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->mo.nr_keys; i++)
+		if (r->mo.keys[i] == HIST_KEY_PARENT)
+			return 1;
+	return 0;
 }
 
 /* -F: output fields; sort keys among them are the sort keys unless --sort. */
@@ -889,7 +901,8 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		default: {
 			const char *t = key_text(r, e, c, buf, sizeof(buf));
 
-			if (k == last)
+			/* perf pads the last column, but for a symbol */
+			if (k == last && c != COL_KEY + HIST_KEY_PARENT)
 				fputs(t, stdout);
 			else
 				printf("%-*s", r->width[k], t);
@@ -1525,6 +1538,8 @@ static double now_ms(void)
 
 static void report_release(struct report *r)
 {
+	if (r->have_re)
+		regfree(&r->parent_re);
 	rmodel_release(&r->m);
 	session_close(&r->ses);
 	rfilter_release(&r->filt);
@@ -1571,7 +1586,7 @@ int cmd_report(int argc, char **argv)
 		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
 		{OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
 		 "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, "
-		 "cpu, symq "
+		 "cpu, symq, parent "
 		 "(default: comm,dso,sym)"},
 		{OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
 		 "columns: overhead, overhead_children, sample, period and sort keys"},
@@ -1599,9 +1614,10 @@ int cmd_report(int argc, char **argv)
 		{OPT_STRING, 0, "ignore-callees", &r.ignore_callees, "regex",
 		 "(perf's; not available in zt: use --no-children with -G or -S)"},
 		{OPT_STRING, 'p', "parent", &r.parent, "regex",
-		 "(perf's; not available in zt: use -S or the TUI's zoom)"},
+		 "a Parent symbol column: the innermost function of each sample's stack matching "
+		 "regex, or [other]"},
 		{OPT_BOOL, 'x', "exclude-other", &r.exclude_other, NULL,
-		 "(perf's, with -p; not available in zt: use -S)"},
+		 "with -p: only the samples with a parent"},
 		{OPT_BOOL, 0, "stats", &r.stats, NULL, "show the counts of records by type only"},
 		{OPT_BOOL, 0, "tasks", &r.tasks, NULL, "show the threads of the recording only"},
 		{OPT_BOOL, 0, "mmaps", &r.mmaps, NULL,
@@ -1690,10 +1706,29 @@ int cmd_report(int argc, char **argv)
 			  "under its entry with --no-children -G, or -S NAME to keep its samples");
 		goto out;
 	}
-	if (r.parent || r.exclude_other) {
-		cmd_error("-p/--parent and -x/--exclude-other are not available in zt: use "
-			  "-S/--symbols to keep the samples of some functions, or the TUI's zoom");
+	if (r.exclude_other && !r.parent) {
+		cmd_error("-x/--exclude-other keeps the samples with a parent: give its pattern "
+			  "with -p/--parent REGEX (perf shows nothing without it)");
 		goto out;
+	}
+	if (r.parent || uses_parent(&r)) {
+		/* perf's default pattern, for --sort parent without -p */
+		const char *re = r.parent ? r.parent : "^sys_|^do_page_fault";
+		int e = regcomp(&r.parent_re, re, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r.parent_re, msg, sizeof(msg));
+			cmd_error("-p/--parent: bad regular expression '%s': %s", re, msg);
+			goto out;
+		}
+		r.have_re = 1;
+		r.mo.parent = &r.parent_re;
+		r.mo.exclude_other = r.exclude_other;
+		/* perf: -p adds the parent column after the sort keys */
+		if (r.parent && !r.fields)
+			add_key(&r, HIST_KEY_PARENT);
 	}
 	if (setup_filters(&r))
 		goto out;

@@ -77,6 +77,7 @@ struct rpriv {
 	struct hist_frame *scratch;
 	size_t cap_scratch;
 	uint8_t *gpass;	  /* per group: passes --dso/--symbols */
+	uint32_t *gparent; /* per group: its parent's string id (perf's -p), "[other]": none */
 	struct flines fl; /* per function (chain key): its hottest source line, when asked */
 	int fl_made;
 	uint32_t *fidx; /* groups' frames: indexes into frames[] */
@@ -377,6 +378,7 @@ void rmodel_release(struct rmodel *m)
 		zt_htab_release(&p->ahash);
 		free(p->scratch);
 		free(p->gpass);
+		free(p->gparent);
 		flines_release(&p->fl);
 		free(p->fidx);
 		free(p->eidx);
@@ -455,6 +457,39 @@ static const struct hist_frame *group_leaf(const struct rmodel *m, const struct 
 	return t;
 }
 
+/* perf's parent of each group: the innermost function of its stack that
+ * matches o->parent (the sample's own included), else "[other]". */
+static int find_parents(struct rmodel *m, const struct rmodel_opts *o)
+{
+	struct rpriv *p = m->priv;
+	uint32_t other;
+	size_t i;
+	int ret;
+
+	free(p->gparent);
+	p->gparent = calloc(m->nr_groups ? m->nr_groups : 1, sizeof(*p->gparent));
+	if (!p->gparent)
+		return -ENOMEM;
+	if ((ret = hist_intern(&m->hist, "[other]", &other)))
+		return ret;
+	for (i = 0; i < m->nr_groups; i++) {
+		const struct rgroup *g = &m->groups[i];
+		uint32_t k;
+
+		p->gparent[i] = other;
+		for (k = 0; o->parent && k < g->n; k++) {
+			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
+
+			if (!t->inlined && t->symq &&
+			    !regexec(o->parent, hist_str(&m->hist, t->sym), 0, NULL, 0)) {
+				p->gparent[i] = t->sym;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 static int unresolved(const struct rmodel *m, const struct rgroup *g)
 {
 	const struct hist_frame *t = group_leaf(m, g);
@@ -525,6 +560,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 			h = &p->scratch[n++];
 			*h = *t;
 			h->comm = g->comm;
+			h->parent = p->gparent ? p->gparent[a->group] : 0;
 			h->pid = g->pid;
 			h->tid = a->tid;
 			h->cpu = a->cpu;
@@ -567,10 +603,15 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (ret)
 			return ret;
 	}
+	if (uses_key(o, HIST_KEY_PARENT) || o->exclude_other) {
+		ret = find_parents(m, o);
+		if (ret)
+			return ret;
+	}
 	p->nr_aggs = 0;
 	zt_htab_clear(&p->ahash);
 	m->shown = m->shown_nr = 0;
-	per_sample = by_tid || by_cpu || rfilter_active(f) || o->hide_unresolved;
+	per_sample = by_tid || by_cpu || rfilter_active(f) || o->hide_unresolved || o->exclude_other;
 	if (!per_sample) {
 		/* everything, per group: their totals from rmodel_init */
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
@@ -594,7 +635,10 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		/* perf -U: a sample without a function of its own is left out */
 		if (v == RFILTER_DROP || (o->hide_unresolved && unresolved(m, g)))
 			continue;
-		if (v == RFILTER_HIDE || (rfilter_has_leaf(f) && !p->gpass[p->sgroup[i]])) {
+		if (v == RFILTER_HIDE || (rfilter_has_leaf(f) && !p->gpass[p->sgroup[i]]) ||
+		    (o->exclude_other && !o->parent) ||
+		    (o->exclude_other && !strcmp(hist_str(&m->hist, p->gparent[p->sgroup[i]]),
+						 "[other]"))) {
 			hidden += s->weight;
 			hidden_nr++;
 			continue;

@@ -9,6 +9,7 @@
 #ifndef ZT_RMODEL_H
 #define ZT_RMODEL_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,9 @@ struct rmodel_opts {
 					 --max-stack; an address's inline frames with it); 0: all */
 	int hide_unresolved;	      /* perf's -U: leave out samples whose function is unresolved
 					 and unresolved frames of call chains */
+	const regex_t *parent;	      /* perf's -p: the parent of a sample (HIST_KEY_PARENT) is
+					 the innermost function of its stack matching it */
+	int exclude_other;	      /* perf's -x: hide the samples without a parent */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */

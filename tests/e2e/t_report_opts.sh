@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # zt report's perf options on a perf.data file, each compared with perf
 # report's own output on the same file (--stats, --tasks, --mmaps,
-# --max-stack, -U, --time in its forms, --header-only, -T), the refusals
-# of perf's options zt does not have, and the same options on zt.data.
+# --max-stack, -p, -x, -U, --time in its forms, --header-only, -T), the
+# refusals of perf's options zt does not have, and the same options on
+# zt.data.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 not() { ! "$@"; }
@@ -71,6 +72,10 @@ same mmaps --mmaps
 rows max-stack --no-children --max-stack 2
 rows max-stack-0 --max-stack 0
 rows max-stack-none --no-children -g none --max-stack 1
+rows parent --no-children -g none -p tree_a
+rows parent-x -p tree_a -x
+rows parent-x-callee -p '^tree_' -x --no-children
+rows parent-sort --no-children -g none --sort sym,parent -p run_
 rows hide-unresolved -U -g none
 rows hide-unresolved-chains -U --no-children --max-stack 4
 perf_retry script -i p.data -F time | tr -d ' :' > times.txt
@@ -110,13 +115,17 @@ check "-T: perf prints its table's header" grep -q "^# PID  TID" pT.txt
 check "-T: zt's table of threads and counts" grep -qE "^#  +PID +TID +cpu-clock$" zT.txt
 check "-T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT.txt)" = 2 ]
 
-# perf's options zt does not have: refused, saying what to use
-for o in "--ignore-callees=leaf_x" "-p main" "-x" "--parent=main"; do
+# perf's option zt does not have, and -x without -p (perf shows nothing):
+# refused, saying what to use
+for o in "--ignore-callees=leaf_x" "-x"; do
 	"$ZT" report -i p.data --stdio $o > /dev/null 2> r.err
 	rc=$?
 	check "'$o' refused (exit 129)" [ "$rc" = 129 ]
-	check "'$o': the message says what to use" grep -qE "not available in zt: (use|the callers)" r.err
+	check "'$o': the message says what to use" \
+		grep -qE "not available in zt: (use|the callers)|give its pattern with -p" r.err
 done
+"$ZT" report -i p.data --stdio -p 'tree_(' > /dev/null 2> re.err
+check "-p: a bad regex refused" grep -q "bad regular expression 'tree_('" re.err
 "$ZT" report -i p.data --stdio -C 0 > /dev/null 2> rc.err
 check "-C on a file without CPUs: refused, as perf" grep -q "remove -C/--cpu" rc.err
 "$ZT" report -i p.data --stdio --time "1,3 2,4" > /dev/null 2> rt.err
@@ -135,6 +144,10 @@ check "zt.data -U --max-stack 1: a report" grep -q "\[\.\] leaf_x" zu.txt
 "$ZT" report -i z.data --stdio --no-children -g caller > zc0.txt
 check "zt.data: chains reach run_rounds" grep -qE "^[ |-]+[0-9.%-]*run_rounds$" zc0.txt
 check "zt.data --max-stack 2: not past the caller" not grep -qE "^[ |-]+[0-9.%-]*(run_rounds|main)$" zc.txt
+"$ZT" report -i z.data --stdio --no-children -g none -p tree_b -x > zp.txt
+check "zt.data -p tree_b -x: only samples under tree_b" \
+	[ "$(awk '!/^#/ && NF {print $NF}' zp.txt | sort -u)" = "tree_b" ]
+check "zt.data -p tree_b -x: leaf_x among them" grep -qE "\] leaf_x +tree_b" zp.txt
 "$ZT" report -i z.data --stdio -T > zT2.txt
 check "zt.data -T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT2.txt)" = 2 ]
 "$ZT" report -i z.data --header-only > zh2.txt
