@@ -814,6 +814,52 @@ static void test_samples_with_leaf(void **state)
 	fx_release(&x);
 }
 
+/* --max-stack, -p and -x on the known tree */
+static void test_stack_opts(void **state)
+{
+	struct rmodel_opts o = {.children = 1};
+	regex_t re;
+	struct fx x;
+
+	(void)state;
+	fx_tree(&x);
+	/* one address: Self only, Children = Self */
+	o.max_stack = 1;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "main")->children, 30);
+	assert_int_equal(entry(&x, "prog", "f2")->children, 50);
+	assert_int_equal(entry(&x, "prog", "f1")->children, 210);
+	assert_int_equal(x.m.hist.total, 300);
+	/* two: f1 f2 main stops at f2 */
+	o.max_stack = 2;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "main")->children, 80);
+	assert_int_equal(entry(&x, "prog", "f2")->children, 260);
+	o.max_stack = 0;
+
+	/* -p ^f2$ -x: the samples with f2 on their stack; the rest hidden */
+	assert_int_equal(regcomp(&re, "^f2$", REG_EXTENDED | REG_NOSUB), 0);
+	o.parent = &re;
+	o.exclude_other = 1;
+	build(&x, &o);
+	assert_int_equal(x.m.shown, 260);
+	assert_int_equal(x.m.hist.total, 300);
+	assert_int_equal(entry(&x, "prog", "main")->children, 260);
+	assert_int_equal(entry(&x, "prog", "f2")->self, 50);
+	/* the parent column: f2, or [other] */
+	o.exclude_other = 0;
+	o.keys[0] = HIST_KEY_SYM;
+	o.keys[1] = HIST_KEY_PARENT;
+	o.nr_keys = 2;
+	o.children = 0;
+	build(&x, &o);
+	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "f1")->f.parent), "f2");
+	assert_int_equal(entry(&x, NULL, "f1")->self, 210);
+	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "kfunc")->f.parent), "[other]");
+	regfree(&re);
+	fx_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -829,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_empty_and_progress),
 		cmocka_unit_test(test_samples_with_leaf),
+		cmocka_unit_test(test_stack_opts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
