@@ -47,8 +47,8 @@ struct report {
 	int show_nr, show_period, inverted, gpu;
 	int max_stack, hide_unresolved, threads, stats, mmaps, tasks;
 	const char *ignore_callees, *parent;
-	int exclude_other, have_re;
-	regex_t parent_re;
+	int exclude_other, have_re, have_ignore;
+	regex_t parent_re, ignore_re;
 	struct symopts so;
 	double percent_limit;
 	/* call chains */
@@ -1540,6 +1540,8 @@ static void report_release(struct report *r)
 {
 	if (r->have_re)
 		regfree(&r->parent_re);
+	if (r->have_ignore)
+		regfree(&r->ignore_re);
 	rmodel_release(&r->m);
 	session_close(&r->ses);
 	rfilter_release(&r->filt);
@@ -1612,7 +1614,8 @@ int cmd_report(int argc, char **argv)
 		{OPT_BOOL, 'T', "threads", &r.threads, NULL,
 		 "show the event count of each thread after the entries"},
 		{OPT_STRING, 0, "ignore-callees", &r.ignore_callees, "regex",
-		 "(perf's; not available in zt: use --no-children with -G or -S)"},
+		 "with --no-children: each sample's stack starts at its outermost function "
+		 "matching regex (its callees forgotten)"},
 		{OPT_STRING, 'p', "parent", &r.parent, "regex",
 		 "a Parent symbol column: the innermost function of each sample's stack matching "
 		 "regex, or [other]"},
@@ -1702,9 +1705,18 @@ int cmd_report(int argc, char **argv)
 		r.mode = CHAIN_NONE;
 	r.mo.hide_unresolved = r.hide_unresolved;
 	if (r.ignore_callees) {
-		cmd_error("--ignore-callees is not available in zt: the callers of a function are "
-			  "under its entry with --no-children -G, or -S NAME to keep its samples");
-		goto out;
+		int e = regcomp(&r.ignore_re, r.ignore_callees, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r.ignore_re, msg, sizeof(msg));
+			cmd_error("--ignore-callees: bad regular expression '%s': %s",
+				  r.ignore_callees, msg);
+			goto out;
+		}
+		r.have_ignore = 1;
+		r.mo.ignore_callees = &r.ignore_re;
 	}
 	if (r.exclude_other && !r.parent) {
 		cmd_error("-x/--exclude-other keeps the samples with a parent: give its pattern "
@@ -1767,8 +1779,18 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
+	setup_chains(&r, profile_has_callchains(&r.ses.prof));
+	if (r.mode == CHAIN_NONE) /* perf: no call chains read, nothing to ignore */
+		r.mo.ignore_callees = NULL;
+	if (r.mo.ignore_callees && (r.mo.children || r.order == HIST_CHAIN_CALLER)) {
+		/* perf then moves each sample's Self to the matched function
+		 * while its chain keeps the callees: not in zt's model */
+		cmd_error("--ignore-callees works in callee order only: add --no-children "
+			  "(and no -G)");
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
 	{
-		setup_chains(&r, profile_has_callchains(&r.ses.prof));
 		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
 		frametab_seal(&r.ses.ft); /* every frame is resolved: no more lookups */
 		if (prog.what)

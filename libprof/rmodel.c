@@ -544,7 +544,22 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 		}
 		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
 			return -ENOMEM;
-		for (k = 0, addrs = 0; k < g->n; k++) {
+		k = 0;
+		if (o->ignore_callees) {
+			/* perf: the outermost matching function is the sample's
+			 * own, its callees forgotten */
+			uint32_t j;
+
+			for (j = 0; j < g->n; j++) {
+				const struct hist_frame *t = &p->frames[p->fidx[g->off + j]];
+
+				if (!t->inlined && t->symq &&
+				    !regexec(o->ignore_callees, hist_str(&m->hist, t->sym), 0, NULL,
+					     0))
+					k = j;
+			}
+		}
+		for (addrs = 0; k < g->n; k++) {
 			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
 			struct hist_frame *h;
 

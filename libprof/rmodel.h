@@ -37,6 +37,8 @@ struct rmodel_opts {
 	const regex_t *parent;	      /* perf's -p: the parent of a sample (HIST_KEY_PARENT) is
 					 the innermost function of its stack matching it */
 	int exclude_other;	      /* perf's -x: hide the samples without a parent */
+	const regex_t *ignore_callees; /* perf's --ignore-callees: a sample's stack starts at
+					  its outermost function matching it (callee order) */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # zt report's perf options on a perf.data file, each compared with perf
 # report's own output on the same file (--stats, --tasks, --mmaps,
-# --max-stack, -p, -x, -U, --time in its forms, --header-only, -T), the
+# --max-stack, -p, -x, --ignore-callees, -U, --time in its forms,
+# --header-only, -T), the
 # refusals of perf's options zt does not have, and the same options on
 # zt.data.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +77,9 @@ rows parent --no-children -g none -p tree_a
 rows parent-x -p tree_a -x
 rows parent-x-callee -p '^tree_' -x --no-children
 rows parent-sort --no-children -g none --sort sym,parent -p run_
+rows ignore-callees --no-children --ignore-callees tree_a
+rows ignore-callees-re --no-children --ignore-callees '^tree_|run_rounds'
+rows ignore-callees-none --no-children -g none --ignore-callees '^tree_'
 rows hide-unresolved -U -g none
 rows hide-unresolved-chains -U --no-children --max-stack 4
 perf_retry script -i p.data -F time | tr -d ' :' > times.txt
@@ -115,14 +119,15 @@ check "-T: perf prints its table's header" grep -q "^# PID  TID" pT.txt
 check "-T: zt's table of threads and counts" grep -qE "^#  +PID +TID +cpu-clock$" zT.txt
 check "-T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT.txt)" = 2 ]
 
-# perf's option zt does not have, and -x without -p (perf shows nothing):
-# refused, saying what to use
-for o in "--ignore-callees=leaf_x" "-x"; do
+# what zt does not do as perf, refused saying what to use: -x without -p
+# (perf shows nothing), --ignore-callees in caller order (perf moves Self
+# to the function while its chain keeps the callees)
+for o in "--ignore-callees=leaf_x" "-x" "--no-children -G --ignore-callees=tree_a"; do
 	"$ZT" report -i p.data --stdio $o > /dev/null 2> r.err
 	rc=$?
 	check "'$o' refused (exit 129)" [ "$rc" = 129 ]
 	check "'$o': the message says what to use" \
-		grep -qE "not available in zt: (use|the callers)|give its pattern with -p" r.err
+		grep -qE "callee order only: add --no-children|give its pattern with -p" r.err
 done
 "$ZT" report -i p.data --stdio -p 'tree_(' > /dev/null 2> re.err
 check "-p: a bad regex refused" grep -q "bad regular expression 'tree_('" re.err
@@ -148,6 +153,11 @@ check "zt.data --max-stack 2: not past the caller" not grep -qE "^[ |-]+[0-9.%-]
 check "zt.data -p tree_b -x: only samples under tree_b" \
 	[ "$(awk '!/^#/ && NF {print $NF}' zp.txt | sort -u)" = "tree_b" ]
 check "zt.data -p tree_b -x: leaf_x among them" grep -qE "\] leaf_x +tree_b" zp.txt
+"$ZT" report -i z.data --stdio --no-children --ignore-callees '^tree_[ab]$' > zi.txt
+# (but those of a sample taken before leaf_x set up its frame: tree_a unseen)
+check "zt.data --ignore-callees: leaf_x's samples go to tree_a and tree_b" \
+	awk '/^ +[0-9.]+%  .*\] leaf_[xy]$/ {s += $1} END {exit !(s < 5)}' zi.txt
+check "zt.data --ignore-callees: tree_a an entry" grep -qE "^ +[0-9.]+%  .*\] tree_a$" zi.txt
 "$ZT" report -i z.data --stdio -T > zT2.txt
 check "zt.data -T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT2.txt)" = 2 ]
 "$ZT" report -i z.data --header-only > zh2.txt
