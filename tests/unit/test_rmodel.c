@@ -856,6 +856,13 @@ static void test_stack_opts(void **state)
 	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "f1")->f.parent), "f2");
 	assert_int_equal(entry(&x, NULL, "f1")->self, 210);
 	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "kfunc")->f.parent), "[other]");
+	/* --ignore-callees ^f2$: f1's samples under f2 become f2's own */
+	o.nr_keys = 0;
+	o.ignore_callees = &re;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "f2")->self, 260);
+	assert_int_equal(entry(&x, "other", "f1")->self, 7); /* no f2 on its stack */
+	assert_int_equal(x.m.hist.total, 300);
 	regfree(&re);
 	fx_release(&x);
 }
