@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening a recording for a command, with the session's progress as a command shows it. */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/input.h"
@@ -53,4 +55,181 @@ const char *cmd_default_input(void)
 	struct stat st;
 
 	return !fstat(STDIN_FILENO, &st) && S_ISFIFO(st.st_mode) ? "-" : "zt.data";
+}
+
+int cmd_filters(struct rfilter *f, const struct cmd_filter_args *a)
+{
+	char err[512];
+	int ret = 0;
+
+	rfilter_init(f);
+	if (!ret && a->comm)
+		ret = rfilter_add_strs(&f->comms, &f->nr_comms, a->comm, err, sizeof(err));
+	if (!ret && a->dso)
+		ret = rfilter_add_strs(&f->dsos, &f->nr_dsos, a->dso, err, sizeof(err));
+	if (!ret && a->symbols)
+		ret = rfilter_add_strs(&f->syms, &f->nr_syms, a->symbols, err, sizeof(err));
+	if (!ret && a->pid)
+		ret = rfilter_add_ids(&f->pids, &f->nr_pids, a->pid, err, sizeof(err));
+	if (!ret && a->tid)
+		ret = rfilter_add_ids(&f->tids, &f->nr_tids, a->tid, err, sizeof(err));
+	if (!ret && a->cpu)
+		ret = rfilter_add_cpus(f, a->cpu, err, sizeof(err));
+	if (!ret && a->time)
+		ret = rfilter_set_time(f, a->time, err, sizeof(err));
+	if (ret) {
+		cmd_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_check_cpu_filter(const struct session *s, const struct rfilter *f)
+{
+	const char *st = profile_get_meta(&s->prof, "sample_type");
+
+	if (!f->nr_cpus || !st || strstr(st, "CPU"))
+		return 0;
+	cmd_error("'%s' has no CPU in its samples (record with -a or -C to have it): remove "
+		  "-C/--cpu",
+		  s->path);
+	return -1;
+}
+
+/* "# name : value" of meta key (sanitized), when the recording has it. */
+static void header_line(const struct profile *p, const char *name, const char *key,
+			const char *suffix)
+{
+	const char *v = profile_get_meta(p, key);
+	char buf[4096];
+
+	if (!v || !*v)
+		return;
+	prof_sanitize(buf, sizeof(buf), v);
+	printf("# %s : %s%s\n", name, buf, suffix);
+}
+
+static void print_ts(const char *name, uint64_t ns)
+{
+	printf("# %s : %llu.%06llu\n", name, (unsigned long long)(ns / 1000000000ull),
+	       (unsigned long long)(ns % 1000000000ull / 1000));
+}
+
+void cmd_print_header(const struct session *s)
+{
+	const struct profile *p = &s->prof;
+	const char *sec = profile_get_meta(p, "perf_data_section"), *v;
+	uint64_t first = UINT64_MAX, last = 0;
+	unsigned long long doff, dsize;
+	struct stat st;
+	char buf[512];
+	size_t i;
+
+	printf("# ========\n");
+	if (s->path && !stat(s->path, &st)) {
+		char tbuf[64];
+		struct tm tm;
+
+		/* perf: the file's time, as ctime(3) */
+		if (localtime_r(&st.st_mtime, &tm) &&
+		    strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm))
+			printf("# captured on    : %s\n", tbuf);
+	}
+	if (sec && sscanf(sec, "%llu,%llu", &doff, &dsize) == 2) {
+		printf("# header version : 1\n");
+		printf("# data offset    : %llu\n", doff);
+		printf("# data size      : %llu\n", dsize);
+		printf("# feat offset    : %llu\n", doff + dsize);
+	}
+	header_line(p, "hostname", "hostname", "");
+	header_line(p, "os release", "os_release", "");
+	header_line(p, "perf version", "perf_version", "");
+	header_line(p, "zt version", "zt_version", "");
+	header_line(p, "arch", "arch", "");
+	header_line(p, "nrcpus online", "nr_cpus", "");
+	header_line(p, "nrcpus avail", "nr_cpus_avail", "");
+	header_line(p, "cpudesc", "cpudesc", "");
+	header_line(p, "cpuid", "cpuid", "");
+	header_line(p, "total memory", "total_mem_kb", " kB");
+	header_line(p, "cmdline", "cmdline", " "); /* perf: each word and a space */
+	if ((v = profile_get_meta(p, "event"))) {
+		const char *f = profile_get_meta(p, "freq"), *per = profile_get_meta(p, "period");
+		const char *stype = profile_get_meta(p, "sample_type");
+
+		prof_sanitize(buf, sizeof(buf), v);
+		printf("# event : name = %s", buf);
+		if ((f && strcmp(f, "0")) || per)
+			printf(", { sample_period, sample_freq } = %s",
+			       f && strcmp(f, "0") ? f : per);
+		if (stype) {
+			prof_sanitize(buf, sizeof(buf), stype);
+			printf(", sample_type = %s", buf);
+		} else {
+			/* zt record's samples: address, thread, time, CPU, weight */
+			printf(", sample_type = IP|TID|TIME|%sCPU|PERIOD",
+			       profile_has_callchains(p) ? "CALLCHAIN|" : "");
+		}
+		if ((f && strcmp(f, "0")))
+			printf(", freq = 1");
+		printf("\n");
+	}
+	for (i = 0; i < p->nr_samples; i++) {
+		if (p->samples[i].ts < first)
+			first = p->samples[i].ts;
+		if (p->samples[i].ts > last)
+			last = p->samples[i].ts;
+	}
+	if (first != UINT64_MAX) {
+		print_ts("time of first sample", first);
+		print_ts("time of last sample", last);
+		printf("# sample duration : %10.3f ms\n", (double)(last - first) / 1e6);
+	}
+	/* the build ids of the modules mapped, as perf buildid-list shows them */
+	for (i = 0; i < p->nr_mmaps; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+		char hex[2 * ZT_BUILD_ID_MAX + 1];
+		size_t j;
+
+		if (!m->build_id.len)
+			continue;
+		for (j = 0; j < i; j++)
+			if (p->mmaps[j].build_id.len && !strcmp(p->mmaps[j].path, m->path))
+				break;
+		if (j < i)
+			continue;
+		prof_sanitize(buf, sizeof(buf), m->path);
+		printf("# build id : %s %s\n", prof_build_id_hex(&m->build_id, hex), buf);
+	}
+	/* what else the recording says, as it names it */
+	for (i = 0; i < p->nr_meta; i++) {
+		static const char *const shown[] = {
+			"hostname",
+			"os_release",
+			"perf_version",
+			"zt_version",
+			"arch",
+			"nr_cpus",
+			"nr_cpus_avail",
+			"cpudesc",
+			"cpuid",
+			"total_mem_kb",
+			"cmdline",
+			"sample_type",
+			"perf_data_section",
+			"perf_record_counts",
+			"event",
+		};
+		char key[128];
+		size_t k;
+
+		for (k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+			if (!strcmp(p->meta[i].key, shown[k]))
+				break;
+		if (k < sizeof(shown) / sizeof(shown[0]))
+			continue;
+		prof_sanitize(key, sizeof(key), p->meta[i].key);
+		prof_sanitize(buf, sizeof(buf), p->meta[i].value);
+		printf("# %s : %s\n", key, buf);
+	}
+	printf("# ========\n#\n");
 }

@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/symopts.h"
+#include "libprof/rfilter.h"
 #include "session/session.h"
 
 /* Open path as a session (session_open) with so's symbol options (so
@@ -22,5 +23,28 @@ int cmd_open_session_events(struct session *s, const char *path, const struct sy
 /* The recording read when no -i is given: standard input ("-") when it is
  * a pipe (perf's rule: `zt record -o - | zt report`), else zt.data. */
 const char *cmd_default_input(void);
+
+/* The filter options' values (NULL: not given), as perf report and perf
+ * script take them. */
+struct cmd_filter_args {
+	const char *comm, *pid, *tid, *dso, *symbols, *cpu, *time;
+};
+/* Parse them into f (initialized here): 0, or -1 after a message. */
+int cmd_filters(struct rfilter *f, const struct cmd_filter_args *a);
+
+/* perf refuses -C on a recording whose samples have no CPU: 0, or -1
+ * after a message saying so. */
+int cmd_check_cpu_filter(const struct session *s, const struct rfilter *f);
+
+/*
+ * perf's header info (perf report --header-only): "# captured on : ...",
+ * hostname, os release, version, arch, CPUs, CPU description, memory, the
+ * command line, the event, the first and last samples' times, the
+ * modules' build ids ("# build id : HEX PATH"), from s's
+ * meta (zt.data: zt record's, with zt's own names where perf's do not
+ * apply), then the recording's other meta data as "# key : value".
+ * Between "# ========" lines, then "#".
+ */
+void cmd_print_header(const struct session *s);
 
 #endif

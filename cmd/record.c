@@ -1073,6 +1073,52 @@ static void write_events(struct record *r)
 	ztdata_write_meta(r->w, "events", all);
 }
 
+/* What perf's header says of the machine (CPUDESC, CPUID, TOTAL_MEM),
+ * from /proc/cpuinfo and /proc/meminfo; each only when found. */
+static void write_machine_meta(struct record *r)
+{
+	char line[512], vendor[64] = "", desc[256] = "", num[64];
+	int fam = -1, model = -1, step = -1;
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f && fgets(line, sizeof(line), f) && strcmp(line, "\n")) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += v[1] == ' ' ? 2 : 1;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "vendor_id", 9))
+			snprintf(vendor, sizeof(vendor), "%s", v);
+		else if (!strncmp(line, "cpu family", 10))
+			fam = atoi(v);
+		else if (!strncmp(line, "model name", 10))
+			snprintf(desc, sizeof(desc), "%s", v);
+		else if (!strncmp(line, "model\t", 6))
+			model = atoi(v);
+		else if (!strncmp(line, "stepping", 8))
+			step = atoi(v);
+	}
+	if (f)
+		fclose(f);
+	if (desc[0])
+		ztdata_write_meta(r->w, "cpudesc", desc);
+	if (vendor[0] && fam >= 0 && model >= 0 && step >= 0) {
+		snprintf(line, sizeof(line), "%s,%d,%d,%d", vendor, fam, model, step);
+		ztdata_write_meta(r->w, "cpuid", line);
+	}
+	f = fopen("/proc/meminfo", "re");
+	if (f && fscanf(f, "MemTotal: %llu kB", &kb) == 1 && kb) {
+		snprintf(num, sizeof(num), "%llu", kb);
+		ztdata_write_meta(r->w, "total_mem_kb", num);
+	}
+	if (f)
+		fclose(f);
+	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+	ztdata_write_meta(r->w, "nr_cpus_avail", num);
+}
+
 static void write_meta(struct record *r, int argc, char **argv, const char *event, uint64_t freq,
 		       uint64_t period, uint64_t t_start)
 {
@@ -1090,6 +1136,7 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	ztdata_write_meta(r->w, "arch", u.machine);
 	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	ztdata_write_meta(r->w, "nr_cpus", num);
+	write_machine_meta(r);
 	ztdata_write_meta(r->w, "event", event);
 	write_events(r);
 	ztdata_write_meta(r->w, "sampler", r->path_kind);

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/report_gpu_tui.h"
+#include "libprof/proctree.h"
 #include "cmd/report_tui.h"
 #include "libprof/rmodel.h"
 #include "cmd/symopts.h"
@@ -43,6 +45,10 @@ struct report {
 	const char *comm, *pid, *tid, *dso, *symbols, *time, *cpu;
 	int children, quiet, force, header, header_only, stdio, tui, demangle, inline_frames;
 	int show_nr, show_period, inverted, gpu;
+	int max_stack, hide_unresolved, threads, stats, mmaps, tasks;
+	const char *ignore_callees, *parent;
+	int exclude_other, have_re, have_ignore;
+	regex_t parent_re, ignore_re;
 	struct symopts so;
 	double percent_limit;
 	/* call chains */
@@ -98,7 +104,7 @@ static int parse_sort(struct report *r)
 
 		if (parse_key(tok, &k)) {
 			cmd_error("unknown sort key '%s': use comm, pid (or tid), tgid, dso, sym, "
-				  "srcline, cpu or symq",
+				  "srcline, cpu, symq or parent",
 				  tok);
 			ret = -EINVAL;
 			break;
@@ -112,6 +118,16 @@ static int parse_sort(struct report *r)
 	}
 	free(list);
 	return ret;
+}
+
+static int uses_parent(const struct report *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->mo.nr_keys; i++)
+		if (r->mo.keys[i] == HIST_KEY_PARENT)
+			return 1;
+	return 0;
 }
 
 /* -F: output fields; sort keys among them are the sort keys unless --sort. */
@@ -252,30 +268,12 @@ static int fold_g_argument(int argc, char **argv, char *buf, size_t n)
 
 static int setup_filters(struct report *r)
 {
-	char err[256];
-	int ret = 0;
+	const struct cmd_filter_args a = {r->comm,    r->pid, r->tid, r->dso,
+					  r->symbols, r->cpu, r->time};
 
-	rfilter_init(&r->filt);
-	if (!ret && r->comm)
-		ret = rfilter_add_strs(&r->filt.comms, &r->filt.nr_comms, r->comm, err,
-				       sizeof(err));
-	if (!ret && r->dso)
-		ret = rfilter_add_strs(&r->filt.dsos, &r->filt.nr_dsos, r->dso, err, sizeof(err));
-	if (!ret && r->symbols)
-		ret = rfilter_add_strs(&r->filt.syms, &r->filt.nr_syms, r->symbols, err,
-				       sizeof(err));
-	if (!ret && r->pid)
-		ret = rfilter_add_ids(&r->filt.pids, &r->filt.nr_pids, r->pid, err, sizeof(err));
-	if (!ret && r->tid)
-		ret = rfilter_add_ids(&r->filt.tids, &r->filt.nr_tids, r->tid, err, sizeof(err));
-	if (!ret && r->cpu)
-		ret = rfilter_add_cpus(&r->filt, r->cpu, err, sizeof(err));
-	if (!ret && r->time)
-		ret = rfilter_set_time(&r->filt, r->time, err, sizeof(err));
-	if (ret)
-		cmd_error("%s", err);
 	r->mo.filter = &r->filt;
-	return ret;
+	rfilter_release(&r->filt);
+	return cmd_filters(&r->filt, &a);
 }
 
 /* ---- the header ---- */
@@ -394,16 +392,7 @@ static void print_quality(const struct report *r)
 
 static void print_meta(const struct report *r)
 {
-	char key[128], buf[1024];
-	size_t i;
-
-	printf("# ========\n");
-	for (i = 0; i < r->ses.prof.nr_meta; i++) {
-		prof_sanitize(key, sizeof(key), r->ses.prof.meta[i].key);
-		prof_sanitize(buf, sizeof(buf), r->ses.prof.meta[i].value);
-		printf("# %s : %s\n", key, buf);
-	}
-	printf("# ========\n#\n");
+	cmd_print_header(&r->ses);
 }
 
 static void print_list(const char *name, const char *v)
@@ -485,6 +474,291 @@ samples:
 	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->m.hist.total);
 	if (!r->section)
 		print_quality(r);
+}
+
+/* ---- --stats, --tasks, --mmaps, -T ---- */
+
+/* perf_event__name(): record type names, by type */
+static const char *record_name(unsigned t)
+{
+	static const char *const k[] = {
+		"TOTAL",	"MMAP",
+		"LOST",		"COMM",
+		"EXIT",		"THROTTLE",
+		"UNTHROTTLE",	"FORK",
+		"READ",		"SAMPLE",
+		"MMAP2",	"AUX",
+		"ITRACE_START", "LOST_SAMPLES",
+		"SWITCH",	"SWITCH_CPU_WIDE",
+		"NAMESPACES",	"KSYMBOL",
+		"BPF_EVENT",	"CGROUP",
+		"TEXT_POKE",	"AUX_OUTPUT_HW_ID",
+	};
+	static const char *const u[] = {
+		"ATTR",	     "EVENT_TYPE",    "TRACING_DATA", "BUILD_ID",	"FINISHED_ROUND",
+		"ID_INDEX",  "AUXTRACE_INFO", "AUXTRACE",     "AUXTRACE_ERROR", "THREAD_MAP",
+		"CPU_MAP",   "STAT_CONFIG",   "STAT",	      "STAT_ROUND",	"EVENT_UPDATE",
+		"TIME_CONV", "FEATURE",	      "COMPRESSED",   "FINISHED_INIT",
+	};
+
+	if (t < sizeof(k) / sizeof(k[0]))
+		return k[t];
+	if (t >= 64 && t - 64 < sizeof(u) / sizeof(u[0]))
+		return u[t - 64];
+	return NULL;
+}
+
+/* perf report --stats: the records of the file by type. perf.data: as
+ * the reader counted them; zt.data: its samples, tasks and mappings, as
+ * the records perf would have written for them. */
+static void print_stats(const struct report *r)
+{
+	const struct profile *p = &r->ses.prof;
+	const char *counts = profile_get_meta(p, "perf_record_counts");
+	uint64_t by[128] = {0}, total = 0;
+	const char *ev = profile_get_meta(p, "event");
+	char name[256];
+	size_t i;
+
+	if (counts) {
+		const char *c = counts;
+		unsigned t;
+		unsigned long long n;
+		int len;
+
+		while (sscanf(c, "%u:%llu%n", &t, &n, &len) == 2) {
+			if (t < 128)
+				by[t] = n;
+			c += len;
+			if (*c != ',')
+				break;
+			c++;
+		}
+	} else {
+		for (i = 0; i < p->nr_tasks; i++)
+			by[p->tasks[i].kind == PROF_TASK_FORK	? 7
+			   : p->tasks[i].kind == PROF_TASK_EXIT ? 4
+								: 3]++;
+		for (i = 0; i < p->nr_mmaps; i++)
+			by[p->mmaps[i].pid == ZT_PID_KERNEL ? 1 : 10]++;
+		by[9] = p->nr_samples;
+	}
+	for (i = 1; i < 128; i++)
+		total += by[i];
+	printf("\nAggregated stats:\n");
+	printf("%16s events: %10llu\n", "TOTAL", (unsigned long long)total);
+	for (i = 1; i < 128; i++)
+		if (by[i] && record_name((unsigned)i))
+			printf("%16s events: %10llu  (%4.1f%%)\n", record_name((unsigned)i),
+			       (unsigned long long)by[i], (double)by[i] / (double)total * 100.0);
+	prof_sanitize(name, sizeof(name), ev ? ev : "[unknown]");
+	printf("%s stats:\n", name);
+	printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)p->nr_samples);
+	if (p->lost_samples)
+		printf("%16s events: %10llu\n", "LOST_SAMPLES",
+		       (unsigned long long)p->lost_samples);
+}
+
+/* A thread of the recording, for --tasks and --mmaps. */
+struct rtask {
+	int64_t pid, tid, ppid;
+	const char *comm;
+	int depth;
+	uint64_t count; /* -T: the sum of its samples' weights */
+};
+
+static int rtask_cmp(const void *a, const void *b)
+{
+	const struct rtask *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static struct rtask *find_task(struct rtask *t, size_t n, int64_t pid, int64_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].tid == tid && (pid < 0 || t[i].pid == pid))
+			return &t[i];
+	return NULL;
+}
+
+/* Every thread seen (in tasks, mappings or samples), with its parent
+ * (from its FORK) and last name; the idle thread as perf has it. */
+static struct rtask *collect_tasks(const struct report *r, size_t *nr)
+{
+	const struct profile *p = &r->ses.prof;
+	struct rtask *t = NULL;
+	size_t n = 0, cap = 0, i;
+
+#define ADD_TASK(P, T)                                                     \
+	do {                                                               \
+		if (!find_task(t, n, (P), (T))) {                          \
+			if (ZT_GROW(t, cap, n + 1))                        \
+				goto fail;                                 \
+			t[n++] = (struct rtask){(P), (T), -1, NULL, 0, 0}; \
+		}                                                          \
+	} while (0)
+	ADD_TASK(0, 0);
+	for (i = 0; i < p->nr_tasks; i++)
+		ADD_TASK(p->tasks[i].pid, p->tasks[i].tid);
+	for (i = 0; i < p->nr_mmaps; i++)
+		if (p->mmaps[i].pid != ZT_PID_KERNEL)
+			ADD_TASK(p->mmaps[i].pid, p->mmaps[i].pid);
+	for (i = 0; i < p->nr_samples; i++)
+		ADD_TASK(p->samples[i].pid, p->samples[i].tid);
+#undef ADD_TASK
+	for (i = 0; i < p->nr_tasks; i++) {
+		const struct prof_task *k = &p->tasks[i];
+		struct rtask *x = find_task(t, n, k->pid, k->tid);
+
+		if (k->kind == PROF_TASK_FORK && x)
+			x->ppid = k->ppid;
+	}
+	for (i = 0; i < n; i++)
+		t[i].comm = proctree_comm(r->ses.pt, (uint32_t)t[i].pid, (uint32_t)t[i].tid,
+					  UINT64_MAX);
+	qsort(t, n, sizeof(*t), rtask_cmp);
+	*nr = n;
+	return t;
+fail:
+	free(t);
+	return NULL;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct prof_mmap *x = *(const struct prof_mmap *const *)a;
+	const struct prof_mmap *y = *(const struct prof_mmap *const *)b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The executable mappings of process pid at the end of the recording
+ * (those since its last exec, the latest at each address), by address. */
+static void print_task_maps(const struct report *r, int64_t pid, int indent)
+{
+	const struct profile *p = &r->ses.prof;
+	const struct prof_mmap **v = NULL;
+	uint64_t since = 0;
+	size_t i, j, n = 0, cap = 0;
+	char path[4096];
+
+	for (i = 0; i < p->nr_tasks; i++)
+		if (p->tasks[i].kind == PROF_TASK_EXEC && p->tasks[i].pid == pid &&
+		    p->tasks[i].ts > since)
+			since = p->tasks[i].ts;
+	for (i = 0; i < p->nr_mmaps; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+
+		if (m->pid != pid || (since && m->ts && m->ts < since))
+			continue;
+		for (j = 0; j < n && v[j]->start != m->start; j++)
+			;
+		if (j == n && ZT_GROW(v, cap, n + 1))
+			break;
+		v[j] = m;
+		n += j == n;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), map_cmp);
+	for (i = 0; i < n; i++) {
+		prof_sanitize(path, sizeof(path), v[i]->path);
+		/* perf's map__fprintf_task(); zt does not keep inode numbers: 0 */
+		printf("%*s  %llx-%llx %c%c%c%c %08llx %u %s\n", indent, "",
+		       (unsigned long long)v[i]->start,
+		       (unsigned long long)(v[i]->start + v[i]->len), v[i]->prot & 1 ? 'r' : '-',
+		       v[i]->prot & 2 ? 'w' : '-', v[i]->prot & 4 ? 'x' : '-',
+		       v[i]->flags & 1 ? 's' : 'p', (unsigned long long)v[i]->pgoff, 0u, path);
+	}
+	free(v);
+}
+
+static void print_task_level(const struct report *r, struct rtask *t, size_t n, size_t i, int depth,
+			     int maps)
+{
+	char comm[64], cbuf[32];
+	size_t k;
+	int indent;
+
+	prof_sanitize(comm, sizeof(comm),
+		      prof_comm_or_pid(t[i].comm, (uint32_t)t[i].pid, cbuf, sizeof(cbuf)));
+	if (!t[i].comm && !t[i].pid)
+		snprintf(comm, sizeof(comm), "swapper");
+	indent = printf("  %8lld %8lld %8lld |%*s", (long long)t[i].pid, (long long)t[i].tid,
+			(long long)t[i].ppid, depth, "");
+	printf("%s\n", comm);
+	if (maps)
+		print_task_maps(r, t[i].pid, indent);
+	t[i].depth = -1; /* printed */
+	for (k = 0; k < n && depth < 32; k++)
+		if (t[k].depth != -1 && t[k].ppid == t[i].tid && k != i)
+			print_task_level(r, t, n, k, depth + 1, maps);
+}
+
+/* perf report --tasks / --mmaps: the threads as a tree by parent. */
+static void print_tasks(const struct report *r, int maps)
+{
+	struct rtask *t;
+	size_t n, i;
+
+	t = collect_tasks(r, &n);
+	if (!t) {
+		cmd_error("cannot list the threads: %s", strerror(ENOMEM));
+		return;
+	}
+	printf("# %8s %8s %8s  %s\n", "pid", "tid", "ppid", "comm");
+	for (i = 0; i < n; i++)
+		if (t[i].depth != -1 && (t[i].ppid < 0 || !find_task(t, n, -1, t[i].ppid) ||
+					 find_task(t, n, -1, t[i].ppid) == &t[i]))
+			print_task_level(r, t, n, i, 0, maps);
+	free(t);
+}
+
+/* -T: perf's per-thread counter table (perf_read_values_display), with
+ * the event's count of each thread (the sum of its samples' periods). */
+static void print_threads(const struct report *r)
+{
+	const struct profile *p = &r->ses.prof;
+	const char *ev = profile_get_meta(p, "event");
+	struct rtask *t = NULL;
+	size_t n = 0, cap = 0, i;
+	int pw = 3, tw = 3, cw;
+	char name[256], buf[32];
+
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct rtask *x = find_task(t, n, s->pid, s->tid);
+
+		if (!rfilter_time_pass(&r->filt, s->ts, r->m.time_first, r->m.time_last))
+			continue;
+		if (!x) {
+			if (ZT_GROW(t, cap, n + 1))
+				break;
+			x = &t[n++];
+			*x = (struct rtask){s->pid, s->tid, -1, NULL, 0, 0};
+		}
+		x->count += s->weight;
+	}
+	prof_sanitize(name, sizeof(name), ev ? ev : "[unknown]");
+	cw = (int)strlen(name);
+	for (i = 0; i < n; i++) {
+		int l = snprintf(buf, sizeof(buf), "%lld", (long long)t[i].pid);
+
+		pw = l > pw ? l : pw;
+		l = snprintf(buf, sizeof(buf), "%lld", (long long)t[i].tid);
+		tw = l > tw ? l : tw;
+		l = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t[i].count);
+		cw = l > cw ? l : cw;
+	}
+	printf("# %*s  %*s  %*s\n", pw, "PID", tw, "TID", cw, name);
+	for (i = 0; i < n; i++)
+		printf("  %*lld  %*lld  %*llu\n", pw, (long long)t[i].pid, tw, (long long)t[i].tid,
+		       cw, (unsigned long long)t[i].count);
+	free(t);
 }
 
 /* ---- the table ---- */
@@ -651,7 +925,8 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		default: {
 			const char *t = key_text(r, e, c, buf, sizeof(buf));
 
-			if (k == last)
+			/* perf pads the last column, but for a symbol */
+			if (k == last && c != COL_KEY + HIST_KEY_PARENT)
 				fputs(t, stdout);
 			else
 				printf("%-*s", r->width[k], t);
@@ -970,6 +1245,8 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 			ret = print_chains(r, rows[i]);
 	}
 	printf("\n\n");
+	if (r->threads)
+		print_threads(r);
 	return ret;
 }
 
@@ -1285,6 +1562,10 @@ static double now_ms(void)
 
 static void report_release(struct report *r)
 {
+	if (r->have_re)
+		regfree(&r->parent_re);
+	if (r->have_ignore)
+		regfree(&r->ignore_re);
 	rmodel_release(&r->m);
 	session_close(&r->ses);
 	rfilter_release(&r->filt);
@@ -1315,7 +1596,6 @@ static int report_events(struct report *r)
 		cmd_error("cannot build the report: %s", strerror(ENOMEM));
 		return ZT_EXIT_FAIL;
 	}
-	setup_chains(r, profile_has_callchains(p));
 	for (r->ev = 0; !ret && r->ev < p->nr_events; r->ev++) {
 		struct rmodel_input in = { sub, NULL, 0, NULL };
 
@@ -1352,6 +1632,7 @@ static const char *const report_usage[] = {
 int cmd_report(int argc, char **argv)
 {
 	struct report r = {.children = -1,
+			   .max_stack = -1,
 			   .demangle = 1,
 			   .inline_frames = 1,
 			   .mode = CHAIN_GRAPH,
@@ -1372,7 +1653,7 @@ int cmd_report(int argc, char **argv)
 		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
 		{OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
 		 "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, "
-		 "cpu, symq "
+		 "cpu, symq, parent "
 		 "(default: comm,dso,sym)"},
 		{OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
 		 "columns: overhead, overhead_children, sample, period and sort keys"},
@@ -1391,6 +1672,24 @@ int cmd_report(int argc, char **argv)
 		 "hide entries below this overhead percentage"},
 		{OPT_BOOL, 'n', "show-nr-samples", &r.show_nr, NULL, "show a Samples column"},
 		{OPT_BOOL, 0, "show-total-period", &r.show_period, NULL, "show a Period column"},
+		{OPT_INT, 0, "max-stack", &r.max_stack, "n",
+		 "use at most n frames of each call chain (default: all)"},
+		{OPT_BOOL, 'U', "hide-unresolved", &r.hide_unresolved, NULL,
+		 "leave out samples in code without a symbol, and such frames of call chains"},
+		{OPT_BOOL, 'T', "threads", &r.threads, NULL,
+		 "show the event count of each thread after the entries"},
+		{OPT_STRING, 0, "ignore-callees", &r.ignore_callees, "regex",
+		 "with --no-children: each sample's stack starts at its outermost function "
+		 "matching regex (its callees forgotten)"},
+		{OPT_STRING, 'p', "parent", &r.parent, "regex",
+		 "a Parent symbol column: the innermost function of each sample's stack matching "
+		 "regex, or [other]"},
+		{OPT_BOOL, 'x', "exclude-other", &r.exclude_other, NULL,
+		 "with -p: only the samples with a parent"},
+		{OPT_BOOL, 0, "stats", &r.stats, NULL, "show the counts of records by type only"},
+		{OPT_BOOL, 0, "tasks", &r.tasks, NULL, "show the threads of the recording only"},
+		{OPT_BOOL, 0, "mmaps", &r.mmaps, NULL,
+		 "show the threads and their executable mappings only"},
 		{OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first"},
 		{OPT_BOOL, 0, "header-only", &r.header_only, NULL,
 		 "show only the recording's header info"},
@@ -1469,6 +1768,53 @@ int cmd_report(int argc, char **argv)
 	}
 	if (r.percent_limit > 0) /* perf: hides call-chain branches below it too */
 		r.chain_min = r.percent_limit;
+	if (r.max_stack < -1) {
+		cmd_error("--max-stack: %d is not a number of frames (0 or more)", r.max_stack);
+		goto out;
+	}
+	/* perf's --max-stack 0 still has the sampled address: the entry */
+	r.mo.max_stack = r.max_stack < 0 ? 0 : r.max_stack ? (unsigned)r.max_stack : 1;
+	if (!r.max_stack) /* and no call chain to show */
+		r.mode = CHAIN_NONE;
+	r.mo.hide_unresolved = r.hide_unresolved;
+	if (r.ignore_callees) {
+		int e = regcomp(&r.ignore_re, r.ignore_callees, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r.ignore_re, msg, sizeof(msg));
+			cmd_error("--ignore-callees: bad regular expression '%s': %s",
+				  r.ignore_callees, msg);
+			goto out;
+		}
+		r.have_ignore = 1;
+		r.mo.ignore_callees = &r.ignore_re;
+	}
+	if (r.exclude_other && !r.parent) {
+		cmd_error("-x/--exclude-other keeps the samples with a parent: give its pattern "
+			  "with -p/--parent REGEX (perf shows nothing without it)");
+		goto out;
+	}
+	if (r.parent || uses_parent(&r)) {
+		/* perf's default pattern, for --sort parent without -p */
+		const char *re = r.parent ? r.parent : "^sys_|^do_page_fault";
+		int e = regcomp(&r.parent_re, re, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r.parent_re, msg, sizeof(msg));
+			cmd_error("-p/--parent: bad regular expression '%s': %s", re, msg);
+			goto out;
+		}
+		r.have_re = 1;
+		r.mo.parent = &r.parent_re;
+		r.mo.exclude_other = r.exclude_other;
+		/* perf: -p adds the parent column after the sort keys */
+		if (r.parent && !r.fields)
+			add_key(&r, HIST_KEY_PARENT);
+	}
 	if (setup_filters(&r))
 		goto out;
 	if (symopts_init(&r.so, "report")) {
@@ -1482,6 +1828,18 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	t1 = now_ms();
+	if (cmd_check_cpu_filter(&r.ses, &r.filt)) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	if (r.stats || r.tasks || r.mmaps) {
+		if (r.stats)
+			print_stats(&r);
+		else
+			print_tasks(&r, r.mmaps);
+		ret = ZT_EXIT_OK;
+		goto out;
+	}
 	if (r.header_only) {
 		print_meta(&r);
 		ret = ZT_EXIT_OK;
@@ -1496,12 +1854,22 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_OK;
 		goto out;
 	}
+	setup_chains(&r, profile_has_callchains(&r.ses.prof));
+	if (r.mode == CHAIN_NONE) /* perf: no call chains read, nothing to ignore */
+		r.mo.ignore_callees = NULL;
+	if (r.mo.ignore_callees && (r.mo.children || r.order == HIST_CHAIN_CALLER)) {
+		/* perf then moves each sample's Self to the matched function
+		 * while its chain keeps the callees: not in zt's model */
+		cmd_error("--ignore-callees works in callee order only: add --no-children "
+			  "(and no -G)");
+		ret = ZT_EXIT_USAGE;
+		goto out;
+	}
 	if (profile_nr_events(&r.ses.prof) > 1) {
 		ret = report_events(&r);
 		goto out;
 	}
 	{
-		setup_chains(&r, profile_has_callchains(&r.ses.prof));
 		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
 		frametab_seal(&r.ses.ft); /* every frame is resolved: no more lookups */
 		if (prog.what)

@@ -33,6 +33,7 @@
 #include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rfilter.h"
 #include "libprof/zbuf.h"
 #include "symbolizer/demangle.h"
 
@@ -42,25 +43,23 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } field_names[] = {
-	{ "comm", PERFSCRIPT_F_COMM },	   { "tid", PERFSCRIPT_F_TID },
-	{ "pid", PERFSCRIPT_F_PID },	   { "time", PERFSCRIPT_F_TIME },
-	{ "cpu", PERFSCRIPT_F_CPU },	   { "event", PERFSCRIPT_F_EVENT },
-	{ "ip", PERFSCRIPT_F_IP },	   { "sym", PERFSCRIPT_F_SYM },
-	{ "symoff", PERFSCRIPT_F_SYMOFF }, { "dso", PERFSCRIPT_F_DSO },
-	{ "period", PERFSCRIPT_F_PERIOD },
+	{"comm", PERFSCRIPT_F_COMM},	 {"tid", PERFSCRIPT_F_TID},
+	{"pid", PERFSCRIPT_F_PID},	 {"time", PERFSCRIPT_F_TIME},
+	{"cpu", PERFSCRIPT_F_CPU},	 {"event", PERFSCRIPT_F_EVENT},
+	{"ip", PERFSCRIPT_F_IP},	 {"sym", PERFSCRIPT_F_SYM},
+	{"symoff", PERFSCRIPT_F_SYMOFF}, {"dso", PERFSCRIPT_F_DSO},
+	{"period", PERFSCRIPT_F_PERIOD}, {"srcline", PERFSCRIPT_F_SRCLINE},
 };
 
 /* perf's other field names: known, but nothing in a zt recording to show */
 static const char *const perf_only_fields[] = {
-	"trace",       "addr",		 "srcline",	   "iregs",
-	"uregs",       "brstack",	 "brstacksym",	   "flags",
-	"bpf-output",  "brstackinsn",	 "brstackinsnlen", "brstackoff",
-	"callindent",  "insn",		 "insnlen",	   "synth",
-	"phys_addr",   "metric",	 "misc",	   "srccode",
-	"ipc",	       "data_page_size", "code_page_size", "ins_lat",
-	"machine_pid", "vcpu",		 "cgroup",	   "retire_lat",
-	"tod",	       "weight",	 "dsoff",	   "disasm",
-	"brcntr",      "data_src",
+	"trace",	  "addr",	    "iregs",	  "uregs",	 "brstack",
+	"brstacksym",	  "flags",	    "bpf-output", "brstackinsn", "brstackinsnlen",
+	"brstackoff",	  "callindent",	    "insn",	  "insnlen",	 "synth",
+	"phys_addr",	  "metric",	    "misc",	  "srccode",	 "ipc",
+	"data_page_size", "code_page_size", "ins_lat",	  "machine_pid", "vcpu",
+	"cgroup",	  "retire_lat",	    "tod",	  "weight",	 "dsoff",
+	"disasm",	  "brcntr",	    "data_src",
 };
 
 /* A group's frame text in script.text (--folded: unused). */
@@ -77,8 +76,25 @@ struct launch_text {
 	struct zbuf text;
 };
 
+/* A side-band record to show (--show-task-events, --show-mmap-events). */
+struct sband {
+	uint64_t ts;
+	uint16_t mmap; /* prof.mmaps[idx], else prof.tasks[idx] */
+	uint16_t kmap; /* a kernel map */
+	uint32_t idx;
+};
+
 struct script {
 	const char *input, *fields, *event_opt, *gpu_weight;
+	struct cmd_filter_args fa;
+	struct rfilter filt;
+	uint64_t t_first, t_last; /* the samples' time span (--time A%-B%) */
+	uint8_t *gpass;		  /* per group: 0 not known yet, 1 passes --dsos/-S, 2 not */
+	size_t nr_gpass, cap_gpass;
+	int max_stack; /* -1: all */
+	int header, header_only, show_task, show_mmap;
+	struct sband *sb;
+	size_t nr_sb, next_sb;
 	int hide_cg, demangle, folded, force, quiet;
 	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
@@ -209,7 +225,7 @@ static int parse_fields(struct script *s)
 			else
 				cmd_error("-F: unknown field '%s': use comm, tid, pid, time, cpu, "
 					  "event, "
-					  "ip, sym, symoff, dso, period",
+					  "ip, sym, symoff, dso, period, srcline",
 					  tok);
 			ret = -EINVAL;
 			break;
@@ -265,6 +281,54 @@ static int out_write(struct script *s, const void *buf, size_t n)
 	return 0;
 }
 
+/* The addresses of a stack shown: --max-stack's, or all. */
+static unsigned max_frames(const struct script *s)
+{
+	return s->max_stack < 0 ? UINT_MAX : (unsigned)s->max_stack;
+}
+
+/* Whether group gi's sample function passes --dsos and -S (perf: the
+ * function of the sampled address, not an inlined one): 1, 0, or a
+ * negative errno. */
+static int group_leaf_pass(struct script *s, uint32_t gi)
+{
+	const struct zt_frange *r;
+	const uint64_t *ips;
+	unsigned n;
+	int ret;
+
+	if (!rfilter_has_leaf(&s->filt))
+		return 1;
+	if (s->nr_gpass < s->sg.nr) {
+		if (ZT_GROW(s->gpass, s->cap_gpass, s->sg.nr))
+			return -ENOMEM;
+		memset(s->gpass + s->nr_gpass, 0, s->sg.nr - s->nr_gpass);
+		s->nr_gpass = s->sg.nr;
+	}
+	if (!s->gpass[gi]) {
+		int pass = 0;
+
+		ret = stackgroups_resolve(&s->sg, gi, 1, &ips, &r, &n);
+		if (ret)
+			return ret;
+		if (n) {
+			const struct zt_frame *f =
+				frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
+
+			pass = rfilter_leaf(&s->filt, f->module, f->map ? f->map->path : NULL,
+					    f->sym);
+		}
+		s->gpass[gi] = pass ? 1 : 2;
+	}
+	return s->gpass[gi] == 1;
+}
+
+/* Whether sample smp of thread name c is shown: the filters' verdict. */
+static int sample_shown(struct script *s, const struct prof_sample *smp, const char *c)
+{
+	return rfilter_sample(&s->filt, smp, c, s->t_first, s->t_last) == RFILTER_SHOW;
+}
+
 /* The frame lines of group gi into s->text (one line without callchains:
  * the sample's own address, absolute as perf prints it). */
 static int format_group(struct script *s, uint32_t gi)
@@ -275,12 +339,96 @@ static int format_group(struct script *s, uint32_t gi)
 	int ret;
 
 	s->gtext[gi].off = s->text.len;
-	ret = stackgroups_resolve(&s->sg, gi, s->fmt.callchain ? UINT_MAX : 1, &ips, &r, &n);
+	ret = stackgroups_resolve(&s->sg, gi, s->fmt.callchain ? max_frames(s) : 1, &ips, &r, &n);
 	if (!ret)
 		ret = perfscript_stack(&s->text, &s->fmt, &s->ses.ft, s->sg.groups[gi].pid, ips, r,
 				       n);
 	s->gtext[gi].len = s->text.len - s->gtext[gi].off;
 	return ret;
+}
+
+/* ---- side-band records ---- */
+
+static int by_sband_time(const void *a, const void *b)
+{
+	const struct sband *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* in file order otherwise; tasks before maps of the same time */
+	if (x->mmap != y->mmap) /* perf synthesizes the kernel's map first */
+		return x->mmap ? (x->kmap ? -1 : 1) : (y->kmap ? 1 : -1);
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The records --show-task-events and --show-mmap-events ask for, by time. */
+static int collect_sband(struct script *s)
+{
+	const struct profile *p = &s->ses.prof;
+	size_t i, n = (s->show_task ? p->nr_tasks : 0) + (s->show_mmap ? p->nr_mmaps : 0);
+
+	if (!n)
+		return 0;
+	s->sb = calloc(n, sizeof(*s->sb));
+	if (!s->sb)
+		return -ENOMEM;
+	for (i = 0; s->show_task && i < p->nr_tasks; i++)
+		s->sb[s->nr_sb++] = (struct sband){p->tasks[i].ts, 0, 0, (uint32_t)i};
+	for (i = 0; s->show_mmap && i < p->nr_mmaps; i++)
+		s->sb[s->nr_sb++] = (struct sband){p->mmaps[i].ts, 1,
+						   p->mmaps[i].pid == ZT_PID_KERNEL, (uint32_t)i};
+	qsort(s->sb, s->nr_sb, sizeof(*s->sb), by_sband_time);
+	return 0;
+}
+
+/* The side-band records up to time ts (all: UINT64_MAX), each as perf
+ * script prints it: the sample header's start (thread name, tid, time),
+ * then the record. */
+static int print_sband_until(struct script *s, uint64_t ts)
+{
+	struct perfscript_fmt f = s->fmt;
+	char hdr[PERFSCRIPT_HEADER_ROOM + 64], body[4400], cbuf[32], comm[64];
+
+	/* [CPU] is not known for side-band records here */
+	f.fields &= PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_PID | PERFSCRIPT_F_TIME |
+		    PERFSCRIPT_F_IP;
+	while (s->next_sb < s->nr_sb && s->sb[s->next_sb].ts <= ts) {
+		const struct sband *b = &s->sb[s->next_sb++];
+		struct prof_sample smp = {.ts = b->ts};
+		const char *c;
+		size_t n, m;
+
+		if (b->mmap) {
+			const struct prof_mmap *mm = &s->ses.prof.mmaps[b->idx];
+
+			smp.pid = mm->pid == ZT_PID_KERNEL ? 0 : mm->pid;
+			smp.tid = mm->pid == ZT_PID_KERNEL ? 0 : mm->tid;
+			m = perfscript_mmap(mm, body, sizeof(body));
+		} else {
+			const struct prof_task *t = &s->ses.prof.tasks[b->idx];
+
+			/* perf shows the thread that ran it: a fork's parent */
+			smp.pid = t->pid;
+			smp.tid = t->kind == PROF_TASK_FORK ? t->ptid : t->tid;
+			m = perfscript_task(t, body, sizeof(body));
+		}
+		c = smp.pid || smp.tid ? proctree_comm(s->ses.pt, smp.pid, smp.tid, smp.ts) : NULL;
+		/* perf shows a thread by the name a COMM record just gave it */
+		if (!b->mmap && s->ses.prof.tasks[b->idx].kind != PROF_TASK_FORK &&
+		    s->ses.prof.tasks[b->idx].kind != PROF_TASK_EXIT)
+			c = s->ses.prof.tasks[b->idx].comm;
+		prof_sanitize(comm, sizeof(comm),
+			      perfscript_comm(c, smp.pid, smp.tid, cbuf, sizeof(cbuf)));
+		if (!b->ts) /* synthesized at the start: perf shows tid 0 */
+			smp.tid = smp.pid = 0;
+		f.event = "";
+		n = perfscript_header(&f, &smp, comm, hdr);
+		if (n && (f.fields & PERFSCRIPT_F_IP))
+			n--; /* the frames' newline or space: not here */
+		if (out_write(s, hdr, n) || out_write(s, body, m))
+			return -EPIPE;
+	}
+	return 0;
 }
 
 /* ---- GPU records ---- */
@@ -509,8 +657,10 @@ static int print_samples(struct script *s)
 		int is_new;
 		size_t n;
 
-		if ((ret = print_gpu_until(s, smp->ts)))
+		if ((ret = print_gpu_until(s, smp->ts)) || (ret = print_sband_until(s, smp->ts)))
 			break;
+		if (!sample_shown(s, smp, c))
+			continue;
 
 		prof_sanitize(comm, sizeof(comm),
 			      perfscript_comm(c, smp->pid, smp->tid, cbuf, sizeof(cbuf)));
@@ -519,6 +669,14 @@ static int print_samples(struct script *s)
 			ret = -ENOMEM;
 		if (ret)
 			break;
+		if ((ret = group_leaf_pass(s, gi)) <= 0) {
+			if (!ret && is_new)
+				s->gtext[gi].off = SIZE_MAX;
+			if (ret)
+				break;
+			continue;
+		}
+		ret = 0;
 		if (is_new) {
 			s->gtext[gi].off = SIZE_MAX;
 			if ((s->fmt.fields & PERFSCRIPT_F_IP) && (ret = format_group(s, gi)))
@@ -536,6 +694,8 @@ static int print_samples(struct script *s)
 			break;
 	}
 	free(order);
+	if (!ret && !s->write_error)
+		ret = print_sband_until(s, UINT64_MAX);
 	if (!ret && !s->write_error)
 		ret = print_gpu_until(s, UINT64_MAX);
 	if (!ret && !s->write_error && s->gv.g)
@@ -597,7 +757,13 @@ static int print_folded(struct script *s)
 		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
 		uint32_t gi;
 
+		if (!sample_shown(s, smp, c))
+			continue;
 		ret = stackgroups_add(&s->sg, smp, c, c ? 0 : smp->tid, &gi, NULL);
+		/* a group that fails --dsos or -S is skipped below (all its
+		 * samples have its function) */
+		if (!ret && (ret = group_leaf_pass(s, gi)) > 0)
+			ret = 0;
 	}
 	cmd_info("%zu samples in %zu groups to resolve", s->ses.prof.nr_samples, s->sg.nr);
 	for (i = 0; i < s->sg.nr && !ret; i++) {
@@ -607,9 +773,11 @@ static int print_folded(struct script *s)
 		char cbuf[32], comm[64];
 		unsigned n;
 
+		if (rfilter_has_leaf(&s->filt) && s->gpass[i] != 1)
+			continue;
 		prof_sanitize(comm, sizeof(comm),
 			      perfscript_comm(g->comm, g->pid, g->tid, cbuf, sizeof(cbuf)));
-		ret = stackgroups_resolve(&s->sg, (uint32_t)i, UINT_MAX, &ips, &r, &n);
+		ret = stackgroups_resolve(&s->sg, (uint32_t)i, max_frames(s), &ips, &r, &n);
 		if (!ret)
 			ret = folded_stack(&b, comm, &s->ses.ft, g->pid, ips, r, n,
 					   s->fmt.inline_frames);
@@ -640,6 +808,9 @@ static void script_release(struct script *s)
 	zbuf_release(&s->line);
 	stackgroups_release(&s->sg);
 	session_close(&s->ses);
+	rfilter_release(&s->filt);
+	free(s->gpass);
+	free(s->sb);
 	free(s->gtext);
 	zbuf_release(&s->text);
 	symopts_release(&s->so);
@@ -655,15 +826,40 @@ static const char *const script_usage[] = {
 
 int cmd_script(int argc, char **argv)
 {
-	struct script s = { .demangle = 1,
-			    .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
+	struct script s = {.demangle = 1,
+			   .max_stack = -1,
+			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
 		{OPT_STRING, 'F', "fields", &s.fields, "fields",
-		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period; +f,-f: change "
+		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline; +f,-f: change "
 		 "the defaults"},
+		{OPT_STRING, 'c', "comms", &s.fa.comm, "comm[,comm...]",
+		 "only samples of these thread names"},
+		{OPT_STRING, 0, "comm", &s.fa.comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &s.fa.pid, "pid[,pid...]",
+		 "only samples of these processes"},
+		{OPT_STRING, 0, "tid", &s.fa.tid, "tid[,tid...]", "only samples of these threads"},
+		{OPT_STRING, 'C', "cpus", &s.fa.cpu, "cpus",
+		 "only samples on these CPUs (0,2-3); perf's -C (--cpu is zt's: CPU samples only)"},
+		{OPT_STRING, 0, "time", &s.fa.time, "start,end",
+		 "only samples in these time ranges: START,END in seconds (several: separated "
+		 "by spaces), A%-B% or P%/N of the recording (several: by commas)"},
+		{OPT_STRING, 'S', "symbols", &s.fa.symbols, "sym[,sym...]",
+		 "only samples in these functions"},
+		{OPT_STRING, 0, "dsos", &s.fa.dso, "dso[,dso...]",
+		 "only samples in these modules (name or path)"},
+		{OPT_INT, 0, "max-stack", &s.max_stack, "n",
+		 "show at most n frames of each call chain (default: all)"},
+		{OPT_BOOL, 0, "header", &s.header, NULL, "show the recording's header info first"},
+		{OPT_BOOL, 0, "header-only", &s.header_only, NULL,
+		 "show only the recording's header info"},
+		{OPT_BOOL, 0, "show-task-events", &s.show_task, NULL,
+		 "show the COMM, FORK and EXIT records among the samples"},
+		{OPT_BOOL, 0, "show-mmap-events", &s.show_mmap, NULL,
+		 "show the MMAP records (executable mappings) among the samples"},
 		{OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
 		 "one line per sample: the sampled address only"},
 		{OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
@@ -704,7 +900,14 @@ int cmd_script(int argc, char **argv)
 		s.input = cmd_default_input();
 	ret = ZT_EXIT_USAGE;
 	if (rest < argc) {
-		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		if (rest > 0 && !strcmp(argv[rest - 1], "--cpu"))
+			cmd_error(
+				"unexpected argument '%s': zt script's --cpu shows the CPU samples "
+				"only; to keep some CPUs' samples use -C %s",
+				argv[rest], argv[rest]);
+		else
+			cmd_error("unexpected argument '%s': the input is given with -i",
+				  argv[rest]);
 		goto out;
 	}
 	if (s.only_gpu && s.only_cpu) {
@@ -726,6 +929,21 @@ int cmd_script(int argc, char **argv)
 		       PERFSCRIPT_F_DSO;
 	if (parse_fields(&s))
 		goto out;
+	if (s.max_stack < -1) {
+		cmd_error("--max-stack: %d is not a number of frames (0 or more)", s.max_stack);
+		goto out;
+	}
+	if ((s.header_only || s.header) && (s.folded || s.only_gpu)) {
+		cmd_error("--header shows perf script's header: not with --folded or --gpu");
+		goto out;
+	}
+	if ((s.show_task || s.show_mmap) && s.folded) {
+		cmd_error("--show-task-events and --show-mmap-events show records among the "
+			  "samples: not with --folded");
+		goto out;
+	}
+	if (cmd_filters(&s.filt, &s.fa))
+		goto out;
 	if (symopts_init(&s.so, "script")) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
@@ -733,6 +951,35 @@ int cmd_script(int argc, char **argv)
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;
+	if (cmd_check_cpu_filter(&s.ses, &s.filt)) {
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	if (s.header_only || s.header) {
+		cmd_print_header(&s.ses);
+		if (s.header_only) {
+			ret = fflush(stdout) ? ZT_EXIT_FAIL : ZT_EXIT_OK;
+			goto out;
+		}
+	}
+	{
+		size_t i;
+
+		s.t_first = UINT64_MAX;
+		for (i = 0; i < s.ses.prof.nr_samples; i++) {
+			uint64_t t = s.ses.prof.samples[i].ts;
+
+			s.t_first = t < s.t_first ? t : s.t_first;
+			s.t_last = t > s.t_last ? t : s.t_last;
+		}
+		if (s.t_first == UINT64_MAX)
+			s.t_first = 0;
+	}
+	if (collect_sband(&s)) {
+		cmd_error("cannot show the samples: %s", strerror(ENOMEM));
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
 	if (s.only_gpu && !s.ses.prof.gpu)
 		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", s.input);
 	else if (!s.ses.prof.nr_samples && !s.only_gpu && !s.ses.prof.gpu)

@@ -32,6 +32,7 @@ enum {
 	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
 	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12, FEAT_SAMPLE_TIME = 21, FEAT_COMPRESSED = 27,
+	FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
 };
 
 /* record types perf writes itself (tools/lib/perf/include/perf/event.h) */
@@ -103,6 +104,7 @@ struct rd {
 	uint64_t zmax;   /* cap on the total decompressed */
 	uint64_t ips[2 * ZT_MAX_FRAMES], uips[ZT_MAX_FRAMES];
 	char why[160];
+	uint64_t by_type[128]; /* records by type (perf report --stats) */
 	prof_ustack_fn ufn; /* the snapshot pass: samples go to it, not to p */
 	void *uarg;
 	int ustop;          /* ufn's nonzero return */
@@ -505,9 +507,18 @@ static int feature(struct rd *r, unsigned bit, struct cur *c)
 	case FEAT_NRCPUS: /* u32 available, u32 online */
 		if (cur_u32(c, &a) || cur_u32(c, &b))
 			return -EBADMSG;
-		(void)a;
+		snprintf(num, sizeof(num), "%u", a);
+		if (profile_set_meta(r->p, "nr_cpus_avail", num))
+			return -ENOMEM;
 		snprintf(num, sizeof(num), "%u", b);
 		return profile_set_meta(r->p, "nr_cpus", num);
+	case FEAT_CPUID:
+		return meta_str(r, "cpuid", c);
+	case FEAT_TOTAL_MEM: /* u64 kB */
+		if (cur_u64(c, &x))
+			return -EBADMSG;
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)x);
+		return profile_set_meta(r->p, "total_mem_kb", num);
 	case FEAT_CMDLINE:
 		return feat_cmdline(r, c);
 	case FEAT_EVENT_DESC:
@@ -981,6 +992,8 @@ static int record(struct rd *r, const uint8_t *e, size_t n, int nested)
 	int ret;
 
 	r->info->records++;
+	if (type < sizeof(r->by_type) / sizeof(r->by_type[0]))
+		r->by_type[type]++;
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
 		return rec_sample(r, e, n, misc);
@@ -1231,6 +1244,67 @@ static int event_table(struct rd *r, int all)
 	return 0;
 }
 
+/* perf's names of the sample_type bits (perf_event_attr__fprintf) */
+static int sample_type_meta(struct profile *p, uint64_t st)
+{
+	static const char *const names[] = {
+		"IP",
+		"TID",
+		"TIME",
+		"ADDR",
+		"READ",
+		"CALLCHAIN",
+		"ID",
+		"CPU",
+		"PERIOD",
+		"STREAM_ID",
+		"RAW",
+		"BRANCH_STACK",
+		"REGS_USER",
+		"STACK_USER",
+		"WEIGHT",
+		"DATA_SRC",
+		"IDENTIFIER",
+		"TRANSACTION",
+		"REGS_INTR",
+		"PHYS_ADDR",
+		"AUX",
+		"CGROUP",
+		"DATA_PAGE_SIZE",
+		"CODE_PAGE_SIZE",
+		"WEIGHT_STRUCT",
+	};
+	char buf[512];
+	size_t n = 0, i;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && n < sizeof(buf) - 1; i++)
+		if (st & (1ull << i))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "|" : "",
+					      names[i]);
+	return profile_set_meta(p, "sample_type", buf);
+}
+
+/* The counts of records by type, "TYPE:N,..." (perf report --stats),
+ * and where the file's parts are (perf report --header). */
+static int stats_meta(struct rd *r)
+{
+	char buf[1024], num[96];
+	size_t n = 0, i;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(r->by_type) / sizeof(r->by_type[0]) && n < sizeof(buf) - 1; i++)
+		if (r->by_type[i])
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%zu:%llu", n ? "," : "",
+					      i, (unsigned long long)r->by_type[i]);
+	snprintf(num, sizeof(num), "%llu,%llu", (unsigned long long)r->info->data_offset,
+		 (unsigned long long)r->info->data_size);
+	return profile_set_meta(r->p, "perf_record_counts", buf) ||
+			       profile_set_meta(r->p, "perf_data_section", num)
+		       ? -ENOMEM
+		       : 0;
+}
+
 static int set_meta(struct rd *r)
 {
 	const struct pd_event *e = &r->evs[r->sel];
@@ -1246,6 +1320,7 @@ static int set_meta(struct rd *r)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
 					      r->evs[i].name);
 	ret = ret ? ret : profile_set_meta(r->p, "sampler", "perf");
+	ret = ret ? ret : sample_type_meta(r->p, st);
 	ret = ret ? ret : profile_set_meta(r->p, "event", e->name);
 	ret = ret ? ret : profile_set_meta(r->p, "events", buf);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)e->attr.sample_period);
@@ -1283,6 +1358,8 @@ static int finish(struct rd *r, size_t first_mmap)
 			if (ret)
 				return ret;
 		}
+	if ((ret = stats_meta(r)))
+		return ret;
 	if (r->have_time || r->info->samples) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->ts_first);
 		ret = profile_set_meta(r->p, "time_start", num);

@@ -165,7 +165,7 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
  * perf script shows it, its strings in sym and dso (NAME_MAX_LEN each). */
 static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 		       const struct prof_mmap *map, struct perfscript_frame *o, char *sym,
-		       char *dso)
+		       char *dso, char *src)
 {
 	/* the resolver's names of anonymous executable memory */
 	int jit = !f->kernel && f->module &&
@@ -191,13 +191,28 @@ static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 	} else {
 		strcpy(dso, "[unknown]");
 	}
+	/* perf's map__fprintf_srcline(): the file's base name and line, else
+	 * the module's short name and the address perf shows */
+	if (f->sfile) {
+		char tmp[NAME_MAX_LEN];
+
+		zt_frame_srcline(f, tmp, sizeof(tmp));
+		prof_sanitize(src, NAME_MAX_LEN, tmp);
+	} else {
+		char tmp[NAME_MAX_LEN];
+
+		snprintf(tmp, sizeof(tmp), "%s[%llx]", f->module ? f->module : "[unknown]",
+			 (unsigned long long)o->addr);
+		prof_sanitize(src, NAME_MAX_LEN, tmp);
+	}
+	o->srcline = src;
 }
 
 int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips,
 		    const struct zt_frange *r, unsigned n, int inline_frames,
 		    perfscript_frame_fn fn, void *ctx)
 {
-	char sym[NAME_MAX_LEN], dso[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	char sym[NAME_MAX_LEN], dso[NAME_MAX_LEN], name[NAME_MAX_LEN], src[NAME_MAX_LEN];
 	struct perfscript_frame fr, in;
 	unsigned i, k;
 	int ret = 0;
@@ -205,7 +220,7 @@ int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips
 	for (i = 0; i < n && !ret; i++) {
 		const struct zt_frame *f = frametab_frame(ft, r[i].first + r[i].n - 1);
 
-		show_frame(pid, ips[i], f, r[i].map, &fr, sym, dso);
+		show_frame(pid, ips[i], f, r[i].map, &fr, sym, dso, src);
 		for (k = 0; inline_frames && k + 1 < r[i].n && !ret; k++) {
 			const char *s = frametab_frame(ft, r[i].first + k)->sym;
 
@@ -254,6 +269,13 @@ int perfscript_frame_text(struct zbuf *b, const struct perfscript_fmt *f,
 		zbuf_put(b, " (inlined)", 10);
 	if (f->callchain)
 		zbuf_put(b, "\n", 1);
+	if ((f->fields & PERFSCRIPT_F_SRCLINE) && fr->srcline) {
+		/* on a line of its own: after the frame's, or the sample's */
+		zbuf_put(b, f->callchain ? "  " : "\n  ", f->callchain ? 2 : 3);
+		zbuf_put(b, fr->srcline, strlen(fr->srcline));
+		if (f->callchain)
+			zbuf_put(b, "\n", 1);
+	}
 	return b->err;
 }
 
@@ -280,4 +302,52 @@ int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struc
 	if (!f->callchain && !n)
 		return perfscript_frame_text(b, f, &unknown);
 	return perfscript_walk(ft, pid, ips, r, n, f->callchain && f->inline_frames, add_frame, &c);
+}
+
+size_t perfscript_task(const struct prof_task *t, char *out, size_t n)
+{
+	char comm[64];
+	int l;
+
+	switch (t->kind) {
+	case PROF_TASK_COMM:
+	case PROF_TASK_EXEC:
+		prof_sanitize(comm, sizeof(comm), t->comm);
+		l = snprintf(out, n, "PERF_RECORD_COMM%s: %s:%u/%u\n",
+			     t->kind == PROF_TASK_EXEC ? " exec" : "", comm, t->pid, t->tid);
+		break;
+	case PROF_TASK_FORK:
+	case PROF_TASK_EXIT:
+		l = snprintf(out, n, "PERF_RECORD_%s(%u:%u):(%u:%u)\n",
+			     t->kind == PROF_TASK_FORK ? "FORK" : "EXIT", t->pid, t->tid, t->ppid,
+			     t->ptid);
+		break;
+	default:
+		l = snprintf(out, n, "PERF_RECORD_UNKNOWN(%u)\n", t->kind);
+	}
+	return l < 0 ? 0 : (size_t)l >= n ? n - 1 : (size_t)l;
+}
+
+size_t perfscript_mmap(const struct prof_mmap *m, char *out, size_t n)
+{
+	char path[4096];
+	int l;
+
+	prof_sanitize(path, sizeof(path), m->path ? m->path : "");
+	if (m->pid == ZT_PID_KERNEL) {
+		/* perf's kernel map is named after its _text symbol */
+		l = snprintf(out, n, "PERF_RECORD_MMAP -1/0: [%#llx(%#llx) @ %#llx]: %c %s%s\n",
+			     (unsigned long long)m->start, (unsigned long long)m->len,
+			     (unsigned long long)m->pgoff, m->prot & 4 ? 'x' : 'r', path,
+			     strcmp(path, "[kernel.kallsyms]") ? "" : "_text");
+	} else {
+		l = snprintf(
+			out, n,
+			"PERF_RECORD_MMAP2 %u/%u: [%#llx(%#llx) @ %#llx 00:00 0 0]: %c%c%c%c %s\n",
+			m->pid, m->tid, (unsigned long long)m->start, (unsigned long long)m->len,
+			(unsigned long long)m->pgoff, m->prot & 1 ? 'r' : '-',
+			m->prot & 2 ? 'w' : '-', m->prot & 4 ? 'x' : '-', m->flags & 1 ? 's' : 'p',
+			path);
+	}
+	return l < 0 ? 0 : (size_t)l >= n ? n - 1 : (size_t)l;
 }

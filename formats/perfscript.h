@@ -29,6 +29,7 @@ enum {
 	PERFSCRIPT_F_SYMOFF = 1 << 8,
 	PERFSCRIPT_F_DSO = 1 << 9,
 	PERFSCRIPT_F_PERIOD = 1 << 10,
+	PERFSCRIPT_F_SRCLINE = 1 << 11,
 };
 
 /* How samples are shown. */
@@ -62,6 +63,20 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
 			 const char *comm, char *out);
 
 /*
+ * A side-band record as perf script --show-task-events and
+ * --show-mmap-events show it after the header's start (perfscript_header()
+ * with only comm, tid, cpu and time): "PERF_RECORD_COMM: comm:pid/tid",
+ * "PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(pid:tid):(ppid:ptid)",
+ * "PERF_RECORD_EXIT(...)", "PERF_RECORD_MMAP2 pid/tid: [0xstart(0xlen) @
+ * 0xpgoff maj:min ino gen]: r-xp path" (device and inode unknown here:
+ * 00:00 0 0), the kernel's "PERF_RECORD_MMAP -1/0: [...]: x path", each
+ * with a newline, into out of size n (comm and path sanitized). Returns
+ * the length.
+ */
+size_t perfscript_task(const struct prof_task *t, char *out, size_t n);
+size_t perfscript_mmap(const struct prof_mmap *m, char *out, size_t n);
+
+/*
  * One frame as perf script shows it. Strings are valid until the walk's
  * callback returns.
  */
@@ -75,6 +90,8 @@ struct perfscript_frame {
 			    "/tmp/perf-PID.map" for JIT code, "[unknown]"; NULL: an inlined
 			    function (shown as "(inlined)") */
 	int has_sym;
+	const char *srcline; /* sanitized: perf's srcline, "file.c:42", or without line
+				information "module[addr]" */
 };
 
 typedef int (*perfscript_frame_fn)(void *ctx, const struct perfscript_frame *f);
@@ -91,7 +108,8 @@ int perfscript_walk(const struct frametab *ft, uint32_t pid, const uint64_t *ips
 
 /* One frame's text appended to b: with callchain a "\t" first and a "\n"
  * last; the address (call chains: fr->addr, else fr->ip), " sym+0xoff",
- * " (dso)" as f->fields ask; " (inlined)" for an inlined frame. 0 or
+ * " (dso)" as f->fields ask; " (inlined)" for an inlined frame; with
+ * PERFSCRIPT_F_SRCLINE "  srcline" on a line of its own after it. 0 or
  * -ENOMEM (b's sticky error). */
 int perfscript_frame_text(struct zbuf *b, const struct perfscript_fmt *f,
 			  const struct perfscript_frame *fr);

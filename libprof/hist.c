@@ -23,6 +23,7 @@ static const char *const key_names[] = {
 	[HIST_KEY_SYMQ] = "symq",
 	[HIST_KEY_TID] = "pid",
 	[HIST_KEY_CPU] = "cpu",
+	[HIST_KEY_PARENT] = "parent",
 };
 
 int hist_key_parse(const char *name, enum hist_key *key)
@@ -71,6 +72,8 @@ const char *hist_key_title(enum hist_key k)
 		return "Symbols";
 	case HIST_KEY_CPU:
 		return "CPU";
+	case HIST_KEY_PARENT:
+		return "Parent symbol";
 	}
 	return "";
 }
@@ -99,6 +102,8 @@ const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum
 	case HIST_KEY_CPU:
 		snprintf(buf, n, "%03u", e->f.cpu);
 		return buf;
+	case HIST_KEY_PARENT:
+		return hist_str(h, e->f.parent);
 	}
 	return "";
 }
@@ -254,6 +259,9 @@ static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)
 		case HIST_KEY_CPU:
 			v = zt_hash_mix(v, (uint64_t)f->cpu << 8 | 8);
 			break;
+		case HIST_KEY_PARENT:
+			v = zt_hash_mix(v, (uint64_t)f->parent << 8 | 10);
+			break;
 		}
 	}
 	return v;
@@ -305,6 +313,10 @@ static int frame_equal(const struct hist *h, const struct hist_frame *a, const s
 			break;
 		case HIST_KEY_CPU:
 			if (a->cpu != b->cpu)
+				return 0;
+			break;
+		case HIST_KEY_PARENT:
+			if (a->parent != b->parent)
 				return 0;
 			break;
 		}
@@ -561,6 +573,9 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 			break;
 		case HIST_KEY_CPU:
 			r = a->f.cpu < b->f.cpu ? -1 : a->f.cpu > b->f.cpu;
+			break;
+		case HIST_KEY_PARENT:
+			r = strcmp(hist_str(h, a->f.parent), hist_str(h, b->f.parent));
 			break;
 		}
 		if (r)

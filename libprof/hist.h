@@ -25,13 +25,16 @@ enum hist_key {
 	HIST_KEY_SYMQ, /* how well the frame resolved: full, basic, none */
 	HIST_KEY_TID,  /* thread id: perf's "pid" key, also "tid" (shown as perf's Pid:Command) */
 	HIST_KEY_CPU,  /* the CPU the sample was taken on */
+	HIST_KEY_PARENT, /* perf's parent: the innermost function of the sample's stack that
+			    matches a pattern (hist_frame.parent), or "[other]" */
 };
-#define HIST_MAX_KEYS 8
+#define HIST_MAX_KEYS 9
 
 /* One frame of a sample: string ids from hist_intern(). */
 struct hist_frame {
 	uint32_t comm, dso, sym;
 	uint32_t srcline; /* string id */
+	uint32_t parent;  /* string id of the sample's parent (HIST_KEY_PARENT) */
 	uint8_t symq;     /* enum symq of the symbolizer: 0 none, 1 basic, 2 full */
 	uint32_t pid, tid, cpu; /* of the sample */
 	uint8_t kernel;  /* a kernel frame: [k] rather than [.] */

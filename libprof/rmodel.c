@@ -77,6 +77,7 @@ struct rpriv {
 	struct hist_frame *scratch;
 	size_t cap_scratch;
 	uint8_t *gpass;	  /* per group: passes --dso/--symbols */
+	uint32_t *gparent; /* per group: its parent's string id (perf's -p), "[other]": none */
 	struct flines fl; /* per function (chain key): its hottest source line, when asked */
 	int fl_made;
 	uint32_t *fidx; /* groups' frames: indexes into frames[] */
@@ -96,225 +97,6 @@ static void flines_release(struct flines *t)
 	free(t->v);
 	zt_htab_release(&t->hash);
 	memset(t, 0, sizeof(*t));
-}
-
-/* ---- filters ---- */
-
-void rfilter_init(struct rfilter *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->pct_start = f->pct_end = -1;
-}
-
-static void free_strs(char **l, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(l[i]);
-	free(l);
-}
-
-void rfilter_release(struct rfilter *f)
-{
-	free_strs(f->comms, f->nr_comms);
-	free_strs(f->dsos, f->nr_dsos);
-	free_strs(f->syms, f->nr_syms);
-	free(f->pids);
-	free(f->tids);
-	free(f->cpus);
-	rfilter_init(f);
-}
-
-int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen)
-{
-	const char *p = arg;
-	size_t cap = *nr, nr0 = *nr;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (len) {
-			char *s = strndup(p, len);
-
-			if (!s || ZT_GROW(*list, cap, *nr + 1)) {
-				free(s);
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			(*list)[(*nr)++] = s;
-		}
-		p += len + (e ? 1 : 0);
-	}
-	if (*nr == nr0) {
-		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_u32(const char *s, const char *end, uint32_t *v)
-{
-	char *e;
-	unsigned long long x;
-
-	if (s == end || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &e, 10);
-	if (errno || e != end || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* "1,2,5-7" into *list; ranges only when allow_range. */
-static int add_ids(uint32_t **list, size_t *nr, const char *arg, int allow_range, char *err,
-		   size_t errlen)
-{
-	const char *p = arg;
-	size_t cap = *nr, nr0 = *nr;
-
-	while (*p) {
-		const char *e = strchr(p, ','), *end = e ? e : p + strlen(p), *dash;
-		uint32_t a, b, v;
-
-		dash = allow_range ? memchr(p, '-', (size_t)(end - p)) : NULL;
-		if (dash ? parse_u32(p, dash, &a) || parse_u32(dash + 1, end, &b) || b < a
-			 : parse_u32(p, end, &a)) {
-			snprintf(err, errlen, "'%.*s' is not a %s", (int)(end - p), p,
-				 allow_range ? "number or range (like 0-3)" : "number");
-			return -EINVAL;
-		}
-		if (!dash)
-			b = a;
-		if (b - a > 65536) {
-			snprintf(err, errlen, "range '%.*s' is too large", (int)(end - p), p);
-			return -EINVAL;
-		}
-		for (v = a;; v++) {
-			if (ZT_GROW(*list, cap, *nr + 1)) {
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			(*list)[(*nr)++] = v;
-			if (v == b)
-				break;
-		}
-		p = e ? e + 1 : end;
-	}
-	if (*nr == nr0) {
-		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int rfilter_add_ids(uint32_t **list, size_t *nr, const char *arg, char *err, size_t errlen)
-{
-	return add_ids(list, nr, arg, 0, err, errlen);
-}
-
-int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errlen)
-{
-	return add_ids(&f->cpus, &f->nr_cpus, arg, 1, err, errlen);
-}
-
-/* "123.456789" seconds into ns; empty: 0. */
-static int parse_secs(const char *s, const char *end, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
-	const char *p = s;
-
-	*ns = 0;
-	if (s == end)
-		return 0;
-	for (; p < end && isdigit((unsigned char)*p); p++) {
-		if (sec > UINT64_MAX / 10 / 1000000000ull)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && isdigit((unsigned char)*p); p++) {
-			if (scale > 1) {
-				scale /= 10;
-				frac += (uint64_t)(*p - '0') * scale;
-			}
-		}
-	}
-	if (p != end || p == s)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
-static int parse_pct(const char *s, const char *end, double *v)
-{
-	char buf[32], *e;
-	size_t len = (size_t)(end - s);
-
-	if (!len || len >= sizeof(buf) || end[-1] != '%')
-		return -EINVAL;
-	memcpy(buf, s, len - 1);
-	buf[len - 1] = 0;
-	*v = strtod(buf, &e);
-	if (e == buf || *e || *v < 0 || *v > 100)
-		return -EINVAL;
-	return 0;
-}
-
-int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen)
-{
-	const char *comma = strchr(arg, ','), *dash = strchr(arg, '-'), *end = arg + strlen(arg);
-
-	if (strchr(arg, '%')) {
-		double a, b;
-
-		if (!dash || parse_pct(arg, dash, &a) || parse_pct(dash + 1, end, &b) || b < a)
-			goto bad;
-		f->pct_start = a;
-		f->pct_end = b;
-		return 0;
-	}
-	if (!comma || parse_secs(arg, comma, &f->time_start) ||
-	    parse_secs(comma + 1, end, &f->time_end))
-		goto bad;
-	if (f->time_end && f->time_end < f->time_start)
-		goto bad;
-	return 0;
-bad:
-	snprintf(err, errlen,
-		 "bad --time '%s': use START,END in seconds as zt script prints them "
-		 "(either may be empty), or A%%-B%% of the recording",
-		 arg);
-	return -EINVAL;
-}
-
-int rfilter_active(const struct rfilter *f)
-{
-	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||
-		     f->nr_cpus || f->time_start || f->time_end || f->pct_start >= 0);
-}
-
-static int has_str(char *const *l, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(l[i], s))
-			return 1;
-	return 0;
-}
-
-static int has_id(const uint32_t *l, size_t n, uint32_t v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (l[i] == v)
-			return 1;
-	return 0;
 }
 
 /* ---- resolving ---- */
@@ -596,6 +378,7 @@ void rmodel_release(struct rmodel *m)
 		zt_htab_release(&p->ahash);
 		free(p->scratch);
 		free(p->gpass);
+		free(p->gparent);
 		flines_release(&p->fl);
 		free(p->fidx);
 		free(p->eidx);
@@ -657,20 +440,63 @@ static int uses_key(const struct rmodel_opts *o, enum hist_key k)
 	return 0;
 }
 
-static int name_in(char *const *l, size_t n, const char *name)
+/* --dso and --symbols select samples by their own function (perf's sample
+ * symbol: the innermost frame that is not inlined): gpass per group. */
+/* The function of group g's sample (its innermost frame not inlined), or NULL. */
+static const struct hist_frame *group_leaf(const struct rmodel *m, const struct rgroup *g)
 {
-	size_t i, len;
+	const struct rpriv *p = m->priv;
+	const struct hist_frame *t = NULL;
+	uint32_t k;
 
-	for (i = 0; i < n; i++) {
-		len = strlen(l[i]);
-		if (!strncmp(name, l[i], len) && (!name[len] || !strcmp(name + len, " (inlined)")))
-			return 1;
+	for (k = 0; k < g->n; k++) {
+		t = &p->frames[p->fidx[g->off + k]];
+		if (!t->inlined)
+			break;
+	}
+	return t;
+}
+
+/* perf's parent of each group: the innermost function of its stack that
+ * matches o->parent (the sample's own included), else "[other]". */
+static int find_parents(struct rmodel *m, const struct rmodel_opts *o)
+{
+	struct rpriv *p = m->priv;
+	uint32_t other;
+	size_t i;
+	int ret;
+
+	free(p->gparent);
+	p->gparent = calloc(m->nr_groups ? m->nr_groups : 1, sizeof(*p->gparent));
+	if (!p->gparent)
+		return -ENOMEM;
+	if ((ret = hist_intern(&m->hist, "[other]", &other)))
+		return ret;
+	for (i = 0; i < m->nr_groups; i++) {
+		const struct rgroup *g = &m->groups[i];
+		uint32_t k;
+
+		p->gparent[i] = other;
+		for (k = 0; o->parent && k < g->n; k++) {
+			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
+
+			if (!t->inlined && t->symq &&
+			    !regexec(o->parent, hist_str(&m->hist, t->sym), 0, NULL, 0)) {
+				p->gparent[i] = t->sym;
+				break;
+			}
+		}
 	}
 	return 0;
 }
 
-/* --dso and --symbols select samples by their own function (perf's sample
- * symbol: the innermost frame that is not inlined): gpass per group. */
+static int unresolved(const struct rmodel *m, const struct rgroup *g)
+{
+	const struct hist_frame *t = group_leaf(m, g);
+
+	return !t || t->symq == 0;
+}
+
 static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 {
 	struct rpriv *p = m->priv;
@@ -681,20 +507,12 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 	if (!p->gpass)
 		return -ENOMEM;
 	for (i = 0; i < m->nr_groups; i++) {
-		const struct rgroup *g = &m->groups[i];
-		const struct hist_frame *t = NULL;
-		uint32_t k;
+		const struct hist_frame *t = group_leaf(m, &m->groups[i]);
 
-		for (k = 0; k < g->n; k++) {
-			t = &p->frames[p->fidx[g->off + k]];
-			if (!t->inlined)
-				break;
-		}
 		if (!t)
 			continue;
-		p->gpass[i] =
-			(!f->nr_dsos || has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, t->dso))) &&
-			(!f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, t->sym)));
+		p->gpass[i] = (uint8_t)rfilter_leaf(f, hist_str(&m->hist, t->dso), NULL,
+						    hist_str(&m->hist, t->sym));
 	}
 	return 0;
 }
@@ -711,7 +529,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 	for (i = 0; i < p->nr_aggs; i++) {
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
-		uint32_t k, n = 0, *eidx = NULL;
+		uint32_t k, n = 0, *eidx = NULL, addrs;
 
 		if (pass) {
 			/* only stacks with an entry that has a tree */
@@ -726,15 +544,38 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 		}
 		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
 			return -ENOMEM;
-		for (k = 0; k < g->n; k++) {
+		k = 0;
+		if (o->ignore_callees) {
+			/* perf: the outermost matching function is the sample's
+			 * own, its callees forgotten */
+			uint32_t j;
+
+			for (j = 0; j < g->n; j++) {
+				const struct hist_frame *t = &p->frames[p->fidx[g->off + j]];
+
+				if (!t->inlined && t->symq &&
+				    !regexec(o->ignore_callees, hist_str(&m->hist, t->sym), 0, NULL,
+					     0))
+					k = j;
+			}
+		}
+		for (addrs = 0; k < g->n; k++) {
 			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
 			struct hist_frame *h;
 
+			/* --max-stack: an address's frames end with its function */
+			if (o->max_stack && addrs >= o->max_stack)
+				break;
+			if (!t->inlined)
+				addrs++;
 			if (t->inlined && !o->inline_frames)
+				continue;
+			if (o->hide_unresolved && t->symq == 0)
 				continue;
 			h = &p->scratch[n++];
 			*h = *t;
 			h->comm = g->comm;
+			h->parent = p->gparent ? p->gparent[a->group] : 0;
 			h->pid = g->pid;
 			h->tid = a->tid;
 			h->cpu = a->cpu;
@@ -762,7 +603,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	struct hist_opts ho = {o->children, o->chain,
 			       o->chain != HIST_CHAIN_NONE && o->chain_min_pct > 0};
 	int by_tid = uses_key(o, HIST_KEY_TID), by_cpu = uses_key(o, HIST_KEY_CPU), per_sample;
-	uint64_t t0 = 0, t1 = UINT64_MAX, hidden = 0, hidden_nr = 0;
+	uint64_t hidden = 0, hidden_nr = 0;
 	size_t i;
 	int ret;
 
@@ -772,24 +613,20 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
 	if (ret)
 		return ret;
-	if (f && (f->time_start || f->time_end)) {
-		t0 = f->time_start;
-		t1 = f->time_end ? f->time_end : UINT64_MAX;
-	} else if (f && f->pct_start >= 0) {
-		double span = (double)(m->time_last - m->time_first);
-
-		t0 = m->time_first + (uint64_t)(span * f->pct_start / 100.0);
-		t1 = m->time_first + (uint64_t)(span * f->pct_end / 100.0);
-	}
 	if (f && (f->nr_dsos || f->nr_syms)) {
 		ret = leaf_filter(m, f);
+		if (ret)
+			return ret;
+	}
+	if (uses_key(o, HIST_KEY_PARENT) || o->exclude_other) {
+		ret = find_parents(m, o);
 		if (ret)
 			return ret;
 	}
 	p->nr_aggs = 0;
 	zt_htab_clear(&p->ahash);
 	m->shown = m->shown_nr = 0;
-	per_sample = by_tid || by_cpu || rfilter_active(f);
+	per_sample = by_tid || by_cpu || rfilter_active(f) || o->hide_unresolved || o->exclude_other;
 	if (!per_sample) {
 		/* everything, per group: their totals from rmodel_init */
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
@@ -805,17 +642,18 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		const struct prof_sample *s = &m->samples[i];
 		const struct rgroup *g = &m->groups[p->sgroup[i]];
 
-		/* perf: --cpu and --time leave samples out; --comm, --pid and
-		 * --tid hide them but keep them in the total */
-		if (s->ts < t0 || s->ts > t1)
+		/* perf: --cpu and --time leave samples out; --comm, --pid,
+		 * --tid, --dso and --symbols hide them but keep them in the total */
+		int v = rfilter_sample(f, s, hist_str(&m->hist, g->comm), m->time_first,
+				       m->time_last);
+
+		/* perf -U: a sample without a function of its own is left out */
+		if (v == RFILTER_DROP || (o->hide_unresolved && unresolved(m, g)))
 			continue;
-		if (f && f->nr_cpus && !has_id(f->cpus, f->nr_cpus, s->cpu))
-			continue;
-		if (f && ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
-			  ((f->nr_dsos || f->nr_syms) && !p->gpass[p->sgroup[i]]) ||
-			  (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)) ||
-			  (f->nr_comms &&
-			   !has_str(f->comms, f->nr_comms, hist_str(&m->hist, g->comm))))) {
+		if (v == RFILTER_HIDE || (rfilter_has_leaf(f) && !p->gpass[p->sgroup[i]]) ||
+		    (o->exclude_other && !o->parent) ||
+		    (o->exclude_other && !strcmp(hist_str(&m->hist, p->gparent[p->sgroup[i]]),
+						 "[other]"))) {
 			hidden += s->weight;
 			hidden_nr++;
 			continue;
@@ -862,9 +700,7 @@ int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e)
 
 	if (!f)
 		return 1;
-	if (f->nr_dsos && !has_str(f->dsos, f->nr_dsos, hist_str(&m->hist, e->f.dso)))
-		return 0;
-	return !f->nr_syms || name_in(f->syms, f->nr_syms, hist_str(&m->hist, e->f.sym));
+	return rfilter_leaf(f, hist_str(&m->hist, e->f.dso), NULL, hist_str(&m->hist, e->f.sym));
 }
 
 int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry ***rows, size_t *n)

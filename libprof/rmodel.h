@@ -9,6 +9,7 @@
 #ifndef ZT_RMODEL_H
 #define ZT_RMODEL_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,41 +17,7 @@
 #include "libprof/hist.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
-
-/* Which samples to show, as perf's --comm, --pid, --tid, --dso, --symbols
- * (by the sample's own function: its innermost frame that is not inlined),
- * --cpu and --time. The first five hide samples but keep them in the total
- * (percentages stay of everything); --cpu and --time leave them out.
- * Empty lists select everything. Strings are owned (rfilter_release). */
-struct rfilter {
-	char **comms;
-	size_t nr_comms;
-	uint32_t *pids, *tids;
-	size_t nr_pids, nr_tids;
-	char **dsos, **syms;
-	size_t nr_dsos, nr_syms;
-	uint32_t *cpus;
-	size_t nr_cpus;
-	/* --time: absolute sample times in ns, end inclusive; 0 = open */
-	uint64_t time_start, time_end;
-	/* percent form ("10%-20%" of the recording's span): resolved to
-	 * time_start/end by rmodel_build; negative = unused */
-	double pct_start, pct_end;
-};
-
-void rfilter_init(struct rfilter *f);
-void rfilter_release(struct rfilter *f);
-/* Parse option values (comma separated lists, appended to what is there).
- * Each returns 0, or -EINVAL with a message for the user in err. */
-int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_t errlen);
-int rfilter_add_ids(uint32_t **list, size_t *nr, const char *arg, char *err, size_t errlen);
-/* --cpu: "0,2-3" */
-int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errlen);
-/* --time: "START,END" in seconds as perf script prints them (either may be
- * empty), or "A%-B%" of the recording's time span. */
-int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen);
-/* Whether the filter selects anything less than everything. */
-int rfilter_active(const struct rfilter *f);
+#include "libprof/rfilter.h"
 
 struct rmodel_opts {
 	enum hist_key keys[HIST_MAX_KEYS];
@@ -63,6 +30,15 @@ struct rmodel_opts {
 				 (none can show a branch below the display threshold); 0: all */
 	int inline_frames;    /* inlined functions as frames of their own, "name (inlined)" */
 	const struct rfilter *filter; /* borrowed; NULL: everything */
+	unsigned max_stack;	      /* at most this many addresses of each stack (perf's
+					 --max-stack; an address's inline frames with it); 0: all */
+	int hide_unresolved;	      /* perf's -U: leave out samples whose function is unresolved
+					 and unresolved frames of call chains */
+	const regex_t *parent;	      /* perf's -p: the parent of a sample (HIST_KEY_PARENT) is
+					 the innermost function of its stack matching it */
+	int exclude_other;	      /* perf's -x: hide the samples without a parent */
+	const regex_t *ignore_callees; /* perf's --ignore-callees: a sample's stack starts at
+					  its outermost function matching it (callee order) */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */

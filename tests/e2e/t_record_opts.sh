@@ -21,7 +21,9 @@ kill "$hp" 2> /dev/null
 # -a -- sleep 1: the whole system, bounded by the command
 s=$SECONDS
 "$ZT" record -a -o a.data -- sleep 1 2> a.err
-check "-a -- sleep 1: exit 0, bounded" [ $? -eq 0 ] && [ $((SECONDS - s)) -le 4 ]
+rc=$?
+check "-a -- sleep 1: exit 0" [ $rc -eq 0 ]
+check "... bounded by the command (within 4 s)" test $((SECONDS - s)) -le 4
 check "... several commands (swapper among them)" [ "$(comms a.data | grep -c .)" -ge 2 ] && comms a.data | grep -qx swapper
 
 # no target and no command: the whole system until Ctrl-C, as perf record
@@ -31,7 +33,9 @@ check "... a recording of the whole system" comms sys.data | grep -qx swapper
 
 # -o - | zt report -i -: the stream reads as the file does
 "$ZT" record -g -o - -- "$WL/hot" hot 1 > s.data 2> s.err
-check "-o -: a stream on stdout, exit 0" [ $? -eq 0 ] && [ -s s.data ]
+rc=$?
+check "-o -: a stream on stdout, exit 0" [ $rc -eq 0 ]
+check "... the stream is not empty" test -s s.data
 check "... and zt.data is not written" [ ! -e zt.data ]
 "$ZT" report -i s.data --stdio --no-children > s-file.txt 2>&1
 "$ZT" report -i - --stdio --no-children < s.data > s-pipe.txt 2>&1
@@ -46,11 +50,17 @@ cat s.data | "$ZT" script -i - > s-script.txt 2>&1
 check "zt script -i - prints the stream as the file" cmp -s s-script.txt f-script.txt
 # on a terminal (script(1) gives the command one): refused, saying what to do
 script -qec "'$ZT' record -o - -- true" /dev/null > tty.out 2>&1
-check "-o - on a terminal is refused" [ $? -eq 1 ] && contains tty.out 'zt record: standard output is a terminal: pipe it'
+rc=$?
+check "-o - on a terminal is refused" [ $rc -eq 1 ]
+check "-o - on a terminal is refused: and so it says" contains tty.out 'zt record: standard output is a terminal: pipe it'
 script -qec "'$ZT' report -i -" /dev/null > tty2.out 2>&1
-check "-i - from a terminal is refused" [ $? -eq 1 ] && contains tty2.out 'zt report: standard input is a terminal: pipe a recording'
+rc=$?
+check "-i - from a terminal is refused" [ $rc -eq 1 ]
+check "-i - from a terminal is refused: and so it says" contains tty2.out 'zt report: standard input is a terminal: pipe a recording'
 "$ZT" report -i - --tui < s.data > /dev/null 2> tui.err
-check "--tui with -i - is refused, saying why" [ $? -ne 0 ] && contains tui.err 'zt report: --tui reads keys from standard input'
+rc=$?
+check "--tui with -i - is refused, saying why" [ $rc -ne 0 ]
+check "--tui with -i - is refused, saying why: and so it says" contains tui.err 'zt report: --tui reads keys from standard input'
 
 # perf's pipe mode: perf record -o - read by zt as perf reads it
 for i in 1 2 3; do
@@ -70,7 +80,9 @@ check "zt script of a pipe-mode file: perf script's sample lines" \
 	diff <(grep -E ' cpu-clock: *$' perf-pscript.txt) <(grep -E ' cpu-clock: *$' zt-pscript.txt)
 head -c 100000 pipe.perf > cut.perf
 "$ZT" report -i cut.perf --stdio > /dev/null 2> cut.err
-check "a pipe-mode stream cut short: read with a warning naming the offset" [ $? -eq 0 ] && contains cut.err 'offset [0-9]+'
+rc=$?
+check "a pipe-mode stream cut short: read with a warning naming the offset" [ $rc -eq 0 ]
+check "a pipe-mode stream cut short: read with a warning naming the offset: and so it says" contains cut.err 'offset [0-9]+'
 
 # --switch-output: pieces named as perf names them, each one complete
 "$ZT" record -g --switch-output=1s -- "$WL/hot" hot 2.5 2> sw.err
@@ -93,7 +105,9 @@ wait "$zp"
 check "--switch-output (signal): SIGUSR2 cuts the file" contains sig.err 'Dump sig\.data\.[0-9]{16}'
 check "... --switch-max-files=1 keeps one file" [ "$(ls | grep -c '^sig\.data\.')" -eq 1 ]
 "$ZT" record --switch-output=never -- true 2> bad.err
-check "--switch-output=never refused, naming the forms" [ $? -eq 129 ] && contains bad.err "signal, a size .* or a time"
+rc=$?
+check "--switch-output=never refused, naming the forms" [ $rc -eq 129 ]
+check "--switch-output=never refused, naming the forms: and so it says" contains bad.err "signal, a size .* or a time"
 
 # --max-size: stops at the size, as perf does
 s=$SECONDS
@@ -112,9 +126,13 @@ check "... as perf record --no-inherit" [ "$(comms noinh.perf)" = hot ]
 
 # -m, -T and -z
 "$ZT" record -m 3 -- true 2> m.err
-check "-m 3 refused: not a power of two" [ $? -eq 129 ] && contains m.err "power of two"
+rc=$?
+check "-m 3 refused: not a power of two" [ $rc -eq 129 ]
+check "-m 3 refused: not a power of two: and so it says" contains m.err "power of two"
 "$ZT" record -m 64 -T -z -o m.data -- "$WL/hot" hot 0.5 2> m.err
-check "-m 64 -T -z: accepted" [ $? -eq 0 ] && [ -s m.data ]
+rc=$?
+check "-m 64 -T -z: accepted" [ $rc -eq 0 ]
+check "... and the file written" test -s m.data
 "$ZT" record -v -m 1M,16 -T -z3 -o m.data -- "$WL/hot" hot 0.5 2> m.err
 check "... -T and -z noted as no-ops under -v, the AUX pages ignored" contains m.err '-T: zt always records' &&
 	contains m.err '-z: zt.data is always compressed' && contains m.err 'AUX'

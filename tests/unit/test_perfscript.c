@@ -170,6 +170,82 @@ static void test_stack_one_line(void **state)
 	release_frames(&x);
 }
 
+static void test_srcline(void **state)
+{
+	struct perfscript_fmt f = {DEF_FIELDS | PERFSCRIPT_F_SRCLINE, 1, 0, 0, "cpu-clock"};
+	struct fixture x;
+
+	setup_frames(&x);
+	x.ft.frames[3].sfile = "/src/prog/outer.c";
+	x.ft.frames[3].sline = 42;
+	/* under each frame: the file's base name and line, else the module
+	 * and the address shown */
+	assert_string_equal(stack(&x, &f, 0, 3),
+			    "\tffffffff81001010 do_sys+0x10 ([kernel.kallsyms])\n"
+			    "  [kernel.kallsyms][ffffffff81001010]\n"
+			    "\t            2234 outer+0x1a (/usr/bin/prog)\n"
+			    "  outer.c:42\n"
+			    "\t    7f00000012f0 [unknown] ([unknown])\n"
+			    "  libc.so.6[7f00000012f0]\n");
+	/* -G: under the sample's line */
+	f.callchain = 0;
+	assert_string_equal(stack(&x, &f, 1, 1),
+			    "    555555555234 outer+0x1a (/usr/bin/prog)\n  outer.c:42");
+	release_frames(&x);
+}
+
+static void test_sideband(void **state)
+{
+	struct prof_task t = {
+		.ts = 5, .kind = PROF_TASK_COMM, .pid = 10, .tid = 11, .comm = "worker\x1b"};
+	struct prof_mmap m = {.pid = 10,
+			      .tid = 10,
+			      .start = 0x55f9bded3000ull,
+			      .len = 0x1000,
+			      .pgoff = 0x1000,
+			      .prot = 5,
+			      .flags = 2,
+			      .path = path_prog};
+	char out[256];
+	size_t n;
+
+	(void)state;
+	n = perfscript_task(&t, out, sizeof(out));
+
+	assert_int_equal(n, strlen(out));
+	assert_string_equal(out, "PERF_RECORD_COMM: worker?:10/11\n");
+	t.kind = PROF_TASK_EXEC;
+	perfscript_task(&t, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_COMM exec: worker?:10/11\n");
+	t = (struct prof_task){
+		.kind = PROF_TASK_FORK, .pid = 10, .tid = 12, .ppid = 10, .ptid = 10};
+	perfscript_task(&t, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_FORK(10:12):(10:10)\n");
+	t.kind = PROF_TASK_EXIT;
+	perfscript_task(&t, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_EXIT(10:12):(10:10)\n");
+	perfscript_mmap(&m, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_MMAP2 10/10: [0x55f9bded3000(0x1000) @ 0x1000 00:00 "
+				 "0 0]: r-xp /usr/bin/prog\n");
+	m.pgoff = 0;
+	m.flags = 1;
+	m.prot = 7;
+	perfscript_mmap(&m, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_MMAP2 10/10: [0x55f9bded3000(0x1000) @ 0 00:00 0 "
+				 "0]: rwxs /usr/bin/prog\n");
+	m = (struct prof_mmap){.pid = ZT_PID_KERNEL,
+			       .start = 0xffffffff81000000ull,
+			       .len = 0x120bb08,
+			       .pgoff = 0xffffffff81000000ull,
+			       .prot = 5,
+			       .path = "[kernel.kallsyms]"};
+	perfscript_mmap(&m, out, sizeof(out));
+	assert_string_equal(out, "PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ "
+				 "0xffffffff81000000]: x [kernel.kallsyms]_text\n");
+	/* cut at the buffer's end */
+	assert_int_equal(perfscript_mmap(&m, out, 10), 9);
+}
+
 static int count_frames(void *ctx, const struct perfscript_frame *fr)
 {
 	int *n = ctx;
@@ -196,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_stack_callchain),
 		cmocka_unit_test(test_stack_one_line),
 		cmocka_unit_test(test_walk_stops),
+		cmocka_unit_test(test_srcline),
+		cmocka_unit_test(test_sideband),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -463,30 +463,13 @@ static void test_filter_parsing(void **state)
 	assert_int_equal(rfilter_add_cpus(&f, "4294967294-4294967295", err, sizeof(err)), 0);
 	assert_int_equal(f.nr_cpus, 7);
 
+	/* --time's forms: tests/unit/test_rfilter.c */
 	assert_int_equal(rfilter_set_time(&f, "1.5,2.000000001", err, sizeof(err)), 0);
 	assert_int_equal(f.time_start, 1500000000ull);
 	assert_int_equal(f.time_end, 2000000001ull);
-	assert_int_equal(rfilter_set_time(&f, "3.1234567899,", err, sizeof(err)), 0);
-	assert_int_equal(f.time_start, 3123456789ull); /* past ns: dropped */
-	assert_int_equal(f.time_end, 0);
-	assert_int_equal(rfilter_set_time(&f, "5,3", err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "bad --time '5,3': use START,END in seconds as zt script prints "
-				 "them (either may be empty), or A%-B% of the recording");
-	assert_int_equal(rfilter_set_time(&f, "5", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "x,3", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "1,2.5.1", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "1,2s", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "99999999999999999999,", err, sizeof(err)), -EINVAL);
-	assert_true(f.pct_start == -1);
 	assert_int_equal(rfilter_set_time(&f, "10%-90%", err, sizeof(err)), 0);
 	assert_true(f.pct_start == 10);
 	assert_true(f.pct_end == 90);
-	assert_int_equal(rfilter_set_time(&f, "90%-10%", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "10%-200%", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "10%", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "10-20%", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "%-20%", err, sizeof(err)), -EINVAL);
-	assert_int_equal(rfilter_set_time(&f, "-5%-20%", err, sizeof(err)), -EINVAL);
 	assert_true(rfilter_active(&f));
 
 	rfilter_release(&f);
@@ -831,6 +814,59 @@ static void test_samples_with_leaf(void **state)
 	fx_release(&x);
 }
 
+/* --max-stack, -p and -x on the known tree */
+static void test_stack_opts(void **state)
+{
+	struct rmodel_opts o = {.children = 1};
+	regex_t re;
+	struct fx x;
+
+	(void)state;
+	fx_tree(&x);
+	/* one address: Self only, Children = Self */
+	o.max_stack = 1;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "main")->children, 30);
+	assert_int_equal(entry(&x, "prog", "f2")->children, 50);
+	assert_int_equal(entry(&x, "prog", "f1")->children, 210);
+	assert_int_equal(x.m.hist.total, 300);
+	/* two: f1 f2 main stops at f2 */
+	o.max_stack = 2;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "main")->children, 80);
+	assert_int_equal(entry(&x, "prog", "f2")->children, 260);
+	o.max_stack = 0;
+
+	/* -p ^f2$ -x: the samples with f2 on their stack; the rest hidden */
+	assert_int_equal(regcomp(&re, "^f2$", REG_EXTENDED | REG_NOSUB), 0);
+	o.parent = &re;
+	o.exclude_other = 1;
+	build(&x, &o);
+	assert_int_equal(x.m.shown, 260);
+	assert_int_equal(x.m.hist.total, 300);
+	assert_int_equal(entry(&x, "prog", "main")->children, 260);
+	assert_int_equal(entry(&x, "prog", "f2")->self, 50);
+	/* the parent column: f2, or [other] */
+	o.exclude_other = 0;
+	o.keys[0] = HIST_KEY_SYM;
+	o.keys[1] = HIST_KEY_PARENT;
+	o.nr_keys = 2;
+	o.children = 0;
+	build(&x, &o);
+	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "f1")->f.parent), "f2");
+	assert_int_equal(entry(&x, NULL, "f1")->self, 210);
+	assert_string_equal(hist_str(&x.m.hist, entry(&x, NULL, "kfunc")->f.parent), "[other]");
+	/* --ignore-callees ^f2$: f1's samples under f2 become f2's own */
+	o.nr_keys = 0;
+	o.ignore_callees = &re;
+	build(&x, &o);
+	assert_int_equal(entry(&x, "prog", "f2")->self, 260);
+	assert_int_equal(entry(&x, "other", "f1")->self, 7); /* no f2 on its stack */
+	assert_int_equal(x.m.hist.total, 300);
+	regfree(&re);
+	fx_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -846,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_empty_and_progress),
 		cmocka_unit_test(test_samples_with_leaf),
+		cmocka_unit_test(test_stack_opts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# zt report's perf options on a perf.data file, each compared with perf
+# report's own output on the same file (--stats, --tasks, --mmaps,
+# --max-stack, -p, -x, --ignore-callees, -U, --time in its forms,
+# --header-only, -T), the
+# refusals of perf's options zt does not have, and the same options on
+# zt.data.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+not() { ! "$@"; }
+
+# perf 6.1 here often dies in its build-id pass, which also stores the
+# first and last samples' times (percent --time, the header's times):
+# retry, else -B without those comparisons
+pct=1
+precord() {
+	local o=$1 i
+	shift
+	for i in 1 2 3 4 5 6 7 8; do
+		perf record -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf report -i "$o" --stdio > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	pct=0
+	echo "  (perf record without -B failed 8 times: -B, no percent --time against perf)"
+	for i in 1 2 3; do
+		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf report -i "$o" --stdio > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	return 1
+}
+# rows NAME ARGS...: perf report's and zt report's entries and call-chain
+# lines (not the # lines), as multisets (entries of equal shares may come
+# in either order); perf 6.1's fp chains have no inline frames: --no-inline
+rows() {
+	local n=$1
+	shift
+	if ! perf_retry report -i p.data --stdio "$@" | grep -v '^#' | grep -v '^$' | sort > "p.$n"; then
+		fail "$n: perf report failed"
+		return
+	fi
+	"$ZT" report -i p.data --stdio --no-inline "$@" 2> "z.$n.err" | grep -v '^#' |
+		grep -v '^$' | sort > "z.$n"
+	if [ ! -s "p.$n" ]; then
+		fail "$n: perf printed nothing"
+	elif cmp -s "p.$n" "z.$n"; then
+		ok "$n: as perf report ($(wc -l < "p.$n") lines)"
+	else
+		fail "$n: differs from perf report"
+		diff "p.$n" "z.$n" | head -10
+	fi
+}
+# same NAME ARGS...: the whole output is perf's (normalised: inode numbers)
+same() {
+	local n=$1
+	shift
+	perf_retry report -i p.data "$@" | sed -E 's/ (r.xp [0-9a-f]{8}) [0-9]+ / \1 0 /' > "p.$n" ||
+		fail "$n: perf report failed"
+	"$ZT" report -i p.data "$@" > "z.$n" 2> "z.$n.err"
+	if cmp -s "p.$n" "z.$n"; then
+		ok "$n: as perf report ($(wc -l < "p.$n") lines)"
+	else
+		fail "$n: differs from perf report"
+		diff "p.$n" "z.$n" | head -10
+	fi
+}
+
+precord p.data -- "$WL/tree" 1 || fail "perf record"
+"$ZT" record -q -g -o z.data -- "$WL/tree" 1 > /dev/null 2> zrec.err || fail "zt record"
+
+same stats --stats
+same tasks --tasks
+same mmaps --mmaps
+rows max-stack --no-children --max-stack 2
+rows max-stack-0 --max-stack 0
+rows max-stack-none --no-children -g none --max-stack 1
+rows parent --no-children -g none -p tree_a
+rows parent-x -p tree_a -x
+rows parent-x-callee -p '^tree_' -x --no-children
+rows parent-sort --no-children -g none --sort sym,parent -p run_
+rows ignore-callees --no-children --ignore-callees tree_a
+rows ignore-callees-re --no-children --ignore-callees '^tree_|run_rounds'
+rows ignore-callees-none --no-children -g none --ignore-callees '^tree_'
+rows hide-unresolved -U -g none
+rows hide-unresolved-chains -U --no-children --max-stack 4
+perf_retry script -i p.data -F time | tr -d ' :' > times.txt
+nt=$(wc -l < times.txt)
+mapfile -t ts < <(sed -n "$((nt / 10))p;$((nt * 3 / 10))p;$((nt / 2))p;$((nt * 7 / 10))p" times.txt)
+rows time -g none --no-children "--time=${ts[0]},${ts[1]}"
+rows time-ranges -g none --no-children "--time=${ts[0]},${ts[1]} ${ts[2]},${ts[3]}"
+if [ "$pct" = 1 ]; then
+	rows time-pcts -g none --no-children --time 0%-10%,30%-40%
+	rows time-slice -g none --no-children --time 10%/2
+fi
+
+# --header-only: perf's fields with perf's values
+perf_retry report -i p.data --header-only > ph.txt || fail "perf report --header-only"
+"$ZT" report -i p.data --header-only > zh.txt 2> zh.err
+times=""
+[ "$pct" = 1 ] && times="time of first sample|time of last sample|sample duration"
+IFS='|' read -r -a tf <<< "$times"
+for f in "captured on" "header version" "data offset" "data size" "feat offset" "hostname" \
+	"os release" "perf version" "arch" "nrcpus online" "nrcpus avail" "cpudesc" "cpuid" \
+	"total memory" "cmdline" "${tf[@]}"; do
+	check "--header-only: '$f' as perf" cmp -s <(grep "^# $f *:" ph.txt) <(grep "^# $f *:" zh.txt)
+done
+
+if [ "$pct" = 1 ]; then
+	perf buildid-list -i p.data 2> /dev/null | sort > pb.txt
+	sed -n 's/^# build id : //p' zh.txt | sort > zb.txt
+	check "--header-only: the build ids of perf buildid-list" cmp -s pb.txt zb.txt
+fi
+check "zt.data --header-only: build ids" \
+	grep -qE "^# build id : [0-9a-f]{40} .*/tree$" <("$ZT" report -i z.data --header-only)
+
+# -T: perf's "# PID  TID" table, with each thread's count
+perf_retry report -i p.data --stdio -T > pT.txt
+"$ZT" report -i p.data --stdio -T > zT.txt
+check "-T: perf prints its table's header" grep -q "^# PID  TID" pT.txt
+check "-T: zt's table of threads and counts" grep -qE "^#  +PID +TID +cpu-clock$" zT.txt
+check "-T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT.txt)" = 2 ]
+
+# what zt does not do as perf, refused saying what to use: -x without -p
+# (perf shows nothing), --ignore-callees in caller order (perf moves Self
+# to the function while its chain keeps the callees)
+for o in "--ignore-callees=leaf_x" "-x" "--no-children -G --ignore-callees=tree_a"; do
+	"$ZT" report -i p.data --stdio $o > /dev/null 2> r.err
+	rc=$?
+	check "'$o' refused (exit 129)" [ "$rc" = 129 ]
+	check "'$o': the message says what to use" \
+		grep -qE "callee order only: add --no-children|give its pattern with -p" r.err
+done
+"$ZT" report -i p.data --stdio -p 'tree_(' > /dev/null 2> re.err
+check "-p: a bad regex refused" grep -q "bad regular expression 'tree_('" re.err
+"$ZT" report -i p.data --stdio -C 0 > /dev/null 2> rc.err
+check "-C on a file without CPUs: refused, as perf" grep -q "remove -C/--cpu" rc.err
+"$ZT" report -i p.data --stdio --time "1,3 2,4" > /dev/null 2> rt.err
+check "--time overlapping ranges: refused" grep -q "bad --time '1,3 2,4'" rt.err
+
+# zt.data: the same options give the equivalent
+"$ZT" report -i z.data --stats > zs.txt
+check "zt.data --stats: the samples" grep -qE "^ +SAMPLE events: +[0-9]+  \(" zs.txt
+check "zt.data --stats: FORK and EXIT" grep -qE "^ +FORK events: +1  \(" zs.txt
+"$ZT" report -i z.data --mmaps > zm.txt
+check "zt.data --mmaps: the worker under the main thread" grep -qE "^ +[0-9]+ +[0-9]+ +[0-9]+ \| tree-worker$" zm.txt
+check "zt.data --mmaps: the workload's mapping" grep -qE "^ {32}[0-9a-f]+-[0-9a-f]+ r-xp [0-9a-f]{8} 0 .*/tree$" zm.txt
+"$ZT" report -i z.data --stdio --no-children -g none --max-stack 1 -U > zu.txt
+check "zt.data -U --max-stack 1: a report" grep -q "\[\.\] leaf_x" zu.txt
+"$ZT" report -i z.data --stdio --no-children -g caller --max-stack 2 > zc.txt
+"$ZT" report -i z.data --stdio --no-children -g caller > zc0.txt
+check "zt.data: chains reach run_rounds" grep -qE "^[ |-]+[0-9.%-]*run_rounds$" zc0.txt
+check "zt.data --max-stack 2: not past the caller" not grep -qE "^[ |-]+[0-9.%-]*(run_rounds|main)$" zc.txt
+"$ZT" report -i z.data --stdio --no-children -g none -p tree_b -x > zp.txt
+check "zt.data -p tree_b -x: only samples under tree_b" \
+	[ "$(awk '!/^#/ && NF {print $NF}' zp.txt | sort -u)" = "tree_b" ]
+check "zt.data -p tree_b -x: leaf_x among them" grep -qE "\] leaf_x +tree_b" zp.txt
+"$ZT" report -i z.data --stdio --no-children --ignore-callees '^tree_[ab]$' > zi.txt
+# (but those of a sample taken before leaf_x set up its frame: tree_a unseen)
+check "zt.data --ignore-callees: leaf_x's samples go to tree_a and tree_b" \
+	awk '/^ +[0-9.]+%  .*\] leaf_[xy]$/ {s += $1} END {exit !(s < 5)}' zi.txt
+check "zt.data --ignore-callees: tree_a an entry" grep -qE "^ +[0-9.]+%  .*\] tree_a$" zi.txt
+"$ZT" report -i z.data --stdio -T > zT2.txt
+check "zt.data -T: two threads" [ "$(grep -cE '^  +[0-9]+ +[0-9]+ +[0-9]+$' zT2.txt)" = 2 ]
+"$ZT" report -i z.data --header-only > zh2.txt
+for f in "captured on" "hostname" "os release" "zt version" "arch" "nrcpus online" \
+	"nrcpus avail" "cpudesc" "cpuid" "total memory" "cmdline" "event" "time of first sample" \
+	"sample duration"; do
+	check "zt.data --header-only: '$f'" grep -q "^# $f *: ." zh2.txt
+done
+check "zt.data --header-only: this machine's CPU" \
+	grep -qF "# cpudesc : $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: //')" zh2.txt
+finish

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# zt script's perf options on a perf.data file, each compared with perf
+# script's own output on the same file (--pid, --tid, --comm, --time in
+# its forms, -C, -S, --dsos, --max-stack, --show-task-events,
+# --show-mmap-events, --header), and the same options on a zt.data file.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+
+# perf 6.1 here often dies in its build-id pass (stack smashing), which
+# is also what stores the first and last samples' times that perf's
+# percent forms of --time need: retry it, else record with -B (no such
+# times: percents are then checked on zt.data only)
+pct=1
+precord() {
+	local o=$1 i
+	shift
+	for i in 1 2 3 4 5 6 7 8; do
+		perf record -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf script -i "$o" > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	pct=0
+	echo "  (perf record without -B failed 8 times: -B, no percent --time against perf)"
+	for i in 1 2 3; do
+		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf script -i "$o" > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	return 1
+}
+# what legitimately differs: zt keeps no device and inode numbers of
+# mappings; FORK and EXIT times are the records' own, perf's the trailer's
+norm() {
+	sed -E 's/ [0-9a-f]{2}:[0-9a-f]{2} [0-9]+ [0-9]+\]: / 00:00 0 0]: /;
+		s/^(.* +[0-9]+) +[0-9]+\.[0-9]+: (PERF_RECORD_(EXIT|FORK))/\1 T: \2/'
+}
+# same NAME ARGS...: zt script and perf script give the same lines
+same() {
+	local n=$1
+	shift
+	if ! perf_retry script -i p.data "$@" | norm > "p.$n"; then
+		fail "$n: perf script failed"
+		return
+	fi
+	"$ZT" script -i p.data "$@" 2> "z.$n.err" | norm > "z.$n"
+	if [ ! -s "p.$n" ] && [ "${EMPTY_OK:-}" != 1 ]; then
+		fail "$n: perf printed nothing"
+	elif cmp -s "p.$n" "z.$n"; then
+		ok "$n: as perf script ($(wc -l < "p.$n") lines)"
+	else
+		fail "$n: differs from perf script"
+		diff "p.$n" "z.$n" | head -10
+	fi
+}
+
+precord p.data -- "$WL/tree" 1 || fail "perf record"
+"$ZT" record -q -g -o z.data -- "$WL/tree" 1 > /dev/null 2> zrec.err || fail "zt record"
+
+pid=$(perf_retry script -i p.data -F pid | awk '{print $1; exit}')
+wtid=$(perf_retry script -i p.data -F tid,comm | awk '$1 == "tree-worker" {print $2; exit}')
+perf_retry script -i p.data -F time | tr -d ' :' > times.txt
+nt=$(wc -l < times.txt)
+mapfile -t ts < <(sed -n "$((nt / 10))p;$((nt * 3 / 10))p;$((nt / 2))p;$((nt * 7 / 10))p" times.txt)
+
+same default
+same pid --pid "$pid"
+same tid --tid "$wtid"
+same comm --comm tree-worker
+same symbols -S leaf_x,tree_c
+same symbols-tid -S leaf_y --tid "$wtid"
+same dsos-kernel --dsos '[kernel.kallsyms]'
+same dsos-path --dsos "$WL/tree"
+same max-stack --max-stack 3
+same max-stack-0 --max-stack 0
+same max-stack-G -G --max-stack 1
+same time "--time=${ts[0]},${ts[1]}"
+same time-open "--time=${ts[2]},"
+same time-ranges "--time=${ts[0]},${ts[1]} ${ts[2]},${ts[3]}"
+if [ "$pct" = 1 ]; then
+	same time-pct --time 10%-30%
+	same time-pcts --time 0%-10%,30%-40%
+	same time-slice --time 10%/2
+	same time-slices --time 10%/1,10%/3
+	same time-one-pct --time 25%
+fi
+same tasks --show-task-events
+same tasks-mmaps --show-task-events --show-mmap-events
+same tasks-filtered --show-task-events --tid "$wtid" --max-stack 2
+check "task events: FORK and EXIT of the worker" grep -q "PERF_RECORD_FORK($pid:$wtid)" z.tasks
+# -F srcline: "  file:line" (or "  module[addr]") under each frame; perf 6.1
+# names libc's inlined start code by another file than its DWARF line
+# says, prints ":0" for some of ld.so and nothing for some user code
+# without lines: the source lines of the tree binary's and the kernel's
+# frames only, user code with lines only
+srcl() {
+	awk '/^\t/ {keep = / \((\/.*\/tree|\[kernel\.kallsyms\])\)$/}
+	     /^  / && (!keep || /^  [^[ ]+\[[0-9a-f]+\]$/) {next} {print}' "$@"
+}
+if perf_retry script -i p.data -F +srcline | srcl > p.srcline; then
+	"$ZT" script -i p.data -F +srcline | srcl > z.srcline
+	check "-F +srcline: as perf script ($(grep -c '^  ' p.srcline) lines)" cmp -s p.srcline z.srcline
+	check "-F +srcline: the tree binary's lines" grep -qE '^  tree\.c:[0-9]+$' z.srcline
+else
+	fail "perf script -F +srcline"
+fi
+same srcline-G -G -F comm,tid,ip,sym,dso,srcline
+
+# perf's refusals, and zt's
+perf script -i p.data -C 0 > /dev/null 2> pc.err
+"$ZT" script -i p.data -C 0 > zc.out 2> zc.err
+check "-C on a file without CPUs: refused, as perf" \
+	grep -q "has no CPU in its samples (record with -a or -C to have it): remove -C" zc.err
+check "perf refuses it too" grep -q "does not contain CPU events" pc.err
+for bad in "5,3" "1,3 2,4" "10%-200%" "10%/1,0%-10%" "1.1234567891," "x,"; do
+	"$ZT" script -i p.data --time "$bad" > /dev/null 2> bt.err
+	rc=$?
+	check "--time '$bad' refused (exit 129)" [ "$rc" = 129 ]
+	check "--time '$bad': the message says the forms" grep -q "bad --time '$bad': use START,END" bt.err
+done
+"$ZT" script -i p.data --max-stack -5 > /dev/null 2> ms.err
+check "--max-stack -5 refused" grep -q "max-stack: -5 is not a number of frames" ms.err
+"$ZT" script -i p.data --folded --show-task-events > /dev/null 2> fo.err
+check "--folded with --show-task-events refused" grep -q "not with --folded" fo.err
+
+# --header: perf's fields with perf's values
+perf_retry script -i p.data --header-only > ph.txt || fail "perf script --header-only"
+"$ZT" script -i p.data --header-only > zh.txt 2> zh.err
+times=""
+[ "$pct" = 1 ] && times="time of first sample|time of last sample|sample duration"
+IFS='|' read -r -a tf <<< "$times"
+for f in "captured on" "hostname" "os release" "perf version" "arch" "nrcpus online" \
+	"nrcpus avail" "cpudesc" "cpuid" "total memory" "cmdline" "${tf[@]}"; do
+	check "--header-only: '$f' as perf" cmp -s <(grep "^# $f *:" ph.txt) <(grep "^# $f *:" zh.txt)
+done
+check "--header-only: the event and its sample types" \
+	grep -q "^# event : name = cpu-clock, .*sample_type = IP|TID|TIME|CALLCHAIN|PERIOD" zh.txt
+"$ZT" script -i p.data --header | sed -n '/^# ========$/,/^#$/d; p' > zhs.txt
+"$ZT" script -i p.data > zs.txt
+check "--header: then the samples" cmp -s zhs.txt zs.txt
+
+# zt.data: the same options give the equivalent
+"$ZT" script -i z.data > zd.txt 2> zd.err
+zpid=$(awk 'NF && !/^\t/ {print $2; exit}' zd.txt)
+zw=$("$ZT" script -i z.data -F tid,comm | awk '$1 == "tree-worker" {print $2; exit}')
+"$ZT" script -i z.data --tid "$zw" -F tid > zt1.txt
+check "zt.data --tid: only that thread" [ "$(sort -u zt1.txt | tr -d ' ')" = "$zw" ]
+"$ZT" script -i z.data --comm tree-worker -F comm > zc1.txt
+check "zt.data --comm: only that name" [ "$(sort -u zc1.txt | tr -d ' ')" = "tree-worker" ]
+"$ZT" script -i z.data -S leaf_y -F ip,sym -G > zs1.txt
+check "zt.data -S: only that function" [ "$(awk '{print $2}' zs1.txt | sort -u)" = leaf_y ]
+"$ZT" script -i z.data --max-stack 2 > zm.txt
+check "zt.data --max-stack 2: two frames at most" \
+	awk '/^\t/ {n++} /^$/ {if (n > 2) bad = 1; n = 0} END {exit bad}' zm.txt
+all=$(grep -c '^[^	]' zd.txt)
+half=$("$ZT" script -i z.data --time 0%-50% | grep -c '^[^	]')
+slices=$("$ZT" script -i z.data --time 50%/1,50%/2 | grep -c '^[^	]')
+check "zt.data --time 0%-50%: about half ($half of $all)" between "$half" $((all * 4 / 10)) $((all * 6 / 10))
+check "zt.data --time 50%/1,50%/2: all ($slices of $all)" [ "$slices" = "$all" ]
+"$ZT" script -i z.data -C 0,1 -G > /dev/null 2> zcpu.err
+check "zt.data -C: accepted (zt records CPUs)" [ ! -s zcpu.err ]
+"$ZT" script -i z.data --show-task-events --show-mmap-events > zt2.txt
+check "zt.data --show-task-events: the worker's COMM" \
+	grep -qE "^tree-worker +$zw [0-9.]+: PERF_RECORD_COMM: tree-worker:$zpid/$zw$" zt2.txt
+check "zt.data --show-mmap-events: the workload's mapping" \
+	grep -qE "^tree +$zpid [0-9.]+: PERF_RECORD_MMAP2 $zpid/$zpid: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+ 00:00 0 0\]: r-xp .*/tree$" zt2.txt
+"$ZT" script -i z.data -F +srcline | grep -A1 ' leaf_x+0x' > zsl.txt
+check "zt.data -F +srcline: leaf_x's line in tree.c" grep -qE '^  tree\.c:[0-9]+$' zsl.txt
+"$ZT" script -i z.data --header-only > zh2.txt
+for f in "hostname" "os release" "zt version" "arch" "nrcpus online" "cpudesc" \
+	"total memory" "cmdline" "time of first sample" "sample duration"; do
+	check "zt.data --header-only: '$f'" grep -q "^# $f *: ." zh2.txt
+done
+finish
