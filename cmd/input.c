@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening a recording for a command, with the session's progress as a command shows it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -115,6 +116,40 @@ static void print_ts(const char *name, uint64_t ns)
 	       (unsigned long long)(ns % 1000000000ull / 1000));
 }
 
+/* perf's "# event : name = ..., type = ..., config = ..., { sample_period,
+ * sample_freq } = ..., sample_type = ..., exclude_*, freq = 1" line;
+ * type UINT32_MAX: not known. */
+static void print_event(const struct profile *p, const char *name, uint32_t type,
+			uint64_t config, uint64_t period, int freq, uint32_t flags)
+{
+	const char *stype = profile_get_meta(p, "sample_type");
+	char buf[512];
+
+	prof_sanitize(buf, sizeof(buf), name);
+	printf("# event : name = %s", buf);
+	if (type != UINT32_MAX)
+		printf(", type = %u", type);
+	if (config)
+		printf(", config = 0x%llx", (unsigned long long)config);
+	if (period)
+		printf(", { sample_period, sample_freq } = %llu", (unsigned long long)period);
+	if (stype) {
+		prof_sanitize(buf, sizeof(buf), stype);
+		printf(", sample_type = %s", buf);
+	} else {
+		/* zt record's samples: address, thread, time, CPU, weight */
+		printf(", sample_type = IP|TID|TIME|%sCPU|PERIOD",
+		       profile_has_callchains(p) ? "CALLCHAIN|" : "");
+	}
+	if (flags & PROF_EV_EXCL_USER)
+		printf(", exclude_user = 1");
+	if (flags & PROF_EV_EXCL_KERNEL)
+		printf(", exclude_kernel = 1");
+	if (freq)
+		printf(", freq = 1");
+	printf("\n");
+}
+
 void cmd_print_header(const struct session *s)
 {
 	const struct profile *p = &s->prof;
@@ -152,26 +187,18 @@ void cmd_print_header(const struct session *s)
 	header_line(p, "cpuid", "cpuid", "");
 	header_line(p, "total memory", "total_mem_kb", " kB");
 	header_line(p, "cmdline", "cmdline", " "); /* perf: each word and a space */
-	if ((v = profile_get_meta(p, "event"))) {
+	if (p->nr_events) {
+		/* one line per event, as perf's */
+		for (i = 0; i < p->nr_events; i++)
+			print_event(p, p->events[i].name, p->events[i].type, p->events[i].config,
+				    p->events[i].period, !!(p->events[i].flags & PROF_EV_FREQ),
+				    p->events[i].flags);
+	} else if ((v = profile_get_meta(p, "event"))) {
 		const char *f = profile_get_meta(p, "freq"), *per = profile_get_meta(p, "period");
-		const char *stype = profile_get_meta(p, "sample_type");
+		int freq = f && strcmp(f, "0");
 
-		prof_sanitize(buf, sizeof(buf), v);
-		printf("# event : name = %s", buf);
-		if ((f && strcmp(f, "0")) || per)
-			printf(", { sample_period, sample_freq } = %s",
-			       f && strcmp(f, "0") ? f : per);
-		if (stype) {
-			prof_sanitize(buf, sizeof(buf), stype);
-			printf(", sample_type = %s", buf);
-		} else {
-			/* zt record's samples: address, thread, time, CPU, weight */
-			printf(", sample_type = IP|TID|TIME|%sCPU|PERIOD",
-			       profile_has_callchains(p) ? "CALLCHAIN|" : "");
-		}
-		if ((f && strcmp(f, "0")))
-			printf(", freq = 1");
-		printf("\n");
+		print_event(p, v, UINT32_MAX, 0, strtoull(freq ? f : per ? per : "0", NULL, 10),
+			    freq, 0);
 	}
 	for (i = 0; i < p->nr_samples; i++) {
 		if (p->samples[i].ts < first)

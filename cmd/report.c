@@ -1823,7 +1823,7 @@ int cmd_report(int argc, char **argv)
 	}
 	/* --stdio: every event, one section each, as perf */
 	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle,
-				    !r.tui && !r.gpu && !r.header_only)) {
+				    !r.tui && !r.gpu)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
