@@ -106,31 +106,6 @@ static void print_value(const struct annotate_cmd *c, const struct annotation *a
 		printf(" %7.2f", ann_insn_percent(a, i, c->pct));
 }
 
-/* A source line as perf shows it: trimmed, tabs expanded, sanitized. */
-static void source_text(const char *in, char *out, size_t n)
-{
-	size_t len = 0, l;
-	char tmp[2048];
-
-	while (*in == ' ' || *in == '\t')
-		in++;
-	for (; *in && len + 9 < sizeof(tmp); in++) {
-		if (*in == '\t') {
-			do
-				tmp[len++] = ' ';
-			while (len % 8);
-		} else {
-			tmp[len++] = *in;
-		}
-	}
-	while (len && (tmp[len - 1] == ' ' || tmp[len - 1] == '\r'))
-		len--;
-	tmp[len] = 0;
-	l = len;
-	(void)l;
-	prof_sanitize(out, n, tmp);
-}
-
 static int srcline_cmp(const void *x, const void *y)
 {
 	const struct {
@@ -246,7 +221,7 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 			const struct ann_loc *l = &a->locs[r->loc];
 
 			if (r->text)
-				source_text(r->text, clean, sizeof(clean));
+				ann_source_text(r->text, clean, sizeof(clean));
 			if (r->text && !clean[0]) {
 				printf(" %*s:\n", width, " ");
 				continue;

@@ -58,6 +58,29 @@ double ann_insn_percent(const struct annotation *a, size_t i, enum ann_percent p
 	return t > 0 ? 100.0 * v / t : 0.0;
 }
 
+/* A source line as perf shows it: trimmed, tabs expanded, sanitized. */
+void ann_source_text(const char *in, char *out, size_t n)
+{
+	size_t len = 0;
+	char tmp[2048];
+
+	while (*in == ' ' || *in == '\t')
+		in++;
+	for (; *in && len + 9 < sizeof(tmp); in++) {
+		if (*in == '\t') {
+			do
+				tmp[len++] = ' ';
+			while (len % 8);
+		} else {
+			tmp[len++] = *in;
+		}
+	}
+	while (len && (tmp[len - 1] == ' ' || tmp[len - 1] == '\r'))
+		len--;
+	tmp[len] = 0;
+	prof_sanitize(out, n, tmp);
+}
+
 enum show { SHOW_PERCENT, SHOW_SAMPLES, SHOW_PERIOD };
 
 struct view {
@@ -111,7 +134,10 @@ static void row_text(const struct view *v, const struct ann_row *r, char *buf, s
 	} else if (r->kind == ANN_ROW_SOURCE) {
 		const struct ann_loc *l = &a->locs[r->loc];
 
-		prof_sanitize(name, sizeof(name), r->text ? r->text : l->file);
+		if (r->text)
+			ann_source_text(r->text, name, sizeof(name));
+		else
+			prof_sanitize(name, sizeof(name), l->file);
 		if (r->text)
 			snprintf(buf, n, "%8s : %6u  %s", "", r->line, name);
 		else

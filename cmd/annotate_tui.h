@@ -15,6 +15,10 @@ int ann_percent_parse(const char *s, enum ann_percent *p);
 /* Instruction i's share in a as p asks. */
 double ann_insn_percent(const struct annotation *a, size_t i, enum ann_percent p);
 
+/* A source line as perf shows it: trimmed, tabs expanded, control
+ * characters replaced; into out (n bytes). */
+void ann_source_text(const char *in, char *out, size_t n);
+
 struct annotate_view_opts {
 	const char *event; /* for the title, or NULL */
 	enum ann_percent percent;

@@ -486,7 +486,9 @@ static int attach_source(struct annotation *a, const struct ann_sym *s, const st
 	size_t i, cap = a->nr_locs;
 	int ret;
 
-	ret = symmod_open(o->mo, a->path,
+	static const struct symmod_opts none;
+
+	ret = symmod_open(o->mo ? o->mo : &none, a->path,
 			  s->kernel || !s->map || !s->map->build_id.len ? NULL : &s->map->build_id,
 			  &p->sm);
 	if (ret)
