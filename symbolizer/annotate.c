@@ -381,7 +381,9 @@ static int open_elf(const char *path, int *fd, Elf **elf)
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		if (*elf)
 			elf_end(*elf);
+		*elf = NULL;
 		close(*fd);
+		*fd = -1;
 		return -ENOEXEC;
 	}
 	return 0;

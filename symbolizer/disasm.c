@@ -112,11 +112,15 @@ void disasm_objdump_ops(const char *in, enum disasm_syntax syntax, char *out, si
 		if (isdigit((unsigned char)c) &&
 		    (i == 0 || !(isalnum((unsigned char)in[i - 1]) || in[i - 1] == '_' ||
 				 in[i - 1] == '%' || in[i - 1] == '.'))) {
-			size_t j = i;
-			int scale = (paren > 0 && i > 0 && in[i - 1] == ',') ||
-				    (i > 0 && in[i - 1] == '*') ||
-				    (i > 2 && in[i - 1] == '(' && in[i - 2] == 't'); /* %st(1) */
+			size_t j = i, b = i;
 			char num[32];
+			int scale;
+
+			while (b > 0 && in[b - 1] == ' ')
+				b--;
+			scale = (paren > 0 && b > 0 && in[b - 1] == ',') ||
+				(i > 0 && in[i - 1] == '*') ||
+				(i > 2 && in[i - 1] == '(' && in[i - 2] == 't'); /* %st(1) */
 
 			if (c == '0' && (in[i + 1] == 'x' || in[i + 1] == 'X')) {
 				j += 2;
@@ -284,7 +288,18 @@ int disasm_one(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 		x86_detail(d->insn, out);
 		disasm_objdump_ops(d->insn->op_str, d->syntax, out->ops, sizeof(out->ops));
 	} else {
-		snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", d->insn->mnemonic);
+		const char *m = d->insn->mnemonic;
+
+		snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", m);
+		/* Capstone 4 puts few AArch64 branches in groups */
+		if (!strcmp(m, "bl") || !strcmp(m, "blr"))
+			out->flags |= DISASM_CALL;
+		else if (!strcmp(m, "ret"))
+			out->flags |= DISASM_RET;
+		else if (!strcmp(m, "b") || !strncmp(m, "b.", 2) || !strcmp(m, "br") ||
+			 !strcmp(m, "cbz") || !strcmp(m, "cbnz") || !strcmp(m, "tbz") ||
+			 !strcmp(m, "tbnz"))
+			out->flags |= DISASM_JUMP;
 		arm64_detail(d->insn, out);
 		snprintf(out->ops, sizeof(out->ops), "%s", d->insn->op_str);
 	}
