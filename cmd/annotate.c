@@ -275,8 +275,15 @@ static int build(struct annotate_cmd *c, const struct ann_sym *s, struct annotat
 	char err[1024], name[256];
 	int ret = annotation_build(a, &c->ap, s, &c->ao, err, sizeof(err));
 
-	if (!ret)
+	if (!ret) {
+		/* perf annotate SYMBOL reads only that symbol's samples: its
+		 * global percentages are of them */
+		if (c->symbol) {
+			a->total = a->weight;
+			a->total_nr = a->nr;
+		}
 		return 0;
+	}
 	prof_sanitize(name, sizeof(name), s->name);
 	if (ret == -ENOMEM)
 		cmd_error("cannot annotate '%s': %s", name, strerror(ENOMEM));
