@@ -84,6 +84,8 @@ static void insn_text(const struct annotation *a, const struct ann_insn *in, int
 	}
 	if (in->target)
 		snprintf(ops, sizeof(ops), "%" PRIx64 " <%s>", in->d.target, in->target);
+	else if (in->d.has_target)
+		snprintf(ops, sizeof(ops), "%" PRIx64, in->d.target);
 	else if (in->d.has_mem)
 		snprintf(ops, sizeof(ops), "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
 			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");

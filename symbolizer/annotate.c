@@ -307,7 +307,8 @@ static int esym_cmp(const void *a, const void *b)
 
 /* FUNC and OBJECT symbols of elf (.symtab, else .dynsym), names copied
  * into a. */
-static int read_syms(struct annotation *a, Elf *elf, struct esym **out, size_t *nr, size_t *cap)
+static int read_syms(struct annotation *a, Elf *elf, struct esym **out, size_t *nr, size_t *cap,
+		     int *symtab)
 {
 	static const unsigned kinds[] = {SHT_SYMTAB, SHT_DYNSYM};
 	Elf_Scn *scn = NULL;
@@ -348,6 +349,8 @@ static int read_syms(struct annotation *a, Elf *elf, struct esym **out, size_t *
 				if (!(*out)[*nr].name)
 					return -ENOMEM;
 				(*nr)++;
+				if (want == SHT_SYMTAB && symtab)
+					*symtab = 1;
 			}
 		}
 		scn = NULL;
@@ -409,8 +412,9 @@ static int off_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-/* Copy size bytes at vaddr from the section holding them. */
-static int read_code(Elf *elf, uint64_t vaddr, uint64_t size, uint8_t *buf)
+/* The bytes at vaddr from the section holding them: *size of them, cut
+ * at the section's end, copied into a new *buf. */
+static int read_code(Elf *elf, uint64_t vaddr, uint64_t *size, uint8_t **buf)
 {
 	Elf_Scn *scn = NULL;
 
@@ -423,13 +427,52 @@ static int read_code(Elf *elf, uint64_t vaddr, uint64_t size, uint8_t *buf)
 			continue;
 		if (sh.sh_type == SHT_NOBITS)
 			return -ENOEXEC;
+		if (vaddr + *size > sh.sh_addr + sh.sh_size)
+			*size = sh.sh_addr + sh.sh_size - vaddr;
 		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || vaddr - sh.sh_addr + size > d->d_size)
+		if (!d || !d->d_buf || vaddr - sh.sh_addr + *size > d->d_size)
 			return -ENOEXEC;
-		memcpy(buf, (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr), size);
+		*buf = malloc(*size);
+		if (!*buf)
+			return -ENOMEM;
+		memcpy(*buf, (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr), *size);
 		return 0;
 	}
 	return -ENOEXEC;
+}
+
+/* Add the symbols of the binary's separate debug file (build-id
+ * directories, .gnu_debuglink, --debug-dir, --symfs). 0 or -ENOMEM; none
+ * found is no error. */
+static int debug_syms(struct annotation *a, const struct ann_sym *s, const struct ann_opts *o,
+		      struct esym **syms, size_t *nr, size_t *cap)
+{
+	static const struct debugfind_opts none;
+	struct esym *more = NULL;
+	size_t nmore = 0, cmore = 0;
+	char path[PATH_MAX];
+	Elf *elf;
+	int fd, ret;
+
+	if (debugfind(o->mo ? &o->mo->find : &none, s->map ? s->map->path : a->path,
+		      s->map && s->map->build_id.len ? &s->map->build_id : NULL, path,
+		      sizeof(path)) &&
+	    debugfind(o->mo ? &o->mo->find : &none, a->path, NULL, path, sizeof(path)))
+		return 0;
+	if (open_elf(path, &fd, &elf))
+		return 0;
+	ret = read_syms(a, elf, &more, &nmore, &cmore, NULL);
+	elf_end(elf);
+	close(fd);
+	if (!ret && nmore && ZT_GROW(*syms, *cap, *nr + nmore))
+		ret = -ENOMEM;
+	if (!ret && nmore) {
+		memcpy(*syms + *nr, more, nmore * sizeof(*more));
+		*nr += nmore;
+		qsort(*syms, *nr, sizeof(**syms), esym_cmp);
+	}
+	free(more);
+	return ret;
 }
 
 static const char *sym_text(struct annotation *a, const struct esym *s, size_t n, uint64_t addr)
@@ -445,8 +488,14 @@ static const char *sym_text(struct annotation *a, const struct esym *s, size_t n
 		return own(a, t);
 	}
 	e = esym_at(s, n, addr);
-	if (!e)
-		return NULL;
+	if (!e) {
+		/* objdump's rule: the nearest symbol before, whatever its size */
+		size_t k = zt_upper_bound_u64(s, n, sizeof(*s), offsetof(struct esym, value), addr);
+
+		if (!k)
+			return NULL;
+		e = &s[k - 1];
+	}
 	if (addr == e->value)
 		return e->name;
 	if (asprintf(&t, "%s+0x%" PRIx64, e->name, addr - e->value) < 0)
@@ -559,7 +608,7 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	uint8_t *code = NULL;
 	Elf *elf = NULL;
 	GElf_Ehdr eh;
-	int fd = -1, ret;
+	int fd = -1, ret, symtab = 0;
 
 	memset(a, 0, sizeof(*a));
 	err[0] = 0;
@@ -594,7 +643,7 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		goto out;
 	}
 	a->machine = eh.e_machine;
-	ret = read_syms(a, elf, &syms, &nsyms, &csyms);
+	ret = read_syms(a, elf, &syms, &nsyms, &csyms, &symtab);
 	if (ret)
 		goto out;
 	if (s->kernel) {
@@ -615,6 +664,13 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	}
 	if (!fs)
 		fs = esym_at(syms, nsyms, a->start);
+	if ((!fs || fs->value != a->start || !symtab) && !s->kernel) {
+		/* a stripped binary (.dynsym only): its debug file's symbols */
+		ret = debug_syms(a, s, o, &syms, &nsyms, &csyms);
+		if (ret)
+			goto out;
+		fs = esym_at(syms, nsyms, a->start);
+	}
 	if (fs && fs->value == a->start && fs->size) {
 		a->size = fs->size;
 	} else {
@@ -632,12 +688,9 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		snprintf(err, n, "'%s': cannot tell the size of '%s'", path, s->name);
 		goto out;
 	}
-	code = malloc(a->size);
-	if (!code) {
-		ret = -ENOMEM;
+	ret = read_code(elf, a->start, &a->size, &code);
+	if (ret == -ENOMEM)
 		goto out;
-	}
-	ret = read_code(elf, a->start, a->size, code);
 	if (ret) {
 		snprintf(err, n, "'%s' has no code for '%s' (a debug file without it?)", path,
 			 s->name);

@@ -198,22 +198,95 @@ static int in_list(const char *s, size_t l, const char *const *list, size_t n)
 static void att_mnemonic(const cs_insn *in, char *out, size_t n)
 {
 	const cs_x86 *x = &in->detail->x86;
-	size_t l = strlen(in->mnemonic);
+	const char *sp = strrchr(in->mnemonic, ' '), *m = sp ? sp + 1 : in->mnemonic;
+	size_t l = strlen(m), at = (size_t)(m - in->mnemonic);
 	int reg = 0;
 	uint8_t i;
-	char last = l ? in->mnemonic[l - 1] : 0;
+	char last = l ? m[l - 1] : 0;
 
 	snprintf(out, n, "%s", in->mnemonic);
-	if (l < 2 || (last != 'b' && last != 'w' && last != 'l' && last != 'q'))
+	if (l < 2 || (last != 'b' && last != 'w' && last != 'l' && last != 'q') || at + l > n)
 		return;
-	for (i = 0; i < x->op_count; i++)
-		reg |= x->operands[i].type == X86_OP_REG;
-	if (in_list(in->mnemonic, l - 1, suffixed_always,
+	for (i = 0; i < x->op_count; i++) {
+		x86_reg r = x->operands[i].reg;
+
+		if (x->operands[i].type != X86_OP_REG)
+			continue;
+		/* movq to or from a vector register is an instruction of its own */
+		if ((r >= X86_REG_MM0 && r <= X86_REG_MM7) ||
+		    (r >= X86_REG_XMM0 && r <= X86_REG_ZMM31))
+			return;
+		reg = 1;
+	}
+	if (in_list(m, l - 1, suffixed_always,
 		    sizeof(suffixed_always) / sizeof(suffixed_always[0])) ||
-	    (reg &&
-	     in_list(in->mnemonic, l - 1, suffixed, sizeof(suffixed) / sizeof(suffixed[0]))) ||
-	    (reg && !strncmp(in->mnemonic, "cmov", 4)))
-		out[l - 1] = 0;
+	    (reg && in_list(m, l - 1, suffixed, sizeof(suffixed) / sizeof(suffixed[0]))) ||
+	    (reg && !strncmp(m, "cmov", 4)) ||
+	    (!strncmp(in->mnemonic, "lock ", 5) &&
+	     in_list(m, l - 1, suffixed, sizeof(suffixed) / sizeof(suffixed[0]))))
+		out[at + l - 1] = 0;
+}
+
+/* Insert text at position at of s (n bytes). */
+static void insert(char *s, size_t n, size_t at, const char *text)
+{
+	size_t l = strlen(s), t = strlen(text);
+
+	if (l + t + 1 > n || at > l)
+		return;
+	memmove(s + at + t, s + at, l - at + 1);
+	memcpy(s + at, text, t);
+}
+
+/* What objdump writes and Capstone 4 does not: the scale 1 of an index,
+ * a zero 8-bit displacement, negative immediates as the operand's
+ * unsigned value, the shift count 1 of D0/D1 left out, 66 90 as xchg. */
+static void att_objdump(const cs_insn *in, char *mn, size_t mn_n, char *ops, size_t n)
+{
+	const cs_x86 *x = &in->detail->x86;
+	char *p, *q;
+	uint8_t i;
+
+	if (in->size == 2 && in->bytes[0] == 0x66 && in->bytes[1] == 0x90) {
+		snprintf(mn, mn_n, "xchg");
+		snprintf(ops, n, "%%ax,%%ax");
+		return;
+	}
+	if (!strcmp(mn, "movd") && (x->rex & 8)) /* 66 REX.W 0F 6E/7E */
+		snprintf(mn, mn_n, "movq");
+	if ((x->opcode[0] == 0xd0 || x->opcode[0] == 0xd1) && !strncmp(ops, "$0x1,", 5))
+		memmove(ops, ops + 5, strlen(ops + 5) + 1);
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		/* a displacement field that is 0 (mod 01 or 10, or a SIB without base) */
+		if (op->type == X86_OP_MEM && !op->mem.disp && op->mem.base != X86_REG_RIP &&
+		    ((x->modrm >> 6) == 1 || (x->modrm >> 6) == 2 ||
+		     ((x->modrm >> 6) == 0 && (x->modrm & 7) == 4 && (x->sib & 7) == 5))) {
+			for (p = ops; (p = strchr(p, '(')); p++)
+				if (p == ops || p[-1] == ',' || p[-1] == ':')
+					break;
+			if (p)
+				insert(ops, n, (size_t)(p - ops), "0x0");
+		}
+		if (op->type == X86_OP_MEM && op->mem.index != X86_REG_INVALID &&
+		    op->mem.scale == 1 && (p = strchr(ops, '(')) && (q = strchr(p, ')')) &&
+		    memchr(p, ',', (size_t)(q - p)))
+			insert(ops, n, (size_t)(q - ops), ",1");
+		if (op->type == X86_OP_IMM && op->imm < 0 && op->size && op->size <= 8 &&
+		    (p = strstr(ops, "$-0x"))) {
+			uint64_t v = (uint64_t)op->imm,
+				 m = op->size >= 8 ? ~0ull : (1ull << (op->size * 8)) - 1;
+			char num[32], rest[160];
+
+			q = p + 4;
+			while (isxdigit((unsigned char)*q))
+				q++;
+			snprintf(rest, sizeof(rest), "%s", q);
+			snprintf(num, sizeof(num), "$0x%llx", (unsigned long long)(v & m));
+			snprintf(p, n - (size_t)(p - ops), "%s%s", num, rest);
+		}
+	}
 }
 
 static void x86_detail(const cs_insn *in, struct disasm_insn *out)
@@ -287,6 +360,9 @@ int disasm_one(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 			snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", d->insn->mnemonic);
 		x86_detail(d->insn, out);
 		disasm_objdump_ops(d->insn->op_str, d->syntax, out->ops, sizeof(out->ops));
+		if (d->syntax == DISASM_ATT)
+			att_objdump(d->insn, out->mnemonic, sizeof(out->mnemonic), out->ops,
+				    sizeof(out->ops));
 	} else {
 		const char *m = d->insn->mnemonic;
 

@@ -82,6 +82,40 @@ static void test_disasm_att(void **state)
 	assert_int_equal(disasm_new(EM_386, DISASM_ATT, &d), -ENOTSUP);
 }
 
+/* objdump's spellings Capstone 4 does not have (taken from ld.so and libc) */
+static void test_disasm_objdump(void **state)
+{
+	static const struct {
+		uint8_t b[12];
+		unsigned n;
+		const char *mn, *ops;
+	} cases[] = {
+		{{0x0f, 0x1f, 0x44, 0, 0}, 5, "nopl", "0x0(%rax,%rax,1)"},
+		{{0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0}, 8, "nopl", "0x0(%rax,%rax,1)"},
+		{{0x0f, 0x1f, 0x00}, 3, "nopl", "(%rax)"},
+		{{0x48, 0x8d, 0x34, 0x85, 0, 0, 0, 0}, 8, "lea", "0x0(,%rax,4),%rsi"},
+		{{0x49, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff}, 7, "mov", "$0xffffffffffffffff,%r8"},
+		{{0xd1, 0xea}, 2, "shr", "%edx"},
+		{{0x66, 0x90}, 2, "xchg", "%ax,%ax"},
+		{{0xf0, 0x0f, 0xb1, 0x17}, 4, "lock cmpxchg", "%edx,(%rdi)"},
+		{{0x66, 0x48, 0x0f, 0x6e, 0xc1}, 5, "movq", "%rcx,%xmm0"},
+		{{0x48, 0x8b, 0x45, 0x00}, 4, "mov", "0x0(%rbp),%rax"},
+	};
+	struct disasm *d;
+	struct disasm_insn in;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(disasm_new(EM_X86_64, DISASM_ATT, &d), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		decode(d, cases[i].b, cases[i].n, 0x1000, &in);
+		assert_int_equal(in.len, cases[i].n);
+		assert_string_equal(in.mnemonic, cases[i].mn);
+		assert_string_equal(in.ops, cases[i].ops);
+	}
+	disasm_free(d);
+}
+
 static void test_disasm_intel(void **state)
 {
 	static const uint8_t movq[] = {0x48, 0xc7, 0x45, 0xf8, 0, 0, 0, 0};
@@ -338,6 +372,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disasm_att),
+		cmocka_unit_test(test_disasm_objdump),
 		cmocka_unit_test(test_disasm_intel),
 		cmocka_unit_test(test_disasm_arm64),
 		cmocka_unit_test_setup_teardown(test_profile, fx_setup, fx_teardown),
