@@ -92,6 +92,48 @@ check "zt.data: percentages add up to 100" bash -c \
 "$ZT" annotate -i x.data --stdio -d libc.so.6 zt_hot_a > /dev/null 2> zd.err
 check "-d: zt_hot_a is not in libc" bash -c "[ \$? -ne 0 ] || true; grep -q \"no samples in 'zt_hot_a' in those modules\" zd.err"
 
+# inlined code: the inlined function's lines where its code landed
+mkdir inl
+cat > inl/mix.h <<'EOF2'
+static inline __attribute__((always_inline)) unsigned long mix(unsigned long x, unsigned long i)
+{
+	return x * 2862933555777941757ul + i; /* MIXLINE */
+}
+EOF2
+cat > inl/prog.c <<'EOF2'
+#include <time.h>
+#include "mix.h"
+__attribute__((noinline)) unsigned long work(unsigned long n)
+{
+	unsigned long x = 1, i;
+
+	for (i = 0; i < n; i++)
+		x = mix(x, i);
+	return x;
+}
+int main(void)
+{
+	struct timespec a, b;
+	volatile unsigned long sink = 0, n = 1000000; /* volatile: a call per round */
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		sink += work(n);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (b.tv_sec - a.tv_sec < 1 && (b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 400000000L);
+	return (int)(sink & 1);
+}
+EOF2
+gcc -O1 -g -o inl/prog inl/prog.c
+"$ZT" record -q -o inl.data -- inl/prog 2> inl.err
+"$ZT" annotate -i inl.data --stdio work > zinl.txt 2> zinl.err
+check "inline: where mix's code starts, a line naming it and its call site" \
+	grep -qE '^ +: +mix\(\): inlined at prog\.c:8$' zinl.txt
+check "inline: mix's own source line (mix.h:3) before its instructions" \
+	bash -c "grep -A1 -E '^ +: 3 +return x \* 2862933555777941757ul \+ i; /\* MIXLINE' zinl.txt |
+		tail -1 | grep -qE '^ +[0-9.]+ : +[0-9a-f]+:'"
+check "inline: the samples in work" bash -c "insns zinl.txt | awk '{s += \$1} END {exit !(s > 99.9)}'"
+
 # refusals: what is wrong and what to use
 "$ZT" annotate -i x.data --stdio no_such_fn > /dev/null 2> e1.err; rc=$?
 check "missing symbol: exit 1" [ $rc -eq 1 ]
