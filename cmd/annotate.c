@@ -4,6 +4,7 @@
  * share of the function's samples, and its source lines between them;
  * without a symbol, every function with samples, hottest first.
  */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -193,10 +194,7 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 
 		if (r->kind == ANN_ROW_INSN) {
 			const struct ann_insn *in = &a->insns[r->insn];
-			unsigned chunk = c->asm_raw && a->machine != 183 /* EM_AARCH64 */
-						 ? 7
-						 : in->d.len,
-				 k;
+			unsigned chunk = c->asm_raw && a->machine != EM_AARCH64 ? 7 : in->d.len, k;
 
 			print_value(c, a, r->insn);
 			insn_text(a, in, c->asm_raw, 0, chunk < in->d.len ? chunk : in->d.len, buf,

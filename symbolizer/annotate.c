@@ -909,12 +909,11 @@ int annotation_rows(struct annotation *a, int source, const struct ann_row **row
 	return 0;
 }
 
-static const struct annotation *hot_a; /* qsort's context */
-
-static int hot_cmp(const void *x, const void *y)
+static int hot_cmp(const void *x, const void *y, void *ctx)
 {
-	const struct ann_insn *a = &hot_a->insns[*(const uint32_t *)x],
-			      *b = &hot_a->insns[*(const uint32_t *)y];
+	const struct annotation *an = ctx;
+	const struct ann_insn *a = &an->insns[*(const uint32_t *)x],
+			      *b = &an->insns[*(const uint32_t *)y];
 
 	if (a->weight != b->weight)
 		return a->weight > b->weight ? -1 : 1;
@@ -934,9 +933,7 @@ int annotation_hottest(struct annotation *a, const uint32_t **order, size_t *n)
 		for (i = 0; i < a->nr_insns; i++)
 			if (a->insns[i].nr)
 				p->hot[p->nr_hot++] = (uint32_t)i;
-		hot_a = a;
-		qsort(p->hot, p->nr_hot, sizeof(*p->hot), hot_cmp);
-		hot_a = NULL;
+		qsort_r(p->hot, p->nr_hot, sizeof(*p->hot), hot_cmp, a);
 	}
 	*order = p->hot;
 	*n = p->nr_hot;
