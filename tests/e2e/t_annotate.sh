@@ -156,6 +156,11 @@ ZT_CACHE_DIR="$T/cache2" "$ZT" annotate -i g.data --stdio --no-debuginfod zt_hot
 	> /dev/null 2> e5.err; rc=$?
 check "binary gone: exit 1, says so and what to use" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'the binary is gone (use --symfs' e5.err"
+mkdir -p "symfs$T/gone" && cp "$WL/hot" "symfs$T/gone/hot"
+ZT_CACHE_DIR="$T/cache2" "$ZT" annotate -i g.data --stdio --no-debuginfod --symfs symfs zt_hot_a \
+	> zsf.txt 2> zsf.err
+check "binary gone, --symfs DIR: the code read from DIR/path" \
+	cmp -s <(addrs zsf.txt) <(addrs p.zt_hot_a.txt)
 
 # ---- the view, in a terminal ----
 printf 'set -g remain-on-exit on\n' > tmux.conf
