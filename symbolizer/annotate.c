@@ -360,6 +360,107 @@ static int read_syms(struct annotation *a, Elf *elf, struct esym **out, size_t *
 	return ret;
 }
 
+struct pltrel {
+	uint64_t slot; /* the GOT slot the entry jumps through */
+	char *name;
+};
+
+static int pltrel_cmp(const void *x, const void *y)
+{
+	const struct pltrel *a = x, *b = y;
+
+	return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+/* objdump's synthetic NAME@plt symbols of x86-64 PLT entries (16 bytes
+ * each, in .plt.sec with IBT, else in .plt after its first one): the name
+ * of the .rela.plt relocation of the GOT slot the entry's jmp *X(%rip)
+ * goes through. 0 or -ENOMEM. */
+static int plt_syms(struct annotation *a, Elf *elf, struct esym **out, size_t *nr, size_t *cap)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL;
+	struct pltrel *rel = NULL;
+	size_t shstrndx, i, cnt, nrel = 0;
+	GElf_Shdr rsh, psh;
+	Elf_Data *rd, *sd, *pd;
+	int ret = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".plt.sec") || (!strcmp(name, ".plt") && !plt))
+			plt = scn;
+		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA)
+			rela = scn;
+	}
+	if (!rela || !plt || !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize ||
+	    !(rd = elf_getdata(rela, NULL)) || !gelf_getshdr(plt, &psh) ||
+	    psh.sh_type != SHT_PROGBITS || !(pd = elf_getdata(plt, NULL)) || !pd->d_buf)
+		return 0;
+	scn = elf_getscn(elf, rsh.sh_link);
+	sd = scn ? elf_getdata(scn, NULL) : NULL;
+	cnt = rsh.sh_size / rsh.sh_entsize;
+	rel = calloc(cnt ? cnt : 1, sizeof(*rel));
+	if (!rel)
+		return -ENOMEM;
+	for (i = 0; i < cnt && !ret; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		GElf_Shdr dsh;
+		const char *name = NULL;
+		int ok = 0;
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_JUMP_SLOT && sd &&
+		    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) && gelf_getshdr(scn, &dsh))
+			name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (name && *name)
+			ok = asprintf(&rel[nrel].name, "%s@plt", name);
+		else if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE)
+			ok = asprintf(&rel[nrel].name, "*ABS*+0x%" PRIx64 "@plt",
+				      (uint64_t)r.r_addend);
+		else
+			continue;
+		if (ok < 0 || !own(a, rel[nrel].name))
+			ret = -ENOMEM;
+		else
+			rel[nrel++].slot = r.r_offset;
+	}
+	if (nrel)
+		qsort(rel, nrel, sizeof(*rel), pltrel_cmp);
+	/* each 16-byte entry: find jmp *disp32(%rip) (ff 25) in it */
+	for (i = 0; !ret && nrel && i + 16 <= pd->d_size; i += 16) {
+		const uint8_t *e = (const uint8_t *)pd->d_buf + i;
+		struct pltrel key, *hit;
+		unsigned k;
+		int32_t disp;
+
+		for (k = 0; k + 6 <= 16 && !(e[k] == 0xff && e[k + 1] == 0x25); k++)
+			;
+		if (k + 6 > 16)
+			continue;
+		memcpy(&disp, e + k + 2, 4);
+		key.slot = psh.sh_addr + i + k + 6 + (uint64_t)(int64_t)disp;
+		hit = bsearch(&key, rel, nrel, sizeof(*rel), pltrel_cmp);
+		if (!hit)
+			continue;
+		if (ZT_GROW(*out, *cap, *nr + 1))
+			ret = -ENOMEM;
+		else
+			(*out)[(*nr)++] = (struct esym){psh.sh_addr + i, 16, hit->name, 1};
+	}
+	free(rel);
+	if (!ret && *nr)
+		qsort(*out, *nr, sizeof(**out), esym_cmp);
+	return ret;
+}
+
 /* The symbol covering vaddr (NULL: none); a function before an object. */
 static const struct esym *esym_at(const struct esym *s, size_t n, uint64_t vaddr)
 {
@@ -644,6 +745,8 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	}
 	a->machine = eh.e_machine;
 	ret = read_syms(a, elf, &syms, &nsyms, &csyms, &symtab);
+	if (!ret && a->machine == EM_X86_64)
+		ret = plt_syms(a, elf, &syms, &nsyms, &csyms);
 	if (ret)
 		goto out;
 	if (s->kernel) {
