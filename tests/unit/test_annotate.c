@@ -164,7 +164,8 @@ static const char prog_h[] =
 	"{\n"
 	"\treturn x * 2862933555777941757ul + i; /* MIXLINE */\n"
 	"}\n";
-static const char prog_c[] = "#include \"mix.h\"\n"
+static const char prog_c[] = "#include <stdio.h>\n"
+			     "#include \"mix.h\"\n"
 			     "__attribute__((noinline)) unsigned long work(unsigned long n)\n"
 			     "{\n"
 			     "\tunsigned long x = 1, i;\n"
@@ -175,7 +176,8 @@ static const char prog_c[] = "#include \"mix.h\"\n"
 			     "}\n"
 			     "int main(int c, char **v)\n"
 			     "{\n"
-			     "\t(void)v;\n"
+			     "\tif (c > 5)\n"
+			     "\t\tputs(v[0]);\n"
 			     "\treturn (int)work((unsigned long)c * 1000);\n"
 			     "}\n";
 
@@ -313,7 +315,7 @@ static void test_annotation(void **state)
 	assert_int_equal(hot[1], 1);
 	annotation_srcline(&a, 0, buf, sizeof(buf));
 	assert_int_equal(strncmp(buf, "prog.c:", 7), 0);
-	assert_true(atoi(buf + 7) >= 3 && atoi(buf + 7) <= 8);
+	assert_true(atoi(buf + 7) >= 4 && atoi(buf + 7) <= 9);
 	assert_int_equal(annotation_rows(&a, 1, &rows, &nr), 0);
 	assert_true(nr > a.nr_insns);
 	for (i = 0; i < nr; i++) {
@@ -322,7 +324,7 @@ static void test_annotation(void **state)
 		if (rows[i].kind == ANN_ROW_FUNC && l->depth && !strcmp(l->func, "mix")) {
 			inl_func = 1;
 			assert_non_null(l->call_file);
-			assert_int_equal(l->call_line, 7);
+			assert_int_equal(l->call_line, 8);
 		}
 		if (rows[i].kind == ANN_ROW_SOURCE && rows[i].text &&
 		    strstr(rows[i].text, "MIXLINE")) {
@@ -342,6 +344,31 @@ static void test_annotation(void **state)
 	assert_int_equal(nr, a.nr_insns);
 	for (i = 0; i < nr; i++)
 		assert_int_equal(rows[i].insn, i);
+	annotation_release(&a);
+}
+
+/* a call through the PLT names its target as objdump does: puts@plt */
+static void test_plt(void **state)
+{
+	struct fx *x = *state;
+	struct ann_opts o = {&x->mo, NULL, DISASM_ATT, 1};
+	struct ann_sym s = x->ap.syms[0];
+	struct annotation a;
+	char err[256];
+	size_t i;
+	int found = 0;
+
+	assert_int_equal(file_offset(x->bin, "main", &s.start, NULL), 0);
+	s.name = "main";
+	s.nr_hits = 0;
+	assert_int_equal(annotation_build(&a, &x->ap, &s, &o, err, sizeof(err)), 0);
+	for (i = 0; i < a.nr_insns; i++)
+		if ((a.insns[i].d.flags & DISASM_CALL) && a.insns[i].target)
+			found |= !strcmp(a.insns[i].target, "puts@plt") ? 1
+				 : !strcmp(a.insns[i].target, "work")	? 2
+									: 0;
+	assert_int_equal(found, 3);
+	assert_int_equal(a.nr, 0);
 	annotation_release(&a);
 }
 
@@ -377,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_disasm_arm64),
 		cmocka_unit_test_setup_teardown(test_profile, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_annotation, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plt, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_code, fx_setup, fx_teardown),
 	};
 
