@@ -40,8 +40,8 @@ struct ann_hit {
 	uint64_t weight, nr;
 };
 
-/* Which samples count: the modules (perf's -d/--dsos, by name or path;
- * NULL: all) and threads (NULL: all). Borrowed. */
+/* Which samples count: those in these modules (perf's -d/--dsos, by name
+ * or path; none: all). Borrowed. */
 struct ann_filter {
 	const char *const *dsos;
 	size_t nr_dsos;
