@@ -178,12 +178,18 @@ static void draw(void *ctx)
 	snprintf(buf, sizeof(buf), "Annotate %s: Samples: %" PRIu64 "%s, percent: %s", name,
 		 v->a->nr, ev, ann_percent_name(v->o->percent));
 	tui_title(buf);
-	prof_sanitize(name, sizeof(name), v->a->path ? v->a->path : v->a->module);
+	prof_sanitize(name, sizeof(name), v->a->module);
 	snprintf(buf, sizeof(buf), "%8s   %s",
 		 v->show == SHOW_SAMPLES  ? "Samples"
 		 : v->show == SHOW_PERIOD ? "Period"
 					  : "Percent",
 		 name);
+	if (v->a->path) {
+		size_t l = strlen(buf);
+
+		prof_sanitize(name, sizeof(name), v->a->path);
+		snprintf(buf + l, sizeof(buf) - l, " (code from %s)", name);
+	}
 	tui_line(1, TUI_HEADER, buf);
 	for (y = 0; y < h && v->top + y < v->nr; y++) {
 		const struct ann_row *r = &v->rows[v->top + y];

@@ -73,6 +73,7 @@ struct browser {
 	char err[256]; /* fatal error, printed after the screen is given back */
 	struct ann_profile ap; /* the annotate model's functions, made on the first annotation */
 	int have_ap;
+	struct ann_sym byname; /* a function without samples of its own (a caller) */
 };
 
 /* ---- text of lines ------------------------------------------------------ */
@@ -1102,6 +1103,9 @@ static const struct ann_sym *selected_function(struct browser *b, char *name, si
 		if (!strcmp(clean, dso))
 			return s;
 	}
+	/* a caller without samples of its own: perf shows its code at 0% */
+	if (!(r->node == CC_NONE ? e->f.kernel : 0) && !ann_sym_by_name(b->m->prof, sym, dso, &b->byname))
+		return &b->byname;
 	snprintf(b->msg, sizeof(b->msg), "no samples in '%s' itself (Self 0): nothing to annotate",
 		 name);
 	return NULL;

@@ -194,6 +194,23 @@ const struct ann_sym *ann_profile_find(const struct ann_profile *ap, const char 
 	return NULL;
 }
 
+int ann_sym_by_name(const struct profile *p, const char *name, const char *module,
+		    struct ann_sym *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_mmaps; i++) {
+		const struct prof_mmap *m = &p->mmaps[i];
+
+		if (m->pid == ZT_PID_KERNEL || m->path[0] != '/' ||
+		    (strcmp(m->path, module) && strcmp(base_name(m->path), module)))
+			continue;
+		*out = (struct ann_sym){name, base_name(m->path), m, ANN_BY_NAME, 0, 0, 0, 0, 0};
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* ---- one function ---- */
 
 struct esym {
@@ -749,11 +766,20 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		ret = plt_syms(a, elf, &syms, &nsyms, &csyms);
 	if (ret)
 		goto out;
-	if (s->kernel) {
-		/* by name: the recorded addresses are relocated (KASLR) */
+	if (s->kernel || s->start == ANN_BY_NAME) {
+		/* by name: the recorded addresses are relocated (KASLR), or the
+		 * function has no samples to place it */
 		for (i = 0; i < nsyms && !fs; i++)
 			if (syms[i].func && !strcmp(syms[i].name, s->name))
 				fs = &syms[i];
+		if (!fs && !s->kernel) {
+			ret = debug_syms(a, s, o, &syms, &nsyms, &csyms);
+			if (ret)
+				goto out;
+			for (i = 0; i < nsyms && !fs; i++)
+				if (syms[i].func && !strcmp(syms[i].name, s->name))
+					fs = &syms[i];
+		}
 		if (!fs) {
 			ret = -ENOENT;
 			snprintf(err, n, "'%s' has no symbol '%s'", path, s->name);

@@ -67,6 +67,14 @@ void ann_profile_release(struct ann_profile *ap);
 const struct ann_sym *ann_profile_find(const struct ann_profile *ap, const char *name,
 				       const char *module);
 
+/* A function of p without samples, by its name and module (a name or a
+ * path's base name), for annotating a caller: 0 with *out filled (start
+ * ANN_BY_NAME: found in the ELF symbols by name), -ENOENT when no
+ * mapping of p is that module. */
+#define ANN_BY_NAME UINT64_MAX
+int ann_sym_by_name(const struct profile *p, const char *name, const char *module,
+		    struct ann_sym *out);
+
 struct ann_opts {
 	const struct symmod_opts *mo; /* symbol sources: cache, --symfs, debuginfod, ... */
 	const char *vmlinux;	      /* kernel code from this ELF file (-k), or NULL */

@@ -196,7 +196,7 @@ keys Enter
 check "report, Enter: the action menu" wait_screen 'Annotate zt_hot_a'
 keys Enter
 check "menu, Annotate: the annotate view" wait_screen '^Annotate zt_hot_a: Samples: [0-9]+'
-check "annotate view: instructions with percentages" grep -qE '^ +[0-9.]+ : +[0-9a-f]+: +imul' scr.txt
+check "annotate view: instructions with percentages" wait_screen '^ +[0-9.]+ : +[0-9a-f]+: +imul' 
 check "annotate view: the cursor starts on the hottest" [ "$(sel_pct)" = "$(nth_pct 1)" ]
 keys Tab
 sleep 0.3
@@ -215,7 +215,17 @@ keys q
 check "q: back to the report" wait_screen "^x\.data: Samples"
 keys a
 check "a: the annotate view directly" wait_screen '^Annotate zt_hot_a'
-keys Escape q
+keys Escape
+wait_screen "^x\.data: Samples"
+# a caller without samples of its own: its code at 0%, its calls named
+keys / C-u z t _ r o u n d Enter a
+check "a on zt_round (Self 0): its code, the calls to zt_hot_a and zt_cold_b" \
+	wait_screen 'call +[0-9a-f]+ <zt_cold_b>'
+check "a on zt_round: the calls' targets named, 0 samples" bash -c \
+	"grep -qE 'call +[0-9a-f]+ <zt_hot_a>' scr.txt && grep -q 'Annotate zt_round: Samples: 0' scr.txt"
+keys q
+wait_screen "^x\.data: Samples"
+keys q
 sleep 0.5
 check "report: exit status 0" [ "$(cat R.rc 2>/dev/null)" = 0 ]
 
