@@ -43,7 +43,8 @@ endif
 PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdebuginfod-dev \
 	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
 	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev \
-	libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev libcurl:libcurl4-openssl-dev
+	libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev libcurl:libcurl4-openssl-dev \
+	capstone:libcapstone-dev
 # libcurl and libmicrohttpd: headers only at build time, dlopen'ed by
 # net/client.c and server/httpd.c when a command talks to or serves HTTP
 # (linked, libcurl's ~30 libraries slowed every command's start-up from

@@ -17,6 +17,7 @@ struct cmd_entry {
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);

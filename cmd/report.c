@@ -1895,6 +1895,8 @@ int cmd_report(int argc, char **argv)
 					     r.chain_min, r.input, NULL};
 
 		to.event = profile_get_meta(&r.ses.prof, "event");
+		to.symmod = &r.so.mo;
+		to.vmlinux = r.so.vmlinux;
 		ret = report_tui(&r.m, &to);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/annotate_tui.h"
 #include "cmd/cmd.h"
 #include "cmd/report_tui.h"
 #include "cmd/tui.h"
@@ -21,6 +22,7 @@
 #include "libprof/hist.h"
 #include "libprof/log.h"
 #include "libprof/profile.h"
+#include "symbolizer/annotate.h"
 #include "symbolizer/resolve.h"
 
 #define LINE_MAX_LEN 2048 /* longest line built for the screen or zt.hist.N */
@@ -69,6 +71,9 @@ struct browser {
 	char msg[512]; /* one-time status message */
 	unsigned print_seq;
 	char err[256]; /* fatal error, printed after the screen is given back */
+	struct ann_profile ap; /* the annotate model's functions, made on the first annotation */
+	int have_ap;
+	struct ann_sym byname; /* a function without samples of its own (a caller) */
 };
 
 /* ---- text of lines ------------------------------------------------------ */
@@ -944,8 +949,10 @@ static void ann_draw(void *ctx)
 	tui_status(buf);
 }
 
-/* Returns 1 when the user asked to quit everything. */
-static int annotate(struct browser *b)
+/* The source lines of the selected entry's function with their samples
+ * (where its code cannot be read). Returns 1 when the user asked to quit
+ * everything. */
+static int annotate_source(struct browser *b)
 {
 	const struct hist_entry *e;
 	struct annotate a;
@@ -1051,6 +1058,93 @@ out:
 		free(a.l[k].text);
 	free(a.l);
 	return quit;
+}
+
+/* The function of the selected line (an entry, or a frame of a call
+ * chain) in the annotate model; NULL with a message in b->msg. */
+static const struct ann_sym *selected_function(struct browser *b, char *name, size_t n)
+{
+	const struct hist *h = &b->m->hist;
+	const struct row *r = &b->rows[b->sel];
+	const struct hist_entry *e = b->ents[r->entry];
+	const char *sym, *dso;
+	char clean[512];
+	size_t i;
+	int ret;
+
+	if (r->node == CC_NONE) {
+		sym = hist_str(h, e->f.sym);
+		dso = hist_str(h, e->f.dso);
+	} else {
+		uint64_t key = cc_node(&h->cc, r->node)->key;
+
+		sym = hist_str(h, hist_chain_key_sym(key));
+		dso = hist_str(h, hist_chain_key_dso(key));
+	}
+	snprintf(name, n, "%s", sym);
+	if (!b->have_ap) {
+		ret = ann_profile_build(&b->ap, b->m->prof, b->m->pt, b->m->ft, NULL);
+		if (ret) {
+			snprintf(b->msg, sizeof(b->msg), "cannot annotate '%s': %s", name,
+				 strerror(-ret));
+			return NULL;
+		}
+		b->have_ap = 1;
+	}
+	for (i = 0; i < b->ap.nr_syms; i++) {
+		const struct ann_sym *s = &b->ap.syms[i];
+
+		if (r->node == CC_NONE && (s->start != e->f.addr || s->kernel != e->f.kernel))
+			continue;
+		prof_sanitize(clean, sizeof(clean), s->name);
+		if (strcmp(clean, sym))
+			continue;
+		prof_sanitize(clean, sizeof(clean), s->module);
+		if (!strcmp(clean, dso))
+			return s;
+	}
+	/* a caller without samples of its own: perf shows its code at 0% */
+	if (!(r->node == CC_NONE ? e->f.kernel : 0) && !ann_sym_by_name(b->m->prof, sym, dso, &b->byname))
+		return &b->byname;
+	snprintf(b->msg, sizeof(b->msg), "no samples in '%s' itself (Self 0): nothing to annotate",
+		 name);
+	return NULL;
+}
+
+/* a, and the menu's Annotate: the selected function's instructions with
+ * their samples (perf annotate's view); where its code cannot be read,
+ * its source lines with theirs. 1 when the user asked to quit. */
+static int annotate(struct browser *b)
+{
+	struct annotate_view_opts vo = { b->o->event, ANN_LOCAL_PERIOD, 1 };
+	struct ann_opts ao = { b->o->symmod, b->o->vmlinux, DISASM_ATT, 1 };
+	const struct ann_sym *s;
+	struct annotation a;
+	char name[256], err[400];
+	int ret;
+
+	if (!b->nr_rows)
+		return 0;
+	s = selected_function(b, name, sizeof(name));
+	if (!s)
+		return 0;
+	ret = annotation_build(&a, &b->ap, s, &ao, err, sizeof(err));
+	if (ret == -ENOMEM)
+		return -ENOMEM;
+	if (ret) {
+		if (b->rows[b->sel].node != CC_NONE) {
+			snprintf(b->msg, sizeof(b->msg), "cannot annotate '%.200s': %.280s", name, err);
+			return 0;
+		}
+		ret = annotate_source(b);
+		if (!b->msg[0])
+			snprintf(b->msg, sizeof(b->msg), "no instructions for '%.200s': %.280s", name, err);
+		return ret;
+	}
+	ret = annotate_view(&a, &vo);
+	annotation_release(&a);
+	tui_set_redraw(draw, b);
+	return ret;
 }
 
 /* ---- keys that change the build ------------------------------------------- */
@@ -1254,11 +1348,81 @@ static int percent_limit(struct browser *b)
 	return resort(b) ? -1 : 0;
 }
 
+/* Enter, m: perf's action menu for the selected line. */
+enum action { ACT_ANNOTATE, ACT_THREAD, ACT_DSO, ACT_FOLD, ACT_EXIT };
+
+static int action_menu(struct browser *b)
+{
+	const struct hist *h = &b->m->hist;
+	char text[5][320], comm[128], dso[160], sym[160];
+	const char *items[5];
+	enum action act[5];
+	const struct hist_entry *e;
+	const struct row *r;
+	int n = 0, c, i, zoomed[3] = { 0, 0, 0 };
+	char mark;
+
+	if (!b->nr_rows)
+		return 0;
+	r = &b->rows[b->sel];
+	e = b->ents[r->entry];
+	for (i = 0; i < b->nr_zooms; i++)
+		zoomed[b->zooms[i]] = 1;
+	prof_sanitize(comm, sizeof(comm), hist_str(h, e->f.comm));
+	prof_sanitize(dso, sizeof(dso), hist_str(h, e->f.dso));
+	prof_sanitize(sym, sizeof(sym),
+		      r->node == CC_NONE ? hist_str(h, e->f.sym) :
+					   rmodel_chain_name(b->m, cc_node(&h->cc, r->node)));
+	if (r->node != CC_NONE || e->f.symq) {
+		snprintf(text[n], sizeof(text[n]), "Annotate %s", sym);
+		act[n++] = ACT_ANNOTATE;
+	}
+	if (zoomed[ZOOM_THREAD])
+		snprintf(text[n], sizeof(text[n]), "Zoom out of %s thread", b->zlabel_thread);
+	else
+		snprintf(text[n], sizeof(text[n]), "Zoom into %s(%u) thread", comm,
+			 has_key(b, HIST_KEY_TID) ? e->f.tid : e->f.pid);
+	act[n++] = ACT_THREAD;
+	if (zoomed[ZOOM_DSO])
+		snprintf(text[n], sizeof(text[n]), "Zoom out of %s DSO", b->zdso ? b->zdso : dso);
+	else
+		snprintf(text[n], sizeof(text[n]), "Zoom into %s DSO", dso);
+	act[n++] = ACT_DSO;
+	mark = fold_mark(b, r);
+	if (mark != ' ') {
+		snprintf(text[n], sizeof(text[n]), "%s %s callchain", mark == '+' ? "Expand" : "Collapse",
+			 sym);
+		act[n++] = ACT_FOLD;
+	}
+	snprintf(text[n], sizeof(text[n]), "Exit");
+	act[n++] = ACT_EXIT;
+	for (i = 0; i < n; i++)
+		items[i] = text[i];
+	c = tui_menu(sym, items, n, 0);
+	if (c < 0)
+		return tui_quit_signal() ? 1 : 0;
+	switch (act[c]) {
+	case ACT_ANNOTATE:
+		return annotate(b);
+	case ACT_THREAD:
+		return zoom(b, ZOOM_THREAD);
+	case ACT_DSO:
+		return zoom(b, ZOOM_DSO);
+	case ACT_FOLD:
+		toggle(b);
+		return layout(b);
+	case ACT_EXIT:
+		return 1;
+	}
+	return 0;
+}
+
 static const char help_text[] =
 	"Up/Down, j/k       move\n"
 	"PgUp/PgDn, Space   page up/down\n"
 	"Home/End, g/G      first/last line\n"
-	"Enter, +           expand/collapse one call-chain level\n"
+	"Enter, m           actions: annotate, zoom into thread or DSO, expand, exit\n"
+	"+                  expand/collapse one call-chain level\n"
 	"e                  expand/collapse the selected entry's call chains\n"
 	"E                  expand all call chains\n"
 	"C                  collapse all call chains\n"
@@ -1267,7 +1431,7 @@ static const char help_text[] =
 	"t                  zoom into the selected entry's thread; again: out\n"
 	"d                  zoom into the selected entry's module (DSO); again: out\n"
 	"Esc, Left          zoom out (the last zoom)\n"
-	"a                  annotate the selected function: samples by source line\n"
+	"a                  annotate the selected function: its instructions and source\n"
 	"L                  change the percent limit\n"
 	"P                  write the view (expanded chains too) to zt.hist.N\n"
 	"h, ?, F1           this help\n"
@@ -1343,6 +1507,9 @@ static int run(struct browser *b)
 			move_sel(b, (long)b->nr_rows);
 			break;
 		case TUI_KEY_ENTER:
+		case 'm':
+			ret = action_menu(b);
+			break;
 		case '+':
 			toggle(b);
 			ret = layout(b);
@@ -1465,6 +1632,8 @@ int report_tui(struct rmodel *m, const struct report_tui_opts *o)
 	if (sig && sig != SIGINT)
 		tui_reraise(sig); /* SIGTERM, SIGHUP, SIGQUIT: end as the signal says */
 out:
+	if (b.have_ap)
+		ann_profile_release(&b.ap);
 	free(b.zdso);
 	free(b.ents);
 	free(b.rows);

@@ -4,6 +4,7 @@
 #define ZT_REPORT_TUI_H
 
 #include "libprof/rmodel.h"
+#include "symbolizer/symmod.h"
 
 struct report_tui_opts {
 	struct rmodel_opts mo;     /* what m was last built with; the browser rebuilds
@@ -13,6 +14,8 @@ struct report_tui_opts {
 	double chain_min_percent;  /* -g graph,0.5: chain branches below are hidden */
 	const char *input;         /* file name, for the title and the status bar */
 	const char *event;         /* the event name, or NULL */
+	const struct symmod_opts *symmod; /* symbol sources, for annotations (NULL: defaults) */
+	const char *vmlinux;       /* -k: kernel code for annotations, or NULL */
 };
 
 /* Browse m (built with o->mo) until the user quits. Restores the terminal

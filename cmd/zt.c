@@ -14,6 +14,7 @@
 static const struct cmd_entry commands[] = {
 	{ "record", "record a profile (CPU stacks with eBPF) into zt.data", cmd_record },
 	{ "report", "show a recorded profile (zt.data or perf.data), functions by overhead", cmd_report },
+	{ "annotate", "a function's instructions with their share of the samples, and its source", cmd_annotate },
 	{ "top", "live profile: the hottest functions of the system (or -p), refreshed every second", cmd_top },
 	{ "flame", "an interactive SVG flame graph of a recording or of folded stacks", cmd_flame },
 	{ "script", "print the samples of a recording as perf script does, or folded stacks", cmd_script },

@@ -8,6 +8,8 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
       libdebuginfod-dev liblzma-dev libiberty-dev libssl-dev zlib1g-dev libzstd-dev
       libncurses-dev protobuf-c-compiler libprotobuf-c-dev
       libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
+# libcapstone-dev: the disassembler of zt annotate
+pkgs+=(libcapstone-dev)
 # libztcupti.so (cupti/, built when CUDA's CUPTI is found): libunwind-dev for
 # in-process launch stacks, systemtap-sdt-dev for <sys/sdt.h> (the USDT
 # probe zt:launch that zt record's BPF sampler attaches to)

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zt annotate: perf annotate. A function's instructions, each with its
+ * share of the function's samples, and its source lines between them;
+ * without a symbol, every function with samples, hottest first.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/annotate_tui.h"
+#include "cmd/cmd.h"
+#include "cmd/input.h"
+#include "cmd/opts.h"
+#include "cmd/symopts.h"
+#include "cmd/tui.h"
+#include "libprof/array.h"
+#include "libprof/log.h"
+#include "libprof/rmodel.h"
+#include "session/session.h"
+#include "symbolizer/annotate.h"
+
+#define MIN_LINE_PCT 0.5 /* perf's -l: lines of instructions above this share */
+
+struct annotate_cmd {
+	const char *input, *event, *symbol, *dsos, *style, *percent_type;
+	int stdio, tui, print_line, source, asm_raw, show_nr, show_period, force, quiet, demangle;
+	struct symopts so;
+	struct session ses;
+	int have_ses;
+	struct ann_profile ap;
+	struct ann_opts ao;
+	enum ann_percent pct;
+	char **dso_list;
+	size_t nr_dsos;
+	const char *prev_srcline; /* -l: the last " // file:line" printed (perf's static) */
+	char prev_buf[1024];
+};
+
+/* ---- perf annotate --stdio ---- */
+
+static int hex_width(uint64_t v)
+{
+	char b[32];
+
+	return snprintf(b, sizeof(b), "%" PRIx64, v);
+}
+
+/* The instruction as objdump writes it after "ADDR:": a tab, [bytes,]
+ * the mnemonic padded to 6 and the operands; tabs expanded as perf does
+ * (to columns of 8 from the address). */
+static void insn_text(const struct annotation *a, const struct ann_insn *in, int raw, unsigned from,
+		      unsigned to, char *buf, size_t n)
+{
+	int col = hex_width(in->d.addr + from) + 1, len = 0;
+	char ops[512];
+	unsigned k;
+
+	buf[0] = 0;
+	do
+		len += snprintf(buf + len, n - (size_t)len, " ");
+	while (++col % 8 && (size_t)len + 1 < n);
+	if (raw) {
+		int start = len;
+
+		for (k = from; k < to && (size_t)len + 4 < n; k++)
+			len += snprintf(buf + len, n - (size_t)len, "%02x ", in->d.bytes[k]);
+		if (from) { /* a continuation line of bytes */
+			while (len > 0 && buf[len - 1] == ' ')
+				buf[--len] = 0;
+			return;
+		}
+		while (len - start < 21 && (size_t)len + 1 < n)
+			buf[len++] = ' ';
+		col += len - start;
+		do
+			buf[len++] = ' ';
+		while (++col % 8 && (size_t)len + 1 < n);
+		buf[len] = 0;
+	}
+	if (in->target)
+		snprintf(ops, sizeof(ops), "%" PRIx64 " <%s>", in->d.target, in->target);
+	else if (in->d.has_target)
+		snprintf(ops, sizeof(ops), "%" PRIx64, in->d.target);
+	else if (in->d.has_mem)
+		snprintf(ops, sizeof(ops), "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
+			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");
+	else
+		snprintf(ops, sizeof(ops), "%s", in->d.ops);
+	if (ops[0])
+		snprintf(buf + len, n - (size_t)len, "%-6s %s", in->d.mnemonic, ops);
+	else
+		snprintf(buf + len, n - (size_t)len, "%s", in->d.mnemonic);
+	(void)a;
+}
+
+static void print_value(const struct annotate_cmd *c, const struct annotation *a, size_t i)
+{
+	if (c->show_period)
+		printf(" %11" PRIu64, a->insns[i].weight);
+	else if (c->show_nr)
+		printf(" %7" PRIu64, a->insns[i].nr);
+	else
+		printf(" %7.2f", ann_insn_percent(a, i, c->pct));
+}
+
+static int srcline_cmp(const void *x, const void *y)
+{
+	const struct {
+		char s[256];
+		double p;
+	} *a = x, *b = y;
+
+	return a->p < b->p ? 1 : a->p > b->p ? -1 : strcmp(a->s, b->s);
+}
+
+/* -l: perf's "Sorted summary for file": the share of each source line,
+ * counting the instructions above 0.5%. */
+static void print_summary(const struct annotate_cmd *c, const struct annotation *a,
+			  const struct ann_sym *s)
+{
+	struct sl {
+		char s[256];
+		double p;
+	} *l = NULL;
+	size_t nr = 0, cap = 0, i, j;
+
+	printf("\nSorted summary for file %s\n",
+	       s->map && s->map->path[0] ? s->map->path : a->path);
+	printf("----------------------------------------------\n\n");
+	for (i = 0; i < a->nr_insns; i++) {
+		double p = ann_insn_percent(a, i, c->pct);
+		char buf[256];
+
+		if (p <= MIN_LINE_PCT)
+			continue;
+		annotation_srcline(a, i, buf, sizeof(buf));
+		for (j = 0; j < nr && strcmp(l[j].s, buf); j++)
+			;
+		if (j == nr) {
+			if (ZT_GROW(l, cap, nr + 1))
+				break;
+			snprintf(l[nr].s, sizeof(l[nr].s), "%s", buf);
+			l[nr++].p = 0;
+		}
+		l[j].p += p;
+	}
+	if (!nr)
+		printf(" Nothing higher than %1.1f%%\n", MIN_LINE_PCT);
+	if (nr)
+		qsort(l, nr, sizeof(*l), srcline_cmp);
+	for (i = 0; i < nr; i++)
+		printf(" %7.2f %s\n", l[i].p, l[i].s);
+	free(l);
+}
+
+static int print_annotation(struct annotate_cmd *c, struct annotation *a, const struct ann_sym *s)
+{
+	const char *ev = profile_get_meta(&c->ses.prof, "event");
+	int width = c->show_period ? 12 : 8, aw, len;
+	const struct ann_row *rows;
+	size_t nr, i;
+	char buf[1024], clean[2048], evc[128];
+	int ret;
+
+	ret = annotation_rows(a, c->source, &rows, &nr);
+	if (ret)
+		return ret;
+	if (c->print_line)
+		print_summary(c, a, s);
+	aw = a->nr_insns ? hex_width(a->insns[a->nr_insns - 1].d.addr) : 4;
+	prof_sanitize(evc, sizeof(evc), ev ? ev : "cpu-clock");
+	prof_sanitize(clean, sizeof(clean), s->module);
+	len = printf(" %-*.*s|\tSource code & Disassembly of %s for %s (%" PRIu64
+		     " samples, percent: %s)\n",
+		     width, width,
+		     c->show_period ? "Period"
+		     : c->show_nr   ? "Samples"
+				    : "Percent",
+		     clean, evc, a->nr, ann_percent_name(c->pct));
+	for (i = 0; i < (size_t)len + 4; i++)
+		putchar('-');
+	putchar('\n');
+	printf(" %*s:\n", width, " ");
+	prof_sanitize(clean, sizeof(clean), a->name);
+	printf(" %*s: %-*s %016" PRIx64 " <%s>:\n", width, " ", aw, "", a->start, clean);
+	for (i = 0; i < nr; i++) {
+		const struct ann_row *r = &rows[i];
+
+		if (r->kind == ANN_ROW_INSN) {
+			const struct ann_insn *in = &a->insns[r->insn];
+			unsigned chunk = c->asm_raw && a->machine != EM_AARCH64 ? 7 : in->d.len, k;
+
+			print_value(c, a, r->insn);
+			insn_text(a, in, c->asm_raw, 0, chunk < in->d.len ? chunk : in->d.len, buf,
+				  sizeof(buf));
+			prof_sanitize(clean, sizeof(clean), buf);
+			printf(" :   %*" PRIx64 ":%s", aw, in->d.addr, clean);
+			if (c->print_line && ann_insn_percent(a, r->insn, c->pct) > MIN_LINE_PCT) {
+				annotation_srcline(a, r->insn, buf, sizeof(buf));
+				if (!c->prev_srcline || strcmp(c->prev_srcline, buf)) {
+					printf(" // %s", buf);
+					snprintf(c->prev_buf, sizeof(c->prev_buf), "%s", buf);
+					c->prev_srcline = c->prev_buf;
+				}
+			}
+			putchar('\n');
+			for (k = chunk; k < in->d.len; k += chunk) {
+				insn_text(a, in, 1, k,
+					  k + chunk < in->d.len ? k + chunk : in->d.len, buf,
+					  sizeof(buf));
+				printf(" %*.2f :   %*" PRIx64 ":%s\n", width - 1, 0.0, aw,
+				       in->d.addr + k, buf);
+			}
+		} else if (r->kind == ANN_ROW_SOURCE) {
+			const struct ann_loc *l = &a->locs[r->loc];
+
+			if (r->text)
+				ann_source_text(r->text, clean, sizeof(clean));
+			if (r->text && !clean[0]) {
+				printf(" %*s:\n", width, " ");
+				continue;
+			}
+			if (!r->text) {
+				snprintf(buf, sizeof(buf), "%s:%u", l->file, r->line);
+				prof_sanitize(clean, sizeof(clean), buf);
+			}
+			printf(" %*s: %-*u %s\n", width, " ", aw, r->line, clean);
+		} else {
+			const struct ann_loc *l = &a->locs[r->loc];
+			const char *cf = l->call_file && strrchr(l->call_file, '/')
+						 ? strrchr(l->call_file, '/') + 1
+						 : l->call_file;
+
+			prof_sanitize(clean, sizeof(clean), l->func ? l->func : "??");
+			if (l->depth && cf)
+				printf(" %*s: %-*s %s(): inlined at %s:%u\n", width, " ", aw, "",
+				       clean, cf, l->call_line);
+			else
+				printf(" %*s: %-*s %s():\n", width, " ", aw, "", clean);
+		}
+	}
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static const char *const annotate_usage[] = {
+	"zt annotate [<options>] [<symbol>]",
+	NULL,
+};
+
+static int parse_dsos(struct annotate_cmd *c)
+{
+	char err[256];
+
+	if (!c->dsos)
+		return 0;
+	if (rfilter_add_strs(&c->dso_list, &c->nr_dsos, c->dsos, err, sizeof(err))) {
+		cmd_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Annotate s into *a, or say why not: 0, or -1 after a message (warn:
+ * as a warning, the others go on). */
+static int build(struct annotate_cmd *c, const struct ann_sym *s, struct annotation *a, int warn)
+{
+	char err[1024], name[256];
+	int ret = annotation_build(a, &c->ap, s, &c->ao, err, sizeof(err));
+
+	if (!ret) {
+		/* perf annotate SYMBOL reads only that symbol's samples: its
+		 * global percentages are of them */
+		if (c->symbol) {
+			a->total = a->weight;
+			a->total_nr = a->nr;
+		}
+		return 0;
+	}
+	prof_sanitize(name, sizeof(name), s->name);
+	if (ret == -ENOMEM)
+		cmd_error("cannot annotate '%s': %s", name, strerror(ENOMEM));
+	else if (warn)
+		cmd_warn("cannot annotate '%s': %s", name, err);
+	else
+		cmd_error("cannot annotate '%s': %s", name, err);
+	return -1;
+}
+
+static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only)
+{
+	size_t i, done = 0, kernel = 0;
+	struct annotation a;
+
+	for (i = 0; i < c->ap.nr_syms; i++) {
+		const struct ann_sym *s = only ? only : &c->ap.syms[i];
+
+		if (!only && s->kernel && !c->ao.vmlinux) {
+			kernel++;
+			continue;
+		}
+		if (build(c, s, &a, !only) == 0) {
+			int ret = print_annotation(c, &a, s);
+
+			annotation_release(&a);
+			if (ret) {
+				cmd_error("cannot annotate '%s': %s", s->name, strerror(-ret));
+				return ZT_EXIT_FAIL;
+			}
+			done++;
+		} else if (only) {
+			return ZT_EXIT_FAIL;
+		}
+		if (only || ferror(stdout))
+			break;
+	}
+	if (kernel)
+		cmd_warn("%zu kernel function%s not annotated: kernel code needs the recorded "
+			 "kernel's vmlinux (use -k/--vmlinux FILE)",
+			 kernel, kernel > 1 ? "s" : "");
+	if (!done && !only) {
+		cmd_error("no function of '%s' could be annotated", c->input);
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
+static int view(struct annotate_cmd *c, const struct ann_sym *s, char *msg, size_t n)
+{
+	struct annotate_view_opts vo = {profile_get_meta(&c->ses.prof, "event"), c->pct, c->source};
+	char err[768];
+	struct annotation a;
+	int ret = annotation_build(&a, &c->ap, s, &c->ao, err, sizeof(err));
+
+	if (ret) {
+		snprintf(msg, n, "cannot annotate '%s': %s", s->name,
+			 ret == -ENOMEM ? strerror(ENOMEM) : err);
+		return 0;
+	}
+	ret = annotate_view(&a, &vo);
+	annotation_release(&a);
+	return ret;
+}
+
+static void no_redraw(void *ctx)
+{
+	(void)ctx;
+}
+
+static int run_tui(struct annotate_cmd *c, const struct ann_sym *only)
+{
+	char msg[1024] = "";
+	const char **items = NULL;
+	char **texts = NULL;
+	size_t i, n = c->ap.nr_syms > 500 ? 500 : c->ap.nr_syms;
+	int ret, sel = 0, sig;
+
+	ret = tui_init();
+	if (ret) {
+		cmd_error("cannot start the browser: %s (use --stdio)",
+			  ret == -ENOTTY ? "not a terminal" : strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	tui_set_redraw(no_redraw, NULL);
+	if (only) {
+		ret = view(c, only, msg, sizeof(msg));
+		goto out;
+	}
+	items = calloc(n + 1, sizeof(*items));
+	texts = calloc(n + 1, sizeof(*texts));
+	if (!items || !texts) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ann_sym *s = &c->ap.syms[i];
+		char name[256];
+
+		prof_sanitize(name, sizeof(name), s->name);
+		if (asprintf(&texts[i], "%6.2f%%  %s  [%s]",
+			     c->ap.total ? 100.0 * (double)s->weight / (double)c->ap.total : 0.0,
+			     name, s->module) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		items[i] = texts[i];
+	}
+	for (;;) {
+		tui_erase();
+		tui_title("zt annotate: functions with samples, hottest first (Enter: annotate)");
+		tui_status(msg[0] ? msg : "Enter: annotate | q: quit");
+		msg[0] = 0;
+		sel = tui_menu("annotate", items, (int)n, sel);
+		if (sel < 0)
+			break;
+		ret = view(c, &c->ap.syms[sel], msg, sizeof(msg));
+		if (ret)
+			break;
+	}
+out:
+	sig = tui_end();
+	cmd_setup("annotate", cmd_verbosity);
+	if (msg[0] && only)
+		cmd_error("%s", msg);
+	for (i = 0; texts && i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(items);
+	if (sig && sig != SIGINT)
+		tui_reraise(sig);
+	if (ret < 0) {
+		cmd_error("%s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	return msg[0] && only ? ZT_EXIT_FAIL : ZT_EXIT_OK;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct annotate_cmd c = {.input = "zt.data",
+				 .source = 1,
+				 .demangle = 1,
+				 .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &c.input, "file",
+		 "input file name: zt.data or perf.data (default: zt.data)"},
+		{OPT_STRING, 0, "event", &c.event, "name",
+		 "the event to annotate of a perf.data file with several"},
+		{OPT_STRING, 's', "symbol", &c.symbol, "symbol",
+		 "the function to annotate (as the SYMBOL argument)"},
+		{OPT_STRING, 'd', "dsos", &c.dsos, "dso[,dso...]",
+		 "only functions in these modules"},
+		{OPT_BOOL, 0, "stdio", &c.stdio, NULL,
+		 "text output (default when stdout is not a terminal)"},
+		{OPT_BOOL, 0, "tui", &c.tui, NULL, "the interactive view (default on a terminal)"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
+		{OPT_BOOL, 'l', "print-line", &c.print_line, NULL,
+		 "the source line of hot instructions, and a summary by line first"},
+		{OPT_BOOL, 0, "source", &c.source, NULL,
+		 "source lines between the instructions (default); --no-source: not"},
+		{OPT_BOOL, 0, "asm-raw", &c.asm_raw, NULL, "the instructions' bytes too"},
+		{OPT_STRING, 'M', "disassembler-style", &c.style, "style",
+		 "att (default) or intel"},
+		{OPT_STRING, 0, "percent-type", &c.percent_type, "type",
+		 "local-period (default), global-period, local-hits or global-hits"},
+		{OPT_BOOL, 'n', "show-nr-samples", &c.show_nr, NULL,
+		 "samples instead of percentages"},
+		{OPT_BOOL, 0, "show-total-period", &c.show_period, NULL,
+		 "periods instead of percentages"},
+		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
+		{OPT_BOOL, 'f', "force", &c.force, NULL,
+		 "read the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &c.demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		SYMOPTS_OPTIONS(c.so),
+		SYMOPTS_SYMDB_OPTIONS(c.so),
+		SYMOPTS_KERNEL_OPTIONS(c.so),
+		OPT_EOL,
+	};
+	const struct ann_sym *only = NULL;
+	struct ann_filter filt = {0};
+	int rest, ret;
+
+	ret = opts_parse_permute("annotate", annotate_usage, opts, argc, argv, &rest);
+	cmd_setup("annotate", c.quiet ? -1 : c.so.verbose);
+	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
+		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
+		goto out;
+	}
+	ret = ZT_EXIT_USAGE;
+	if (rest < argc) {
+		if (c.symbol || rest + 1 < argc) {
+			cmd_error("one symbol at a time: '%s' is one too many (the input is given "
+				  "with -i)",
+				  argv[c.symbol ? rest : rest + 1]);
+			goto out;
+		}
+		c.symbol = argv[rest];
+	}
+	if (c.stdio && c.tui) {
+		cmd_error("--stdio and --tui: choose one");
+		goto out;
+	}
+	if (!c.stdio && !c.tui && isatty(STDOUT_FILENO))
+		c.tui = 1;
+	if (c.style && strcmp(c.style, "att") && strcmp(c.style, "intel")) {
+		cmd_error("-M/--disassembler-style '%s': use att or intel", c.style);
+		goto out;
+	}
+	if (c.percent_type && ann_percent_parse(c.percent_type, &c.pct)) {
+		cmd_error("--percent-type '%s': use local-period, global-period, local-hits or "
+			  "global-hits",
+			  c.percent_type);
+		goto out;
+	}
+	if (parse_dsos(&c))
+		goto out;
+	ret = ZT_EXIT_FAIL;
+	if (symopts_init(&c.so, "annotate"))
+		goto out;
+	if (cmd_open_session(&c.ses, c.input, &c.so, c.force, c.event, c.demangle))
+		goto out;
+	c.have_ses = 1;
+	if (!c.ses.prof.nr_samples) {
+		cmd_error("'%s' has no samples", c.input);
+		goto out;
+	}
+	filt.dsos = (const char *const *)c.dso_list;
+	filt.nr_dsos = c.nr_dsos;
+	ret = ann_profile_build(&c.ap, &c.ses.prof, c.ses.pt, &c.ses.ft, &filt);
+	if (ret) {
+		cmd_error("cannot read the samples: %s", strerror(-ret));
+		ret = ZT_EXIT_FAIL;
+		goto out;
+	}
+	ret = ZT_EXIT_FAIL;
+	c.ao.mo = &c.so.mo;
+	c.ao.vmlinux = c.so.vmlinux;
+	c.ao.syntax = c.style && !strcmp(c.style, "intel") ? DISASM_INTEL : DISASM_ATT;
+	c.ao.demangle = c.demangle;
+	if (c.symbol) {
+		char name[256];
+
+		only = ann_profile_find(&c.ap, c.symbol, NULL);
+		if (!only) {
+			prof_sanitize(name, sizeof(name), c.symbol);
+			cmd_error("no samples in '%s'%s: see 'zt report --stdio --no-children' for "
+				  "the functions with samples",
+				  name, c.dsos ? " in those modules" : "");
+			goto out;
+		}
+	}
+	if (!c.ap.nr_syms) {
+		cmd_error("no samples in a function with a symbol in '%s'", c.input);
+		goto out;
+	}
+	ret = c.tui ? run_tui(&c, only) : run_stdio(&c, only);
+out:
+	ann_profile_release(&c.ap);
+	if (c.have_ses)
+		session_close(&c.ses);
+	symopts_release(&c.so);
+	for (size_t i = 0; i < c.nr_dsos; i++)
+		free(c.dso_list[i]);
+	free(c.dso_list);
+	return ret;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The annotate model (perf annotate's): which functions have samples at
+ * their own code, and for one function its machine code, read from the
+ * ELF file the symbol chain finds (build-id cache, the recorded path,
+ * --symfs, debuginfod; -k/--vmlinux for the kernel), disassembled
+ * (symbolizer/disasm.h), each instruction with the samples taken at it
+ * (the sample's leaf address: perf annotate's count), and the source
+ * lines of each instruction from DWARF (symmod: the inline chain too, so
+ * the lines of an inlined function show where its code landed), laid out
+ * as rows of source and instructions as objdump -S interleaves them.
+ * Nothing here prints.
+ */
+#ifndef ZT_ANNOTATE_H
+#define ZT_ANNOTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libprof/frametab.h"
+#include "libprof/proctree.h"
+#include "libprof/profile.h"
+#include "symbolizer/disasm.h"
+#include "symbolizer/symmod.h"
+
+/* A function with samples at its own code (perf annotate's unit). */
+struct ann_sym {
+	const char *name;	     /* borrowed from the frame table */
+	const char *module;	     /* "hot", "libc.so.6", "[kernel.kallsyms]" */
+	const struct prof_mmap *map; /* a mapping of its module (path, build id), or NULL */
+	uint64_t start; /* its start in the module's file (file offset; kernel: address) */
+	int kernel;
+	uint64_t weight, nr;	   /* its samples' period and count */
+	size_t first_hit, nr_hits; /* its addresses in ann_profile.hits */
+};
+
+/* Samples at one address of a function. */
+struct ann_hit {
+	uint64_t off; /* from the function's start */
+	uint64_t weight, nr;
+};
+
+/* Which samples count: those in these modules (perf's -d/--dsos, by name
+ * or path; none: all). Borrowed. */
+struct ann_filter {
+	const char *const *dsos;
+	size_t nr_dsos;
+};
+
+struct ann_profile {
+	struct ann_sym *syms; /* most weight first */
+	size_t nr_syms;
+	struct ann_hit *hits;
+	size_t nr_hits;
+	uint64_t total, total_nr; /* every sample of the event */
+};
+
+/* The functions with samples of p (through ft, over pt; all borrowed and
+ * needed while ap lives), at their samples' leaf addresses. 0 or
+ * -ENOMEM. */
+int ann_profile_build(struct ann_profile *ap, const struct profile *p, const struct proctree *pt,
+		      struct frametab *ft, const struct ann_filter *f);
+void ann_profile_release(struct ann_profile *ap);
+/* The function named name (and in module, when not NULL: a name or a
+ * path's base name), the one with most samples when several are. NULL
+ * when none has samples. */
+const struct ann_sym *ann_profile_find(const struct ann_profile *ap, const char *name,
+				       const char *module);
+
+/* A function of p without samples, by its name and module (a name or a
+ * path's base name), for annotating a caller: 0 with *out filled (start
+ * ANN_BY_NAME: found in the ELF symbols by name), -ENOENT when no
+ * mapping of p is that module. */
+#define ANN_BY_NAME UINT64_MAX
+int ann_sym_by_name(const struct profile *p, const char *name, const char *module,
+		    struct ann_sym *out);
+
+struct ann_opts {
+	const struct symmod_opts *mo; /* symbol sources: cache, --symfs, debuginfod, ... */
+	const char *vmlinux;	      /* kernel code from this ELF file (-k), or NULL */
+	enum disasm_syntax syntax;
+	int demangle; /* names of inlined functions demangled */
+};
+
+/* One instruction. */
+struct ann_insn {
+	struct disasm_insn d;
+	uint64_t off;	     /* from the function's start */
+	uint64_t weight, nr; /* samples at it */
+	const char *target;  /* "zt_hot_a+0x20": where a direct jump or call goes, or NULL */
+	const char *mem;     /* "sink": what a RIP-relative operand names, or NULL */
+	int32_t jump_to;     /* a jump inside the function: the index of its target, else -1 */
+	uint32_t loc;	     /* its source position: locs[loc] (0: none) */
+};
+
+/* A source position: the innermost function of an instruction (an inlined
+ * one, depth > 0, or the function itself) and its file and line. */
+struct ann_loc {
+	const char *func;
+	const char *file; /* as DWARF names it, the directory joined; NULL: unknown */
+	uint32_t line;
+	uint32_t depth;	       /* inlined functions around it */
+	const char *call_file; /* depth > 0: where it was inlined (the caller's line) */
+	uint32_t call_line;
+};
+
+enum ann_row_kind {
+	ANN_ROW_INSN,	/* insn */
+	ANN_ROW_SOURCE, /* line of file, text (NULL: the file cannot be read) */
+	ANN_ROW_FUNC,	/* code of another function starts: loc's func (inlined, or back) */
+};
+
+struct ann_row {
+	enum ann_row_kind kind;
+	uint32_t insn; /* ANN_ROW_INSN */
+	uint32_t loc;  /* ANN_ROW_SOURCE, ANN_ROW_FUNC */
+	uint32_t line; /* ANN_ROW_SOURCE */
+	const char *text;
+};
+
+struct annotation {
+	char *name, *module;
+	char *path;	/* the ELF file the code was read from */
+	uint64_t start; /* the function's virtual address in that file */
+	uint64_t size;
+	unsigned machine; /* EM_X86_64, EM_AARCH64 */
+	struct ann_insn *insns;
+	size_t nr_insns;
+	struct ann_loc *locs; /* locs[0]: none */
+	size_t nr_locs;
+	uint64_t weight, nr;	  /* the samples in the function */
+	uint64_t total, total_nr; /* of the recording (global percentages) */
+	int have_source;	  /* some instruction has a source line */
+	/* private */
+	struct ann_priv *priv;
+};
+
+/*
+ * Annotate s (of ap): find its code, disassemble it, count its samples,
+ * attach source positions. 0, or a negative errno with a reason for the
+ * user in err (n bytes): -ENOENT (no file with its code: "no vmlinux ...",
+ * "'/path' is gone ..."), -ENOEXEC (not ELF, or no code there),
+ * -ENOTSUP (a machine the disassembler does not know), -ENOMEM.
+ */
+int annotation_build(struct annotation *a, const struct ann_profile *ap, const struct ann_sym *s,
+		     const struct ann_opts *o, char *err, size_t n);
+void annotation_release(struct annotation *a);
+
+/*
+ * The rows to show: with source, objdump -S's layout (before the first
+ * instruction of a new position, the lines of its file from after the
+ * last one shown, five lines of context at most, or the line alone when
+ * going back; a function header where the code of an inlined function
+ * starts or ends); without, the instructions only. Borrowed until the
+ * next call or annotation_release(). 0 or -ENOMEM.
+ */
+int annotation_rows(struct annotation *a, int source, const struct ann_row **rows, size_t *n);
+
+/* Instruction indexes by samples, most first (only those with samples):
+ * perf's hottest-first order (TAB). Borrowed like the rows. */
+int annotation_hottest(struct annotation *a, const uint32_t **order, size_t *n);
+
+/* perf's srcline of instruction i ("hot.c:26", "??:0"): into buf. */
+char *annotation_srcline(const struct annotation *a, size_t i, char *buf, size_t n);
+
+#endif
