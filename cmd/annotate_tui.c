@@ -298,6 +298,8 @@ int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
 		draw(&v);
 		key = tui_getkey(-1);
 		v.msg[0] = 0;
+		if (tui_list_key(key, &v.sel, &v.top, v.nr, h))
+			continue;
 		switch (key) {
 		case TUI_KEY_QUIT:
 			return 1;
@@ -313,31 +315,6 @@ int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
 			break;
 		case 'H':
 			go_hot(&v, 0);
-			break;
-		case TUI_KEY_UP:
-		case 'k':
-			v.sel = v.sel ? v.sel - 1 : 0;
-			break;
-		case TUI_KEY_DOWN:
-		case 'j':
-			v.sel = v.sel + 1 < v.nr ? v.sel + 1 : v.sel;
-			break;
-		case TUI_KEY_PGUP:
-			v.sel = v.sel > h ? v.sel - h : 0;
-			v.top = v.top > h ? v.top - h : 0;
-			break;
-		case TUI_KEY_PGDN:
-		case ' ':
-			v.sel = v.sel + h < v.nr ? v.sel + h : (v.nr ? v.nr - 1 : 0);
-			v.top += h;
-			if (v.top + h > v.nr)
-				v.top = v.nr > h ? v.nr - h : 0;
-			break;
-		case TUI_KEY_HOME:
-			v.sel = v.top = 0;
-			break;
-		case TUI_KEY_END:
-			v.sel = v.nr ? v.nr - 1 : 0;
 			break;
 		case TUI_KEY_ENTER:
 		case TUI_KEY_RIGHT: {

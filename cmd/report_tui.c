@@ -1009,32 +1009,9 @@ static int annotate_source(struct browser *b)
 		}
 		if (key == 'q' || key == TUI_KEY_ESC || key == TUI_KEY_LEFT)
 			break;
+		if (tui_list_key(key, &a.sel, &a.top, a.n, h))
+			continue;
 		switch (key) {
-		case TUI_KEY_UP:
-		case 'k':
-			a.sel = a.sel ? a.sel - 1 : 0;
-			break;
-		case TUI_KEY_DOWN:
-		case 'j':
-			a.sel = a.sel + 1 < a.n ? a.sel + 1 : a.sel;
-			break;
-		case TUI_KEY_PGUP:
-			a.sel = a.sel > h ? a.sel - h : 0;
-			a.top = a.top > h ? a.top - h : 0;
-			break;
-		case TUI_KEY_PGDN:
-		case ' ':
-			a.sel = a.sel + h < a.n ? a.sel + h : (a.n ? a.n - 1 : 0);
-			a.top += h;
-			if (a.top + h > a.n)
-				a.top = a.n > h ? a.n - h : 0;
-			break;
-		case TUI_KEY_HOME:
-			a.sel = a.top = 0;
-			break;
-		case TUI_KEY_END:
-			a.sel = a.n ? a.n - 1 : 0;
-			break;
 		case 'h':
 		case '?':
 		case TUI_KEY_F1:

@@ -949,3 +949,35 @@ int tui_menu(const char *title, const char *const *items, int n, int sel)
 	}
 	return ret;
 }
+
+int tui_list_key(int key, size_t *sel, size_t *top, size_t n, size_t h)
+{
+	switch (key) {
+	case TUI_KEY_UP:
+	case 'k':
+		*sel = *sel ? *sel - 1 : 0;
+		return 1;
+	case TUI_KEY_DOWN:
+	case 'j':
+		*sel = *sel + 1 < n ? *sel + 1 : *sel;
+		return 1;
+	case TUI_KEY_PGUP:
+		*sel = *sel > h ? *sel - h : 0;
+		*top = *top > h ? *top - h : 0;
+		return 1;
+	case TUI_KEY_PGDN:
+	case ' ':
+		*sel = *sel + h < n ? *sel + h : (n ? n - 1 : 0);
+		*top += h;
+		if (*top + h > n)
+			*top = n > h ? n - h : 0;
+		return 1;
+	case TUI_KEY_HOME:
+		*sel = *top = 0;
+		return 1;
+	case TUI_KEY_END:
+		*sel = n ? n - 1 : 0;
+		return 1;
+	}
+	return 0;
+}

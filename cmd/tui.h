@@ -153,4 +153,9 @@ int tui_prompt(const char *prompt, char *buf, size_t size);
 int tui_popup(const char *title, const char *text);
 int tui_menu(const char *title, const char *const *items, int n, int sel);
 
+/* The cursor keys of a list of n rows shown h at a time (up/k, down/j,
+ * page up, page down/space, home, end) move *sel and *top. Returns 1 when
+ * key was one of them, else 0. */
+int tui_list_key(int key, size_t *sel, size_t *top, size_t n, size_t h);
+
 #endif
