@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -372,6 +373,16 @@ bool target_fallback(struct target *t, int err)
 	return true;
 }
 
+/* No tracefs where it belongs (a chroot or a container with /sys bound
+ * without its submounts): mount it there, as perf does. 0, or -1. */
+static int mount_tracefs(void)
+{
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		return -1;
+	cmd_info("mounted tracefs on /sys/kernel/tracing (as perf does)");
+	return 0;
+}
+
 int target_check_events(struct target *t)
 {
 	for (size_t k = 0; k < t->nr_evs; k++) {
@@ -381,6 +392,8 @@ int target_check_events(struct target *t)
 
 		if (evsel_is_tracepoint(e)) {
 			err = evsel_tracepoint_id(e, NULL);
+			if (err == -ENODEV && !mount_tracefs())
+				err = evsel_tracepoint_id(e, NULL);
 			if (err == -ENOENT) {
 				char dir[EVSEL_NAME_MAX], *c;
 
@@ -395,8 +408,9 @@ int target_check_events(struct target *t)
 					  "/sys/kernel/tracing: run as root (or give this user "
 					  "tracefs access)", e->event);
 			} else if (err == -ENODEV) {
-				cmd_error("tracepoint '%s': no tracefs here (mount it on "
-					  "/sys/kernel/tracing)", e->event);
+				cmd_error("tracepoint '%s': no tracefs here, and it could not be "
+					  "mounted: mount it with 'mount -t tracefs nodev "
+					  "/sys/kernel/tracing'", e->event);
 			} else if (err) {
 				cmd_error("tracepoint '%s': cannot read its id: %s", e->event,
 					  strerror(-err));
