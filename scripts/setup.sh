@@ -27,6 +27,8 @@ if [ "${1:-}" = "--test" ]; then
 	# libclang-rt-14-dev: libFuzzer and the sanitizers' runtime for clang
 	# (make fuzz, make fuzz-run)
 	pkgs+=(libclang-rt-14-dev)
+	# man-db: t_install checks that man(1) finds the installed pages
+	pkgs+=(man-db)
 	# curl: the zt serve tests talk to the server's HTTP API with it;
 	# lld: a binary laid out as lld lays it out, iproute2: loopback in a
 	# network namespace of its own (t_serve_debuginfod)

@@ -81,10 +81,13 @@ check "perf's tracepoint recording: zt's section is perf's" test "$(sections ztp
 "$ZT" report -i tp.zt --header-only > tph.txt
 check "tracepoint: every event (period 1)" contains tph.txt '^# period : 1$'
 # no tracefs mounted (a chroot, a container): zt mounts it, as perf does
-unshare -m --propagation private sh -c 'umount /sys/kernel/tracing 2> /dev/null
+# (/sys made private in the namespace first: nothing unmounted there
+# reaches the machine's own mounts; "/" may not be a mount point in a chroot)
+unshare -m --propagation unchanged sh -c 'mount --make-rprivate /sys || exit 4
+	umount /sys/kernel/tracing 2> /dev/null
 	umount /sys/kernel/debug 2> /dev/null
 	test -e /sys/kernel/tracing/events && exit 3
-	"$0" record -v -e sched:sched_switch -o tpm.zt -- sleep 0.05' "$ZT" > tpm.out 2>&1
+	exec "$0" record -v -e sched:sched_switch -o tpm.zt -- sleep 0.05' "$ZT" > tpm.out 2>&1
 rc=$?
 check "no tracefs mounted: zt mounts it and records (exit $rc)" test "$rc" = 0
 check "... saying so" contains tpm.out 'mounted tracefs on /sys/kernel/tracing'
