@@ -730,7 +730,10 @@ static int rec_task(struct rd *r, const uint8_t *e, size_t n, uint32_t kind)
 	t.ppid = ld32(e + 12);
 	t.tid = ld32(e + 16);
 	t.ptid = ld32(e + 20);
-	t.ts = ld64(e + 24);
+	/* the sample_id time, as perf orders and applies the record (the body's
+	 * own time is read a little later: a COMM of the new thread may come
+	 * between the two, and perf's order puts it after the FORK) */
+	t.ts = ts ? ts : ld64(e + 24);
 	return profile_add_task(r->p, &t);
 }
 
