@@ -60,3 +60,25 @@ wellformed() {
 	else python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1"; fi
 }
 between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+
+# perf_record_times OUT ARGS...: perf record -e cpu-clock -F 1999 -g of
+# ARGS into OUT, retried. perf 6.1 here often dies in its build-id pass,
+# which is also what stores the first and last samples' times (perf's
+# percent forms of --time, the header's times): after 8 failures, record
+# with -B and set pct=0 (no such times to compare against)
+pct=1
+perf_record_times() {
+	local o=$1 i
+	shift
+	for i in 1 2 3 4 5 6 7 8; do
+		perf record -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf script -i "$o" > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	pct=0
+	echo "  (perf record without -B failed 8 times: -B, no percent --time against perf)"
+	for i in 1 2 3; do
+		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
+			perf script -i "$o" > /dev/null 2>&1 && return 0
+	done 2> /dev/null
+	return 1
+}

@@ -9,25 +9,7 @@
 cd "$T"
 not() { ! "$@"; }
 
-# perf 6.1 here often dies in its build-id pass, which also stores the
-# first and last samples' times (percent --time, the header's times):
-# retry, else -B without those comparisons
-pct=1
-precord() {
-	local o=$1 i
-	shift
-	for i in 1 2 3 4 5 6 7 8; do
-		perf record -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
-			perf report -i "$o" --stdio > /dev/null 2>&1 && return 0
-	done 2> /dev/null
-	pct=0
-	echo "  (perf record without -B failed 8 times: -B, no percent --time against perf)"
-	for i in 1 2 3; do
-		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
-			perf report -i "$o" --stdio > /dev/null 2>&1 && return 0
-	done 2> /dev/null
-	return 1
-}
+precord() { perf_record_times "$@"; }
 # rows NAME ARGS...: perf report's and zt report's entries and call-chain
 # lines (not the # lines), as multisets (entries of equal shares may come
 # in either order); perf 6.1's fp chains have no inline frames: --no-inline

@@ -6,31 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 
-# perf 6.1 here often dies in its build-id pass (stack smashing), which
-# is also what stores the first and last samples' times that perf's
-# percent forms of --time need: retry it, else record with -B (no such
-# times: percents are then checked on zt.data only)
-pct=1
-precord() {
-	local o=$1 i
-	shift
-	for i in 1 2 3 4 5 6 7 8; do
-		perf record -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
-			perf script -i "$o" > /dev/null 2>&1 && return 0
-	done 2> /dev/null
-	pct=0
-	echo "  (perf record without -B failed 8 times: -B, no percent --time against perf)"
-	for i in 1 2 3; do
-		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
-			perf script -i "$o" > /dev/null 2>&1 && return 0
-	done 2> /dev/null
-	return 1
-}
+precord() { perf_record_times "$@"; }
 # what legitimately differs: zt keeps no device and inode numbers of
-# mappings; FORK and EXIT times are the records' own, perf's the trailer's
+# mappings (FORK and EXIT times are perf's: their sample_id time)
 norm() {
-	sed -E 's/ [0-9a-f]{2}:[0-9a-f]{2} [0-9]+ [0-9]+\]: / 00:00 0 0]: /;
-		s/^(.* +[0-9]+) +[0-9]+\.[0-9]+: (PERF_RECORD_(EXIT|FORK))/\1 T: \2/'
+	sed -E 's/ [0-9a-f]{2}:[0-9a-f]{2} [0-9]+ [0-9]+\]: / 00:00 0 0]: /'
 }
 # same NAME ARGS...: zt script and perf script give the same lines
 same() {
