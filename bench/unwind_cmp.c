@@ -263,8 +263,8 @@ static struct lu_mod *mod_find(struct lu *lu, uint64_t addr)
 		;
 	} else if (m->path[0] == '[') {
 		if (!lu->vdso[0] && !lu->vdso_err)
-			lu->vdso_err = vdso_host_copy(lu->p, lu->have_cache ? &lu->cache : NULL,
-						      lu->vdso, sizeof(lu->vdso), &lu->vdso_temp);
+			lu->vdso_err = vdso_path(lu->p, lu->have_cache ? &lu->cache : NULL, &m->build_id,
+						 lu->vdso, sizeof(lu->vdso), &lu->vdso_temp);
 		if (lu->vdso_err)
 			goto bad;
 		snprintf(path, sizeof(path), "%s", lu->vdso);

@@ -380,12 +380,14 @@ static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
 	if (m->build_id.len && r->have_cache &&
 	    !buildid_cache_path(&r->cache, &m->build_id, path, sizeof(path)))
 		goto open;
-	if (!strcmp(m->path, "[vdso]") && !m->build_id.len) {
+	if (!strcmp(m->path, "[vdso]")) {
 		int temp = 0;
 
-		if (vdso_host_copy(r->p, r->have_cache ? &r->cache : NULL, path, sizeof(path), &temp))
+		if (vdso_path(r->p, r->have_cache ? &r->cache : NULL, &m->build_id, path,
+			      sizeof(path), &temp))
 			path[0] = 0;
-		if (symmod_open(&r->mo, path[0] ? path : NULL, NULL, &sm))
+		if (symmod_open(&r->mo, path[0] ? path : NULL,
+				m->build_id.len ? &m->build_id : NULL, &sm))
 			sm = NULL;
 		if (temp)
 			unlink(path);

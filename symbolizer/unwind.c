@@ -204,11 +204,8 @@ static int host_path(struct unwinder *uw, const struct prof_mmap *m, char *out, 
 	if (m->build_id.len && uw->have_cache && !buildid_cache_path(&uw->cache, &m->build_id, out, n))
 		return 0;
 	if (!strcmp(m->path, "[vdso]")) {
-		int ret = vdso_host_copy(uw->p, uw->have_cache ? &uw->cache : NULL, out, n, temp);
-
-		if (ret || !m->build_id.len)
-			return ret;
-		goto check;
+		return vdso_path(uw->p, uw->have_cache ? &uw->cache : NULL, &m->build_id, out, n,
+				 temp);
 	}
 	if (m->path[0] != '/')
 		return -ENOENT;
@@ -219,7 +216,6 @@ static int host_path(struct unwinder *uw, const struct prof_mmap *m, char *out, 
 		out[l - 10] = 0;
 	if (access(out, R_OK))
 		return -errno;
-check:
 	/* a binary replaced since: its CFI would be wrong */
 	if (m->build_id.len && !elf_read_build_id(out, &fb) && fb.len &&
 	    (fb.len != m->build_id.len || memcmp(fb.data, m->build_id.data, fb.len))) {

@@ -13,9 +13,21 @@
  * (every process maps the same image; perf keeps a copy the same way):
  * copied from our own mapping once into the cache directory c, else (c NULL)
  * into a temporary file (*temp set: the caller unlinks it). Its path in buf.
- * Returns 0, -EXDEV for a recording of another host or kernel, or -errno.
+ * With want (the recorded build id, may be NULL or empty) the copy must
+ * carry that build id, whatever host the recording names; without it the
+ * recording's host name and kernel release must be this machine's.
+ * Returns 0, -EXDEV for a recording of another host or kernel, -ESTALE for
+ * another image, or -errno.
  */
-int vdso_host_copy(const struct profile *p, const struct buildid_cache *c, char *buf, size_t n,
-		   int *temp);
+int vdso_host_copy(const struct profile *p, const struct buildid_cache *c,
+		   const struct prof_build_id *want, char *buf, size_t n, int *temp);
+
+/*
+ * The [vdso] image recorded with build id want: this machine's
+ * (vdso_host_copy), else perf's build-id cache copy,
+ * $HOME/.debug/[vdso]/<build id>/vdso. Same returns as vdso_host_copy.
+ */
+int vdso_path(const struct profile *p, const struct buildid_cache *c,
+	      const struct prof_build_id *want, char *buf, size_t n, int *temp);
 
 #endif

@@ -45,6 +45,18 @@ check "two events: --event task-clock" grep -q "of event 'task-clock'" two-2.txt
 "$ZT" report -i two.perf --event no-such --stdio 2> two-3.err
 check "two events: an unknown --event: exit 1, named" bash -c "[ $? -eq 1 ] && grep -q 'no-such' two-3.err"
 
+# [vdso] frames: named from this machine's vDSO, with the build id perf
+# recorded (perf_record_times: its build-id pass) and without one (-B)
+perf_record_times v.perf -- "$WL/hot" clock 0.3 || fail "perf record (vdso)"
+precord -e cpu-clock -o vb.perf -- "$WL/hot" clock 0.3 || fail "perf record -B (vdso)"
+for f in v vb; do
+	preport report -i $f.perf --stdio --no-children --sort dso,sym > perf-$f.txt
+	"$ZT" report -i $f.perf --stdio --no-children --sort dso,sym > zt-$f.txt 2> /dev/null
+	check "[vdso] ($f.perf): named as perf names it ($(awk '$2=="[vdso]" {print $4; exit}' perf-$f.txt))" \
+		diff <(grep -E '^ +[0-9].*\[vdso\]' perf-$f.txt | head -n 3) <(grep -E '^ +[0-9].*\[vdso\]' zt-$f.txt | head -n 3)
+done
+check "[vdso]: perf named __vdso_clock_gettime" grep -q "__vdso_clock_gettime" perf-v.txt
+
 precord -a -e cpu-clock -g -o a.perf -- dd if=/dev/zero of=/dev/null bs=4k count=300000 || fail "perf record -a"
 "$ZT" report -i a.perf --stdio --no-children --sort comm,dso,sym > zt-a.txt
 check "-a: kernel frames named from this machine's kallsyms" \

@@ -84,6 +84,12 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 		run_for(secs / 3);
+	} else if (!strcmp(mode, "clock")) {
+		/* time spent in the vDSO's clock_gettime */
+		double end = now() + secs;
+
+		while (now() < end)
+			;
 	} else if (!strcmp(mode, "rounds")) {
 		long n = argc > 2 ? atol(argv[2]) : 1000, i;
 
@@ -95,7 +101,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "exit")) {
 		return atoi(argv[2]);
 	} else {
-		fprintf(stderr, "usage: hot [hot SECS | spawn SECS CHILD | rounds N | wait | exit CODE]\n");
+		fprintf(stderr, "usage: hot [hot SECS | clock SECS | spawn SECS CHILD | rounds N | wait | exit CODE]\n");
 		return 2;
 	}
 	return 0;
