@@ -20,6 +20,7 @@ struct pt_ev {
 	uint32_t ppid, ptid;
 	uint32_t order;
 	const char *comm;
+	uint64_t raw_ts; /* the event's own time: orders events that ts makes 0 */
 };
 
 /*
@@ -103,6 +104,11 @@ static int ev_cmp(const void *a, const void *b)
 		return x->key < y->key ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	/* events before the first sample all count from the start, in their
+	 * own order (perf.data holds them per ring buffer, not in time order:
+	 * a new thread's COMM may come before the FORK that made it) */
+	if (x->raw_ts != y->raw_ts)
+		return x->raw_ts < y->raw_ts ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -117,6 +123,8 @@ static int mmap_idx_cmp(const void *a, const void *b, void *ctx)
 		return x->pid < y->pid ? -1 : 1;
 	if (pt->ets[i] != pt->ets[j])
 		return pt->ets[i] < pt->ets[j] ? -1 : 1;
+	if (x->ts != y->ts) /* both before the first sample: their own order */
+		return x->ts < y->ts ? -1 : 1;
 	return i < j ? -1 : i > j;
 }
 
@@ -125,6 +133,7 @@ struct pt_bnd {
 	uint64_t ts;
 	uint32_t pid, ppid, order;
 	int fork;
+	uint64_t raw_ts; /* the event's own time (ts may be made 0) */
 };
 
 static int bnd_cmp(const void *a, const void *b)
@@ -135,6 +144,8 @@ static int bnd_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	if (x->raw_ts != y->raw_ts)
+		return x->raw_ts < y->raw_ts ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -333,7 +344,7 @@ static int build_timelines(struct proctree *pt, uint64_t start)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_tasks; i++) {
 		const struct prof_task *t = &p->tasks[i];
-		struct pt_ev e = { eff_ts(t->ts, start), 0, t->ppid, t->ptid, (uint32_t)i, NULL };
+		struct pt_ev e = { eff_ts(t->ts, start), 0, t->ppid, t->ptid, (uint32_t)i, NULL, t->ts };
 
 		if (t->kind == PROF_TASK_COMM || t->kind == PROF_TASK_EXEC) {
 			e.comm = t->comm;
@@ -367,7 +378,7 @@ static int collect_boundaries(const struct profile *p, uint64_t start, struct pt
 		if (t->kind == PROF_TASK_EXEC ||
 		    (t->kind == PROF_TASK_FORK && t->pid != t->ppid))
 			b[n++] = (struct pt_bnd){ eff_ts(t->ts, start), t->pid, t->ppid, (uint32_t)i,
-						  t->kind == PROF_TASK_FORK };
+						  t->kind == PROF_TASK_FORK, t->ts };
 	}
 	qsort(b, n, sizeof(*b), bnd_cmp);
 	*out = b;

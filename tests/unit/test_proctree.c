@@ -199,6 +199,30 @@ static void test_start_and_kernel(void **state)
 	profile_release(&p);
 }
 
+/* Events before the first sample, stored out of time order (perf.data
+ * writes them per ring buffer): a new thread's COMM before its FORK, a
+ * later mapping over an earlier one. Their own times order them. */
+static void test_before_start_order(void **state)
+{
+	struct profile p;
+	struct proctree *pt;
+
+	profile_init(&p);
+	assert_int_equal(profile_set_meta(&p, "time_start", "1000"), 0);
+	add_task(&p, PROF_TASK_COMM, 900, 300, 300, 0, 0, "main");
+	add_task(&p, PROF_TASK_COMM, 960, 300, 302, 0, 0, "worker");
+	add_task(&p, PROF_TASK_FORK, 950, 300, 302, 300, 300, NULL);
+	add_map(&p, 300, 980, 0x1000, 0x1000, "/new");
+	add_map(&p, 300, 970, 0x1000, 0x1000, "/old");
+	assert_int_equal(proctree_new(&p, &pt), 0);
+
+	assert_string_equal(proctree_comm(pt, 300, 302, 1500), "worker");
+	assert_string_equal(proctree_comm(pt, 300, 300, 1500), "main");
+	assert_string_equal(map_at(pt, 300, 1500, 0x1800), "/new");
+	proctree_free(pt);
+	profile_release(&p);
+}
+
 static void test_empty(void **state)
 {
 	struct profile p;
@@ -395,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_random_vs_brute),
 		cmocka_unit_test(test_nested_vs_brute),
 		cmocka_unit_test(test_thread_spans),
+		cmocka_unit_test(test_before_start_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
