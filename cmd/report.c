@@ -1263,6 +1263,8 @@ static void setup_chains(struct report *r, int has_cg)
 		r->order = HIST_CHAIN_CALLER;
 	if (!r->order) /* perf: callers first with Children, callees first without */
 		r->order = r->children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
+	/* --max-stack 0: the sample's own address only, in either order */
+	r->mo.max_stack_outer = r->order == HIST_CHAIN_CALLER && r->max_stack != 0;
 	r->mo.chain =
 		r->mode == CHAIN_NONE && !r->tui ? HIST_CHAIN_NONE : (enum hist_chain)r->order;
 	if (!has_cg)

@@ -386,12 +386,23 @@ static size_t self_frame(const struct hist_frame *frames, size_t n)
 	return i;
 }
 
+/* The leading frames outside the chain (hist_frame.outside). */
+static size_t nr_outside(const struct hist_frame *frames, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && frames[i].outside)
+		i++;
+	return i;
+}
+
 /* perf: the leaf's entry gets the whole stack; with children, every other
  * entry the stack from its first place in chain order on. h->cidx holds the
- * entries in chain order; only entries with a tree get paths. */
-static int add_chains(struct hist *h, size_t n, size_t leaf_at, uint64_t weight, uint64_t nr)
+ * n entries of the chain in chain order, leaf_ei is the leaf's entry; only
+ * entries with a tree get paths. */
+static int add_chains(struct hist *h, size_t n, uint32_t leaf_ei, uint64_t weight, uint64_t nr)
 {
-	struct hist_entry *leaf = &h->entries[h->cidx[leaf_at]];
+	struct hist_entry *leaf = &h->entries[leaf_ei];
 	size_t i;
 	int ret = 0;
 
@@ -427,7 +438,8 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 {
 	int chains = h->opts.chain != HIST_CHAIN_NONE && !h->opts.lazy_chains;
 	int callee = h->opts.chain == HIST_CHAIN_CALLEE;
-	size_t i, self_at;
+	size_t i, self_at, k;
+	uint32_t leaf_ei = 0;
 	int ret;
 
 	h->total += weight;
@@ -436,7 +448,8 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 	if (!n)
 		return 0;
 	self_at = self_frame(frames, n);
-	if (chains && (ret = chain_keys(h, frames, n, callee)))
+	k = nr_outside(frames, n);
+	if (chains && (ret = chain_keys(h, frames + k, n - k, callee)))
 		return ret;
 	for (i = 0; i < n; i++) {
 		struct hist_entry *e = find_entry(h, &frames[i]);
@@ -447,9 +460,10 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 		if (i == self_at) {
 			e->self += weight;
 			e->self_nr += nr;
+			leaf_ei = (uint32_t)(e - h->entries);
 		}
-		if (chains)
-			h->cidx[callee ? i : n - 1 - i] = (uint32_t)(e - h->entries);
+		if (chains && i >= k)
+			h->cidx[callee ? i - k : n - 1 - i] = (uint32_t)(e - h->entries);
 		if (eidx)
 			eidx[i] = (uint32_t)(e - h->entries);
 		if (depth > e->depth)
@@ -460,7 +474,7 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 			e->children_nr += nr;
 		}
 	}
-	return chains ? add_chains(h, n, callee ? self_at : n - 1 - self_at, weight, nr) : 0;
+	return chains ? add_chains(h, n - k, leaf_ei, weight, nr) : 0;
 }
 
 int hist_want_chains(struct hist *h, uint64_t min_weight)
@@ -487,7 +501,8 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 		       size_t n, uint64_t weight, uint64_t nr)
 {
 	int callee = h->opts.chain == HIST_CHAIN_CALLEE;
-	size_t i, self_at;
+	size_t i, self_at, k;
+	uint32_t leaf_ei = 0;
 	int ret, any = 0;
 
 	if (!n || h->opts.chain == HIST_CHAIN_NONE)
@@ -499,7 +514,8 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 			return 0;
 	}
 	self_at = self_frame(frames, n);
-	ret = chain_keys(h, frames, n, callee);
+	k = nr_outside(frames, n);
+	ret = chain_keys(h, frames + k, n - k, callee);
 	for (i = 0; !ret && i < n; i++) {
 		uint32_t ei;
 
@@ -512,9 +528,12 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 				return -ENOMEM;
 			ei = (uint32_t)(e - h->entries);
 		}
-		h->cidx[callee ? i : n - 1 - i] = ei;
+		if (i == self_at)
+			leaf_ei = ei;
+		if (i >= k)
+			h->cidx[callee ? i - k : n - 1 - i] = ei;
 	}
-	return ret ? ret : add_chains(h, n, callee ? self_at : n - 1 - self_at, weight, nr);
+	return ret ? ret : add_chains(h, n - k, leaf_ei, weight, nr);
 }
 
 struct sort_ctx {

@@ -517,6 +517,38 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 	return 0;
 }
 
+/* --max-stack in caller order (perf keeps the first max addresses of the
+ * chain in its order): when the stack of group g from frame `from` on has
+ * more than max addresses, frames [*skip_from, *skip_to) are left out: the
+ * sample's own address stays (its frames end with its function), then the
+ * outermost max addresses. Else both 0. */
+static void outer_window(const struct rpriv *p, const struct rgroup *g, uint32_t from,
+			 unsigned max, uint32_t *skip_from, uint32_t *skip_to)
+{
+	uint32_t j, addrs = 0, own = 0, seen = 0;
+
+	for (j = from; j < g->n; j++)
+		if (!p->frames[p->fidx[g->off + j]].inlined)
+			addrs++;
+	if (addrs <= max)
+		return;
+	for (j = from; j < g->n; j++) {
+		if (p->frames[p->fidx[g->off + j]].inlined)
+			continue;
+		seen++;
+		if (seen == 1)
+			own = j + 1;
+		if (seen == addrs - max) {
+			/* the own address left out too when max reaches it */
+			*skip_from = own;
+			*skip_to = j + 1;
+			if (*skip_to < *skip_from)
+				*skip_to = *skip_from;
+			return;
+		}
+	}
+}
+
 /* Each aggregate's frames (without inline frames unless asked) into the
  * histogram: pass 0 counts (and notes entry indexes when a pass 1 adds
  * lazy chains). */
@@ -529,7 +561,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 	for (i = 0; i < p->nr_aggs; i++) {
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
-		uint32_t k, n = 0, *eidx = NULL, addrs;
+		uint32_t k, n = 0, *eidx = NULL, addrs, skip_from, skip_to;
 
 		if (pass) {
 			/* only stacks with an entry that has a tree */
@@ -559,12 +591,17 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 					k = j;
 			}
 		}
+		skip_from = skip_to = 0;
+		if (o->max_stack && o->max_stack_outer)
+			outer_window(p, g, k, o->max_stack, &skip_from, &skip_to);
 		for (addrs = 0; k < g->n; k++) {
 			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
 			struct hist_frame *h;
 
+			if (k >= skip_from && k < skip_to)
+				continue;
 			/* --max-stack: an address's frames end with its function */
-			if (o->max_stack && addrs >= o->max_stack)
+			if (!skip_to && o->max_stack && addrs >= o->max_stack)
 				break;
 			if (!t->inlined)
 				addrs++;
@@ -574,6 +611,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 				continue;
 			h = &p->scratch[n++];
 			*h = *t;
+			h->outside = k < skip_from;
 			h->comm = g->comm;
 			h->parent = p->gparent ? p->gparent[a->group] : 0;
 			h->pid = g->pid;

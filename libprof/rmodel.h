@@ -32,6 +32,9 @@ struct rmodel_opts {
 	const struct rfilter *filter; /* borrowed; NULL: everything */
 	unsigned max_stack;	      /* at most this many addresses of each stack (perf's
 					 --max-stack; an address's inline frames with it); 0: all */
+	int max_stack_outer;	      /* perf's caller order (--children's default, -g caller):
+					 --max-stack keeps the outermost addresses as the chain,
+					 the sample's own address as its entry */
 	int hide_unresolved;	      /* perf's -U: leave out samples whose function is unresolved
 					 and unresolved frames of call chains */
 	const regex_t *parent;	      /* perf's -p: the parent of a sample (HIST_KEY_PARENT) is

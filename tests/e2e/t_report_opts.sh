@@ -59,6 +59,9 @@ same mmaps --mmaps
 rows max-stack --no-children --max-stack 2
 rows max-stack-0 --max-stack 0
 rows max-stack-none --no-children -g none --max-stack 1
+# caller order (--children's default): perf keeps the outermost frames
+rows max-stack-children --max-stack 2 -g caller,0.5,none
+rows max-stack-caller --no-children -g caller --max-stack 3
 rows parent --no-children -g none -p tree_a
 rows parent-x -p tree_a -x
 rows parent-x-callee -p '^tree_' -x --no-children
@@ -133,10 +136,15 @@ check "zt.data --mmaps: the worker under the main thread" grep -qE "^ +[0-9]+ +[
 check "zt.data --mmaps: the workload's mapping" grep -qE "^ {32}[0-9a-f]+-[0-9a-f]+ r-xp [0-9a-f]{8} 0 .*/tree$" zm.txt
 "$ZT" report -i z.data --stdio --no-children -g none --max-stack 1 -U > zu.txt
 check "zt.data -U --max-stack 1: a report" grep -q "\[\.\] leaf_x" zu.txt
-"$ZT" report -i z.data --stdio --no-children -g caller --max-stack 2 > zc.txt
+"$ZT" report -i z.data --stdio --no-children -g callee --max-stack 2 > zc.txt
+"$ZT" report -i z.data --stdio --no-children -g caller --max-stack 2 > zco.txt
 "$ZT" report -i z.data --stdio --no-children -g caller > zc0.txt
 check "zt.data: chains reach run_rounds" grep -qE "^[ |-]+[0-9.%-]*run_rounds$" zc0.txt
-check "zt.data --max-stack 2: not past the caller" not grep -qE "^[ |-]+[0-9.%-]*(run_rounds|main)$" zc.txt
+check "zt.data -g callee --max-stack 2: not past the caller" \
+	not grep -qE "^[ |-]+[0-9.%-]*(run_rounds|main)$" zc.txt
+check "zt.data -g caller --max-stack 2: the outermost frames, not the middle" \
+	bash -c "grep -qE '^[ |-]+[0-9.%-]*(main|start_thread|_start)$' zco.txt &&
+		! grep -qE '^[ |-]+[0-9.%-]*tree_round$' zco.txt"
 "$ZT" report -i z.data --stdio --no-children -g none -p tree_b -x > zp.txt
 check "zt.data -p tree_b -x: only samples under tree_b" \
 	[ "$(awk '!/^#/ && NF {print $NF}' zp.txt | sort -u)" = "tree_b" ]

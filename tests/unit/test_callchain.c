@@ -170,6 +170,31 @@ static void test_caller_children(void **state)
 	hist_release(&h);
 }
 
+/* --max-stack 2 in caller order (perf): the chain is the outermost two
+ * frames, the leaf's own frame outside it (hist_frame.outside) */
+static void test_caller_outside(void **state)
+{
+	struct hist h;
+	struct hist_opts o = { 1, HIST_CHAIN_CALLER };
+	struct hist_frame s[3];
+
+	(void)state;
+	assert_int_equal(hist_init_opts(&h, NULL, 0, &o), 0);
+	s[0] = fr(&h, "leaf");
+	s[1] = fr(&h, "b");
+	s[2] = fr(&h, "main");
+	s[0].outside = 1;
+	assert_int_equal(hist_add_sample(&h, s, 3, 2, 2), 0);
+	assert_string_equal(chains_of(&h, "leaf"), "main>b:2 ");
+	assert_string_equal(chains_of(&h, "main"), "main>b:2 ");
+	assert_string_equal(chains_of(&h, "b"), "b:2 ");
+	assert_int_equal(entry(&h, "leaf")->self, 2);
+	assert_int_equal(entry(&h, "leaf")->children, 2);
+	assert_int_equal(entry(&h, "main")->children, 2);
+	assert_int_equal(entry(&h, "main")->self, 0);
+	hist_release(&h);
+}
+
 static void test_callee_and_self_only(void **state)
 {
 	struct hist h;
@@ -261,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_many_nodes),
 		cmocka_unit_test(test_caller_children),
 		cmocka_unit_test(test_callee_and_self_only),
+		cmocka_unit_test(test_caller_outside),
 		cmocka_unit_test(test_recursion_and_inline),
 		cmocka_unit_test(test_reset_keeps_strings),
 	};
