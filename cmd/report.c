@@ -1265,6 +1265,7 @@ static void setup_chains(struct report *r, int has_cg)
 		r->order = r->children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
 	/* --max-stack 0: the sample's own address only, in either order */
 	r->mo.max_stack_outer = r->order == HIST_CHAIN_CALLER && r->max_stack != 0;
+	r->mo.caller_order = r->order == HIST_CHAIN_CALLER;
 	r->mo.chain =
 		r->mode == CHAIN_NONE && !r->tui ? HIST_CHAIN_NONE : (enum hist_chain)r->order;
 	if (!has_cg)
@@ -1681,8 +1682,8 @@ int cmd_report(int argc, char **argv)
 		{OPT_BOOL, 'T', "threads", &r.threads, NULL,
 		 "show the event count of each thread after the entries"},
 		{OPT_STRING, 0, "ignore-callees", &r.ignore_callees, "regex",
-		 "with --no-children: each sample's stack starts at its outermost function "
-		 "matching regex (its callees forgotten)"},
+		 "functions matching regex get the Self of the samples under them, their "
+		 "callees forgotten (caller order: their callers)"},
 		{OPT_STRING, 'p', "parent", &r.parent, "regex",
 		 "a Parent symbol column: the innermost function of each sample's stack matching "
 		 "regex, or [other]"},
@@ -1857,16 +1858,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	setup_chains(&r, profile_has_callchains(&r.ses.prof));
-	if (r.mode == CHAIN_NONE) /* perf: no call chains read, nothing to ignore */
+	if (r.mode == CHAIN_NONE && !r.mo.children) /* perf: no call chains read, nothing to ignore */
 		r.mo.ignore_callees = NULL;
-	if (r.mo.ignore_callees && (r.mo.children || r.order == HIST_CHAIN_CALLER)) {
-		/* perf then moves each sample's Self to the matched function
-		 * while its chain keeps the callees: not in zt's model */
-		cmd_error("--ignore-callees works in callee order only: add --no-children "
-			  "(and no -G)");
-		ret = ZT_EXIT_USAGE;
-		goto out;
-	}
 	if (profile_nr_events(&r.ses.prof) > 1) {
 		ret = report_events(&r);
 		goto out;

@@ -517,36 +517,71 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 	return 0;
 }
 
-/* --max-stack in caller order (perf keeps the first max addresses of the
- * chain in its order): when the stack of group g from frame `from` on has
- * more than max addresses, frames [*skip_from, *skip_to) are left out: the
- * sample's own address stays (its frames end with its function), then the
- * outermost max addresses. Else both 0. */
-static void outer_window(const struct rpriv *p, const struct rgroup *g, uint32_t from,
-			 unsigned max, uint32_t *skip_from, uint32_t *skip_to)
+/* The frames of a group's stack that perf's chain walk keeps, as frame
+ * indexes (innermost first). perf walks the chain in its order (callee:
+ * from the sample's own address out; caller: from the outermost in), stops
+ * after --max-stack addresses (an address's frames end with its function),
+ * and at each function matching --ignore-callees forgets what it walked so
+ * far and makes that function the sample's own. The chain is [*lo, *hi);
+ * *own is the frame that gets the Self when it is not the chain's first in
+ * index order (caller order: a match, or the sample's own address when the
+ * walk did not reach it), else UINT32_MAX. */
+static void chain_walk(const struct rmodel *m, const struct rgroup *g, const struct rmodel_opts *o,
+		       uint32_t *lo, uint32_t *hi, uint32_t *own)
 {
-	uint32_t j, addrs = 0, own = 0, seen = 0;
+	const struct rpriv *p = m->priv;
+	uint32_t j, addrs = 0, total = 0;
 
-	for (j = from; j < g->n; j++)
-		if (!p->frames[p->fidx[g->off + j]].inlined)
-			addrs++;
-	if (addrs <= max)
-		return;
-	for (j = from; j < g->n; j++) {
-		if (p->frames[p->fidx[g->off + j]].inlined)
-			continue;
-		seen++;
-		if (seen == 1)
-			own = j + 1;
-		if (seen == addrs - max) {
-			/* the own address left out too when max reaches it */
-			*skip_from = own;
-			*skip_to = j + 1;
-			if (*skip_to < *skip_from)
-				*skip_to = *skip_from;
-			return;
+	*lo = 0;
+	*hi = g->n;
+	*own = UINT32_MAX;
+	if (o->max_stack) {
+		for (j = 0; j < g->n; j++)
+			total += !p->frames[p->fidx[g->off + j]].inlined;
+		if (total > o->max_stack && !o->max_stack_outer) {
+			for (j = 0; j < g->n && addrs < o->max_stack; j++)
+				addrs += !p->frames[p->fidx[g->off + j]].inlined;
+			*hi = j;
+		} else if (total > o->max_stack) {
+			for (j = 0; j < g->n && addrs < total - o->max_stack; j++)
+				addrs += !p->frames[p->fidx[g->off + j]].inlined;
+			*lo = j;
+			for (j = 0; j + 1 < g->n && p->frames[p->fidx[g->off + j]].inlined; j++)
+				;
+			*own = j; /* the sample's own function */
 		}
 	}
+	if (!o->ignore_callees)
+		return;
+	for (j = *lo; j < *hi; j++) {
+		const struct hist_frame *t = &p->frames[p->fidx[g->off + j]];
+
+		if (t->inlined || !t->symq ||
+		    regexec(o->ignore_callees, hist_str(&m->hist, t->sym), 0, NULL, 0))
+			continue;
+		if (o->caller_order) {
+			/* the innermost match: the chain from it in */
+			*hi = j + 1;
+			*own = j;
+			return;
+		}
+		*lo = j; /* callee order: the outermost match, from it out */
+	}
+}
+
+/* Frame t of aggregate a (of group g) as the next scratch frame. */
+static void put_frame(struct rpriv *p, const struct hist_frame *t, const struct rgroup *g,
+		      const struct ragg *a, int outside, uint32_t *n)
+{
+	struct hist_frame *h = &p->scratch[(*n)++];
+
+	*h = *t;
+	h->outside = (uint8_t)outside;
+	h->comm = g->comm;
+	h->parent = p->gparent ? p->gparent[a->group] : 0;
+	h->pid = g->pid;
+	h->tid = a->tid;
+	h->cpu = a->cpu;
 }
 
 /* Each aggregate's frames (without inline frames unless asked) into the
@@ -561,7 +596,7 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 	for (i = 0; i < p->nr_aggs; i++) {
 		const struct ragg *a = &p->aggs[i];
 		const struct rgroup *g = &m->groups[a->group];
-		uint32_t k, n = 0, *eidx = NULL, addrs, skip_from, skip_to;
+		uint32_t k, n = 0, *eidx = NULL, lo, hi, own;
 
 		if (pass) {
 			/* only stacks with an entry that has a tree */
@@ -574,49 +609,20 @@ static int add_aggs(struct rmodel *m, const struct rmodel_opts *o, int pass)
 				continue;
 			n = 0;
 		}
-		if (ZT_GROW(p->scratch, p->cap_scratch, g->n))
+		if (ZT_GROW(p->scratch, p->cap_scratch, g->n + 1))
 			return -ENOMEM;
-		k = 0;
-		if (o->ignore_callees) {
-			/* perf: the outermost matching function is the sample's
-			 * own, its callees forgotten */
-			uint32_t j;
-
-			for (j = 0; j < g->n; j++) {
-				const struct hist_frame *t = &p->frames[p->fidx[g->off + j]];
-
-				if (!t->inlined && t->symq &&
-				    !regexec(o->ignore_callees, hist_str(&m->hist, t->sym), 0, NULL,
-					     0))
-					k = j;
-			}
-		}
-		skip_from = skip_to = 0;
-		if (o->max_stack && o->max_stack_outer)
-			outer_window(p, g, k, o->max_stack, &skip_from, &skip_to);
-		for (addrs = 0; k < g->n; k++) {
+		chain_walk(m, g, o, &lo, &hi, &own);
+		if (own != UINT32_MAX && own != lo &&
+		    !(o->hide_unresolved && p->frames[p->fidx[g->off + own]].symq == 0))
+			put_frame(p, &p->frames[p->fidx[g->off + own]], g, a, 1, &n);
+		for (k = lo; k < hi; k++) {
 			const struct hist_frame *t = &p->frames[p->fidx[g->off + k]];
-			struct hist_frame *h;
 
-			if (k >= skip_from && k < skip_to)
-				continue;
-			/* --max-stack: an address's frames end with its function */
-			if (!skip_to && o->max_stack && addrs >= o->max_stack)
-				break;
-			if (!t->inlined)
-				addrs++;
 			if (t->inlined && !o->inline_frames)
 				continue;
 			if (o->hide_unresolved && t->symq == 0)
 				continue;
-			h = &p->scratch[n++];
-			*h = *t;
-			h->outside = k < skip_from;
-			h->comm = g->comm;
-			h->parent = p->gparent ? p->gparent[a->group] : 0;
-			h->pid = g->pid;
-			h->tid = a->tid;
-			h->cpu = a->cpu;
+			put_frame(p, t, g, a, 0, &n);
 		}
 		if (lazy && !pass) {
 			if (ZT_GROW(p->eidx, p->cap_eidx, at + n) ||

@@ -40,8 +40,11 @@ struct rmodel_opts {
 	const regex_t *parent;	      /* perf's -p: the parent of a sample (HIST_KEY_PARENT) is
 					 the innermost function of its stack matching it */
 	int exclude_other;	      /* perf's -x: hide the samples without a parent */
-	const regex_t *ignore_callees; /* perf's --ignore-callees: a sample's stack starts at
-					  its outermost function matching it (callee order) */
+	const regex_t *ignore_callees; /* perf's --ignore-callees: a sample's Self goes to its
+					  outermost function matching it; in callee order its
+					  stack starts there, in caller order (caller_order) its
+					  chain runs from there down to the leaf */
+	int caller_order;	       /* perf's call-chain order is caller first */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */
