@@ -334,7 +334,8 @@ static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only)
 
 static int view(struct annotate_cmd *c, const struct ann_sym *s, char *msg, size_t n)
 {
-	struct annotate_view_opts vo = {profile_get_meta(&c->ses.prof, "event"), c->pct, c->source};
+	struct annotate_view_opts vo = {profile_get_meta(&c->ses.prof, "event"), c->pct, c->source,
+					&c->ap, &c->ses.prof, &c->ao};
 	char err[768];
 	struct annotation a;
 	int ret = annotation_build(&a, &c->ap, s, &c->ao, err, sizeof(err));

@@ -93,6 +93,9 @@ struct view {
 	long hot_at; /* index into hot of the last TAB, -1: none */
 	int source;
 	enum show show;
+	int depth;	   /* calls followed to get here */
+	char search[128];  /* the last search ('/', '?'), for n */
+	int search_back;
 	char msg[256];
 };
 
@@ -217,8 +220,8 @@ static void draw(void *ctx)
 		snprintf(buf, sizeof(buf), "%s", v->msg);
 	else
 		snprintf(buf, sizeof(buf),
-			 "TAB/shift-TAB: next/previous hottest | Enter: follow jump | s: source | "
-			 "t: percent/samples/period | h: help | q: back");
+			 "TAB/shift-TAB: next/previous hottest | Enter: follow jump or call | "
+			 "/: search | s: source | t: percent/samples/period | h: help | q: back");
 	tui_status(buf);
 }
 
@@ -264,17 +267,132 @@ static void go_hot(struct view *v, long at)
 	center(v);
 }
 
+/* The row after (or before, back) sel whose text holds v->search, or -1. */
+static long find_row(const struct view *v, int back)
+{
+	char buf[1024];
+	double pct;
+	size_t i;
+
+	for (i = 1; i <= v->nr; i++) {
+		size_t r = back ? (v->sel + v->nr - i) % v->nr : (v->sel + i) % v->nr;
+
+		if (back ? r >= v->sel : r <= v->sel)
+			break; /* perf's search does not wrap */
+		row_text(v, &v->rows[r], buf, sizeof(buf), &pct);
+		if (strstr(buf, v->search))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* '/', '?' (ask: a new string), 'n': the next line with the string. 1 to quit. */
+static int search(struct view *v, int ask, int back)
+{
+	char text[sizeof(v->search)];
+	long r;
+
+	if (ask) {
+		text[0] = 0;
+		if (!tui_prompt(back ? "Search backwards: " : "Search: ", text, sizeof(text)))
+			return tui_quit_signal() ? 1 : 0;
+		snprintf(v->search, sizeof(v->search), "%s", text);
+		v->search_back = back;
+	}
+	if (!v->search[0]) {
+		snprintf(v->msg, sizeof(v->msg), "no search yet: / searches, ? backwards");
+		return 0;
+	}
+	r = v->nr ? find_row(v, v->search_back) : -1;
+	if (r < 0) {
+		prof_sanitize(text, sizeof(text), v->search);
+		snprintf(v->msg, sizeof(v->msg), "'%s' not found %s", text,
+			 v->search_back ? "above" : "below");
+		return 0;
+	}
+	v->sel = (size_t)r;
+	center(v);
+	return 0;
+}
+
+static int view_at(struct annotation *a, const struct annotate_view_opts *o, int depth);
+
+/* Enter on a call: the callee's annotation, as perf's browser does. 1 to
+ * quit, a negative errno on ENOMEM. */
+static int follow_call(struct view *v, const struct ann_insn *in)
+{
+	const struct annotate_view_opts *o = v->o;
+	const struct ann_sym *s = NULL;
+	struct ann_sym byname;
+	struct annotation callee;
+	char name[256], err[400], shown[256];
+	const char *plus = strchr(in->target, '+');
+	size_t len = plus ? (size_t)(plus - in->target) : strlen(in->target);
+	int ret;
+
+	if (len >= sizeof(name) || (plus && strcmp(plus, "+0x0"))) {
+		prof_sanitize(shown, sizeof(shown), in->target);
+		snprintf(v->msg, sizeof(v->msg), "%.16s goes into %.180s, not to a function's start",
+			 in->d.mnemonic, shown);
+		return 0;
+	}
+	memcpy(name, in->target, len);
+	name[len] = 0;
+	prof_sanitize(shown, sizeof(shown), name);
+	if (v->depth >= 32) {
+		snprintf(v->msg, sizeof(v->msg), "%d calls followed: go back first", v->depth);
+		return 0;
+	}
+	s = ann_profile_find(o->ap, name, v->a->module);
+	if (!s && o->prof && !ann_sym_by_name(o->prof, name, v->a->module, &byname))
+		s = &byname;
+	if (!s) {
+		snprintf(v->msg, sizeof(v->msg), "cannot annotate %.100s: not a function of %.100s", shown,
+			 v->a->module);
+		return 0;
+	}
+	ret = annotation_build(&callee, o->ap, s, o->ao, err, sizeof(err));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		snprintf(v->msg, sizeof(v->msg), "cannot annotate %.100s: %.130s", shown, err);
+		return 0;
+	}
+	/* its percentages against the same totals as the caller's */
+	callee.total = v->a->total;
+	callee.total_nr = v->a->total_nr;
+	ret = view_at(&callee, o, v->depth + 1);
+	annotation_release(&callee);
+	tui_set_redraw(draw, v);
+	return ret;
+}
+
+static int is_call(const char *mnemonic)
+{
+	return !strncmp(mnemonic, "call", 4) || !strcmp(mnemonic, "bl") ||
+	       !strcmp(mnemonic, "blr");
+}
+
 static const char help[] = "TAB, Shift-TAB     the next, the previous hottest instruction\n"
 			   "H                  the hottest instruction\n"
-			   "Enter, Right       follow the jump under the cursor\n"
+			   "Enter, Right       follow the jump under the cursor, or open the\n"
+			   "                   function a call goes to (Left: back)\n"
+			   "/, ?               search forward, backward\n"
+			   "n                  search again\n"
 			   "Up/Down, j/k       move\n"
 			   "PgUp/PgDn, Space   page up/down\n"
 			   "Home/End           first/last line\n"
 			   "s                  show or hide the source lines\n"
 			   "t                  percent, samples, period\n"
+			   "h, F1              this help\n"
 			   "q, Esc, Left       back\n";
 
 int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
+{
+	return view_at(a, o, 0);
+}
+
+static int view_at(struct annotation *a, const struct annotate_view_opts *o, int depth)
 {
 	struct view v;
 	int ret;
@@ -282,6 +400,7 @@ int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
 	memset(&v, 0, sizeof(v));
 	v.a = a;
 	v.o = o;
+	v.depth = depth;
 	v.source = o->source;
 	v.hot_at = -1;
 	ret = annotation_hottest(a, &v.hot, &v.nr_hot);
@@ -325,13 +444,16 @@ int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
 			if (in && in->jump_to >= 0) {
 				v.sel = row_of_insn(&v, (uint32_t)in->jump_to);
 				center(&v);
+			} else if (in && in->target && o->ap && is_call(in->d.mnemonic)) {
+				ret = follow_call(&v, in);
+				if (ret)
+					return ret;
 			} else if (in && in->target) {
 				snprintf(v.msg, sizeof(v.msg), "%s goes to %s, outside %s",
 					 in->d.mnemonic, in->target, a->name);
 			} else {
 				snprintf(v.msg, sizeof(v.msg),
-					 "Enter follows jumps: this line is no jump in the "
-					 "function");
+					 "Enter follows jumps and calls: this line is neither");
 			}
 			break;
 		}
@@ -352,8 +474,16 @@ int annotate_view(struct annotation *a, const struct annotate_view_opts *o)
 		case 't':
 			v.show = (enum show)((v.show + 1) % 3);
 			break;
-		case 'h':
+		case '/':
 		case '?':
+			if (search(&v, 1, key == '?'))
+				return 1;
+			break;
+		case 'n':
+			if (search(&v, 0, 0))
+				return 1;
+			break;
+		case 'h':
 		case TUI_KEY_F1:
 			if (tui_popup("annotate: keys", help) == TUI_KEY_QUIT)
 				return 1;

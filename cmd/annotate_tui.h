@@ -23,11 +23,19 @@ struct annotate_view_opts {
 	const char *event; /* for the title, or NULL */
 	enum ann_percent percent;
 	int source; /* source lines shown at first */
+	/* Enter on a call annotates the function it calls (perf's browser),
+	 * found in ap, else in prof's module by name, built with ao; all
+	 * borrowed. NULL ap: calls are not followed. */
+	const struct ann_profile *ap;
+	const struct profile *prof;
+	const struct ann_opts *ao;
 };
 
 /*
  * Browse a in the started TUI (cmd/tui.h) until the user goes back (q,
- * Esc, Left: 0) or quits (Ctrl-C, a quit signal: 1). The caller's redraw
+ * Esc, Left: 0) or quits (Ctrl-C, a quit signal: 1). Enter follows a jump
+ * inside the function, or opens the function a call goes to (Left comes
+ * back); '/' and '?' search the lines forward and backward, 'n' again. The caller's redraw
  * function is set again by the caller afterwards. A negative errno on
  * ENOMEM.
  */

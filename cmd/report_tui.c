@@ -1093,8 +1093,8 @@ static const struct ann_sym *selected_function(struct browser *b, char *name, si
  * its source lines with theirs. 1 when the user asked to quit. */
 static int annotate(struct browser *b)
 {
-	struct annotate_view_opts vo = { b->o->event, ANN_LOCAL_PERIOD, 1 };
 	struct ann_opts ao = { b->o->symmod, b->o->vmlinux, DISASM_ATT, 1 };
+	struct annotate_view_opts vo = { b->o->event, ANN_LOCAL_PERIOD, 1, &b->ap, b->m->prof, &ao };
 	const struct ann_sym *s;
 	struct annotation a;
 	char name[256], err[400];

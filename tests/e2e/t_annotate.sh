@@ -183,6 +183,10 @@ sel_pct() {
 	"${TM[@]}" capture-pane -e -p -t "$S" | grep -F $'\e[43m' | head -1 |
 		sed -E 's/\x1b\[[0-9;]*m//g' | awk '{print $1}'
 }
+# the highlighted line
+sel_line() {
+	"${TM[@]}" capture-pane -e -p -t "$S" | grep -F $'\e[43m' | head -1 | sed -E 's/\x1b\[[0-9;]*m//g'
+}
 # the percentages of the function's instructions, most first (from --stdio)
 nth_pct() { insns zx.txt | awk '{print $1}' | sort -rn | sed -n "${1}p"; }
 
@@ -223,6 +227,21 @@ check "a on zt_round (Self 0): its code, the calls to zt_hot_a and zt_cold_b" \
 	wait_screen 'call +[0-9a-f]+ <zt_cold_b>'
 check "a on zt_round: the calls' targets named, 0 samples" bash -c \
 	"grep -qE 'call +[0-9a-f]+ <zt_hot_a>' scr.txt && grep -q 'Annotate zt_round: Samples: 0' scr.txt"
+# perf's browser: / searches, Enter on a call opens the callee, Left comes back
+keys / '<' z t _ h o t _ a '>' Enter
+sleep 0.3
+sel_line > sel.txt
+check "/ <zt_hot_a>: the cursor on the call" grep -qE 'call +[0-9a-f]+ <zt_hot_a>' sel.txt
+keys Enter
+check "Enter on the call: zt_hot_a's annotation" wait_screen '^Annotate zt_hot_a: Samples: [1-9]'
+keys Left
+check "Left: back in zt_round" wait_screen '^Annotate zt_round'
+keys n
+check "n: no other line with it below, said" wait_screen "'<zt_hot_a>' not found below"
+keys '?' p u s h Enter
+sleep 0.3
+sel_line > sel.txt
+check "? push: backwards, the push above the call" grep -qE ':  push ' sel.txt
 keys q
 wait_screen "^x\.data: Samples"
 keys q
