@@ -93,7 +93,11 @@ const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum
 	case HIST_KEY_DSO:
 		return hist_str(h, e->f.dso);
 	case HIST_KEY_SYM:
-		snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
+		if (e->f.unmapped) /* perf: "%#.16llx" (0 without its 0x) */
+			snprintf(buf, n, "[%c] %#.16llx", e->f.kernel ? 'k' : '.',
+				 (unsigned long long)e->f.addr);
+		else
+			snprintf(buf, n, "[%c] %s", e->f.kernel ? 'k' : '.', hist_str(h, e->f.sym));
 		return buf;
 	case HIST_KEY_SRCLINE:
 		return hist_str(h, e->f.srcline);

@@ -39,6 +39,8 @@ struct hist_frame {
 	uint32_t pid, tid, cpu; /* of the sample */
 	uint8_t kernel;  /* a kernel frame: [k] rather than [.] */
 	uint8_t inlined; /* a function inlined into its caller (sym ends in " (inlined)") */
+	uint8_t unmapped; /* an address in no mapping: sym is "0x7f12..." (perf's chain
+			     name), the entry shows "0x00007f12..." as perf's does */
 	uint8_t outside; /* the sample's own frame, outside its call chain (the first
 			    frames only: perf's --max-stack in caller order keeps the
 			    outermost frames as the chain, the sample's own as its entry) */

@@ -165,6 +165,12 @@ static int make_templates(struct rmodel *m)
 			ret = hist_intern_clean(&m->hist, name, &h->sym);
 		} else if (f->sym) {
 			ret = intern_ptr(m, f->sym, &h->sym);
+		} else if (!f->kernel && !f->map && f->module && !strcmp(f->module, "[unknown]")) {
+			/* perf names an address in no mapping by itself: an
+			 * entry and a chain node of its own for each */
+			snprintf(name, sizeof(name), "%#llx", (unsigned long long)f->addr);
+			h->unmapped = 1;
+			ret = hist_intern_clean(&m->hist, name, &h->sym);
 		} else {
 			ret = hist_intern_clean(&m->hist, zt_frame_name(f, name, sizeof(name)),
 						&h->sym);
