@@ -126,6 +126,23 @@ void profile_keep_event(struct profile *p, uint32_t idx)
 	}
 }
 
+size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out)
+{
+	size_t i, n = 0;
+	int all = profile_nr_events(p) == 1;
+
+	if (idx >= profile_nr_events(p))
+		return 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		if (!all && p->samples[i].event != idx)
+			continue;
+		if (out)
+			out[n] = p->samples[i];
+		n++;
+	}
+	return n;
+}
+
 int profile_add_task(struct profile *p, const struct prof_task *t)
 {
 	if (GROW(p, tasks))

@@ -206,6 +206,11 @@ static inline size_t profile_nr_events(const struct profile *p)
 /* Keep only the samples of event idx (in order), renumbered as event 0
  * of a table of that event alone. */
 void profile_keep_event(struct profile *p, uint32_t idx);
+/* The samples of event idx, in order, copied into out (room for
+ * p->nr_samples; NULL: only counted). Returns how many there are (0 for
+ * an idx past the table). With one event or none (profile_nr_events() 1),
+ * every sample is event 0's. */
+size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out);
 
 /* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
 const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);
