@@ -40,6 +40,17 @@ void cmd_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cmd_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("note: ", fmt, ap);
+	va_end(ap);
+}
+
 void cmd_info(const char *fmt, ...)
 {
 	va_list ap;

@@ -1630,7 +1630,8 @@ int cmd_report(int argc, char **argv)
 		{OPT_STRING, 'i', "input", &r.input, "file",
 		 "input file name: zt.data or perf.data (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &r.event, "name",
-		 "the event to report of a perf.data file with several"},
+		 "the event to report of a recording with several (default: --stdio a section "
+		 "each, the TUI a menu of them)"},
 		{OPT_BOOL, 0, "stdio", &r.stdio, NULL,
 		 "text output (default when stdout is not a terminal)"},
 		{OPT_BOOL, 0, "tui", &r.tui, NULL,

@@ -198,6 +198,9 @@ int profile_add_event(struct profile *p, const struct prof_event *e, uint32_t *i
 /* The name of event idx: its table entry's, or for a profile without a
  * table, meta "event" for index 0; NULL when unknown. */
 const char *profile_event_name(const struct profile *p, uint32_t idx);
+/* The events' names for a message, "cpu-clock, page-faults" ("?" for one
+ * without a name), cut to fit buf (size n > 0). */
+void profile_event_list(const struct profile *p, char *buf, size_t n);
 /* The number of events the samples may name: nr_events, or 1 without a table. */
 static inline size_t profile_nr_events(const struct profile *p)
 {
