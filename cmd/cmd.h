@@ -36,6 +36,9 @@ void cmd_setup(const char *name, int verbosity);
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "zt CMD: note: ...": something the user may want to know, not a problem
+ * (not with -q) */
+void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int cmd_verbosity;
 
 /* Progress of long work on a terminal: "zt CMD: WHAT: 45% (1234/5678)" on

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Messages, library log routing and the exit-time stdout check. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,36 +21,24 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void cmd_error(const char *fmt, ...)
-{
-	va_list ap;
+/* The message functions: each prints when the verbosity is at least its
+ * own, after its kind ("warning: "). */
+#define CMD_MSG_FN(name, min_verbosity, kind)        \
+	void name(const char *fmt, ...)              \
+	{                                            \
+		va_list ap;                          \
+                                                     \
+		if (cmd_verbosity < (min_verbosity)) \
+			return;                      \
+		va_start(ap, fmt);                   \
+		vmsg(kind, fmt, ap);                 \
+		va_end(ap);                          \
+	}
 
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-void cmd_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cmd_verbosity < 0)
-		return;
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void cmd_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cmd_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
+CMD_MSG_FN(cmd_error, INT_MIN, "")
+CMD_MSG_FN(cmd_warn, 0, "warning: ")
+CMD_MSG_FN(cmd_note, 0, "note: ")
+CMD_MSG_FN(cmd_info, 1, "")
 
 static void lib_log(enum zt_log_level level, const char *msg, void *ctx)
 {

@@ -90,8 +90,10 @@ int cmd_convert(int argc, char **argv)
 	struct symopts so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 };
 	int force = 0;
 	const struct opt opts[] = {
-		{ OPT_STRING, 'i', "input", &in, "file", "the recording: zt.data or perf.data (default zt.data)" },
-		{ OPT_STRING, 0, "event", &event, "name", "the event of a perf.data file with several" },
+		{OPT_STRING, 'i', "input", &in, "file",
+		 "the recording: zt.data or perf.data (default zt.data)"},
+		{OPT_STRING, 0, "event", &event, "name",
+		 "only this event of a recording with several (default: every one)"},
 		{OPT_STRING, 'o', "output", &out, "file",
 		 "the file to write ('-': standard output, not for perf)"},
 		{OPT_STRING, 0, "to", &to, "format",
@@ -99,7 +101,8 @@ int cmd_convert(int argc, char **argv)
 		 "own), perf (perf report/script) or chrome-trace (JSON timeline for Perfetto, "
 		 "speedscope; GPU streams, launch flows); default: from the output's name "
 		 "(.pb.gz, .pprof, perf.data, .perf, .json)"},
-		{ OPT_BOOL, 'f', "force", &force, NULL, "convert the readable part of a damaged file" },
+		{OPT_BOOL, 'f', "force", &force, NULL,
+		 "convert the readable part of a damaged file"},
 		SYMOPTS_NAME_OPTIONS(so),
 		SYMOPTS_OPTIONS(so),
 		SYMOPTS_SYMDB_OPTIONS(so),
@@ -141,9 +144,9 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	ret = ZT_EXIT_FAIL;
-	/* perf.data holds every event (one attr each), the others the first */
+	/* every event: perf.data has an attr each, pprof sample types, the trace categories */
 	if (symopts_init(&so, "convert") ||
-	    cmd_open_session_events(&ses, in, &so, force, event, 1, !strcmp(to, "perf")))
+	    cmd_open_session_events(&ses, in, &so, force, event, 1, 1))
 		goto out;
 	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, !strcmp(to, "pprof"), &gn,
 							 so.full_signature))) {

@@ -36,6 +36,7 @@
 
 struct flame_cmd {
 	const char *input, *output, *event_opt, *title, *subtitle, *colors;
+	char event[160], event_line[192]; /* the event shown, of a recording with several */
 	const char *comm, *pid, *tid, *dso, *cpu, *time, *gpu_weight;
 	int folded, inverted, reverse, diff, force, quiet, demangle, inline_frames, gpu;
 	int width;
@@ -264,8 +265,13 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 	int ret = -1, r;
 
 	memset(&m, 0, sizeof(m));
-	if (cmd_open_session(&ses, path, &c->so, c->force, c->event_opt, c->demangle))
+	if (cmd_open_session_events(&ses, path, &c->so, c->force, c->event_opt, c->demangle, 1))
 		return -1;
+	/* one event of several: the graph says which under its title */
+	if (!c->event[0] && (c->event_opt || profile_nr_events(&ses.prof) > 1) &&
+	    profile_event_name(&ses.prof, 0))
+		prof_sanitize(c->event, sizeof(c->event), profile_event_name(&ses.prof, 0));
+	cmd_first_event(&ses, "--event");
 	if (!ses.prof.nr_samples)
 		cmd_warn("'%s' has no samples", path);
 	else if (!profile_has_callchains(&ses.prof))
@@ -473,8 +479,8 @@ int cmd_flame(int argc, char **argv)
 		 "the input is folded stacks (\"a;b;c COUNT\", as zt script --folded writes)"},
 		{OPT_BOOL, 0, "diff", &c.diff, NULL,
 		 "differential graph of two inputs OLD NEW: widths of NEW, red grew, blue shrank"},
-		{OPT_STRING, 0, "event", &c.event_opt, "name",
-		 "the event to show of a perf.data file with several"},
+		{OPT_STRING, 'e', "event", &c.event_opt, "name",
+		 "the event to show of a recording with several (default: the first)"},
 		{OPT_BOOL, 0, "gpu", &c.gpu, NULL,
 		 "the GPU graph of a zt record --gpu recording: launch stack, kernel, device "
 		 "functions, source line, stall reason"},
@@ -595,6 +601,10 @@ int cmd_flame(int argc, char **argv)
 		cmd_warn("no samples to draw: the graph is empty");
 	so.title = c.title;
 	so.subtitle = c.subtitle;
+	if (!c.subtitle && c.event[0]) {
+		snprintf(c.event_line, sizeof(c.event_line), "Event: %s", c.event);
+		so.subtitle = c.event_line;
+	}
 	so.width = (unsigned)c.width;
 	so.minwidth = c.minwidth;
 	so.colors = c.colors;

@@ -51,6 +51,23 @@ int cmd_open_session_events(struct session *s, const char *path, const struct sy
 	return session_open(s, path, &o);
 }
 
+void cmd_first_event(struct session *s, const char *option)
+{
+	char raw[512], list[512], first[128];
+	const char *name;
+	size_t nr = profile_nr_events(&s->prof);
+
+	if (nr < 2)
+		return;
+	name = profile_event_name(&s->prof, 0);
+	prof_sanitize(first, sizeof(first), name ? name : "?");
+	profile_event_list(&s->prof, raw, sizeof(raw));
+	prof_sanitize(list, sizeof(list), raw);
+	cmd_note("'%s' has %zu events (%s): showing %s; choose one with %s NAME", s->path, nr,
+		 list, first, option);
+	profile_keep_event(&s->prof, 0);
+}
+
 const char *cmd_default_input(void)
 {
 	struct stat st;

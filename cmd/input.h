@@ -20,6 +20,11 @@ int cmd_open_session(struct session *s, const char *path, const struct symopts *
 int cmd_open_session_events(struct session *s, const char *path, const struct symopts *so,
 			    int force, const char *event, int demangle, int all);
 
+/* A session opened with every event (cmd_open_session_events(), all set)
+ * for a command that shows one: with several, keep the first, and say so
+ * in a note naming the others and how to pick one (option: "--event"). */
+void cmd_first_event(struct session *s, const char *option);
+
 /* The recording read when no -i is given: standard input ("-") when it is
  * a pipe (perf's rule: `zt record -o - | zt report`), else zt.data. */
 const char *cmd_default_input(void);

@@ -1590,25 +1590,14 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 static int report_events(struct report *r)
 {
 	const struct profile *p = &r->ses.prof;
-	struct prof_sample *sub = malloc(p->nr_samples * sizeof(*sub));
 	const struct hist_entry **rows;
-	size_t nrows, n, i;
+	size_t nrows;
 	int ret = 0;
 
-	if (!sub) {
-		cmd_error("cannot build the report: %s", strerror(ENOMEM));
-		return ZT_EXIT_FAIL;
-	}
 	for (r->ev = 0; !ret && r->ev < p->nr_events; r->ev++) {
-		struct rmodel_input in = { sub, NULL, 0, NULL };
-
-		for (i = n = 0; i < p->nr_samples; i++)
-			if (p->samples[i].event == r->ev)
-				sub[n++] = p->samples[i];
-		if (!n)
+		if (!profile_event_samples(p, r->ev, NULL))
 			continue;
-		in.nr = n;
-		ret = rmodel_init_with(&r->m, p, r->ses.pt, &r->ses.ft, &in, NULL, NULL);
+		ret = rmodel_init_event(&r->m, p, r->ses.pt, &r->ses.ft, r->ev, NULL, NULL);
 		if (!ret)
 			ret = rmodel_build(&r->m, &r->mo);
 		if (!ret)
@@ -1619,7 +1608,6 @@ static int report_events(struct report *r)
 		memset(&r->m, 0, sizeof(r->m));
 		r->section++;
 	}
-	free(sub);
 	if (ret) {
 		cmd_error("cannot build the report: %s", strerror(-ret));
 		return ZT_EXIT_FAIL;
@@ -1645,7 +1633,8 @@ int cmd_report(int argc, char **argv)
 		{OPT_STRING, 'i', "input", &r.input, "file",
 		 "input file name: zt.data or perf.data (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &r.event, "name",
-		 "the event to report of a perf.data file with several"},
+		 "the event to report of a recording with several (default: --stdio a section "
+		 "each, the TUI a menu of them)"},
 		{OPT_BOOL, 0, "stdio", &r.stdio, NULL,
 		 "text output (default when stdout is not a terminal)"},
 		{OPT_BOOL, 0, "tui", &r.tui, NULL,
@@ -1720,6 +1709,7 @@ int cmd_report(int argc, char **argv)
 		OPT_EOL,
 	};
 	struct cmd_progress prog = {0};
+	struct report_tui_opts tui_opts;
 	double t0 = now_ms(), t1, t2, t3;
 	const struct hist_entry **rows;
 	char gbuf[256];
@@ -1824,9 +1814,8 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	/* --stdio: every event, one section each, as perf */
-	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle,
-				    !r.tui && !r.gpu)) {
+	/* every event: --stdio has one section each, the TUI a menu of them, as perf */
+	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle, !r.gpu)) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
@@ -1860,8 +1849,17 @@ int cmd_report(int argc, char **argv)
 	setup_chains(&r, profile_has_callchains(&r.ses.prof));
 	if (r.mode == CHAIN_NONE && !r.mo.children) /* perf: no call chains read, nothing to ignore */
 		r.mo.ignore_callees = NULL;
+	tui_opts = (struct report_tui_opts){.mo = r.mo,
+					    .filter = &r.filt,
+					    .percent_limit = r.percent_limit,
+					    .chain_min_percent = r.chain_min,
+					    .input = r.input,
+					    .event_idx = -1,
+					    .symmod = &r.so.mo,
+					    .vmlinux = r.so.vmlinux};
 	if (profile_nr_events(&r.ses.prof) > 1) {
-		ret = report_events(&r);
+		ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft, &tui_opts)
+			    : report_events(&r);
 		goto out;
 	}
 	{
@@ -1886,13 +1884,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (r.tui) {
-		struct report_tui_opts to = {r.mo,	  &r.filt, r.percent_limit,
-					     r.chain_min, r.input, NULL};
-
-		to.event = profile_get_meta(&r.ses.prof, "event");
-		to.symmod = &r.so.mo;
-		to.vmlinux = r.so.vmlinux;
-		ret = report_tui(&r.m, &to);
+		tui_opts.event = profile_get_meta(&r.ses.prof, "event");
+		ret = report_tui(&r.m, &tui_opts);
 		goto out;
 	}
 	ret = print_stdio(&r, rows, nrows);

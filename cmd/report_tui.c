@@ -42,6 +42,10 @@ struct row {
 
 enum zoom { ZOOM_THREAD = 1, ZOOM_DSO = 2 };
 
+/* How a browser of one event among several ends: the user quits, goes
+ * back to the menu of events, or to the next or previous event. */
+enum leave { LEAVE_QUIT, LEAVE_BACK, LEAVE_NEXT, LEAVE_PREV };
+
 struct browser {
 	struct rmodel *m;
 	const struct report_tui_opts *o;
@@ -74,6 +78,8 @@ struct browser {
 	struct ann_profile ap; /* the annotate model's functions, made on the first annotation */
 	int have_ap;
 	struct ann_sym byname; /* a function without samples of its own (a caller) */
+	int multi;	       /* one event of several: Esc, Left, Tab leave to the menu */
+	enum leave leave;      /* how run() ended */
 };
 
 /* ---- text of lines ------------------------------------------------------ */
@@ -1060,7 +1066,9 @@ static const struct ann_sym *selected_function(struct browser *b, char *name, si
 	}
 	snprintf(name, n, "%s", sym);
 	if (!b->have_ap) {
-		ret = ann_profile_build(&b->ap, b->m->prof, b->m->pt, b->m->ft, NULL);
+		struct ann_filter af = {NULL, 0, b->o->event_idx >= 0, (uint32_t)b->o->event_idx};
+
+		ret = ann_profile_build(&b->ap, b->m->prof, b->m->pt, b->m->ft, &af);
 		if (ret) {
 			snprintf(b->msg, sizeof(b->msg), "cannot annotate '%s': %s", name,
 				 strerror(-ret));
@@ -1411,8 +1419,11 @@ static const char help_text[] =
 	"a                  annotate the selected function: its instructions and source\n"
 	"L                  change the percent limit\n"
 	"P                  write the view (expanded chains too) to zt.hist.N\n"
-	"h, ?, F1           this help\n"
-	"q, Esc, Ctrl-C     quit (Esc when not zoomed)\n";
+	"h, ?, F1           this help\n";
+static const char help_one[] = "q, Esc, Ctrl-C     quit (Esc when not zoomed)\n";
+static const char help_multi[] = "Tab, Shift-Tab     the next, the previous event\n"
+				 "Esc, Left          back to the events (when not zoomed)\n"
+				 "q, Ctrl-C          quit\n";
 
 /* ---- the browser ----------------------------------------------------------- */
 
@@ -1445,18 +1456,31 @@ static int run(struct browser *b)
 		draw(b);
 		key = tui_getkey(-1);
 		b->msg[0] = 0;
+		b->leave = LEAVE_QUIT;
 		switch (key) {
 		case TUI_KEY_QUIT:
 		case 'q':
 			return 0;
 		case TUI_KEY_ESC:
-			if (!b->nr_zooms)
-				return 0;
-			ret = zoom(b, b->zooms[b->nr_zooms - 1]);
-			break;
 		case TUI_KEY_LEFT:
-			if (b->nr_zooms)
+			if (b->nr_zooms) {
 				ret = zoom(b, b->zooms[b->nr_zooms - 1]);
+				break;
+			}
+			/* perf: back to the menu of events; with one, Esc quits */
+			if (b->multi) {
+				b->leave = LEAVE_BACK;
+				return 0;
+			}
+			if (key == TUI_KEY_ESC)
+				return 0;
+			break;
+		case TUI_KEY_TAB:
+		case TUI_KEY_BTAB:
+			if (b->multi) {
+				b->leave = key == TUI_KEY_TAB ? LEAVE_NEXT : LEAVE_PREV;
+				return 0;
+			}
 			break;
 		case TUI_KEY_UP:
 		case 'k':
@@ -1537,10 +1561,15 @@ static int run(struct browser *b)
 			break;
 		case 'h':
 		case '?':
-		case TUI_KEY_F1:
-			if (tui_popup("zt report: keys", help_text) == TUI_KEY_QUIT)
+		case TUI_KEY_F1: {
+			char help[sizeof(help_text) + sizeof(help_multi)];
+
+			snprintf(help, sizeof(help), "%s%s", help_text,
+				 b->multi ? help_multi : help_one);
+			if (tui_popup("zt report: keys", help) == TUI_KEY_QUIT)
 				return 0;
 			break;
+		}
 		case TUI_KEY_RESIZE:
 		case TUI_KEY_NONE:
 			break;
@@ -1559,15 +1588,57 @@ static int run(struct browser *b)
 	}
 }
 
-int report_tui(struct rmodel *m, const struct report_tui_opts *o)
+/* Take over the terminal: 0, or -1 after a message. */
+static int start_screen(void)
+{
+	int ret = tui_init();
+	const char *term = getenv("TERM");
+
+	if (!ret)
+		return 0;
+	if (ret == -ENOTTY)
+		cmd_error("cannot start the browser: not a terminal (use --stdio)");
+	else if (ret == -EINVAL)
+		cmd_error("cannot start the browser: terminal type '%s' unknown or not "
+			  "full-screen (set TERM, or use --stdio)",
+			  term ? term : "");
+	else
+		cmd_error("cannot start the browser: %s (use --stdio)", strerror(-ret));
+	return -1;
+}
+
+/* Give the terminal back; ret nonzero: the fatal error err, said now. A
+ * quit signal other than SIGINT then ends the process as it would have.
+ * An exit code. */
+static int end_screen(int ret, const char *err)
+{
+	int sig = tui_end();
+
+	cmd_setup("report", cmd_verbosity);
+	if (ret) {
+		cmd_error("cannot update the report: %s", err);
+		ret = ZT_EXIT_FAIL;
+	}
+	if (sig && sig != SIGINT)
+		tui_reraise(sig); /* SIGTERM, SIGHUP, SIGQUIT: end as the signal says */
+	return ret;
+}
+
+/* Browse m (built with o->mo) on the started screen until the user leaves
+ * (*leave: how). 0, or a negative errno with its message in err. The log
+ * goes to the browser's status bar meanwhile, and is left pointing nowhere
+ * useful: the caller sets it again. */
+static int browse(struct rmodel *m, const struct report_tui_opts *o, int multi, enum leave *leave,
+		  char *err, size_t errlen)
 {
 	struct browser b;
-	int ret, sig;
+	int ret;
 
 	memset(&b, 0, sizeof(b));
 	b.m = m;
 	b.o = o;
 	b.mo = o->mo;
+	b.multi = multi;
 	b.percent_limit = o->percent_limit;
 	if (o->filter)
 		b.zf = *o->filter;
@@ -1577,38 +1648,16 @@ int report_tui(struct rmodel *m, const struct report_tui_opts *o)
 	/* the model is built with these options already: sort only */
 	ret = resort(&b);
 	if (ret) {
-		cmd_error("cannot build the report: %s", strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-		goto out;
+		snprintf(b.err, sizeof(b.err), "%s", strerror(ret == -1 ? ENOMEM : -ret));
+	} else {
+		/* library warnings go to the status bar, not over the screen */
+		zt_log_set(on_log, &b);
+		tui_set_redraw(draw, &b);
+		ret = run(&b);
 	}
-	ret = tui_init();
-	if (ret) {
-		const char *term = getenv("TERM");
-
-		if (ret == -ENOTTY)
-			cmd_error("cannot start the browser: not a terminal (use --stdio)");
-		else if (ret == -EINVAL)
-			cmd_error("cannot start the browser: terminal type '%s' unknown or not "
-				  "full-screen (set TERM, or use --stdio)", term ? term : "");
-		else
-			cmd_error("cannot start the browser: %s (use --stdio)",
-				  strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-		goto out;
-	}
-	/* library warnings go to the status bar, not over the screen */
-	zt_log_set(on_log, &b);
-	tui_set_redraw(draw, &b);
-	ret = run(&b);
-	sig = tui_end();
-	cmd_setup("report", cmd_verbosity);
-	if (ret) {
-		cmd_error("cannot update the report: %s", b.err);
-		ret = ZT_EXIT_FAIL;
-	}
-	if (sig && sig != SIGINT)
-		tui_reraise(sig); /* SIGTERM, SIGHUP, SIGQUIT: end as the signal says */
-out:
+	zt_log_set(NULL, NULL);
+	*leave = b.leave;
+	snprintf(err, errlen, "%s", b.err);
 	if (b.have_ap)
 		ann_profile_release(&b.ap);
 	free(b.zdso);
@@ -1617,4 +1666,146 @@ out:
 	free(b.unfolded_e);
 	free(b.unfolded_n);
 	return ret;
+}
+
+int report_tui(struct rmodel *m, const struct report_tui_opts *o)
+{
+	char err[256];
+	enum leave leave;
+	int ret;
+
+	if (start_screen())
+		return ZT_EXIT_FAIL;
+	ret = browse(m, o, 0, &leave, err, sizeof(err));
+	return end_screen(ret, err);
+}
+
+/* ---- several events: perf's menu of them ----------------------------------- */
+
+struct evmenu {
+	const struct profile *prof;
+	size_t nr;	      /* events */
+	uint64_t *nr_samples; /* each one's */
+	size_t sel, top;
+	char msg[512];
+};
+
+static void menu_draw(void *ctx)
+{
+	struct evmenu *mn = ctx;
+	int h = tui_rows() - 2, y;
+	char nr[32], name[256], line[320];
+
+	if (h < 1)
+		h = 1;
+	if (mn->sel < mn->top)
+		mn->top = mn->sel;
+	if (mn->sel >= mn->top + (size_t)h)
+		mn->top = mn->sel - (size_t)h + 1;
+	tui_erase();
+	tui_title("Available samples");
+	for (y = 0; y < h && mn->top + (size_t)y < mn->nr; y++) {
+		size_t i = mn->top + (size_t)y;
+		const char *ev = profile_event_name(mn->prof, (uint32_t)i);
+
+		/* perf: "%lu%c%s%s", the count scaled as convert_unit() does */
+		scaled(nr, sizeof(nr), mn->nr_samples[i]);
+		prof_sanitize(name, sizeof(name), ev && *ev ? ev : "[unknown]");
+		snprintf(line, sizeof(line), "%s %s", nr, name);
+		tui_line(y + 1, i == mn->sel ? TUI_SELECTED : TUI_NORMAL, line);
+	}
+	if (mn->msg[0]) {
+		prof_sanitize(line, sizeof(line), mn->msg);
+		tui_status(line);
+	} else {
+		tui_status("ESC: exit, ENTER|->: Browse histograms");
+	}
+}
+
+static void menu_log(enum zt_log_level level, const char *msg, void *ctx)
+{
+	struct evmenu *mn = ctx;
+
+	if (level <= ZT_LOG_WARN)
+		snprintf(mn->msg, sizeof(mn->msg), "%s", msg);
+}
+
+/* Browse event ev and those Tab and Shift-Tab go to; *leave: how the last
+ * one was left. 0 or a negative errno with its message in err. */
+static int browse_events(struct evmenu *mn, struct frametab *ft, const struct proctree *pt,
+			 const struct report_tui_opts *o, enum leave *leave, char *err,
+			 size_t errlen)
+{
+	struct report_tui_opts eo = *o;
+	struct rmodel m;
+	int ret;
+
+	for (;;) {
+		eo.event = profile_event_name(mn->prof, (uint32_t)mn->sel);
+		eo.event_idx = (int)mn->sel;
+		ret = rmodel_init_event(&m, mn->prof, pt, ft, (uint32_t)mn->sel, NULL, NULL);
+		if (!ret)
+			ret = rmodel_build(&m, &o->mo);
+		if (ret)
+			snprintf(err, errlen, "%s", strerror(-ret));
+		else
+			ret = browse(&m, &eo, 1, leave, err, errlen);
+		rmodel_release(&m);
+		if (ret || (*leave != LEAVE_NEXT && *leave != LEAVE_PREV))
+			return ret;
+		if (*leave == LEAVE_NEXT)
+			mn->sel = mn->sel + 1 < mn->nr ? mn->sel + 1 : 0;
+		else
+			mn->sel = mn->sel ? mn->sel - 1 : mn->nr - 1;
+	}
+}
+
+int report_tui_events(const struct profile *prof, const struct proctree *pt, struct frametab *ft,
+		      const struct report_tui_opts *o)
+{
+	struct evmenu mn = {.prof = prof, .nr = profile_nr_events(prof)};
+	char err[256] = "";
+	size_t i;
+	int ret = 0;
+
+	mn.nr_samples = calloc(mn.nr, sizeof(*mn.nr_samples));
+	if (!mn.nr_samples) {
+		cmd_error("cannot build the report: %s", strerror(ENOMEM));
+		return ZT_EXIT_FAIL;
+	}
+	for (i = 0; i < mn.nr; i++)
+		mn.nr_samples[i] = profile_event_samples(prof, (uint32_t)i, NULL);
+	if (start_screen()) {
+		free(mn.nr_samples);
+		return ZT_EXIT_FAIL;
+	}
+	for (;;) {
+		enum leave leave;
+		int key;
+
+		zt_log_set(menu_log, &mn);
+		tui_set_redraw(menu_draw, &mn);
+		menu_draw(&mn);
+		key = tui_getkey(-1);
+		mn.msg[0] = 0;
+		if (key == 'q' || key == TUI_KEY_QUIT)
+			break;
+		if (key == TUI_KEY_ESC) {
+			/* perf asks, as Esc also leaves a histogram for this menu */
+			key = tui_popup(NULL, "Do you really want to exit?\n\nEnter: Yes, ESC: No");
+			if (key == TUI_KEY_ENTER || key == 'y' || key == 'Y' || key == TUI_KEY_QUIT)
+				break;
+			continue;
+		}
+		if (key == TUI_KEY_ENTER || key == TUI_KEY_RIGHT) {
+			ret = browse_events(&mn, ft, pt, o, &leave, err, sizeof(err));
+			if (ret || leave == LEAVE_QUIT)
+				break;
+			continue;
+		}
+		tui_list_key(key, &mn.sel, &mn.top, mn.nr,
+			     (size_t)(tui_rows() > 3 ? tui_rows() - 2 : 1));
+	}
+	free(mn.nr_samples);
+	return end_screen(ret, err);
 }

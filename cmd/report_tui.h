@@ -14,6 +14,8 @@ struct report_tui_opts {
 	double chain_min_percent;  /* -g graph,0.5: chain branches below are hidden */
 	const char *input;         /* file name, for the title and the status bar */
 	const char *event;         /* the event name, or NULL */
+	int event_idx;             /* with several events: the one browsed (annotations
+				      count its samples only); -1: every sample */
 	const struct symmod_opts *symmod; /* symbol sources, for annotations (NULL: defaults) */
 	const char *vmlinux;       /* -k: kernel code for annotations, or NULL */
 };
@@ -22,5 +24,18 @@ struct report_tui_opts {
  * on every way out, a fatal signal included. Returns an exit code (0, or 1
  * after an error message). */
 int report_tui(struct rmodel *m, const struct report_tui_opts *o);
+
+/*
+ * A profile with several events (perf report's TUI): first perf's menu
+ * "Available samples", one line per event with its number of samples
+ * ("1K cpu-clock"); Enter or Right browses that event's entries (its
+ * model made then, rmodel_init_event() built with o->mo); there Esc or
+ * Left (not zoomed) goes back to the menu, Tab and Shift-Tab to the next
+ * and previous event, q quits. Esc in the menu asks before quitting.
+ * prof, pt and ft are borrowed (the session's). An exit code, as
+ * report_tui().
+ */
+int report_tui_events(const struct profile *prof, const struct proctree *pt, struct frametab *ft,
+		      const struct report_tui_opts *o);
 
 #endif

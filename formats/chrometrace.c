@@ -32,7 +32,7 @@ enum { E_SLICE = 1, E_LAUNCH, E_FLOW_S, E_KERNEL, E_MEMOP, E_FLOW_F };
 struct cev {
 	uint64_t ts, dur;
 	uint32_t pid, tid, kind, depth;
-	uint32_t a, b; /* SLICE: name id; LAUNCH: launch index, stack group; FLOW: id;
+	uint32_t a, b; /* SLICE: name id, event; LAUNCH: launch index, stack group; FLOW: id;
 			  KERNEL, MEMOP: record index */
 	uint32_t x, y; /* LAUNCH: the gpu_ev kind and index it is named after */
 };
@@ -273,19 +273,44 @@ static int group_names(struct ct *c, uint32_t gi)
 	return 0;
 }
 
+/* The event of sample s (0 with one event), as lanes are numbered. */
+static uint32_t sample_event(const struct profile *p, const struct prof_sample *s)
+{
+	if (profile_nr_events(p) < 2)
+		return 0;
+	return s->event < CHROMETRACE_MAX_EVENTS ? s->event : CHROMETRACE_MAX_EVENTS - 1;
+}
+
+/* The thread of sample s in the trace: its own for the first event, a lane
+ * of its own for each other one (the slices of a thread must nest). */
+static uint32_t sample_tid(const struct profile *p, const struct prof_sample *s)
+{
+	return s->tid % CHROMETRACE_EVENT_TIDS + sample_event(p, s) * CHROMETRACE_EVENT_TIDS;
+}
+
 /* The sampling period: how long a sample stands for. */
 static uint64_t sample_period(const struct profile *p, const struct prof_sample *s)
 {
 	const char *ev = profile_get_meta(p, "event"), *freq = profile_get_meta(p, "freq");
-	size_t n = ev ? strcspn(ev, ":/") : 0;
-	uint64_t f;
+	size_t n;
+	uint64_t f = 0;
 
+	if (profile_nr_events(p) > 1 && s->event < p->nr_events) {
+		const struct prof_event *e = &p->events[s->event];
+
+		ev = e->name;
+		freq = NULL;
+		f = e->flags & PROF_EV_FREQ ? e->period : 0;
+	} else if (freq) {
+		f = strtoull(freq, NULL, 10);
+	}
+	n = ev ? strcspn(ev, ":/") : 0;
 	if (ev &&
 	    ((n == 9 && !strncmp(ev, "cpu-clock", n)) ||
 	     (n == 10 && !strncmp(ev, "task-clock", n))) &&
 	    s->weight && s->weight < 10000000000ull)
 		return s->weight;
-	if (freq && (f = strtoull(freq, NULL, 10)) > 0 && f <= 1000000000ull)
+	if (f > 0 && f <= 1000000000ull)
 		return 1000000000ull / f;
 	return 1000000;
 }
@@ -301,10 +326,12 @@ static int sample_cmp_r(const void *a, const void *b, void *arg)
 	const struct prof_sample *x = &p->samples[*(const uint32_t *)a],
 				 *y = &p->samples[*(const uint32_t *)b];
 
+	uint32_t xt = sample_tid(p, x), yt = sample_tid(p, y);
+
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (xt != yt)
+		return xt < yt ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -321,10 +348,11 @@ static int close_from(struct ct *c, const struct prof_sample *s, struct open *op
 		struct cev e = {.ts = o->start,
 				.dur = ts - o->start,
 				.pid = s->pid,
-				.tid = s->tid,
+				.tid = sample_tid(c->in->p, s),
 				.kind = E_SLICE,
 				.depth = *nop,
-				.a = o->name};
+				.a = o->name,
+				.b = sample_event(c->in->p, s)};
 
 		if ((ret = add_ev(c, &e)))
 			return ret;
@@ -355,11 +383,11 @@ static int cpu_slices(struct ct *c)
 		const struct prof_sample *nx =
 			i + 1 < p->nr_samples ? sample_at(p, order, i + 1) : NULL;
 		uint64_t per = sample_period(p, s), end = s->ts + per;
+		uint32_t tid = sample_tid(p, s), gi;
 		unsigned d, k;
-		uint32_t gi;
 		int is_new;
 
-		if (nx && (nx->pid != s->pid || nx->tid != s->tid))
+		if (nx && (nx->pid != s->pid || sample_tid(p, nx) != tid))
 			nx = NULL;
 		if (nx && (nx->ts < end || nx->ts - s->ts <= per + per / 2))
 			end = nx->ts;
@@ -369,9 +397,9 @@ static int cpu_slices(struct ct *c)
 			break;
 		if (is_new && (ret = group_names(c, gi)))
 			break;
-		if ((ret = add_tts(&c->thr, &c->nr_thr, &c->cap_thr, s->pid, s->tid, s->ts)) ||
-		    (ret = add_tts(&c->bnd, &c->nr_bnd, &c->cap_bnd, s->pid, s->tid, s->ts)) ||
-		    (ret = add_tts(&c->bnd, &c->nr_bnd, &c->cap_bnd, s->pid, s->tid, end)))
+		if ((ret = add_tts(&c->thr, &c->nr_thr, &c->cap_thr, s->pid, tid, s->ts)) ||
+		    (ret = add_tts(&c->bnd, &c->nr_bnd, &c->cap_bnd, s->pid, tid, s->ts)) ||
+		    (ret = add_tts(&c->bnd, &c->nr_bnd, &c->cap_bnd, s->pid, tid, end)))
 			break;
 		if (nop && prev_end != s->ts)
 			ret = close_from(c, s, op, &nop, 0, prev_end);
@@ -699,8 +727,9 @@ static void put_sort(struct ct *c, const char *what, uint32_t pid, uint32_t tid,
 static int cpu_meta(struct ct *c)
 {
 	size_t i;
-	uint32_t last_pid = 0;
-	int ret = 0, named = 0;
+	uint32_t last_pid = 0, tid;
+	int ret = 0, named = 0, several = profile_nr_events(c->in->p) > 1;
+	char name[320];
 
 	if (c->nr_thr)
 		qsort(c->thr, c->nr_thr, sizeof(*c->thr), tts_cmp);
@@ -722,9 +751,17 @@ static int cpu_meta(struct ct *c)
 			last_pid = t->pid;
 			named = 1;
 		}
-		n = proctree_comm(c->in->pt, t->pid, t->tid, t->ts);
-		put_meta(c, "thread_name", t->pid, t->tid,
-			 prof_comm_or_pid(n, t->tid, buf, sizeof(buf)));
+		tid = t->tid % CHROMETRACE_EVENT_TIDS;
+		n = prof_comm_or_pid(proctree_comm(c->in->pt, t->pid, tid, t->ts), tid, buf,
+				     sizeof(buf));
+		if (several) { /* a lane per event: "hot [page-faults]" */
+			const char *ev =
+				profile_event_name(c->in->p, t->tid / CHROMETRACE_EVENT_TIDS);
+
+			snprintf(name, sizeof(name), "%s [%s]", n, ev ? ev : "?");
+			n = name;
+		}
+		put_meta(c, "thread_name", t->pid, t->tid, n);
 		ret = flush(c, 0);
 	}
 	return ret;
@@ -856,7 +893,15 @@ static void put_event(struct ct *c, const struct cev *e)
 	case E_SLICE:
 		put_head(c, "X", e->pid, e->tid);
 		put_times(c, e, DUR_EARLY);
-		PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
+		if (profile_nr_events(c->in->p) > 1) { /* the event's name as the category */
+			const char *ev = profile_event_name(c->in->p, e->b);
+
+			PUT_LIT(b, ",\"cat\":");
+			zbuf_put_json_str(b, ev ? ev : "?");
+			PUT_LIT(b, ",\"name\":");
+		} else {
+			PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
+		}
 		zbuf_put_json_str(b, c->names[e->a]);
 		zbuf_put_u8(b, '}');
 		break;

@@ -19,7 +19,10 @@
  *    interleave in time come out mismatched.) A sample
  *    covers its period (the weight of a cpu-clock/task-clock sample, else
  *    1e9/freq, else 1 ms), stretched to the thread's next sample when that
- *    comes within 1.5 periods;
+ *    comes within 1.5 periods. A profile with several events has each
+ *    event's samples of a thread on a thread of their own (the first
+ *    event's on the thread itself, the others' on CHROMETRACE_EVENT_TIDS
+ *    lanes), named "COMM [EVENT]", their slices' cat the event's name;
  *  - per GPU device a process "GPU N" (pid 0x40000000 + N, after the
  *    recorded ones), a thread per (process, context, stream) named
  *    "stream S" ("stream S (pid P)" when several processes share the
@@ -53,6 +56,12 @@
 #include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+
+/* Several events: event e's samples of thread tid are on a thread of their
+ * own, tid + e * CHROMETRACE_EVENT_TIDS (tids are below 2^22, the kernel's
+ * PID_MAX_LIMIT); events from CHROMETRACE_MAX_EVENTS - 1 on share the last. */
+#define CHROMETRACE_EVENT_TIDS (1u << 22)
+#define CHROMETRACE_MAX_EVENTS 1024u
 
 /* GPU processes are numbered from here in the trace (device N: base + N). */
 #define CHROMETRACE_GPU_PID 0x40000000u

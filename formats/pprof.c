@@ -124,9 +124,14 @@ struct pprof {
 	struct ptab strs, funcs, maps, locs, samples;
 	struct pmap_info *mi;
 	size_t cap_mi;
-	int64_t *sv; /* per sample: its nv values (count, weight[, GPU samples, GPU ns]) */
+	int64_t *sv; /* per sample: its nv values (count, weight per event[, GPU samples,
+			GPU ns]) */
 	size_t cap_sv;
 	unsigned nv;
+	unsigned nev;	/* events: the values 2e and 2e + 1 are event e's */
+	unsigned gv;	/* the GPU values' index: 2 * nev */
+	uint64_t *gacc; /* per group and event: its samples and their weight (nev > 1) */
+	size_t cap_gacc;
 	const struct pprof_gpu *gpu; /* NULL: no GPU side */
 	uint64_t *gkey;		     /* a GPU sample's key being built */
 	size_t cap_gkey;
@@ -328,6 +333,20 @@ static int group_samples(struct pprof *pp)
 		ret = stackgroups_add(&pp->sg, s, c, s->tid, &g, &added);
 		if (ret)
 			return ret;
+		if (pp->nev > 1) {
+			/* a group has samples of several events: each one's apart */
+			size_t at = 2 * ((size_t)g * pp->nev + (s->event < pp->nev ? s->event : 0));
+
+			if (added) {
+				size_t n = 2 * pp->sg.nr * pp->nev, old = pp->cap_gacc;
+
+				if (ZT_GROW(pp->gacc, pp->cap_gacc, n))
+					return -ENOMEM;
+				memset(pp->gacc + old, 0, (pp->cap_gacc - old) * sizeof(*pp->gacc));
+			}
+			pp->gacc[at]++;
+			pp->gacc[at + 1] += s->weight;
+		}
 		if (!added)
 			continue;
 		/* a name first seen starts a group: its string id in sample order */
@@ -384,10 +403,26 @@ static int resolve_groups(struct pprof *pp)
 		ret = sample_add(pp, k, n, &s);
 		if (ret)
 			return ret;
-		pp->sv[pp->nv * s] += (int64_t)gr->nr;
-		pp->sv[pp->nv * s + 1] += (int64_t)gr->weight;
+		if (pp->nev == 1) {
+			pp->sv[pp->nv * s] += (int64_t)gr->nr;
+			pp->sv[pp->nv * s + 1] += (int64_t)gr->weight;
+			continue;
+		}
+		for (i = 0; i < 2 * pp->nev; i++)
+			pp->sv[pp->nv * s + i] += (int64_t)pp->gacc[2 * g * pp->nev + i];
 	}
 	return 0;
+}
+
+/* The CPU samples (of every event) that sample i holds. */
+static uint64_t sample_nr(const struct pprof *pp, size_t i)
+{
+	uint64_t n = 0;
+	unsigned e;
+
+	for (e = 0; e < pp->nev; e++)
+		n += (uint64_t)pp->sv[pp->nv * i + 2 * e];
+	return n;
 }
 
 static uint64_t meta_u64(const struct profile *p, const char *key)
@@ -447,38 +482,56 @@ out:
 	return ret;
 }
 
-/* The event's sample and period types. */
-static int value_types(struct pprof *pp, int64_t *type, int64_t *unit, int64_t *period)
+/* Whether an event's weights are nanoseconds: cpu-clock, task-clock. */
+static int clock_event(const char *ev)
 {
-	const char *ev = profile_get_meta(pp->p, "event");
-	uint64_t per = meta_u64(pp->p, "period"), freq = meta_u64(pp->p, "freq");
-	int clock = 0, ret;
+	size_t n = ev ? strcspn(ev, ":/") : 0;
 
-	if (ev) {
-		size_t n = strcspn(ev, ":/");
+	return (n == 9 && !strncmp(ev, "cpu-clock", n)) ||
+	       (n == 10 && !strncmp(ev, "task-clock", n));
+}
 
-		clock = (n == 9 && !strncmp(ev, "cpu-clock", n)) ||
-			(n == 10 && !strncmp(ev, "task-clock", n));
+/*
+ * Event e's two sample types, t[0..1] its samples' (type, unit) and
+ * t[2..3] its weights', and its period. One event: ("samples", "count")
+ * and ("cpu", "nanoseconds") or (EVENT, "count"); several: each one's
+ * ("EVENT_samples", "count") and (EVENT, "nanoseconds" or "count").
+ */
+static int event_types(struct pprof *pp, uint32_t e, int64_t t[4], int64_t *period)
+{
+	const struct profile *p = pp->p;
+	const char *ev = profile_event_name(p, e);
+	uint64_t per = meta_u64(p, "period"), freq = meta_u64(p, "freq"), sum = 0, n = 0;
+	int clock = clock_event(ev), ret;
+	char name[300];
+	size_t i;
+
+	if (pp->nev > 1 && e < p->nr_events) {
+		per = p->events[e].flags & PROF_EV_FREQ ? 0 : p->events[e].period;
+		freq = p->events[e].flags & PROF_EV_FREQ ? p->events[e].period : 0;
 	}
-	if (clock) {
-		ret = str_id(pp, "cpu", type);
-		if (!ret)
-			ret = str_id(pp, "nanoseconds", unit);
-		if (!per && freq)
-			per = 1000000000ull / freq;
+	if (pp->nev > 1) {
+		snprintf(name, sizeof(name), "%.280s_samples", ev && *ev ? ev : "events");
+		ret = str_id(pp, name, &t[0]);
 	} else {
-		ret = str_id(pp, ev && *ev ? ev : "events", type);
-		if (!ret)
-			ret = str_id(pp, "count", unit);
+		ret = str_id(pp, "samples", &t[0]);
 	}
-	if (!per && pp->p->nr_samples) {
-		uint64_t sum = 0;
-		size_t i;
-
-		for (i = 0; i < pp->p->nr_samples; i++)
-			sum += pp->p->samples[i].weight;
-		per = sum / pp->p->nr_samples;
+	if (!ret)
+		ret = str_id(pp, "count", &t[1]);
+	if (!ret)
+		ret = str_id(pp, clock && pp->nev == 1 ? "cpu" : ev && *ev ? ev : "events", &t[2]);
+	if (!ret)
+		ret = str_id(pp, clock ? "nanoseconds" : "count", &t[3]);
+	if (clock && !per && freq)
+		per = 1000000000ull / freq;
+	for (i = 0; !per && i < p->nr_samples; i++) {
+		if (pp->nev > 1 && p->samples[i].event != e)
+			continue;
+		sum += p->samples[i].weight;
+		n++;
 	}
+	if (!per && n)
+		per = sum / n;
 	*period = (int64_t)per;
 	return ret;
 }
@@ -540,9 +593,9 @@ static size_t main_mapping(const struct pprof *pp)
 			if (!mid || pp->mi[mid - 1].span)
 				continue;
 			mk = ptab_key(&pp->maps, mid - 1);
-			score[2 * (mid - 1) + 1] += (uint64_t)pp->sv[pp->nv * i];
+			score[2 * (mid - 1) + 1] += sample_nr(pp, i);
 			if (comm_names(comm, ptab_key(&pp->strs, mk[4])))
-				score[2 * (mid - 1)] += (uint64_t)pp->sv[pp->nv * i];
+				score[2 * (mid - 1)] += sample_nr(pp, i);
 		}
 	}
 	for (i = 0; i < pp->maps.n; i++) {
@@ -566,11 +619,8 @@ static uint64_t swap_id(uint64_t id, size_t m)
 static int emit(struct pprof *pp, int fd)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[5] = {
-		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-		PERFTOOLS__PROFILES__VALUE_TYPE__INIT};
-	Perftools__Profiles__ValueType *vtp[4] = {&vt[0], &vt[1], &vt[3], &vt[4]};
+	Perftools__Profiles__ValueType *vt = NULL, **vtp = NULL,
+				       per_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	Perftools__Profiles__Sample *sm = NULL, **smp = NULL;
 	Perftools__Profiles__Label *lb = NULL, **lbp = NULL;
 	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
@@ -579,23 +629,41 @@ static int emit(struct pprof *pp, int fd)
 	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
 	char **strs = NULL;
 	uint8_t *buf = NULL;
-	int64_t comments[3], k_pid, k_tid, k_thread, k_stall, period;
+	int64_t comments[3], k_pid, k_tid, k_thread, k_stall, period = 0, t[4];
 	size_t i, nl = 0, ncom, len, main_map;
 	int ret;
 
-	if ((ret = str_id(pp, "samples", &vt[0].type)) ||
-	    (ret = str_id(pp, "count", &vt[0].unit)) ||
-	    (ret = value_types(pp, &vt[1].type, &vt[1].unit, &period)) ||
-	    (ret = str_id(pp, "pid", &k_pid)) || (ret = str_id(pp, "tid", &k_tid)) ||
+	vt = calloc(pp->nv, sizeof(*vt));
+	vtp = calloc(pp->nv, sizeof(*vtp));
+	if (!vt || !vtp) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < pp->nv; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vtp[i] = &vt[i];
+	}
+	/* each event's samples and weights; the period is the first one's */
+	for (i = 0; i < pp->nev; i++) {
+		int64_t per;
+
+		if ((ret = event_types(pp, (uint32_t)i, t, &per)))
+			goto out;
+		vt[2 * i].type = t[0], vt[2 * i].unit = t[1];
+		vt[2 * i + 1].type = t[2], vt[2 * i + 1].unit = t[3];
+		if (!i)
+			period = per;
+	}
+	if ((ret = str_id(pp, "pid", &k_pid)) || (ret = str_id(pp, "tid", &k_tid)) ||
 	    (ret = str_id(pp, "thread", &k_thread)) || (ret = str_id(pp, "stall", &k_stall)) ||
 	    (ret = add_comments(pp, comments, &ncom)))
-		return ret;
-	vt[2] = vt[1];
-	if (pp->nv == 4 && ((ret = str_id(pp, "gpu_samples", &vt[3].type)) ||
-			    (ret = str_id(pp, "count", &vt[3].unit)) ||
-			    (ret = str_id(pp, "gpu_time", &vt[4].type)) ||
-			    (ret = str_id(pp, "nanoseconds", &vt[4].unit))))
-		return ret;
+		goto out;
+	per_type = vt[1];
+	if (pp->gpu && ((ret = str_id(pp, "gpu_samples", &vt[pp->gv].type)) ||
+			(ret = str_id(pp, "count", &vt[pp->gv].unit)) ||
+			(ret = str_id(pp, "gpu_time", &vt[pp->gv + 1].type)) ||
+			(ret = str_id(pp, "nanoseconds", &vt[pp->gv + 1].unit))))
+		goto out;
 
 	for (i = 0; i < pp->locs.n; i++)
 		nl += ((const uint64_t *)ptab_key(&pp->locs, i))[2];
@@ -710,7 +778,7 @@ static int emit(struct pprof *pp, int fd)
 					t1 = pp->p->samples[i].ts;
 		prof.duration_nanos = t0 && t1 > t0 ? (int64_t)(t1 - t0) : 0;
 	}
-	prof.period_type = &vt[2];
+	prof.period_type = &per_type;
 	prof.period = period;
 	prof.n_comment = ncom;
 	prof.comment = comments;
@@ -726,6 +794,8 @@ static int emit(struct pprof *pp, int fd)
 	}
 	ret = gzip_write(fd, buf, len);
 out:
+	free(vt);
+	free(vtp);
 	free(buf);
 	free(sm);
 	free(smp);
@@ -902,7 +972,7 @@ static int gpu_kernels(struct pprof *pp, struct gpuside *gs)
 		int added;
 
 		if ((ret = launch_group(pp, gs, l, &lg)) || (ret = gpu_loc(pp, 0, &f, 1, &loc)) ||
-		    (ret = gpu_sample(pp, gs, &loc, 1, lg, k->pid, 0, 3, ns)))
+		    (ret = gpu_sample(pp, gs, &loc, 1, lg, k->pid, 0, pp->gv + 1, ns)))
 			break;
 		key[0] = k->pid, key[1] = k->name, key[2] = lg;
 		if ((ret = ptab_intern(&gs->kt_idx, key, sizeof(key), &ki, &added)))
@@ -946,7 +1016,8 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 
 	if (r->corr) {
 		ret = launch_group(pp, gs, gpu_view_launch(v, r->pid, r->corr, 0, 0), &lg);
-		return ret ? ret : gpu_sample(pp, gs, gl, ng, lg, r->pid, stall, 2, r->samples);
+		return ret ? ret
+			   : gpu_sample(pp, gs, gl, ng, lg, r->pid, stall, pp->gv, r->samples);
 	}
 	while (lo < hi) { /* the first entry of (pid, function) */
 		size_t mid = lo + (hi - lo) / 2;
@@ -960,7 +1031,7 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 	     e++)
 		tot += gs->kt[e].ns;
 	if (!tot) /* no kernel of that name timed: no launch stack */
-		return gpu_sample(pp, gs, gl, ng, NO_LAUNCH, r->pid, stall, 2, r->samples);
+		return gpu_sample(pp, gs, gl, ng, NO_LAUNCH, r->pid, stall, pp->gv, r->samples);
 	if (ZT_GROW(gs->share, gs->cap_share, (e - lo) * 2))
 		return -ENOMEM;
 	w = gs->share;
@@ -969,7 +1040,8 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 		w[i - lo] = gs->kt[i].ns;
 	ret = gpu_share(r->samples, w, e - lo, part);
 	for (i = lo; i < e && !ret; i++)
-		ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, 2, part[i - lo]);
+		ret = gpu_sample(pp, gs, gl, ng, gs->kt[i].lgroup, r->pid, stall, pp->gv,
+				 part[i - lo]);
 	return ret;
 }
 
@@ -1057,7 +1129,13 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	pp->pt = pt;
 	pp->ft = ft;
 	pp->gpu = gpu && gpu->gv && gpu->gv->g ? gpu : NULL;
-	pp->nv = pp->gpu ? 4 : 2;
+	pp->nev = (unsigned)profile_nr_events(p);
+	if (pp->nev > PPROF_MAX_EVENTS) {
+		free(pp);
+		return -E2BIG;
+	}
+	pp->gv = 2 * pp->nev;
+	pp->nv = pp->gv + (pp->gpu ? 2 : 0);
 	stackgroups_init(&pp->sg, p, pt, ft);
 	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
 	if (!ret)
@@ -1075,6 +1153,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	ptab_release(&pp->samples);
 	stackgroups_release(&pp->sg);
 	free(pp->gcomm);
+	free(pp->gacc);
 	free(pp->mi);
 	free(pp->sv);
 	free(pp->gkey);

@@ -10,9 +10,17 @@
  *    for any other (weights are periods: counts of the event); period_type
  *    is the second type, period the recording's fixed period (meta
  *    "period"), else 1e9/freq for clock events, else the mean weight.
+ *    A profile with several events (profile_nr_events()) has two types
+ *    per event, in the table's order: ("EVENT_samples","count") and
+ *    (EVENT,"nanoseconds") for a clock event, (EVENT,"count") for another
+ *    ("cpu-clock_samples", "cpu-clock", "page-faults_samples",
+ *    "page-faults"); a sample's values are zero in the columns of the
+ *    events it has no samples of. period_type, period (from the event's
+ *    own period or frequency) and default_sample_type are the first
+ *    event's.
  *  - One Sample per distinct (resolved stack, pid, tid, thread name), values
- *    [number of samples, sum of weights], labels "pid" and "tid" (numbers)
- *    and "thread" (the thread's name at the sample's time). Location ids
+ *    [number of samples, sum of weights] (of each event), labels "pid" and
+ *    "tid" (numbers) and "thread" (the thread's name at the sample's time). Location ids
  *    leaf first: kernel frames, then user frames.
  *  - One Location per distinct (mapping, address, resolved lines); its
  *    Lines are the inline chain innermost first, the last one being the
@@ -28,8 +36,9 @@
  *    flags from the best symbol quality of its frames. Addresses in no
  *    mapping have mapping_id 0.
  *  - With GPU records (a struct pprof_gpu given): two more sample types,
- *    ("gpu_samples","count") and ("gpu_time","nanoseconds"), every sample
- *    having four values (zeros for the types it is not of). PC samples:
+ *    ("gpu_samples","count") and ("gpu_time","nanoseconds"), after the
+ *    events', every sample having them all (zeros for the types it is not
+ *    of). PC samples:
  *    stack = the bucket's device frames (gpu_frametab: a location per
  *    inline chain, mapping 0, the innermost at the PC offset, the kernel
  *    outermost) then the launch's CPU stack; label "stall" = the stall
@@ -55,6 +64,9 @@
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 
+/* The most events one profile may have (two sample types each). */
+#define PPROF_MAX_EVENTS 1024
+
 /* The GPU side of a pprof export (all borrowed). */
 struct pprof_gpu {
 	const struct gpu_view *gv;	/* a view of p->gpu */
@@ -69,8 +81,8 @@ struct pprof_gpu {
  * Write p as gzip-compressed pprof to fd (borrowed: written from its
  * current position, not closed), its frames resolved through ft (borrowed,
  * over p and pt); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG
- * (more than 2^32-2 of some kind of record), a write error such as -ENOSPC or -EPIPE, -EIO from
- * zlib. On error the file may hold part of the output.
+ * (more than 2^32-2 of some kind of record, or PPROF_MAX_EVENTS events), a write error such as
+ * -ENOSPC or -EPIPE, -EIO from zlib. On error the file may hold part of the output.
  */
 int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
 		const struct pprof_gpu *gpu, int fd);

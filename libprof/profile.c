@@ -126,6 +126,38 @@ void profile_keep_event(struct profile *p, uint32_t idx)
 	}
 }
 
+void profile_event_list(const struct profile *p, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < profile_nr_events(p) && len < n - 1; i++) {
+		const char *name = profile_event_name(p, (uint32_t)i);
+		int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "", name ? name : "?");
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
+size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out)
+{
+	size_t i, n = 0;
+	int all = profile_nr_events(p) == 1;
+
+	if (idx >= profile_nr_events(p))
+		return 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		if (!all && p->samples[i].event != idx)
+			continue;
+		if (out)
+			out[n] = p->samples[i];
+		n++;
+	}
+	return n;
+}
+
 int profile_add_task(struct profile *p, const struct prof_task *t)
 {
 	if (GROW(p, tasks))

@@ -198,6 +198,9 @@ int profile_add_event(struct profile *p, const struct prof_event *e, uint32_t *i
 /* The name of event idx: its table entry's, or for a profile without a
  * table, meta "event" for index 0; NULL when unknown. */
 const char *profile_event_name(const struct profile *p, uint32_t idx);
+/* The events' names for a message, "cpu-clock, page-faults" ("?" for one
+ * without a name), cut to fit buf (size n > 0). */
+void profile_event_list(const struct profile *p, char *buf, size_t n);
 /* The number of events the samples may name: nr_events, or 1 without a table. */
 static inline size_t profile_nr_events(const struct profile *p)
 {
@@ -206,6 +209,11 @@ static inline size_t profile_nr_events(const struct profile *p)
 /* Keep only the samples of event idx (in order), renumbered as event 0
  * of a table of that event alone. */
 void profile_keep_event(struct profile *p, uint32_t idx);
+/* The samples of event idx, in order, copied into out (room for
+ * p->nr_samples; NULL: only counted). Returns how many there are (0 for
+ * an idx past the table). With one event or none (profile_nr_events() 1),
+ * every sample is event 0's. */
+size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out);
 
 /* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
 const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);

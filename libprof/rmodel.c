@@ -90,6 +90,7 @@ struct rpriv {
 	size_t nr_ptrs, cap_ptrs;
 	struct zt_htab phash; /* ptrs by pointer */
 	int srclines;	      /* the templates' srcline ids are made */
+	struct prof_sample *own; /* rmodel_init_event()'s samples */
 };
 
 static void flines_release(struct flines *t)
@@ -234,6 +235,30 @@ int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proct
 	const struct rmodel_input in = {prof->samples, NULL, prof->nr_samples, NULL};
 
 	return rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
+}
+
+int rmodel_init_event(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		      struct frametab *ft, uint32_t ev, rmodel_progress_fn progress, void *ctx)
+{
+	struct rmodel_input in = {NULL, NULL, 0, NULL};
+	struct prof_sample *own;
+	int ret;
+
+	if (profile_nr_events(prof) == 1 && ev == 0)
+		return rmodel_init(m, prof, pt, ft, progress, ctx);
+	own = malloc((prof->nr_samples ? prof->nr_samples : 1) * sizeof(*own));
+	if (!own) {
+		memset(m, 0, sizeof(*m));
+		return -ENOMEM;
+	}
+	in.samples = own;
+	in.nr = profile_event_samples(prof, ev, own);
+	ret = rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
+	if (m->priv)
+		((struct rpriv *)m->priv)->own = own;
+	else
+		free(own);
+	return ret;
 }
 
 static size_t stack_len(const struct profile *prof, uint32_t stack)
@@ -391,6 +416,7 @@ void rmodel_release(struct rmodel *m)
 		free(p->agg_n);
 		free(p->ptrs);
 		zt_htab_release(&p->phash);
+		free(p->own);
 		free(p);
 	}
 	hist_release(&m->hist);

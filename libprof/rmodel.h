@@ -103,6 +103,16 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 		     struct frametab *ft, const struct rmodel_input *in,
 		     rmodel_progress_fn progress, void *ctx);
 
+/*
+ * The model of one event's samples (prof_sample.event == ev) of a profile
+ * with several (profile_nr_events()): rmodel_init() over a copy of them
+ * that m owns; with one event, ev 0 is rmodel_init(). An event without
+ * samples gives an empty model. 0 or a negative errno; m is released with
+ * rmodel_release() either way.
+ */
+int rmodel_init_event(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
+		      struct frametab *ft, uint32_t ev, rmodel_progress_fn progress, void *ctx);
+
 /* (Re)build m->hist from the resolved samples with these options. The
  * entries to show come from hist_sort(&m->hist, ...). 0 or -ENOMEM. */
 int rmodel_build(struct rmodel *m, const struct rmodel_opts *o);

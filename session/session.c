@@ -485,7 +485,7 @@ static int event_matches(const char *have, const char *want)
 static int select_events(struct session *s, const struct session_opts *o)
 {
 	struct profile *p = &s->prof;
-	size_t i, n = 0, nr = profile_nr_events(p);
+	size_t i, nr = profile_nr_events(p);
 	char list[512];
 
 	if (!o->event) {
@@ -501,13 +501,7 @@ static int select_events(struct session *s, const struct session_opts *o)
 			return 0;
 		}
 	}
-	list[0] = 0;
-	for (i = 0; i < nr && n < sizeof(list) - 1; i++) {
-		const char *name = profile_event_name(p, (uint32_t)i);
-
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
-				      name ? name : "?");
-	}
+	profile_event_list(p, list, sizeof(list));
 	zt_log(ZT_LOG_ERROR, "'%s': no event '%s' in the file (it has: %s)", s->path, o->event,
 	       list);
 	return -1;

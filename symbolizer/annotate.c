@@ -97,6 +97,8 @@ int ann_profile_build(struct ann_profile *ap, const struct profile *p, const str
 		struct zt_frange r;
 		uint64_t ip, epoch;
 
+		if (f && f->by_event && profile_nr_events(p) > 1 && s->event != f->event)
+			continue;
 		ap->total += s->weight;
 		ap->total_nr++;
 		if (s->stack >= p->nr_stacks)

@@ -41,10 +41,13 @@ struct ann_hit {
 };
 
 /* Which samples count: those in these modules (perf's -d/--dsos, by name
- * or path; none: all). Borrowed. */
+ * or path; none: all), and with by_event, of a profile with several
+ * events, only those of event (prof_sample.event). Borrowed. */
 struct ann_filter {
 	const char *const *dsos;
 	size_t nr_dsos;
+	int by_event;
+	uint32_t event;
 };
 
 struct ann_profile {

@@ -2,8 +2,9 @@
 # zt flame: a well-formed SVG whose frames are as wide as their samples,
 # with tooltips (function, module, kind, samples, percent), from zt.data,
 # perf.data and folded stacks; --inverted, --reverse, --title, --width,
-# --minwidth, --colors, filters, --diff; and in headless Chromium a click
-# zooms, Reset Zoom restores, Search highlights and shows the matched share.
+# --minwidth, --colors, filters, --diff, several events (--event); and in
+# headless Chromium a click zooms, Reset Zoom restores, Search highlights and
+# shows the matched share.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$T"
@@ -158,6 +159,19 @@ check "kernel frames in orange (no blue)" \
 "$ZT" record -q -g -o j.data -- "$WL/jit" 1 > /dev/null 2>&1
 "$ZT" flame -i j.data -o j.svg && frames j.svg > j.frames
 check "the JIT frame is of kind jit" grep -q '|zt_jit_spin|\[JIT\] tid [0-9]*|jit$' j.frames
+
+# several events: the first one's graph by default, with a note; -e/--event another
+"$ZT" record -q -g -e cpu-clock,page-faults -o ev.data -- "$WL/tree" 0.3 > /dev/null 2> ev.rec.err
+nr_ev() { "$ZT" script -i ev.data --event "$1" -F comm,tid | wc -l; }
+"$ZT" flame -i ev.data -o ev1.svg 2> ev1.err && frames ev1.svg > ev1.frames
+check "several events: a note names them and --event" grep -qxF \
+	"zt flame: note: 'ev.data' has 2 events (cpu-clock, page-faults): showing cpu-clock; choose one with --event NAME" ev1.err
+check "several events: cpu-clock's samples, its name under the title" \
+	bash -c "[ $(sum_of ev1.frames all) = $(nr_ev cpu-clock) ] && grep -q '>Event: cpu-clock<' ev1.svg"
+"$ZT" flame -q -e page-faults -i ev.data -o ev2.svg 2> ev2.err && frames ev2.svg > ev2.frames
+check "-e page-faults: its samples only, named under the title" \
+	bash -c "[ $(sum_of ev2.frames all) = $(nr_ev page-faults) ] && grep -q '>Event: page-faults<' ev2.svg"
+check "-q: no note" bash -c "[ ! -s ev2.err ]"
 
 # errors
 "$ZT" flame -i tree.data --colors nope -o x.svg 2> e1; check "unknown palette -> 129" [ $? -eq 129 ]

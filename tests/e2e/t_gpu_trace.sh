@@ -175,6 +175,20 @@ if ! ss_ok tree-ss.json; then
 fi
 check "speedscope: two profiles, every slice paired (no console warning)" ss_ok tree-ss.json
 
+# two events: each one's slices on a thread of their own, the event as their cat
+"$ZT" record -q -g -e cpu-clock,page-faults -o ev.data -- "$WL/hot" hot 0.3 2> ev-rec.err
+"$ZT" convert -i ev.data -o ev.json 2> ev-conv.err
+structure ev.json > ev.st
+check "two events: no violation, slices nest" bash -c "! grep -q '^BAD' ev.st && grep -qx 'misnested 0' ev.st"
+check "two events: a thread each, named with the event" \
+	grep -qx 'threads hot \[cpu-clock\] | hot \[page-faults\]' ev.st
+check "two events: the event is the slices' cat, zt_hot_a's cpu-clock" python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+cats = {e["cat"] for e in ev}
+sys.exit(cats != {"cpu-clock", "page-faults"} or
+	 "cpu-clock" not in {e["cat"] for e in ev if e["name"] == "zt_hot_a"})' ev.json
+
 # system-wide: many stacks, kernel and user, unwound to different depths
 # ("[unknown]" ending and beginning at one time at other depths once made
 # speedscope pair slices wrongly)

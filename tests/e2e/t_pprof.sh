@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zt convert --to pprof: a live recording exported as gzip'ed profile.proto, read back by an
-# independent decoder (pprof-format under node: tests/e2e/pprof-decode);
-# and a zt record --gpu recording (gpulib.sh's stand-in capture) with the
-# GPU sample types, in continuous and serialized PC-sampling modes.
+# independent decoder (pprof-format under node: tests/e2e/pprof-decode); a
+# recording of two events (sample types of each); and a zt record --gpu
+# recording (gpulib.sh's stand-in capture) with the GPU sample types, in
+# continuous and serialized PC-sampling modes.
 decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)/decode.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/gpulib.sh"
@@ -31,6 +32,17 @@ share=$(awk '$1 == "stack" { n = split($NF, f, ";"); if (f[n] == "zt_hot_a") a +
 echo "  zt_hot_a self ${share:-?}% (expected 75)"
 check "zt_hot_a near 75%" between "${share:-}" 65 85
 check "stacks reach main" contains sum.txt '^stack .*[ ;]main;.*zt_hot_a$'
+# several events: two sample types each, every event's samples in its columns
+"$ZT" record -q -g -e cpu-clock,page-faults -o e.data -- "$WL/hot" hot 0.3 2> erec.err
+"$ZT" convert -i e.data -o e.pb.gz 2> ec.err && "$decode" e.pb.gz > e.sum 2> edec.err
+check "several events: the decoder reads it" [ $? -eq 0 ]
+check "several events: samples and weights of each" grep -qx \
+	'sample_type cpu-clock_samples/count cpu-clock/nanoseconds page-faults_samples/count page-faults/count' e.sum
+nr_ev() { "$ZT" script -i e.data --event "$1" -F comm | wc -l; }
+check "several events: each one's samples in its column" bash -c \
+	"grep -qx 'value\[0\] $(nr_ev cpu-clock)' e.sum && grep -qx 'value\[2\] $(nr_ev page-faults)' e.sum"
+"$ZT" convert --event page-faults -i e.data -o e1.pb.gz 2> /dev/null && "$decode" e1.pb.gz > e1.sum
+check "--event page-faults: that event alone" grep -qx 'sample_type samples/count page-faults/count' e1.sum
 # errors say what went wrong
 "$ZT" convert --to pprof -i missing.data -o x.pb.gz 2> miss.err
 check "missing input: exit 1" [ $? -eq 1 ]

@@ -12,6 +12,8 @@ trap '"${TM[@]}" kill-server 2>/dev/null; cleanup' EXIT
 
 "$ZT" record -q -g -o x.data -- "$WL/hot" hot 1 2> rec.err
 "$ZT" record -q -g -o s.data -- "$WL/hot" spawn 1.5 "$WL/child" 2> srec.err
+# two events: perf's menu of them first
+"$ZT" record -q -g -e cpu-clock,page-faults -o e.data -- "$WL/hot" hot 0.3 2> erec.err
 # a program whose source is gone, for annotate's "not found"
 mkdir src && cp "$HERE/../workloads/hot.c" src/gone.c
 gcc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o gone src/gone.c
@@ -278,6 +280,42 @@ keys C-c
 wait_file B.stty
 check "Ctrl-C: exit status 0" [ "$(cat B.rc)" = 0 ]
 check "Ctrl-C: the terminal restored" sane B
+
+# ---- several events: the menu "Available samples", Enter, Tab, Esc back (perf's) ----
+S=E
+"${TM[@]}" new-session -d -s E -x 80 -y 24 -c "$T" "bash run.sh E -i e.data"
+wait_screen '^Available samples'
+"$ZT" report -i e.data --stdio 2> /dev/null |
+	sed -nE "s/^# Samples: ([0-9]+[KMG]?) +of event '([^']*)'.*/\1 \2/p" > ev.stdio
+sed -n '2,3p' scr.txt | sed 's/ *$//' > ev.menu
+check "menu: '<samples> <event>' per event, as --stdio counts them" \
+	bash -c "grep -qx '[0-9]*K\? cpu-clock' ev.menu && grep -qx '[0-9]*K\? page-faults' ev.menu &&
+		 cmp -s ev.menu ev.stdio"
+check "menu: the first event highlighted" highlighted "cpu-clock"
+keys Down Enter
+wait_screen "^e\.data: Samples: .* of event 'page-faults'"
+check "Enter: the selected event's entries" grep -qE '^[-+ ] +[0-9.]+%' scr.txt
+keys Tab
+wait_screen "^e\.data: Samples: .* of event 'cpu-clock'"
+check "Tab: the next event (from the last: the first)" grep -q zt_hot_a scr.txt
+keys BTab
+wait_screen "of event 'page-faults'"
+keys Escape
+wait_screen '^Available samples'
+check "Esc: back to the menu, the event still selected" highlighted "page-faults"
+keys Escape
+wait_screen 'Do you really want to exit'
+keys Escape
+sleep 0.2
+check "Esc in the menu asks; Esc again: no" running
+keys Enter q
+wait_file E.stty
+check "q in an event's entries: quit, status 0" [ "$(cat E.rc)" = 0 ]
+check "several events: nothing on stderr" bash -c "[ ! -s E.err ]"
+start F -i e.data --event page-faults
+check "--event page-faults: its entries at once" grep -q "of event 'page-faults'" scr.txt
+keys q
+wait_file F.stty
 
 # ---- SIGTERM ----
 start C -i x.data --tui

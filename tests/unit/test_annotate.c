@@ -282,6 +282,30 @@ static void test_profile(void **state)
 	assert_null(ann_profile_find(&x->ap, "main", NULL));
 }
 
+/* Several events: by_event counts one event's samples only. */
+static void test_profile_event(void **state)
+{
+	struct prof_event e0 = {.name = "cpu-clock"}, e1 = {.name = "page-faults"};
+	struct fx *x = *state;
+	struct ann_filter f = {NULL, 0, 1, 1};
+	struct ann_profile ap;
+	uint32_t idx;
+
+	assert_int_equal(profile_add_event(&x->p, &e0, &idx), 0);
+	assert_int_equal(profile_add_event(&x->p, &e1, &idx), 0);
+	x->p.samples[3].event = 1; /* the one at the second instruction */
+	assert_int_equal(ann_profile_build(&ap, &x->p, x->pt, &x->ft, &f), 0);
+	assert_int_equal(ap.total_nr, 1);
+	assert_int_equal(ap.nr_syms, 1);
+	assert_int_equal(ap.syms[0].nr, 1);
+	ann_profile_release(&ap);
+	f.event = 0;
+	assert_int_equal(ann_profile_build(&ap, &x->p, x->pt, &x->ft, &f), 0);
+	assert_int_equal(ap.total_nr, 3);
+	assert_int_equal(ap.syms[0].weight, 3000);
+	ann_profile_release(&ap);
+}
+
 static void test_annotation(void **state)
 {
 	struct fx *x = *state;
@@ -403,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_disasm_intel),
 		cmocka_unit_test(test_disasm_arm64),
 		cmocka_unit_test_setup_teardown(test_profile, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_profile_event, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_annotation, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plt, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_code, fx_setup, fx_teardown),

@@ -621,6 +621,48 @@ static void test_stack_shift(void **state)
 	release(&x);
 }
 
+/* Several events: each one's samples of a thread on a lane of their own
+ * (their slices nest apart), named with the event, which is their cat. */
+static void test_events(void **state)
+{
+	struct prof_event
+		clk = {.name = "cpu-clock", .type = 1, .period = 1000, .flags = PROF_EV_FREQ},
+		pf = {.name = "page-faults", .type = 1, .period = 1000, .flags = PROF_EV_FREQ};
+	const uint64_t gm[2] = {0x2000, 0x3000};
+	char lane[32];
+	uint32_t idx;
+	struct fx x;
+
+	(void)state;
+	build(&x, 0);
+	assert_int_equal(profile_add_event(&x.p, &clk, &idx), 0);
+	assert_int_equal(profile_add_event(&x.p, &pf, &idx), 0);
+	/* a page fault in f2 between the cpu-clock samples of thread PID */
+	assert_int_equal(fake_sample(&x.p, 2500000, 1, PID, PID, 0, gm, 0, 2), 0);
+	x.p.samples[x.p.nr_samples - 1].event = 1;
+	rebuild(&x);
+	assert_int_equal(write_trace(&x, 0, NULL, NULL), 0);
+	assert_true(json_valid(x.out, x.len));
+	assert_time_order(x.out);
+	assert_no_meeting(x.out);
+	/* cpu-clock's slices as with one event; the page fault's 1 ms (1000 Hz) apart */
+	assert_slice(x.out, "10", "main", 0, 3000 - U);
+	assert_slice(x.out, "10", "f1", 0, 2000 - U);
+	snprintf(lane, sizeof(lane), "%u", PID + CHROMETRACE_EVENT_TIDS);
+	assert_slice(x.out, lane, "main", 1500, 2500 - U);
+	assert_slice(x.out, lane, "f2", 1500, 2500 - U);
+	assert_non_null(
+		line_with(x.out, "\"tid\":10,", "\"cat\":\"cpu-clock\"", "\"name\":\"f1\"", NULL));
+	snprintf(lane, sizeof(lane), "\"tid\":%u,", PID + CHROMETRACE_EVENT_TIDS);
+	assert_non_null(line_with(x.out, lane, "\"cat\":\"page-faults\"", "\"name\":\"f2\"", NULL));
+	assert_null(strstr(x.out, "\"cat\":\"cpu\""));
+	assert_non_null(line_with(x.out, "\"thread_name\"", "\"tid\":10,",
+				  "\"name\":\"app [cpu-clock]\"", NULL));
+	assert_non_null(
+		line_with(x.out, "\"thread_name\"", lane, "\"name\":\"app [page-faults]\"", NULL));
+	release(&x);
+}
+
 /* A thread renamed between its samples (an exec): named as at its last. */
 static void test_exec_name(void **state)
 {
@@ -701,7 +743,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_checker), cmocka_unit_test(test_cpu_only),
-		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits), cmocka_unit_test(test_stack_shift), cmocka_unit_test(test_exec_name), cmocka_unit_test(test_pid0),
+		cmocka_unit_test(test_gpu),	     cmocka_unit_test(test_launch_fits),
+		cmocka_unit_test(test_stack_shift),  cmocka_unit_test(test_events),
+		cmocka_unit_test(test_exec_name),    cmocka_unit_test(test_pid0),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -483,6 +483,61 @@ static void test_other_event_and_unknown(void **state)
 	close_ctx(&c);
 }
 
+/* Several events: two sample types each, a sample's values in its
+ * event's columns (a stack sampled by both has both), the first event's
+ * period. */
+static void test_several_events(void **state)
+{
+	struct prof_event clk = {.name = "cpu-clock",
+				 .type = 1,
+				 .period = 1000,
+				 .flags = PROF_EV_FREQ},
+			  pf = {.name = "page-faults", .type = 1, .period = 1};
+	uint64_t ips_a[1] = {0x1234}, ips_b[1] = {0x5678};
+	Perftools__Profiles__Profile *prof;
+	static const char *const want[8] = {
+		"cpu-clock_samples",   "count", "cpu-clock",   "nanoseconds",
+		"page-faults_samples", "count", "page-faults", "count"};
+	uint32_t idx;
+	char path[600];
+	struct ctx c;
+	size_t i, k;
+
+	(void)state;
+	profile_init(&c.p);
+	assert_int_equal(profile_add_event(&c.p, &clk, &idx), 0);
+	assert_int_equal(profile_add_event(&c.p, &pf, &idx), 0);
+	open_ctx(&c);
+	add_sample(&c.p, PID, 10, 1000000, ips_a, 0, 1); /* cpu-clock */
+	add_sample(&c.p, PID, 11, 1000000, ips_a, 0, 1);
+	add_sample(&c.p, PID, 12, 3, ips_a, 0, 1); /* page-faults */
+	add_sample(&c.p, PID, 13, 5, ips_b, 0, 1);
+	c.p.samples[2].event = c.p.samples[3].event = 1;
+	snprintf(path, sizeof(path), "%s/events.pb.gz", tmpdir);
+	assert_int_equal(write_file(&c, path), 0);
+	prof = read_file(path);
+	assert_int_equal(prof->n_sample_type, 4);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(S(prof, prof->sample_type[i]->type), want[2 * i]);
+		assert_string_equal(S(prof, prof->sample_type[i]->unit), want[2 * i + 1]);
+	}
+	assert_string_equal(S(prof, prof->period_type->type), "cpu-clock");
+	assert_int_equal(prof->period, 1000000); /* 1e9 / 1000 Hz */
+	assert_string_equal(S(prof, prof->default_sample_type), "cpu-clock");
+	assert_int_equal(prof->n_sample, 2);
+	for (i = 0; i < prof->n_sample; i++) {
+		const Perftools__Profiles__Sample *sm = prof->sample[i];
+		int is_a = loc_by_id(prof, sm->location_id[0])->address == 0x1234;
+		static const int64_t a[4] = {2, 2000000, 1, 3}, b[4] = {0, 0, 1, 5};
+
+		assert_int_equal(sm->n_value, 4);
+		for (k = 0; k < 4; k++)
+			assert_int_equal(sm->value[k], is_a ? a[k] : b[k]);
+	}
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	close_ctx(&c);
+}
+
 static void test_empty_and_errors(void **state)
 {
 	Perftools__Profiles__Profile *prof;
@@ -747,6 +802,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_and_unpack),
 		cmocka_unit_test(test_other_event_and_unknown),
+		cmocka_unit_test(test_several_events),
 		cmocka_unit_test(test_empty_and_errors),
 		cmocka_unit_test(test_independent_decoder),
 		cmocka_unit_test(test_gpu_samples),

@@ -755,6 +755,60 @@ static void test_empty_and_progress(void **state)
 	fx_release(&x);
 }
 
+/* Several events: each one's samples (profile_event_samples), a model
+ * of each (rmodel_init_event); one event or none: every sample is
+ * event 0's. */
+static void test_event_models(void **state)
+{
+	struct prof_event e0 = {.name = "cpu-clock"}, e1 = {.name = "page-faults"};
+	struct rmodel_opts o = {.children = 1};
+	struct prof_sample out[8];
+	uint32_t idx;
+	struct fx x;
+
+	(void)state;
+	fx_tree(&x);
+	assert_int_equal(profile_event_samples(&x.p, 0, NULL), 7);
+	assert_int_equal(profile_event_samples(&x.p, 1, NULL), 0);
+	rmodel_release(&x.m);
+	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 0, NULL, NULL), 0);
+	assert_string_equal(build(&x, &o), TREE_ROWS);
+	rmodel_release(&x.m);
+
+	/* the other process's samples are a second event's */
+	assert_int_equal(profile_add_event(&x.p, &e0, &idx), 0);
+	assert_int_equal(profile_add_event(&x.p, &e1, &idx), 0);
+	assert_int_equal(idx, 1);
+	x.p.samples[5].event = 1;
+	x.p.samples[6].event = 1;
+	assert_int_equal(profile_event_samples(&x.p, 1, out), 2);
+	assert_int_equal(out[0].ts, 6 * SEC);
+	assert_int_equal(out[1].ts, 7 * SEC);
+	assert_int_equal(profile_event_samples(&x.p, 0, out), 5);
+	assert_int_equal(out[4].ts, 5 * SEC);
+	assert_int_equal(profile_event_samples(&x.p, 2, out), 0);
+
+	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 1, NULL, NULL), 0);
+	assert_int_equal(x.m.total_nr, 2);
+	assert_int_equal(x.m.total, 10);
+	assert_string_equal(build(&x, &o), "other prog [.] main: 0/0 10/2\n"
+					   "other a.so [.] f1: 7/1 7/1\n"
+					   "other [kernel.kallsyms] [k] kfunc: 3/1 3/1\n");
+	rmodel_release(&x.m);
+	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 0, NULL, NULL), 0);
+	assert_int_equal(x.m.total_nr, 5);
+	assert_string_equal(build(&x, &o), "prog prog [.] main: 30/1 290/5\n"
+					   "prog a.so [.] f2: 50/1 260/4\n"
+					   "prog a.so [.] f1: 210/3 210/3\n");
+	rmodel_release(&x.m);
+	/* an event without samples: an empty model */
+	x.p.samples[5].event = x.p.samples[6].event = 0;
+	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 1, NULL, NULL), 0);
+	assert_int_equal(x.m.total_nr, 0);
+	assert_string_equal(build(&x, &o), "");
+	fx_release(&x);
+}
+
 /* Samples of the caller's (zt report --gpu's launches): stacks of the
  * profile or none, a leaf frame each, inner frames of some modules left
  * out. */
@@ -881,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_empty_and_progress),
+		cmocka_unit_test(test_event_models),
 		cmocka_unit_test(test_samples_with_leaf),
 		cmocka_unit_test(test_stack_opts),
 	};
