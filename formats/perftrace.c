@@ -168,3 +168,143 @@ out:
 	free(buf);
 	return ret;
 }
+
+/* A format blob split: its system (NUL-terminated in the blob) and text. */
+static int split_format(const struct prof_blob *b, const char **sys, const char **text, size_t *n)
+{
+	const uint8_t *z;
+
+	if (b->kind != PROF_BLOB_TRACE_FORMAT || !(z = memchr(b->data, 0, b->len)))
+		return -1;
+	*sys = (const char *)b->data;
+	*text = (const char *)z + 1;
+	*n = b->len - (size_t)(z - b->data) - 1;
+	return 0;
+}
+
+/* The value after "KEY: " at a line start of text (n bytes), up to the line's end. */
+static int line_value(const char *text, size_t n, const char *key, const char **v, size_t *vn)
+{
+	size_t kl = strlen(key), i = 0;
+
+	while (i < n) {
+		const char *e = memchr(text + i, '\n', n - i);
+		size_t l = e ? (size_t)(e - text) - i : n - i;
+
+		if (l > kl && !memcmp(text + i, key, kl)) {
+			*v = text + i + kl;
+			*vn = l - kl;
+			return 0;
+		}
+		i += l + 1;
+	}
+	return -1;
+}
+
+int perftrace_event_id(const struct profile *p, const char *name, uint64_t *id)
+{
+	const char *c = strchr(name, ':'), *sys, *text, *v, *m;
+	size_t i, n, vn, sl, nl;
+
+	if (!c)
+		return -ENOENT;
+	sl = (size_t)(c - name);
+	m = strchr(c + 1, ':');
+	nl = m ? (size_t)(m - c - 1) : strlen(c + 1);
+	for (i = 0; i < p->nr_blobs; i++) {
+		char num[24];
+
+		if (split_format(&p->blobs[i], &sys, &text, &n) || strlen(sys) != sl ||
+		    memcmp(sys, name, sl) || line_value(text, n, "name: ", &v, &vn) || vn != nl ||
+		    memcmp(v, c + 1, nl) || line_value(text, n, "ID: ", &v, &vn) ||
+		    vn >= sizeof(num))
+			continue;
+		memcpy(num, v, vn);
+		num[vn] = 0;
+		*id = strtoull(num, NULL, 10);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* perf copies tracefs's events/header_event; its text has not changed in years */
+static const char header_event[] = "# compressed entry header\n"
+				   "\ttype_len    :    5 bits\n"
+				   "\ttime_delta  :   27 bits\n"
+				   "\tarray       :   32 bits\n"
+				   "\n"
+				   "\tpadding     : type == 29\n"
+				   "\ttime_extend : type == 30\n"
+				   "\ttime_stamp : type == 31\n"
+				   "\tdata max type_len  == 28\n";
+
+static void put_text(struct zbuf *out, int small, const void *d, size_t n)
+{
+	if (small) {
+		uint32_t v = (uint32_t)n;
+
+		zbuf_put(out, &v, 4);
+	} else {
+		uint64_t v = n;
+
+		zbuf_put(out, &v, 8);
+	}
+	zbuf_put(out, d, n);
+}
+
+int perftrace_write(const struct profile *p, struct zbuf *out)
+{
+	const struct prof_blob *hp = profile_find_blob(p, PROF_BLOB_TRACE_HEADER, UINT32_MAX);
+	const struct prof_blob *pk = profile_find_blob(p, PROF_BLOB_TRACE_PRINTK, UINT32_MAX);
+	const char *sys, *text, *s2, *t2;
+	uint32_t nsys = 0, cnt, page = 4096;
+	size_t i, k, n, n2;
+	uint8_t *done;
+	uint64_t zero = 0;
+
+	if (!profile_find_blob(p, PROF_BLOB_TRACE_FORMAT, UINT32_MAX))
+		return -ENOENT;
+	done = calloc(p->nr_blobs, 1);
+	if (!done)
+		return -ENOMEM;
+	zbuf_put(out, MAGIC, MAGIC_LEN);
+	zbuf_put(out, "0.6", 4);
+	zbuf_put(out, "\0\010", 2); /* little-endian, sizeof(long) 8 */
+	zbuf_put(out, &page, 4);
+	zbuf_put(out, "header_page", 12);
+	put_text(out, 0, hp ? hp->data : NULL, hp ? hp->len : 0);
+	zbuf_put(out, "header_event", 13);
+	put_text(out, 0, header_event, sizeof(header_event) - 1);
+	zbuf_put(out, &zero, 4); /* no ftrace formats */
+	/* the systems' count is patched in after grouping */
+	k = out->len;
+	zbuf_put(out, &zero, 4);
+	nsys = 0;
+	for (i = 0; i < p->nr_blobs; i++) {
+		size_t cnt_at, j;
+
+		if (done[i] || split_format(&p->blobs[i], &sys, &text, &n))
+			continue;
+		nsys++;
+		zbuf_put(out, sys, strlen(sys) + 1);
+		cnt_at = out->len;
+		zbuf_put(out, &zero, 4);
+		cnt = 0;
+		for (j = i; j < p->nr_blobs; j++) {
+			if (done[j] || split_format(&p->blobs[j], &s2, &t2, &n2) || strcmp(s2, sys))
+				continue;
+			done[j] = 1;
+			put_text(out, 0, t2, n2);
+			cnt++;
+		}
+		if (!out->err)
+			memcpy(out->data + cnt_at, &cnt, 4);
+	}
+	if (!out->err)
+		memcpy(out->data + k, &nsys, 4);
+	zbuf_put(out, &zero, 4); /* no kallsyms */
+	put_text(out, 1, pk ? pk->data : NULL, pk ? pk->len : 0);
+	zbuf_put(out, &zero, 8); /* no saved_cmdlines */
+	free(done);
+	return out->err;
+}

@@ -18,8 +18,10 @@
 #define ZT_PERFTRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "libprof/profile.h"
+#include "libprof/zbuf.h"
 
 #define PERFTRACE_MAX (256u << 20) /* a tracing data section this large is refused */
 
@@ -34,5 +36,17 @@
  * event formats still gives them (0).
  */
 int perftrace_parse(const void *d, size_t len, struct profile *p);
+
+/*
+ * The tracing data of p's PROF_BLOB_TRACE_* blobs appended to out, as
+ * perf 6.1 writes it (version 0.6, little-endian, 8-byte longs; no ftrace
+ * formats, kallsyms or saved_cmdlines), formats grouped by system in
+ * order of first appearance. 0, -ENOENT (p has no formats) or -ENOMEM.
+ */
+int perftrace_write(const struct profile *p, struct zbuf *out);
+
+/* The id ("ID: N" of its format) of tracepoint name ("SYS:NAME", maybe
+ * with modifiers after) among p's formats: 0 and *id, or -ENOENT. */
+int perftrace_event_id(const struct profile *p, const char *name, uint64_t *id);
 
 #endif
