@@ -534,9 +534,12 @@ static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, 
 }
 
 /* The raw record of the sample just written (a tracepoint's fields). */
-static void write_raw(struct record *r, unsigned ev, const uint8_t *raw, uint32_t len)
+static void write_raw(struct record *r, const uint8_t *raw, uint32_t len)
 {
-	note_err(r, ztdata_write_raw(r->w, raw, len));
+	/* a tracepoint's fields may hold kernel addresses (pointers, call
+	 * sites): not for a user who may not see them */
+	if (!r->hide_kaddr)
+		note_err(r, ztdata_write_raw(r->w, raw, len));
 }
 
 /* A CUDA launch the probe in libztcupti.so reported (zt record --gpu). */
@@ -592,7 +595,7 @@ static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 	if (s->uregs)
 		write_ustack(r, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
 	if (s->raw)
-		write_raw(r, s->event, s->raw, s->raw_len);
+		write_raw(r, s->raw, s->raw_len);
 }
 
 /* At the end: binaries of sampled processes still waiting (through the
@@ -1098,6 +1101,12 @@ static void write_trace_formats(struct record *r)
 
 		if (!evsel_is_tracepoint(e))
 			continue;
+		if (r->hide_kaddr) {
+			cmd_info("'%s' goes to a user who may not read kernel addresses: the "
+				 "tracepoints' fields, which may hold some, are not kept",
+				 r->output);
+			return;
+		}
 		if (!header && !evsel_tracefs_format(NULL, NULL, &text, &len)) {
 			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_TRACE_HEADER, 0, 0, text, len));
 			free(text);

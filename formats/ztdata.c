@@ -1392,7 +1392,7 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 		if (zcur_uv(c, &x))
 			return bad(r, "sample event column is short");
 	for (i = 0; i < n; i++) {
-		struct prof_sample s;
+		struct prof_sample s = { 0 };
 		int64_t dts, dtid, dpid, dstack, dw;
 
 		if (zcur_sv(&col[COL_TS], &dts) || zcur_sv(&col[COL_TID], &dtid) ||
