@@ -15,22 +15,24 @@ struct tcur {
 	const uint8_t *p, *end;
 };
 
+/* n bytes (4 or 8) of a little-endian number into *v (of that size) */
+static int get_num(struct tcur *c, void *v, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return -EBADMSG;
+	memcpy(v, c->p, n);
+	c->p += n;
+	return 0;
+}
+
 static int get_u32(struct tcur *c, uint32_t *v)
 {
-	if (c->end - c->p < 4)
-		return -EBADMSG;
-	memcpy(v, c->p, 4);
-	c->p += 4;
-	return 0;
+	return get_num(c, v, 4);
 }
 
 static int get_u64(struct tcur *c, uint64_t *v)
 {
-	if (c->end - c->p < 8)
-		return -EBADMSG;
-	memcpy(v, c->p, 8);
-	c->p += 8;
-	return 0;
+	return get_num(c, v, 8);
 }
 
 /* A NUL-terminated string: *s and its length. */

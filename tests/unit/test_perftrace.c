@@ -49,10 +49,11 @@ static const char sched_switch[] =
 	"REC->next_pid, REC->next_prio\n";
 
 /* A format whose field lies past any record zt keeps. */
-static const char far_field[] = "evil\0name: far\nID: 9\nformat:\n"
-				"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-				"\tfield:int x;\toffset:1000000;\tsize:4;\tsigned:1;\n\n"
-				"print fmt: \"x=%d\", REC->x\n";
+static const char far_field[] =
+	"evil\0name: far\nID: 9\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int x;\toffset:1000000;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"x=%d\", REC->x\n";
 
 static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 				  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -63,9 +64,11 @@ static void trace_profile(struct profile *p)
 {
 	profile_init(p);
 	assert_int_equal(profile_add_blob(p, PROF_BLOB_TRACE_HEADER, 0, 0, header_page,
-					  sizeof(header_page) - 1), 0);
+					  sizeof(header_page) - 1),
+			 0);
 	assert_int_equal(profile_add_blob(p, PROF_BLOB_TRACE_FORMAT, 0, 0, sched_switch,
-					  sizeof(sched_switch) - 1), 0);
+					  sizeof(sched_switch) - 1),
+			 0);
 	assert_int_equal(profile_add_blob(p, PROF_BLOB_TRACE_PRINTK, 0, 0, "0x1 : \"hi\"\n", 11),
 			 0);
 }
@@ -164,7 +167,8 @@ static void test_print(void **state)
 	(void)state;
 	trace_profile(&p);
 	assert_int_equal(profile_add_blob(&p, PROF_BLOB_TRACE_FORMAT, 0, 0, far_field,
-					  sizeof(far_field) - 1), 0);
+					  sizeof(far_field) - 1),
+			 0);
 	if (!tracefmt_available()) {
 		assert_int_equal(tracefmt_new(&p, &t), -ENOTSUP);
 		profile_release(&p);
