@@ -51,6 +51,16 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 # 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms)
 DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
+# libtraceevent (libtraceevent-dev): optional, for the tracepoint fields zt
+# script prints (formats/tracefmt.c); without it everything else builds and
+# says so in one line
+ifeq ($(filter clean help uninstall,$(MAKECMDGOALS)),)
+HAVE_TRACEEVENT := $(shell $(PKG_CONFIG) --exists libtraceevent && echo y)
+endif
+ifeq ($(HAVE_TRACEEVENT),y)
+pkg_names += libtraceevent
+TRACEEVENT_DEF := -DZT_HAVE_TRACEEVENT
+endif
 ifeq ($(filter clean help uninstall,$(MAKECMDGOALS)),)
 missing := $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,$(word 2,$(subst :, ,$(p)))))
 ifneq ($(strip $(missing)),)
@@ -65,7 +75,8 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out $(DLOPEN_PKGS),$(pkg_nam
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	   -Wno-unused-parameter -Wno-missing-field-initializers
-ALL_CFLAGS := -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -I$(BUILD) $(PKG_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE $(TRACEEVENT_DEF) \
+	      -I. -I$(BUILD) $(PKG_CFLAGS) \
 	      -I/usr/include/libiberty -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # libiberty (demangling) has no pkg-config file: a static library in Debian
@@ -126,6 +137,12 @@ include mk/gpubench.mk
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 .PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
+ifneq ($(HAVE_TRACEEVENT),y)
+all: traceevent-skip
+.PHONY: traceevent-skip
+traceevent-skip:
+	@echo "  SKIP    tracepoint fields in zt script: no libtraceevent (install the Debian package 'libtraceevent-dev')"
+endif
 
 help:
 	@sed -n '2,17p' Makefile

@@ -140,6 +140,8 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 		b->exclude_user = ev->exclude_user;
 		b->exclude_kernel = ev->exclude_kernel || o->exclude_kernel;
 		b->exclude_callchain_kernel = o->exclude_kernel;
+		if (ev->raw)
+			b->sample_type |= PERF_SAMPLE_RAW;
 		if (i) /* the side-band comes once */
 			b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = b->build_id = 0;
 	}
@@ -344,11 +346,28 @@ static void user_stack(struct perfev *p, struct rd *r, struct perfev_sample *s)
 	s->ustack_len = (size_t)dyn;
 }
 
+/* PERF_SAMPLE_RAW: a u32 size, then size bytes (the kernel pads the
+ * record so that the two end 8-aligned; size counts the padding). */
+static int raw_record(struct rd *r, struct perfev_sample *s)
+{
+	uint32_t n;
+
+	if (r->end - r->p < 4)
+		return -1;
+	memcpy(&n, r->p, 4);
+	if (n > (size_t)(r->end - r->p) - 4)
+		return -1;
+	s->raw = r->p + 4;
+	s->raw_len = n;
+	r->p += 4 + (size_t)n;
+	return 0;
+}
+
 static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 {
 	struct rd r = { rec + sizeof(struct perf_event_header), rec + size };
 	struct perfev_sample s = { 0 };
-	uint64_t ip, nr = 0, i, ctx = PERF_CONTEXT_USER;
+	uint64_t ip, nr = 0, i, ctx = PERF_CONTEXT_USER, st;
 	uint32_t res;
 	unsigned nk = 0, nu = 0;
 
@@ -364,10 +383,12 @@ static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 			return; /* no event of ours */
 		s.event = p->ids[k].ev;
 	}
+	/* the sample's own event's fields: only some events have RAW */
+	st = p->attrs[s.event].sample_type;
 	if (rd_u64(&r, &ip) || rd_u32x2(&r, &s.pid, &s.tid) || rd_u64(&r, &s.ts) ||
 	    rd_u32x2(&r, &s.cpu, &res) || rd_u64(&r, &s.period))
 		return;
-	if (p->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (rd_u64(&r, &nr) || nr > (uint64_t)(r.end - r.p) / 8)
 			return;
 	}
@@ -406,7 +427,10 @@ static void do_sample(struct perfev *p, const uint8_t *rec, size_t size)
 	s.nk = nk;
 	s.nu = nu;
 	r.p += nr * 8;
-	if (p->attr.sample_type & PERF_SAMPLE_REGS_USER)
+	/* RAW comes after CALLCHAIN, before REGS_USER (perf_output_sample()) */
+	if ((st & PERF_SAMPLE_RAW) && raw_record(&r, &s))
+		return;
+	if (st & PERF_SAMPLE_REGS_USER)
 		user_stack(p, &r, &s);
 	if (p->cb.sample)
 		p->cb.sample(p->cb.ctx, &s);

@@ -2,7 +2,8 @@
 /*
  * perf_event ring buffers: the kernel's side-band records (MMAP2 with build
  * ids, COMM, FORK, EXIT, LOST) and, on the unprivileged path, the samples
- * themselves (IP, TID, TIME, CPU, PERIOD, CALLCHAIN), decoded into the
+ * themselves (IP, TID, TIME, CPU, PERIOD, CALLCHAIN, and a tracepoint's
+ * RAW record), decoded into the
  * profile model's types. Times are CLOCK_MONOTONIC, like the BPF sampler's.
  */
 #ifndef ZT_PERFEV_H
@@ -32,6 +33,10 @@ struct perfev_sample {
 	uint32_t uregs_mask;
 	const uint8_t *ustack;
 	size_t ustack_len;
+	/* with perfev_event.raw: the raw record (a tracepoint's fields, in the
+	 * layout of its tracefs format), raw_len bytes; NULL without one */
+	const uint8_t *raw;
+	uint32_t raw_len;
 };
 
 struct perfev_cbs {
@@ -49,6 +54,7 @@ struct perfev_event {
 	bool freq;
 	uint64_t freq_or_period;
 	bool exclude_user, exclude_kernel;
+	bool raw; /* PERF_SAMPLE_RAW: each sample's raw record (tracepoints) */
 };
 
 struct perfev_opts {

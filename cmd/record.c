@@ -533,6 +533,15 @@ static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, 
 	r->ustack_bytes += len;
 }
 
+/* The raw record of the sample just written (a tracepoint's fields). */
+static void write_raw(struct record *r, const uint8_t *raw, uint32_t len)
+{
+	/* a tracepoint's fields may hold kernel addresses (pointers, call
+	 * sites): not for a user who may not see them */
+	if (!r->hide_kaddr)
+		note_err(r, ztdata_write_raw(r->w, raw, len));
+}
+
 /* A CUDA launch the probe in libztcupti.so reported (zt record --gpu). */
 static void on_bpf_launch(struct record *r, const struct zt_sample_event *e)
 {
@@ -580,9 +589,13 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 
 static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 {
-	write_sample(ctx, s->event, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+	struct record *r = ctx;
+
+	write_sample(r, s->event, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
 	if (s->uregs)
-		write_ustack(ctx, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
+		write_ustack(r, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
+	if (s->raw)
+		write_raw(r, s->raw, s->raw_len);
 }
 
 /* At the end: binaries of sampled processes still waiting (through the
@@ -1073,6 +1086,57 @@ static void write_events(struct record *r)
 	ztdata_write_meta(r->w, "events", all);
 }
 
+/* The tracefs formats of the tracepoints (blobs PROF_BLOB_TRACE_*), so
+ * their raw records can be printed elsewhere: the page header once, then
+ * each tracepoint's format after its system's name. */
+static void write_trace_formats(struct record *r)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->tg.nr_evs; i++) {
+		const struct evsel *e = &r->tg.evs[i];
+		char *text = NULL, *c;
+		size_t len, sl;
+		int err;
+
+		if (!evsel_is_tracepoint(e))
+			continue;
+		if (r->hide_kaddr) {
+			cmd_info("'%s' goes to a user who may not read kernel addresses: the "
+				 "tracepoints' fields, which may hold some, are not kept",
+				 r->output);
+			return;
+		}
+		if (!header && !evsel_tracefs_format(NULL, NULL, &text, &len)) {
+			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_TRACE_HEADER, 0, 0, text, len));
+			free(text);
+			text = NULL;
+		}
+		header = true;
+		err = evsel_tracefs_format(e, NULL, &text, &len);
+		c = strchr(e->event, ':');
+		if (err || !c) {
+			cmd_warn("cannot read the format of tracepoint '%s' (%s): its fields will "
+				 "not be shown", e->event, strerror(err ? -err : EINVAL));
+			continue;
+		}
+		sl = (size_t)(c - e->event);
+		/* "SYSTEM\0" then the format text */
+		c = malloc(sl + 1 + len);
+		if (c) {
+			memcpy(c, e->event, sl);
+			c[sl] = 0;
+			memcpy(c + sl + 1, text, len);
+			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_TRACE_FORMAT, 0, 0, c,
+						      sl + 1 + len));
+		} else {
+			note_err(r, -ENOMEM);
+		}
+		free(c);
+		free(text);
+	}
+}
+
 /* What perf's header says of the machine (CPUDESC, CPUID, TOTAL_MEM),
  * from /proc/cpuinfo and /proc/meminfo; each only when found. */
 static void write_machine_meta(struct record *r)
@@ -1139,6 +1203,7 @@ static void write_meta(struct record *r, int argc, char **argv, const char *even
 	write_machine_meta(r);
 	ztdata_write_meta(r->w, "event", event);
 	write_events(r);
+	write_trace_formats(r);
 	ztdata_write_meta(r->w, "sampler", r->path_kind);
 	ztdata_write_meta(r->w, "callchain", r->stack_size ? "dwarf" : r->callgraph ? "fp" : "none");
 	if (r->stack_size) {

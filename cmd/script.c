@@ -27,6 +27,7 @@
 #include "formats/gpuscript.h"
 #include "formats/perfscript.h"
 #include "formats/stackgroups.h"
+#include "formats/tracefmt.h"
 #include "libprof/array.h"
 #include "libprof/gpu.h"
 #include "libprof/gpuframes.h"
@@ -49,11 +50,12 @@ static const struct {
 	{"ip", PERFSCRIPT_F_IP},	 {"sym", PERFSCRIPT_F_SYM},
 	{"symoff", PERFSCRIPT_F_SYMOFF}, {"dso", PERFSCRIPT_F_DSO},
 	{"period", PERFSCRIPT_F_PERIOD}, {"srcline", PERFSCRIPT_F_SRCLINE},
+	{"trace", PERFSCRIPT_F_TRACE},
 };
 
 /* perf's other field names: known, but nothing in a zt recording to show */
 static const char *const perf_only_fields[] = {
-	"trace",	  "addr",	    "iregs",	  "uregs",	 "brstack",
+	"addr",		  "iregs",	  "uregs",	 "brstack",
 	"brstacksym",	  "flags",	    "bpf-output", "brstackinsn", "brstackinsnlen",
 	"brstackoff",	  "callindent",	    "insn",	  "insnlen",	 "synth",
 	"phys_addr",	  "metric",	    "misc",	  "srccode",	 "ipc",
@@ -99,6 +101,11 @@ struct script {
 	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	struct perfscript_fmt fmt;
+	/* tracepoint events: perf's fields for them (output[PERF_TYPE_TRACEPOINT]) */
+	unsigned tp_fields;
+	int tp_fields_set; /* -F gave them a list */
+	struct tracefmt *tf; /* their formats, NULL: fields not shown */
+	struct zbuf tline;   /* one sample's fields */
 	struct symopts so;
 	struct session ses;
 	char event[256];
@@ -173,7 +180,8 @@ static int parse_fields(struct script *s)
 {
 	char *list, *tok, *save = NULL, *str;
 	enum { DEFAULT, SET, CHANGE } mode = DEFAULT;
-	int ret = 0;
+	int ret = 0, for_tp = 1, for_other = 1;
+	unsigned other = s->fmt.fields;
 	size_t i;
 
 	if (!s->fields)
@@ -185,11 +193,19 @@ static int parse_fields(struct script *s)
 	tok = strchr(str, ':');
 	if (tok) {
 		*tok = 0;
-		if (strcmp(str, "sw") && strcmp(str, "hw") && strcmp(str, "raw")) {
-			cmd_error("-F: invalid event type '%s' (use sw: or hw:, or none)", str);
+		if (strcmp(str, "sw") && strcmp(str, "hw") && strcmp(str, "raw") &&
+		    strcmp(str, "trace")) {
+			cmd_error("-F: invalid event type '%s' (use sw:, hw: or trace:, or none)",
+				  str);
 			free(list);
 			return -EINVAL;
 		}
+		/* perf's per-type fields: trace: sets the tracepoints', the others
+		 * the rest; without a type, both */
+		if (!strcmp(str, "trace"))
+			for_other = 0;
+		else
+			for_tp = 0;
 		str = tok + 1;
 	}
 	if (!*str) {
@@ -209,8 +225,14 @@ static int parse_fields(struct script *s)
 			break;
 		}
 		if (!sign && mode == DEFAULT) {
-			s->fmt.fields = 0;
-			s->fields_set = 1;
+			if (for_other) {
+				other = 0;
+				s->fields_set = 1;
+			}
+			if (for_tp) {
+				s->tp_fields = 0;
+				s->tp_fields_set = 1;
+			}
 		}
 		mode = sign ? CHANGE : SET;
 		for (i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
@@ -224,21 +246,49 @@ static int parse_fields(struct script *s)
 				cmd_error("-F: field '%s' is not available in zt recordings", tok);
 			else
 				cmd_error("-F: unknown field '%s': use comm, tid, pid, time, cpu, "
-					  "event, "
-					  "ip, sym, symoff, dso, period, srcline",
+					  "event, ip, sym, symoff, dso, period, srcline, trace",
 					  tok);
 			ret = -EINVAL;
 			break;
 		}
-		if (sign == '-' && bit == PERFSCRIPT_F_CPU)
+		if (sign == '-' && bit == PERFSCRIPT_F_CPU && for_other)
 			s->cpu_removed = 1;
-		if (sign == '-')
-			s->fmt.fields &= ~bit;
-		else
-			s->fmt.fields |= bit;
+		if (sign == '-') {
+			other &= for_other ? ~bit : ~0u;
+			s->tp_fields &= for_tp ? ~bit : ~0u;
+		} else {
+			other |= for_other ? bit : 0;
+			s->tp_fields |= for_tp ? bit : 0;
+		}
 	}
+	/* a tracepoint's fields are no other event's (perf: "not valid for
+	 * software events. Ignoring.") */
+	s->fmt.fields = other & ~PERFSCRIPT_F_TRACE;
 	free(list);
 	return ret;
+}
+
+/* The tracepoint formats, when samples have raw records to show. */
+static void open_tracefmt(struct script *s)
+{
+	const struct profile *p = &s->ses.prof;
+	int ret;
+
+	if (!p->nr_raws)
+		return;
+	ret = tracefmt_new(p, &s->tf);
+	if (ret == -ENOTSUP)
+		cmd_warn("tracepoint fields are not shown: this zt was built without "
+			 "libtraceevent (install libtraceevent-dev and rebuild)");
+	else if (ret == -ENOENT)
+		cmd_warn("'%s' has tracepoint records but not their formats: their fields are "
+			 "not shown", s->input);
+	else if (ret)
+		cmd_warn("tracepoint fields are not shown: %s", strerror(-ret));
+	else if (tracefmt_nr_bad(s->tf))
+		cmd_warn("%u tracepoint format%s of '%s' did not parse: %s fields are not shown",
+			 tracefmt_nr_bad(s->tf), tracefmt_nr_bad(s->tf) == 1 ? "" : "s", s->input,
+			 tracefmt_nr_bad(s->tf) == 1 ? "its" : "their");
 }
 
 static int by_time(const void *a, const void *b, void *arg)
@@ -641,6 +691,49 @@ static int gpu_init(struct script *s)
 	return ret;
 }
 
+/* Whether smp is of a tracepoint event (perf's PERF_TYPE_TRACEPOINT). */
+static int is_tracepoint(const struct script *s, const struct prof_sample *smp)
+{
+	const struct profile *p = &s->ses.prof;
+
+	return smp->event < p->nr_events && p->events[smp->event].type == 2;
+}
+
+/*
+ * A tracepoint sample's header as perf prints it: the tracepoint fields
+ * (s->tp_fields), its raw record's fields after the event name, then the
+ * frames' newline or space; *f: the fields used. 0, -EPIPE (a write error,
+ * in s->write_error) or -ENOMEM.
+ */
+static int print_tp_header(struct script *s, const struct prof_sample *smp, const char *comm,
+			   char *hdr, unsigned *f)
+{
+	struct perfscript_fmt fmt = s->fmt;
+	const uint8_t *raw;
+	size_t n, len;
+	int ret;
+
+	*f = s->tp_fields;
+	fmt.fields = s->tp_fields;
+	n = perfscript_header(&fmt, smp, comm, hdr);
+	if (n && (fmt.fields & PERFSCRIPT_F_IP))
+		n--; /* the frames' newline or space: after the fields */
+	if (out_write(s, hdr, n))
+		return -EPIPE;
+	zbuf_reset(&s->tline);
+	if ((s->tp_fields & PERFSCRIPT_F_TRACE) && s->tf &&
+	    (raw = profile_sample_raw(&s->ses.prof, smp, &len))) {
+		ret = tracefmt_print(s->tf, smp->cpu, raw, len, &s->tline);
+		if (ret == -ENOMEM)
+			return ret;
+	}
+	if (s->tp_fields & PERFSCRIPT_F_IP)
+		zbuf_put_u8(&s->tline, s->fmt.callchain ? '\n' : ' ');
+	if (s->tline.err)
+		return s->tline.err;
+	return out_write(s, s->tline.data, s->tline.len) ? -EPIPE : 0;
+}
+
 /* perf script's default output, sample by sample, with the GPU records
  * between them by time, and the untimed GPU records last. */
 static int print_samples(struct script *s)
@@ -653,6 +746,7 @@ static int print_samples(struct script *s)
 	for (i = 0; i < nr; i++) {
 		const struct prof_sample *smp = &s->ses.prof.samples[order ? order[i] : i];
 		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
+		unsigned f = s->fmt.fields;
 		uint32_t gi;
 		int is_new;
 		size_t n;
@@ -679,15 +773,22 @@ static int print_samples(struct script *s)
 		ret = 0;
 		if (is_new) {
 			s->gtext[gi].off = SIZE_MAX;
-			if ((s->fmt.fields & PERFSCRIPT_F_IP) && (ret = format_group(s, gi)))
+			if (((s->fmt.fields | s->tp_fields) & PERFSCRIPT_F_IP) &&
+			    (ret = format_group(s, gi)))
 				break;
 		}
 		if (s->evnames && smp->event < s->ses.prof.nr_events)
 			s->fmt.event = s->evnames[smp->event];
-		n = perfscript_header(&s->fmt, smp, comm, hdr);
-		if (out_write(s, hdr, n))
-			break;
-		if ((s->fmt.fields & PERFSCRIPT_F_IP) &&
+		if (is_tracepoint(s, smp)) {
+			ret = print_tp_header(s, smp, comm, hdr, &f);
+			if (ret)
+				break;
+		} else {
+			n = perfscript_header(&s->fmt, smp, comm, hdr);
+			if (out_write(s, hdr, n))
+				break;
+		}
+		if ((f & PERFSCRIPT_F_IP) &&
 		    out_write(s, s->text.data + s->gtext[gi].off, s->gtext[gi].len))
 			break;
 		if (out_write(s, "\n", 1))
@@ -797,6 +898,8 @@ static void script_release(struct script *s)
 	size_t i;
 
 	free(s->evnames);
+	tracefmt_free(s->tf);
+	zbuf_release(&s->tline);
 	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
 		free(s->names[i]);
 	free(s->names);
@@ -834,8 +937,8 @@ int cmd_script(int argc, char **argv)
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
 		{OPT_STRING, 'F', "fields", &s.fields, "fields",
-		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline; +f,-f: change "
-		 "the defaults"},
+		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline,trace; +f,-f: "
+		 "change the defaults; trace: (or sw:) for the tracepoints' (the others') only"},
 		{OPT_STRING, 'c', "comms", &s.fa.comm, "comm[,comm...]",
 		 "only samples of these thread names"},
 		{OPT_STRING, 0, "comm", &s.fa.comm, "comm[,comm...]", "the same as --comms"},
@@ -927,6 +1030,9 @@ int cmd_script(int argc, char **argv)
 	s.fmt.fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_TIME | PERFSCRIPT_F_PERIOD |
 		       PERFSCRIPT_F_EVENT | PERFSCRIPT_F_IP | PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF |
 		       PERFSCRIPT_F_DSO;
+	/* perf's for tracepoints; the call chain's fields join below */
+	s.tp_fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_CPU | PERFSCRIPT_F_TIME |
+		      PERFSCRIPT_F_EVENT | PERFSCRIPT_F_TRACE;
 	if (parse_fields(&s))
 		goto out;
 	if (s.max_stack < -1) {
@@ -987,6 +1093,11 @@ int cmd_script(int argc, char **argv)
 	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.ses.prof))
 		s.fmt.fields |= PERFSCRIPT_F_CPU;
 	s.fmt.callchain = !s.hide_cg && profile_has_callchains(&s.ses.prof);
+	if (s.fmt.callchain && !s.tp_fields_set)
+		s.tp_fields |= PERFSCRIPT_F_IP | PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF |
+			       PERFSCRIPT_F_DSO;
+	if (!s.folded && (s.tp_fields & PERFSCRIPT_F_TRACE))
+		open_tracefmt(&s);
 	if (s.folded)
 		s.fmt.callchain = 1;
 	{

@@ -468,7 +468,8 @@ unsigned target_perfev_events(const struct target *t, struct perfev_event *out)
 								  : tp	    ? 1
 									    : t->freq,
 						.exclude_user = e->exclude_user,
-						.exclude_kernel = e->exclude_kernel };
+						.exclude_kernel = e->exclude_kernel,
+						.raw = tp };
 	}
 	return (unsigned)k;
 }

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "formats/perfdata.h"
+#include "formats/perftrace.h"
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/zbuf.h"
@@ -29,7 +30,7 @@
 
 /* header.h feature bits */
 enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
+	FEAT_TRACING_DATA = 1, FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
 	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12, FEAT_SAMPLE_TIME = 21, FEAT_COMPRESSED = 27,
 	FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
@@ -485,6 +486,22 @@ static const struct prof_build_id *find_bid(const struct rd *r, const char *path
 	return NULL;
 }
 
+/* The tracepoint formats (formats/perftrace.h), once: a pipe may repeat them. */
+static int tracing_data(struct rd *r, const uint8_t *d, size_t n)
+{
+	int ret;
+
+	if (r->ufn || profile_find_blob(r->p, PROF_BLOB_TRACE_FORMAT, UINT32_MAX))
+		return 0;
+	ret = perftrace_parse(d, n, r->p);
+	if (ret == -EPROTONOSUPPORT) {
+		note(r->info, 0, "the tracing data is of a big-endian or 32-bit machine: "
+				 "tracepoint fields are not shown");
+		return 0;
+	}
+	return ret;
+}
+
 static int feature(struct rd *r, unsigned bit, struct cur *c)
 {
 	char num[48];
@@ -525,6 +542,8 @@ static int feature(struct rd *r, unsigned bit, struct cur *c)
 		return feat_event_desc(r, c);
 	case FEAT_BUILD_ID:
 		return feat_build_id(r, c);
+	case FEAT_TRACING_DATA:
+		return tracing_data(r, c->p, (size_t)(c->end - c->p));
 	case FEAT_SAMPLE_TIME:
 		if (cur_u64(c, &x) || cur_u64(c, &y))
 			return -EBADMSG;
@@ -543,6 +562,7 @@ static int feature(struct rd *r, unsigned bit, struct cur *c)
 static const char *feat_name(unsigned bit)
 {
 	static const char *const n[] = {
+		[FEAT_TRACING_DATA] = "tracing_data",
 		[FEAT_BUILD_ID] = "build_id", [FEAT_HOSTNAME] = "hostname",
 		[FEAT_OSRELEASE] = "osrelease", [FEAT_VERSION] = "version", [FEAT_ARCH] = "arch",
 		[FEAT_NRCPUS] = "nrcpus", [FEAT_CPUDESC] = "cpudesc", [FEAT_CMDLINE] = "cmdline",
@@ -764,9 +784,10 @@ static size_t read_size(uint64_t rf, const uint8_t *p, size_t left)
 
 static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 {
-	const uint8_t *q = e + 8, *end = e + n, *chain = NULL;
+	const uint8_t *q = e + 8, *end = e + n, *chain = NULL, *raw = NULL;
 	const struct perf_event_attr *a;
 	struct prof_sample s = { 0 };
+	uint32_t raw_len = 0;
 	struct prof_ustack u = { 0 };
 	unsigned mode = misc & MISC_CPUMODE_MASK, nk = 0, nu = 0;
 	const char *what = "id";
@@ -871,6 +892,8 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 		k = ld32(q);
 		q += 4;
 		NEED(k);
+		raw = q;
+		raw_len = k;
 		q += k;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
@@ -970,6 +993,9 @@ static int rec_sample(struct rd *r, const uint8_t *e, size_t n, uint16_t misc)
 	}
 	memcpy(r->ips + nk, r->uips, nu * sizeof(*r->uips));
 	if ((ret = profile_intern_stack(r->p, r->ips, nk, nu, &s.stack)))
+		return ret;
+	/* a tracepoint's fields (a record's size field caps it at 64 KiB) */
+	if (raw && raw_len <= PROF_RAW_MAX && (ret = profile_add_raw(r->p, raw, raw_len, &s.raw)))
 		return ret;
 	if ((ret = profile_add_sample(r->p, &s)))
 		return ret;
@@ -1534,6 +1560,9 @@ static int pipe_headers(struct rd *r, uint64_t off, uint64_t end, int attrs)
 		extra = payload_after(e, size);
 		if (attrs && type == REC_HEADER_ATTR)
 			ret = pipe_attr(r, e, size);
+		else if (!attrs && type == REC_HEADER_TRACING_DATA && extra <= end - off - size &&
+			 size >= 12)
+			ret = tracing_data(r, e + size, ld32(e + 8));
 		else if (!attrs)
 			ret = pipe_header_rec(r, e, size);
 		if (ret == -ENOMEM)

@@ -30,6 +30,8 @@ enum {
 	PERFSCRIPT_F_DSO = 1 << 9,
 	PERFSCRIPT_F_PERIOD = 1 << 10,
 	PERFSCRIPT_F_SRCLINE = 1 << 11,
+	PERFSCRIPT_F_TRACE = 1 << 12, /* a tracepoint's fields (formats/tracefmt.h): the
+					 caller prints them after the header */
 };
 
 /* How samples are shown. */

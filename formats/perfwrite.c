@@ -13,13 +13,14 @@
 #include <linux/perf_event.h>
 
 #include "formats/perfwrite.h"
+#include "formats/perftrace.h"
 
 #define HDR_SIZE 104
 #define ATTR_SIZE (sizeof(struct perf_event_attr) + 16)
 #define NAME_ALIGN 64
 
 enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
+	FEAT_TRACING_DATA = 1, FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
 	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
 	FEAT_SAMPLE_TIME = 21,
 };
@@ -48,6 +49,8 @@ struct wr {
 	int err;
 	int has_cpu;  /* PERF_SAMPLE_CPU: in samples and trailers */
 	int multi;    /* several events: PERF_SAMPLE_IDENTIFIER in samples and trailers */
+	const struct perf_event_attr *attrs; /* by event index (one: all samples the first's) */
+	size_t nr_attrs;
 	uint8_t rec[REC_MAX + 1];
 	size_t rlen;
 };
@@ -275,6 +278,22 @@ static int write_mmap(struct wr *w, const struct prof_mmap *m)
 	return ret;
 }
 
+/* PERF_SAMPLE_RAW: u32 size, the bytes, zeros up to 8-byte alignment (the
+ * kernel's padding, counted in size); a sample without a raw record gets
+ * 4 zero bytes. */
+static int write_raw(struct wr *w, const struct profile *p, const struct prof_sample *s)
+{
+	static const uint8_t zero[8];
+	size_t len = 0, padded;
+	const uint8_t *raw = profile_sample_raw(p, s, &len);
+	int ret;
+
+	padded = ((len + 4 + 7) & ~(size_t)7) - 4;
+	ret = rec_u32(w, (uint32_t)padded);
+	ret = ret ? ret : rec_put(w, raw ? raw : zero, len);
+	return ret ? ret : rec_put(w, zero, padded - len);
+}
+
 static int write_sample(struct wr *w, const struct profile *p, const struct prof_sample *s)
 {
 	const struct prof_stack *st = &p->stacks[s->stack];
@@ -300,6 +319,8 @@ static int write_sample(struct wr *w, const struct profile *p, const struct prof
 		ret = rec_u64(w, PERF_CONTEXT_USER);
 		ret = ret ? ret : rec_put(w, ips + st->nk, st->nu * sizeof(*ips));
 	}
+	if (!ret && (w->attrs[s->event < w->nr_attrs ? s->event : 0].sample_type & PERF_SAMPLE_RAW))
+		ret = write_raw(w, p, s);
 	if (!ret)
 		rec_end(w);
 	return ret;
@@ -527,6 +548,7 @@ static void fill_attr(struct perf_event_attr *a, const struct profile *p, int ha
 	const char *ev = meta_or(p, "event", "cpu-clock");
 	const char *freq = profile_get_meta(p, "freq"), *period = profile_get_meta(p, "period");
 	const struct prof_event *e = idx < p->nr_events ? &p->events[idx] : NULL;
+	uint64_t tp_id;
 
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_SOFTWARE;
@@ -547,16 +569,23 @@ static void fill_attr(struct perf_event_attr *a, const struct profile *p, int ha
 		a->type = e->type;
 		a->config = e->config;
 	}
+	if (e && e->type == PERF_TYPE_TRACEPOINT &&
+	    !perftrace_event_id(p, e->name ? e->name : "", &tp_id)) {
+		a->config = tp_id;
+		/* its format is in the tracing data: perf prints its fields */
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->sample_type |= PERF_SAMPLE_RAW;
+	}
 	if (e) {
-		/* a tracepoint keeps cpu-clock's type: perf would want the
-		 * tracing data (event formats) that zt.data does not hold */
+		/* a tracepoint without its format keeps cpu-clock's type: perf
+		 * would want it in the tracing data */
 		a->freq = !!(e->flags & PROF_EV_FREQ);
 		a->sample_period = e->period ? e->period : a->freq ? 4000 : 1;
 		a->exclude_user = !!(e->flags & PROF_EV_EXCL_USER);
 		a->exclude_kernel = !!(e->flags & PROF_EV_EXCL_KERNEL);
 	}
-	a->sample_type = SAMPLE_TYPE | (has_cpu ? PERF_SAMPLE_CPU : 0) |
-			 (multi ? PERF_SAMPLE_IDENTIFIER : 0);
+	a->sample_type |= SAMPLE_TYPE | (has_cpu ? PERF_SAMPLE_CPU : 0) |
+			  (multi ? PERF_SAMPLE_IDENTIFIER : 0);
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = 1;
@@ -625,8 +654,22 @@ static void feat_sample_time(struct wr *w, const struct profile *p)
 	put_u64(w, last);
 }
 
+/* HEADER_TRACING_DATA: the tracepoint formats (formats/perftrace.h) */
+static int feat_tracing_data(struct wr *w, const struct profile *p)
+{
+	struct zbuf b;
+	int ret;
+
+	zbuf_init(&b);
+	ret = perftrace_write(p, &b);
+	if (!ret)
+		put(w, b.data, b.len);
+	zbuf_release(&b);
+	return ret;
+}
+
 static const unsigned feats[] = {
-	FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
+	FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
 	FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
 };
 #define NR_FEATS (sizeof(feats) / sizeof(*feats))
@@ -636,17 +679,26 @@ static int write_features(struct wr *w, const struct profile *p,
 			  const struct perf_event_attr *a, uint8_t bitmap[32])
 {
 	uint64_t table = wr_pos(w), sec[NR_FEATS][2];
-	size_t i;
+	unsigned use[NR_FEATS];
+	size_t i, nu = 0;
 	int ret = 0;
 
-	for (i = 0; i < NR_FEATS; i++) {
-		bitmap[feats[i] / 8] |= (uint8_t)(1u << (feats[i] % 8));
+	/* the tracing data only with tracepoint formats to write */
+	for (i = 0; i < NR_FEATS; i++)
+		if (feats[i] != FEAT_TRACING_DATA ||
+		    profile_find_blob(p, PROF_BLOB_TRACE_FORMAT, UINT32_MAX))
+			use[nu++] = feats[i];
+	for (i = 0; i < nu; i++) {
+		bitmap[use[i] / 8] |= (uint8_t)(1u << (use[i] % 8));
 		put_u64(w, 0);
 		put_u64(w, 0);
 	}
-	for (i = 0; i < NR_FEATS && !ret; i++) {
+	for (i = 0; i < nu && !ret; i++) {
 		sec[i][0] = wr_pos(w);
-		switch (feats[i]) {
+		switch (use[i]) {
+		case FEAT_TRACING_DATA:
+			ret = feat_tracing_data(w, p);
+			break;
 		case FEAT_BUILD_ID:
 			ret = feat_build_id(w, p);
 			break;
@@ -680,7 +732,7 @@ static int write_features(struct wr *w, const struct profile *p,
 	if (ret || wr_flush(w))
 		return ret ? ret : w->err;
 	/* the table is behind us now: patch it in the file */
-	for (i = 0; i < NR_FEATS; i++) {
+	for (i = 0; i < nu; i++) {
 		ssize_t n = pwrite(w->fd, sec[i], 16, (off_t)(table + 16 * i));
 
 		if (n != 16)
@@ -720,6 +772,8 @@ int perfwrite_fd(const struct profile *p, int fd)
 	}
 	for (i = 0; i < nev; i++)
 		fill_attr(&attr[i], p, w->has_cpu, w->multi, (uint32_t)i);
+	w->attrs = attr;
+	w->nr_attrs = nev;
 
 	for (i = 0; i < p->nr_mmaps; i++)
 		have_ktext |= is_kernel_text(&p->mmaps[i]);

@@ -24,7 +24,8 @@
 #include "libprof/htab.h"
 #include "libprof/zbuf.h"
 
-#define ZTDATA_MINOR 3 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column */
+#define ZTDATA_MINOR 4 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column;
+			  1.4: RAWS chunks, tracepoint format blobs */
 #define FILE_HDR 16
 #define FILE_HDR_MAX 65536     /* a later minor version may grow the header */
 #define CHUNK_HDR 24
@@ -48,6 +49,7 @@ enum {
 	CH_USTACKS = 8,
 	CH_GPU_LUSTACKS = 16, /* snapshots of GPU launch stacks (--call-graph dwarf) */
 	CH_EVENTS = 17,       /* the event table (version 1.3) */
+	CH_RAWS = 18,         /* samples' raw records (version 1.4) */
 	CH_INDEX = 255,
 };
 
@@ -198,6 +200,11 @@ struct ztdata_writer {
 	 * GPU_LAUNCHES chunk of their launches */
 	struct zbuf lus;
 	uint64_t nlus;          /* entries in lus */
+	/* raw records of samples (RAWS), sealed after the samples they belong to */
+	struct zbuf rawhdr, rawdata; /* entry headers; the records' bytes */
+	uint64_t nraws;         /* entries in rawhdr */
+	uint64_t raw_base;      /* delta base: the previous entry's sample */
+	uint64_t raw_next;      /* a raw record may go to samples from this index on */
 	uint64_t lus_base;      /* delta base: the previous entry's launch */
 	uint64_t nlaunches;     /* launches put so far: the next one's index in the file */
 	uint64_t lus_launch;    /* the launch a snapshot may go to, + 1 (0: none) */
@@ -337,8 +344,29 @@ static int seal_ustacks(struct ztdata_writer *w)
 	return 0;
 }
 
-/* Stacks, samples, then the snapshots of those samples (and of samples in
- * earlier chunks). */
+/* RAWS: the entries' headers (sample index delta, length), then their bytes. */
+static int seal_raws(struct ztdata_writer *w)
+{
+	int ret;
+
+	zbuf_reset(&w->payload);
+	zbuf_put_uv(&w->payload, w->nraws);
+	zbuf_put(&w->payload, w->rawhdr.data, w->rawhdr.len);
+	zbuf_put(&w->payload, w->rawdata.data, w->rawdata.len);
+	if (w->rawhdr.err || w->rawdata.err)
+		return -ENOMEM;
+	ret = emit_chunk(w, CH_RAWS, &w->payload);
+	if (ret)
+		return ret;
+	zbuf_reset(&w->rawhdr);
+	zbuf_reset(&w->rawdata);
+	w->nraws = 0;
+	w->raw_base = 0;
+	return 0;
+}
+
+/* Stacks, samples, then the snapshots and raw records of those samples
+ * (and of samples in earlier chunks). */
 static int seal_samples(struct ztdata_writer *w)
 {
 	int i, ret;
@@ -373,6 +401,8 @@ static int seal_samples(struct ztdata_writer *w)
 		w->s_tid = w->s_stack = 0;
 	}
 	if (w->nustacks && (ret = seal_ustacks(w)))
+		return ret;
+	if (w->nraws && (ret = seal_raws(w)))
 		return ret;
 	return 0;
 }
@@ -435,7 +465,7 @@ static int seal_all(struct ztdata_writer *w)
 	}
 	if (w->nrows[R_STACKS] && (ret = seal_rows(w, R_STACKS)))
 		return ret;
-	if ((w->nsamples || w->nustacks) && (ret = seal_samples(w)))
+	if ((w->nsamples || w->nustacks || w->nraws) && (ret = seal_samples(w)))
 		return ret;
 	for (t = ZTD_GPU_FIRST; w->gpu && t <= ZTD_GPU_LAST; t++)
 		if ((ret = seal_gpu(w, t)))
@@ -490,6 +520,8 @@ struct ztdata_writer *ztdata_writer_new(int fd)
 	zbuf_init(&w->out);
 	zbuf_init(&w->uhdr);
 	zbuf_init(&w->udata);
+	zbuf_init(&w->rawhdr);
+	zbuf_init(&w->rawdata);
 	for (i = 0; i < PROF_UREGS; i++)
 		zbuf_init(&w->ucols[i]);
 	profile_init(&w->stacks);
@@ -528,6 +560,8 @@ void ztdata_writer_free(struct ztdata_writer *w)
 	zbuf_release(&w->out);
 	zbuf_release(&w->uhdr);
 	zbuf_release(&w->udata);
+	zbuf_release(&w->rawhdr);
+	zbuf_release(&w->rawdata);
 	for (i = 0; w->uring && i < UREF_MAX; i++)
 		free(w->uring[i].d);
 	free(w->uring);
@@ -851,6 +885,31 @@ int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint6
 	return 0;
 }
 
+int ztdata_write_raw(struct ztdata_writer *w, const void *data, size_t len)
+{
+	uint64_t idx;
+	int ret = check_writable(w);
+
+	if (ret)
+		return ret;
+	if (!w->total_samples || w->total_samples - 1 < w->raw_next || (len && !data))
+		return -EINVAL;
+	if (len > PROF_RAW_MAX)
+		return -E2BIG;
+	idx = w->total_samples - 1;
+	zbuf_put_uv(&w->rawhdr, idx - w->raw_base);
+	zbuf_put_uv(&w->rawhdr, len);
+	zbuf_put(&w->rawdata, data, len);
+	if (w->rawhdr.err || w->rawdata.err)
+		return fail(w, -ENOMEM);
+	w->nraws++;
+	w->raw_base = idx;
+	w->raw_next = idx + 1;
+	if (w->rawhdr.len + w->rawdata.len >= SEAL_BYTES && (ret = seal_samples(w)))
+		return fail(w, ret);
+	return 0;
+}
+
 /* ---- GPU records ---- */
 
 /* A GPU record was put (ret: how it went): the chunk sealed when large. */
@@ -999,7 +1058,8 @@ int ztdata_write_gpu_launch_ustack(struct ztdata_writer *w, uint32_t regs_mask,
 
 size_t ztdata_writer_pending(const struct ztdata_writer *w)
 {
-	size_t n = w->out.len + ustack_pending(w) + ztd_gpu_pending(w->gpu, 0) + w->lus.len;
+	size_t n = w->out.len + ustack_pending(w) + ztd_gpu_pending(w->gpu, 0) + w->lus.len +
+		   w->rawhdr.len + w->rawdata.len;
 	int i;
 
 	for (i = 0; i < NR_ROWS; i++)
@@ -1078,6 +1138,8 @@ struct reader {
 	uint32_t *fmap;        /* file stack id -> profile stack id */
 	size_t nr_fmap, cap_fmap;
 	uint64_t nr_samples;   /* read from this file */
+	size_t sample_base;    /* the profile's samples before this file's */
+	uint64_t raw_next;     /* the next raw record's sample must be at least this */
 	uint32_t nr_events;    /* events defined by the EVENTS chunks read so far */
 	uint32_t ev_base;      /* the profile's events before this file's */
 	uint64_t nr_chunks;    /* chunks before the index, and a hash of their */
@@ -1330,7 +1392,7 @@ static int dec_samples(struct reader *r, struct zcur *c, int apply)
 		if (zcur_uv(c, &x))
 			return bad(r, "sample event column is short");
 	for (i = 0; i < n; i++) {
-		struct prof_sample s;
+		struct prof_sample s = { 0 };
 		int64_t dts, dtid, dpid, dstack, dw;
 
 		if (zcur_sv(&col[COL_TS], &dts) || zcur_sv(&col[COL_TID], &dtid) ||
@@ -1397,6 +1459,64 @@ static int dec_lost(struct reader *r, struct zcur *c, int apply)
 		p->lost_samples = ls > UINT64_MAX - p->lost_samples ? UINT64_MAX : p->lost_samples + ls;
 		p->lost_events = le > UINT64_MAX - p->lost_events ? UINT64_MAX : p->lost_events + le;
 	}
+	return 0;
+}
+
+/*
+ * RAWS (1.4): n, then n headers (the sample's index in the file, as a
+ * delta from the previous entry's, and the record's length), then the
+ * records' bytes. Samples are those of earlier SAMPLES chunks, in order,
+ * each at most once.
+ */
+static int dec_raws(struct reader *r, struct zcur *c, int apply)
+{
+	uint64_t n, i, idx = 0, next = r->raw_next, d, len, total = 0;
+	struct zcur h;
+	const uint8_t *data;
+	int ret;
+
+	if (zcur_uv(c, &n))
+		return bad(r, "no raw record count");
+	if (n > zcur_left(c) / 2)
+		return bad(r, "raw record count %llu exceeds the payload", (unsigned long long)n);
+	h = *c;
+	for (i = 0; i < n; i++) {
+		if (zcur_uv(c, &d) || zcur_uv(c, &len))
+			return bad(r, "raw record %llu does not decode", (unsigned long long)i);
+		if (d > UINT64_MAX - idx)
+			return bad(r, "raw record %llu: bad sample index", (unsigned long long)i);
+		idx += d;
+		if (idx < next || idx >= r->nr_samples)
+			return bad(r, "raw record %llu: sample %llu is not after the previous record's "
+				   "or not in an earlier SAMPLES chunk", (unsigned long long)i,
+				   (unsigned long long)idx);
+		if (len > PROF_RAW_MAX)
+			return bad(r, "raw record %llu: %llu bytes is over the limit",
+				   (unsigned long long)i, (unsigned long long)len);
+		total += len;
+		next = idx + 1;
+	}
+	if (total > zcur_left(c))
+		return bad(r, "raw records (%llu bytes) exceed the payload (%zu left)",
+			   (unsigned long long)total, zcur_left(c));
+	if (!apply) {
+		if (r->ustack_fn)
+			r->raw_next = next;
+		return 0;
+	}
+	data = c->p;
+	for (i = 0, idx = 0; i < n; i++) {
+		uint32_t ref;
+
+		zcur_uv(&h, &d);
+		zcur_uv(&h, &len);
+		idx += d;
+		if ((ret = profile_add_raw(r->p, data, (size_t)len, &ref)))
+			return ret;
+		r->p->samples[r->sample_base + idx].raw = ref;
+		data += len;
+	}
+	r->raw_next = next;
 	return 0;
 }
 
@@ -1675,6 +1795,7 @@ static decoder_fn decoder(uint32_t type)
 	case CH_SAMPLES: return dec_samples;
 	case CH_BLOB: return dec_blob;
 	case CH_LOST: return dec_lost;
+	case CH_RAWS: return dec_raws;
 	case CH_INDEX: return dec_index;
 	}
 	return ztd_gpu_type(type) ? dec_gpu : NULL;
@@ -1687,7 +1808,8 @@ static const char *chunk_name(uint32_t type, char *buf, size_t n)
 					     "BLOB",	   "LOST",	   "USTACKS",
 					     "GPU_META",   "GPU_CUBINS",   "GPU_KERNELS",
 					     "GPU_MEMOPS", "GPU_LAUNCHES", "GPU_PCS",
-					     "GPU_OVERHEADS", "GPU_LUSTACKS", "EVENTS" };
+					     "GPU_OVERHEADS", "GPU_LUSTACKS", "EVENTS",
+					     "RAWS" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -1931,6 +2053,7 @@ static int read_image(const void *data, size_t len, struct profile *p, unsigned 
 	}
 	r->p = p;
 	r->ev_base = p ? (uint32_t)p->nr_events : 0;
+	r->sample_base = p ? p->nr_samples : 0;
 	r->flags = flags;
 	r->ustack_fn = fn;
 	r->ustack_arg = arg;

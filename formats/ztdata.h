@@ -14,6 +14,9 @@
  * reader skips them. Version 1.3 adds the EVENTS chunk (the event table)
  * and an event column after the SAMPLES columns: older readers skip the
  * one and ignore the other (every sample then reads as the first event).
+ * Version 1.4 adds RAWS chunks (samples' raw records: a tracepoint's
+ * fields) and the blob kinds of tracepoint formats (PROF_BLOB_TRACE_*):
+ * older readers skip the one and keep the others as unknown blobs.
  */
 #ifndef ZT_ZTDATA_H
 #define ZT_ZTDATA_H
@@ -66,6 +69,13 @@ int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint
  * has one), -E2BIG, -ENOMEM. */
 int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint64_t *regs,
 			const void *stack, size_t len);
+/* Attach a raw record (PERF_SAMPLE_RAW: a tracepoint's fields) of len
+ * bytes, at most PROF_RAW_MAX, to the sample written last (version 1.4).
+ * Raw records go into RAWS chunks, after the samples they belong to; pair
+ * them with PROF_BLOB_TRACE_* blobs (the formats that say what the bytes
+ * are). 0, -EINVAL when no sample precedes it (or it already has one),
+ * -E2BIG, -ENOMEM. */
+int ztdata_write_raw(struct ztdata_writer *w, const void *data, size_t len);
 /* Add to the lost-sample and lost-side-band-record counters. */
 int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events);
 

@@ -264,22 +264,16 @@ static int read_id(const char *root, const char *sys, const char *name, uint64_t
 	return 0;
 }
 
-int evsel_tracepoint_id(struct evsel *e, const char *root)
+/* fn at root, or without one at the first of the usual tracefs mounts
+ * that has an events directory and where fn finds what it wants. */
+static int on_tracefs(const char *root, int (*fn)(const char *root, void *arg), void *arg)
 {
 	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	char sys[EVSEL_NAME_MAX], *name;
 	size_t i;
 	int ret = -ENODEV;
 
-	if (e->type != EVSEL_TYPE_TRACEPOINT)
-		return -EINVAL;
-	snprintf(sys, sizeof(sys), "%s", e->event);
-	name = strchr(sys, ':');
-	if (!name)
-		return -EINVAL;
-	*name++ = 0;
 	if (root)
-		return read_id(root, sys, name, &e->config);
+		return fn(root, arg);
 	for (i = 0; i < sizeof(roots) / sizeof(*roots); i++) {
 		char p[256];
 
@@ -289,9 +283,112 @@ int evsel_tracepoint_id(struct evsel *e, const char *root)
 				ret = -EACCES;
 			continue;
 		}
-		ret = read_id(roots[i], sys, name, &e->config);
+		ret = fn(roots[i], arg);
 		if (ret != -ENOENT)
 			return ret;
 	}
 	return ret;
+}
+
+/* SYS and NAME of tracepoint e, in sys (EVSEL_NAME_MAX bytes) and *name. */
+static int split_tracepoint(const struct evsel *e, char *sys, char **name)
+{
+	if (e->type != EVSEL_TYPE_TRACEPOINT)
+		return -EINVAL;
+	snprintf(sys, EVSEL_NAME_MAX, "%s", e->event);
+	*name = strchr(sys, ':');
+	if (!*name)
+		return -EINVAL;
+	*(*name)++ = 0;
+	return 0;
+}
+
+struct id_arg {
+	const char *sys, *name;
+	uint64_t *id;
+};
+
+static int id_at(const char *root, void *arg)
+{
+	struct id_arg *a = arg;
+
+	return read_id(root, a->sys, a->name, a->id);
+}
+
+int evsel_tracepoint_id(struct evsel *e, const char *root)
+{
+	char sys[EVSEL_NAME_MAX], *name;
+	struct id_arg a;
+	int ret = split_tracepoint(e, sys, &name);
+
+	if (ret)
+		return ret;
+	a = (struct id_arg){sys, name, &e->config};
+	return on_tracefs(root, id_at, &a);
+}
+
+#define FORMAT_MAX (1u << 20) /* a format file is a few KiB */
+
+struct text_arg {
+	const char *rel;
+	char **text;
+	size_t *len;
+};
+
+/* A tracefs file (its size reads as 0: read to the end). */
+static int text_at(const char *root, void *arg)
+{
+	struct text_arg *a = arg;
+	char p[512], *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(p, sizeof(p), "%s/%s", root, a->rel);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > FORMAT_MAX || !(nb = realloc(buf, cap))) {
+				ret = cap > FORMAT_MAX ? -EFBIG : -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ret = -errno;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (ret || !buf) {
+		free(buf);
+		return ret ? ret : -EIO;
+	}
+	buf[len] = 0;
+	*a->text = buf;
+	*a->len = len;
+	return 0;
+}
+
+int evsel_tracefs_format(const struct evsel *e, const char *root, char **text, size_t *len)
+{
+	char sys[EVSEL_NAME_MAX], *name, rel[2 * EVSEL_NAME_MAX + 32];
+	struct text_arg a = {rel, text, len};
+	int ret;
+
+	if (!e) {
+		snprintf(rel, sizeof(rel), "events/header_page");
+	} else {
+		if ((ret = split_tracepoint(e, sys, &name)))
+			return ret;
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+	}
+	return on_tracefs(root, text_at, &a);
 }

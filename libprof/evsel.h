@@ -59,6 +59,15 @@ static inline int evsel_is_tracepoint(const struct evsel *e)
  */
 int evsel_tracepoint_id(struct evsel *e, const char *root);
 
+/*
+ * The tracefs text that says how tracepoint e's raw records are laid out
+ * (events/SYS/NAME/format), or with e NULL the ring buffer's page header
+ * (events/header_page), from root as for evsel_tracepoint_id(). *text is
+ * malloc'ed and NUL-terminated, *len bytes. 0 or a negative errno (as
+ * evsel_tracepoint_id(); -EFBIG past 1 MiB).
+ */
+int evsel_tracefs_format(const struct evsel *e, const char *root, char **text, size_t *len);
+
 /* perf's name of a software or hardware event (type, config), or NULL. */
 const char *evsel_builtin_name(uint32_t type, uint64_t config);
 

@@ -10,6 +10,9 @@
 #include "libprof/htab.h"
 #include "libprof/profile.h"
 
+/* the raw field sits in what was padding: samples without raws cost nothing more */
+_Static_assert(sizeof(struct prof_sample) == 40, "struct prof_sample grew");
+
 #define GROW(p, field) ZT_GROW((p)->field, (p)->cap_##field, (p)->nr_##field + 1)
 
 void profile_init(struct profile *p)
@@ -39,6 +42,8 @@ void profile_release(struct profile *p)
 	free(p->stacks);
 	free(p->ips);
 	free(p->blobs);
+	free(p->raws);
+	free(p->raw_bytes);
 	zt_htab_release(&p->stack_hash);
 	prof_gpu_free(p->gpu);
 	profile_init(p);
@@ -206,6 +211,21 @@ int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts
 	if (len)
 		memcpy(d, data, len);
 	p->blobs[p->nr_blobs++] = (struct prof_blob){ kind, pid, ts, d, len };
+	return 0;
+}
+
+int profile_add_raw(struct profile *p, const void *data, size_t len, uint32_t *ref)
+{
+	if (len > PROF_RAW_MAX)
+		return -E2BIG;
+	if (p->nr_raws >= UINT32_MAX - 1 || GROW(p, raws) ||
+	    ZT_GROW(p->raw_bytes, p->cap_raw_bytes, p->nr_raw_bytes + len + 1))
+		return -ENOMEM;
+	if (len)
+		memcpy(p->raw_bytes + p->nr_raw_bytes, data, len);
+	p->raws[p->nr_raws++] = (struct prof_raw){ p->nr_raw_bytes, (uint32_t)len };
+	p->nr_raw_bytes += len;
+	*ref = (uint32_t)p->nr_raws;
 	return 0;
 }
 

@@ -59,7 +59,18 @@ struct prof_sample {
 	uint32_t pid, tid, cpu;
 	uint32_t stack; /* index into the profile's stacks */
 	uint32_t event; /* index into the profile's events (0 when it has none) */
+	uint32_t raw;   /* the sample's raw record (a tracepoint's fields,
+			   PERF_SAMPLE_RAW): 1 + an index into the profile's raws,
+			   0 for none (it sits in what was padding: free) */
 };
+
+/* A raw record's bytes: raw_data[off .. off+len). */
+struct prof_raw {
+	uint64_t off;
+	uint32_t len;
+};
+#define PROF_RAW_MAX (1u << 16) /* the kernel's PERF_SAMPLE_RAW is at most a u32
+				   size in a record of at most 64 KiB */
 
 /* An event the samples come from (zt record -e, a perf.data attr). A
  * profile without events (older recordings) has one: meta "event". */
@@ -89,6 +100,11 @@ enum prof_blob_kind {
 	PROF_BLOB_KERNEL_BUILD_ID = 4, /* raw build-id bytes of vmlinux */
 	PROF_BLOB_JITDUMP = 5,  /* a piece of the jit-PID.dump of process pid (perf's JIT
 				   interface): the pieces, joined in order, are the file */
+	/* tracepoint formats, to print raw records (zt-data(5)): */
+	PROF_BLOB_TRACE_HEADER = 6, /* tracefs events/header_page text */
+	PROF_BLOB_TRACE_FORMAT = 7, /* "SYSTEM", a NUL, then the text of tracefs
+				       events/SYSTEM/NAME/format */
+	PROF_BLOB_TRACE_PRINTK = 8, /* tracefs printk_formats text (perf.data's) */
 };
 
 struct prof_blob {
@@ -149,6 +165,10 @@ struct profile {
 	size_t nr_blobs, cap_blobs;
 	struct prof_event *events; /* samples' event field indexes this */
 	size_t nr_events, cap_events;
+	struct prof_raw *raws;     /* samples' raw field indexes this (- 1) */
+	size_t nr_raws, cap_raws;
+	uint8_t *raw_bytes;        /* the raws' bytes, one after the other */
+	size_t nr_raw_bytes, cap_raw_bytes;
 	struct zt_htab stack_hash; /* stack -> its id */
 	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
@@ -172,6 +192,21 @@ int profile_add_mmap(struct profile *p, const struct prof_mmap *m);
 int profile_add_sample(struct profile *p, const struct prof_sample *s);
 int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts,
 		     const void *data, size_t len);
+/* Copy a raw record of len (at most PROF_RAW_MAX) bytes: the value for a
+ * sample's raw field in *ref. 0, -E2BIG or -ENOMEM. */
+int profile_add_raw(struct profile *p, const void *data, size_t len, uint32_t *ref);
+/* The raw record of sample s (its bytes in *len), or NULL when it has none. */
+static inline const uint8_t *profile_sample_raw(const struct profile *p,
+						const struct prof_sample *s, size_t *len)
+{
+	const struct prof_raw *r;
+
+	if (!s->raw || s->raw > p->nr_raws)
+		return NULL;
+	r = &p->raws[s->raw - 1];
+	*len = r->len;
+	return p->raw_bytes + r->off;
+}
 
 /* Intern a stack (kernel frames then user frames, leaf first in each part):
  * an identical stack gets the same id. nk and nu are each at most

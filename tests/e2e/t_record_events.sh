@@ -80,6 +80,24 @@ check "sched:sched_switch: sample counts of the same order as perf's ($(sections
 check "perf's tracepoint recording: zt's section is perf's" test "$(sections ztp.txt)" = "$(sections ptp.txt)"
 "$ZT" report -i tp.zt --header-only > tph.txt
 check "tracepoint: every event (period 1)" contains tph.txt '^# period : 1$'
+# its fields, as perf script prints them: perf's recording line by line
+# (default layout and -F ... ,trace), zt's own, and zt's converted to perf.data
+# (the sample lines: frames are t_perfdata's business)
+"$ZT" script -i tp.perf | grep -v "$(printf '^\t')" > ztps.txt 2> ztps.err
+perf_retry script -i tp.perf | grep -v "$(printf '^\t')" > ptps.txt
+check "zt script of perf's tracepoint recording: perf script's lines ($(wc -l < ptps.txt))" \
+	eval 'contains ptps.txt "prev_comm=" && cmp -s ztps.txt ptps.txt'
+"$ZT" script -i tp.perf -F comm,tid,time,event,trace > ztpf.txt 2>> ztps.err
+perf_retry script -i tp.perf -F comm,tid,time,event,trace > ptpf.txt
+check "... and with -F comm,tid,time,event,trace" cmp -s ztpf.txt ptpf.txt
+"$ZT" script -i tp.zt > tps.txt 2>> tp.err
+check "zt's recording: the sched_switch fields, perf's layout" contains tps.txt \
+	'^sleep +[0-9]+ \[[0-9]{3}\] +[0-9.]+: sched:sched_switch: prev_comm=sleep prev_pid=[0-9]+ prev_prio=120 prev_state=S ==> next_comm=.+ next_pid=[0-9]+ next_prio=[0-9]+$'
+"$ZT" convert --to perf -i tp.zt -o tpc.perf 2>> tp.err
+perf_retry script -i tpc.perf -F comm,tid,cpu,time,event,trace > ptpc.txt
+"$ZT" script -i tp.zt -F comm,tid,cpu,time,event,trace > ztpc.txt 2>> tp.err
+check "convert --to perf: perf script prints zt's fields ($(wc -l < ztpc.txt) lines)" \
+	eval 'contains ztpc.txt "prev_comm=" && cmp -s ztpc.txt ptpc.txt'
 # no tracefs mounted (a chroot, a container): zt mounts it, as perf does
 # (/sys made private in the namespace first: nothing unmounted there
 # reaches the machine's own mounts; "/" may not be a mount point in a chroot)

@@ -28,6 +28,7 @@
 #define CH_STACKS 4
 #define CH_SAMPLES 5
 #define CH_LOST 7
+#define CH_RAWS 18
 #define CH_INDEX 255
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -781,7 +782,7 @@ static void test_versions(void **state)
 	size_t len;
 
 	d = small_file(&t, &len);
-	assert_int_equal(d[10], 3); /* this writer's minor */
+	assert_int_equal(d[10], 4); /* this writer's minor */
 	d[8] = 2; /* major 2 */
 	d[10] = 0;
 	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
@@ -1648,7 +1649,10 @@ static void test_ustack_damaged(void **state)
 
 /* The prefix of a file up to its first SAMPLES chunk (5 samples, no
  * snapshots), then a USTACKS chunk with payload pl, stored. */
-static void crafted_ustacks(const struct zbuf *pl, struct zbuf *f, size_t *at)
+/* A file of 5 samples in one SAMPLES chunk, cut after it, then a chunk of
+ * type with payload pl (at: its offset). */
+static void crafted_after_samples(const struct zbuf *pl, struct zbuf *f, size_t *at,
+				  uint32_t type)
 {
 	uint64_t ip = 0x401000;
 	struct tchunk ch[16];
@@ -1667,9 +1671,14 @@ static void crafted_ustacks(const struct zbuf *pl, struct zbuf *f, size_t *at)
 	zbuf_init(f);
 	zbuf_put(f, d, ch[k].end);
 	*at = f->len;
-	put_chunk(f, CH_USTACKS, 0, pl->data, pl->len, (uint32_t)k + 1, NULL);
+	put_chunk(f, type, 0, pl->data, pl->len, (uint32_t)k + 1, NULL);
 	profile_release(&t.exp);
 	free(d);
+}
+
+static void crafted_ustacks(const struct zbuf *pl, struct zbuf *f, size_t *at)
+{
+	crafted_after_samples(pl, f, at, CH_USTACKS);
 }
 
 /* One USTACKS entry header. */
@@ -1688,6 +1697,122 @@ static void put_uhead(struct zbuf *b, uint64_t dsample, uint64_t ref, uint32_t m
 }
 
 /* Hand-made USTACKS chunks: the layout of zt-data(5), and the checks. */
+/* Raw records (1.4): round trip over chunks, the writer's refusals, and
+ * crafted RAWS chunks the reader refuses whole. */
+static void test_raws(void **state)
+{
+	static const char fmt[] = "sched\0name: sched_switch\nID: 372\n";
+	static const struct {
+		const char *why;
+		uint64_t cnt, e[2][2]; /* dsample len */
+		size_t extra;          /* record bytes after the headers */
+	} bad[] = {
+		{ "count 1000 exceeds", 1000, { { 0 } }, 0 },
+		{ "sample 5 is not after", 1, { { 5, 0 } }, 0 },
+		{ "sample 1 is not after", 2, { { 1, 0 }, { 0, 0 } }, 0 },
+		{ "over the limit", 1, { { 0, PROF_RAW_MAX + 1 } }, 0 },
+		{ "exceed the payload", 2, { { 0, 3 }, { 1, 4 } }, 6 },
+	};
+	uint64_t ip = 0x401000;
+	uint8_t big[PROF_RAW_MAX + 1] = { 0 }, rec[40];
+	struct ztdata_read_info info;
+	struct uset got = { 0 };
+	struct zbuf pl, f;
+	struct profile p;
+	const uint8_t *r;
+	size_t len, n = 0, at, i;
+	uint8_t *d;
+	struct tw t;
+
+	(void)state;
+	tw_open(&t);
+	assert_int_equal(ztdata_write_raw(t.w, "x", 1), -EINVAL); /* no sample yet */
+	tw_blob(&t, PROF_BLOB_TRACE_FORMAT, 0, 0, fmt, sizeof(fmt) - 1);
+	for (i = 0; i < 8; i++) {
+		tw_sample(&t, 10 + i, 1, 1, 1, 0, &ip, 0, 1);
+		if (i % 3 == 1)
+			continue; /* samples without one */
+		memset(rec, (int)i, sizeof(rec));
+		assert_int_equal(ztdata_write_raw(t.w, rec, 8 + i), 0);
+		if (i == 2) {
+			assert_int_equal(ztdata_write_raw(t.w, rec, 4), -EINVAL); /* has one */
+			assert_int_equal(ztdata_writer_flush(t.w), 0);          /* a RAWS chunk each */
+		}
+	}
+	tw_sample(&t, 20, 1, 1, 1, 0, &ip, 0, 1);
+	assert_int_equal(ztdata_write_raw(t.w, big, sizeof(big)), -E2BIG);
+	assert_int_equal(ztdata_write_raw(t.w, NULL, 0), 0); /* empty, but there */
+	d = tw_close(&t, 1, &len);
+	read_expect(d, len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_int_equal(info.skipped, 0);
+	assert_int_equal(p.nr_samples, 9);
+	for (i = 0; i < 8; i++) {
+		r = profile_sample_raw(&p, &p.samples[i], &n);
+		if (i % 3 == 1) {
+			assert_null(r);
+			continue;
+		}
+		assert_non_null(r);
+		assert_int_equal(n, 8 + i);
+		assert_int_equal(r[0], i);
+		assert_int_equal(r[n - 1], i);
+	}
+	assert_non_null(profile_sample_raw(&p, &p.samples[8], &n));
+	assert_int_equal(n, 0);
+	assert_non_null(profile_find_blob(&p, PROF_BLOB_TRACE_FORMAT, UINT32_MAX));
+	profile_release(&p);
+	/* the second pass goes past RAWS chunks */
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, &info), 0);
+	assert_true(info.complete);
+	free(d);
+	profile_release(&t.exp);
+
+	zbuf_init(&pl);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		zbuf_reset(&pl);
+		zbuf_put_uv(&pl, bad[i].cnt);
+		for (int e = 0; e < 2 && (uint64_t)e < bad[i].cnt && bad[i].cnt < 1000; e++) {
+			zbuf_put_uv(&pl, bad[i].e[e][0]);
+			zbuf_put_uv(&pl, bad[i].e[e][1]);
+		}
+		for (size_t x = 0; x < bad[i].extra; x++)
+			zbuf_put_u8(&pl, (uint8_t)x);
+		crafted_after_samples(&pl, &f, &at, CH_RAWS);
+		read_expect(f.data, f.len, -EBADMSG, &p, &info);
+		snprintf(want, sizeof(want), "(RAWS) at offset %zu: ", at);
+		assert_non_null(strstr(info.msg, want));
+		if (!strstr(info.msg, bad[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, info.msg, bad[i].why);
+		assert_int_equal(p.nr_samples, 5);
+		assert_int_equal(p.nr_raws, 0); /* a bad chunk gives nothing */
+		profile_release(&p);
+		zbuf_release(&f);
+	}
+	/* good: samples 1 and 4, then bytes a later minor may add */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 2);
+	zbuf_put_uv(&pl, 1);
+	zbuf_put_uv(&pl, 2);
+	zbuf_put_uv(&pl, 3);
+	zbuf_put_uv(&pl, 3);
+	zbuf_put(&pl, "abxyzlater", 10);
+	crafted_after_samples(&pl, &f, &at, CH_RAWS);
+	read_expect(f.data, f.len, 0, &p, &info);
+	assert_null(profile_sample_raw(&p, &p.samples[0], &n));
+	assert_non_null(r = profile_sample_raw(&p, &p.samples[1], &n));
+	assert_int_equal(n, 2);
+	assert_memory_equal(r, "ab", 2);
+	assert_non_null(r = profile_sample_raw(&p, &p.samples[4], &n));
+	assert_memory_equal(r, "xyz", 3);
+	profile_release(&p);
+	zbuf_release(&f);
+	zbuf_release(&pl);
+	uset_release(&got);
+}
+
 static void test_ustack_crafted(void **state)
 {
 	static const struct {
@@ -1938,6 +2063,7 @@ int main(void)
 		cmocka_unit_test(test_ustack_crafted),
 		cmocka_unit_test(test_seed_corpus),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_raws),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Tracepoint fields printed by libtraceevent, as perf script 6.1 does. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/tracefmt.h"
+
+#ifdef ZT_HAVE_TRACEEVENT
+#include <event-parse.h>
+#include <trace-seq.h>
+
+/*
+ * A record is copied into a zeroed scratch buffer before libtraceevent
+ * reads it: it trusts the format's offsets and a dynamic field's 16-bit
+ * offset and length, so with 3 x 64 KiB of zeros after the record (and
+ * formats whose fields lie in the first 64 KiB, checked before parsing)
+ * what it reads lies inside the buffer, and every string ends. Not
+ * covered: a print fmt whose __print_hex() or __print_array() length is a
+ * field of the record (libtraceevent does not bound it).
+ */
+#define SCRATCH (PROF_RAW_MAX + 3 * 65536 + 64) /* __rel_loc: field + offset + length */
+
+struct tracefmt {
+	struct tep_handle *tep;
+	unsigned bad, good;
+	uint8_t *scratch;
+	size_t dirty; /* bytes of scratch that may not be zero */
+};
+
+int tracefmt_available(void)
+{
+	return 1;
+}
+
+/* A blob's text as a NUL-terminated copy (libtraceevent wants one). */
+static char *text_copy(const uint8_t *d, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s) {
+		memcpy(s, d, len);
+		s[len] = 0;
+	}
+	return s;
+}
+
+/* Every field of format text (NUL-terminated) within PROF_RAW_MAX bytes. */
+static int fields_fit(const char *text)
+{
+	const char *o = text, *z;
+
+	while ((o = strstr(o, "offset:"))) {
+		long off = strtol(o + 7, NULL, 10), size;
+
+		z = strstr(o, "size:");
+		if (!z)
+			return 0;
+		size = strtol(z + 5, NULL, 10);
+		if (off < 0 || size < 0 || off > PROF_RAW_MAX || size > PROF_RAW_MAX - off)
+			return 0;
+		o = z;
+	}
+	return 1;
+}
+
+static int add_blob(struct tracefmt *t, const struct prof_blob *b)
+{
+	const uint8_t *nul;
+	char *text;
+	int ret = 0;
+
+	switch (b->kind) {
+	case PROF_BLOB_TRACE_HEADER:
+		if (!(text = text_copy(b->data, b->len)))
+			return -ENOMEM;
+		/* only kbuffer's business (ring-buffer pages), not the records' */
+		tep_parse_header_page(t->tep, text, b->len, 8);
+		free(text);
+		return 0;
+	case PROF_BLOB_TRACE_PRINTK:
+		if (!(text = text_copy(b->data, b->len)))
+			return -ENOMEM;
+		tep_parse_printk_formats(t->tep, text);
+		free(text);
+		return 0;
+	case PROF_BLOB_TRACE_FORMAT:
+		nul = memchr(b->data, 0, b->len);
+		if (!nul) {
+			t->bad++;
+			return 0;
+		}
+		if (!(text = text_copy(b->data, b->len)))
+			return -ENOMEM;
+		if (!fields_fit(text + (nul - b->data) + 1) ||
+		    tep_parse_event(t->tep, text + (nul - b->data) + 1,
+				    b->len - (size_t)(nul - b->data) - 1, text))
+			t->bad++;
+		else
+			t->good++;
+		free(text);
+		return ret;
+	}
+	return 0;
+}
+
+int tracefmt_new(const struct profile *p, struct tracefmt **out)
+{
+	struct tracefmt *t;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->nr_blobs; i++)
+		if (p->blobs[i].kind == PROF_BLOB_TRACE_FORMAT)
+			break;
+	if (i == p->nr_blobs)
+		return -ENOENT;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	/* the library logs parse errors on stderr: zt's libraries do not print */
+	tep_set_loglevel(TEP_LOG_NONE);
+	t->tep = tep_alloc();
+	t->scratch = calloc(1, SCRATCH);
+	if (!t->tep || !t->scratch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* zt.data and the perf.data zt reads are this machine's byte order (x86-64) */
+	tep_set_file_bigendian(t->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t->tep, 8);
+	tep_set_page_size(t->tep, 4096);
+	for (i = 0; i < p->nr_blobs && !ret; i++)
+		ret = add_blob(t, &p->blobs[i]);
+out:
+	if (ret) {
+		tracefmt_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+void tracefmt_free(struct tracefmt *t)
+{
+	if (!t)
+		return;
+	if (t->tep)
+		tep_free(t->tep);
+	free(t->scratch);
+	free(t);
+}
+
+unsigned tracefmt_nr_bad(const struct tracefmt *t)
+{
+	return t->bad;
+}
+
+unsigned tracefmt_nr_events(const struct tracefmt *t)
+{
+	return t->good;
+}
+
+int tracefmt_print(struct tracefmt *t, uint32_t cpu, const void *raw, size_t len, struct zbuf *out)
+{
+	struct tep_record rec = {0};
+	struct trace_seq s;
+	struct tep_event *ev;
+	size_t i, at;
+	int ret = 0;
+
+	if (len > PROF_RAW_MAX)
+		return -E2BIG;
+	if (len < 2) /* not even a common_type */
+		return -ENOENT;
+	memcpy(t->scratch, raw, len);
+	if (t->dirty > len)
+		memset(t->scratch + len, 0, t->dirty - len);
+	t->dirty = len;
+	rec.cpu = (int)cpu;
+	rec.size = (int)len;
+	rec.data = t->scratch;
+	ev = tep_find_event_by_record(t->tep, &rec);
+	if (!ev)
+		return -ENOENT;
+	trace_seq_init(&s);
+	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	if (s.state != TRACE_SEQ__GOOD) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	at = out->len;
+	zbuf_put(out, s.buffer, s.len);
+	for (i = at; !out->err && i < out->len; i++)
+		if (out->data[i] < 0x20 || out->data[i] == 0x7f)
+			out->data[i] = '?';
+	ret = out->err;
+out:
+	trace_seq_destroy(&s);
+	return ret;
+}
+
+#else /* !ZT_HAVE_TRACEEVENT */
+
+struct tracefmt {
+	int unused;
+};
+
+int tracefmt_available(void)
+{
+	return 0;
+}
+
+int tracefmt_new(const struct profile *p, struct tracefmt **out)
+{
+	(void)p;
+	*out = NULL;
+	return -ENOTSUP;
+}
+
+void tracefmt_free(struct tracefmt *t)
+{
+	free(t);
+}
+
+unsigned tracefmt_nr_bad(const struct tracefmt *t)
+{
+	(void)t;
+	return 0;
+}
+
+unsigned tracefmt_nr_events(const struct tracefmt *t)
+{
+	(void)t;
+	return 0;
+}
+
+int tracefmt_print(struct tracefmt *t, uint32_t cpu, const void *raw, size_t len, struct zbuf *out)
+{
+	(void)t, (void)cpu, (void)raw, (void)len, (void)out;
+	return -ENOTSUP;
+}
+
+#endif
