@@ -533,13 +533,22 @@ static void write_ustack(struct record *r, uint32_t mask, const uint64_t *regs, 
 	r->ustack_bytes += len;
 }
 
+static void raw_kernel_word(void *ctx, uint64_t v)
+{
+	kernel_new(ctx, v);
+}
+
 /* The raw record of the sample just written (a tracepoint's fields). */
 static void write_raw(struct record *r, const uint8_t *raw, uint32_t len)
 {
 	/* a tracepoint's fields may hold kernel addresses (pointers, call
 	 * sites): not for a user who may not see them */
-	if (!r->hide_kaddr)
-		note_err(r, ztdata_write_raw(r->w, raw, len));
+	if (r->hide_kaddr)
+		return;
+	note_err(r, ztdata_write_raw(r->w, raw, len));
+	/* the symbols of its function pointers kept too (perf script names them) */
+	if (r->want_kernel)
+		prof_raw_kernel_words(raw, len, raw_kernel_word, r);
 }
 
 /* A CUDA launch the probe in libztcupti.so reported (zt record --gpu). */

@@ -268,6 +268,23 @@ static int parse_fields(struct script *s)
 	return ret;
 }
 
+/* A kernel function for tracepoint fields printed as one (%ps), named as
+ * the session names kernel frames. */
+static const char *script_ksym(void *ctx, uint64_t addr, uint64_t *start)
+{
+	struct script *s = ctx;
+	const struct zt_frame *f;
+	struct zt_frange r;
+
+	if (frametab_resolve(&s->ses.ft, 0, 0, 0, &addr, 1, 1, &r) || !r.n)
+		return NULL;
+	f = frametab_frame(&s->ses.ft, r.first + r.n - 1);
+	if (!f->sym || !f->kernel || f->offset > addr)
+		return NULL;
+	*start = addr - f->offset;
+	return f->sym;
+}
+
 /* The tracepoint formats, when samples have raw records to show. */
 static void open_tracefmt(struct script *s)
 {
@@ -289,6 +306,8 @@ static void open_tracefmt(struct script *s)
 		cmd_warn("%u tracepoint format%s of '%s' did not parse: %s fields are not shown",
 			 tracefmt_nr_bad(s->tf), tracefmt_nr_bad(s->tf) == 1 ? "" : "s", s->input,
 			 tracefmt_nr_bad(s->tf) == 1 ? "its" : "their");
+	if (s->tf)
+		tracefmt_set_ksym(s->tf, script_ksym, s);
 }
 
 static int by_time(const void *a, const void *b, void *arg)

@@ -26,6 +26,8 @@ struct tracefmt {
 	unsigned bad, good;
 	uint8_t *scratch;
 	size_t dirty; /* bytes of scratch that may not be zero */
+	tracefmt_ksym_fn ksym;
+	void *ksym_ctx;
 };
 
 int tracefmt_available(void)
@@ -157,6 +159,30 @@ unsigned tracefmt_nr_bad(const struct tracefmt *t)
 	return t->bad;
 }
 
+/* libtraceevent's function resolver: the name is borrowed (it keeps it) */
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct tracefmt *t = priv;
+	uint64_t start = 0;
+	const char *name = t->ksym(t->ksym_ctx, *addrp, &start);
+
+	if (!name)
+		return NULL;
+	*addrp = start;
+	*modp = NULL;
+	return (char *)name;
+}
+
+void tracefmt_set_ksym(struct tracefmt *t, tracefmt_ksym_fn fn, void *ctx)
+{
+	t->ksym = fn;
+	t->ksym_ctx = ctx;
+	if (fn)
+		tep_set_function_resolver(t->tep, resolve, t);
+	else
+		tep_reset_function_resolver(t->tep);
+}
+
 unsigned tracefmt_nr_events(const struct tracefmt *t)
 {
 	return t->good;
@@ -234,6 +260,11 @@ unsigned tracefmt_nr_events(const struct tracefmt *t)
 {
 	(void)t;
 	return 0;
+}
+
+void tracefmt_set_ksym(struct tracefmt *t, tracefmt_ksym_fn fn, void *ctx)
+{
+	(void)t, (void)fn, (void)ctx;
 }
 
 int tracefmt_print(struct tracefmt *t, uint32_t cpu, const void *raw, size_t len, struct zbuf *out)

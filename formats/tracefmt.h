@@ -34,6 +34,15 @@ unsigned tracefmt_nr_bad(const struct tracefmt *t);
 unsigned tracefmt_nr_events(const struct tracefmt *t);
 
 /*
+ * Kernel function names for fields printed as functions (%ps, %pS:
+ * hrtimer_start's function=...), as perf names them from its kernel
+ * symbols: fn gives the name of the function at addr and its start, or
+ * NULL (the address is then printed). Without one, addresses are printed.
+ */
+typedef const char *(*tracefmt_ksym_fn)(void *ctx, uint64_t addr, uint64_t *start);
+void tracefmt_set_ksym(struct tracefmt *t, tracefmt_ksym_fn fn, void *ctx);
+
+/*
  * The fields of raw record raw (len bytes, recorded on cpu) appended to
  * out, control characters shown as '?'. The event is the one the record's
  * common_type names. A record shorter than its format reads as padded with

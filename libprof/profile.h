@@ -208,6 +208,28 @@ static inline const uint8_t *profile_sample_raw(const struct profile *p,
 	return p->raw_bytes + r->off;
 }
 
+/* The words of a raw record (8-byte aligned, little-endian) that may be
+ * kernel code addresses (x86-64's kernel image and modules, from
+ * 0xffffffff80000000): a tracepoint's function pointers (%ps fields), whose
+ * symbols a recording keeps with those of its samples. fn is called for
+ * each. */
+#define PROF_KTEXT_LO 0xffffffff80000000ull
+static inline void prof_raw_kernel_words(const uint8_t *raw, size_t len,
+					 void (*fn)(void *ctx, uint64_t v), void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = 0;
+		unsigned b;
+
+		for (b = 0; b < 8; b++)
+			v |= (uint64_t)raw[i + b] << (8 * b);
+		if (v >= PROF_KTEXT_LO && v < 0xffffffffff000000ull)
+			fn(ctx, v);
+	}
+}
+
 /* Intern a stack (kernel frames then user frames, leaf first in each part):
  * an identical stack gets the same id. nk and nu are each at most
  * ZT_MAX_FRAMES. Returns 0 and sets *id, or a negative errno. */

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/text.h"
 #include "libprof/hash.h"
@@ -194,22 +195,51 @@ static int u64_cmp(const void *a, const void *b)
 
 /* The kernel addresses of p's stacks, each once, sorted (*v: caller frees;
  * a hash pass first, stacks repeat their kernel frames many times). */
+struct kwords {
+	uint64_t *v;
+	size_t n, cap;
+	int err;
+};
+
+static void add_kword(void *ctx, uint64_t w)
+{
+	struct kwords *k = ctx;
+
+	if (k->err || ZT_GROW(k->v, k->cap, k->n + 1))
+		k->err = -ENOMEM;
+	else
+		k->v[k->n++] = w;
+}
+
+/* The kernel addresses p needs symbols for: its stacks' kernel frames, and
+ * the kernel code addresses in its tracepoints' raw records. */
 static int kernel_ips(const struct profile *p, uint64_t **out, size_t *nout)
 {
-	size_t i, n = 0, k = 0;
+	size_t i, n, k = 0;
 	struct zt_htab t = { 0 };
+	struct kwords kw = { NULL, 0, 0, 0 };
 	uint64_t *v;
 
-	v = malloc((p->nr_ips ? p->nr_ips : 1) * sizeof(*v));
-	if (!v)
+	kw.cap = p->nr_ips ? p->nr_ips : 1;
+	kw.v = malloc(kw.cap * sizeof(*kw.v));
+	if (!kw.v)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_stacks; i++) {
 		const uint64_t *ips = profile_stack_ips(p, (uint32_t)i);
 
 		for (unsigned j = 0; j < p->stacks[i].nk; j++)
 			if (ips[j])
-				v[n++] = ips[j];
+				kw.v[kw.n++] = ips[j];
 	}
+	for (i = 0; i < p->nr_raws; i++)
+		prof_raw_kernel_words(p->raw_bytes + p->raws[i].off, p->raws[i].len, add_kword,
+				      &kw);
+	if (kw.err) {
+		free(kw.v);
+		return kw.err;
+	}
+	v = kw.v;
+	n = kw.n;
 	if (zt_htab_reset(&t, n)) { /* room for all */
 		free(v);
 		return -ENOMEM;

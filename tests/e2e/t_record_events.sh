@@ -98,6 +98,17 @@ perf_retry script -i tpc.perf -F comm,tid,cpu,time,event,trace > ptpc.txt
 "$ZT" script -i tp.zt -F comm,tid,cpu,time,event,trace > ztpc.txt 2>> tp.err
 check "convert --to perf: perf script prints zt's fields ($(wc -l < ztpc.txt) lines)" \
 	eval 'contains ztpc.txt "prev_comm=" && cmp -s ztpc.txt ptpc.txt'
+# function pointers (%ps: hrtimer_start's function=) named as perf names them,
+# from perf's recording and from zt's (its kallsyms keep their symbols)
+perf_retry record -B -q -a -e timer:hrtimer_start -o hr.perf -- sleep 0.05 > /dev/null
+"$ZT" script -i hr.perf -F comm,tid,time,event,trace > zhr.txt 2> zhr.err
+perf_retry script -i hr.perf -F comm,tid,time,event,trace > phr.txt
+check "%ps fields: function names as perf script's ($(wc -l < phr.txt) lines)" \
+	eval 'contains phr.txt "function=[a-z_]" && cmp -s zhr.txt phr.txt'
+"$ZT" record -q -a -e timer:hrtimer_start -o hr.zt -- sleep 0.05 2>> zhr.err
+"$ZT" script -i hr.zt -F comm,tid,time,event,trace > zhrz.txt 2>> zhr.err
+check "%ps fields of zt's recording: named" contains zhrz.txt "function=[a-z_]"
+check "... none left as an address" bash -c "! grep -q function=0x zhrz.txt"
 # no tracefs mounted (a chroot, a container): zt mounts it, as perf does
 # (/sys made private in the namespace first: nothing unmounted there
 # reaches the machine's own mounts; "/" may not be a mount point in a chroot)
