@@ -16,11 +16,7 @@ precord() { perf_record_times "$@"; }
 rows() {
 	local n=$1
 	shift
-	# NOPLT=1: without perf's rows of PLT stubs ("[.] @plt", "foo@plt"): zt
-	# does not name samples in a PLT stub (a known gap), so with -U it hides
-	# the rare sample that lands in one, which perf shows
-	if ! perf_retry report -i p.data --stdio "$@" | grep -v '^#' | grep -v '^$' |
-		{ if [ -n "${NOPLT:-}" ]; then grep -v '@plt *$'; else cat; fi; } | sort > "p.$n"; then
+	if ! perf_retry report -i p.data --stdio "$@" | grep -v '^#' | grep -v '^$' | sort > "p.$n"; then
 		fail "$n: perf report failed"
 		return
 	fi
@@ -66,8 +62,8 @@ rows parent-sort --no-children -g none --sort sym,parent -p run_
 rows ignore-callees --no-children --ignore-callees tree_a
 rows ignore-callees-re --no-children --ignore-callees '^tree_|run_rounds'
 rows ignore-callees-none --no-children -g none --ignore-callees '^tree_'
-NOPLT=1 rows hide-unresolved -U -g none
-NOPLT=1 rows hide-unresolved-chains -U --no-children --max-stack 4
+rows hide-unresolved -U -g none
+rows hide-unresolved-chains -U --no-children --max-stack 4
 perf_retry script -i p.data -F time | tr -d ' :' > times.txt
 nt=$(wc -l < times.txt)
 mapfile -t ts < <(sed -n "$((nt / 10))p;$((nt * 3 / 10))p;$((nt / 2))p;$((nt * 7 / 10))p" times.txt)
