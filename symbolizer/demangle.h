@@ -9,7 +9,8 @@
 /* The demangled form of name as a new string (caller frees), or NULL when
  * name is not mangled (or on ENOMEM): then the caller keeps name.
  * With params, C++ names keep their parameter lists (perf shows them so
- * with -v); without, they are perf's default "llvm::Value::getMetadata". */
+ * with -v); without, they are perf's default "llvm::Value::getMetadata".
+ * A PLT stub's "NAME@plt" keeps its suffix: "operator new@plt". */
 char *zt_demangle(const char *name, int params);
 
 #endif

@@ -19,6 +19,7 @@
 #include "libprof/htab.h"
 #include "symbolizer/dwarfsyms.h"
 #include "symbolizer/dwline.h"
+#include "symbolizer/pltsyms.h"
 #include "symbolizer/symname.h"
 
 #define DWS_MAX_DEPTH 64     /* DIE nesting followed */
@@ -97,8 +98,8 @@ struct dws {
 	size_t nscr, cap_scr;
 	uint64_t first_start; /* the DIE's first range as listed (before sorting) */
 	int err; /* the first fatal error (-ENOMEM) */
-	char **owned; /* names made here (name@plt), freed at the end */
-	size_t nr_owned, cap_owned;
+	struct pltsyms plt; /* the PLT stubs' names (name@plt) */
+	int perf_loaded;    /* perf loads a symbol of the tables (read_syms()) */
 	struct rsym *rsyms; /* the symbol table as the other tools see it */
 	size_t nr_rsyms;
 	struct fi_range *secs; /* executable sections, by index (0: none) */
@@ -416,16 +417,58 @@ static int sym_table(Elf *elf, Elf_Scn *symscn, Elf_Data **data, const char **st
 	return 0;
 }
 
+/* Append a symbol to d->syms (room made by the caller). */
+static void push_sym(struct dws *d, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
+		     uint8_t bind, uint8_t tab)
+{
+	d->syms[d->nr_syms] =
+		(struct dsym){addr, size, limit, name, (uint32_t)d->nr_syms, bind, tab};
+	d->nr_syms++;
+}
+
+/* The section of a symbol as read_syms() needs it, kept for a run of
+ * symbols in one section. */
+struct symsec {
+	size_t shndx;
+	int exec, alloc;
+	uint64_t limit; /* the end of an executable section */
+};
+
+static void symsec_at(Elf *elf, size_t shndx, struct symsec *c)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (shndx == c->shndx)
+		return;
+	memset(c, 0, sizeof(*c));
+	c->shndx = shndx;
+	if (!(scn = elf_getscn(elf, shndx)) || !gelf_getshdr(scn, &sh))
+		return;
+	c->alloc = !!(sh.sh_flags & SHF_ALLOC);
+	c->exec = !!(sh.sh_flags & SHF_EXECINSTR);
+	c->limit = c->exec && sh.sh_addr + sh.sh_size > sh.sh_addr ? sh.sh_addr + sh.sh_size : 0;
+}
+
+/* The section index of s, 0 when it is undefined or a reserved index. */
+static size_t sym_shndx(const GElf_Sym *s, const Elf_Data *xd, Elf32_Word xndx)
+{
+	if (s->st_shndx == SHN_XINDEX)
+		return xd ? xndx : 0;
+	return s->st_shndx >= SHN_LORESERVE ? 0 : s->st_shndx;
+}
+
 /* Append the FUNC symbols of symscn defined in executable sections to
- * d->syms (names borrowed from elf) as table tab. */
+ * d->syms (names borrowed from elf) as table tab. Notes in d->perf_loaded
+ * whether perf loads a symbol of the table: a named function or object
+ * in a section that is loaded, or a label in code. */
 static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, uint8_t tab, size_t *cap)
 {
+	struct symsec sec = {0};
 	Elf_Data *data, *xd;
-	GElf_Shdr sh;
-	size_t nsyms, i, last_shndx = 0, strsz;
+	size_t nsyms, i, strsz, shndx;
 	const char *strs;
-	uint64_t limit = 0;
-	int last_exec = 0, terminated;
+	int terminated;
 
 	if (sym_table(elf, symscn, &data, &strs, &strsz, &nsyms))
 		return 0;
@@ -438,8 +481,7 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, uint8_t tab, size
 	for (i = 1; i < nsyms; i++) {
 		GElf_Sym s;
 		Elf32_Word xndx = 0;
-		size_t shndx;
-		int type, label;
+		int type, label, object;
 
 		if (!gelf_getsymshndx(data, xd, (int)i, &s, &xndx))
 			continue;
@@ -448,118 +490,43 @@ static int read_syms(struct dws *d, Elf *elf, Elf_Scn *symscn, uint8_t tab, size
 		 * points such as ld.so's _dl_start_user): NOTYPE, visible */
 		label = type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) != STV_HIDDEN &&
 			GELF_ST_VISIBILITY(s.st_other) != STV_INTERNAL && s.st_shndx != SHN_ABS;
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !label) || !s.st_value)
+		/* objects only count, until one does */
+		object = type == STT_OBJECT && !d->perf_loaded;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !label && !object)
 			continue;
 		if (!s.st_name || s.st_name >= strsz || !strs[s.st_name] ||
 		    (!terminated && !memchr(strs + s.st_name, 0, strsz - s.st_name)))
 			continue;
+		if (!(shndx = sym_shndx(&s, xd, xndx)))
+			continue;
+		symsec_at(elf, shndx, &sec);
+		if (sec.alloc && (!label || sec.exec))
+			d->perf_loaded = 1;
+		if (object || !s.st_value || !sec.exec)
+			continue;
 		if (label && (strs[s.st_name] == '.' || strs[s.st_name] == '$'))
 			continue; /* assembler-local labels */
-		shndx = s.st_shndx;
-		if (shndx == SHN_XINDEX)
-			shndx = xd ? xndx : 0;
-		else if (shndx >= SHN_LORESERVE)
-			continue;
-		if (shndx == SHN_UNDEF)
-			continue;
-		if (shndx != last_shndx) {
-			Elf_Scn *scn = elf_getscn(elf, shndx);
-
-			last_shndx = shndx;
-			last_exec = scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-			limit = last_exec && sh.sh_addr + sh.sh_size > sh.sh_addr ? sh.sh_addr + sh.sh_size : 0;
-		}
-		if (!last_exec)
-			continue;
-		d->syms[d->nr_syms] = (struct dsym){ s.st_value, s.st_size, limit, strs + s.st_name,
-						     (uint32_t)d->nr_syms, (uint8_t)GELF_ST_BIND(s.st_info),
-						     tab };
-		d->nr_syms++;
+		push_sym(d, s.st_value, s.st_size, sec.limit, strs + s.st_name,
+			 (uint8_t)GELF_ST_BIND(s.st_info), tab);
 	}
 	return 0;
 }
 
-/* The section of elf named name, or NULL. */
-static Elf_Scn *scn_named(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
-		    !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/*
- * perf's PLT symbols (x86-64): "name@plt" for each stub, in the order of
- * .rela.plt's relocations, in .plt.sec (IBT) or else in .plt after PLT0,
- * 16 bytes each. Relocations without a symbol (IRELATIVE) stay unnamed.
- */
+/* perf's PLT symbols (pltsyms.h) into d->syms, names borrowed from d->plt. */
 static int read_plt(struct dws *d, Elf *elf, size_t *cap)
 {
-	GElf_Shdr rsh, psh, dsh, ssh;
-	GElf_Ehdr eh;
-	Elf_Scn *rscn, *pscn, *dscn, *sscn;
-	Elf_Data *rd, *dd, *sd;
-	uint64_t base, limit;
-	size_t entsz, nrel, i;
+	size_t i;
+	int err;
 
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || eh.e_type == ET_REL)
-		return 0;
-	if (!(rscn = scn_named(elf, ".rela.plt", &rsh)) || rsh.sh_type != SHT_RELA)
-		return 0;
-	if ((pscn = scn_named(elf, ".plt.sec", &psh)) && psh.sh_size) {
-		base = psh.sh_addr;
-	} else if ((pscn = scn_named(elf, ".plt", &psh)) && psh.sh_size > 16) {
-		base = psh.sh_addr + 16;
-	} else {
-		return 0;
-	}
-	limit = psh.sh_addr + psh.sh_size;
-	if (limit < psh.sh_addr || !(psh.sh_flags & SHF_EXECINSTR))
-		return 0;
-	dscn = elf_getscn(elf, rsh.sh_link);
-	if (!dscn || !gelf_getshdr(dscn, &dsh) || (dsh.sh_type != SHT_DYNSYM && dsh.sh_type != SHT_SYMTAB))
-		return 0;
-	sscn = elf_getscn(elf, dsh.sh_link);
-	rd = elf_getdata(rscn, NULL);
-	dd = elf_getdata(dscn, NULL);
-	sd = sscn && gelf_getshdr(sscn, &ssh) ? elf_getdata(sscn, NULL) : NULL;
-	entsz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
-	if (!rd || !rd->d_buf || !dd || !sd || !sd->d_buf || !sd->d_size || !entsz)
-		return 0;
-	nrel = rd->d_size / entsz;
-	if (d->nr_syms + nrel < nrel || ZT_GROW(d->syms, *cap, d->nr_syms + nrel))
+	if ((err = pltsyms_read(&d->plt, elf)))
+		return err;
+	if (d->nr_syms + d->plt.nr < d->nr_syms || ZT_GROW(d->syms, *cap, d->nr_syms + d->plt.nr))
 		return -ENOMEM;
-	for (i = 0; i < nrel && base + 16 * (i + 1) <= limit; i++) {
-		const char *strs = sd->d_buf, *name;
-		size_t sym, len;
-		GElf_Rela r;
-		GElf_Sym s;
-		char *nm;
+	for (i = 0; i < d->plt.nr; i++) {
+		const struct pltsym *y = &d->plt.syms[i];
 
-		if (!gelf_getrela(rd, (int)i, &r) || !(sym = GELF_R_SYM(r.r_info)) ||
-		    !gelf_getsym(dd, (int)sym, &s) || !s.st_name || s.st_name >= sd->d_size)
-			continue;
-		name = strs + s.st_name;
-		len = strnlen(name, sd->d_size - s.st_name);
-		if (!len || len == sd->d_size - s.st_name)
-			continue;
-		if (ZT_GROW(d->owned, d->cap_owned, d->nr_owned + 1) || !(nm = malloc(len + 5)))
-			return -ENOMEM;
-		memcpy(nm, name, len);
-		memcpy(nm + len, "@plt", 5);
-		d->owned[d->nr_owned++] = nm;
-		d->syms[d->nr_syms] = (struct dsym){ base + 16 * i, 16, limit, nm, (uint32_t)d->nr_syms,
-						     STB_GLOBAL, TAB_PLT };
-		d->nr_syms++;
+		push_sym(d, y->addr, y->size, y->addr + y->size, pltsyms_name(&d->plt, i),
+			 STB_GLOBAL, TAB_PLT);
 	}
 	return 0;
 }
@@ -1427,6 +1394,7 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 	if (!elf_usable(symelf) || (dwelf && !elf_usable(dwelf)))
 		return -ENOEXEC;
 	memset(&d, 0, sizeof(d));
+	pltsyms_init(&d.plt);
 	d.t = t;
 	copy_build_id(t, symelf);
 	copy_build_id(t, dwelf);
@@ -1449,7 +1417,8 @@ static int extract_elf(Elf *symelf, Elf *dwelf, int merge_dynsym, struct fi_tabl
 	if (symsrc != symelf && merge_dynsym && (symscn = find_scn(symelf, SHT_DYNSYM)) &&
 	    (ret = read_syms(&d, symelf, symscn, TAB_DYNSYM, &cap_syms)))
 		goto out;
-	if ((ret = read_plt(&d, symelf, &cap_syms)))
+	/* perf 6.1 makes PLT symbols only when it loaded some (dso__load) */
+	if (d.perf_loaded && (ret = read_plt(&d, symelf, &cap_syms)))
 		goto out;
 	finish_syms(&d);
 	if ((ret = add_syms(&d)))
@@ -1488,9 +1457,7 @@ out:
 	dwl_unit_release(&d.unit);
 	free(d.lpaths);
 	free(d.scr);
-	for (size_t i = 0; i < d.nr_owned; i++)
-		free(d.owned[i]);
-	free(d.owned);
+	pltsyms_release(&d.plt);
 	free(d.rsyms);
 	free(d.secs);
 	return ret;

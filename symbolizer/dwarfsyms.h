@@ -21,7 +21,9 @@
  * executable section of the symbol tables perf takes, and every DWARF
  * subprogram with code. Tables as perf's dso__load: the .symtab of the
  * first file that has one (elf_path's, else the debug file's) and that
- * file's .dynsym, else elf_path's .dynsym; plus "name@plt" PLT entries.
+ * file's .dynsym, else elf_path's .dynsym; plus the "name@plt" PLT stubs
+ * of pltsyms.h when perf loads a symbol of those tables (a named function
+ * or object in a loaded section, or a label in code), as perf 6.1 does.
  * One name per address, chosen as perf does (symname_cmp(): sized, not
  * weak, global, fewer leading underscores, longer, first); sizeless ones
  * end at the next symbol or their section's end. Names follow

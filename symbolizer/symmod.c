@@ -22,7 +22,7 @@
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
-#define META_MAGIC "zt-symmod 10" /* bump when extraction changes: older caches are rebuilt */
+#define META_MAGIC "zt-symmod 11" /* bump when extraction changes: older caches are rebuilt */
 #define REMOTE_SOURCE "symbol database" /* how the remote's answers' sources start */
 
 

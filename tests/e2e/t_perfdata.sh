@@ -62,6 +62,44 @@ precord -a -e cpu-clock -g -o a.perf -- dd if=/dev/zero of=/dev/null bs=4k count
 check "-a: kernel frames named from this machine's kallsyms" \
 	awk '!/^#/ && $2=="dd" && $4=="[k]" && $NF !~ /^\[/ {f=1} END {exit !f}' zt-a.txt
 
+# PLT stubs named as perf names them ("labs@plt", an IFUNC's "@plt"): a
+# uprobe at each .plt stub of a program built here, so that every stub is
+# a sample; stripped (no _init symbol for perf 6.1 to stretch over the
+# stubs) but defining stdout (perf makes stub symbols only for a module it
+# loaded a symbol of)
+cat > plt.c << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static int impl(int x) { return x + 1; }
+static int (*resolve(void))(int) { return impl; }
+int zt_ifunc(int) __attribute__((ifunc("resolve")));
+int main(int argc, char **argv)
+{
+	long s = 0;
+	for (int i = 0; i < 50; i++)
+		s += labs(i - argc) + (long)strlen(argv[0]) + zt_ifunc(i);
+	fputs("", stdout);
+	return (int)(s & 1);
+}
+EOF
+cc -O1 -fno-builtin -o plt plt.c && strip plt || fail "cc plt.c"
+uev=/sys/kernel/tracing/uprobe_events ugrp=zt_e2e_plt_$$
+unprobe() { sed -n "s|^p:$ugrp/\([a-z0-9]*\) .*|-:$ugrp/\1|p" "$uev" 2> /dev/null | while read -r p; do echo "$p" >> "$uev"; done; }
+trap 'unprobe; cleanup' EXIT
+read -r poff psize < <(readelf -SW plt | sed 's/^ *\[ *[0-9]*\] //' | awk '$1 == ".plt" {print $4, $5}')
+for ((o = 16#$poff; o < 16#$poff + 16#$psize; o += 16)); do
+	echo "p:$ugrp/s$(printf %x $o) $T/plt:$(printf 0x%x $o)" >> "$uev" || fail "uprobe_events: cannot add a probe"
+done
+precord -a -e "$ugrp:*" -o plt.perf -- ./plt || fail "perf record (uprobes)"
+unprobe
+preport script -i plt.perf -F ip,sym > perf-plt.txt
+"$ZT" script -i plt.perf -F ip,sym > zt-plt.txt 2> zt-plt.err
+check "PLT stubs: zt script names them as perf script ($(awk '{print $2}' perf-plt.txt | sort -u | tr '\n' ' '))" \
+	cmp -s perf-plt.txt zt-plt.txt
+check "PLT stubs: perf named labs@plt and the IFUNC's @plt" \
+	bash -c "grep -q ' labs@plt$' perf-plt.txt && grep -q ' @plt$' perf-plt.txt"
+
 # perf.data out: a zt recording converted, read by the real perf
 "$ZT" record -q -g -o w.data -- "$WL/hot" hot 1
 "$ZT" convert -i w.data -o out.perf > /dev/null 2> conv.err

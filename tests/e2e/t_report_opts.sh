@@ -16,15 +16,11 @@ precord() { perf_record_times "$@"; }
 rows() {
 	local n=$1
 	shift
-	# NOPLT=1: without perf's rows of PLT stubs ("[.] @plt", "foo@plt"): zt
-	# does not name samples in a PLT stub (a known gap), so with -U it hides
-	# the rare sample that lands in one, which perf shows.
 	# NOUNK=1: without the rows of addresses in no mapping (the garbage
 	# outermost frames of a process's first samples): perf names them by
-	# address, with [k] or [.] from the frame it looked at before; zt
-	# calls them [unknown] (a known difference)
+	# address, with [k] or [.] from the frame it looked at before, zt with
+	# the frame's own (a known difference)
 	if ! perf_retry report -i p.data --stdio "$@" | grep -v '^#' | grep -v '^$' |
-		{ if [ -n "${NOPLT:-}" ]; then grep -v '@plt *$'; else cat; fi; } |
 		{ if [ -n "${NOUNK:-}" ]; then grep -v '^ .*\[unknown\] '; else cat; fi; } | sort > "p.$n"; then
 		fail "$n: perf report failed"
 		return
@@ -80,8 +76,8 @@ rows ignore-callees-none --no-children -g none --ignore-callees '^tree_'
 NOUNK=1 rows ignore-callees-caller --ignore-callees '^tree_|run_rounds' -g caller,0.5,none
 rows ignore-callees-caller-chains --no-children -G --ignore-callees '^tree_|run_rounds'
 rows ignore-callees-max-stack --no-children -G --max-stack 3 --ignore-callees tree_a
-NOPLT=1 rows hide-unresolved -U -g none
-NOPLT=1 rows hide-unresolved-chains -U --no-children --max-stack 4
+rows hide-unresolved -U -g none
+rows hide-unresolved-chains -U --no-children --max-stack 4
 perf_retry script -i p.data -F time | tr -d ' :' > times.txt
 nt=$(wc -l < times.txt)
 mapfile -t ts < <(sed -n "$((nt / 10))p;$((nt * 3 / 10))p;$((nt / 2))p;$((nt * 7 / 10))p" times.txt)

@@ -37,29 +37,6 @@ static char cachedir[600];
 static uint8_t *cub_a, *cub_b;
 static size_t len_a, len_b;
 
-static void add_scn(Elf *e, uint32_t name, uint32_t type, uint64_t flags, const void *buf,
-		    size_t size, uint32_t link, uint32_t info, uint64_t entsize)
-{
-	Elf_Scn *s = elf_newscn(e);
-	Elf_Data *d = elf_newdata(s);
-	GElf_Shdr sh;
-
-	assert_non_null(d);
-	d->d_buf = (void *)buf;
-	d->d_size = size;
-	d->d_align = 1;
-	d->d_type = ELF_T_BYTE;
-	assert_non_null(gelf_getshdr(s, &sh));
-	sh.sh_name = name;
-	sh.sh_type = type;
-	sh.sh_flags = flags;
-	sh.sh_link = link;
-	sh.sh_info = info;
-	sh.sh_entsize = entsize;
-	sh.sh_addralign = 1;
-	assert_int_not_equal(gelf_update_shdr(s, &sh), 0);
-}
-
 /* A cubin: kernel "kern" (size ksize) holding the __noinline__ callee
  * "$kern$_Z6calleef" at 0x40..0x80, and kernel "other". */
 static uint8_t *make_cubin(const char *name, uint64_t ksize, size_t *len)
@@ -87,33 +64,22 @@ static uint8_t *make_cubin(const char *name, uint64_t ksize, size_t *len)
 		 .st_value = 0,
 		 .st_size = 0x80},
 	};
+	const struct test_scn scns[] = {
+		{1, SHT_STRTAB, 0, 0, shstr, sizeof(shstr), 0, 0, 0},
+		{11, SHT_STRTAB, 0, 0, str, sizeof(str), 0, 0, 0},
+		{19, SHT_SYMTAB, 0, 0, syms, sizeof(syms), 2, 2, sizeof(Elf64_Sym)},
+		{27, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, text, ksize, 3, 0, 0},
+		{38, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, text, 0x80, 3, 0, 0},
+	};
 	char path[700];
-	Elf64_Ehdr *eh;
 	struct stat st;
 	uint8_t *buf;
-	Elf *e;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	elf_version(EV_CURRENT);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
-	e = elf_begin(fd, ELF_C_WRITE, NULL);
-	assert_non_null(e);
-	eh = elf64_newehdr(e);
-	assert_non_null(eh);
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = CUBIN_EM_CUDA;
-	eh->e_version = EV_CURRENT;
-	add_scn(e, 1, SHT_STRTAB, 0, shstr, sizeof(shstr), 0, 0, 0);
-	add_scn(e, 11, SHT_STRTAB, 0, str, sizeof(str), 0, 0, 0);
-	add_scn(e, 19, SHT_SYMTAB, 0, syms, sizeof(syms), 2, 2, sizeof(Elf64_Sym));
-	add_scn(e, 27, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text, ksize, 3, 0, 0);
-	add_scn(e, 38, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text, 0x80, 3, 0, 0);
-	eh->e_shstrndx = 1;
-	assert_true(elf_update(e, ELF_C_WRITE) > 0);
-	elf_end(e);
+	assert_int_equal(test_write_elf(fd, ET_EXEC, CUBIN_EM_CUDA, scns, 5), 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	buf = malloc((size_t)st.st_size);
 	assert_non_null(buf);

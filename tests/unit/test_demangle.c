@@ -39,6 +39,18 @@ static void test_rust(void **state)
 	expect("_RNvCs15kBYyAo9fc_7mycrate7example", 0, "mycrate::example");
 }
 
+/* PLT stubs (NAME@plt): NAME demangled, the suffix kept, as perf shows them */
+static void test_plt(void **state)
+{
+	expect("_Znwm@plt", 0, "operator new@plt");
+	expect("_Znwm@plt", 1, "operator new(unsigned long)@plt");
+	expect("_ZdlPvm@plt", 1, "operator delete(void*, unsigned long)@plt");
+	expect("_ZN4core3fmt5write17h0123456789abcdefE@plt", 0, "core::fmt::write@plt");
+	expect("strlen@plt", 0, NULL);
+	expect("@plt", 0, NULL); /* an IRELATIVE stub */
+	expect("_Zgarbage@plt", 1, NULL);
+}
+
 static void test_plain(void **state)
 {
 	expect("main", 0, NULL);
@@ -53,6 +65,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_rust),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_plain),
 	};
 

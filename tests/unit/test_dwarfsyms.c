@@ -542,41 +542,6 @@ static void test_no_dwarf(void **state)
 	fi_table_release(&t);
 }
 
-/* PLT stubs named as perf (and objdump) name them: name@plt at each stub. */
-static void test_plt(void **state)
-{
-	char bin[PATH_MAX], list[PATH_MAX], line[512];
-	struct fi_table t;
-	unsigned n = 0;
-	FILE *f;
-
-	(void)state;
-	path_of(bin, sizeof(bin), "fix.nodebug");
-	path_of(list, sizeof(list), "plt.txt");
-	assert_int_equal(run("objdump -d -j .plt -j .plt.sec %s 2>/dev/null | sed -n 's/^\\([0-9a-f]*\\) <\\(.*@plt\\)>:$/\\1 \\2/p' > %s",
-			     bin, list), 0);
-	fi_table_init(&t);
-	assert_int_equal(dwarfsyms_extract(bin, NULL, &t, NULL), 0);
-	f = fopen(list, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char name[256];
-		const struct fi_func *fn;
-
-		if (sscanf(line, "%llx %255s", &a, name) != 2)
-			continue;
-		fn = func_named(&t, name);
-		assert_non_null(fn);
-		assert_int_equal(fn->start, a);
-		assert_int_equal(fn->size, 16);
-		n++;
-	}
-	fclose(f);
-	assert_true(n >= 1); /* the fixture calls into libc */
-	fi_table_release(&t);
-}
-
 static size_t total_lines(const struct fi_table *t)
 {
 	size_t i, n = 0;
@@ -921,7 +886,6 @@ int main(void)
 		cmocka_unit_test(test_separate_debug),
 		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_no_dwarf),
-		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_elf_api),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_damaged),

@@ -82,3 +82,53 @@ int write_bytes(const char *path, const void *data, size_t len, unsigned mode)
 	}
 	return close(fd);
 }
+
+static int add_scn(Elf *e, const struct test_scn *s)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	Elf_Data *d = scn ? elf_newdata(scn) : NULL;
+	GElf_Shdr sh;
+
+	if (!d || !gelf_getshdr(scn, &sh))
+		return -1;
+	d->d_buf = (void *)s->buf;
+	d->d_size = s->size;
+	d->d_align = 1;
+	d->d_type = ELF_T_BYTE;
+	sh.sh_name = s->name;
+	sh.sh_type = s->type;
+	sh.sh_flags = s->flags;
+	sh.sh_addr = s->addr;
+	sh.sh_link = s->link;
+	sh.sh_info = s->info;
+	sh.sh_entsize = s->entsize;
+	sh.sh_addralign = 1;
+	return gelf_update_shdr(scn, &sh) ? 0 : -1;
+}
+
+int test_write_elf(int fd, uint16_t type, uint16_t machine, const struct test_scn *scns, size_t n)
+{
+	Elf64_Ehdr *eh;
+	Elf *e;
+	size_t i;
+	int ret = -1;
+
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_WRITE, NULL)))
+		return -1;
+	if (!(eh = elf64_newehdr(e)))
+		goto out;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = type;
+	eh->e_machine = machine;
+	eh->e_version = EV_CURRENT;
+	for (i = 0; i < n; i++)
+		if (add_scn(e, &scns[i]))
+			goto out;
+	eh->e_shstrndx = 1;
+	if (elf_update(e, ELF_C_WRITE) > 0)
+		ret = 0;
+out:
+	elf_end(e);
+	return ret;
+}
