@@ -84,9 +84,14 @@ int main(int argc, char **argv)
 }
 EOF
 cc -O1 -fno-builtin -o plt plt.c && strip plt || fail "cc plt.c"
-uev=/sys/kernel/tracing/uprobe_events ugrp=zt_e2e_plt_$$
+uev=/sys/kernel/tracing/uprobe_events ugrp=zt_e2e_plt_$$ mounted=
+# no tracefs mounted (a fresh chroot, a container): mounted here, as perf
+# and zt record do, and unmounted at the end
+if [ ! -e "$uev" ] && mount -t tracefs nodev /sys/kernel/tracing; then
+	mounted=1
+fi
 unprobe() { sed -n "s|^p:$ugrp/\([a-z0-9]*\) .*|-:$ugrp/\1|p" "$uev" 2> /dev/null | while read -r p; do echo "$p" >> "$uev"; done; }
-trap 'unprobe; cleanup' EXIT
+trap 'unprobe; [ -z "$mounted" ] || umount /sys/kernel/tracing; cleanup' EXIT
 read -r poff psize < <(readelf -SW plt | sed 's/^ *\[ *[0-9]*\] //' | awk '$1 == ".plt" {print $4, $5}')
 for ((o = 16#$poff; o < 16#$poff + 16#$psize; o += 16)); do
 	echo "p:$ugrp/s$(printf %x $o) $T/plt:$(printf 0x%x $o)" >> "$uev" || fail "uprobe_events: cannot add a probe"
