@@ -156,6 +156,30 @@ static int count_frame(void *ctx, uint64_t frame, const uint8_t *key, size_t len
 	return 0;
 }
 
+/* The external table of zt_ch_query_ids: a multipart form ClickHouse reads as TabSeparated. */
+static void test_ids_body(void **state)
+{
+	static const uint64_t ids[] = {1, 18446744073709551615ull, 0};
+	static const char want[] =
+		"--zt-external-data-a3f9c1e7\r\n"
+		"Content-Disposition: form-data; name=\"zt_ids\"; filename=\"zt_ids\"\r\n"
+		"Content-Type: text/tab-separated-values\r\n\r\n"
+		"1\n18446744073709551615\n0\n"
+		"\r\n--zt-external-data-a3f9c1e7--\r\n";
+	static const char empty[] = "\r\n\r\n\r\n--zt-external-data-a3f9c1e7--";
+	struct zbuf b;
+
+	(void)state;
+	zbuf_init(&b);
+	assert_int_equal(zt_ch_ids_body(&b, "zt_ids", ids, 3), 0);
+	assert_int_equal(b.len, sizeof(want) - 1);
+	assert_memory_equal(b.data, want, b.len);
+	zbuf_reset(&b);
+	assert_int_equal(zt_ch_ids_body(&b, "zt_ids", NULL, 0), 0); /* an empty table */
+	assert_non_null(memmem(b.data, b.len, empty, sizeof(empty) - 1));
+	zbuf_release(&b);
+}
+
 static void test_decode_rows(void **state)
 {
 	struct zs_ch_row *rows;
@@ -202,7 +226,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quote),	    cmocka_unit_test(test_error_codes),
 		cmocka_unit_test(test_ids),	    cmocka_unit_test(test_decode_list),
-		cmocka_unit_test(test_decode_rows),
+		cmocka_unit_test(test_decode_rows), cmocka_unit_test(test_ids_body),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
