@@ -38,6 +38,7 @@ struct annotate_cmd {
 	enum ann_percent pct;
 	char **dso_list;
 	size_t nr_dsos;
+	const char *evname;	  /* the event annotated now */
 	const char *prev_srcline; /* -l: the last " // file:line" printed (perf's static) */
 	char prev_buf[1024];
 };
@@ -161,7 +162,7 @@ static void print_summary(const struct annotate_cmd *c, const struct annotation 
 
 static int print_annotation(struct annotate_cmd *c, struct annotation *a, const struct ann_sym *s)
 {
-	const char *ev = profile_get_meta(&c->ses.prof, "event");
+	const char *ev = c->evname;
 	int width = c->show_period ? 12 : 8, aw, len;
 	const struct ann_row *rows;
 	size_t nr, i;
@@ -294,16 +295,19 @@ static int build(struct annotate_cmd *c, const struct ann_sym *s, struct annotat
 	return -1;
 }
 
-static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only)
+/* The functions of c->ap (or only), hottest first; *done and *kernel count
+ * those annotated and the kernel ones left out. */
+static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only, size_t *done,
+		     size_t *kernel)
 {
-	size_t i, done = 0, kernel = 0;
 	struct annotation a;
+	size_t i;
 
 	for (i = 0; i < c->ap.nr_syms; i++) {
 		const struct ann_sym *s = only ? only : &c->ap.syms[i];
 
 		if (!only && s->kernel && !c->ao.vmlinux) {
-			kernel++;
+			(*kernel)++;
 			continue;
 		}
 		if (build(c, s, &a, !only) == 0) {
@@ -314,20 +318,12 @@ static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only)
 				cmd_error("cannot annotate '%s': %s", s->name, strerror(-ret));
 				return ZT_EXIT_FAIL;
 			}
-			done++;
+			(*done)++;
 		} else if (only) {
 			return ZT_EXIT_FAIL;
 		}
 		if (only || ferror(stdout))
 			break;
-	}
-	if (kernel)
-		cmd_warn("%zu kernel function%s not annotated: kernel code needs the recorded "
-			 "kernel's vmlinux (use -k/--vmlinux FILE)",
-			 kernel, kernel > 1 ? "s" : "");
-	if (!done && !only) {
-		cmd_error("no function of '%s' could be annotated", c->input);
-		return ZT_EXIT_FAIL;
 	}
 	return ZT_EXIT_OK;
 }
@@ -433,7 +429,7 @@ int cmd_annotate(int argc, char **argv)
 		{OPT_STRING, 'i', "input", &c.input, "file",
 		 "input file name: zt.data or perf.data (default: zt.data)"},
 		{OPT_STRING, 0, "event", &c.event, "name",
-		 "the event to annotate of a perf.data file with several"},
+		 "the event to annotate of a recording with several (default: each in turn)"},
 		{OPT_STRING, 's', "symbol", &c.symbol, "symbol",
 		 "the function to annotate (as the SYMBOL argument)"},
 		{OPT_STRING, 'd', "dsos", &c.dsos, "dso[,dso...]",
@@ -465,9 +461,9 @@ int cmd_annotate(int argc, char **argv)
 		SYMOPTS_KERNEL_OPTIONS(c.so),
 		OPT_EOL,
 	};
-	const struct ann_sym *only = NULL;
 	struct ann_filter filt = {0};
-	int rest, ret;
+	size_t ev, nev, done = 0, kernel = 0;
+	int rest, ret, found = 0, any_sym = 0;
 
 	ret = opts_parse_permute("annotate", annotate_usage, opts, argc, argv, &rest);
 	cmd_setup("annotate", c.quiet ? -1 : c.so.verbose);
@@ -506,43 +502,70 @@ int cmd_annotate(int argc, char **argv)
 	ret = ZT_EXIT_FAIL;
 	if (symopts_init(&c.so, "annotate"))
 		goto out;
-	if (cmd_open_session(&c.ses, c.input, &c.so, c.force, c.event, c.demangle))
+	/* perf annotate goes through the events in turn; its TUI (here) shows one */
+	if (cmd_open_session_events(&c.ses, c.input, &c.so, c.force, c.event, c.demangle,
+				    !c.event))
 		goto out;
 	c.have_ses = 1;
 	if (!c.ses.prof.nr_samples) {
 		cmd_error("'%s' has no samples", c.input);
 		goto out;
 	}
+	if (c.tui)
+		cmd_first_event(&c.ses, "--event");
 	filt.dsos = (const char *const *)c.dso_list;
 	filt.nr_dsos = c.nr_dsos;
-	ret = ann_profile_build(&c.ap, &c.ses.prof, c.ses.pt, &c.ses.ft, &filt);
-	if (ret) {
-		cmd_error("cannot read the samples: %s", strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-		goto out;
-	}
-	ret = ZT_EXIT_FAIL;
 	c.ao.mo = &c.so.mo;
 	c.ao.vmlinux = c.so.vmlinux;
 	c.ao.syntax = c.style && !strcmp(c.style, "intel") ? DISASM_INTEL : DISASM_ATT;
 	c.ao.demangle = c.demangle;
-	if (c.symbol) {
-		char name[256];
+	nev = profile_nr_events(&c.ses.prof);
+	for (ev = 0; ev < nev; ev++) {
+		const struct ann_sym *only = NULL;
+		const char *name = profile_event_name(&c.ses.prof, (uint32_t)ev);
 
-		only = ann_profile_find(&c.ap, c.symbol, NULL);
-		if (!only) {
-			prof_sanitize(name, sizeof(name), c.symbol);
-			cmd_error("no samples in '%s'%s: see 'zt report --stdio --no-children' for "
-				  "the functions with samples",
-				  name, c.dsos ? " in those modules" : "");
+		c.evname = name && *name ? name : "cpu-clock";
+		filt.by_event = nev > 1;
+		filt.event = (uint32_t)ev;
+		ann_profile_release(&c.ap);
+		if ((ret = ann_profile_build(&c.ap, &c.ses.prof, c.ses.pt, &c.ses.ft, &filt))) {
+			cmd_error("cannot read the samples: %s", strerror(-ret));
+			ret = ZT_EXIT_FAIL;
 			goto out;
 		}
+		if (!c.ap.nr_syms)
+			continue;
+		any_sym = 1;
+		if (c.symbol && !(only = ann_profile_find(&c.ap, c.symbol, NULL)))
+			continue; /* none in this event: perf says nothing either */
+		found = 1;
+		ret = c.tui ? run_tui(&c, only) : run_stdio(&c, only, &done, &kernel);
+		if (ret != ZT_EXIT_OK || c.tui)
+			goto out;
 	}
-	if (!c.ap.nr_syms) {
+	ret = ZT_EXIT_FAIL;
+	if (c.symbol && !found) {
+		char name[256];
+
+		prof_sanitize(name, sizeof(name), c.symbol);
+		cmd_error("no samples in '%s'%s: see 'zt report --stdio --no-children' for the "
+			  "functions with samples",
+			  name, c.dsos ? " in those modules" : "");
+		goto out;
+	}
+	if (!any_sym) {
 		cmd_error("no samples in a function with a symbol in '%s'", c.input);
 		goto out;
 	}
-	ret = c.tui ? run_tui(&c, only) : run_stdio(&c, only);
+	if (kernel)
+		cmd_warn("%zu kernel function%s not annotated: kernel code needs the recorded "
+			 "kernel's vmlinux (use -k/--vmlinux FILE)",
+			 kernel, kernel > 1 ? "s" : "");
+	if (!done && !c.symbol) {
+		cmd_error("no function of '%s' could be annotated", c.input);
+		goto out;
+	}
+	ret = ZT_EXIT_OK;
 out:
 	ann_profile_release(&c.ap);
 	if (c.have_ses)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zt annotate against perf annotate on the same perf.data (the instruction
-# lines, percentages, -l, --asm-raw, --percent-type), on a zt.data, source
+# lines, percentages, -l, --asm-raw, --percent-type, several events), on a zt.data, source
 # lines of a -g binary, refusals that name the option and what to use; the
 # view in a terminal (tmux): the report browser's menu, TAB to the hottest.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +64,18 @@ perf_retry annotate -i p.data --stdio -s zt_hot_a --percent-type global-period >
 check "--percent-type global-period: perf's header" bash -c \
 	"[ \"\$(head -1 zg.txt)\" = \"\$(head -1 pg.txt)\" ]"
 check "--percent-type global-period: perf's percentages" [ "$(maxdiff pg.txt zg.txt)" = 0.00 ]
+# several events: perf annotate goes through them in turn, each with its functions
+titles() { grep -o 'Source code & Disassembly of .* samples' "$1"; }
+for i in 1 2 3; do
+	perf record -e cpu-clock -e page-faults -o pm.data -- "$WL/hot" hot 0.3 > /dev/null 2>&1 && break
+done
+perf_retry annotate -i pm.data --stdio > pm.txt
+"$ZT" annotate -i pm.data --stdio > zm.txt 2> zm.err
+check "two events: perf annotated both" bash -c "grep -q ' for cpu-clock ' pm.txt && grep -q ' for page-faults ' pm.txt"
+check "two events: perf's functions and events in perf's order" cmp -s <(titles pm.txt) <(titles zm.txt)
+"$ZT" annotate -i pm.data --stdio --event page-faults > zm1.txt 2> zm1.err
+check "two events, --event page-faults (zt's): perf's page-faults part alone" \
+	cmp -s <(titles pm.txt | grep ' for page-faults ') <(titles zm1.txt)
 "$ZT" annotate -i p.data --stdio -s zt_hot_a --no-source > zn.txt 2> zn.err
 check "--no-source: instructions only" bash -c \
 	"! grep -q 'x = x' zn.txt && [ \$(insns zn.txt | wc -l) -eq \$(insns z.zt_hot_a.txt | wc -l) ]"
