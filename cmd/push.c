@@ -217,6 +217,7 @@ static int run(struct push_cmd *c)
 	struct session ses = {0};
 	struct zbuf img;
 	char msg[512];
+	size_t ev, nev;
 	int ret, err;
 
 	zt_http_resp_init(&r);
@@ -239,39 +240,60 @@ static int run(struct push_cmd *c)
 	ret = ZT_EXIT_FAIL;
 	if (symopts_init(&c->so, "push"))
 		goto out;
-	if (cmd_open_session(&ses, c->in, &c->so, 0, c->event, 1))
+	/* the server keeps one event a profile: several, several profiles */
+	if (cmd_open_session_events(&ses, c->in, &c->so, 0, c->event, 1, !c->event))
 		goto out;
-	err = push_image(&ses.prof, &img);
-	if (err) {
-		cmd_error("cannot write the unwound profile of '%s': %s", c->in, strerror(-err));
-		goto out;
+	nev = profile_nr_events(&ses.prof);
+	if (nev > 1) {
+		char raw[512], list[512];
+
+		profile_event_list(&ses.prof, raw, sizeof(raw));
+		prof_sanitize(list, sizeof(list), raw);
+		cmd_note("'%s' has %zu events (%s): each goes as a profile of its own (one with "
+			 "--event NAME)",
+			 c->in, nev, list);
 	}
-	cmd_info("'%s': %zu samples, %zu bytes unwound", c->in, ses.prof.nr_samples, img.len);
 	if (c->symbols && (ret = send_symbols(c, h, &ses)))
 		goto out;
-	bar_start(c, "uploading", img.len);
-	err = push_profile(h, img.data, img.len, c->labels, (size_t)c->nr_labels, &res, &r, msg,
-			   sizeof(msg));
-	bar_end(c);
-	if (err == -EINVAL && !r.tries) {
-		cmd_error("%s", msg);
-		ret = ZT_EXIT_USAGE;
-		goto out;
+	ret = ZT_EXIT_FAIL;
+	for (ev = 0; ev < nev; ev++) {
+		zbuf_reset(&img);
+		zt_http_resp_release(&r);
+		zt_http_resp_init(&r);
+		err = push_image_event(&ses.prof, nev > 1 ? (uint32_t)ev : PUSH_ALL_EVENTS, &img);
+		if (err) {
+			cmd_error("cannot write the unwound profile of '%s': %s", c->in,
+				  strerror(-err));
+			goto out;
+		}
+		cmd_info("'%s': %zu samples, %zu bytes unwound", c->in,
+			 nev > 1 ? profile_event_samples(&ses.prof, (uint32_t)ev, NULL)
+				 : ses.prof.nr_samples,
+			 img.len);
+		bar_start(c, "uploading", img.len);
+		err = push_profile(h, img.data, img.len, c->labels, (size_t)c->nr_labels, &res, &r,
+				   msg, sizeof(msg));
+		bar_end(c);
+		if (err == -EINVAL && !r.tries) {
+			cmd_error("%s", msg);
+			ret = ZT_EXIT_USAGE;
+			goto out;
+		}
+		if (err == -EBADMSG) {
+			cmd_error("%s: %s", zt_http_base(h), msg);
+			ret = PUSH_EXIT_UNREACHABLE;
+			goto out;
+		}
+		if (err || (r.status != 200 && r.status != 201)) {
+			ret = answer_failed(err, &r, "the profile", zt_http_base(h), msg);
+			goto out;
+		}
+		if (res.stored)
+			printf("zt push: stored %s (%llu samples) on %s\n", res.id,
+			       (unsigned long long)res.samples, zt_http_base(h));
+		else
+			printf("zt push: already stored: %s\n", res.id);
 	}
-	if (err == -EBADMSG) {
-		cmd_error("%s: %s", zt_http_base(h), msg);
-		ret = PUSH_EXIT_UNREACHABLE;
-		goto out;
-	}
-	if (err || (r.status != 200 && r.status != 201)) {
-		ret = answer_failed(err, &r, "the profile", zt_http_base(h), msg);
-		goto out;
-	}
-	if (res.stored)
-		printf("zt push: stored %s (%llu samples) on %s\n", res.id,
-		       (unsigned long long)res.samples, zt_http_base(h));
-	else
-		printf("zt push: already stored: %s\n", res.id);
 	ret = ZT_EXIT_OK;
 out:
 	zbuf_release(&img);
@@ -299,9 +321,11 @@ int cmd_push(int argc, char **argv)
 			{OPT_STRING, 'i', "input", &c.in, "file",
 			 "the recording: zt.data or perf.data (default zt.data)"},
 			{OPT_STRING, 0, "event", &c.event, "name",
-			 "the event of a perf.data file with several"},
+			 "the event to push of a recording with several (default: each as a "
+			 "profile)"},
 			{OPT_STRING, 0, "server", &c.server, "url",
-			 "the zt serve to push to (default: ZT_SERVER, or server.url of zt config)"},
+			 "the zt serve to push to (default: ZT_SERVER, or server.url of zt "
+			 "config)"},
 			{OPT_CALLBACK, 0, "label", &c, "key=value",
 			 "a label of the profile on the server (repeatable)", add_label},
 			{OPT_STRING, 0, "token", &c.token, "token",

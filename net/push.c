@@ -36,15 +36,20 @@ static int blob_travels(uint32_t kind)
 	}
 }
 
-static int write_records(struct ztdata_writer *w, const struct profile *p)
+/* ev: the one event to write (as event 0), or PUSH_ALL_EVENTS. */
+static int write_records(struct ztdata_writer *w, const struct profile *p, uint32_t ev)
 {
+	const char *evname = ev == PUSH_ALL_EVENTS ? NULL : profile_event_name(p, ev);
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < p->nr_meta; i++)
-		ret = ztdata_write_meta(w, p->meta[i].key, p->meta[i].value);
+		ret = ztdata_write_meta(
+			w, p->meta[i].key,
+			evname && !strcmp(p->meta[i].key, "event") ? evname : p->meta[i].value);
 	for (i = 0; !ret && i < p->nr_events; i++)
-		ret = ztdata_write_event(w, &p->events[i]);
+		if (ev == PUSH_ALL_EVENTS || i == ev)
+			ret = ztdata_write_event(w, &p->events[i]);
 	for (i = 0; !ret && i < p->nr_tasks; i++)
 		ret = ztdata_write_task(w, &p->tasks[i]);
 	for (i = 0; !ret && i < p->nr_mmaps; i++)
@@ -63,8 +68,11 @@ static int write_records(struct ztdata_writer *w, const struct profile *p)
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st = &p->stacks[s->stack];
 
-		ret = ztdata_write_sample_ev(w, s->event, s->ts, s->weight, s->pid, s->tid,
-					     s->cpu, p->ips + st->off, st->nk, st->nu);
+		if (ev != PUSH_ALL_EVENTS && s->event != ev)
+			continue;
+		ret = ztdata_write_sample_ev(w, ev == PUSH_ALL_EVENTS ? s->event : 0, s->ts,
+					     s->weight, s->pid, s->tid, s->cpu, p->ips + st->off,
+					     st->nk, st->nu);
 		if (!ret && ztdata_writer_pending(w) > FLUSH_AT)
 			ret = ztdata_writer_flush(w);
 	}
@@ -74,6 +82,11 @@ static int write_records(struct ztdata_writer *w, const struct profile *p)
 }
 
 int push_image(const struct profile *p, struct zbuf *out)
+{
+	return push_image_event(p, PUSH_ALL_EVENTS, out);
+}
+
+int push_image_event(const struct profile *p, uint32_t event, struct zbuf *out)
 {
 	struct ztdata_writer *w = NULL;
 	struct stat st;
@@ -90,7 +103,7 @@ int push_image(const struct profile *p, struct zbuf *out)
 		ret = -errno;
 		goto out;
 	}
-	ret = write_records(w, p);
+	ret = write_records(w, p, event);
 	ztdata_writer_free(w);
 	if (ret)
 		goto out;

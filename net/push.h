@@ -30,6 +30,11 @@
  * the memfd's errors).
  */
 int push_image(const struct profile *p, struct zbuf *out);
+/* The same with the samples of one event alone (event 0 of the image,
+ * whose "event" meta names it), or of all with PUSH_ALL_EVENTS: the
+ * server keeps one event a profile. */
+#define PUSH_ALL_EVENTS UINT32_MAX
+int push_image_event(const struct profile *p, uint32_t event, struct zbuf *out);
 
 /* A module sampled: its build id and the path one of its mappings had
  * (borrowed from the profile). */

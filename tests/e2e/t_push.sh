@@ -64,6 +64,19 @@ check "the same push again: exit 0" [ $? -eq 0 ]
 check "... already stored, the same id" grep -qx "zt push: already stored: $id1" push2.out
 mv bin/only.gone bin/only
 
+# ---- two events: one profile each, as the server keeps one event a profile ----
+"$ZT" record -q -e cpu-clock -e page-faults -o ev2.data -- "$WL/hot" hot 0.3 2> rec-ev2.err
+ZT_TOKEN=$PUSH "$ZT" push -i ev2.data --server "$SERVE_URL" --label test=ev2 > push4.out 2> push4.err
+check "two events: exit 0, two profiles stored" \
+	bash -c "[ \$(grep -cE '^zt push: stored [0-9a-f]{64} ' push4.out) -eq 2 ]"
+check "... and said so" grep -q "has 2 events (cpu-clock, page-faults): each goes as a profile" push4.err
+TOKEN=$READ api GET "/api/v1/profiles?label=test=ev2" > ev2.json
+check "... listed with their events" \
+	bash -c "grep -q '\"event\":\"cpu-clock\"' ev2.json && grep -q '\"event\":\"page-faults\"' ev2.json"
+nc=$("$ZT" script -i ev2.data --event cpu-clock 2> /dev/null | grep -c .)
+check "... the cpu-clock one with that event's samples alone ($nc)" \
+	grep -q "^zt push: stored [0-9a-f]* ($nc samples)" push4.out
+
 # ---- --call-graph dwarf: unwound here --------------------------------------------
 ZT_TOKEN=$PUSH "$ZT" push -v -i dw.data --server "$SERVE_URL" --label test=dwarf > push3.out 2> push3.err
 check "dwarf recording pushed: exit 0" [ $? -eq 0 ]
