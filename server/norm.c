@@ -766,6 +766,9 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 		    info.msg[0] ? info.msg : "the file does not end with its index chunk");
 		goto out;
 	}
+	/* one event a profile, as for perf.data: the first (zt push sends one each) */
+	if (profile_nr_events(&p) > 1)
+		profile_keep_event(&p, 0);
 	ret = need_cmd = zt_meta(n, &p);
 	if (ret < 0)
 		goto out;

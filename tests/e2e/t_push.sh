@@ -76,6 +76,9 @@ check "... listed with their events" \
 nc=$("$ZT" script -i ev2.data --event cpu-clock 2> /dev/null | grep -c .)
 check "... the cpu-clock one with that event's samples alone ($nc)" \
 	grep -q "^zt push: stored [0-9a-f]* ($nc samples)" push4.out
+TOKEN=$PUSH api POST /api/v1/profiles --data-binary @ev2.data > ev2raw.json
+check "the two-event file itself, posted: its first event's samples alone ($(code))" \
+	grep -q "\"samples\":$nc[,}]" ev2raw.json
 
 # ---- --call-graph dwarf: unwound here --------------------------------------------
 ZT_TOKEN=$PUSH "$ZT" push -v -i dw.data --server "$SERVE_URL" --label test=dwarf > push3.out 2> push3.err
