@@ -15,9 +15,11 @@
  * reads it: it trusts the format's offsets and a dynamic field's 16-bit
  * offset and length, so with 3 x 64 KiB of zeros after the record (and
  * formats whose fields lie in the first 64 KiB, checked before parsing)
- * what it reads lies inside the buffer, and every string ends. Not
- * covered: a print fmt whose __print_hex() or __print_array() length is a
- * field of the record (libtraceevent does not bound it).
+ * what it reads lies inside the buffer, and every string ends. What it
+ * does not bound, the length of a __print_hex() or __print_array() (a
+ * field's value, or arithmetic on one), is computed here first
+ * (print_args_fit): a record asking for more than 64 KiB, or a length this
+ * cannot compute, gets its fields printed raw (name=value) instead.
  */
 #define SCRATCH (PROF_RAW_MAX + 3 * 65536 + 64) /* __rel_loc: field + offset + length */
 
@@ -183,6 +185,106 @@ void tracefmt_set_ksym(struct tracefmt *t, tracefmt_ksym_fn fn, void *ctx)
 		tep_reset_function_resolver(t->tep);
 }
 
+/* The value of a length expression of ev's print fmt over data, as
+ * libtraceevent computes it; 0 when this cannot tell (then the caller
+ * does not let libtraceevent print). */
+static int eval_len(struct tep_event *ev, struct tep_print_arg *a, const void *data,
+		    unsigned long long *v, int depth)
+{
+	unsigned long long l, r;
+	struct tep_format_field *f;
+
+	if (!a || depth > 16)
+		return 0;
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		*v = strtoull(a->atom.atom, NULL, 0);
+		return 1;
+	case TEP_PRINT_FIELD:
+		f = a->field.field ? a->field.field : tep_find_any_field(ev, a->field.name);
+		return f && !tep_read_number_field(f, data, v);
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+		f = a->dynarray.field;
+		if (!f || tep_read_number_field(f, data, v))
+			return 0;
+		*v = (*v >> 16) & 0xffff;
+		return 1;
+	case TEP_PRINT_TYPE:
+		return eval_len(ev, a->typecast.item, data, v, depth + 1);
+	case TEP_PRINT_OP:
+		if (!a->op.op || !eval_len(ev, a->op.left, data, &l, depth + 1) ||
+		    !eval_len(ev, a->op.right, data, &r, depth + 1))
+			return 0;
+		if (!strcmp(a->op.op, "+"))
+			return !__builtin_add_overflow(l, r, v);
+		if (!strcmp(a->op.op, "*"))
+			return !__builtin_mul_overflow(l, r, v);
+		if (!strcmp(a->op.op, "-"))
+			return l >= r ? (*v = l - r, 1) : 0;
+		if (!strcmp(a->op.op, "/"))
+			return r ? (*v = l / r, 1) : 0;
+		if (!strcmp(a->op.op, ">>"))
+			return (*v = r < 64 ? l >> r : 0), 1;
+		if (!strcmp(a->op.op, "&"))
+			return (*v = l & r), 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+#define PRINT_MAX 65536 /* bytes a __print_hex() or __print_array() may show */
+
+/* Whether the lengths libtraceevent will trust in ev's print args are
+ * known and at most PRINT_MAX bytes for this record. */
+static int print_args_fit(struct tep_event *ev, struct tep_print_arg *a, const void *data,
+			  int depth)
+{
+	unsigned long long n, el;
+
+	if (depth > 16)
+		return 0;
+	for (; a; a = a->next) {
+		switch (a->type) {
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			if (!eval_len(ev, a->hex.size, data, &n, 0) || n > PRINT_MAX)
+				return 0;
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			if (!eval_len(ev, a->int_array.count, data, &n, 0) ||
+			    !eval_len(ev, a->int_array.el_size, data, &el, 0) || el > 8 ||
+			    n > PRINT_MAX / (el ? el : 1))
+				return 0;
+			break;
+		case TEP_PRINT_OP:
+			if (!print_args_fit(ev, a->op.left, data, depth + 1) ||
+			    !print_args_fit(ev, a->op.right, data, depth + 1))
+				return 0;
+			break;
+		case TEP_PRINT_TYPE:
+			if (!print_args_fit(ev, a->typecast.item, data, depth + 1))
+				return 0;
+			break;
+		case TEP_PRINT_FLAGS:
+			if (!print_args_fit(ev, a->flags.field, data, depth + 1))
+				return 0;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (!print_args_fit(ev, a->symbol.field, data, depth + 1))
+				return 0;
+			break;
+		case TEP_PRINT_FUNC:
+			if (!print_args_fit(ev, a->func.args, data, depth + 1))
+				return 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 1;
+}
+
 unsigned tracefmt_nr_events(const struct tracefmt *t)
 {
 	return t->good;
@@ -211,7 +313,9 @@ int tracefmt_print(struct tracefmt *t, uint32_t cpu, const void *raw, size_t len
 	if (!ev)
 		return -ENOENT;
 	trace_seq_init(&s);
-	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	tep_print_event(t->tep, &s, &rec, "%s",
+			print_args_fit(ev, ev->print_fmt.args, rec.data, 0) ? TEP_PRINT_INFO
+									    : TEP_PRINT_INFO_RAW);
 	if (s.state != TRACE_SEQ__GOOD) {
 		ret = -ENOMEM;
 		goto out;

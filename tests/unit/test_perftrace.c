@@ -55,6 +55,15 @@ static const char far_field[] =
 	"\tfield:int x;\toffset:1000000;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"x=%d\", REC->x\n";
 
+/* __print_hex() and __print_array() with lengths from the record's fields */
+static const char hex_len[] =
+	"test\0name: hexlen\nID: 11\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+	"\tfield:unsigned int len;\toffset:4;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char buf[8];\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"len=%u buf=%s arr=%s\", REC->len, __print_hex(REC->buf, REC->len), "
+	"__print_array(REC->buf, REC->len / 2, 2)\n";
+
 static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 				  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 				  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
@@ -208,11 +217,46 @@ static void test_print(void **state)
 	profile_release(&p);
 }
 
+/* libtraceevent trusts a __print_hex() length read from the record: a
+ * hostile one (4 GiB) gets the fields raw, never a read past the record. */
+static void test_print_hostile_length(void **state)
+{
+	struct tracefmt *t = NULL;
+	struct profile p;
+	struct zbuf out;
+	uint8_t r[16] = {11, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+	(void)state;
+	trace_profile(&p);
+	assert_int_equal(
+		profile_add_blob(&p, PROF_BLOB_TRACE_FORMAT, 0, 0, hex_len, sizeof(hex_len) - 1),
+		0);
+	if (!tracefmt_available()) {
+		profile_release(&p);
+		skip();
+	}
+	assert_int_equal(tracefmt_new(&p, &t), 0);
+	zbuf_init(&out);
+	assert_int_equal(tracefmt_print(t, 0, r, sizeof(r), &out), 0);
+	zbuf_put_u8(&out, 0);
+	assert_non_null(strstr((char *)out.data, "len=4 buf=01 02 03 04 arr=513 1027"));
+	memset(r + 4, 0xff, 4); /* len = 4294967295 */
+	zbuf_reset(&out);
+	assert_int_equal(tracefmt_print(t, 0, r, sizeof(r), &out), 0);
+	zbuf_put_u8(&out, 0);
+	assert_non_null(strstr((char *)out.data, "len=4294967295"));
+	assert_null(strstr((char *)out.data, "buf=01 02 03 04 05 06 07 08 00"));
+	tracefmt_free(t);
+	zbuf_release(&out);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_print_hostile_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
