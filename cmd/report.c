@@ -450,7 +450,10 @@ static void print_header(const struct report *r)
 	print_list("pid", r->pid);
 	print_list("tid", r->tid);
 	print_list("dso", r->dso);
-	print_list("symbol", r->symbols);
+	/* perf (sort.c __sort__setup_elide()): the one name the column is
+	 * elided for; -S's addresses are not names */
+	if (r->filt.nr_syms == 1)
+		print_list("symbol", r->filt.syms[0]);
 	print_list("cpu", r->cpu);
 	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->ses.prof.lost_samples);
 	if (cmdline) {

@@ -90,6 +90,7 @@ struct script {
 	const char *input, *fields, *event_opt, *gpu_weight;
 	struct cmd_filter_args fa;
 	struct rfilter filt;
+	int addr_range;		  /* --addr-range */
 	uint64_t t_first, t_last; /* the samples' time span (--time A%-B%) */
 	uint8_t *gpass;		  /* per group: 0 not known yet, 1 passes --dsos/-S, 2 not */
 	size_t nr_gpass, cap_gpass;
@@ -384,8 +385,8 @@ static int group_leaf_pass(struct script *s, uint32_t gi)
 			const struct zt_frame *f =
 				frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
 
-			pass = rfilter_leaf(&s->filt, f->module, f->map ? f->map->path : NULL,
-					    f->sym);
+			pass = rfilter_leaf_at(&s->filt, f->module, f->map ? f->map->path : NULL,
+					       f->sym, ips[0], r[0].map || f->kernel);
 		}
 		s->gpass[gi] = pass ? 1 : 2;
 	}
@@ -970,7 +971,9 @@ int cmd_script(int argc, char **argv)
 		 "only samples in these time ranges: START,END in seconds (several: separated "
 		 "by spaces), A%-B% or P%/N of the recording (several: by commas)"},
 		{OPT_STRING, 'S', "symbols", &s.fa.symbols, "sym[,sym...]",
-		 "only samples in these functions"},
+		 "only samples in these functions, or at these addresses (hexadecimal)"},
+		{OPT_INT, 0, "addr-range", &s.addr_range, "n",
+		 "with -S's addresses: also the samples up to n-1 bytes above each"},
 		{OPT_STRING, 0, "dsos", &s.fa.dso, "dso[,dso...]",
 		 "only samples in these modules (name or path)"},
 		{OPT_INT, 0, "max-stack", &s.max_stack, "n",
@@ -1069,6 +1072,16 @@ int cmd_script(int argc, char **argv)
 	}
 	if (cmd_filters(&s.filt, &s.fa))
 		goto out;
+	if (s.addr_range < 0) {
+		cmd_error("--addr-range: %d is not a number of bytes (0 or more)", s.addr_range);
+		goto out;
+	}
+	if (s.addr_range && !s.filt.nr_addrs) {
+		cmd_error("--addr-range widens the addresses of -S: give -S with an address "
+			  "(like -S 0x401136)");
+		goto out;
+	}
+	s.filt.addr_range = (uint64_t)s.addr_range;
 	if (symopts_init(&s.so, "script")) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
