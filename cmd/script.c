@@ -91,6 +91,7 @@ struct script {
 	struct cmd_filter_args fa;
 	struct rfilter filt;
 	int addr_range;		  /* --addr-range */
+	int had_pcs;		  /* the recording has PC samples (before the filters) */
 	uint64_t t_first, t_last; /* the samples' time span (--time A%-B%) */
 	uint8_t *gpass;		  /* per group: 0 not known yet, 1 passes --dsos/-S, 2 not */
 	size_t nr_gpass, cap_gpass;
@@ -698,8 +699,12 @@ static int gpu_init(struct script *s)
 
 	if (!g || s->only_cpu)
 		return 0;
-	ret = gpu_view_init(&s->gv, g);
 	gpu_frametab_init(&s->gft);
+	/* --pid, --tid, --comm, --time: the GPU records they select */
+	s->had_pcs = g->nr_pcs != 0;
+	ret = session_select_gpu(&s->ses, &s->filt);
+	if (!ret)
+		ret = gpu_view_init(&s->gv, g);
 	if (!ret)
 		ret = session_gpu_frames(&s->ses, &s->gv, &s->gft);
 	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
@@ -845,7 +850,7 @@ static int print_gpu_folded(struct script *s)
 
 	if (!s->gv.g)
 		return 0;
-	if (o.weight == GPUFOLDED_SAMPLES && !s->gv.nr_pcs)
+	if (o.weight == GPUFOLDED_SAMPLES && !s->had_pcs)
 		cmd_warn("'%s' has no PC samples (recorded with --gpu-pcs off?): try --gpu-weight "
 			 "time",
 			 s->input);

@@ -418,6 +418,31 @@ int rfilter_time_pass(const struct rfilter *f, uint64_t ts, uint64_t first, uint
 	return 0;
 }
 
+int rfilter_time_overlap(const struct rfilter *f, uint64_t start, uint64_t end, uint64_t first,
+			 uint64_t last)
+{
+	uint64_t s, e;
+	size_t i;
+
+	if (!f || !f->nr_times || (!start && !end))
+		return 1;
+	if (end < start)
+		end = start;
+	for (i = 0; i < f->nr_times; i++) {
+		const struct rtime *t = &f->times[i];
+
+		rfilter_time_range(t, first, last, &s, &e);
+		/* a range from 0% or to 100% goes on past the samples' span */
+		if (t->pct && t->a <= 0.0)
+			s = 0;
+		if (t->pct && t->b >= 1.0)
+			e = 0;
+		if (end >= s && (!e || start <= e))
+			return 1;
+	}
+	return 0;
+}
+
 int rfilter_active(const struct rfilter *f)
 {
 	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||

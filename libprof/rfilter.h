@@ -85,6 +85,11 @@ enum { RFILTER_SHOW = 0, RFILTER_HIDE = 1, RFILTER_DROP = 2 };
 /* The time of a percent range of the span first..last, as perf rounds it. */
 void rfilter_time_range(const struct rtime *t, uint64_t first, uint64_t last, uint64_t *start,
 			uint64_t *end);
+/* Whether something from start to end (ns; both 0: no time, it passes)
+ * overlaps a range of --time over the span first..last of the samples
+ * (a range of percents from 0% or to 100% goes on past the span). */
+int rfilter_time_overlap(const struct rfilter *f, uint64_t start, uint64_t end, uint64_t first,
+			 uint64_t last);
 /* Whether time ts passes --time over the span first..last of the samples. */
 int rfilter_time_pass(const struct rfilter *f, uint64_t ts, uint64_t first, uint64_t last);
 /*
