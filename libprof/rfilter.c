@@ -443,6 +443,44 @@ int rfilter_time_overlap(const struct rfilter *f, uint64_t start, uint64_t end, 
 	return 0;
 }
 
+/* ns as seconds with 6 to 9 decimals ("" for 0: open) */
+static void put_secs(char *buf, size_t n, uint64_t ns)
+{
+	int d = 9;
+	uint64_t frac = ns % 1000000000ull;
+
+	if (!ns) {
+		buf[0] = 0;
+		return;
+	}
+	while (d > 6 && frac % 10 == 0) {
+		frac /= 10;
+		d--;
+	}
+	snprintf(buf, n, "%llu.%0*llu", (unsigned long long)(ns / 1000000000ull), d,
+		 (unsigned long long)frac);
+}
+
+void rfilter_time_text(const struct rfilter *f, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; f && i < f->nr_times && len + 1 < n; i++) {
+		const struct rtime *t = &f->times[i];
+		char a[32], b[32];
+
+		if (t->pct) {
+			len += (size_t)snprintf(buf + len, n - len, "%s%g%%-%g%%", i ? "," : "",
+						t->a * 100.0, t->b * 100.0);
+		} else {
+			put_secs(a, sizeof(a), t->start);
+			put_secs(b, sizeof(b), t->end);
+			len += (size_t)snprintf(buf + len, n - len, "%s%s,%s", i ? " " : "", a, b);
+		}
+	}
+}
+
 int rfilter_active(const struct rfilter *f)
 {
 	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||

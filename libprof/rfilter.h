@@ -77,6 +77,11 @@ int rfilter_add_cpus(struct rfilter *f, const char *arg, char *err, size_t errle
  * A sample in any range is kept; a sample at time 0 always is.
  */
 int rfilter_set_time(struct rfilter *f, const char *arg, char *err, size_t errlen);
+/* Every --time range of f as text into buf (size n > 0; "" without):
+ * "START,END" in seconds (6 to 9 decimals, an open end empty), several
+ * separated by spaces, or "A%-B%", several separated by commas, as perf's
+ * --time takes them. Cut to fit. */
+void rfilter_time_text(const struct rfilter *f, char *buf, size_t n);
 /* Whether the filter selects anything less than everything. */
 int rfilter_active(const struct rfilter *f);
 

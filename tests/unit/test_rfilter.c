@@ -177,6 +177,41 @@ static void test_sample_verdicts(void **state)
 	rfilter_release(&f);
 }
 
+/* --time's ranges as text, every one of them */
+static void test_time_text(void **state)
+{
+	static const struct {
+		const char *arg, *want;
+	} cases[] = {
+		{"1.5,2", "1.500000,2.000000"},
+		{",2.000000001", ",2.000000001"},
+		{"3.25,", "3.250000,"},
+		{"1,2 3.0000001,4 5,", "1.000000,2.000000 3.0000001,4.000000 5.000000,"},
+		{"10%-20%", "10%-20%"},
+		{"0%-10%,30%-40%", "0%-10%,30%-40%"},
+		{"10%/2,10%/4", "10%-20%,30%-40%"},
+		{"25%", "0%-25%"},
+	};
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	rfilter_time_text(&f, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rfilter_set_time(&f, cases[i].arg, err, sizeof(err)), 0);
+		rfilter_time_text(&f, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			fail_msg("--time '%s': '%s', want '%s'", cases[i].arg, buf, cases[i].want);
+		rfilter_release(&f);
+	}
+	/* cut to fit */
+	assert_int_equal(rfilter_set_time(&f, "1,2 3,4", err, sizeof(err)), 0);
+	rfilter_time_text(&f, buf, 12);
+	assert_string_equal(buf, "1.000000,2.");
+	rfilter_release(&f);
+}
+
 /* -S's addresses as perf 6.1's setup_addrlist() tells them from names */
 static void test_symbol_addresses(void **state)
 {
@@ -231,7 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seconds),		 cmocka_unit_test(test_percent),
 		cmocka_unit_test(test_time_pass),	 cmocka_unit_test(test_sample_verdicts),
-		cmocka_unit_test(test_symbol_addresses),
+		cmocka_unit_test(test_symbol_addresses), cmocka_unit_test(test_time_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
