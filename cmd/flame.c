@@ -345,7 +345,7 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 				   .name_ctx = &names};
 	struct zbuf b;
 	size_t bad = 0;
-	int ret = -1, r;
+	int ret = -1, r, had_pcs;
 
 	if (cmd_open_session(&ses, path, &c->so, c->force, c->event_opt, c->demangle))
 		return -1;
@@ -365,12 +365,16 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = gpu_view_init(&v, ses.prof.gpu);
+	had_pcs = ses.prof.gpu->nr_pcs != 0;
+	/* --pid, --tid, --comm, --time: the GPU records they select */
+	r = session_select_gpu(&ses, &c->filt);
+	if (!r)
+		r = gpu_view_init(&v, ses.prof.gpu);
 	if (!r && o.weight == GPUFOLDED_SAMPLES)
 		r = session_gpu_frames(&ses, &v, &t);
 	if (r)
 		goto fail;
-	if (o.weight == GPUFOLDED_SAMPLES && !v.nr_pcs)
+	if (o.weight == GPUFOLDED_SAMPLES && !had_pcs)
 		cmd_warn("'%s' has no GPU PC samples (recorded with --gpu-pcs off?): try "
 			 "--gpu-weight time",
 			 path);
@@ -579,8 +583,8 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (setup_filters(&c))
 		goto out;
-	if (c.gpu && rfilter_active(&c.filt))
-		cmd_warn("filters apply to CPU samples, not to --gpu: ignored");
+	if (c.gpu && (c.filt.nr_cpus || c.filt.nr_dsos))
+		cmd_warn("--cpu and --dsos apply to CPU samples, not to --gpu: ignored");
 	if (c.folded && rfilter_active(&c.filt))
 		cmd_warn("filters apply to recordings, not to folded stacks: ignored");
 	ret = ZT_EXIT_FAIL;

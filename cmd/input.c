@@ -86,7 +86,7 @@ int cmd_filters(struct rfilter *f, const struct cmd_filter_args *a)
 	if (!ret && a->dso)
 		ret = rfilter_add_strs(&f->dsos, &f->nr_dsos, a->dso, err, sizeof(err));
 	if (!ret && a->symbols)
-		ret = rfilter_add_strs(&f->syms, &f->nr_syms, a->symbols, err, sizeof(err));
+		ret = rfilter_add_syms(f, a->symbols, err, sizeof(err));
 	if (!ret && a->pid)
 		ret = rfilter_add_ids(&f->pids, &f->nr_pids, a->pid, err, sizeof(err));
 	if (!ret && a->tid)

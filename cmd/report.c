@@ -450,7 +450,10 @@ static void print_header(const struct report *r)
 	print_list("pid", r->pid);
 	print_list("tid", r->tid);
 	print_list("dso", r->dso);
-	print_list("symbol", r->symbols);
+	/* perf (sort.c __sort__setup_elide()): the one name the column is
+	 * elided for; -S's addresses are not names */
+	if (r->filt.nr_syms == 1)
+		print_list("symbol", r->filt.syms[0]);
 	print_list("cpu", r->cpu);
 	printf("#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)r->ses.prof.lost_samples);
 	if (cmdline) {
@@ -1504,6 +1507,7 @@ static int report_gpu(struct report *r)
 	const struct gpureport_opts go = {demangle_kernel, r};
 	const struct prof_gpu *g = r->ses.prof.gpu;
 	const struct hist_entry **rows;
+	struct rfilter gfilt; /* shallow: r->filt owns */
 	struct rmodel_input in;
 	struct gpu_frametab ft;
 	struct gpureport gr;
@@ -1518,7 +1522,14 @@ static int report_gpu(struct report *r)
 	gpu_frametab_init(&ft);
 	memset(&gr, 0, sizeof(gr));
 	gpu_frametab_init(&gr.strs);
-	ret = gpu_view_init(&v, g);
+	/* --pid, --tid, --comm and --time select the GPU records themselves;
+	 * --dsos and -S the launch sites' (their CPU stacks); --cpu none */
+	gfilt = r->filt;
+	gfilt.nr_pids = gfilt.nr_tids = gfilt.nr_comms = gfilt.nr_cpus = gfilt.nr_times = 0;
+	r->mo.filter = &gfilt;
+	ret = session_select_gpu(&r->ses, &r->filt);
+	if (!ret)
+		ret = gpu_view_init(&v, g);
 	if (!ret)
 		ret = session_gpu_frames(&r->ses, &v, &ft);
 	if (!ret)
@@ -1549,6 +1560,7 @@ static int report_gpu(struct report *r)
 	}
 	/* the launch model's frames name the report's strings: it goes first */
 	rmodel_release(&r->m);
+	r->mo.filter = &r->filt;
 	gpureport_release(&gr);
 	gpu_frametab_release(&ft);
 	gpu_view_release(&v);

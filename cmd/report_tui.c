@@ -548,13 +548,13 @@ static void filters_text(const struct browser *b, char *buf, size_t n)
 		add_ids(buf, n, "tid", f->tids, f->nr_tids);
 		add_list(buf, n, "dso", f->dsos, f->nr_dsos);
 		add_list(buf, n, "sym", f->syms, f->nr_syms);
+		add_list(buf, n, "addr", f->addr_strs, f->nr_addrs);
 		add_ids(buf, n, "cpu", f->cpus, f->nr_cpus);
 		len = strlen(buf);
-		if (f->time_start || f->time_end)
-			snprintf(buf + len, n - len, " time %.6f,%.6f", (double)f->time_start / 1e9,
-				 (double)f->time_end / 1e9);
-		else if (f->pct_start >= 0)
-			snprintf(buf + len, n - len, " time %g%%-%g%%", f->pct_start, f->pct_end);
+		if (f->nr_times && len + 7 < n) { /* every range, as --time gave them */
+			memcpy(buf + len, " time ", 7);
+			rfilter_time_text(f, buf + len + 6, n - len - 6);
+		}
 	}
 	if (b->search[0]) {
 		size_t len = strlen(buf);

@@ -90,6 +90,8 @@ struct script {
 	const char *input, *fields, *event_opt, *gpu_weight;
 	struct cmd_filter_args fa;
 	struct rfilter filt;
+	int addr_range;		  /* --addr-range */
+	int had_pcs;		  /* the recording has PC samples (before the filters) */
 	uint64_t t_first, t_last; /* the samples' time span (--time A%-B%) */
 	uint8_t *gpass;		  /* per group: 0 not known yet, 1 passes --dsos/-S, 2 not */
 	size_t nr_gpass, cap_gpass;
@@ -384,8 +386,8 @@ static int group_leaf_pass(struct script *s, uint32_t gi)
 			const struct zt_frame *f =
 				frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
 
-			pass = rfilter_leaf(&s->filt, f->module, f->map ? f->map->path : NULL,
-					    f->sym);
+			pass = rfilter_leaf_at(&s->filt, f->module, f->map ? f->map->path : NULL,
+					       f->sym, ips[0], r[0].map || f->kernel);
 		}
 		s->gpass[gi] = pass ? 1 : 2;
 	}
@@ -697,8 +699,12 @@ static int gpu_init(struct script *s)
 
 	if (!g || s->only_cpu)
 		return 0;
-	ret = gpu_view_init(&s->gv, g);
 	gpu_frametab_init(&s->gft);
+	/* --pid, --tid, --comm, --time: the GPU records they select */
+	s->had_pcs = g->nr_pcs != 0;
+	ret = session_select_gpu(&s->ses, &s->filt);
+	if (!ret)
+		ret = gpu_view_init(&s->gv, g);
 	if (!ret)
 		ret = session_gpu_frames(&s->ses, &s->gv, &s->gft);
 	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
@@ -844,7 +850,7 @@ static int print_gpu_folded(struct script *s)
 
 	if (!s->gv.g)
 		return 0;
-	if (o.weight == GPUFOLDED_SAMPLES && !s->gv.nr_pcs)
+	if (o.weight == GPUFOLDED_SAMPLES && !s->had_pcs)
 		cmd_warn("'%s' has no PC samples (recorded with --gpu-pcs off?): try --gpu-weight "
 			 "time",
 			 s->input);
@@ -970,7 +976,9 @@ int cmd_script(int argc, char **argv)
 		 "only samples in these time ranges: START,END in seconds (several: separated "
 		 "by spaces), A%-B% or P%/N of the recording (several: by commas)"},
 		{OPT_STRING, 'S', "symbols", &s.fa.symbols, "sym[,sym...]",
-		 "only samples in these functions"},
+		 "only samples in these functions, or at these addresses (hexadecimal)"},
+		{OPT_INT, 0, "addr-range", &s.addr_range, "n",
+		 "with -S's addresses: also the samples up to n-1 bytes above each"},
 		{OPT_STRING, 0, "dsos", &s.fa.dso, "dso[,dso...]",
 		 "only samples in these modules (name or path)"},
 		{OPT_INT, 0, "max-stack", &s.max_stack, "n",
@@ -1069,6 +1077,16 @@ int cmd_script(int argc, char **argv)
 	}
 	if (cmd_filters(&s.filt, &s.fa))
 		goto out;
+	if (s.addr_range < 0) {
+		cmd_error("--addr-range: %d is not a number of bytes (0 or more)", s.addr_range);
+		goto out;
+	}
+	if (s.addr_range && !s.filt.nr_addrs) {
+		cmd_error("--addr-range widens the addresses of -S: give -S with an address "
+			  "(like -S 0x401136)");
+		goto out;
+	}
+	s.filt.addr_range = (uint64_t)s.addr_range;
 	if (symopts_init(&s.so, "script")) {
 		ret = ZT_EXIT_FAIL;
 		goto out;

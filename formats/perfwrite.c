@@ -32,10 +32,9 @@ enum {
 #define MISC_MMAP_BUILD_ID (1u << 14)
 #define MISC_BUILD_ID_SIZE (1u << 15)
 
-/* and PERF_SAMPLE_CPU when the samples have cpus (perf record -a, -C) */
-#define SAMPLE_TYPE                                                                   \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |   \
-	 PERF_SAMPLE_CALLCHAIN)
+/* and PERF_SAMPLE_CPU when the samples have cpus (perf record -a, -C),
+ * PERF_SAMPLE_CALLCHAIN when they have call chains (perf record -g) */
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
 #define EVENT_ID 1      /* the id of the first event; event i has EVENT_ID + i */
 
 #define REC_MAX 65535 /* records have a u16 size */
@@ -48,6 +47,7 @@ struct wr {
 	size_t len, cap;
 	int err;
 	int has_cpu;  /* PERF_SAMPLE_CPU: in samples and trailers */
+	int chains;   /* PERF_SAMPLE_CALLCHAIN: in samples */
 	int multi;    /* several events: PERF_SAMPLE_IDENTIFIER in samples and trailers */
 	const struct perf_event_attr *attrs; /* by event index (one: all samples the first's) */
 	size_t nr_attrs;
@@ -310,14 +310,16 @@ static int write_sample(struct wr *w, const struct profile *p, const struct prof
 	if (w->has_cpu)
 		ret = ret ? ret : rec_u64(w, s->cpu == UINT32_MAX ? 0 : s->cpu);
 	ret = ret ? ret : rec_u64(w, s->weight);
-	ret = ret ? ret : rec_u64(w, nr);
-	if (!ret && st->nk) {
-		ret = rec_u64(w, PERF_CONTEXT_KERNEL);
-		ret = ret ? ret : rec_put(w, ips, st->nk * sizeof(*ips));
-	}
-	if (!ret && st->nu) {
-		ret = rec_u64(w, PERF_CONTEXT_USER);
-		ret = ret ? ret : rec_put(w, ips + st->nk, st->nu * sizeof(*ips));
+	if (!ret && w->chains) {
+		ret = rec_u64(w, nr);
+		if (!ret && st->nk) {
+			ret = rec_u64(w, PERF_CONTEXT_KERNEL);
+			ret = ret ? ret : rec_put(w, ips, st->nk * sizeof(*ips));
+		}
+		if (!ret && st->nu) {
+			ret = rec_u64(w, PERF_CONTEXT_USER);
+			ret = ret ? ret : rec_put(w, ips + st->nk, st->nu * sizeof(*ips));
+		}
 	}
 	if (!ret && (w->attrs[s->event < w->nr_attrs ? s->event : 0].sample_type & PERF_SAMPLE_RAW))
 		ret = write_raw(w, p, s);
@@ -542,7 +544,7 @@ static void feat_cmdline(struct wr *w, const struct profile *p)
 
 /* The attr of event idx of p: its type, config, rate and exclusions from
  * the event table; without one, cpu-clock or task-clock as the meta say. */
-static void fill_attr(struct perf_event_attr *a, const struct profile *p, int has_cpu, int multi,
+static void fill_attr(struct perf_event_attr *a, const struct profile *p, const struct wr *w,
 		      uint32_t idx)
 {
 	const char *ev = meta_or(p, "event", "cpu-clock");
@@ -584,8 +586,9 @@ static void fill_attr(struct perf_event_attr *a, const struct profile *p, int ha
 		a->exclude_user = !!(e->flags & PROF_EV_EXCL_USER);
 		a->exclude_kernel = !!(e->flags & PROF_EV_EXCL_KERNEL);
 	}
-	a->sample_type |= SAMPLE_TYPE | (has_cpu ? PERF_SAMPLE_CPU : 0) |
-			  (multi ? PERF_SAMPLE_IDENTIFIER : 0);
+	a->sample_type |= SAMPLE_TYPE | (w->has_cpu ? PERF_SAMPLE_CPU : 0) |
+			  (w->chains ? PERF_SAMPLE_CALLCHAIN : 0) |
+			  (w->multi ? PERF_SAMPLE_IDENTIFIER : 0);
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = 1;
@@ -763,6 +766,7 @@ int perfwrite_fd(const struct profile *p, int fd)
 	for (i = 0; i < p->nr_samples && !w->has_cpu; i++)
 		w->has_cpu = p->samples[i].cpu != UINT32_MAX;
 	w->multi = p->nr_events > 1;
+	w->chains = profile_has_callchains(p);
 	nev = w->multi ? p->nr_events : 1;
 	attrs_off = ids_off + 8 * nev;
 	attr = calloc(nev, sizeof(*attr));
@@ -771,7 +775,7 @@ int perfwrite_fd(const struct profile *p, int fd)
 		return -ENOMEM;
 	}
 	for (i = 0; i < nev; i++)
-		fill_attr(&attr[i], p, w->has_cpu, w->multi, (uint32_t)i);
+		fill_attr(&attr[i], p, w, (uint32_t)i);
 	w->attrs = attr;
 	w->nr_attrs = nev;
 

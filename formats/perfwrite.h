@@ -21,13 +21,13 @@
  * p's meta "event" says so (any other event is written with cpu-clock's
  * attr and its own name in HEADER_EVENT_DESC); freq or period from the meta
  * "freq" or "period" (default: freq 4000); samples with ip, tid, time, cpu,
- * period and
- * a callchain [PERF_CONTEXT_KERNEL, kernel frames, PERF_CONTEXT_USER, user
- * frames]. Side-band records: COMM (COMM_EXEC for exec), FORK, EXIT, MMAP for
- * the kernel (pid -1, "[kernel.kallsyms]_text"; synthesized from the
- * kallsyms blob's _text when p has no kernel mapping) and its modules, MMAP2
- * with the build id for user mappings. Everything is sorted by time,
- * side-band before samples at equal times. Header features: BUILD_ID (every
+ * period and, when p has call chains (profile_has_callchains(): perf
+ * record -g), a callchain [PERF_CONTEXT_KERNEL, kernel frames,
+ * PERF_CONTEXT_USER, user frames]; without, the sample's own address only,
+ * as perf record without -g writes. Side-band records: COMM (COMM_EXEC for exec), FORK, EXIT, MMAP
+ * for the kernel (pid -1, "[kernel.kallsyms]_text"; synthesized from the kallsyms blob's _text when
+ * p has no kernel mapping) and its modules, MMAP2 with the build id for user mappings. Everything
+ * is sorted by time, side-band before samples at equal times. Header features: BUILD_ID (every
  * mapping with a build id, and the kernel's), HOSTNAME, OSRELEASE, VERSION,
  * ARCH, NRCPUS, CMDLINE, EVENT_DESC, SAMPLE_TIME.
  *

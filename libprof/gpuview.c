@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "libprof/gpuview.h"
+#include "libprof/array.h"
 #include "libprof/hash.h"
 
 static int ev_cmp(const void *a, const void *b)
@@ -275,4 +276,255 @@ int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part)
 		given++;
 	}
 	return 0;
+}
+
+/* ---- gpu_select() ---- */
+
+int gpu_select_active(const struct rfilter *f)
+{
+	return f && (f->nr_pids || f->nr_tids || f->nr_comms || f->nr_times);
+}
+
+/* A kernel name's GPU time in a process: all of it, and what is kept. */
+struct kagg {
+	uint32_t pid, name;
+	uint64_t w, kept_w, n, kept_n;
+	size_t nr_pcs, off; /* its continuous PC buckets: pidx[off .. off + nr_pcs) */
+};
+
+struct sel {
+	const struct prof_gpu *g;
+	struct rfilter th; /* f's --pid, --tid, --comm only (shallow) */
+	const struct rfilter *f;
+	const struct proctree *pt;
+	uint64_t first, last;
+	struct gpu_view v;
+	uint8_t *keep_k, *keep_m;
+	struct zt_htab k_by_corr; /* kernels by (pid, corr) */
+	struct kagg *agg;
+	size_t nr_agg, cap_agg;
+	struct zt_htab agg_hash; /* agg by (pid, name) */
+};
+
+/* Whether process pid's launch l (NULL: not known) passes --pid, --tid, --comm. */
+static int thread_pass(const struct sel *x, uint32_t pid, const struct prof_gpu_launch *l)
+{
+	struct prof_sample s = {0};
+	const char *comm = NULL;
+	uint64_t epoch, from, until;
+
+	s.pid = pid;
+	s.tid = l ? l->tid : UINT32_MAX;
+	if (l && x->th.nr_comms && x->pt)
+		proctree_thread_at(x->pt, pid, l->tid, l->ts, &comm, &epoch, &from, &until);
+	return rfilter_sample(&x->th, &s, comm, 0, 0) == RFILTER_SHOW;
+}
+
+static int record_pass(const struct sel *x, uint32_t pid, uint32_t corr, uint32_t graph,
+		       uint64_t start, uint64_t end)
+{
+	return rfilter_time_overlap(x->f, start, end, x->first, x->last) &&
+	       thread_pass(x, pid, gpu_view_launch(&x->v, pid, corr, graph, start));
+}
+
+static struct kagg *agg_of(struct sel *x, uint32_t pid, uint32_t name, int add)
+{
+	uint64_t h = zt_hash_pair(pid, name);
+	size_t j;
+	uint32_t i;
+
+	for (j = zt_htab_first(&x->agg_hash, h); zt_htab_get(&x->agg_hash, j, &i);
+	     j = zt_htab_next(&x->agg_hash, j))
+		if (x->agg[i].pid == pid && x->agg[i].name == name)
+			return &x->agg[i];
+	if (!add || ZT_GROW(x->agg, x->cap_agg, x->nr_agg + 1))
+		return NULL;
+	zt_htab_set(&x->agg_hash, j, (uint32_t)x->nr_agg);
+	x->agg[x->nr_agg] = (struct kagg){pid, name, 0, 0, 0, 0, 0, 0};
+	return &x->agg[x->nr_agg++];
+}
+
+/* The kernel of (pid, corr), or -1. */
+static long kernel_of(const struct sel *x, uint32_t pid, uint32_t corr)
+{
+	size_t j;
+	uint32_t i;
+
+	if (!x->k_by_corr.cap)
+		return -1;
+	for (j = zt_htab_first(&x->k_by_corr, zt_hash_pair(pid, corr));
+	     zt_htab_get(&x->k_by_corr, j, &i); j = zt_htab_next(&x->k_by_corr, j))
+		if (x->g->kernels[i].pid == pid && x->g->kernels[i].corr == corr)
+			return (long)i;
+	return -1;
+}
+
+/* The PC samples of s that the filters keep (0: none). */
+static uint64_t pcs_kept(struct sel *x, const struct prof_gpu_pcs *s)
+{
+	const struct kagg *a;
+	long k;
+
+	if (s->corr) {
+		if ((k = kernel_of(x, s->pid, s->corr)) >= 0)
+			return x->keep_k[k] ? s->samples : 0;
+		return thread_pass(x, s->pid, gpu_view_launch(&x->v, s->pid, s->corr, 0, 0))
+			       ? s->samples
+			       : 0;
+	}
+	a = agg_of(x, s->pid, s->function, 0);
+	if (!a || !a->n) /* no kernel of that name: only its process is known */
+		return thread_pass(x, s->pid, NULL) ? s->samples : 0;
+	return s->samples; /* scaled with the others of its kernel: scale_pcs() */
+}
+
+/* The continuous PC buckets of each kernel name (pcs_n: their samples)
+ * scaled together to the share of its GPU time kept, rounded to the
+ * nearest, and split among them by their samples (gpu_share()). */
+static int scale_pcs(struct sel *x, uint64_t *pcs_n)
+{
+	const struct prof_gpu *g = x->g;
+	uint32_t *aof = NULL, *pidx = NULL;
+	uint64_t *w = NULL, *part;
+	size_t i, k, most = 0;
+	int ret = -ENOMEM;
+
+	if (!(aof = malloc((g->nr_pcs + 1) * sizeof(*aof))) ||
+	    !(pidx = malloc((g->nr_pcs + 1) * sizeof(*pidx))))
+		goto out;
+	for (i = 0; i < g->nr_pcs; i++) {
+		const struct prof_gpu_pcs *s = &g->pcs[i];
+		struct kagg *a = s->corr ? NULL : agg_of(x, s->pid, s->function, 0);
+
+		aof[i] = a && a->n ? (uint32_t)(a - x->agg) : UINT32_MAX;
+		if (aof[i] != UINT32_MAX)
+			a->nr_pcs++;
+	}
+	for (k = 0, i = 0; k < x->nr_agg; k++) {
+		x->agg[k].off = i;
+		i += x->agg[k].nr_pcs;
+		most = x->agg[k].nr_pcs > most ? x->agg[k].nr_pcs : most;
+		x->agg[k].nr_pcs = 0;
+	}
+	for (i = 0; i < g->nr_pcs; i++)
+		if (aof[i] != UINT32_MAX) {
+			struct kagg *a = &x->agg[aof[i]];
+
+			pidx[a->off + a->nr_pcs++] = (uint32_t)i;
+		}
+	if (!(w = malloc((most ? most : 1) * 2 * sizeof(*w))))
+		goto out;
+	part = w + (most ? most : 1);
+	for (k = 0; k < x->nr_agg; k++) {
+		const struct kagg *a = &x->agg[k];
+		unsigned __int128 total = 0;
+		uint64_t keep;
+
+		if (!a->nr_pcs || (a->w ? a->kept_w == a->w : a->kept_n == a->n))
+			continue;
+		for (i = 0; i < a->nr_pcs; i++)
+			total += w[i] = pcs_n[pidx[a->off + i]];
+		keep = a->w ? (uint64_t)((total * a->kept_w + a->w / 2) / a->w)
+			    : (uint64_t)((total * a->kept_n + a->n / 2) / a->n);
+		gpu_share(keep, w, a->nr_pcs, part);
+		for (i = 0; i < a->nr_pcs; i++)
+			pcs_n[pidx[a->off + i]] = part[i];
+	}
+	ret = 0;
+out:
+	free(aof);
+	free(pidx);
+	free(w);
+	return ret;
+}
+
+static void sel_release(struct sel *x)
+{
+	gpu_view_release(&x->v);
+	free(x->keep_k);
+	free(x->keep_m);
+	free(x->agg);
+	zt_htab_release(&x->k_by_corr);
+	zt_htab_release(&x->agg_hash);
+}
+
+int gpu_select(struct prof_gpu *g, const struct rfilter *f, const struct proctree *pt,
+	       uint64_t first, uint64_t last)
+{
+	struct sel x = {.g = g, .f = f, .pt = pt, .first = first, .last = last};
+	uint64_t *pcs_n = NULL;
+	size_t i, n;
+	int ret;
+
+	if (!g || !gpu_select_active(f))
+		return 0;
+	x.th = *f;
+	x.th.nr_cpus = x.th.nr_times = x.th.nr_dsos = x.th.nr_syms = x.th.nr_addrs = 0;
+	zt_htab_init(&x.k_by_corr);
+	zt_htab_init(&x.agg_hash);
+	ret = gpu_view_init(&x.v, g);
+	if (!ret && (!(x.keep_k = calloc(g->nr_kernels + 1, 1)) ||
+		     !(x.keep_m = calloc(g->nr_memops + 1, 1)) ||
+		     !(pcs_n = calloc(g->nr_pcs + 1, sizeof(*pcs_n))) ||
+		     zt_htab_reset(&x.k_by_corr, g->nr_kernels) ||
+		     zt_htab_reset(&x.agg_hash, g->nr_kernels)))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < g->nr_kernels; i++) {
+		const struct prof_gpu_kernel *k = &g->kernels[i];
+		uint64_t d = k->end > k->start ? k->end - k->start : 0;
+		struct kagg *a = agg_of(&x, k->pid, k->name, 1);
+
+		if (!a) {
+			ret = -ENOMEM;
+			break;
+		}
+		x.keep_k[i] =
+			(uint8_t)record_pass(&x, k->pid, k->corr, k->graph_id, k->start, k->end);
+		zt_htab_add(&x.k_by_corr, zt_hash_pair(k->pid, k->corr), (uint32_t)i);
+		a->w += d;
+		a->n++;
+		if (x.keep_k[i]) {
+			a->kept_w += d;
+			a->kept_n++;
+		}
+	}
+	for (i = 0; !ret && i < g->nr_memops; i++) {
+		const struct prof_gpu_memop *m = &g->memops[i];
+
+		x.keep_m[i] =
+			(uint8_t)record_pass(&x, m->pid, m->corr, m->graph_id, m->start, m->end);
+	}
+	for (i = 0; !ret && i < g->nr_pcs; i++)
+		pcs_n[i] = pcs_kept(&x, &g->pcs[i]);
+	if (!ret)
+		ret = scale_pcs(&x, pcs_n);
+	if (ret)
+		goto out;
+	/* nothing fails from here: g changes only now */
+	for (i = n = 0; i < g->nr_kernels; i++)
+		if (x.keep_k[i])
+			g->kernels[n++] = g->kernels[i];
+	g->nr_kernels = n;
+	for (i = n = 0; i < g->nr_memops; i++)
+		if (x.keep_m[i])
+			g->memops[n++] = g->memops[i];
+	g->nr_memops = n;
+	for (i = n = 0; i < g->nr_pcs; i++)
+		if (pcs_n[i]) {
+			g->pcs[n] = g->pcs[i];
+			g->pcs[n++].samples = pcs_n[i];
+		}
+	g->nr_pcs = n;
+	for (i = n = 0; i < g->nr_overheads; i++) {
+		const struct prof_gpu_overhead *o = &g->overheads[i];
+
+		if (thread_pass(&x, o->pid, NULL) &&
+		    rfilter_time_overlap(f, o->start, o->end, first, last))
+			g->overheads[n++] = *o;
+	}
+	g->nr_overheads = n;
+out:
+	free(pcs_n);
+	sel_release(&x);
+	return ret;
 }

@@ -16,6 +16,8 @@
 
 #include "libprof/gpu.h"
 #include "libprof/htab.h"
+#include "libprof/proctree.h"
+#include "libprof/rfilter.h"
 
 enum gpu_ev_kind { GPU_EV_KERNEL = 1, GPU_EV_MEMOP = 2, GPU_EV_OVERHEAD = 3 };
 
@@ -61,6 +63,32 @@ void gpu_view_release(struct gpu_view *v);
  */
 const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t pid, uint32_t corr,
 					      uint32_t graph_id, uint64_t ts);
+
+/*
+ * Keep only the records of g that the filters f select, the others
+ * removed from g (before any view of it is made): what zt report --gpu,
+ * zt flame --gpu and zt script show under --pid, --tid, --comm and --time.
+ *   kernels and memory operations: by the process and thread that launched
+ *     them (gpu_view_launch(); the thread's name at the launch, from pt),
+ *     and by their time: one overlapping a --time range is kept;
+ *     first..last is the span percents of --time are of;
+ *   PC samples of one launch (serialized sampling): with their kernel;
+ *     without a kernel recorded, by their launch, whatever their time;
+ *   PC samples of no one launch (continuous sampling): by their process,
+ *     their count scaled to the share of their kernel's GPU time (its
+ *     kernels of that name in the process) that is kept, as the views
+ *     share them among its launches;
+ *   CUPTI overheads: by their process and time (no thread: --tid and
+ *     --comm leave them out).
+ * A record whose thread is not known (no launch recorded) is left out by
+ * --tid and --comm. --cpu, --dsos and --symbols do not apply. Launches,
+ * cubins, stall names, counters and infos stay. 0 or -ENOMEM (g is then
+ * unchanged).
+ */
+int gpu_select(struct prof_gpu *g, const struct rfilter *f, const struct proctree *pt,
+	       uint64_t first, uint64_t last);
+/* Whether f has a filter gpu_select() applies. */
+int gpu_select_active(const struct rfilter *f);
 
 /*
  * Split n samples among m parts in proportion to weights w[0 .. m) (all 0:

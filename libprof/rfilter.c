@@ -32,6 +32,8 @@ void rfilter_release(struct rfilter *f)
 	free_strs(f->comms, f->nr_comms);
 	free_strs(f->dsos, f->nr_dsos);
 	free_strs(f->syms, f->nr_syms);
+	free(f->addrs);
+	free_strs(f->addr_strs, f->nr_addrs);
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
@@ -64,6 +66,48 @@ int rfilter_add_strs(char ***list, size_t *nr, const char *arg, char *err, size_
 		snprintf(err, errlen, "'%s' names nothing: give a comma-separated list", arg);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* perf's setup_addrlist(): strtoul(s, 16) with nothing but spaces after. */
+static int hex_addr(const char *s, uint64_t *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtoull(s, &e, 16);
+	if (errno || e == s)
+		return 0;
+	while (isspace((unsigned char)*e))
+		e++;
+	return !*e;
+}
+
+int rfilter_add_syms(struct rfilter *f, const char *arg, char *err, size_t errlen)
+{
+	size_t i, nr0 = f->nr_syms, keep = nr0, cap = f->nr_addrs, cap_s = f->nr_addrs;
+	uint64_t v;
+	int ret = rfilter_add_strs(&f->syms, &f->nr_syms, arg, err, errlen);
+
+	if (ret)
+		return ret;
+	for (i = nr0; i < f->nr_syms; i++) {
+		if (!hex_addr(f->syms[i], &v)) {
+			f->syms[keep++] = f->syms[i];
+			continue;
+		}
+		if (ZT_GROW(f->addrs, cap, f->nr_addrs + 1) ||
+		    ZT_GROW(f->addr_strs, cap_s, f->nr_addrs + 1)) {
+			while (i < f->nr_syms)
+				free(f->syms[i++]);
+			f->nr_syms = keep;
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		f->addrs[f->nr_addrs] = v;
+		f->addr_strs[f->nr_addrs++] = f->syms[i];
+	}
+	f->nr_syms = keep;
 	return 0;
 }
 
@@ -374,10 +418,73 @@ int rfilter_time_pass(const struct rfilter *f, uint64_t ts, uint64_t first, uint
 	return 0;
 }
 
+int rfilter_time_overlap(const struct rfilter *f, uint64_t start, uint64_t end, uint64_t first,
+			 uint64_t last)
+{
+	uint64_t s, e;
+	size_t i;
+
+	if (!f || !f->nr_times || (!start && !end))
+		return 1;
+	if (end < start)
+		end = start;
+	for (i = 0; i < f->nr_times; i++) {
+		const struct rtime *t = &f->times[i];
+
+		rfilter_time_range(t, first, last, &s, &e);
+		/* a range from 0% or to 100% goes on past the samples' span */
+		if (t->pct && t->a <= 0.0)
+			s = 0;
+		if (t->pct && t->b >= 1.0)
+			e = 0;
+		if (end >= s && (!e || start <= e))
+			return 1;
+	}
+	return 0;
+}
+
+/* ns as seconds with 6 to 9 decimals ("" for 0: open) */
+static void put_secs(char *buf, size_t n, uint64_t ns)
+{
+	int d = 9;
+	uint64_t frac = ns % 1000000000ull;
+
+	if (!ns) {
+		buf[0] = 0;
+		return;
+	}
+	while (d > 6 && frac % 10 == 0) {
+		frac /= 10;
+		d--;
+	}
+	snprintf(buf, n, "%llu.%0*llu", (unsigned long long)(ns / 1000000000ull), d,
+		 (unsigned long long)frac);
+}
+
+void rfilter_time_text(const struct rfilter *f, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; f && i < f->nr_times && len + 1 < n; i++) {
+		const struct rtime *t = &f->times[i];
+		char a[32], b[32];
+
+		if (t->pct) {
+			len += (size_t)snprintf(buf + len, n - len, "%s%g%%-%g%%", i ? "," : "",
+						t->a * 100.0, t->b * 100.0);
+		} else {
+			put_secs(a, sizeof(a), t->start);
+			put_secs(b, sizeof(b), t->end);
+			len += (size_t)snprintf(buf + len, n - len, "%s%s,%s", i ? " " : "", a, b);
+		}
+	}
+}
+
 int rfilter_active(const struct rfilter *f)
 {
 	return f && (f->nr_comms || f->nr_pids || f->nr_tids || f->nr_dsos || f->nr_syms ||
-		     f->nr_cpus || f->nr_times);
+		     f->nr_addrs || f->nr_cpus || f->nr_times);
 }
 
 static int has_str(char *const *l, size_t n, const char *s)
@@ -429,15 +536,36 @@ int rfilter_sample(const struct rfilter *f, const struct prof_sample *s, const c
 
 int rfilter_has_leaf(const struct rfilter *f)
 {
-	return f && (f->nr_dsos || f->nr_syms);
+	return f && (f->nr_dsos || f->nr_syms || f->nr_addrs);
 }
 
-int rfilter_leaf(const struct rfilter *f, const char *dso, const char *path, const char *sym)
+static int addr_in(const struct rfilter *f, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_addrs; i++)
+		if (ip == f->addrs[i] ||
+		    (f->addr_range && ip > f->addrs[i] && ip - f->addrs[i] < f->addr_range))
+			return 1;
+	return 0;
+}
+
+int rfilter_leaf_at(const struct rfilter *f, const char *dso, const char *path, const char *sym,
+		    uint64_t ip, int mapped)
 {
 	if (!f)
 		return 1;
 	if (f->nr_dsos && !((dso && has_str(f->dsos, f->nr_dsos, dso)) ||
 			    (path && has_str(f->dsos, f->nr_dsos, path))))
 		return 0;
-	return !f->nr_syms || (sym && name_in(f->syms, f->nr_syms, sym));
+	if (!f->nr_syms && !f->nr_addrs)
+		return 1;
+	return (sym &&
+		(name_in(f->syms, f->nr_syms, sym) || name_in(f->addr_strs, f->nr_addrs, sym))) ||
+	       (mapped && addr_in(f, ip));
+}
+
+int rfilter_leaf(const struct rfilter *f, const char *dso, const char *path, const char *sym)
+{
+	return rfilter_leaf_at(f, dso, path, sym, 0, 0);
 }

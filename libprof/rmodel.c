@@ -539,12 +539,19 @@ static int leaf_filter(struct rmodel *m, const struct rfilter *f)
 	if (!p->gpass)
 		return -ENOMEM;
 	for (i = 0; i < m->nr_groups; i++) {
-		const struct hist_frame *t = group_leaf(m, &m->groups[i]);
+		const struct rgroup *g = &m->groups[i];
+		const struct hist_frame *t = group_leaf(m, g);
+		const struct prof_stack *st =
+			g->stack < m->prof->nr_stacks ? &m->prof->stacks[g->stack] : NULL;
+		/* -S's addresses: the sample's own (its stack's first), in a mapping */
+		int mapped =
+			st && st->nk + st->nu && g->leaf == RMODEL_NO_LEAF && t && !t->unmapped;
 
 		if (!t)
 			continue;
-		p->gpass[i] = (uint8_t)rfilter_leaf(f, hist_str(&m->hist, t->dso), NULL,
-						    hist_str(&m->hist, t->sym));
+		p->gpass[i] = (uint8_t)rfilter_leaf_at(
+			f, hist_str(&m->hist, t->dso), NULL, hist_str(&m->hist, t->sym),
+			mapped ? profile_stack_ips(m->prof, g->stack)[0] : 0, mapped);
 	}
 	return 0;
 }
@@ -689,7 +696,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 	ret = hist_reset(&m->hist, o->keys, o->nr_keys, &ho);
 	if (ret)
 		return ret;
-	if (f && (f->nr_dsos || f->nr_syms)) {
+	if (rfilter_has_leaf(f)) {
 		ret = leaf_filter(m, f);
 		if (ret)
 			return ret;

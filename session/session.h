@@ -22,6 +22,7 @@
 #include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rfilter.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/symmod.h"
 
@@ -102,6 +103,15 @@ void session_close(struct session *s);
  * t->cubins says why. 0 or -ENOMEM.
  */
 int session_gpu_frames(struct session *s, const struct gpu_view *v, struct gpu_frametab *t);
+
+/*
+ * Apply the filters f (--pid, --tid, --comm, --time) to the GPU records of
+ * s (gpu_select(): they go from s->prof.gpu), before any view of them is
+ * made: the one place the GPU side of report, flame and script is
+ * filtered. Percents of --time are of the samples' time span, or without
+ * samples of the GPU records'. 0 or -ENOMEM.
+ */
+int session_select_gpu(struct session *s, const struct rfilter *f);
 
 /* Unique frames resolved so far at each quality (ZT_FRAME_*). */
 void session_quality_counts(const struct session *s, uint64_t counts[3]);

@@ -173,7 +173,9 @@ check "... saying so" grep -q "zt flame: --gpu-weight: 'bytes' is neither" e1
 "$ZT" flame --gpu -i cpu.data -o n.svg 2> n.err
 check "a recording without GPU records: a warning" grep -q "zt flame: warning: 'cpu.data' has no GPU records" n.err
 "$ZT" flame --gpu --comm x -i c.data -o x.svg 2> e5
-check "filters with --gpu: said to be ignored" grep -q 'not to --gpu: ignored' e5
+check "--comm with --gpu: the records x launched (none)" grep -q 'no samples to draw' e5
+"$ZT" flame --gpu -C 0 -i c.data -o x.svg 2> e6
+check "-C with --gpu: said to be ignored" grep -q 'not to --gpu: ignored' e6
 
 # ---- in a real browser: click a kernel, search a kernel, a screenshot
 "$here/flame/browser.sh" g.svg "$T/gpu-flame.png" saxpy '^scale$' > browser.json 2> browser.err

@@ -133,6 +133,23 @@ check "serialized PC sampling: report exits 0" [ $? -eq 0 ]
 check "serialized: 10 saxpy launches" contains ser.txt '^ +[0-9.]+% +[^ ]+ +10 +.*  saxpy$'
 check "serialized: hot_loop's stall reasons" contains ser.txt '^# Kernel hot_loop: [0-9]+ samples .*stalls: [a-z_]+:[0-9]+'
 
+# ---- the filters: the records of the launching process and thread, by time ----------
+"$ZT" report --gpu --stdio -i fp.data --comm nobody > fn.txt 2>&1
+check "--comm of no launcher: no kernel" contains fn.txt '^# GPU: 0 kernel launches of 0 kernels'
+"$ZT" report --gpu --stdio -i fp.data --comm cuda_app -C 0 > fa.txt 2>&1
+check "--comm of the launcher, -C not applying: the 90 kernels" \
+	contains fa.txt '^# GPU: 90 kernel launches of 3 kernels'
+# serialized PC samples go with their kernel: two halves of the time add up
+tot() { sed -n 's/^# GPU: \([0-9]*\) kernel launches.*; \([0-9]*\) PC samples$/\1 \2/p' "$@"; }
+read -r k s < <(tot ser.txt)
+"$ZT" report --gpu --stdio -i ser.data --time 0%-50% > h1.txt 2>&1
+"$ZT" report --gpu --stdio -i ser.data --time 50%-100% > h2.txt 2>&1
+read -r k1 s1 < <(tot h1.txt)
+read -r k2 s2 < <(tot h2.txt)
+check "--time halves: $k1 + $k2 of $k kernels, $s1 + $s2 of $s PC samples" \
+	[ "${k1:-0}" -gt 0 ] && [ "${k2:-0}" -gt 0 ] && [ "$k1" -lt "$k" ] && [ "$k2" -lt "$k" ] &&
+	[ $((k1 + k2)) -ge "$k" ] && [ "$s1" -lt "$s" ] && [ "$s2" -lt "$s" ] && [ $((s1 + s2)) -ge "$s" ]
+
 # ---- the TUI -----------------------------------------------------------------
 printf 'set -g remain-on-exit on\n' > tmux.conf
 TM=(tmux -L "zt-test-$$" -f "$T/tmux.conf")

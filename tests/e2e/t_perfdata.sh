@@ -116,6 +116,17 @@ preport script -i out.perf > perf-out-script.txt
 "$ZT" script -i w.data > zt-out-script.txt
 check "perf script of it: every sample, as zt script shows them" \
 	[ "$(grep -c ' cpu-clock: $' perf-out-script.txt)" = "$(grep -c ' cpu-clock: $' zt-out-script.txt)" ]
+preport report -i out.perf --header-only > out-h.txt
+check "a -g recording: its samples with call chains" grep -q 'sample_type = IP|TID|TIME|CALLCHAIN|' out-h.txt
+# without -g: no call chains in the samples, as perf record without -g writes them
+"$ZT" record -q -o ng.data -- "$WL/hot" hot 0.3
+"$ZT" convert -i ng.data -o ng.perf > /dev/null 2> ngc.err
+preport report -i ng.perf --header-only > ng-h.txt
+check "no -g: sample_type without CALLCHAIN" grep -qE 'sample_type = IP\|TID\|TIME\|(CPU\|)?PERIOD,' ng-h.txt
+preport script -i ng.perf -F ip,sym > ng-p.txt
+"$ZT" script -i ng.data -F ip,sym > ng-z.txt
+check "no -g: perf script of it as zt script ($(wc -l < ng-z.txt) samples)" \
+	bash -c '[ -s ng-p.txt ] && cmp -s ng-p.txt ng-z.txt'
 "$ZT" convert -i w.data -o out.unknown 2> conv2.err
 check "an output name that says no format: asks for --to" [ $? -eq 129 ] && grep -q -- '--to' conv2.err
 

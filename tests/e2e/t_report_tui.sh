@@ -319,6 +319,20 @@ check "--event page-faults: its entries at once" grep -q "of event 'page-faults'
 keys q
 wait_file F.stty
 
+# ---- --time with two ranges: both in the status bar, the samples of both ----
+want=$("$ZT" script -i x.data -F time --time 10%-30%,50%-70% | wc -l)
+nt=$("$ZT" script -i x.data -F time | wc -l)
+start R -i x.data --time 10%/2,10%/6
+wait_screen ' time 10%-20%,50%-60%'
+check "--time 10%/2,10%/6: both ranges in the status bar" grep -qF "| time 10%-20%,50%-60% |" scr.txt
+keys q
+wait_file R.stty
+start R2 -i x.data --time 10%-30%,50%-70%
+wait_screen ' time 10%-30%,50%-70%'
+check "--time A%-B%,C%-D%: the samples of both ($want of $nt)" grep -qE "^$want of $nt samples" scr.txt
+keys q
+wait_file R2.stty
+
 # ---- SIGTERM ----
 start C -i x.data --tui
 keys Enter

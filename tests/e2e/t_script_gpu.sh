@@ -152,6 +152,21 @@ check "--gpu on a CPU recording: nothing, a warning" \
 "$ZT" script -i cpu.data > n2.txt 2> n2.err
 check "a CPU recording: no cuda lines" not contains n2.txt 'cuda:'
 
+# the filters select GPU records by the process and thread that launched
+# them (infer's 3 kernels have no launch) and by their time
+nk() { "$ZT" script --gpu -i g.data "$@" 2> /dev/null | grep -c ' cuda:kernel: '; }
+check "--pid 4343: its 3 kernels" [ "$(nk --pid 4343)" = 3 ]
+check "--comm launcher: the 252 it launched" [ "$(nk --comm launcher)" = 252 ]
+check "--tid 4242: none (the launcher is 4243)" [ "$(nk --tid 4242)" = 0 ]
+k1=$(nk --time 0%-50%)
+k2=$(nk --time 50%-100%)
+check "--time halves: $k1 + $k2 of 255 kernels" [ "$k1" -gt 0 ] && [ "$k2" -gt 0 ] &&
+	[ $((k1 + k2)) -ge 255 ] && [ "$k1" -lt 255 ] && [ "$k2" -lt 255 ]
+"$ZT" script --folded --gpu -i g.data --comm launcher > fo1.txt 2> /dev/null
+"$ZT" script --folded --gpu -i g.data --comm infer > fo2.txt 2> /dev/null
+check "--folded --gpu --comm: the launcher's PC samples, none of infer" \
+	[ -s fo1.txt ] && [ ! -s fo2.txt ]
+
 # the other readers of the file
 "$ZT" report --stdio -i g.data > r.txt 2> r.err
 check "zt report reads it (the CPU samples)" [ $? -eq 0 ] && contains r.txt 'zt_hot_a'

@@ -46,6 +46,21 @@ same tid --tid "$wtid"
 same comm --comm tree-worker
 same symbols -S leaf_x,tree_c
 same symbols-tid -S leaf_y --tid "$wtid"
+# -S by address (perf 6.1: an entry that reads as hexadecimal is the
+# sample's address, not a name nor a function's start): the hottest
+# address of leaf_x, the start of leaf_x (nothing), with a name, with
+# --addr-range
+read -r hot hoff < <(perf_retry script -i p.data -F ip,sym,symoff -G |
+	awk '$2 ~ /^leaf_x\+0x/ {n[$1 " " $2]++} END {for (k in n) print n[k], k}' |
+	sort -rn | awk '{sub(/^leaf_x\+/, "", $3); print $2, $3; exit}')
+if [ -n "$hot" ]; then
+	same symbols-addr -S "0x$hot"
+	same symbols-addr-bare -S "leaf_y,$hot"
+	EMPTY_OK=1 same symbols-start -S "$(printf '0x%x' $((0x$hot - hoff)))"
+	same symbols-addr-range -S "$(printf '0x%x' $((0x$hot - 4)))" --addr-range 8
+else
+	fail "no leaf_x address in perf script's output"
+fi
 same dsos-kernel --dsos '[kernel.kallsyms]'
 same dsos-path --dsos "$WL/tree"
 same max-stack --max-stack 3

@@ -9,11 +9,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "libprof/gpuview.h"
+#include "tests/unit/fakesrc.h"
 
 static void launch(struct prof_gpu *g, uint32_t pid, uint32_t corr, uint32_t flags, uint32_t outer,
 		   uint32_t graph, uint64_t ts, uint32_t stack)
@@ -198,13 +200,167 @@ static void test_share(void **state)
 	}
 }
 
+/* gpu_select(): the records of the processes and threads that launched
+ * them, in the time ranges; continuous PC samples scaled to the share of
+ * their kernel's time kept. */
+struct selfx {
+	struct profile p;
+	struct proctree *pt;
+	struct prof_gpu *g;
+};
+
+static void sel_kernel(struct prof_gpu *g, uint32_t pid, uint32_t corr, const char *name,
+		       uint64_t start, uint64_t end)
+{
+	struct prof_gpu_kernel k = {.pid = pid, .corr = corr, .start = start, .end = end};
+
+	assert_int_equal(prof_gpu_intern(g, name, strlen(name), &k.name), 0);
+	assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+}
+
+static void sel_pcs(struct prof_gpu *g, uint32_t pid, uint32_t corr, const char *fn, uint64_t n)
+{
+	struct prof_gpu_pcs s = {.pid = pid, .corr = corr, .samples = n, .pc_offset = n};
+
+	assert_int_equal(prof_gpu_intern(g, fn, strlen(fn), &s.function), 0);
+	assert_int_equal(prof_gpu_add_pcs(g, &s), 0);
+}
+
+/*
+ * pid 1: thread 1 "app" launches ka (corr 1, 1000-2000 ns), thread 2
+ * "worker" launches ka (corr 2, 3000-6000) and a copy (corr 2, 1500-1600);
+ * kc (corr 99, 4000-4100) has no launch recorded. pid 2: thread 20
+ * "other" launches kb (corr 3, 2500-2600). PC samples: 10 of corr 1; 40
+ * of ka, 5 of kb and 7 of zz (no kernel) in continuous mode. An overhead
+ * of pid 1 at 500-600.
+ */
+static void selfx_init(struct selfx *x)
+{
+	struct prof_gpu_launch l = {.flags = PROF_GPU_L_STACK, .stack = PROF_GPU_NO_STACK};
+	struct prof_gpu_memop m = {.pid = 1, .corr = 2, .start = 1500, .end = 1600};
+	struct prof_gpu_overhead o = {.pid = 1, .start = 500, .end = 600};
+
+	profile_init(&x->p);
+	assert_int_equal(fake_task(&x->p, PROF_TASK_COMM, 1, 1, 1, "app"), 0);
+	assert_int_equal(fake_task(&x->p, PROF_TASK_COMM, 1, 1, 2, "worker"), 0);
+	assert_int_equal(fake_task(&x->p, PROF_TASK_COMM, 1, 2, 20, "other"), 0);
+	assert_int_equal(proctree_new(&x->p, &x->pt), 0);
+	x->g = prof_gpu_new();
+	assert_non_null(x->g);
+	l.pid = 1, l.tid = 1, l.corr = 1, l.ts = 100;
+	assert_int_equal(prof_gpu_add_launch(x->g, &l), 0);
+	l.pid = 1, l.tid = 2, l.corr = 2, l.ts = 200;
+	assert_int_equal(prof_gpu_add_launch(x->g, &l), 0);
+	l.pid = 2, l.tid = 20, l.corr = 3, l.ts = 300;
+	assert_int_equal(prof_gpu_add_launch(x->g, &l), 0);
+	sel_kernel(x->g, 1, 1, "ka", 1000, 2000);
+	sel_kernel(x->g, 1, 2, "ka", 3000, 6000);
+	sel_kernel(x->g, 2, 3, "kb", 2500, 2600);
+	sel_kernel(x->g, 1, 99, "kc", 4000, 4100);
+	assert_int_equal(prof_gpu_add_memop(x->g, &m), 0);
+	sel_pcs(x->g, 1, 1, "ka", 10);
+	sel_pcs(x->g, 1, 0, "ka", 40);
+	sel_pcs(x->g, 2, 0, "kb", 5);
+	sel_pcs(x->g, 1, 0, "zz", 7);
+	assert_int_equal(prof_gpu_add_overhead(x->g, &o), 0);
+}
+
+static void selfx_release(struct selfx *x)
+{
+	prof_gpu_free(x->g);
+	proctree_free(x->pt);
+	profile_release(&x->p);
+}
+
+/* The records left, as text: kernels by corr, memops, PC samples, overheads. */
+static const char *left(const struct prof_gpu *g)
+{
+	static char buf[256];
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < g->nr_kernels; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "k%u ", g->kernels[i].corr);
+	for (i = 0; i < g->nr_memops; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "m%u ", g->memops[i].corr);
+	for (i = 0; i < g->nr_pcs; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s:%llu ",
+				      prof_gpu_str(g, g->pcs[i].function),
+				      (unsigned long long)g->pcs[i].samples);
+	for (i = 0; i < g->nr_overheads; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "o ");
+	return buf;
+}
+
+static void test_select(void **state)
+{
+	static const struct {
+		const char *kind, *arg, *want;
+	} cases[] = {
+		{"cpu", "0", "k1 k2 k3 k99 m2 ka:10 ka:40 kb:5 zz:7 o "},
+		{"tid", "2", "k2 m2 ka:30 "},
+		{"comm", "worker", "k2 m2 ka:30 "},
+		{"comm", "app,other", "k1 k3 ka:10 ka:10 kb:5 "},
+		{"pid", "2", "k3 kb:5 "},
+		{"pid", "1", "k1 k2 k99 m2 ka:10 ka:40 zz:7 o "},
+		{"time", "0.000002500,0.000002550", "k3 kb:5 zz:7 "},
+		{"time", "0.000001550,0.000003000", "k1 k2 k3 m2 ka:10 ka:40 kb:5 zz:7 "},
+		{"time", "0.000000550,0.000000700 0.000005000,", "k2 ka:30 zz:7 o "},
+		/* percents of the span given: 0..10000 */
+		{"time", "0%-10%", "zz:7 o "},
+	};
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct selfx x;
+		struct rfilter f;
+		int ret = 0;
+
+		selfx_init(&x);
+		rfilter_init(&f);
+		if (!strcmp(cases[i].kind, "cpu"))
+			ret = rfilter_add_cpus(&f, cases[i].arg, err, sizeof(err));
+		else if (!strcmp(cases[i].kind, "tid"))
+			ret = rfilter_add_ids(&f.tids, &f.nr_tids, cases[i].arg, err, sizeof(err));
+		else if (!strcmp(cases[i].kind, "pid"))
+			ret = rfilter_add_ids(&f.pids, &f.nr_pids, cases[i].arg, err, sizeof(err));
+		else if (!strcmp(cases[i].kind, "comm"))
+			ret = rfilter_add_strs(&f.comms, &f.nr_comms, cases[i].arg, err,
+					       sizeof(err));
+		else
+			ret = rfilter_set_time(&f, cases[i].arg, err, sizeof(err));
+		assert_int_equal(ret, 0);
+		assert_int_equal(gpu_select_active(&f), strcmp(cases[i].kind, "cpu") != 0);
+		assert_int_equal(gpu_select(x.g, &f, x.pt, 0, 10000), 0);
+		if (strcmp(left(x.g), cases[i].want))
+			fail_msg("--%s %s: left '%s', want '%s'", cases[i].kind, cases[i].arg,
+				 left(x.g), cases[i].want);
+		rfilter_release(&f);
+		selfx_release(&x);
+	}
+	/* a range to 100% goes on past the span of the samples (0..2000 here) */
+	{
+		struct selfx x;
+		struct rfilter f;
+
+		selfx_init(&x);
+		rfilter_init(&f);
+		assert_int_equal(rfilter_set_time(&f, "50%-100%", err, sizeof(err)), 0);
+		assert_int_equal(gpu_select(x.g, &f, x.pt, 0, 2000), 0);
+		assert_string_equal(left(x.g), "k1 k2 k3 k99 m2 ka:10 ka:40 kb:5 zz:7 ");
+		rfilter_release(&f);
+		selfx_release(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order),
-		cmocka_unit_test(test_launches),
-		cmocka_unit_test(test_pcs),
-		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_order),  cmocka_unit_test(test_launches),
+		cmocka_unit_test(test_pcs),    cmocka_unit_test(test_share),
+		cmocka_unit_test(test_select),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

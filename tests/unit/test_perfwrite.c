@@ -383,6 +383,53 @@ static void test_synthetic(void **state)
 	profile_release(&q);
 }
 
+/* A recording without call chains (perf record without -g): samples
+ * without PERF_SAMPLE_CALLCHAIN, their own address only; perf reads it. */
+static void test_no_callchain(void **state)
+{
+	static const uint64_t ku = 0xffffffff81001010ull, u = 0x401010;
+	struct prof_mmap m = {0};
+	struct prof_sample s = {0};
+	struct perfdata_info info;
+	struct profile p, q;
+	char out[4096];
+
+	(void)state;
+	profile_init(&p);
+	assert_int_equal(profile_set_meta(&p, "callchain", "none"), 0);
+	assert_int_equal(profile_intern_stack(&p, &u, 0, 1, &s.stack), 0);
+	s.ts = 2000;
+	s.weight = 1000;
+	s.pid = s.tid = 42;
+	s.cpu = UINT32_MAX;
+	assert_int_equal(profile_add_sample(&p, &s), 0);
+	assert_int_equal(profile_intern_stack(&p, &ku, 1, 0, &s.stack), 0);
+	s.ts = 3000;
+	assert_int_equal(profile_add_sample(&p, &s), 0);
+	m.ts = 1000;
+	m.pid = m.tid = 42;
+	m.start = 0x400000;
+	m.len = 0x2000;
+	m.path = (char *)"/opt/app/bin/app";
+	assert_int_equal(profile_add_mmap(&p, &m), 0);
+	write_file(&p, "nocc.data");
+
+	read_file(&q, "nocc.data", &info);
+	assert_string_equal(profile_get_meta(&q, "sample_type"), "IP|TID|TIME|PERIOD");
+	assert_string_equal(profile_get_meta(&q, "callchain"), "none");
+	assert_int_equal(q.nr_samples, 2);
+	assert_int_equal(q.stacks[q.samples[0].stack].nk + q.stacks[q.samples[0].stack].nu, 1);
+	assert_int_equal(profile_stack_ips(&q, q.samples[0].stack)[0], u);
+	assert_int_equal(q.stacks[q.samples[1].stack].nk, 1);
+	assert_int_equal(profile_stack_ips(&q, q.samples[1].stack)[0], ku);
+	assert_int_equal(capture(out, sizeof(out),
+				 "perf script -i %s/nocc.data -F ip 2>/dev/null | tr -d ' '", dir),
+			 0);
+	assert_string_equal(out, "401010\nffffffff81001010\n");
+	profile_release(&p);
+	profile_release(&q);
+}
+
 /* Several events: one attr each, samples tagged; read back with every
  * event, and perf report shows a section per event. */
 static void test_events(void **state)
@@ -471,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_perf_opens),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_no_callchain),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_empty),

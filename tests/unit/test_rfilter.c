@@ -177,13 +177,96 @@ static void test_sample_verdicts(void **state)
 	rfilter_release(&f);
 }
 
+/* --time's ranges as text, every one of them */
+static void test_time_text(void **state)
+{
+	static const struct {
+		const char *arg, *want;
+	} cases[] = {
+		{"1.5,2", "1.500000,2.000000"},
+		{",2.000000001", ",2.000000001"},
+		{"3.25,", "3.250000,"},
+		{"1,2 3.0000001,4 5,", "1.000000,2.000000 3.0000001,4.000000 5.000000,"},
+		{"10%-20%", "10%-20%"},
+		{"0%-10%,30%-40%", "0%-10%,30%-40%"},
+		{"10%/2,10%/4", "10%-20%,30%-40%"},
+		{"25%", "0%-25%"},
+	};
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	rfilter_time_text(&f, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rfilter_set_time(&f, cases[i].arg, err, sizeof(err)), 0);
+		rfilter_time_text(&f, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			fail_msg("--time '%s': '%s', want '%s'", cases[i].arg, buf, cases[i].want);
+		rfilter_release(&f);
+	}
+	/* cut to fit */
+	assert_int_equal(rfilter_set_time(&f, "1,2 3,4", err, sizeof(err)), 0);
+	rfilter_time_text(&f, buf, 12);
+	assert_string_equal(buf, "1.000000,2.");
+	rfilter_release(&f);
+}
+
+/* -S's addresses as perf 6.1's setup_addrlist() tells them from names */
+static void test_symbol_addresses(void **state)
+{
+	(void)state;
+	rfilter_init(&f);
+	assert_int_equal(rfilter_add_syms(&f,
+					  "main,0x401136, 7f00AB ,add,0x12z,0x1ffffffffffffffff,"
+					  "0X0000401200",
+					  err, sizeof(err)),
+			 0);
+	/* names: what does not read whole as a 64-bit hexadecimal number */
+	assert_int_equal(f.nr_syms, 3);
+	assert_string_equal(f.syms[0], "main");
+	assert_string_equal(f.syms[1], "0x12z");
+	assert_string_equal(f.syms[2], "0x1ffffffffffffffff");
+	/* "add" reads as 0xadd, as in perf; the function add is found too */
+	assert_int_equal(f.nr_addrs, 4);
+	assert_true(f.addrs[0] == 0x401136 && f.addrs[1] == 0x7f00ab && f.addrs[2] == 0xadd &&
+		    f.addrs[3] == 0x401200);
+	assert_true(rfilter_has_leaf(&f));
+	assert_true(rfilter_active(&f));
+	/* the name, or else the sample's address when it is in a mapping */
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "main", 0x1, 1));
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "other", 0x401136, 1));
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "other", 0x401136, 0));
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "other", 0x401137, 1));
+	assert_true(rfilter_leaf_at(&f, "x", NULL, NULL, 0x7f00ab, 1));
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "add", 0x1, 1));
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "add (inlined)", 0x1, 0));
+	assert_string_equal(f.addr_strs[1], " 7f00AB ");
+	/* --addr-range n: [addr, addr + n) */
+	f.addr_range = 4;
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "other", 0x401139, 1));
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "other", 0x40113a, 1));
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "other", 0x401135, 1));
+	/* --dsos still applies */
+	assert_int_equal(rfilter_add_strs(&f.dsos, &f.nr_dsos, "y", err, sizeof(err)), 0);
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "other", 0x401136, 1));
+	assert_true(rfilter_leaf_at(&f, "y", NULL, "other", 0x401136, 1));
+	rfilter_release(&f);
+	/* only addresses: no names left, the filter still selects */
+	assert_int_equal(rfilter_add_syms(&f, "0x10", err, sizeof(err)), 0);
+	assert_int_equal(f.nr_syms, 0);
+	assert_true(rfilter_has_leaf(&f));
+	assert_false(rfilter_leaf_at(&f, "x", NULL, "main", 0x11, 1));
+	assert_true(rfilter_leaf_at(&f, "x", NULL, "main", 0x10, 1));
+	rfilter_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_percent),
-		cmocka_unit_test(test_time_pass),
-		cmocka_unit_test(test_sample_verdicts),
+		cmocka_unit_test(test_seconds),		 cmocka_unit_test(test_percent),
+		cmocka_unit_test(test_time_pass),	 cmocka_unit_test(test_sample_verdicts),
+		cmocka_unit_test(test_symbol_addresses), cmocka_unit_test(test_time_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

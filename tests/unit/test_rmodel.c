@@ -276,7 +276,7 @@ static void set_filter(struct rfilter *f, const char *kind, const char *arg)
 	else if (!strcmp(kind, "dso"))
 		ret = rfilter_add_strs(&f->dsos, &f->nr_dsos, arg, err, sizeof(err));
 	else if (!strcmp(kind, "sym"))
-		ret = rfilter_add_strs(&f->syms, &f->nr_syms, arg, err, sizeof(err));
+		ret = rfilter_add_syms(f, arg, err, sizeof(err));
 	else if (!strcmp(kind, "cpu"))
 		ret = rfilter_add_cpus(f, arg, err, sizeof(err));
 	else if (!strcmp(kind, "time"))
@@ -302,6 +302,11 @@ static void test_filters(void **state)
 		{"sym", "f1,kfunc", 220, 5, 300},
 		{"sym", "main", 30, 1, 300},
 		{"sym", "f", 0, 0, 300},
+		/* -S's addresses: the sample's own address (the stack's first) */
+		{"sym", "0x401100", 210, 3, 300},
+		{"sym", "402000", 50, 1, 300},
+		{"sym", "0x401000,f2", 57, 2, 300},
+		{"sym", "0x403001", 0, 0, 300},
 		{"cpu", "1", 40, 2, 40},
 		{"cpu", "0,2-3", 260, 5, 260},
 		{"time", "2,4", 180, 3, 180},
