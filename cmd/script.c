@@ -1105,19 +1105,7 @@ int cmd_script(int argc, char **argv)
 			goto out;
 		}
 	}
-	{
-		size_t i;
-
-		s.t_first = UINT64_MAX;
-		for (i = 0; i < s.ses.prof.nr_samples; i++) {
-			uint64_t t = s.ses.prof.samples[i].ts;
-
-			s.t_first = t < s.t_first ? t : s.t_first;
-			s.t_last = t > s.t_last ? t : s.t_last;
-		}
-		if (s.t_first == UINT64_MAX)
-			s.t_first = 0;
-	}
+	profile_time_span(&s.ses.prof, &s.t_first, &s.t_last);
 	if (collect_sband(&s)) {
 		cmd_error("cannot show the samples: %s", strerror(ENOMEM));
 		ret = ZT_EXIT_FAIL;

@@ -146,6 +146,20 @@ void profile_event_list(const struct profile *p, char *buf, size_t n)
 	}
 }
 
+void profile_time_span(const struct profile *p, uint64_t *first, uint64_t *last)
+{
+	size_t i;
+
+	*first = p->nr_samples ? UINT64_MAX : 0;
+	*last = 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		uint64_t t = p->samples[i].ts;
+
+		*first = t < *first ? t : *first;
+		*last = t > *last ? t : *last;
+	}
+}
+
 size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out)
 {
 	size_t i, n = 0;

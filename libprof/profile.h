@@ -271,6 +271,9 @@ void profile_keep_event(struct profile *p, uint32_t idx);
  * an idx past the table). With one event or none (profile_nr_events() 1),
  * every sample is event 0's. */
 size_t profile_event_samples(const struct profile *p, uint32_t idx, struct prof_sample *out);
+/* The samples' time span (what --time's percents are of): the first and
+ * last sample times, 0 and 0 without samples. */
+void profile_time_span(const struct profile *p, uint64_t *first, uint64_t *last);
 
 /* The first blob of a kind (and pid, or any pid when pid == UINT32_MAX). */
 const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind, uint32_t pid);

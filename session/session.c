@@ -781,17 +781,14 @@ int session_gpu_frames(struct session *s, const struct gpu_view *v, struct gpu_f
 int session_select_gpu(struct session *s, const struct rfilter *f)
 {
 	const struct prof_gpu *g = s->prof.gpu;
-	uint64_t first = UINT64_MAX, last = 0;
+	uint64_t first, last;
 	size_t i;
 
 	if (!g || !gpu_select_active(f))
 		return 0;
-	for (i = 0; i < s->prof.nr_samples; i++) {
-		uint64_t t = s->prof.samples[i].ts;
-
-		first = t < first ? t : first;
-		last = t > last ? t : last;
-	}
+	profile_time_span(&s->prof, &first, &last);
+	if (!s->prof.nr_samples)
+		first = UINT64_MAX;
 	for (i = 0; !s->prof.nr_samples && i < g->nr_kernels; i++) {
 		first = g->kernels[i].start < first ? g->kernels[i].start : first;
 		last = g->kernels[i].end > last ? g->kernels[i].end : last;
