@@ -471,6 +471,9 @@ int cmd_serve(int argc, char **argv)
 	pthread_t ret_thread;
 	int ret_started = 0;
 	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
+	int max_per_client = 64, header_timeout = 20;
+	const char *min_rate_s = NULL;
+	uint64_t min_rate = 1024;
 	const struct opt options[] = {
 		{OPT_STRING, 'l', "listen", &listen, "host:port",
 		 "address to serve on (" DEFAULT_LISTEN
@@ -514,10 +517,18 @@ int cmd_serve(int argc, char **argv)
 		{OPT_INT, 0, "retention", &retention_days, "days",
 		 "drop profiles recorded more than this many days ago, every hour (0: keep all)"},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
-		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
-		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
+		{OPT_INT, 0, "threads", &threads, "n",
+		 "queries and ingests worked on at once; others wait their turn (2)"},
+		{OPT_INT, 0, "max-connections", &max_conns, "n",
+		 "connections at once, a thread each (256)"},
+		{OPT_INT, 0, "max-connections-per-client", &max_per_client, "n",
+		 "connections at once from one IP address (64)"},
 		{OPT_INT, 0, "timeout", &timeout, "seconds",
-		 "close connections idle this long (30)"},
+		 "close connections idle this long; the longest wait for a query's turn (30)"},
+		{OPT_INT, 0, "header-timeout", &header_timeout, "seconds",
+		 "a request's line and headers must arrive within this (20)"},
+		{OPT_STRING, 0, "min-body-rate", &min_rate_s, "size",
+		 "bytes a second an upload must average after --header-timeout (1K)"},
 		{OPT_COUNT, 'v', "verbose", &verbose, NULL, "more messages (libmicrohttpd's too)"},
 		{OPT_BOOL, 'q', "quiet", &quiet, NULL, "no access log, errors only"},
 		OPT_EOL};
@@ -557,9 +568,17 @@ int cmd_serve(int argc, char **argv)
 		cmd_error("bad --max-body '%s': bytes, or a number with K, M or G", max_body_s);
 		return ZT_EXIT_USAGE;
 	}
+	if (min_rate_s && (parse_size(min_rate_s, &min_rate) || !min_rate || min_rate > (1u << 30))) {
+		cmd_error("bad --min-body-rate '%s': bytes a second (1 to 1G), or a number with K "
+			  "or M", min_rate_s);
+		return ZT_EXIT_USAGE;
+	}
 	if (threads < 1 || threads > 64 || timeout < 1 || timeout > 3600 || max_conns < 4 ||
-	    max_conns > 65536) {
-		cmd_error("--threads 1..64, --timeout 1..3600, --max-connections 4..65536");
+	    max_conns > 8192 || max_per_client < 1 || max_per_client > max_conns ||
+	    header_timeout < 1 || header_timeout > 3600) {
+		cmd_error("--threads 1..64, --timeout 1..3600, --header-timeout 1..3600, "
+			  "--max-connections 4..8192, --max-connections-per-client 1 to "
+			  "--max-connections");
 		return ZT_EXIT_USAGE;
 	}
 	if (!cert != !key) {
@@ -664,6 +683,9 @@ int cmd_serve(int argc, char **argv)
 	ho.threads = (unsigned)threads;
 	ho.max_conns = (unsigned)max_conns;
 	ho.timeout_s = (unsigned)timeout;
+	ho.max_conns_per_client = (unsigned)max_per_client;
+	ho.header_timeout_s = (unsigned)header_timeout;
+	ho.min_body_rate = min_rate;
 	ho.access_log = access_log;
 	ho.error_log = error_log;
 	rc = zh_start(&ho, &h, msg, sizeof(msg));

@@ -655,6 +655,30 @@ static long lay_out(const struct flame *f, struct layout *l, double min)
 	return (long)at;
 }
 
+static int by_value_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The value of the (keep+1)-th widest of the nr laid-out nodes ord[]
+ * (nr > keep), or UINT64_MAX when out of memory. */
+static uint64_t cut_value(const struct flame *f, const uint32_t *ord, size_t nr, size_t keep)
+{
+	uint64_t *v = malloc(nr * sizeof(*v)), cut;
+	size_t i;
+
+	if (!v)
+		return UINT64_MAX;
+	for (i = 0; i < nr; i++)
+		v[i] = f->nodes[ord[i]].value[0];
+	qsort(v, nr, sizeof(*v), by_value_desc);
+	cut = v[keep];
+	free(v);
+	return cut;
+}
+
 /* The embedded script: zoom, reset, search, details. Kept small and plain. */
 static const char flame_js[] =
 	"\"use strict\";\n"
@@ -934,6 +958,8 @@ int flame_write_svg(const struct flame *f, FILE *out, const struct flame_svg_opt
 	uint32_t max_depth = 0;
 	struct layout l = {0};
 	int pal = palette_of(opt->colors);
+	struct flame_svg_opts clamped;
+	char sub[512];
 	size_t i;
 	long nr;
 
@@ -942,6 +968,25 @@ int flame_write_svg(const struct flame *f, FILE *out, const struct flame_svg_opt
 	scale = f->total[0] ? (width - 2 * XPAD) / (double)f->total[0] : 0;
 	/* a frame is drawn when value * scale >= minw */
 	nr = lay_out(f, &l, scale > 0 ? minw / scale : 0);
+	if (nr > 0 && opt->max_frames && (size_t)nr > opt->max_frames) {
+		/* too many: keep the frames wider than the (max_frames+1)-th widest
+		 * (a parent is never narrower than its child: the kept ones form
+		 * a tree) */
+		uint64_t cut = cut_value(f, l.ord, (size_t)nr, opt->max_frames);
+
+		free(l.x);
+		free(l.ord);
+		memset(&l, 0, sizeof(l));
+		nr = cut == UINT64_MAX ? -ENOMEM : lay_out(f, &l, (double)cut + 1);
+		if (nr >= 0 && scale > 0 && ((double)cut + 1) * scale > minw)
+			minw = ((double)cut + 1) * scale;
+		snprintf(sub, sizeof(sub), "%s%sat most %zu frames drawn: those narrower than %.2f px left out",
+			 opt->subtitle ? opt->subtitle : "", opt->subtitle ? "; " : "",
+			 opt->max_frames, minw);
+		clamped = *opt;
+		clamped.subtitle = sub;
+		opt = &clamped;
+	}
 	if (nr < 0) {
 		free(l.x);
 		free(l.ord);

@@ -111,6 +111,8 @@ struct flame_svg_opts {
 	int inverted;	      /* icicle: the root on top */
 	int diff;	      /* value[0] is the new profile, value[1] the old: red grew */
 	const char *unit;     /* "samples" */
+	size_t max_frames;    /* 0: no limit; else the narrowest frames are left out until at
+			       * most this many are drawn, and the subtitle says so */
 };
 
 /* Whether name is a palette: kind, hot, mem, io, java, js, red, green, blue, aqua. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <openssl/evp.h>
 
@@ -92,6 +93,8 @@ static void mh_load(void)
 }
 
 #define DEFAULT_MAX_BODY (512ull << 20)
+#define SPILL_OVER	 (256u << 10) /* an answer larger than this goes out from a file */
+#define MAX_DECODERS	 32	      /* compressed uploads decoded at once (8 MiB window each) */
 #define MISSING_MAX_BODY (8u << 20) /* 100000 ids of 40 hex digits and a newline */
 #define CONN_MEMORY	 (ZR_MAX_TARGET + (96u << 10)) /* the request line, headers, buffers */
 #define MAX_CODE	 600
@@ -105,9 +108,38 @@ struct zh {
 	/* counters (atomic) */
 	uint64_t codes[MAX_CODE];
 	uint64_t requests, bytes_in, bytes_out, ingested, ingest_errors, in_flight;
-	uint64_t timeouts;
+	uint64_t timeouts, cut_slow, heavy_busy;
 	char start_err[256]; /* the logger's last message while starting */
 	int starting;
+	/* the connections, for the deadline watcher */
+	pthread_mutex_t clock;
+	struct zconn *conns;
+	pthread_t watcher;
+	int watching;
+	pthread_cond_t wcond; /* the watcher's sleep, cut short by zh_stop */
+	/* heavy work (queries, ingests): at most o.threads at once */
+	pthread_mutex_t hlock;
+	pthread_cond_t hcond;
+	unsigned heavy;
+	uint64_t decoders; /* compressed uploads being decoded (atomic) */
+};
+
+/*
+ * One open connection, known from its start to its close (the
+ * NOTIFY_CONNECTION callback). The watcher closes it when its request head
+ * takes longer than the header deadline, or its body comes slower than the
+ * minimum rate. fd is our own duplicate of the socket: a shutdown() on it
+ * reaches the connection, and it cannot be another connection's descriptor
+ * however late the watcher looks.
+ */
+enum zconn_phase { ZC_HEAD, ZC_BODY, ZC_WORK };
+struct zconn {
+	struct zconn *prev, *next;
+	int fd;
+	int phase; /* enum zconn_phase, under clock */
+	int cut;   /* shut down by the watcher */
+	uint64_t since;	   /* ns: the start of the head, or of the body */
+	uint64_t body_in;  /* body bytes so far (atomic) */
 };
 
 enum enc { ENC_NONE, ENC_GZIP, ENC_ZSTD };
@@ -158,6 +190,160 @@ static uint64_t get(const uint64_t *c)
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
+/* ---- connections: the head deadline, the body rate --------------------------------- */
+
+static struct zconn *conn_of(struct MHD_Connection *con)
+{
+	const union MHD_ConnectionInfo *ci =
+		mh.get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_phase(struct zh *h, struct MHD_Connection *con, enum zconn_phase phase)
+{
+	struct zconn *c = conn_of(con);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->clock);
+	c->phase = phase;
+	c->since = now_ns();
+	__atomic_store_n(&c->body_in, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&h->clock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *con, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct zh *h = cls;
+	struct zconn *c;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			mh.get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = NULL;
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->fd = ci ? fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 3) : -1;
+		if (c->fd < 0) { /* no watching for this one: its idle timeout still holds */
+			free(c);
+			return;
+		}
+		c->phase = ZC_HEAD;
+		c->since = now_ns();
+		pthread_mutex_lock(&h->clock);
+		c->next = h->conns;
+		if (h->conns)
+			h->conns->prev = c;
+		h->conns = c;
+		pthread_mutex_unlock(&h->clock);
+		*socket_context = c;
+		return;
+	}
+	c = *socket_context;
+	if (!c)
+		return;
+	*socket_context = NULL;
+	pthread_mutex_lock(&h->clock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	pthread_mutex_unlock(&h->clock);
+	close(c->fd);
+	free(c);
+}
+
+/* Whether c is over its deadline at now: the whole request head within
+ * header_timeout of the connection's start or its previous answer; a body
+ * at min_body_rate bytes a second at least, after header_timeout seconds
+ * of grace (mod_reqtimeout's rule: each min_body_rate bytes buy a second). */
+static int conn_late(const struct zh *h, const struct zconn *c, uint64_t now)
+{
+	uint64_t grace = (uint64_t)h->o.header_timeout_s * 1000000000ull, t;
+
+	if (now < c->since)
+		return 0;
+	t = now - c->since;
+	if (c->phase == ZC_HEAD)
+		return t > grace;
+	if (c->phase == ZC_BODY && h->o.min_body_rate && t > grace) {
+		uint64_t secs = (t - grace) / 1000000000ull;
+
+		return __atomic_load_n(&c->body_in, __ATOMIC_RELAXED) / h->o.min_body_rate < secs;
+	}
+	return 0;
+}
+
+static void *watch(void *arg)
+{
+	struct zh *h = arg;
+
+	pthread_mutex_lock(&h->clock);
+	while (h->watching) {
+		struct timespec ts;
+		uint64_t now = now_ns();
+		struct zconn *c;
+
+		for (c = h->conns; c; c = c->next) {
+			if (c->cut || !conn_late(h, c, now))
+				continue;
+			/* the connection's thread sees the end of its stream and
+			 * closes it: nothing is answered to a client this slow */
+			shutdown(c->fd, SHUT_RDWR);
+			c->cut = 1;
+			add(&h->cut_slow, 1);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 250 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&h->wcond, &h->clock, &ts);
+	}
+	pthread_mutex_unlock(&h->clock);
+	return NULL;
+}
+
+/* ---- heavy work: queries and ingests, a few at a time ------------------------------- */
+
+/* Wait for a slot, at most the idle timeout. 0, or -EBUSY. */
+static int heavy_enter(struct zh *h)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += h->o.timeout_s;
+	pthread_mutex_lock(&h->hlock);
+	while (h->heavy >= h->o.threads && !rc)
+		rc = pthread_cond_timedwait(&h->hcond, &h->hlock, &ts);
+	if (h->heavy < h->o.threads) {
+		h->heavy++;
+		rc = 0;
+	} else {
+		rc = -EBUSY;
+	}
+	pthread_mutex_unlock(&h->hlock);
+	if (rc)
+		add(&h->heavy_busy, 1);
+	return rc;
+}
+
+static void heavy_leave(struct zh *h)
+{
+	pthread_mutex_lock(&h->hlock);
+	h->heavy--;
+	pthread_cond_signal(&h->hcond);
+	pthread_mutex_unlock(&h->hlock);
+}
+
 /* ---- responses ---------------------------------------------------------------- */
 
 static void security_headers(struct MHD_Response *resp, const char *ctype)
@@ -205,15 +391,72 @@ static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, u
 	return ret;
 }
 
+/* An unlinked file in the store's tmp directory holding n bytes of d, at
+ * offset 0; or -1. */
+static int spill(struct zh *h, const void *d, size_t n)
+{
+	const char *dir = zs_store_tmpdir(h->store);
+	const char *c = d;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/answer-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0)
+		return -1;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return fd;
+}
+
+/*
+ * Send b (taken over). An answer over SPILL_OVER bytes goes out from an
+ * unlinked file: a client that reads slowly, or never, holds a descriptor
+ * and the kernel's socket buffers, not the answer in the server's memory.
+ */
 static enum MHD_Result send_zbuf(struct zh_req *q, struct MHD_Connection *con, unsigned code,
 				 const char *ctype, struct zbuf *b)
 {
 	void *d = b->data;
 	size_t n = b->len;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	int fd;
 
 	b->data = NULL;
 	b->len = b->cap = 0;
-	return send_resp(q, con, code, ctype, d, n, 0, NULL);
+	if (n <= SPILL_OVER || q->r.head || (fd = spill(q->h, d, n)) < 0)
+		return send_resp(q, con, code, ctype, d, n, 0, NULL);
+	free(d);
+	resp = mh.create_response_from_fd64(n, fd); /* closes fd once sent */
+	if (!resp) {
+		close(fd);
+		return MHD_NO;
+	}
+	security_headers(resp, ctype);
+	if (__atomic_load_n(&q->h->shutting, __ATOMIC_RELAXED))
+		mh.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	q->code = code;
+	q->bytes_out = n;
+	q->answered = 1;
+	ret = mh.queue_response(con, code, resp);
+	mh.destroy_response(resp);
+	return ret;
 }
 
 static enum MHD_Result send_error(struct zh_req *q, struct MHD_Connection *con, unsigned code,
@@ -331,6 +574,13 @@ static void metrics_text(struct zh *h, struct zbuf *b)
 	metric(b, "zt_requests_in_flight", "gauge", "Requests being served.", get(&h->in_flight));
 	metric(b, "zt_timeouts_total", "counter", "Connections closed for inactivity.",
 	       get(&h->timeouts));
+	metric(b, "zt_slow_clients_cut_total", "counter",
+	       "Connections closed for a request head over --header-timeout or a body under "
+	       "--min-body-rate.",
+	       get(&h->cut_slow));
+	metric(b, "zt_busy_total", "counter",
+	       "Queries and ingests refused (503) after waiting --timeout for one of --threads.",
+	       get(&h->heavy_busy));
 	metric(b, "zt_ingested_total", "counter", "Profiles stored by this process (new ones).",
 	       get(&h->ingested));
 	metric(b, "zt_ingest_errors_total", "counter", "Uploads refused or failed (this process).",
@@ -496,7 +746,7 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	struct zs_selection *sel = NULL, *selb = NULL;
 	struct zs_flame_opts fo;
 	struct zbuf out;
-	int rc = 0;
+	int rc = 0, heavy = 0;
 	unsigned code;
 	const char *ctype = "application/json";
 
@@ -552,6 +802,17 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	}
 	if (code)
 		goto bad;
+	/* everything but the list merges profiles: a few at a time, so that
+	 * they cannot take every core, and never in the way of cheap requests
+	 * (each connection has its own thread) */
+	heavy = q->r.route != ZR_PROFILE_LIST;
+	if (heavy && heavy_enter(h)) {
+		snprintf(q->err, sizeof(q->err),
+			 "the server is busy with %u other queries: try again in a few seconds",
+			 h->o.threads);
+		code = 503;
+		goto bad;
+	}
 	switch (q->r.route) {
 	case ZR_PROFILE_LIST:
 		rc = zs_list_json(h->store, sel, &out);
@@ -587,6 +848,9 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 		rc = -EINVAL;
 		break;
 	}
+	if (heavy)
+		heavy_leave(h);
+	heavy = 0;
 	free(sel);
 	free(selb);
 	if (rc)
@@ -598,6 +862,8 @@ send:
 	}
 	return send_zbuf(q, con, 200, ctype, &out);
 bad:
+	if (heavy)
+		heavy_leave(h);
 	free(sel);
 	free(selb);
 	zbuf_release(&out);
@@ -725,8 +991,13 @@ static void consume(struct zh_req *q, const char *data, size_t n)
 			size_t zr = ZSTD_decompressStream(q->zd, &ob, &in);
 
 			if (ZSTD_isError(zr)) {
-				set_fail(q, 400, "bad zstd content-encoding: %s",
-					 ZSTD_getErrorName(zr));
+				if (ZSTD_getErrorCode(zr) == ZSTD_error_frameParameter_windowTooLarge)
+					set_fail(q, 413, "zstd content-encoding with a window over "
+							 "8 MiB: compress at level 19 or lower, "
+							 "without --long");
+				else
+					set_fail(q, 400, "bad zstd content-encoding: %s",
+						 ZSTD_getErrorName(zr));
 				return;
 			}
 			q->zd_last = zr;
@@ -761,8 +1032,11 @@ static void body_release(struct zh_req *q)
 	if (q->zs_init)
 		inflateEnd(&q->zs);
 	q->zs_init = 0;
-	ZSTD_freeDStream(q->zd);
-	q->zd = NULL;
+	if (q->zd) {
+		ZSTD_freeDStream(q->zd);
+		q->zd = NULL;
+		__atomic_sub_fetch(&q->h->decoders, 1, __ATOMIC_RELAXED);
+	}
 	zbuf_release(&q->mem);
 }
 
@@ -804,13 +1078,23 @@ static unsigned body_begin(struct zh_req *q, struct MHD_Connection *con)
 		q->zs_init = 1;
 	} else if (!strcasecmp(ce, "zstd")) {
 		q->enc = ENC_ZSTD;
+		/* each decoder may hold an 8 MiB window: a bounded number at once */
+		if (__atomic_add_fetch(&h->decoders, 1, __ATOMIC_RELAXED) > MAX_DECODERS) {
+			__atomic_sub_fetch(&h->decoders, 1, __ATOMIC_RELAXED);
+			snprintf(q->err, sizeof(q->err),
+				 "%u zstd uploads are being decoded already: try again", MAX_DECODERS);
+			return 503;
+		}
 		q->zd = ZSTD_createDStream();
 		if (!q->zd || ZSTD_isError(ZSTD_initDStream(q->zd))) {
+			__atomic_sub_fetch(&h->decoders, 1, __ATOMIC_RELAXED);
+			ZSTD_freeDStream(q->zd);
+			q->zd = NULL;
 			snprintf(q->err, sizeof(q->err), "out of memory");
 			return 503;
 		}
-		/* no window larger than 128 MiB, whatever the frame asks for */
-		ZSTD_DCtx_setParameter(q->zd, ZSTD_d_windowLogMax, 27);
+		/* no window larger than 8 MiB (zstd -19's), whatever the frame asks for */
+		ZSTD_DCtx_setParameter(q->zd, ZSTD_d_windowLogMax, 23);
 	} else {
 		snprintf(q->err, sizeof(q->err),
 			 "unknown Content-Encoding: send the body as is, or zstd or gzip");
@@ -880,6 +1164,7 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 	char msg[256] = "";
 	int rc;
 
+	conn_phase(h, con, ZC_WORK);
 	if (!q->fail && q->enc == ENC_GZIP && !q->z_end)
 		set_fail(q, 400, "truncated gzip content-encoding");
 	if (!q->fail && q->enc == ENC_ZSTD && q->zd_last)
@@ -958,7 +1243,14 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 			return send_error(q, con, code, NULL);
 		}
 		memset(&res, 0, sizeof(res));
+		if (heavy_enter(h)) {
+			body_release(q);
+			return fail(q, con, 503,
+				    "the server is busy with %u other ingests and queries: the "
+				    "profile was not stored, try again", h->o.threads);
+		}
 		rc = zs_ingest_file(h->store, q->tmp, labels, nl, &res, msg, sizeof(msg));
+		heavy_leave(h);
 		q->tmp[0] = '\0'; /* taken over */
 		switch (rc) {
 		case 0: {
@@ -1101,6 +1393,7 @@ static enum MHD_Result begin(struct zh_req *q, struct MHD_Connection *con, const
 	code = check_auth(q, con, inm_star);
 	if (code)
 		return send_error(q, con, code, NULL);
+	conn_phase(h, con, zr_has_body(q->r.route) ? ZC_BODY : ZC_WORK);
 	if (!zr_has_body(q->r.route))
 		return do_get(q, con);
 	if (q->r.route == ZR_SYMBOL_PUT) {
@@ -1141,6 +1434,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 
 		q->bytes_in += n;
 		*upload_data_size = 0;
+		{
+			struct zconn *c = conn_of(con);
+
+			if (c)
+				__atomic_add_fetch(&c->body_in, n, __ATOMIC_RELAXED);
+		}
 		if (q->bytes_in > q->limit) {
 			/* more on the wire than any body may have (chunked, or a
 			 * compressed stream): libmicrohttpd 0.9 cannot answer
@@ -1269,6 +1568,7 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
 	zr_request_release(&q->r);
 	free(q->uri);
 	free(q);
+	conn_phase(h, con, ZC_HEAD); /* the next request's head, on a kept-alive connection */
 	__atomic_sub_fetch(&h->in_flight, 1, __ATOMIC_RELEASE);
 }
 
@@ -1290,14 +1590,34 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
+/* Stop the watcher and free h (the daemon stopped: no connection is left). */
+static void zh_free(struct zh *h)
+{
+	if (h->watching) {
+		pthread_mutex_lock(&h->clock);
+		h->watching = 0;
+		pthread_cond_signal(&h->wcond);
+		pthread_mutex_unlock(&h->clock);
+		pthread_join(h->watcher, NULL);
+	}
+	pthread_mutex_destroy(&h->clock);
+	pthread_mutex_destroy(&h->hlock);
+	pthread_cond_destroy(&h->wcond);
+	pthread_cond_destroy(&h->hcond);
+	free(h);
+}
+
 int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct zh *h;
 	struct MHD_OptionItem opts[16];
-	unsigned flags =
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/* a thread per connection: a cheap request never waits for another
+	 * connection's work; heavy work is bounded apart (heavy_enter) */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	pthread_condattr_t ca;
 	const union MHD_DaemonInfo *di;
 	size_t n = 0;
 
@@ -1339,14 +1659,24 @@ int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
 		h->o.max_conns = 256;
 	if (!h->o.timeout_s)
 		h->o.timeout_s = 30;
+	if (!h->o.header_timeout_s)
+		h->o.header_timeout_s = 20;
+	if (!h->o.min_body_rate)
+		h->o.min_body_rate = 1024;
+	if (!h->o.max_conns_per_client)
+		h->o.max_conns_per_client = 64;
+	if (h->o.max_conns_per_client > h->o.max_conns)
+		h->o.max_conns_per_client = h->o.max_conns;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (o->tls_cert)
 		flags |= MHD_USE_TLS;
 
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, h->o.threads, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, h->o.max_conns, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+					    h->o.max_conns_per_client, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, h->o.timeout_s, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_MEMORY, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h};
@@ -1360,6 +1690,20 @@ int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
 	}
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&h->clock, NULL);
+	pthread_mutex_init(&h->hlock, NULL);
+	pthread_cond_init(&h->wcond, &ca);
+	pthread_cond_init(&h->hcond, &ca);
+	pthread_condattr_destroy(&ca);
+	h->watching = 1;
+	if (pthread_create(&h->watcher, NULL, watch, h)) {
+		snprintf(msg, msglen, "cannot start a thread");
+		h->watching = 0;
+		zh_free(h);
+		return -EAGAIN;
+	}
 	h->starting = 1;
 	h->d = mh.start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
 				MHD_OPTION_END);
@@ -1367,7 +1711,7 @@ int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
 	if (!h->d) {
 		snprintf(msg, msglen, "cannot serve on %s: %s", o->listen,
 			 h->start_err[0] ? h->start_err : "libmicrohttpd refused to start");
-		free(h);
+		zh_free(h);
 		return -EADDRNOTAVAIL;
 	}
 	di = mh.get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -1411,6 +1755,6 @@ unsigned zh_stop(struct zh *h, unsigned grace_ms)
 	mh.stop_daemon(h->d);
 	if (lfd != MHD_INVALID_SOCKET)
 		close(lfd);
-	free(h);
+	zh_free(h);
 	return left;
 }

@@ -41,9 +41,16 @@ struct zh_opts {
 	 * NULL: plain HTTP */
 	const char *tls_cert, *tls_key;
 	uint64_t max_body;  /* largest upload, on the wire and decoded; 0: 512 MiB */
-	unsigned threads;   /* worker threads, 0: 2; at most 64 */
-	unsigned max_conns; /* 0: 256 */
-	unsigned timeout_s; /* idle connection timeout; 0: 30 s */
+	unsigned threads;   /* queries and ingests at once (a thread each), 0: 2; at most 64 */
+	unsigned max_conns; /* connections at once, a thread each; 0: 256 */
+	unsigned max_conns_per_client; /* from one IP address; 0: 64 (at most max_conns) */
+	unsigned timeout_s; /* idle connection timeout, and the longest wait for a query's
+			     * turn; 0: 30 s */
+	unsigned header_timeout_s; /* a request's line and headers within this, from the
+				    * connection's start or its previous answer; also the
+				    * grace before a body's rate counts; 0: 20 s */
+	uint64_t min_body_rate;	   /* bytes a second a body must come at, on average after
+				    * the grace; 0: 1024 */
 	void (*access_log)(void *ctx, const struct zh_access *a); /* may be NULL */
 	void (*error_log)(void *ctx, const char *msg);		  /* may be NULL */
 	void *log_ctx;

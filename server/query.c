@@ -1031,6 +1031,7 @@ static int flame_svg(struct flame *f, const struct zs_flame_opts *o, int diff, s
 	so.inverted = o ? o->inverted : 0;
 	so.diff = diff;
 	so.unit = "samples";
+	so.max_frames = ZS_FLAME_MAX_FRAMES;
 	err = flame_write_svg(f, out, &so);
 	if (fclose(out) && !err)
 		err = -ENOMEM;

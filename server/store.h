@@ -266,6 +266,10 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct zbuf *text);
 int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zbuf *gz);
 
+/* A flame graph the server draws has at most this many frames: the
+ * narrowest are left out beyond it (the SVG's subtitle says so). With the
+ * longest names that is about 10 MB of SVG. */
+#define ZS_FLAME_MAX_FRAMES 20000
 struct zs_flame_opts {
 	const char *title; /* NULL: default */
 	unsigned width;    /* 0: 1200 */
