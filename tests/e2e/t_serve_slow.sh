@@ -64,8 +64,12 @@ check "each within a second (slowest $(val heavy.out probe_max_ms) ms)" \
 python3 "$HOSTILE" noread "$PORT" "$TOKEN" 20 "$SERVE_PID" "$BIG" > noread.out 2> noread.err
 sed 's/^/  noread: /' noread.out
 base=$(val noread.out rss_base_kib) peak=$(val noread.out rss_peak_kib)
-check "20 clients that never read it: the server grows by $(( (peak - base) / 1024 )) MiB (limit 256)" \
-	[ $((peak - base)) -le $((256 << 10)) ]
+# under ASan freed memory stays in its quarantine (256 MiB) and every block
+# has its shadow: the bound is looser there (the normal pass holds the line)
+limit=256
+grep -q __asan_init "$ZT" && limit=1024
+check "20 clients that never read it: the server grows by $(( (peak - base) / 1024 )) MiB (limit $limit)" \
+	[ $((peak - base)) -le $((limit << 10)) ]
 check "and /healthz is answered meanwhile" \
 	[ "$(val noread.out probes_failed)" = 0 -a "$(val noread.out probes_over_1s)" = 0 ]
 
