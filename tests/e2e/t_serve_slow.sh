@@ -67,7 +67,7 @@ base=$(val noread.out rss_base_kib) peak=$(val noread.out rss_peak_kib)
 # under ASan freed memory stays in its quarantine (256 MiB) and every block
 # has its shadow: the bound is looser there (the normal pass holds the line)
 limit=256
-grep -q __asan_init "$ZT" && limit=1024
+grep -q __asan_init "$ZT" && limit=512
 check "20 clients that never read it: the server grows by $(( (peak - base) / 1024 )) MiB (limit $limit)" \
 	[ $((peak - base)) -le $((limit << 10)) ]
 check "and /healthz is answered meanwhile" \
