@@ -94,6 +94,7 @@ static void mh_load(void)
 
 #define DEFAULT_MAX_BODY (512ull << 20)
 #define SPILL_OVER	 (256u << 10) /* an answer larger than this goes out from a file */
+#define DRAIN_MAX	 (4u << 20)   /* a refused upload this small is read before the answer */
 #define MAX_DECODERS	 32	      /* compressed uploads decoded at once (8 MiB window each) */
 #define MISSING_MAX_BODY (8u << 20) /* 100000 ids of 40 hex digits and a newline */
 #define CONN_MEMORY	 (ZR_MAX_TARGET + (96u << 10)) /* the request line, headers, buffers */
@@ -166,6 +167,7 @@ struct zh_req {
 	uint64_t decoded, limit;
 	struct zbuf mem; /* symbols/missing: the body in memory */
 	unsigned fail;	 /* an HTTP error found while reading the body */
+	int drain;	 /* refused before the body: it is read and dropped (refuse()) */
 	/* PUT of symbols */
 	struct zs_symbol_meta meta;
 	int only_new;
@@ -1179,7 +1181,8 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		q->fd = -1;
 	}
 	if (q->fail) {
-		add(&h->ingest_errors, 1);
+		if (!q->drain) /* a refusal before the body counted already, or is no upload's */
+			add(&h->ingest_errors, 1);
 		body_release(q);
 		return send_error(q, con, q->fail, NULL);
 	}
@@ -1365,6 +1368,31 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 	return 0;
 }
 
+/*
+ * Refuse a request before its body. An answer sent before the body is read
+ * can be lost: the kernel resets a connection closed with unread data, and
+ * the client's copy of the answer goes with it. So a body of at most
+ * DRAIN_MAX bytes (or a chunked one, until it passes that) is read and
+ * dropped, nothing of it kept, and the answer goes at its end; a larger one
+ * is answered at once and the connection closed.
+ */
+static enum MHD_Result refuse(struct zh_req *q, struct MHD_Connection *con, unsigned code)
+{
+	const char *cl =
+		mh.lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	uint64_t n = 0;
+
+	body_release(q);
+	if (!zr_has_body(q->r.route) || (cl && (zr_parse_u64(cl, UINT64_MAX, &n) || n > DRAIN_MAX)))
+		return send_error(q, con, code, NULL);
+	q->fail = code;
+	q->drain = 1;
+	q->limit = DRAIN_MAX;
+	q->enc = ENC_NONE;
+	conn_phase(q->h, con, ZC_BODY);
+	return MHD_YES;
+}
+
 static enum MHD_Result begin(struct zh_req *q, struct MHD_Connection *con, const char *method)
 {
 	struct zh *h = q->h;
@@ -1392,20 +1420,19 @@ static enum MHD_Result begin(struct zh_req *q, struct MHD_Connection *con, const
 	}
 	code = check_auth(q, con, inm_star);
 	if (code)
-		return send_error(q, con, code, NULL);
+		return refuse(q, con, code);
 	conn_phase(h, con, zr_has_body(q->r.route) ? ZC_BODY : ZC_WORK);
 	if (!zr_has_body(q->r.route))
 		return do_get(q, con);
 	if (q->r.route == ZR_SYMBOL_PUT) {
 		code = symbol_headers(q, con);
 		if (code)
-			return send_error(q, con, code, NULL);
+			return refuse(q, con, code);
 	}
 	code = body_begin(q, con);
 	if (code) {
 		add(&h->ingest_errors, 1);
-		body_release(q);
-		return send_error(q, con, code, NULL);
+		return refuse(q, con, code);
 	}
 	return MHD_YES; /* read the body */
 }
