@@ -1061,7 +1061,7 @@ static int workload_start(struct workload *wl)
  * addresses in it are for root and the sudo user alone. */
 static int open_output(struct record *r)
 {
-	if (outfile_create(&r->out, r->output, 0600, OUTFILE_STREAM_OK | OUTFILE_STDOUT_OK))
+	if (outfile_create(&r->out, r->output, 0600, OUTFILE_STDOUT_OK))
 		return -1;
 	r->fd = r->out.fd;
 	r->w = ztdata_writer_new(r->fd);
