@@ -250,6 +250,32 @@ int outfile_rename(struct outfile *o, const char *path)
 	return 0;
 }
 
+FILE *outfile_numbered(const char *prefix, unsigned *seq, char *name, size_t size)
+{
+	FILE *f;
+	int fd = -1;
+
+	snprintf(name, size, "%s.%u", prefix, *seq);
+	errno = EEXIST;
+	for (; *seq < 100000; (*seq)++) {
+		snprintf(name, size, "%s.%u", prefix, *seq);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return NULL;
+	(*seq)++;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
 int outfile_release(struct outfile *o)
 {
 	int ret = 0;

@@ -21,6 +21,7 @@
 #define ZT_OUTFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct outfile {
@@ -51,6 +52,13 @@ int outfile_commit(struct outfile *o, bool keep_old);
 /* Give the file another name (base: a path in the same directory as the
  * one given) before outfile_commit(). 0, or -ENOMEM. */
 int outfile_rename(struct outfile *o, const char *path);
+
+/* A new file PREFIX.N in the working directory for the TUIs' print key
+ * (perf's perf.hist.N): the first N from *seq that is free, created
+ * exclusively, mode 0644 (never an existing file, link or FIFO); its name
+ * into name (size bytes) and *seq past it. Prints nothing (a TUI shows
+ * the error). Returns the stream, or NULL with errno set. */
+FILE *outfile_numbered(const char *prefix, unsigned *seq, char *name, size_t size);
 
 /* Close the descriptor if still open (returns close's -errno, or 0), and
  * remove the new file unless it was committed. */
