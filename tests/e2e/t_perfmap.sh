@@ -63,7 +63,7 @@ for i in 1 2 3; do perf report -i ji.perf --stdio --no-children --sort dso,sym -
 if [ "$(jrows pi.txt | wc -l)" -eq 2 ]; then
 	check "injected JIT code named as perf report names it (dso, symbol, share)" jit_same
 else
-	echo "  skip: perf report of the injected file failed 3 times"
+	skip "perf report of the injected file failed 3 times"
 	check "injected JIT code named" [ "$(jrows zi.txt | wc -l)" -eq 2 ]
 fi
 # a perf map larger than a recording holds (a local user's, for their own
