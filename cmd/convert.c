@@ -156,7 +156,7 @@ int cmd_convert(int argc, char **argv)
 	/* 0600 as a recording: a perf.data holds addresses, the kernel's too */
 	if (to_stdout)
 		fd = STDOUT_FILENO;
-	else if (outfile_create(&of, out, 0600, OUTFILE_STREAM_OK))
+	else if (outfile_create(&of, out, 0600, strcmp(to, "perf") ? OUTFILE_STDOUT_HINT : 0))
 		goto out;
 	else
 		fd = of.fd;

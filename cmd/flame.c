@@ -629,7 +629,7 @@ int cmd_flame(int argc, char **argv)
 		so.unit = time ? "ns" : "samples";
 	}
 	if (strcmp(c.output, "-")) {
-		if (outfile_create(&of, c.output, 0644, OUTFILE_STREAM_OK))
+		if (outfile_create(&of, c.output, 0644, OUTFILE_STDOUT_HINT))
 			goto out;
 		out = fdopen(of.fd, "w");
 		if (!out) {

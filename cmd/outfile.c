@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -72,6 +73,61 @@ static int create_tmp(struct outfile *o, mode_t mode)
 	return 0;
 }
 
+/* What a path that is not a regular file is, for a refusal. */
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "FIFO";
+	if (S_ISSOCK(mode))
+		return "socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "device";
+	if (S_ISDIR(mode))
+		return "directory";
+	return "special file";
+}
+
+static int refuse(const struct outfile *o, mode_t mode, int flags)
+{
+	cmd_error("'%s' is a %s, not a regular file: zt writes only files it creates "
+		  "(remove it or give another output file%s)",
+		  o->path, kind_of(mode),
+		  flags & (OUTFILE_STDOUT_OK | OUTFILE_STDOUT_HINT)
+			  ? "; -o - writes to standard output"
+			  : "");
+	return -1;
+}
+
+static bool is_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
+/* The null device at the path: opened without waiting (whatever was put
+ * there since the check), and checked again on the descriptor. */
+static int open_null(struct outfile *o, int flags)
+{
+	struct stat st;
+
+	o->fd = openat(o->dirfd, o->base,
+		       O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (o->fd < 0) {
+		cmd_error("cannot open '%s': %s", o->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(o->fd, &st)) {
+		cmd_error("cannot open '%s': %s", o->path, strerror(errno));
+		return -1;
+	}
+	if (!is_null(&st)) {
+		close(o->fd); /* unwritten */
+		o->fd = -1;
+		return refuse(o, st.st_mode, flags);
+	}
+	o->stream = true;
+	return 0;
+}
+
 int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags)
 {
 	const char *slash = strrchr(path, '/');
@@ -116,6 +172,8 @@ int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags)
 		cmd_error("cannot create '%s': %s", path, strerror(err));
 		return -1;
 	}
+	/* never open what is there: a FIFO would hand the data to whoever
+	 * reads it, or wait for ever; a device takes anything */
 	if (!fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW)) {
 		chk.exists = true;
 		chk.owner = st.st_uid;
@@ -124,19 +182,10 @@ int outfile_create(struct outfile *o, const char *path, mode_t mode, int flags)
 				  "(remove it, or give another output file)", path);
 			return -1;
 		}
-		if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && (flags & OUTFILE_STREAM_OK)) {
-			o->fd = openat(o->dirfd, o->base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-			if (o->fd < 0) {
-				cmd_error("cannot open '%s': %s", path, strerror(errno));
-				return -1;
-			}
-			o->stream = true;
-			return 0;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			cmd_error("'%s' exists and is not a regular file: give another output file", path);
-			return -1;
-		}
+		if (is_null(&st))
+			return open_null(o, flags);
+		if (!S_ISREG(st.st_mode))
+			return refuse(o, st.st_mode, flags);
 	}
 	err = create_tmp(o, mode);
 	if (err) {
@@ -199,6 +248,32 @@ int outfile_rename(struct outfile *o, const char *path)
 	o->base = b;
 	o->path = path;
 	return 0;
+}
+
+FILE *outfile_numbered(const char *prefix, unsigned *seq, char *name, size_t size)
+{
+	FILE *f;
+	int fd = -1;
+
+	snprintf(name, size, "%s.%u", prefix, *seq);
+	errno = EEXIST;
+	for (; *seq < 100000; (*seq)++) {
+		snprintf(name, size, "%s.%u", prefix, *seq);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return NULL;
+	(*seq)++;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
 }
 
 int outfile_release(struct outfile *o)

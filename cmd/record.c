@@ -774,6 +774,32 @@ static uint64_t kernel_hide(struct record *r, uint64_t ip)
 	return slot;
 }
 
+/* A blob into the recording. One larger than a recording holds is left
+ * out with a warning (a symbol source less), never a failed recording.
+ * Returns what the writer said. */
+static int write_blob(struct record *r, uint32_t kind, uint32_t pid, uint64_t ts, const void *d,
+		      size_t n)
+{
+	static const char *const what[] = {
+		[PROF_BLOB_KALLSYMS] = "the kernel symbols",
+		[PROF_BLOB_MODULES] = "/proc/modules",
+		[PROF_BLOB_PERFMAP] = "a perf map",
+		[PROF_BLOB_JITDUMP] = "a jitdump",
+		[PROF_BLOB_TRACE_HEADER] = "the tracepoint header",
+		[PROF_BLOB_TRACE_FORMAT] = "a tracepoint format",
+	};
+	const char *name =
+		kind < sizeof(what) / sizeof(what[0]) && what[kind] ? what[kind] : "a blob";
+	int err = ztdata_write_blob(r->w, kind, pid, ts, d, n);
+
+	if (err == -E2BIG)
+		cmd_warn("%s of %zu bytes left out: a recording holds at most %u MiB in one piece",
+			 name, n, PROF_BLOB_MAX_MIB);
+	else
+		note_err(r, err);
+	return err;
+}
+
 /* /proc/modules, with the load addresses zeroed when they are hidden (as
  * a user without the right to them reads it). */
 static void write_modules(struct record *r)
@@ -786,7 +812,7 @@ static void write_modules(struct record *r)
 	for (p = d; r->hide_kaddr && (p = strstr(p, " 0x")); p += 3)
 		for (size_t k = 3; zt_hexval(p[k]) >= 0; k++)
 			p[k] = '0';
-	note_err(r, ztdata_write_blob(r->w, PROF_BLOB_MODULES, 0, r->t_start, d, len));
+	write_blob(r, PROF_BLOB_MODULES, 0, r->t_start, d, len);
 	free(d);
 }
 
@@ -838,7 +864,7 @@ static void kernel_flush(struct record *r)
 		note_err(r, kallsyms_subset_sorted(r->ktext, r->ktext_len, r->knew, r->nr_knew, &out));
 	}
 	if (!out.err && out.len)
-		note_err(r, ztdata_write_blob(r->w, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len));
+		write_blob(r, PROF_BLOB_KALLSYMS, 0, r->t_start, out.data, out.len);
 	zbuf_release(&out);
 	r->nr_knew = 0;
 }
@@ -908,8 +934,9 @@ static void snapshot_file(struct record *r, struct perfmap_snap *ps)
 			n--;
 	ps->size = from + (off_t)n;
 	ps->mtime = st.st_mtim;
-	if (n)
-		note_err(r, ztdata_write_blob(r->w, ps->kind, ps->pid, now_ns(), d, n));
+	/* n <= PROCFILE_MAX == PROF_BLOB_MAX fits; were it refused, the file is skipped */
+	if (n && write_blob(r, ps->kind, ps->pid, now_ns(), d, n) == -E2BIG)
+		refuse_file(r, ps, -EFBIG);
 out:
 	free(d);
 	if (fd != ps->fd)
@@ -1061,7 +1088,7 @@ static int workload_start(struct workload *wl)
  * addresses in it are for root and the sudo user alone. */
 static int open_output(struct record *r)
 {
-	if (outfile_create(&r->out, r->output, 0600, OUTFILE_STREAM_OK | OUTFILE_STDOUT_OK))
+	if (outfile_create(&r->out, r->output, 0600, OUTFILE_STDOUT_OK))
 		return -1;
 	r->fd = r->out.fd;
 	r->w = ztdata_writer_new(r->fd);
@@ -1117,7 +1144,7 @@ static void write_trace_formats(struct record *r)
 			return;
 		}
 		if (!header && !evsel_tracefs_format(NULL, NULL, &text, &len)) {
-			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_TRACE_HEADER, 0, 0, text, len));
+			write_blob(r, PROF_BLOB_TRACE_HEADER, 0, 0, text, len);
 			free(text);
 			text = NULL;
 		}
@@ -1136,8 +1163,7 @@ static void write_trace_formats(struct record *r)
 			memcpy(c, e->event, sl);
 			c[sl] = 0;
 			memcpy(c + sl + 1, text, len);
-			note_err(r, ztdata_write_blob(r->w, PROF_BLOB_TRACE_FORMAT, 0, 0, c,
-						      sl + 1 + len));
+			write_blob(r, PROF_BLOB_TRACE_FORMAT, 0, 0, c, sl + 1 + len);
 		} else {
 			note_err(r, -ENOMEM);
 		}

@@ -15,6 +15,7 @@
 
 #include "cmd/annotate_tui.h"
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "cmd/report_tui.h"
 #include "cmd/tui.h"
 #include "libprof/array.h"
@@ -663,23 +664,15 @@ static int print_view(struct browser *b)
 {
 	char name[64], buf[LINE_MAX_LEN];
 	struct span sp[2];
-	FILE *f = NULL;
-	int fd = -1, nsp, err;
+	int nsp, err;
 	size_t i;
+	FILE *f;
 
-	for (; b->print_seq < 100000; b->print_seq++) {
-		snprintf(name, sizeof(name), "zt.hist.%u", b->print_seq);
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	f = outfile_numbered("zt.hist", &b->print_seq, name, sizeof(name));
+	if (!f) {
 		snprintf(b->msg, sizeof(b->msg), "cannot write '%s': %s", name, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	b->print_seq++;
 	title_text(b, buf, sizeof(buf));
 	fprintf(f, "# %s\n", buf);
 	filters_text(b, buf, sizeof(buf));

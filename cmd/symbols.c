@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/outfile.h"
 #include "cmd/remote.h"
 #include "cmd/symopts.h"
 #include "libprof/zbuf.h"
@@ -60,6 +61,7 @@ static int cmd_symbols_extract(int argc, char **argv)
 	for (i = rest; i < argc; i++) {
 		char id[2 * ZT_BUILD_ID_MAX + 1], out[PATH_MAX];
 		struct prof_build_id b = { 0 };
+		struct outfile of;
 		struct zt_fileid fid;
 		enum symq q;
 		int err;
@@ -75,9 +77,22 @@ static int cmd_symbols_extract(int argc, char **argv)
 			fileid_hex(&fid, id);
 		}
 		snprintf(out, sizeof(out), "%s/%s.gsym", outdir, id);
-		err = symmod_extract(&so.mo, argv[i], out, &q);
+		if (outfile_create(&of, out, 0644, 0)) {
+			outfile_release(&of);
+			ret = ZT_EXIT_FAIL;
+			continue;
+		}
+		err = symmod_extract_fd(&so.mo, argv[i], of.fd, &q);
 		if (err) {
 			cmd_error("cannot extract the symbols of '%s': %s", argv[i], strerror(-err));
+			outfile_release(&of); /* the new file goes */
+			ret = ZT_EXIT_FAIL;
+			continue;
+		}
+		if (outfile_commit(&of, false) || (err = outfile_release(&of))) {
+			if (err)
+				cmd_error("cannot write '%s': %s", out, strerror(-err));
+			outfile_release(&of);
 			ret = ZT_EXIT_FAIL;
 			continue;
 		}

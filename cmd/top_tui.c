@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "cmd/top.h"
 #include "cmd/top_tui.h"
 #include "cmd/tui.h"
@@ -516,8 +517,7 @@ static void print_file(struct top *t)
 	char name[64];
 	FILE *f;
 
-	snprintf(name, sizeof(name), "zt.hist.%u", t->print_n);
-	f = fopen(name, "w");
+	f = outfile_numbered("zt.hist", &t->print_n, name, sizeof(name));
 	if (!f) {
 		snprintf(V.msg, sizeof(V.msg), "cannot create '%s': %s", name, strerror(errno));
 		return;
@@ -530,7 +530,6 @@ static void print_file(struct top *t)
 		snprintf(V.msg, sizeof(V.msg), "cannot write '%s': %s", name, strerror(errno));
 	else
 		snprintf(V.msg, sizeof(V.msg), "written '%s'", name);
-	t->print_n++;
 }
 
 /* One key; returns 1 to quit. */

@@ -31,8 +31,7 @@
 #define CHUNK_HDR 24
 #define RAW_MAX (256u << 20)   /* uncompressed payload cap */
 #define SEAL_BYTES (16u << 20) /* a buffer this large becomes a chunk at once */
-#define STR_MAX (16u << 20)    /* meta values, paths */
-#define BLOB_MAX (128u << 20)
+#define STR_MAX	     (16u << 20) /* meta values, paths */
 #define ZSTD_LEVEL 3
 #define FLAG_ZSTD 1u
 #define UREF_MAX 256           /* how far back a snapshot may refer, in entries */
@@ -665,7 +664,7 @@ int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint
 
 	if (ret)
 		return ret;
-	if (len > BLOB_MAX)
+	if (len > PROF_BLOB_MAX)
 		return -E2BIG;
 	if (len && !data)
 		return -EINVAL;

@@ -146,6 +146,9 @@ int procfile_read(const struct procfile_owner *o, const char *path, size_t max, 
 	return 0;
 }
 
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
 const char *procfile_why(int err)
 {
 	switch (err) {
@@ -158,7 +161,7 @@ const char *procfile_why(int err)
 	case -EINVAL:
 		return "not a regular file with a single link";
 	case -EFBIG:
-		return "larger than 256 MiB";
+		return "larger than " STR(PROF_BLOB_MAX_MIB) " MiB, more than a recording holds";
 	default:
 		return strerror(-err);
 	}

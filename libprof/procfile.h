@@ -16,7 +16,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#define PROCFILE_MAX (256u << 20) /* a perf map or jitdump larger than this is refused */
+#include "libprof/profile.h"
+
+/* a perf map or jitdump larger than this is refused: a recording could not
+ * hold it */
+#define PROCFILE_MAX PROF_BLOB_MAX
 
 /* Who a process is, for the owner check: its real, effective, saved and
  * filesystem uids, and its pid inside its own pid namespace (perf maps of a
@@ -41,6 +45,7 @@ int procfile_owned(const struct procfile_owner *o, uid_t uid);
  *   -ENOENT  no such file          -ELOOP   a symbolic link on the way
  *   -EPERM   owned by another user -EINVAL  not a regular file, or hard-linked
  *   -EFBIG   larger than max       others   from open or fstat
+ * (procfile_why() words -EFBIG for max == PROCFILE_MAX.)
  * procfile_why() turns these into words for messages.
  */
 int procfile_open(const struct procfile_owner *o, const char *path, size_t max, struct stat *st);

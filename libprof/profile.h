@@ -107,6 +107,12 @@ enum prof_blob_kind {
 	PROF_BLOB_TRACE_PRINTK = 8, /* tracefs printk_formats text (perf.data's) */
 };
 
+/* The largest blob a recording holds (zt.data's writer refuses more), and
+ * so the largest file read to become one: a perf map or jitdump is refused
+ * past it (procfile.h), not stored in pieces. In MiB, for messages. */
+#define PROF_BLOB_MAX_MIB 128
+#define PROF_BLOB_MAX	  ((size_t)PROF_BLOB_MAX_MIB << 20)
+
 struct prof_blob {
 	uint32_t kind, pid;
 	uint64_t ts;

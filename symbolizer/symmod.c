@@ -291,30 +291,35 @@ static void save_meta(const struct symmod_opts *o, const char *path, const struc
 	zbuf_release(&text);
 }
 
-/* Write data to path through a temporary file and a rename, so readers
- * never see half a file. */
-static int write_atomic(const void *data, size_t len, const char *path)
+static int write_all(int fd, const void *data, size_t len)
 {
-	char tmp[PATH_MAX];
 	size_t off = 0;
-	int fd, err = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
 	while (off < len) {
 		ssize_t k = write(fd, (const char *)data + off, len - off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0) {
-			err = k < 0 ? -errno : -EIO;
-			break;
-		}
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
 		off += (size_t)k;
 	}
+	return 0;
+}
+
+/* Write data to path through a temporary file (new, not through a link)
+ * and a rename, so readers never see half a file. */
+static int write_atomic(const void *data, size_t len, const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, data, len);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
@@ -665,8 +670,9 @@ remote_only:
 	return 0;
 }
 
-int symmod_extract(const struct symmod_opts *o, const char *path, const char *out_path,
-		   enum symq *q)
+/* path's symbols into a new module (its GSYM in m->image), *q its quality. */
+static int extract_module(const struct symmod_opts *o, const char *path, struct symmod **mp,
+			  enum symq *q)
 {
 	struct symmod *m = calloc(1, sizeof(*m));
 	struct prof_build_id key = { 0 };
@@ -681,9 +687,35 @@ int symmod_extract(const struct symmod_opts *o, const char *path, const char *ou
 		memcpy(key.data, fid.b, ZT_FILEID_LEN);
 	}
 	err = build(o, path, path, NULL, &key, m);
-	if (!err)
-		err = write_atomic(m->image.data, m->image.len, out_path);
 	*q = m->q;
+	if (err)
+		symmod_free(m);
+	else
+		*mp = m;
+	return err;
+}
+
+int symmod_extract(const struct symmod_opts *o, const char *path, const char *out_path,
+		   enum symq *q)
+{
+	struct symmod *m;
+	int err = extract_module(o, path, &m, q);
+
+	if (err)
+		return err;
+	err = write_atomic(m->image.data, m->image.len, out_path);
+	symmod_free(m);
+	return err;
+}
+
+int symmod_extract_fd(const struct symmod_opts *o, const char *path, int fd, enum symq *q)
+{
+	struct symmod *m;
+	int err = extract_module(o, path, &m, q);
+
+	if (err)
+		return err;
+	err = write_all(fd, m->image.data, m->image.len);
 	symmod_free(m);
 	return err;
 }

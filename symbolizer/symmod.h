@@ -157,5 +157,7 @@ size_t symmod_segments(const struct symmod *m, struct symmod_seg *segs, size_t m
  * 'zt symbols extract'. Returns 0 or a negative errno. */
 int symmod_extract(const struct symmod_opts *o, const char *path, const char *out_path,
 		   enum symq *q);
+/* The same, the GSYM written to fd (borrowed: a file the caller created). */
+int symmod_extract_fd(const struct symmod_opts *o, const char *path, int fd, enum symq *q);
 
 #endif

@@ -7,7 +7,7 @@ T=$(mktemp -d /tmp/zt-e2e.XXXXXX)
 chmod 755 "$T"
 export ZT_CACHE_DIR="$T/cache"
 export ZT_CONFIG=/dev/null # no ~/.ztconfig or /etc/ztconfig of the machine (t_config unsets it)
-fails=0
+fails=0 passes=0 skips=0
 bgpids=()
 # KEEP_T=1: leave $T behind, to look at after a failure
 cleanup() {
@@ -17,7 +17,8 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "  FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "  ok: $*"; }
+ok() { echo "  ok: $*"; passes=$((passes + 1)); }
+skip() { echo "  skip: $*"; skips=$((skips + 1)); } # a check that cannot run here
 check() { # check DESC CMD...
 	local d=$1; shift
 	if "$@"; then ok "$d"; else fail "$d"; fi
@@ -37,6 +38,7 @@ finish() {
 	if grep -rlsE --include='*.err' 'runtime error:|AddressSanitizer|LeakSanitizer' "$T"; then
 		fail "sanitizer report in the output above"
 	fi
+	echo "$passes passed, $fails failed, $skips skipped"
 	if [ "$fails" -eq 0 ]; then echo "PASS"; exit 0; fi
 	echo "FAILED ($fails)"; exit 1
 }

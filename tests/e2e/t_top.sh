@@ -128,9 +128,12 @@ if command -v tmux > /dev/null; then
 	check "filter keeps zt_cold_b only" bash -c "grep -q zt_cold_b s5.txt && ! grep -q zt_hot_a s5.txt"
 	tm send-keys -t top Escape
 	check "Esc drops the filter" wait_for s6.txt 'zt_hot_a'
+	# zt.hist.0 taken by a FIFO: never opened (that would wait for a reader), the next name
+	mkfifo zt.hist.0
 	tm send-keys -t top P
-	sleep 0.3
-	check "P prints the histogram to zt.hist.0" grep -q 'zt_hot_a' zt.hist.0
+	check "P: the status line names the file" wait_for s7.txt "written 'zt.hist.1'"
+	check "P prints the histogram to a new zt.hist.1" grep -q 'zt_hot_a' zt.hist.1
+	check "P: the FIFO at zt.hist.0 is left alone" [ -p zt.hist.0 ]
 	tm send-keys -t top q
 	for i in $(seq 50); do [ -s tui.rc ] && break; sleep 0.1; done
 	check "q quits with status 0" grep -q 'rc=0' tui.rc

@@ -664,6 +664,8 @@ static void test_bad_args(void **state)
 			 -EINVAL);
 	assert_int_equal(ztdata_write_sample(t.w, 1, 1, 1, 1, 1, NULL, 1, 0), -EINVAL);
 	assert_int_equal(ztdata_write_blob(t.w, 1, 1, 1, ips, (size_t)1 << 40), -E2BIG);
+	/* the cap the perf-map and jitdump readers stop at (procfile.h) */
+	assert_int_equal(ztdata_write_blob(t.w, 1, 1, 1, ips, PROF_BLOB_MAX + 1), -E2BIG);
 	assert_int_equal(ztdata_write_meta(t.w, NULL, "x"), -EINVAL);
 	/* the writer still works; an empty stack may come without an array */
 	tw_sample(&t, 1, 1, 1, 1, 1, ips, 1, 1);
