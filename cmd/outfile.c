@@ -259,7 +259,7 @@ FILE *outfile_numbered(const char *prefix, unsigned *seq, char *name, size_t siz
 	errno = EEXIST;
 	for (; *seq < 100000; (*seq)++) {
 		snprintf(name, size, "%s.%u", prefix, *seq);
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
