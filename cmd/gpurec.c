@@ -168,7 +168,9 @@ int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
 		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",stack_rate=%d",
 				      o->stack_rate);
 	if (o->stacks)
-		snprintf(g->opts + n, sizeof(g->opts) - n, ",stacks=%s", o->stacks);
+		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",stacks=%s", o->stacks);
+	if (o->verbose)
+		snprintf(g->opts + n, sizeof(g->opts) - n, ",verbose=1");
 	*out = g;
 	return 0;
 fail:

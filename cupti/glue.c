@@ -773,6 +773,29 @@ static void overhead_record(const CUpti_ActivityOverhead3 *a)
 	zc_overhead(g.zc, &o);
 }
 
+/* how many records of each activity kind CUPTI delivered: an info at exit
+ * (what a real CUPTI sends, for the stand-in to copy) */
+#define KINDS_SEEN 64
+static _Atomic uint64_t kinds_seen[KINDS_SEEN];
+
+static void kinds_info(void)
+{
+	char s[512];
+	size_t n = 0;
+
+	for (unsigned k = 0; k < KINDS_SEEN && n < sizeof(s) - 32; k++) {
+		uint64_t c = atomic_load_explicit(&kinds_seen[k], memory_order_relaxed);
+
+		if (c)
+			n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%u:%llu", n ? "," : "", k,
+					      (unsigned long long)c);
+	}
+	if (n)
+		zc_info(g.zc, "activity_kinds", s);
+	if (n && zc_get_opts(g.zc)->verbose)
+		fprintf(stderr, "zt gpu: activity records by kind (kind:count): %s\n", s);
+}
+
 void CUPTIAPI ztc_glue_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 					size_t size, size_t valid)
 {
@@ -789,6 +812,8 @@ void CUPTIAPI ztc_glue_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t 
 					res_str(r));
 			break;
 		}
+		if ((unsigned)rec->kind < KINDS_SEEN)
+			atomic_fetch_add_explicit(&kinds_seen[rec->kind], 1, memory_order_relaxed);
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -833,6 +858,7 @@ static void glue_exit(void)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	pcs_close_all();
 	dropped_poll();
+	kinds_info();
 	zc_finish(g.zc);
 }
 
@@ -856,6 +882,13 @@ static void start_infos(const char *opts, const char *bad)
 
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
 		info_u64("cupti_version", v);
+	/* which libcupti the process loaded (the application's own, or CUDA's) */
+	if (dladdr((void *)cuptiGetVersion, &dl) && dl.dli_fname) {
+		zc_info(g.zc, "cupti_library", dl.dli_fname);
+		if (o->verbose)
+			fprintf(stderr, "zt gpu: CUPTI %u from %s, options '%s'\n", v, dl.dli_fname,
+				opts ? opts : "");
+	}
 	/* the driver that loaded this library is in the process already: no
 	 * link to it, and never loaded here (RTLD_NOLOAD) */
 	cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
