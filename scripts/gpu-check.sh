@@ -12,14 +12,15 @@
 # checks in stand-in mode, on the stand-in libcuda and libcupti of the tests
 # (build/tests/gpu/standin), and says so; figures then mean nothing.
 # Variables: GPU_BUNDLE (default gpu-bundle/ beside scripts/), GPU_CHECK_MODE
-# (gpu|standin: force one), GPU_CHECK_BUDGET (seconds, default 330).
+# (gpu|standin: force one), GPU_CHECK_BUDGET (seconds, default 320;
+# no step runs past it by more than 20 s).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${OUT:?set OUT to the folder for the results}"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 BUNDLE=${GPU_BUNDLE:-$ROOT/gpu-bundle}
-BUDGET=${GPU_CHECK_BUDGET:-330}
+BUDGET=${GPU_CHECK_BUDGET:-320}
 T0=$(date +%s)
 W=$(mktemp -d /tmp/zt-gpucheck.XXXXXX)
 R=$W/results
@@ -45,8 +46,12 @@ left() { [ $(($(elapsed) + $1)) -le "$BUDGET" ]; }
 # run NAME TIMEOUT CMD...: stdout to $R/NAME.out, stderr to $R/NAME.err (and the log);
 # returns the command's status (124: timed out)
 run() {
-	local name=$1 to=$2 st t1
+	local name=$1 to=$2 st t1 rest
 	shift 2
+	# never past the budget (and 20 s of grace)
+	rest=$((BUDGET + 20 - $(elapsed)))
+	[ "$rest" -lt 5 ] && rest=5
+	[ "$to" -gt "$rest" ] && to=$rest
 	t1=$(date +%s.%N)
 	log "---- [$(elapsed)s] $name (timeout ${to}s): $*"
 	timeout -k 5 "$to" "$@" > "$R/$name.out" 2> "$R/$name.err" < /dev/null
@@ -284,7 +289,11 @@ TL=$ROOT/tests/gpu/torch_loop.py
 [ -f "$TL" ] || TL=$TB/torch_loop.py
 if [ "$MODE" = gpu ]; then
 	# the CUPTI of the pip package, as PyTorch loads it
-	PYCUPTI=$(python3 -c 'import nvidia.cuda_cupti as m, os; print(os.path.join(list(m.__path__)[0], "lib"))' 2> /dev/null || true)
+	# (nvidia/cuda_cupti/lib for CUDA 12 wheels, nvidia/cu13/lib for CUDA 13's)
+	PYCUPTI=$(timeout 30 python3 -c 'import site, glob, os
+for d in site.getsitepackages() + [site.getusersitepackages()]:
+    for f in sorted(glob.glob(os.path.join(d, "nvidia", "*", "lib", "libcupti.so*"))):
+        print(os.path.dirname(f)); raise SystemExit' 2> /dev/null || true)
 	info "python's CUPTI folder: ${PYCUPTI:-none}"
 	TORCH_LD=${PYCUPTI:-$CUPTI_DIR}${PRE_LD:+:$PRE_LD}
 	SECS=4
