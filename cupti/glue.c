@@ -237,14 +237,23 @@ void ztc_glue_pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d)
 		pcs_consume(ctx_id, d, SIZE_MAX, SIZE_MAX);
 }
 
-/* CUPTI allocates each PC record's functionName for the caller to free
- * (cupti_pcsampling.h); the aggregator keeps its own copy */
-static void pcs_free_names(CUpti_PCSamplingData *d, size_t max_pcs)
+/*
+ * Each PC record's functionName is CUPTI's string, and it is shared: "This
+ * name string might be shared across all the records including records
+ * from activity APIs representing the same function, and so it should not
+ * be modified or freed until post processing of all the records is done"
+ * (cupti_pcsampling.h; NVIDIA's pc_sampling samples collect the distinct
+ * pointers in a set and free them once, at the very end). Freeing it per
+ * record, as zt did, freed one pointer once per PC of a function: the
+ * double free that aborted every CUDA process on an H200 (tests/gpu/
+ * H200-RUN-1.md). zt never frees it: the aggregator keeps its own copy,
+ * and what CUPTI hands out is one string per function, released with the
+ * process. pcs_forget_names only clears the fields of our buffer.
+ */
+static void pcs_forget_names(CUpti_PCSamplingData *d, size_t max_pcs)
 {
-	for (size_t i = 0; d->pPcData && i < d->totalNumPcs && i < max_pcs; i++) {
-		free(d->pPcData[i].functionName);
+	for (size_t i = 0; d->pPcData && i < d->totalNumPcs && i < max_pcs; i++)
 		d->pPcData[i].functionName = NULL;
-	}
 }
 
 static void pcs_data_free(CUpti_PCSamplingData *d, size_t npcs)
@@ -468,7 +477,7 @@ static void pcs_drain_ctx(struct pcs_ctx *c)
 			return;
 		}
 		pcs_consume(c->id, &c->get, PCS_GET_PCS, c->nstall);
-		pcs_free_names(&c->get, PCS_GET_PCS);
+		pcs_forget_names(&c->get, PCS_GET_PCS);
 		if (!c->get.remainingNumPcs)
 			return;
 	}
@@ -479,7 +488,7 @@ static void pcs_take_cfg(struct pcs_ctx *c)
 {
 	if (c->cfg.totalNumPcs) {
 		pcs_consume(c->id, &c->cfg, PCS_CFG_PCS, c->nstall);
-		pcs_free_names(&c->cfg, PCS_CFG_PCS);
+		pcs_forget_names(&c->cfg, PCS_CFG_PCS);
 		c->cfg.totalNumPcs = 0;
 	}
 }
@@ -856,6 +865,9 @@ static void glue_exit(void)
 		return;
 	if (g.activity_ok)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* the kernels, copies and launches on disk before PC sampling is torn
+	 * down: whatever happens there, they are kept */
+	zc_flush(g.zc);
 	pcs_close_all();
 	dropped_poll();
 	kinds_info();
