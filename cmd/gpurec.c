@@ -195,6 +195,8 @@ void gpurec_free(struct gpurec *g)
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *de;
 
+		if (d)
+			rewinddir(d); /* the offset is shared with every earlier scan */
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.')
 				unlinkat(g->dirfd, de->d_name, 0);
@@ -354,6 +356,11 @@ static void open_new_files(struct gpurec *g)
 			close(fd);
 		return;
 	}
+	/* from the start every time: the dup shares dirfd's offset, which the
+	 * last scan left at the end, and a file created since (a CUDA process
+	 * that started after the first poll, as PyTorch after its imports) is
+	 * not always past it: on ext4 and tmpfs it was never seen again */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		struct gfile *f;
 		char msg[256];

@@ -108,6 +108,13 @@ check "a rate limit per thread: --gpu-stack-rate" \
 check "launches over the rate are counted" contains rl.txt 'cuda:counters: .*launch_ratelimited=[1-9]'
 check "no PC samples with --gpu-pcs off" bash -c "! grep -q 'cuda:pcsample:' rl.txt"
 
+# ---- a CUDA process that starts after zt's first poll (PyTorch's imports take
+# seconds): its file appears in a folder zt has read to the end before; on an
+# H200 such a run said "no CUDA process reported GPU activity"
+LD_LIBRARY_PATH=$SD "$ZT" record --gpu --gpu-pcs off -g -o late.data -- \
+	sh -c "sleep 2.5; exec '$G/cuda_app' '$G/kernels.cubin' 10" > late.out 2> late.err
+check "a CUDA process started 2.5 s late is recorded" contains late.err 'GPU: 1 process, [1-9][0-9]* kernels'
+
 # ---- another CUPTI client holds the process ------------------------------------
 LD_LIBRARY_PATH=$SD ZT_STANDIN_OTHER_SUBSCRIBER="Nsight Systems" "$ZT" record --gpu -g -o ns.data -- \
 	"$G/cuda_app" "$G/kernels.cubin" 20 > ns.out 2> ns.err
