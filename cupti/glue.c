@@ -210,6 +210,54 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUp
 
 /* ---- PC sampling ----------------------------------------------------- */
 
+/*
+ * How many distinct functionName pointers CUPTI handed out (an info at
+ * exit, pcs_name_pointers): about one per sampled function if CUPTI shares
+ * them as cupti_pcsampling.h says; far more would mean a string per record
+ * that nobody frees (zt never does: see pcs_forget_names). Up to 768.
+ */
+#define NAMES_SEEN 1024
+static struct {
+	pthread_mutex_t lock;
+	const void *p[NAMES_SEEN];
+	unsigned n, full;
+} names_seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void name_seen(const void *p)
+{
+	size_t j;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&names_seen.lock);
+	j = (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 54) & (NAMES_SEEN - 1);
+	for (; names_seen.p[j]; j = (j + 1) & (NAMES_SEEN - 1))
+		if (names_seen.p[j] == p)
+			goto out;
+	if (names_seen.n >= NAMES_SEEN * 3 / 4) {
+		names_seen.full = 1;
+		goto out;
+	}
+	names_seen.p[j] = p;
+	names_seen.n++;
+out:
+	pthread_mutex_unlock(&names_seen.lock);
+}
+
+static void names_info(void)
+{
+	char s[32];
+
+	pthread_mutex_lock(&names_seen.lock);
+	if (names_seen.n) {
+		snprintf(s, sizeof(s), "%u%s", names_seen.n, names_seen.full ? "+" : "");
+		zc_info(g.zc, "pcs_name_pointers", s);
+	}
+	memset(names_seen.p, 0, sizeof(names_seen.p));
+	names_seen.n = names_seen.full = 0;
+	pthread_mutex_unlock(&names_seen.lock);
+}
+
 static void pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d, size_t max_pcs,
 			size_t max_stalls)
 {
@@ -223,6 +271,7 @@ static void pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d, size_t m
 		const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
 		size_t ns = pc->stallReasonCount < max_stalls ? pc->stallReasonCount : max_stalls;
 
+		name_seen(pc->functionName);
 		if (!pc->stallReason || !ns)
 			continue;
 		zc_pcs_pc(g.zc, pc->cubinCrc, pc->pcOffset, pc->functionIndex, pc->correlationId,
@@ -871,6 +920,7 @@ static void glue_exit(void)
 	pcs_close_all();
 	dropped_poll();
 	kinds_info();
+	names_info();
 	zc_finish(g.zc);
 }
 
