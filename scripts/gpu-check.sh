@@ -52,13 +52,19 @@ run() {
 	rest=$((BUDGET + 20 - $(elapsed)))
 	[ "$rest" -lt 5 ] && rest=5
 	[ "$to" -gt "$rest" ] && to=$rest
-	t1=$(date +%s.%N)
+	t1=$(date +%s%N)
 	log "---- [$(elapsed)s] $name (timeout ${to}s): $*"
 	timeout -k 5 "$to" "$@" > "$R/$name.out" 2> "$R/$name.err" < /dev/null
 	st=$?
-	log "     status $st after $(echo "$(date +%s.%N) - $t1" | bc 2>/dev/null || echo '?')s"
+	# (no bc on the GPU machine of the first run: awk)
+	log "     status $st after $(awk -v a="$t1" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')s"
 	tail -n 40 "$R/$name.err" | sed 's/^/     | /' >> "$LOG"
 	[ "$st" -eq 124 ] && fail "$name: timed out after ${to}s"
+	# killed by a signal (zt record passes the program's status on): say
+	# which, and what glibc or a sanitizer said (the first run: 134, double free)
+	if [ "$st" -gt 128 ] && [ "$st" -ne 137 ] || [ "$st" -eq 134 ]; then
+		fail "$name: CRASHED, signal $((st - 128)): $(grep -m2 -E 'double free|corrupt|free\(\)|malloc|Segmentation|Abort|AddressSanitizer|core dumped|terminate called' "$R/$name.err" | tr '\n' ' ' | cut -c1-200)"
+	fi
 	return "$st"
 }
 # a duration as zt script prints it (12.5us, 3.2ms, 800ns, 1.5s) in ns
@@ -203,18 +209,19 @@ check_app() {
 		fig "$n: $k: $batch launches: CUDA events ${ev} ms, zt's kernel durations $(awk -v s="$sum" 'BEGIN { printf "%.6f", s / 1e6 }') ms"
 		awk -v a="$sum" -v b="$evns" 'BEGIN { exit !(b > 0 && a > 0 && (a - b) / b <= 0.10 && (b - a) / b <= 0.10) }'
 		ok $? "$n: $k: durations within 10% of the CUDA events'"
-	done < <(grep '^GC kernel ' "$R/$n.out")
+	done < <(grep -q '^GC kernel ' "$R/$n.out" && grep '^GC kernel ' "$R/$n.out" || grep '^GC kernel ' "$R/app-bare.out")
 	local kind bytes
 	while read -r _ _ kind bytes; do
 		kind=${kind#kind=}; bytes=${bytes#bytes=}
 		grep -q "cuda:memcpy: .*kind=$kind .*bytes=$bytes " "$s"; ok $? "$n: the $kind copy of $bytes bytes"
-	done < <(grep '^GC memcpy ' "$R/$n.out")
-	bytes=$(awk '/^GC memset / { sub("bytes=", "", $3); print $3 }' "$R/$n.out")
+	done < <(grep -q '^GC memcpy ' "$R/$n.out" && grep '^GC memcpy ' "$R/$n.out" || grep '^GC memcpy ' "$R/app-bare.out")
+	bytes=$(awk '/^GC memset / { sub("bytes=", "", $3); print $3 }' "$R/app-bare.out")
 	[ -n "$bytes" ] && { grep -q "cuda:memset: .*bytes=$bytes " "$s"; ok $? "$n: the memset of $bytes bytes"; }
 	grep -q 'cuda:cubin: ' "$s"; ok $? "$n: the cubin is in the recording"
 	local pcs hot
 	pcs=$(grep 'cuda:pcsample: .*function=gc_hot$' "$s" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^samples=/) { sub("samples=", "", $i); t += $i } } END { print t + 0 }')
 	fig "$n: PC samples on gc_hot: $pcs; stall reasons: $(grep -o 'stall=smsp__pcsamp_warps_issue_stalled_[a-z_]*' "$s" | sort | uniq -c | sort -rn | head -6 | awk '{ sub("stall=smsp__pcsamp_warps_issue_stalled_", "", $2); printf "%s:%s ", $2, $1 }')"
+	info "$n: every stall reason of the samples (name:samples): $(awk '/cuda:pcsample:/ { st = ""; sm = 0; for (i = 1; i <= NF; i++) { if ($i ~ /^stall=/) st = substr($i, 7); if ($i ~ /^samples=/) sm = substr($i, 9) } t[st] += sm } END { for (k in t) printf "%s:%d ", k, t[k] }' "$s" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ' | cut -c1-1500)"
 	[ "$pcs" -gt 0 ]; ok $? "$n: PC samples on the hot kernel"
 	grep -q 'cuda:pcsample: .*stall=smsp__pcsamp_warps_issue_stalled_' "$s"; ok $? "$n: PC samples carry stall reasons"
 	sed -n '/^# Kernel gc_hot:/,/^# *Self/p' "$rp" > "$R/$n.hot.txt"
@@ -251,6 +258,17 @@ if left 60; then
 	run app-ser.script 60 "$ZT" script -i "$R/app-ser.data" --gpu
 	fig "app-ser: PC sample records: $(grep -c 'cuda:pcsample:' "$R/app-ser.script.out"), on gc_hot: $(grep -c 'cuda:pcsample: .*gc_hot$' "$R/app-ser.script.out")"
 	grep -q 'cuda:pcsample: .*gc_hot$' "$R/app-ser.script.out"; ok $? "app-ser: serialized PC sampling gives gc_hot samples"
+fi
+# without PC sampling: kernels, copies and launch stacks must not depend on it
+if left 60; then
+	run app-nopcs 90 env LD_LIBRARY_PATH="$APP_LD" "$ZT" record -v --gpu --gpu-pcs off -g -o "$R/app-nopcs.data" -- "$TB/gpucheck_app" "$CUBIN" "${APPARGS[@]}"
+	ok $? "zt record --gpu --gpu-pcs off of gpucheck_app exits 0"
+	run app-nopcs.script 60 "$ZT" script -i "$R/app-nopcs.data" --gpu
+	while read -r _ _ k launches _; do
+		k=${k#name=}; launches=${launches#launches=}
+		got=$(grep -c "cuda:kernel:.* name=$k\$" "$R/app-nopcs.script.out")
+		[ "$got" -eq "$launches" ]; ok $? "app-nopcs: $k: $launches launches recorded ($got)"
+	done < <(grep '^GC kernel ' "$R/app-bare.out")
 fi
 # without CPU sampling (perf_event_open and bpf refused, as in a container)
 if left 60; then
@@ -316,7 +334,15 @@ for d in site.getsitepackages() + [site.getusersitepackages()]:
 	left 40 && torch_run torch-bare
 	left 60 && { torch_run torch-zt -v --gpu -g; ok $? "zt record --gpu -g of the PyTorch loop exits 0"; }
 	grep 'zt gpu:\|GPU:\|warning' "$R/torch-zt.err" 2> /dev/null | sed 's/^/INFO torch-zt: /' | cut -c1-300 | tee -a "$SUM" >> "$LOG"
-	left 50 && { torch_run torch-zt-nopcs --gpu --gpu-pcs off -g; ok $? "zt record --gpu --gpu-pcs off of the PyTorch loop exits 0"; }
+	left 50 && { torch_run torch-zt-nopcs -v --gpu --gpu-pcs off -g; ok $? "zt record --gpu --gpu-pcs off of the PyTorch loop exits 0"; }
+	grep 'zt gpu:\|GPU:\|warning' "$R/torch-zt-nopcs.err" 2> /dev/null | sed 's/^/INFO torch-zt-nopcs: /' | cut -c1-300 | tee -a "$SUM" >> "$LOG"
+	# the first run found no GPU records here: PyTorch reaches cuInit seconds
+	# after zt's first look into its folder (fixed: the folder rescanned)
+	if [ -f "$R/torch-zt-nopcs.data" ] && left 30; then
+		run torch-zt-nopcs.script 120 "$ZT" script -i "$R/torch-zt-nopcs.data" --gpu
+		nk=$(grep -c 'cuda:kernel:' "$R/torch-zt-nopcs.script.out")
+		[ "$nk" -gt 100 ]; ok $? "torch-zt-nopcs: kernels recorded ($nk)"
+	fi
 	b=${SPS_torch_bare:-0}
 	for v in torch_zt torch_zt_nopcs; do
 		eval "x=\${SPS_$v:-0}"

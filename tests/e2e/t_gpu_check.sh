@@ -19,6 +19,10 @@ check "at least 25 checks ran ($np)" [ "$np" -ge 25 ]
 check "kernel durations compared with CUDA events" contains "$T/out/summary.txt" '^FIG  app-zt: gc_hot: 5 launches: CUDA events'
 check "the GPU-only path (no perf_event, no BPF) kept launch stacks" \
 	contains "$T/out/summary.txt" '^PASS app-nocpu: launch stacks resolved'
+check "step durations in the log, without bc (absent on the first GPU machine)" \
+	bash -c "grep -q 'status 0 after [0-9]*\.[0-9]*s' '$T/out/log.txt' && ! grep -q 'after ?s' '$T/out/log.txt'"
+check "gpucheck_app also recorded without PC sampling" contains "$T/out/summary.txt" '^PASS app-nopcs: gc_hot: [0-9]+ launches recorded'
+check "every stall reason of the samples listed" contains "$T/out/summary.txt" '^INFO app-zt: every stall reason of the samples .*long_scoreboard'
 check "the results came back in at most 8 files" [ "$(ls "$T/out" | wc -l)" -le 8 ]
 check "a results archive" [ -s "$T/out/results.tar.gz" ]
 finish
