@@ -11,6 +11,7 @@
 # Without a GPU (no /dev/nvidiactl or nvidia-smi fails) it runs the same
 # checks in stand-in mode, on the stand-in libcuda and libcupti of the tests
 # (build/tests/gpu/standin), and says so; figures then mean nothing.
+# What the first run on an H200 showed and what changed: tests/gpu/H200-RUN-1.md.
 # Variables: GPU_BUNDLE (default gpu-bundle/ beside scripts/), GPU_CHECK_MODE
 # (gpu|standin: force one), GPU_CHECK_BUDGET (seconds, default 320;
 # no step runs past it by more than 20 s).
