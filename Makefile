@@ -133,6 +133,7 @@ ZT    := $(BUILD)/zt
 include mk/cupti.mk
 include mk/gputest.mk
 include mk/gpubench.mk
+include mk/gpubundle.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 .PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build

@@ -168,7 +168,9 @@ int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
 		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",stack_rate=%d",
 				      o->stack_rate);
 	if (o->stacks)
-		snprintf(g->opts + n, sizeof(g->opts) - n, ",stacks=%s", o->stacks);
+		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",stacks=%s", o->stacks);
+	if (o->verbose)
+		snprintf(g->opts + n, sizeof(g->opts) - n, ",verbose=1");
 	*out = g;
 	return 0;
 fail:
@@ -193,6 +195,8 @@ void gpurec_free(struct gpurec *g)
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *de;
 
+		if (d)
+			rewinddir(d); /* the offset is shared with every earlier scan */
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.')
 				unlinkat(g->dirfd, de->d_name, 0);
@@ -352,6 +356,11 @@ static void open_new_files(struct gpurec *g)
 			close(fd);
 		return;
 	}
+	/* from the start every time: the dup shares dirfd's offset, which the
+	 * last scan left at the end, and a file created since (a CUDA process
+	 * that started after the first poll, as PyTorch after its imports) is
+	 * not always past it: on ext4 and tmpfs it was never seen again */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		struct gfile *f;
 		char msg[256];

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -213,6 +214,8 @@ struct record {
 
 	/* the sampling */
 	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
+	bool gpu_only;         /* --gpu where the CPU cannot be sampled: no sampler */
+	uint64_t maps_hash;    /* gpu_only: the workload's /proc/PID/maps last synthesized */
 	bool use_bpf;          /* the BPF sampler, else perf_event's ring buffer */
 	struct sampler *smp;   /* use_bpf */
 	struct perfev *pev;    /* !use_bpf */
@@ -1558,6 +1561,7 @@ static int prepare_workload(struct record *r)
 	signal(SIGPIPE, SIG_IGN);
 	if (r->gpu) {
 		r->gpu_opts.workload = r->command && !r->tg.pids && !r->tg.tids;
+		r->gpu_opts.verbose = r->verbose > 0;
 		/* without BPF the library unwinds launches itself (libunwind);
 		 * with it, zt's sampler takes them at the probe, as samples */
 		if (!r->gpu_opts.stacks && !r->use_bpf)
@@ -1637,6 +1641,17 @@ static int open_sampler(struct record *r)
 			}
 		}
 	} while (err && target_fallback(tg, err));
+	if (err && r->gr && workload_traced(r)) {
+		/* a container without perf_event_open, say: the GPU side still
+		 * comes from the library, and its launch stacks from libunwind */
+		cmd_warn("--gpu: cannot sample the CPU (%s%s%s): recording the GPU side only, "
+			 "launch stacks unwound in the process",
+			 strerror(err < 0 ? -err : err), msg[0] ? ": " : "", msg);
+		r->gpu_only = true;
+		r->use_bpf = false;
+		r->path_kind = "none";
+		return 0;
+	}
 	if (err) {
 		target_open_error(tg, err, msg, "record");
 		return -1;
@@ -1734,8 +1749,9 @@ static int start_sampling(struct record *r, int argc, char **argv)
 		track(r, (uint32_t)tgid);
 		procsynth_pid(tgid, r->t_start, &r->cbs);
 	}
-	err = r->use_bpf ? sampler_start(r->smp)
-			 : (r->filtered && workload_traced(r) ? 0 : perfev_enable(r->pev));
+	err = r->use_bpf    ? sampler_start(r->smp)
+	      : r->gpu_only ? 0
+			    : (r->filtered && workload_traced(r) ? 0 : perfev_enable(r->pev));
 	if (err) {
 		cmd_error("cannot start sampling: %s", strerror(-err));
 		return -1;
@@ -1765,6 +1781,32 @@ static bool switch_due(struct record *r, uint64_t t);
 static int switch_output(struct record *r);
 static bool size_limit(struct record *r);
 
+/* --gpu without a sampler, so without side-band: the workload's mappings
+ * (for its launch stacks), synthesized again whenever /proc/PID/maps
+ * changed, checked every 10 ms. */
+static void gpu_only_maps(struct record *r)
+{
+	char path[64], buf[16384];
+	uint64_t h = 1469598103934665603ull;
+	ssize_t n;
+	int fd;
+
+	if (r->wl.pid <= 0 || r->child_done)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r->wl.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+	close(fd);
+	if (h == r->maps_hash)
+		return;
+	r->maps_hash = h;
+	procsynth_pid(r->wl.pid, now_ns(), &r->cbs);
+}
+
 /* Drain the rings until a signal, the end of --duration, of the workload
  * or of every target, or a write error; settle the side-band and flush
  * the file every FLUSH_NS. */
@@ -1787,9 +1829,12 @@ static void run_loop(struct record *r)
 				cmd_error("reading samples failed: %s", strerror(-err));
 				break;
 			}
-		} else {
+		} else if (r->pev) {
 			perfev_wait(r->pev, 100);
 			perfev_drain(r->pev);
+		} else {
+			poll(NULL, 0, 10);
+			gpu_only_maps(r);
 		}
 		if (r->sideband)
 			perfev_drain(r->sideband);
@@ -1843,7 +1888,7 @@ static void stop_sampling(struct record *r)
 		sampler_poll(r->smp, 0);
 		sampler_get_stats(r->smp, &r->sst);
 		r->lost_samples += r->sst.lost;
-	} else {
+	} else if (r->pev) {
 		perfev_disable(r->pev);
 		perfev_drain(r->pev);
 	}

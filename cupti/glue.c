@@ -210,6 +210,54 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUp
 
 /* ---- PC sampling ----------------------------------------------------- */
 
+/*
+ * How many distinct functionName pointers CUPTI handed out (an info at
+ * exit, pcs_name_pointers): about one per sampled function if CUPTI shares
+ * them as cupti_pcsampling.h says; far more would mean a string per record
+ * that nobody frees (zt never does: see pcs_forget_names). Up to 768.
+ */
+#define NAMES_SEEN 1024
+static struct {
+	pthread_mutex_t lock;
+	const void *p[NAMES_SEEN];
+	unsigned n, full;
+} names_seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void name_seen(const void *p)
+{
+	size_t j;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&names_seen.lock);
+	j = (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 54) & (NAMES_SEEN - 1);
+	for (; names_seen.p[j]; j = (j + 1) & (NAMES_SEEN - 1))
+		if (names_seen.p[j] == p)
+			goto out;
+	if (names_seen.n >= NAMES_SEEN * 3 / 4) {
+		names_seen.full = 1;
+		goto out;
+	}
+	names_seen.p[j] = p;
+	names_seen.n++;
+out:
+	pthread_mutex_unlock(&names_seen.lock);
+}
+
+static void names_info(void)
+{
+	char s[32];
+
+	pthread_mutex_lock(&names_seen.lock);
+	if (names_seen.n) {
+		snprintf(s, sizeof(s), "%u%s", names_seen.n, names_seen.full ? "+" : "");
+		zc_info(g.zc, "pcs_name_pointers", s);
+	}
+	memset(names_seen.p, 0, sizeof(names_seen.p));
+	names_seen.n = names_seen.full = 0;
+	pthread_mutex_unlock(&names_seen.lock);
+}
+
 static void pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d, size_t max_pcs,
 			size_t max_stalls)
 {
@@ -223,6 +271,7 @@ static void pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d, size_t m
 		const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
 		size_t ns = pc->stallReasonCount < max_stalls ? pc->stallReasonCount : max_stalls;
 
+		name_seen(pc->functionName);
 		if (!pc->stallReason || !ns)
 			continue;
 		zc_pcs_pc(g.zc, pc->cubinCrc, pc->pcOffset, pc->functionIndex, pc->correlationId,
@@ -237,14 +286,23 @@ void ztc_glue_pcs_consume(uint32_t ctx_id, const CUpti_PCSamplingData *d)
 		pcs_consume(ctx_id, d, SIZE_MAX, SIZE_MAX);
 }
 
-/* CUPTI allocates each PC record's functionName for the caller to free
- * (cupti_pcsampling.h); the aggregator keeps its own copy */
-static void pcs_free_names(CUpti_PCSamplingData *d, size_t max_pcs)
+/*
+ * Each PC record's functionName is CUPTI's string, and it is shared: "This
+ * name string might be shared across all the records including records
+ * from activity APIs representing the same function, and so it should not
+ * be modified or freed until post processing of all the records is done"
+ * (cupti_pcsampling.h; NVIDIA's pc_sampling samples collect the distinct
+ * pointers in a set and free them once, at the very end). Freeing it per
+ * record, as zt did, freed one pointer once per PC of a function: the
+ * double free that aborted every CUDA process on an H200 (tests/gpu/
+ * H200-RUN-1.md). zt never frees it: the aggregator keeps its own copy,
+ * and what CUPTI hands out is one string per function, released with the
+ * process. pcs_forget_names only clears the fields of our buffer.
+ */
+static void pcs_forget_names(CUpti_PCSamplingData *d, size_t max_pcs)
 {
-	for (size_t i = 0; d->pPcData && i < d->totalNumPcs && i < max_pcs; i++) {
-		free(d->pPcData[i].functionName);
+	for (size_t i = 0; d->pPcData && i < d->totalNumPcs && i < max_pcs; i++)
 		d->pPcData[i].functionName = NULL;
-	}
 }
 
 static void pcs_data_free(CUpti_PCSamplingData *d, size_t npcs)
@@ -468,7 +526,7 @@ static void pcs_drain_ctx(struct pcs_ctx *c)
 			return;
 		}
 		pcs_consume(c->id, &c->get, PCS_GET_PCS, c->nstall);
-		pcs_free_names(&c->get, PCS_GET_PCS);
+		pcs_forget_names(&c->get, PCS_GET_PCS);
 		if (!c->get.remainingNumPcs)
 			return;
 	}
@@ -479,7 +537,7 @@ static void pcs_take_cfg(struct pcs_ctx *c)
 {
 	if (c->cfg.totalNumPcs) {
 		pcs_consume(c->id, &c->cfg, PCS_CFG_PCS, c->nstall);
-		pcs_free_names(&c->cfg, PCS_CFG_PCS);
+		pcs_forget_names(&c->cfg, PCS_CFG_PCS);
 		c->cfg.totalNumPcs = 0;
 	}
 }
@@ -773,6 +831,29 @@ static void overhead_record(const CUpti_ActivityOverhead3 *a)
 	zc_overhead(g.zc, &o);
 }
 
+/* how many records of each activity kind CUPTI delivered: an info at exit
+ * (what a real CUPTI sends, for the stand-in to copy) */
+#define KINDS_SEEN 64
+static _Atomic uint64_t kinds_seen[KINDS_SEEN];
+
+static void kinds_info(void)
+{
+	char s[512];
+	size_t n = 0;
+
+	for (unsigned k = 0; k < KINDS_SEEN && n < sizeof(s) - 32; k++) {
+		uint64_t c = atomic_load_explicit(&kinds_seen[k], memory_order_relaxed);
+
+		if (c)
+			n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%u:%llu", n ? "," : "", k,
+					      (unsigned long long)c);
+	}
+	if (n)
+		zc_info(g.zc, "activity_kinds", s);
+	if (n && zc_get_opts(g.zc)->verbose)
+		fprintf(stderr, "zt gpu: activity records by kind (kind:count): %s\n", s);
+}
+
 void CUPTIAPI ztc_glue_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 					size_t size, size_t valid)
 {
@@ -789,6 +870,8 @@ void CUPTIAPI ztc_glue_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t 
 					res_str(r));
 			break;
 		}
+		if ((unsigned)rec->kind < KINDS_SEEN)
+			atomic_fetch_add_explicit(&kinds_seen[rec->kind], 1, memory_order_relaxed);
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -831,8 +914,13 @@ static void glue_exit(void)
 		return;
 	if (g.activity_ok)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* the kernels, copies and launches on disk before PC sampling is torn
+	 * down: whatever happens there, they are kept */
+	zc_flush(g.zc);
 	pcs_close_all();
 	dropped_poll();
+	kinds_info();
+	names_info();
 	zc_finish(g.zc);
 }
 
@@ -856,6 +944,13 @@ static void start_infos(const char *opts, const char *bad)
 
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
 		info_u64("cupti_version", v);
+	/* which libcupti the process loaded (the application's own, or CUDA's) */
+	if (dladdr((void *)cuptiGetVersion, &dl) && dl.dli_fname) {
+		zc_info(g.zc, "cupti_library", dl.dli_fname);
+		if (o->verbose)
+			fprintf(stderr, "zt gpu: CUPTI %u from %s, options '%s'\n", v, dl.dli_fname,
+				opts ? opts : "");
+	}
 	/* the driver that loaded this library is in the process already: no
 	 * link to it, and never loaded here (RTLD_NOLOAD) */
 	cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);

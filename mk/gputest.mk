@@ -20,9 +20,10 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 GPUT := $(BUILD)/tests/gpu
 CUDA_INC := -I$(CUDA_HOME)/include
 GPU_TEST_BINS := $(GPUT)/standin/libcuda.so.1 $(GPUT)/standin/libcupti.so.13 $(GPUT)/cuda_app \
-		 $(GPUT)/cubin_crc
+		 $(GPUT)/cubin_crc $(GPUT)/gpucheck_app $(GPUT)/noperf.so
 ifneq ($(wildcard $(NVCC)),)
-GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/kernels-nolines.cubin $(GPUT)/vecadd
+GPU_TEST_BINS += $(GPUT)/kernels.cubin $(GPUT)/kernels-nolines.cubin $(GPUT)/vecadd \
+		 $(GPUT)/gpucheck.cubin
 CUBIN_ARCHS := 75 90 100
 CUBIN_FIXTURES := $(foreach a,$(CUBIN_ARCHS),$(GPUT)/cubins/symtest_sm$(a).cubin \
 	$(GPUT)/cubins/rdc_sm$(a).cubin) $(GPUT)/cubins/symtest_noline.cubin \
@@ -49,6 +50,24 @@ $(GPUT)/cuda_app: tests/gpu/cuda_app.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(GPU_TEST_CFLAGS) -fno-omit-frame-pointer -fno-inline -o $@ $< \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# scripts/gpu-check.sh's program and kernels (it runs on a GPU and on the stand-in)
+$(GPUT)/gpucheck_app: tests/gpu/gpucheck_app.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -fno-omit-frame-pointer -fno-inline -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# perf_event_open and bpf refused, as in a container (the GPU-only path of record --gpu)
+$(GPUT)/noperf.so: tests/gpu/noperf.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(GPU_TEST_CFLAGS) -shared -fPIC -o $@ $<
+
+$(GPUT)/gpucheck.cubin: tests/gpu/gpucheck.cu
+	$(call msg,NVCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) -cubin -lineinfo -arch=sm_90 -o $@ $<
 
 $(GPUT)/cubin_crc: tests/gpu/cubin_crc.c
 	$(call msg,CC,$@)

@@ -37,6 +37,17 @@ done
 # only __noinline__ callees' names are refused by CUPTI, never a kernel
 check "CUPTI refuses no kernel's name" bash -c "! grep -q 'a kernel!' '$T/cmp.out'"
 check "CUPTI refuses the callees' names" contains "$T/cmp.out" 'st_second\$_Z9st_calleefi: CUPTI refuses'
+# a cubin built by nvcc on an H200 machine (tests/data/gpu): zt's line at every
+# PC == the line nvdisasm -g printed there (and CUPTI's, through cubin_cmp)
+D=$(dirname "$0")/../data/gpu
+"$CMP" -v "$D/h200-gpucheck.cubin" > "$T/h200.out" 2>&1
+check "the H200 cubin: cubin_cmp exits 0" [ $? -eq 0 ]
+awk '/ cupti / { split($5, a, ":"); print $1, a[2] }' "$T/h200.out" | LC_ALL=C sort > "$T/h200-zt.txt"
+LC_ALL=C join "$D/h200-gpucheck.nvdisasm-lines" "$T/h200-zt.txt" > "$T/h200-join.txt"
+check "the H200 cubin: all 264 PCs compared with nvdisasm ($(wc -l < "$T/h200-join.txt"))" \
+	[ "$(wc -l < "$T/h200-join.txt")" -eq 264 ]
+check "the H200 cubin: zt's line == nvdisasm's at every PC" bash -c "! awk '\$2 != \$3' '$T/h200-join.txt' | grep -q ."
+check "the H200 cubin: gc_hot's loop is at gpucheck.cu:21" contains "$T/h200-join.txt" '^gc_hot\+0x300 21 21$'
 # the failure path: without its list of expected disagreements, the
 # device-linked sm_90 cubin must fail the comparison
 "$CMP" -x "$G/cubins/rdc_sm90.cubin" > "$T/cmp-x.out" 2>&1

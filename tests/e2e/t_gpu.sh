@@ -61,6 +61,10 @@ npcs=$(grep -c 'cuda:pcsample:' fp.txt)
 check "PC samples: $npcs buckets" [ "$npcs" -ge 4 ]
 check "PC samples carry the cubin's CRC" contains fp.txt "cuda:pcsample: .*0x0*${crc#0x}"
 check "with CUPTI's stall reasons" contains fp.txt 'cuda:pcsample: .*smsp__pcsamp_warps_issue_stalled_long_scoreboard'
+# CUPTI's function names are shared, one per function (the stand-in does as CUPTI 13):
+# the library counts the distinct pointers it was handed (3 kernels sampled)
+np=$(sed -n 's/.*cuda:info: pcs_name_pointers=\([0-9]*\).*/\1/p' fp.txt)
+check "one shared function name per sampled kernel: pcs_name_pointers=${np:-none}" [ "${np:-0}" -ge 1 ] && [ "${np:-9}" -le 3 ]
 # every sampled PC lies inside its kernel's section, on an instruction (16 bytes)
 bad=0
 while read -r fn off; do
@@ -107,6 +111,13 @@ check "a rate limit per thread: --gpu-stack-rate" \
 "$ZT" script -i rl.data --gpu > rl.txt 2>/dev/null
 check "launches over the rate are counted" contains rl.txt 'cuda:counters: .*launch_ratelimited=[1-9]'
 check "no PC samples with --gpu-pcs off" bash -c "! grep -q 'cuda:pcsample:' rl.txt"
+
+# ---- a CUDA process that starts after zt's first poll (PyTorch's imports take
+# seconds): its file appears in a folder zt has read to the end before; on an
+# H200 such a run said "no CUDA process reported GPU activity"
+LD_LIBRARY_PATH=$SD "$ZT" record --gpu --gpu-pcs off -g -o late.data -- \
+	sh -c "sleep 2.5; exec '$G/cuda_app' '$G/kernels.cubin' 10" > late.out 2> late.err
+check "a CUDA process started 2.5 s late is recorded" contains late.err 'GPU: 1 process, [1-9][0-9]* kernels'
 
 # ---- another CUPTI client holds the process ------------------------------------
 LD_LIBRARY_PATH=$SD ZT_STANDIN_OTHER_SUBSCRIBER="Nsight Systems" "$ZT" record --gpu -g -o ns.data -- \

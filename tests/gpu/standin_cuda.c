@@ -30,6 +30,7 @@ static int inited;
 static int ctx_storage;
 static CUcontext the_ctx = (CUcontext)&ctx_storage;
 static uint32_t next_module = 1;
+static uint64_t gpu_ns; /* the stand-in GPU's clock: the kernels' durations */
 
 static void (*h_context)(CUcontext, int);
 static void (*h_module)(CUcontext, uint32_t, const void *, size_t);
@@ -231,6 +232,53 @@ EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n)
 	return CUDA_SUCCESS;
 }
 
+/* Events (scripts/gpu-check.sh's program times its kernels with them): a
+ * stand-in GPU clock that each launch advances by its kernel's duration. */
+EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	uint64_t *t = calloc(1, sizeof(*t));
+
+	*e = (CUevent)t;
+	return t ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	*(uint64_t *)e = gpu_ns;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+	if (h_sync)
+		h_sync();
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	*ms = (float)((double)(*(uint64_t *)b - *(uint64_t *)a) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy(CUevent e)
+{
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+	snprintf(name, (size_t)len, "zt stand-in GPU");
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 			       unsigned by, unsigned bz, unsigned smem, CUstream s, void **args,
 			       void **extra)
@@ -239,8 +287,11 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 	uint32_t corr = enter(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel");
 	unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
 
+	uint64_t dur = 20000 + (uint64_t)gx * 100;
+
+	gpu_ns += dur;
 	if (h_kernel)
-		h_kernel(corr, k->name, grid, block, smem, 20000 + (uint64_t)gx * 100);
+		h_kernel(corr, k->name, grid, block, smem, dur);
 	leave(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", corr);
 	return CUDA_SUCCESS;
 }

@@ -16,6 +16,8 @@
  * zt_standin_* functions below, as the real driver drives CUPTI.
  * ZT_STANDIN_OTHER_SUBSCRIBER=NAME makes cuptiSubscribe_v2 fail as it does
  * under Nsight; ZT_STANDIN_DROPPED=N reports N dropped activity records.
+ * PC records name their function with the string the kernel records use
+ * (one per function, never to be freed by the client), as CUPTI 13 does.
  * Not thread-safe beyond one mutex around everything: enough for a test.
  */
 #include <cupti.h>
@@ -74,6 +76,8 @@ static const char *const stall_names[] = {
 };
 #define NR_STALLS (sizeof(stall_names) / sizeof(stall_names[0]))
 static const uint32_t stall_index[NR_STALLS] = { 1, 4, 7, 9, 12 };
+
+static const char *intern(const char *s);
 
 static uint64_t now(void)
 {
@@ -430,7 +434,11 @@ EXPORT CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 		pc->cubinCrc = cubin_crc;
 		pc->pcOffset = pcs[i].pc;
 		pc->functionIndex = kern[pcs[i].k].index;
-		pc->functionName = strdup(kern[pcs[i].k].name); /* the caller frees it */
+		/* as the real CUPTI 13 does (cupti_pcsampling.h): one string per
+		 * function, shared by all its PC records, by every GetData and by
+		 * the kernel activity records; never to be freed per record
+		 * (a client that does frees it twice: glibc aborts, as on an H200) */
+		pc->functionName = (char *)intern(kern[pcs[i].k].name);
 		pc->correlationId = pcs_serialized ? pcs[i].corr : 0;
 		/* [r] stallReasonCount: the caller allocated room for every stall
 		 * reason of the context (NVIDIA's samples do), CUPTI says how many */

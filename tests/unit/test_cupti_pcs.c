@@ -124,13 +124,36 @@ __wrap_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInf
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * The function's name as the real CUPTI 13 hands it out: one heap string
+ * per function, shared by all its PC records, every GetData and the
+ * activity records ("should not be modified or freed until post
+ * processing of all the records is done", cupti_pcsampling.h). A client
+ * that frees it per record frees it twice in the first buffer with two
+ * PCs of a function (the abort on an H200: tests/gpu/H200-RUN-1.md);
+ * here ASan reports it, and without ASan glibc aborts or the check of
+ * the string below fails (tcache writes into freed memory).
+ */
+static char *shared_name;
+
+static const char *cupti_name(void)
+{
+	if (!shared_name) {
+		shared_name = malloc(sizeof(fn_name));
+		assert_non_null(shared_name);
+		memcpy(shared_name, fn_name, sizeof(fn_name));
+	}
+	assert_string_equal(shared_name, fn_name); /* still CUPTI's, intact */
+	return shared_name;
+}
+
 /* one PC at pc, stall 3, samples */
 static void fill_pc(CUpti_PCSamplingPCData *pc, uint64_t off, uint32_t samples, uint32_t corr)
 {
 	pc->cubinCrc = 0xc0b1;
 	pc->pcOffset = off;
 	pc->functionIndex = 2;
-	pc->functionName = strdup(fn_name); /* CUPTI allocates it, the caller frees it */
+	pc->functionName = (char *)cupti_name();
 	pc->stallReasonCount = 1;
 	pc->stallReason[0].pcSamplingStallReasonIndex = 3;
 	pc->stallReason[0].samples = samples;
@@ -219,6 +242,11 @@ static void fx_load(struct fx *x)
 
 static void fx_done(struct fx *x)
 {
+	/* CUPTI's names live as long as CUPTI: released by it, once, at the end */
+	if (shared_name)
+		assert_string_equal(shared_name, fn_name);
+	free(shared_name);
+	shared_name = NULL;
 	zgwalk_free(&x->f);
 	zgwalk_rmdir(x->dir);
 }
