@@ -855,7 +855,23 @@ static int tokens_load(struct zs_store *s, sqlite3 *db)
 	return 0;
 }
 
-/* A token's row by the SHA-256 of the token. -EEXIST: that token is there. */
+int zs_token_name_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (i >= ZS_TOKEN_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+						(c >= '0' && c <= '9') || strchr("._-@:+", c)))
+			return 0;
+	}
+	return i > 0;
+}
+
+/* A token's row by the SHA-256 of the token. -EEXIST: that token is
+ * there; -ENOTUNIQ: another token has that name. One transaction, so
+ * that two processes cannot give two tokens the same name. */
 static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 			const uint8_t hash[32])
 {
@@ -863,8 +879,29 @@ static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 	int rc, err;
 
 	pthread_mutex_lock(&s->wlock);
-	rc = sqlite3_prepare_v2(s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
-				-1, &st, NULL);
+	if ((err = exec(s->wdb, "BEGIN IMMEDIATE"))) {
+		pthread_mutex_unlock(&s->wlock);
+		return err;
+	}
+	rc = SQLITE_OK;
+	if (name) {
+		rc = sqlite3_prepare_v2(s->wdb, "SELECT 1 FROM tokens WHERE name=?", -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			rc = sqlite3_step(st);
+			sqlite3_finalize(st);
+		}
+		if (rc == SQLITE_ROW) {
+			exec(s->wdb, "ROLLBACK");
+			pthread_mutex_unlock(&s->wlock);
+			return -ENOTUNIQ;
+		}
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(
+			s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
+			-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name ? name : "", -1, SQLITE_STATIC);
@@ -874,9 +911,15 @@ static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 		sqlite3_finalize(st);
 	}
 	if (rc == SQLITE_DONE)
-		err = tokens_load(s, s->wdb);
+		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
 	else
+		rc = rc == SQLITE_OK ? SQLITE_ERROR : rc;
+	if (rc == SQLITE_OK) {
+		err = tokens_load(s, s->wdb);
+	} else {
 		err = (rc & 0xff) == SQLITE_CONSTRAINT ? -EEXIST : db_err(s->wdb, rc);
+		exec(s->wdb, "ROLLBACK");
+	}
 	pthread_mutex_unlock(&s->wlock);
 	return err;
 }
@@ -886,7 +929,7 @@ int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char 
 	uint8_t raw[32], hash[32];
 	int err;
 
-	if (!scopes || scopes > 15 || (name && strlen(name) > 256))
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)))
 		return -EINVAL;
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
@@ -907,7 +950,7 @@ int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const
 	size_t i;
 	int err;
 
-	if (!scopes || scopes > 15 || (name && strlen(name) > 256) || len < 16 || len > 1024)
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)) || len < 16 || len > 1024)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
 		if ((unsigned char)token[i] <= ' ' || (unsigned char)token[i] >= 0x7f)
@@ -984,10 +1027,7 @@ size_t zs_token_count(struct zs_store *s)
 	return n;
 }
 
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx)
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx)
 {
 	size_t i;
 
@@ -1003,15 +1043,25 @@ int zs_token_list(struct zs_store *s,
 	return 0;
 }
 
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
+/* Whether token t is the one name_or_id (n bytes, is_hex: 8 to 64 hex
+ * digits) names. */
+static int token_matches(const struct token *t, const char *name_or_id, size_t n, int is_hex)
 {
-	size_t n = strlen(name_or_hash), i, hits = 0;
-	sqlite3_stmt *st;
-	int err = 0, rc, is_hex = n >= 8 && n <= 64;
+	char hex[65];
+
+	zs_hex(t->hash, 32, hex);
+	return !strcmp(t->name, name_or_id) || (is_hex && !strncmp(hex, name_or_id, n));
+}
+
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx)
+{
+	size_t n = strlen(name_or_id), i, hits = 0;
+	sqlite3_stmt *st = NULL;
+	int err, rc, is_hex = n >= 8 && n <= 64;
 
 	for (i = 0; i < n && is_hex; i++)
-		is_hex = (name_or_hash[i] >= '0' && name_or_hash[i] <= '9') ||
-			 (name_or_hash[i] >= 'a' && name_or_hash[i] <= 'f');
+		is_hex = (name_or_id[i] >= '0' && name_or_id[i] <= '9') ||
+			 (name_or_id[i] >= 'a' && name_or_id[i] <= 'f');
 	if (!n)
 		return -ENOENT;
 	pthread_mutex_lock(&s->wlock);
@@ -1019,26 +1069,42 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
 		pthread_mutex_unlock(&s->wlock);
 		return -EIO;
 	}
+	/* the tokens as the transaction sees them: another process may have
+	 * made or revoked some since this one read them */
+	err = tokens_load(s, s->wdb);
 	pthread_rwlock_rdlock(&s->tlock);
-	rc = sqlite3_prepare_v2(s->wdb, "DELETE FROM tokens WHERE hash=?", -1, &st, NULL);
-	for (i = 0; rc == SQLITE_OK && i < s->nr_tokens; i++) {
-		char hex[65];
+	for (i = 0; !err && i < s->nr_tokens; i++)
+		hits += (size_t)token_matches(&s->tokens[i], name_or_id, n, is_hex);
+	if (!err && hits > 1) {
+		err = -ENOTUNIQ;
+		for (i = 0; cb && i < s->nr_tokens; i++) {
+			char hex[65];
 
-		zs_hex(s->tokens[i].hash, 32, hex);
-		if (strcmp(s->tokens[i].name, name_or_hash) && !(is_hex && !strncmp(hex, name_or_hash, n)))
+			if (!token_matches(&s->tokens[i], name_or_id, n, is_hex))
+				continue;
+			zs_hex(s->tokens[i].hash, 32, hex);
+			hex[8] = 0;
+			cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
+		}
+	}
+	if (!err && !hits)
+		err = -ENOENT;
+	rc = err ? SQLITE_OK
+		 : sqlite3_prepare_v2(s->wdb, "DELETE FROM tokens WHERE hash=?", -1, &st, NULL);
+	for (i = 0; !err && i < s->nr_tokens; i++) {
+		if (rc != SQLITE_OK) {
+			err = -EIO;
+			break;
+		}
+		if (!token_matches(&s->tokens[i], name_or_id, n, is_hex))
 			continue;
 		sqlite3_bind_blob(st, 1, s->tokens[i].hash, 32, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			err = db_err(s->wdb, SQLITE_ERROR);
 		sqlite3_reset(st);
-		hits++;
 	}
 	sqlite3_finalize(st);
 	pthread_rwlock_unlock(&s->tlock);
-	if (rc != SQLITE_OK)
-		err = -EIO;
-	if (!err && !hits)
-		err = -ENOENT;
 	if (!err)
 		err = exec(s->wdb, "COMMIT");
 	if (err)

@@ -84,12 +84,20 @@ enum zs_scope {
 /* "push" "symbols" "read" "admin" (comma-separated) to a mask; 0: invalid. */
 unsigned zs_scope_parse(const char *s);
 
+/* A token's name: 1 to ZS_TOKEN_NAME_MAX bytes of ASCII letters, digits
+ * and . _ - @ : + (nothing a terminal acts on, no blank to split a
+ * listing's columns). Names are unique in a store; a token may have none. */
+#define ZS_TOKEN_NAME_MAX 64
+int zs_token_name_ok(const char *name);
+
 /* A new random token (32 bytes, shown as 64 hex digits: out has 65 bytes)
- * with these scopes and a name (may be NULL); only its SHA-256 is stored. */
+ * with these scopes and a name (NULL: none); only its SHA-256 is stored.
+ * -EINVAL (bad scopes or name), -ENOTUNIQ (a token has that name). */
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
 /* The same with a token given (from another instance: every zt serve on a
  * shared ClickHouse takes the same token): 16 to 1024 printable
- * characters, no blank. -EINVAL, -EEXIST (that token is there already). */
+ * characters, no blank. -EINVAL, -EEXIST (that token is there already),
+ * -ENOTUNIQ (another token has that name). */
 int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
 		    size_t len);
 /* The scopes of a presented token (0: unknown): compared in constant time
@@ -99,13 +107,19 @@ int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len);
 /* Number of tokens. */
 size_t zs_token_count(struct zs_store *s);
-/* Each token: cb(name, scopes, the first 8 hex digits of its hash, created, Unix s). */
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx);
-/* Revoke by name or by hash prefix (at least 8 hex digits). 0, -ENOENT. */
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash);
+/* A token as listed: its name ("" for none; a catalogue of an older zt
+ * may hold names with any bytes: escape them before they are shown), its
+ * scopes, the first 8 hex digits of its hash (its id), created (Unix s). */
+typedef void zs_token_fn(void *ctx, const char *name, unsigned scopes, const char *hash8,
+			 int64_t created);
+/* Each token, oldest first. */
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx);
+/* Revoke the one token named name_or_id, or whose hash starts with it (8
+ * to 64 lowercase hex digits). 0; -ENOENT (none); -ENOTUNIQ: several
+ * match (a catalogue of an older zt may have a name twice, a name may
+ * look like an id): nothing is revoked, and each is passed to cb (when
+ * not NULL). */
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx);
 
 /* ---- ingest ---------------------------------------------------------------- */
 

@@ -80,14 +80,11 @@ size_t zs_token_count(struct zs_store *s)
 {
 	return 4;
 }
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx)
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx)
 {
 	return 0;
 }
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx)
 {
 	return -ENOENT;
 }

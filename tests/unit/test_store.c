@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
 
 #include "server/blobstore.h"
 #include "server/store.h"
@@ -173,9 +175,9 @@ static void test_tokens(void **state)
 	zs_store_close(s);
 	s = open_store(); /* from the catalogue */
 	assert_int_equal(zs_token_check(s, t1, 64), ZS_SCOPE_PUSH);
-	assert_int_equal(zs_token_revoke(s, "ci"), 0);
+	assert_int_equal(zs_token_revoke(s, "ci", NULL, NULL), 0);
 	assert_int_equal(zs_token_check(s, t1, 64), 0);
-	assert_int_equal(zs_token_revoke(s, "ci"), -ENOENT);
+	assert_int_equal(zs_token_revoke(s, "ci", NULL, NULL), -ENOENT);
 	assert_int_equal(zs_token_count(s), 1);
 	/* a token made elsewhere, imported: the same token works here */
 	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, "shared", t1, 64), 0);
@@ -185,6 +187,70 @@ static void test_tokens(void **state)
 	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, NULL, "with a blank 0123", 17), -EINVAL);
 	assert_int_equal(zs_token_import(s, 0, NULL, t2, 64), -EINVAL);
 	assert_int_equal(zs_token_count(s), 2);
+	zs_store_close(s);
+}
+
+static void count_cb(void *ctx, const char *name, unsigned scopes, const char *hash8,
+		     int64_t created)
+{
+	(void)name, (void)scopes, (void)hash8, (void)created;
+	(*(int *)ctx)++;
+}
+
+/* Token names: printable, bounded, unique; a revoke that matches several
+ * tokens revokes none. */
+static void test_token_names(void **state)
+{
+	struct zs_store *s = open_store();
+	char t[65], t2[65], name[80], hash8[9];
+	uint8_t md[32];
+	unsigned len = 32;
+	sqlite3 *db;
+	size_t n0 = zs_token_count(s);
+	int n = 0;
+
+	assert_true(zs_token_name_ok("ci-runner_2.x@host:7+1"));
+	assert_false(zs_token_name_ok(""));
+	assert_false(zs_token_name_ok("a b"));
+	assert_false(zs_token_name_ok("evil\nFAKE 12345678 admin"));
+	assert_false(zs_token_name_ok("esc\033[2J"));
+	assert_false(zs_token_name_ok("caf\xc3\xa9"));
+	memset(name, 'n', sizeof(name));
+	name[ZS_TOKEN_NAME_MAX] = 0;
+	assert_true(zs_token_name_ok(name));
+	name[ZS_TOKEN_NAME_MAX] = 'n';
+	name[ZS_TOKEN_NAME_MAX + 1] = 0;
+	assert_false(zs_token_name_ok(name));
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, name, t), -EINVAL);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, "a\nb", t), -EINVAL);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, "dup", t), 0);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_ADMIN, "dup", t2), -ENOTUNIQ);
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_ADMIN, "dup", "0123456789abcdefXYZ", 19),
+			 -ENOTUNIQ);
+	assert_int_equal(zs_token_count(s), n0 + 1);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_PUSH, NULL, t2), 0);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_PUSH, NULL, t2), 0); /* unnamed: any number */
+	/* a second "dup", as an older zt let in */
+	snprintf(name, sizeof(name), "%s/zt.db", dir);
+	assert_int_equal(sqlite3_open(name, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO tokens VALUES(zeroblob(32), 'dup', 8, 1)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(zs_token_revoke(s, "dup", count_cb, &n), -ENOTUNIQ);
+	assert_int_equal(n, 2);
+	assert_int_equal(zs_token_check(s, t, 64), ZS_SCOPE_READ);
+	assert_int_equal(zs_token_count(s), n0 + 4);
+	assert_int_equal(zs_token_revoke(s, "0000000", NULL, NULL), -ENOENT); /* 7 digits: short */
+	assert_int_equal(zs_token_revoke(s, "00000000", NULL, NULL), 0);
+	assert_int_equal(zs_token_count(s), n0 + 3);
+	/* the one left by its id */
+	EVP_Digest(t, 64, md, &len, EVP_sha256(), NULL);
+	for (n = 0; n < 4; n++)
+		snprintf(hash8 + 2 * n, 3, "%02x", md[n]);
+	assert_int_equal(zs_token_revoke(s, hash8, NULL, NULL), 0);
+	assert_int_equal(zs_token_check(s, t, 64), 0);
+	assert_int_equal(zs_token_revoke(s, "dup", NULL, NULL), -ENOENT);
 	zs_store_close(s);
 }
 
@@ -206,7 +272,7 @@ static void test_tokens_beside(void **state)
 	assert_int_equal(zs_token_create(a, ZS_SCOPE_READ, "late", t), 0);
 	usleep(1100 * 1000);
 	assert_int_equal(zs_token_check(s, t, 64), ZS_SCOPE_READ);
-	assert_int_equal(zs_token_revoke(a, "late"), 0);
+	assert_int_equal(zs_token_revoke(a, "late", NULL, NULL), 0);
 	usleep(1100 * 1000);
 	assert_int_equal(zs_token_check(s, t, 64), 0);
 	zs_store_close(a);
@@ -567,13 +633,10 @@ static void test_remote(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ingest_dedup),
-		cmocka_unit_test(test_ingest_file_and_orphans),
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_tokens_beside),
-		cmocka_unit_test(test_symbols),
-		cmocka_unit_test(test_symfiles),
-		cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_ingest_dedup), cmocka_unit_test(test_ingest_file_and_orphans),
+		cmocka_unit_test(test_tokens),	     cmocka_unit_test(test_tokens_beside),
+		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_symfiles),     cmocka_unit_test(test_remote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

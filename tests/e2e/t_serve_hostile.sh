@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# zt serve against a hostile client or local user (issue 31):
+# - token names: printable, at most 64 bytes, unique; a name cannot forge
+#   a row of 'token list'; 'token revoke' refuses a name several tokens
+#   have (old catalogues may hold such) and takes an id prefix.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/servelib.sh"
+SERVE_LIFETIME=240
+cd "$T"
+
+# mkpprof OUT VALUES...: a pprof (2 sample types, samples/count cpu/nanoseconds)
+# with one sample per VALUES ("4,4000"; any count of values, negative ones too)
+mkpprof() {
+	python3 - "$@" << 'EOF'
+import sys
+def uv(n):
+    n &= (1 << 64) - 1
+    out = b''
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+def fld(num, payload): # length-delimited
+    return uv(num << 3 | 2) + uv(len(payload)) + payload
+def vint(num, v):
+    return uv(num << 3) + uv(v)
+strs = [b'', b'samples', b'count', b'cpu', b'nanoseconds', b'main', b'work']
+p = fld(1, vint(1, 1) + vint(2, 2)) + fld(1, vint(1, 3) + vint(2, 4))
+for vals in sys.argv[2:]:
+    vs = [int(x) for x in vals.split(',')]
+    p += fld(2, fld(1, uv(1) + uv(2)) + fld(2, b''.join(uv(v) for v in vs)))
+p += fld(4, vint(1, 1) + fld(4, vint(1, 2))) + fld(4, vint(1, 2) + fld(4, vint(1, 1)))
+p += fld(5, vint(1, 1) + vint(2, 5)) + fld(5, vint(1, 2) + vint(2, 6))
+for s in strs:
+    p += fld(6, s)
+open(sys.argv[1], 'wb').write(p)
+EOF
+}
+
+# ---- token names ------------------------------------------------------------------
+D=$T/tok
+tok() { "$ZT" serve token "$@" --data-dir "$D"; }
+tok create --scope read --name $'evil\nFAKE 12345678 admin' > t1.out 2> t1.err
+check "a name with a newline: refused (129)" [ $? -eq 129 ]
+check "... saying which characters a name may have" grep -q "letters, digits" t1.err
+check "... no token made" [ ! -s t1.out ]
+tok create --scope read --name $'esc\e[31mred' > t2.out 2> t2.err
+check "a name with ESC: refused (129)" [ $? -eq 129 ]
+check "... no ESC echoed" bash -c "! grep -q $'\e' t2.err"
+tok create --scope read --name "$(printf 'n%.0s' $(seq 5000))" > t3.out 2> t3.err
+check "a 5000-byte name: refused (129)" [ $? -eq 129 ]
+check "... saying the bound (64 bytes)" grep -q "64 bytes" t3.err
+tok create --scope read --name '' > t4.out 2> t4.err
+check "an empty name: refused (129)" [ $? -eq 129 ]
+DUP=$(tok create --scope read --name dup 2> t5.err)
+check "a name: created" [ ${#DUP} -eq 64 ]
+tok create --scope admin --name dup > t6.out 2> t6.err
+check "the same name again: refused (1)" [ $? -eq 1 ]
+check "... saying a token has that name" grep -q "a token named 'dup' exists" t6.err
+check "... no token made" [ ! -s t6.out ]
+tok create --scope push --name 'ci-runner_2.x@host:7+1' > /dev/null 2> t7.err
+check "a name of letters, digits and . _ - @ : +: created" [ $? -eq 0 ]
+# what an older zt let in: a second 'dup' (an admin token) and a name with a
+# newline and ESC, written into the catalogue as it would have
+python3 - "$D/zt.db" << 'EOF'
+import sqlite3, sys, os
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
+           (bytes.fromhex('ab' * 32), 'dup', 8, 1700000000))
+db.execute("INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
+           (bytes.fromhex('cd' * 32), "old\nFAKE 12345678 admin\x1b[2J", 4, 1700000001))
+db.commit()
+EOF
+tok list > list1.out 2> list1.err
+check "token list: one line a token (4)" [ "$(wc -l < list1.out)" -eq 4 ]
+check "... a name cannot forge a row" bash -c "! grep -q '^FAKE' list1.out"
+check "... control characters and blanks shown escaped" grep -qF 'old\nFAKE\x2012345678\x20admin\x1b[2J' list1.out
+check "... both tokens named dup" [ "$(grep -c ' dup ' list1.out)" -eq 2 ]
+tok revoke dup > r1.out 2> r1.err
+check "revoke a name two tokens have: refused (1)" [ $? -eq 1 ]
+h8=$(printf %s "$DUP" | sha256sum | cut -c1-8)
+check "... listing both" bash -c "grep -q abababab r1.err && grep -q '$h8' r1.err"
+check "... saying to give the id" grep -q "id" r1.err
+check "... nothing revoked" [ "$(tok list | grep -c ' dup ')" -eq 2 ]
+tok revoke abababab > r2.out 2> r2.err
+check "revoke by id prefix: 0" [ $? -eq 0 ]
+check "... that one gone, the other dup there" bash -c "[ \$(\"$ZT\" serve token list --data-dir '$D' | grep -c ' dup ') -eq 1 ] &&
+	! \"$ZT\" serve token list --data-dir '$D' | grep -q abababab"
+tok revoke dup > r3.out 2> r3.err
+check "revoke the name one token has now: 0" [ $? -eq 0 ]
+tok revoke nosuch > r4.out 2> r4.err
+check "revoke an unknown name: 1" [ $? -eq 1 ]
+
+finish
