@@ -634,6 +634,9 @@ int cmd_serve(int argc, char **argv)
 	uint64_t max_body = 512ull << 20;
 	unsigned left;
 
+	/* what the server and its libraries (libdebuginfod's cache) write
+	 * under the data directory is for its user alone */
+	umask(077);
 	if (argc >= 2 && !strcmp(argv[1], "token"))
 		return cmd_serve_token(argc - 1, argv + 1);
 	switch (opts_parse("serve", serve_usage, options, argc, argv, &rest)) {

@@ -290,9 +290,75 @@ static int fsync_path(const char *path)
 	return err;
 }
 
+/* What the store writes is its own: folders 0700, files 0600, whatever
+ * the data directory's mode or the process's umask. */
 static int mkdir_p(const char *dir)
 {
-	return buildid_cache_mkdirs(dir, 0755);
+	return buildid_cache_mkdirs(dir, 0700);
+}
+
+/* Take group and other permissions away from what is at path (not
+ * followed when a symbolic link); a missing path is fine. */
+static void make_private(int dirfd, const char *path)
+{
+	struct stat st;
+	int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && (st.st_mode & 077) && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		fchmod(fd, st.st_mode & 0700);
+	close(fd);
+}
+
+/*
+ * A data directory an older zt wrote, or one made 0755 by hand: the
+ * catalogue (and its -wal and -shm, which SQLite creates with the
+ * catalogue's mode) 0600, and the folders the store writes in 0700 with
+ * the folders right inside them (profiles/ab, symbols/gsym, ...); files
+ * below were always created 0600 (mkostemp), and what a 0700 folder holds
+ * is out of others' reach anyway.
+ */
+static void make_dir_private(const char *dir, int server)
+{
+	static const char *const files[] = {"zt.db", "zt.db-wal", "zt.db-shm", "zt.db-journal"};
+	static const char *const dirs[] = {"tmp", "profiles", "symbols", "debuginfod-cache"};
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t i;
+
+	if (d < 0)
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		make_private(d, files[i]);
+	for (i = 0; server && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int sub = openat(d, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *l = sub >= 0 ? fdopendir(sub) : NULL;
+		struct dirent *e;
+
+		make_private(d, dirs[i]);
+		if (!l) {
+			if (sub >= 0)
+				close(sub);
+			continue;
+		}
+		while ((e = readdir(l)))
+			if (e->d_type == DT_DIR && e->d_name[0] != '.')
+				make_private(dirfd(l), e->d_name);
+		closedir(l);
+	}
+	close(d);
+}
+
+/* The catalogue's file made 0600 before SQLite opens it (SQLite would
+ * create it 0644 less the umask). */
+static int db_create(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /* ---- memory tables ---------------------------------------------------------- */
@@ -646,7 +712,10 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	}
 	if (!admin)
 		empty_dir(s->tmpdir);
-	err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
+	err = db_create(s->dbpath);
+	make_dir_private(dir, !admin);
+	if (!err)
+		err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
 	if (!err)
 		err = exec(s->wdb, schema);
 	if (err) {
@@ -1651,7 +1720,7 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 		tmp = own;
 	}
 	profile_path(s, r->id, path, sizeof(path), dir, sizeof(dir));
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (mkdir(dir, 0700) && errno != EEXIST) {
 		err = -errno;
 		goto out_nofile;
 	}

@@ -378,7 +378,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		err = -EEXIST;
 		goto unlock;
 	}
-	if ((err = buildid_cache_mkdirs(dir, 0755)))
+	if ((err = buildid_cache_mkdirs(dir, 0700)))
 		goto unlock;
 	if ((ptmp[0] && rename(ptmp, pfinal)) || rename(tmp_path, final)) {
 		err = -errno;

@@ -3,7 +3,11 @@
 # zt serve against a hostile client or local user (issue 31):
 # - token names: printable, at most 64 bytes, unique; a name cannot forge
 #   a row of 'token list'; 'token revoke' refuses a name several tokens
-#   have (old catalogues may hold such) and takes an id prefix.
+#   have (old catalogues may hold such) and takes an id prefix;
+# - the catalogue and everything else under --data-dir is 0600 (0700
+#   folders), in a data directory made 0755, and an old 0644 catalogue is
+#   made 0600 at start;
+# - a refused pprof names the field and the value.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 SERVE_LIFETIME=240
@@ -94,5 +98,36 @@ tok revoke dup > r3.out 2> r3.err
 check "revoke the name one token has now: 0" [ $? -eq 0 ]
 tok revoke nosuch > r4.out 2> r4.err
 check "revoke an unknown name: 1" [ $? -eq 1 ]
+
+# ---- the data directory's modes -------------------------------------------------------
+D=$T/modes
+mkdir -m 0755 "$D"
+PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2> m1.err)
+check "zt.db made by token create: 0600" [ "$(stat -c %a "$D/zt.db")" = 600 ]
+chmod 0644 "$D/zt.db" # as an older zt left them
+chmod 0755 "$D/tmp" "$D/symbols" "$D/symbols/gsym" "$D/profiles"
+mkpprof ok.pb 4,4000 1,1000
+serve_start "$D" || { fail "zt serve starts"; finish; }
+TOKEN=$PUSH api POST /api/v1/profiles --data-binary @ok.pb > p1.json
+check "a pprof pushed: 201" [ "$(code)" = 201 ]
+check "zt.db: 0600" [ "$(stat -c %a "$D/zt.db")" = 600 ]
+check "zt.db-wal: 0600" [ "$(stat -c %a "$D/zt.db-wal")" = 600 ]
+check "zt.db-shm: 0600" [ "$(stat -c %a "$D/zt.db-shm")" = 600 ]
+loose=$(find "$D" -mindepth 1 \( -type f -perm /077 -o -type d -perm /077 \) -printf '%m %P\n')
+check "nothing under the data directory that others may read${loose:+: $loose}" [ -z "$loose" ]
+
+# ---- pprof refusals name the field and the value --------------------------------------
+refused() { # refused FILE TEXT: 400 and the text in the answer
+	TOKEN=$PUSH api POST /api/v1/profiles --data-binary "@$1" > "$1.json"
+	[ "$(code)" = 400 ] && grep -qF -- "$2" "$1.json"
+}
+mkpprof neg.pb 4,-1
+check "a negative sample value: 400 naming it" refused neg.pb 'sample[0].value[1] is -1'
+mkpprof max.pb 9223372036854775807,1 1,1
+check "values adding up past 2^63-1: 400 naming them" refused max.pb \
+	"sample[1].value[0] is 1: the samples' value[0] add up past 9223372036854775807"
+mkpprof surplus.pb 4,4000,7
+check "a surplus sample value: 400 naming it" refused surplus.pb 'sample[0] has 3 values for 2 sample types'
+serve_stop
 
 finish

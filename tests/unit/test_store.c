@@ -254,6 +254,50 @@ static void test_token_names(void **state)
 	zs_store_close(s);
 }
 
+/* mode of dir/rel, or -1 */
+static int mode_of(const char *d, const char *rel)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", d, rel);
+	return stat(p, &st) ? -1 : (int)(st.st_mode & 07777);
+}
+
+/* Whatever the umask and the data directory's mode, the catalogue is
+ * 0600 and the store's folders 0700; an older store's are made so. */
+static void test_modes(void **state)
+{
+	char d[] = "/tmp/zt-test-modes.XXXXXX", msg[256], path[4200];
+	struct zs_store *s = NULL;
+	mode_t old = umask(022);
+
+	assert_non_null(mkdtemp(d));
+	chmod(d, 0755);
+	assert_int_equal(zs_store_open(d, NULL, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(mode_of(d, "zt.db"), 0600);
+	assert_int_equal(mode_of(d, "zt.db-wal"), 0600);
+	assert_int_equal(mode_of(d, "tmp"), 0700);
+	assert_int_equal(mode_of(d, "profiles"), 0700);
+	assert_int_equal(mode_of(d, "symbols"), 0700);
+	assert_int_equal(mode_of(d, "symbols/gsym"), 0700);
+	zs_store_close(s);
+	/* as an older zt left it */
+	snprintf(path, sizeof(path), "%s/zt.db", d);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/symbols/gsym", d);
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/profiles/ab", d);
+	mkdir(path, 0755);
+	assert_int_equal(zs_store_open(d, NULL, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(mode_of(d, "zt.db"), 0600);
+	assert_int_equal(mode_of(d, "symbols/gsym"), 0700);
+	assert_int_equal(mode_of(d, "profiles/ab"), 0700);
+	zs_store_close(s);
+	umask(old);
+	run("rm -rf %s", d);
+}
+
 /* Tokens made and revoked by another process (zt serve token beside a
  * running server) reach the server within a second; that process's open
  * leaves the server's uploads in progress alone. */
@@ -635,8 +679,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ingest_dedup), cmocka_unit_test(test_ingest_file_and_orphans),
 		cmocka_unit_test(test_tokens),	     cmocka_unit_test(test_tokens_beside),
-		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_symbols),
-		cmocka_unit_test(test_symfiles),     cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_symbols),	     cmocka_unit_test(test_symfiles),
+		cmocka_unit_test(test_remote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
