@@ -962,10 +962,15 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		q->tmp[0] = '\0'; /* taken over */
 		switch (rc) {
 		case 0: {
-			char line[160];
-			int n = snprintf(line, sizeof(line),
-					 "{\"id\":\"%s\",\"stored\":%s,\"samples\":%" PRIu64 "}\n",
-					 res.id, res.stored ? "true" : "false", res.samples);
+			char line[200];
+			int n = res.stored ? snprintf(line, sizeof(line),
+						      "{\"id\":\"%s\",\"stored\":true,\"samples\":"
+						      "%" PRIu64 "}\n",
+						      res.id, res.samples)
+					   : snprintf(line, sizeof(line),
+						      "{\"id\":\"%s\",\"stored\":false,\"samples\":"
+						      "%" PRIu64 ",\"labels_added\":%u}\n",
+						      res.id, res.samples, res.labels_added);
 
 			if (res.stored)
 				add(&h->ingested, 1);

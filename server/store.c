@@ -1333,6 +1333,78 @@ static const char *profile_host(const struct zs_norm *n, const struct zs_label *
 	return host;
 }
 
+/* The labels profile rid lacks, inserted (in the caller's transaction);
+ * *added (when not NULL) counts them. A SQLite code. */
+static int labels_insert(sqlite3 *db, int64_t rid, const struct zs_label *labels, size_t n,
+			 unsigned *added)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	rc = sqlite3_prepare_v2(
+		db,
+		"INSERT INTO labels(rid, key, value) SELECT ?1, ?2, ?3 WHERE NOT"
+		" EXISTS(SELECT 1 FROM labels WHERE rid=?1 AND key=?2 AND value=?3)",
+		-1, &st, NULL);
+	for (i = 0; rc == SQLITE_OK && i < n; i++) {
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_text(st, 2, labels[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, labels[i].value, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		if (rc == SQLITE_OK && added)
+			*added += (unsigned)sqlite3_changes(db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A re-push of stored profile rid: the labels it lacks added, as long as
+ * it keeps at most MAX_LABELS. 0, -EINVAL (msg), or a store error. */
+static int labels_add(struct zs_store *s, int64_t rid, const struct zs_label *labels, size_t n,
+		      unsigned *added, char *msg, size_t msglen)
+{
+	sqlite3_stmt *st;
+	int64_t had = 0;
+	int rc, err;
+
+	*added = 0;
+	if (!n)
+		return 0;
+	if ((err = exec(s->wdb, "BEGIN IMMEDIATE")))
+		return err;
+	rc = sqlite3_prepare_v2(s->wdb, "SELECT count(*) FROM labels WHERE rid=?", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, rid);
+		rc = sqlite3_step(st);
+		had = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_OK)
+		rc = labels_insert(s->wdb, rid, labels, n, added);
+	if (rc == SQLITE_OK && had + *added > MAX_LABELS) {
+		exec(s->wdb, "ROLLBACK");
+		zt_say(msg, msglen,
+		       "the profile is stored with %lld labels, and this push's would make %lld: "
+		       "at most %d labels a profile",
+		       (long long)had, (long long)(had + *added), MAX_LABELS);
+		*added = 0;
+		return -EINVAL;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		err = db_err(s->wdb, rc);
+		exec(s->wdb, "ROLLBACK");
+		*added = 0;
+		return err;
+	}
+	return 0;
+}
+
 /* One transaction: the new frames and stacks, the profile row and its labels. */
 static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct plan *p,
 		     const char *id, size_t size, const struct zs_label *labels, size_t nr_labels)
@@ -1402,17 +1474,7 @@ static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct p
 	st = NULL;
 	rid = sqlite3_last_insert_rowid(db);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT INTO labels(rid, key, value) VALUES(?,?,?)", -1, &st,
-					NULL);
-	for (i = 0; rc == SQLITE_OK && i < nr_labels; i++) {
-		sqlite3_bind_int64(st, 1, rid);
-		sqlite3_bind_text(st, 2, labels[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, labels[i].value, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+		rc = labels_insert(db, rid, labels, nr_labels, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -1440,18 +1502,20 @@ static void mem_commit(struct zs_store *s, const struct zs_norm *n, const struct
 	}
 }
 
-static int existing(struct zs_store *s, const char *id, struct zs_ingest_result *r)
+static int existing(struct zs_store *s, const char *id, struct zs_ingest_result *r, int64_t *rid)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->wdb, "SELECT samples FROM profiles WHERE id=?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(s->wdb, "SELECT samples, rid FROM profiles WHERE id=?", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		r->samples = (uint64_t)sqlite3_column_int64(st, 0);
+		*rid = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
 }
@@ -1505,8 +1569,13 @@ static int ch_store(struct zs_store *s, const struct zs_norm *n, const void *bod
 	int err;
 
 	err = zs_ch_exists(s->ch, r->id, &samples, msg, msglen);
-	if (err == 1)
+	if (err == 1) { /* stored before: this push's labels added */
 		r->samples = samples;
+		err = nr_labels ? zs_ch_add_labels(s->ch, r->id, labels, nr_labels, MAX_LABELS,
+						   &r->labels_added, msg, msglen)
+				: 0;
+		goto out;
+	}
 	if (err)
 		goto out;
 	if (!fids || !sids || !nf || !ns || !bids) {
@@ -1708,11 +1777,14 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 {
 	char own[4096], path[4096], dir[4096];
 	struct plan p;
+	int64_t rid = 0;
 	int err, moved = 0;
 
-	err = existing(s, r->id, r);
+	err = existing(s, r->id, r, &rid);
+	if (err == 1)
+		return labels_add(s, rid, labels, nr_labels, &r->labels_added, msg, msglen);
 	if (err)
-		return err < 0 ? err : 0;
+		return err;
 	r->samples = n->samples;
 	if (!tmp) {
 		if ((err = tmp_write(s, body, len, own, sizeof(own))))

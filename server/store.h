@@ -131,6 +131,9 @@ struct zs_ingest_result {
 	char id[65];      /* sha256 of the body, hex */
 	int stored;       /* 1: new, 0: the same body was stored before */
 	uint64_t samples;
+	/* stored 0: how many of this push's labels the stored profile did not
+	 * have, added to it (a re-push adds labels, never removes any) */
+	unsigned labels_added;
 };
 
 /*
@@ -139,9 +142,12 @@ struct zs_ingest_result {
  * store or removed) with these labels. Validates the whole body
  * (zt.data complete, no stack snapshots; or pprof), normalizes it, then
  * stores it durably (fsync, rename, one transaction) before returning 0.
+ * The same body again is not stored twice: its labels are added to the
+ * stored profile's (the union; a key may so have several values, each of
+ * which selects it), r->labels_added says how many were new.
  * Errors: -EBADMSG / -EPROTONOSUPPORT (bad body: msg says why), -EMEDIUMTYPE
  * (neither zt.data nor pprof), -ENOSPC / -EDQUOT (disk full), -EINVAL (a bad
- * label), -EIO.
+ * label, or more than 64 labels a profile, msg says), -EIO.
  */
 int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_label *labels,
 		   size_t nr_labels, struct zs_ingest_result *r, char *msg, size_t msglen);

@@ -63,6 +63,11 @@ const char *zs_store_symdir(const struct zs_store *s); /* DIR/symbols */
 /* Counters for /metrics. */
 void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits);
 
+/* A profile's labels (in the order they came) as the API's JSON object
+ * appended to out: each key once, with its value, or with the array of
+ * its values (in order) when a re-push gave it another. */
+void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n);
+
 /* ---- ClickHouse (server/chstore.h) ----------------------------------------- */
 
 struct zs_ch;

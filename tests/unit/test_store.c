@@ -83,6 +83,41 @@ static void test_ingest_dedup(void **state)
 	assert_non_null(strstr((char *)j.data, "\"labels\":{\"env\":\"prod\",\"team\":\"a b\"}"));
 	assert_non_null(strstr((char *)j.data, "\"host\":\"h1\",\"command\":\"app\""));
 	assert_non_null(strstr((char *)j.data, "\"time_start\":1700000000"));
+	/* a re-push with other labels: the union, a key of two values */
+	{
+		struct zs_label l2[3] = {{"env", "prod"}, {"env", "test"}, {"run", "7"}}, many[40];
+		char kv[40][16];
+		int i;
+
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, l2, 3, &r2, msg, sizeof(msg)), 0);
+		assert_int_equal(r2.stored, 0);
+		assert_int_equal(r2.labels_added, 2);
+		zbuf_reset(&j);
+		assert_int_equal(zs_profile_json(s, r.id, &j), 0);
+		zbuf_put_u8(&j, 0);
+		assert_non_null(strstr((char *)j.data, "\"labels\":{\"env\":[\"prod\",\"test\"],"
+						       "\"team\":\"a b\",\"run\":\"7\"}"));
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, l2, 3, &r2, msg, sizeof(msg)), 0);
+		assert_int_equal(r2.labels_added, 0);
+		/* past 64 labels a profile: refused, none added */
+		for (i = 0; i < 40; i++) {
+			snprintf(kv[i], sizeof(kv[i]), "k%d", i);
+			many[i] = (struct zs_label){kv[i], "v"};
+		}
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, many, 40, &r2, msg, sizeof(msg)),
+				 0);
+		assert_int_equal(r2.labels_added, 40);
+		for (i = 0; i < 40; i++)
+			many[i].value = "w";
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, many, 40, &r2, msg, sizeof(msg)),
+				 -EINVAL);
+		assert_non_null(strstr(msg, "at most 64 labels a profile"));
+		assert_int_equal(r2.labels_added, 0);
+		zbuf_reset(&j);
+		assert_int_equal(zs_profile_json(s, r.id, &j), 0);
+		zbuf_put_u8(&j, 0);
+		assert_null(strstr((char *)j.data, "\"w\""));
+	}
 	/* ids with path tricks */
 	zbuf_reset(&j);
 	assert_int_equal(zs_profile_json(s, "../../etc/shadow", &j), -ENOENT);
