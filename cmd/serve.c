@@ -558,7 +558,8 @@ static void error_log(void *ctx, const char *msg)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
-		   *debuginfod, *max_body_s = NULL, *s3_url = NULL;
+		   *debuginfod, *max_body_s = NULL, *s3_url = NULL, *max_source_s = NULL,
+		   *max_per_id_s = NULL, *max_store_s = NULL;
 	struct zt_s3_opts s3o = {0};
 	struct zs_remote remote = {0};
 	static struct upstreams up;
@@ -572,6 +573,7 @@ int cmd_serve(int argc, char **argv)
 	pthread_t ret_thread;
 	int ret_started = 0;
 	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
+	int max_sources = ZS_DEFAULT_MAX_SOURCES;
 	const struct opt options[] = {
 		{OPT_STRING, 'l', "listen", &listen, "host:port",
 		 "address to serve on (" DEFAULT_LISTEN
@@ -615,6 +617,16 @@ int cmd_serve(int argc, char **argv)
 		{OPT_INT, 0, "retention", &retention_days, "days",
 		 "drop profiles recorded more than this many days ago, every hour (0: keep all)"},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
+		{OPT_STRING, 0, "max-source-size", &max_source_s, "size",
+		 "largest source file uploaded for debuginfod clients (64M)"},
+		{OPT_INT, 0, "max-sources", &max_sources, "n",
+		 "source files kept for one build id (65536)"},
+		{OPT_STRING, 0, "max-symbols-per-id", &max_per_id_s, "size",
+		 "symbol files of one build id together: GSYM, debug file, executable, sources "
+		 "(4G)"},
+		{OPT_STRING, 0, "max-symbol-store", &max_store_s, "size",
+		 "every symbol file together (no limit); what the server fetches itself counts "
+		 "but is not refused"},
 		{OPT_INT, 0, "threads", &threads, "n", "worker threads (2)"},
 		{OPT_INT, 0, "max-connections", &max_conns, "n", "connections at once (256)"},
 		{OPT_INT, 0, "timeout", &timeout, "seconds",
@@ -661,6 +673,26 @@ int cmd_serve(int argc, char **argv)
 		cmd_error("bad --max-body '%s': bytes, or a number with K, M or G", max_body_s);
 		return ZT_EXIT_USAGE;
 	}
+	{
+		const struct {
+			const char *opt, *arg;
+			uint64_t *v;
+		} sizes[] = {{"--max-source-size", max_source_s, &so.max_source_size},
+			     {"--max-symbols-per-id", max_per_id_s, &so.max_symbols_per_id},
+			     {"--max-symbol-store", max_store_s, &so.max_symbol_store}};
+
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (sizes[i].arg && parse_size(sizes[i].arg, sizes[i].v)) {
+				cmd_error("bad %s '%s': bytes, or a number with K, M or G",
+					  sizes[i].opt, sizes[i].arg);
+				return ZT_EXIT_USAGE;
+			}
+	}
+	if (max_sources < 1) {
+		cmd_error("bad --max-sources %d: 1 or more", max_sources);
+		return ZT_EXIT_USAGE;
+	}
+	so.max_sources = (uint64_t)max_sources;
 	if (threads < 1 || threads > 64 || timeout < 1 || timeout > 3600 || max_conns < 4 ||
 	    max_conns > 65536) {
 		cmd_error("--threads 1..64, --timeout 1..3600, --max-connections 4..65536");

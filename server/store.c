@@ -59,6 +59,8 @@ struct idset {
 struct zs_store {
 	char *dir, *dbpath, *tmpdir, *symdir, *gsymdir, *profdir;
 	uint64_t max_body;
+	struct zs_symlimits lim;
+	uint64_t symbytes;	/* every symbol file's bytes: written under wlock, atomic */
 	sqlite3 *wdb;           /* the writer's connection, under wlock */
 	pthread_mutex_t wlock;  /* serializes every write */
 	pthread_rwlock_t mlock; /* mem */
@@ -670,6 +672,23 @@ static void remove_orphans(struct zs_store *s)
 	zs_symfiles_orphans(s, s->wdb);
 }
 
+/* The bytes of every symbol file the catalogue has. */
+static uint64_t symbytes_count(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT (SELECT IFNULL(SUM(size), 0) FROM symfiles) +"
+			       " (SELECT IFNULL(SUM(size), 0) FROM symbols)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n > 0 ? (uint64_t)n : 0;
+}
+
 static char *path_join(const char *a, const char *b)
 {
 	char *p;
@@ -695,6 +714,13 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	pthread_rwlock_init(&s->alock, NULL);
 	zbuf_init(&s->mem.keys);
 	s->max_body = o && o->max_body ? o->max_body : DEFAULT_MAX_BODY;
+	s->lim.max_body = s->max_body;
+	s->lim.source_size =
+		o && o->max_source_size ? o->max_source_size : ZS_DEFAULT_MAX_SOURCE_SIZE;
+	s->lim.sources = o && o->max_sources ? o->max_sources : ZS_DEFAULT_MAX_SOURCES;
+	s->lim.per_id =
+		o && o->max_symbols_per_id ? o->max_symbols_per_id : ZS_DEFAULT_MAX_SYMBOLS_PER_ID;
+	s->lim.store = o ? o->max_symbol_store : 0;
 	s->remote = o ? o->remote : NULL;
 	s->upstream = o && o->debuginfod;
 	s->dir = strdup(dir);
@@ -739,6 +765,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (o && o->clickhouse && (err = zs_ch_open(o->clickhouse, &s->ch, msg, msglen)))
 		goto fail;
 	remove_orphans(s);
+	s->symbytes = symbytes_count(s->wdb);
 	if (!db_open(s->dbpath, SQLITE_OPEN_READONLY, &s->tdb))
 		s->tver = data_version(s->tdb);
 	err = zs_symcache_new(s, s->symdir, o && o->debuginfod, &s->sym);
@@ -844,6 +871,24 @@ int zs_store_tmp_ok(const struct zs_store *s, const char *path)
 struct zs_symcache *zs_store_symcache(struct zs_store *s)
 {
 	return s->sym;
+}
+
+const struct zs_symlimits *zs_store_symlimits(const struct zs_store *s)
+{
+	return &s->lim;
+}
+
+uint64_t zs_store_symbytes(struct zs_store *s)
+{
+	return __atomic_load_n(&s->symbytes, __ATOMIC_RELAXED);
+}
+
+void zs_store_symbytes_add(struct zs_store *s, int64_t delta)
+{
+	uint64_t v = __atomic_load_n(&s->symbytes, __ATOMIC_RELAXED);
+
+	v = delta < 0 && (uint64_t)-delta > v ? 0 : v + (uint64_t)delta;
+	__atomic_store_n(&s->symbytes, v, __ATOMIC_RELAXED);
 }
 
 void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits)
@@ -2137,6 +2182,24 @@ int zs_agg_next(struct zs_agg_cur *c, uint64_t *stack, uint64_t *count, uint64_t
 
 /* ---- symbols ---------------------------------------------------------------------- */
 
+/* The size of id's GSYM as catalogued. 0 or -EIO. */
+static int sym_size(sqlite3 *db, const char *id, uint64_t *size)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*size = 0;
+	if (sqlite3_prepare_v2(db, "SELECT size FROM symbols WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		*size = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 static int sym_exists(sqlite3 *db, const char *id)
 {
 	return row_exists(db, "SELECT 1 FROM symbols WHERE id=?", id);
@@ -2341,6 +2404,11 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 {
 	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65], key[128];
 	const char *quality_src = m && m->source ? m->source : "uploaded";
+	/* a client's upload (not the symbolizer's, not the remote's copy):
+	 * within the symbol store's limits */
+	int upload = drop && !ready_meta;
+	uint64_t gsize = 0, replaced = 0, limit;
+	const char *opt;
 	struct prof_build_id b;
 	struct zt_image img;
 	struct zbuf meta;
@@ -2364,9 +2432,13 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		zt_say(msg, msglen, "cannot read the upload: %s", strerror(-err));
 		return err == -EINVAL ? -EINVAL : -EIO;
 	}
+	gsize = img.len;
 	err = check_gsym(img.data, img.len, &b, msg, msglen);
 	if (!err)
 		err = sha256(img.data, img.len, md);
+	if (!err && upload)
+		err = zs_symfile_admit(s, hex, ZS_KIND_GSYM, NULL, gsize, &limit, &opt, msg,
+				       msglen);
 	zt_image_close(&img);
 	if (err) {
 		unlink(tmp_path);
@@ -2415,6 +2487,11 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		zt_say(msg, msglen, "the store has symbols for %s", hex);
 		goto out;
 	}
+	if (had && (err = sym_size(s->wdb, hex, &replaced)))
+		goto out;
+	if (upload && (err = zs_symfile_room(s, s->wdb, hex, ZS_KIND_GSYM, gsize, !had, replaced,
+					     &limit, &opt, msg, msglen)))
+		goto out;
 	/* files first, then the row: a crash in between leaves new files
 	 * without a row (removed at the next open) or, when replacing, the
 	 * new symbols under the old row */
@@ -2451,6 +2528,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 	}
 	if (created)
 		*created = !had;
+	zs_store_symbytes_add(s, (int64_t)gsize - (int64_t)replaced);
 	goto out;
 out_files:
 	if (!had) {

@@ -45,6 +45,11 @@ enum zs_kind {
 	ZS_NR_KINDS
 };
 
+/* The symbol store's limits on uploads (zs_store_opts; 0: these defaults) */
+#define ZS_DEFAULT_MAX_SOURCE_SIZE    (64ull << 20) /* one source file */
+#define ZS_DEFAULT_MAX_SOURCES	      65536	    /* source files of one build id */
+#define ZS_DEFAULT_MAX_SYMBOLS_PER_ID (4ull << 30)  /* every file of one build id */
+
 struct zs_store_opts {
 	/* ask debuginfod for build ids the store has no symbols for: the
 	 * servers and the client's cache are the process's libdebuginfod
@@ -53,6 +58,12 @@ struct zs_store_opts {
 	 * never touches the environment. 0: never ask. */
 	int debuginfod;
 	uint64_t max_body; /* largest decoded body accepted (0: 512 MiB) */
+	/* uploads of symbol files (zt serve --max-source-size, --max-sources,
+	 * --max-symbols-per-id; 0: the defaults above) and the bytes of every
+	 * symbol file together (--max-symbol-store; 0: no limit). What the
+	 * server fetches itself (debuginfod upstreams, the remote) is not
+	 * refused, but counts. */
+	uint64_t max_source_size, max_sources, max_symbols_per_id, max_symbol_store;
 	/* for token administration beside a running server (zt serve token):
 	 * no recovery (tmp/ and recordings without a row belong to the
 	 * server's ingests in progress), no symbols; tokens only */
@@ -206,13 +217,29 @@ int zs_symbol_meta_parse_load(const char *s, struct zs_symbol_meta *m);
  * id's symbols: checked to be a valid GSYM v1 whose UUID is id. only_new:
  * refuse when id has symbols (-EEXIST); else replace (*created tells).
  * Cached symbolized frames of id are dropped. -EBADMSG (msg), -EINVAL,
- * -EEXIST, -ENOSPC.
+ * -EEXIST, -EFBIG (past --max-symbols-per-id or --max-symbol-store, msg
+ * names it), -ENOSPC.
  */
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
 		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 		       size_t msglen);
 
 /* ---- symbol files of every kind (server/symfiles.c) ------------------------ */
+
+/*
+ * Before the body of an upload of id's file of kind (src for a source) is
+ * read: whether the store takes it, and the most bytes it may have,
+ * decoded, into *limit, with the zt serve option that sets that bound in
+ * *limit_opt ("--max-body", "--max-source-size", "--max-symbols-per-id",
+ * "--max-symbol-store"). size: the declared size (0: unknown). A debug
+ * file or a source is taken only for an id the store has symbols, an
+ * executable or a debug file for. 0; -ENOENT (msg: what to upload first);
+ * -EFBIG (msg names the limit); -EINVAL; -EIO. zs_symfile_put and
+ * zs_symbol_put_file check it all again, with the size received.
+ */
+int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		     uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
+		     size_t msglen);
 
 /*
  * Store the file at tmp_path (taken over as by zs_ingest_file) as id's
@@ -222,8 +249,10 @@ int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
  * with DWARF; a source is any file. Then synced, put to the remote (if
  * any), renamed into place and catalogued. only_new: -EEXIST when that
  * kind is stored (here or in the remote); else replace (*created tells).
- * -EBADMSG (msg says why: a bad body), -EINVAL, -EEXIST, -EREMOTEIO (the
- * remote refused: nothing stored), -ENOSPC, -EDQUOT, -EIO.
+ * -EBADMSG (msg says why: a bad body), -EINVAL, -EEXIST, -ENOENT (a debug
+ * file or source of an id the store has nothing for), -EFBIG (past a
+ * limit, msg names it: see zs_symfile_admit), -EREMOTEIO (the remote
+ * refused: nothing stored), -ENOSPC, -EDQUOT, -EIO.
  */
 int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
 		   const char *tmp_path, int only_new, int *created, char *msg, size_t msglen);

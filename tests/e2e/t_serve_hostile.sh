@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zt serve against a hostile client or local user (issue 31):
+# - symbol sources and debug files only for build ids the store has an
+#   executable or symbols for (409 otherwise, a 100 MB zstd bomb refused
+#   before it is read), within --max-source-size, --max-sources,
+#   --max-symbols-per-id and --max-symbol-store (413 naming the option),
+#   nothing left behind in tmp/;
 # - token names: printable, at most 64 bytes, unique; a name cannot forge
 #   a row of 'token list'; 'token revoke' refuses a name several tokens
 #   have (old catalogues may hold such) and takes an id prefix;
@@ -130,4 +135,72 @@ mkpprof surplus.pb 4,4000,7
 check "a surplus sample value: 400 naming it" refused surplus.pb 'sample[0] has 3 values for 2 sample types'
 serve_stop
 
+# ---- symbol files: only for a known build id, within limits ----------------------------
+D=$T/sym
+mkdir -p src
+printf 'int zt_hostile_fn(int x) { return x * 7; }\nint main(int c, char **v) { (void)v; return zt_hostile_fn(c) == 7 ? 0 : 1; }\n' > src/prog.c
+gcc -g -O1 -o prog src/prog.c || { fail "build prog.c"; finish; }
+objcopy --only-keep-debug prog prog.debug
+BID=$("$ZT" buildid prog | awk '{ print $1; exit }')
+"$ZT" symbols extract prog -o gsym > /dev/null 2>&1
+check "the program's GSYM" [ -s "gsym/$BID.gsym" ]
+UNKNOWN=0123456789abcdef0123456789abcdef01234567
+head -c 600 /dev/urandom | base64 > s600.c
+head -c 700 /dev/urandom | base64 > s700.c
+head -c 900 /dev/urandom | base64 > s900.c
+head -c 3000 /dev/urandom | base64 > s3k.c
+head -c 100M /dev/zero | zstd -q -c > bomb.zst
+gsz=$(stat -c %s "gsym/$BID.gsym")
+PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2> s1.err)
+SYMS=$("$ZT" serve token create --scope symbols --data-dir "$D" 2>> s1.err)
+READ=$("$ZT" serve token create --scope read --data-dir "$D" 2>> s1.err)
+# room for the GSYM and 3 KB: the sources fit, the debug file does not
+serve_start "$D" --max-source-size 2K --max-sources 2 --max-symbols-per-id $((gsz + 3072)) ||
+	{ fail "zt serve with symbol limits starts"; finish; }
+# sput ID KIND-PATH FILE [curl args]: the code (body in $T/body), with the push token
+sput() {
+	local id=$1 p=$2 f=$3
+	shift 3
+	curl -s -X PUT -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $PUSH" \
+		-H 'If-None-Match: *' --data-binary "@$f" "$@" "$SERVE_URL/api/v1/symbols/$id$p"
+}
+stored() { (cd "$D" && find symbols -type f | sort); }
+used() { du -sk "$D" | cut -f1; }
+before=$(stored)
+check "a source of an unknown build id: 409" [ "$(sput $UNKNOWN /source/x.c s600.c)" = 409 ]
+check "... saying to upload its symbols or executable first" grep -q "upload its symbols or executable first" body
+check "a 100 MB zstd bomb as a source of an unknown id: 409" \
+	[ "$(sput $UNKNOWN /source/bomb.c bomb.zst -H 'Content-Encoding: zstd')" = 409 ]
+check "a debug file before the program's symbols: 409" [ "$(sput "$BID" /debuginfo prog.debug)" = 409 ]
+check "nothing stored by them" [ "$(stored)" = "$before" ]
+check "... nothing left in tmp/" [ -z "$(ls -A "$D/tmp")" ]
+check "the GSYM: 201" [ "$(sput "$BID" '' "gsym/$BID.gsym")" = 201 ]
+check "a source now: 201" [ "$(sput "$BID" /source/a.c s600.c)" = 201 ]
+check "a source over --max-source-size: 413" [ "$(sput "$BID" /source/big.c s3k.c)" = 413 ]
+check "... naming --max-source-size" grep -q -- "--max-source-size" body
+check "the zstd bomb as a source: 413" [ "$(sput "$BID" /source/bomb.c bomb.zst -H 'Content-Encoding: zstd')" = 413 ]
+check "... naming --max-source-size" grep -q -- "--max-source-size" body
+check "... the store still small ($(used) KB)" [ "$(used)" -lt 2048 ]
+check "a second source: 201" [ "$(sput "$BID" /source/b.c s700.c)" = 201 ]
+check "a third one, past --max-sources 2: 413" [ "$(sput "$BID" /source/c.c s600.c)" = 413 ]
+check "... naming --max-sources" grep -q -- "--max-sources" body
+check "a source replaced (symbols token, no If-None-Match): 200" \
+	[ "$(curl -s -X PUT -o body -w '%{http_code}' -H "Authorization: Bearer $SYMS" --data-binary @s900.c "$SERVE_URL/api/v1/symbols/$BID/source/a.c")" = 200 ]
+check "the debug file, past --max-symbols-per-id: 413" [ "$(sput "$BID" /debuginfo prog.debug)" = 413 ]
+check "... naming --max-symbols-per-id" grep -q -- "--max-symbols-per-id" body
+check "nothing left in tmp/" [ -z "$(ls -A "$D/tmp")" ]
+check "a refused source is not served" \
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $READ" "$SERVE_URL/api/v1/symbols/$BID/source/c.c")" = 404 ]
+check "... the ones taken are, the replaced one as replaced" \
+	bash -c "curl -s -H 'Authorization: Bearer $READ' '$SERVE_URL/api/v1/symbols/$BID/source/a.c' | cmp -s - s900.c &&
+		curl -s -H 'Authorization: Bearer $READ' '$SERVE_URL/api/v1/symbols/$BID/source/b.c' | cmp -s - s700.c"
+serve_stop
+
+D=$T/sym2
+PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2> s2.err)
+serve_start "$D" --max-symbol-store $((gsz / 2)) || { fail "zt serve --max-symbol-store starts"; finish; }
+check "a GSYM past --max-symbol-store: 413" [ "$(sput "$BID" '' "gsym/$BID.gsym")" = 413 ]
+check "... naming --max-symbol-store" grep -q -- "--max-symbol-store" body
+check "... nothing stored" [ -z "$(cd "$D" && find symbols -type f)" ]
+serve_stop
 finish

@@ -540,13 +540,20 @@ static void test_symfiles(void **state)
 	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_DEBUGINFO, NULL, &f), -ENOENT);
 	assert_int_equal(zs_symfile_has(s, SYMID), 0);
 
-	/* accepted: the debug file, the stripped program as executable, a source */
+	/* a debug file or source for an id the store has nothing for: refused */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg),
+			 -ENOENT);
+	assert_non_null(strstr(msg, "upload its symbols or executable first"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
+			 -ENOENT);
+	assert_true(empty(d, "tmp"));
+	/* accepted: the stripped program as executable, then the debug file, a source */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), 0);
 	assert_int_equal(created, 1);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), -EEXIST);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 0, &created, msg), 0);
 	assert_int_equal(created, 0);
-	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
 			 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
@@ -630,6 +637,93 @@ static void fr_free(void *ctx)
 }
 
 static const struct zs_remote_ops fr_ops = { fr_put, fr_get, fr_head, fr_del, fr_free };
+
+/* The symbol store's limits: per source file, sources and bytes per build
+ * id, the whole store; what is refused is named and stores nothing. */
+static void test_symlimits(void **state)
+{
+	char d[600], prog[600], gsym[600], nodbg[600], five[600], eleven[600], msg[256], tmp[600];
+	struct zs_store_opts o = {.max_source_size = 10, .max_sources = 2};
+	struct zs_symbol_meta m = {.quality = 2};
+	struct zs_store *s;
+	struct stat st;
+	uint64_t limit, exe;
+	const char *opt;
+	int created;
+
+	(void)state;
+	snprintf(prog, sizeof(prog), "%s/slp", dir);
+	snprintf(gsym, sizeof(gsym), "%s/slp.gsym", dir);
+	snprintf(nodbg, sizeof(nodbg), "%s/slp.nodbg", dir);
+	snprintf(five, sizeof(five), "%s/five", dir);
+	snprintf(eleven, sizeof(eleven), "%s/eleven", dir);
+	make_gsym(prog, gsym, "zt_sl_f");
+	assert_int_equal(run("objcopy --strip-debug %s %s && printf 12345 > %s && printf "
+			     "12345678901 > %s",
+			     prog, nodbg, five, eleven),
+			 0);
+	assert_int_equal(stat(nodbg, &st), 0);
+	exe = (uint64_t)st.st_size;
+	o.max_symbols_per_id = exe + 30;
+	snprintf(d, sizeof(d), "%s/sl", dir);
+	assert_int_equal(zs_store_open(d, &o, &s, msg, sizeof(msg)), 0);
+	/* nothing known of the id yet */
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 -ENOENT);
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_EXECUTABLE, NULL, 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
+	/* per file */
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(limit, 10);
+	assert_string_equal(opt, "--max-source-size");
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 11, &limit, &opt, msg,
+					  sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-source-size"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", eleven, 1, &created, msg),
+			 -EFBIG);
+	/* sources per id, a replaced one not counted twice */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", five, 1, &created, msg), 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "b.c", five, 1, &created, msg), 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "c.c", five, 1, &created, msg), -EFBIG);
+	assert_non_null(strstr(msg, "--max-sources"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", five, 0, &created, msg), 0);
+	assert_int_equal(created, 0);
+	/* bytes per id: exe + 10 used, 20 left */
+	assert_int_equal(
+		zs_symfile_admit(s, SYMID, ZS_KIND_GSYM, NULL, 0, &limit, &opt, msg, sizeof(msg)),
+		0);
+	assert_int_equal(limit, 20);
+	assert_string_equal(opt, "--max-symbols-per-id");
+	to_tmp(s, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-symbols-per-id"));
+	assert_int_equal(zs_symbol_stat(s, SYMID, NULL), -ENOENT);
+	assert_true(empty(d, "tmp"));
+	assert_true(empty(d, "symbols/gsym"));
+	zs_store_close(s);
+
+	/* the whole store: counted again at open */
+	o.max_symbols_per_id = 0;
+	o.max_symbol_store = exe + 12;
+	assert_int_equal(zs_store_open(d, &o, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(limit, 7); /* its 5 bytes replaced: 12 - 5 of the other */
+	assert_string_equal(opt, "--max-symbol-store");
+	to_tmp(s, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-symbol-store"));
+	zs_store_close(s);
+}
 
 /* A second store on another DIR with the same remote serves what the
  * first stored; a failing put refuses the upload and keeps nothing. */
@@ -716,7 +810,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),	     cmocka_unit_test(test_tokens_beside),
 		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_symbols),	     cmocka_unit_test(test_symfiles),
-		cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_symlimits),    cmocka_unit_test(test_remote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
