@@ -291,8 +291,15 @@ static int run(struct push_cmd *c)
 		if (res.stored)
 			printf("zt push: stored %s (%llu samples) on %s\n", res.id,
 			       (unsigned long long)res.samples, zt_http_base(h));
+		else if (res.labels_added > 0)
+			printf("zt push: already stored: %s (labels added: %d)\n", res.id,
+			       res.labels_added);
 		else
 			printf("zt push: already stored: %s\n", res.id);
+		if (!res.stored && res.labels_added < 0 && c->nr_labels && cmd_verbosity >= 0)
+			cmd_warn("%s keeps the labels of the profile's first push: this push's "
+				 "were not added (a zt serve older than this zt)",
+				 zt_http_base(h));
 	}
 	ret = ZT_EXIT_OK;
 out:

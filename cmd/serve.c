@@ -32,9 +32,10 @@ static const char *const serve_usage[] = {
 	"zt serve [--listen HOST:PORT] [--data-dir DIR] [--public-read] [<options>]",
 	"zt serve token create --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
 	"DIR]",
-	"zt serve token import --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir DIR] < TOKEN",
+	"zt serve token import --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
+	"DIR] < TOKEN",
 	"zt serve token list [--data-dir DIR]",
-	"zt serve token revoke NAME|HASH [--data-dir DIR]",
+	"zt serve token revoke NAME|ID [--data-dir DIR]",
 	NULL,
 };
 
@@ -148,17 +149,96 @@ static struct zs_store *open_store(const char *dir, const struct zs_store_opts *
 
 /* ---- zt serve token ... ------------------------------------------------------- */
 
-static void list_one(void *ctx, const char *name, unsigned scopes, const char *hash8,
-		     int64_t created)
+/* A token name as shown: a catalogue of an older zt may hold any bytes
+ * in a name, so a backslash, a blank and what is not printable ASCII are
+ * escaped (\\, \n, \x1b...): a name can neither move the cursor nor
+ * forge a row. Cut at 1 KiB. */
+static const char *shown_name(const char *name, char *out, size_t n)
 {
-	char sc[64], when[32];
+	size_t o = 0;
+
+	for (; *name && o + 8 < n; name++) {
+		unsigned char c = (unsigned char)*name;
+
+		if (c == '\\')
+			o += (size_t)snprintf(out + o, n - o, "\\\\");
+		else if (c == '\n')
+			o += (size_t)snprintf(out + o, n - o, "\\n");
+		else if (c <= ' ' || c >= 0x7f)
+			o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return o ? out : "-";
+}
+
+/* One token a line: its id (hash prefix), name, scopes, creation time; to
+ * stdout (list) or, indented, to stderr (the tokens a revoke matched). */
+static void token_line(void *ctx, const char *name, unsigned scopes, const char *hash8,
+		       int64_t created)
+{
+	char sc[64], when[32], nm[1024];
 	time_t t = (time_t)created;
 	struct tm tm;
+	FILE *f = ctx ? ctx : stdout;
 
-	(void)ctx;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	printf("%-8s  %-24s  %-22s  %s\n", hash8, name && *name ? name : "-",
-	       scopes_text(scopes, sc, sizeof(sc)), when);
+	fprintf(f, "%s%-8s  %-24s  %-22s  %s\n", ctx ? "  " : "", hash8,
+		shown_name(name ? name : "", nm, sizeof(nm)), scopes_text(scopes, sc, sizeof(sc)),
+		when);
+}
+
+/* The tokens a revoke matched: the refusal, then each token. */
+struct ambiguous {
+	const char *what;
+	int n;
+};
+
+static void ambiguous_one(void *ctx, const char *name, unsigned scopes, const char *hash8,
+			  int64_t created)
+{
+	struct ambiguous *a = ctx;
+
+	if (!a->n++)
+		cmd_error("'%s' is the name or id of several tokens: nothing revoked; give the id "
+			  "of the one to revoke (8 or more hex digits of the first column):",
+			  a->what);
+	token_line(stderr, name, scopes, hash8, created);
+}
+
+/* --name of create and import: 0, or a usage error shown. */
+static int check_name(const char *name)
+{
+	size_t n, i;
+
+	if (!name || zs_token_name_ok(name))
+		return 0;
+	n = strlen(name);
+	if (n > ZS_TOKEN_NAME_MAX)
+		cmd_error("bad --name: %zu bytes, and a token name has at most %d bytes", n,
+			  ZS_TOKEN_NAME_MAX);
+	else if (!n)
+		cmd_error(
+			"bad --name: give 1 to %d bytes of letters, digits and . _ - @ : +, or no "
+			"--name",
+			ZS_TOKEN_NAME_MAX);
+	else {
+		for (i = 0; i < n && zs_token_name_ok((char[2]){name[i], 0}); i++)
+			;
+		cmd_error("bad --name: byte %zu is not allowed: a token name is 1 to %d bytes of "
+			  "letters, digits and . _ - @ : +",
+			  i + 1, ZS_TOKEN_NAME_MAX);
+	}
+	return -1;
+}
+
+/* A name another token has: the message. */
+static void name_taken(const char *name)
+{
+	cmd_error("a token named '%s' exists: choose another --name, or revoke that token "
+		  "first ('zt serve token revoke %s')",
+		  name, name);
 }
 
 static int cmd_serve_token(int argc, char **argv)
@@ -170,7 +250,8 @@ static int cmd_serve_token(int argc, char **argv)
 		{OPT_STRING, 0, "scope", &scope, "scopes",
 		 "create, import: push, symbols, read, admin (comma-separated; admin implies all)"},
 		{OPT_STRING, 0, "name", &name, "name",
-		 "create, import: a name to list and revoke it by"},
+		 "create, import: a unique name to list and revoke it by (1 to 64 letters, "
+		 "digits, . _ - @ : +)"},
 		{OPT_STRING, 'd', "data-dir", &dir, "dir",
 		 "the server's data directory (./" DEFAULT_DIR ")"},
 		OPT_EOL};
@@ -198,6 +279,7 @@ static int cmd_serve_token(int argc, char **argv)
 	if (!strcmp(sub, "create")) {
 		char tok[65], sc[64];
 		unsigned mask;
+		int rc;
 
 		if (!scope) {
 			cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
@@ -213,11 +295,17 @@ static int cmd_serve_token(int argc, char **argv)
 			cmd_error("unexpected argument '%s'", argv[rest]);
 			return ZT_EXIT_USAGE;
 		}
+		if (check_name(name))
+			return ZT_EXIT_USAGE;
 		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
-		if (zs_token_create(s, mask, name, tok)) {
-			cmd_error("cannot create the token in '%s'", dir);
+		rc = zs_token_create(s, mask, name, tok);
+		if (rc == -ENOTUNIQ) {
+			name_taken(name);
+			ret = ZT_EXIT_FAIL;
+		} else if (rc) {
+			cmd_error("cannot create the token in '%s': %s", dir, strerror(-rc));
 			ret = ZT_EXIT_FAIL;
 		} else {
 			printf("%s\n", tok);
@@ -242,6 +330,8 @@ static int cmd_serve_token(int argc, char **argv)
 			cmd_error("unexpected argument '%s': the token comes on standard input", argv[rest]);
 			return ZT_EXIT_USAGE;
 		}
+		if (check_name(name))
+			return ZT_EXIT_USAGE;
 		if (!fgets(line, sizeof(line), stdin)) {
 			cmd_error("give the token on standard input (one line)");
 			return ZT_EXIT_USAGE;
@@ -260,6 +350,9 @@ static int cmd_serve_token(int argc, char **argv)
 			ret = ZT_EXIT_USAGE;
 		} else if (rc == -EEXIST) {
 			cmd_error("'%s' has that token already", dir);
+			ret = ZT_EXIT_FAIL;
+		} else if (rc == -ENOTUNIQ) {
+			name_taken(name);
 			ret = ZT_EXIT_FAIL;
 		} else if (rc) {
 			cmd_error("cannot import the token into '%s': %s", dir, strerror(-rc));
@@ -280,30 +373,38 @@ static int cmd_serve_token(int argc, char **argv)
 		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
-		if (zs_token_list(s, list_one, NULL)) {
+		if (zs_token_list(s, token_line, NULL)) {
 			cmd_error("cannot list the tokens of '%s'", dir);
 			ret = ZT_EXIT_FAIL;
 		}
 	} else if (!strcmp(sub, "revoke")) {
+		char nm[1024];
+		const char *what;
+		struct ambiguous amb = {0};
 		int rc;
 
 		if (rest != argc - 1) {
-			cmd_error("give one token to revoke: its name or the hash 'token list' "
-				  "shows");
+			cmd_error("give one token to revoke: its name or its id (8 or more hex "
+				  "digits of the first column of 'token list')");
 			return ZT_EXIT_USAGE;
 		}
+		what = shown_name(argv[rest], nm, sizeof(nm));
+		amb.what = what;
 		s = open_store(dir, &admin);
 		if (!s)
 			return ZT_EXIT_FAIL;
-		rc = zs_token_revoke(s, argv[rest]);
-		if (rc == -ENOENT) {
-			cmd_error(
-				"no token named '%s' or with that hash: see 'zt serve token list'",
-				argv[rest]);
+		rc = zs_token_revoke(s, argv[rest], ambiguous_one, &amb);
+		if (rc == -ENOTUNIQ) {
+			ret = ZT_EXIT_FAIL;
+		} else if (rc == -ENOENT) {
+			cmd_error("no token named '%s' or with that id: see 'zt serve token list'",
+				  what);
 			ret = ZT_EXIT_FAIL;
 		} else if (rc) {
-			cmd_error("cannot revoke '%s': %s", argv[rest], strerror(-rc));
+			cmd_error("cannot revoke '%s': %s", what, strerror(-rc));
 			ret = ZT_EXIT_FAIL;
+		} else if (cmd_verbosity >= 0) {
+			fprintf(stderr, "zt serve: token '%s' revoked\n", what);
 		}
 	} else {
 		cmd_error("'%s' is not a token subcommand: create, import, list or revoke", sub);
@@ -457,7 +558,8 @@ static void error_log(void *ctx, const char *msg)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
-		   *debuginfod, *max_body_s = NULL, *s3_url = NULL;
+		   *debuginfod, *max_body_s = NULL, *s3_url = NULL, *max_source_s = NULL,
+		   *max_per_id_s = NULL, *max_store_s = NULL;
 	struct zt_s3_opts s3o = {0};
 	struct zs_remote remote = {0};
 	static struct upstreams up;
@@ -474,6 +576,7 @@ int cmd_serve(int argc, char **argv)
 	int max_per_client = 64, header_timeout = 20;
 	const char *min_rate_s = NULL;
 	uint64_t min_rate = 1024;
+	int max_sources = ZS_DEFAULT_MAX_SOURCES;
 	const struct opt options[] = {
 		{OPT_STRING, 'l', "listen", &listen, "host:port",
 		 "address to serve on (" DEFAULT_LISTEN
@@ -517,6 +620,16 @@ int cmd_serve(int argc, char **argv)
 		{OPT_INT, 0, "retention", &retention_days, "days",
 		 "drop profiles recorded more than this many days ago, every hour (0: keep all)"},
 		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
+		{OPT_STRING, 0, "max-source-size", &max_source_s, "size",
+		 "largest source file uploaded for debuginfod clients (64M)"},
+		{OPT_INT, 0, "max-sources", &max_sources, "n",
+		 "source files kept for one build id (65536)"},
+		{OPT_STRING, 0, "max-symbols-per-id", &max_per_id_s, "size",
+		 "symbol files of one build id together: GSYM, debug file, executable, sources "
+		 "(4G)"},
+		{OPT_STRING, 0, "max-symbol-store", &max_store_s, "size",
+		 "every symbol file together (no limit); what the server fetches itself counts "
+		 "but is not refused"},
 		{OPT_INT, 0, "threads", &threads, "n",
 		 "queries and ingests worked on at once; others wait their turn (2)"},
 		{OPT_INT, 0, "max-connections", &max_conns, "n",
@@ -544,6 +657,9 @@ int cmd_serve(int argc, char **argv)
 	uint64_t max_body = 512ull << 20;
 	unsigned left;
 
+	/* what the server and its libraries (libdebuginfod's cache) write
+	 * under the data directory is for its user alone */
+	umask(077);
 	if (argc >= 2 && !strcmp(argv[1], "token"))
 		return cmd_serve_token(argc - 1, argv + 1);
 	switch (opts_parse("serve", serve_usage, options, argc, argv, &rest)) {
@@ -573,6 +689,26 @@ int cmd_serve(int argc, char **argv)
 			  "or M", min_rate_s);
 		return ZT_EXIT_USAGE;
 	}
+	{
+		const struct {
+			const char *opt, *arg;
+			uint64_t *v;
+		} sizes[] = {{"--max-source-size", max_source_s, &so.max_source_size},
+			     {"--max-symbols-per-id", max_per_id_s, &so.max_symbols_per_id},
+			     {"--max-symbol-store", max_store_s, &so.max_symbol_store}};
+
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (sizes[i].arg && parse_size(sizes[i].arg, sizes[i].v)) {
+				cmd_error("bad %s '%s': bytes, or a number with K, M or G",
+					  sizes[i].opt, sizes[i].arg);
+				return ZT_EXIT_USAGE;
+			}
+	}
+	if (max_sources < 1) {
+		cmd_error("bad --max-sources %d: 1 or more", max_sources);
+		return ZT_EXIT_USAGE;
+	}
+	so.max_sources = (uint64_t)max_sources;
 	if (threads < 1 || threads > 64 || timeout < 1 || timeout > 3600 || max_conns < 4 ||
 	    max_conns > 8192 || max_per_client < 1 || max_per_client > max_conns ||
 	    header_timeout < 1 || header_timeout > 3600) {

@@ -580,6 +580,16 @@ int push_profile(struct zt_http *h, const void *image, size_t len, const char *c
 		for (; v < end && *v >= '0' && *v <= '9'; v++)
 			r->samples = r->samples * 10 + (uint64_t)(*v - '0');
 	}
+	/* a server older than labels_added keeps the first push's labels only */
+	r->labels_added = -1;
+	v = json_raw((const char *)resp->body.data, resp->body.len, "labels_added");
+	if (v) {
+		const char *end = (const char *)resp->body.data + resp->body.len;
+
+		for (r->labels_added = 0;
+		     v < end && *v >= '0' && *v <= '9' && r->labels_added < 1000000; v++)
+			r->labels_added = r->labels_added * 10 + (*v - '0');
+	}
 	goto out;
 nomem:
 	ret = -ENOMEM;

@@ -127,6 +127,10 @@ struct push_result {
 	char id[65];
 	int stored; /* 1: new on the server, 0: it had it already */
 	uint64_t samples;
+	/* stored 0: the labels of this push the stored profile lacked, added
+	 * to it; -1: a server that does not say (an older zt serve, which
+	 * keeps the first push's labels only) */
+	int labels_added;
 };
 
 /*

@@ -360,7 +360,8 @@ static void escape_path(struct zbuf *z, const char *s)
 /*
  * PUT the file at path to /api/v1/symbols/ID/<kind> (kind: "debuginfo",
  * "executable", "source/<escaped path>"). 1 when stored, 0 when the server
- * had it (412), -1 after fail().
+ * had it (412), 2 when a source is past the server's limits (413: f->note
+ * says so; the other files still go), -1 after fail().
  */
 static int put_file(struct run *r, struct zt_http *h, struct symup_file *f, const char *kind,
 		    const char *path)
@@ -413,7 +414,13 @@ static int put_file(struct run *r, struct zt_http *h, struct symup_file *f, cons
 		ret = 1;
 	else if (!err && a.status == 412)
 		ret = 0;
-	else {
+	else if (!err && a.status == 413 && !strncmp(kind, "source/", 7)) {
+		char why[256];
+
+		push_answer_error(&a, why, sizeof(why));
+		snprintf(f->note, sizeof(f->note), "not every source file: %.130s", why);
+		ret = 2;
+	} else {
 		char w[PATH_MAX + 80];
 
 		snprintf(w, sizeof(w), "uploading %s '%s'", what, path);
@@ -460,7 +467,7 @@ static int send_sources(struct run *r, struct zt_http *h, struct symup_file *f, 
 			continue; /* not on this machine: the debugger shows no source */
 		snprintf(kind, sizeof(kind), "source/%s", v[i]);
 		ret = put_file(r, h, f, kind, v[i]);
-		if (ret < 0)
+		if (ret < 0 || ret == 2) /* 2: the server takes no more of them */
 			break;
 		f->nr_sources++;
 	}

@@ -31,6 +31,6 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 step asan-unit make -j"$jobs" SANITIZE=address,undefined check-unit
 step asan-fuzz-replay make -j"$jobs" SANITIZE=address,undefined check-fuzz
 # the real binary under the sanitizers, on the recording and reading paths
-step asan-e2e env E2E_ONLY="gpu|serve\.sh|serve_faults|serve_slow|serve_cluster|symbols|symdb|s3|push|record_workload|record_opts|record_events|config|hostile|ownership|outputs|errors|sigkill|exec_child|perfmap|symbolize|debuginfod|help|pprof|perfdata|perf_kernel|perf_parity|script|report|annotate|top|flame|dwarf|badinput" make SANITIZE=address,undefined check-e2e
+step asan-e2e env E2E_ONLY="gpu|serve\.sh|serve_faults|serve_slow|serve_hostile|serve_cluster|symbols|symdb|s3|push|record_workload|record_opts|record_events|config|hostile|ownership|outputs|errors|sigkill|exec_child|perfmap|symbolize|debuginfod|help|pprof|perfdata|perf_kernel|perf_parity|script|report|annotate|top|flame|dwarf|badinput" make SANITIZE=address,undefined check-e2e
 echo "suite: $pass passed, $fail failed ($(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s)"
 [ "$fail" -eq 0 ]

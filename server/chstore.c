@@ -487,6 +487,7 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	size_t n[5], i, nk;
 	uint64_t v[5], cnt;
 	struct zcur keys;
+	struct zs_label *lab;
 	int bad = 0;
 
 	for (i = 0; i < 5; i++)
@@ -499,7 +500,7 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	json_str(out, "id", s[0], n[0], 0);
 	json_str(out, "host", s[1], n[1], 1);
 	json_str(out, "command", s[2], n[2], 1);
-	put(out, ",\"labels\":{");
+	put(out, ",\"labels\":");
 	/* label_keys, then label_values: walk the keys, then read the values alongside */
 	if (zcur_uv(r, &cnt) || cnt > 4096)
 		return -EBADMSG;
@@ -514,17 +515,31 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	}
 	if (zcur_uv(r, &cnt) || cnt != nk)
 		return -EBADMSG;
-	for (i = 0; i < nk; i++) {
+	lab = calloc(nk + 1, sizeof(*lab));
+	for (i = 0; lab && i < nk && !bad; i++) {
 		const uint8_t *kp, *vp;
 		size_t kl, vl;
-		char *k;
 
-		if (zcur_bytes(&keys, &kp, &kl) || zcur_bytes(r, &vp, &vl) || !(k = strndup((const char *)kp, kl)))
-			return -EBADMSG;
-		json_str(out, k, vp, vl, i > 0);
-		free(k);
+		if (zcur_bytes(&keys, &kp, &kl) || zcur_bytes(r, &vp, &vl)) {
+			bad = -EBADMSG;
+			break;
+		}
+		lab[i].key = strndup((const char *)kp, kl);
+		lab[i].value = strndup((const char *)vp, vl);
+		if (!lab[i].key || !lab[i].value)
+			bad = -ENOMEM;
 	}
-	zbuf_put_u8(out, '}');
+	if (!lab)
+		return -ENOMEM;
+	if (!bad)
+		zs_labels_json(out, lab, nk);
+	for (i = 0; i < nk; i++) {
+		free((char *)lab[i].key);
+		free((char *)lab[i].value);
+	}
+	free(lab);
+	if (bad)
+		return bad;
 	json_int(out, "time_start", (int64_t)v[0]);
 	json_int(out, "time_end", (int64_t)v[1]);
 	json_int(out, "samples", (int64_t)v[2]);
@@ -755,6 +770,130 @@ int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t m
 		err = insert(c, srv, "profiles", &b, msg, msglen);
 	}
 	zbuf_release(&b);
+	return err;
+}
+
+/* Whether the labels decoded at keys and vals (nk each, RowBinary strings)
+ * have key k with value v. */
+static int has_label(struct zcur keys, struct zcur vals, size_t nk, const char *k, const char *v)
+{
+	size_t i, kl = strlen(k), vl = strlen(v);
+
+	for (i = 0; i < nk; i++) {
+		const uint8_t *kp, *vp;
+		size_t a, b;
+
+		if (zcur_bytes(&keys, &kp, &a) || zcur_bytes(&vals, &vp, &b))
+			return 0;
+		if (a == kl && b == vl && !memcmp(kp, k, kl) && !memcmp(vp, v, vl))
+			return 1;
+	}
+	return 0;
+}
+
+int zs_ch_add_labels(struct zs_ch *c, const char *id, const struct zs_label *l, size_t n,
+		     unsigned max, unsigned *added, char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	struct zcur r, keys, vals;
+	uint64_t nk = 0, nv;
+	size_t i, j, k;
+	char *add = calloc(n + 1, 1);
+	int err;
+
+	*added = 0;
+	if (!add)
+		return -ENOMEM;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT argMax(label_keys, version), argMax(label_values, version) FROM ");
+	rd(c, &q, "profiles");
+	put(&q, " WHERE id = ");
+	zt_ch_quote(&q, id);
+	put(&q, " GROUP BY id HAVING argMax(deleted, version) = 0 FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	if (err)
+		goto out;
+	zcur_init(&r, ans.data, ans.len);
+	if (!zcur_left(&r)) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (zcur_uv(&r, &nk) || nk > 4096) {
+		err = -EREMOTEIO;
+		goto out;
+	}
+	keys = r;
+	for (i = 0; i < nk && !err; i++) {
+		const uint8_t *p;
+		size_t len;
+
+		err = zcur_bytes(&r, &p, &len) ? -EREMOTEIO : 0;
+	}
+	if (err || zcur_uv(&r, &nv) || nv != nk) {
+		err = -EREMOTEIO;
+		goto out;
+	}
+	vals = r;
+	/* the pairs it lacks, each once */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !(add[j] && !strcmp(l[j].key, l[i].key) &&
+				       !strcmp(l[j].value, l[i].value));
+		     j++)
+			;
+		add[i] = j == i && !has_label(keys, vals, (size_t)nk, l[i].key, l[i].value);
+		*added += add[i];
+	}
+	if (!*added)
+		goto out;
+	if (nk + *added > max) {
+		zt_say(msg, msglen,
+		       "the profile is stored with %llu labels, and this push's would make %llu: "
+		       "at most %u labels a profile",
+		       (unsigned long long)nk, (unsigned long long)(nk + *added), max);
+		*added = 0;
+		err = -EINVAL;
+		goto out;
+	}
+	/* a newer catalogue row: the latest one with the labels added */
+	zbuf_reset(&q);
+	zbuf_putf(
+		&q,
+		"INSERT INTO %s.profiles_local (day, id, ingest, version, deleted, host, command,"
+		" event, format, time_start, time_end, samples, weight, size, pushed_at, buildids,"
+		" label_keys, label_values, body) SELECT argMax(day, version), id,"
+		" argMax(ingest, version), %" PRIu64 ", 0, argMax(host, version),"
+		" argMax(command, version), argMax(event, version), argMax(format, version),"
+		" argMax(time_start, version), argMax(time_end, version),"
+		" argMax(samples, version), argMax(weight, version), argMax(size, version),"
+		" argMax(pushed_at, version), argMax(buildids, version),",
+		c->db, now_ns());
+	for (k = 0; k < 2; k++) {
+		put(&q, k ? " arrayConcat(argMax(label_values, version), ["
+			  : " arrayConcat(argMax(label_keys, version), [");
+		for (i = 0, j = 0; i < n; i++) {
+			if (!add[i])
+				continue;
+			if (j++)
+				zbuf_put_u8(&q, ',');
+			zt_ch_quote(&q, k ? l[i].value : l[i].key);
+		}
+		put(&q, "]),");
+	}
+	put(&q, " argMax(body, version) FROM ");
+	rd(c, &q, "profiles");
+	put(&q, " WHERE id = ");
+	zt_ch_quote(&q, id);
+	put(&q, " GROUP BY id HAVING argMax(deleted, version) = 0");
+	err = run_on(c, owner(c, id), &q, SET_QUERY, NULL, 0, NULL, msg, msglen);
+	if (err)
+		*added = 0;
+out:
+	if (err == -EREMOTEIO && !msg[0])
+		zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+	free(add);
+	zbuf_release(&q);
+	zbuf_release(&ans);
 	return err;
 }
 

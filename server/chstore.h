@@ -107,6 +107,14 @@ struct zs_ch_put {
 };
 int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t msglen);
 
+/* A re-push of stored profile id: the labels it lacks added (a newer
+ * catalogue row with the union of the labels), *added of them; nothing
+ * written when it has them all. -EINVAL (msg) when it would have more
+ * than max labels, -ENOENT, or an error. Two re-pushes of one profile at
+ * the same moment may keep only one's labels. */
+int zs_ch_add_labels(struct zs_ch *c, const char *id, const struct zs_label *l, size_t n,
+		     unsigned max, unsigned *added, char *msg, size_t msglen);
+
 /* Mark profile id deleted. 0, -ENOENT, or an error. */
 int zs_ch_delete(struct zs_ch *c, const char *id, char *msg, size_t msglen);
 

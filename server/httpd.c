@@ -165,6 +165,10 @@ struct zh_req {
 	ZSTD_DStream *zd;
 	size_t zd_last; /* ZSTD_decompressStream's last return: 0 at a frame's end */
 	uint64_t decoded, limit;
+	/* the decoded bytes the upload may have (at most limit: a symbol
+	 * file's may be fewer), and the zt serve option that sets that */
+	uint64_t dlimit;
+	const char *dlimit_opt;
 	struct zbuf mem; /* symbols/missing: the body in memory */
 	unsigned fail;	 /* an HTTP error found while reading the body */
 	int drain;	 /* refused before the body: it is read and dropped (refuse()) */
@@ -921,6 +925,16 @@ static void too_large(struct zh_req *q)
 		 q->r.route == ZR_SYMBOLS_MISSING ? "" : " decoded: see zt serve --max-body");
 }
 
+/* past the decoded bytes it may have (q->dlimit) */
+static void too_large_decoded(struct zh_req *q)
+{
+	if (q->dlimit == q->limit)
+		too_large(q);
+	else
+		set_fail(q, 413, "body larger than %" PRIu64 " bytes decoded: see zt serve %s",
+			 q->dlimit, q->dlimit_opt);
+}
+
 /* decoded bytes to the file or memory */
 static void sink(struct zh_req *q, const void *p, size_t n)
 {
@@ -928,8 +942,8 @@ static void sink(struct zh_req *q, const void *p, size_t n)
 
 	if (q->fail || !n)
 		return;
-	if (n > q->limit - q->decoded) {
-		too_large(q);
+	if (n > q->dlimit - q->decoded) {
+		too_large_decoded(q);
 		return;
 	}
 	q->decoded += n;
@@ -1042,6 +1056,37 @@ static void body_release(struct zh_req *q)
 	zbuf_release(&q->mem);
 }
 
+/* A symbol file's upload before its body is read: the store takes it
+ * (a debug file or source only for an id it has symbols or an executable
+ * for, within its limits), and q->dlimit comes down to what it may have.
+ * declared: Content-Length (0: none). 0 or an HTTP status (q->err set). */
+static unsigned symbol_admit(struct zh_req *q, uint64_t declared)
+{
+	const char *opt = NULL;
+	uint64_t limit = 0;
+	int rc = zs_symfile_admit(q->h->store, q->r.id, q->r.kind, q->r.src, declared, &limit, &opt,
+				  q->err, sizeof(q->err));
+
+	switch (rc) {
+	case 0:
+		if (limit < q->dlimit) {
+			q->dlimit = limit;
+			q->dlimit_opt = opt;
+		}
+		return 0;
+	case -ENOENT: /* upload what names the id first */
+		return 409;
+	case -EFBIG:
+		return 413;
+	case -EINVAL:
+		return 400;
+	default:
+		snprintf(q->err, sizeof(q->err), "the store failed (%s): see the server's log",
+			 strerror(-rc));
+		return 500;
+	}
+}
+
 /* Headers of an upload: sizes, encoding, the sink. 0 or an HTTP status (q->err set). */
 static unsigned body_begin(struct zh_req *q, struct MHD_Connection *con)
 {
@@ -1050,8 +1095,12 @@ static unsigned body_begin(struct zh_req *q, struct MHD_Connection *con)
 	const char *ce =
 		mh.lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
 	struct zh *h = q->h;
+	uint64_t declared = 0;
+	unsigned code;
 
 	q->limit = q->r.route == ZR_SYMBOLS_MISSING ? MISSING_MAX_BODY : h->o.max_body;
+	q->dlimit = q->limit;
+	q->dlimit_opt = "--max-body";
 	if (cl) {
 		uint64_t n;
 
@@ -1067,7 +1116,13 @@ static unsigned body_begin(struct zh_req *q, struct MHD_Connection *con)
 				 q->r.route == ZR_SYMBOLS_MISSING ? "" : " (zt serve --max-body)");
 			return 413;
 		}
+		declared = n;
 	}
+	/* the body of a compressed upload is its encoded size: only the
+	 * decoded bytes are held to the symbol store's limits */
+	if ((q->r.route == ZR_SYMBOL_PUT || q->r.route == ZR_SYMFILE_PUT) &&
+	    (code = symbol_admit(q, ce && *ce && strcasecmp(ce, "identity") ? 0 : declared)))
+		return code;
 	if (!ce || !*ce || !strcasecmp(ce, "identity")) {
 		q->enc = ENC_NONE;
 	} else if (!strcasecmp(ce, "gzip") || !strcasecmp(ce, "x-gzip")) {
@@ -1218,6 +1273,12 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		case -EEXIST:
 			return fail(q, con, 412, "the %s of %s is already stored",
 				    zs_kind_name(q->r.kind), q->r.id);
+		case -ENOENT: /* a debug file or source of an id the store has nothing for */
+			return fail(q, con, 409, "%s",
+				    msg[0] ? msg : "upload the symbols or executable first");
+		case -EFBIG:
+			return fail(q, con, 413, "%s",
+				    msg[0] ? msg : "past a limit of the symbol store");
 		case -EBADMSG:
 		case -EINVAL:
 			add(&h->ingest_errors, 1);
@@ -1257,10 +1318,15 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		q->tmp[0] = '\0'; /* taken over */
 		switch (rc) {
 		case 0: {
-			char line[160];
-			int n = snprintf(line, sizeof(line),
-					 "{\"id\":\"%s\",\"stored\":%s,\"samples\":%" PRIu64 "}\n",
-					 res.id, res.stored ? "true" : "false", res.samples);
+			char line[200];
+			int n = res.stored ? snprintf(line, sizeof(line),
+						      "{\"id\":\"%s\",\"stored\":true,\"samples\":"
+						      "%" PRIu64 "}\n",
+						      res.id, res.samples)
+					   : snprintf(line, sizeof(line),
+						      "{\"id\":\"%s\",\"stored\":false,\"samples\":"
+						      "%" PRIu64 ",\"labels_added\":%u}\n",
+						      res.id, res.samples, res.labels_added);
 
 			if (res.stored)
 				add(&h->ingested, 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A received zt.data or pprof body reduced to stacks of frame keys. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,7 +671,7 @@ static inline uint64_t smemo_hash_at(const void *ctx, uint32_t i)
 /* The samples, each group of samples that normalize alike (struct smemo)
  * normalized once: a recording has some thousands of distinct stacks for
  * its tens of thousands of samples. */
-static int norm_samples(struct zt_ctx *c)
+static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
 	const struct profile *p = c->p;
 	uint32_t frames[2 * ZT_MAX_FRAMES + 1];
@@ -688,8 +689,20 @@ static int norm_samples(struct zt_ctx *c)
 		uint32_t nf = 0, k, idx;
 		size_t j;
 
-		if (s->stack >= p->nr_stacks)
+		if (s->stack >= p->nr_stacks) {
+			zt_say(msg, msglen,
+			       "bad zt.data: sample %zu refers to stack %" PRIu32
+			       ", and the recording has %zu stacks",
+			       i, s->stack, p->nr_stacks);
 			return -EBADMSG;
+		}
+		if (s->weight > (uint64_t)INT64_MAX - c->n->weight) {
+			zt_say(msg, msglen,
+			       "bad zt.data: sample %zu has weight %" PRIu64
+			       ": the samples' weights add up past %" PRId64,
+			       i, s->weight, INT64_MAX);
+			return -EBADMSG;
+		}
 		epoch = proctree_epoch(c->pt, s->pid, s->ts);
 		comm = proctree_comm(c->pt, s->pid, s->tid, s->ts);
 		h = smemo_hash(s->stack, s->pid, epoch, comm);
@@ -783,11 +796,9 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	if (ks && kallsyms_parse((const char *)ks, kl, &c.ks))
 		c.ks = NULL;
 	free(ks);
-	ret = norm_samples(&c);
+	ret = norm_samples(&c, msg, msglen);
 	if (!ret && need_cmd)
 		ret = command_from_roots(n);
-	if (ret == -EBADMSG)
-		zt_say(msg, msglen, "bad zt.data: a sample refers to a stack that is not there");
 out:
 	zt_ctx_release(&c);
 	profile_release(&p);
@@ -846,6 +857,8 @@ typedef Perftools__Profiles__Profile PProfile;
 struct pp_ctx {
 	struct zs_norm *n;
 	const PProfile *pb;
+	char *msg; /* the refusal's sentence: the field and its value */
+	size_t msglen;
 	struct zt_htab loc_hash, map_hash, fn_hash;
 	int64_t *loc_frames; /* per location: first index into lframes, -1: not yet */
 	uint32_t *loc_nf;
@@ -853,48 +866,55 @@ struct pp_ctx {
 	size_t nr_lframes, cap_lframes;
 };
 
-static inline uint64_t loc_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->location[i]->id);
-}
+/* Refuse the pprof: "bad pprof: " and what fmt says (the field and its
+ * value), unless a sentence is there already. -EBADMSG. */
+static int pp_bad(struct pp_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static inline uint64_t map_hash_at(const void *ctx, uint32_t i)
+static int pp_bad(struct pp_ctx *c, const char *fmt, ...)
 {
-	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->mapping[i]->id);
-}
+	va_list ap;
+	int k;
 
-static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_mix(0, ((const struct pp_ctx *)ctx)->pb->function[i]->id);
+	if (!c->msg || !c->msglen || c->msg[0])
+		return -EBADMSG;
+	k = snprintf(c->msg, c->msglen, "bad pprof: ");
+	if (k > 0 && (size_t)k < c->msglen) {
+		va_start(ap, fmt);
+		vsnprintf(c->msg + k, c->msglen - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
 }
 
 /* Index the messages with ids; ids must be distinct and nonzero. */
-#define INDEX_IDS(c, h, arr, nr, fn)                                                        \
-	do {                                                                                \
-		size_t i_, j_;                                                              \
-		uint32_t o_;                                                                \
-		if ((nr) > UINT32_MAX / 4 || zt_htab_reset(&(h), (nr)))                     \
-			return -ENOMEM;                                                     \
-		for (i_ = 0; i_ < (nr); i_++) {                                             \
-			uint64_t id_ = (arr)[i_]->id;                                       \
-			if (!id_)                                                           \
-				return -EBADMSG;                                            \
-			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, id_));                 \
-			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))       \
-				if ((arr)[o_]->id == id_)                                   \
-					return -EBADMSG;                                    \
-			zt_htab_set(&(h), j_, (uint32_t)i_);                                \
-		}                                                                           \
-		(void)fn;                                                                   \
+#define INDEX_IDS(c, h, arr, nr, what)                                                             \
+	do {                                                                                       \
+		size_t i_, j_;                                                                     \
+		uint32_t o_;                                                                       \
+		if ((nr) > UINT32_MAX / 4 || zt_htab_reset(&(h), (nr)))                            \
+			return -ENOMEM;                                                            \
+		for (i_ = 0; i_ < (nr); i_++) {                                                    \
+			uint64_t id_ = (arr)[i_]->id;                                              \
+			if (!id_)                                                                  \
+				return pp_bad(c, "%s[%zu] has id 0: ids are 1 or more", what, i_); \
+			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, id_));                        \
+			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))              \
+				if ((arr)[o_]->id == id_)                                          \
+					return pp_bad(c,                                           \
+						      "%s[%zu] has id %" PRIu64 ", as %s[%" PRIu32 \
+						      "] has",                                     \
+						      what, i_, id_, what, o_);                    \
+			zt_htab_set(&(h), j_, (uint32_t)i_);                                       \
+		}                                                                                  \
 	} while (0)
 
 static int pp_index(struct pp_ctx *c)
 {
 	const PProfile *pb = c->pb;
 
-	INDEX_IDS(c, c->loc_hash, pb->location, pb->n_location, loc_hash_at);
-	INDEX_IDS(c, c->map_hash, pb->mapping, pb->n_mapping, map_hash_at);
-	INDEX_IDS(c, c->fn_hash, pb->function, pb->n_function, fn_hash_at);
+	INDEX_IDS(c, c->loc_hash, pb->location, pb->n_location, "location");
+	INDEX_IDS(c, c->map_hash, pb->mapping, pb->n_mapping, "mapping");
+	INDEX_IDS(c, c->fn_hash, pb->function, pb->n_function, "function");
 	return 0;
 }
 
@@ -917,6 +937,26 @@ static int pp_index(struct pp_ctx *c)
 static const char *pp_str(const PProfile *pb, int64_t i)
 {
 	return i >= 0 && (uint64_t)i < pb->n_string_table ? pb->string_table[i] : NULL;
+}
+
+/* The string at index i of the string table into *out, or a refusal
+ * naming the field (fmt) and i. */
+static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *fmt, ...)
+{
+	char field[96];
+	va_list ap;
+
+	*out = pp_str(c->pb, i);
+	if (*out)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(field, sizeof(field), fmt, ap);
+	va_end(ap);
+	return pp_bad(c, "%s is %" PRId64 ", past the %zu strings of string_table", field, i,
+		      c->pb->n_string_table);
 }
 
 static int hexval(char c)
@@ -958,11 +998,13 @@ static int pp_location(struct pp_ctx *c, size_t li)
 		long mi = FIND_ID(c->map_hash, pb->mapping, l->mapping_id);
 
 		if (mi < 0)
-			return -EBADMSG;
+			return pp_bad(c,
+				      "location[%zu] (id %" PRIu64 ") refers to mapping id %" PRIu64
+				      ", which no mapping has",
+				      li, l->id, l->mapping_id);
 		m = pb->mapping[mi];
-		module = pp_str(pb, m->filename);
-		if (!module)
-			return -EBADMSG;
+		if ((ret = pp_string(c, m->filename, &module, "mapping[%ld].filename", mi)))
+			return ret;
 		module = base_name(module);
 	}
 	c->loc_frames[li] = (int64_t)c->nr_lframes;
@@ -971,10 +1013,15 @@ static int pp_location(struct pp_ctx *c, size_t li)
 		const char *name;
 
 		if (fi < 0)
-			return -EBADMSG;
-		name = pp_str(pb, pb->function[fi]->name);
-		if (!name || (!name[0] && !(name = pp_str(pb, pb->function[fi]->system_name))))
-			return -EBADMSG;
+			return pp_bad(c,
+				      "location[%zu] (id %" PRIu64
+				      ").line[%zu] refers to function id "
+				      "%" PRIu64 ", which no function has",
+				      li, l->id, i, l->line[i]->function_id);
+		if ((ret = pp_string(c, pb->function[fi]->name, &name, "function[%ld].name", fi)) ||
+		    (!name[0] && (ret = pp_string(c, pb->function[fi]->system_name, &name,
+						  "function[%ld].system_name", fi))))
+			return ret;
 		if (!name[0])
 			continue;
 		ret = named(c->n, module, name, i + 1 < l->n_line ? ZS_FF_INLINED : 0, &f);
@@ -1068,20 +1115,41 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 		const char *root = c->n->command;
 		size_t nf = 0;
 
-		if (s->n_value != pb->n_sample_type || s->value[ci] < 0 || s->value[wi] < 0) {
-			ret = -EBADMSG;
+		if (s->n_value != pb->n_sample_type) {
+			ret = pp_bad(c, "sample[%zu] has %zu values for %zu sample types", i,
+				     s->n_value, pb->n_sample_type);
+			break;
+		}
+		for (k = 0; k < s->n_value; k++)
+			if (s->value[k] < 0) {
+				ret = pp_bad(c,
+					     "sample[%zu].value[%zu] is %" PRId64
+					     ": values are 0 or more",
+					     i, k, s->value[k]);
+				break;
+			}
+		if (ret)
+			break;
+		/* the totals are kept as signed 64-bit numbers */
+		if ((uint64_t)s->value[ci] > (uint64_t)INT64_MAX - c->n->samples ||
+		    (uint64_t)s->value[wi] > (uint64_t)INT64_MAX - c->n->weight) {
+			k = (uint64_t)s->value[ci] > (uint64_t)INT64_MAX - c->n->samples ? ci : wi;
+			ret = pp_bad(c,
+				     "sample[%zu].value[%zu] is %" PRId64
+				     ": the samples' value[%zu] add up past %" PRId64,
+				     i, k, s->value[k], k, INT64_MAX);
 			break;
 		}
 		if (!s->value[ci] && !s->value[wi])
 			continue;
 		for (k = 0; k < s->n_label; k++) {
-			const char *key = pp_str(pb, s->label[k]->key),
-				   *v = pp_str(pb, s->label[k]->str);
+			const char *key, *v;
 
-			if (!key || !v) {
-				ret = -EBADMSG;
+			if ((ret = pp_string(c, s->label[k]->key, &key,
+					     "sample[%zu].label[%zu].key", i, k)) ||
+			    (ret = pp_string(c, s->label[k]->str, &v, "sample[%zu].label[%zu].str",
+					     i, k)))
 				break;
-			}
 			if (!strcmp(key, "thread") && v[0])
 				root = v;
 		}
@@ -1091,7 +1159,10 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 			long li = FIND_ID(c->loc_hash, pb->location, s->location_id[k]);
 
 			if (li < 0) {
-				ret = -EBADMSG;
+				ret = pp_bad(c,
+					     "sample[%zu].location_id[%zu] is %" PRIu64
+					     ", which no location has",
+					     i, k, s->location_id[k]);
 				break;
 			}
 			if (c->loc_frames[li] < 0 && (ret = pp_location(c, (size_t)li)))
@@ -1124,23 +1195,39 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, int gz, char *msg,
 			  size_t msglen)
 {
-	struct pp_ctx c = { .n = n };
+	struct pp_ctx c = {.n = n, .msg = msg, .msglen = msglen};
 	PProfile *pb = perftools__profiles__profile__unpack(NULL, len, data);
+	const char *why = NULL, *t;
+	char first[48];
 	size_t ci, wi, i;
 	int ret;
 
-	if (!pb || !pb->n_sample_type || !pb->n_string_table || pb->string_table[0][0]) {
-		zt_say(msg, msglen, gz ? "bad pprof: the gzip data is not a pprof profile"
-				    : "not a zt.data or pprof file");
+	if (!pb)
+		why = "it is not a profile.proto message";
+	else if (!pb->n_sample_type)
+		why = "it has no sample_type";
+	else if (!pb->n_string_table)
+		why = "its string_table is empty";
+	else if (pb->string_table[0][0]) {
+		clean_name(first, sizeof(first), pb->string_table[0]);
+		why = first;
+	}
+	if (why) {
+		/* raw bytes are taken for a pprof only when they look like one */
+		if (gz)
+			zt_say(msg, msglen,
+			       why == first ? "bad pprof: string_table[0] is '%s', not \"\""
+					    : "bad pprof: the gzip data is not a pprof profile: %s",
+			       why);
+		else
+			zt_say(msg, msglen, "not a zt.data or pprof file");
 		ret = gz ? -EBADMSG : -EMEDIUMTYPE;
 		goto out;
 	}
 	c.pb = pb;
 	for (i = 0; i < pb->n_sample_type; i++)
-		if (!pp_str(pb, pb->sample_type[i]->type)) {
-			ret = -EBADMSG;
+		if ((ret = pp_string(&c, pb->sample_type[i]->type, &t, "sample_type[%zu].type", i)))
 			goto bad;
-		}
 	pp_value_index(pb, &ci, &wi);
 	ret = pp_index(&c);
 	if (ret)
@@ -1158,7 +1245,7 @@ static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, in
 		ret = pp_samples(&c, ci, wi);
 bad:
 	if (ret == -EBADMSG)
-		zt_say(msg, msglen, "bad pprof: a sample, location or mapping refers to what is not there");
+		pp_bad(&c, "a sample, location or mapping refers to what is not there");
 out:
 	free(c.loc_frames);
 	free(c.loc_nf);

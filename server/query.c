@@ -138,29 +138,78 @@ static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
 #define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
 		  " size, pushed_at"
 
+void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n)
+{
+	size_t i, j, k, nv;
+
+	zbuf_put_u8(out, '{');
+	for (i = 0, k = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(l[j].key, l[i].key); j++)
+			;
+		if (j < i)
+			continue; /* shown with its first */
+		for (j = i, nv = 0; j < n; j++)
+			nv += !strcmp(l[j].key, l[i].key);
+		if (k++)
+			zbuf_put_u8(out, ',');
+		zbuf_put_json_str(out, l[i].key);
+		zbuf_put_u8(out, ':');
+		if (nv == 1) {
+			zbuf_put_json_str(out, l[i].value);
+			continue;
+		}
+		zbuf_put_u8(out, '[');
+		for (j = i, nv = 0; j < n; j++) {
+			if (strcmp(l[j].key, l[i].key))
+				continue;
+			if (nv++)
+				zbuf_put_u8(out, ',');
+			zbuf_put_json_str(out, l[j].value);
+		}
+		zbuf_put_u8(out, ']');
+	}
+	zbuf_put_u8(out, '}');
+}
+
 static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 {
+	struct zs_label *l = NULL;
 	sqlite3_stmt *ls;
-	int first = 1, rc;
+	size_t n = 0, cap = 0, i;
+	int rc, err = 0;
 
 	zbuf_put_u8(out, '{');
 	json_kv_str(out, "id", (const char *)sqlite3_column_text(row, 1), 0);
 	json_kv_str(out, "host", (const char *)sqlite3_column_text(row, 2), 1);
 	json_kv_str(out, "command", (const char *)sqlite3_column_text(row, 3), 1);
-	zbuf_put(out, ",\"labels\":{", 11);
+	zbuf_put(out, ",\"labels\":", 10);
 	if (sqlite3_prepare_v2(db, "SELECT key, value FROM labels WHERE rid=? ORDER BY rowid", -1, &ls,
 			       NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(ls, 1, sqlite3_column_int64(row, 0));
-	while ((rc = sqlite3_step(ls)) == SQLITE_ROW) {
-		json_kv_str(out, (const char *)sqlite3_column_text(ls, 0),
-			    (const char *)sqlite3_column_text(ls, 1), !first);
-		first = 0;
+	while (!err && (rc = sqlite3_step(ls)) == SQLITE_ROW) {
+		if (ZT_GROW(l, cap, n + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		l[n].key = strdup((const char *)sqlite3_column_text(ls, 0));
+		l[n].value = strdup((const char *)sqlite3_column_text(ls, 1));
+		if (!l[n].key || !l[n].value)
+			err = -ENOMEM;
+		n++;
 	}
 	sqlite3_finalize(ls);
-	if (rc != SQLITE_DONE)
-		return -EIO;
-	zbuf_put_u8(out, '}');
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	if (!err)
+		zs_labels_json(out, l, n);
+	for (i = 0; i < n; i++) {
+		free((char *)l[i].key);
+		free((char *)l[i].value);
+	}
+	free(l);
+	if (err)
+		return err;
 	json_kv_int(out, "time_start", sqlite3_column_int64(row, 6));
 	json_kv_int(out, "time_end", sqlite3_column_int64(row, 7));
 	json_kv_int(out, "samples", sqlite3_column_int64(row, 8));

@@ -59,6 +59,8 @@ struct idset {
 struct zs_store {
 	char *dir, *dbpath, *tmpdir, *symdir, *gsymdir, *profdir;
 	uint64_t max_body;
+	struct zs_symlimits lim;
+	uint64_t symbytes;	/* every symbol file's bytes: written under wlock, atomic */
 	sqlite3 *wdb;           /* the writer's connection, under wlock */
 	pthread_mutex_t wlock;  /* serializes every write */
 	pthread_rwlock_t mlock; /* mem */
@@ -290,9 +292,75 @@ static int fsync_path(const char *path)
 	return err;
 }
 
+/* What the store writes is its own: folders 0700, files 0600, whatever
+ * the data directory's mode or the process's umask. */
 static int mkdir_p(const char *dir)
 {
-	return buildid_cache_mkdirs(dir, 0755);
+	return buildid_cache_mkdirs(dir, 0700);
+}
+
+/* Take group and other permissions away from what is at path (not
+ * followed when a symbolic link); a missing path is fine. */
+static void make_private(int dirfd, const char *path)
+{
+	struct stat st;
+	int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && (st.st_mode & 077) && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		fchmod(fd, st.st_mode & 0700);
+	close(fd);
+}
+
+/*
+ * A data directory an older zt wrote, or one made 0755 by hand: the
+ * catalogue (and its -wal and -shm, which SQLite creates with the
+ * catalogue's mode) 0600, and the folders the store writes in 0700 with
+ * the folders right inside them (profiles/ab, symbols/gsym, ...); files
+ * below were always created 0600 (mkostemp), and what a 0700 folder holds
+ * is out of others' reach anyway.
+ */
+static void make_dir_private(const char *dir, int server)
+{
+	static const char *const files[] = {"zt.db", "zt.db-wal", "zt.db-shm", "zt.db-journal"};
+	static const char *const dirs[] = {"tmp", "profiles", "symbols", "debuginfod-cache"};
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t i;
+
+	if (d < 0)
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		make_private(d, files[i]);
+	for (i = 0; server && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int sub = openat(d, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *l = sub >= 0 ? fdopendir(sub) : NULL;
+		struct dirent *e;
+
+		make_private(d, dirs[i]);
+		if (!l) {
+			if (sub >= 0)
+				close(sub);
+			continue;
+		}
+		while ((e = readdir(l)))
+			if (e->d_type == DT_DIR && e->d_name[0] != '.')
+				make_private(dirfd(l), e->d_name);
+		closedir(l);
+	}
+	close(d);
+}
+
+/* The catalogue's file made 0600 before SQLite opens it (SQLite would
+ * create it 0644 less the umask). */
+static int db_create(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /* ---- memory tables ---------------------------------------------------------- */
@@ -604,6 +672,23 @@ static void remove_orphans(struct zs_store *s)
 	zs_symfiles_orphans(s, s->wdb);
 }
 
+/* The bytes of every symbol file the catalogue has. */
+static uint64_t symbytes_count(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT (SELECT IFNULL(SUM(size), 0) FROM symfiles) +"
+			       " (SELECT IFNULL(SUM(size), 0) FROM symbols)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n > 0 ? (uint64_t)n : 0;
+}
+
 static char *path_join(const char *a, const char *b)
 {
 	char *p;
@@ -629,6 +714,13 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	pthread_rwlock_init(&s->alock, NULL);
 	zbuf_init(&s->mem.keys);
 	s->max_body = o && o->max_body ? o->max_body : DEFAULT_MAX_BODY;
+	s->lim.max_body = s->max_body;
+	s->lim.source_size =
+		o && o->max_source_size ? o->max_source_size : ZS_DEFAULT_MAX_SOURCE_SIZE;
+	s->lim.sources = o && o->max_sources ? o->max_sources : ZS_DEFAULT_MAX_SOURCES;
+	s->lim.per_id =
+		o && o->max_symbols_per_id ? o->max_symbols_per_id : ZS_DEFAULT_MAX_SYMBOLS_PER_ID;
+	s->lim.store = o ? o->max_symbol_store : 0;
 	s->remote = o ? o->remote : NULL;
 	s->upstream = o && o->debuginfod;
 	s->dir = strdup(dir);
@@ -646,7 +738,10 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	}
 	if (!admin)
 		empty_dir(s->tmpdir);
-	err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
+	err = db_create(s->dbpath);
+	make_dir_private(dir, !admin);
+	if (!err)
+		err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
 	if (!err)
 		err = exec(s->wdb, schema);
 	if (err) {
@@ -670,6 +765,7 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (o && o->clickhouse && (err = zs_ch_open(o->clickhouse, &s->ch, msg, msglen)))
 		goto fail;
 	remove_orphans(s);
+	s->symbytes = symbytes_count(s->wdb);
 	if (!db_open(s->dbpath, SQLITE_OPEN_READONLY, &s->tdb))
 		s->tver = data_version(s->tdb);
 	err = zs_symcache_new(s, s->symdir, o && o->debuginfod, &s->sym);
@@ -777,6 +873,24 @@ struct zs_symcache *zs_store_symcache(struct zs_store *s)
 	return s->sym;
 }
 
+const struct zs_symlimits *zs_store_symlimits(const struct zs_store *s)
+{
+	return &s->lim;
+}
+
+uint64_t zs_store_symbytes(struct zs_store *s)
+{
+	return __atomic_load_n(&s->symbytes, __ATOMIC_RELAXED);
+}
+
+void zs_store_symbytes_add(struct zs_store *s, int64_t delta)
+{
+	uint64_t v = __atomic_load_n(&s->symbytes, __ATOMIC_RELAXED);
+
+	v = delta < 0 && (uint64_t)-delta > v ? 0 : v + (uint64_t)delta;
+	__atomic_store_n(&s->symbytes, v, __ATOMIC_RELAXED);
+}
+
 void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits)
 {
 	__atomic_add_fetch(&s->symbolized, symbolized, __ATOMIC_RELAXED);
@@ -855,7 +969,23 @@ static int tokens_load(struct zs_store *s, sqlite3 *db)
 	return 0;
 }
 
-/* A token's row by the SHA-256 of the token. -EEXIST: that token is there. */
+int zs_token_name_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (i >= ZS_TOKEN_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+						(c >= '0' && c <= '9') || strchr("._-@:+", c)))
+			return 0;
+	}
+	return i > 0;
+}
+
+/* A token's row by the SHA-256 of the token. -EEXIST: that token is
+ * there; -ENOTUNIQ: another token has that name. One transaction, so
+ * that two processes cannot give two tokens the same name. */
 static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 			const uint8_t hash[32])
 {
@@ -863,8 +993,29 @@ static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 	int rc, err;
 
 	pthread_mutex_lock(&s->wlock);
-	rc = sqlite3_prepare_v2(s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
-				-1, &st, NULL);
+	if ((err = exec(s->wdb, "BEGIN IMMEDIATE"))) {
+		pthread_mutex_unlock(&s->wlock);
+		return err;
+	}
+	rc = SQLITE_OK;
+	if (name) {
+		rc = sqlite3_prepare_v2(s->wdb, "SELECT 1 FROM tokens WHERE name=?", -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			rc = sqlite3_step(st);
+			sqlite3_finalize(st);
+		}
+		if (rc == SQLITE_ROW) {
+			exec(s->wdb, "ROLLBACK");
+			pthread_mutex_unlock(&s->wlock);
+			return -ENOTUNIQ;
+		}
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(
+			s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
+			-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name ? name : "", -1, SQLITE_STATIC);
@@ -874,9 +1025,15 @@ static int token_insert(struct zs_store *s, unsigned scopes, const char *name,
 		sqlite3_finalize(st);
 	}
 	if (rc == SQLITE_DONE)
-		err = tokens_load(s, s->wdb);
+		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
 	else
+		rc = rc == SQLITE_OK ? SQLITE_ERROR : rc;
+	if (rc == SQLITE_OK) {
+		err = tokens_load(s, s->wdb);
+	} else {
 		err = (rc & 0xff) == SQLITE_CONSTRAINT ? -EEXIST : db_err(s->wdb, rc);
+		exec(s->wdb, "ROLLBACK");
+	}
 	pthread_mutex_unlock(&s->wlock);
 	return err;
 }
@@ -886,7 +1043,7 @@ int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char 
 	uint8_t raw[32], hash[32];
 	int err;
 
-	if (!scopes || scopes > 15 || (name && strlen(name) > 256))
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)))
 		return -EINVAL;
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
@@ -907,7 +1064,7 @@ int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const
 	size_t i;
 	int err;
 
-	if (!scopes || scopes > 15 || (name && strlen(name) > 256) || len < 16 || len > 1024)
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)) || len < 16 || len > 1024)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
 		if ((unsigned char)token[i] <= ' ' || (unsigned char)token[i] >= 0x7f)
@@ -984,10 +1141,7 @@ size_t zs_token_count(struct zs_store *s)
 	return n;
 }
 
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx)
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx)
 {
 	size_t i;
 
@@ -1003,15 +1157,25 @@ int zs_token_list(struct zs_store *s,
 	return 0;
 }
 
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
+/* Whether token t is the one name_or_id (n bytes, is_hex: 8 to 64 hex
+ * digits) names. */
+static int token_matches(const struct token *t, const char *name_or_id, size_t n, int is_hex)
 {
-	size_t n = strlen(name_or_hash), i, hits = 0;
-	sqlite3_stmt *st;
-	int err = 0, rc, is_hex = n >= 8 && n <= 64;
+	char hex[65];
+
+	zs_hex(t->hash, 32, hex);
+	return !strcmp(t->name, name_or_id) || (is_hex && !strncmp(hex, name_or_id, n));
+}
+
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx)
+{
+	size_t n = strlen(name_or_id), i, hits = 0;
+	sqlite3_stmt *st = NULL;
+	int err, rc, is_hex = n >= 8 && n <= 64;
 
 	for (i = 0; i < n && is_hex; i++)
-		is_hex = (name_or_hash[i] >= '0' && name_or_hash[i] <= '9') ||
-			 (name_or_hash[i] >= 'a' && name_or_hash[i] <= 'f');
+		is_hex = (name_or_id[i] >= '0' && name_or_id[i] <= '9') ||
+			 (name_or_id[i] >= 'a' && name_or_id[i] <= 'f');
 	if (!n)
 		return -ENOENT;
 	pthread_mutex_lock(&s->wlock);
@@ -1019,26 +1183,42 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
 		pthread_mutex_unlock(&s->wlock);
 		return -EIO;
 	}
+	/* the tokens as the transaction sees them: another process may have
+	 * made or revoked some since this one read them */
+	err = tokens_load(s, s->wdb);
 	pthread_rwlock_rdlock(&s->tlock);
-	rc = sqlite3_prepare_v2(s->wdb, "DELETE FROM tokens WHERE hash=?", -1, &st, NULL);
-	for (i = 0; rc == SQLITE_OK && i < s->nr_tokens; i++) {
-		char hex[65];
+	for (i = 0; !err && i < s->nr_tokens; i++)
+		hits += (size_t)token_matches(&s->tokens[i], name_or_id, n, is_hex);
+	if (!err && hits > 1) {
+		err = -ENOTUNIQ;
+		for (i = 0; cb && i < s->nr_tokens; i++) {
+			char hex[65];
 
-		zs_hex(s->tokens[i].hash, 32, hex);
-		if (strcmp(s->tokens[i].name, name_or_hash) && !(is_hex && !strncmp(hex, name_or_hash, n)))
+			if (!token_matches(&s->tokens[i], name_or_id, n, is_hex))
+				continue;
+			zs_hex(s->tokens[i].hash, 32, hex);
+			hex[8] = 0;
+			cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
+		}
+	}
+	if (!err && !hits)
+		err = -ENOENT;
+	rc = err ? SQLITE_OK
+		 : sqlite3_prepare_v2(s->wdb, "DELETE FROM tokens WHERE hash=?", -1, &st, NULL);
+	for (i = 0; !err && i < s->nr_tokens; i++) {
+		if (rc != SQLITE_OK) {
+			err = -EIO;
+			break;
+		}
+		if (!token_matches(&s->tokens[i], name_or_id, n, is_hex))
 			continue;
 		sqlite3_bind_blob(st, 1, s->tokens[i].hash, 32, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			err = db_err(s->wdb, SQLITE_ERROR);
 		sqlite3_reset(st);
-		hits++;
 	}
 	sqlite3_finalize(st);
 	pthread_rwlock_unlock(&s->tlock);
-	if (rc != SQLITE_OK)
-		err = -EIO;
-	if (!err && !hits)
-		err = -ENOENT;
 	if (!err)
 		err = exec(s->wdb, "COMMIT");
 	if (err)
@@ -1198,6 +1378,78 @@ static const char *profile_host(const struct zs_norm *n, const struct zs_label *
 	return host;
 }
 
+/* The labels profile rid lacks, inserted (in the caller's transaction);
+ * *added (when not NULL) counts them. A SQLite code. */
+static int labels_insert(sqlite3 *db, int64_t rid, const struct zs_label *labels, size_t n,
+			 unsigned *added)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	rc = sqlite3_prepare_v2(
+		db,
+		"INSERT INTO labels(rid, key, value) SELECT ?1, ?2, ?3 WHERE NOT"
+		" EXISTS(SELECT 1 FROM labels WHERE rid=?1 AND key=?2 AND value=?3)",
+		-1, &st, NULL);
+	for (i = 0; rc == SQLITE_OK && i < n; i++) {
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_text(st, 2, labels[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, labels[i].value, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		if (rc == SQLITE_OK && added)
+			*added += (unsigned)sqlite3_changes(db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A re-push of stored profile rid: the labels it lacks added, as long as
+ * it keeps at most MAX_LABELS. 0, -EINVAL (msg), or a store error. */
+static int labels_add(struct zs_store *s, int64_t rid, const struct zs_label *labels, size_t n,
+		      unsigned *added, char *msg, size_t msglen)
+{
+	sqlite3_stmt *st;
+	int64_t had = 0;
+	int rc, err;
+
+	*added = 0;
+	if (!n)
+		return 0;
+	if ((err = exec(s->wdb, "BEGIN IMMEDIATE")))
+		return err;
+	rc = sqlite3_prepare_v2(s->wdb, "SELECT count(*) FROM labels WHERE rid=?", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, rid);
+		rc = sqlite3_step(st);
+		had = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_OK)
+		rc = labels_insert(s->wdb, rid, labels, n, added);
+	if (rc == SQLITE_OK && had + *added > MAX_LABELS) {
+		exec(s->wdb, "ROLLBACK");
+		zt_say(msg, msglen,
+		       "the profile is stored with %lld labels, and this push's would make %lld: "
+		       "at most %d labels a profile",
+		       (long long)had, (long long)(had + *added), MAX_LABELS);
+		*added = 0;
+		return -EINVAL;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		err = db_err(s->wdb, rc);
+		exec(s->wdb, "ROLLBACK");
+		*added = 0;
+		return err;
+	}
+	return 0;
+}
+
 /* One transaction: the new frames and stacks, the profile row and its labels. */
 static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct plan *p,
 		     const char *id, size_t size, const struct zs_label *labels, size_t nr_labels)
@@ -1267,17 +1519,7 @@ static int db_insert(struct zs_store *s, const struct zs_norm *n, const struct p
 	st = NULL;
 	rid = sqlite3_last_insert_rowid(db);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT INTO labels(rid, key, value) VALUES(?,?,?)", -1, &st,
-					NULL);
-	for (i = 0; rc == SQLITE_OK && i < nr_labels; i++) {
-		sqlite3_bind_int64(st, 1, rid);
-		sqlite3_bind_text(st, 2, labels[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, labels[i].value, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+		rc = labels_insert(db, rid, labels, nr_labels, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -1305,18 +1547,20 @@ static void mem_commit(struct zs_store *s, const struct zs_norm *n, const struct
 	}
 }
 
-static int existing(struct zs_store *s, const char *id, struct zs_ingest_result *r)
+static int existing(struct zs_store *s, const char *id, struct zs_ingest_result *r, int64_t *rid)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->wdb, "SELECT samples FROM profiles WHERE id=?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(s->wdb, "SELECT samples, rid FROM profiles WHERE id=?", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		r->samples = (uint64_t)sqlite3_column_int64(st, 0);
+		*rid = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
 }
@@ -1370,8 +1614,13 @@ static int ch_store(struct zs_store *s, const struct zs_norm *n, const void *bod
 	int err;
 
 	err = zs_ch_exists(s->ch, r->id, &samples, msg, msglen);
-	if (err == 1)
+	if (err == 1) { /* stored before: this push's labels added */
 		r->samples = samples;
+		err = nr_labels ? zs_ch_add_labels(s->ch, r->id, labels, nr_labels, MAX_LABELS,
+						   &r->labels_added, msg, msglen)
+				: 0;
+		goto out;
+	}
 	if (err)
 		goto out;
 	if (!fids || !sids || !nf || !ns || !bids) {
@@ -1573,11 +1822,14 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 {
 	char own[4096], path[4096], dir[4096];
 	struct plan p;
+	int64_t rid = 0;
 	int err, moved = 0;
 
-	err = existing(s, r->id, r);
+	err = existing(s, r->id, r, &rid);
+	if (err == 1)
+		return labels_add(s, rid, labels, nr_labels, &r->labels_added, msg, msglen);
 	if (err)
-		return err < 0 ? err : 0;
+		return err;
 	r->samples = n->samples;
 	if (!tmp) {
 		if ((err = tmp_write(s, body, len, own, sizeof(own))))
@@ -1585,7 +1837,7 @@ static int store_locked(struct zs_store *s, const struct zs_norm *n, const void 
 		tmp = own;
 	}
 	profile_path(s, r->id, path, sizeof(path), dir, sizeof(dir));
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (mkdir(dir, 0700) && errno != EEXIST) {
 		err = -errno;
 		goto out_nofile;
 	}
@@ -1930,6 +2182,24 @@ int zs_agg_next(struct zs_agg_cur *c, uint64_t *stack, uint64_t *count, uint64_t
 
 /* ---- symbols ---------------------------------------------------------------------- */
 
+/* The size of id's GSYM as catalogued. 0 or -EIO. */
+static int sym_size(sqlite3 *db, const char *id, uint64_t *size)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*size = 0;
+	if (sqlite3_prepare_v2(db, "SELECT size FROM symbols WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		*size = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 static int sym_exists(sqlite3 *db, const char *id)
 {
 	return row_exists(db, "SELECT 1 FROM symbols WHERE id=?", id);
@@ -2134,6 +2404,11 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 {
 	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65], key[128];
 	const char *quality_src = m && m->source ? m->source : "uploaded";
+	/* a client's upload (not the symbolizer's, not the remote's copy):
+	 * within the symbol store's limits */
+	int upload = drop && !ready_meta;
+	uint64_t gsize = 0, replaced = 0, limit;
+	const char *opt;
 	struct prof_build_id b;
 	struct zt_image img;
 	struct zbuf meta;
@@ -2157,9 +2432,13 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		zt_say(msg, msglen, "cannot read the upload: %s", strerror(-err));
 		return err == -EINVAL ? -EINVAL : -EIO;
 	}
+	gsize = img.len;
 	err = check_gsym(img.data, img.len, &b, msg, msglen);
 	if (!err)
 		err = sha256(img.data, img.len, md);
+	if (!err && upload)
+		err = zs_symfile_admit(s, hex, ZS_KIND_GSYM, NULL, gsize, &limit, &opt, msg,
+				       msglen);
 	zt_image_close(&img);
 	if (err) {
 		unlink(tmp_path);
@@ -2208,6 +2487,11 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 		zt_say(msg, msglen, "the store has symbols for %s", hex);
 		goto out;
 	}
+	if (had && (err = sym_size(s->wdb, hex, &replaced)))
+		goto out;
+	if (upload && (err = zs_symfile_room(s, s->wdb, hex, ZS_KIND_GSYM, gsize, !had, replaced,
+					     &limit, &opt, msg, msglen)))
+		goto out;
 	/* files first, then the row: a crash in between leaves new files
 	 * without a row (removed at the next open) or, when replacing, the
 	 * new symbols under the old row */
@@ -2244,6 +2528,7 @@ static int symbol_put(struct zs_store *s, const char *id, const char *tmp_path,
 	}
 	if (created)
 		*created = !had;
+	zs_store_symbytes_add(s, (int64_t)gsize - (int64_t)replaced);
 	goto out;
 out_files:
 	if (!had) {

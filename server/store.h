@@ -45,6 +45,11 @@ enum zs_kind {
 	ZS_NR_KINDS
 };
 
+/* The symbol store's limits on uploads (zs_store_opts; 0: these defaults) */
+#define ZS_DEFAULT_MAX_SOURCE_SIZE    (64ull << 20) /* one source file */
+#define ZS_DEFAULT_MAX_SOURCES	      65536	    /* source files of one build id */
+#define ZS_DEFAULT_MAX_SYMBOLS_PER_ID (4ull << 30)  /* every file of one build id */
+
 struct zs_store_opts {
 	/* ask debuginfod for build ids the store has no symbols for: the
 	 * servers and the client's cache are the process's libdebuginfod
@@ -53,6 +58,12 @@ struct zs_store_opts {
 	 * never touches the environment. 0: never ask. */
 	int debuginfod;
 	uint64_t max_body; /* largest decoded body accepted (0: 512 MiB) */
+	/* uploads of symbol files (zt serve --max-source-size, --max-sources,
+	 * --max-symbols-per-id; 0: the defaults above) and the bytes of every
+	 * symbol file together (--max-symbol-store; 0: no limit). What the
+	 * server fetches itself (debuginfod upstreams, the remote) is not
+	 * refused, but counts. */
+	uint64_t max_source_size, max_sources, max_symbols_per_id, max_symbol_store;
 	/* for token administration beside a running server (zt serve token):
 	 * no recovery (tmp/ and recordings without a row belong to the
 	 * server's ingests in progress), no symbols; tokens only */
@@ -84,12 +95,20 @@ enum zs_scope {
 /* "push" "symbols" "read" "admin" (comma-separated) to a mask; 0: invalid. */
 unsigned zs_scope_parse(const char *s);
 
+/* A token's name: 1 to ZS_TOKEN_NAME_MAX bytes of ASCII letters, digits
+ * and . _ - @ : + (nothing a terminal acts on, no blank to split a
+ * listing's columns). Names are unique in a store; a token may have none. */
+#define ZS_TOKEN_NAME_MAX 64
+int zs_token_name_ok(const char *name);
+
 /* A new random token (32 bytes, shown as 64 hex digits: out has 65 bytes)
- * with these scopes and a name (may be NULL); only its SHA-256 is stored. */
+ * with these scopes and a name (NULL: none); only its SHA-256 is stored.
+ * -EINVAL (bad scopes or name), -ENOTUNIQ (a token has that name). */
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
 /* The same with a token given (from another instance: every zt serve on a
  * shared ClickHouse takes the same token): 16 to 1024 printable
- * characters, no blank. -EINVAL, -EEXIST (that token is there already). */
+ * characters, no blank. -EINVAL, -EEXIST (that token is there already),
+ * -ENOTUNIQ (another token has that name). */
 int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
 		    size_t len);
 /* The scopes of a presented token (0: unknown): compared in constant time
@@ -99,13 +118,19 @@ int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len);
 /* Number of tokens. */
 size_t zs_token_count(struct zs_store *s);
-/* Each token: cb(name, scopes, the first 8 hex digits of its hash, created, Unix s). */
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx);
-/* Revoke by name or by hash prefix (at least 8 hex digits). 0, -ENOENT. */
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash);
+/* A token as listed: its name ("" for none; a catalogue of an older zt
+ * may hold names with any bytes: escape them before they are shown), its
+ * scopes, the first 8 hex digits of its hash (its id), created (Unix s). */
+typedef void zs_token_fn(void *ctx, const char *name, unsigned scopes, const char *hash8,
+			 int64_t created);
+/* Each token, oldest first. */
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx);
+/* Revoke the one token named name_or_id, or whose hash starts with it (8
+ * to 64 lowercase hex digits). 0; -ENOENT (none); -ENOTUNIQ: several
+ * match (a catalogue of an older zt may have a name twice, a name may
+ * look like an id): nothing is revoked, and each is passed to cb (when
+ * not NULL). */
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx);
 
 /* ---- ingest ---------------------------------------------------------------- */
 
@@ -117,6 +142,9 @@ struct zs_ingest_result {
 	char id[65];      /* sha256 of the body, hex */
 	int stored;       /* 1: new, 0: the same body was stored before */
 	uint64_t samples;
+	/* stored 0: how many of this push's labels the stored profile did not
+	 * have, added to it (a re-push adds labels, never removes any) */
+	unsigned labels_added;
 };
 
 /*
@@ -125,9 +153,12 @@ struct zs_ingest_result {
  * store or removed) with these labels. Validates the whole body
  * (zt.data complete, no stack snapshots; or pprof), normalizes it, then
  * stores it durably (fsync, rename, one transaction) before returning 0.
+ * The same body again is not stored twice: its labels are added to the
+ * stored profile's (the union; a key may so have several values, each of
+ * which selects it), r->labels_added says how many were new.
  * Errors: -EBADMSG / -EPROTONOSUPPORT (bad body: msg says why), -EMEDIUMTYPE
  * (neither zt.data nor pprof), -ENOSPC / -EDQUOT (disk full), -EINVAL (a bad
- * label), -EIO.
+ * label, or more than 64 labels a profile, msg says), -EIO.
  */
 int zs_ingest_file(struct zs_store *s, const char *tmp_path, const struct zs_label *labels,
 		   size_t nr_labels, struct zs_ingest_result *r, char *msg, size_t msglen);
@@ -186,13 +217,29 @@ int zs_symbol_meta_parse_load(const char *s, struct zs_symbol_meta *m);
  * id's symbols: checked to be a valid GSYM v1 whose UUID is id. only_new:
  * refuse when id has symbols (-EEXIST); else replace (*created tells).
  * Cached symbolized frames of id are dropped. -EBADMSG (msg), -EINVAL,
- * -EEXIST, -ENOSPC.
+ * -EEXIST, -EFBIG (past --max-symbols-per-id or --max-symbol-store, msg
+ * names it), -ENOSPC.
  */
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
 		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
 		       size_t msglen);
 
 /* ---- symbol files of every kind (server/symfiles.c) ------------------------ */
+
+/*
+ * Before the body of an upload of id's file of kind (src for a source) is
+ * read: whether the store takes it, and the most bytes it may have,
+ * decoded, into *limit, with the zt serve option that sets that bound in
+ * *limit_opt ("--max-body", "--max-source-size", "--max-symbols-per-id",
+ * "--max-symbol-store"). size: the declared size (0: unknown). A debug
+ * file or a source is taken only for an id the store has symbols, an
+ * executable or a debug file for. 0; -ENOENT (msg: what to upload first);
+ * -EFBIG (msg names the limit); -EINVAL; -EIO. zs_symfile_put and
+ * zs_symbol_put_file check it all again, with the size received.
+ */
+int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		     uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
+		     size_t msglen);
 
 /*
  * Store the file at tmp_path (taken over as by zs_ingest_file) as id's
@@ -202,8 +249,10 @@ int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
  * with DWARF; a source is any file. Then synced, put to the remote (if
  * any), renamed into place and catalogued. only_new: -EEXIST when that
  * kind is stored (here or in the remote); else replace (*created tells).
- * -EBADMSG (msg says why: a bad body), -EINVAL, -EEXIST, -EREMOTEIO (the
- * remote refused: nothing stored), -ENOSPC, -EDQUOT, -EIO.
+ * -EBADMSG (msg says why: a bad body), -EINVAL, -EEXIST, -ENOENT (a debug
+ * file or source of an id the store has nothing for), -EFBIG (past a
+ * limit, msg names it: see zs_symfile_admit), -EREMOTEIO (the remote
+ * refused: nothing stored), -ENOSPC, -EDQUOT, -EIO.
  */
 int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
 		   const char *tmp_path, int only_new, int *created, char *msg, size_t msglen);

@@ -63,6 +63,11 @@ const char *zs_store_symdir(const struct zs_store *s); /* DIR/symbols */
 /* Counters for /metrics. */
 void zs_store_count(struct zs_store *s, uint64_t symbolized, uint64_t hits);
 
+/* A profile's labels (in the order they came) as the API's JSON object
+ * appended to out: each key once, with its value, or with the array of
+ * its values (in order) when a re-push gave it another. */
+void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n);
+
 /* ---- ClickHouse (server/chstore.h) ----------------------------------------- */
 
 struct zs_ch;
@@ -125,6 +130,27 @@ void zs_symbol_fetch_remote(struct zs_store *s, const char *hex);
 /* The local path of id's file of kind when it is stored (malloc'ed), or
  * NULL: for the symbolizer, which makes a GSYM of a stored debug file. */
 char *zs_symfile_local_path(struct zs_store *s, const char *hex, enum zs_kind kind);
+/* The symbol store's limits (zs_store_opts, defaults applied; store 0:
+ * none) and the bytes of every symbol file, GSYM included (counted at
+ * open; changed under the writer's lock by zs_store_symbytes_add, read
+ * at any time). */
+struct zs_symlimits {
+	uint64_t max_body, source_size, sources, per_id, store;
+};
+const struct zs_symlimits *zs_store_symlimits(const struct zs_store *s);
+uint64_t zs_store_symbytes(struct zs_store *s);
+void zs_store_symbytes_add(struct zs_store *s, int64_t delta);
+/*
+ * Whether id (hex) may have a file of kind of size bytes (0: unknown),
+ * replacing one of replaced bytes (0: a new file), as an upload, reading
+ * db: 0 with the most it may have in *limit and the option that sets it
+ * in *opt; -EFBIG with msg naming the limit; -EIO. Under the writer's
+ * lock (db its connection) when the answer is final.
+ */
+int zs_symfile_room(struct zs_store *s, sqlite3 *db, const char *hex, enum zs_kind kind,
+		    uint64_t size, int is_new, uint64_t replaced, uint64_t *limit, const char **opt,
+		    char *msg, size_t msglen);
+
 /* Remove symbol files without a catalogue row (at open). */
 void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db);
 

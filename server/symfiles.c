@@ -264,6 +264,161 @@ static int row_put(sqlite3 *db, const char *key, const char *hex, enum zs_kind k
 	return rc == SQLITE_DONE ? 0 : zs_db_error(db, rc);
 }
 
+/* ---- limits ------------------------------------------------------------------------- */
+
+/* The number a query of db (?1 the id) answers into *v: 1, 0 when it
+ * answers no row (*v 0), or -EIO. */
+static int db_number(sqlite3 *db, const char *sql, const char *hex, uint64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		*v = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* The refusal of size bytes (0: any more) past limit, set by opt. */
+static void over(char *msg, size_t msglen, const char *opt, const char *hex, enum zs_kind kind,
+		 uint64_t size, uint64_t limit, uint64_t used)
+{
+	char what[64];
+
+	if (size)
+		snprintf(what, sizeof(what), "%llu bytes", (unsigned long long)size);
+	else
+		snprintf(what, sizeof(what), "any more bytes");
+	if (!strcmp(opt, "--max-symbols-per-id"))
+		zt_say(msg, msglen,
+		       "the files of %s take %llu bytes, and %s would pass the %llu this server "
+		       "keeps for a build id (zt serve --max-symbols-per-id)",
+		       hex, (unsigned long long)used, what, (unsigned long long)limit);
+	else if (!strcmp(opt, "--max-symbol-store"))
+		zt_say(msg, msglen,
+		       "the symbol store holds %llu bytes, and %s would pass its %llu (zt serve "
+		       "--max-symbol-store): ask the server's operator",
+		       (unsigned long long)used, what, (unsigned long long)limit);
+	else
+		zt_say(msg, msglen,
+		       "a %s of %s: this server takes at most %llu bytes for one (zt serve %s)",
+		       kind == ZS_KIND_SOURCE ? "source file" : zs_kind_name(kind), what,
+		       (unsigned long long)limit, opt);
+}
+
+int zs_symfile_room(struct zs_store *s, sqlite3 *db, const char *hex, enum zs_kind kind,
+		    uint64_t size, int is_new, uint64_t replaced, uint64_t *limit, const char **opt,
+		    char *msg, size_t msglen)
+{
+	const struct zs_symlimits *l = zs_store_symlimits(s);
+	uint64_t used, room, n;
+	int err;
+
+	*limit = kind == ZS_KIND_SOURCE && l->source_size < l->max_body ? l->source_size
+									: l->max_body;
+	*opt = kind == ZS_KIND_SOURCE && l->source_size < l->max_body ? "--max-source-size"
+								      : "--max-body";
+	if (size > *limit) {
+		over(msg, msglen, *opt, hex, kind, size, *limit, 0);
+		return -EFBIG;
+	}
+	if (kind == ZS_KIND_SOURCE && is_new) {
+		if ((err = db_number(db, "SELECT count(*) FROM symfiles WHERE id=?1 AND kind=3",
+				     hex, &n)) < 0)
+			return err;
+		if (n >= l->sources) {
+			zt_say(msg, msglen,
+			       "%s has %llu source files, as many as this server keeps for a "
+			       "build id (zt serve --max-sources)",
+			       hex, (unsigned long long)n);
+			return -EFBIG;
+		}
+	}
+	if ((err = db_number(db,
+			     "SELECT (SELECT IFNULL(SUM(size), 0) FROM symfiles WHERE id=?1) +"
+			     " (SELECT IFNULL(SUM(size), 0) FROM symbols WHERE id=?1)",
+			     hex, &used)) < 0)
+		return err;
+	used = used > replaced ? used - replaced : 0;
+	room = l->per_id > used ? l->per_id - used : 0;
+	if (room < *limit) {
+		*limit = room;
+		*opt = "--max-symbols-per-id";
+	}
+	if (l->store) {
+		uint64_t all = zs_store_symbytes(s);
+
+		all = all > replaced ? all - replaced : 0;
+		room = l->store > all ? l->store - all : 0;
+		if (room < *limit) {
+			*limit = room;
+			*opt = "--max-symbol-store";
+			used = all;
+		}
+	}
+	if (!*limit || size > *limit) {
+		over(msg, msglen, *opt, hex, kind, size,
+		     !strcmp(*opt, "--max-symbols-per-id") ? l->per_id : l->store, used);
+		return -EFBIG;
+	}
+	return 0;
+}
+
+/* The size of the file stored under key (0: none) into *size; 1 when there is one. */
+static int stored_size(sqlite3 *db, const char *key, uint64_t *size)
+{
+	struct row r;
+	int rc = row_get(db, key, &r);
+
+	*size = rc == 1 ? r.size : 0;
+	return rc;
+}
+
+int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		     uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
+		     size_t msglen)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256];
+	struct prof_build_id b;
+	uint64_t replaced = 0;
+	sqlite3 *db;
+	int had, rc;
+
+	zt_say(msg, msglen, "%s", "");
+	if (kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b)) {
+		zt_say(msg, msglen, "bad symbol id, kind or path");
+		return -EINVAL;
+	}
+	zs_hex(b.data, b.len, hex);
+	if (kind != ZS_KIND_GSYM && zs_symfile_key(hex, kind, src, key, sizeof(key))) {
+		zt_say(msg, msglen, "bad source path");
+		return -EINVAL;
+	}
+	if ((kind == ZS_KIND_DEBUGINFO || kind == ZS_KIND_SOURCE) && !zs_symfile_has(s, hex)) {
+		zt_say(msg, msglen,
+		       "the store has no symbols, executable or debug file for %s: upload its "
+		       "symbols or executable first (zt symbols upload --with-debuginfo does, in "
+		       "that order)",
+		       hex);
+		return -ENOENT;
+	}
+	if ((rc = zs_db_get(s, &db)))
+		return rc;
+	had = kind == ZS_KIND_GSYM
+		      ? db_number(db, "SELECT size FROM symbols WHERE id=?1", hex, &replaced)
+		      : stored_size(db, key, &replaced);
+	rc = had < 0 ? had
+		     : zs_symfile_room(s, db, hex, kind, size, !had, replaced, limit, limit_opt,
+				       msg, msglen);
+	zs_db_put(s, db);
+	return rc;
+}
+
 /* ---- put ---------------------------------------------------------------------------- */
 
 /* A new synced file in DIR/tmp holding text. */
@@ -297,6 +452,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	const char *sdir = zs_store_dir(s);
 	struct prof_build_id b;
 	struct stat st;
+	uint64_t replaced = 0;
 	int fd = -1, err, dwarf = 0, had = 0;
 
 	if (created)
@@ -320,7 +476,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	snprintf(pkey, sizeof(pkey), "%s.path", key);
 	fd = open(tmp_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || fstat(fd, &st)) {
-		err = -errno;
+		err = errno == ENOENT ? -EIO : -errno; /* -ENOENT: an unknown id */
 		zt_say(msg, msglen, "cannot read the upload: %s", strerror(errno));
 		goto out;
 	}
@@ -340,6 +496,17 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	if (fsync(fd)) {
 		err = -errno;
 		goto out;
+	}
+	/* what a client uploads: for a known id, within the limits (checked
+	 * here before the remote gets it, and again under the lock) */
+	if (from == FROM_UPLOAD) {
+		uint64_t limit;
+		const char *opt;
+
+		err = zs_symfile_admit(s, hex, kind, src, (uint64_t)st.st_size, &limit, &opt, msg,
+				       msglen);
+		if (err)
+			goto out;
 	}
 	if (only_new && from == FROM_UPLOAD) {
 		had = row_get_ro(s, key, NULL);
@@ -368,7 +535,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	snprintf(dir, sizeof(dir), "%s", final);
 	*strrchr(dir, '/') = '\0';
 	pthread_mutex_lock(zs_store_wlock(s));
-	had = row_get(zs_store_wdb(s), key, NULL);
+	had = stored_size(zs_store_wdb(s), key, &replaced);
 	if (had < 0) {
 		err = had;
 		goto unlock;
@@ -378,7 +545,16 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		err = -EEXIST;
 		goto unlock;
 	}
-	if ((err = buildid_cache_mkdirs(dir, 0755)))
+	if (from == FROM_UPLOAD) {
+		uint64_t limit;
+		const char *opt;
+
+		err = zs_symfile_room(s, zs_store_wdb(s), hex, kind, (uint64_t)st.st_size, !had,
+				      replaced, &limit, &opt, msg, msglen);
+		if (err)
+			goto unlock;
+	}
+	if ((err = buildid_cache_mkdirs(dir, 0700)))
 		goto unlock;
 	if ((ptmp[0] && rename(ptmp, pfinal)) || rename(tmp_path, final)) {
 		err = -errno;
@@ -396,6 +572,8 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		if (kind == ZS_KIND_SOURCE)
 			unlink(pfinal);
 	}
+	if (!err)
+		zs_store_symbytes_add(s, (int64_t)st.st_size - (int64_t)replaced);
 	if (!err && created)
 		*created = !had;
 unlock:
@@ -413,7 +591,7 @@ out:
 	if (err == -ENOSPC || err == -EDQUOT)
 		zt_say(msg, msglen, "the server's disk is full: the file was not stored");
 	else if (err && err != -EBADMSG && err != -EEXIST && err != -EREMOTEIO && err != -EINVAL &&
-		 msg && !msg[0])
+		 err != -EFBIG && err != -ENOENT && msg && !msg[0])
 		zt_say(msg, msglen, "cannot store the file: %s", strerror(-err));
 	return err;
 }

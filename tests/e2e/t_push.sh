@@ -3,7 +3,8 @@
 # - a -g recording and a --call-graph dwarf one are stored and symbolized on
 #   the server, including a program built here whose symbols only the pusher
 #   had (the binary is gone before the server is asked);
-# - the same push again: "already stored", the same id;
+# - the same push again: "already stored", the same id; with other labels:
+#   they are added (a key pushed with another value keeps both);
 # - a wrong token: exit 3 with the server's reason; the server down: exit 4
 #   after the retries; the token never shows in ps;
 # - the configuration file: used at mode 0600, refused at 0644.
@@ -62,6 +63,27 @@ ZT_TOKEN=$PUSH "$ZT" push -i fp.data --server "$SERVE_URL" --label test=fp --lab
 	> push2.out 2> push2.err
 check "the same push again: exit 0" [ $? -eq 0 ]
 check "... already stored, the same id" grep -qx "zt push: already stored: $id1" push2.out
+
+# ---- the same again with other labels: the union kept --------------------------
+ZT_TOKEN=$PUSH "$ZT" push -i fp.data --server "$SERVE_URL" --label test=fp --label env=b \
+	> push5.out 2> push5.err
+check "a re-push with a new label: exit 0" [ $? -eq 0 ]
+check "... already stored, the label added" grep -qx "zt push: already stored: $id1 (labels added: 1)" push5.out
+TOKEN=$READ api GET "/api/v1/profiles/$id1" > one5.json
+check "... the first push's labels kept" bash -c "grep -q '\"run\":\"1\"' one5.json && grep -q '\"test\":\"fp\"' one5.json"
+check "... and the new one there" grep -q '"env":"b"' one5.json
+TOKEN=$READ api GET "/api/v1/profiles?label=env=b&label=run=1" > list5.json
+check "... selected by labels of both pushes" grep -q "\"id\":\"$id1\"" list5.json
+ZT_TOKEN=$PUSH "$ZT" push -i fp.data --server "$SERVE_URL" --label env=c > push6.out 2> push6.err
+check "a re-push with another value of that key: exit 0, added" \
+	grep -qx "zt push: already stored: $id1 (labels added: 1)" push6.out
+TOKEN=$READ api GET "/api/v1/profiles/$id1" > one6.json
+check "... the key has both values" grep -q '"env":\["b","c"\]' one6.json
+TOKEN=$READ api GET "/api/v1/profiles?label=env=c" > list6c.json
+TOKEN=$READ api GET "/api/v1/profiles?label=env=b" > list6b.json
+check "... each of them selects it" bash -c "grep -q '$id1' list6c.json && grep -q '$id1' list6b.json"
+ZT_TOKEN=$PUSH "$ZT" push -i fp.data --server "$SERVE_URL" --label env=b > push7.out 2> push7.err
+check "a re-push with labels it has: nothing added" grep -qx "zt push: already stored: $id1" push7.out
 mv bin/only.gone bin/only
 
 # ---- two events: one profile each, as the server keeps one event a profile ----

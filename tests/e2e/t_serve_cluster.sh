@@ -118,6 +118,21 @@ curl -s -H "Authorization: Bearer $TB" "$B_URL/api/v1/profiles?label=team=o%27br
 pat='"team":"o'"'"'brien\\"'
 check "a label with a quote and a backslash, selected through B" \
 	eval '[ "$(grep -o '"'"'"id"'"'"' lab.json | wc -l)" -eq 1 ] && grep -qF "$pat" lab.json'
+# the same body again with other labels: added, as the embedded store does
+code=$(curl -s -o relab.out -w '%{http_code}' -H "Authorization: Bearer $TB" --data-binary @in/9.zt \
+	"$B_URL/api/v1/profiles?label=team=x&label=run=2")
+check "a re-push with other labels through B: 200, 2 labels added ($code)" \
+	eval '[ "$code" = 200 ] && grep -q "\"labels_added\":2" relab.out'
+nine=$(sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p' relab.out)
+curl -s -o /dev/null -H "Authorization: Bearer $TC" --data-binary @in/9.zt "$C_URL/api/v1/profiles?label=team=o%27brien%5C"
+curl -s -o /dev/null -H "Authorization: Bearer $TC" --data-binary @in/9.zt "$C_URL/api/v1/profiles?label=team=x&label=run=2"
+get "$A_URL" "$TA" "profiles/$nine" > nine.json
+get "$C_URL" "$TC" "profiles/$nine" > ninec.json
+pat2='"team":["o'"'"'brien\\","x"],"run":"2"'
+check "... its labels through A as the embedded store's ($(grep -o '"labels":{[^}]*}' nine.json))" \
+	eval 'grep -qF "$pat2" nine.json && cmp -s <(sed "s/\"pushed_at\":[0-9]*//" nine.json) <(sed "s/\"pushed_at\":[0-9]*//" ninec.json)'
+check "... selected by the new value through A" eval 'get "$A_URL" "$TA" "profiles?label=team=x" | grep -q "$nine"'
+check "... its samples once ($(total "$A_URL" "$TA"))" [ "$(total "$A_URL" "$TA")" = 18000 ]
 
 # delete through A: gone from B
 code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TA" "$A_URL/api/v1/profiles/$one")

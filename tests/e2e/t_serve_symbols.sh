@@ -6,7 +6,8 @@
 # /buildid/ (with --public-read, and with a token in DEBUGINFOD_URLS);
 # If-None-Match: * gives 412 on a re-upload, no header overwrites, a GET
 # with the ETag gives 304; wrong tokens give 401/403; bad bodies give 400
-# and leave nothing in the store's directory.
+# and leave nothing in the store's directory; a debug file or source before
+# the id's symbols gives 409.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 SERVE_LIFETIME=240
@@ -49,6 +50,14 @@ put() {
 # the files the store keeps (not tmp/, not the catalogue)
 stored() { (cd "$D" && find symbols -type f | sort); }
 
+# ---- a debug file or source needs the id's symbols or executable first ----------
+check "a debug file before the id's symbols: 409" [ "$(put /debuginfo prog.debug -H "Authorization: Bearer $SYMS")" = 409 ]
+check "... saying what to upload first" grep -q "upload its symbols or executable first" body
+check "a source before them: 409" [ "$(put "/source${SRC}" "$SRC" -H "Authorization: Bearer $SYMS")" = 409 ]
+check "nothing stored" [ -z "$(stored)" ]
+check "GSYM: 201" [ "$(put '' "gsym/$BID.gsym" -H "Authorization: Bearer $SYMS" -H 'X-ZT-Symbol-Quality: full' \
+	-H 'X-ZT-Symbol-Load: 1000:1000:2000' -H 'X-ZT-Description: built%20by%20CI' -H 'X-ZT-Symbol-File: prog')" = 201 ]
+
 # ---- refused uploads store nothing ------------------------------------------------
 echo 'not an ELF file' > junk
 head -c 200 "gsym/$BID.gsym" > trunc.gsym
@@ -79,8 +88,6 @@ check "a push token without If-None-Match: *: 403" [ "$(put /debuginfo prog.debu
 check "nothing stored by the refused tokens" [ "$(stored)" = "$before" ]
 
 # ---- uploads --------------------------------------------------------------------------
-check "GSYM: 201" [ "$(put '' "gsym/$BID.gsym" -H "Authorization: Bearer $SYMS" -H 'X-ZT-Symbol-Quality: full' \
-	-H 'X-ZT-Symbol-Load: 1000:1000:2000' -H 'X-ZT-Description: built%20by%20CI' -H 'X-ZT-Symbol-File: prog')" = 201 ]
 check "debuginfo (push token, If-None-Match: *): 201" \
 	[ "$(put /debuginfo prog.debug -H "Authorization: Bearer $PUSH" -H 'If-None-Match: *')" = 201 ]
 check "... {created:true}" grep -q '"created":true' body

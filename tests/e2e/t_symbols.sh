@@ -16,6 +16,8 @@
 # - a re-upload is skipped, --dry-run changes nothing, --force overwrites,
 #   a token without the symbols scope fails with exit 1, usage errors exit 2,
 #   non-ELF files and a symlink loop in a walked directory are passed over.
+# - a server that keeps fewer source files a build id (--max-sources): the
+#   upload still exits 0 with the debug file and binary, and says so.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 SERVE_LIFETIME=240
@@ -191,5 +193,18 @@ check "zt push --no-symbols of the stripped recording" [ $? -eq 0 ]
 TOKEN=$READ api GET "/api/v1/folded?label=test=symbols" > pushed.folded
 check "the server names the pushed frames from the uploaded symbols, inlined ones too" \
 	grep -q 'main;zt_team_inner;mix ' pushed.folded
+serve_stop
+
+# ---- a server that keeps one source file a build id: the others skipped, said so ------
+D2=$T/data2
+SYM2=$("$ZT" serve token create --scope symbols --data-dir "$D2" 2>> tok.err)
+serve_start "$D2" --max-sources 1 || { fail "zt serve --max-sources 1 starts"; finish; }
+ZT_TOKEN=$SYM2 "$ZT" symbols upload --server "$SERVE_URL" --with-debuginfo "$T/out/team" > lim.out 2> lim.err
+check "--max-sources 1: zt symbols upload --with-debuginfo exits 0" [ $? -eq 0 ]
+check "... saying not every source file went, and why" \
+	bash -c "grep -q 'not every source file' lim.out && grep -q -- '--max-sources' lim.out"
+check "... the debug file, the binary and one source stored" bash -c \
+	"[ -s '$D2/symbols/debuginfo/$BID.debug' ] && [ -s '$D2/symbols/executable/$BID' ] &&
+	 [ \$(ls '$D2/symbols/source/$BID' | grep -vc '\.path\$') -eq 1 ]"
 serve_stop
 finish

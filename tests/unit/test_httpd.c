@@ -80,14 +80,11 @@ size_t zs_token_count(struct zs_store *s)
 {
 	return 4;
 }
-int zs_token_list(struct zs_store *s,
-		  void (*cb)(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			     int64_t created),
-		  void *ctx)
+int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx)
 {
 	return 0;
 }
-int zs_token_revoke(struct zs_store *s, const char *name_or_hash)
+int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx)
 {
 	return -ENOENT;
 }
@@ -268,6 +265,30 @@ int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const 
 		return -EBADMSG;
 	}
 	*created = 1;
+	return 0;
+}
+/* admission: "dead" has nothing a debug file or source may belong to;
+ * "beef" takes sources of at most 2 bytes */
+int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+		     uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
+		     size_t msglen)
+{
+	*limit = UINT64_MAX;
+	*limit_opt = "--max-body";
+	if (!strcmp(id, "dead") && (kind == ZS_KIND_DEBUGINFO || kind == ZS_KIND_SOURCE)) {
+		snprintf(msg, msglen, "upload its symbols or executable first");
+		return -ENOENT;
+	}
+	if (!strcmp(id, "beef") && kind == ZS_KIND_SOURCE) {
+		*limit = 2;
+		*limit_opt = "--max-source-size";
+		if (size > 2) {
+			snprintf(msg, msglen,
+				 "a source file of %llu bytes (zt serve --max-source-size)",
+				 (unsigned long long)size);
+			return -EFBIG;
+		}
+	}
 	return 0;
 }
 int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src)
@@ -721,6 +742,23 @@ static void test_symbols(void **state)
 			 400);
 	assert_int_equal(req(&r, "GET", "/api/v1/symbols/abcd", "readtok", NULL, 0, 0, NULL, NULL),
 			 404);
+	/* the store's admission: before the body, and on the decoded bytes */
+	assert_int_equal(req(&r, "PUT", "/api/v1/symbols/dead/source/x.c", "pushtok", "ELF", 3, 0,
+			     "If-None-Match: *", NULL),
+			 409);
+	assert_non_null(strstr(r.body, "upload its symbols or executable first"));
+	assert_int_equal(
+		req(&r, "PUT", "/api/v1/symbols/dead/debuginfo", "symtok", "ELF", 3, 0, NULL, NULL),
+		409);
+	assert_int_equal(req(&r, "PUT", "/api/v1/symbols/beef/source/x.c", "symtok", "ELF", 3, 0,
+			     NULL, NULL),
+			 413);
+	assert_non_null(strstr(r.body, "--max-source-size"));
+	assert_int_equal(req(&r, "PUT", "/api/v1/symbols/beef/source/x.c", "symtok", "ELF", 3, 1,
+			     NULL, NULL),
+			 413);
+	assert_non_null(strstr(r.body, "body larger than 2 bytes decoded: see zt serve "
+				       "--max-source-size"));
 	assert_int_equal(tmp_files(), 0);
 }
 

@@ -144,10 +144,32 @@ static void test_ztdata_refused(void **state)
 	zbuf_release(&b);
 }
 
+/* What make_pprof_with changes in the good pprof: bad_ref, a location's
+ * mapping id that no mapping has; v0: sample[0]'s values when n_v0 (1..3). */
+struct pp_tweak {
+	int bad_ref;
+	size_t n_v0;
+	int64_t v0[3];
+	uint64_t loc0;	   /* sample[0]'s location id, when not 0 */
+	uint64_t fn0_id;   /* function[0]'s id, when not 0 */
+	int64_t fn0_name;  /* function[0]'s name, when not 0 */
+	int64_t label_key; /* sample[0]'s label key, when not 0 */
+};
+
+static void make_pprof_with(struct zbuf *out, int gz, const struct pp_tweak *t);
+
 /* A pprof: two samples, one with an inlined function, one unsymbolized
  * with a build id, plus a label thread. */
 static void make_pprof(struct zbuf *out, int gz, int bad_ref)
 {
+	struct pp_tweak t = {.bad_ref = bad_ref};
+
+	make_pprof_with(out, gz, &t);
+}
+
+static void make_pprof_with(struct zbuf *out, int gz, const struct pp_tweak *t)
+{
+	int bad_ref = t->bad_ref;
 	static char *strs[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "inl",
 				"/usr/bin/srv", "0102030405", "thread", "worker 1", "../../etc/shadow" };
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -172,7 +194,7 @@ static void make_pprof(struct zbuf *out, int gz, int bad_ref)
 					     PERFTOOLS__PROFILES__SAMPLE__INIT };
 	Perftools__Profiles__Sample *sp[2] = { &s[0], &s[1] };
 	uint64_t loc0[1] = { 1 }, loc1[2] = { 2, 3 };
-	int64_t v0[2] = { 4, 4000 }, v1[2] = { 1, 1000 };
+	int64_t v0[3] = {4, 4000, 0}, v1[2] = {1, 1000};
 	uint8_t buf[4096];
 	size_t len;
 
@@ -186,8 +208,17 @@ static void make_pprof(struct zbuf *out, int gz, int bad_ref)
 	l[1].id = 2, l[1].mapping_id = 2, l[1].address = 0x10010;
 	l[2].id = 3, l[2].mapping_id = bad_ref ? 9 : 1, l[2].address = 0x1200, l[2].n_line = 1,
 	l[2].line = lp + 1;
-	lab.key = 9, lab.str = 10;
-	s[0].n_location_id = 1, s[0].location_id = loc0, s[0].n_value = 2, s[0].value = v0;
+	lab.key = t->label_key ? t->label_key : 9, lab.str = 10;
+	if (t->n_v0)
+		memcpy(v0, t->v0, sizeof(v0));
+	if (t->loc0)
+		loc0[0] = t->loc0;
+	if (t->fn0_id)
+		f[0].id = t->fn0_id;
+	if (t->fn0_name)
+		f[0].name = t->fn0_name;
+	s[0].n_location_id = 1, s[0].location_id = loc0, s[0].value = v0;
+	s[0].n_value = t->n_v0 ? t->n_v0 : 2;
 	s[0].n_label = 1, s[0].label = &labp;
 	s[1].n_location_id = 2, s[1].location_id = loc1, s[1].n_value = 2, s[1].value = v1;
 	p.n_sample_type = 2, p.sample_type = vtp, p.n_sample = 2, p.sample = sp;
@@ -266,6 +297,45 @@ static void test_pprof(void **state)
 	}
 }
 
+/* Every refusal of a pprof names the field and the value that was wrong. */
+static void test_pprof_refusals(void **state)
+{
+	static const struct {
+		struct pp_tweak t;
+		const char *msg;
+	} cases[] = {
+		{{.n_v0 = 2, .v0 = {-3, 4000}}, "sample[0].value[0] is -3"},
+		{{.n_v0 = 2, .v0 = {4, -1}}, "sample[0].value[1] is -1"},
+		{{.n_v0 = 3, .v0 = {4, 4000, 7}}, "sample[0] has 3 values for 2 sample types"},
+		{{.n_v0 = 1, .v0 = {4}}, "sample[0] has 1 values for 2 sample types"},
+		{{.n_v0 = 2, .v0 = {INT64_MAX, 4000}},
+		 "sample[1].value[0] is 1: the samples' value[0] add up past 9223372036854775807"},
+		{{.bad_ref = 1}, "location[2] (id 3) refers to mapping id 9, which no mapping has"},
+		{{.loc0 = 42}, "sample[0].location_id[0] is 42, which no location has"},
+		{{.fn0_id = 2}, "function[1] has id 2, as function[0] has"},
+		{{.fn0_name = 99}, "function[0].name is 99, past the 12 strings of string_table"},
+		{{.label_key = -2},
+		 "sample[0].label[0].key is -2, past the 12 strings of string_table"},
+	};
+	struct zs_norm n;
+	struct zbuf b;
+	char msg[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		zbuf_init(&b);
+		make_pprof_with(&b, 1, &cases[i].t);
+		zs_norm_init(&n);
+		assert_int_equal(zs_norm_body(&n, b.data, b.len, 0, msg, sizeof(msg)), -EBADMSG);
+		if (!strstr(msg, cases[i].msg))
+			fail_msg("case %zu: message '%s' lacks '%s'", i, msg, cases[i].msg);
+		if (strncmp(msg, "bad pprof: ", 11))
+			fail_msg("case %zu: message '%s' does not start 'bad pprof: '", i, msg);
+		zs_norm_release(&n);
+		zbuf_release(&b);
+	}
+}
+
 static void test_keys(void **state)
 {
 	struct zs_fkey k = { .kind = ZS_FK_NAMED, .module = "m", .name = "f" }, d;
@@ -284,9 +354,8 @@ static void test_keys(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ztdata),
-		cmocka_unit_test(test_ztdata_refused),
-		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_ztdata), cmocka_unit_test(test_ztdata_refused),
+		cmocka_unit_test(test_pprof),  cmocka_unit_test(test_pprof_refusals),
 		cmocka_unit_test(test_keys),
 	};
 

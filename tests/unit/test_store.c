@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
 
 #include "server/blobstore.h"
 #include "server/store.h"
@@ -81,6 +83,41 @@ static void test_ingest_dedup(void **state)
 	assert_non_null(strstr((char *)j.data, "\"labels\":{\"env\":\"prod\",\"team\":\"a b\"}"));
 	assert_non_null(strstr((char *)j.data, "\"host\":\"h1\",\"command\":\"app\""));
 	assert_non_null(strstr((char *)j.data, "\"time_start\":1700000000"));
+	/* a re-push with other labels: the union, a key of two values */
+	{
+		struct zs_label l2[3] = {{"env", "prod"}, {"env", "test"}, {"run", "7"}}, many[40];
+		char kv[40][16];
+		int i;
+
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, l2, 3, &r2, msg, sizeof(msg)), 0);
+		assert_int_equal(r2.stored, 0);
+		assert_int_equal(r2.labels_added, 2);
+		zbuf_reset(&j);
+		assert_int_equal(zs_profile_json(s, r.id, &j), 0);
+		zbuf_put_u8(&j, 0);
+		assert_non_null(strstr((char *)j.data, "\"labels\":{\"env\":[\"prod\",\"test\"],"
+						       "\"team\":\"a b\",\"run\":\"7\"}"));
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, l2, 3, &r2, msg, sizeof(msg)), 0);
+		assert_int_equal(r2.labels_added, 0);
+		/* past 64 labels a profile: refused, none added */
+		for (i = 0; i < 40; i++) {
+			snprintf(kv[i], sizeof(kv[i]), "k%d", i);
+			many[i] = (struct zs_label){kv[i], "v"};
+		}
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, many, 40, &r2, msg, sizeof(msg)),
+				 0);
+		assert_int_equal(r2.labels_added, 40);
+		for (i = 0; i < 40; i++)
+			many[i].value = "w";
+		assert_int_equal(zs_ingest_mem(s, b.data, b.len, many, 40, &r2, msg, sizeof(msg)),
+				 -EINVAL);
+		assert_non_null(strstr(msg, "at most 64 labels a profile"));
+		assert_int_equal(r2.labels_added, 0);
+		zbuf_reset(&j);
+		assert_int_equal(zs_profile_json(s, r.id, &j), 0);
+		zbuf_put_u8(&j, 0);
+		assert_null(strstr((char *)j.data, "\"w\""));
+	}
 	/* ids with path tricks */
 	zbuf_reset(&j);
 	assert_int_equal(zs_profile_json(s, "../../etc/shadow", &j), -ENOENT);
@@ -173,9 +210,9 @@ static void test_tokens(void **state)
 	zs_store_close(s);
 	s = open_store(); /* from the catalogue */
 	assert_int_equal(zs_token_check(s, t1, 64), ZS_SCOPE_PUSH);
-	assert_int_equal(zs_token_revoke(s, "ci"), 0);
+	assert_int_equal(zs_token_revoke(s, "ci", NULL, NULL), 0);
 	assert_int_equal(zs_token_check(s, t1, 64), 0);
-	assert_int_equal(zs_token_revoke(s, "ci"), -ENOENT);
+	assert_int_equal(zs_token_revoke(s, "ci", NULL, NULL), -ENOENT);
 	assert_int_equal(zs_token_count(s), 1);
 	/* a token made elsewhere, imported: the same token works here */
 	assert_int_equal(zs_token_import(s, ZS_SCOPE_READ, "shared", t1, 64), 0);
@@ -186,6 +223,114 @@ static void test_tokens(void **state)
 	assert_int_equal(zs_token_import(s, 0, NULL, t2, 64), -EINVAL);
 	assert_int_equal(zs_token_count(s), 2);
 	zs_store_close(s);
+}
+
+static void count_cb(void *ctx, const char *name, unsigned scopes, const char *hash8,
+		     int64_t created)
+{
+	(void)name, (void)scopes, (void)hash8, (void)created;
+	(*(int *)ctx)++;
+}
+
+/* Token names: printable, bounded, unique; a revoke that matches several
+ * tokens revokes none. */
+static void test_token_names(void **state)
+{
+	struct zs_store *s = open_store();
+	char t[65], t2[65], name[80], hash8[9];
+	uint8_t md[32];
+	unsigned len = 32;
+	sqlite3 *db;
+	size_t n0 = zs_token_count(s);
+	int n = 0;
+
+	assert_true(zs_token_name_ok("ci-runner_2.x@host:7+1"));
+	assert_false(zs_token_name_ok(""));
+	assert_false(zs_token_name_ok("a b"));
+	assert_false(zs_token_name_ok("evil\nFAKE 12345678 admin"));
+	assert_false(zs_token_name_ok("esc\033[2J"));
+	assert_false(zs_token_name_ok("caf\xc3\xa9"));
+	memset(name, 'n', sizeof(name));
+	name[ZS_TOKEN_NAME_MAX] = 0;
+	assert_true(zs_token_name_ok(name));
+	name[ZS_TOKEN_NAME_MAX] = 'n';
+	name[ZS_TOKEN_NAME_MAX + 1] = 0;
+	assert_false(zs_token_name_ok(name));
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, name, t), -EINVAL);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, "a\nb", t), -EINVAL);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_READ, "dup", t), 0);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_ADMIN, "dup", t2), -ENOTUNIQ);
+	assert_int_equal(zs_token_import(s, ZS_SCOPE_ADMIN, "dup", "0123456789abcdefXYZ", 19),
+			 -ENOTUNIQ);
+	assert_int_equal(zs_token_count(s), n0 + 1);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_PUSH, NULL, t2), 0);
+	assert_int_equal(zs_token_create(s, ZS_SCOPE_PUSH, NULL, t2), 0); /* unnamed: any number */
+	/* a second "dup", as an older zt let in */
+	snprintf(name, sizeof(name), "%s/zt.db", dir);
+	assert_int_equal(sqlite3_open(name, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO tokens VALUES(zeroblob(32), 'dup', 8, 1)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(zs_token_revoke(s, "dup", count_cb, &n), -ENOTUNIQ);
+	assert_int_equal(n, 2);
+	assert_int_equal(zs_token_check(s, t, 64), ZS_SCOPE_READ);
+	assert_int_equal(zs_token_count(s), n0 + 4);
+	assert_int_equal(zs_token_revoke(s, "0000000", NULL, NULL), -ENOENT); /* 7 digits: short */
+	assert_int_equal(zs_token_revoke(s, "00000000", NULL, NULL), 0);
+	assert_int_equal(zs_token_count(s), n0 + 3);
+	/* the one left by its id */
+	EVP_Digest(t, 64, md, &len, EVP_sha256(), NULL);
+	for (n = 0; n < 4; n++)
+		snprintf(hash8 + 2 * n, 3, "%02x", md[n]);
+	assert_int_equal(zs_token_revoke(s, hash8, NULL, NULL), 0);
+	assert_int_equal(zs_token_check(s, t, 64), 0);
+	assert_int_equal(zs_token_revoke(s, "dup", NULL, NULL), -ENOENT);
+	zs_store_close(s);
+}
+
+/* mode of dir/rel, or -1 */
+static int mode_of(const char *d, const char *rel)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", d, rel);
+	return stat(p, &st) ? -1 : (int)(st.st_mode & 07777);
+}
+
+/* Whatever the umask and the data directory's mode, the catalogue is
+ * 0600 and the store's folders 0700; an older store's are made so. */
+static void test_modes(void **state)
+{
+	char d[] = "/tmp/zt-test-modes.XXXXXX", msg[256], path[4200];
+	struct zs_store *s = NULL;
+	mode_t old = umask(022);
+
+	assert_non_null(mkdtemp(d));
+	chmod(d, 0755);
+	assert_int_equal(zs_store_open(d, NULL, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(mode_of(d, "zt.db"), 0600);
+	assert_int_equal(mode_of(d, "zt.db-wal"), 0600);
+	assert_int_equal(mode_of(d, "tmp"), 0700);
+	assert_int_equal(mode_of(d, "profiles"), 0700);
+	assert_int_equal(mode_of(d, "symbols"), 0700);
+	assert_int_equal(mode_of(d, "symbols/gsym"), 0700);
+	zs_store_close(s);
+	/* as an older zt left it */
+	snprintf(path, sizeof(path), "%s/zt.db", d);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/symbols/gsym", d);
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/profiles/ab", d);
+	mkdir(path, 0755);
+	assert_int_equal(zs_store_open(d, NULL, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(mode_of(d, "zt.db"), 0600);
+	assert_int_equal(mode_of(d, "symbols/gsym"), 0700);
+	assert_int_equal(mode_of(d, "profiles/ab"), 0700);
+	zs_store_close(s);
+	umask(old);
+	run("rm -rf %s", d);
 }
 
 /* Tokens made and revoked by another process (zt serve token beside a
@@ -206,7 +351,7 @@ static void test_tokens_beside(void **state)
 	assert_int_equal(zs_token_create(a, ZS_SCOPE_READ, "late", t), 0);
 	usleep(1100 * 1000);
 	assert_int_equal(zs_token_check(s, t, 64), ZS_SCOPE_READ);
-	assert_int_equal(zs_token_revoke(a, "late"), 0);
+	assert_int_equal(zs_token_revoke(a, "late", NULL, NULL), 0);
 	usleep(1100 * 1000);
 	assert_int_equal(zs_token_check(s, t, 64), 0);
 	zs_store_close(a);
@@ -395,13 +540,20 @@ static void test_symfiles(void **state)
 	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_DEBUGINFO, NULL, &f), -ENOENT);
 	assert_int_equal(zs_symfile_has(s, SYMID), 0);
 
-	/* accepted: the debug file, the stripped program as executable, a source */
+	/* a debug file or source for an id the store has nothing for: refused */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg),
+			 -ENOENT);
+	assert_non_null(strstr(msg, "upload its symbols or executable first"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
+			 -ENOENT);
+	assert_true(empty(d, "tmp"));
+	/* accepted: the stripped program as executable, then the debug file, a source */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), 0);
 	assert_int_equal(created, 1);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), -EEXIST);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 0, &created, msg), 0);
 	assert_int_equal(created, 0);
-	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
 			 0);
 	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "usr/src/a.c", junk, 1, &created, msg),
@@ -486,6 +638,93 @@ static void fr_free(void *ctx)
 
 static const struct zs_remote_ops fr_ops = { fr_put, fr_get, fr_head, fr_del, fr_free };
 
+/* The symbol store's limits: per source file, sources and bytes per build
+ * id, the whole store; what is refused is named and stores nothing. */
+static void test_symlimits(void **state)
+{
+	char d[600], prog[600], gsym[600], nodbg[600], five[600], eleven[600], msg[256], tmp[600];
+	struct zs_store_opts o = {.max_source_size = 10, .max_sources = 2};
+	struct zs_symbol_meta m = {.quality = 2};
+	struct zs_store *s;
+	struct stat st;
+	uint64_t limit, exe;
+	const char *opt;
+	int created;
+
+	(void)state;
+	snprintf(prog, sizeof(prog), "%s/slp", dir);
+	snprintf(gsym, sizeof(gsym), "%s/slp.gsym", dir);
+	snprintf(nodbg, sizeof(nodbg), "%s/slp.nodbg", dir);
+	snprintf(five, sizeof(five), "%s/five", dir);
+	snprintf(eleven, sizeof(eleven), "%s/eleven", dir);
+	make_gsym(prog, gsym, "zt_sl_f");
+	assert_int_equal(run("objcopy --strip-debug %s %s && printf 12345 > %s && printf "
+			     "12345678901 > %s",
+			     prog, nodbg, five, eleven),
+			 0);
+	assert_int_equal(stat(nodbg, &st), 0);
+	exe = (uint64_t)st.st_size;
+	o.max_symbols_per_id = exe + 30;
+	snprintf(d, sizeof(d), "%s/sl", dir);
+	assert_int_equal(zs_store_open(d, &o, &s, msg, sizeof(msg)), 0);
+	/* nothing known of the id yet */
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 -ENOENT);
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_EXECUTABLE, NULL, 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_EXECUTABLE, NULL, nodbg, 1, &created, msg), 0);
+	/* per file */
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(limit, 10);
+	assert_string_equal(opt, "--max-source-size");
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 11, &limit, &opt, msg,
+					  sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-source-size"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", eleven, 1, &created, msg),
+			 -EFBIG);
+	/* sources per id, a replaced one not counted twice */
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", five, 1, &created, msg), 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "b.c", five, 1, &created, msg), 0);
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "c.c", five, 1, &created, msg), -EFBIG);
+	assert_non_null(strstr(msg, "--max-sources"));
+	assert_int_equal(put_kind(s, SYMID, ZS_KIND_SOURCE, "a.c", five, 0, &created, msg), 0);
+	assert_int_equal(created, 0);
+	/* bytes per id: exe + 10 used, 20 left */
+	assert_int_equal(
+		zs_symfile_admit(s, SYMID, ZS_KIND_GSYM, NULL, 0, &limit, &opt, msg, sizeof(msg)),
+		0);
+	assert_int_equal(limit, 20);
+	assert_string_equal(opt, "--max-symbols-per-id");
+	to_tmp(s, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-symbols-per-id"));
+	assert_int_equal(zs_symbol_stat(s, SYMID, NULL), -ENOENT);
+	assert_true(empty(d, "tmp"));
+	assert_true(empty(d, "symbols/gsym"));
+	zs_store_close(s);
+
+	/* the whole store: counted again at open */
+	o.max_symbols_per_id = 0;
+	o.max_symbol_store = exe + 12;
+	assert_int_equal(zs_store_open(d, &o, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(zs_symfile_admit(s, SYMID, ZS_KIND_SOURCE, "a.c", 0, &limit, &opt, msg,
+					  sizeof(msg)),
+			 0);
+	assert_int_equal(limit, 7); /* its 5 bytes replaced: 12 - 5 of the other */
+	assert_string_equal(opt, "--max-symbol-store");
+	to_tmp(s, gsym, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+			 -EFBIG);
+	assert_non_null(strstr(msg, "--max-symbol-store"));
+	zs_store_close(s);
+}
+
 /* A second store on another DIR with the same remote serves what the
  * first stored; a failing put refuses the upload and keeps nothing. */
 static void test_remote(void **state)
@@ -567,13 +806,11 @@ static void test_remote(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ingest_dedup),
-		cmocka_unit_test(test_ingest_file_and_orphans),
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_tokens_beside),
-		cmocka_unit_test(test_symbols),
-		cmocka_unit_test(test_symfiles),
-		cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_ingest_dedup), cmocka_unit_test(test_ingest_file_and_orphans),
+		cmocka_unit_test(test_tokens),	     cmocka_unit_test(test_tokens_beside),
+		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_symbols),	     cmocka_unit_test(test_symfiles),
+		cmocka_unit_test(test_symlimits),    cmocka_unit_test(test_remote),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
