@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <netinet/in.h>
@@ -348,6 +349,11 @@ static void heavy_leave(struct zh *h)
 	h->heavy--;
 	pthread_cond_signal(&h->hcond);
 	pthread_mutex_unlock(&h->hlock);
+	/* a heavy request's memory back to the system: each connection's
+	 * thread may have its own malloc arena, and an arena keeps what was
+	 * freed in it, so without this the server would keep the peak of the
+	 * largest query once per arena */
+	malloc_trim(0);
 }
 
 /* ---- responses ---------------------------------------------------------------- */

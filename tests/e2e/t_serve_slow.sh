@@ -70,6 +70,9 @@ limit=256
 grep -q __asan_init "$ZT" && limit=512
 check "20 clients that never read it: the server grows by $(( (peak - base) / 1024 )) MiB (limit $limit)" \
 	[ $((peak - base)) -le $((limit << 10)) ]
+after=$(val noread.out rss_after_kib)
+check "once they are gone, the server is back within $(( (after - base) / 1024 )) MiB of where it was (limit $((limit / 4)))" \
+	[ $((after - base)) -le $((limit << 8)) ]
 check "and /healthz is answered meanwhile" \
 	[ "$(val noread.out probes_failed)" = 0 -a "$(val noread.out probes_over_1s)" = 0 ]
 

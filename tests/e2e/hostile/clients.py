@@ -220,8 +220,10 @@ def noread(port, token, n, pid, path):
     p.report()
     for s in socks:
         s.close()
+    time.sleep(1)
     print("rss_base_kib=%d" % base)
     print("rss_peak_kib=%d" % peak)
+    print("rss_after_kib=%d" % rss_kib(pid))
 
 
 if __name__ == "__main__":
