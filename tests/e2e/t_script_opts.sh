@@ -154,9 +154,9 @@ check "zt.data --time 50%/1,50%/2: all ($slices of $all)" [ "$slices" = "$all" ]
 check "zt.data -C: accepted (zt records CPUs)" [ ! -s zcpu.err ]
 "$ZT" script -i z.data --show-task-events --show-mmap-events > zt2.txt
 check "zt.data --show-task-events: the worker's COMM" \
-	grep -qE "^tree-worker +$zw [0-9.]+: PERF_RECORD_COMM: tree-worker:$zpid/$zw$" zt2.txt
+	grep -qE "^tree-worker +$zw +[0-9.]+: PERF_RECORD_COMM: tree-worker:$zpid/$zw$" zt2.txt
 check "zt.data --show-mmap-events: the workload's mapping" \
-	grep -qE "^tree +$zpid [0-9.]+: PERF_RECORD_MMAP2 $zpid/$zpid: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+ 00:00 0 0\]: r-xp .*/tree$" zt2.txt
+	grep -qE "^tree +$zpid +[0-9.]+: PERF_RECORD_MMAP2 $zpid/$zpid: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+ 00:00 0 0\]: r-xp .*/tree$" zt2.txt
 "$ZT" script -i z.data -F +srcline | grep -A1 ' leaf_x+0x' > zsl.txt
 check "zt.data -F +srcline: leaf_x's line in tree.c" grep -qE '^  tree\.c:[0-9]+$' zsl.txt
 "$ZT" script -i z.data --header-only > zh2.txt
