@@ -18,10 +18,10 @@ PORT=${SERVE_URL##*:}
 val() { sed -n "s/^$2=//p" "$1" | head -1; } # val FILE KEY
 
 # ---- heads trickled a line a second, 300 connections from one client ---------------
-python3 "$HOSTILE" trickle "$PORT" 300 12 > trickle.out 2> trickle.err
+python3 "$HOSTILE" trickle "$PORT" 300 8 > trickle.out 2> trickle.err
 cat trickle.out | sed 's/^/  trickle: /'
 check "/healthz answered throughout the trickling ($(val trickle.out probes) probes)" \
-	[ "$(val trickle.out probes_failed)" = 0 -a "$(val trickle.out probes)" -ge 30 ]
+	[ "$(val trickle.out probes_failed)" = 0 -a "$(val trickle.out probes)" -ge 20 ]
 check "each within a second (slowest $(val trickle.out probe_max_ms) ms)" \
 	[ "$(val trickle.out probes_over_1s)" = 0 ]
 check "trickling connections are cut at the 3 s head deadline (longest open $(val trickle.out longest_open_ms) ms)" \
@@ -54,10 +54,10 @@ check "its size is bounded ($size bytes)" [ "$size" -le $((16 << 20)) ]
 api GET "/api/v1/flame?width=40000" > /dev/null
 check "a width over the cap is a 400 naming it" [ "$(code)" = 400 -a -n "$(grep -o '20000' "$T/body")" ]
 
-python3 "$HOSTILE" heavy "$PORT" "$TOKEN" 8 8 "$BIG" > heavy.out 2> heavy.err
+python3 "$HOSTILE" heavy "$PORT" "$TOKEN" 8 5 "$BIG" > heavy.out 2> heavy.err
 sed 's/^/  heavy: /' heavy.out
 check "8 clients fetching it in a loop: /healthz still answered ($(val heavy.out probes) probes)" \
-	[ "$(val heavy.out probes_failed)" = 0 -a "$(val heavy.out probes)" -ge 20 ]
+	[ "$(val heavy.out probes_failed)" = 0 -a "$(val heavy.out probes)" -ge 12 ]
 check "each within a second (slowest $(val heavy.out probe_max_ms) ms)" \
 	[ "$(val heavy.out probes_over_1s)" = 0 ]
 
