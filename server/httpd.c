@@ -375,21 +375,13 @@ static void security_headers(struct MHD_Response *resp, const char *ctype)
 	mh.add_response_header(resp, "Referrer-Policy", "no-referrer");
 }
 
-/* Queue a response; data is taken over (freed by MHD) unless persistent. */
-static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, unsigned code,
-				 const char *ctype, void *data, size_t len, int persistent,
-				 const char *etag)
+/* Queue resp (len bytes of body) with zt's headers, and destroy our reference. */
+static enum MHD_Result queue_resp(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+				  const char *ctype, struct MHD_Response *resp, size_t len,
+				  const char *etag)
 {
-	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = mh.create_response_from_buffer(
-		len, data, persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		if (!persistent)
-			free(data);
-		return MHD_NO;
-	}
 	security_headers(resp, ctype);
 	if (__atomic_load_n(&q->h->shutting, __ATOMIC_RELAXED))
 		mh.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -403,12 +395,45 @@ static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, u
 	return ret;
 }
 
+/* Queue a response; data is taken over (freed by MHD) unless persistent. */
+static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, unsigned code,
+				 const char *ctype, void *data, size_t len, int persistent,
+				 const char *etag)
+{
+	struct MHD_Response *resp = mh.create_response_from_buffer(
+		len, data, persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+
+	if (!resp) {
+		if (!persistent)
+			free(data);
+		return MHD_NO;
+	}
+	return queue_resp(q, con, code, ctype, resp, len, etag);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* An unlinked file in the store's tmp directory holding n bytes of d, at
  * offset 0; or -1. */
 static int spill(struct zh *h, const void *d, size_t n)
 {
 	const char *dir = zs_store_tmpdir(h->store);
-	const char *c = d;
 	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
@@ -421,17 +446,9 @@ static int spill(struct zh *h, const void *d, size_t n)
 	}
 	if (fd < 0)
 		return -1;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		c += w;
-		n -= (size_t)w;
+	if (write_all(fd, d, n)) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }
@@ -447,7 +464,6 @@ static enum MHD_Result send_zbuf(struct zh_req *q, struct MHD_Connection *con, u
 	void *d = b->data;
 	size_t n = b->len;
 	struct MHD_Response *resp;
-	enum MHD_Result ret;
 	int fd;
 
 	b->data = NULL;
@@ -460,15 +476,7 @@ static enum MHD_Result send_zbuf(struct zh_req *q, struct MHD_Connection *con, u
 		close(fd);
 		return MHD_NO;
 	}
-	security_headers(resp, ctype);
-	if (__atomic_load_n(&q->h->shutting, __ATOMIC_RELAXED))
-		mh.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	q->code = code;
-	q->bytes_out = n;
-	q->answered = 1;
-	ret = mh.queue_response(con, code, resp);
-	mh.destroy_response(resp);
-	return ret;
+	return queue_resp(q, con, code, ctype, resp, n, NULL);
 }
 
 static enum MHD_Result send_error(struct zh_req *q, struct MHD_Connection *con, unsigned code,
@@ -892,23 +900,6 @@ store_err:
 
 /* ---- uploads ------------------------------------------------------------------------ */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static void set_fail(struct zh_req *q, unsigned code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
