@@ -216,6 +216,7 @@ struct record {
 	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
 	bool gpu_only;         /* --gpu where the CPU cannot be sampled: no sampler */
 	uint64_t maps_hash;    /* gpu_only: the workload's /proc/PID/maps last synthesized */
+	uint64_t maps_checked; /* gpu_only: when it was last read (ns) */
 	bool use_bpf;          /* the BPF sampler, else perf_event's ring buffer */
 	struct sampler *smp;   /* use_bpf */
 	struct perfev *pev;    /* !use_bpf */
@@ -1783,23 +1784,24 @@ static bool size_limit(struct record *r);
 
 /* --gpu without a sampler, so without side-band: the workload's mappings
  * (for its launch stacks), synthesized again whenever /proc/PID/maps
- * changed, checked every 10 ms. */
+ * changed, checked every 50 ms (a large process's maps, PyTorch's, take
+ * the kernel a millisecond or two to write). */
 static void gpu_only_maps(struct record *r)
 {
 	char path[64], buf[16384];
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 0, t = now_ns();
 	ssize_t n;
 	int fd;
 
-	if (r->wl.pid <= 0 || r->child_done)
+	if (r->wl.pid <= 0 || r->child_done || t - r->maps_checked < 50000000ull)
 		return;
+	r->maps_checked = t;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r->wl.pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+		h = zt_hash_pair(h, zt_hash_bytes(buf, (size_t)n));
 	close(fd);
 	if (h == r->maps_hash)
 		return;
