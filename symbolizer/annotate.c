@@ -19,6 +19,7 @@
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/vdso.h"
 
 #define ANN_MAX_FUNC   (16u << 20) /* the largest function disassembled */
 #define ANN_MAX_SOURCE (64u << 20) /* the largest source file read */
@@ -90,6 +91,7 @@ int ann_profile_build(struct ann_profile *ap, const struct profile *p, const str
 	int ret = 0;
 
 	memset(ap, 0, sizeof(*ap));
+	ap->p = p;
 	for (i = 0; i < p->nr_samples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st;
@@ -254,10 +256,11 @@ static char *own(struct annotation *a, char *s)
 	return s;
 }
 
-/* The ELF file holding the code of s: 0 with its path in out, or -ENOENT
- * with a reason in err. */
-static int find_code(const struct ann_sym *s, const struct ann_opts *o, char *out, size_t n,
-		     char *err, size_t errn)
+/* The ELF file holding the code of s: 0 with its path in out (*temp set:
+ * a temporary copy the caller unlinks), or -ENOENT with a reason in err. */
+static int find_code(const struct ann_profile *ap, const struct ann_sym *s,
+		     const struct ann_opts *o, char *out, size_t n, int *temp, char *err,
+		     size_t errn)
 {
 	const struct prof_mmap *m = s->map;
 	const struct symmod_opts *mo = o->mo;
@@ -275,6 +278,16 @@ static int find_code(const struct ann_sym *s, const struct ann_opts *o, char *ou
 		}
 		snprintf(out, n, "%s", o->vmlinux);
 		return 0;
+	}
+	if (m && ap->p && !strcmp(m->path, "[vdso]")) {
+		/* perf reads it from its build-id cache: this machine's image,
+		 * else that copy */
+		if (!vdso_path(ap->p, mo ? mo->cache : NULL, &m->build_id, out, n, temp))
+			return 0;
+		snprintf(err, errn,
+			 "the recorded [vdso] is not this machine's and not in ~/.debug/[vdso] "
+			 "(annotate on the recording host, or after perf record there)");
+		return -ENOENT;
 	}
 	if (!m || !m->path[0] || m->path[0] == '[') {
 		snprintf(err, errn, "'%s' is not a file with code to read", s->module);
@@ -728,7 +741,7 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	uint8_t *code = NULL;
 	Elf *elf = NULL;
 	GElf_Ehdr eh;
-	int fd = -1, ret, symtab = 0;
+	int fd = -1, ret, symtab = 0, temp = 0;
 
 	memset(a, 0, sizeof(*a));
 	err[0] = 0;
@@ -743,7 +756,7 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	}
 	a->total = ap->total;
 	a->total_nr = ap->total_nr;
-	ret = find_code(s, o, path, sizeof(path), err, n);
+	ret = find_code(ap, s, o, path, sizeof(path), &temp, err, n);
 	if (ret)
 		goto out;
 	a->path = strdup(path);
@@ -752,6 +765,8 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		goto out;
 	}
 	ret = open_elf(path, &fd, &elf);
+	if (temp)
+		unlink(path); /* open, or not needed */
 	if (ret) {
 		snprintf(err, n, "cannot read '%s': %s", path,
 			 ret == -ENOEXEC ? "not an ELF file" : strerror(-ret));

@@ -56,6 +56,7 @@ struct ann_profile {
 	struct ann_hit *hits;
 	size_t nr_hits;
 	uint64_t total, total_nr; /* every sample of the event */
+	const struct profile *p;  /* the recording (borrowed): [vdso] code */
 };
 
 /* The functions with samples of p (through ft, over pt; all borrowed and

@@ -46,16 +46,29 @@ check "two events: --event task-clock" grep -q "of event 'task-clock'" two-2.txt
 check "two events: an unknown --event: exit 1, named" bash -c "[ $? -eq 1 ] && grep -q 'no-such' two-3.err"
 
 # [vdso] frames: named from this machine's vDSO, with the build id perf
-# recorded (perf_record_times: its build-id pass) and without one (-B)
+# recorded (perf_record_times: its build-id pass) and without one (-B).
+# An address no symbol covers (the vDSO's static functions): perf prints
+# it bare, zt as [vdso+0xOFF] (zt-report(1)), the same offset
+vdso_rows() { grep -E '^ +[0-9].*\[vdso\]' "$1" | head -n 3 |
+	sed -E 's/\[\.\] 0x0*([0-9a-f]+)$/[.] [vdso+0x\1]/'; }
 perf_record_times v.perf -- "$WL/hot" clock 0.3 || fail "perf record (vdso)"
 precord -e cpu-clock -o vb.perf -- "$WL/hot" clock 0.3 || fail "perf record -B (vdso)"
 for f in v vb; do
 	preport report -i $f.perf --stdio --no-children --sort dso,sym > perf-$f.txt
 	"$ZT" report -i $f.perf --stdio --no-children --sort dso,sym > zt-$f.txt 2> /dev/null
 	check "[vdso] ($f.perf): named as perf names it ($(awk '$2=="[vdso]" {print $4; exit}' perf-$f.txt))" \
-		diff <(grep -E '^ +[0-9].*\[vdso\]' perf-$f.txt | head -n 3) <(grep -E '^ +[0-9].*\[vdso\]' zt-$f.txt | head -n 3)
+		diff <(vdso_rows perf-$f.txt) <(vdso_rows zt-$f.txt)
 done
 check "[vdso]: perf named __vdso_clock_gettime" grep -q "__vdso_clock_gettime" perf-v.txt
+# annotate: [vdso] code read where perf reads it (this machine's image, or
+# perf's ~/.debug copy); the same instructions and percentages as perf's
+vdso_insns() { awk '$2==":" && $3 ~ /^[0-9a-f]+:$/ {print $1, $3}' "$1"; }
+preport annotate -i v.perf --stdio -s __vdso_clock_gettime > perf-va.txt
+"$ZT" annotate -i v.perf --stdio -s __vdso_clock_gettime > zt-va.txt 2> zt-va.err
+vdso_insns perf-va.txt > perf-va.ins
+vdso_insns zt-va.txt > zt-va.ins
+check "annotate [vdso]: __vdso_clock_gettime's instructions, as perf's ($(wc -l < perf-va.ins))" \
+	bash -c "[ -s perf-va.ins ] && cmp -s perf-va.ins zt-va.ins"
 
 precord -a -e cpu-clock -g -o a.perf -- dd if=/dev/zero of=/dev/null bs=4k count=300000 || fail "perf record -a"
 "$ZT" report -i a.perf --stdio --no-children --sort comm,dso,sym > zt-a.txt
