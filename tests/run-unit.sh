@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Run cmocka unit test binaries; print one summary line.
+# Run cmocka unit test binaries, as many at a time as there are CPUs
+# (UNIT_JOBS); one summary line.
 set -u
-pass=0 fail=0
-for t in "$@"; do
-	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $t" >&2; fi
-done
-echo "unit: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+printf '%s\n' "$@" | "$(dirname "$0")/run-par.sh" unit "${UNIT_JOBS:-$(nproc)}" --

@@ -24,7 +24,7 @@ CH_PID=() CH_HTTP=() CH_TCP=() CH_INTER=() CH_DIR=()
 
 # ch_available: 0 when clickhouse-server (and curl) can be run; else says
 # why on stdout and returns 2. A test then skips:
-#   ch_available || { echo "SKIP: ..."; finish; }
+#   ch_available || { skip "..."; finish; }
 ch_available() {
 	if ! command -v "$CH_SERVER" > /dev/null; then
 		echo "no $CH_SERVER (install it with scripts/setup.sh --test)"

@@ -11,7 +11,7 @@ gpu_setup() {
 	G=$B/tests/gpu
 	SD=$G/standin
 	if [ ! -f "$B/libztcupti.so" ] || [ ! -f "$G/kernels.cubin" ]; then
-		echo "SKIP: zt was built without CUDA (no $B/libztcupti.so or no nvcc cubin): GPU tests not run"
+		skip "zt was built without CUDA (no $B/libztcupti.so or no nvcc cubin): GPU tests not run"
 		finish
 	fi
 	# an ASan build's library cannot be injected into a CUDA program: the plain one is
@@ -20,7 +20,7 @@ gpu_setup() {
 		if [ -f "$B/../build/libztcupti.so" ]; then
 			export ZT_CUPTI_LIB=$(cd "$B/../build" && pwd)/libztcupti.so
 		else
-			echo "SKIP: no plain build/libztcupti.so to inject under the sanitizers"
+			skip "no plain build/libztcupti.so to inject under the sanitizers"
 			finish
 		fi ;;
 	esac

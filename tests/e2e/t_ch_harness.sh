@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/chlib.sh"
 if ! why=$(ch_available); then
-	echo "SKIP: $why: ClickHouse harness not tested"
+	skip "$why: ClickHouse harness not tested"
 	finish
 fi
 

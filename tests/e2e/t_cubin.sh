@@ -13,7 +13,7 @@ B=$(dirname "$ZT")
 G=$B/tests/gpu
 CMP=$G/cubin_cmp
 if [ ! -x "$CMP" ] || [ ! -d "$G/cubins" ] || [ ! -f "$G/kernels.cubin" ]; then
-	echo "SKIP: zt was built without CUDA (no $CMP or no nvcc fixtures): cubin comparison not run"
+	skip "zt was built without CUDA (no $CMP or no nvcc fixtures): cubin comparison not run"
 	finish
 fi
 cubins=("$G"/cubins/*.cubin "$G/kernels.cubin")

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/gpulib.sh"
 gpu_setup
-case "$B" in *build-asan*) echo "SKIP: gpu-check.sh runs the plain build"; finish ;; esac
+case "$B" in *build-asan*) skip "gpu-check.sh runs the plain build"; finish ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 GPU_CHECK_MODE=standin OUT=$T/out timeout 200 "$root/scripts/gpu-check.sh" > "$T/run.txt" 2>&1
 check "gpu-check.sh exits 0" [ $? -eq 0 ]

@@ -69,17 +69,14 @@ precord() {
 	shift
 	for i in 1 2 3; do
 		perf record -B -e cpu-clock -F 1999 -g -o "$o" "$@" > /dev/null 2> "$o.rec.err" &&
-			perf report -i "$o" --stdio > /dev/null 2>&1 && return 0
+			perf report -i "$o" --stdio > /dev/null 2> "$o.rep.err" && return 0
 	done
+	echo "    perf record of $o failed 3 times:"
+	perf_stderr "$o.rec.err"; perf_stderr "$o.rep.err"
+	rm -f "$o"
 	return 1
 }
-preport() {
-	local i
-	for i in 1 2 3; do
-		perf report "$@" 2> /dev/null && return 0
-	done
-	return 1
-}
+preport() { perf_retry report "$@"; }
 
 # compare NAME SORT: perf's top rows against zt's, as multisets (equal
 # names may be several rows: overloads, same-named statics); unresolved
@@ -87,7 +84,7 @@ preport() {
 compare() {
 	local d=$1 k=$2
 	if ! preport -i "$d.perf" --kallsyms ksyms --stdio --no-children -g none --sort "$k" > "p.$d.$k.txt"; then
-		fail "$d --sort $k: perf report failed"
+		unavailable "$d --sort $k: perf report failed"
 		return
 	fi
 	"$ZT" report -i "$d.perf" "${zk[@]}" --stdio --no-children -g none --sort "$k" > "z.$d.$k.txt" 2> "z.$d.$k.err" ||
@@ -139,16 +136,17 @@ EOF
 
 # Debian's own binaries by their paths: a PATH may put other builds first
 # (pyenv's python3.11 has no -dbg file)
-precord sqlite.perf -- sh -c '/usr/bin/sqlite3 :memory: < w.sql > /dev/null' || fail "perf record sqlite3"
-precord clang.perf -- /usr/bin/clang++-14 -O2 -c w.cpp -o w.o || fail "perf record clang++-14"
-precord python.perf -- /usr/bin/python3.11 w.py || fail "perf record python3.11"
+# (a recording perf cannot make or read: its checks are "reference unavailable")
+precord sqlite.perf -- sh -c '/usr/bin/sqlite3 :memory: < w.sql > /dev/null'
+precord clang.perf -- /usr/bin/clang++-14 -O2 -c w.cpp -o w.o
+precord python.perf -- /usr/bin/python3.11 w.py
 precord sys.perf -a -- sh -c '/usr/bin/sqlite3 :memory: < w.sql > /dev/null & /usr/bin/python3.11 w.py > /dev/null &
-	/usr/bin/clang++-14 -O1 -c w.cpp -o w1.o; wait' || fail "perf record -a"
+	/usr/bin/clang++-14 -O1 -c w.cpp -o w1.o; wait'
 
 for d in sqlite clang python sys; do
-	[ -s "$d.perf" ] || continue
 	for k in sym dso,sym comm,dso,sym; do
-		compare "$d" "$k"
+		if [ -s "$d.perf" ]; then compare "$d" "$k"
+		else unavailable "$d --sort $k: perf record failed"; fi
 	done
 done
 # C++ names without parameter lists, as perf; --full-signature keeps them
