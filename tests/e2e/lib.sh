@@ -23,6 +23,27 @@ skip() { echo "  skip: $*"; skips=$((skips + 1)); } # a check that cannot run he
 # now and then on this kernel): neither passed nor failed; counted skipped
 # and named apart in the closing lines
 unavailable() { echo "  unavailable: $* (reference unavailable: perf failed, its stderr above)"; skips=$((skips + 1)); unavails=$((unavails + 1)); }
+# pcheck DESC REF CMD...: a check against perf's output (or recording) REF:
+# when perf gave none (REF missing or empty: perf failed, its stderr above),
+# the check is unavailable instead of failed
+pcheck() {
+	local d=$1 r=$2
+	shift 2
+	if [ -s "$r" ]; then check "$d" "$@"; else unavailable "$d"; fi
+}
+# perf_rec ARGS...: perf record -B ARGS (-B: without the build-id pass that
+# perf 6.1 aborts in on this kernel), five tries; on failure, perf's last
+# stderr in the log and 1
+perf_rec() {
+	local i e
+	e=$(mktemp "$T/perf-rec.XXXXXX")
+	for i in 1 2 3 4 5; do
+		perf record -B "$@" > /dev/null 2> "$e" && { rm -f "$e"; return 0; }
+	done
+	echo "    perf record -B $* failed 5 times; its last stderr:"
+	perf_stderr "$e"
+	return 1
+}
 # perf_stderr FILE: the last lines perf wrote to stderr, in the log
 perf_stderr() { [ -s "$1" ] && tail -n 3 "$1" | sed 's/^/    perf: /'; return 0; }
 check() { # check DESC CMD...
