@@ -18,6 +18,7 @@
 #include "symbolizer/elfsym.h"
 #include "symbolizer/symarchive.h"
 #include "symbolizer/symmod.h"
+#include "symbolizer/vdso.h"
 
 static const char *const archive_usage[] = {
 	"zt archive [-i FILE] [-o FILE] [--symbols-only]",
@@ -53,10 +54,10 @@ struct archive_cmd {
 };
 
 /* The binary of mod on this machine, with its build id: the build-id
- * cache's copy, else the file at its path (under --symfs). Its path into
- * out and an open descriptor, or -1. */
+ * cache's copy, else the file at its path (under --symfs), or the vDSO
+ * image. Its path into out and an open descriptor, or -1. */
 static int find_binary(const struct archive_cmd *c, const struct push_module *mod, char *out,
-		       size_t n)
+		       size_t n, int *temp)
 {
 	struct prof_build_id fb = {0};
 	size_t l;
@@ -64,6 +65,17 @@ static int find_binary(const struct archive_cmd *c, const struct push_module *mo
 
 	if (c->so.have_cache && !buildid_cache_path(&c->so.cache, &mod->id, out, n))
 		goto open;
+	/* this machine's image (or perf's copy) when it is the one recorded;
+	 * *temp: a temporary copy, for the caller to unlink */
+	if (!strcmp(mod->path, "[vdso]")) {
+		if (vdso_path(&c->ses.prof, c->so.have_cache ? &c->so.cache : NULL, &mod->id, out, n,
+			      temp))
+			return -1;
+		fd = open(out, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && *temp)
+			unlink(out);
+		return fd;
+	}
 	if (mod->path[0] != '/' ||
 	    snprintf(out, n, "%s%s", c->so.symfs ? c->so.symfs : "", mod->path) >= (int)n)
 		return -1;
@@ -94,13 +106,13 @@ static int add_module(struct archive_cmd *c, const struct push_module *mod)
 	const void *img;
 	size_t len, nseg;
 	enum symq q = SYMQ_NONE;
-	int fd = -1, ret = -1, have_elf = 0;
+	int fd = -1, ret = -1, have_elf = 0, temp = 0;
 
 	zbuf_init(&meta);
 	prof_build_id_hex(&mod->id, hex);
 	prof_sanitize(shown, sizeof(shown), mod->path);
 	if (!c->symbols_only)
-		fd = find_binary(c, mod, bin, sizeof(bin));
+		fd = find_binary(c, mod, bin, sizeof(bin), &temp);
 	if (fd >= 0) {
 		snprintf(name, sizeof(name), "buildid/%.2s/%s/elf", hex, hex + 2);
 		if (symarchive_add_fd(c->w, name, fd, err, sizeof(err))) {
@@ -150,6 +162,8 @@ static int add_module(struct archive_cmd *c, const struct push_module *mod)
 out:
 	if (fd >= 0)
 		close(fd);
+	if (temp)
+		unlink(bin);
 	symmod_free(sm);
 	zbuf_release(&meta);
 	return ret;

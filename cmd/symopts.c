@@ -188,8 +188,13 @@ int symopts_init(struct symopts *so, const char *cmd)
 		return -1;
 	}
 	so->mo.archive = &so->arch->cache;
-	if (so->archive && open_archive(so, so->archive, 0))
+	if (so->archive && open_archive(so, so->archive, 0)) {
+		/* some callers return without symopts_release() after a failure */
+		free(so->arch);
+		so->arch = NULL;
+		so->mo.archive = NULL;
 		return -1;
+	}
 	return 0;
 }
 
