@@ -21,7 +21,7 @@
 #include "symbolizer/vdso.h"
 
 static const char *const archive_usage[] = {
-	"zt archive [-i FILE] [-o FILE] [--symbols-only]",
+	"zt archive [-i FILE | FILE] [-o FILE] [--symbols-only]",
 	NULL,
 };
 
@@ -68,8 +68,8 @@ static int find_binary(const struct archive_cmd *c, const struct push_module *mo
 	/* this machine's image (or perf's copy) when it is the one recorded;
 	 * *temp: a temporary copy, for the caller to unlink */
 	if (!strcmp(mod->path, "[vdso]")) {
-		if (vdso_path(&c->ses.prof, c->so.have_cache ? &c->so.cache : NULL, &mod->id, out, n,
-			      temp))
+		if (vdso_path(&c->ses.prof, c->so.have_cache ? &c->so.cache : NULL, &mod->id, out,
+			      n, temp))
 			return -1;
 		fd = open(out, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && *temp)
@@ -235,7 +235,8 @@ static int run(struct archive_cmd *c)
 		goto out;
 	}
 	if (!n) {
-		cmd_error("'%s' has no samples in binaries with a build id: nothing to archive",
+		cmd_error("'%s' has no samples in binaries with a build id: nothing to archive "
+			  "(perf.data: record without -B, or with --buildid-mmap)",
 			  c->input);
 		goto out;
 	}
@@ -265,7 +266,7 @@ int cmd_archive(int argc, char **argv)
 		OPT_EOL};
 	int rest, ret;
 
-	switch (opts_parse("archive", archive_usage, options, argc, argv, &rest)) {
+	switch (opts_parse_permute("archive", archive_usage, options, argc, argv, &rest)) {
 	case OPTS_HELP:
 		symopts_release(&c.so);
 		return ZT_EXIT_OK;
@@ -274,8 +275,11 @@ int cmd_archive(int argc, char **argv)
 		return ZT_EXIT_USAGE;
 	}
 	cmd_setup("archive", c.so.verbose);
+	/* perf archive [FILE]: the recording may be named without -i too */
+	if (rest < argc && !c.input)
+		c.input = argv[rest++];
 	if (rest < argc) {
-		cmd_error("unexpected argument '%s' (the recording is -i FILE)", argv[rest]);
+		cmd_error("unexpected argument '%s' (one recording: -i FILE or FILE)", argv[rest]);
 		symopts_release(&c.so);
 		return ZT_EXIT_USAGE;
 	}

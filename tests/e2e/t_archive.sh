@@ -128,6 +128,8 @@ check "... nothing made where it points" [ ! -e /etc/passwd-zt-nonexistent ]
 "$ZT" archive -i z.data -o again.zta > /dev/null 2> again.err && "$ZT" archive -i z.data -o again.zta > /dev/null 2>> again.err
 check "an existing archive becomes FILE.old" [ -s again.zta.old ]
 check "... and FILE the new one" [ -s again.zta ]
+"$ZT" archive z.data -o positional.zta > /dev/null 2> positional.err
+check "the recording named without -i, as perf archive takes it" [ -s positional.zta ]
 
 # ---- hostile archives -----------------------------------------------------
 mkdir hostile
