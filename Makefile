@@ -44,12 +44,13 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 	liblzma:liblzma-dev libcrypto:libssl-dev zlib:zlib1g-dev libzstd:libzstd-dev \
 	libprotobuf-c:libprotobuf-c-dev ncursesw:libncurses-dev \
 	libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev libcurl:libcurl4-openssl-dev \
-	capstone:libcapstone-dev
+	capstone:libcapstone-dev libarchive:libarchive-dev
 # libcurl and libmicrohttpd: headers only at build time, dlopen'ed by
 # net/client.c and server/httpd.c when a command talks to or serves HTTP
 # (linked, libcurl's ~30 libraries slowed every command's start-up from
-# 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms)
-DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd
+# 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms); libarchive (ICU, libxml2,
+# nettle...) by symbolizer/symarchive.c when a zt archive is written or read
+DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd libarchive
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 # libtraceevent (libtraceevent-dev): optional, for the tracepoint fields zt
 # script prints (formats/tracefmt.c); without it everything else builds and

@@ -22,6 +22,7 @@ int cmd_script(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_buildid(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_top(int argc, char **argv);

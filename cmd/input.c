@@ -37,6 +37,10 @@ int cmd_open_session_events(struct session *s, const char *path, const struct sy
 	struct cmd_progress prog = { 0 };
 	struct session_opts o = { 0 };
 
+	if (symopts_archive_for(so, path)) {
+		memset(s, 0, sizeof(*s)); /* as session_open leaves it when it fails */
+		return -1;
+	}
 	o.force = force;
 	o.event = event;
 	o.all_events = all;

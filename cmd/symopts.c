@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -43,6 +44,58 @@ int symopts_no_symdb(const struct opt *o, const char *arg)
 	so->symdb = NULL;
 	so->use_symdb = 0;
 	return 0;
+}
+
+int symopts_set_archive(const struct opt *o, const char *arg)
+{
+	struct symopts *so = o->value;
+
+	so->archive = arg;
+	so->no_archive = 0;
+	return 0;
+}
+
+int symopts_no_archive(const struct opt *o, const char *arg)
+{
+	struct symopts *so = o->value;
+
+	(void)arg;
+	so->archive = NULL;
+	so->no_archive = 1;
+	return 0;
+}
+
+/* Unpack the archive at path into so->arch (allocated by symopts_init).
+ * 0, or -1 after a message (auto: found next to the input, not named). */
+static int open_archive(const struct symopts *so, const char *path, int autofound)
+{
+	char err[512];
+	int ret;
+
+	ret = symarchive_open(so->arch, path, err, sizeof(err));
+	if (ret) {
+		cmd_error("cannot use the zt archive '%s': %s%s", path, err,
+			  autofound ? " (move it away, or read without it: --no-archive)" : "");
+		return -1;
+	}
+	if (autofound)
+		cmd_note("binaries and symbols from the zt archive '%s'", path);
+	else
+		cmd_info("binaries and symbols from the zt archive '%s'", path);
+	return 0;
+}
+
+int symopts_archive_for(const struct symopts *so, const char *input)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!so->arch || so->arch->cache.dir || so->no_archive || !input || !strcmp(input, "-"))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s.archive", input) >= (int)sizeof(path) ||
+	    lstat(path, &st))
+		return 0;
+	return open_archive(so, path, 1);
 }
 
 static const char *env(const char *name)
@@ -129,11 +182,29 @@ int symopts_init(struct symopts *so, const char *cmd)
 	}
 	if (so->use_symdb && setup_symdb(so))
 		return -1;
+	so->arch = calloc(1, sizeof(*so->arch));
+	if (!so->arch) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	so->mo.archive = &so->arch->cache;
+	if (so->archive && open_archive(so, so->archive, 0)) {
+		/* some callers return without symopts_release() after a failure */
+		free(so->arch);
+		so->arch = NULL;
+		so->mo.archive = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void symopts_release(struct symopts *so)
 {
+	if (so->arch)
+		symarchive_close(so->arch);
+	free(so->arch);
+	so->arch = NULL;
+	so->mo.archive = NULL;
 	if (so->have_db)
 		symdb_release(&so->db);
 	so->have_db = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The options every command that symbolizes shares (--symfs, --debug-dir,
- * --no-debuginfod, -v; -k/--vmlinux and --kallsyms where kernel frames are
+ * --no-debuginfod, --archive, -v; -k/--vmlinux and --kallsyms where kernel frames are
  * read; --symdb where the symbols are shown), and the symbol-module
  * settings they make.
  */
@@ -11,6 +11,7 @@
 #include "cmd/opts.h"
 #include "net/symdb.h"
 #include "symbolizer/buildid_cache.h"
+#include "symbolizer/symarchive.h"
 #include "symbolizer/symmod.h"
 
 struct symopts {
@@ -27,12 +28,17 @@ struct symopts {
 	int have_cache;
 	struct symdb db; /* the symbol database asked, when have_db */
 	int have_db;
+	const char *archive; /* --archive FILE|DIR: a zt archive (zt archive) */
+	int no_archive;	     /* --no-archive: not even INPUT.archive */
+	struct symarchive *arch; /* the archive opened (symopts_init allocates it) */
 	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
 };
 
 int symopts_add_debug_dir(const struct opt *o, const char *arg);
 int symopts_set_symdb(const struct opt *o, const char *arg);
 int symopts_no_symdb(const struct opt *o, const char *arg);
+int symopts_set_archive(const struct opt *o, const char *arg);
+int symopts_no_archive(const struct opt *o, const char *arg);
 
 #define SYMOPTS_OPTIONS(so)                                                                         \
 	{ OPT_GROUP, 0, NULL, NULL, NULL, "Symbol sources" },                                         \
@@ -43,6 +49,11 @@ int symopts_no_symdb(const struct opt *o, const char *arg);
 	  "ask debuginfod servers (DEBUGINFOD_URLS; default); --no-debuginfod: do not" },              \
 	{ OPT_BOOL, 0, "symbol-cache", &(so).use_cache, NULL,                                           \
 	  "use the GSYM cache (default); --no-symbol-cache: neither read nor write it" },              \
+	{ OPT_CALLBACK, 0, "archive", &(so), "file",                                                  \
+	  "binaries and symbols from this zt archive (zt archive; default: INPUT.archive when "       \
+	  "there is one)", symopts_set_archive },                                                      \
+	{ OPT_CALLBACK, 0, "no-archive", &(so), NULL, "use no zt archive, not even INPUT.archive",     \
+	  symopts_no_archive },                                                                         \
 	{ OPT_COUNT, 'v', "verbose", &(so).verbose, NULL, "be more verbose" }
 
 /* The team symbol database, for the commands that show symbols (report,
@@ -74,9 +85,15 @@ int symopts_no_symdb(const struct opt *o, const char *arg);
 	  "show C++ names with their parameter lists (as perf -v); default: without, as perf" }
 
 /* Fill so->mo from the options (cache directory, progress on a terminal,
- * the symbol database's client). cmd names the command for messages.
- * Returns 0 or -1 after a message. */
+ * the symbol database's client, the --archive unpacked). cmd names the
+ * command for messages. Returns 0 or -1 after a message. */
 int symopts_init(struct symopts *so, const char *cmd);
+/* The zt archive next to a recording: INPUT.archive, when there is one and
+ * no archive is open yet (nor --no-archive given), is opened for so->mo
+ * (whose archive pointer is set by symopts_init already, so a session
+ * opened with so->mo after this call uses it). For the commands that read
+ * a recording (cmd_open_session). 0, or -1 after a message. */
+int symopts_archive_for(const struct symopts *so, const char *input);
 void symopts_release(struct symopts *so);
 
 #endif

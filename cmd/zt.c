@@ -21,6 +21,7 @@ static const struct cmd_entry commands[] = {
 	{ "symbolize", "addresses to function, file:line and inline chain (addr2line's output)", cmd_symbolize },
 	{ "symbols", "symbol files for a build: extract GSYM files, or upload them to a team server", cmd_symbols },
 	{ "buildid", "print the GNU build id and the file id of binaries", cmd_buildid },
+	{ "archive", "pack the binaries and symbols a recording needs, to read it on another machine", cmd_archive },
 	{ "convert", "write a recording in another tool's format: pprof, perf.data, Chrome trace", cmd_convert },
 	{ "push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)", cmd_push },
 	{ "serve", "the team server: profiles pushed by many hosts, queried over HTTP and in a browser", cmd_serve },

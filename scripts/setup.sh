@@ -12,6 +12,8 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
 pkgs+=(libcapstone-dev)
 # libtraceevent-dev: tracepoint fields in zt script (optional to the build)
 pkgs+=(libtraceevent-dev)
+# libarchive-dev: the tar files of zt archive (written and read)
+pkgs+=(libarchive-dev)
 # libztcupti.so (cupti/, built when CUDA's CUPTI is found): libunwind-dev for
 # in-process launch stacks, systemtap-sdt-dev for <sys/sdt.h> (the USDT
 # probe zt:launch that zt record's BPF sampler attaches to)

@@ -232,7 +232,8 @@ static int unwind_stacks(struct session *s, const struct zt_image *img,
 	struct perfdata_opts po = {-1, o->event, o->all_events};
 	struct unwind_pass ps = {0};
 	struct unwinder_opts uo = {o->mo ? o->mo->find.symfs : NULL,
-				   o->mo ? o->mo->find.debug_dirs : NULL};
+				   o->mo ? o->mo->find.debug_dirs : NULL,
+				   o->mo ? o->mo->archive : NULL};
 	struct unwind_stats st;
 	char msg[256];
 	size_t n = 0;

@@ -296,6 +296,9 @@ static int find_code(const struct ann_profile *ap, const struct ann_sym *s,
 	if (m->build_id.len && mo && mo->cache &&
 	    !buildid_cache_path(mo->cache, &m->build_id, out, n))
 		return 0;
+	if (m->build_id.len && mo && mo->archive &&
+	    !buildid_cache_path(mo->archive, &m->build_id, out, n))
+		return 0;
 	snprintf(path, sizeof(path), "%s%s", mo && mo->find.symfs ? mo->find.symfs : "", m->path);
 	l = strlen(path);
 	if (l > 10 && !strcmp(path + l - 10, " (deleted)"))

@@ -367,7 +367,7 @@ static const struct rs_pmap *get_pmap(struct resolver *r, uint32_t pid)
 }
 
 /* Open the symbols for mapping m: from the build-id cache copy of the
- * binary, else the file at its path if it is the recorded binary (else
+ * binary, else the zt archive's, else the file at its path if it is the recorded binary (else
  * offsets only, with a warning). symmod takes it from there: the GSYM
  * cache, DWARF, debug files, debuginfod. NULL only on ENOMEM. */
 static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
@@ -379,6 +379,10 @@ static struct symmod *open_elf(struct resolver *r, const struct prof_mmap *m)
 
 	if (m->build_id.len && r->have_cache &&
 	    !buildid_cache_path(&r->cache, &m->build_id, path, sizeof(path)))
+		goto open;
+	/* the copy in the zt archive of the recording (zt report --archive) */
+	if (m->build_id.len && r->mo.archive &&
+	    !buildid_cache_path(r->mo.archive, &m->build_id, path, sizeof(path)))
 		goto open;
 	if (!strcmp(m->path, "[vdso]")) {
 		int temp = 0;

@@ -210,16 +210,16 @@ int symmod_lookup_offset(const struct symmod *m, uint64_t off, struct fi_result 
 
 /* ---- the cache: DIR/gsym/<id>.gsym and <id>.meta ------------------------ */
 
-static int cache_paths(const struct symmod_opts *o, const struct prof_build_id *bid, char *gsym,
+static int cache_paths(const struct buildid_cache *c, const struct prof_build_id *bid, char *gsym,
 		       char *meta, size_t n)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1];
 
-	if (!o->cache || !o->cache->dir || !bid || bid->len < 2)
+	if (!c || !c->dir || !bid || bid->len < 2)
 		return -ENOENT;
 	prof_build_id_hex(bid, hex);
-	if (snprintf(gsym, n, "%s/gsym/%s.gsym", o->cache->dir, hex) >= (int)n ||
-	    snprintf(meta, n, "%s/gsym/%s.meta", o->cache->dir, hex) >= (int)n)
+	if (snprintf(gsym, n, "%s/gsym/%s.gsym", c->dir, hex) >= (int)n ||
+	    snprintf(meta, n, "%s/gsym/%s.meta", c->dir, hex) >= (int)n)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -575,6 +575,50 @@ out:
 	return err;
 }
 
+/* The archive's symbols of bid into m (o->archive: an unpacked zt
+ * archive), when it has them, they are marked with bid, and they are
+ * better than what m has: 0; else -ENOENT, m as it was. */
+static int from_archive(const struct symmod_opts *o, const struct prof_build_id *bid,
+			struct symmod *m)
+{
+	char gpath[PATH_MAX], mpath[PATH_MAX];
+	struct symmod *a;
+	const uint8_t *uuid;
+	size_t ulen;
+	int ret = -ENOENT;
+
+	if (!o->archive || cache_paths(o->archive, bid, gpath, mpath, sizeof(gpath)) ||
+	    access(gpath, F_OK))
+		return -ENOENT;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOENT;
+	zbuf_init(&a->image);
+	if (load_meta(mpath, a) || gsym_open_file(gpath, &a->g) || (m->g && a->q <= m->q))
+		goto out;
+	/* a table for another binary is not used, whatever its name says */
+	uuid = gsym_uuid(a->g, &ulen);
+	if (ulen != bid->len || memcmp(uuid, bid->data, ulen))
+		goto out;
+	gsym_free(m->g);
+	free(m->segs);
+	m->g = a->g;
+	m->segs = a->segs;
+	m->nr_segs = a->nr_segs;
+	m->cap_segs = a->cap_segs;
+	m->q = a->q;
+	m->remote = 0;
+	snprintf(m->why, sizeof(m->why), "%s", a->why);
+	snprintf(m->source, sizeof(m->source), "zt archive (%.*s)", (int)sizeof(m->source) - 16,
+		 a->source);
+	a->g = NULL;
+	a->segs = NULL;
+	ret = 0;
+out:
+	symmod_free(a);
+	return ret;
+}
+
 /* m into the cache under bid: the image and its meta (src: the file they
  * were made from, or NULL). */
 static void store(const struct symmod_opts *o, const struct prof_build_id *bid,
@@ -584,7 +628,7 @@ static void store(const struct symmod_opts *o, const struct prof_build_id *bid,
 	const void *img;
 	size_t len;
 
-	if (!o->cache || o->no_dwarf || !m->g || cache_paths(o, bid, gpath, mpath, sizeof(gpath)))
+	if (!o->cache || o->no_dwarf || !m->g || cache_paths(o->cache, bid, gpath, mpath, sizeof(gpath)))
 		return;
 	img = gsym_image(m->g, &len);
 	/* the sudo user's cache gets symbols of what they can read only */
@@ -621,9 +665,11 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 		}
 	}
 	/* warm: the cached GSYM, no ELF or DWARF reading at all; less than
-	 * full symbols there: the remote may have better ones now */
-	if (!o->no_dwarf && !cache_paths(o, bid, gpath, mpath, sizeof(gpath)) &&
+	 * full symbols there: the archive's or the remote's may be better */
+	if (!o->no_dwarf && !cache_paths(o->cache, bid, gpath, mpath, sizeof(gpath)) &&
 	    !load_meta(mpath, m) && !gsym_open_file(gpath, &m->g)) {
+		if (m->q != SYMQ_FULL)
+			from_archive(o, bid, m);
 		if (!strncmp(m->source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)))
 			m->remote = 2; /* an earlier answer of the remote, kept */
 		if (m->q == SYMQ_FULL || !o->remote_gsym)
@@ -639,6 +685,8 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	m->nr_segs = 0;
 	m->q = SYMQ_NONE;
 	m->why[0] = m->source[0] = 0;
+	if (!o->no_dwarf && !from_archive(o, bid, m))
+		return 0;
 	if (!path || access(real, R_OK)) {
 		snprintf(m->why, sizeof(m->why), "binary not found");
 		goto remote_only;

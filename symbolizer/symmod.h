@@ -59,6 +59,13 @@ void symmod_remote_release(struct symmod_remote *a);
 
 struct symmod_opts {
 	const struct buildid_cache *cache; /* GSYM cache; NULL: none */
+	/* an unpacked zt archive (symbolizer/symarchive.h), read only, or NULL
+	 * (or its dir NULL): its GSYM tables, made on the recording's machine,
+	 * are used for a module the cache has no full symbols for, before any
+	 * local source; they are not copied into the cache. Its binaries are
+	 * looked up by the callers (resolve, annotate, unwind) with
+	 * buildid_cache_path(). */
+	const struct buildid_cache *archive;
 	struct debugfind_opts find;
 	int no_debuginfod;
 	/* symbol-table names only (zt symbols upload --no-dwarf): no DWARF, no

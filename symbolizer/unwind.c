@@ -67,6 +67,7 @@ struct unwinder {
 	const struct proctree *pt;
 	struct buildid_cache cache;
 	int have_cache;
+	const struct buildid_cache *archive; /* borrowed, or NULL */
 	char *symfs;
 	struct debugfind_opts dfo;
 	Dwfl_Callbacks cbs;
@@ -202,6 +203,8 @@ static int host_path(struct unwinder *uw, const struct prof_mmap *m, char *out, 
 
 	*temp = 0;
 	if (m->build_id.len && uw->have_cache && !buildid_cache_path(&uw->cache, &m->build_id, out, n))
+		return 0;
+	if (m->build_id.len && uw->archive && !buildid_cache_path(uw->archive, &m->build_id, out, n))
 		return 0;
 	if (!strcmp(m->path, "[vdso]")) {
 		return vdso_path(uw->p, uw->have_cache ? &uw->cache : NULL, &m->build_id, out, n,
@@ -726,6 +729,7 @@ int unwinder_new(const struct profile *p, const struct proctree *pt,
 	uw->p = p;
 	uw->pt = pt;
 	uw->have_cache = !buildid_cache_init(&uw->cache);
+	uw->archive = o ? o->archive : NULL;
 	if (o && o->symfs && o->symfs[0] && !(uw->symfs = strdup(o->symfs))) {
 		unwinder_free(uw);
 		return -ENOMEM;

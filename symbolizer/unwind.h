@@ -19,6 +19,7 @@
 
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "symbolizer/buildid_cache.h"
 
 struct unwinder;
 
@@ -45,11 +46,12 @@ struct unwind_stats {
 struct unwinder_opts {
 	const char *symfs;              /* perf's --symfs: binaries are read under this root */
 	const char *const *debug_dirs;  /* --debug-dir: NULL-terminated, or NULL */
+	const struct buildid_cache *archive; /* an unpacked zt archive's binaries, or NULL */
 };
 
 /* An unwinder over p and pt (borrowed: both must outlive it). o may be
  * NULL. Binaries are found as the resolver finds them: the build-id cache
- * copy first, else the mapped path when its build id matches. Returns 0 or
+ * copy first, then the archive's, else the mapped path when its build id matches. Returns 0 or
  * -ENOMEM. */
 int unwinder_new(const struct profile *p, const struct proctree *pt,
 		 const struct unwinder_opts *o, struct unwinder **out);
