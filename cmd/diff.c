@@ -382,7 +382,13 @@ static void print_row(const struct diff *df, const struct hdiff_row *r)
 		fputs("  ", stdout);
 		if (col->kind != DCOL_KEY) {
 			cell(df, r, col, buf, sizeof(buf));
-			printf("%*s", col->width, buf);
+			/* perf: a weighted diff in 14 columns, then blanks to the
+			 * title's width */
+			if (col->kind == DCOL_VALUE && df->ho.compute == HDIFF_WDIFF && r->e[0] &&
+			    r->e[col->file])
+				printf("%-*s", col->width, buf);
+			else
+				printf("%*s", col->width, buf);
 		} else if (c + 1 == df->nr_cols && col->key == HIST_KEY_SYM) {
 			/* perf pads the last column, but for a symbol */
 			fputs(key_text(df, r, col->key, buf, sizeof(buf)), stdout);

@@ -180,9 +180,12 @@ static int cmp_order(const struct hdiff *d, const struct hdiff_row *a, const str
 	if (!a->e[f])
 		return 0;
 	/* ratio and wdiff mean nothing without the baseline: those last */
-	if (d->opts.compute == HDIFF_RATIO || d->opts.compute == HDIFF_WDIFF)
+	if (d->opts.compute == HDIFF_RATIO || d->opts.compute == HDIFF_WDIFF) {
 		if (!a->e[0] != !b->e[0])
 			return a->e[0] ? -1 : 1;
+		if (!a->e[0])
+			return 0;
+	}
 	return cmp_value(d, a, b, f);
 }
 
