@@ -262,6 +262,7 @@ void cmd_print_header(const struct session *s)
 			"perf_data_section",
 			"perf_record_counts",
 			"event",
+			"build_ids", /* perf.data's build-id table: zt buildid-list shows it */
 		};
 		char key[128];
 		size_t k;
