@@ -76,6 +76,7 @@ int cmd_evlist(int argc, char **argv)
 	struct symopts so = {0};
 	struct session s;
 	const struct profile *p;
+	const char *list;
 	size_t i;
 
 	ret = opts_parse("evlist", evlist_usage, opts, argc, argv, &rest);
@@ -97,7 +98,26 @@ int cmd_evlist(int argc, char **argv)
 		return ZT_EXIT_FAIL;
 	}
 	p = &s.prof;
-	if (p->nr_events) {
+	if ((list = profile_get_meta(p, "evlist"))) {
+		/* perf.data: every attr, perf's dummies too */
+		while (*list) {
+			char name[256];
+			unsigned long long type, config, period;
+			unsigned flags;
+			const char *nl = strchr(list, '\n');
+			size_t n = nl ? (size_t)(nl - list) : strlen(list);
+
+			if (sscanf(list, "%255[^\t]\t%llu\t%llu\t%llu\t%u", name, &type, &config,
+				   &period, &flags) == 5) {
+				struct ev e = {name,   (uint32_t)type,		 config,
+					       period, !!(flags & PROF_EV_FREQ), 1,
+					       flags};
+
+				print_ev(&e, verbose, freq);
+			}
+			list += n + (nl != NULL);
+		}
+	} else if (p->nr_events) {
 		for (i = 0; i < p->nr_events; i++) {
 			const struct prof_event *pe = &p->events[i];
 			struct ev e = {pe->name,

@@ -1381,6 +1381,41 @@ static int stats_meta(struct rd *r)
 		       : 0;
 }
 
+/* Every attr of the file, dummies too, as perf evlist lists them: meta
+ * "evlist", a line "NAME\tTYPE\tCONFIG\tPERIOD\tFLAGS" each (PROF_EV_*). */
+static int evlist_meta(struct rd *r)
+{
+	char *text = NULL, name[sizeof(r->evs[0].name)];
+	size_t len = 0;
+	unsigned i;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_evs; i++) {
+		const struct perf_event_attr *a = &r->evs[i].attr;
+		unsigned flags = (a->freq ? PROF_EV_FREQ : 0) |
+				 (a->exclude_user ? PROF_EV_EXCL_USER : 0) |
+				 (a->exclude_kernel ? PROF_EV_EXCL_KERNEL : 0);
+		size_t k;
+
+		snprintf(name, sizeof(name), "%s", r->evs[i].name);
+		for (k = 0; name[k]; k++)
+			if (name[k] == '\t' || name[k] == '\n')
+				name[k] = '?';
+		fprintf(f, "%s\t%u\t%llu\t%llu\t%u\n", name, (unsigned)a->type,
+			(unsigned long long)a->config, (unsigned long long)a->sample_period, flags);
+	}
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	ret = profile_set_meta(r->p, "evlist", text);
+	free(text);
+	return ret;
+}
+
 static int set_meta(struct rd *r)
 {
 	const struct pd_event *e = &r->evs[r->sel];
@@ -1399,6 +1434,7 @@ static int set_meta(struct rd *r)
 	ret = ret ? ret : sample_type_meta(r->p, st);
 	ret = ret ? ret : profile_set_meta(r->p, "event", e->name);
 	ret = ret ? ret : profile_set_meta(r->p, "events", buf);
+	ret = ret ? ret : evlist_meta(r);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)e->attr.sample_period);
 	ret = ret ? ret : profile_set_meta(r->p, e->attr.freq ? "freq" : "period", num);
 	r->info->dwarf = !!(st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER));

@@ -48,6 +48,15 @@ else
 	skip "perf record -e cpu-clock:u failed 5 times"
 fi
 
+# system wide: perf adds its side-band event dummy:HG, which perf evlist lists
+if precord -a -e cpu-clock -o all.perf -- sleep 0.1; then
+	compare all.perf
+	compare all.perf -F
+	check "-a: perf's dummy:HG listed" grep -q "^dummy:HG" zt.out
+else
+	skip "perf record -a failed 5 times"
+fi
+
 "$ZT" record -q -F 997 -o z.data -- "$WL/hot" hot 0.2 > /dev/null 2> rec.err
 "$ZT" evlist -i z.data > z.out 2> z.err
 check "zt.data: the event" grep -qx "cpu-clock" z.out
