@@ -191,7 +191,7 @@ static void add_col(struct diff *df, enum dcol kind, size_t file, enum hist_key 
 	static const int value_width[] = {
 		[HDIFF_DELTA_ABS] = 7, [HDIFF_DELTA] = 7, [HDIFF_RATIO] = 14, [HDIFF_WDIFF] = 14};
 	struct column *c = &df->cols[df->nr_cols++];
-	const char *name = kind == DCOL_VALUE ? values[df->ho.compute] : names[kind];
+	const char *name;
 	int w = 0;
 
 	c->kind = kind;
@@ -202,6 +202,7 @@ static void add_col(struct diff *df, enum dcol kind, size_t file, enum hist_key 
 		c->width = (int)strlen(c->title);
 		return;
 	}
+	name = kind == DCOL_VALUE ? values[df->ho.compute] : names[kind];
 	/* perf: the width of the column or of its title, "/N" after it with more than two files */
 	if (df->nr_files > 2)
 		snprintf(c->title, sizeof(c->title), "%s/%zu", name, file);
