@@ -266,6 +266,8 @@ void cmd_print_header(const struct session *s)
 			"perf_data_section",
 			"perf_record_counts",
 			"event",
+			"build_ids", /* perf.data's build-id table: zt buildid-list shows it */
+			"evlist",    /* perf.data's events: zt evlist shows them */
 		};
 		char key[128];
 		size_t k;

@@ -22,6 +22,9 @@ static const struct cmd_entry commands[] = {
 	{ "symbols", "symbol files for a build: extract GSYM files, or upload them to a team server", cmd_symbols },
 	{ "buildid", "print the GNU build id and the file id of binaries", cmd_buildid },
 	{ "archive", "pack the binaries and symbols a recording needs, to read it on another machine", cmd_archive },
+	{ "diff", "compare recordings: each function's share in the baseline and its change (perf diff)", cmd_diff },
+	{ "buildid-list", "the build ids and paths of the modules in a recording (perf buildid-list)", cmd_buildid_list },
+	{ "evlist", "the events of a recording (perf evlist)", cmd_evlist },
 	{ "convert", "write a recording in another tool's format: pprof, perf.data, Chrome trace", cmd_convert },
 	{ "push", "send a recording, unwound, and the symbols it needs to a team server (zt serve)", cmd_push },
 	{ "serve", "the team server: profiles pushed by many hosts, queried over HTTP and in a browser", cmd_serve },
@@ -34,7 +37,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: zt [--version] [--help] <command> [<args>]\n\nThe commands are:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "   %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nSee 'zt <command> --help' or 'man zt-<command>' for more.\n");
 }
 

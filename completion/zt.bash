@@ -62,11 +62,18 @@ _zt() {
 		fi ;;
 	esac
 
-	# sort keys: -s/--sort of report and top, comma-separated lists
+	# zt diff -c: what to compute
+	if [[ $cmd == diff && ( $prev == -c || $prev == --compute ) ]]; then
+		COMPREPLY=($(compgen -W "delta delta-abs ratio wdiff:" -- "$cur"))
+		[[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
+		return
+	fi
+
+	# sort keys: -s/--sort of report, top and diff, comma-separated lists
 	local keys= sorting=
-	if [[ ( $cmd == report || $cmd == top ) && ( $prev == -s || $prev == --sort ) ]]; then
+	if [[ ( $cmd == report || $cmd == top || $cmd == diff ) && ( $prev == -s || $prev == --sort ) ]]; then
 		keys=$cur sorting=1
-	elif [[ ( $cmd == report || $cmd == top ) && $cur == --sort=* ]]; then
+	elif [[ ( $cmd == report || $cmd == top || $cmd == diff ) && $cur == --sort=* ]]; then
 		keys=${cur#--sort=} sorting=1
 	fi
 	if [[ -n $sorting ]]; then

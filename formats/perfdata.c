@@ -80,6 +80,7 @@ struct pd_bid {
 	char *path;
 	struct prof_build_id b;
 	int kernel;
+	size_t seq; /* its place in the file's table */
 };
 
 struct rd {
@@ -457,6 +458,7 @@ static int feat_build_id(struct rd *r, struct cur *c)
 			e->b.len = ZT_BUILD_ID_MAX;
 		memcpy(e->b.data, b, e->b.len);
 		e->kernel = mode == PERF_RECORD_MISC_KERNEL;
+		e->seq = r->nr_bids;
 		l = strnlen((const char *)b + 24, size - 36u);
 		e->path = strndup((const char *)b + 24, l);
 		if (!e->path)
@@ -466,6 +468,51 @@ static int feat_build_id(struct rd *r, struct cur *c)
 	if (r->nr_bids)
 		qsort(r->bids, r->nr_bids, sizeof(*r->bids), bid_cmp);
 	return 0;
+}
+
+static int bid_seq_cmp(const void *a, const void *b)
+{
+	const struct pd_bid *x = *(const struct pd_bid *const *)a, *y = *(const struct pd_bid *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* perf's build-id table as it stands in the file (perf buildid-list
+ * prints it so): meta "build_ids", a line "HEX PATH" per entry. */
+static int bid_table_meta(struct rd *r)
+{
+	const struct pd_bid **o;
+	char *text = NULL, hex[2 * ZT_BUILD_ID_MAX + 1];
+	size_t len = 0, i;
+	FILE *f;
+	int ret = -ENOMEM;
+
+	if (!r->nr_bids)
+		return 0;
+	o = malloc(r->nr_bids * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_bids; i++)
+		o[i] = &r->bids[i];
+	qsort(o, r->nr_bids, sizeof(*o), bid_seq_cmp);
+	f = open_memstream(&text, &len);
+	if (!f)
+		goto out;
+	for (i = 0; i < r->nr_bids; i++) {
+		const char *c;
+
+		fprintf(f, "%s ", prof_build_id_hex(&o[i]->b, hex));
+		for (c = o[i]->path; *c; c++)
+			fputc(*c == '\n' ? '?' : *c, f);
+		fputc('\n', f);
+	}
+	if (fclose(f))
+		goto out;
+	ret = profile_set_meta(r->p, "build_ids", text);
+out:
+	free(text);
+	free(o);
+	return ret;
 }
 
 static const struct prof_build_id *find_bid(const struct rd *r, const char *path)
@@ -1334,6 +1381,41 @@ static int stats_meta(struct rd *r)
 		       : 0;
 }
 
+/* Every attr of the file, dummies too, as perf evlist lists them: meta
+ * "evlist", a line "NAME\tTYPE\tCONFIG\tPERIOD\tFLAGS" each (PROF_EV_*). */
+static int evlist_meta(struct rd *r)
+{
+	char *text = NULL, name[sizeof(r->evs[0].name)];
+	size_t len = 0;
+	unsigned i;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_evs; i++) {
+		const struct perf_event_attr *a = &r->evs[i].attr;
+		unsigned flags = (a->freq ? PROF_EV_FREQ : 0) |
+				 (a->exclude_user ? PROF_EV_EXCL_USER : 0) |
+				 (a->exclude_kernel ? PROF_EV_EXCL_KERNEL : 0);
+		size_t k;
+
+		snprintf(name, sizeof(name), "%s", r->evs[i].name);
+		for (k = 0; name[k]; k++)
+			if (name[k] == '\t' || name[k] == '\n')
+				name[k] = '?';
+		fprintf(f, "%s\t%u\t%llu\t%llu\t%u\n", name, (unsigned)a->type,
+			(unsigned long long)a->config, (unsigned long long)a->sample_period, flags);
+	}
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	ret = profile_set_meta(r->p, "evlist", text);
+	free(text);
+	return ret;
+}
+
 static int set_meta(struct rd *r)
 {
 	const struct pd_event *e = &r->evs[r->sel];
@@ -1352,6 +1434,7 @@ static int set_meta(struct rd *r)
 	ret = ret ? ret : sample_type_meta(r->p, st);
 	ret = ret ? ret : profile_set_meta(r->p, "event", e->name);
 	ret = ret ? ret : profile_set_meta(r->p, "events", buf);
+	ret = ret ? ret : evlist_meta(r);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)e->attr.sample_period);
 	ret = ret ? ret : profile_set_meta(r->p, e->attr.freq ? "freq" : "period", num);
 	r->info->dwarf = !!(st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER));
@@ -1387,7 +1470,7 @@ static int finish(struct rd *r, size_t first_mmap)
 			if (ret)
 				return ret;
 		}
-	if ((ret = stats_meta(r)))
+	if ((ret = stats_meta(r)) || (ret = bid_table_meta(r)))
 		return ret;
 	if (r->have_time || r->info->samples) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->ts_first);

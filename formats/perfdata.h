@@ -78,7 +78,11 @@ struct perfdata_info {
  *    event's name), "events" (the names of all events but dummies, comma
  *    separated, in file order), "freq" or "period" (of the selected event),
  *    "callchain" ("fp", "dwarf" or "none"), "time_start"/"time_end" (perf's
- *    first and last sample time; without that feature, the samples' range).
+ *    first and last sample time; without that feature, the samples' range),
+ *    "build_ids" (perf's build-id table in file order, host entries: a line
+ *    "HEX PATH" each; absent without the table), "evlist" (every attr,
+ *    dummies too, in file order: a line "NAME\tTYPE\tCONFIG\tPERIOD\tFLAGS"
+ *    each, FLAGS of PROF_EV_*).
  *  - tasks from COMM (EXEC when perf flagged it), FORK, EXIT.
  *  - executable mappings from MMAP and MMAP2 (data mappings and guest
  *    mappings are left out); the kernel's (pid -1) under pid ZT_PID_KERNEL,
