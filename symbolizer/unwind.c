@@ -548,6 +548,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!pc)
 		return DWARF_CB_ABORT; /* a zero return address ends the chain */
+	/* a return address is kept one byte back, in its call instruction, as
+	 * perf's DWARF unwinding keeps it: the call's function and line, not
+	 * the next instruction's (the start of another function after a call
+	 * that does not return) */
 	look = act ? pc : pc - 1;
 	mod = dwfl_addrmodule(uw->cur->dwfl, look);
 	if (mod) {
@@ -573,7 +577,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			return DWARF_CB_ABORT;
 		}
 		if (uw->n < uw->max && dwfl_frame_reg(state, 7, &cfa) == 0) {
-			uw->ips[uw->n++] = pc;
+			uw->ips[uw->n++] = look;
 			uw->last_sp = cfa;
 		}
 		uw->no_module = 1;
@@ -582,12 +586,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (uw->n >= uw->max || dwfl_frame_reg(state, 7, &cfa))
 		return DWARF_CB_ABORT;
 	/* the same frame again (a CFI rule that does not move): stop */
-	if (uw->n && cfa == uw->last_sp && pc == uw->ips[uw->n - 1]) {
+	if (uw->n && cfa == uw->last_sp && look == uw->ips[uw->n - 1]) {
 		uw->loop = 1;
 		return DWARF_CB_ABORT;
 	}
 	uw->last_sp = cfa;
-	uw->ips[uw->n++] = pc;
+	uw->ips[uw->n++] = look;
 	return DWARF_CB_OK;
 }
 
