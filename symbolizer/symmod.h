@@ -127,14 +127,14 @@ int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr
  * segs (n of them) whose file bytes hold it: 0, or -ENOENT when none does.
  * This is zt's one conversion from a sampled address to the ELF's own
  * addresses, whatever the linker made of p_offset and p_vaddr (GNU ld,
- * gold, lld and mold, -z separate-code or not, PIE or prelinked): the
- * offset is the kernel's (prof_mmap_offset(): address - mapping start +
- * mapping pgoff), the segment the one that holds the offset, not the one
- * the mapping's pgoff falls in (lld packs segments into shared pages: its
- * read-only segment and its code both start in page 0 of the file, at
- * different vaddr - offset distances). Used by the symbolizer
- * (symmod_offset_to_vaddr()), the unwinder (a module's load bias) and zt
- * annotate.
+ * gold, lld: -z separate-code or not, PIE or at a base as prelink leaves
+ * them): the offset is the kernel's (prof_mmap_offset(): address -
+ * mapping start + mapping pgoff), the segment the one that holds the
+ * offset, not the one the mapping's pgoff falls in (lld packs segments
+ * into shared pages: its read-only segment and its code both start in
+ * page 0 of the file, at different vaddr - offset distances). Used by the
+ * symbolizer (symmod_offset_to_vaddr()), the unwinder (a module's load
+ * bias) and zt annotate.
  */
 int symmod_seg_vaddr(const struct symmod_seg *segs, size_t n, uint64_t off, uint64_t *vaddr);
 
