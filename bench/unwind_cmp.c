@@ -568,7 +568,8 @@ static int lu_unwind(struct lu *lu, uint32_t pid, uint64_t ts, const struct prof
 			r = 0;
 			break;
 		}
-		ips[n++] = ip;
+		/* a return address one byte back, as zt's unwinder and perf's keep it */
+		ips[n++] = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
 		r = 0;
 	}
 	if (lu->past_end)
@@ -756,14 +757,14 @@ static int run_pass(const char *path, const struct profile *p, const struct proc
 
 /* ---- comparison ---------------------------------------------------------- */
 
-/* The function of frame i of a chain (return addresses looked up one byte
- * back, in their call instruction). */
+/* The function of frame i of a chain (both unwinders keep return
+ * addresses one byte back, in their call instructions). */
 static const char *frame_sym(struct resolver *r, const struct prof_sample *s, const uint64_t *ips,
 			     size_t i)
 {
 	struct resolve_frame f;
 
-	if (resolver_resolve(r, s->pid, s->ts, i ? ips[i] - 1 : ips[i], 0, &f) || !f.sym)
+	if (resolver_resolve(r, s->pid, s->ts, ips[i], 0, &f) || !f.sym)
 		return NULL;
 	return f.sym;
 }
@@ -805,7 +806,7 @@ static unsigned bogus_frames(const struct proctree *pt, const struct prof_sample
 	size_t i;
 
 	for (i = 1; i < n; i++)
-		k += !proctree_map(pt, s->pid, s->ts, ips[i] - 1);
+		k += !proctree_map(pt, s->pid, s->ts, ips[i]);
 	return k;
 }
 

@@ -507,7 +507,7 @@ static int resolve_one(struct symbolize *s, uint64_t addr, struct fi_result *r)
 			if (symmod_open(&s->so.mo, root, NULL, &s->mods[i]))
 				return -ENOMEM;
 		}
-		return symmod_lookup_offset_all(s->mods[i], addr - m->start + m->pgoff, r);
+		return symmod_lookup_offset_all(s->mods[i], prof_mmap_offset(m, addr), r);
 	}
 	return -ENOENT;
 }

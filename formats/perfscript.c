@@ -187,7 +187,7 @@ static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 		snprintf(dso, NAME_MAX_LEN, "/tmp/perf-%u.map", pid);
 	} else if (map) {
 		prof_sanitize(dso, NAME_MAX_LEN, map->path);
-		o->addr = ip - map->start + map->pgoff;
+		o->addr = prof_mmap_offset(map, ip);
 	} else {
 		strcpy(dso, "[unknown]");
 	}

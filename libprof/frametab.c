@@ -217,7 +217,7 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 
 			/* a binary's offset resolves alike in every process that maps it */
 			if (mm && mm->build_id.len) {
-				off = ips[i] - mm->start + mm->pgoff;
+				off = prof_mmap_offset(mm, ips[i]);
 				ret = space_of(ft, zt_hash_bytes(mm->build_id.data, mm->build_id.len),
 					       SPACE_FILE, &bspace);
 				if (ret)

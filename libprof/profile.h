@@ -53,6 +53,16 @@ struct prof_mmap {
 	char *path; /* owned by the profile */
 };
 
+/* The file offset address addr of mapping m holds (the kernel maps file
+ * offset pgoff at start): a module's addresses are keyed by it. It is not
+ * an ELF virtual address: symmod_seg_vaddr() turns it into one through
+ * the file's load segments (their p_offset and p_vaddr differ by other
+ * than a page multiple with lld and others). */
+static inline uint64_t prof_mmap_offset(const struct prof_mmap *m, uint64_t addr)
+{
+	return addr - m->start + m->pgoff;
+}
+
 struct prof_sample {
 	uint64_t ts;
 	uint64_t weight; /* the event period: ns for cpu-clock, or count */

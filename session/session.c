@@ -105,7 +105,9 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 	z.kernel = (uint8_t)f.kernel;
 	z.quality = (uint8_t)f.quality;
 	/* in the module's file (the same in every process), for ordering */
-	z.addr = (f.sym ? addr - f.offset : addr) - (f.map ? f.map->start - f.map->pgoff : 0);
+	z.addr = f.sym ? addr - f.offset : addr;
+	if (f.map)
+		z.addr = prof_mmap_offset(f.map, z.addr);
 	/* perf's --inline: the functions inlined at this address, innermost first */
 	for (k = 0; f.sym && k + 1 < f.nr_locs; k++) {
 		struct zt_frame in = z;

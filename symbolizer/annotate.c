@@ -528,24 +528,17 @@ static int open_elf(const char *path, int *fd, Elf **elf)
 	return 0;
 }
 
-/* The virtual address of file offset off (PT_LOAD segments). */
+/* The virtual address of file offset off (symmod_seg_vaddr(), the
+ * conversion the symbolizer and the unwinder make). */
 static int off_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 {
-	size_t i, n;
+	struct symmod_seg segs[64];
+	size_t n;
+	int ret = symmod_elf_segments_of(elf, 0, segs, 64, &n);
 
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-			*vaddr = off - ph.p_offset + ph.p_vaddr;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (ret)
+		return ret;
+	return symmod_seg_vaddr(segs, n < 64 ? n : 64, off, vaddr);
 }
 
 /* The bytes at vaddr from the section holding them: *size of them, cut

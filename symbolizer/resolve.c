@@ -655,7 +655,7 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 		return 0;
 	}
 	f->module = map_module(m);
-	off = addr - m->start + m->pgoff;
+	off = prof_mmap_offset(m, addr);
 	f->offset = off;
 	ret = get_elf(r, (size_t)(m - r->p->mmaps), &e);
 	if (ret)

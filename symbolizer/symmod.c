@@ -88,25 +88,16 @@ size_t symmod_segments(const struct symmod *m, struct symmod_seg *segs, size_t m
 	return m->nr_segs;
 }
 
-int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs, size_t max,
-			size_t *nr)
+int symmod_elf_segments_of(struct Elf *e, int code_only, struct symmod_seg *segs, size_t max,
+			   size_t *nr)
 {
 	uint64_t delta = 0;
-	int have_delta = 0, err = 0;
+	int have_delta = 0;
 	size_t i, n;
-	Elf *e = NULL;
-	int fd;
 
 	*nr = 0;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
-		err = -ENOEXEC;
-		goto out;
-	}
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n))
+		return -ENOEXEC;
 	/* the vaddr - offset delta of the first segment that kept contents */
 	for (i = 0; i < n && !have_delta; i++) {
 		GElf_Phdr ph;
@@ -138,7 +129,22 @@ int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs
 			segs[*nr] = sg;
 		++*nr;
 	}
-out:
+	return 0;
+}
+
+int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs, size_t max,
+			size_t *nr)
+{
+	Elf *e;
+	int fd, err;
+
+	*nr = 0;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = symmod_elf_segments_of(e, code_only, segs, max, nr);
 	elf_end(e);
 	close(fd);
 	return err;
@@ -158,22 +164,27 @@ static int read_segments(const char *path, struct symmod *m)
 	return err;
 }
 
-int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr)
+int symmod_seg_vaddr(const struct symmod_seg *segs, size_t n, uint64_t off, uint64_t *vaddr)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_segs; i++) {
-		if (off >= m->segs[i].off && off - m->segs[i].off < m->segs[i].size) {
-			*vaddr = off - m->segs[i].off + m->segs[i].vaddr;
+	for (i = 0; i < n; i++) {
+		if (off >= segs[i].off && off - segs[i].off < segs[i].size) {
+			*vaddr = off - segs[i].off + segs[i].vaddr;
 			return 0;
 		}
 	}
+	return -ENOENT;
+}
+
+int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr)
+{
 	/* no segments known (ET_REL, a GSYM given alone): offsets are addresses */
 	if (!m->nr_segs) {
 		*vaddr = off;
 		return 0;
 	}
-	return -ENOENT;
+	return symmod_seg_vaddr(m->segs, m->nr_segs, off, vaddr);
 }
 
 int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result *r)

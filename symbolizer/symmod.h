@@ -125,8 +125,25 @@ int symmod_lookup_vaddr(const struct symmod *m, uint64_t vaddr, struct fi_result
  * answers as addr2line and llvm-symbolizer give them. */
 int symmod_lookup_offset_all(const struct symmod *m, uint64_t off, struct fi_result *r);
 int symmod_lookup_vaddr_all(const struct symmod *m, uint64_t vaddr, struct fi_result *r);
-/* The virtual address of a file offset (-ENOENT: in no loadable segment). */
+/* The virtual address of a file offset (-ENOENT: in no loadable segment):
+ * symmod_seg_vaddr() on the module's segments. */
 int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr);
+
+/*
+ * The ELF virtual address of file offset off, through the load segment of
+ * segs (n of them) whose file bytes hold it: 0, or -ENOENT when none does.
+ * This is zt's one conversion from a sampled address to the ELF's own
+ * addresses, whatever the linker made of p_offset and p_vaddr (GNU ld,
+ * gold, lld: -z separate-code or not, PIE or at a base as prelink leaves
+ * them): the offset is the kernel's (prof_mmap_offset(): address -
+ * mapping start + mapping pgoff), the segment the one that holds the
+ * offset, not the one the mapping's pgoff falls in (lld packs segments
+ * into shared pages: its read-only segment and its code both start in
+ * page 0 of the file, at different vaddr - offset distances). Used by the
+ * symbolizer (symmod_offset_to_vaddr()), the unwinder (a module's load
+ * bias) and zt annotate.
+ */
+int symmod_seg_vaddr(const struct symmod_seg *segs, size_t n, uint64_t off, uint64_t *vaddr);
 
 /*
  * The PT_LOAD segments of the ELF file at path (code_only: the executable
@@ -140,6 +157,11 @@ int symmod_offset_to_vaddr(const struct symmod *m, uint64_t off, uint64_t *vaddr
  */
 int symmod_elf_segments(const char *path, int code_only, struct symmod_seg *segs, size_t max,
 			size_t *nr);
+/* The same of an ELF file open in libelf (borrowed); -ENOEXEC for a NULL
+ * e or one that is not ELF. */
+struct Elf;
+int symmod_elf_segments_of(struct Elf *e, int code_only, struct symmod_seg *segs, size_t max,
+			   size_t *nr);
 
 /*
  * The text of a GSYM cache entry's .meta file ($cache/gsym/<id>.meta, next

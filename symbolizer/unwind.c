@@ -21,17 +21,21 @@
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/debugfind.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/symmod.h"
 #include "symbolizer/unwind.h"
 #include "symbolizer/vdso.h"
 
 #define MAX_SPACES 512   /* Dwfls kept at once; all are dropped past this */
 #define MAX_RETRIES 32   /* modules reported while unwinding one sample */
 #define MAX_TRIED 64     /* unusable mappings remembered per space */
+#define MAX_LOAD 16      /* load segments kept per file */
 
 /* A reported module (its Dwfl userdata). */
 struct uw_mod {
 	struct unwinder *uw;
 	const struct prof_mmap *m; /* the mapping it was reported for */
+	uint64_t bias;             /* its load bias (address - ELF vaddr) */
+	uint32_t file;             /* its file (index in the unwinder's files) */
 	uint64_t epoch;            /* the last address-space epoch it was checked in */
 	int has_eh;                /* its file has .eh_frame: no debug file needed */
 	struct uw_mod *next;
@@ -50,7 +54,7 @@ struct uw_space {
 	unsigned nr_tried;
 };
 
-/* A mapped file's load bias, once per path (a library appears in many
+/* A mapped file's load segments, once per path (a library appears in many
  * processes). */
 struct uw_file {
 	char *path;              /* host path as opened */
@@ -58,8 +62,8 @@ struct uw_file {
 	int dyn;                 /* ET_DYN: placed by its mapping */
 	int has_eh;              /* has .eh_frame: no separate debug file needed */
 	uint64_t vaddr0;         /* first PT_LOAD's p_vaddr, aligned down */
-	struct { uint64_t off, vaddr, filesz; } load[16];
-	unsigned nr_load;
+	struct symmod_seg load[MAX_LOAD];
+	size_t nr_load;
 };
 
 struct unwinder {
@@ -97,6 +101,7 @@ struct unwinder {
 	uint64_t epoch;           /* the sample's address-space epoch */
 	uint64_t last_sp;         /* stack pointer of the last frame recorded */
 	const struct prof_mmap *need; /* a mapping to report, then retry */
+	uint64_t need_at;         /* the address in it that needs it */
 };
 
 const char *unwind_stop_name(enum unwind_stop s)
@@ -124,21 +129,18 @@ static int file_load(struct uw_file *f)
 	if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n))
 		goto out;
 	f->dyn = eh.e_type == ET_DYN;
-	f->vaddr0 = UINT64_MAX;
+	/* libdwfl places an ET_DYN module by its first PT_LOAD, aligned down */
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (f->vaddr0 == UINT64_MAX)
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
 			f->vaddr0 = ph.p_align > 1 ? ph.p_vaddr & ~(ph.p_align - 1) : ph.p_vaddr;
-		if (f->nr_load < sizeof(f->load) / sizeof(f->load[0])) {
-			f->load[f->nr_load].off = ph.p_offset;
-			f->load[f->nr_load].vaddr = ph.p_vaddr;
-			f->load[f->nr_load].filesz = ph.p_filesz;
-			f->nr_load++;
+			break;
 		}
 	}
+	if (symmod_elf_segments_of(e, 0, f->load, MAX_LOAD, &n))
+		goto out;
+	f->nr_load = n < MAX_LOAD ? n : MAX_LOAD;
 	if (f->nr_load)
 		ret = 0;
 	{
@@ -426,14 +428,38 @@ static int space_restart(struct unwinder *uw, struct uw_space *s)
 	return 0;
 }
 
-/* Two mappings of the same binary at the same place. */
-static int same_mapping(const struct prof_mmap *a, const struct prof_mmap *b)
+/* The load bias (address - ELF vaddr) of file f mapped by m, from an
+ * address addr in m: through the segment that holds addr's file offset,
+ * not the one m's pgoff falls in (lld's code shares its first page with
+ * the read-only segment before it, at another vaddr - offset distance).
+ * 0, or -ENOENT when addr's offset is in no segment. */
+static int file_bias(const struct uw_file *f, const struct prof_mmap *m, uint64_t addr,
+		     uint64_t *bias)
 {
-	if (a == b)
+	uint64_t v;
+
+	if (!f->dyn) {
+		*bias = 0;
+		return 0;
+	}
+	if (symmod_seg_vaddr(f->load, f->nr_load, prof_mmap_offset(m, addr), &v))
+		return -ENOENT;
+	*bias = addr - v;
+	return 0;
+}
+
+/* Whether mapping m (holding addr) still maps the binary um was reported
+ * for, at the same place. */
+static int same_module(const struct unwinder *uw, const struct uw_mod *um,
+		       const struct prof_mmap *m, uint64_t addr)
+{
+	uint64_t bias;
+
+	if (m == um->m)
 		return 1;
-	return a && b && a->start - a->pgoff == b->start - b->pgoff && !strcmp(a->path, b->path) &&
-	       a->build_id.len == b->build_id.len &&
-	       !memcmp(a->build_id.data, b->build_id.data, a->build_id.len);
+	return m && !strcmp(m->path, um->m->path) && m->build_id.len == um->m->build_id.len &&
+	       !memcmp(m->build_id.data, um->m->build_id.data, m->build_id.len) &&
+	       !file_bias(&uw->files[um->file], m, addr, &bias) && bias == um->bias;
 }
 
 static int tried(const struct uw_space *s, const struct prof_mmap *m)
@@ -446,31 +472,28 @@ static int tried(const struct uw_space *s, const struct prof_mmap *m)
 	return 0;
 }
 
-/* Report the binary of mapping m to the current space. 0, -EEXIST when
- * libdwfl refused it and the space has other modules (one may be in the
- * way), -ENOMEM, or -1 when it cannot be used (remembered, so it is not
- * tried again). */
-static int report(struct unwinder *uw, const struct prof_mmap *m)
+/* Report the binary of mapping m (addr: the address in it that needs it)
+ * to the current space. 0, -EEXIST when libdwfl refused it and the space
+ * has other modules (one may be in the way), -ENOMEM, or -1 when it
+ * cannot be used (remembered, so it is not tried again). */
+static int report(struct unwinder *uw, const struct prof_mmap *m, uint64_t addr)
 {
 	struct uw_space *s = uw->cur;
 	char path[PATH_MAX];
 	struct uw_file *f = NULL;
-	uint64_t base = 0;
+	uint64_t bias = 0, base = 0;
 	Dwfl_Module *mod = NULL;
 	const char *name;
-	unsigned i;
 	int temp = 0;
 
 	if (!host_path(uw, m, path, sizeof(path), &temp))
 		f = file_get(uw, path);
-	if (f && f->ok && f->dyn) {
-		for (i = 0; i < f->nr_load; i++)
-			if (m->pgoff >= f->load[i].off && m->pgoff - f->load[i].off < f->load[i].filesz)
-				break;
-		if (i == f->nr_load)
+	if (f && f->ok) {
+		/* libdwfl takes an ET_DYN module's place as bias + vaddr0 */
+		if (file_bias(f, m, addr, &bias))
 			f = NULL;
-		else /* bias: start - pgoff + p_offset - p_vaddr; libdwfl wants bias + vaddr0 */
-			base = m->start - m->pgoff + f->load[i].off - f->load[i].vaddr + f->vaddr0;
+		else if (f->dyn)
+			base = bias + f->vaddr0;
 	}
 	if (f && f->ok) {
 		name = strrchr(m->path, '/');
@@ -500,6 +523,8 @@ static int report(struct unwinder *uw, const struct prof_mmap *m)
 		}
 		um->uw = uw;
 		um->m = m;
+		um->bias = bias;
+		um->file = (uint32_t)(f - uw->files);
 		um->epoch = uw->epoch;
 		um->has_eh = f->has_eh;
 		um->next = s->mods;
@@ -526,6 +551,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!pc)
 		return DWARF_CB_ABORT; /* a zero return address ends the chain */
+	/* a return address is kept one byte back, in its call instruction, as
+	 * perf's DWARF unwinding keeps it: the call's function and line, not
+	 * the next instruction's (the start of another function after a call
+	 * that does not return) */
 	look = act ? pc : pc - 1;
 	mod = dwfl_addrmodule(uw->cur->dwfl, look);
 	if (mod) {
@@ -536,7 +565,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		um = ud ? *ud : NULL;
 		/* reported in another epoch: is it still what is mapped there? */
 		if (um && um->epoch != uw->epoch) {
-			if (!same_mapping(proctree_map(uw->pt, uw->pid, uw->ts, look), um->m)) {
+			m = proctree_map(uw->pt, uw->pid, uw->ts, look);
+			if (!same_module(uw, um, m, look)) {
 				uw->stale = 1;
 				return DWARF_CB_ABORT;
 			}
@@ -546,10 +576,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		m = proctree_map(uw->pt, uw->pid, uw->ts, look);
 		if (m && !tried(uw->cur, m) && (m->path[0] == '/' || !strcmp(m->path, "[vdso]"))) {
 			uw->need = m;
+			uw->need_at = look;
 			return DWARF_CB_ABORT;
 		}
 		if (uw->n < uw->max && dwfl_frame_reg(state, 7, &cfa) == 0) {
-			uw->ips[uw->n++] = pc;
+			uw->ips[uw->n++] = look;
 			uw->last_sp = cfa;
 		}
 		uw->no_module = 1;
@@ -558,12 +589,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (uw->n >= uw->max || dwfl_frame_reg(state, 7, &cfa))
 		return DWARF_CB_ABORT;
 	/* the same frame again (a CFI rule that does not move): stop */
-	if (uw->n && cfa == uw->last_sp && pc == uw->ips[uw->n - 1]) {
+	if (uw->n && cfa == uw->last_sp && look == uw->ips[uw->n - 1]) {
 		uw->loop = 1;
 		return DWARF_CB_ABORT;
 	}
 	uw->last_sp = cfa;
-	uw->ips[uw->n++] = pc;
+	uw->ips[uw->n++] = look;
 	return DWARF_CB_OK;
 }
 
@@ -642,7 +673,7 @@ int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts
 		}
 		if (!uw->need)
 			break;
-		ret = report(uw, uw->need);
+		ret = report(uw, uw->need, uw->need_at);
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret == -EEXIST && !restarted++) {

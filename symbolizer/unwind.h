@@ -60,12 +60,15 @@ void unwinder_free(struct unwinder *uw);
 /*
  * Unwind the snapshot u of a sample of thread tid in process pid at time
  * ts into ips (at most max frames, leaf first: the sampled address, then
- * return addresses, as a frame-pointer chain gives them). fp/nfp: the
- * sample's frame-pointer chain, when it has one (leaf first); when the
- * DWARF walk stops early (the snapshot ended, or code without CFI) at a
- * return address that is in the chain, the chain's outer frames are
- * appended. *stop gets why the DWARF walk stopped. Returns the number of
- * frames (0 when the snapshot has no usable registers), or -ENOMEM.
+ * the callers' return addresses less one, in their call instructions, as
+ * perf's DWARF unwinding gives them; the interrupted code under a signal
+ * frame is its address as it is). fp/nfp: the sample's frame-pointer
+ * chain, when it has one (leaf first); when the DWARF walk stops early
+ * (the snapshot ended, or code without CFI) at a return address that is
+ * in the chain, the chain's outer frames are appended as the chain has
+ * them (return addresses). *stop gets why the DWARF walk stopped. Returns
+ * the number of frames (0 when the snapshot has no usable registers), or
+ * -ENOMEM.
  */
 int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts,
 		    const struct prof_ustack *u, const uint64_t *fp, unsigned nfp, uint64_t *ips,
