@@ -440,11 +440,12 @@ static const char *ins2_text(const struct annotation *a, size_t i, int w, char *
 	return "  ";
 }
 
-/* A line of no instruction: perf's __annotation_line__write() with offset -1. */
-static void ins2_other(int pw, int aw, const char *text, int first)
+/* A line of no instruction: perf's __annotation_line__write() with offset
+ * -1; the first one is titled (Percent, Samples with -n, Period). */
+static void ins2_other(int pw, int aw, const char *text, const char *title)
 {
 	if (!*text) {
-		printf("%-*s %-*s\n", pw, first ? "Percent" : " ", pw, " ");
+		printf("%-*s %-*s\n", pw, title ? title : " ", pw, " ");
 		return;
 	}
 	printf("%-*s %-*s  %-*s\n", pw, " ", aw, " ", aw + pw + 1, text);
@@ -467,6 +468,8 @@ static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const
 	ret = annotation_rows(a, c->source, &rows, &nrows);
 	if (ret)
 		return ret;
+	if (c->print_line)
+		print_summary(c, a, s);
 	/* jump targets get their offset as a label */
 	target = calloc(a->nr_insns ? a->nr_insns : 1, 1);
 	if (!target)
@@ -494,16 +497,16 @@ static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const
 	prof_sanitize(buf, sizeof(buf), s->map && s->map->path[0] ? s->map->path : a->path);
 	printf("%s() %s\n", clean, buf);
 	/* objdump's lines before the function's, as perf shows them */
-	ins2_other(pw, aw, "", 1);
-	ins2_other(pw, aw, "", 0);
-	ins2_other(pw, aw, "", 0);
-	ins2_other(pw, aw, "Disassembly of section .text:", 0);
-	ins2_other(pw, aw, "", 0);
+	ins2_other(pw, aw, "", c->show_period ? "Period" : c->show_nr ? "Samples" : "Percent");
+	ins2_other(pw, aw, "", NULL);
+	ins2_other(pw, aw, "", NULL);
+	ins2_other(pw, aw, "Disassembly of section .text:", NULL);
+	ins2_other(pw, aw, "", NULL);
 	snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", a->start, clean);
-	ins2_other(pw, aw, line, 0);
+	ins2_other(pw, aw, line, NULL);
 	/* objdump -l names the function where its code starts */
 	snprintf(line, sizeof(line), "%s():", clean);
-	ins2_other(pw, aw, line, 0);
+	ins2_other(pw, aw, line, NULL);
 	for (i = 0; i < nrows; i++) {
 		const struct ann_row *r = &rows[i];
 
@@ -537,13 +540,13 @@ static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const
 				snprintf(buf, sizeof(buf), "%s:%u", l->file, r->line);
 				prof_sanitize(clean, sizeof(clean), buf);
 			}
-			ins2_other(pw, aw, clean, 0);
+			ins2_other(pw, aw, clean, NULL);
 		} else {
 			const struct ann_loc *l = &a->locs[r->loc];
 
 			prof_sanitize(clean, sizeof(clean), l->func ? l->func : "??");
 			snprintf(line, sizeof(line), "%s():", clean);
-			ins2_other(pw, aw, line, 0);
+			ins2_other(pw, aw, line, NULL);
 		}
 	}
 	free(target);
