@@ -27,7 +27,7 @@ struct perfev {
 	struct perfev_cbs cb;
 	struct perf_event_attr attr; /* the first event's (sample_type and registers are all's) */
 	struct perf_event_attr attrs[PERFEV_MAX_EVENTS]; /* with opts.events */
-	const char *filters[PERFEV_MAX_EVENTS];          /* their filters (borrowed) */
+	const char *filters[PERFEV_MAX_EVENTS];		 /* their filters (borrowed) */
 	unsigned nr_attrs;
 	struct { uint64_t id; unsigned ev; } *ids; /* with several events: the event of an id */
 	size_t nr_ids, cap_ids;

@@ -31,7 +31,7 @@ struct annotate_cmd {
 	const char *input, *event, *symbol, *dsos, *style, *percent_type;
 	int stdio, stdio2, tui, print_line, source, asm_raw, show_nr, show_period, force, quiet,
 		demangle;
-	size_t ev;		  /* the event annotated now (its index) */
+	size_t ev; /* the event annotated now (its index) */
 	struct symopts so;
 	struct session ses;
 	int have_ses;
@@ -255,18 +255,27 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 
 /* How perf 6.1 formats an instruction (its x86 table, arch/x86/annotate/
  * instructions.c): by the operands' kind, or raw for names it lacks. */
-enum ins2_kind { INS2_RAW, INS2_MOV, INS2_DEC, INS2_JUMP, INS2_CALL, INS2_RET, INS2_NOP, INS2_LOCK };
+enum ins2_kind {
+	INS2_RAW,
+	INS2_MOV,
+	INS2_DEC,
+	INS2_JUMP,
+	INS2_CALL,
+	INS2_RET,
+	INS2_NOP,
+	INS2_LOCK
+};
 
 static const char *const ins2_movs[] = {
-	"adc",	   "add",     "addsd",	 "and",	   "andpd",  "andps",	"bsr",	   "bt",
-	"btr",	   "bts",     "cmovbe",	 "cmove",  "cmovae", "cmp",	"cmpxch",  "cmpxchg",
-	"cs",	   "divsd",   "divss",	 "gs",	   "imul",   "lea",	"mov",	   "movapd",
-	"movaps",  "movdqa",  "movdqu",	 "movsd",  "movss",  "movsb",	"movsw",   "movsl",
-	"movupd",  "movups",  "movzb",	 "movzw",  "movzl",  "mulsd",	"mulss",   "or",
-	"orps",	   "pand",    "paddq",	 "pcmpeqb", "por",   "rcl",	"sbb",	   "sete",
-	"sub",	   "subsd",   "test",	 "tzcnt",  "ucomisd", "ucomiss", "vaddsd", "vandpd",
-	"vmovdqa", "vmovq",   "vmovsd",	 "vmulsd", "vorpd",  "vsubsd",	"vucomisd", "xadd",
-	"xchg",	   "xor",     "xorpd",	 "xorps",
+	"adc",	   "add",    "addsd",  "and",	  "andpd",   "andps",	"bsr",	    "bt",
+	"btr",	   "bts",    "cmovbe", "cmove",	  "cmovae",  "cmp",	"cmpxch",   "cmpxchg",
+	"cs",	   "divsd",  "divss",  "gs",	  "imul",    "lea",	"mov",	    "movapd",
+	"movaps",  "movdqa", "movdqu", "movsd",	  "movss",   "movsb",	"movsw",    "movsl",
+	"movupd",  "movups", "movzb",  "movzw",	  "movzl",   "mulsd",	"mulss",    "or",
+	"orps",	   "pand",   "paddq",  "pcmpeqb", "por",     "rcl",	"sbb",	    "sete",
+	"sub",	   "subsd",  "test",   "tzcnt",	  "ucomisd", "ucomiss", "vaddsd",   "vandpd",
+	"vmovdqa", "vmovq",  "vmovsd", "vmulsd",  "vorpd",   "vsubsd",	"vucomisd", "xadd",
+	"xchg",	   "xor",    "xorpd",  "xorps",
 };
 
 static enum ins2_kind ins2_find(const char *name, int suffix)
@@ -404,8 +413,7 @@ static const char *ins2_text(const struct annotation *a, size_t i, int w, char *
 		snprintf(lname, sizeof(lname), "%.*s", lsp ? (int)(lsp - rest) : 31, rest);
 		snprintf(lops, sizeof(lops), "%s%s%s", lsp ? lsp + 1 : "", lsp && ops[0] ? " " : "",
 			 ops);
-		if (ins2_find(lname, 1) != INS2_MOV ||
-		    ins2_mov(lname, lops, w, raw, sizeof(raw)))
+		if (ins2_find(lname, 1) != INS2_MOV || ins2_mov(lname, lops, w, raw, sizeof(raw)))
 			snprintf(raw, sizeof(raw), "%-*s %s", w, lname, lops);
 		snprintf(out, n, "%-*s %s", w, name, raw);
 		return "  ";
@@ -454,10 +462,13 @@ static void ins2_other(int pw, int aw, const char *text, const char *title)
 /* perf annotate --stdio2 (hist_entry__tty_annotate2()) of one function. */
 static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const struct ann_sym *s)
 {
-	const struct prof_event *pe = c->ses.prof.nr_events > c->ev ? &c->ses.prof.events[c->ev] : NULL;
+	const struct prof_event *pe =
+		c->ses.prof.nr_events > c->ev ? &c->ses.prof.events[c->ev] : NULL;
 	const char *fq = profile_get_meta(&c->ses.prof, "freq");
 	uint64_t nr = c->symbol ? a->nr : a->total_nr, count = c->symbol ? a->weight : a->total;
-	uint64_t hz = pe ? (pe->flags & PROF_EV_FREQ ? pe->period : 0) : fq ? strtoull(fq, NULL, 10) : 0;
+	uint64_t hz = pe   ? (pe->flags & PROF_EV_FREQ ? pe->period : 0)
+		      : fq ? strtoull(fq, NULL, 10)
+			   : 0;
 	int pw = c->show_period ? 12 : 7, aw = hex_width(a->size ? a->size : 1), w = 0;
 	const struct ann_row *rows;
 	char unit = ' ', evc[128], clean[2048], buf[1024], line[2100];
@@ -476,7 +487,8 @@ static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const
 		return -ENOMEM;
 	for (i = 0; i < a->nr_insns; i++) {
 		const char *sp = strchr(a->insns[i].d.mnemonic, ' ');
-		int l = sp ? (int)(sp - a->insns[i].d.mnemonic) : (int)strlen(a->insns[i].d.mnemonic);
+		int l = sp ? (int)(sp - a->insns[i].d.mnemonic)
+			   : (int)strlen(a->insns[i].d.mnemonic);
 
 		w = l > w ? l : w;
 		if (a->insns[i].jump_to >= 0 && ins2_find(a->insns[i].d.mnemonic, 1) == INS2_JUMP)
@@ -615,7 +627,8 @@ static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only, size_t 
 			continue;
 		}
 		if (build(c, s, &a, !only) == 0) {
-			int ret = c->stdio2 ? print_annotation2(c, &a, s) : print_annotation(c, &a, s);
+			int ret = c->stdio2 ? print_annotation2(c, &a, s)
+					    : print_annotation(c, &a, s);
 
 			annotation_release(&a);
 			if (ret) {
