@@ -151,12 +151,12 @@ struct record {
 	int gpu;             /* --gpu */
 	int no_inherit;      /* -i/--no-inherit: only the threads there at the start */
 	int timestamp;       /* -T: accepted, zt always records times */
-	int no_buildid;	     /* -B: no build-id cache either (as perf) */
+	int no_buildid;      /* -B: no build-id cache either (as perf) */
 	int no_buildid_cache; /* -N: binaries not copied to the build-id cache */
-	int stat;	      /* -s: accepted, zt report -T counts any recording's threads */
-	int data_addr;	      /* -d: accepted, zt records no data addresses */
-	int exclude_perf;     /* --exclude-perf: zt's own samples dropped */
-	const char *uid_str;  /* -u: only this user's processes */
+	int stat;            /* -s: accepted, zt report -T counts any recording's threads */
+	int data_addr;       /* -d: accepted, zt records no data addresses */
+	int exclude_perf;    /* --exclude-perf: zt's own samples dropped */
+	const char *uid_str; /* -u: only this user's processes */
 	const char *zlevel;  /* -z: accepted, zt.data is always compressed */
 	const char *mmap_pages;    /* -m pages[,aux]: ring size per CPU */
 	const char *max_size_str;  /* --max-size */
@@ -182,9 +182,9 @@ struct record {
 	bool filtered; /* only some processes: side-band is filtered too */
 	struct u64set tracked, bid_cached;
 	struct u64set sampled; /* pids seen in samples */
-	uid_t uid;	       /* -u's user */
+	uid_t uid;           /* -u's user */
 	struct u64set uid_in, uid_out; /* -u: pids of the user's processes, of others' */
-	uint32_t self_pid;	       /* --exclude-perf: zt's own */
+	uint32_t self_pid;   /* --exclude-perf: zt's own */
 	struct u64set new_sampled; /* ... since the last flush */
 	struct prof_mmap *deferred; /* mappings of binaries not cached yet */
 	size_t nr_deferred, cap_deferred;
@@ -1373,79 +1373,72 @@ static int opt_switch_output(const struct opt *o, const char *arg)
 static int parse_options(struct record *r, int argc, char **argv, int *rest)
 {
 	const struct opt options[] = {
-		{OPT_BOOL, 'a', "all-cpus", &r->tg.all_cpus, NULL,
-		 "system-wide collection from all CPUs"},
+		{ OPT_BOOL, 'a', "all-cpus", &r->tg.all_cpus, NULL, "system-wide collection from all CPUs" },
 		TARGET_OPTIONS(r->tg, "record"),
-		{OPT_U64, 'c', "count", &r->tg.period, "n",
-		 "sample every n events (ns for cpu-clock)"},
-		{OPT_BOOL, 'g', NULL, &r->callgraph, NULL, "record call graphs (frame pointers)"},
-		{OPT_BOOL, 0, "all-user", &r->tg.all_user, NULL,
-		 "sample in user space only (every event, as :u)"},
-		{OPT_BOOL, 0, "all-kernel", &r->tg.all_kernel, NULL,
-		 "sample in the kernel only (every event, as :k)"},
-		{OPT_STRING, 0, "call-graph", &r->callgraph_mode, "mode",
-		 "fp (frame pointers, as -g), or dwarf[,size]: also the user registers and size "
-		 "bytes of user stack per sample (default 8192, at most 65528), to unwind code "
-		 "without frame pointers"},
-		{OPT_STRING, 'o', "output", &r->output, "file",
-		 "output file name (default zt.data; an existing one becomes FILE.old)"},
-		{OPT_DOUBLE, 0, "duration", &r->duration, "secs", "stop after this many seconds"},
-		{OPT_BOOL, 0, "gpu", &r->gpu, NULL,
-		 "also record CUDA programs' GPU side: kernels with their launch stacks, memory "
-		 "copies, PC samples with stall reasons and cubins (through CUPTI; with -a or -p, "
-		 "prints the variables to start CUDA programs with)"},
-		{OPT_STRING, 0, "gpu-pcs", &r->gpu_opts.pcs, "mode",
-		 "GPU PC sampling: continuous (default: kernels run concurrently), serialized "
-		 "(samples tied to each launch; kernels serialized) or off"},
-		{OPT_INT, 0, "gpu-pcs-period", &r->gpu_opts.pcs_period, "n",
-		 "GPU PC sampling period: one sample every 2^n cycles per SM (5 to 31; default "
-		 "CUPTI's)"},
-		{OPT_INT, 0, "gpu-stack-rate", &r->gpu_opts.stack_rate, "n",
-		 "launch stacks per second and thread (default 100; launches past it have no "
-		 "stack)"},
-		{OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
-		 "launch stacks: usdt (zt's BPF sampler at the library's probe), unwind (libunwind "
-		 "in the process) or off; default usdt when recording with BPF, else unwind"},
-		{OPT_BOOL, 'i', "no-inherit", &r->no_inherit, NULL,
-		 "child tasks do not inherit counters: only the threads there at the start "
-		 "(the command's first thread, or those of -p), not threads or processes created "
-		 "later"},
-		{OPT_STRING, 'm', "mmap-pages", &r->mmap_pages, "pages[,pages]",
-		 "ring buffer data pages per CPU (a power of two, or a size such as 512K); "
-		 "a second value (perf's AUX area) is ignored"},
-		{OPT_STRING, 0, "max-size", &r->max_size_str, "size",
-		 "stop when the output reaches this size (B/K/M/G)"},
-		{OPT_CALLBACK, 0, "switch-output", &r->switch_output, "signal|size|time",
-		 "write the recording in pieces, FILE.YYYYMMDDhhmmssNN each: on SIGUSR2 (signal, "
-		 "the default), at a size (10M) or every period (30s, 5m, 1h, 1d)",
-		 opt_switch_output, 1},
-		{OPT_INT, 0, "switch-max-files", &r->switch_max_files, "n",
-		 "with --switch-output: keep only the n newest files"},
-		{OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
-		 "accepted as perf's: zt always records sample times"},
-		{OPT_STRING, 'u', "uid", &r->uid_str, "user",
-		 "record the processes of this user (name or number) only, on every CPU"},
-		{OPT_CALLBACK, 0, "filter", &r->tg, "filter",
-		 "a filter for the tracepoint of the -e before it (perf's and the kernel's "
-		 "syntax: 'prev_pid != 0 && prev_prio < 100')",
-		 target_opt_filter},
-		{OPT_BOOL, 0, "exclude-perf", &r->exclude_perf, NULL,
-		 "leave out the samples of zt record itself"},
-		{OPT_BOOL, 'B', "no-buildid", &r->no_buildid, NULL,
-		 "as perf's: binaries are not copied to the build-id cache (build ids still come "
-		 "with the mappings: zt has no build-id pass at the end)"},
-		{OPT_BOOL, 'N', "no-buildid-cache", &r->no_buildid_cache, NULL,
-		 "do not copy the sampled binaries to the build-id cache"},
-		{OPT_BOOL, 's', "stat", &r->stat, NULL,
-		 "accepted as perf's: zt report -T shows each thread's count of any recording"},
-		{OPT_BOOL, 'd', "data", &r->data_addr, NULL,
-		 "accepted as perf's, without effect: zt records no data addresses"},
-		{OPT_CALLBACK, 'z', "compression-level", &r->zlevel, "n",
-		 "accepted as perf's: zt.data is always compressed (zstd)", opt_optional_string, 1},
-		{OPT_COUNT, 'v', "verbose", &r->verbose, NULL,
-		 "be more verbose (show the sampler chosen, libbpf messages)"},
-		{OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message"},
-		OPT_EOL};
+		{ OPT_U64, 'c', "count", &r->tg.period, "n", "sample every n events (ns for cpu-clock)" },
+		{ OPT_BOOL, 'g', NULL, &r->callgraph, NULL, "record call graphs (frame pointers)" },
+		{ OPT_BOOL, 0, "all-user", &r->tg.all_user, NULL,
+		  "sample in user space only (every event, as :u)" },
+		{ OPT_BOOL, 0, "all-kernel", &r->tg.all_kernel, NULL,
+		  "sample in the kernel only (every event, as :k)" },
+		{ OPT_STRING, 0, "call-graph", &r->callgraph_mode, "mode",
+		  "fp (frame pointers, as -g), or dwarf[,size]: also the user registers and size "
+		  "bytes of user stack per sample (default 8192, at most 65528), to unwind code "
+		  "without frame pointers" },
+		{ OPT_STRING, 'o', "output", &r->output, "file", "output file name (default zt.data; an existing one becomes FILE.old)" },
+		{ OPT_DOUBLE, 0, "duration", &r->duration, "secs", "stop after this many seconds" },
+		{ OPT_BOOL, 0, "gpu", &r->gpu, NULL,
+		  "also record CUDA programs' GPU side: kernels with their launch stacks, memory "
+		  "copies, PC samples with stall reasons and cubins (through CUPTI; with -a or -p, "
+		  "prints the variables to start CUDA programs with)" },
+		{ OPT_STRING, 0, "gpu-pcs", &r->gpu_opts.pcs, "mode",
+		  "GPU PC sampling: continuous (default: kernels run concurrently), serialized "
+		  "(samples tied to each launch; kernels serialized) or off" },
+		{ OPT_INT, 0, "gpu-pcs-period", &r->gpu_opts.pcs_period, "n",
+		  "GPU PC sampling period: one sample every 2^n cycles per SM (5 to 31; default CUPTI's)" },
+		{ OPT_INT, 0, "gpu-stack-rate", &r->gpu_opts.stack_rate, "n",
+		  "launch stacks per second and thread (default 100; launches past it have no stack)" },
+		{ OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
+		  "launch stacks: usdt (zt's BPF sampler at the library's probe), unwind (libunwind "
+		  "in the process) or off; default usdt when recording with BPF, else unwind" },
+		{ OPT_BOOL, 'i', "no-inherit", &r->no_inherit, NULL,
+		  "child tasks do not inherit counters: only the threads there at the start "
+		  "(the command's first thread, or those of -p), not threads or processes created later" },
+		{ OPT_STRING, 'm', "mmap-pages", &r->mmap_pages, "pages[,pages]",
+		  "ring buffer data pages per CPU (a power of two, or a size such as 512K); "
+		  "a second value (perf's AUX area) is ignored" },
+		{ OPT_STRING, 0, "max-size", &r->max_size_str, "size",
+		  "stop when the output reaches this size (B/K/M/G)" },
+		{ OPT_CALLBACK, 0, "switch-output", &r->switch_output, "signal|size|time",
+		  "write the recording in pieces, FILE.YYYYMMDDhhmmssNN each: on SIGUSR2 (signal, "
+		  "the default), at a size (10M) or every period (30s, 5m, 1h, 1d)",
+		  opt_switch_output, 1 },
+		{ OPT_INT, 0, "switch-max-files", &r->switch_max_files, "n",
+		  "with --switch-output: keep only the n newest files" },
+		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
+		  "accepted as perf's: zt always records sample times" },
+		{ OPT_STRING, 'u', "uid", &r->uid_str, "user",
+		  "record the processes of this user (name or number) only, on every CPU" },
+		{ OPT_CALLBACK, 0, "filter", &r->tg, "filter",
+		  "a filter for the tracepoint of the -e before it (perf's and the kernel's "
+		  "syntax: 'prev_pid != 0 && prev_prio < 100')", target_opt_filter },
+		{ OPT_BOOL, 0, "exclude-perf", &r->exclude_perf, NULL,
+		  "leave out the samples of zt record itself" },
+		{ OPT_BOOL, 'B', "no-buildid", &r->no_buildid, NULL,
+		  "as perf's: binaries are not copied to the build-id cache (build ids still come "
+		  "with the mappings: zt has no build-id pass at the end)" },
+		{ OPT_BOOL, 'N', "no-buildid-cache", &r->no_buildid_cache, NULL,
+		  "do not copy the sampled binaries to the build-id cache" },
+		{ OPT_BOOL, 's', "stat", &r->stat, NULL,
+		  "accepted as perf's: zt report -T shows each thread's count of any recording" },
+		{ OPT_BOOL, 'd', "data", &r->data_addr, NULL,
+		  "accepted as perf's, without effect: zt records no data addresses" },
+		{ OPT_CALLBACK, 'z', "compression-level", &r->zlevel, "n",
+		  "accepted as perf's: zt.data is always compressed (zstd)", opt_optional_string, 1 },
+		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
+		{ OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "do not print any message" },
+		OPT_EOL
+	};
 
 	return opts_parse("record", record_usage, options, argc, argv, rest);
 }
@@ -1682,7 +1675,8 @@ static int prepare_workload(struct record *r)
 			return -1;
 		gpurec_export(r->gr);
 	}
-	if (r->command && (err = workload_prepare(&r->wl, r->command, !strcmp(r->output, "-")))) {
+	if (r->command &&
+	    (err = workload_prepare(&r->wl, r->command, !strcmp(r->output, "-")))) {
 		cmd_error("cannot start '%s': %s", r->command[0], strerror(-err));
 		return -1;
 	}

@@ -100,8 +100,8 @@ struct script {
 	struct sband *sb;
 	size_t nr_sb, next_sb;
 	int hide_cg, demangle, folded, force, quiet;
-	int reltime;		     /* --reltime: times from the first sample's */
-	uint64_t t0;		     /* ... that time, once shown */
+	int reltime;  /* --reltime: times from the first sample's */
+	uint64_t t0;  /* ... that time, once shown */
 	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	struct perfscript_fmt fmt;
@@ -960,8 +960,7 @@ int cmd_script(int argc, char **argv)
 			   .max_stack = -1,
 			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &s.input, "file",
-		 "input file name (default: zt.data, or standard input when it is a pipe)"},
+		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data, or standard input when it is a pipe)"},
 		{OPT_STRING, 0, "event", &s.event_opt, "name",
 		 "the event to show of a perf.data file with several"},
 		{OPT_STRING, 'F', "fields", &s.fields, "fields",

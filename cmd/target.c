@@ -486,16 +486,15 @@ unsigned target_perfev_events(const struct target *t, struct perfev_event *out)
 		const struct evsel *e = &t->evs[k];
 		bool tp = evsel_is_tracepoint(e);
 
-		out[k] = (struct perfev_event){.type = e->type,
-					       .config = e->config,
-					       .freq = !t->period && !tp,
-					       .freq_or_period = t->period ? t->period
-								 : tp	   ? 1
-									   : t->freq,
-					       .exclude_user = e->exclude_user,
-					       .exclude_kernel = e->exclude_kernel,
-					       .raw = tp,
-					       .filter = t->filters[k]};
+		out[k] = (struct perfev_event){ .type = e->type, .config = e->config,
+						.freq = !t->period && !tp,
+						.freq_or_period = t->period ? t->period
+								  : tp	    ? 1
+									    : t->freq,
+						.exclude_user = e->exclude_user,
+						.exclude_kernel = e->exclude_kernel,
+						.raw = tp,
+						.filter = t->filters[k] };
 	}
 	return (unsigned)k;
 }
@@ -513,9 +512,8 @@ void target_open_error(const struct target *t, int err, const char *msg, const c
 		cmd_error("event '%s' is not available on this machine: try -e cpu-clock",
 			  t->ev->name);
 	else if (err == -EBADMSG)
-		cmd_error(
-			"the kernel refused a --filter: check its fields and operators against "
-			"the tracepoint's format (/sys/kernel/tracing/events/SYSTEM/NAME/format)");
+		cmd_error("the kernel refused a --filter: check its fields and operators against "
+			  "the tracepoint's format (/sys/kernel/tracing/events/SYSTEM/NAME/format)");
 	else
 		cmd_error("cannot start sampling: %s", why);
 }

@@ -79,9 +79,9 @@ int target_opt_event(const struct opt *o, const char *arg);
 int target_opt_filter(const struct opt *o, const char *arg);
 
 /* -e (each --filter set on the tracepoint it follows; on another event it
- * has no effect, said in a note), then -F with -c, then -F ("max" or Hz, 4000 by default, bounded
- * by kernel.perf_event_max_sample_rate with a warning): t->ev and t->freq. 0, or -1 after a message
- * (a usage error). */
+ * has no effect, said in a note), then -F with -c, then -F ("max" or Hz,
+ * 4000 by default, bounded by kernel.perf_event_max_sample_rate with a
+ * warning): t->ev and t->freq. 0, or -1 after a message (a usage error). */
 int target_parse_event(struct target *t);
 
 /* For zt record, before it opens anything: each tracepoint's id (an
