@@ -111,9 +111,9 @@ check "... saying it goes after the -e" contains f4.err 'zt record: --filter goe
 # -u USER: the user's processes only (perf: the owner of /proc/PID)
 cp "$WL/hot" hotn
 chmod 755 hotn
-setpriv --reuid=nobody --regid=nogroup --clear-groups ./hotn hot 10 & np=$!
+setpriv --reuid=nobody --regid=nogroup --clear-groups ./hotn hot 60 & np=$!
 bgpids+=("$np")
-"$WL/hot" hot 10 & rp=$!
+"$WL/hot" hot 60 & rp=$!
 bgpids+=("$rp")
 sleep 0.3
 "$ZT" record -u nobody -o u.data -- sleep 1 > /dev/null 2> u.err
