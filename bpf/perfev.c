@@ -27,6 +27,7 @@ struct perfev {
 	struct perfev_cbs cb;
 	struct perf_event_attr attr; /* the first event's (sample_type and registers are all's) */
 	struct perf_event_attr attrs[PERFEV_MAX_EVENTS]; /* with opts.events */
+	const char *filters[PERFEV_MAX_EVENTS];		 /* their filters (borrowed) */
 	unsigned nr_attrs;
 	struct { uint64_t id; unsigned ev; } *ids; /* with several events: the event of an id */
 	size_t nr_ids, cap_ids;
@@ -142,6 +143,7 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 		b->exclude_callchain_kernel = o->exclude_kernel;
 		if (ev->raw)
 			b->sample_type |= PERF_SAMPLE_RAW;
+		p->filters[i] = ev->filter;
 		if (i) /* the side-band comes once */
 			b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = b->build_id = 0;
 	}
@@ -194,6 +196,12 @@ static int open_one(struct perfev *p, unsigned ev, pid_t pid, int cpu, int lead)
 	if (fd < 0) {
 		err = -errno;
 		return err == -EOPNOTSUPP || err == -ENODEV ? -ENOENT : err;
+	}
+	if (p->filters[ev] && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, p->filters[ev])) {
+		/* EINVAL: a field or operator the tracepoint does not have */
+		err = errno == EINVAL ? -EBADMSG : -errno;
+		close(fd);
+		return err;
 	}
 	if (ZT_GROW(p->rings, p->cap, p->nr + 1)) {
 		close(fd);

@@ -55,6 +55,8 @@ struct perfev_event {
 	uint64_t freq_or_period;
 	bool exclude_user, exclude_kernel;
 	bool raw; /* PERF_SAMPLE_RAW: each sample's raw record (tracepoints) */
+	const char *filter; /* a tracepoint's filter (PERF_EVENT_IOC_SET_FILTER), or
+			       NULL; borrowed until perfev_free() */
 };
 
 struct perfev_opts {
@@ -85,7 +87,8 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 void perfev_free(struct perfev *p);
 /* Open one event: pid -1 and a cpu for system-wide, or a pid/tid and cpu -1.
  * Returns 0 or a negative errno (-ENOENT: no such event on this machine,
- * -ESRCH: no such process, -EACCES/-EPERM: not allowed). */
+ * -ESRCH: no such process, -EACCES/-EPERM: not allowed, -EBADMSG: the
+ * kernel refused an event's filter). */
 int perfev_open(struct perfev *p, pid_t pid, int cpu);
 int perfev_count(const struct perfev *p);
 int perfev_enable(struct perfev *p);

@@ -29,7 +29,9 @@
 
 struct annotate_cmd {
 	const char *input, *event, *symbol, *dsos, *style, *percent_type;
-	int stdio, tui, print_line, source, asm_raw, show_nr, show_period, force, quiet, demangle;
+	int stdio, stdio2, tui, print_line, source, asm_raw, show_nr, show_period, force, quiet,
+		demangle;
+	size_t ev; /* the event annotated now (its index) */
 	struct symopts so;
 	struct session ses;
 	int have_ses;
@@ -249,6 +251,320 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 	return 0;
 }
 
+/* ---- perf annotate --stdio2: the lines of perf's browser, as text ---- */
+
+/* How perf 6.1 formats an instruction (its x86 table, arch/x86/annotate/
+ * instructions.c): by the operands' kind, or raw for names it lacks. */
+enum ins2_kind {
+	INS2_RAW,
+	INS2_MOV,
+	INS2_DEC,
+	INS2_JUMP,
+	INS2_CALL,
+	INS2_RET,
+	INS2_NOP,
+	INS2_LOCK
+};
+
+static const char *const ins2_movs[] = {
+	"adc",	   "add",    "addsd",  "and",	  "andpd",   "andps",	"bsr",	    "bt",
+	"btr",	   "bts",    "cmovbe", "cmove",	  "cmovae",  "cmp",	"cmpxch",   "cmpxchg",
+	"cs",	   "divsd",  "divss",  "gs",	  "imul",    "lea",	"mov",	    "movapd",
+	"movaps",  "movdqa", "movdqu", "movsd",	  "movss",   "movsb",	"movsw",    "movsl",
+	"movupd",  "movups", "movzb",  "movzw",	  "movzl",   "mulsd",	"mulss",    "or",
+	"orps",	   "pand",   "paddq",  "pcmpeqb", "por",     "rcl",	"sbb",	    "sete",
+	"sub",	   "subsd",  "test",   "tzcnt",	  "ucomisd", "ucomiss", "vaddsd",   "vandpd",
+	"vmovdqa", "vmovq",  "vmovsd", "vmulsd",  "vorpd",   "vsubsd",	"vucomisd", "xadd",
+	"xchg",	   "xor",    "xorpd",  "xorps",
+};
+
+static enum ins2_kind ins2_find(const char *name, int suffix)
+{
+	char n[32];
+	size_t l = strlen(name), i;
+
+	if (l >= sizeof(n))
+		return INS2_RAW;
+	memcpy(n, name, l + 1);
+	for (i = 0; i < sizeof(ins2_movs) / sizeof(ins2_movs[0]); i++)
+		if (!strcmp(n, ins2_movs[i]))
+			return INS2_MOV;
+	if (!strcmp(n, "dec") || !strcmp(n, "inc"))
+		return INS2_DEC;
+	if ((n[0] == 'j' && strcmp(n, "j")) || !strcmp(n, "xbegin"))
+		return INS2_JUMP;
+	if (!strcmp(n, "call"))
+		return INS2_CALL;
+	if (!strcmp(n, "ret"))
+		return INS2_RET;
+	if (!strcmp(n, "nop"))
+		return INS2_NOP;
+	if (!strcmp(n, "lock"))
+		return INS2_LOCK;
+	/* then without an AT&T size suffix (callq, movl, nopw) */
+	if (suffix && l > 1 && strchr("bwlq", n[l - 1])) {
+		n[l - 1] = 0;
+		return ins2_find(n, 0);
+	}
+	return INS2_RAW;
+}
+
+/* perf's comment__symbol(): a %rip operand is named by the comment's <sym> */
+static const char *ins2_rip_name(const char *op, const char *comment, char *buf, size_t n)
+{
+	const char *lt, *gt;
+
+	if (!comment || !strstr(op, "(%rip)") || !(lt = strchr(comment, '<')) ||
+	    !(gt = strchr(lt, '>')))
+		return op;
+	snprintf(buf, n, "%.*s", (int)(gt - lt - 1), lt + 1);
+	return buf;
+}
+
+/* perf's mov__parse() and mov__scnprintf(): "SOURCE,TARGET" with the
+ * comment gone, %rip operands named. -1 where perf's parse fails (raw). */
+static int ins2_mov(const char *name, const char *raw, int w, char *out, size_t n)
+{
+	const char *c = strchr(raw, ','), *t, *cm, *e;
+	char src[256], tgt[256], nb[2][256];
+	size_t sl;
+
+	if (!c)
+		return -1;
+	sl = (size_t)(c - raw);
+	if (memchr(raw, '(', sl)) {
+		const char *p = strchr(raw, ')');
+
+		if (!p || p[1] != ',')
+			return -1;
+		sl = (size_t)(p + 1 - raw);
+	}
+	snprintf(src, sizeof(src), "%.*s", (int)sl, raw);
+	for (t = raw + sl + 1; *t == ' ' || *t == '\t'; t++)
+		;
+	cm = strchr(t, '#');
+	e = cm ? cm : t + strlen(t);
+	while (e > t && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	snprintf(tgt, sizeof(tgt), "%.*s", (int)(e - t), t);
+	snprintf(out, n, "%-*s %s,%s", w, name, ins2_rip_name(src, cm, nb[0], sizeof(nb[0])),
+		 ins2_rip_name(tgt, cm, nb[1], sizeof(nb[1])));
+	return 0;
+}
+
+/* The function a symbol name with an offset ("f+0x20") is in. */
+static void ins2_sym(const char *target, char *out, size_t n)
+{
+	const char *plus = strrchr(target, '+');
+
+	if (plus && !strncmp(plus, "+0x", 3))
+		snprintf(out, n, "%.*s", (int)(plus - target), target);
+	else
+		snprintf(out, n, "%s", target);
+}
+
+/* Instruction i as perf's disasm_line__write() writes it: the arrow (or
+ * two spaces), then the instruction in out. */
+static const char *ins2_text(const struct annotation *a, size_t i, int w, char *out, size_t n)
+{
+	const struct ann_insn *in = &a->insns[i];
+	char name[32], raw[600], ops[400], sym[256];
+	const char *sp = strchr(in->d.mnemonic, ' '), *rest = sp ? sp + 1 : "";
+	enum ins2_kind k;
+	int outside;
+
+	snprintf(name, sizeof(name), "%.*s", sp ? (int)(sp - in->d.mnemonic) : 31, in->d.mnemonic);
+	/* the operands as objdump writes them, after the first word */
+	if (in->target)
+		snprintf(ops, sizeof(ops), "%" PRIx64 " <%s>", in->d.target, in->target);
+	else if (in->d.has_target)
+		snprintf(ops, sizeof(ops), "%" PRIx64, in->d.target);
+	else if (in->d.has_mem)
+		snprintf(ops, sizeof(ops), "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
+			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");
+	else
+		snprintf(ops, sizeof(ops), "%s", in->d.ops);
+	snprintf(raw, sizeof(raw), "%s%s%s", rest, *rest && ops[0] ? " " : "", ops);
+	k = ins2_find(name, 1);
+	switch (k) {
+	case INS2_MOV:
+		if (!ins2_mov(name, raw, w, out, n))
+			return "  ";
+		break;
+	case INS2_DEC: {
+		char tgt[256], nb[256];
+		const char *cm = strchr(raw, '#');
+
+		snprintf(tgt, sizeof(tgt), "%.*s", (int)strcspn(raw, " \t"), raw);
+		snprintf(out, n, "%-*s %s", w, name, ins2_rip_name(tgt, cm, nb, sizeof(nb)));
+		return "  ";
+	}
+	case INS2_NOP:
+		snprintf(out, n, "%-*s", w, "nop");
+		return "  ";
+	case INS2_RET:
+		snprintf(out, n, "%-*s %s", w, name, raw);
+		return "\xe2\x86\x90 "; /* ← */
+	case INS2_LOCK: {
+		const char *lsp = strchr(rest, ' ');
+		char lname[32], lops[512];
+
+		/* the locked instruction after "lock ", formatted as itself */
+		snprintf(lname, sizeof(lname), "%.*s", lsp ? (int)(lsp - rest) : 31, rest);
+		snprintf(lops, sizeof(lops), "%s%s%s", lsp ? lsp + 1 : "", lsp && ops[0] ? " " : "",
+			 ops);
+		if (ins2_find(lname, 1) != INS2_MOV || ins2_mov(lname, lops, w, raw, sizeof(raw)))
+			snprintf(raw, sizeof(raw), "%-*s %s", w, lname, lops);
+		snprintf(out, n, "%-*s %s", w, name, raw);
+		return "  ";
+	}
+	case INS2_JUMP:
+		outside = in->jump_to < 0;
+		if (!in->d.has_target || (outside && !in->target)) {
+			snprintf(out, n, "%-*s %s", w, name, raw);
+			return "\xe2\x86\x92 "; /* → */
+		}
+		if (outside) {
+			ins2_sym(in->target, sym, sizeof(sym));
+			snprintf(out, n, "%-*s %s", w, name, sym);
+			return "\xe2\x86\x92 ";
+		}
+		snprintf(out, n, "%-*s %" PRIx64, w, name, in->d.target - a->start);
+		return in->d.target > in->d.addr ? "\xe2\x86\x93 " : "\xe2\x86\x91 "; /* ↓ ↑ */
+	case INS2_CALL:
+		if (in->target) {
+			ins2_sym(in->target, sym, sizeof(sym));
+			snprintf(out, n, "%-*s %s", w, name, sym);
+		} else if (in->d.has_target && in->d.target) {
+			snprintf(out, n, "%-*s *%" PRIx64, w, name, in->d.target);
+		} else {
+			snprintf(out, n, "%-*s %s", w, name, raw);
+		}
+		return "\xe2\x86\x92 ";
+	case INS2_RAW:
+		break;
+	}
+	snprintf(out, n, "%-*s %s", w, name, raw);
+	return "  ";
+}
+
+/* A line of no instruction: perf's __annotation_line__write() with offset
+ * -1; the first one is titled (Percent, Samples with -n, Period). */
+static void ins2_other(int pw, int aw, const char *text, const char *title)
+{
+	if (!*text) {
+		printf("%-*s %-*s\n", pw, title ? title : " ", pw, " ");
+		return;
+	}
+	printf("%-*s %-*s  %-*s\n", pw, " ", aw, " ", aw + pw + 1, text);
+}
+
+/* perf annotate --stdio2 (hist_entry__tty_annotate2()) of one function. */
+static int print_annotation2(struct annotate_cmd *c, struct annotation *a, const struct ann_sym *s)
+{
+	const struct prof_event *pe =
+		c->ses.prof.nr_events > c->ev ? &c->ses.prof.events[c->ev] : NULL;
+	const char *fq = profile_get_meta(&c->ses.prof, "freq");
+	uint64_t nr = c->symbol ? a->nr : a->total_nr, count = c->symbol ? a->weight : a->total;
+	uint64_t hz = pe   ? (pe->flags & PROF_EV_FREQ ? pe->period : 0)
+		      : fq ? strtoull(fq, NULL, 10)
+			   : 0;
+	int pw = c->show_period ? 12 : 7, aw = hex_width(a->size ? a->size : 1), w = 0;
+	const struct ann_row *rows;
+	char unit = ' ', evc[128], clean[2048], buf[1024], line[2100];
+	size_t nrows, i, j;
+	uint8_t *target;
+	int ret;
+
+	ret = annotation_rows(a, c->source, &rows, &nrows);
+	if (ret)
+		return ret;
+	if (c->print_line)
+		print_summary(c, a, s);
+	/* jump targets get their offset as a label */
+	target = calloc(a->nr_insns ? a->nr_insns : 1, 1);
+	if (!target)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_insns; i++) {
+		const char *sp = strchr(a->insns[i].d.mnemonic, ' ');
+		int l = sp ? (int)(sp - a->insns[i].d.mnemonic)
+			   : (int)strlen(a->insns[i].d.mnemonic);
+
+		w = l > w ? l : w;
+		if (a->insns[i].jump_to >= 0 && ins2_find(a->insns[i].d.mnemonic, 1) == INS2_JUMP)
+			target[a->insns[i].jump_to] = 1;
+	}
+	/* perf's convert_unit() */
+	for (j = 0; j < 3 && nr > 1000; j++)
+		nr /= 1000, unit = "KMG"[j];
+	prof_sanitize(evc, sizeof(evc), c->evname);
+	if (hz)
+		snprintf(buf, sizeof(buf), " %" PRIu64 " Hz,", hz);
+	else
+		buf[0] = 0;
+	printf("Samples: %" PRIu64 "%c of event '%s',%s Event count (approx.): %" PRIu64
+	       ", [percent: %s]\n",
+	       nr, unit, evc, buf, count, ann_percent_name(c->pct));
+	prof_sanitize(clean, sizeof(clean), a->name);
+	prof_sanitize(buf, sizeof(buf), s->map && s->map->path[0] ? s->map->path : a->path);
+	printf("%s() %s\n", clean, buf);
+	/* objdump's lines before the function's, as perf shows them */
+	ins2_other(pw, aw, "", c->show_period ? "Period" : c->show_nr ? "Samples" : "Percent");
+	ins2_other(pw, aw, "", NULL);
+	ins2_other(pw, aw, "", NULL);
+	ins2_other(pw, aw, "Disassembly of section .text:", NULL);
+	ins2_other(pw, aw, "", NULL);
+	snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", a->start, clean);
+	ins2_other(pw, aw, line, NULL);
+	/* objdump -l names the function where its code starts */
+	snprintf(line, sizeof(line), "%s():", clean);
+	ins2_other(pw, aw, line, NULL);
+	for (i = 0; i < nrows; i++) {
+		const struct ann_row *r = &rows[i];
+
+		if (r->kind == ANN_ROW_INSN) {
+			const struct ann_insn *in = &a->insns[r->insn];
+			double pct = ann_insn_percent(a, r->insn, c->pct);
+			const char *arrow;
+			int printed;
+
+			if (!in->nr)
+				printf("%-*s", pw, " ");
+			else if (c->show_period)
+				printf("%11" PRIu64 " ", in->weight);
+			else if (c->show_nr)
+				printf("%6" PRIu64 " ", in->nr);
+			else
+				printf("%6.2f ", pct);
+			if (target[r->insn])
+				printed = snprintf(buf, sizeof(buf), "%*" PRIx64 ": ", aw, in->off);
+			else
+				printed = snprintf(buf, sizeof(buf), "%-*s  ", aw, " ");
+			arrow = ins2_text(a, r->insn, w, line, sizeof(line));
+			prof_sanitize(clean, sizeof(clean), line);
+			printf(" %s%s%-*s\n", buf, arrow, printed + pw + 3, clean);
+		} else if (r->kind == ANN_ROW_SOURCE) {
+			const struct ann_loc *l = &a->locs[r->loc];
+
+			if (r->text) {
+				ann_source_text(r->text, clean, sizeof(clean));
+			} else {
+				snprintf(buf, sizeof(buf), "%s:%u", l->file, r->line);
+				prof_sanitize(clean, sizeof(clean), buf);
+			}
+			ins2_other(pw, aw, clean, NULL);
+		} else {
+			const struct ann_loc *l = &a->locs[r->loc];
+
+			prof_sanitize(clean, sizeof(clean), l->func ? l->func : "??");
+			snprintf(line, sizeof(line), "%s():", clean);
+			ins2_other(pw, aw, line, NULL);
+		}
+	}
+	free(target);
+	return 0;
+}
+
 /* ---- the command ---- */
 
 static const char *const annotate_usage[] = {
@@ -311,7 +627,8 @@ static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only, size_t 
 			continue;
 		}
 		if (build(c, s, &a, !only) == 0) {
-			int ret = print_annotation(c, &a, s);
+			int ret = c->stdio2 ? print_annotation2(c, &a, s)
+					    : print_annotation(c, &a, s);
 
 			annotation_release(&a);
 			if (ret) {
@@ -436,6 +753,9 @@ int cmd_annotate(int argc, char **argv)
 		 "only functions in these modules"},
 		{OPT_BOOL, 0, "stdio", &c.stdio, NULL,
 		 "text output (default when stdout is not a terminal)"},
+		{OPT_BOOL, 0, "stdio2", &c.stdio2, NULL,
+		 "text as perf annotate --stdio2 writes it: the lines of the interactive view, "
+		 "jumps with arrows to offsets"},
 		{OPT_BOOL, 0, "tui", &c.tui, NULL, "the interactive view (default on a terminal)"},
 		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
 		{OPT_BOOL, 'l', "print-line", &c.print_line, NULL,
@@ -481,6 +801,12 @@ int cmd_annotate(int argc, char **argv)
 		}
 		c.symbol = argv[rest];
 	}
+	if ((c.stdio || c.stdio2) && c.tui) {
+		cmd_error("--stdio%s and --tui: choose one", c.stdio2 ? "2" : "");
+		goto out;
+	}
+	if (c.stdio2)
+		c.stdio = 1;
 	if (c.stdio && c.tui) {
 		cmd_error("--stdio and --tui: choose one");
 		goto out;
@@ -525,6 +851,7 @@ int cmd_annotate(int argc, char **argv)
 		const char *name = profile_event_name(&c.ses.prof, (uint32_t)ev);
 
 		c.evname = name && *name ? name : "cpu-clock";
+		c.ev = (size_t)ev;
 		filt.by_event = nev > 1;
 		filt.event = (uint32_t)ev;
 		ann_profile_release(&c.ap);

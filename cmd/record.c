@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -150,6 +151,12 @@ struct record {
 	int gpu;             /* --gpu */
 	int no_inherit;      /* -i/--no-inherit: only the threads there at the start */
 	int timestamp;       /* -T: accepted, zt always records times */
+	int no_buildid;      /* -B: no build-id cache either (as perf) */
+	int no_buildid_cache; /* -N: binaries not copied to the build-id cache */
+	int stat;            /* -s: accepted, zt report -T counts any recording's threads */
+	int data_addr;       /* -d: accepted, zt records no data addresses */
+	int exclude_perf;    /* --exclude-perf: zt's own samples dropped */
+	const char *uid_str; /* -u: only this user's processes */
 	const char *zlevel;  /* -z: accepted, zt.data is always compressed */
 	const char *mmap_pages;    /* -m pages[,aux]: ring size per CPU */
 	const char *max_size_str;  /* --max-size */
@@ -175,6 +182,9 @@ struct record {
 	bool filtered; /* only some processes: side-band is filtered too */
 	struct u64set tracked, bid_cached;
 	struct u64set sampled; /* pids seen in samples */
+	uid_t uid;           /* -u's user */
+	struct u64set uid_in, uid_out; /* -u: pids of the user's processes, of others' */
+	uint32_t self_pid;   /* --exclude-perf: zt's own */
 	struct u64set new_sampled; /* ... since the last flush */
 	struct prof_mmap *deferred; /* mappings of binaries not cached yet */
 	size_t nr_deferred, cap_deferred;
@@ -482,9 +492,39 @@ static uint64_t kernel_hide(struct record *r, uint64_t ip);
 #define USER_ADDR_END 0x0000800000000000ull
 #define VSYSCALL_START 0xffffffffff600000ull
 
-static void write_sample(struct record *r, unsigned ev, uint64_t ts, uint64_t period, uint32_t pid,
+/* -u: whether process pid is the user's, as perf decides it (the owner
+ * of /proc/PID; the idle task, pid 0, is no user's), asked once a process. */
+static bool uid_match(struct record *r, uint32_t pid)
+{
+	struct stat st;
+	char p[32];
+	bool in;
+
+	if (!pid || u64set_has(&r->uid_out, pid))
+		return false;
+	if (u64set_has(&r->uid_in, pid))
+		return true;
+	snprintf(p, sizeof(p), "/proc/%u", pid);
+	in = !stat(p, &st) && st.st_uid == r->uid;
+	note_err(r, u64set_add(in ? &r->uid_in : &r->uid_out, pid));
+	return in;
+}
+
+/* Whether a sample of process pid is kept: --exclude-perf leaves out zt's
+ * own, -u those of other users. */
+static bool sample_wanted(struct record *r, uint32_t pid)
+{
+	if (r->exclude_perf && pid == r->self_pid)
+		return false;
+	return !r->uid_str || uid_match(r, pid);
+}
+
+/* A sample into the file; false when it is left out (sample_wanted()). */
+static bool write_sample(struct record *r, unsigned ev, uint64_t ts, uint64_t period, uint32_t pid,
 			 uint32_t tid, uint32_t cpu, const uint64_t *ips, unsigned nk, unsigned nu)
 {
+	if (!sample_wanted(r, pid))
+		return false;
 	if (!r->callgraph) {
 		/* without -g only the sampled address is kept, as perf does (the
 		 * BPF sampler sends only that; perf_event's ring has the chain) */
@@ -526,6 +566,7 @@ static void write_sample(struct record *r, unsigned ev, uint64_t ts, uint64_t pe
 	}
 	note_err(r, ztdata_write_sample_ev(r->w, ev, ts, period, pid, tid, cpu, ips, nk, nu));
 	r->samples++;
+	return true;
 }
 
 /* The stack snapshot of the sample just written (--call-graph dwarf). */
@@ -562,7 +603,7 @@ static void on_bpf_launch(struct record *r, const struct zt_sample_event *e)
 	const uint64_t *ips = (const uint64_t *)e->ips;
 	unsigned nu = e->nu;
 
-	if (!r->gr)
+	if (!r->gr || !sample_wanted(r, e->pid))
 		return;
 	if (r->filtered)
 		track(r, e->pid);
@@ -594,7 +635,9 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 		return;
 	}
 
-	write_sample(ctx, 0, e->ts, e->period, e->pid, e->tid, e->cpu, (const uint64_t *)e->ips, e->nk, e->nu);
+	if (!write_sample(ctx, 0, e->ts, e->period, e->pid, e->tid, e->cpu,
+			  (const uint64_t *)e->ips, e->nk, e->nu))
+		return;
 	if (u)
 		write_ustack(ctx, (1u << PROF_UREGS) - 1, (const uint64_t *)u->regs, u->data,
 			     e->ustack_len);
@@ -604,7 +647,9 @@ static void on_perf_sample(void *ctx, const struct perfev_sample *s)
 {
 	struct record *r = ctx;
 
-	write_sample(r, s->event, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk, s->nu);
+	if (!write_sample(r, s->event, s->ts, s->period, s->pid, s->tid, s->cpu, s->ips, s->nk,
+			  s->nu))
+		return;
 	if (s->uregs)
 		write_ustack(r, s->uregs_mask, s->uregs, s->ustack, s->ustack_len);
 	if (s->raw)
@@ -1038,7 +1083,9 @@ static void note_jitdump(struct record *r, const struct prof_mmap *m)
 
 /* ---- the workload --------------------------------------------------------- */
 
-static int workload_prepare(struct workload *wl, char **argv)
+/* to_stderr: the recording goes to standard output, so the command's own
+ * output goes to standard error instead (as perf does for a pipe). */
+static int workload_prepare(struct workload *wl, char **argv, bool to_stderr)
 {
 	int go[2], er[2];
 
@@ -1054,6 +1101,8 @@ static int workload_prepare(struct workload *wl, char **argv)
 		close(go[1]);
 		close(er[0]);
 		signal(SIGPIPE, SIG_DFL);
+		if (to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -1368,6 +1417,22 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  "with --switch-output: keep only the n newest files" },
 		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
 		  "accepted as perf's: zt always records sample times" },
+		{ OPT_STRING, 'u', "uid", &r->uid_str, "user",
+		  "record the processes of this user (name or number) only, on every CPU" },
+		{ OPT_CALLBACK, 0, "filter", &r->tg, "filter",
+		  "a filter for the tracepoint of the -e before it (perf's and the kernel's "
+		  "syntax: 'prev_pid != 0 && prev_prio < 100')", target_opt_filter },
+		{ OPT_BOOL, 0, "exclude-perf", &r->exclude_perf, NULL,
+		  "leave out the samples of zt record itself" },
+		{ OPT_BOOL, 'B', "no-buildid", &r->no_buildid, NULL,
+		  "as perf's: binaries are not copied to the build-id cache (build ids still come "
+		  "with the mappings: zt has no build-id pass at the end)" },
+		{ OPT_BOOL, 'N', "no-buildid-cache", &r->no_buildid_cache, NULL,
+		  "do not copy the sampled binaries to the build-id cache" },
+		{ OPT_BOOL, 's', "stat", &r->stat, NULL,
+		  "accepted as perf's: zt report -T shows each thread's count of any recording" },
+		{ OPT_BOOL, 'd', "data", &r->data_addr, NULL,
+		  "accepted as perf's, without effect: zt records no data addresses" },
 		{ OPT_CALLBACK, 'z', "compression-level", &r->zlevel, "n",
 		  "accepted as perf's: zt.data is always compressed (zstd)", opt_optional_string, 1 },
 		{ OPT_COUNT, 'v', "verbose", &r->verbose, NULL, "be more verbose (show the sampler chosen, libbpf messages)" },
@@ -1455,6 +1520,33 @@ static int check_output_options(struct record *r)
 	return 0;
 }
 
+/* -u USER: a name, or the number of a user (perf's parse_uid()); the
+ * user's processes on every CPU. 0, or -1 after a message. */
+static int check_uid(struct record *r)
+{
+	struct passwd *pw = getpwnam(r->uid_str);
+	char *end;
+	long v;
+
+	if (!pw) {
+		errno = 0;
+		v = strtol(r->uid_str, &end, 10);
+		if (!errno && end != r->uid_str && !*end && v >= 0 && v <= INT_MAX)
+			pw = getpwuid((uid_t)v);
+	}
+	if (!pw) {
+		cmd_error("-u '%s': no such user: give a user name or number", r->uid_str);
+		return -1;
+	}
+	if (r->tg.pids || r->tg.tids || r->tg.cpu_list) {
+		cmd_error("-u goes alone: not with -p, -t or -C (perf's rule)");
+		return -1;
+	}
+	r->uid = pw->pw_uid;
+	r->tg.all_cpus = 1;
+	return 0;
+}
+
 /* What the options settle, and whether they go together: ZT_EXIT_OK, or
  * ZT_EXIT_USAGE after a message. */
 static int check_options(struct record *r)
@@ -1469,6 +1561,8 @@ static int check_options(struct record *r)
 		cmd_error("give only one of -p and -t");
 		return ZT_EXIT_USAGE;
 	}
+	if (r->uid_str && check_uid(r))
+		return ZT_EXIT_USAGE;
 	/* perf's rule: no target and no command is the whole system, until
 	 * Ctrl-C (or --duration) */
 	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command)
@@ -1486,6 +1580,13 @@ static int check_options(struct record *r)
 		cmd_info("-T: zt always records sample times");
 	if (r->zlevel)
 		cmd_info("-z: zt.data is always compressed (zstd)");
+	if (r->stat)
+		cmd_note("-s has no effect: 'zt report -T' shows each thread's count of any "
+			 "recording");
+	if (r->data_addr)
+		cmd_note("-d has no effect: zt records no data addresses (cpu-clock has none: "
+			 "perf records 0)");
+	r->self_pid = (uint32_t)getpid();
 	return ZT_EXIT_OK;
 }
 
@@ -1498,8 +1599,10 @@ static int choose_sampler(struct record *r)
 
 	r->privileged = target_privileged(&missing);
 	if (!r->privileged && (tg->all_cpus || tg->cpu_list)) {
-		target_privileges_error(tg->all_cpus ? "system-wide recording (-a)"
-						      : "system-wide recording (-C)", missing);
+		target_privileges_error(r->uid_str     ? "recording a user's processes (-u)"
+					: tg->all_cpus ? "system-wide recording (-a)"
+						       : "system-wide recording (-C)",
+					missing);
 		return -1;
 	}
 	for (size_t k = 0; !r->privileged && k < tg->nr_evs; k++) {
@@ -1538,7 +1641,8 @@ static int prepare_output(struct record *r)
 {
 	if (open_output(r))
 		return -1;
-	r->cache_ok = !buildid_cache_init(&r->cache);
+	/* -B and -N: perf leaves its cache alone with either */
+	r->cache_ok = !r->no_buildid && !r->no_buildid_cache && !buildid_cache_init(&r->cache);
 	/* the file goes to the sudo user (or, a stream, to whoever reads it):
 	 * kernel addresses only if they may see them */
 	r->hide_kaddr = r->privileged && (r->out.handed_over || (r->out.stream && sudo_user())) &&
@@ -1571,7 +1675,8 @@ static int prepare_workload(struct record *r)
 			return -1;
 		gpurec_export(r->gr);
 	}
-	if (r->command && (err = workload_prepare(&r->wl, r->command))) {
+	if (r->command &&
+	    (err = workload_prepare(&r->wl, r->command, !strcmp(r->output, "-")))) {
 		cmd_error("cannot start '%s': %s", r->command[0], strerror(-err));
 		return -1;
 	}
@@ -2152,6 +2257,8 @@ static void record_release(struct record *r)
 	free(r->memo);
 	u64set_release(&r->tracked);
 	u64set_release(&r->sampled);
+	u64set_release(&r->uid_in);
+	u64set_release(&r->uid_out);
 	for (size_t k = 0; k < r->nr_sw_files; k++)
 		free(r->sw_files[k]);
 	free(r->sw_files);

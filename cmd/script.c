@@ -100,6 +100,8 @@ struct script {
 	struct sband *sb;
 	size_t nr_sb, next_sb;
 	int hide_cg, demangle, folded, force, quiet;
+	int reltime;  /* --reltime: times from the first sample's */
+	uint64_t t0;  /* ... that time, once shown */
 	int only_gpu, only_cpu;	     /* --gpu, --cpu */
 	int fields_set, cpu_removed; /* -F gave a list; -F -cpu */
 	struct perfscript_fmt fmt;
@@ -995,6 +997,8 @@ int cmd_script(int argc, char **argv)
 		{OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
 		 "show inlined functions as frames of their own"},
 		{OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds"},
+		{OPT_BOOL, 0, "reltime", &s.reltime, NULL,
+		 "show times relative to the first one shown"},
 		{OPT_BOOL, 0, "folded", &s.folded, NULL,
 		 "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
 		 "writes them; with --gpu: GPU stacks (launch stack;kernel_[g];...;stall_[gs])"},
@@ -1062,6 +1066,7 @@ int cmd_script(int argc, char **argv)
 		      PERFSCRIPT_F_EVENT | PERFSCRIPT_F_TRACE;
 	if (parse_fields(&s))
 		goto out;
+	s.fmt.t0 = s.reltime ? &s.t0 : NULL;
 	if (s.max_stack < -1) {
 		cmd_error("--max-stack: %d is not a number of frames (0 or more)", s.max_stack);
 		goto out;

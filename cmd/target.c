@@ -65,6 +65,19 @@ int target_opt_event(const struct opt *o, const char *arg)
 	return 0;
 }
 
+int target_opt_filter(const struct opt *o, const char *arg)
+{
+	struct target *t = o->value;
+
+	if (!t->nr_event_args) {
+		fprintf(stderr, "zt record: --filter goes after the -e tracepoint it filters "
+				"(-e sched:sched_switch --filter 'prev_pid != 0')\n");
+		return -1;
+	}
+	t->filter_args[t->nr_event_args - 1] = arg;
+	return 0;
+}
+
 /* t->ev0 (t->ev) from the first event. */
 static void set_first(struct target *t)
 {
@@ -83,10 +96,21 @@ int target_parse_event(struct target *t)
 	for (i = 0; i < t->nr_event_args || (!i && !t->nr_event_args); i++) {
 		const char *spec = t->nr_event_args ? t->event_args[i] : t->event;
 
+		const char *filter = t->nr_event_args ? t->filter_args[i] : NULL;
+
 		if (evsel_parse(spec, t->evs, &t->nr_evs, err, sizeof(err))) {
 			cmd_error("-e: %s", err);
 			return -1;
 		}
+		if (!filter)
+			continue;
+		/* perf's rule: the last event of the -e */
+		if (evsel_is_tracepoint(&t->evs[t->nr_evs - 1]))
+			t->filters[t->nr_evs - 1] = filter;
+		else
+			cmd_note("--filter '%s' has no effect on '%s': only tracepoints take a "
+				 "filter here (-e sched:sched_switch --filter 'prev_pid != 0')",
+				 filter, t->evs[t->nr_evs - 1].name);
 	}
 	if (t->all_user && t->all_kernel) {
 		cmd_error("--all-user and --all-kernel: give one of them (or neither: both)");
@@ -469,7 +493,8 @@ unsigned target_perfev_events(const struct target *t, struct perfev_event *out)
 									    : t->freq,
 						.exclude_user = e->exclude_user,
 						.exclude_kernel = e->exclude_kernel,
-						.raw = tp };
+						.raw = tp,
+						.filter = t->filters[k] };
 	}
 	return (unsigned)k;
 }
@@ -486,6 +511,9 @@ void target_open_error(const struct target *t, int err, const char *msg, const c
 	else if (err == -ENOENT)
 		cmd_error("event '%s' is not available on this machine: try -e cpu-clock",
 			  t->ev->name);
+	else if (err == -EBADMSG)
+		cmd_error("the kernel refused a --filter: check its fields and operators against "
+			  "the tracepoint's format (/sys/kernel/tracing/events/SYSTEM/NAME/format)");
 	else
 		cmd_error("cannot start sampling: %s", why);
 }

@@ -36,6 +36,7 @@ struct target {
 	const char *pids, *tids, *cpu_list, *event, *freq_str;
 	uint64_t period;
 	const char *event_args[EVSEL_MAX]; /* each -e (event: the default without any) */
+	const char *filter_args[EVSEL_MAX]; /* --filter after each -e, or NULL */
 	int nr_event_args;
 	int all_user, all_kernel; /* --all-user, --all-kernel (zt record's) */
 	int multi;                /* the command samples several events, tracepoints, :u/:k */
@@ -44,6 +45,7 @@ struct target {
 	const struct target_event *ev; /* the first event (&ev0) */
 	struct target_event ev0;
 	struct evsel evs[EVSEL_MAX];   /* every event, modifiers and --all-* applied */
+	const char *filters[EVSEL_MAX]; /* each one's --filter (tracepoints only), or NULL */
 	size_t nr_evs;
 	uint64_t freq;                 /* Hz; 0 with -c */
 	/* settled by target_parse_ids(); owned, freed by target_release() */
@@ -71,10 +73,15 @@ struct target {
 
 /* -e's callback: keeps arg for target_parse_event(). */
 int target_opt_event(const struct opt *o, const char *arg);
+/* --filter's callback (o->value: the struct target): the filter of the -e
+ * before it (perf's rule: of the last event that -e gives), for
+ * target_parse_event(); -1 after a message when no -e came before. */
+int target_opt_filter(const struct opt *o, const char *arg);
 
-/* -e, then -F with -c, then -F ("max" or Hz, 4000 by default, bounded by
- * kernel.perf_event_max_sample_rate with a warning): t->ev and t->freq.
- * 0, or -1 after a message (a usage error). */
+/* -e (each --filter set on the tracepoint it follows; on another event it
+ * has no effect, said in a note), then -F with -c, then -F ("max" or Hz,
+ * 4000 by default, bounded by kernel.perf_event_max_sample_rate with a
+ * warning): t->ev and t->freq. 0, or -1 after a message (a usage error). */
 int target_parse_event(struct target *t);
 
 /* For zt record, before it opens anything: each tracepoint's id (an

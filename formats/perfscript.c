@@ -121,9 +121,17 @@ size_t perfscript_header(const struct perfscript_fmt *f, const struct prof_sampl
 		*p++ = ' ';
 	}
 	if (flds & PERFSCRIPT_F_TIME) {
-		uint64_t sec = smp->ts / 1000000000ull, ns = smp->ts % 1000000000ull;
+		uint64_t ts = smp->ts, sec, ns;
 		char t[40], *e = t;
 		int i;
+
+		if (f->t0) { /* perf's --reltime: from the first time it shows */
+			if (!*f->t0)
+				*f->t0 = ts;
+			ts -= *f->t0;
+		}
+		sec = ts / 1000000000ull;
+		ns = ts % 1000000000ull;
 
 		if (f->ns) {
 			p = put_dec(p, sec, 5);

@@ -44,6 +44,8 @@ struct perfscript_fmt {
 	const char *event; /* the event's name (shown as given: sanitize it) */
 	int event_width;   /* right-aligned in this many bytes (perf, with several events:
 			      the longest name's length; at most 255); 0: as it is */
+	uint64_t *t0;	   /* perf script --reltime: times shown from *t0, which the first
+			      nonzero time shown sets (0 until then); NULL: as they are */
 };
 
 /* The name perf shows for a thread: comm, or "swapper" for the idle

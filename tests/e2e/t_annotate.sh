@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # zt annotate against perf annotate on the same perf.data (the instruction
-# lines, percentages, -l, --asm-raw, --percent-type, several events), on a zt.data, source
+# lines, percentages, -l, --asm-raw, --percent-type, several events, --stdio2), on a zt.data, source
 # lines of a -g binary, refusals that name the option and what to use; the
 # view in a terminal (tmux): the report browser's menu, TAB to the hottest.
 . "$(dirname "$0")/lib.sh"
@@ -106,6 +106,50 @@ check "no symbol: zt_hot_a first, then zt_cold_b" bash -c \
 	"grep -oE '<zt_(hot_a|cold_b)>:' za.txt | head -2 | tr '\n' ' ' | grep -qx '<zt_hot_a>: <zt_cold_b>: '"
 check "no symbol: kernel functions skipped with a warning naming -k" \
 	bash -c "! grep -q 'kernel function' za.err || grep -q 'use -k/--vmlinux' za.err"
+
+# --stdio2: perf's browser lines as text, byte for byte for the workloads' functions
+for sym in zt_hot_a zt_cold_b; do
+	if perf_retry annotate -i p.data --stdio2 -s $sym > p2.$sym.txt && [ -s p2.$sym.txt ]; then
+		"$ZT" annotate -i p.data --stdio2 $sym > z2.$sym.txt 2> z2.$sym.err
+		check "--stdio2 $sym: perf annotate --stdio2's bytes ($(wc -l < p2.$sym.txt) lines)" cmp -s p2.$sym.txt z2.$sym.txt
+		cmp -s p2.$sym.txt z2.$sym.txt || diff p2.$sym.txt z2.$sym.txt | head -10
+	else
+		skip "perf annotate --stdio2 $sym failed: reference unavailable"
+	fi
+done
+check "--stdio2: the loop's jump back, with an arrow to its target's offset" \
+	grep -qE '^ +↑ jne +[0-9a-f]+ *$' z2.zt_hot_a.txt
+if perf_retry annotate -i p.data --stdio2 -s zt_hot_a -n > p2n.txt && [ -s p2n.txt ]; then
+	"$ZT" annotate -i p.data --stdio2 -n zt_hot_a > z2n.txt 2> z2n.err
+	check "--stdio2 -n: perf's sample counts" cmp -s p2n.txt z2n.txt
+else
+	skip "perf annotate --stdio2 -n failed: reference unavailable"
+fi
+if perf_retry annotate -i p.data --stdio2 -s zt_hot_a -l > p2l.txt && [ -s p2l.txt ]; then
+	"$ZT" annotate -i p.data --stdio2 -l zt_hot_a > z2l.txt 2> z2l.err
+	check "--stdio2 -l: perf's summary first, then the same lines" cmp -s p2l.txt z2l.txt
+else
+	skip "perf annotate --stdio2 -l failed: reference unavailable"
+fi
+for i in 1 2 3; do
+	perf record -e cpu-clock -o pt.data -- "$WL/tree" 1 > /dev/null 2>&1 &&
+		perf annotate -i pt.data --stdio -s leaf_x > /dev/null 2>&1 && break
+done
+for sym in leaf_x tree_c; do # tree_c: inlined code, its function's lines between
+	if perf_retry annotate -i pt.data --stdio2 -s $sym > p2.$sym.txt && [ -s p2.$sym.txt ]; then
+		"$ZT" annotate -i pt.data --stdio2 $sym > z2.$sym.txt 2> z2.$sym.err
+		check "--stdio2 $sym (tree): perf's bytes" cmp -s p2.$sym.txt z2.$sym.txt
+		cmp -s p2.$sym.txt z2.$sym.txt || diff p2.$sym.txt z2.$sym.txt | head -10
+	else
+		skip "perf annotate --stdio2 $sym failed: reference unavailable"
+	fi
+done
+"$ZT" annotate -i p.data --stdio2 --tui zt_hot_a > /dev/null 2> z2t.err
+check "--stdio2 with --tui: refused (129)" [ $? -eq 129 ]
+"$ZT" annotate -i x.data --stdio2 zt_hot_a > z2x.txt 2> z2x.err
+check "--stdio2 of a zt.data: perf's title line" grep -qE "^Samples: [0-9]+[ KMG] of event 'cpu-clock', 4000 Hz, Event count \(approx\.\): [0-9]+, \[percent: local period\]$" z2x.txt
+check "... the lines of the perf.data run, but for the percentages" \
+	cmp -s <(tail -n +3 z2x.txt | sed -E 's/^.{7}//') <(tail -n +3 z2.zt_hot_a.txt | sed -E 's/^.{7}//')
 
 # a zt.data recording
 "$ZT" annotate -i x.data --stdio zt_hot_a > zx.txt 2> zx.err

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # zt record as perf users type it: -a/-p with a command that bounds the
-# recording, no target at all, -o - into zt report -i -, perf's pipe-mode
+# recording, no target at all, -o - into zt report -i - (the command's
+# output on stderr), perf's pipe-mode
 # perf.data, --switch-output, --max-size, --no-inherit, -m, -T and -z.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -48,6 +49,18 @@ check "... and without -i, a pipe on stdin is read (perf's rule)" diff s-file.tx
 cat s.data | "$ZT" script -i - > s-script.txt 2>&1
 "$ZT" script -i s.data > f-script.txt 2>&1
 check "zt script -i - prints the stream as the file" cmp -s s-script.txt f-script.txt
+# a command that prints: its lines go to stderr, not into the stream (perf's rule)
+"$ZT" record -o - -- sh -c 'echo zt-line-1; echo zt-line-2; exec "$0" hot 1' "$WL/hot" 2> pr.err |
+	"$ZT" report -i - --stdio --no-children > pr.txt 2> pr-report.err
+rc=("${PIPESTATUS[@]}")
+check "-o - with a command that prints: both ends exit 0" [ "${rc[*]}" = "0 0" ]
+check "... zt report -i - reads the stream (zt_hot_a first)" [ "$(top_symbol pr.txt)" = zt_hot_a ]
+check "... the command's lines arrive on stderr" [ "$(grep -cx 'zt-line-[12]' pr.err)" = 2 ]
+if perf record -B -e cpu-clock -o - -- sh -c 'echo perf-line-1' > pr.perf 2> pr-perf.err; then
+	check "... as perf record -o - sends them" grep -qx perf-line-1 pr-perf.err
+else
+	skip "perf record -o - failed: reference unavailable"
+fi
 # on a terminal (script(1) gives the command one): refused, saying what to do
 script -qec "'$ZT' record -o - -- true" /dev/null > tty.out 2>&1
 rc=$?

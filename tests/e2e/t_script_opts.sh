@@ -2,7 +2,8 @@
 # zt script's perf options on a perf.data file, each compared with perf
 # script's own output on the same file (--pid, --tid, --comm, --time in
 # its forms, -C, -S, --dsos, --max-stack, --show-task-events,
-# --show-mmap-events, --header), and the same options on a zt.data file.
+# --show-mmap-events, --header, --reltime), and the same options on a
+# zt.data file.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 
@@ -80,6 +81,11 @@ fi
 same tasks --show-task-events
 same tasks-mmaps --show-task-events --show-mmap-events
 same tasks-filtered --show-task-events --tid "$wtid" --max-stack 2
+# --reltime: from the first time shown (a sample's, or a side-band record's)
+same reltime --reltime
+same reltime-ns --reltime --ns -F comm,tid,time,event
+same reltime-tasks --reltime --show-task-events --show-mmap-events
+same reltime-tid --reltime --tid "$wtid" -G
 check "task events: FORK and EXIT of the worker" grep -q "PERF_RECORD_FORK($pid:$wtid)" z.tasks
 # -F srcline: "  file:line" (or "  module[addr]") under each frame; perf 6.1
 # names libc's inlined start code by another file than its DWARF line
@@ -152,6 +158,10 @@ check "zt.data --time 0%-50%: about half ($half of $all)" between "$half" $((all
 check "zt.data --time 50%/1,50%/2: all ($slices of $all)" [ "$slices" = "$all" ]
 "$ZT" script -i z.data -C 0,1 -G > /dev/null 2> zcpu.err
 check "zt.data -C: accepted (zt records CPUs)" [ ! -s zcpu.err ]
+"$ZT" script -i z.data --reltime -F time > zrel.txt 2> zrel.err
+check "zt.data --reltime: the first time is 0.000000" [ "$(head -n 1 zrel.txt | tr -d ' ')" = "0.000000:" ]
+check "zt.data --reltime: the last one under 2 s" \
+	awk '{ t = $1 + 0 } END { exit !(NR > 1 && t > 0.5 && t < 2) }' zrel.txt
 "$ZT" script -i z.data --show-task-events --show-mmap-events > zt2.txt
 check "zt.data --show-task-events: the worker's COMM" \
 	grep -qE "^tree-worker +$zw +[0-9.]+: PERF_RECORD_COMM: tree-worker:$zpid/$zw$" zt2.txt
