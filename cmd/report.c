@@ -838,8 +838,7 @@ static void setup_elide(struct report *r)
 /* perf's --symbol-filter: entries whose function's name has the text */
 static int entry_passes(const struct report *r, const struct hist_entry *e)
 {
-	return !r->symbol_filter ||
-	       (e->f.symq && strstr(hist_str(&r->m.hist, e->f.sym), r->symbol_filter));
+	return hist_sortspec_shows(&r->m.hist, &r->mo.sort, e);
 }
 
 /* Widths over every entry, as perf (not only the rows above --percent-limit). */
@@ -1297,8 +1296,6 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	if (!r->quiet)
 		print_table_header(r);
 	for (i = 0; i < nr && !ret; i++) {
-		if (!entry_passes(r, rows[i]))
-			continue;
 		print_row(r, rows[i]);
 		if (r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i]);
@@ -1355,6 +1352,7 @@ static void setup_columns(struct report *r)
 		}
 	}
 	memset(s, 0, sizeof(*s));
+	s->sym_filter = r->symbol_filter;
 	s->all = s->limit_children = r->mo.children;
 	if (!r->fields) {
 		if (r->mo.children)
@@ -1999,6 +1997,9 @@ int cmd_report(int argc, char **argv)
 					    .symmod = &r.so.mo,
 					    .vmlinux = r.so.vmlinux};
 	if (profile_nr_events(&r.ses.prof) > 1) {
+		if (r.group)
+			cmd_warn("--group: zt shows each event in a section of its own, not in "
+				 "columns of one table as perf");
 		ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft, &tui_opts)
 			    : report_events(&r);
 		goto out;

@@ -711,7 +711,9 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 		uint64_t v = spec->limit_children ? e->children : e->self;
 
 		order[i] = (uint32_t)(e - h->entries);
-		if (percent_limit > 0 &&
+		if (!hist_sortspec_shows(h, spec, e))
+			order[i] = UINT32_MAX;
+		else if (percent_limit > 0 &&
 		    (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
 			order[i] = UINT32_MAX;
 	}
@@ -724,16 +726,34 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 	return 0;
 }
 
+void hist_sortspec_default(struct hist_sortspec *s, int children, const enum hist_key *keys,
+			   unsigned nr_keys)
+{
+	const char *filter = s->sym_filter;
+	unsigned i;
+
+	memset(s, 0, sizeof(*s));
+	s->sym_filter = filter;
+	s->all = s->limit_children = children;
+	if (children)
+		s->by[s->nr++] = HIST_BY_CHILDREN;
+	s->by[s->nr++] = HIST_BY_SELF;
+	for (i = 0; i < nr_keys && s->nr < HIST_MAX_BY; i++)
+		s->by[s->nr++] = HIST_BY_KEY + (int)keys[i];
+}
+
+int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
+			const struct hist_entry *e)
+{
+	return !s->sym_filter || (e->f.symq && strstr(hist_str(h, e->f.sym), s->sym_filter));
+}
+
 int hist_sort(struct hist *h, int children, double percent_limit,
 	      const struct hist_entry ***out, size_t *n)
 {
-	struct hist_sortspec spec = { .all = children != 0, .limit_children = children == 1 };
-	unsigned i;
+	struct hist_sortspec spec = { .nr = 0 };
 
-	if (children == 1)
-		spec.by[spec.nr++] = HIST_BY_CHILDREN;
-	spec.by[spec.nr++] = HIST_BY_SELF;
-	for (i = 0; i < h->nr_keys; i++)
-		spec.by[spec.nr++] = HIST_BY_KEY + (int)h->keys[i];
+	hist_sortspec_default(&spec, children == 1, h->keys, h->nr_keys);
+	spec.all = children != 0;
 	return hist_sort_by(h, &spec, percent_limit, out, n);
 }

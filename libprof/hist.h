@@ -171,7 +171,15 @@ struct hist_sortspec {
 	unsigned nr;
 	int all;	    /* every entry (Children counted), else only those with Self */
 	int limit_children; /* --percent-limit on Children, else on Self */
+	const char *sym_filter; /* perf's --symbol-filter: only entries whose function's
+				   name contains it (borrowed); NULL: all */
 };
+/* perf's sort list without -F: Children (with children), Self, the keys. */
+void hist_sortspec_default(struct hist_sortspec *s, int children, const enum hist_key *keys,
+			   unsigned nr_keys);
+/* Whether entry e passes s's sym_filter. */
+int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
+			const struct hist_entry *e);
 int hist_sort_by(struct hist *h, const struct hist_sortspec *s, double percent_limit,
 		 const struct hist_entry ***out, size_t *n);
 
