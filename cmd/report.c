@@ -68,8 +68,8 @@ struct report {
 	struct session ses;
 	struct rmodel m;
 	int width[MAX_COLS];
-	int elide_none;	     /* perf: every key column would be elided, so none is */
-	uint64_t total;	     /* what percentages are of (--percentage) */
+	int elide_none; /* perf: every key column would be elided, so none is */
+	uint64_t total; /* what percentages are of (--percentage) */
 	char *line; /* of chain lines: scratch */
 	size_t line_cap;
 	/* one section per event (several events, --stdio) */
@@ -961,9 +961,9 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 			/* perf (hist_entry__snprintf_alignment()) pads every column
 			 * but the last; of the keys, only a symbol's and a source
 			 * line's text is not padded to the width by itself */
-			if (k == last && (c == COL_KEY + HIST_KEY_SYM ||
-					  c == COL_KEY + HIST_KEY_SRCLINE ||
-					  c == COL_KEY + HIST_KEY_SYMQ))
+			if (k == last &&
+			    (c == COL_KEY + HIST_KEY_SYM || c == COL_KEY + HIST_KEY_SRCLINE ||
+			     c == COL_KEY + HIST_KEY_SYMQ))
 				fputs(t, stdout);
 			else
 				printf("%-*s", r->width[k], t);
@@ -1226,8 +1226,7 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 		if (r->mode == CHAIN_FOLDED)
 			chain_value(r, val, sizeof(val), n->hit, n->count, r->total);
 		else
-			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n),
-				    r->total);
+			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n), r->total);
 		if (r->mode == CHAIN_FLAT)
 			printf("           %s\n", val);
 		else
@@ -1345,7 +1344,8 @@ static void setup_columns(struct report *r)
 		default_cols(r);
 	} else {
 		for (i = 0; i < r->nr_sort_keys; i++) {
-			for (k = 0; k < r->nr_cols && r->cols[k] != COL_KEY + (int)r->mo.keys[i]; k++)
+			for (k = 0; k < r->nr_cols && r->cols[k] != COL_KEY + (int)r->mo.keys[i];
+			     k++)
 				;
 			if (k == r->nr_cols && r->nr_cols < MAX_COLS)
 				r->cols[r->nr_cols++] = COL_KEY + (int)r->mo.keys[i];
@@ -1749,7 +1749,8 @@ int cmd_report(int argc, char **argv)
 			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &r.input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data, or standard input when it is a pipe)"},
+		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
+		 "it is a pipe)"},
 		{OPT_STRING, 0, "event", &r.event, "name",
 		 "the event to report of a recording with several (default: --stdio a section "
 		 "each, the TUI a menu of them)"},

@@ -597,7 +597,7 @@ static int key_cmp(const struct hist *h, enum hist_key k, const struct hist_entr
 	case HIST_KEY_TID:
 		return cmp_u32(a->f.tid, b->f.tid);
 	case HIST_KEY_CPU: /* perf's int: no CPU (-1) first */
-		return (int32_t)a->f.cpu < (int32_t)b->f.cpu	 ? -1
+		return (int32_t)a->f.cpu < (int32_t)b->f.cpu   ? -1
 		       : (int32_t)a->f.cpu > (int32_t)b->f.cpu ? 1
 							       : 0;
 	case HIST_KEY_PARENT:
@@ -681,7 +681,7 @@ static int insert_cmp(uint32_t a, uint32_t b, void *ctx)
 int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percent_limit,
 		 const struct hist_entry ***out, size_t *n)
 {
-	struct sort_ctx ctx = { h, spec };
+	struct sort_ctx ctx = {h, spec};
 	const struct hist_entry **s;
 	uint32_t *order;
 	size_t i, k = 0, j = 0;
@@ -714,7 +714,7 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 		if (!hist_sortspec_shows(h, spec, e))
 			order[i] = UINT32_MAX;
 		else if (percent_limit > 0 &&
-		    (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
+			 (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
 			order[i] = UINT32_MAX;
 	}
 	for (i = 0; i < k; i++)
@@ -748,10 +748,10 @@ int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
 	return !s->sym_filter || (e->f.symq && strstr(hist_str(h, e->f.sym), s->sym_filter));
 }
 
-int hist_sort(struct hist *h, int children, double percent_limit,
-	      const struct hist_entry ***out, size_t *n)
+int hist_sort(struct hist *h, int children, double percent_limit, const struct hist_entry ***out,
+	      size_t *n)
 {
-	struct hist_sortspec spec = { .nr = 0 };
+	struct hist_sortspec spec = {.nr = 0};
 
 	hist_sortspec_default(&spec, children == 1, h->keys, h->nr_keys);
 	spec.all = children != 0;

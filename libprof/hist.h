@@ -46,7 +46,7 @@ struct hist_frame {
 			    outermost frames as the chain, the sample's own as its entry) */
 	uint64_t addr;   /* the function's start (the address when unresolved): orders
 			    chain siblings of equal weight as perf does */
-	uint64_t first;     /* the time of the sample (perf reads samples in time order) ... */
+	uint64_t first;	 /* the time of the sample (perf reads samples in time order) ... */
 	uint32_t first_tid; /* ... and its thread: an entry keeps its first sample's
 			       (perf's hist_entry.thread, which ties of Children look at) */
 };
@@ -169,8 +169,8 @@ enum hist_by {
 struct hist_sortspec {
 	int by[HIST_MAX_BY];
 	unsigned nr;
-	int all;	    /* every entry (Children counted), else only those with Self */
-	int limit_children; /* --percent-limit on Children, else on Self */
+	int all;		/* every entry (Children counted), else only those with Self */
+	int limit_children;	/* --percent-limit on Children, else on Self */
 	const char *sym_filter; /* perf's --symbol-filter: only entries whose function's
 				   name contains it (borrowed); NULL: all */
 };

@@ -27,8 +27,8 @@ struct rgroup {
 	uint64_t epoch;	     /* of its mappings (proctree_epoch) */
 	uint64_t ts;	     /* of its first sample: to resolve with */
 	uint64_t weight, nr; /* of all its samples */
-	uint64_t first;	    /* the time of its first sample (perf reads in time order) */
-	uint32_t first_tid; /* ... and that sample's thread */
+	uint64_t first;	     /* the time of its first sample (perf reads in time order) */
+	uint32_t first_tid;  /* ... and that sample's thread */
 };
 
 /* A thread's name and epoch over a span of time. */
@@ -355,9 +355,9 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 
 			ret = ZT_GROW(m->groups, m->cap_groups, sg.nr) ? -ENOMEM : 0;
 			if (!ret) {
-				m->groups[gi] = (struct rgroup){s->stack, s->pid,  leaf,  0, 0,
-								0,	  k.epoch, s->ts, 0, 0,
-								s->ts, s->tid};
+				m->groups[gi] =
+					(struct rgroup){s->stack, s->pid, leaf, 0, 0,	  0,
+							k.epoch,  s->ts,  0,	0, s->ts, s->tid};
 				m->nr_groups = sg.nr;
 				ret = hist_intern_clean(&m->hist, comm, &m->groups[gi].comm);
 			}
@@ -731,9 +731,12 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
 			return -ENOMEM;
 		for (i = 0; i < m->nr_groups; i++)
-			p->aggs[i] = (struct ragg){(uint32_t)i,		 0,
-						   0,			 m->groups[i].weight,
-						   m->groups[i].nr,	 m->groups[i].first,
+			p->aggs[i] = (struct ragg){(uint32_t)i,
+						   0,
+						   0,
+						   m->groups[i].weight,
+						   m->groups[i].nr,
+						   m->groups[i].first,
 						   m->groups[i].first_tid};
 		p->nr_aggs = m->nr_groups;
 		m->shown = m->total;

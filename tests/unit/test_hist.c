@@ -18,7 +18,7 @@
 /* A frame of comm "prog", pid 1, in dso, named sym (user code). */
 static struct hist_frame fr(struct hist *h, const char *dso, const char *sym)
 {
-	struct hist_frame f = { .pid = 1, .symq = 2 };
+	struct hist_frame f = {.pid = 1, .symq = 2};
 
 	assert_int_equal(hist_intern(h, "prog", &f.comm), 0);
 	assert_int_equal(hist_intern(h, dso, &f.dso), 0);
@@ -86,7 +86,7 @@ static void test_children_self_recursion(void **state)
 	struct hist h;
 	struct hist_frame f[4];
 	const struct hist_entry **rows, *e;
-	const struct hist_opts o = { 1, HIST_CHAIN_CALLER, 0 };
+	const struct hist_opts o = {1, HIST_CHAIN_CALLER, 0};
 	size_t n;
 
 	assert_int_equal(hist_init_opts(&h, NULL, 0, &o), 0);
