@@ -47,6 +47,8 @@ struct report {
 	int show_nr, show_period, inverted, gpu;
 	int max_stack, hide_unresolved, threads, stats, mmaps, tasks;
 	const char *ignore_callees, *parent;
+	const char *symbol_filter, *percentage, *objdump;
+	int ignore_vmlinux, group, hierarchy;
 	int exclude_other, have_re, have_ignore;
 	regex_t parent_re, ignore_re;
 	struct symopts so;
@@ -60,11 +62,14 @@ struct report {
 	/* columns */
 	int cols[MAX_COLS];
 	unsigned nr_cols;
+	unsigned nr_sort_keys; /* of mo.keys, those of --sort (with -F: others are -F's) */
 	struct rmodel_opts mo;
 	struct rfilter filt;
 	struct session ses;
 	struct rmodel m;
 	int width[MAX_COLS];
+	int elide_none; /* perf: every key column would be elided, so none is */
+	uint64_t total; /* what percentages are of (--percentage) */
 	char *line; /* of chain lines: scratch */
 	size_t line_cap;
 	/* one section per event (several events, --stdio) */
@@ -131,7 +136,7 @@ static int uses_parent(const struct report *r)
 }
 
 /* -F: output fields; sort keys among them are the sort keys unless --sort. */
-static int parse_fields(struct report *r, int sort_given)
+static int parse_fields(struct report *r)
 {
 	char *list = strdup(r->fields), *tok, *save = NULL;
 	int ret = 0;
@@ -152,9 +157,9 @@ static int parse_fields(struct report *r, int sort_given)
 		else if (!strcmp(tok, "period"))
 			c = COL_PERIOD;
 		else if (!parse_key(tok, &k)) {
+			/* perf: -F's keys are the entries' keys too (their sort list) */
 			c = COL_KEY + (int)k;
-			if (!sort_given)
-				add_key(r, k);
+			add_key(r, k);
 		} else {
 			cmd_error("unknown field '%s': use overhead, overhead_children, sample, "
 				  "period "
@@ -474,7 +479,7 @@ samples:
 	}
 	if (r->time)
 		printf(" (time slices: %s)", r->time);
-	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->m.hist.total);
+	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->total);
 	if (!r->section)
 		print_quality(r);
 }
@@ -789,7 +794,8 @@ static const char *col_header(int c)
 /* The Self column is called Self next to Children, Overhead alone. */
 static const char *col_title(const struct report *r, int c)
 {
-	return c == COL_OVERHEAD && r->mo.children ? "Self" : col_header(c);
+	/* perf (perf_hpp__init()): not with -F */
+	return c == COL_OVERHEAD && r->mo.children && !r->fields ? "Self" : col_header(c);
 }
 
 static int col_numeric(int c)
@@ -805,11 +811,34 @@ static const char *key_text(const struct report *r, const struct hist_entry *e, 
 }
 
 /* perf leaves out a column that a filter pins to one value. */
-static int col_elided(const struct report *r, int c)
+static int pinned(const struct report *r, int c)
 {
 	return (c == COL_KEY + HIST_KEY_COMM && r->filt.nr_comms == 1) ||
 	       (c == COL_KEY + HIST_KEY_DSO && r->filt.nr_dsos == 1) ||
 	       (c == COL_KEY + HIST_KEY_SYM && r->filt.nr_syms == 1);
+}
+
+static int col_elided(const struct report *r, int c)
+{
+	return !r->elide_none && pinned(r, c);
+}
+
+/* perf's sort__setup_elide(): eliding every key column makes no sense,
+ * then none is */
+static void setup_elide(struct report *r)
+{
+	unsigned k;
+
+	r->elide_none = 1;
+	for (k = 0; k < r->nr_cols; k++)
+		if (r->cols[k] >= COL_KEY && !pinned(r, r->cols[k]))
+			r->elide_none = 0;
+}
+
+/* perf's --symbol-filter: entries whose function's name has the text */
+static int entry_passes(const struct report *r, const struct hist_entry *e)
+{
+	return hist_sortspec_shows(&r->m.hist, &r->mo.sort, e);
 }
 
 /* Widths over every entry, as perf (not only the rows above --percent-limit). */
@@ -824,6 +853,8 @@ static void compute_widths(struct report *r)
 	for (i = 0; i < h->nr_entries; i++) {
 		int l = (int)strlen(hist_str(h, h->entries[i].f.comm));
 
+		if (!entry_passes(r, &h->entries[i]))
+			continue;
 		if (l > comm_w)
 			comm_w = l;
 	}
@@ -844,7 +875,7 @@ static void compute_widths(struct report *r)
 				const struct hist_entry *e = &h->entries[i];
 				int l;
 
-				if (!r->mo.children && !e->self_nr)
+				if ((!r->mo.children && !e->self_nr) || !entry_passes(r, e))
 					continue;
 				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
 				if (l > r->width[k])
@@ -899,7 +930,6 @@ static void print_pct(int width, uint64_t v, uint64_t total)
 
 static void print_row(const struct report *r, const struct hist_entry *e)
 {
-	const struct hist *h = &r->m.hist;
 	char buf[1200];
 	unsigned k, last = 0;
 
@@ -914,10 +944,10 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		fputs("  ", stdout);
 		switch (c) {
 		case COL_OVERHEAD:
-			print_pct(r->width[k], e->self, h->total);
+			print_pct(r->width[k], e->self, r->total);
 			break;
 		case COL_CHILDREN:
-			print_pct(r->width[k], e->children, h->total);
+			print_pct(r->width[k], e->children, r->total);
 			break;
 		case COL_SAMPLE:
 			printf("%*llu", r->width[k], (unsigned long long)e->self_nr);
@@ -928,8 +958,12 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		default: {
 			const char *t = key_text(r, e, c, buf, sizeof(buf));
 
-			/* perf pads the last column, but for a symbol */
-			if (k == last && c != COL_KEY + HIST_KEY_PARENT)
+			/* perf (hist_entry__snprintf_alignment()) pads every column
+			 * but the last; of the keys, only a symbol's and a source
+			 * line's text is not padded to the width by itself */
+			if (k == last &&
+			    (c == COL_KEY + HIST_KEY_SYM || c == COL_KEY + HIST_KEY_SRCLINE ||
+			     c == COL_KEY + HIST_KEY_SYMQ))
 				fputs(t, stdout);
 			else
 				printf("%-*s", r->width[k], t);
@@ -1068,7 +1102,7 @@ static int graph_level(const struct report *r, uint32_t parent, uint64_t total, 
 static int print_graph(const struct report *r, const struct hist_entry *e, uint64_t parent_total)
 {
 	const struct callchains *cc = &r->m.hist.cc;
-	uint64_t total = r->m.hist.total;
+	uint64_t total = r->total;
 	uint64_t min_hit = r->mode == CHAIN_GRAPH ? chain_min_hit(r, total) : 0;
 	uint32_t *kids, root = e->chain, last;
 	int left = 0, ret, printed = 0;
@@ -1180,7 +1214,7 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 	char name[1100], val[64];
 	int ret;
 
-	ret = collect_paths(&p, e->chain, chain_min_hit(r, r->m.hist.total));
+	ret = collect_paths(&p, e->chain, chain_min_hit(r, r->total));
 	if (!ret && p.nr) {
 		sort_cc = cc;
 		qsort(p.nodes, p.nr, sizeof(*p.nodes), path_cmp);
@@ -1190,10 +1224,9 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 		size_t len = path_of(cc, p.nodes[i], &path, &cap);
 
 		if (r->mode == CHAIN_FOLDED)
-			chain_value(r, val, sizeof(val), n->hit, n->count, r->m.hist.total);
+			chain_value(r, val, sizeof(val), n->hit, n->count, r->total);
 		else
-			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n),
-				    r->m.hist.total);
+			chain_value(r, val, sizeof(val), cc_cumul(n), cc_cumul_count(n), r->total);
 		if (r->mode == CHAIN_FLAT)
 			printf("           %s\n", val);
 		else
@@ -1232,11 +1265,30 @@ static int print_chains(const struct report *r, const struct hist_entry *e)
 	return 0;
 }
 
+/* What percentages are of: every sample's weight, or with --percentage
+ * relative and --symbol-filter, the Self of the entries it shows (perf's
+ * total_non_filtered_period; the other filters hid their samples already) */
+static void set_total(struct report *r)
+{
+	const struct hist *h = &r->m.hist;
+	size_t i;
+
+	r->total = h->total;
+	if (!r->mo.relative || !r->symbol_filter)
+		return;
+	r->total = 0;
+	for (i = 0; i < h->nr_entries; i++)
+		if (entry_passes(r, &h->entries[i]))
+			r->total += h->entries[i].self;
+}
+
 static int print_stdio(struct report *r, const struct hist_entry *const *rows, size_t nr)
 {
 	size_t i;
 	int ret = 0;
 
+	set_total(r);
+	setup_elide(r);
 	if (!r->quiet)
 		print_header(r);
 	compute_widths(r);
@@ -1251,6 +1303,67 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	if (r->threads)
 		print_threads(r);
 	return ret;
+}
+
+static int col_by(int c)
+{
+	switch (c) {
+	case COL_OVERHEAD:
+		return HIST_BY_SELF;
+	case COL_CHILDREN:
+		return HIST_BY_CHILDREN;
+	case COL_SAMPLE:
+		return HIST_BY_SAMPLES;
+	case COL_PERIOD:
+		return HIST_BY_PERIOD;
+	}
+	return HIST_BY_KEY + (c - COL_KEY);
+}
+
+static void add_by(struct hist_sortspec *s, int by)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->by[i] == by)
+			return;
+	if (s->nr < HIST_MAX_BY)
+		s->by[s->nr++] = by;
+}
+
+/* The columns and the order of the entries as perf's setup_sorting():
+ * the columns are -F's fields (or Children, Self and the extra columns)
+ * then the sort keys not among them; the entries are ordered by Children
+ * and Self (unless -F), the sort keys, then the columns not yet used. */
+static void setup_columns(struct report *r)
+{
+	struct hist_sortspec *s = &r->mo.sort;
+	unsigned i, k;
+
+	if (!r->fields) {
+		default_cols(r);
+	} else {
+		for (i = 0; i < r->nr_sort_keys; i++) {
+			for (k = 0; k < r->nr_cols && r->cols[k] != COL_KEY + (int)r->mo.keys[i];
+			     k++)
+				;
+			if (k == r->nr_cols && r->nr_cols < MAX_COLS)
+				r->cols[r->nr_cols++] = COL_KEY + (int)r->mo.keys[i];
+		}
+	}
+	memset(s, 0, sizeof(*s));
+	s->sym_filter = r->symbol_filter;
+	s->all = s->limit_children = r->mo.children;
+	if (!r->fields) {
+		if (r->mo.children)
+			add_by(s, HIST_BY_CHILDREN);
+		add_by(s, HIST_BY_SELF);
+	}
+	for (i = 0; i < (r->fields ? r->nr_sort_keys : r->mo.nr_keys); i++)
+		add_by(s, HIST_BY_KEY + (int)r->mo.keys[i]);
+	for (k = 0; k < r->nr_cols; k++)
+		add_by(s, col_by(r->cols[k]));
+	r->mo.sort_self = 0;
 }
 
 /* Children, call-chain mode and order, and the columns, as perf picks
@@ -1277,16 +1390,7 @@ static void setup_chains(struct report *r, int has_cg)
 	/* text: an entry under the threshold shows no branch (fractal's is relative) */
 	if (!r->tui && r->mode != CHAIN_FRACTAL)
 		r->mo.chain_min_pct = r->chain_min;
-	if (!r->fields) {
-		default_cols(r);
-	} else {
-		unsigned k;
-
-		r->mo.sort_self = 1;
-		for (k = 0; k < r->nr_cols; k++)
-			if (r->cols[k] == COL_CHILDREN)
-				r->mo.sort_self = 0;
-	}
+	setup_columns(r);
 }
 
 /* ---- zt report --gpu ---- */
@@ -1474,6 +1578,8 @@ static int print_gpu_stdio(struct report *r, const struct gpureport *gr,
 	size_t i;
 	int ret = 0;
 
+	set_total(r);
+	setup_elide(r);
 	if (!r->quiet)
 		print_gpu_summary(r, gr, ft);
 	print_gpu_kernels(gr);
@@ -1643,7 +1749,8 @@ int cmd_report(int argc, char **argv)
 			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
 		{OPT_STRING, 'i', "input", &r.input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data, or standard input when it is a pipe)"},
+		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
+		 "it is a pipe)"},
 		{OPT_STRING, 0, "event", &r.event, "name",
 		 "the event to report of a recording with several (default: --stdio a section "
 		 "each, the TUI a menu of them)"},
@@ -1708,6 +1815,13 @@ int cmd_report(int argc, char **argv)
 		{OPT_STRING, 'S', "symbols", &r.symbols, "sym[,sym...]",
 		 "only entries of these functions"},
 		{OPT_STRING, 'C', "cpu", &r.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "symbol-filter", &r.symbol_filter, "text",
+		 "only entries whose function's name contains text"},
+		{OPT_STRING, 0, "percentage", &r.percentage, "relative|absolute",
+		 "percentages of what the filters show (relative) or of every sample "
+		 "(absolute, the default)"},
+		{OPT_BOOL, 0, "group", &r.group, NULL,
+		 "show event groups together (a recording of one event: as without)"},
 		{OPT_STRING, 0, "time", &r.time, "start,end",
 		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
 		{OPT_BOOL, 'f', "force", &r.force, NULL,
@@ -1718,6 +1832,10 @@ int cmd_report(int argc, char **argv)
 		SYMOPTS_OPTIONS(r.so),
 		SYMOPTS_SYMDB_OPTIONS(r.so),
 		SYMOPTS_KERNEL_OPTIONS(r.so),
+		{OPT_BOOL, 0, "ignore-vmlinux", &r.ignore_vmlinux, NULL,
+		 "use no vmlinux file for kernel symbols (-k/--vmlinux is ignored)"},
+		{OPT_STRING, 0, "objdump", &r.objdump, "path",
+		 "accepted for perf's sake: zt disassembles with capstone, not objdump"},
 		OPT_EOL,
 	};
 	struct cmd_progress prog = {0};
@@ -1757,7 +1875,8 @@ int cmd_report(int argc, char **argv)
 		r.tui = 1;
 	if (r.sort ? parse_sort(&r) : 0)
 		goto out;
-	if (r.fields && parse_fields(&r, r.sort != NULL))
+	r.nr_sort_keys = r.mo.nr_keys;
+	if (r.fields && parse_fields(&r))
 		goto out;
 	if (!r.mo.nr_keys) {
 		r.sort = NULL;
@@ -1822,6 +1941,15 @@ int cmd_report(int argc, char **argv)
 	}
 	if (setup_filters(&r))
 		goto out;
+	if (r.percentage && strcmp(r.percentage, "relative") && strcmp(r.percentage, "absolute")) {
+		cmd_error("--percentage '%s': use relative or absolute", r.percentage);
+		goto out;
+	}
+	r.mo.relative = r.percentage && !strcmp(r.percentage, "relative");
+	if (r.objdump)
+		cmd_warn("--objdump has no effect: zt disassembles with capstone, not objdump");
+	if (r.ignore_vmlinux)
+		r.so.vmlinux = NULL;
 	if (symopts_init(&r.so, "report")) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
@@ -1870,6 +1998,9 @@ int cmd_report(int argc, char **argv)
 					    .symmod = &r.so.mo,
 					    .vmlinux = r.so.vmlinux};
 	if (profile_nr_events(&r.ses.prof) > 1) {
+		if (r.group)
+			cmd_warn("--group: zt shows each event in a section of its own, not in "
+				 "columns of one table as perf");
 		ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft, &tui_opts)
 			    : report_events(&r);
 		goto out;

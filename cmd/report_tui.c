@@ -1205,6 +1205,8 @@ static int change_sort(struct browser *b)
 	}
 	memcpy(b->mo.keys, keys, sizeof(keys));
 	b->mo.nr_keys = nr;
+	if (b->mo.sort.nr) /* perf's order for the new keys */
+		hist_sortspec_default(&b->mo.sort, b->mo.children, keys, nr);
 	if (rebuild(b))
 		return -1;
 	snprintf(b->msg, sizeof(b->msg), "sorted by %s", text);

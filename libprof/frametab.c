@@ -289,6 +289,10 @@ char *zt_frame_srcline(const struct zt_frame *f, char *buf, size_t n)
 	if (f->sfile) {
 		base = strrchr(f->sfile, '/');
 		snprintf(buf, n, "%s:%u", base ? base + 1 : f->sfile, f->sline);
+	} else if (f->kernel && f->sym && f->quality != ZT_FRAME_NONE) {
+		/* perf's get_srcline() without line information: the function
+		 * and the decimal offset into it */
+		snprintf(buf, n, "%s+%llu", f->sym, (unsigned long long)f->offset);
 	} else {
 		snprintf(buf, n, "??:0");
 	}

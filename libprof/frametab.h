@@ -141,7 +141,8 @@ static inline const struct zt_frame *frametab_frame(const struct frametab *ft, u
 char *zt_frame_name(const struct zt_frame *f, char *buf, size_t n);
 
 /* perf's srcline of a frame into buf: "file.c:42" with the base name of
- * its innermost position, "??:0" when unknown. Returns buf. */
+ * its innermost position; when unknown, "function+123" (the decimal offset
+ * into it) for a kernel function, as perf, else "??:0". Returns buf. */
 char *zt_frame_srcline(const struct zt_frame *f, char *buf, size_t n);
 
 #endif

@@ -13,6 +13,7 @@
 #include "libprof/hist.h"
 #include "libprof/htab.h"
 #include "libprof/profile.h"
+#include "libprof/rborder.h"
 
 static const char *const key_names[] = {
 	[HIST_KEY_COMM] = "comm",
@@ -104,7 +105,7 @@ const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum
 	case HIST_KEY_SYMQ:
 		return q[e->f.symq < 3 ? e->f.symq : 0];
 	case HIST_KEY_CPU:
-		snprintf(buf, n, "%03u", e->f.cpu);
+		snprintf(buf, n, "%.3d", (int32_t)e->f.cpu); /* perf's: no CPU (-1) is -001 */
 		return buf;
 	case HIST_KEY_PARENT:
 		return hist_str(h, e->f.parent);
@@ -457,10 +458,18 @@ int hist_add_sample_at(struct hist *h, const struct hist_frame *frames, size_t n
 		return ret;
 	for (i = 0; i < n; i++) {
 		struct hist_entry *e = find_entry(h, &frames[i]);
-		uint32_t depth = n - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - i);
+		/* perf's max_depth: the entry's own samples append the whole
+		 * chain, another entry the chain from its place on, in chain
+		 * order (caller: from the outermost frame in) */
+		size_t d = i == self_at ? n - k : i < k ? 0 : callee ? n - i : i + 1 - k;
+		uint32_t depth = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 
 		if (!e)
 			return -ENOMEM;
+		if (frames[i].first < e->f.first) {
+			e->f.first = frames[i].first;
+			e->f.first_tid = frames[i].first_tid;
+		}
 		if (i == self_at) {
 			e->self += weight;
 			e->self_nr += nr;
@@ -542,7 +551,7 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 
 struct sort_ctx {
 	const struct hist *h;
-	int children;
+	const struct hist_sortspec *s;
 };
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -550,87 +559,201 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a > b ? -1 : a < b;
 }
 
-static int entry_cmp(const void *pa, const void *pb, void *ctx)
+static int cmp_u32(uint32_t a, uint32_t b)
 {
-	const struct sort_ctx *c = ctx;
-	const struct hist *h = c->h;
-	const struct hist_entry *a = *(const struct hist_entry *const *)pa;
-	const struct hist_entry *b = *(const struct hist_entry *const *)pb;
-	unsigned i;
-	int r;
-
-	if (c->children == 1) {
-		r = cmp_u64_desc(a->children, b->children);
-		if (r)
-			return r;
-		if (a->depth != b->depth)
-			return a->depth < b->depth ? -1 : 1;
-	}
-	r = cmp_u64_desc(a->self, b->self);
-	if (r)
-		return r;
-	for (i = 0; i < h->nr_keys; i++) {
-		switch (h->keys[i]) {
-		case HIST_KEY_COMM:
-			r = strcmp(hist_str(h, a->f.comm), hist_str(h, b->f.comm));
-			break;
-		case HIST_KEY_PID:
-			r = a->f.pid < b->f.pid ? -1 : a->f.pid > b->f.pid;
-			break;
-		case HIST_KEY_DSO:
-			r = strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
-			break;
-		case HIST_KEY_SYM:
-			r = strcmp(hist_str(h, a->f.sym), hist_str(h, b->f.sym));
-			if (!r)
-				r = (int)a->f.kernel - (int)b->f.kernel;
-			break;
-		case HIST_KEY_SRCLINE:
-			r = strcmp(hist_str(h, a->f.srcline), hist_str(h, b->f.srcline));
-			break;
-		case HIST_KEY_SYMQ:
-			r = (int)b->f.symq - (int)a->f.symq;
-			break;
-		case HIST_KEY_TID:
-			r = a->f.tid < b->f.tid ? -1 : a->f.tid > b->f.tid;
-			break;
-		case HIST_KEY_CPU:
-			r = a->f.cpu < b->f.cpu ? -1 : a->f.cpu > b->f.cpu;
-			break;
-		case HIST_KEY_PARENT:
-			r = strcmp(hist_str(h, a->f.parent), hist_str(h, b->f.parent));
-			break;
-		}
-		if (r)
-			return r;
-	}
 	return a < b ? -1 : a > b;
 }
 
-int hist_sort(struct hist *h, int children, double percent_limit,
-	      const struct hist_entry ***out, size_t *n)
+/* perf's cmp_null(): an entry without the thing (no function, no parent) last */
+static int cmp_missing(int a_missing, int b_missing)
 {
-	struct sort_ctx ctx = { h, children };
+	return a_missing - b_missing;
+}
+
+static int key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		   const struct hist_entry *b)
+{
+	int r = 0;
+
+	switch (k) {
+	case HIST_KEY_COMM:
+		return strcmp(hist_str(h, a->f.comm), hist_str(h, b->f.comm));
+	case HIST_KEY_PID:
+		return cmp_u32(a->f.pid, b->f.pid);
+	case HIST_KEY_DSO: /* perf's _sort__dso_cmp(): no module (no mapping) last */
+		r = cmp_missing(a->f.unmapped, b->f.unmapped);
+		return r ? r : strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
+	case HIST_KEY_SYM:
+		/* perf's sort__sym_sort: by name, no function last, two without alike */
+		r = cmp_missing(!a->f.symq, !b->f.symq);
+		if (r || !a->f.symq)
+			return r;
+		r = strcmp(hist_str(h, a->f.sym), hist_str(h, b->f.sym));
+		return r ? r : (int)a->f.kernel - (int)b->f.kernel;
+	case HIST_KEY_SRCLINE:
+		return strcmp(hist_str(h, a->f.srcline), hist_str(h, b->f.srcline));
+	case HIST_KEY_SYMQ:
+		return (int)b->f.symq - (int)a->f.symq;
+	case HIST_KEY_TID:
+		return cmp_u32(a->f.tid, b->f.tid);
+	case HIST_KEY_CPU: /* perf's int: no CPU (-1) first */
+		return (int32_t)a->f.cpu < (int32_t)b->f.cpu   ? -1
+		       : (int32_t)a->f.cpu > (int32_t)b->f.cpu ? 1
+							       : 0;
+	case HIST_KEY_PARENT:
+		r = cmp_missing(!strcmp(hist_str(h, a->f.parent), "[other]"),
+				!strcmp(hist_str(h, b->f.parent), "[other]"));
+		return r ? r : strcmp(hist_str(h, a->f.parent), hist_str(h, b->f.parent));
+	}
+	return 0;
+}
+
+/* The order of perf's entry tree (hists->entries_collapsed), in which its
+ * entries go into the sorted tree: by the keys' se_cmp(), ascending, where
+ * a function is its address (unresolved ones after, by address). */
+static int tree_cmp(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+{
+	unsigned i;
+	int r = 0;
+
+	for (i = 0; i < h->nr_keys && !r; i++) {
+		if (h->keys[i] != HIST_KEY_SYM) {
+			r = key_cmp(h, h->keys[i], a, b);
+			continue;
+		}
+		r = cmp_missing(!a->f.symq, !b->f.symq);
+		if (!r)
+			r = strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
+		if (!r && a->f.addr != b->f.addr)
+			r = a->f.addr < b->f.addr ? -1 : 1;
+	}
+	return r ? r : a < b ? -1 : a > b;
+}
+
+/* By the sort list; 0 when equal in it. */
+static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
+		     const struct hist_entry *b)
+{
+	const struct hist *h = c->h;
+	unsigned i;
+	int r = 0;
+
+	for (i = 0; i < c->s->nr && !r; i++) {
+		switch (c->s->by[i]) {
+		case HIST_BY_CHILDREN:
+			r = cmp_u64_desc(a->children, b->children);
+			/* perf's __hpp__sort_acc(): the caller above its callee,
+			 * within a thread and with call chains */
+			if (!r && h->opts.chain != HIST_CHAIN_NONE &&
+			    a->f.first_tid == b->f.first_tid && a->depth != b->depth) {
+				r = a->depth > b->depth ? -1 : 1;
+				if (h->opts.chain == HIST_CHAIN_CALLEE)
+					r = -r;
+			}
+			break;
+		case HIST_BY_SELF:
+		case HIST_BY_PERIOD:
+			r = cmp_u64_desc(a->self, b->self);
+			break;
+		case HIST_BY_SAMPLES:
+			r = cmp_u64_desc(a->self_nr, b->self_nr);
+			break;
+		default:
+			r = key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
+		}
+	}
+	return r;
+}
+
+static int tree_qcmp(const void *pa, const void *pb, void *ctx)
+{
+	return tree_cmp(((const struct sort_ctx *)ctx)->h, *(const struct hist_entry *const *)pa,
+			*(const struct hist_entry *const *)pb);
+}
+
+static int insert_cmp(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct sort_ctx *c = ctx;
+
+	return entry_cmp(c, c->h->sorted[a], c->h->sorted[b]);
+}
+
+int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percent_limit,
+		 const struct hist_entry ***out, size_t *n)
+{
+	struct sort_ctx ctx = {h, spec};
 	const struct hist_entry **s;
-	size_t i, k = 0;
+	uint32_t *order;
+	size_t i, k = 0, j = 0;
+	int ret;
 
 	s = realloc(h->sorted, (h->nr_entries ? h->nr_entries : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	h->sorted = s;
-	for (i = 0; i < h->nr_entries; i++) {
-		const struct hist_entry *e = &h->entries[i];
-		uint64_t v = children == 1 ? e->children : e->self;
-
-		if (!children && !e->self_nr)
-			continue;
-		if (percent_limit > 0 &&
-		    (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
-			continue;
-		s[k++] = e;
+	for (i = 0; i < h->nr_entries; i++)
+		if (spec->all || h->entries[i].self_nr)
+			s[k++] = &h->entries[i];
+	/* perf: the entries go from their tree into the sorted one in turn
+	 * (__hists__insert_output_entry(): an equal one after); a tree gives
+	 * its order, as the comparison is not transitive */
+	qsort_r(s, k, sizeof(*s), tree_qcmp, &ctx);
+	order = malloc((k ? k : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	ret = rborder(k, insert_cmp, &ctx, order);
+	if (ret) {
+		free(order);
+		return ret;
 	}
-	qsort_r(s, k, sizeof(*s), entry_cmp, &ctx);
+	for (i = 0; i < k; i++) {
+		const struct hist_entry *e = s[order[i]];
+		uint64_t v = spec->limit_children ? e->children : e->self;
+
+		order[i] = (uint32_t)(e - h->entries);
+		if (!hist_sortspec_shows(h, spec, e))
+			order[i] = UINT32_MAX;
+		else if (percent_limit > 0 &&
+			 (!h->total || (double)v * 100.0 / (double)h->total < percent_limit))
+			order[i] = UINT32_MAX;
+	}
+	for (i = 0; i < k; i++)
+		if (order[i] != UINT32_MAX)
+			s[j++] = &h->entries[order[i]];
+	free(order);
 	*out = s;
-	*n = k;
+	*n = j;
 	return 0;
+}
+
+void hist_sortspec_default(struct hist_sortspec *s, int children, const enum hist_key *keys,
+			   unsigned nr_keys)
+{
+	const char *filter = s->sym_filter;
+	unsigned i;
+
+	memset(s, 0, sizeof(*s));
+	s->sym_filter = filter;
+	s->all = s->limit_children = children;
+	if (children)
+		s->by[s->nr++] = HIST_BY_CHILDREN;
+	s->by[s->nr++] = HIST_BY_SELF;
+	for (i = 0; i < nr_keys && s->nr < HIST_MAX_BY; i++)
+		s->by[s->nr++] = HIST_BY_KEY + (int)keys[i];
+}
+
+int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
+			const struct hist_entry *e)
+{
+	return !s->sym_filter || (e->f.symq && strstr(hist_str(h, e->f.sym), s->sym_filter));
+}
+
+int hist_sort(struct hist *h, int children, double percent_limit, const struct hist_entry ***out,
+	      size_t *n)
+{
+	struct hist_sortspec spec = {.nr = 0};
+
+	hist_sortspec_default(&spec, children == 1, h->keys, h->nr_keys);
+	spec.all = children != 0;
+	return hist_sort_by(h, &spec, percent_limit, out, n);
 }

@@ -46,13 +46,17 @@ struct hist_frame {
 			    outermost frames as the chain, the sample's own as its entry) */
 	uint64_t addr;   /* the function's start (the address when unresolved): orders
 			    chain siblings of equal weight as perf does */
+	uint64_t first;	 /* the time of the sample (perf reads samples in time order) ... */
+	uint32_t first_tid; /* ... and its thread: an entry keeps its first sample's
+			       (perf's hist_entry.thread, which ties of Children look at) */
 };
 
 struct hist_entry {
 	struct hist_frame f;  /* fields that are not sort keys keep the first value seen */
 	uint64_t self, children;         /* weights */
 	uint64_t self_nr, children_nr;   /* samples */
-	uint32_t depth; /* largest distance from the outermost frame, to show callers first */
+	uint32_t depth; /* perf's callchain max_depth: the most frames of a chain from the
+			   entry on in chain order (the whole chain for its own samples) */
 	uint64_t last;  /* private: the last sample counted in children */
 	uint32_t chain; /* root of its call-chain tree in hist.cc, CC_NONE without call chains */
 };
@@ -144,6 +148,40 @@ int hist_add_sample(struct hist *h, const struct hist_frame *frames, size_t n,
 #define HIST_SORT_SELF_ALL 2
 int hist_sort(struct hist *h, int children, double percent_limit,
 	      const struct hist_entry ***out, size_t *n);
+
+/*
+ * perf's sort list (perf_hpp_list.sorts): what entries are ordered by, in
+ * turn. HIST_BY_CHILDREN is perf's overhead_children: Children, then, with
+ * call chains kept (hist_opts.chain) and entries of one thread, the
+ * caller above its callee (max_depth); HIST_BY_KEY + k a sort key as perf's
+ * se_sort (names ascending, numbers ascending, unresolved functions and
+ * "[other]" last). Entries equal in all come in the order of perf's entry
+ * tree (by function address).
+ */
+enum hist_by {
+	HIST_BY_CHILDREN,
+	HIST_BY_SELF,
+	HIST_BY_SAMPLES,
+	HIST_BY_PERIOD,
+	HIST_BY_KEY, /* + enum hist_key */
+};
+#define HIST_MAX_BY (HIST_MAX_KEYS + 4)
+struct hist_sortspec {
+	int by[HIST_MAX_BY];
+	unsigned nr;
+	int all;		/* every entry (Children counted), else only those with Self */
+	int limit_children;	/* --percent-limit on Children, else on Self */
+	const char *sym_filter; /* perf's --symbol-filter: only entries whose function's
+				   name contains it (borrowed); NULL: all */
+};
+/* perf's sort list without -F: Children (with children), Self, the keys. */
+void hist_sortspec_default(struct hist_sortspec *s, int children, const enum hist_key *keys,
+			   unsigned nr_keys);
+/* Whether entry e passes s's sym_filter. */
+int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
+			const struct hist_entry *e);
+int hist_sort_by(struct hist *h, const struct hist_sortspec *s, double percent_limit,
+		 const struct hist_entry ***out, size_t *n);
 
 /*
  * Lazy call chains (hist_opts.lazy_chains): after every sample went in

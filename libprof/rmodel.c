@@ -27,6 +27,8 @@ struct rgroup {
 	uint64_t epoch;	     /* of its mappings (proctree_epoch) */
 	uint64_t ts;	     /* of its first sample: to resolve with */
 	uint64_t weight, nr; /* of all its samples */
+	uint64_t first;	     /* the time of its first sample (perf reads in time order) */
+	uint32_t first_tid;  /* ... and that sample's thread */
 };
 
 /* A thread's name and epoch over a span of time. */
@@ -62,6 +64,8 @@ struct pmemo {
 struct ragg {
 	uint32_t group, tid, cpu;
 	uint64_t weight, nr;
+	uint64_t first;	    /* the time of its first sample */
+	uint32_t first_tid; /* ... and that sample's thread */
 };
 
 struct rpriv {
@@ -351,13 +355,18 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 
 			ret = ZT_GROW(m->groups, m->cap_groups, sg.nr) ? -ENOMEM : 0;
 			if (!ret) {
-				m->groups[gi] = (struct rgroup){s->stack, s->pid,  leaf,  0, 0,
-								0,	  k.epoch, s->ts, 0, 0};
+				m->groups[gi] =
+					(struct rgroup){s->stack, s->pid, leaf, 0, 0,	  0,
+							k.epoch,  s->ts,  0,	0, s->ts, s->tid};
 				m->nr_groups = sg.nr;
 				ret = hist_intern_clean(&m->hist, comm, &m->groups[gi].comm);
 			}
 		}
 		if (!ret) {
+			if (s->ts < m->groups[gi].first) {
+				m->groups[gi].first = s->ts;
+				m->groups[gi].first_tid = s->tid;
+			}
 			p->sgroup[i] = gi;
 			m->groups[gi].weight += s->weight;
 			m->groups[gi].nr++;
@@ -438,7 +447,8 @@ static inline uint64_t agg_hash_at(const void *ctx, uint32_t i)
 	return agg_hash(a->group, a->tid, a->cpu);
 }
 
-static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint64_t w)
+static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint64_t w,
+		   uint64_t first, uint32_t first_tid)
 {
 	size_t j;
 	uint32_t i;
@@ -452,12 +462,16 @@ static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint
 		if (a->group == g && a->tid == tid && a->cpu == cpu) {
 			a->weight += w;
 			a->nr++;
+			if (first < a->first) {
+				a->first = first;
+				a->first_tid = first_tid;
+			}
 			return 0;
 		}
 	}
 	if (ZT_GROW(p->aggs, p->cap_aggs, p->nr_aggs + 1))
 		return -ENOMEM;
-	p->aggs[p->nr_aggs] = (struct ragg){g, tid, cpu, w, 1};
+	p->aggs[p->nr_aggs] = (struct ragg){g, tid, cpu, w, 1, first, first_tid};
 	zt_htab_set(&p->ahash, j, (uint32_t)p->nr_aggs++);
 	return 0;
 }
@@ -621,6 +635,8 @@ static void put_frame(struct rpriv *p, const struct hist_frame *t, const struct 
 	h->pid = g->pid;
 	h->tid = a->tid;
 	h->cpu = a->cpu;
+	h->first = a->first;
+	h->first_tid = a->first_tid;
 }
 
 /* Each aggregate's frames (without inline frames unless asked) into the
@@ -715,8 +731,13 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
 			return -ENOMEM;
 		for (i = 0; i < m->nr_groups; i++)
-			p->aggs[i] = (struct ragg){(uint32_t)i, 0, 0, m->groups[i].weight,
-						   m->groups[i].nr};
+			p->aggs[i] = (struct ragg){(uint32_t)i,
+						   0,
+						   0,
+						   m->groups[i].weight,
+						   m->groups[i].nr,
+						   m->groups[i].first,
+						   m->groups[i].first_tid};
 		p->nr_aggs = m->nr_groups;
 		m->shown = m->total;
 		m->shown_nr = m->total_nr;
@@ -743,11 +764,12 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		}
 		m->shown += s->weight;
 		m->shown_nr++;
-		ret = agg_add(p, p->sgroup[i], by_tid ? s->tid : 0, by_cpu ? s->cpu : 0, s->weight);
+		ret = agg_add(p, p->sgroup[i], by_tid ? s->tid : 0, by_cpu ? s->cpu : 0, s->weight,
+			      s->ts, s->tid);
 		if (ret)
 			return ret;
 	}
-	if (hidden_nr) {
+	if (hidden_nr && !o->relative) {
 		ret = hist_add_sample(&m->hist, NULL, 0, hidden, hidden_nr);
 		if (ret)
 			return ret;
@@ -788,6 +810,8 @@ int rmodel_entry_shown(const struct rmodel *m, const struct hist_entry *e)
 
 int rmodel_sort(struct rmodel *m, double percent_limit, const struct hist_entry ***rows, size_t *n)
 {
+	if (m->opts.sort.nr)
+		return hist_sort_by(&m->hist, &m->opts.sort, percent_limit, rows, n);
 	return hist_sort(&m->hist,
 			 m->opts.children ? (m->opts.sort_self ? HIST_SORT_SELF_ALL : 1) : 0,
 			 percent_limit, rows, n);

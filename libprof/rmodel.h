@@ -45,6 +45,10 @@ struct rmodel_opts {
 					  stack starts there, in caller order (caller_order) its
 					  chain runs from there down to the leaf */
 	int caller_order;	       /* perf's call-chain order is caller first */
+	struct hist_sortspec sort;     /* the order of the entries (perf's sort list); nr 0:
+					  Children (with children), Self, then the keys */
+	int relative;		       /* perf's --percentage relative: percentages of the
+					  samples the filters show, not of all */
 };
 
 /* A resolved group of samples: stack, process, thread, CPU alike. */

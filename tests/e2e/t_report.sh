@@ -82,7 +82,7 @@ check "leaf_x about 50%" between "$(pct s.txt leaf_x)" 42 58
 check "tree_c about 33%" between "$(pct s.txt tree_c)" 26 40
 check "leaf_y about 17%" between "$(pct s.txt leaf_y)" 11 23
 "$ZT" report -i t.data --stdio > g.txt
-check "header: samples, event, frequency" grep -qE "^# Samples: [0-9]+K? of event 'cpu-clock' at 4000 Hz" g.txt
+check "header: samples, event, frequency" grep -qE "^# Samples: [0-9]+(K| ) of event 'cpu-clock' at 4000 Hz" g.txt
 check "header: the recording's command line" grep -q "^# Recorded: zt record -q -g -o t.data -- .*tree 1" g.txt
 check "header: the time range" grep -qE '^# Time: [0-9]+\.[0-9]{6} to [0-9]+\.[0-9]{6} \(1\.[0-9]{3} s\)' g.txt
 check "header: lost samples" grep -q "^# Total Lost Samples: 0" g.txt

@@ -18,7 +18,7 @@
 /* A frame of comm "prog", pid 1, in dso, named sym (user code). */
 static struct hist_frame fr(struct hist *h, const char *dso, const char *sym)
 {
-	struct hist_frame f = { .pid = 1 };
+	struct hist_frame f = {.pid = 1, .symq = 2};
 
 	assert_int_equal(hist_intern(h, "prog", &f.comm), 0);
 	assert_int_equal(hist_intern(h, dso, &f.dso), 0);
@@ -86,9 +86,10 @@ static void test_children_self_recursion(void **state)
 	struct hist h;
 	struct hist_frame f[4];
 	const struct hist_entry **rows, *e;
+	const struct hist_opts o = {1, HIST_CHAIN_CALLER, 0};
 	size_t n;
 
-	assert_int_equal(hist_init(&h, NULL, 0), 0);
+	assert_int_equal(hist_init_opts(&h, NULL, 0, &o), 0);
 	/* a -> b -> a recursion under main: a counted once in children */
 	f[0] = fr(&h, "prog", "a");
 	f[1] = fr(&h, "prog", "b");
@@ -117,10 +118,19 @@ static void test_children_self_recursion(void **state)
 	e = find(rows, n, &h, "main");
 	assert_int_equal(e->self, 0);
 	assert_int_equal(e->children, 1500);
-	/* by children; main and b tie: the caller first */
+	/* by children; main and b tie: with call chains, the caller first
+	 * (perf's max_depth: main's chains are longer from it on) */
 	assert_string_equal(hist_str(&h, rows[0]->f.sym), "main");
 	assert_string_equal(hist_str(&h, rows[1]->f.sym), "b");
 	assert_string_equal(hist_str(&h, rows[2]->f.sym), "a");
+	assert_int_equal(find(rows, n, &h, "main")->depth, 4);
+	assert_int_equal(find(rows, n, &h, "b")->depth, 2);
+	/* without call chains (perf -g none): no depth, Self decides */
+	h.opts.chain = HIST_CHAIN_NONE;
+	assert_int_equal(hist_sort(&h, 1, 0, &rows, &n), 0);
+	assert_string_equal(hist_str(&h, rows[0]->f.sym), "b");
+	assert_string_equal(hist_str(&h, rows[1]->f.sym), "main");
+	h.opts.chain = HIST_CHAIN_CALLER;
 
 	/* without children: by self, only entries with self */
 	assert_int_equal(hist_sort(&h, 0, 0, &rows, &n), 0);
