@@ -48,8 +48,10 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 # libcurl and libmicrohttpd: headers only at build time, dlopen'ed by
 # net/client.c and server/httpd.c when a command talks to or serves HTTP
 # (linked, libcurl's ~30 libraries slowed every command's start-up from
-# 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms)
-DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd
+# 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms); Capstone by
+# symbolizer/disasm.c when zt annotate decodes (linked statically, the
+# relocation of its tables was 340 page faults at every command's start)
+DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd capstone
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 # libtraceevent (libtraceevent-dev): optional, for the tracepoint fields zt
 # script prints (formats/tracefmt.c); without it everything else builds and
