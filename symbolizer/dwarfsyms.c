@@ -700,12 +700,19 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 	}
 	/* children arrays grow from 2, not zt_grow's 16: most calls have one
 	 * or two inlined calls in them, if any */
-	if (node->nr_children >= UINT32_MAX ||
-	    (node->nr_children == *cap &&
-	     zt_grow((void **)&node->children, cap, *cap ? *cap * 2 : 2, sizeof(*node->children)))) {
-		free(r);
-		d->err = -ENOMEM;
-		return;
+	if (node->nr_children == *cap) {
+		size_t nc = *cap ? *cap * 2 : 2;
+		struct fi_inline *m = node->nr_children < UINT32_MAX && nc <= SIZE_MAX / sizeof(*m)
+					      ? realloc(node->children, nc * sizeof(*m))
+					      : NULL;
+
+		if (!m) {
+			free(r);
+			d->err = -ENOMEM;
+			return;
+		}
+		node->children = m;
+		*cap = nc;
 	}
 	n = &node->children[node->nr_children++];
 	memset(n, 0, sizeof(*n));
