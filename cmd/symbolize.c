@@ -410,8 +410,8 @@ static void print_result(struct symbolize *s, uint64_t addr, const struct fi_res
 		if (s->llvm)
 			snprintf(a, sizeof(a), "0x%" PRIx64 "\n", addr);
 		else
-			snprintf(a, sizeof(a), s->pretty ? "0x%016" PRIx64 ": " : "0x%016" PRIx64 "\n",
-				 addr);
+			snprintf(a, sizeof(a),
+				 s->pretty ? "0x%016" PRIx64 ": " : "0x%016" PRIx64 "\n", addr);
 		ob_puts(a);
 	}
 	for (i = 0; i < n; i++) {

@@ -13,7 +13,7 @@
  * virtual machine: first touches of big tables were most of a cold 'zt
  * symbolize'). Only where the kernel leaves it to madvise. */
 #define HUGE_ARRAY (4u << 20)
-#define HUGE_PAGE (2u << 20)
+#define HUGE_PAGE  (2u << 20)
 
 static void advise_huge(void *p, size_t len)
 {

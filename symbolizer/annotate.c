@@ -844,8 +844,9 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	}
 	ret = disasm_new(a->machine, o->syntax, &d);
 	if (ret == -ELIBACC) {
-		snprintf(err, n, "cannot load Capstone (libcapstone.so.4): install the Debian "
-				 "package 'libcapstone4'");
+		snprintf(err, n,
+			 "cannot load Capstone (libcapstone.so.4): install the Debian "
+			 "package 'libcapstone4'");
 		goto out;
 	}
 	if (ret) {

@@ -38,11 +38,11 @@ static void cs_load(void)
 
 	if (!h)
 		return;
-#define CS(field, name)                                   \
-	do {                                              \
-		*(void **)&cs.field = dlsym(h, name);     \
-		if (!cs.field)                            \
-			return;                           \
+#define CS(field, name)                               \
+	do {                                          \
+		*(void **)&cs.field = dlsym(h, name); \
+		if (!cs.field)                        \
+			return;                       \
 	} while (0)
 	CS(open, "cs_open");
 	CS(option, "cs_option");
