@@ -49,8 +49,11 @@ PKGS := libbpf:libbpf-dev libelf:libelf-dev libdw:libdw-dev libdebuginfod:libdeb
 # net/client.c and server/httpd.c when a command talks to or serves HTTP
 # (linked, libcurl's ~30 libraries slowed every command's start-up from
 # 1.9 to 4.7 ms, libmicrohttpd's GnuTLS by 1 ms); libarchive (ICU, libxml2,
-# nettle...) by symbolizer/symarchive.c when a zt archive is written or read
-DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd libarchive
+# nettle...) by symbolizer/symarchive.c when a zt archive is written or read;
+# Capstone by symbolizer/disasm.c when zt annotate decodes (linked
+# statically, the relocation of its tables was 340 page faults at every
+# command's start)
+DLOPEN_PKGS := libdebuginfod libcurl libmicrohttpd libarchive capstone
 pkg_names := $(foreach p,$(PKGS),$(word 1,$(subst :, ,$(p))))
 # libtraceevent (libtraceevent-dev): optional, for the tracepoint fields zt
 # script prints (formats/tracefmt.c); without it everything else builds and

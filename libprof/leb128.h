@@ -14,9 +14,15 @@
  */
 static inline uint64_t zt_uleb(const uint8_t **p, const uint8_t *end, int *bad)
 {
+	const uint8_t *q = *p;
 	uint64_t v = 0;
 	unsigned sh = 0;
 
+	/* one byte, most of them: small counts, offsets, line steps */
+	if (q < end && !(*q & 0x80)) {
+		*p = q + 1;
+		return *q;
+	}
 	while (*p < end) {
 		uint8_t b = *(*p)++;
 
@@ -35,9 +41,14 @@ static inline uint64_t zt_uleb(const uint8_t **p, const uint8_t *end, int *bad)
 /* The signed LEB128 number at *p, as zt_uleb (bits past 64 are dropped). */
 static inline int64_t zt_sleb(const uint8_t **p, const uint8_t *end, int *bad)
 {
+	const uint8_t *q = *p;
 	uint64_t v = 0;
 	unsigned sh = 0;
 
+	if (q < end && !(*q & 0x80)) { /* one byte: -64..63 */
+		*p = q + 1;
+		return (int64_t)(*q & 0x40 ? (uint64_t)*q | ~(uint64_t)0x7f : *q);
+	}
 	while (*p < end) {
 		uint8_t b = *(*p)++;
 

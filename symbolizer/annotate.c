@@ -839,6 +839,12 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		goto out;
 	}
 	ret = disasm_new(a->machine, o->syntax, &d);
+	if (ret == -ELIBACC) {
+		snprintf(err, n,
+			 "cannot load Capstone (libcapstone.so.4): install the Debian "
+			 "package 'libcapstone4'");
+		goto out;
+	}
 	if (ret) {
 		snprintf(err, n, "'%s': cannot disassemble code of ELF machine %u", path,
 			 a->machine);

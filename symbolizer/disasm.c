@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Instructions decoded with Capstone and written as objdump writes them. */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,46 @@
 #include <capstone.h>
 
 #include "symbolizer/disasm.h"
+
+/*
+ * Capstone is loaded when the first decoder is made (dlopen), not linked:
+ * linked statically, its decoder tables (1.4 MB of pointers) were relocated
+ * at the start of every zt command, 340 of the 450 pages the dynamic loader
+ * wrote, most of a warm 'zt symbolize' (a page fault each).
+ */
+static struct {
+	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
+	cs_err (*option)(csh handle, cs_opt_type type, size_t value);
+	cs_insn *(*malloc)(csh handle);
+	bool (*disasm_iter)(csh handle, const uint8_t **code, size_t *size, uint64_t *address,
+			    cs_insn *insn);
+	void (*free)(cs_insn *insn, size_t count);
+	cs_err (*close)(csh *handle);
+	int ok;
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void cs_load(void)
+{
+	void *h = dlopen("libcapstone.so.4", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+#define CS(field, name)                               \
+	do {                                          \
+		*(void **)&cs.field = dlsym(h, name); \
+		if (!cs.field)                        \
+			return;                       \
+	} while (0)
+	CS(open, "cs_open");
+	CS(option, "cs_option");
+	CS(malloc, "cs_malloc");
+	CS(disasm_iter, "cs_disasm_iter");
+	CS(free, "cs_free");
+	CS(close, "cs_close");
+#undef CS
+	cs.ok = 1; /* the handle stays open for the process's life */
+}
 
 struct disasm {
 	csh h;
@@ -35,19 +77,22 @@ int disasm_new(unsigned machine, enum disasm_syntax syntax, struct disasm **out)
 	} else {
 		return -ENOTSUP;
 	}
+	pthread_once(&cs_once, cs_load);
+	if (!cs.ok)
+		return -ELIBACC;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	if (cs_open(arch, mode, &d->h) != CS_ERR_OK) {
+	if (cs.open(arch, mode, &d->h) != CS_ERR_OK) {
 		free(d);
 		return -ENOTSUP;
 	}
-	cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs.option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
 	if (machine == EM_X86_64 && syntax == DISASM_ATT)
-		cs_option(d->h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	d->insn = cs_malloc(d->h);
+		cs.option(d->h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	d->insn = cs.malloc(d->h);
 	if (!d->insn) {
-		cs_close(&d->h);
+		cs.close(&d->h);
 		free(d);
 		return -ENOMEM;
 	}
@@ -61,8 +106,8 @@ void disasm_free(struct disasm *d)
 {
 	if (!d)
 		return;
-	cs_free(d->insn, 1);
-	cs_close(&d->h);
+	cs.free(d->insn, 1);
+	cs.close(&d->h);
 	free(d);
 }
 
@@ -333,7 +378,7 @@ int disasm_one(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 	out->addr = addr;
 	if (!len)
 		return -ENODATA;
-	if (!cs_disasm_iter(d->h, &p, &left, &a, d->insn)) {
+	if (!cs.disasm_iter(d->h, &p, &left, &a, d->insn)) {
 		out->len = d->machine == EM_AARCH64 && len >= 4 ? 4 : 1;
 		memcpy(out->bytes, code, out->len);
 		snprintf(out->mnemonic, sizeof(out->mnemonic), "(bad)");

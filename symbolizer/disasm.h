@@ -41,7 +41,9 @@ struct disasm_insn {
 struct disasm;
 
 /* A decoder for ELF machine (EM_X86_64 or EM_AARCH64) in syntax (AT&T or
- * Intel: x86 only). 0, -ENOTSUP for another machine, -ENOMEM. */
+ * Intel: x86 only). 0, -ENOTSUP for another machine, -ELIBACC when
+ * Capstone (libcapstone.so.4, loaded on the first call) cannot be loaded,
+ * -ENOMEM. */
 int disasm_new(unsigned machine, enum disasm_syntax syntax, struct disasm **out);
 void disasm_free(struct disasm *d);
 

@@ -2,6 +2,7 @@
 /* ELF symbols and DWARF (libdw) into the GSYM-shaped model of funcinfo.h:
  * one walk over each compile unit's DIEs and one read of its line table. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -323,25 +324,32 @@ static int die_ranges(struct dws *d, Dwarf_Die *die)
 static long ranges_and(const struct fi_range *a, size_t na, const struct fi_range *b, size_t nb,
 		       struct fi_range **out)
 {
-	size_t i = 0, j = 0, n = 0, cap = 0;
+	size_t i, j, n = 0, pass;
 	struct fi_range *r = NULL;
 
 	*out = NULL;
-	while (i < na && j < nb) {
-		uint64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
-		uint64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+	/* counted first, then allocated to size: one per inlined call, most
+	 * of one range (grown by doubling from 16, they were megabytes of
+	 * fresh pages on a big program) */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0, j = 0, n = 0; i < na && j < nb;) {
+			uint64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+			uint64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
 
-		if (s < e) {
-			if (ZT_GROW(r, cap, n + 1)) {
-				free(r);
-				return -ENOMEM;
+			if (s < e) {
+				if (r)
+					r[n] = (struct fi_range){ s, e };
+				n++;
 			}
-			r[n++] = (struct fi_range){ s, e };
+			if (a[i].end < b[j].end)
+				i++;
+			else
+				j++;
 		}
-		if (a[i].end < b[j].end)
-			i++;
-		else
-			j++;
+		if (!n || r)
+			break;
+		if (n > LONG_MAX || !(r = malloc(n * sizeof(*r))))
+			return -ENOMEM;
 	}
 	*out = r;
 	return (long)n;
@@ -690,10 +698,21 @@ static void add_inline(struct dws *d, Dwarf_Die *die, struct fi_inline *node, si
 			d->err = -ENOMEM;
 		return;
 	}
-	if (node->nr_children >= UINT32_MAX || ZT_GROW(node->children, *cap, node->nr_children + 1)) {
-		free(r);
-		d->err = -ENOMEM;
-		return;
+	/* children arrays grow from 2, not zt_grow's 16: most calls have one
+	 * or two inlined calls in them, if any */
+	if (node->nr_children == *cap) {
+		size_t nc = *cap ? *cap * 2 : 2;
+		struct fi_inline *m = node->nr_children < UINT32_MAX && nc <= SIZE_MAX / sizeof(*m)
+					      ? realloc(node->children, nc * sizeof(*m))
+					      : NULL;
+
+		if (!m) {
+			free(r);
+			d->err = -ENOMEM;
+			return;
+		}
+		node->children = m;
+		*cap = nc;
 	}
 	n = &node->children[node->nr_children++];
 	memset(n, 0, sizeof(*n));
@@ -749,7 +768,6 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 		     struct fi_inline *dst)
 {
 	struct fi_range *r;
-	size_t cap = 0;
 	long nr;
 	uint32_t i;
 
@@ -763,11 +781,13 @@ static int clip_tree(const struct fi_inline *src, const struct fi_range *lim, si
 	dst->call_file = src->call_file;
 	dst->call_line = src->call_line;
 	dst->call_column = src->call_column;
+	/* at most src's children: allocated once, to that size */
+	if (nr && src->nr_children &&
+	    !(dst->children = malloc(src->nr_children * sizeof(*dst->children))))
+		return -ENOMEM;
 	for (i = 0; i < src->nr_children && nr; i++) {
 		struct fi_inline *c;
 
-		if (ZT_GROW(dst->children, cap, dst->nr_children + 1))
-			return -ENOMEM;
 		c = &dst->children[dst->nr_children];
 		if (clip_tree(&src->children[i], dst->ranges, dst->nr_ranges, c)) {
 			fi_inline_release(c);
@@ -1101,13 +1121,15 @@ static int sort_rows(struct dws *d)
 		;
 	if (i >= n)
 		return 0;
-	if (!(tmp = malloc(n * sizeof(*tmp))))
+	tmp = NULL;
+	i = 0;
+	if (ZT_GROW(tmp, i, n)) /* zt_grow: on huge pages when that large */
 		return -ENOMEM;
 	sorted = merge_rows(d->rows, tmp, n);
 	if (sorted != d->rows) {
 		free(d->rows);
 		d->rows = sorted;
-		d->cap_rows = n;
+		d->cap_rows = i;
 	} else {
 		free(tmp);
 	}
@@ -1136,6 +1158,13 @@ static int distribute(struct dws *d)
 			else
 				hi = mid;
 		}
+		for (k = lo ? lo - 1 : 0; k < n && rows[k].addr < end; k++)
+			;
+		/* room for them all at once, not by doubling (copies, and fresh
+		 * pages for each copy) */
+		if (k > (lo ? lo - 1 : 0) &&
+		    ZT_GROW(f->lines, f->cap_lines, (size_t)f->nr_lines + k - (lo ? lo - 1 : 0)))
+			return -ENOMEM;
 		for (k = lo ? lo - 1 : 0; k < n && rows[k].addr < end; k++) {
 			const struct row *r = &rows[k];
 			uint64_t a = r->addr > f->start ? r->addr : f->start;
