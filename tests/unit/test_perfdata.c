@@ -215,6 +215,16 @@ static struct dsample *perf_dump(const char *name, size_t *nr)
 }
 
 static const struct profile *sort_p;
+static const struct dsample *sort_v;
+
+/* perf's dump by time, then dump order */
+static int dump_by_time(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t tx = sort_v[x].ts, ty = sort_v[y].ts;
+
+	return tx < ty ? -1 : tx > ty ? 1 : x < y ? -1 : x > y;
+}
 
 /* By time, then file order: perf's ordered-events queue. */
 static int by_time(const void *a, const void *b)
@@ -256,42 +266,61 @@ static int same_sample(const struct profile *p, const struct prof_sample *s,
 	       !memcmp(ips + nk, u, nu * sizeof(*u));
 }
 
-/* Every sample of p equals one of perf's dump (which perf prints in time
- * order; samples of the same time, from several CPUs, in an order of its
- * queue's): time, ids, period, and the callchain split at its context
+/* Every sample of p equals one of perf's dump (perf -D prints them as it
+ * reads them, in file order; zt's and perf's, each sorted by time, are
+ * matched as sets among samples of the same time, which come from several
+ * CPUs): time, ids, period, and the callchain split at its context
  * markers. */
 static void check_against_dump(const struct profile *p, const char *name, int dwarf)
 {
 	size_t i, n, g = 0, k;
 	struct dsample *v = perf_dump(name, &n);
-	uint32_t *ord;
+	uint32_t *ord, *vord;
 	char *used;
 
 	assert_true(n > 0);
 	assert_int_equal(p->nr_samples, n);
 	ord = malloc(n * sizeof(*ord));
+	vord = malloc(n * sizeof(*vord));
 	used = calloc(n, 1);
 	assert_non_null(ord);
+	assert_non_null(vord);
 	assert_non_null(used);
 	for (i = 0; i < n; i++)
-		ord[i] = (uint32_t)i;
+		ord[i] = vord[i] = (uint32_t)i;
 	sort_p = p;
 	qsort(ord, n, sizeof(*ord), by_time);
+	sort_v = v;
+	qsort(vord, n, sizeof(*vord), dump_by_time);
 	for (i = 0; i < n; i++) {
 		const struct prof_sample *s = &p->samples[ord[i]];
 
 		/* g: the first of perf's samples at this time */
-		while (g < n && v[g].ts < s->ts)
+		while (g < n && v[vord[g]].ts < s->ts)
 			g++;
-		for (k = g; k < n && v[k].ts == s->ts; k++)
-			if (!used[k] && same_sample(p, s, &v[k], dwarf))
+		for (k = g; k < n && v[vord[k]].ts == s->ts; k++)
+			if (!used[k] && same_sample(p, s, &v[vord[k]], dwarf))
 				break;
-		if (k == n || v[k].ts != s->ts)
+		if (k == n || v[vord[k]].ts != s->ts) { /* what differs, for the log */
+			const struct prof_stack *st = &p->stacks[s->stack];
+			size_t q;
+
+			fprintf(stderr, "zt: ts %llu pid %u tid %u cpu %u w %llu nk %u nu %u\n",
+				(unsigned long long)s->ts, s->pid, s->tid, s->cpu,
+				(unsigned long long)s->weight, st->nk, st->nu);
+			for (q = 0; q < n; q++)
+				if (v[q].ts == s->ts)
+					fprintf(stderr, "perf[%zu]: pid %u tid %u cpu %u w %llu nr %u\n", q,
+						v[q].pid, v[q].tid, v[q].cpu, (unsigned long long)v[q].period,
+						v[q].nr);
+		}
+		if (k == n || v[vord[k]].ts != s->ts)
 			fail_msg("sample %zu (time %llu, pid %u, tid %u): not in perf's dump", i,
 				 (unsigned long long)s->ts, s->pid, s->tid);
 		used[k] = 1;
 	}
 	free(used);
+	free(vord);
 	free(ord);
 	free(v);
 }
