@@ -16,6 +16,7 @@
 #include "formats/gpuscript.h"
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 #include "libprof/zbuf.h"
@@ -131,21 +132,6 @@ static void put_units(struct zbuf *b, uint64_t u)
 	zbuf_putf(b, "%" PRIu64 ".%.*s", u >> 10, n, digits);
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int flush(struct ct *c, int force)
 {
@@ -155,7 +141,7 @@ static int flush(struct ct *c, int force)
 		return c->out.err;
 	if (!force && c->out.len < FLUSH_AT)
 		return 0;
-	ret = write_all(c->fd, c->out.data, c->out.len);
+	ret = zt_write_all(c->fd, c->out.data, c->out.len);
 	zbuf_reset(&c->out);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "formats/profile.pb-c.h"
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 #include "libprof/text.h"
@@ -432,21 +433,6 @@ static uint64_t meta_u64(const struct profile *p, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int gzip_write(int fd, const uint8_t *buf, size_t len)
 {
@@ -470,7 +456,7 @@ static int gzip_write(int fd, const uint8_t *buf, size_t len)
 				ret = -EIO;
 				goto out;
 			}
-			ret = write_all(fd, out, sizeof(out) - z.avail_out);
+			ret = zt_write_all(fd, out, sizeof(out) - z.avail_out);
 			if (ret)
 				goto out;
 		} while (z.avail_out == 0);

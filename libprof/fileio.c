@@ -2,6 +2,8 @@
 /* Whole-file reads. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,4 +179,30 @@ void zt_image_close(struct zt_image *img)
 		munmap(img->map, img->len);
 	free(img->heap);
 	memset(img, 0, sizeof(*img));
+}
+
+int zt_write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n > SSIZE_MAX ? SSIZE_MAX : n);
+
+		if (w < 0) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				poll(&pfd, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

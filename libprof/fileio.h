@@ -44,4 +44,9 @@ int zt_image_open(const char *path, struct zt_image *img, const char **what);
 int zt_image_read_fd(int fd, struct zt_image *img);
 void zt_image_close(struct zt_image *img);
 
+/* Write all n bytes of p to fd, through short writes, EINTR and (a
+ * non-blocking pipe) EAGAIN, which waits until fd takes more. 0, or a
+ * negative errno (-EIO when fd takes nothing). */
+int zt_write_all(int fd, const void *p, size_t n);
+
 #endif

@@ -24,6 +24,7 @@
 
 #include <openssl/evp.h>
 
+#include "libprof/fileio.h"
 #include "libprof/zbuf.h"
 #include "server/route.h"
 
@@ -411,23 +412,6 @@ static enum MHD_Result send_resp(struct zh_req *q, struct MHD_Connection *con, u
 	return queue_resp(q, con, code, ctype, resp, len, etag);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* An unlinked file in the store's tmp directory holding n bytes of d, at
  * offset 0; or -1. */
@@ -446,7 +430,7 @@ static int spill(struct zh *h, const void *d, size_t n)
 	}
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, d, n)) {
+	if (zt_write_all(fd, d, n)) {
 		close(fd);
 		return -1;
 	}
@@ -950,7 +934,7 @@ static void sink(struct zh_req *q, const void *p, size_t n)
 			set_fail(q, 503, "out of memory");
 		return;
 	}
-	rc = write_all(q->fd, p, n);
+	rc = zt_write_all(q->fd, p, n);
 	if (rc == -ENOSPC || rc == -EDQUOT)
 		set_fail(q, 507, "the server's disk is full: try again later, or ask its operator");
 	else if (rc)

@@ -243,22 +243,6 @@ int zs_fsync_dir(const char *dir)
 	return err;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t k = write(fd, b, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* A new file in DIR/tmp with data, synced; its path into path. */
 static int tmp_write(struct zs_store *s, const void *data, size_t len, char *path, size_t n)
@@ -270,7 +254,7 @@ static int tmp_write(struct zs_store *s, const void *data, size_t len, char *pat
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, data, len);
+	err = zt_write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/fileio.h"
 #include "libprof/log.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -132,21 +133,6 @@ int buildid_cache_mkdirs(const char *dir, mode_t mode)
 	}
 }
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* Copy all of src (from offset 0, its file position untouched) to dst. */
 static int copy_fd(int src, int dst)
@@ -187,7 +173,7 @@ static int copy_fd(int src, int dst)
 			ret = -errno;
 			goto out;
 		}
-		ret = write_all(dst, buf, (size_t)r);
+		ret = zt_write_all(dst, buf, (size_t)r);
 		if (ret)
 			goto out;
 		off += r;
@@ -251,7 +237,7 @@ static int store_job(void *arg)
 		goto out;
 	}
 	have_tmp = 1;
-	ret = s->srcfd >= 0 ? copy_fd(s->srcfd, tfd) : write_all(tfd, s->data, s->len);
+	ret = s->srcfd >= 0 ? copy_fd(s->srcfd, tfd) : zt_write_all(tfd, s->data, s->len);
 	if (ret)
 		goto out;
 	if (fchmod(tfd, s->mode) < 0) {

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libprof/fileio.h"
 #include "symbolizer/symarchive.h"
 
 /* libarchive, loaded when first needed (see the header) */
@@ -349,21 +350,6 @@ static int make_parents(int dirfd, const char *name)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t k = write(fd, (const char *)data + off, len - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		off += (size_t)k;
-	}
-	return 0;
-}
 
 /* One regular file's data into a new file name in dirfd. */
 static int unpack_file(struct archive *a, const char *name, uint64_t cap, int dirfd,
@@ -406,7 +392,7 @@ static int unpack_file(struct archive *a, const char *name, uint64_t cap, int di
 			ret = -EFBIG;
 			break;
 		}
-		if ((ret = write_all(fd, buf, (size_t)k))) {
+		if ((ret = zt_write_all(fd, buf, (size_t)k))) {
 			snprintf(err, n, "cannot write '%s': %s", name, strerror(-ret));
 			break;
 		}

@@ -302,21 +302,6 @@ static void save_meta(const struct symmod_opts *o, const char *path, const struc
 	zbuf_release(&text);
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t k = write(fd, (const char *)data + off, len - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		off += (size_t)k;
-	}
-	return 0;
-}
 
 /* Write data to path through a temporary file (new, not through a link)
  * and a rename, so readers never see half a file. */
@@ -330,7 +315,7 @@ static int write_atomic(const void *data, size_t len, const char *path)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, data, len);
+	err = zt_write_all(fd, data, len);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
@@ -774,7 +759,7 @@ int symmod_extract_fd(const struct symmod_opts *o, const char *path, int fd, enu
 
 	if (err)
 		return err;
-	err = write_all(fd, m->image.data, m->image.len);
+	err = zt_write_all(fd, m->image.data, m->image.len);
 	symmod_free(m);
 	return err;
 }
