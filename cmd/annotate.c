@@ -57,6 +57,21 @@ static int hex_width(uint64_t v)
 /* The instruction as objdump writes it after "ADDR:": a tab, [bytes,]
  * the mnemonic padded to 6 and the operands; tabs expanded as perf does
  * (to columns of 8 from the address). */
+/* An instruction's operands as objdump writes them: a jump or call's target
+ * with its symbol, a RIP-relative operand's address and symbol in a comment. */
+static void insn_ops(const struct ann_insn *in, char *ops, size_t n)
+{
+	if (in->target)
+		snprintf(ops, n, "%" PRIx64 " <%s>", in->d.target, in->target);
+	else if (in->d.has_target)
+		snprintf(ops, n, "%" PRIx64, in->d.target);
+	else if (in->d.has_mem)
+		snprintf(ops, n, "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
+			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");
+	else
+		snprintf(ops, n, "%s", in->d.ops);
+}
+
 static void insn_text(const struct annotation *a, const struct ann_insn *in, int raw, unsigned from,
 		      unsigned to, char *buf, size_t n)
 {
@@ -86,15 +101,7 @@ static void insn_text(const struct annotation *a, const struct ann_insn *in, int
 		while (++col % 8 && (size_t)len + 1 < n);
 		buf[len] = 0;
 	}
-	if (in->target)
-		snprintf(ops, sizeof(ops), "%" PRIx64 " <%s>", in->d.target, in->target);
-	else if (in->d.has_target)
-		snprintf(ops, sizeof(ops), "%" PRIx64, in->d.target);
-	else if (in->d.has_mem)
-		snprintf(ops, sizeof(ops), "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
-			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");
-	else
-		snprintf(ops, sizeof(ops), "%s", in->d.ops);
+	insn_ops(in, ops, sizeof(ops));
 	if (ops[0])
 		snprintf(buf + len, n - (size_t)len, "%-6s %s", in->d.mnemonic, ops);
 	else
@@ -375,15 +382,7 @@ static const char *ins2_text(const struct annotation *a, size_t i, int w, char *
 
 	snprintf(name, sizeof(name), "%.*s", sp ? (int)(sp - in->d.mnemonic) : 31, in->d.mnemonic);
 	/* the operands as objdump writes them, after the first word */
-	if (in->target)
-		snprintf(ops, sizeof(ops), "%" PRIx64 " <%s>", in->d.target, in->target);
-	else if (in->d.has_target)
-		snprintf(ops, sizeof(ops), "%" PRIx64, in->d.target);
-	else if (in->d.has_mem)
-		snprintf(ops, sizeof(ops), "%s        # %" PRIx64 "%s%s%s", in->d.ops, in->d.mem,
-			 in->mem ? " <" : "", in->mem ? in->mem : "", in->mem ? ">" : "");
-	else
-		snprintf(ops, sizeof(ops), "%s", in->d.ops);
+	insn_ops(in, ops, sizeof(ops));
 	snprintf(raw, sizeof(raw), "%s%s%s", rest, *rest && ops[0] ? " " : "", ops);
 	k = ins2_find(name, 1);
 	switch (k) {
