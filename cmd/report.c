@@ -23,6 +23,7 @@
 #include "cmd/symopts.h"
 #include "libprof/array.h"
 #include "libprof/gpureport.h"
+#include "libprof/histhier.h"
 #include "libprof/profile.h"
 #include "symbolizer/demangle.h"
 
@@ -1282,6 +1283,136 @@ static void set_total(struct report *r)
 			r->total += h->entries[i].self;
 }
 
+/* ---- --hierarchy (perf's print_hierarchy_header() and
+ * hist_entry__hierarchy_fprintf()) ---- */
+
+#define HIER_INDENT 3 /* perf's HIERARCHY_INDENT */
+
+static void spaces(int n)
+{
+	if (n > 0)
+		printf("%*s", n, "");
+}
+
+/* The column of sort key i (r->mo.keys[i]), or -1. */
+static int key_col(const struct report *r, enum hist_key key)
+{
+	unsigned k;
+
+	for (k = 0; k < r->nr_cols; k++)
+		if (r->cols[k] == COL_KEY + (int)key)
+			return (int)k;
+	return -1;
+}
+
+static void print_hier_header(const struct report *r)
+{
+	const struct hist *h = &r->m.hist;
+	int first = 1, hw = 0;
+	unsigned k, d;
+
+	fputs("# ", stdout);
+	spaces((int)(h->nr_keys - 1) * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++)
+		printf("%*s  ", r->width[k], col_title(r, r->cols[k]));
+	for (d = 0; d < h->nr_keys; d++) {
+		const char *t = col_title(r, COL_KEY + (int)h->keys[d]);
+
+		while (*t == ' ')
+			t++;
+		hw += printf("%s%s", first ? "" : " / ", t);
+		first = 0;
+	}
+	fputs("\n# ", stdout);
+	print_dots((int)(h->nr_keys - 1) * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++) {
+		if (k)
+			fputs("..", stdout);
+		print_dots(r->width[k]);
+	}
+	for (d = 0; d < h->nr_keys; d++) {
+		int c = key_col(r, h->keys[d]);
+		int w = (int)d * HIER_INDENT + (c < 0 ? 0 : r->width[c]);
+
+		if (w > hw)
+			hw = w;
+	}
+	fputs("  ", stdout);
+	print_dots(hw);
+	printf("\n#\n");
+}
+
+static void print_hier_row(const struct report *r, const struct histhier_row *row)
+{
+	enum hist_key key = r->m.hist.keys[row->depth];
+	int c = key_col(r, key), w = c < 0 ? 0 : r->width[c];
+	char buf[1200];
+	const char *t;
+	unsigned k;
+	int len;
+
+	spaces((int)row->depth * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++) {
+		fputs("  ", stdout);
+		if (r->cols[k] == COL_SAMPLE)
+			printf("%*llu", r->width[k], (unsigned long long)row->nr);
+		else if (r->cols[k] == COL_PERIOD)
+			printf("%*llu", r->width[k], (unsigned long long)row->weight);
+		else
+			print_pct(r->width[k], row->weight, r->total);
+	}
+	spaces((int)(r->m.hist.nr_keys - 1) * HIER_INDENT);
+	fputs("  ", stdout);
+	/* perf pads the key's text to its width as the key does in its own
+	 * column (not a symbol's nor a source line's), then left-trims it */
+	t = hist_key_text(&r->m.hist, row->e, key, buf, sizeof(buf));
+	len = (int)strlen(t);
+	while (*t == ' ')
+		t++;
+	fputs(t, stdout);
+	if (key != HIST_KEY_SYM && key != HIST_KEY_SRCLINE && key != HIST_KEY_SYMQ &&
+	    key != HIST_KEY_CPU)
+		spaces(w - len);
+	putchar('\n');
+}
+
+/* The overhead columns' width (perf's hists__overhead_width()). */
+static int overhead_width(const struct report *r)
+{
+	unsigned k;
+	int w = 0;
+
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++)
+		w += (k ? 2 : 0) + r->width[k];
+	return w;
+}
+
+static int print_hierarchy(struct report *r)
+{
+	struct histhier_row *rows;
+	size_t i, n;
+	int ret;
+
+	ret = histhier_build(&r->m.hist, &r->mo.sort, r->percent_limit, r->m.hist.total, &rows,
+			     &n);
+	if (ret)
+		return ret;
+	if (!r->quiet)
+		print_hier_header(r);
+	for (i = 0; i < n && !ret; i++) {
+		print_hier_row(r, &rows[i]);
+		if (rows[i].leaf && r->mode != CHAIN_NONE)
+			ret = print_chains(r, rows[i].e);
+		if (rows[i].empty) { /* every row under it is below --percent-limit */
+			spaces((int)(r->m.hist.nr_keys + rows[i].depth) * HIER_INDENT);
+			printf("%*sno entry >= %.2f%%\n", overhead_width(r) + 4, "",
+			       r->percent_limit);
+		}
+	}
+	free(rows);
+	return ret;
+}
+
 static int print_stdio(struct report *r, const struct hist_entry *const *rows, size_t nr)
 {
 	size_t i;
@@ -1292,8 +1423,12 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	if (!r->quiet)
 		print_header(r);
 	compute_widths(r);
-	if (!r->quiet)
+	if (r->hierarchy) {
+		ret = print_hierarchy(r);
+		nr = 0;
+	} else if (!r->quiet) {
 		print_table_header(r);
+	}
 	for (i = 0; i < nr && !ret; i++) {
 		print_row(r, rows[i]);
 		if (r->mode != CHAIN_NONE)
@@ -1379,6 +1514,8 @@ static void setup_chains(struct report *r, int has_cg)
 		r->order = HIST_CHAIN_CALLER;
 	if (!r->order) /* perf: callers first with Children, callees first without */
 		r->order = r->children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
+	if (r->hierarchy) /* perf: after the order is chosen, no Children */
+		r->mo.children = r->children = 0;
 	/* --max-stack 0: the sample's own address only, in either order */
 	r->mo.max_stack_outer = r->order == HIST_CHAIN_CALLER && r->max_stack != 0;
 	r->mo.caller_order = r->order == HIST_CHAIN_CALLER;
@@ -1771,6 +1908,9 @@ int cmd_report(int argc, char **argv)
 		{OPT_BOOL, 0, "children", &r.children, NULL,
 		 "Children (callees included) next to Self (default with call graphs); "
 		 "--no-children: Self only"},
+		{OPT_BOOL, 0, "hierarchy", &r.hierarchy, NULL,
+		 "each sort key a level: its entries under those of the key before, "
+		 "indented (--stdio; Self only, as perf)"},
 		{OPT_STRING, 'g', "call-graph", &r.callgraph,
 		 "mode[,min%][,caller|callee][,percent|period|count]",
 		 "call chains under entries: graph (default), flat, folded, fractal or none", NULL,
@@ -1876,6 +2016,11 @@ int cmd_report(int argc, char **argv)
 	if (r.sort ? parse_sort(&r) : 0)
 		goto out;
 	r.nr_sort_keys = r.mo.nr_keys;
+	if (r.hierarchy && r.fields) {
+		cmd_error("--hierarchy and -F/--fields cannot be used together (as in perf): "
+			  "give the levels with --sort");
+		goto out;
+	}
 	if (r.fields && parse_fields(&r))
 		goto out;
 	if (!r.mo.nr_keys) {
@@ -2026,6 +2171,8 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
+	if (r.tui && r.hierarchy)
+		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
 	if (r.tui) {
 		tui_opts.event = profile_get_meta(&r.ses.prof, "event");
 		ret = report_tui(&r.m, &tui_opts);

@@ -570,8 +570,8 @@ static int cmp_missing(int a_missing, int b_missing)
 	return a_missing - b_missing;
 }
 
-static int key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
-		   const struct hist_entry *b)
+int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		 const struct hist_entry *b)
 {
 	int r = 0;
 
@@ -618,7 +618,7 @@ static int tree_cmp(const struct hist *h, const struct hist_entry *a, const stru
 
 	for (i = 0; i < h->nr_keys && !r; i++) {
 		if (h->keys[i] != HIST_KEY_SYM) {
-			r = key_cmp(h, h->keys[i], a, b);
+			r = hist_key_cmp(h, h->keys[i], a, b);
 			continue;
 		}
 		r = cmp_missing(!a->f.symq, !b->f.symq);
@@ -659,7 +659,7 @@ static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
 			r = cmp_u64_desc(a->self_nr, b->self_nr);
 			break;
 		default:
-			r = key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
+			r = hist_key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
 		}
 	}
 	return r;

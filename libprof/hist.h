@@ -183,6 +183,11 @@ int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
 int hist_sort_by(struct hist *h, const struct hist_sortspec *s, double percent_limit,
 		 const struct hist_entry ***out, size_t *n);
 
+/* Entries a and b by key k as perf's se_sort(): negative, 0 or positive
+ * (names ascending, numbers ascending, no function or "[other]" last). */
+int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		 const struct hist_entry *b);
+
 /*
  * Lazy call chains (hist_opts.lazy_chains): after every sample went in
  * through hist_add_sample(), give a tree to each entry whose weight (its
