@@ -3,8 +3,8 @@
 # order of entries of equal Children (perf's sort list, call depth within
 # a thread, its red-black tree), -F with --sort, -S with --sort sym,
 # --sort cpu without CPUs, kernel frames of --sort srcline, and the
-# options --symbol-filter, --percentage, --group, --objdump and
-# --ignore-vmlinux. When perf itself fails (it crashes now and then on
+# options --symbol-filter, --percentage, --group, --hierarchy, --objdump
+# and --ignore-vmlinux. When perf itself fails (it crashes now and then on
 # this kernel), a check says "reference unavailable" and is skipped.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -114,6 +114,23 @@ rc=$?
 check "--percentage half: refused (exit 129)" [ "$rc" = 129 ]
 check "--percentage half: says what to use" grep -q "use relative or absolute" pct.err
 
+# --hierarchy: each sort key a level, Self only, chains under the last
+same hier-none --hierarchy -g none
+same hier-graph --hierarchy
+same hier-callee --hierarchy --no-children
+same hier-dso-sym --sort dso,sym --hierarchy
+same hier-sym-dso --sort sym,dso --hierarchy -g none
+same hier-comm --sort comm --hierarchy
+same hier-pid --sort pid,sym --hierarchy -g none
+same hier-cpu --sort cpu,comm --hierarchy -g none
+same hier-columns --hierarchy -n --show-total-period -g none
+same hier-limit --hierarchy --percent-limit 0.3 -g none
+same hier-flat --sort dso,comm --hierarchy -g flat
+same hier-folded --hierarchy -g folded,0.5,caller
+"$ZT" report -i p.data --stdio --hierarchy -F overhead,sym > /dev/null 2> hf.err
+rc=$?
+check "--hierarchy with -F: refused (exit 129), as perf" [ "$rc" = 129 ]
+check "--hierarchy with -F: says what to use" grep -q "with --sort" hf.err
 # --group: one event, as without
 same group --group -g none
 # --objdump: accepted, said once to have no effect, the same report
