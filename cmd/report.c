@@ -76,6 +76,20 @@ struct report {
 	/* one section per event (several events, --stdio) */
 	int section;         /* the section being printed, from 0 */
 	uint32_t ev;         /* its event */
+	struct grpview *gv;  /* --group of several events: their columns; NULL: none */
+};
+
+/* perf's --group of several events: one table over the entries of them
+ * all (m, over every sample), each value column a column per event */
+struct grpview {
+	unsigned nev;
+	struct rmodel *ev;		/* each event's own model */
+	const struct hist_entry **lead; /* per entry of m: the first event's alike, or NULL */
+	uint64_t *self, *children, *nr; /* [entry * nev + event] */
+	uint64_t *tie;			/* hist.grp: the other events' Self */
+	uint64_t *tot;			/* per event: its total */
+	uint64_t sum_total, sum_nr;	/* of every event */
+	char *name;			/* "cpu-clock, task-clock" */
 };
 
 /* ---- options ---- */
@@ -471,6 +485,13 @@ static void print_header(const struct report *r)
 	printf("# Time: %s to %s (%.3f s)\n#\n", t0, t1,
 	       (double)(r->m.time_last - r->m.time_first) / 1e9);
 samples:
+	if (r->gv) { /* perf: the group's samples and events together */
+		prof_sanitize(buf, sizeof(buf), r->gv->name);
+		nr = scaled(r->gv->sum_nr, &unit);
+		printf("# Samples: %llu%c of events '%s'\n", nr, unit, buf);
+		printf("# Event count (approx.): %llu\n#\n", (unsigned long long)r->gv->sum_total);
+		goto quality;
+	}
 	printf("# Samples: %llu%c", nr, unit);
 	if (ev) {
 		prof_sanitize(buf, sizeof(buf), ev);
@@ -481,6 +502,7 @@ samples:
 	if (r->time)
 		printf(" (time slices: %s)", r->time);
 	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->total);
+quality:
 	if (!r->section)
 		print_quality(r);
 }
@@ -842,6 +864,21 @@ static int entry_passes(const struct report *r, const struct hist_entry *e)
 	return hist_sortspec_shows(&r->m.hist, &r->mo.sort, e);
 }
 
+/* --group: whether an entry has Self in any event */
+static int group_self(const struct report *r, const struct hist_entry *e)
+{
+	size_t i;
+	unsigned j;
+
+	if (!r->gv)
+		return 0;
+	i = (size_t)(e - r->m.hist.entries);
+	for (j = 0; j < r->gv->nev; j++)
+		if (r->gv->nr[i * r->gv->nev + j])
+			return 1;
+	return 0;
+}
+
 /* Widths over every entry, as perf (not only the rows above --percent-limit). */
 static void compute_widths(struct report *r)
 {
@@ -864,9 +901,9 @@ static void compute_widths(struct report *r)
 
 		r->width[k] = (int)strlen(col_title(r, c));
 		if (c == COL_OVERHEAD || c == COL_CHILDREN)
-			r->width[k] = 8;
+			r->width[k] = 8 * (r->gv ? (int)r->gv->nev : 1);
 		else if (c == COL_SAMPLE || c == COL_PERIOD)
-			r->width[k] = 12;
+			r->width[k] = 12 * (r->gv ? (int)r->gv->nev : 1);
 		else if (c == COL_KEY + HIST_KEY_PID || c == COL_KEY + HIST_KEY_TID)
 			r->width[k] = comm_w + 8;
 		else if (c == COL_KEY + HIST_KEY_CPU)
@@ -876,7 +913,8 @@ static void compute_widths(struct report *r)
 				const struct hist_entry *e = &h->entries[i];
 				int l;
 
-				if ((!r->mo.children && !e->self_nr) || !entry_passes(r, e))
+				if ((!r->mo.children && !e->self_nr && !group_self(r, e)) ||
+				    !entry_passes(r, e))
 					continue;
 				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
 				if (l > r->width[k])
@@ -929,6 +967,27 @@ static void print_pct(int width, uint64_t v, uint64_t total)
 	printf("%*s", width, buf);
 }
 
+/* --group: column c's value of each event, each as wide as one alone */
+static void print_group_vals(const struct report *r, int c, const struct hist_entry *e)
+{
+	const struct grpview *g = r->gv;
+	size_t i = (size_t)(e - r->m.hist.entries);
+	unsigned j;
+
+	for (j = 0; j < g->nev; j++) {
+		size_t at = i * g->nev + j;
+
+		if (c == COL_OVERHEAD)
+			print_pct(8, g->self[at], g->tot[j]);
+		else if (c == COL_CHILDREN)
+			print_pct(8, g->children[at], g->tot[j]);
+		else if (c == COL_SAMPLE)
+			printf("%12llu", (unsigned long long)g->nr[at]);
+		else
+			printf("%12llu", (unsigned long long)g->self[at]);
+	}
+}
+
 static void print_row(const struct report *r, const struct hist_entry *e)
 {
 	char buf[1200];
@@ -943,6 +1002,10 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		if (col_elided(r, c))
 			continue;
 		fputs("  ", stdout);
+		if (r->gv && c < COL_KEY) {
+			print_group_vals(r, c, e);
+			continue;
+		}
 		switch (c) {
 		case COL_OVERHEAD:
 			print_pct(r->width[k], e->self, r->total);
@@ -1266,6 +1329,25 @@ static int print_chains(const struct report *r, const struct hist_entry *e)
 	return 0;
 }
 
+/* --group: the first event's call chains (perf's leader's), read-only
+ * through a copy of the report over its model */
+static int print_group_chains(struct report *r, const struct hist_entry *e)
+{
+	const struct hist_entry *l = r->gv->lead[e - r->m.hist.entries];
+	struct report t;
+	int ret;
+
+	if (!l)
+		return 0;
+	t = *r;
+	t.m = r->gv->ev[0];
+	t.total = r->gv->tot[0];
+	ret = print_chains(&t, l);
+	r->line = t.line;
+	r->line_cap = t.line_cap;
+	return ret;
+}
+
 /* What percentages are of: every sample's weight, or with --percentage
  * relative and --symbol-filter, the Self of the entries it shows (perf's
  * total_non_filtered_period; the other filters hid their samples already) */
@@ -1431,7 +1513,9 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	}
 	for (i = 0; i < nr && !ret; i++) {
 		print_row(r, rows[i]);
-		if (r->mode != CHAIN_NONE)
+		if (r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i]);
+		else if (r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i]);
 	}
 	printf("\n\n");
@@ -1725,7 +1809,9 @@ static int print_gpu_stdio(struct report *r, const struct gpureport *gr,
 	print_table_header(r);
 	for (i = 0; i < nr && !ret; i++) {
 		print_row(r, rows[i]);
-		if (r->mode != CHAIN_NONE)
+		if (r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i]);
+		else if (r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i]);
 	}
 	printf("\n");
@@ -1863,6 +1949,196 @@ static int report_events(struct report *r)
 		memset(&r->m, 0, sizeof(r->m));
 		r->section++;
 	}
+	if (ret) {
+		cmd_error("cannot build the report: %s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
+/* The key of an entry as text, alike in every event's model: its keys'
+ * texts, a function's module and address too. malloc()ed, or NULL. */
+static char *entry_key(const struct hist *h, const struct hist_entry *e)
+{
+	char buf[1200], *s = NULL;
+	size_t len = 0;
+	unsigned k;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	for (k = 0; k < h->nr_keys; k++) {
+		fprintf(f, "%s\x1f", hist_key_text(h, e, h->keys[k], buf, sizeof(buf)));
+		if (h->keys[k] == HIST_KEY_SYM)
+			fprintf(f, "%s\x1f%llx\x1f", hist_str(h, e->f.dso),
+				(unsigned long long)(e->f.inlined ? 0 : e->f.addr));
+	}
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct gkey {
+	char *key;
+	const struct hist_entry *e;
+};
+
+static int gkey_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gkey *)a)->key, ((const struct gkey *)b)->key);
+}
+
+/* Each event's values of the entries of m (of every event), the first
+ * event's in m's entries themselves (what they are sorted by, as perf's
+ * leader), the others' Self as its ties (hist.grp). 0 or -ENOMEM. */
+static int group_match(struct report *r, struct grpview *g)
+{
+	struct hist *u = &r->m.hist;
+	size_t n = u->nr_entries, i, m = 0;
+	struct gkey *ks = NULL;
+	char **uk;
+	unsigned j, nev = g->nev;
+	int ret = -ENOMEM;
+
+	uk = calloc(n ? n : 1, sizeof(*uk));
+	g->lead = calloc(n ? n : 1, sizeof(*g->lead));
+	g->self = calloc(n * nev + 1, sizeof(uint64_t));
+	g->children = calloc(n * nev + 1, sizeof(uint64_t));
+	g->nr = calloc(n * nev + 1, sizeof(uint64_t));
+	g->tie = calloc(n * (nev - 1) + 1, sizeof(uint64_t));
+	g->tot = calloc(nev, sizeof(uint64_t));
+	if (!uk || !g->lead || !g->self || !g->children || !g->nr || !g->tie || !g->tot)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!(uk[i] = entry_key(u, &u->entries[i])))
+			goto out;
+	for (j = 0; j < nev; j++) {
+		const struct hist *h = &g->ev[j].hist;
+
+		m = h->nr_entries;
+		ks = calloc(m ? m : 1, sizeof(*ks));
+		if (!ks)
+			goto out;
+		for (i = 0; i < m; i++) {
+			ks[i].e = &h->entries[i];
+			if (!(ks[i].key = entry_key(h, &h->entries[i])))
+				goto out;
+		}
+		qsort(ks, m, sizeof(*ks), gkey_cmp);
+		for (i = 0; i < n && m; i++) {
+			struct gkey q = {uk[i], NULL};
+			const struct gkey *f = bsearch(&q, ks, m, sizeof(*ks), gkey_cmp);
+			size_t at = i * nev + j;
+
+			if (!f)
+				continue;
+			g->self[at] = f->e->self;
+			g->children[at] = f->e->children;
+			g->nr[at] = f->e->self_nr;
+			if (j)
+				g->tie[i * (nev - 1) + j - 1] = f->e->self;
+			else
+				g->lead[i] = f->e;
+		}
+		for (i = 0; i < m; i++)
+			free(ks[i].key);
+		free(ks);
+		ks = NULL;
+		g->tot[j] = h->total;
+		g->sum_total += h->total;
+		g->sum_nr += h->total_nr;
+	}
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = &u->entries[i];
+		const struct hist_entry *l = g->lead[i];
+
+		e->self = l ? l->self : 0;
+		e->self_nr = l ? l->self_nr : 0;
+		e->children = l ? l->children : 0;
+		e->children_nr = l ? l->children_nr : 0;
+		e->depth = 0; /* perf's Children ties: the leader's depth (a dummy's is 0) */
+		if (l) {
+			e->depth = l->depth;
+			e->f.first = l->f.first;
+			e->f.first_tid = l->f.first_tid;
+		}
+	}
+	u->total = g->tot[0];
+	u->total_nr = g->ev[0].hist.total_nr;
+	u->grp = g->tie;
+	u->grp_nr = nev - 1;
+	ret = 0;
+out:
+	if (ks) {
+		for (i = 0; i < m; i++)
+			free(ks[i].key);
+		free(ks);
+	}
+	for (i = 0; uk && i < n; i++)
+		free(uk[i]);
+	free(uk);
+	return ret;
+}
+
+static void group_release(struct grpview *g)
+{
+	unsigned j;
+
+	for (j = 0; g->ev && j < g->nev; j++)
+		rmodel_release(&g->ev[j]);
+	free(g->ev);
+	free(g->lead);
+	free(g->self);
+	free(g->children);
+	free(g->nr);
+	free(g->tie);
+	free(g->tot);
+	free(g->name);
+}
+
+/* --group of several events (--stdio): one table, a column per event, as
+ * perf's (it groups every event of the recording). An exit code. */
+static int report_group(struct report *r)
+{
+	const struct profile *p = &r->ses.prof;
+	struct grpview g = {.nev = p->nr_events};
+	const struct hist_entry **rows;
+	size_t nrows = 0, len = 0;
+	FILE *f = open_memstream(&g.name, &len);
+	unsigned j;
+	int ret = -ENOMEM;
+
+	if (!f)
+		goto out;
+	for (j = 0; j < g.nev; j++)
+		fprintf(f, "%s%s", j ? ", " : "", profile_event_name(p, j));
+	if (fclose(f))
+		goto out;
+	g.ev = calloc(g.nev, sizeof(*g.ev));
+	if (!g.ev)
+		goto out;
+	ret = rmodel_init(&r->m, p, r->ses.pt, &r->ses.ft, NULL, NULL);
+	if (!ret)
+		ret = rmodel_build(&r->m, &r->mo);
+	for (j = 0; !ret && j < g.nev; j++) {
+		ret = rmodel_init_event(&g.ev[j], p, r->ses.pt, &r->ses.ft, j, NULL, NULL);
+		if (!ret)
+			ret = rmodel_build(&g.ev[j], &r->mo);
+	}
+	if (!ret)
+		ret = group_match(r, &g);
+	if (!ret)
+		ret = rmodel_sort(&r->m, r->percent_limit, &rows, &nrows);
+	if (!ret) {
+		r->gv = &g;
+		ret = print_stdio(r, rows, nrows);
+		r->gv = NULL;
+	}
+out:
+	r->m.hist.grp = NULL;
+	group_release(&g);
 	if (ret) {
 		cmd_error("cannot build the report: %s", strerror(-ret));
 		return ZT_EXIT_FAIL;
@@ -2143,11 +2419,15 @@ int cmd_report(int argc, char **argv)
 					    .symmod = &r.so.mo,
 					    .vmlinux = r.so.vmlinux};
 	if (profile_nr_events(&r.ses.prof) > 1) {
-		if (r.group)
-			cmd_warn("--group: zt shows each event in a section of its own, not in "
-				 "columns of one table as perf");
-		ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft, &tui_opts)
-			    : report_events(&r);
+		if (r.group && r.tui)
+			cmd_warn("--group: the TUI shows each event on its own (a menu of them); "
+				 "use --stdio for their columns in one table");
+		if (r.group && !r.tui)
+			ret = report_group(&r);
+		else
+			ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft,
+							&tui_opts)
+				    : report_events(&r);
 		goto out;
 	}
 	{

@@ -93,6 +93,12 @@ struct hist {
 	size_t ckeys_cap, corders_cap;
 	uint32_t *cidx;       /* scratch: their entries */
 	size_t cidx_cap;
+	/* perf's --group: the Self weights of the other events' entries alike,
+	 * grp[i * grp_nr + j] for entry i and the event after the first j
+	 * (borrowed; NULL: none). An entry with Self in any is shown, and
+	 * entries of equal Self go by them in turn, as perf's __hpp__sort(). */
+	const uint64_t *grp;
+	unsigned grp_nr;
 };
 
 /* The key named name: "comm", "pid" (perf's: the thread; also "tid",
