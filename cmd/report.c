@@ -1424,7 +1424,31 @@ static void print_hier_header(const struct report *r)
 	printf("\n#\n");
 }
 
-static void print_hier_row(const struct report *r, const struct histhier_row *row)
+/* --group: a row's values of each event, the sums of its entries' */
+static void print_hier_group_vals(const struct report *r, int c, const struct histhier_row *row,
+				  const struct hist_entry *const *leaves)
+{
+	const struct grpview *g = r->gv;
+	unsigned j;
+	size_t i;
+
+	for (j = 0; j < g->nev; j++) {
+		uint64_t v = 0;
+
+		for (i = row->lo; i < row->hi; i++) {
+			size_t at = (size_t)(leaves[i] - r->m.hist.entries) * g->nev + j;
+
+			v += c == COL_SAMPLE ? g->nr[at] : g->self[at];
+		}
+		if (c == COL_SAMPLE || c == COL_PERIOD)
+			printf("%12llu", (unsigned long long)v);
+		else
+			print_pct(8, v, g->tot[j]);
+	}
+}
+
+static void print_hier_row(const struct report *r, const struct histhier_row *row,
+			   const struct hist_entry *const *leaves)
 {
 	enum hist_key key = r->m.hist.keys[row->depth];
 	int c = key_col(r, key), w = c < 0 ? 0 : r->width[c];
@@ -1436,7 +1460,9 @@ static void print_hier_row(const struct report *r, const struct histhier_row *ro
 	spaces((int)row->depth * HIER_INDENT);
 	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++) {
 		fputs("  ", stdout);
-		if (r->cols[k] == COL_SAMPLE)
+		if (r->gv)
+			print_hier_group_vals(r, r->cols[k], row, leaves);
+		else if (r->cols[k] == COL_SAMPLE)
 			printf("%*llu", r->width[k], (unsigned long long)row->nr);
 		else if (r->cols[k] == COL_PERIOD)
 			printf("%*llu", r->width[k], (unsigned long long)row->weight);
@@ -1472,18 +1498,21 @@ static int overhead_width(const struct report *r)
 static int print_hierarchy(struct report *r)
 {
 	struct histhier_row *rows;
+	const struct hist_entry **leaves;
 	size_t i, n;
 	int ret;
 
 	ret = histhier_build(&r->m.hist, &r->mo.sort, r->percent_limit, r->m.hist.total, &rows,
-			     &n);
+			     &n, &leaves);
 	if (ret)
 		return ret;
 	if (!r->quiet)
 		print_hier_header(r);
 	for (i = 0; i < n && !ret; i++) {
-		print_hier_row(r, &rows[i]);
-		if (rows[i].leaf && r->mode != CHAIN_NONE)
+		print_hier_row(r, &rows[i], leaves);
+		if (rows[i].leaf && r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i].e);
+		else if (rows[i].leaf && r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i].e);
 		if (rows[i].empty) { /* every row under it is below --percent-limit */
 			spaces((int)(r->m.hist.nr_keys + rows[i].depth) * HIER_INDENT);
@@ -1492,6 +1521,7 @@ static int print_hierarchy(struct report *r)
 		}
 	}
 	free(rows);
+	free(leaves);
 	return ret;
 }
 
@@ -2237,7 +2267,8 @@ int cmd_report(int argc, char **argv)
 		 "percentages of what the filters show (relative) or of every sample "
 		 "(absolute, the default)"},
 		{OPT_BOOL, 0, "group", &r.group, NULL,
-		 "show event groups together (a recording of one event: as without)"},
+		 "several events in one table, a column of each (--stdio, as perf); one "
+		 "event: as without"},
 		{OPT_STRING, 0, "time", &r.time, "start,end",
 		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
 		{OPT_BOOL, 'f', "force", &r.force, NULL,

@@ -73,6 +73,7 @@ static int leaf_cmp(const void *pa, const void *pb, void *ctx)
 struct run {
 	size_t lo, hi;
 	uint64_t weight, nr;
+	uint64_t *grp; /* the other events' Self (hist.grp) below it */
 };
 
 /* perf's hist_entry__sort() on the rows' entries (its sort list: Self,
@@ -88,10 +89,15 @@ static int run_cmp(const void *pa, const void *pb, void *ctx)
 	for (i = 0; i < c->s->nr && !r; i++) {
 		int by = c->s->by[i];
 
-		if (by == HIST_BY_SAMPLES)
+		if (by == HIST_BY_SAMPLES) {
 			r = -cmp_u64(a->nr, b->nr);
-		else if (by < HIST_BY_KEY)
+		} else if (by < HIST_BY_KEY) {
+			unsigned j;
+
 			r = -cmp_u64(a->weight, b->weight);
+			for (j = 0; !r && c->h->grp && j < c->h->grp_nr; j++)
+				r = -cmp_u64(a->grp[j], b->grp[j]);
+		}
 		else
 			r = hist_key_cmp(c->h, (enum hist_key)(by - HIST_BY_KEY), ea, eb);
 	}
@@ -123,6 +129,8 @@ static int push_row(struct hh *c, const struct run *u, unsigned depth)
 	r->depth = depth;
 	r->leaf = depth + 1 == c->h->nr_keys;
 	r->empty = 0;
+	r->lo = u->lo;
+	r->hi = u->hi;
 	return 0;
 }
 
@@ -130,21 +138,32 @@ static int push_row(struct hh *c, const struct run *u, unsigned depth)
 static int level(struct hh *c, size_t lo, size_t hi, unsigned depth)
 {
 	enum hist_key k = c->h->keys[depth];
+	const struct hist *h = c->h;
+	unsigned g = h->grp ? h->grp_nr : 0, j;
 	struct run *runs;
+	uint64_t *sums;
 	size_t i, n = 0;
 	int ret = 0;
 
 	runs = malloc((hi - lo) * sizeof(*runs)); /* hi > lo */
-	if (!runs)
+	sums = calloc((hi - lo) * g + 1, sizeof(*sums));
+	if (!runs || !sums) {
+		free(runs);
+		free(sums);
 		return -ENOMEM;
+	}
 	for (i = lo; i < hi; i++) {
 		const struct hist_entry *e = c->leaves[i];
 
-		if (!n || level_cmp(c->h, k, c->leaves[runs[n - 1].lo], e))
-			runs[n++] = (struct run){.lo = i, .hi = i};
+		if (!n || level_cmp(h, k, c->leaves[runs[n - 1].lo], e)) {
+			runs[n] = (struct run){.lo = i, .hi = i, .grp = sums + n * g};
+			n++;
+		}
 		runs[n - 1].hi = i + 1;
 		runs[n - 1].weight += e->self;
 		runs[n - 1].nr += e->self_nr;
+		for (j = 0; j < g; j++)
+			runs[n - 1].grp[j] += h->grp[(size_t)(e - h->entries) * g + j];
 	}
 	qsort_r(runs, n, sizeof(*runs), run_cmp, c);
 	for (i = 0; i < n && !ret; i++) {
@@ -160,11 +179,24 @@ static int level(struct hh *c, size_t lo, size_t hi, unsigned depth)
 			c->rows[at].empty = 1;
 	}
 	free(runs);
+	free(sums);
 	return ret;
 }
 
+/* with hist.grp: Self in another event */
+static int grp_self(const struct hist *h, const struct hist_entry *e)
+{
+	unsigned j;
+
+	for (j = 0; h->grp && j < h->grp_nr; j++)
+		if (h->grp[(size_t)(e - h->entries) * h->grp_nr + j])
+			return 1;
+	return 0;
+}
+
 int histhier_build(const struct hist *h, const struct hist_sortspec *s, double percent_limit,
-		   uint64_t total, struct histhier_row **rows, size_t *n)
+		   uint64_t total, struct histhier_row **rows, size_t *n,
+		   const struct hist_entry ***leaves)
 {
 	struct hh c = {.h = h, .s = s, .limit = percent_limit, .total = total};
 	size_t i, k = 0;
@@ -172,21 +204,24 @@ int histhier_build(const struct hist *h, const struct hist_sortspec *s, double p
 
 	*rows = NULL;
 	*n = 0;
+	*leaves = NULL;
 	c.leaves = malloc((h->nr_entries ? h->nr_entries : 1) * sizeof(*c.leaves));
 	if (!c.leaves)
 		return -ENOMEM;
 	for (i = 0; i < h->nr_entries; i++)
-		if (h->entries[i].self_nr && hist_sortspec_shows(h, s, &h->entries[i]))
+		if ((h->entries[i].self_nr || grp_self(h, &h->entries[i])) &&
+		    hist_sortspec_shows(h, s, &h->entries[i]))
 			c.leaves[k++] = &h->entries[i];
 	qsort_r(c.leaves, k, sizeof(*c.leaves), leaf_cmp, (void *)h);
 	if (k && h->nr_keys)
 		ret = level(&c, 0, k, 0);
-	free(c.leaves);
 	if (ret) {
+		free(c.leaves);
 		free(c.rows);
 		return ret;
 	}
 	*rows = c.rows;
 	*n = c.nr_rows;
+	*leaves = c.leaves;
 	return 0;
 }

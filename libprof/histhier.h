@@ -19,17 +19,21 @@ struct histhier_row {
 	unsigned depth;		    /* its level: the key h->keys[depth] */
 	int leaf;		    /* the last level: e is the entry itself (its chain) */
 	int empty;		    /* not a leaf, and every row under it is below the limit */
+	size_t lo, hi;		    /* the entries below it: leaves[lo .. hi) */
 };
 
 /*
  * The rows of h (built without Children) in perf's --hierarchy order, each
- * parent before its children: at every level by s's sort list (Self,
- * samples, keys; the keys compared on each row's entry), then in perf's
- * tree order. Entries without Self or that s's sym_filter hides are left
- * out; rows under percent_limit percent of total too, with their rows
- * below. *rows is malloc()ed (free() it). 0 or -ENOMEM.
+ * parent before its children: at every level by s's sort list (Self, with
+ * h->grp the other events' Self in turn, samples, keys; the keys compared
+ * on each row's entry), then in perf's tree order. Entries without Self
+ * (in any event, with h->grp) or that s's sym_filter hides are left out;
+ * rows under percent_limit percent of total too, with their rows below.
+ * *rows and *leaves (the entries, those below a row together) are
+ * malloc()ed (free() them). 0 or -ENOMEM.
  */
 int histhier_build(const struct hist *h, const struct hist_sortspec *s, double percent_limit,
-		   uint64_t total, struct histhier_row **rows, size_t *n);
+		   uint64_t total, struct histhier_row **rows, size_t *n,
+		   const struct hist_entry ***leaves);
 
 #endif

@@ -163,6 +163,9 @@ for g in group forced; do
 		--sort dso,sym -g none
 	DATA=g.data FILTER=resolved same "group-$g-limit" --group --percent-limit 1 -g folded
 	DATA=g.data FILTER=resolved header "group-$g-count" '^# Event count' --group -g none
+	DATA=g.data FILTER=resolved same "group-$g-hier" --group --hierarchy
+	DATA=g.data FILTER=resolved same "group-$g-hier-columns" --group --hierarchy -n \
+		--sort dso,sym -g none
 done
 "$ZT" report -i g.data --stdio --group -g none > /dev/null 2> gw.err
 check "--group of several events: no warning of sections" not_grep 'section' gw.err
