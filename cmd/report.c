@@ -1217,17 +1217,42 @@ struct path_ctx {
 	size_t nr, cap;
 };
 
+static const struct callchains *sort_cc;
+
+/* perf's order of a node's children in its tree (rb_root_in, which
+ * __sort_chain_flat() walks): a module's functions by address, highest
+ * first, else in order of first appearance */
+static int sibling_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct cc_node *x = cc_node(sort_cc, a), *y = cc_node(sort_cc, b);
+
+	if (x->key >> 32 == y->key >> 32 && x->order != y->order)
+		return x->order > y->order ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The nodes with hits under node, in perf's order of insertion into its
+ * sorted tree: after those below them, siblings in their tree's order. */
 static int collect_paths(struct path_ctx *p, uint32_t node, uint64_t min_hit)
 {
 	const struct callchains *cc = &p->r->m.hist.cc;
-	uint32_t i;
-	int ret;
+	uint32_t i, *kids;
+	size_t n = 0, k;
+	int ret = 0;
 
-	for (i = cc_node(cc, node)->child; i != CC_NONE; i = cc_node(cc, i)->next) {
-		ret = collect_paths(p, i, min_hit);
-		if (ret)
-			return ret;
-	}
+	kids = malloc((cc_node(cc, node)->nr_children + 1) * sizeof(*kids));
+	if (!kids)
+		return -ENOMEM;
+	for (i = cc_node(cc, node)->child; i != CC_NONE; i = cc_node(cc, i)->next)
+		kids[n++] = i;
+	sort_cc = cc;
+	qsort(kids, n, sizeof(*kids), sibling_cmp);
+	for (k = 0; k < n && !ret; k++)
+		ret = collect_paths(p, kids[k], min_hit);
+	free(kids);
+	if (ret)
+		return ret;
 	if (cc_node(cc, node)->parent != CC_NONE && cc_node(cc, node)->hit &&
 	    cc_node(cc, node)->hit >= min_hit) {
 		if (ZT_GROW(p->nodes, p->cap, p->nr + 1))
@@ -1237,16 +1262,19 @@ static int collect_paths(struct path_ctx *p, uint32_t node, uint64_t min_hit)
 	return 0;
 }
 
-static const struct callchains *sort_cc;
+static const uint32_t *sort_nodes;
 
+/* By hits, equal ones in the order they came (perf's tree puts an equal
+ * one after); pa and pb are positions in sort_nodes */
 static int path_cmp(const void *pa, const void *pb)
 {
-	const struct cc_node *a = cc_node(sort_cc, *(const uint32_t *)pa);
-	const struct cc_node *b = cc_node(sort_cc, *(const uint32_t *)pb);
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+	const struct cc_node *a = cc_node(sort_cc, sort_nodes[x]);
+	const struct cc_node *b = cc_node(sort_cc, sort_nodes[y]);
 
 	if (a->hit != b->hit)
 		return a->hit > b->hit ? -1 : 1;
-	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /* The frames from the root down to node, into *out (outermost-first of the chain order). */
@@ -1280,8 +1308,21 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 
 	ret = collect_paths(&p, e->chain, chain_min_hit(r, r->total));
 	if (!ret && p.nr) {
-		sort_cc = cc;
-		qsort(p.nodes, p.nr, sizeof(*p.nodes), path_cmp);
+		uint32_t *pos = malloc(p.nr * sizeof(*pos));
+
+		if (!pos) {
+			ret = -ENOMEM;
+		} else {
+			for (i = 0; i < p.nr; i++)
+				pos[i] = (uint32_t)i;
+			sort_cc = cc;
+			sort_nodes = p.nodes;
+			qsort(pos, p.nr, sizeof(*pos), path_cmp);
+			for (i = 0; i < p.nr; i++)
+				pos[i] = p.nodes[pos[i]];
+			free(p.nodes);
+			p.nodes = pos;
+		}
 	}
 	for (i = 0; !ret && i < p.nr; i++) {
 		const struct cc_node *n = cc_node(cc, p.nodes[i]);
