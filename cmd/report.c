@@ -74,9 +74,9 @@ struct report {
 	char *line; /* of chain lines: scratch */
 	size_t line_cap;
 	/* one section per event (several events, --stdio) */
-	int section;         /* the section being printed, from 0 */
-	uint32_t ev;         /* its event */
-	struct grpview *gv;  /* --group of several events: their columns; NULL: none */
+	int section;	    /* the section being printed, from 0 */
+	uint32_t ev;	    /* its event */
+	struct grpview *gv; /* --group of several events: their columns; NULL: none */
 };
 
 /* perf's --group of several events: one table over the entries of them
@@ -1543,8 +1543,8 @@ static int print_hierarchy(struct report *r)
 	size_t i, n;
 	int ret;
 
-	ret = histhier_build(&r->m.hist, &r->mo.sort, r->percent_limit, r->m.hist.total, &rows,
-			     &n, &leaves);
+	ret = histhier_build(&r->m.hist, &r->mo.sort, r->percent_limit, r->m.hist.total, &rows, &n,
+			     &leaves);
 	if (ret)
 		return ret;
 	if (!r->quiet)

@@ -97,8 +97,7 @@ static int run_cmp(const void *pa, const void *pb, void *ctx)
 			r = -cmp_u64(a->weight, b->weight);
 			for (j = 0; !r && c->h->grp && j < c->h->grp_nr; j++)
 				r = -cmp_u64(a->grp[j], b->grp[j]);
-		}
-		else
+		} else
 			r = hist_key_cmp(c->h, (enum hist_key)(by - HIST_BY_KEY), ea, eb);
 	}
 	return r ? r : cmp_u64(a->lo, b->lo);

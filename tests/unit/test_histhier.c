@@ -20,8 +20,8 @@
 static const enum hist_key keys[] = {HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM};
 
 /* One sample of weight w: comm, dso, sym (a leaf only: Self) at addr. */
-static void add(struct hist *h, const char *comm, const char *dso, const char *sym,
-		uint64_t addr, uint64_t w)
+static void add(struct hist *h, const char *comm, const char *dso, const char *sym, uint64_t addr,
+		uint64_t w)
 {
 	struct hist_frame f = {.pid = 1, .symq = 2, .addr = addr};
 
@@ -58,9 +58,9 @@ static void test_levels(void **state)
 	struct histhier_row *rows;
 	const struct hist_entry **leaves;
 	size_t n;
-	static const char *const want[] = {"b", "app", "[.] main", "[.] work", "libc",
-					   "[.] memcpy", "a", "app", "[.] work", "libc",
-					   "[.] memcpy", "[.] strlen"};
+	static const char *const want[] = {"b",	       "app",	     "[.] main",   "[.] work",
+					   "libc",     "[.] memcpy", "a",	   "app",
+					   "[.] work", "libc",	     "[.] memcpy", "[.] strlen"};
 	static const uint64_t wantw[] = {70, 60, 30, 30, 10, 10, 30, 25, 25, 5, 4, 1};
 	static const size_t wantn[] = {3, 2, 1, 1, 1, 1, 3, 1, 1, 2, 1, 1};
 	size_t i;
@@ -73,7 +73,9 @@ static void test_levels(void **state)
 	for (i = 0; i < n; i++) {
 		assert_string_equal(key(&h, &rows[i]), want[i]);
 		assert_int_equal(rows[i].weight, wantw[i]);
-		assert_int_equal(rows[i].depth, i == 0 || i == 6 ? 0 : strchr(want[i], ']') ? 2 : 1);
+		assert_int_equal(rows[i].depth, i == 0 || i == 6       ? 0
+						: strchr(want[i], ']') ? 2
+								       : 1);
 		assert_int_equal(rows[i].leaf, rows[i].depth == 2);
 		assert_int_equal(rows[i].hi - rows[i].lo, wantn[i]);
 	}
