@@ -2480,6 +2480,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	setup_chains(&r, profile_has_callchains(&r.ses.prof));
+	if (r.tui && r.hierarchy)
+		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
 	if (r.mode == CHAIN_NONE && !r.mo.children) /* perf: no call chains read, nothing to ignore */
 		r.mo.ignore_callees = NULL;
 	tui_opts = (struct report_tui_opts){.mo = r.mo,
@@ -2523,8 +2525,6 @@ int cmd_report(int argc, char **argv)
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	if (r.tui && r.hierarchy)
-		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
 	if (r.tui) {
 		tui_opts.event = profile_get_meta(&r.ses.prof, "event");
 		ret = report_tui(&r.m, &tui_opts);
