@@ -33,8 +33,12 @@ table() {
 		grep -v '^$' | grep -v '^#$' | grep -v 'Tip:' | sed -E 's/\[[k.]\] (0x[0-9a-f]{16}|0{16})/[?] \1/'
 }
 # same NAME ARGS...: perf's table and zt's, line for line (order counts)
+# Rows of unresolved addresses (a sample in the vdso, now and then) are
+# left out: perf prints each address (0x780, or 0x7f...780 as an entry of
+# its own), zt [module+0xoff], one row (a known difference).
+resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])$'; }
 # (DATA: the recording, p.data unless set; FILTER: a command the tables
-# go through too)
+# go through too, resolved unless set)
 same() {
 	local n=$1 data=${DATA:-p.data}
 	shift
@@ -42,9 +46,9 @@ same() {
 		skip "$n: reference unavailable (perf report failed)"
 		return
 	fi
-	table < "p.$n.raw" | ${FILTER:-cat} > "p.$n"
+	table < "p.$n.raw" | ${FILTER:-resolved} > "p.$n"
 	"$ZT" report -i "$data" --stdio --no-inline "$@" > "z.$n.raw" 2> "z.$n.err"
-	table < "z.$n.raw" | ${FILTER:-cat} > "z.$n"
+	table < "z.$n.raw" | ${FILTER:-resolved} > "z.$n"
 	if [ ! -s "p.$n" ]; then
 		fail "$n: perf printed no table"
 	elif cmp -s "p.$n" "z.$n"; then
@@ -137,10 +141,6 @@ check "--hierarchy with -F: says what to use" grep -q "with --sort" hf.err
 same group --group -g none
 # --group of several events: one table, a column of each event in every
 # value column, perf's (an event group, or events it groups for --group)
-# Rows of unresolved addresses are left out: perf prints each address
-# (0x780, or 0x7f...780 as a member's own entry), zt [module+0xoff], one
-# row (a known difference).
-resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])$'; }
 for g in group forced; do
 	ev='{cpu-clock,task-clock}'
 	[ "$g" = forced ] && ev=cpu-clock,task-clock
@@ -156,15 +156,15 @@ for g in group forced; do
 		skip "--group $ev: reference unavailable: perf record failed 5 times"
 		continue
 	fi
-	DATA=g.data FILTER=resolved same "group-$g" --group -g none
-	DATA=g.data FILTER=resolved same "group-$g-graph" --group
-	DATA=g.data FILTER=resolved same "group-$g-self" --group --no-children -g callee
-	DATA=g.data FILTER=resolved same "group-$g-columns" --group -n --show-total-period \
+	DATA=g.data same "group-$g" --group -g none
+	DATA=g.data same "group-$g-graph" --group
+	DATA=g.data same "group-$g-self" --group --no-children -g callee
+	DATA=g.data same "group-$g-columns" --group -n --show-total-period \
 		--sort dso,sym -g none
-	DATA=g.data FILTER=resolved same "group-$g-limit" --group --percent-limit 1 -g folded
-	DATA=g.data FILTER=resolved header "group-$g-count" '^# Event count' --group -g none
-	DATA=g.data FILTER=resolved same "group-$g-hier" --group --hierarchy
-	DATA=g.data FILTER=resolved same "group-$g-hier-columns" --group --hierarchy -n \
+	DATA=g.data same "group-$g-limit" --group --percent-limit 1 -g folded
+	DATA=g.data header "group-$g-count" '^# Event count' --group -g none
+	DATA=g.data same "group-$g-hier" --group --hierarchy
+	DATA=g.data same "group-$g-hier-columns" --group --hierarchy -n \
 		--sort dso,sym -g none
 done
 "$ZT" report -i g.data --stdio --group -g none > /dev/null 2> gw.err
