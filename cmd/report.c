@@ -23,6 +23,7 @@
 #include "cmd/symopts.h"
 #include "libprof/array.h"
 #include "libprof/gpureport.h"
+#include "libprof/histhier.h"
 #include "libprof/profile.h"
 #include "symbolizer/demangle.h"
 
@@ -73,8 +74,22 @@ struct report {
 	char *line; /* of chain lines: scratch */
 	size_t line_cap;
 	/* one section per event (several events, --stdio) */
-	int section;         /* the section being printed, from 0 */
-	uint32_t ev;         /* its event */
+	int section;	    /* the section being printed, from 0 */
+	uint32_t ev;	    /* its event */
+	struct grpview *gv; /* --group of several events: their columns; NULL: none */
+};
+
+/* perf's --group of several events: one table over the entries of them
+ * all (m, over every sample), each value column a column per event */
+struct grpview {
+	unsigned nev;
+	struct rmodel *ev;		/* each event's own model */
+	const struct hist_entry **lead; /* per entry of m: the first event's alike, or NULL */
+	uint64_t *self, *children, *nr; /* [entry * nev + event] */
+	uint64_t *tie;			/* hist.grp: the other events' Self */
+	uint64_t *tot;			/* per event: its total */
+	uint64_t sum_total, sum_nr;	/* of every event */
+	char *name;			/* "cpu-clock, task-clock" */
 };
 
 /* ---- options ---- */
@@ -470,6 +485,13 @@ static void print_header(const struct report *r)
 	printf("# Time: %s to %s (%.3f s)\n#\n", t0, t1,
 	       (double)(r->m.time_last - r->m.time_first) / 1e9);
 samples:
+	if (r->gv) { /* perf: the group's samples and events together */
+		prof_sanitize(buf, sizeof(buf), r->gv->name);
+		nr = scaled(r->gv->sum_nr, &unit);
+		printf("# Samples: %llu%c of events '%s'\n", nr, unit, buf);
+		printf("# Event count (approx.): %llu\n#\n", (unsigned long long)r->gv->sum_total);
+		goto quality;
+	}
 	printf("# Samples: %llu%c", nr, unit);
 	if (ev) {
 		prof_sanitize(buf, sizeof(buf), ev);
@@ -480,6 +502,7 @@ samples:
 	if (r->time)
 		printf(" (time slices: %s)", r->time);
 	printf("\n# Event count (approx.): %llu\n#\n", (unsigned long long)r->total);
+quality:
 	if (!r->section)
 		print_quality(r);
 }
@@ -841,6 +864,21 @@ static int entry_passes(const struct report *r, const struct hist_entry *e)
 	return hist_sortspec_shows(&r->m.hist, &r->mo.sort, e);
 }
 
+/* --group: whether an entry has Self in any event */
+static int group_self(const struct report *r, const struct hist_entry *e)
+{
+	size_t i;
+	unsigned j;
+
+	if (!r->gv)
+		return 0;
+	i = (size_t)(e - r->m.hist.entries);
+	for (j = 0; j < r->gv->nev; j++)
+		if (r->gv->nr[i * r->gv->nev + j])
+			return 1;
+	return 0;
+}
+
 /* Widths over every entry, as perf (not only the rows above --percent-limit). */
 static void compute_widths(struct report *r)
 {
@@ -863,9 +901,9 @@ static void compute_widths(struct report *r)
 
 		r->width[k] = (int)strlen(col_title(r, c));
 		if (c == COL_OVERHEAD || c == COL_CHILDREN)
-			r->width[k] = 8;
+			r->width[k] = 8 * (r->gv ? (int)r->gv->nev : 1);
 		else if (c == COL_SAMPLE || c == COL_PERIOD)
-			r->width[k] = 12;
+			r->width[k] = 12 * (r->gv ? (int)r->gv->nev : 1);
 		else if (c == COL_KEY + HIST_KEY_PID || c == COL_KEY + HIST_KEY_TID)
 			r->width[k] = comm_w + 8;
 		else if (c == COL_KEY + HIST_KEY_CPU)
@@ -875,7 +913,8 @@ static void compute_widths(struct report *r)
 				const struct hist_entry *e = &h->entries[i];
 				int l;
 
-				if ((!r->mo.children && !e->self_nr) || !entry_passes(r, e))
+				if ((!r->mo.children && !e->self_nr && !group_self(r, e)) ||
+				    !entry_passes(r, e))
 					continue;
 				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
 				if (l > r->width[k])
@@ -928,6 +967,27 @@ static void print_pct(int width, uint64_t v, uint64_t total)
 	printf("%*s", width, buf);
 }
 
+/* --group: column c's value of each event, each as wide as one alone */
+static void print_group_vals(const struct report *r, int c, const struct hist_entry *e)
+{
+	const struct grpview *g = r->gv;
+	size_t i = (size_t)(e - r->m.hist.entries);
+	unsigned j;
+
+	for (j = 0; j < g->nev; j++) {
+		size_t at = i * g->nev + j;
+
+		if (c == COL_OVERHEAD)
+			print_pct(8, g->self[at], g->tot[j]);
+		else if (c == COL_CHILDREN)
+			print_pct(8, g->children[at], g->tot[j]);
+		else if (c == COL_SAMPLE)
+			printf("%12llu", (unsigned long long)g->nr[at]);
+		else
+			printf("%12llu", (unsigned long long)g->self[at]);
+	}
+}
+
 static void print_row(const struct report *r, const struct hist_entry *e)
 {
 	char buf[1200];
@@ -942,6 +1002,10 @@ static void print_row(const struct report *r, const struct hist_entry *e)
 		if (col_elided(r, c))
 			continue;
 		fputs("  ", stdout);
+		if (r->gv && c < COL_KEY) {
+			print_group_vals(r, c, e);
+			continue;
+		}
 		switch (c) {
 		case COL_OVERHEAD:
 			print_pct(r->width[k], e->self, r->total);
@@ -1153,17 +1217,42 @@ struct path_ctx {
 	size_t nr, cap;
 };
 
+static const struct callchains *sort_cc;
+
+/* perf's order of a node's children in its tree (rb_root_in, which
+ * __sort_chain_flat() walks): a module's functions by address, highest
+ * first, else in order of first appearance */
+static int sibling_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct cc_node *x = cc_node(sort_cc, a), *y = cc_node(sort_cc, b);
+
+	if (x->key >> 32 == y->key >> 32 && x->order != y->order)
+		return x->order > y->order ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The nodes with hits under node, in perf's order of insertion into its
+ * sorted tree: after those below them, siblings in their tree's order. */
 static int collect_paths(struct path_ctx *p, uint32_t node, uint64_t min_hit)
 {
 	const struct callchains *cc = &p->r->m.hist.cc;
-	uint32_t i;
-	int ret;
+	uint32_t i, *kids;
+	size_t n = 0, k;
+	int ret = 0;
 
-	for (i = cc_node(cc, node)->child; i != CC_NONE; i = cc_node(cc, i)->next) {
-		ret = collect_paths(p, i, min_hit);
-		if (ret)
-			return ret;
-	}
+	kids = malloc((cc_node(cc, node)->nr_children + 1) * sizeof(*kids));
+	if (!kids)
+		return -ENOMEM;
+	for (i = cc_node(cc, node)->child; i != CC_NONE; i = cc_node(cc, i)->next)
+		kids[n++] = i;
+	sort_cc = cc;
+	qsort(kids, n, sizeof(*kids), sibling_cmp);
+	for (k = 0; k < n && !ret; k++)
+		ret = collect_paths(p, kids[k], min_hit);
+	free(kids);
+	if (ret)
+		return ret;
 	if (cc_node(cc, node)->parent != CC_NONE && cc_node(cc, node)->hit &&
 	    cc_node(cc, node)->hit >= min_hit) {
 		if (ZT_GROW(p->nodes, p->cap, p->nr + 1))
@@ -1173,16 +1262,19 @@ static int collect_paths(struct path_ctx *p, uint32_t node, uint64_t min_hit)
 	return 0;
 }
 
-static const struct callchains *sort_cc;
+static const uint32_t *sort_nodes;
 
+/* By hits, equal ones in the order they came (perf's tree puts an equal
+ * one after); pa and pb are positions in sort_nodes */
 static int path_cmp(const void *pa, const void *pb)
 {
-	const struct cc_node *a = cc_node(sort_cc, *(const uint32_t *)pa);
-	const struct cc_node *b = cc_node(sort_cc, *(const uint32_t *)pb);
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+	const struct cc_node *a = cc_node(sort_cc, sort_nodes[x]);
+	const struct cc_node *b = cc_node(sort_cc, sort_nodes[y]);
 
 	if (a->hit != b->hit)
 		return a->hit > b->hit ? -1 : 1;
-	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /* The frames from the root down to node, into *out (outermost-first of the chain order). */
@@ -1216,8 +1308,21 @@ static int print_paths(const struct report *r, const struct hist_entry *e)
 
 	ret = collect_paths(&p, e->chain, chain_min_hit(r, r->total));
 	if (!ret && p.nr) {
-		sort_cc = cc;
-		qsort(p.nodes, p.nr, sizeof(*p.nodes), path_cmp);
+		uint32_t *pos = malloc(p.nr * sizeof(*pos));
+
+		if (!pos) {
+			ret = -ENOMEM;
+		} else {
+			for (i = 0; i < p.nr; i++)
+				pos[i] = (uint32_t)i;
+			sort_cc = cc;
+			sort_nodes = p.nodes;
+			qsort(pos, p.nr, sizeof(*pos), path_cmp);
+			for (i = 0; i < p.nr; i++)
+				pos[i] = p.nodes[pos[i]];
+			free(p.nodes);
+			p.nodes = pos;
+		}
 	}
 	for (i = 0; !ret && i < p.nr; i++) {
 		const struct cc_node *n = cc_node(cc, p.nodes[i]);
@@ -1265,6 +1370,25 @@ static int print_chains(const struct report *r, const struct hist_entry *e)
 	return 0;
 }
 
+/* --group: the first event's call chains (perf's leader's), read-only
+ * through a copy of the report over its model */
+static int print_group_chains(struct report *r, const struct hist_entry *e)
+{
+	const struct hist_entry *l = r->gv->lead[e - r->m.hist.entries];
+	struct report t;
+	int ret;
+
+	if (!l)
+		return 0;
+	t = *r;
+	t.m = r->gv->ev[0];
+	t.total = r->gv->tot[0];
+	ret = print_chains(&t, l);
+	r->line = t.line;
+	r->line_cap = t.line_cap;
+	return ret;
+}
+
 /* What percentages are of: every sample's weight, or with --percentage
  * relative and --symbol-filter, the Self of the entries it shows (perf's
  * total_non_filtered_period; the other filters hid their samples already) */
@@ -1282,6 +1406,166 @@ static void set_total(struct report *r)
 			r->total += h->entries[i].self;
 }
 
+/* ---- --hierarchy (perf's print_hierarchy_header() and
+ * hist_entry__hierarchy_fprintf()) ---- */
+
+#define HIER_INDENT 3 /* perf's HIERARCHY_INDENT */
+
+static void spaces(int n)
+{
+	if (n > 0)
+		printf("%*s", n, "");
+}
+
+/* The column of sort key i (r->mo.keys[i]), or -1. */
+static int key_col(const struct report *r, enum hist_key key)
+{
+	unsigned k;
+
+	for (k = 0; k < r->nr_cols; k++)
+		if (r->cols[k] == COL_KEY + (int)key)
+			return (int)k;
+	return -1;
+}
+
+static void print_hier_header(const struct report *r)
+{
+	const struct hist *h = &r->m.hist;
+	int first = 1, hw = 0;
+	unsigned k, d;
+
+	fputs("# ", stdout);
+	spaces((int)(h->nr_keys - 1) * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++)
+		printf("%*s  ", r->width[k], col_title(r, r->cols[k]));
+	for (d = 0; d < h->nr_keys; d++) {
+		const char *t = col_title(r, COL_KEY + (int)h->keys[d]);
+
+		while (*t == ' ')
+			t++;
+		hw += printf("%s%s", first ? "" : " / ", t);
+		first = 0;
+	}
+	fputs("\n# ", stdout);
+	print_dots((int)(h->nr_keys - 1) * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++) {
+		if (k)
+			fputs("..", stdout);
+		print_dots(r->width[k]);
+	}
+	for (d = 0; d < h->nr_keys; d++) {
+		int c = key_col(r, h->keys[d]);
+		int w = (int)d * HIER_INDENT + (c < 0 ? 0 : r->width[c]);
+
+		if (w > hw)
+			hw = w;
+	}
+	fputs("  ", stdout);
+	print_dots(hw);
+	printf("\n#\n");
+}
+
+/* --group: a row's values of each event, the sums of its entries' */
+static void print_hier_group_vals(const struct report *r, int c, const struct histhier_row *row,
+				  const struct hist_entry *const *leaves)
+{
+	const struct grpview *g = r->gv;
+	unsigned j;
+	size_t i;
+
+	for (j = 0; j < g->nev; j++) {
+		uint64_t v = 0;
+
+		for (i = row->lo; i < row->hi; i++) {
+			size_t at = (size_t)(leaves[i] - r->m.hist.entries) * g->nev + j;
+
+			v += c == COL_SAMPLE ? g->nr[at] : g->self[at];
+		}
+		if (c == COL_SAMPLE || c == COL_PERIOD)
+			printf("%12llu", (unsigned long long)v);
+		else
+			print_pct(8, v, g->tot[j]);
+	}
+}
+
+static void print_hier_row(const struct report *r, const struct histhier_row *row,
+			   const struct hist_entry *const *leaves)
+{
+	enum hist_key key = r->m.hist.keys[row->depth];
+	int c = key_col(r, key), w = c < 0 ? 0 : r->width[c];
+	char buf[1200];
+	const char *t;
+	unsigned k;
+	int len;
+
+	spaces((int)row->depth * HIER_INDENT);
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++) {
+		fputs("  ", stdout);
+		if (r->gv)
+			print_hier_group_vals(r, r->cols[k], row, leaves);
+		else if (r->cols[k] == COL_SAMPLE)
+			printf("%*llu", r->width[k], (unsigned long long)row->nr);
+		else if (r->cols[k] == COL_PERIOD)
+			printf("%*llu", r->width[k], (unsigned long long)row->weight);
+		else
+			print_pct(r->width[k], row->weight, r->total);
+	}
+	spaces((int)(r->m.hist.nr_keys - 1) * HIER_INDENT);
+	fputs("  ", stdout);
+	/* perf pads the key's text to its width as the key does in its own
+	 * column (not a symbol's nor a source line's), then left-trims it */
+	t = hist_key_text(&r->m.hist, row->e, key, buf, sizeof(buf));
+	len = (int)strlen(t);
+	while (*t == ' ')
+		t++;
+	fputs(t, stdout);
+	if (key != HIST_KEY_SYM && key != HIST_KEY_SRCLINE && key != HIST_KEY_SYMQ &&
+	    key != HIST_KEY_CPU)
+		spaces(w - len);
+	putchar('\n');
+}
+
+/* The overhead columns' width (perf's hists__overhead_width()). */
+static int overhead_width(const struct report *r)
+{
+	unsigned k;
+	int w = 0;
+
+	for (k = 0; k < r->nr_cols && r->cols[k] < COL_KEY; k++)
+		w += (k ? 2 : 0) + r->width[k];
+	return w;
+}
+
+static int print_hierarchy(struct report *r)
+{
+	struct histhier_row *rows;
+	const struct hist_entry **leaves;
+	size_t i, n;
+	int ret;
+
+	ret = histhier_build(&r->m.hist, &r->mo.sort, r->percent_limit, r->m.hist.total, &rows, &n,
+			     &leaves);
+	if (ret)
+		return ret;
+	if (!r->quiet)
+		print_hier_header(r);
+	for (i = 0; i < n && !ret; i++) {
+		print_hier_row(r, &rows[i], leaves);
+		if (rows[i].leaf && r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i].e);
+		else if (rows[i].leaf && r->mode != CHAIN_NONE)
+			ret = print_chains(r, rows[i].e);
+		if (rows[i].empty) { /* every row under it is below --percent-limit */
+			spaces((int)(r->m.hist.nr_keys + rows[i].depth) * HIER_INDENT);
+			printf("%*sno entry >= %.2f%%\n", overhead_width(r) + 4, "",
+			       r->percent_limit);
+		}
+	}
+	free(rows);
+	free(leaves);
+	return ret;
+}
+
 static int print_stdio(struct report *r, const struct hist_entry *const *rows, size_t nr)
 {
 	size_t i;
@@ -1292,11 +1576,17 @@ static int print_stdio(struct report *r, const struct hist_entry *const *rows, s
 	if (!r->quiet)
 		print_header(r);
 	compute_widths(r);
-	if (!r->quiet)
+	if (r->hierarchy) {
+		ret = print_hierarchy(r);
+		nr = 0;
+	} else if (!r->quiet) {
 		print_table_header(r);
+	}
 	for (i = 0; i < nr && !ret; i++) {
 		print_row(r, rows[i]);
-		if (r->mode != CHAIN_NONE)
+		if (r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i]);
+		else if (r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i]);
 	}
 	printf("\n\n");
@@ -1379,6 +1669,8 @@ static void setup_chains(struct report *r, int has_cg)
 		r->order = HIST_CHAIN_CALLER;
 	if (!r->order) /* perf: callers first with Children, callees first without */
 		r->order = r->children ? HIST_CHAIN_CALLER : HIST_CHAIN_CALLEE;
+	if (r->hierarchy) /* perf: after the order is chosen, no Children */
+		r->mo.children = r->children = 0;
 	/* --max-stack 0: the sample's own address only, in either order */
 	r->mo.max_stack_outer = r->order == HIST_CHAIN_CALLER && r->max_stack != 0;
 	r->mo.caller_order = r->order == HIST_CHAIN_CALLER;
@@ -1588,7 +1880,9 @@ static int print_gpu_stdio(struct report *r, const struct gpureport *gr,
 	print_table_header(r);
 	for (i = 0; i < nr && !ret; i++) {
 		print_row(r, rows[i]);
-		if (r->mode != CHAIN_NONE)
+		if (r->mode != CHAIN_NONE && r->gv)
+			ret = print_group_chains(r, rows[i]);
+		else if (r->mode != CHAIN_NONE)
 			ret = print_chains(r, rows[i]);
 	}
 	printf("\n");
@@ -1733,6 +2027,196 @@ static int report_events(struct report *r)
 	return ZT_EXIT_OK;
 }
 
+/* The key of an entry as text, alike in every event's model: its keys'
+ * texts, a function's module and address too. malloc()ed, or NULL. */
+static char *entry_key(const struct hist *h, const struct hist_entry *e)
+{
+	char buf[1200], *s = NULL;
+	size_t len = 0;
+	unsigned k;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	for (k = 0; k < h->nr_keys; k++) {
+		fprintf(f, "%s\x1f", hist_key_text(h, e, h->keys[k], buf, sizeof(buf)));
+		if (h->keys[k] == HIST_KEY_SYM)
+			fprintf(f, "%s\x1f%llx\x1f", hist_str(h, e->f.dso),
+				(unsigned long long)(e->f.inlined ? 0 : e->f.addr));
+	}
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct gkey {
+	char *key;
+	const struct hist_entry *e;
+};
+
+static int gkey_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gkey *)a)->key, ((const struct gkey *)b)->key);
+}
+
+/* Each event's values of the entries of m (of every event), the first
+ * event's in m's entries themselves (what they are sorted by, as perf's
+ * leader), the others' Self as its ties (hist.grp). 0 or -ENOMEM. */
+static int group_match(struct report *r, struct grpview *g)
+{
+	struct hist *u = &r->m.hist;
+	size_t n = u->nr_entries, i, m = 0;
+	struct gkey *ks = NULL;
+	char **uk;
+	unsigned j, nev = g->nev;
+	int ret = -ENOMEM;
+
+	uk = calloc(n ? n : 1, sizeof(*uk));
+	g->lead = calloc(n ? n : 1, sizeof(*g->lead));
+	g->self = calloc(n * nev + 1, sizeof(uint64_t));
+	g->children = calloc(n * nev + 1, sizeof(uint64_t));
+	g->nr = calloc(n * nev + 1, sizeof(uint64_t));
+	g->tie = calloc(n * (nev - 1) + 1, sizeof(uint64_t));
+	g->tot = calloc(nev, sizeof(uint64_t));
+	if (!uk || !g->lead || !g->self || !g->children || !g->nr || !g->tie || !g->tot)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!(uk[i] = entry_key(u, &u->entries[i])))
+			goto out;
+	for (j = 0; j < nev; j++) {
+		const struct hist *h = &g->ev[j].hist;
+
+		m = h->nr_entries;
+		ks = calloc(m ? m : 1, sizeof(*ks));
+		if (!ks)
+			goto out;
+		for (i = 0; i < m; i++) {
+			ks[i].e = &h->entries[i];
+			if (!(ks[i].key = entry_key(h, &h->entries[i])))
+				goto out;
+		}
+		qsort(ks, m, sizeof(*ks), gkey_cmp);
+		for (i = 0; i < n && m; i++) {
+			struct gkey q = {uk[i], NULL};
+			const struct gkey *f = bsearch(&q, ks, m, sizeof(*ks), gkey_cmp);
+			size_t at = i * nev + j;
+
+			if (!f)
+				continue;
+			g->self[at] = f->e->self;
+			g->children[at] = f->e->children;
+			g->nr[at] = f->e->self_nr;
+			if (j)
+				g->tie[i * (nev - 1) + j - 1] = f->e->self;
+			else
+				g->lead[i] = f->e;
+		}
+		for (i = 0; i < m; i++)
+			free(ks[i].key);
+		free(ks);
+		ks = NULL;
+		g->tot[j] = h->total;
+		g->sum_total += h->total;
+		g->sum_nr += h->total_nr;
+	}
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = &u->entries[i];
+		const struct hist_entry *l = g->lead[i];
+
+		e->self = l ? l->self : 0;
+		e->self_nr = l ? l->self_nr : 0;
+		e->children = l ? l->children : 0;
+		e->children_nr = l ? l->children_nr : 0;
+		e->depth = 0; /* perf's Children ties: the leader's depth (a dummy's is 0) */
+		if (l) {
+			e->depth = l->depth;
+			e->f.first = l->f.first;
+			e->f.first_tid = l->f.first_tid;
+		}
+	}
+	u->total = g->tot[0];
+	u->total_nr = g->ev[0].hist.total_nr;
+	u->grp = g->tie;
+	u->grp_nr = nev - 1;
+	ret = 0;
+out:
+	if (ks) {
+		for (i = 0; i < m; i++)
+			free(ks[i].key);
+		free(ks);
+	}
+	for (i = 0; uk && i < n; i++)
+		free(uk[i]);
+	free(uk);
+	return ret;
+}
+
+static void group_release(struct grpview *g)
+{
+	unsigned j;
+
+	for (j = 0; g->ev && j < g->nev; j++)
+		rmodel_release(&g->ev[j]);
+	free(g->ev);
+	free(g->lead);
+	free(g->self);
+	free(g->children);
+	free(g->nr);
+	free(g->tie);
+	free(g->tot);
+	free(g->name);
+}
+
+/* --group of several events (--stdio): one table, a column per event, as
+ * perf's (it groups every event of the recording). An exit code. */
+static int report_group(struct report *r)
+{
+	const struct profile *p = &r->ses.prof;
+	struct grpview g = {.nev = p->nr_events};
+	const struct hist_entry **rows;
+	size_t nrows = 0, len = 0;
+	FILE *f = open_memstream(&g.name, &len);
+	unsigned j;
+	int ret = -ENOMEM;
+
+	if (!f)
+		goto out;
+	for (j = 0; j < g.nev; j++)
+		fprintf(f, "%s%s", j ? ", " : "", profile_event_name(p, j));
+	if (fclose(f))
+		goto out;
+	g.ev = calloc(g.nev, sizeof(*g.ev));
+	if (!g.ev)
+		goto out;
+	ret = rmodel_init(&r->m, p, r->ses.pt, &r->ses.ft, NULL, NULL);
+	if (!ret)
+		ret = rmodel_build(&r->m, &r->mo);
+	for (j = 0; !ret && j < g.nev; j++) {
+		ret = rmodel_init_event(&g.ev[j], p, r->ses.pt, &r->ses.ft, j, NULL, NULL);
+		if (!ret)
+			ret = rmodel_build(&g.ev[j], &r->mo);
+	}
+	if (!ret)
+		ret = group_match(r, &g);
+	if (!ret)
+		ret = rmodel_sort(&r->m, r->percent_limit, &rows, &nrows);
+	if (!ret) {
+		r->gv = &g;
+		ret = print_stdio(r, rows, nrows);
+		r->gv = NULL;
+	}
+out:
+	r->m.hist.grp = NULL;
+	group_release(&g);
+	if (ret) {
+		cmd_error("cannot build the report: %s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
 static const char *const report_usage[] = {
 	"zt report [<options>]",
 	NULL,
@@ -1771,6 +2255,9 @@ int cmd_report(int argc, char **argv)
 		{OPT_BOOL, 0, "children", &r.children, NULL,
 		 "Children (callees included) next to Self (default with call graphs); "
 		 "--no-children: Self only"},
+		{OPT_BOOL, 0, "hierarchy", &r.hierarchy, NULL,
+		 "each sort key a level: its entries under those of the key before, "
+		 "indented (--stdio; Self only, as perf)"},
 		{OPT_STRING, 'g', "call-graph", &r.callgraph,
 		 "mode[,min%][,caller|callee][,percent|period|count]",
 		 "call chains under entries: graph (default), flat, folded, fractal or none", NULL,
@@ -1821,7 +2308,8 @@ int cmd_report(int argc, char **argv)
 		 "percentages of what the filters show (relative) or of every sample "
 		 "(absolute, the default)"},
 		{OPT_BOOL, 0, "group", &r.group, NULL,
-		 "show event groups together (a recording of one event: as without)"},
+		 "several events in one table, a column of each (--stdio, as perf); one "
+		 "event: as without"},
 		{OPT_STRING, 0, "time", &r.time, "start,end",
 		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
 		{OPT_BOOL, 'f', "force", &r.force, NULL,
@@ -1876,6 +2364,11 @@ int cmd_report(int argc, char **argv)
 	if (r.sort ? parse_sort(&r) : 0)
 		goto out;
 	r.nr_sort_keys = r.mo.nr_keys;
+	if (r.hierarchy && r.fields) {
+		cmd_error("--hierarchy and -F/--fields cannot be used together (as in perf): "
+			  "give the levels with --sort");
+		goto out;
+	}
 	if (r.fields && parse_fields(&r))
 		goto out;
 	if (!r.mo.nr_keys) {
@@ -1987,6 +2480,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	setup_chains(&r, profile_has_callchains(&r.ses.prof));
+	if (r.tui && r.hierarchy)
+		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
 	if (r.mode == CHAIN_NONE && !r.mo.children) /* perf: no call chains read, nothing to ignore */
 		r.mo.ignore_callees = NULL;
 	tui_opts = (struct report_tui_opts){.mo = r.mo,
@@ -1998,11 +2493,15 @@ int cmd_report(int argc, char **argv)
 					    .symmod = &r.so.mo,
 					    .vmlinux = r.so.vmlinux};
 	if (profile_nr_events(&r.ses.prof) > 1) {
-		if (r.group)
-			cmd_warn("--group: zt shows each event in a section of its own, not in "
-				 "columns of one table as perf");
-		ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft, &tui_opts)
-			    : report_events(&r);
+		if (r.group && r.tui)
+			cmd_warn("--group: the TUI shows each event on its own (a menu of them); "
+				 "use --stdio for their columns in one table");
+		if (r.group && !r.tui)
+			ret = report_group(&r);
+		else
+			ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft,
+							&tui_opts)
+				    : report_events(&r);
 		goto out;
 	}
 	{

@@ -570,8 +570,8 @@ static int cmp_missing(int a_missing, int b_missing)
 	return a_missing - b_missing;
 }
 
-static int key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
-		   const struct hist_entry *b)
+int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		 const struct hist_entry *b)
 {
 	int r = 0;
 
@@ -618,7 +618,7 @@ static int tree_cmp(const struct hist *h, const struct hist_entry *a, const stru
 
 	for (i = 0; i < h->nr_keys && !r; i++) {
 		if (h->keys[i] != HIST_KEY_SYM) {
-			r = key_cmp(h, h->keys[i], a, b);
+			r = hist_key_cmp(h, h->keys[i], a, b);
 			continue;
 		}
 		r = cmp_missing(!a->f.symq, !b->f.symq);
@@ -628,6 +628,29 @@ static int tree_cmp(const struct hist *h, const struct hist_entry *a, const stru
 			r = a->f.addr < b->f.addr ? -1 : 1;
 	}
 	return r ? r : a < b ? -1 : a > b;
+}
+
+/* The other events' Self (hist.grp), in turn. */
+static int grp_cmp(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+{
+	const uint64_t *x = h->grp + (size_t)(a - h->entries) * h->grp_nr;
+	const uint64_t *y = h->grp + (size_t)(b - h->entries) * h->grp_nr;
+	unsigned j;
+	int r = 0;
+
+	for (j = 0; j < h->grp_nr && !r; j++)
+		r = cmp_u64_desc(x[j], y[j]);
+	return r;
+}
+
+static int grp_self(const struct hist *h, size_t i)
+{
+	unsigned j;
+
+	for (j = 0; h->grp && j < h->grp_nr; j++)
+		if (h->grp[i * h->grp_nr + j])
+			return 1;
+	return 0;
 }
 
 /* By the sort list; 0 when equal in it. */
@@ -654,12 +677,14 @@ static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
 		case HIST_BY_SELF:
 		case HIST_BY_PERIOD:
 			r = cmp_u64_desc(a->self, b->self);
+			if (!r && h->grp)
+				r = grp_cmp(h, a, b);
 			break;
 		case HIST_BY_SAMPLES:
 			r = cmp_u64_desc(a->self_nr, b->self_nr);
 			break;
 		default:
-			r = key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
+			r = hist_key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
 		}
 	}
 	return r;
@@ -692,7 +717,7 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 		return -ENOMEM;
 	h->sorted = s;
 	for (i = 0; i < h->nr_entries; i++)
-		if (spec->all || h->entries[i].self_nr)
+		if (spec->all || h->entries[i].self_nr || grp_self(h, i))
 			s[k++] = &h->entries[i];
 	/* perf: the entries go from their tree into the sorted one in turn
 	 * (__hists__insert_output_entry(): an equal one after); a tree gives

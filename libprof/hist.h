@@ -93,6 +93,12 @@ struct hist {
 	size_t ckeys_cap, corders_cap;
 	uint32_t *cidx;       /* scratch: their entries */
 	size_t cidx_cap;
+	/* perf's --group: the Self weights of the other events' entries alike,
+	 * grp[i * grp_nr + j] for entry i and the event after the first j
+	 * (borrowed; NULL: none). An entry with Self in any is shown, and
+	 * entries of equal Self go by them in turn, as perf's __hpp__sort(). */
+	const uint64_t *grp;
+	unsigned grp_nr;
 };
 
 /* The key named name: "comm", "pid" (perf's: the thread; also "tid",
@@ -182,6 +188,11 @@ int hist_sortspec_shows(const struct hist *h, const struct hist_sortspec *s,
 			const struct hist_entry *e);
 int hist_sort_by(struct hist *h, const struct hist_sortspec *s, double percent_limit,
 		 const struct hist_entry ***out, size_t *n);
+
+/* Entries a and b by key k as perf's se_sort(): negative, 0 or positive
+ * (names ascending, numbers ascending, no function or "[other]" last). */
+int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		 const struct hist_entry *b);
 
 /*
  * Lazy call chains (hist_opts.lazy_chains): after every sample went in
