@@ -13,15 +13,24 @@ precord() { perf_record_times "$@"; }
 norm() {
 	sed -E 's/ [0-9a-f]{2}:[0-9a-f]{2} [0-9]+ [0-9]+\]: / 00:00 0 0]: /'
 }
+# NORM_EXTRA=ldso: without the samples in ld.so (with -G and srcline, a
+# sample is two lines: its own, naming ld-linux-x86-64.so.2, and its srcline)
+no_ldso() {
+	if [ "${NORM_EXTRA:-}" = ldso ]; then
+		awk 'NR % 2 { s = $0; next } s !~ /ld-linux-x86-64\.so\.2/ { print s; print }'
+	else
+		cat
+	fi
+}
 # same NAME ARGS...: zt script and perf script give the same lines
 same() {
 	local n=$1
 	shift
-	if ! perf_retry script -i p.data "$@" | norm > "p.$n"; then
+	if ! perf_retry script -i p.data "$@" | norm | no_ldso > "p.$n"; then
 		fail "$n: perf script failed"
 		return
 	fi
-	"$ZT" script -i p.data "$@" 2> "z.$n.err" | norm > "z.$n"
+	"$ZT" script -i p.data "$@" 2> "z.$n.err" | norm | no_ldso > "z.$n"
 	if [ ! -s "p.$n" ] && [ "${EMPTY_OK:-}" != 1 ]; then
 		fail "$n: perf printed nothing"
 	elif cmp -s "p.$n" "z.$n"; then
@@ -103,7 +112,12 @@ if perf_retry script -i p.data -F +srcline | srcl > p.srcline; then
 else
 	fail "perf script -F +srcline"
 fi
-same srcline-G -G -F comm,tid,ip,sym,dso,srcline
+# (srcline-G: the samples of a process's start in ld.so left out: perf 6.1
+# names a line of code inlined there by the outer function's file
+# (dl-get-cpu-features.c:321 for dl-cacheinfo.h:321, which addr2line and
+# zt give) and prints ":0" where it has no line; a rare sample there made
+# this check fail now and then)
+NORM_EXTRA=ldso same srcline-G -G -F comm,tid,ip,sym,dso,srcline
 
 # perf's refusals, and zt's
 perf script -i p.data -C 0 > /dev/null 2> pc.err
