@@ -7,9 +7,16 @@
 
 # serve_start DATADIR [zt serve options...]: sets SERVE_PID and SERVE_URL;
 # the server's stderr goes to $T/serve.err. 1 when it does not come up.
+# With SERVE_CACERT set (a PEM file), the server is reached over https and
+# its certificate checked against that file (pass --tls-cert/--tls-key).
 serve_start() {
-	local dir=$1 try port i
+	local dir=$1 try port i scheme=http
+	local -a tls=()
 	shift
+	if [ -n "${SERVE_CACERT:-}" ]; then
+		scheme=https
+		tls=(--cacert "$SERVE_CACERT")
+	fi
 	for try in 1 2 3 4 5 6 7 8; do
 		port=$((20000 + (RANDOM * 7 + $$) % 30000))
 		"$ZT" serve --listen "127.0.0.1:$port" --data-dir "$dir" "$@" 2>> "$T/serve.err" &
@@ -19,10 +26,10 @@ serve_start() {
 		# no descriptor of the test's (a pipe left open hangs a reader)
 		(timeout "$SERVE_LIFETIME" tail --pid="$SERVE_PID" -f /dev/null
 		 kill -9 "$SERVE_PID") > /dev/null 2>&1 < /dev/null &
-		SERVE_URL="http://127.0.0.1:$port"
+		SERVE_URL="$scheme://127.0.0.1:$port"
 		for i in $(seq 100); do
 			kill -0 "$SERVE_PID" 2> /dev/null || break
-			curl -sf -o /dev/null "$SERVE_URL/healthz" && return 0
+			curl -sf "${tls[@]}" -o /dev/null "$SERVE_URL/healthz" && return 0
 			sleep 0.1
 		done
 		kill -9 "$SERVE_PID" 2> /dev/null

@@ -231,24 +231,19 @@ serve_stop
 if command -v openssl > /dev/null; then
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
 		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 > /dev/null 2>&1
-	tport=$((20000 + (RANDOM * 7 + $$ + 1) % 30000))
-	timeout 60 "$ZT" serve --listen "127.0.0.1:$tport" --data-dir "$D" --tls-cert cert.pem \
-		--tls-key key.pem 2> tls.err &
-	tpid=$!
-	bgpids+=("$tpid")
-	for i in $(seq 50); do
-		curl -sf --cacert cert.pem -o /dev/null "https://127.0.0.1:$tport/healthz" && break
-		sleep 0.1
-	done
-	check "TLS: /healthz over https" bash -c "curl -sf --cacert cert.pem 'https://127.0.0.1:$tport/healthz' | grep -qx ok"
+	: > "$T/serve.err"
+	SERVE_CACERT=cert.pem serve_start "$D" --tls-cert cert.pem --tls-key key.pem ||
+		fail "zt serve with --tls-cert starts"
+	check "TLS: /healthz over https" bash -c "curl -sf --cacert cert.pem '$SERVE_URL/healthz' | grep -qx ok"
 	c=$(curl -s --cacert cert.pem -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $READ" \
-		"https://127.0.0.1:$tport/api/v1/profiles")
+		"$SERVE_URL/api/v1/profiles")
 	check "TLS: an authorized list" [ "$c" = 200 ]
-	c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$tport/healthz")
+	c=$(curl -s -o /dev/null -w '%{http_code}' "${SERVE_URL/https:/http:}/healthz")
 	check "TLS: plain HTTP is not answered" [ "$c" != 200 ]
-	kill -TERM "$tpid"
-	wait "$tpid"
-	check "TLS server: a clean stop" [ $? -eq 0 ]
+	serve_stop
+	rc=$?
+	check "TLS server: a clean stop" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || tail -5 "$T/serve.err"
 	echo "garbage" > bad.pem
 	timeout 20 "$ZT" serve --listen 127.0.0.1:0 --data-dir "$D" --tls-cert bad.pem --tls-key key.pem 2> badtls.err
 	check "a certificate that is not PEM: refused" bash -c "[ $? -ne 0 ] && grep -q 'not PEM' badtls.err"
