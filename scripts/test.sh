@@ -23,19 +23,19 @@ step() { # step NAME CMD...
 step build make -j"$jobs" all tests-build
 step unit make -j"$jobs" check-unit
 step fuzz-replay make -j"$jobs" check-fuzz
-# t_serve_cluster (two ClickHouse servers, 45 s) runs once, under ASan and
-# UBSan below: its checks are the same there
-step e2e env E2E_SKIP="serve_cluster" make check-e2e
+# Each end-to-end script runs once. Under ASan and UBSan (asan-e2e below),
+# those where outside input comes in and where the recording and reading
+# paths run: bad and hostile input, the server, perf.data, stack snapshots,
+# every reader and output. In the plain build, those that time things or
+# run live, where the sanitizers' slowness would change what is measured
+# (perf_parity, perf_kernel, symbolize_parity, top, report_tui, serve_slow,
+# record_opts, record_events, ...). `make check-e2e` runs them all.
+asan_e2e="^t_(gpu|gpu_trace|gpu_report|gpu_flame|script_gpu|symbolize_cubin|cubin|s3|serve|serve_faults|serve_hostile|serve_cluster|serve_debuginfod|serve_symbols|symbols|symdb|push|record_workload|config|hostile|outputs|errors|sigkill|perfmap|symbolize|debuginfod|pprof|perfdata|script|script_opts|report|report_opts|annotate|flame|dwarf|badinput|lld|archive|diff|buildid_list|evlist)\.sh$"
+step e2e env E2E_SKIP="$asan_e2e" make check-e2e
 step asan-build make -j"$jobs" SANITIZE=address,undefined tests-build
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 step asan-unit make -j"$jobs" SANITIZE=address,undefined check-unit
 step asan-fuzz-replay make -j"$jobs" SANITIZE=address,undefined check-fuzz
-# the real binary under the sanitizers, where outside input comes in and
-# where the recording and reading paths run: bad and hostile input, the
-# server, perf.data, stack snapshots, every reader and output. Not again
-# under ASan: what compares with perf on the same paths (perf_parity,
-# perf_kernel, symbolize_parity), live and timing checks (top, report_tui,
-# serve_slow, record_opts, record_events): the plain pass runs them
-step asan-e2e env E2E_ONLY="^t_(gpu|gpu_trace|gpu_report|gpu_flame|script_gpu|symbolize_cubin|cubin|s3|serve|serve_faults|serve_hostile|serve_cluster|serve_debuginfod|serve_symbols|symbols|symdb|push|record_workload|config|hostile|outputs|errors|sigkill|perfmap|symbolize|debuginfod|pprof|perfdata|script|script_opts|report|report_opts|annotate|flame|dwarf|badinput|lld|archive|diff|buildid_list|evlist)\.sh$" make SANITIZE=address,undefined check-e2e
+step asan-e2e env E2E_ONLY="$asan_e2e" make SANITIZE=address,undefined check-e2e
 echo "suite: $pass passed, $fail failed, 0 skipped ($(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s)"
 [ "$fail" -eq 0 ]
