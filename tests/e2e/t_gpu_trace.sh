@@ -24,7 +24,7 @@ d = json.load(open(sys.argv[1], encoding='utf-8'))
 ev = d['traceEvents']
 # times in 1/1024 us, exact as doubles (see formats/chrometrace.c)
 def ns(v):
-    d = Decimal(repr(v)) * 1024
+    d = Decimal(v) * 1024  # the exact value of the double (repr rounds to 17 digits past 2^23 us of uptime)
     if d != int(d):
         print('BAD time not in 1/1024 us', v)
     return int(d)
