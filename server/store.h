@@ -138,6 +138,8 @@ struct zs_label {
 	const char *key, *value;
 };
 
+#define ZS_MAX_LABELS 64 /* a profile's labels, at most */
+
 struct zs_ingest_result {
 	char id[65];      /* sha256 of the body, hex */
 	int stored;       /* 1: new, 0: the same body was stored before */
