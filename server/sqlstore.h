@@ -82,8 +82,7 @@ int zs_sql_ingest(struct zs_sql *q, const struct zs_norm *n, const void *body, s
 /* Delete a profile (row, labels, file, cached aggregate). 0, -ENOENT. */
 int zs_sql_profile_delete(struct zs_sql *q, const char *id);
 /* Delete the profiles of days before today - days (zs_store_retention). */
-int zs_sql_retention(struct zs_sql *q, unsigned days, unsigned *dropped, char *msg,
-		     size_t msglen);
+int zs_sql_retention(struct zs_sql *q, unsigned days, unsigned *dropped, char *msg, size_t msglen);
 /* st's symbols, and with profiles its profiles, samples and bytes. */
 void zs_sql_stats(struct zs_sql *q, int profiles, struct zs_store_stats *st);
 /* A profile id: 64 lowercase hex digits. */
@@ -118,8 +117,7 @@ int zs_sql_symfile_put(struct zs_sql *q, const char *id, enum zs_kind kind, cons
 int zs_sql_symfile_open(struct zs_sql *q, const char *id, enum zs_kind kind, const char *src,
 			struct zs_symfile *f);
 unsigned zs_sql_symfile_has(struct zs_sql *q, const char *id);
-int zs_sql_symfile_upstream(struct zs_sql *q, const char *id, enum zs_kind kind,
-			    const char *src);
+int zs_sql_symfile_upstream(struct zs_sql *q, const char *id, enum zs_kind kind, const char *src);
 
 /* ---- what the queries read ----------------------------------------------------- */
 

@@ -425,7 +425,6 @@ static int fetched_frame(void *ctx, uint64_t id, const uint8_t *key, size_t len)
 	struct fetch *f = ctx;
 	struct zs_store *s = f->s;
 	int err = 0;
-
 	long l;
 
 	if (zs_ch_frame_id(key, len) != id || idset_find(&s->chf, id) >= 0)

@@ -47,8 +47,7 @@ struct zs_symcache;
 /* Symbols from symdir (the GSYM cache layout, DIR/symbols of s), then,
  * with debuginfod, fetched from the debuginfod servers and stored through
  * s. 0 or -ENOMEM. */
-int zs_symcache_new(struct zs_sql *s, const char *symdir, int debuginfod,
-		    struct zs_symcache **out);
+int zs_symcache_new(struct zs_sql *s, const char *symdir, int debuginfod, struct zs_symcache **out);
 void zs_symcache_free(struct zs_symcache *c); /* accepts NULL */
 /* Forget what was resolved with bid's symbols (they were replaced). */
 void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid);
@@ -59,8 +58,8 @@ void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid);
  * of them in (*frames)[id], until zs_symcache_unlock. 0 or -ENOMEM (not
  * locked).
  */
-int zs_symcache_fill(struct zs_symcache *c, const struct zs_mem *m, const uint8_t *need,
-		     size_t nr, struct zs_symframes *const **frames);
+int zs_symcache_fill(struct zs_symcache *c, const struct zs_mem *m, const uint8_t *need, size_t nr,
+		     struct zs_symframes *const **frames);
 void zs_symcache_unlock(struct zs_symcache *c);
 
 /* Counters for /metrics: frames symbolized, and found symbolized already. */
