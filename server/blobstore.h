@@ -9,7 +9,7 @@
  *   symbols/debuginfo/<id>.debug   symbols/executable/<id>
  *   symbols/source/<id>/<sha256 hex of the normalized path>  (+ ".path": the path)
  *
- * How the store uses it (server/store.c, server/symfiles.c):
+ * How the store uses it (server/sqlstore.c, server/symfiles.c):
  *  - an upload is validated, then put to the remote (the .meta or .path
  *    sibling first, the file itself last: its presence means complete),
  *    then renamed into DIR; a failed put refuses the upload (-EREMOTEIO,

@@ -17,7 +17,6 @@
 
 #include "libprof/log.h"
 #include "net/clickhouse.h"
-#include "server/storeint.h"
 
 #define IDS_PER_QUERY (1u << 20) /* ids sent in one external table */
 #define IDS_TABLE     "zt_ids"

@@ -4,7 +4,7 @@
  * profiles' catalogue with the recordings as received, their stacks,
  * frames and per-stack samples, in ClickHouse tables, shared by every zt serve
  * pointed at the same servers. Tokens and the symbol catalogue stay in
- * the instance's SQLite file (server/store.h); symbol files in the symbol
+ * the instance's SQLite file (server/sqlstore.h); symbol files in the symbol
  * store (a directory, or S3 for several instances).
  *
  * Tables, in the database given (default "zt"), on every server:

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Selections, merged aggregates, symbolization and the query outputs of zt serve. */
+/* Selections, merged aggregates and the query outputs of zt serve (above the store interface). */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +19,6 @@
 #include "server/norm.h"
 #include "server/store.h"
 #include "server/storeint.h"
-#include "symbolizer/debuginfod.h"
-#include "symbolizer/demangle.h"
-#include "symbolizer/symmod.h"
 
 /* ---- selections ------------------------------------------------------------------ */
 
@@ -138,39 +133,6 @@ static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
 #define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
 		  " size, pushed_at"
 
-void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n)
-{
-	size_t i, j, k, nv;
-
-	zbuf_put_u8(out, '{');
-	for (i = 0, k = 0; i < n; i++) {
-		for (j = 0; j < i && strcmp(l[j].key, l[i].key); j++)
-			;
-		if (j < i)
-			continue; /* shown with its first */
-		for (j = i, nv = 0; j < n; j++)
-			nv += !strcmp(l[j].key, l[i].key);
-		if (k++)
-			zbuf_put_u8(out, ',');
-		zbuf_put_json_str(out, l[i].key);
-		zbuf_put_u8(out, ':');
-		if (nv == 1) {
-			zbuf_put_json_str(out, l[i].value);
-			continue;
-		}
-		zbuf_put_u8(out, '[');
-		for (j = i, nv = 0; j < n; j++) {
-			if (strcmp(l[j].key, l[i].key))
-				continue;
-			if (nv++)
-				zbuf_put_u8(out, ',');
-			zbuf_put_json_str(out, l[j].value);
-		}
-		zbuf_put_u8(out, ']');
-	}
-	zbuf_put_u8(out, '}');
-}
-
 static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 {
 	struct zs_label *l = NULL;
@@ -230,7 +192,7 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 
 	if (zs_store_ch(s))
 		return zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
-	if ((err = zs_db_get(s, &db)))
+	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	err = sel_prepare(db, sel, LIST_COLS, 1, &st);
 	if (!err) {
@@ -245,7 +207,7 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 		zbuf_put(out, "]}", 2);
 		sqlite3_finalize(st);
 	}
-	zs_db_put(s, db);
+	zs_db_put(zs_store_sql(s), db);
 	return err ? err : out->err ? -ENOMEM : 0;
 }
 
@@ -259,389 +221,19 @@ int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out)
 		return -ENOENT;
 	if (zs_store_ch(s))
 		return zs_ch_profile_json(zs_store_ch(s), id, out, store_msg(), STORE_MSG);
-	if ((err = zs_db_get(s, &db)))
+	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	if (sqlite3_prepare_v2(db, "SELECT " LIST_COLS " FROM profiles WHERE id=?", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		zs_db_put(s, db);
+		zs_db_put(zs_store_sql(s), db);
 		return -EIO;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	err = rc == SQLITE_ROW ? profile_obj(db, st, out) : rc == SQLITE_DONE ? -ENOENT : -EIO;
 	sqlite3_finalize(st);
-	zs_db_put(s, db);
+	zs_db_put(zs_store_sql(s), db);
 	return err;
-}
-
-/* ---- the symbolizer cache ---------------------------------------------------------- */
-
-/* A frame as shown: name, module, kind (enum flame_kind). */
-struct dframe {
-	char *name;
-	const char *module; /* points into name's allocation or a static string */
-	uint8_t kind;
-	uint8_t root;
-};
-
-/* The shown frames of one stored frame (innermost first), and the build
- * id whose symbols gave them (len 0: none). */
-struct symframes {
-	struct prof_build_id bid;
-	unsigned n;
-	struct dframe f[];
-};
-
-struct symmod_ent {
-	struct prof_build_id bid;
-	struct symmod *m; /* NULL: none to be had (negative cache) */
-};
-
-struct zs_symcache {
-	struct zs_store *s;
-	pthread_rwlock_t lock;
-	struct symframes **frames; /* by stored frame id */
-	size_t nr_frames;
-	struct symmod_ent *mods;
-	size_t nr_mods, cap_mods;
-	struct buildid_cache cache;
-	struct symmod_opts mo;
-	int debuginfod;
-};
-
-int zs_symcache_new(struct zs_store *s, const char *symdir, int debuginfod,
-		    struct zs_symcache **out)
-{
-	struct zs_symcache *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	c->s = s;
-	pthread_rwlock_init(&c->lock, NULL);
-	c->cache.dir = strdup(symdir);
-	if (!c->cache.dir) {
-		free(c);
-		return -ENOMEM;
-	}
-	/* the store's symbols only: no binaries, no debug directories
-	 * (symmod_open is given no path), no debuginfod inside symmod */
-	c->mo.cache = &c->cache;
-	c->mo.no_debuginfod = 1;
-	c->debuginfod = !!debuginfod;
-	*out = c;
-	return 0;
-}
-
-static void symframes_free(struct symframes *f)
-{
-	unsigned i;
-
-	if (!f)
-		return;
-	for (i = 0; i < f->n; i++)
-		free(f->f[i].name);
-	free(f);
-}
-
-void zs_symcache_free(struct zs_symcache *c)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->nr_frames; i++)
-		symframes_free(c->frames[i]);
-	free(c->frames);
-	for (i = 0; i < c->nr_mods; i++)
-		symmod_free(c->mods[i].m);
-	free(c->mods);
-	free(c->cache.dir);
-	pthread_rwlock_destroy(&c->lock);
-	free(c);
-}
-
-static int bid_eq(const struct prof_build_id *a, const struct prof_build_id *b)
-{
-	return a->len == b->len && !memcmp(a->data, b->data, a->len);
-}
-
-void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	pthread_rwlock_wrlock(&c->lock);
-	for (i = 0; i < c->nr_frames; i++)
-		if (c->frames[i] && c->frames[i]->bid.len && bid_eq(&c->frames[i]->bid, bid)) {
-			symframes_free(c->frames[i]);
-			c->frames[i] = NULL;
-		}
-	for (i = 0; i < c->nr_mods; i++)
-		if (bid_eq(&c->mods[i].bid, bid)) {
-			symmod_free(c->mods[i].m);
-			c->mods[i] = c->mods[--c->nr_mods];
-			break;
-		}
-	pthread_rwlock_unlock(&c->lock);
-}
-
-/* The executable segments of a binary or of its debug file (fetched by
- * us from debuginfod), as push sends them (X-ZT-Symbol-Load). */
-static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
-{
-	struct symmod_seg sg[16];
-	size_t n, i;
-
-	m->nr_segs = 0;
-	if (symmod_elf_segments(path, 1, sg, 16, &n))
-		return 0;
-	for (i = 0; i < n && i < 16; i++) {
-		m->segs[i].off = sg[i].off;
-		m->segs[i].vaddr = sg[i].vaddr;
-		m->segs[i].size = sg[i].size;
-	}
-	m->nr_segs = (unsigned)i;
-	return m->nr_segs;
-}
-
-/* A GSYM made of the debug file (else the executable) the store keeps for
- * bid, fetched first from the debuginfod upstreams when it has none and
- * there are some; kept in the store. 0 when stored. Called with c->lock
- * held for writing: the store's put must not drop (c->lock again). */
-static int gsym_from_files(struct zs_symcache *c, const struct prof_build_id *bid)
-{
-	struct symmod_opts xo = { .no_debuginfod = 1 };
-	struct zs_symbol_meta meta = { 0 };
-	char *path, *exe, tmp[4096], hex[41];
-	enum symq q = SYMQ_NONE;
-	int err, fd, created, fetched = 0;
-
-	prof_build_id_hex(bid, hex);
-	path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
-	if (!path && c->debuginfod && !zs_symfile_upstream(c->s, hex, ZS_KIND_DEBUGINFO, NULL)) {
-		path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
-		fetched = 1;
-	}
-	exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
-	if (!exe && c->debuginfod && path &&
-	    !zs_symfile_upstream(c->s, hex, ZS_KIND_EXECUTABLE, NULL))
-		exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
-	/* the segments from the executable when there is one: exact */
-	if (exe)
-		elf_segments(exe, &meta);
-	if (!path) {
-		path = exe;
-		exe = NULL;
-	}
-	free(exe);
-	if (!path)
-		return -ENOENT;
-	if (!meta.nr_segs)
-		elf_segments(path, &meta);
-	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_store_tmpdir(c->s));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(path);
-		return -errno;
-	}
-	close(fd);
-	err = symmod_extract(&xo, path, tmp, &q);
-	free(path);
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	meta.quality = (int)q;
-	meta.source = fetched ? "debuginfod" : "stored debug file";
-	return zs_symbol_put_nodrop(c->s, hex, tmp, &meta, 1, &created, NULL, 0);
-}
-
-/* The symbols of bid (c->lock held for writing). NULL: none. */
-static struct symmod *get_mod(struct zs_symcache *c, const struct prof_build_id *bid)
-{
-	struct symmod *m = NULL;
-	size_t i;
-
-	char hex[41];
-
-	for (i = 0; i < c->nr_mods; i++)
-		if (bid_eq(&c->mods[i].bid, bid))
-			return c->mods[i].m;
-	prof_build_id_hex(bid, hex);
-	zs_symbol_fetch_remote(c->s, hex); /* the symbolizer reads DIR */
-	if (symmod_open(&c->mo, NULL, bid, &m))
-		return NULL;
-	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found") &&
-	    !gsym_from_files(c, bid)) {
-		symmod_free(m);
-		m = NULL;
-		if (symmod_open(&c->mo, NULL, bid, &m))
-			return NULL;
-	}
-	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found")) {
-		symmod_free(m);
-		m = NULL; /* remembered: not asked again until symbols are put */
-	}
-	if (ZT_GROW(c->mods, c->cap_mods, c->nr_mods + 1)) {
-		symmod_free(m);
-		return NULL;
-	}
-	c->mods[c->nr_mods++] = (struct symmod_ent){ *bid, m };
-	return m;
-}
-
-static struct symframes *sf_new(unsigned n)
-{
-	return calloc(1, sizeof(struct symframes) + n * sizeof(struct dframe));
-}
-
-/* A shown frame: name and module in one allocation. */
-static int df_set(struct dframe *d, const char *name, const char *module, uint8_t kind)
-{
-	size_t nl = strlen(name), ml = strlen(module);
-
-	d->name = malloc(nl + ml + 2);
-	if (!d->name)
-		return -ENOMEM;
-	memcpy(d->name, name, nl + 1);
-	memcpy(d->name + nl + 1, module, ml + 1);
-	d->module = d->name + nl + 1;
-	d->kind = kind;
-	return 0;
-}
-
-/* "[module+0x1f0]" as zt_frame_name() makes it. */
-static void unresolved_name(char *buf, size_t n, const char *mod, uint64_t off, int kernel)
-{
-	size_t ml = strlen(mod);
-
-	if (!kernel && !strcmp(mod, "[unknown]"))
-		snprintf(buf, n, "[unknown]");
-	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')
-		snprintf(buf, n, "[%.*s+0x%llx]", (int)(ml - 2), mod + 1, (unsigned long long)off);
-	else
-		snprintf(buf, n, "[%s+0x%llx]", mod, (unsigned long long)off);
-}
-
-static struct symframes *symbolize(struct zs_symcache *c, const uint8_t *key, size_t len)
-{
-	struct symframes *sf = NULL;
-	struct zs_fkey k;
-	char buf[512];
-	unsigned i;
-
-	if (zs_fkey_decode(key, len, &k))
-		k = (struct zs_fkey){ .kind = ZS_FK_UNRESOLVED, .module = "[damaged]" };
-	if (k.kind == ZS_FK_ADDR) {
-		struct symmod *m = get_mod(c, &k.bid);
-		struct fi_result r;
-
-		if (m && !symmod_lookup_offset(m, k.off, &r) && r.n) {
-			if (!(sf = sf_new(r.n)))
-				return NULL;
-			sf->bid = k.bid;
-			sf->n = r.n;
-			for (i = 0; i < r.n; i++) {
-				const char *nm = r.locs[i].name ? r.locs[i].name : "";
-				char *dm = zt_demangle(nm, 0);
-				int err = df_set(&sf->f[i], dm ? dm : nm, k.module,
-						 i + 1 < r.n ? FLAME_INLINED : FLAME_USER);
-
-				free(dm);
-				if (err) {
-					symframes_free(sf);
-					return NULL;
-				}
-			}
-			return sf;
-		}
-		if (!(sf = sf_new(1)))
-			return NULL;
-		sf->bid = k.bid;
-		sf->n = 1;
-		unresolved_name(buf, sizeof(buf), k.module, k.off, 0);
-		if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
-			free(sf);
-			return NULL;
-		}
-		return sf;
-	}
-	if (!(sf = sf_new(1)))
-		return NULL;
-	sf->n = 1;
-	if (k.kind == ZS_FK_NAMED) {
-		uint8_t kind = k.flags & ZS_FF_ROOT ? FLAME_PROCESS : k.flags & ZS_FF_KERNEL ? FLAME_KERNEL
-			: k.flags & ZS_FF_JIT ? FLAME_JIT : k.flags & ZS_FF_INLINED ? FLAME_INLINED
-			: FLAME_USER;
-
-		sf->f[0].root = !!(k.flags & ZS_FF_ROOT);
-		if (df_set(&sf->f[0], k.name, k.module, kind)) {
-			free(sf);
-			return NULL;
-		}
-		return sf;
-	}
-	unresolved_name(buf, sizeof(buf), k.module, k.off, k.flags & ZS_FF_KERNEL);
-	if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
-		free(sf);
-		return NULL;
-	}
-	return sf;
-}
-
-/*
- * Symbolize the frames marked in need[0 .. nr) (stored frame ids) and
- * return with c->lock held for reading, every one of them in c->frames.
- * 0 or -ENOMEM (lock not held).
- */
-static int symcache_fill(struct zs_symcache *c, const struct zs_mem *m, const uint8_t *need,
-			 size_t nr)
-{
-	uint64_t made = 0, hits = 0;
-
-	for (;;) {
-		size_t i, miss = 0;
-
-		pthread_rwlock_rdlock(&c->lock);
-		for (i = 0; i < nr && !miss; i++)
-			miss = need[i] && (i >= c->nr_frames || !c->frames[i]);
-		if (!miss) {
-			for (i = 0; i < nr; i++)
-				hits += need[i];
-			zs_store_count(c->s, made, hits > made ? hits - made : 0);
-			return 0;
-		}
-		pthread_rwlock_unlock(&c->lock);
-		pthread_rwlock_wrlock(&c->lock);
-		if (nr > c->nr_frames) {
-			struct symframes **f = realloc(c->frames, nr * sizeof(*f));
-
-			if (!f) {
-				pthread_rwlock_unlock(&c->lock);
-				return -ENOMEM;
-			}
-			memset(f + c->nr_frames, 0, (nr - c->nr_frames) * sizeof(*f));
-			c->frames = f;
-			c->nr_frames = nr;
-		}
-		for (i = 0; i < nr; i++) {
-			size_t len;
-			const uint8_t *key;
-
-			if (!need[i] || c->frames[i])
-				continue;
-			key = m->keys.data + m->key_off[i];
-			len = (size_t)(m->key_off[i + 1] - m->key_off[i]);
-			c->frames[i] = symbolize(c, key, len);
-			if (!c->frames[i]) {
-				pthread_rwlock_unlock(&c->lock);
-				return -ENOMEM;
-			}
-			made++;
-		}
-		pthread_rwlock_unlock(&c->lock);
-	}
 }
 
 /* ---- merging ------------------------------------------------------------------------ */
@@ -733,11 +325,11 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 		mg->profiles = pm->profiles;
 		goto used;
 	}
-	if ((err = zs_db_get(s, &db)))
+	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	err = sel_prepare(db, sel, "rid", 0, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = zs_agg_visit(s, db, sqlite3_column_int64(st, 0), merge_cb, mg);
+		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0), merge_cb, mg);
 		if (err == -ENOENT)
 			err = 0; /* deleted meanwhile */
 		else
@@ -748,7 +340,7 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 			err = -EIO;
 		sqlite3_finalize(st);
 	}
-	zs_db_put(s, db);
+	zs_db_put(zs_store_sql(s), db);
 	if (err)
 		return err;
 used:
@@ -770,6 +362,7 @@ struct view {
 	struct zs_store *s;
 	const struct zs_mem *m;
 	struct zs_symcache *c;
+	struct zs_symframes *const *frames; /* c's, while locked_c */
 	struct merged mg;
 	int locked_c;
 };
@@ -790,7 +383,7 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 		free(pm.local);
 		return err;
 	}
-	v->m = zs_mem_rdlock(s);
+	v->m = zs_mem_rdlock(zs_store_sql(s));
 	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg);
 	if (zs_store_ch(s)) {
 		free(pm.rows);
@@ -805,7 +398,7 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 			need[v->m->sfr[k]] = 1;
 	}
 	if (!err)
-		err = symcache_fill(v->c, v->m, need, v->m->nr_frames);
+		err = zs_symcache_fill(v->c, v->m, need, v->m->nr_frames, &v->frames);
 	if (!err)
 		v->locked_c = 1;
 	free(need);
@@ -815,15 +408,15 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 static void view_close(struct view *v)
 {
 	if (v->locked_c)
-		pthread_rwlock_unlock(&v->c->lock);
+		zs_symcache_unlock(v->c);
 	merged_release(&v->mg);
 	if (v->m)
-		zs_mem_unlock(v->s);
+		zs_mem_unlock(zs_store_sql(v->s));
 }
 
-static inline const struct symframes *view_frame(const struct view *v, uint32_t fid)
+static inline const struct zs_symframes *view_frame(const struct view *v, uint32_t fid)
 {
-	return v->c->frames[fid];
+	return v->frames[fid];
 }
 
 /* ---- top ----------------------------------------------------------------------------- */
@@ -852,7 +445,7 @@ static inline uint64_t func_hash_at(const void *ctx, uint32_t i)
 	return func_hash(t->f[i].name, t->f[i].module);
 }
 
-static struct func *top_func(struct top *t, const struct dframe *d)
+static struct func *top_func(struct top *t, const struct zs_dframe *d)
 {
 	uint64_t h = func_hash(d->name, d->module);
 	size_t j;
@@ -902,7 +495,7 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 		int leaf = 1;
 
 		for (k = v.m->soff[st]; k < v.m->soff[st + 1] && !err; k++) {
-			const struct symframes *sf = view_frame(&v, v.m->sfr[k]);
+			const struct zs_symframes *sf = view_frame(&v, v.m->sfr[k]);
 			unsigned j;
 
 			for (j = 0; j < sf->n; j++) {
@@ -956,13 +549,13 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 
 /* The shown frames of stored stack st, root (thread name) first, leaf
  * last, into *out (grown as needed). The number, or -ENOMEM. */
-static long stack_frames(const struct view *v, uint32_t st, const struct dframe ***out,
+static long stack_frames(const struct view *v, uint32_t st, const struct zs_dframe ***out,
 			 size_t *cap)
 {
 	size_t n = 0, k;
 
 	for (k = v->m->soff[st + 1]; k-- > v->m->soff[st];) {
-		const struct symframes *sf = view_frame(v, v->m->sfr[k]);
+		const struct zs_symframes *sf = view_frame(v, v->m->sfr[k]);
 		unsigned j;
 
 		if (ZT_GROW(*out, *cap, n + sf->n))
@@ -994,7 +587,7 @@ static int zbuf_write(void *ctx, const void *buf, size_t n)
 
 int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct zbuf *text)
 {
-	const struct dframe **fr = NULL;
+	const struct zs_dframe **fr = NULL;
 	struct folded_set fs;
 	struct zbuf line;
 	size_t cap = 0, i;
@@ -1037,7 +630,7 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 
 static int flame_add_view(struct flame *f, const struct view *v, int which)
 {
-	const struct dframe **fr = NULL;
+	const struct zs_dframe **fr = NULL;
 	struct flame_frame *ff = NULL;
 	size_t cap = 0, fcap = 0, i;
 	long n, k;
@@ -1186,7 +779,7 @@ static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
 }
 
 /* The function id of (name, module): module goes in the file name. */
-static uint64_t pp_func(struct ppw *w, const struct dframe *d)
+static uint64_t pp_func(struct ppw *w, const struct zs_dframe *d)
 {
 	int64_t name = pp_str(w, d->name), mod = pp_str(w, d->module);
 	size_t j;
@@ -1272,7 +865,7 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 
 		for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
 			uint32_t fid = v.m->sfr[k];
-			const struct symframes *sf = view_frame(&v, fid);
+			const struct zs_symframes *sf = view_frame(&v, fid);
 
 			if (w.loc_of[fid] || sf->f[0].root)
 				continue;
@@ -1298,7 +891,7 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 
 			for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
 				uint32_t fid = v.m->sfr[k];
-				const struct symframes *sf = view_frame(&v, fid);
+				const struct zs_symframes *sf = view_frame(&v, fid);
 				Perftools__Profiles__Location *l;
 				unsigned j;
 
@@ -1337,7 +930,7 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		perftools__profiles__sample__init(sm);
 		sm->location_id = locids + nl;
 		for (k = v.m->soff[st]; k < v.m->soff[st + 1]; k++) {
-			const struct symframes *sf = view_frame(&v, v.m->sfr[k]);
+			const struct zs_symframes *sf = view_frame(&v, v.m->sfr[k]);
 
 			if (sf->f[0].root)
 				thread = pp_str(&w, sf->f[0].name);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The embedded store of zt serve: a SQLite catalogue (WAL) of profiles,
- * their per-stack aggregates, tokens and symbols, plus a directory of the
- * recordings as received and a GSYM symbol store (the local GSYM cache's
- * layout, so the symbolizer reads it as it reads its own cache).
+ * The store interface of zt serve: what cmd/serve.c, server/httpd.c and
+ * server/route.c call, whichever store holds the profiles. server/store.c
+ * answers it from the SQLite store (server/sqlstore.h: a SQLite
+ * catalogue (WAL) of profiles, their per-stack aggregates, tokens and
+ * symbols, plus a directory of the recordings as received and a GSYM
+ * symbol store in the local GSYM cache's layout, so the symbolizer reads
+ * it as it reads its own cache), or for profiles from ClickHouse
+ * (server/chstore.h: zs_store_opts.clickhouse), tokens and symbols staying
+ * in SQLite. The queries (server/query.c) sit above it.
  *
  *   DIR/zt.db, DIR/profiles/ab/<id>.zt, DIR/symbols/gsym/<id>.{gsym,meta}, DIR/tmp/
  *   DIR/symbols/debuginfo/<id>.debug, DIR/symbols/executable/<id>,
@@ -13,7 +18,8 @@
  * server/blobstore.h when the store has a remote (zs_store_opts.remote).
  *
  * Profiles are stored unsymbolized (addresses with build ids, see
- * server/norm.h) and symbolized when queried (server/query.h).
+ * server/norm.h) and symbolized when queried (server/query.c, through
+ * server/symcache.h).
  *
  * Thread safety: every function may be called from any thread at once
  * (libmicrohttpd's pool); writes are serialized inside, reads run side by
@@ -137,6 +143,8 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb,
 struct zs_label {
 	const char *key, *value;
 };
+
+#define ZS_MAX_LABELS 64 /* a profile's labels, at most */
 
 struct zs_ingest_result {
 	char id[65];      /* sha256 of the body, hex */

@@ -21,7 +21,7 @@
 
 #include "libprof/log.h"
 #include "server/blobstore.h"
-#include "server/storeint.h"
+#include "server/sqlstore.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/elfsym.h"
@@ -77,9 +77,9 @@ int zs_sha256_text(const void *p, size_t n, char hex[65])
 
 /* ---- the remote ------------------------------------------------------------------ */
 
-int zs_remote_put(struct zs_store *s, const char *key, const char *path, char *msg, size_t n)
+int zs_remote_put(struct zs_sql *s, const char *key, const char *path, char *msg, size_t n)
 {
-	const struct zs_remote *r = zs_store_remote(s);
+	const struct zs_remote *r = zs_sql_remote(s);
 	char why[256] = "";
 	int err;
 
@@ -95,24 +95,24 @@ int zs_remote_put(struct zs_store *s, const char *key, const char *path, char *m
 	return 0;
 }
 
-int zs_remote_has(struct zs_store *s, const char *key)
+int zs_remote_has(struct zs_sql *s, const char *key)
 {
-	const struct zs_remote *r = zs_store_remote(s);
+	const struct zs_remote *r = zs_sql_remote(s);
 	char why[256];
 	uint64_t size;
 
 	return r && !r->ops->head(r->ctx, key, &size, why, sizeof(why));
 }
 
-int zs_remote_get(struct zs_store *s, const char *key, char *tmp, size_t n)
+int zs_remote_get(struct zs_sql *s, const char *key, char *tmp, size_t n)
 {
-	const struct zs_remote *r = zs_store_remote(s);
+	const struct zs_remote *r = zs_sql_remote(s);
 	char why[256] = "";
 	int fd, err;
 
 	if (!r)
 		return -ENOENT;
-	if (snprintf(tmp, n, "%s/remote.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+	if (snprintf(tmp, n, "%s/remote.XXXXXX", zs_sql_tmpdir(s)) >= (int)n)
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
@@ -228,7 +228,7 @@ static int row_get(sqlite3 *db, const char *key, struct row *r)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-static int row_get_ro(struct zs_store *s, const char *key, struct row *r)
+static int row_get_ro(struct zs_sql *s, const char *key, struct row *r)
 {
 	sqlite3 *db;
 	int rc = zs_db_get(s, &db);
@@ -311,11 +311,11 @@ static void over(char *msg, size_t msglen, const char *opt, const char *hex, enu
 		       (unsigned long long)limit, opt);
 }
 
-int zs_symfile_room(struct zs_store *s, sqlite3 *db, const char *hex, enum zs_kind kind,
+int zs_symfile_room(struct zs_sql *s, sqlite3 *db, const char *hex, enum zs_kind kind,
 		    uint64_t size, int is_new, uint64_t replaced, uint64_t *limit, const char **opt,
 		    char *msg, size_t msglen)
 {
-	const struct zs_symlimits *l = zs_store_symlimits(s);
+	const struct zs_symlimits *l = zs_sql_symlimits(s);
 	uint64_t used, room, n;
 	int err;
 
@@ -351,7 +351,7 @@ int zs_symfile_room(struct zs_store *s, sqlite3 *db, const char *hex, enum zs_ki
 		*opt = "--max-symbols-per-id";
 	}
 	if (l->store) {
-		uint64_t all = zs_store_symbytes(s);
+		uint64_t all = zs_sql_symbytes(s);
 
 		all = all > replaced ? all - replaced : 0;
 		room = l->store > all ? l->store - all : 0;
@@ -379,7 +379,7 @@ static int stored_size(sqlite3 *db, const char *key, uint64_t *size)
 	return rc;
 }
 
-int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+int zs_sql_symfile_admit(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src,
 		     uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
 		     size_t msglen)
 {
@@ -399,7 +399,7 @@ int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, cons
 		zt_say(msg, msglen, "bad source path");
 		return -EINVAL;
 	}
-	if ((kind == ZS_KIND_DEBUGINFO || kind == ZS_KIND_SOURCE) && !zs_symfile_has(s, hex)) {
+	if ((kind == ZS_KIND_DEBUGINFO || kind == ZS_KIND_SOURCE) && !zs_sql_symfile_has(s, hex)) {
 		zt_say(msg, msglen,
 		       "the store has no symbols, executable or debug file for %s: upload its "
 		       "symbols or executable first (zt symbols upload --with-debuginfo does, in "
@@ -422,12 +422,12 @@ int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, cons
 /* ---- put ---------------------------------------------------------------------------- */
 
 /* A new synced file in DIR/tmp holding text. */
-static int tmp_text(struct zs_store *s, const char *text, char *path, size_t n)
+static int tmp_text(struct zs_sql *s, const char *text, char *path, size_t n)
 {
 	size_t len = strlen(text);
 	int fd, err = 0;
 
-	if (snprintf(path, n, "%s/path.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+	if (snprintf(path, n, "%s/path.XXXXXX", zs_sql_tmpdir(s)) >= (int)n)
 		return -ENAMETOOLONG;
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
@@ -444,12 +444,12 @@ static int tmp_text(struct zs_store *s, const char *text, char *path, size_t n)
 
 enum { FROM_UPLOAD, FROM_REMOTE, FROM_UPSTREAM };
 
-static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src,
 	       const char *tmp_path, int only_new, int *created, int from, char *msg, size_t msglen)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256], pkey[272], final[4096], pfinal[4096],
 		ptmp[4096] = "", dir[4096], sha[65];
-	const char *sdir = zs_store_dir(s);
+	const char *sdir = zs_sql_dir(s);
 	struct prof_build_id b;
 	struct stat st;
 	uint64_t replaced = 0;
@@ -458,7 +458,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	if (created)
 		*created = 0;
 	zt_say(msg, msglen, "%s", "");
-	if (!zs_store_tmp_ok(s, tmp_path)) {
+	if (!zs_sql_tmp_ok(s, tmp_path)) {
 		zt_say(msg, msglen, "the upload is not in the store's tmp directory");
 		return -EINVAL;
 	}
@@ -503,7 +503,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		uint64_t limit;
 		const char *opt;
 
-		err = zs_symfile_admit(s, hex, kind, src, (uint64_t)st.st_size, &limit, &opt, msg,
+		err = zs_sql_symfile_admit(s, hex, kind, src, (uint64_t)st.st_size, &limit, &opt, msg,
 				       msglen);
 		if (err)
 			goto out;
@@ -534,8 +534,8 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	}
 	snprintf(dir, sizeof(dir), "%s", final);
 	*strrchr(dir, '/') = '\0';
-	pthread_mutex_lock(zs_store_wlock(s));
-	had = stored_size(zs_store_wdb(s), key, &replaced);
+	pthread_mutex_lock(zs_sql_wlock(s));
+	had = stored_size(zs_sql_wdb(s), key, &replaced);
 	if (had < 0) {
 		err = had;
 		goto unlock;
@@ -549,7 +549,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 		uint64_t limit;
 		const char *opt;
 
-		err = zs_symfile_room(s, zs_store_wdb(s), hex, kind, (uint64_t)st.st_size, !had,
+		err = zs_symfile_room(s, zs_sql_wdb(s), hex, kind, (uint64_t)st.st_size, !had,
 				      replaced, &limit, &opt, msg, msglen);
 		if (err)
 			goto unlock;
@@ -563,7 +563,7 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 	ptmp[0] = '\0';
 	err = zs_fsync_dir(dir);
 	if (!err)
-		err = row_put(zs_store_wdb(s), key, hex, kind, sha, (uint64_t)st.st_size, dwarf,
+		err = row_put(zs_sql_wdb(s), key, hex, kind, sha, (uint64_t)st.st_size, dwarf,
 			      from == FROM_UPLOAD   ? "uploaded"
 			      : from == FROM_REMOTE ? "remote"
 						    : "debuginfod");
@@ -573,15 +573,15 @@ static int put(struct zs_store *s, const char *id, enum zs_kind kind, const char
 			unlink(pfinal);
 	}
 	if (!err)
-		zs_store_symbytes_add(s, (int64_t)st.st_size - (int64_t)replaced);
+		zs_sql_symbytes_add(s, (int64_t)st.st_size - (int64_t)replaced);
 	if (!err && created)
 		*created = !had;
 unlock:
-	pthread_mutex_unlock(zs_store_wlock(s));
+	pthread_mutex_unlock(zs_sql_wlock(s));
 	/* the symbolizer may make symbols of it now (an upload only: the
 	 * symbolizer itself stores the others, holding its lock) */
 	if (!err && from == FROM_UPLOAD && kind != ZS_KIND_SOURCE)
-		zs_symcache_drop(zs_store_symcache(s), &b);
+		zs_sql_drop(s, &b);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -596,7 +596,7 @@ out:
 	return err;
 }
 
-int zs_symfile_put(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+int zs_sql_symfile_put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src,
 		   const char *tmp_path, int only_new, int *created, char *msg, size_t msglen)
 {
 	return put(s, id, kind, src, tmp_path, only_new, created, FROM_UPLOAD, msg, msglen);
@@ -613,7 +613,7 @@ void zs_symfile_close(struct zs_symfile *f)
 }
 
 /* From the local store: 0, -ENOENT, or another negative errno. */
-static int open_local(struct zs_store *s, const char *key, struct zs_symfile *f)
+static int open_local(struct zs_sql *s, const char *key, struct zs_symfile *f)
 {
 	char path[4096];
 	struct row r;
@@ -622,7 +622,7 @@ static int open_local(struct zs_store *s, const char *key, struct zs_symfile *f)
 
 	if (rc <= 0)
 		return rc ? rc : -ENOENT;
-	snprintf(path, sizeof(path), "%s/%s", zs_store_dir(s), key);
+	snprintf(path, sizeof(path), "%s/%s", zs_sql_dir(s), key);
 	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (f->fd < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
@@ -636,7 +636,7 @@ static int open_local(struct zs_store *s, const char *key, struct zs_symfile *f)
 	return 0;
 }
 
-int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,
+int zs_sql_symfile_open(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src,
 		    struct zs_symfile *f)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256], tmp[4096], msg[256];
@@ -668,7 +668,7 @@ int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const
 	return open_local(s, key, f);
 }
 
-unsigned zs_symfile_has(struct zs_store *s, const char *id)
+unsigned zs_sql_symfile_has(struct zs_sql *s, const char *id)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], key[256];
 	struct prof_build_id b;
@@ -677,7 +677,7 @@ unsigned zs_symfile_has(struct zs_store *s, const char *id)
 	if (zs_hex_to_bid(id, strlen(id), &b))
 		return 0;
 	zs_hex(b.data, b.len, hex);
-	if (!zs_symbol_stat(s, hex, NULL))
+	if (!zs_sql_symbol_stat(s, hex, NULL))
 		has |= 1u << ZS_KIND_GSYM;
 	for (k = ZS_KIND_DEBUGINFO; k <= ZS_KIND_EXECUTABLE; k++)
 		if (!zs_symfile_key(hex, (enum zs_kind)k, NULL, key, sizeof(key)) &&
@@ -697,12 +697,12 @@ const char *zs_kind_name(enum zs_kind kind)
 
 /* Copy the file at from into a new file in DIR/tmp (a debuginfod client's
  * cache file stays the cache's). */
-static int copy_to_tmp(struct zs_store *s, const char *from, char *tmp, size_t n)
+static int copy_to_tmp(struct zs_sql *s, const char *from, char *tmp, size_t n)
 {
 	char buf[1 << 16];
 	int in, out, err = 0;
 
-	if (snprintf(tmp, n, "%s/upstream.XXXXXX", zs_store_tmpdir(s)) >= (int)n)
+	if (snprintf(tmp, n, "%s/upstream.XXXXXX", zs_sql_tmpdir(s)) >= (int)n)
 		return -ENAMETOOLONG;
 	in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
@@ -744,13 +744,13 @@ static int copy_to_tmp(struct zs_store *s, const char *from, char *tmp, size_t n
 	return err;
 }
 
-int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src)
+int zs_sql_symfile_upstream(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src)
 {
 	char hex[2 * ZT_BUILD_ID_MAX + 1], tmp[4096], msg[256], *path = NULL, *abs = NULL;
 	struct prof_build_id b;
 	int err;
 
-	if (!zs_store_upstream(s))
+	if (!zs_sql_upstream(s))
 		return -ENOSYS;
 	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b))
 		return -EINVAL;
@@ -782,7 +782,7 @@ int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, c
 
 /* Files of symbols/debuginfo and symbols/executable without a row were
  * never acknowledged (a crash between rename and row). */
-void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db)
+void zs_symfiles_orphans(struct zs_sql *s, sqlite3 *db)
 {
 	static const char *const dirs[] = {"symbols/debuginfo", "symbols/executable"};
 	char path[4096], key[4200];
@@ -792,7 +792,7 @@ void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db)
 		DIR *d;
 		struct dirent *e;
 
-		snprintf(path, sizeof(path), "%s/%s", zs_store_dir(s), dirs[i]);
+		snprintf(path, sizeof(path), "%s/%s", zs_sql_dir(s), dirs[i]);
 		d = opendir(path);
 		while (d && (e = readdir(d))) {
 			if (e->d_name[0] == '.')
@@ -806,15 +806,15 @@ void zs_symfiles_orphans(struct zs_store *s, sqlite3 *db)
 	}
 }
 
-char *zs_symfile_local_path(struct zs_store *s, const char *hex, enum zs_kind kind)
+char *zs_symfile_local_path(struct zs_sql *s, const char *hex, enum zs_kind kind)
 {
 	struct zs_symfile f;
 	char key[256], *p;
 
 	if (kind == ZS_KIND_GSYM || kind == ZS_KIND_SOURCE ||
 	    zs_symfile_key(hex, kind, NULL, key, sizeof(key)) ||
-	    zs_symfile_open(s, hex, kind, NULL, &f))
+	    zs_sql_symfile_open(s, hex, kind, NULL, &f))
 		return NULL;
 	zs_symfile_close(&f);
-	return asprintf(&p, "%s/%s", zs_store_dir(s), key) < 0 ? NULL : p;
+	return asprintf(&p, "%s/%s", zs_sql_dir(s), key) < 0 ? NULL : p;
 }
