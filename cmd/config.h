@@ -3,12 +3,15 @@
  * zt's configuration (perf's perfconfig): /etc/ztconfig, then ~/.ztconfig
  * (a later value wins), or only $ZT_CONFIG when it is set (/dev/null: no
  * file). The keys zt knows, what each sets, and the loaded configuration
- * that the option parser (cmd/opts.c) and a few commands read.
+ * that the option parser (cmd/opts.c) and a few commands read. It does not
+ * depend on cmd/opts.h: the command zt config (cmd/config_cmd.c) does.
  */
 #ifndef ZT_CMD_CONFIG_H
 #define ZT_CMD_CONFIG_H
 
 #include "libprof/config.h"
+
+#define CMD_SYSTEM_CONFIG "/etc/ztconfig"
 
 /* What a key does. */
 enum cfg_kind {
@@ -48,6 +51,10 @@ const struct zt_config *cmd_config(const char *cmd);
 /* The value of key (canonical or alias; the later file wins), or NULL; *it
  * (may be NULL) gets its item. */
 const char *cmd_config_get(const char *key, const struct zt_config_item **it);
+
+/* ~/.ztconfig (of $HOME, else of the passwd entry) into buf; NULL when
+ * there is no home or it does not fit. */
+const char *cmd_config_user_path(char *buf, size_t n);
 
 /* Where the item came from ("/etc/ztconfig:3"), into buf. */
 const char *cmd_config_where(const struct zt_config_item *it, char *buf, size_t n);

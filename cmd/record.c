@@ -1453,7 +1453,7 @@ static int parse_mmap_pages(struct record *r)
 	snprintf(buf, sizeof(buf), "%s", r->mmap_pages);
 	if ((comma = strchr(buf, ',')))
 		*comma = 0;
-	if (!zt_parse_size(buf, 1, &v)) {
+	if (!zt_parse_size(buf, ZT_SIZE_NEED_UNIT, &v)) {
 		v = (v + (uint64_t)psz - 1) / (uint64_t)psz;
 		while (v & (v - 1))
 			v += v & -v; /* up to a power of two */
@@ -1508,7 +1508,7 @@ static int check_output_options(struct record *r)
 	}
 	if (!strcmp(so, "signal"))
 		r->sw_signal = true;
-	else if ((ret = zt_parse_size(so, 1, &r->sw_size)) != -EINVAL)
+	else if ((ret = zt_parse_size(so, ZT_SIZE_NEED_UNIT, &r->sw_size)) != -EINVAL)
 		ret = ret || !r->sw_size ? -1 : 0;
 	else
 		ret = zt_parse_duration(so, &r->sw_time) || !r->sw_time ? -1 : 0;

@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "libprof/units.h"
 #include "net/secfile.h"
 #include "server/chstore.h"
 #include "server/httpd.h"
@@ -39,41 +40,10 @@ static const char *const serve_usage[] = {
 	NULL,
 };
 
-/* "512M", "1G", "4096": bytes. 0 or -1. */
+/* "512M", "1GiB", "4096": bytes, not 0. 0 or -1. */
 static int parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	default:
-		return -1;
-	}
-	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
-		return -1;
-	if (v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return *out ? 0 : -1;
+	return zt_parse_size(s, ZT_SIZE_LONG_UNIT, out) || !*out ? -1 : 0;
 }
 
 /* A PEM file's contents (at most 1 MiB), or NULL with a message shown. */

@@ -22,6 +22,7 @@
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "libprof/text.h"
 #include "symbolizer/cubin.h"
 #include "symbolizer/cubincache.h"
 #include "symbolizer/demangle.h"
@@ -627,20 +628,12 @@ static void handle_cubin(struct symbolize *s, const char *tok)
 static int hex_fast(const char *p, uint64_t *out)
 {
 	uint64_t v = 0;
-	int n;
+	int n, d;
 
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	for (n = 0; n < 16; n++, p++) {
-		unsigned c = (unsigned char)*p;
-
-		if (c - '0' < 10)
-			v = v << 4 | (c - '0');
-		else if ((c | 0x20) - 'a' < 6)
-			v = v << 4 | ((c | 0x20) - 'a' + 10);
-		else
-			break;
-	}
+	for (n = 0; n < 16 && (d = zt_hexval(*p)) >= 0; n++, p++)
+		v = v << 4 | (unsigned)d;
 	if (!n || (*p && *p != '\n' && *p != ' '))
 		return 0;
 	*out = v;

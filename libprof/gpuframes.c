@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/gpuframes.h"
 #include "libprof/hash.h"
 
@@ -28,25 +29,6 @@ void gpu_frametab_release(struct gpu_frametab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* grow *arr (elements of size sz) to hold one more than *nr */
-static int grow(void **arr, size_t *cap, size_t nr, size_t sz)
-{
-	size_t ncap;
-	void *p;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / sz)
-		return -ENOMEM;
-	p = realloc(*arr, ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static inline uint64_t str_hash(const void *ctx, uint32_t i)
 {
 	const struct gpu_frametab *t = ctx;
@@ -67,7 +49,7 @@ const char *gpu_frametab_str(struct gpu_frametab *t, const char *s)
 	     j = zt_htab_next(&t->str_hash, j))
 		if (!strcmp(t->strs[i], s))
 			return t->strs[i];
-	if (grow((void **)&t->strs, &t->cap_strs, t->nr_strs, sizeof(*t->strs)))
+	if (ZT_GROW(t->strs, t->cap_strs, t->nr_strs + 1))
 		return NULL;
 	c = strdup(s);
 	if (!c)
@@ -81,7 +63,7 @@ int gpu_frametab_push(struct gpu_frametab *t, const struct gpu_frame *f)
 {
 	if (t->nr_frames >= UINT32_MAX - 1)
 		return -E2BIG;
-	if (grow((void **)&t->frames, &t->cap_frames, t->nr_frames, sizeof(*t->frames)))
+	if (ZT_GROW(t->frames, t->cap_frames, t->nr_frames + 1))
 		return -ENOMEM;
 	t->frames[t->nr_frames++] = *f;
 	return 0;
@@ -106,7 +88,7 @@ int gpu_frametab_add_cubin(struct gpu_frametab *t, uint64_t crc, int quality, co
 {
 	struct gpu_cubin_note *c;
 
-	if (grow((void **)&t->cubins, &t->cap_cubins, t->nr_cubins, sizeof(*t->cubins)))
+	if (ZT_GROW(t->cubins, t->cap_cubins, t->nr_cubins + 1))
 		return -ENOMEM;
 	c = &t->cubins[t->nr_cubins];
 	c->crc = crc;

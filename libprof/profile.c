@@ -9,6 +9,7 @@
 #include "libprof/gpu.h"
 #include "libprof/htab.h"
 #include "libprof/profile.h"
+#include "libprof/text.h"
 
 /* the raw field sits in what was padding: samples without raws cost nothing more */
 _Static_assert(sizeof(struct prof_sample) == 40, "struct prof_sample grew");
@@ -351,15 +352,7 @@ int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 
 char *prof_build_id_hex(const struct prof_build_id *b, char *out)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned i;
-
-	for (i = 0; i < b->len && i < ZT_BUILD_ID_MAX; i++) {
-		out[2 * i] = hex[b->data[i] >> 4];
-		out[2 * i + 1] = hex[b->data[i] & 15];
-	}
-	out[2 * i] = 0;
-	return out;
+	return zt_hex_encode(b->data, b->len < ZT_BUILD_ID_MAX ? b->len : ZT_BUILD_ID_MAX, out);
 }
 
 void prof_sanitize(char *out, size_t n, const char *in)

@@ -1,22 +1,58 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Character classes for the text parsers (kallsyms, perf maps) and the UTF-8
- * check of the text writers (JSON, pprof): locale-free. */
+/* Character classes for the text parsers (kallsyms, perf maps), hex, and the
+ * UTF-8 check of the text writers (JSON, pprof): locale-free. */
 #ifndef ZT_TEXT_H
 #define ZT_TEXT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The value of a hex digit, or -1. */
+/* The value of a hex digit (either case), or -1. */
 static inline int zt_hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
+	unsigned u = (unsigned char)c;
+
+	if (u - '0' < 10)
+		return (int)(u - '0');
+	u |= 0x20; /* 'A'..'F' to 'a'..'f'; nothing else lands there */
+	if (u - 'a' < 6)
+		return (int)(u - 'a' + 10);
 	return -1;
+}
+
+/* The n bytes at p as 2n lowercase hex digits and a NUL (out holds 2n + 1
+ * bytes). Returns out. */
+static inline char *zt_hex_encode(const void *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+	return out;
+}
+
+/* The 2n hex digits (either case) at s as n bytes at out. 0, or -EINVAL at
+ * the first character that is not a digit (out then partly written); it
+ * reads no further than that one, so a short NUL-terminated s is safe. */
+static inline int zt_hex_decode(const char *s, size_t n, void *out)
+{
+	uint8_t *b = out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int hi = zt_hexval(s[2 * i]), lo;
+
+		if (hi < 0 || (lo = zt_hexval(s[2 * i + 1])) < 0)
+			return -EINVAL;
+		b[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
 }
 
 /* Blanks inside a line (not the newline). */

@@ -30,7 +30,7 @@ static int scale(uint64_t v, uint64_t mul, uint64_t *out)
 	return 0;
 }
 
-int zt_parse_size(const char *s, int need_unit, uint64_t *bytes)
+int zt_parse_size(const char *s, unsigned flags, uint64_t *bytes)
 {
 	static const char units[] = "BKMGT";
 	const char *u, *at;
@@ -40,9 +40,12 @@ int zt_parse_size(const char *s, int need_unit, uint64_t *bytes)
 	if (ret)
 		return ret;
 	if (!*u)
-		return need_unit ? -EINVAL : scale(v, 1, bytes);
+		return flags & ZT_SIZE_NEED_UNIT ? -EINVAL : scale(v, 1, bytes);
 	at = strchr(units, toupper((unsigned char)u[0]));
-	if (!at || u[1])
+	if (!at)
+		return -EINVAL;
+	if (u[1] && !(flags & ZT_SIZE_LONG_UNIT && at > units &&
+		      (!strcmp(u + 1, "B") || !strcmp(u + 1, "iB"))))
 		return -EINVAL;
 	return scale(v, 1ull << (10 * (at - units)), bytes);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Growable byte buffer and bounds-checked cursor with varints. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,9 +235,14 @@ int zt_delta_u32(uint32_t base, int64_t d, uint64_t limit, uint32_t *v)
 
 void zbuf_put_json_str(struct zbuf *b, const char *s)
 {
+	zbuf_put_json_strn(b, s, strlen(s));
+}
+
+void zbuf_put_json_strn(struct zbuf *b, const char *s, size_t n)
+{
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, n = strlen(s);
+	size_t i = 0;
 
 	zbuf_put_u8(b, '"');
 	while (i < n) {
@@ -268,6 +274,27 @@ void zbuf_put_json_str(struct zbuf *b, const char *s)
 		}
 	}
 	zbuf_put_u8(b, '"');
+}
+
+void zbuf_put_json_kv_strn(struct zbuf *b, const char *k, const char *v, size_t n, int comma)
+{
+	if (comma)
+		zbuf_put_u8(b, ',');
+	zbuf_put_json_str(b, k);
+	zbuf_put_u8(b, ':');
+	zbuf_put_json_strn(b, v ? v : "", v ? strnlen(v, n) : 0);
+}
+
+void zbuf_put_json_kv_str(struct zbuf *b, const char *k, const char *v, int comma)
+{
+	zbuf_put_json_kv_strn(b, k, v, v ? strlen(v) : 0, comma);
+}
+
+void zbuf_put_json_kv_int(struct zbuf *b, const char *k, int64_t v)
+{
+	zbuf_put_u8(b, ',');
+	zbuf_put_json_str(b, k);
+	zbuf_putf(b, ":%" PRId64, v);
 }
 
 void zbuf_putf(struct zbuf *b, const char *fmt, ...)

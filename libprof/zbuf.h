@@ -28,8 +28,18 @@ void zbuf_put_uv(struct zbuf *b, uint64_t v);      /* unsigned LEB128 */
 void zbuf_put_sv(struct zbuf *b, int64_t v);       /* zigzag + LEB128 */
 void zbuf_put_str(struct zbuf *b, const char *s);  /* uv length + bytes */
 void zbuf_put_bytes(struct zbuf *b, const void *p, size_t n); /* uv length + bytes */
-/* s as a JSON string: quoted, \" \\ and control characters escaped */
+/* s as a JSON string: quoted, \" \\ and control characters escaped, bad
+ * UTF-8 as U+FFFD, U+2028 and U+2029 escaped (the JSON writers' one escaper) */
 void zbuf_put_json_str(struct zbuf *b, const char *s);
+/* The same with the n bytes at s (a NUL among them is escaped too). */
+void zbuf_put_json_strn(struct zbuf *b, const char *s, size_t n);
+/* "k":"v", a string member of a JSON object, after a comma when comma; v
+ * NULL is "". */
+void zbuf_put_json_kv_str(struct zbuf *b, const char *k, const char *v, int comma);
+/* The same with v's first n bytes, up to a NUL among them. */
+void zbuf_put_json_kv_strn(struct zbuf *b, const char *k, const char *v, size_t n, int comma);
+/* ,"k":v, an integer member after the first. */
+void zbuf_put_json_kv_int(struct zbuf *b, const char *k, int64_t v);
 /* printf-formatted text (no NUL) */
 void zbuf_putf(struct zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

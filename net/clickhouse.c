@@ -213,7 +213,7 @@ static int request(struct zt_ch *c, const char *sql, const char *settings, const
 	zbuf_put(&path, "/?", 2);
 	if (body) {
 		zbuf_put(&path, "query=", 6);
-		zt_http_escape(&path, sql);
+		zt_http_escape(&path, sql, NULL);
 		r.body = body;
 		r.len = len;
 	} else {

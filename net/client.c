@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The HTTP client of zt push: libcurl, a bearer token, bounded retries with backoff. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,14 +163,15 @@ int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, si
 	return -ENOENT;
 }
 
-void zt_http_escape(struct zbuf *out, const char *s)
+void zt_http_escape(struct zbuf *out, const char *s, const char *keep)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~' || (keep && strchr(keep, c))) {
 			zbuf_put_u8(out, c);
 		} else {
 			zbuf_put_u8(out, '%');

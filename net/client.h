@@ -114,8 +114,9 @@ int zt_http_header(const struct zt_http_resp *r, const char *name, char *out, si
 /* Whether a status is retried: 5xx and 429. */
 int zt_http_retryable(long status);
 
-/* s escaped for a query string (RFC 3986 unreserved kept), appended to out. */
-void zt_http_escape(struct zbuf *out, const char *s);
+/* s %-escaped for a URL, appended to out: RFC 3986's unreserved characters
+ * and those in keep (may be NULL; "/+" for a path) kept, the rest as %XX. */
+void zt_http_escape(struct zbuf *out, const char *s, const char *keep);
 
 /*
  * The delay before attempt n+1 after n failed attempts (n >= 1): base * 2^(n-1),

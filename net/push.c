@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "formats/ztdata.h"
+#include "libprof/text.h"
 #include "net/push.h"
 #include "net/secfile.h"
 #include "symbolizer/gsym.h"
@@ -370,11 +371,9 @@ static int json_string(const char *j, size_t n, const char *key, char *out, size
 				int i;
 
 				for (i = 0; i < 4 && p + 1 < end; i++) {
-					char h = *++p;
+					int d = zt_hexval(*++p);
 
-					v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
-								: h >= 'A' ? h - 'A' + 10
-									   : h - '0');
+					v = v * 16 + (unsigned)(d < 0 ? 0 : d);
 				}
 				ch = v >= 0x20 && v < 0x7f ? (char)v : '?';
 			}
@@ -542,9 +541,9 @@ int push_profile(struct zt_http *h, const void *image, size_t len, const char *c
 			goto nomem;
 		}
 		zbuf_put(&path, i ? "&label=" : "?label=", 7);
-		zt_http_escape(&path, key);
+		zt_http_escape(&path, key, NULL);
 		zbuf_put_u8(&path, '=');
-		zt_http_escape(&path, eq + 1);
+		zt_http_escape(&path, eq + 1, NULL);
 		free(key);
 	}
 	zbuf_put_u8(&path, 0);

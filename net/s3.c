@@ -10,11 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "net/client.h"
 #include "net/s3.h"
 #include "net/secfile.h"
+#include "symbolizer/sha256.h"
 
 #define DEF_CONNS	 8
 #define DEF_TRIES	 5
@@ -686,53 +685,6 @@ static int request(struct zt_s3 *s, const struct s3req *q, struct zt_http_resp *
 	return ret;
 }
 
-/* The SHA-256 of fd's first len bytes, in hex. */
-static int sha256_fd(int fd, uint64_t len, char hex[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE], *buf;
-	unsigned int mdlen = 0, i;
-	uint64_t off = 0;
-	EVP_MD_CTX *ctx;
-	int ret = 0;
-
-	buf = malloc(1 << 16);
-	ctx = EVP_MD_CTX_new();
-	if (!buf || !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (off < len) {
-		size_t want = len - off < (1 << 16) ? (size_t)(len - off) : (1 << 16);
-		ssize_t k = pread(fd, buf, want, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			ret = k < 0 ? -errno : -EIO; /* shrank */
-			goto out;
-		}
-		if (EVP_DigestUpdate(ctx, buf, (size_t)k) != 1) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		off += (uint64_t)k;
-	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = 0;
-out:
-	EVP_MD_CTX_free(ctx);
-	free(buf);
-	return ret;
-}
-
 int zt_s3_put_file(struct zt_s3 *s, const char *key, const char *path, char *msg, size_t msglen)
 {
 	struct s3req q = {"put", "PUT", key, NULL, NULL, NULL};
@@ -763,7 +715,7 @@ int zt_s3_put_file(struct zt_s3 *s, const char *key, const char *path, char *msg
 		goto out;
 	}
 	f.len = (uint64_t)st.st_size;
-	ret = sha256_fd(f.fd, f.len, hex);
+	ret = zt_sha256_fd_hex(f.fd, f.len, hex);
 	if (ret) {
 		snprintf(why, sizeof(why), "cannot read '%s': %s", path, strerror(-ret));
 		msg_fail(s, "put", key, why, msg, msglen);

@@ -333,30 +333,6 @@ static void body_unmap(struct body *b)
 	b->p = NULL;
 }
 
-/* A path byte kept as is in a URL path (the rest %-escaped). */
-static int path_byte_ok(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '_' || c == '~' || c == '/' || c == '+' || c == '-';
-}
-
-static void escape_path(struct zbuf *z, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (path_byte_ok(c)) {
-			zbuf_put_u8(z, c);
-		} else {
-			zbuf_put_u8(z, '%');
-			zbuf_put_u8(z, (uint8_t)hex[c >> 4]);
-			zbuf_put_u8(z, (uint8_t)hex[c & 15]);
-		}
-	}
-}
-
 /*
  * PUT the file at path to /api/v1/symbols/ID/<kind> (kind: "debuginfo",
  * "executable", "source/<escaped path>"). 1 when stored, 0 when the server
@@ -391,7 +367,7 @@ static int put_file(struct run *r, struct zt_http *h, struct symup_file *f, cons
 	zbuf_put_u8(&url, '/');
 	if (!strncmp(kind, "source/", 7)) {
 		zbuf_put(&url, "source/", 7);
-		escape_path(&url, kind + 7 + (kind[7] == '/'));
+		zt_http_escape(&url, kind + 7 + (kind[7] == '/'), "/+");
 		snprintf(what, sizeof(what), "source file");
 	} else {
 		zbuf_put(&url, kind, strlen(kind));
@@ -524,7 +500,7 @@ static void escaped_header(char *line, size_t n, const char *name, const char *v
 	zbuf_init(&z);
 	zbuf_put(&z, name, strlen(name));
 	zbuf_put(&z, ": ", 2);
-	zt_http_escape(&z, v);
+	zt_http_escape(&z, v, NULL);
 	zbuf_put_u8(&z, 0);
 	snprintf(line, n, "%s", z.err ? "" : (const char *)z.data);
 	zbuf_release(&z);

@@ -12,11 +12,10 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include <openssl/evp.h>
-#include <openssl/sha.h>
-
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "net/clickhouse.h"
+#include "symbolizer/sha256.h"
 
 #define IDS_PER_QUERY (1u << 20) /* ids sent in one external table */
 #define IDS_TABLE     "zt_ids"
@@ -48,7 +47,7 @@ static int valid_name(const char *s, size_t max)
 }
 
 /* The first 8 bytes (little endian) of a finished SHA-256. */
-static uint64_t le8(const uint8_t md[SHA256_DIGEST_LENGTH])
+static uint64_t le8(const uint8_t md[ZT_SHA256_LEN])
 {
 	uint64_t v = 0;
 	int i;
@@ -60,32 +59,31 @@ static uint64_t le8(const uint8_t md[SHA256_DIGEST_LENGTH])
 
 uint64_t zs_ch_frame_id(const void *key, size_t len)
 {
-	uint8_t md[SHA256_DIGEST_LENGTH];
+	uint8_t md[ZT_SHA256_LEN] = {0};
 
-	SHA256(key, len, md);
+	zt_sha256(key, len, md);
 	return le8(md);
 }
 
 uint64_t zs_ch_stack_id(const uint64_t *frames, size_t n)
 {
-	uint8_t buf[8 * 256], md[SHA256_DIGEST_LENGTH];
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t buf[8 * 256], md[ZT_SHA256_LEN];
+	struct zt_sha256 h;
 	size_t i, k, b = 0;
-	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 
+	zt_sha256_init(&h);
 	/* the frames' ids as 8 little-endian bytes each, hashed a buffer at a time */
-	for (i = 0; ok && i < n; i++) {
+	for (i = 0; !h.err && i < n; i++) {
 		for (k = 0; k < 8; k++)
 			buf[b++] = (uint8_t)(frames[i] >> (8 * k));
 		if (b == sizeof(buf) || i + 1 == n) {
-			ok = EVP_DigestUpdate(ctx, buf, b);
+			zt_sha256_update(&h, buf, b);
 			b = 0;
 		}
 	}
-	ok = ok && EVP_DigestFinal_ex(ctx, md, NULL);
-	EVP_MD_CTX_free(ctx);
-	if (!ok) /* out of memory: still one id for the rows of this ingest, which name the
-		    stack by it; only another instance would name it otherwise */
+	if (zt_sha256_final(&h, md)) /* out of memory: still one id for the rows of this
+					 ingest, which name the stack by it; only another
+					 instance would name it otherwise */
 		return zs_ch_frame_id(frames, n * sizeof(*frames));
 	return le8(md);
 }
@@ -159,7 +157,7 @@ static size_t owner(const struct zs_ch *c, const char *id)
 	int i;
 
 	for (i = 0; i < 2; i++)
-		v = v << 4 | (unsigned)(id[i] <= '9' ? id[i] - '0' : id[i] - 'a' + 10);
+		v = v << 4 | (unsigned)zt_hexval(id[i]); /* ids are checked hex */
 	return v % c->nr;
 }
 
@@ -458,27 +456,6 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 		zbuf_putf(q, " AND ts <= %" PRId64, sel->to);
 }
 
-static void json_str(struct zbuf *b, const char *k, const uint8_t *v, size_t n, int comma)
-{
-	char *s = strndup((const char *)v, n);
-
-	if (comma)
-		zbuf_put_u8(b, ',');
-	zbuf_put_json_str(b, k);
-	zbuf_put_u8(b, ':');
-	zbuf_put_json_str(b, s ? s : "");
-	if (!s)
-		b->err = 1;
-	free(s);
-}
-
-static void json_int(struct zbuf *b, const char *k, int64_t v)
-{
-	zbuf_put_u8(b, ',');
-	zbuf_put_json_str(b, k);
-	zbuf_putf(b, ":%" PRId64, v);
-}
-
 /* One row of LIST_COLS up to lv as the store's JSON object, left open. */
 static int profile_obj(struct zcur *r, struct zbuf *out)
 {
@@ -496,9 +473,9 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	if (bad)
 		return -EBADMSG;
 	zbuf_put_u8(out, '{');
-	json_str(out, "id", s[0], n[0], 0);
-	json_str(out, "host", s[1], n[1], 1);
-	json_str(out, "command", s[2], n[2], 1);
+	zbuf_put_json_kv_strn(out, "id", (const char *)s[0], n[0], 0);
+	zbuf_put_json_kv_strn(out, "host", (const char *)s[1], n[1], 1);
+	zbuf_put_json_kv_strn(out, "command", (const char *)s[2], n[2], 1);
 	put(out, ",\"labels\":");
 	/* label_keys, then label_values: walk the keys, then read the values alongside */
 	if (zcur_uv(r, &cnt) || cnt > 4096)
@@ -539,13 +516,13 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	free(lab);
 	if (bad)
 		return bad;
-	json_int(out, "time_start", (int64_t)v[0]);
-	json_int(out, "time_end", (int64_t)v[1]);
-	json_int(out, "samples", (int64_t)v[2]);
-	json_int(out, "weight", (int64_t)v[3]);
-	json_str(out, "event", s[3], n[3], 1);
-	json_str(out, "format", s[4], n[4], 1);
-	json_int(out, "size", (int64_t)v[4]);
+	zbuf_put_json_kv_int(out, "time_start", (int64_t)v[0]);
+	zbuf_put_json_kv_int(out, "time_end", (int64_t)v[1]);
+	zbuf_put_json_kv_int(out, "samples", (int64_t)v[2]);
+	zbuf_put_json_kv_int(out, "weight", (int64_t)v[3]);
+	zbuf_put_json_kv_strn(out, "event", (const char *)s[3], n[3], 1);
+	zbuf_put_json_kv_strn(out, "format", (const char *)s[4], n[4], 1);
+	zbuf_put_json_kv_int(out, "size", (int64_t)v[4]);
 	return 0; /* pushed_at, the last column, is the caller's (the object left open) */
 }
 
@@ -565,7 +542,7 @@ int zs_ch_decode_list(const void *p, size_t len, int many, struct zbuf *out)
 		if (n++)
 			zbuf_put_u8(out, ',');
 		if (!(err = profile_obj(&r, out)) && !(err = zcur_u64le(&r, &pa) ? -EBADMSG : 0)) {
-			json_int(out, "pushed_at", (int64_t)pa);
+			zbuf_put_json_kv_int(out, "pushed_at", (int64_t)pa);
 			zbuf_put_u8(out, '}');
 		}
 	}

@@ -14,6 +14,7 @@
 #include "libprof/hash.h"
 #include "libprof/proctree.h"
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "server/norm.h"
 #include "server/store.h"
 #include "symbolizer/jitdump.h"
@@ -960,27 +961,14 @@ static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *
 		      c->pb->n_string_table);
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* A build id given as hex (2..40 digits, even), else len 0. */
 static void parse_bid(const char *s, struct prof_build_id *b)
 {
-	size_t n = s ? strlen(s) : 0, i;
+	size_t n = s ? strlen(s) : 0;
 
 	b->len = 0;
-	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2)
+	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(s, n / 2, b->data))
 		return;
-	for (i = 0; i < n; i += 2) {
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return;
-		b->data[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
 	b->len = (uint8_t)(n / 2);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/array.h"
 #include "libprof/leb128.h"
 #include "symbolizer/cubin.h"
 
@@ -72,29 +73,16 @@ int cubin_is_cubin(const void *data, size_t len)
 
 /* ---- growable arrays and the string blob ---- */
 
-/* Room for one more element in *p (*cap elements of sz bytes); 0 or -ENOMEM. */
-static int grow(void *pp, uint32_t *cap, uint32_t n, size_t sz)
+/* Room for one more element in *p (*cap elements of sz bytes): zt_grow with
+ * the counts kept 32-bit. 0 or -ENOMEM. */
+static int grow(void *pp, size_t *cap, uint32_t n, size_t sz)
 {
-	void **p = pp;
-	size_t nc;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	if (n >= UINT32_MAX / 2)
-		return -ENOMEM;
-	nc = *cap ? (size_t)*cap * 2 : 16;
-	q = reallocarray(*p, nc, sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = (uint32_t)nc;
-	return 0;
+	return n >= UINT32_MAX / 2 ? -ENOMEM : zt_grow(pp, cap, (size_t)n + 1, sz);
 }
 
 struct builder {
 	struct cubin *c;
-	uint32_t cap_funcs, cap_inls, cap_files, cap_strs, cap_srows;
+	size_t cap_funcs, cap_inls, cap_files, cap_strs, cap_srows;
 	struct srow *srows; /* rows of every sequence, before the sort */
 	uint32_t nr_srows;
 	uint32_t debug_str;	/* offset of .debug_str's copy in strs, NONE when absent */
@@ -117,15 +105,8 @@ static uint32_t add_strn(struct builder *b, const char *s, size_t n)
 
 	if (n >= UINT32_MAX / 4 || (size_t)c->nr_strs + n + 1 >= UINT32_MAX / 2)
 		return NONE;
-	while ((size_t)c->nr_strs + n + 1 > b->cap_strs) {
-		size_t nc = b->cap_strs ? (size_t)b->cap_strs * 2 : 256;
-		char *q = realloc(c->strs, nc);
-
-		if (!q)
-			return NONE;
-		c->strs = q;
-		b->cap_strs = (uint32_t)nc;
-	}
+	if (ZT_GROW(c->strs, b->cap_strs, (size_t)c->nr_strs + n + 1))
+		return NONE;
 	memcpy(c->strs + off, s, n);
 	c->strs[off + n] = 0;
 	c->nr_strs += (uint32_t)n + 1;
@@ -175,7 +156,8 @@ static int read_funcs(struct builder *b)
 {
 	struct cubin *c = b->c;
 	Elf_Scn *scn = NULL;
-	uint32_t cap_secs = 0, i;
+	size_t cap_secs = 0;
+	uint32_t i;
 
 	while ((scn = elf_nextscn(b->e, scn))) {
 		GElf_Shdr sh;
@@ -382,16 +364,9 @@ static int read_relocs(struct builder *b, size_t line_ndx, struct dl_reloc **out
 			    !gelf_getsym(sd, (int)GELF_R_SYM(info), &s) ||
 			    s.st_shndx == SHN_UNDEF || s.st_shndx >= b->shnum)
 				continue;
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				void *q = reallocarray(v, nc, sizeof(*v));
-
-				if (!q) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = q;
-				cap = nc;
+			if (ZT_GROW(v, cap, n + 1)) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[n++] = (struct dl_reloc){.off = off,
 						   .shndx = s.st_shndx,
@@ -428,7 +403,8 @@ struct trow {
 
 struct seq {
 	struct trow *calls; /* the counted rows, calls[k - 1] for context k */
-	uint32_t nr_calls, cap_calls;
+	uint32_t nr_calls;
+	size_t cap_calls;
 	int has_prev;
 	uint64_t prev_addr;
 	uint32_t prev_line;

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,9 @@
 #include <unistd.h>
 
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "symbolizer/cubincache.h"
+#include "symbolizer/sha256.h"
 
 /*
  * A cache file, little-endian:
@@ -31,26 +32,21 @@
 
 int cubincache_key(const void *data, size_t len, uint8_t key[CUBINCACHE_KEY_LEN])
 {
-	unsigned int n = 0;
-
-	return EVP_Digest(data, len, key, &n, EVP_sha256(), NULL) == 1 && n == CUBINCACHE_KEY_LEN
-		       ? 0
-		       : -ENOMEM;
+	return zt_sha256(data, len, key);
 }
 
 int cubincache_path(const struct buildid_cache *cache, const uint8_t key[CUBINCACHE_KEY_LEN],
 		    char *out, size_t n)
 {
 	char hex[2 * CUBINCACHE_KEY_LEN + 1];
-	int i, w;
+	int w;
 
 	if (n)
 		out[0] = 0;
 	if (!cache || !cache->dir || !*cache->dir)
 		return -ENOENT;
-	for (i = 0; i < CUBINCACHE_KEY_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", key[i]);
-	w = snprintf(out, n, "%s/cubin/%s.zcubin", cache->dir, hex);
+	w = snprintf(out, n, "%s/cubin/%s.zcubin", cache->dir,
+		     zt_hex_encode(key, CUBINCACHE_KEY_LEN, hex));
 	if (w < 0 || (size_t)w >= n) {
 		if (n)
 			out[0] = 0;

@@ -7,12 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/text.h"
 #include "symbolizer/fileid.h"
+#include "symbolizer/sha256.h"
 
 #define PART 4096
 
@@ -25,27 +26,20 @@ struct part {
 static int digest(const struct part *head, const struct part *tail, uint64_t size,
 		  struct zt_fileid *id)
 {
-	unsigned char md[EVP_MAX_MD_SIZE], be[8];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	int i, ret = 0;
+	uint8_t md[ZT_SHA256_LEN], be[8];
+	struct zt_sha256 h;
+	int i;
 
 	for (i = 0; i < 8; i++)
-		be[i] = (unsigned char)(size >> (56 - 8 * i));
-	ctx = EVP_MD_CTX_new();
-	if (!ctx)
-		return -ENOMEM;
-	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
-	    EVP_DigestUpdate(ctx, head->p, head->n) != 1 ||
-	    EVP_DigestUpdate(ctx, tail->p, tail->n) != 1 || EVP_DigestUpdate(ctx, be, 8) != 1 ||
-	    EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen < ZT_FILEID_LEN) {
-		ret = -EIO;
-		goto out;
-	}
+		be[i] = (uint8_t)(size >> (56 - 8 * i));
+	zt_sha256_init(&h);
+	zt_sha256_update(&h, head->p, head->n);
+	zt_sha256_update(&h, tail->p, tail->n);
+	zt_sha256_update(&h, be, 8);
+	if (zt_sha256_final(&h, md))
+		return -EIO;
 	memcpy(id->b, md, ZT_FILEID_LEN);
-out:
-	EVP_MD_CTX_free(ctx);
-	return ret;
+	return 0;
 }
 
 int fileid_from_mem(const void *data, size_t len, struct zt_fileid *id)
@@ -129,15 +123,7 @@ void fileid_from_kernel_build_id(const struct prof_build_id *b, struct zt_fileid
 
 char *fileid_hex(const struct zt_fileid *id, char out[ZT_FILEID_HEX_LEN])
 {
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < ZT_FILEID_LEN; i++) {
-		out[2 * i] = digits[id->b[i] >> 4];
-		out[2 * i + 1] = digits[id->b[i] & 15];
-	}
-	out[2 * ZT_FILEID_LEN] = 0;
-	return out;
+	return zt_hex_encode(id->b, ZT_FILEID_LEN, out);
 }
 
 char *fileid_base64(const struct zt_fileid *id, char out[ZT_FILEID_B64_LEN])
@@ -161,29 +147,11 @@ char *fileid_base64(const struct zt_fileid *id, char out[ZT_FILEID_B64_LEN])
 	return out;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int fileid_parse_hex(const char *s, struct zt_fileid *id)
 {
 	struct zt_fileid t;
-	int i;
 
-	for (i = 0; i < ZT_FILEID_LEN; i++) {
-		int hi = hexval(s[2 * i]), lo = hi < 0 ? -1 : hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		t.b[i] = (uint8_t)(hi << 4 | lo);
-	}
-	if (s[2 * ZT_FILEID_LEN])
+	if (zt_hex_decode(s, ZT_FILEID_LEN, t.b) || s[2 * ZT_FILEID_LEN])
 		return -EINVAL;
 	*id = t;
 	return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "libprof/array.h"
+#include "libprof/text.h"
 #include "symbolizer/ksubset.h"
 
 static int is_text(char t)
@@ -31,11 +32,8 @@ static int cmp_u64(const void *a, const void *b)
 			int edge;                                                               \
                                                                                                 \
 			pos_ += ll + 1;                                                         \
-			while (j_ < ll && j_ < 16 &&                                            \
-			       ((s[j_] >= '0' && s[j_] <= '9') || (s[j_] >= 'a' && s[j_] <= 'f'))) { \
-				a = a << 4 | (uint64_t)(s[j_] <= '9' ? s[j_] - '0' : s[j_] - 'a' + 10); \
-				j_++;                                                           \
-			}                                                                       \
+			for (int d_; j_ < ll && j_ < 16 && (d_ = zt_hexval(s[j_])) >= 0; j_++)   \
+				a = a << 4 | (uint64_t)d_;                                      \
 			if (!j_ || j_ + 3 > ll || s[j_] != ' ' || !is_text(s[j_ + 1]) || s[j_ + 2] != ' ') \
 				continue;                                                       \
 			edge = (ll - j_ - 3 == 5 && !memcmp(s + j_ + 3, "_text", 5)) ||         \
@@ -122,17 +120,10 @@ static uint64_t addr_at(const char *t, size_t len, size_t off)
 {
 	uint64_t a = 0;
 	size_t j;
+	int d;
 
-	for (j = off; j < len && j - off < 16; j++) {
-		char c = t[j];
-
-		if (c >= '0' && c <= '9')
-			a = a << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			a = a << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			break;
-	}
+	for (j = off; j < len && j - off < 16 && (d = zt_hexval(t[j])) >= 0; j++)
+		a = a << 4 | (uint64_t)d;
 	return a;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/text.h"
 #include "symbolizer/kallsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,18 +24,10 @@ static void probe(const struct kallsyms *k, uint64_t a)
 static uint64_t line_addr(const uint8_t *p, const uint8_t *end)
 {
 	uint64_t a = 0;
-	int n = 0;
+	int n = 0, d;
 
-	for (; p < end && n < 16; p++, n++) {
-		uint8_t c = *p;
-
-		if (c >= '0' && c <= '9')
-			a = a << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			a = a << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			break;
-	}
+	for (; p < end && n < 16 && (d = zt_hexval((char)*p)) >= 0; p++, n++)
+		a = a << 4 | (uint64_t)d;
 	return a;
 }
 

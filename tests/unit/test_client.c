@@ -316,9 +316,14 @@ static void test_bad_options(void **state)
 	assert_null(strstr(msg, "Evil")); /* the token is never shown */
 	assert_null(h);
 	zbuf_init(&b);
-	zt_http_escape(&b, "a b/c=d&é~");
+	zt_http_escape(&b, "a b/c=d&é~", NULL);
 	zbuf_put_u8(&b, 0);
 	assert_string_equal((char *)b.data, "a%20b%2Fc%3Dd%26%C3%A9~");
+	zbuf_reset(&b);
+	/* a path: '/' and '+' kept */
+	zt_http_escape(&b, "src/a b+c%.c", "/+");
+	zbuf_put_u8(&b, 0);
+	assert_string_equal((char *)b.data, "src/a%20b+c%25.c");
 	zbuf_release(&b);
 }
 
