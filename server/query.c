@@ -111,25 +111,6 @@ static char *store_msg(void)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-static void json_kv_str(struct zbuf *b, const char *k, const char *v, int comma)
-{
-	if (comma)
-		zbuf_put_u8(b, ',');
-	zbuf_put_json_str(b, k);
-	zbuf_put_u8(b, ':');
-	zbuf_put_json_str(b, v ? v : "");
-}
-
-static void json_kv_int(struct zbuf *b, const char *k, int64_t v)
-{
-	char num[32];
-
-	zbuf_put_u8(b, ',');
-	zbuf_put_json_str(b, k);
-	snprintf(num, sizeof(num), ":%" PRId64, v);
-	zbuf_put(b, num, strlen(num));
-}
-
 #define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
 		  " size, pushed_at"
 
@@ -141,9 +122,9 @@ static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 	int rc, err = 0;
 
 	zbuf_put_u8(out, '{');
-	json_kv_str(out, "id", (const char *)sqlite3_column_text(row, 1), 0);
-	json_kv_str(out, "host", (const char *)sqlite3_column_text(row, 2), 1);
-	json_kv_str(out, "command", (const char *)sqlite3_column_text(row, 3), 1);
+	zbuf_put_json_kv_str(out, "id", (const char *)sqlite3_column_text(row, 1), 0);
+	zbuf_put_json_kv_str(out, "host", (const char *)sqlite3_column_text(row, 2), 1);
+	zbuf_put_json_kv_str(out, "command", (const char *)sqlite3_column_text(row, 3), 1);
 	zbuf_put(out, ",\"labels\":", 10);
 	if (sqlite3_prepare_v2(db, "SELECT key, value FROM labels WHERE rid=? ORDER BY rowid", -1, &ls,
 			       NULL) != SQLITE_OK)
@@ -172,14 +153,14 @@ static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 	free(l);
 	if (err)
 		return err;
-	json_kv_int(out, "time_start", sqlite3_column_int64(row, 6));
-	json_kv_int(out, "time_end", sqlite3_column_int64(row, 7));
-	json_kv_int(out, "samples", sqlite3_column_int64(row, 8));
-	json_kv_int(out, "weight", sqlite3_column_int64(row, 9));
-	json_kv_str(out, "event", (const char *)sqlite3_column_text(row, 4), 1);
-	json_kv_str(out, "format", (const char *)sqlite3_column_text(row, 5), 1);
-	json_kv_int(out, "size", sqlite3_column_int64(row, 10));
-	json_kv_int(out, "pushed_at", sqlite3_column_int64(row, 11));
+	zbuf_put_json_kv_int(out, "time_start", sqlite3_column_int64(row, 6));
+	zbuf_put_json_kv_int(out, "time_end", sqlite3_column_int64(row, 7));
+	zbuf_put_json_kv_int(out, "samples", sqlite3_column_int64(row, 8));
+	zbuf_put_json_kv_int(out, "weight", sqlite3_column_int64(row, 9));
+	zbuf_put_json_kv_str(out, "event", (const char *)sqlite3_column_text(row, 4), 1);
+	zbuf_put_json_kv_str(out, "format", (const char *)sqlite3_column_text(row, 5), 1);
+	zbuf_put_json_kv_int(out, "size", sqlite3_column_int64(row, 10));
+	zbuf_put_json_kv_int(out, "pushed_at", sqlite3_column_int64(row, 11));
 	zbuf_put_u8(out, '}');
 	return out->err ? -ENOMEM : 0;
 }
@@ -529,10 +510,10 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 			if (i)
 				zbuf_put_u8(json, ',');
 			zbuf_put_u8(json, '{');
-			json_kv_str(json, "name", t.f[i].name, 0);
-			json_kv_str(json, "module", t.f[i].module, 1);
-			json_kv_int(json, "self", (int64_t)t.f[i].self);
-			json_kv_int(json, "children", (int64_t)t.f[i].children);
+			zbuf_put_json_kv_str(json, "name", t.f[i].name, 0);
+			zbuf_put_json_kv_str(json, "module", t.f[i].module, 1);
+			zbuf_put_json_kv_int(json, "self", (int64_t)t.f[i].self);
+			zbuf_put_json_kv_int(json, "children", (int64_t)t.f[i].children);
 			zbuf_put_u8(json, '}');
 		}
 		zbuf_put(json, "]}", 2);

@@ -13,18 +13,19 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
 #include "symbolizer/fileid.h"
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
+#include "symbolizer/sha256.h"
 
 #define DEFAULT_MAX_BODY (512ull << 20)
 #define MAX_GSYM (1ull << 30)
@@ -76,44 +77,10 @@ struct zs_sql {
 	void *drop_ctx;
 };
 
-void zs_hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
-static int sha256(const void *p, size_t n, uint8_t md[32])
-{
-	unsigned len = 32;
-
-	return EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) == 1 ? 0 : -ENOMEM;
-}
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b)
 {
-	size_t i;
-
-	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2)
+	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(hex, n / 2, b->data))
 		return -EINVAL;
-	for (i = 0; i < n; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		b->data[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
 	b->len = (uint8_t)(n / 2);
 	return 0;
 }
@@ -135,7 +102,7 @@ static int canon_sym_id(const char *id, char *out, struct prof_build_id *b)
 
 	if (zs_hex_to_bid(id, n, b))
 		return -EINVAL;
-	zs_hex(b->data, b->len, out);
+	zt_hex_encode(b->data, b->len, out);
 	return 0;
 }
 
@@ -991,9 +958,9 @@ int zs_sql_token_create(struct zs_sql *s, unsigned scopes, const char *name, cha
 		return -EINVAL;
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
-	zs_hex(raw, 32, out);
+	zt_hex_encode(raw, 32, out);
 	OPENSSL_cleanse(raw, sizeof(raw));
-	err = sha256(out, 64, hash);
+	err = zt_sha256(out, 64, hash);
 	if (!err)
 		err = token_insert(s, scopes, name, hash);
 	if (err)
@@ -1013,7 +980,7 @@ int zs_sql_token_import(struct zs_sql *s, unsigned scopes, const char *name, con
 	for (i = 0; i < len; i++)
 		if ((unsigned char)token[i] <= ' ' || (unsigned char)token[i] >= 0x7f)
 			return -EINVAL;
-	err = sha256(token, len, hash);
+	err = zt_sha256(token, len, hash);
 	return err ? err : token_insert(s, scopes, name, hash);
 }
 
@@ -1059,7 +1026,7 @@ unsigned zs_sql_token_check(struct zs_sql *s, const char *token, size_t len)
 	unsigned scopes = 0;
 	size_t i;
 
-	if (!token || !len || len > 1024 || sha256(token, len, hash))
+	if (!token || !len || len > 1024 || zt_sha256(token, len, hash))
 		return 0;
 	tokens_refresh(s);
 	pthread_rwlock_rdlock(&s->tlock);
@@ -1093,7 +1060,7 @@ int zs_sql_token_list(struct zs_sql *s, zs_token_fn *cb, void *ctx)
 	for (i = 0; i < s->nr_tokens; i++) {
 		char hex[65];
 
-		zs_hex(s->tokens[i].hash, 32, hex);
+		zt_hex_encode(s->tokens[i].hash, 32, hex);
 		hex[8] = 0;
 		cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
 	}
@@ -1107,7 +1074,7 @@ static int token_matches(const struct token *t, const char *name_or_id, size_t n
 {
 	char hex[65];
 
-	zs_hex(t->hash, 32, hex);
+	zt_hex_encode(t->hash, 32, hex);
 	return !strcmp(t->name, name_or_id) || (is_hex && !strncmp(hex, name_or_id, n));
 }
 
@@ -1140,7 +1107,7 @@ int zs_sql_token_revoke(struct zs_sql *s, const char *name_or_id, zs_token_fn *c
 
 			if (!token_matches(&s->tokens[i], name_or_id, n, is_hex))
 				continue;
-			zs_hex(s->tokens[i].hash, 32, hex);
+			zt_hex_encode(s->tokens[i].hash, 32, hex);
 			hex[8] = 0;
 			cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
 		}
@@ -1222,7 +1189,7 @@ char *zs_norm_bids_text(const struct zs_norm *n)
 	for (i = 0, k = 0; t && i < n->nr_bids; i++) {
 		if (i)
 			t[k++] = ' ';
-		zs_hex(n->bids[i].data, n->bids[i].len, t + k);
+		zt_hex_encode(n->bids[i].data, n->bids[i].len, t + k);
 		k += 2u * n->bids[i].len;
 	}
 	return t;
@@ -1838,7 +1805,7 @@ int zs_sql_symbols_missing(struct zs_sql *s, const char *text, size_t len, struc
 			err = -EINVAL;
 			break;
 		}
-		zs_hex(b.data, b.len, hex);
+		zt_hex_encode(b.data, b.len, hex);
 		sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
@@ -2031,7 +1998,7 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 	gsize = img.len;
 	err = check_gsym(img.data, img.len, &b, msg, msglen);
 	if (!err)
-		err = sha256(img.data, img.len, md);
+		err = zt_sha256(img.data, img.len, md);
 	if (!err && upload)
 		err = zs_sql_symfile_admit(s, hex, ZS_KIND_GSYM, NULL, gsize, &limit, &opt, msg,
 				       msglen);
@@ -2040,7 +2007,7 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		unlink(tmp_path);
 		return err;
 	}
-	zs_hex(md, 32, sum);
+	zt_hex_encode(md, 32, sum);
 	if (ready_meta)
 		zbuf_put(&meta, ready_meta->data, ready_meta->len);
 	else if (meta_text(m, sum, &meta))
@@ -2226,7 +2193,7 @@ static int gsym_from_remote(struct zs_sql *s, const char *hex, int replace, cons
 	if ((err = zs_remote_get(s, key, gtmp, sizeof(gtmp))))
 		goto out;
 	fd = open(gtmp, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : zs_sha256_fd(fd, gsum);
+	err = fd < 0 ? -errno : zt_sha256_fd_hex(fd, ZT_SHA256_ALL, gsum);
 	if (fd >= 0)
 		close(fd);
 	if (!err && sum[0] && strcmp(sum, gsum))

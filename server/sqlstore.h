@@ -190,9 +190,6 @@ struct zt_image;
 int zs_sql_map_tmp(struct zs_sql *q, const char *tmp_path, struct zt_image *img);
 /* A SQLite failure as a negative errno (-ENOSPC, -EDQUOT, -ENOMEM, -EIO). */
 int zs_db_error(sqlite3 *db, int rc);
-/* SHA-256 of a file (read with pread) or of memory, as 64 hex digits. */
-int zs_sha256_fd(int fd, char hex[65]);
-int zs_sha256_text(const void *p, size_t n, char hex[65]);
 /* The relative key of a symbol file (server/blobstore.h). 0, -EINVAL, -ENAMETOOLONG. */
 int zs_symfile_key(const char *hex, enum zs_kind kind, const char *src, char *key, size_t n);
 /* The remote seam: with no remote, put is a no-op, has says 0 and get
@@ -240,7 +237,5 @@ int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
 int zs_fsync_dir(const char *dir);
 int zs_fsync_path(const char *path);
 
-/* n bytes as 2n lowercase hex digits and a NUL into out. */
-void zs_hex(const uint8_t *b, size_t n, char *out);
 
 #endif

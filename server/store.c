@@ -24,6 +24,7 @@
 #include "server/sqlstore.h"
 #include "server/storeint.h"
 #include "server/symcache.h"
+#include "symbolizer/sha256.h"
 
 #define LABEL_KEY_MAX 128
 #define LABEL_VALUE_MAX 1024
@@ -549,7 +550,7 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 	zs_norm_init(&n);
 	err = zs_norm_body(&n, body, len, max_body, msg, msglen);
 	if (!err)
-		err = zs_sha256_text(body, len, r->id);
+		err = zt_sha256_hex(body, len, r->id);
 	if (err) {
 		__atomic_add_fetch(&s->ingest_errors, 1, __ATOMIC_RELAXED);
 		zs_norm_release(&n);

@@ -17,63 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
-
-int zs_sha256_fd(int fd, char hex[65])
-{
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	uint8_t buf[1 << 16], md[32];
-	unsigned mdlen = 32;
-	off_t off = 0;
-	int err = 0;
-
-	if (!c)
-		return -ENOMEM;
-	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof(buf), off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (!n)
-			break;
-		EVP_DigestUpdate(c, buf, (size_t)n);
-		off += n;
-	}
-	if (EVP_DigestFinal_ex(c, md, &mdlen) != 1)
-		err = -ENOMEM;
-	else
-		zs_hex(md, 32, hex);
-out:
-	EVP_MD_CTX_free(c);
-	return err;
-}
-
-int zs_sha256_text(const void *p, size_t n, char hex[65])
-{
-	uint8_t md[32];
-	unsigned len = 32;
-
-	if (EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) != 1)
-		return -ENOMEM;
-	zs_hex(md, 32, hex);
-	return 0;
-}
+#include "symbolizer/sha256.h"
 
 /* ---- the remote ------------------------------------------------------------------ */
 
@@ -154,7 +106,7 @@ static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *m
 	}
 	if (b.len) {
 		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
-			zs_hex(b.data, b.len, hex);
+			zt_hex_encode(b.data, b.len, hex);
 			zt_say(msg, msglen,
 			       "the ELF file's build id is %s, not the id it is put under", hex);
 			return -EBADMSG;
@@ -192,7 +144,7 @@ int zs_symfile_key(const char *hex, enum zs_kind kind, const char *src, char *ke
 		w = snprintf(key, n, "symbols/executable/%s", hex);
 		break;
 	case ZS_KIND_SOURCE:
-		if (!src || zs_sha256_text(src, strlen(src), sum))
+		if (!src || zt_sha256_hex(src, strlen(src), sum))
 			return -EINVAL;
 		w = snprintf(key, n, "symbols/source/%s/%s", hex, sum);
 		break;
@@ -394,7 +346,7 @@ int zs_sql_symfile_admit(struct zs_sql *s, const char *id, enum zs_kind kind, co
 		zt_say(msg, msglen, "bad symbol id, kind or path");
 		return -EINVAL;
 	}
-	zs_hex(b.data, b.len, hex);
+	zt_hex_encode(b.data, b.len, hex);
 	if (kind != ZS_KIND_GSYM && zs_symfile_key(hex, kind, src, key, sizeof(key))) {
 		zt_say(msg, msglen, "bad source path");
 		return -EINVAL;
@@ -468,7 +420,7 @@ static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *
 		err = -EINVAL;
 		goto out;
 	}
-	zs_hex(b.data, b.len, hex);
+	zt_hex_encode(b.data, b.len, hex);
 	if ((err = zs_symfile_key(hex, kind, src, key, sizeof(key)))) {
 		zt_say(msg, msglen, "bad source path");
 		goto out;
@@ -491,7 +443,7 @@ static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *
 			goto out;
 		}
 	}
-	if ((err = zs_sha256_fd(fd, sha)))
+	if ((err = zt_sha256_fd_hex(fd, ZT_SHA256_ALL, sha)))
 		goto out;
 	if (fsync(fd)) {
 		err = -errno;
@@ -649,7 +601,7 @@ int zs_sql_symfile_open(struct zs_sql *s, const char *id, enum zs_kind kind, con
 		return zs_symbol_open(s, id, f);
 	if (zs_hex_to_bid(id, strlen(id), &b))
 		return -EINVAL;
-	zs_hex(b.data, b.len, hex);
+	zt_hex_encode(b.data, b.len, hex);
 	if (zs_symfile_key(hex, kind, src, key, sizeof(key)))
 		return -EINVAL;
 	rc = open_local(s, key, f);
@@ -676,7 +628,7 @@ unsigned zs_sql_symfile_has(struct zs_sql *s, const char *id)
 
 	if (zs_hex_to_bid(id, strlen(id), &b))
 		return 0;
-	zs_hex(b.data, b.len, hex);
+	zt_hex_encode(b.data, b.len, hex);
 	if (!zs_sql_symbol_stat(s, hex, NULL))
 		has |= 1u << ZS_KIND_GSYM;
 	for (k = ZS_KIND_DEBUGINFO; k <= ZS_KIND_EXECUTABLE; k++)
@@ -754,7 +706,7 @@ int zs_sql_symfile_upstream(struct zs_sql *s, const char *id, enum zs_kind kind,
 		return -ENOSYS;
 	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b))
 		return -EINVAL;
-	zs_hex(b.data, b.len, hex);
+	zt_hex_encode(b.data, b.len, hex);
 	if (kind == ZS_KIND_SOURCE) {
 		if (!src || asprintf(&abs, "/%s", src) < 0)
 			return -ENOMEM;
