@@ -14,7 +14,6 @@
 #include "formats/chrometrace.h"
 #include "formats/perfwrite.h"
 #include "formats/pprof.h"
-#include "symbolizer/demangle.h"
 
 static const char *const convert_usage[] = {
 	"zt convert [-i FILE] [--to pprof|perf|chrome-trace] -o OUT",
@@ -35,53 +34,6 @@ static const char *format_of(const char *out)
 	if (n >= 5 && !strcmp(out + n - 5, ".json"))
 		return "chrome-trace";
 	return NULL;
-}
-
-/* The GPU side's names as shown: kernels demangled (as the GPU frames are), once each. */
-struct gpu_names {
-	const struct prof_gpu *g;
-	char **names; /* per string id, made when first asked */
-	int full_signature;
-};
-
-static const char *gpu_name(void *ctx, uint32_t id)
-{
-	struct gpu_names *gn = ctx;
-
-	if (!gn->names || id >= gn->g->nr_strs)
-		return NULL;
-	if (!gn->names[id])
-		gn->names[id] = zt_demangle(prof_gpu_str(gn->g, id), gn->full_signature);
-	return gn->names[id];
-}
-
-static void gpu_names_release(struct gpu_names *gn)
-{
-	size_t i;
-
-	for (i = 0; gn->names && i < gn->g->nr_strs; i++)
-		free(gn->names[i]);
-	free(gn->names);
-}
-
-/* The GPU side for pprof and chrome-trace: a view of the records, the
- * PC samples' frames (when frames: pprof's), demangled names. 0 or a
- * negative errno. */
-static int gpu_prepare(struct session *ses, struct gpu_view *gv, struct gpu_frametab *gft,
-		       int frames, struct gpu_names *gn, int full_signature)
-{
-	const struct prof_gpu *g = ses->prof.gpu;
-	int ret;
-
-	gn->g = g;
-	gn->full_signature = full_signature;
-	if (!g)
-		return 0;
-	if ((ret = gpu_view_init(gv, g)) || (frames && (ret = session_gpu_frames(ses, gv, gft))))
-		return ret;
-	if (g->nr_strs && !(gn->names = calloc(g->nr_strs, sizeof(*gn->names))))
-		return -ENOMEM;
-	return 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -111,12 +63,9 @@ int cmd_convert(int argc, char **argv)
 	};
 	struct session ses = { 0 };
 	struct outfile of = { .fd = -1, .dirfd = -1 };
-	struct gpu_view gv = {0};
-	struct gpu_frametab gft;
-	struct gpu_names gn = {0};
+	struct session_gpu sg = {0};
 	int rest, ret, err, fd = -1, to_stdout;
 
-	gpu_frametab_init(&gft);
 	ret = opts_parse("convert", convert_usage, opts, argc, argv, &rest);
 	cmd_setup("convert", so.verbose);
 	if (ret) {
@@ -148,8 +97,8 @@ int cmd_convert(int argc, char **argv)
 	if (symopts_init(&so, "convert") ||
 	    cmd_open_session_events(&ses, in, &so, force, event, 1, 1))
 		goto out;
-	if (strcmp(to, "perf") && (err = gpu_prepare(&ses, &gv, &gft, !strcmp(to, "pprof"), &gn,
-							 so.full_signature))) {
+	/* the GPU side for pprof (with the PC samples' frames) and chrome-trace */
+	if (strcmp(to, "perf") && (err = session_gpu_open(&ses, NULL, !strcmp(to, "pprof"), &sg))) {
 		cmd_error("cannot read the GPU records of '%s': %s", in, strerror(-err));
 		goto out;
 	}
@@ -170,15 +119,16 @@ int cmd_convert(int argc, char **argv)
 		struct chrometrace_in ci = {.p = &ses.prof,
 					    .pt = ses.pt,
 					    .ft = &ses.ft,
-					    .gv = ses.prof.gpu ? &gv : NULL,
-					    .gpu_name = gpu_name,
-					    .ctx = &gn};
+					    .gv = sg.v.g ? &sg.v : NULL,
+					    .gpu_name = session_gpu_name_cb,
+					    .ctx = &sg};
 
 		ret = chrometrace_write(&ci, fd);
 	} else {
-		struct pprof_gpu pg = {.gv = &gv, .gft = &gft, .gpu_name = gpu_name, .ctx = &gn};
+		struct pprof_gpu pg = {
+			.gv = &sg.v, .gft = &sg.ft, .gpu_name = session_gpu_name_cb, .ctx = &sg};
 
-		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, ses.prof.gpu ? &pg : NULL, fd);
+		ret = pprof_write(&ses.prof, ses.pt, &ses.ft, sg.v.g ? &pg : NULL, fd);
 	}
 	if (to_stdout) {
 		if (ret == -EPIPE)
@@ -205,9 +155,7 @@ int cmd_convert(int argc, char **argv)
 	}
 out:
 	outfile_release(&of); /* a file not complete goes */
-	gpu_names_release(&gn);
-	gpu_frametab_release(&gft);
-	gpu_view_release(&gv);
+	session_gpu_close(&sg);
 	session_close(&ses);
 	symopts_release(&so);
 	return ret;

@@ -25,7 +25,6 @@
 #include "libprof/array.h"
 #include "libprof/gpuview.h"
 #include "libprof/zbuf.h"
-#include "symbolizer/demangle.h"
 
 /* Folded text is streamed (stdin, pipes, files alike), a chunk of whole
  * lines at a time, so memory stays bounded by the graph; a stream that
@@ -298,28 +297,6 @@ out:
 	return ret;
 }
 
-/* Kernel names as shown (demangled unless --no-demangle), made when first asked. */
-struct gpu_names {
-	const struct prof_gpu *g;
-	char **names;
-	int demangle;
-};
-
-static const char *gpu_name(void *ctx, uint32_t id)
-{
-	struct gpu_names *n = ctx;
-	const char *raw = prof_gpu_str(n->g, id);
-
-	if (id >= n->g->nr_strs || !n->names)
-		return raw;
-	if (!n->names[id]) {
-		char *d = n->demangle ? zt_demangle(raw, 0) : NULL;
-
-		n->names[id] = d ? d : strdup(raw);
-	}
-	return n->names[id] ? n->names[id] : raw;
-}
-
 static int put_folded(void *ctx, const void *buf, size_t n)
 {
 	zbuf_put(ctx, buf, n);
@@ -331,26 +308,22 @@ static int put_folded(void *ctx, const void *buf, size_t n)
 static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 {
 	struct session ses;
-	struct gpu_view v;
-	struct gpu_frametab t;
+	struct session_gpu sg = {0};
 	struct gpu_launch_stacks ls;
 	struct folded_set fs;
-	struct gpu_names names = {.demangle = c->demangle};
 	struct gpufolded_opts o = {.weight = c->gpu_weight && !strcmp(c->gpu_weight, "time")
 						     ? GPUFOLDED_TIME
 						     : GPUFOLDED_SAMPLES,
 				   .prefix = gpu_launch_stacks_prefix,
 				   .prefix_ctx = &ls,
-				   .kernel_name = gpu_name,
-				   .name_ctx = &names};
+				   .kernel_name = session_gpu_name_cb,
+				   .name_ctx = &sg};
 	struct zbuf b;
 	size_t bad = 0;
-	int ret = -1, r, had_pcs;
+	int ret = -1, r;
 
 	if (cmd_open_session(&ses, path, &c->so, c->force, c->event_opt, c->demangle))
 		return -1;
-	memset(&v, 0, sizeof(v));
-	gpu_frametab_init(&t);
 	folded_set_init(&fs);
 	zbuf_init(&b);
 	gpu_launch_stacks_init(&ls, &ses.prof, ses.pt, &ses.ft, c->inline_frames);
@@ -359,26 +332,15 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 		ret = 0;
 		goto out;
 	}
-	names.g = ses.prof.gpu;
-	if (ses.prof.gpu->nr_strs &&
-	    !(names.names = calloc(ses.prof.gpu->nr_strs, sizeof(*names.names)))) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	had_pcs = ses.prof.gpu->nr_pcs != 0;
 	/* --pid, --tid, --comm, --time: the GPU records they select */
-	r = session_select_gpu(&ses, &c->filt);
-	if (!r)
-		r = gpu_view_init(&v, ses.prof.gpu);
-	if (!r && o.weight == GPUFOLDED_SAMPLES)
-		r = session_gpu_frames(&ses, &v, &t);
+	r = session_gpu_open(&ses, &c->filt, o.weight == GPUFOLDED_SAMPLES, &sg);
 	if (r)
 		goto fail;
-	if (o.weight == GPUFOLDED_SAMPLES && !had_pcs)
+	if (o.weight == GPUFOLDED_SAMPLES && !sg.had_pcs)
 		cmd_warn("'%s' has no GPU PC samples (recorded with --gpu-pcs off?): try "
 			 "--gpu-weight time",
 			 path);
-	r = gpufolded_build(&fs, &v, &t, &o);
+	r = gpufolded_build(&fs, &sg.v, &sg.ft, &o);
 	if (!r)
 		r = folded_set_write(&fs, put_folded, &b);
 	c->fl.process_first = 1;
@@ -392,14 +354,10 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 fail:
 	cmd_error("cannot build the GPU graph of '%s': %s", path, strerror(-r));
 out:
-	for (size_t i = 0; names.names && i < ses.prof.gpu->nr_strs; i++)
-		free(names.names[i]);
-	free(names.names);
 	gpu_launch_stacks_release(&ls);
 	zbuf_release(&b);
 	folded_set_release(&fs);
-	gpu_frametab_release(&t);
-	gpu_view_release(&v);
+	session_gpu_close(&sg);
 	session_close(&ses);
 	return ret;
 }

@@ -25,7 +25,6 @@
 #include "libprof/gpureport.h"
 #include "libprof/histhier.h"
 #include "libprof/profile.h"
-#include "symbolizer/demangle.h"
 
 /* perf's -g: how call chains print under entries. */
 enum chain_mode { CHAIN_NONE, CHAIN_GRAPH, CHAIN_FLAT, CHAIN_FOLDED, CHAIN_FRACTAL };
@@ -1713,13 +1712,6 @@ static void print_stalls(const struct gpureport *gr, struct gpurep_stalls st, un
 		printf(" ...");
 }
 
-static char *demangle_kernel(void *ctx, const char *name)
-{
-	const struct report *r = ctx;
-
-	return r->demangle ? zt_demangle(name, r->so.full_signature) : NULL;
-}
-
 static void print_gpu_summary(const struct report *r, const struct gpureport *gr,
 			      const struct gpu_frametab *ft)
 {
@@ -1904,14 +1896,13 @@ static int launches_have_stacks(const struct rmodel_input *in)
 /* zt report --gpu: the GPU model, the launch-site model, then text or the TUI. */
 static int report_gpu(struct report *r)
 {
-	const struct gpureport_opts go = {demangle_kernel, r};
 	const struct prof_gpu *g = r->ses.prof.gpu;
 	const struct hist_entry **rows;
 	struct rfilter gfilt; /* shallow: r->filt owns */
 	struct rmodel_input in;
-	struct gpu_frametab ft;
+	struct session_gpu sg = {0};
+	const struct gpureport_opts go = {session_gpu_name_cb, &sg};
 	struct gpureport gr;
-	struct gpu_view v;
 	size_t nrows;
 	int ret;
 
@@ -1919,7 +1910,6 @@ static int report_gpu(struct report *r)
 		cmd_error("'%s' has no GPU records (record with zt record --gpu)", r->input);
 		return ZT_EXIT_FAIL;
 	}
-	gpu_frametab_init(&ft);
 	memset(&gr, 0, sizeof(gr));
 	gpu_frametab_init(&gr.strs);
 	/* --pid, --tid, --comm and --time select the GPU records themselves;
@@ -1927,15 +1917,11 @@ static int report_gpu(struct report *r)
 	gfilt = r->filt;
 	gfilt.nr_pids = gfilt.nr_tids = gfilt.nr_comms = gfilt.nr_cpus = gfilt.nr_times = 0;
 	r->mo.filter = &gfilt;
-	ret = session_select_gpu(&r->ses, &r->filt);
+	ret = session_gpu_open(&r->ses, &r->filt, 1, &sg);
 	if (!ret)
-		ret = gpu_view_init(&v, g);
+		ret = gpureport_init(&gr, &sg.v, &sg.ft, &go);
 	if (!ret)
-		ret = session_gpu_frames(&r->ses, &v, &ft);
-	if (!ret)
-		ret = gpureport_init(&gr, &v, &ft, &go);
-	if (!ret)
-		ret = gpureport_launches(&gr, &v, &r->ses.ft, &in);
+		ret = gpureport_launches(&gr, &sg.v, &r->ses.ft, &in);
 	if (!ret) {
 		setup_chains(r, launches_have_stacks(&in));
 		ret = rmodel_init_with(&r->m, &r->ses.prof, r->ses.pt, &r->ses.ft, &in, NULL, NULL);
@@ -1952,7 +1938,7 @@ static int report_gpu(struct report *r)
 
 		ret = report_gpu_tui(&gr, &r->m, &to);
 	} else {
-		ret = print_gpu_stdio(r, &gr, &ft, rows, nrows);
+		ret = print_gpu_stdio(r, &gr, &sg.ft, rows, nrows);
 		if (ret) {
 			cmd_error("cannot print the GPU report: %s", strerror(-ret));
 			ret = ZT_EXIT_FAIL;
@@ -1962,8 +1948,7 @@ static int report_gpu(struct report *r)
 	rmodel_release(&r->m);
 	r->mo.filter = &r->filt;
 	gpureport_release(&gr);
-	gpu_frametab_release(&ft);
-	gpu_view_release(&v);
+	session_gpu_close(&sg);
 	return ret;
 }
 

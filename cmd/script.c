@@ -36,7 +36,6 @@
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
 #include "libprof/zbuf.h"
-#include "symbolizer/demangle.h"
 
 #define OUT_BUF_SIZE (1 << 20) /* stdout buffer */
 
@@ -91,7 +90,6 @@ struct script {
 	struct cmd_filter_args fa;
 	struct rfilter filt;
 	int addr_range;		  /* --addr-range */
-	int had_pcs;		  /* the recording has PC samples (before the filters) */
 	uint64_t t_first, t_last; /* the samples' time span (--time A%-B%) */
 	uint8_t *gpass;		  /* per group: 0 not known yet, 1 passes --dsos/-S, 2 not */
 	size_t nr_gpass, cap_gpass;
@@ -120,14 +118,12 @@ struct script {
 	struct zbuf text; /* frame lines of all groups */
 	int write_error;
 	/* GPU records */
-	struct gpu_view gv;
-	struct gpu_frametab gft; /* gv's PC buckets resolved */
+	struct session_gpu gs; /* the selected records, their frames and names */
 	struct gpuscript_fmt gfmt;
 	struct perfscript_fmt lfmt; /* of launch stacks */
 	struct launch_text lt;
-	char **names;	  /* shown (demangled) names by string id, made when first shown */
 	struct zbuf line; /* one GPU record */
-	size_t next_ev;	  /* the next of gv.ev to show */
+	size_t next_ev;	  /* the next of gs.v.ev to show */
 };
 
 /* Read the input; exit code or -1 to go on. */
@@ -506,27 +502,6 @@ static int print_sband_until(struct script *s, uint64_t ts)
 
 /* ---- GPU records ---- */
 
-/* The name of string id as shown: demangled unless --no-demangle. */
-static const char *shown_name(struct script *s, uint32_t id)
-{
-	const struct prof_gpu *g = s->ses.prof.gpu;
-	const char *raw = prof_gpu_str(g, id);
-	char *d;
-
-	if (id >= g->nr_strs || !s->names)
-		return raw;
-	if (!s->names[id]) {
-		d = s->demangle ? zt_demangle(raw, s->so.full_signature) : NULL;
-		s->names[id] = d ? d : strdup(raw);
-	}
-	return s->names[id] ? s->names[id] : raw;
-}
-
-static const char *gpu_kernel_name(void *ctx, uint32_t id)
-{
-	return shown_name(ctx, id);
-}
-
 /* The header of a GPU record of pid (thread tid, named at ts) into s->line. */
 static void gpu_header(struct script *s, uint32_t pid, uint32_t tid, uint64_t name_ts,
 		       uint64_t ts)
@@ -577,7 +552,7 @@ static int gpu_launched(struct script *s, const struct gpu_ev *e)
 	const struct prof_gpu_memop *m = k ? NULL : &g->memops[e->idx];
 	uint32_t pid = k ? k->pid : m->pid, corr = k ? k->corr : m->corr;
 	const struct prof_gpu_launch *l =
-		gpu_view_launch(&s->gv, pid, corr, k ? k->graph_id : m->graph_id, e->ts);
+		gpu_view_launch(&s->gs.v, pid, corr, k ? k->graph_id : m->graph_id, e->ts);
 	int stack = l && l->stack != PROF_GPU_NO_STACK, ret = 0;
 	const char *note = NULL;
 
@@ -588,7 +563,7 @@ static int gpu_launched(struct script *s, const struct gpu_ev *e)
 		else if (!stack)
 			note = l->flags & PROF_GPU_L_RATELIMITED ? "launch=ratelimited"
 								 : "launch=nostack";
-		gpuscript_kernel(&s->line, k, shown_name(s, k->name), note);
+		gpuscript_kernel(&s->line, k, session_gpu_name(&s->gs, k->name), note);
 	} else {
 		gpuscript_memop(&s->line, m);
 	}
@@ -605,8 +580,8 @@ static int print_gpu_until(struct script *s, uint64_t ts)
 {
 	int ret = 0;
 
-	while (!ret && s->next_ev < s->gv.nr_ev && s->gv.ev[s->next_ev].ts < ts) {
-		const struct gpu_ev *e = &s->gv.ev[s->next_ev++];
+	while (!ret && s->next_ev < s->gs.v.nr_ev && s->gs.v.ev[s->next_ev].ts < ts) {
+		const struct gpu_ev *e = &s->gs.v.ev[s->next_ev++];
 
 		zbuf_reset(&s->line);
 		if (e->kind == GPU_EV_OVERHEAD) {
@@ -633,15 +608,15 @@ static int print_gpu_rest(struct script *s)
 	size_t i;
 
 	zbuf_reset(b);
-	for (i = 0; i < s->gv.nr_pcs; i++) {
-		const struct gpu_pcsum *p = &s->gv.pcs[i];
+	for (i = 0; i < s->gs.v.nr_pcs; i++) {
+		const struct gpu_pcsum *p = &s->gs.v.pcs[i];
 
 		gpu_header(s, p->pid, p->pid, UINT64_MAX, GPUSCRIPT_NO_TIME);
-		gpuscript_pcsample(b, p, shown_name(s, p->function),
+		gpuscript_pcsample(b, p, session_gpu_name(&s->gs, p->function),
 				   prof_gpu_stall_name(g, p->pid, p->context, p->stall));
 		if (s->lfmt.callchain) {
 			uint32_t n;
-			const struct gpu_frame *f = gpu_frametab_pc(&s->gft, i, &n);
+			const struct gpu_frame *f = gpu_frametab_pc(&s->gs.ft, i, &n);
 
 			if (f && (s->lfmt.fields & PERFSCRIPT_F_IP))
 				gpuscript_pcframes(b, p, f, n);
@@ -701,16 +676,8 @@ static int gpu_init(struct script *s)
 
 	if (!g || s->only_cpu)
 		return 0;
-	gpu_frametab_init(&s->gft);
 	/* --pid, --tid, --comm, --time: the GPU records they select */
-	s->had_pcs = g->nr_pcs != 0;
-	ret = session_select_gpu(&s->ses, &s->filt);
-	if (!ret)
-		ret = gpu_view_init(&s->gv, g);
-	if (!ret)
-		ret = session_gpu_frames(&s->ses, &s->gv, &s->gft);
-	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
-		ret = -ENOMEM;
+	ret = session_gpu_open(&s->ses, &s->filt, 1, &s->gs);
 	s->gfmt = (struct gpuscript_fmt){ s->fmt.fields, s->fmt.ns };
 	s->lfmt = s->fmt;
 	s->lfmt.callchain = !s->hide_cg;
@@ -826,7 +793,7 @@ static int print_samples(struct script *s)
 		ret = print_sband_until(s, UINT64_MAX);
 	if (!ret && !s->write_error)
 		ret = print_gpu_until(s, UINT64_MAX);
-	if (!ret && !s->write_error && s->gv.g)
+	if (!ret && !s->write_error && s->gs.v.g)
 		ret = print_gpu_rest(s);
 	return ret == -EPIPE && s->write_error ? 0 : ret;
 }
@@ -846,19 +813,19 @@ static int print_gpu_folded(struct script *s)
 						     : GPUFOLDED_SAMPLES,
 				   .prefix = gpu_launch_stacks_prefix,
 				   .prefix_ctx = &ls,
-				   .kernel_name = gpu_kernel_name,
-				   .name_ctx = s};
+				   .kernel_name = session_gpu_name_cb,
+				   .name_ctx = &s->gs};
 	int ret;
 
-	if (!s->gv.g)
+	if (!s->gs.v.g)
 		return 0;
-	if (o.weight == GPUFOLDED_SAMPLES && !s->had_pcs)
+	if (o.weight == GPUFOLDED_SAMPLES && !s->gs.had_pcs)
 		cmd_warn("'%s' has no PC samples (recorded with --gpu-pcs off?): try --gpu-weight "
 			 "time",
 			 s->input);
 	folded_set_init(&fs);
 	gpu_launch_stacks_init(&ls, &s->ses.prof, s->ses.pt, &s->ses.ft, s->fmt.inline_frames);
-	ret = gpufolded_build(&fs, &s->gv, &s->gft, &o);
+	ret = gpufolded_build(&fs, &s->gs.v, &s->gs.ft, &o);
 	/* it stops at a write error, which cmd_script() reports (s->write_error) */
 	if (!ret)
 		folded_set_write(&fs, folded_out, s);
@@ -927,11 +894,7 @@ static void script_release(struct script *s)
 	free(s->evnames);
 	tracefmt_free(s->tf);
 	zbuf_release(&s->tline);
-	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
-		free(s->names[i]);
-	free(s->names);
-	gpu_frametab_release(&s->gft);
-	gpu_view_release(&s->gv);
+	session_gpu_close(&s->gs);
 	stackgroups_release(&s->lt.sg);
 	free(s->lt.gtext);
 	zbuf_release(&s->lt.text);

@@ -76,8 +76,7 @@ static uint32_t kernel_of(struct gpureport *r, const struct prof_gpu *g, uint32_
 			  const struct gpureport_opts *o, size_t *cap)
 {
 	struct gpurep_kernel *k;
-	const char *raw = prof_gpu_str(g, name);
-	char *shown;
+	const char *raw = prof_gpu_str(g, name), *shown;
 
 	if (name < r->nr_by_name && r->by_name[name] != UINT32_MAX)
 		return r->by_name[name];
@@ -86,9 +85,8 @@ static uint32_t kernel_of(struct gpureport *r, const struct prof_gpu *g, uint32_
 	k = &r->kernels[r->nr_kernels];
 	memset(k, 0, sizeof(*k));
 	k->name_id = name;
-	shown = o && o->demangle ? o->demangle(o->ctx, raw) : NULL;
+	shown = o && o->name ? o->name(o->ctx, name) : NULL;
 	k->name = intern(r, shown ? shown : raw);
-	free(shown);
 	if (!k->name)
 		return UINT32_MAX;
 	r->by_name[name] = (uint32_t)r->nr_kernels;

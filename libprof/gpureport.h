@@ -106,10 +106,10 @@ struct gpureport {
 };
 
 struct gpureport_opts {
-	/* the shown name of a recorded (mangled) kernel name: a malloc'ed
-	 * string the report frees, or NULL to show it as recorded; NULL: as
-	 * recorded */
-	char *(*demangle)(void *ctx, const char *name);
+	/* the shown name of the recorded name with string id (struct
+	 * prof_gpu): a string the report copies (e.g. session_gpu_name_cb),
+	 * or NULL to show it as recorded; name NULL: as recorded */
+	const char *(*name)(void *ctx, uint32_t id);
 	void *ctx;
 };
 

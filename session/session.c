@@ -622,7 +622,8 @@ static inline uint64_t gpu_key_item_hash(const void *ctx, uint32_t i)
 /* The demangled (or kept) name as one of t's strings. */
 static const char *gpu_name(struct gpu_res *r, const char *mangled)
 {
-	char *d = r->s->src->ro.no_demangle ? NULL : zt_demangle(mangled, 0);
+	char *d = r->s->src->ro.no_demangle ? NULL
+					    : zt_demangle(mangled, r->s->src->ro.full_signature);
 	const char *n = gpu_frametab_str(r->t, d ? d : mangled);
 
 	free(d);
@@ -803,4 +804,62 @@ int session_select_gpu(struct session *s, const struct rfilter *f)
 	if (first == UINT64_MAX)
 		first = 0;
 	return gpu_select(s->prof.gpu, f, s->pt, first, last);
+}
+
+int session_gpu_open(struct session *s, const struct rfilter *f, int frames,
+		     struct session_gpu *sg)
+{
+	const struct prof_gpu *g = s->prof.gpu;
+	int ret;
+
+	memset(sg, 0, sizeof(*sg));
+	gpu_frametab_init(&sg->ft);
+	sg->g = g;
+	sg->demangle = !s->src->ro.no_demangle;
+	sg->full_signature = s->src->ro.full_signature;
+	if (!g)
+		return 0;
+	sg->had_pcs = g->nr_pcs != 0;
+	if (g->nr_strs && !(sg->names = calloc(g->nr_strs, sizeof(*sg->names))))
+		return -ENOMEM;
+	ret = f ? session_select_gpu(s, f) : 0;
+	if (!ret)
+		ret = gpu_view_init(&sg->v, g);
+	if (!ret && frames)
+		ret = session_gpu_frames(s, &sg->v, &sg->ft);
+	return ret;
+}
+
+void session_gpu_close(struct session_gpu *sg)
+{
+	size_t i;
+
+	for (i = 0; sg->names && i < sg->g->nr_strs; i++)
+		free(sg->names[i]);
+	free(sg->names);
+	gpu_frametab_release(&sg->ft);
+	gpu_view_release(&sg->v);
+	memset(sg, 0, sizeof(*sg));
+}
+
+const char *session_gpu_name(struct session_gpu *sg, uint32_t id)
+{
+	const char *raw;
+	char *d;
+
+	if (!sg->g)
+		return NULL;
+	raw = prof_gpu_str(sg->g, id);
+	if (id >= sg->g->nr_strs || !sg->names)
+		return raw;
+	if (!sg->names[id]) {
+		d = sg->demangle ? zt_demangle(raw, sg->full_signature) : NULL;
+		sg->names[id] = d ? d : strdup(raw);
+	}
+	return sg->names[id] ? sg->names[id] : raw;
+}
+
+const char *session_gpu_name_cb(void *ctx, uint32_t id)
+{
+	return session_gpu_name(ctx, id);
 }

@@ -113,6 +113,43 @@ int session_gpu_frames(struct session *s, const struct gpu_view *v, struct gpu_f
  */
 int session_select_gpu(struct session *s, const struct rfilter *f);
 
+/*
+ * The GPU side of a session as its consumers take it (report --gpu,
+ * script, flame --gpu, convert): the records the filters select, their
+ * view, the PC samples' frames, and the names of kernels as shown. One
+ * path, so that every output names a kernel and a GPU frame alike.
+ */
+struct session_gpu {
+	struct gpu_view v;      /* the selected records (v.g NULL: none) */
+	struct gpu_frametab ft; /* v's PC-sampling buckets resolved (when frames) */
+	int had_pcs;            /* the recording has PC samples (before the filters) */
+	/* private */
+	const struct prof_gpu *g;
+	char **names; /* shown names by string id, made when first asked */
+	int demangle, full_signature;
+};
+
+/*
+ * Ready sg for s's GPU records: select them by f (--pid, --tid, --comm,
+ * --time; NULL: all, see session_select_gpu), view them and, when frames,
+ * resolve their PC samples (session_gpu_frames). Without GPU records sg is
+ * empty (sg->v.g NULL) and 0 is returned. 0 or -ENOMEM; sg is to be closed
+ * either way.
+ */
+int session_gpu_open(struct session *s, const struct rfilter *f, int frames,
+		     struct session_gpu *sg);
+void session_gpu_close(struct session_gpu *sg);
+/*
+ * The name of the GPU records' string id (a kernel's, a PC sample's
+ * function) as every output shows it: demangled unless the session keeps
+ * names mangled, with parameter lists under full_signature, as the GPU
+ * frames' names are. Made once per id; valid until sg is closed. "" for
+ * an id the records do not have; NULL without GPU records.
+ */
+const char *session_gpu_name(struct session_gpu *sg, uint32_t id);
+/* session_gpu_name() as a callback (ctx: the struct session_gpu). */
+const char *session_gpu_name_cb(void *ctx, uint32_t id);
+
 /* Unique frames resolved so far at each quality (ZT_FRAME_*). */
 void session_quality_counts(const struct session *s, uint64_t counts[3]);
 /* Each module opened that gave less than full symbols: cb(module, its

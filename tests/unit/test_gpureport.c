@@ -77,11 +77,22 @@ static void launch(struct prof_gpu *g, uint32_t corr, uint64_t ts, uint32_t stac
 	assert_int_equal(prof_gpu_add_launch(g, &l), 0);
 }
 
+struct fixture {
+	struct prof_gpu *g;
+	struct gpu_view v;
+	struct gpu_frametab t;
+	struct gpureport r;
+	int demangled;
+};
+
 /* "_Z" names lose their prefix; others stay. */
-static char *demangle(void *ctx, const char *name)
+static const char *demangle(void *ctx, uint32_t id)
 {
-	(*(int *)ctx)++;
-	return strncmp(name, "_Z", 2) ? NULL : strdup(name + 2);
+	struct fixture *f = ctx;
+	const char *name = prof_gpu_str(f->g, id);
+
+	f->demangled++;
+	return strncmp(name, "_Z", 2) ? NULL : name + 2;
 }
 
 /* A frame of the table's own strings. */
@@ -124,17 +135,9 @@ static void frames(struct gpu_frametab *t, const struct gpu_view *v)
 	assert_int_equal(gpu_frametab_add_cubin(t, 7, ZT_FRAME_FULL, NULL), 0);
 }
 
-struct fixture {
-	struct prof_gpu *g;
-	struct gpu_view v;
-	struct gpu_frametab t;
-	struct gpureport r;
-	int demangled;
-};
-
 static void setup(struct fixture *f)
 {
-	struct gpureport_opts o = {demangle, &f->demangled};
+	struct gpureport_opts o = {demangle, f};
 	struct prof_gpu *g = prof_gpu_new();
 
 	memset(f, 0, sizeof(*f));
