@@ -48,7 +48,7 @@ static const char *gpu_name(void *ctx, uint32_t id)
 {
 	struct gpu_names *gn = ctx;
 
-	if (!gn->names || id >= gn->g->nr_strs)
+	if (!gn->names || id >= prof_gpu_nr_strs(gn->g))
 		return NULL;
 	if (!gn->names[id])
 		gn->names[id] = zt_demangle(prof_gpu_str(gn->g, id), gn->full_signature);
@@ -59,7 +59,7 @@ static void gpu_names_release(struct gpu_names *gn)
 {
 	size_t i;
 
-	for (i = 0; gn->names && i < gn->g->nr_strs; i++)
+	for (i = 0; gn->names && i < prof_gpu_nr_strs(gn->g); i++)
 		free(gn->names[i]);
 	free(gn->names);
 }
@@ -79,7 +79,7 @@ static int gpu_prepare(struct session *ses, struct gpu_view *gv, struct gpu_fram
 		return 0;
 	if ((ret = gpu_view_init(gv, g)) || (frames && (ret = session_gpu_frames(ses, gv, gft))))
 		return ret;
-	if (g->nr_strs && !(gn->names = calloc(g->nr_strs, sizeof(*gn->names))))
+	if (prof_gpu_nr_strs(g) && !(gn->names = calloc(prof_gpu_nr_strs(g), sizeof(*gn->names))))
 		return -ENOMEM;
 	return 0;
 }

@@ -310,7 +310,7 @@ static const char *gpu_name(void *ctx, uint32_t id)
 	struct gpu_names *n = ctx;
 	const char *raw = prof_gpu_str(n->g, id);
 
-	if (id >= n->g->nr_strs || !n->names)
+	if (id >= prof_gpu_nr_strs(n->g) || !n->names)
 		return raw;
 	if (!n->names[id]) {
 		char *d = n->demangle ? zt_demangle(raw, 0) : NULL;
@@ -360,8 +360,8 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 		goto out;
 	}
 	names.g = ses.prof.gpu;
-	if (ses.prof.gpu->nr_strs &&
-	    !(names.names = calloc(ses.prof.gpu->nr_strs, sizeof(*names.names)))) {
+	if (prof_gpu_nr_strs(ses.prof.gpu) &&
+	    !(names.names = calloc(prof_gpu_nr_strs(ses.prof.gpu), sizeof(*names.names)))) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -392,7 +392,7 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 fail:
 	cmd_error("cannot build the GPU graph of '%s': %s", path, strerror(-r));
 out:
-	for (size_t i = 0; names.names && i < ses.prof.gpu->nr_strs; i++)
+	for (size_t i = 0; names.names && i < prof_gpu_nr_strs(ses.prof.gpu); i++)
 		free(names.names[i]);
 	free(names.names);
 	gpu_launch_stacks_release(&ls);

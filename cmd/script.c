@@ -513,7 +513,7 @@ static const char *shown_name(struct script *s, uint32_t id)
 	const char *raw = prof_gpu_str(g, id);
 	char *d;
 
-	if (id >= g->nr_strs || !s->names)
+	if (id >= prof_gpu_nr_strs(g) || !s->names)
 		return raw;
 	if (!s->names[id]) {
 		d = s->demangle ? zt_demangle(raw, s->so.full_signature) : NULL;
@@ -709,7 +709,8 @@ static int gpu_init(struct script *s)
 		ret = gpu_view_init(&s->gv, g);
 	if (!ret)
 		ret = session_gpu_frames(&s->ses, &s->gv, &s->gft);
-	if (!ret && g->nr_strs && !(s->names = calloc(g->nr_strs, sizeof(*s->names))))
+	if (!ret && prof_gpu_nr_strs(g) &&
+	    !(s->names = calloc(prof_gpu_nr_strs(g), sizeof(*s->names))))
 		ret = -ENOMEM;
 	s->gfmt = (struct gpuscript_fmt){ s->fmt.fields, s->fmt.ns };
 	s->lfmt = s->fmt;
@@ -927,7 +928,7 @@ static void script_release(struct script *s)
 	free(s->evnames);
 	tracefmt_free(s->tf);
 	zbuf_release(&s->tline);
-	for (i = 0; s->names && i < s->ses.prof.gpu->nr_strs; i++)
+	for (i = 0; s->names && i < prof_gpu_nr_strs(s->ses.prof.gpu); i++)
 		free(s->names[i]);
 	free(s->names);
 	gpu_frametab_release(&s->gft);

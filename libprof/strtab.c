@@ -138,3 +138,15 @@ int zt_strtab_intern_str(struct zt_strtab *t, const char *s, uint32_t *id)
 {
 	return intern_bytes(t, s, strlen(s), id);
 }
+
+const char *zt_strtab_ptr(struct zt_strtab *t, const char *s)
+{
+	uint32_t id;
+	int ret = zt_strtab_intern_str(t, s, &id);
+
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return t->ents[id].s;
+}

@@ -51,6 +51,10 @@ int zt_strtab_intern(struct zt_strtab *t, const char *s, size_t len, uint32_t *i
 /* The same for a C string. */
 int zt_strtab_intern_str(struct zt_strtab *t, const char *s, uint32_t *id);
 
+/* The table's own copy of C string s (interned: equal strings, one
+ * pointer), stable until clear/release. NULL with errno set on failure. */
+const char *zt_strtab_ptr(struct zt_strtab *t, const char *s);
+
 /* The number of strings: ids are 0 .. count - 1. */
 static inline size_t zt_strtab_count(const struct zt_strtab *t)
 {
