@@ -15,6 +15,10 @@
 /* names are C strings wherever they go: a NUL within len ends one */
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
+	if (!len || !*s) { /* "" is id 0 (most frames have no module or line) */
+		*id = 0;
+		return 0;
+	}
 	return zt_strtab_intern(&f->strs, s, len, id);
 }
 
