@@ -15,7 +15,8 @@
 /* names are C strings wherever they go: a NUL within len ends one */
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
-	if (!len || !*s) { /* "" is id 0 (most frames have no module or line) */
+	len = strnlen(s, len);
+	if (!len) { /* "" is id 0 (most frames have no module or line) */
 		*id = 0;
 		return 0;
 	}

@@ -69,7 +69,7 @@ int prof_gpu_empty(const struct prof_gpu *g)
 
 int prof_gpu_intern(struct prof_gpu *g, const char *s, size_t len, uint32_t *id)
 {
-	return zt_strtab_intern(&g->strs, s, len, id);
+	return zt_strtab_intern(&g->strs, s, s ? strnlen(s, len) : 0, id);
 }
 
 const char *prof_gpu_str(const struct prof_gpu *g, uint32_t id)

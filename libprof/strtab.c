@@ -93,8 +93,7 @@ static inline uint64_t ent_hash_at(const void *ctx, uint32_t i)
 	return ((const struct zt_strtab *)ctx)->ents[i].hash;
 }
 
-/* s[0..len) holds no NUL (s may be NULL when len is 0) */
-static int intern_bytes(struct zt_strtab *t, const char *s, size_t len, uint32_t *id)
+int zt_strtab_intern(struct zt_strtab *t, const char *s, size_t len, uint32_t *id)
 {
 	uint32_t h, i;
 	size_t j;
@@ -129,14 +128,9 @@ static int intern_bytes(struct zt_strtab *t, const char *s, size_t len, uint32_t
 	return 0;
 }
 
-int zt_strtab_intern(struct zt_strtab *t, const char *s, size_t len, uint32_t *id)
-{
-	return intern_bytes(t, s, s && len ? strnlen(s, len) : 0, id);
-}
-
 int zt_strtab_intern_str(struct zt_strtab *t, const char *s, uint32_t *id)
 {
-	return intern_bytes(t, s, strlen(s), id);
+	return zt_strtab_intern(t, s, strlen(s), id);
 }
 
 const char *zt_strtab_ptr(struct zt_strtab *t, const char *s)

@@ -41,11 +41,11 @@ void zt_strtab_release(struct zt_strtab *t);
 void zt_strtab_clear(struct zt_strtab *t);
 
 /*
- * The id of the string s[0..len), or of s up to its first NUL when that
- * comes earlier (a string's bytes and the C string read back are the
- * same; s may be NULL when len is 0), added when new. 0, or -ENOMEM /
- * -E2BIG (UINT32_MAX - 1 strings,
- * or a string of 4 GiB) with t unchanged.
+ * The id of the string s[0..len), added when new. s[0..len) holds no NUL
+ * (a string's bytes and the C string read back are the same): a caller
+ * with bytes from outside cuts them at the first NUL (strnlen) first. s
+ * may be NULL when len is 0. 0, or -ENOMEM / -E2BIG (UINT32_MAX - 1
+ * strings, or a string of 4 GiB) with t unchanged.
  */
 int zt_strtab_intern(struct zt_strtab *t, const char *s, size_t len, uint32_t *id);
 /* The same for a C string. */
