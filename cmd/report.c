@@ -1911,7 +1911,7 @@ static int report_gpu(struct report *r)
 		return ZT_EXIT_FAIL;
 	}
 	memset(&gr, 0, sizeof(gr));
-	gpu_frametab_init(&gr.strs);
+	zt_strtab_init(&gr.strs);
 	/* --pid, --tid, --comm and --time select the GPU records themselves;
 	 * --dsos and -S the launch sites' (their CPU stacks); --cpu none */
 	gfilt = r->filt;

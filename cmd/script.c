@@ -889,8 +889,6 @@ static int print_folded(struct script *s)
 
 static void script_release(struct script *s)
 {
-	size_t i;
-
 	free(s->evnames);
 	tracefmt_free(s->tf);
 	zbuf_release(&s->tline);

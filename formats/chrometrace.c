@@ -17,8 +17,7 @@
 #include "formats/stackgroups.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
-#include "libprof/hash.h"
-#include "libprof/htab.h"
+#include "libprof/strtab.h"
 #include "libprof/zbuf.h"
 
 /* a string literal */
@@ -70,9 +69,7 @@ struct ct {
 	uint64_t t0;
 	struct cev *ev;
 	size_t nr_ev, cap_ev;
-	char **names; /* frame names, interned */
-	size_t nr_names, cap_names;
-	struct zt_htab name_hash;
+	struct zt_strtab names; /* frame names */
 	/* per sample stack group: its names root first, in gnames */
 	struct stackgroups sg;
 	uint32_t *gnames;
@@ -195,36 +192,6 @@ static uint64_t next_after(const struct tts *arr, size_t n, uint32_t pid, uint32
 	return UINT64_MAX;
 }
 
-static inline uint64_t name_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_str(((const struct ct *)ctx)->names[i]);
-}
-
-static int intern_name(struct ct *c, const char *s, uint32_t *id)
-{
-	uint64_t h = zt_hash_str(s);
-	uint32_t i;
-	size_t j;
-	char *d;
-
-	if (zt_htab_reserve(&c->name_hash, 1, name_hash_at, c))
-		return -ENOMEM;
-	for (j = zt_htab_first(&c->name_hash, h); zt_htab_get(&c->name_hash, j, &i);
-	     j = zt_htab_next(&c->name_hash, j))
-		if (!strcmp(c->names[i], s)) {
-			*id = i;
-			return 0;
-		}
-	if (c->nr_names >= UINT32_MAX - 1)
-		return -E2BIG;
-	if (ZT_GROW(c->names, c->cap_names, c->nr_names + 1) || !(d = strdup(s)))
-		return -ENOMEM;
-	c->names[c->nr_names] = d;
-	zt_htab_set(&c->name_hash, j, (uint32_t)c->nr_names);
-	*id = (uint32_t)c->nr_names++;
-	return 0;
-}
-
 /* The names of sample group gi, root first, into gnames (once). */
 static int group_names(struct ct *c, uint32_t gi)
 {
@@ -246,7 +213,8 @@ static int group_names(struct ct *c, uint32_t gi)
 			const struct zt_frame *f = frametab_frame(c->in->ft, r[i].first + k);
 			uint32_t id;
 
-			ret = intern_name(c, zt_frame_name(f, buf, sizeof(buf)), &id);
+			ret = zt_strtab_intern_str(&c->names, zt_frame_name(f, buf, sizeof(buf)),
+						   &id);
 			if (ret)
 				return ret;
 			if (c->nr_gnames >= UINT32_MAX - 1 ||
@@ -888,7 +856,7 @@ static void put_event(struct ct *c, const struct cev *e)
 		} else {
 			PUT_LIT(b, ",\"cat\":\"cpu\",\"name\":");
 		}
-		zbuf_put_json_str(b, c->names[e->a]);
+		zbuf_put_json_str(b, zt_strtab_str(&c->names, e->a));
 		zbuf_put_u8(b, '}');
 		break;
 	case E_LAUNCH: {
@@ -969,7 +937,7 @@ int chrometrace_write(const struct chrometrace_in *in, int fd)
 	c->g = in->gv && in->p->gpu ? in->p->gpu : NULL;
 	zbuf_init(&c->out);
 	zbuf_init(&c->ltext);
-	zt_htab_init(&c->name_hash);
+	zt_strtab_init(&c->names);
 	stackgroups_init(&c->sg, in->p, in->pt, in->ft);
 	stackgroups_init(&c->lsg, in->p, in->pt, in->ft);
 	ret = cpu_slices(c);
@@ -989,10 +957,7 @@ int chrometrace_write(const struct chrometrace_in *in, int fd)
 	}
 	if (!ret)
 		ret = write_trace(c);
-	for (i = 0; i < c->nr_names; i++)
-		free(c->names[i]);
-	free(c->names);
-	zt_htab_release(&c->name_hash);
+	zt_strtab_release(&c->names);
 	stackgroups_release(&c->sg);
 	stackgroups_release(&c->lsg);
 	free(c->gnames);

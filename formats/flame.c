@@ -12,55 +12,20 @@
 
 /* ---- strings ---- */
 
-static inline uint64_t str_hash_at(const void *f, uint32_t id)
-{
-	const char *s = ((const struct flame *)f)->strs[id];
-
-	return zt_hash_bytes(s, strlen(s));
-}
-
+/* names are C strings wherever they go: a NUL within len ends one */
 static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 {
-	uint64_t h;
-	size_t j;
-	uint32_t i;
-	char *c;
-
-	/* names are C strings wherever they go: a NUL ends one, so that the
-	 * hash, the comparison and the table's rehash all see the same bytes */
 	len = strnlen(s, len);
-	h = zt_hash_bytes(s, len);
-	if (!len) {
+	if (!len) { /* "" is id 0 (most frames have no module or line) */
 		*id = 0;
 		return 0;
 	}
-	if (zt_htab_reserve(&f->shash, 1, str_hash_at, f))
-		return -ENOMEM;
-	for (j = zt_htab_first(&f->shash, h); zt_htab_get(&f->shash, j, &i);
-	     j = zt_htab_next(&f->shash, j)) {
-		const char *o = f->strs[i];
-
-		if (!strncmp(o, s, len) && !o[len]) { /* s has no NUL within len */
-			*id = i;
-			return 0;
-		}
-	}
-	if (f->nr_strs >= UINT32_MAX - 1 || ZT_GROW(f->strs, f->cap_strs, f->nr_strs + 1))
-		return -ENOMEM;
-	c = malloc(len + 1);
-	if (!c)
-		return -ENOMEM;
-	memcpy(c, s, len);
-	c[len] = 0;
-	f->strs[f->nr_strs] = c;
-	zt_htab_set(&f->shash, j, (uint32_t)f->nr_strs);
-	*id = (uint32_t)f->nr_strs++;
-	return 0;
+	return zt_strtab_intern(&f->strs, s, len, id);
 }
 
 const char *flame_str(const struct flame *f, uint32_t id)
 {
-	return id < f->nr_strs ? f->strs[id] : "";
+	return zt_strtab_str(&f->strs, id);
 }
 
 /* ---- the tree ---- */
@@ -101,33 +66,25 @@ int flame_init(struct flame *f)
 {
 	uint32_t root;
 
+	uint32_t empty;
+
 	memset(f, 0, sizeof(*f));
-	if (ZT_GROW(f->strs, f->cap_strs, 1))
+	zt_strtab_init(&f->strs);
+	if (zt_strtab_intern(&f->strs, "", 0, &empty)) /* id 0 */
 		return -ENOMEM;
-	f->strs[0] = strdup("");
-	if (!f->strs[0])
-		return -ENOMEM;
-	f->nr_strs = 1;
 	if (new_node(f, FLAME_NONE, 0, 0, 0, FLAME_USER, &root))
 		return -ENOMEM;
-	/* "" and the root are in their tables too (their items are all the
-	 * strings and nodes), never looked up */
-	if (zt_htab_reserve(&f->shash, 1, str_hash_at, f) ||
-	    zt_htab_reserve(&f->nhash, 1, node_hash_at, f))
+	/* the root is in its table too (its items are all the nodes), never
+	 * looked up */
+	if (zt_htab_reserve(&f->nhash, 1, node_hash_at, f))
 		return -ENOMEM;
-	zt_htab_add(&f->shash, str_hash_at(f, 0), 0);
 	zt_htab_add(&f->nhash, node_hash_at(f, root), root);
 	return 0;
 }
 
 void flame_release(struct flame *f)
 {
-	size_t i;
-
-	for (i = 0; i < f->nr_strs; i++)
-		free(f->strs[i]);
-	free(f->strs);
-	zt_htab_release(&f->shash);
+	zt_strtab_release(&f->strs);
 	free(f->nodes);
 	zt_htab_release(&f->nhash);
 	free(f->scratch);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "libprof/htab.h"
+#include "libprof/strtab.h"
 
 /* What a frame is: each kind has its own palette (with --colors=kind). */
 enum flame_kind {
@@ -61,9 +62,7 @@ struct flame {
 	struct flame_node *nodes;
 	size_t nr_nodes, cap_nodes;
 	struct zt_htab nhash; /* (parent, name, module, kind) -> node index */
-	char **strs; /* id 0 is "" */
-	size_t nr_strs, cap_strs;
-	struct zt_htab shash; /* string -> its id */
+	struct zt_strtab strs; /* id 0 is "" */
 	int reverse;
 	int process_first; /* folded text: each stack's first frame is a process name
 			      (FLAME_PROCESS), as zt's GPU stacks have it */

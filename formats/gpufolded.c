@@ -11,7 +11,7 @@
 #include "formats/gpufolded.h"
 #include "formats/perfscript.h"
 #include "libprof/array.h"
-#include "libprof/hash.h"
+#include "libprof/strtab.h"
 #include "libprof/zbuf.h"
 
 #define STALL_PREFIX "smsp__pcsamp_warps_issue_stalled_"
@@ -87,17 +87,12 @@ unsigned gpufolded_trim(const struct frametab *ft, const struct zt_frange *r, un
 	return j - 1;
 }
 
-static inline uint64_t other_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_str(((const struct gpu_launch_stacks *)ctx)->other[i]);
-}
-
 void gpu_launch_stacks_init(struct gpu_launch_stacks *ls, const struct profile *p,
 			    const struct proctree *pt, struct frametab *ft, int inline_frames)
 {
 	memset(ls, 0, sizeof(*ls));
 	stackgroups_init(&ls->sg, p, pt, ft);
-	zt_htab_init(&ls->other_hash);
+	zt_strtab_init(&ls->other);
 	ls->p = p;
 	ls->pt = pt;
 	ls->ft = ft;
@@ -111,10 +106,7 @@ void gpu_launch_stacks_release(struct gpu_launch_stacks *ls)
 	for (i = 0; i < ls->sg.nr && ls->pfx; i++)
 		free(ls->pfx[i]);
 	free(ls->pfx);
-	for (i = 0; i < ls->nr_other; i++)
-		free(ls->other[i]);
-	free(ls->other);
-	zt_htab_release(&ls->other_hash);
+	zt_strtab_release(&ls->other);
 	stackgroups_release(&ls->sg);
 	memset(ls, 0, sizeof(*ls));
 }
@@ -135,28 +127,11 @@ static int no_stack(struct gpu_launch_stacks *ls, uint32_t pid, uint32_t tid, ui
 		    const char **out)
 {
 	char name[64], s[64 + sizeof(GPUFOLDED_NO_STACK) + 1];
-	uint64_t h;
-	uint32_t i;
-	size_t j;
 
 	comm_of(ls, pid, tid, ts, name, sizeof(name));
 	snprintf(s, sizeof(s), "%s;%s", name, GPUFOLDED_NO_STACK);
-	h = zt_hash_str(s);
-	if (ls->nr_other >= UINT32_MAX - 1 ||
-	    zt_htab_reserve(&ls->other_hash, 1, other_hash_at, ls))
-		return -ENOMEM;
-	for (j = zt_htab_first(&ls->other_hash, h); zt_htab_get(&ls->other_hash, j, &i);
-	     j = zt_htab_next(&ls->other_hash, j))
-		if (!strcmp(ls->other[i], s)) {
-			*out = ls->other[i];
-			return 0;
-		}
-	if (ZT_GROW(ls->other, ls->cap_other, ls->nr_other + 1) ||
-	    !(ls->other[ls->nr_other] = strdup(s)))
-		return -ENOMEM;
-	zt_htab_set(&ls->other_hash, j, (uint32_t)ls->nr_other);
-	*out = ls->other[ls->nr_other++];
-	return 0;
+	*out = zt_strtab_ptr(&ls->other, s);
+	return *out ? 0 : -errno;
 }
 
 int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_launch *l, uint64_t ts,
@@ -210,48 +185,6 @@ int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_laun
 
 /* ---- the stacks ---- */
 
-/* An interned string set: ids 0, 1, ... */
-struct strs {
-	char **s;
-	size_t nr, cap;
-	struct zt_htab h;
-};
-
-static inline uint64_t strs_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_str(((const struct strs *)ctx)->s[i]);
-}
-
-static int strs_id(struct strs *t, const char *s, uint32_t *id)
-{
-	uint64_t h = zt_hash_str(s);
-	uint32_t i;
-	size_t j;
-
-	if (t->nr >= UINT32_MAX - 1 || zt_htab_reserve(&t->h, 1, strs_hash_at, t))
-		return -ENOMEM;
-	for (j = zt_htab_first(&t->h, h); zt_htab_get(&t->h, j, &i); j = zt_htab_next(&t->h, j))
-		if (!strcmp(t->s[i], s)) {
-			*id = i;
-			return 0;
-		}
-	if (ZT_GROW(t->s, t->cap, t->nr + 1) || !(t->s[t->nr] = strdup(s)))
-		return -ENOMEM;
-	zt_htab_set(&t->h, j, (uint32_t)t->nr);
-	*id = (uint32_t)t->nr++;
-	return 0;
-}
-
-static void strs_release(struct strs *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr; i++)
-		free(t->s[i]);
-	free(t->s);
-	zt_htab_release(&t->h);
-}
-
 /* (process, kernel name, prefix or suffix id) and a count: kernel time
  * per launch stack, or continuous PC samples per stack suffix */
 struct tally {
@@ -292,7 +225,7 @@ struct build {
 	const struct gpu_frametab *t;
 	const struct gpufolded_opts *o;
 	struct folded_set *fs;
-	struct strs pfx, sfx;
+	struct zt_strtab pfx, sfx;
 	struct tally *w; /* kernel time by (pid, name, prefix) */
 	size_t nr_w, cap_w;
 	struct tally *c; /* continuous samples by (pid, name, suffix) */
@@ -351,7 +284,7 @@ static int suffix_of(struct build *bd, size_t i, uint32_t *id)
 				     p->stall, buf, sizeof(buf)));
 	put_str(&b, GPUFOLDED_STALL);
 	zbuf_put_u8(&b, 0);
-	ret = b.err ? b.err : strs_id(&bd->sfx, (const char *)b.data, id);
+	ret = b.err ? b.err : zt_strtab_intern_str(&bd->sfx, (const char *)b.data, id);
 	zbuf_release(&b);
 	return ret;
 }
@@ -467,7 +400,7 @@ static int share(struct build *bd, uint64_t n, const char *sfx, size_t first, si
 		w[k] = bd->w[first + k].n;
 	ret = gpu_share(n, w, m, part);
 	for (k = 0; k < m && !ret; k++)
-		ret = add_line(bd, bd->pfx.s[bd->w[first + k].id], sfx, part[k]);
+		ret = add_line(bd, zt_strtab_str(&bd->pfx, bd->w[first + k].id), sfx, part[k]);
 	free(w);
 	return ret;
 }
@@ -489,7 +422,7 @@ static int by_samples(struct build *bd)
 
 		ret = kernel_prefix(bd, k, &pfx);
 		if (!ret)
-			ret = strs_id(&bd->pfx, pfx, &id);
+			ret = zt_strtab_intern_str(&bd->pfx, pfx, &id);
 		if (!ret && ZT_GROW(bd->w, bd->cap_w, bd->nr_w + 1))
 			ret = -ENOMEM;
 		if (!ret)
@@ -522,7 +455,7 @@ static int by_samples(struct build *bd)
 
 			ret = bd->o->prefix(bd->o->prefix_ctx, s->pid, l, 0, &pfx);
 			if (!ret)
-				ret = add_line(bd, pfx, bd->sfx.s[id], s->samples);
+				ret = add_line(bd, pfx, zt_strtab_str(&bd->sfx, id), s->samples);
 			continue;
 		}
 		/* keyed by the view's function id: the name's first id */
@@ -546,10 +479,10 @@ static int by_samples(struct build *bd)
 
 			ret = bd->o->prefix(bd->o->prefix_ctx, c->pid, NULL, 0, &pfx);
 			if (!ret)
-				ret = add_line(bd, pfx, bd->sfx.s[c->id], c->n);
+				ret = add_line(bd, pfx, zt_strtab_str(&bd->sfx, c->id), c->n);
 			continue;
 		}
-		ret = share(bd, c->n, bd->sfx.s[c->id], first, last);
+		ret = share(bd, c->n, zt_strtab_str(&bd->sfx, c->id), first, last);
 	}
 	return ret;
 }
@@ -567,8 +500,8 @@ int gpufolded_build(struct folded_set *fs, const struct gpu_view *v, const struc
 	zbuf_init(&bd.b);
 	ret = o->weight == GPUFOLDED_TIME ? by_time(&bd) : by_samples(&bd);
 	zbuf_release(&bd.b);
-	strs_release(&bd.pfx);
-	strs_release(&bd.sfx);
+	zt_strtab_release(&bd.pfx);
+	zt_strtab_release(&bd.sfx);
 	free(bd.w);
 	free(bd.c);
 	return ret;

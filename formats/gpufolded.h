@@ -52,6 +52,7 @@
 #include "libprof/gpuview.h"
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/strtab.h"
 
 /* The frame suffixes (see above). */
 #define GPUFOLDED_KERNEL   "_[g]"
@@ -107,9 +108,7 @@ struct gpu_launch_stacks {
 	struct stackgroups sg;
 	char **pfx; /* per group of sg: its folded prefix (owned), NULL until made */
 	size_t cap_pfx;
-	char **other; /* prefixes of launches without a stack (owned) */
-	size_t nr_other, cap_other;
-	struct zt_htab other_hash;
+	struct zt_strtab other; /* prefixes of launches without a stack */
 	const struct profile *p;
 	const struct proctree *pt;
 	struct frametab *ft;

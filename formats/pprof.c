@@ -19,6 +19,7 @@
 #include "libprof/fileio.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "libprof/strtab.h"
 #include "libprof/text.h"
 #include "libprof/frametab.h"
 #include "libprof/gpu.h"
@@ -26,8 +27,8 @@
 /*
  * An interning table of byte keys: each distinct key gets the next id
  * (0, 1, ...). Keys are kept back to back in one pool, each at an offset
- * aligned to 8 so that keys made of uint64_t can be used in place; string
- * keys include their NUL, so pool + off is a C string.
+ * aligned to 8 so that keys made of uint64_t can be used in place (the
+ * string table is a zt_strtab).
  */
 struct ptab {
 	uint8_t *pool;
@@ -122,7 +123,8 @@ struct pprof {
 	struct stackgroups sg; /* samples that resolve alike */
 	int64_t *gcomm;	       /* per group: its thread name's string id */
 	size_t cap_gcomm;
-	struct ptab strs, funcs, maps, locs, samples;
+	struct zt_strtab strs; /* string_table: [0] is "" */
+	struct ptab funcs, maps, locs, samples;
 	struct pmap_info *mi;
 	size_t cap_mi;
 	int64_t *sv; /* per sample: its nv values (count, weight per event[, GPU samples,
@@ -172,7 +174,7 @@ static int str_id(struct pprof *pp, const char *s, int64_t *id)
 		}
 	}
 	pp->scratch[o] = '\0';
-	ret = ptab_intern(&pp->strs, pp->scratch, o + 1, &v, NULL);
+	ret = zt_strtab_intern(&pp->strs, pp->scratch, o, &v);
 	*id = v;
 	return ret;
 }
@@ -570,7 +572,7 @@ static size_t main_mapping(const struct pprof *pp)
 		return 0;
 	for (i = 0; i < pp->samples.n; i++) {
 		const uint64_t *k = ptab_key(&pp->samples, i);
-		const char *comm = ptab_key(&pp->strs, k[2]);
+		const char *comm = zt_strtab_str(&pp->strs, (uint32_t)k[2]);
 
 		for (j = 0; j < k[4]; j++) {
 			uint64_t mid = ((const uint64_t *)ptab_key(&pp->locs, k[5 + j] - 1))[0];
@@ -580,7 +582,7 @@ static size_t main_mapping(const struct pprof *pp)
 				continue;
 			mk = ptab_key(&pp->maps, mid - 1);
 			score[2 * (mid - 1) + 1] += sample_nr(pp, i);
-			if (comm_names(comm, ptab_key(&pp->strs, mk[4])))
+			if (comm_names(comm, zt_strtab_str(&pp->strs, (uint32_t)mk[4])))
 				score[2 * (mid - 1)] += sample_nr(pp, i);
 		}
 	}
@@ -668,7 +670,7 @@ static int emit(struct pprof *pp, int fd)
 	lnp = calloc(nl + 1, sizeof(*lnp));
 	fn = calloc(pp->funcs.n + 1, sizeof(*fn));
 	fnp = calloc(pp->funcs.n + 1, sizeof(*fnp));
-	strs = calloc(pp->strs.n + 1, sizeof(*strs));
+	strs = calloc(zt_strtab_count(&pp->strs) + 1, sizeof(*strs));
 	if (!sm || !smp || !lb || !lbp || !mp || !mpp || !lc || !lcp || !ln || !lnp || !fn ||
 	    !fnp || !strs)
 		goto out;
@@ -739,8 +741,8 @@ static int emit(struct pprof *pp, int fd)
 		fn[i].name = fn[i].system_name = k[0];
 		fn[i].filename = k[1];
 	}
-	for (i = 0; i < pp->strs.n; i++)
-		strs[i] = (char *)ptab_key(&pp->strs, i);
+	for (i = 0; i < zt_strtab_count(&pp->strs); i++)
+		strs[i] = (char *)zt_strtab_str(&pp->strs, (uint32_t)i);
 
 	prof.n_sample_type = pp->nv;
 	prof.sample_type = vtp;
@@ -752,7 +754,7 @@ static int emit(struct pprof *pp, int fd)
 	prof.location = lcp;
 	prof.n_function = pp->funcs.n;
 	prof.function = fnp;
-	prof.n_string_table = pp->strs.n;
+	prof.n_string_table = zt_strtab_count(&pp->strs);
 	prof.string_table = strs;
 	prof.time_nanos = (int64_t)(meta_u64(pp->p, "wallclock_start") * 1000000000ull);
 	{
@@ -1132,7 +1134,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 		ret = gpu_samples(pp);
 	if (!ret)
 		ret = emit(pp, fd);
-	ptab_release(&pp->strs);
+	zt_strtab_release(&pp->strs);
 	ptab_release(&pp->funcs);
 	ptab_release(&pp->maps);
 	ptab_release(&pp->locs);

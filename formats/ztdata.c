@@ -935,8 +935,8 @@ static int check_gpu(const struct prof_gpu *g, const struct profile *stacks)
 {
 	size_t i;
 
-	for (i = 0; i < g->nr_strs; i++)
-		if (strlen(g->strs[i]) > ZTD_GPU_STR_MAX)
+	for (i = 0; i < prof_gpu_nr_strs(g); i++)
+		if (zt_strtab_len(&g->strs, (uint32_t)i) > ZTD_GPU_STR_MAX)
 			return -E2BIG;
 	for (i = 0; i < g->nr_cubins; i++)
 		if (g->cubins[i].len > ZTD_GPU_CUBIN_MAX || (g->cubins[i].len && !g->cubins[i].data))

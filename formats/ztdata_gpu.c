@@ -14,78 +14,61 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "libprof/strtab.h"
 
 #define NR_COUNTERS 10 /* fields of prof_gpu_counters a 1.2 writer stores */
 #define PCS_BYTES   24 /* what a buffered PC bucket is counted as (about its encoding) */
 
 /* ---- a chunk's string table ---------------------------------------------- */
 
-struct strent {
-	size_t off; /* of the bytes in enc */
-	uint32_t len;
-};
-
 struct strtab {
-	struct zbuf enc; /* each string as bytes: uv length, then the bytes */
-	struct strent *ents;
-	size_t nr, cap;
-	struct zt_htab h;
+	struct zt_strtab t;
+	size_t enc_len; /* bytes strtab_put() writes after the count */
 };
 
-static inline uint64_t strtab_hash_at(const void *ctx, uint32_t i)
+static size_t uv_len(uint64_t v)
 {
-	const struct strtab *t = ctx;
+	size_t n = 1;
 
-	return zt_hash_bytes(t->enc.data + t->ents[i].off, t->ents[i].len);
+	while (v >>= 7)
+		n++;
+	return n;
 }
 
 static int strtab_id(struct strtab *t, const char *s, uint32_t *id)
 {
-	size_t len = s ? strlen(s) : 0, j;
-	uint64_t h;
-	uint32_t i;
+	size_t len = s ? strlen(s) : 0, nr = zt_strtab_count(&t->t);
+	int ret;
 
 	if (len > ZTD_GPU_STR_MAX)
 		return -E2BIG;
-	if (zt_htab_reserve(&t->h, 1, strtab_hash_at, t))
-		return -ENOMEM;
-	h = zt_hash_bytes(s, len);
-	for (j = zt_htab_first(&t->h, h); zt_htab_get(&t->h, j, &i); j = zt_htab_next(&t->h, j)) {
-		if (t->ents[i].len == len && !memcmp(t->enc.data + t->ents[i].off, s, len)) {
-			*id = i;
-			return 0;
-		}
-	}
-	if (t->nr >= UINT32_MAX - 1 || ZT_GROW(t->ents, t->cap, t->nr + 1))
-		return -ENOMEM;
-	zbuf_put_uv(&t->enc, len);
-	t->ents[t->nr] = (struct strent){t->enc.len, (uint32_t)len};
-	zbuf_put(&t->enc, s, len);
-	if (t->enc.err)
-		return t->enc.err;
-	*id = (uint32_t)t->nr;
-	zt_htab_set(&t->h, j, (uint32_t)t->nr++);
-	return 0;
+	ret = zt_strtab_intern(&t->t, s, len, id);
+	if (!ret && zt_strtab_count(&t->t) > nr)
+		t->enc_len += uv_len(len) + len;
+	return ret;
 }
 
+/* The count, then each string: uv length, then the bytes. */
 static void strtab_put(const struct strtab *t, struct zbuf *pl)
 {
-	zbuf_put_uv(pl, t->nr);
-	zbuf_put(pl, t->enc.data, t->enc.len);
+	uint32_t i, nr = (uint32_t)zt_strtab_count(&t->t);
+
+	zbuf_put_uv(pl, nr);
+	for (i = 0; i < nr; i++) {
+		zbuf_put_uv(pl, zt_strtab_len(&t->t, i));
+		zbuf_put(pl, zt_strtab_str(&t->t, i), zt_strtab_len(&t->t, i));
+	}
 }
 
 static void strtab_reset(struct strtab *t)
 {
-	zbuf_reset(&t->enc);
-	t->nr = 0;
-	zt_htab_clear(&t->h);
+	zt_strtab_clear(&t->t);
+	t->enc_len = 0;
 }
 
 static void strtab_release(struct strtab *t)
 {
-	zbuf_release(&t->enc);
-	free(t->ents);
-	zt_htab_release(&t->h);
+	zt_strtab_release(&t->t);
 }
 
 /* ---- the writer ---------------------------------------------------------- */
@@ -470,13 +453,13 @@ size_t ztd_gpu_pending(const struct ztd_gpu_writer *gw, uint32_t type)
 
 	if (!gw)
 		return 0;
-	n[ZTD_GPU_META] = gw->mstr.enc.len + gw->stalls.len + gw->counters.len + gw->infos.len;
+	n[ZTD_GPU_META] = gw->mstr.enc_len + gw->stalls.len + gw->counters.len + gw->infos.len;
 	n[ZTD_GPU_CUBINS] = gw->cubins.len;
-	n[ZTD_GPU_KERNELS] = gw->kstr.enc.len + gw->nr_shapes * sizeof(struct kshape) +
+	n[ZTD_GPU_KERNELS] = gw->kstr.enc_len + gw->nr_shapes * sizeof(struct kshape) +
 			     cols_len(gw->kcol, K_NCOLS);
 	n[ZTD_GPU_MEMOPS] = cols_len(gw->mcol, M_NCOLS);
 	n[ZTD_GPU_LAUNCHES] = cols_len(gw->lcol, L_NCOLS);
-	n[ZTD_GPU_PCS] = gw->pstr.enc.len + gw->nr_pcs * PCS_BYTES;
+	n[ZTD_GPU_PCS] = gw->pstr.enc_len + gw->nr_pcs * PCS_BYTES;
 	n[ZTD_GPU_OVERHEADS] = gw->overheads.len;
 	if (type)
 		return ztd_gpu_type(type) ? n[type] : 0;

@@ -25,10 +25,8 @@ static void free_records(struct prof_gpu *g)
 
 	for (i = 0; i < g->nr_cubins; i++)
 		free(g->cubins[i].data);
-	for (i = 0; i < g->nr_strs; i++)
-		free(g->strs[i]);
 	g->nr_kernels = g->nr_memops = g->nr_launches = g->nr_pcs = g->nr_stalls = 0;
-	g->nr_cubins = g->nr_overheads = g->nr_counters = g->nr_infos = g->nr_strs = 0;
+	g->nr_cubins = g->nr_overheads = g->nr_counters = g->nr_infos = 0;
 }
 
 void prof_gpu_free(struct prof_gpu *g)
@@ -45,8 +43,7 @@ void prof_gpu_free(struct prof_gpu *g)
 	free(g->overheads);
 	free(g->counters);
 	free(g->infos);
-	free(g->strs);
-	zt_htab_release(&g->str_hash);
+	zt_strtab_release(&g->strs);
 	zt_htab_release(&g->cubin_hash);
 	zt_htab_release(&g->stall_hash);
 	zt_htab_release(&g->counter_hash);
@@ -56,7 +53,7 @@ void prof_gpu_free(struct prof_gpu *g)
 void prof_gpu_clear(struct prof_gpu *g)
 {
 	free_records(g);
-	zt_htab_clear(&g->str_hash);
+	zt_strtab_clear(&g->strs);
 	zt_htab_clear(&g->cubin_hash);
 	zt_htab_clear(&g->stall_hash);
 	zt_htab_clear(&g->counter_hash);
@@ -70,55 +67,21 @@ int prof_gpu_empty(const struct prof_gpu *g)
 
 /* ---- strings ------------------------------------------------------------- */
 
-static inline uint64_t str_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_str(((const struct prof_gpu *)ctx)->strs[i]);
-}
-
 int prof_gpu_intern(struct prof_gpu *g, const char *s, size_t len, uint32_t *id)
 {
-	struct zt_htab *t = &g->str_hash;
-	uint64_t h;
-	size_t j;
-	uint32_t i;
-	char *c;
-
-	len = s ? strnlen(s, len) : 0;
-	h = zt_hash_bytes(s, len);
-	if (zt_htab_reserve(t, 1, str_hash_at, g))
-		return -ENOMEM;
-	for (j = zt_htab_first(t, h); zt_htab_get(t, j, &i); j = zt_htab_next(t, j)) {
-		if (!strncmp(g->strs[i], s ? s : "", len) && !g->strs[i][len]) {
-			*id = i;
-			return 0;
-		}
-	}
-	if (g->nr_strs >= UINT32_MAX - 1)
-		return -E2BIG;
-	c = malloc(len + 1);
-	if (!c || GROW(g, strs)) {
-		free(c);
-		return -ENOMEM;
-	}
-	if (len)
-		memcpy(c, s, len);
-	c[len] = 0;
-	*id = (uint32_t)g->nr_strs;
-	g->strs[g->nr_strs++] = c;
-	zt_htab_set(t, j, *id);
-	return 0;
+	return zt_strtab_intern(&g->strs, s, s ? strnlen(s, len) : 0, id);
 }
 
 const char *prof_gpu_str(const struct prof_gpu *g, uint32_t id)
 {
-	return id < g->nr_strs ? g->strs[id] : "";
+	return zt_strtab_str(&g->strs, id);
 }
 
 /* ---- records ------------------------------------------------------------- */
 
 int prof_gpu_add_kernel(struct prof_gpu *g, const struct prof_gpu_kernel *k)
 {
-	if (k->name >= g->nr_strs)
+	if (k->name >= prof_gpu_nr_strs(g))
 		return -EINVAL;
 	if (GROW(g, kernels))
 		return -ENOMEM;
@@ -144,7 +107,7 @@ int prof_gpu_add_launch(struct prof_gpu *g, const struct prof_gpu_launch *l)
 
 int prof_gpu_add_pcs(struct prof_gpu *g, const struct prof_gpu_pcs *s)
 {
-	if (s->function >= g->nr_strs)
+	if (s->function >= prof_gpu_nr_strs(g))
 		return -EINVAL;
 	if (GROW(g, pcs))
 		return -ENOMEM;
@@ -191,7 +154,7 @@ int prof_gpu_add_stall(struct prof_gpu *g, const struct prof_gpu_stall *s)
 	size_t j;
 	uint32_t i;
 
-	if (s->name >= g->nr_strs)
+	if (s->name >= prof_gpu_nr_strs(g))
 		return -EINVAL;
 	if (zt_htab_reserve(&g->stall_hash, 1, stall_hash_at, g))
 		return -ENOMEM;

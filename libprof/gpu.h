@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "libprof/htab.h"
+#include "libprof/strtab.h"
 
 #define PROF_GPU_NO_STACK UINT32_MAX
 
@@ -118,9 +119,7 @@ struct prof_gpu {
 	size_t nr_counters, cap_counters;
 	struct prof_gpu_info *infos;
 	size_t nr_infos, cap_infos;
-	char **strs; /* string id -> NUL-terminated string, owned */
-	size_t nr_strs, cap_strs;
-	struct zt_htab str_hash;     /* string -> id */
+	struct zt_strtab strs;	     /* string id -> NUL-terminated string */
 	struct zt_htab cubin_hash;   /* crc -> index into cubins */
 	struct zt_htab stall_hash;   /* (pid, context, index) -> index into stalls */
 	struct zt_htab counter_hash; /* pid -> index into counters */
@@ -140,6 +139,11 @@ int prof_gpu_empty(const struct prof_gpu *g);
 int prof_gpu_intern(struct prof_gpu *g, const char *s, size_t len, uint32_t *id);
 /* The string of an id ("" for an id out of range). */
 const char *prof_gpu_str(const struct prof_gpu *g, uint32_t id);
+/* The number of strings: ids are 0 .. nr - 1. */
+static inline size_t prof_gpu_nr_strs(const struct prof_gpu *g)
+{
+	return zt_strtab_count(&g->strs);
+}
 
 /* Append records (copied). Return 0 or -ENOMEM; -EINVAL for a string id out
  * of range (a launch's stack is not checked: it refers to a profile g does

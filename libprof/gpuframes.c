@@ -7,56 +7,25 @@
 
 #include "libprof/array.h"
 #include "libprof/gpuframes.h"
-#include "libprof/hash.h"
 
 void gpu_frametab_init(struct gpu_frametab *t)
 {
 	memset(t, 0, sizeof(*t));
-	zt_htab_init(&t->str_hash);
+	zt_strtab_init(&t->strs);
 }
 
 void gpu_frametab_release(struct gpu_frametab *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nr_strs; i++)
-		free(t->strs[i]);
-	free(t->strs);
+	zt_strtab_release(&t->strs);
 	free(t->frames);
 	free(t->pcs);
 	free(t->cubins);
-	zt_htab_release(&t->str_hash);
 	memset(t, 0, sizeof(*t));
-}
-
-static inline uint64_t str_hash(const void *ctx, uint32_t i)
-{
-	const struct gpu_frametab *t = ctx;
-
-	return zt_hash_str(t->strs[i]);
 }
 
 const char *gpu_frametab_str(struct gpu_frametab *t, const char *s)
 {
-	uint64_t h = zt_hash_str(s);
-	uint32_t i;
-	size_t j;
-	char *c;
-
-	if (t->nr_strs >= UINT32_MAX - 1 || zt_htab_reserve(&t->str_hash, 1, str_hash, t))
-		return NULL;
-	for (j = zt_htab_first(&t->str_hash, h); zt_htab_get(&t->str_hash, j, &i);
-	     j = zt_htab_next(&t->str_hash, j))
-		if (!strcmp(t->strs[i], s))
-			return t->strs[i];
-	if (ZT_GROW(t->strs, t->cap_strs, t->nr_strs + 1))
-		return NULL;
-	c = strdup(s);
-	if (!c)
-		return NULL;
-	t->strs[t->nr_strs] = c;
-	zt_htab_set(&t->str_hash, j, (uint32_t)t->nr_strs++);
-	return c;
+	return zt_strtab_ptr(&t->strs, s);
 }
 
 int gpu_frametab_push(struct gpu_frametab *t, const struct gpu_frame *f)

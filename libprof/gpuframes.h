@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libprof/htab.h"
+#include "libprof/strtab.h"
 
 /* Quality of a GPU frame: the values of ZT_FRAME_* (libprof/frametab.h). */
 struct gpu_frame {
@@ -56,9 +56,7 @@ struct gpu_frametab {
 	struct gpu_cubin_note *cubins; /* each cubin the buckets name, in the order first seen */
 	size_t nr_cubins, cap_cubins;
 	/* private */
-	char **strs;
-	size_t nr_strs, cap_strs;
-	struct zt_htab str_hash;
+	struct zt_strtab strs;
 };
 
 void gpu_frametab_init(struct gpu_frametab *t);

@@ -40,7 +40,7 @@ static const char *intern(struct gpureport *r, const char *s)
 	char buf[NAME_LEN];
 
 	prof_sanitize(buf, sizeof(buf), s);
-	return gpu_frametab_str(&r->strs, buf);
+	return zt_strtab_ptr(&r->strs, buf);
 }
 
 const char *gpureport_stall_short(const char *name)
@@ -446,14 +446,14 @@ int gpureport_init(struct gpureport *r, const struct gpu_view *v, const struct g
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
-	gpu_frametab_init(&r->strs);
+	zt_strtab_init(&r->strs);
 	if (!g)
 		return 0;
-	r->nr_by_name = g->nr_strs;
-	r->by_name = malloc((g->nr_strs ? g->nr_strs : 1) * sizeof(*r->by_name));
+	r->nr_by_name = prof_gpu_nr_strs(g);
+	r->by_name = malloc((r->nr_by_name ? r->nr_by_name : 1) * sizeof(*r->by_name));
 	if (!r->by_name)
 		return -ENOMEM;
-	memset(r->by_name, 0xff, (g->nr_strs ? g->nr_strs : 1) * sizeof(*r->by_name));
+	memset(r->by_name, 0xff, (r->nr_by_name ? r->nr_by_name : 1) * sizeof(*r->by_name));
 	ret = add_kernels(r, g, o, &cap);
 	if (!ret)
 		ret = add_copies(r, g);
@@ -491,7 +491,7 @@ int gpureport_init(struct gpureport *r, const struct gpu_view *v, const struct g
 	}
 	if (ret) {
 		gpureport_release(r);
-		gpu_frametab_init(&r->strs);
+		zt_strtab_init(&r->strs);
 	}
 	return ret;
 }
@@ -506,7 +506,7 @@ void gpureport_release(struct gpureport *r)
 	free(r->by_name);
 	free(r->lsamples);
 	free(r->lleaf);
-	gpu_frametab_release(&r->strs);
+	zt_strtab_release(&r->strs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -539,7 +539,7 @@ int gpureport_launches(struct gpureport *r, const struct gpu_view *v, struct fra
 	r->lsamples = calloc(n ? n : 1, sizeof(*r->lsamples));
 	r->lleaf = calloc(n ? n : 1, sizeof(*r->lleaf));
 	frame = malloc((r->nr_kernels ? r->nr_kernels : 1) * sizeof(*frame));
-	gpu = gpu_frametab_str(&r->strs, "[gpu]");
+	gpu = zt_strtab_ptr(&r->strs, "[gpu]");
 	if (!r->lsamples || !r->lleaf || !frame || !gpu) {
 		free(frame);
 		return -ENOMEM;

@@ -25,6 +25,7 @@
 #include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
 #include "libprof/profile.h"
+#include "libprof/strtab.h"
 
 /* Samples of one stall reason (the short name: "long_scoreboard" for
  * smsp__pcsamp_warps_issue_stalled_long_scoreboard). */
@@ -98,7 +99,7 @@ struct gpureport {
 	size_t nr_lines;
 	struct gpurep_func *funcs;
 	size_t nr_funcs;
-	struct gpu_frametab strs; /* the strings (only its interning is used) */
+	struct zt_strtab strs; /* the strings, interned */
 	uint32_t *by_name;	  /* a recorded name's string id -> its kernel, or UINT32_MAX */
 	size_t nr_by_name;
 	struct prof_sample *lsamples; /* gpureport_launches() */

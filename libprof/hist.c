@@ -156,9 +156,6 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 	cc_release(&h->cc);
 	ret = hist_init_opts(h, keys, nr_keys, o);
 	h->strs = keep.strs;
-	h->nr_strs = keep.nr_strs;
-	h->cap_strs = keep.cap_strs;
-	h->shash = keep.shash;
 	h->ckeys = keep.ckeys;
 	h->ckeys_cap = keep.ckeys_cap;
 	h->corders = keep.corders;
@@ -170,12 +167,7 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 
 void hist_release(struct hist *h)
 {
-	size_t i;
-
-	for (i = 0; i < h->nr_strs; i++)
-		free(h->strs[i]);
-	free(h->strs);
-	zt_htab_release(&h->shash);
+	zt_strtab_release(&h->strs);
 	free(h->entries);
 	zt_htab_release(&h->ehash);
 	free(h->sorted);
@@ -186,35 +178,9 @@ void hist_release(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static inline uint64_t str_hash_at(const void *h, uint32_t i)
-{
-	return zt_hash_str(((const struct hist *)h)->strs[i]);
-}
-
 int hist_intern(struct hist *h, const char *s, uint32_t *id)
 {
-	size_t j;
-	uint32_t i;
-	char *copy;
-
-	if (zt_htab_reserve(&h->shash, 1, str_hash_at, h))
-		return -ENOMEM;
-	for (j = zt_htab_first(&h->shash, zt_hash_str(s)); zt_htab_get(&h->shash, j, &i);
-	     j = zt_htab_next(&h->shash, j)) {
-		if (!strcmp(h->strs[i], s)) {
-			*id = i;
-			return 0;
-		}
-	}
-	if (ZT_GROW(h->strs, h->cap_strs, h->nr_strs + 1))
-		return -ENOMEM;
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	h->strs[h->nr_strs] = copy;
-	zt_htab_set(&h->shash, j, (uint32_t)h->nr_strs);
-	*id = (uint32_t)h->nr_strs++;
-	return 0;
+	return zt_strtab_intern_str(&h->strs, s, id);
 }
 
 int hist_intern_clean(struct hist *h, const char *s, uint32_t *id)
@@ -227,7 +193,7 @@ int hist_intern_clean(struct hist *h, const char *s, uint32_t *id)
 
 const char *hist_str(const struct hist *h, uint32_t id)
 {
-	return id < h->nr_strs ? h->strs[id] : "";
+	return zt_strtab_str(&h->strs, id);
 }
 
 static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)

@@ -14,6 +14,7 @@
 
 #include "libprof/callchain.h"
 #include "libprof/htab.h"
+#include "libprof/strtab.h"
 
 enum hist_key {
 	HIST_KEY_COMM, /* thread name */
@@ -81,9 +82,7 @@ struct hist {
 	struct hist_entry *entries;
 	size_t nr_entries, cap_entries;
 	struct zt_htab ehash; /* frame -> entry index */
-	char **strs;     /* interned strings, owned */
-	size_t nr_strs, cap_strs;
-	struct zt_htab shash; /* string -> its id */
+	struct zt_strtab strs; /* interned strings */
 	uint64_t total, total_nr; /* weight and count of every sample added */
 	uint64_t serial;
 	const struct hist_entry **sorted; /* from hist_sort() */

@@ -374,16 +374,16 @@ static int prune_strings(struct live *l)
 {
 	struct hist fresh;
 	struct hist_opts ho = { l->o.callchain, l->o.chain };
+	size_t nr_strs = zt_strtab_count(&l->hist.strs), i;
 	uint32_t *map;
-	size_t i;
 	int ret;
 
-	if (l->hist.nr_strs < STRS_SLACK || l->hist.nr_strs < 8 * (l->nr_frames + 1))
+	if (nr_strs < STRS_SLACK || nr_strs < 8 * (l->nr_frames + 1))
 		return 0;
-	map = malloc(l->hist.nr_strs * sizeof(*map));
+	map = malloc(nr_strs * sizeof(*map));
 	if (!map)
 		return -ENOMEM;
-	memset(map, 0xff, l->hist.nr_strs * sizeof(*map));
+	memset(map, 0xff, nr_strs * sizeof(*map));
 	ret = hist_init_opts(&fresh, l->o.keys, l->o.nr_keys, &ho);
 	for (i = 0; i < l->nr_frames && !ret; i++) {
 		struct hist_frame *f = &l->frames[i];

@@ -15,6 +15,7 @@
 #include "formats/profile.pb-c.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/strtab.h"
 #include "server/chstore.h"
 #include "server/norm.h"
 #include "server/store.h"
@@ -717,9 +718,9 @@ typedef Perftools__Profiles__Profile PProfile;
 
 struct ppw {
 	PProfile p;
-	struct zt_htab shash, fhash;
-	char **strs;
-	size_t nr_strs, cap_strs;
+	struct zt_htab fhash;
+	struct zt_strtab strs;
+	char **sptrs; /* the string table, made last */
 	Perftools__Profiles__Function *funcs;
 	Perftools__Profiles__Function **fptrs;
 	size_t nr_funcs, cap_funcs;
@@ -729,27 +730,11 @@ struct ppw {
 	size_t nr_locs, cap_locs, nr_lines, cap_lines;
 };
 
-static inline uint64_t str_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_str(((const struct ppw *)ctx)->strs[i]);
-}
-
 static int64_t pp_str(struct ppw *w, const char *s)
 {
-	size_t j;
-	uint32_t i;
+	uint32_t id;
 
-	if (zt_htab_reserve(&w->shash, 1, str_hash_at, w))
-		return -1;
-	for (j = zt_htab_first(&w->shash, zt_hash_str(s)); zt_htab_get(&w->shash, j, &i);
-	     j = zt_htab_next(&w->shash, j))
-		if (!strcmp(w->strs[i], s))
-			return i;
-	if (ZT_GROW(w->strs, w->cap_strs, w->nr_strs + 1))
-		return -1;
-	w->strs[w->nr_strs] = (char *)s; /* borrowed from the view */
-	zt_htab_set(&w->shash, j, (uint32_t)w->nr_strs);
-	return (int64_t)w->nr_strs++;
+	return zt_strtab_intern_str(&w->strs, s, &id) ? -1 : (int64_t)id;
 }
 
 static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
@@ -954,8 +939,13 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		w.fptrs[i] = &w.funcs[i];
 	w.p.n_function = w.nr_funcs;
 	w.p.function = w.fptrs;
-	w.p.n_string_table = w.nr_strs;
-	w.p.string_table = w.strs;
+	w.sptrs = calloc(zt_strtab_count(&w.strs) + 1, sizeof(*w.sptrs));
+	if (!w.sptrs)
+		goto nomem;
+	for (i = 0; i < zt_strtab_count(&w.strs); i++)
+		w.sptrs[i] = (char *)zt_strtab_str(&w.strs, (uint32_t)i);
+	w.p.n_string_table = zt_strtab_count(&w.strs);
+	w.p.string_table = w.sptrs;
 	{
 		size_t len = perftools__profiles__profile__get_packed_size(&w.p);
 
@@ -983,8 +973,8 @@ out:
 	free(w.loc_of);
 	free(w.funcs);
 	free(w.fptrs);
-	free(w.strs);
-	zt_htab_release(&w.shash);
+	free(w.sptrs);
+	zt_strtab_release(&w.strs);
 	zt_htab_release(&w.fhash);
 	return err;
 }

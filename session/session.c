@@ -820,7 +820,7 @@ int session_gpu_open(struct session *s, const struct rfilter *f, int frames,
 	if (!g)
 		return 0;
 	sg->had_pcs = g->nr_pcs != 0;
-	if (g->nr_strs && !(sg->names = calloc(g->nr_strs, sizeof(*sg->names))))
+	if (prof_gpu_nr_strs(g) && !(sg->names = calloc(prof_gpu_nr_strs(g), sizeof(*sg->names))))
 		return -ENOMEM;
 	ret = f ? session_select_gpu(s, f) : 0;
 	if (!ret)
@@ -834,7 +834,7 @@ void session_gpu_close(struct session_gpu *sg)
 {
 	size_t i;
 
-	for (i = 0; sg->names && i < sg->g->nr_strs; i++)
+	for (i = 0; sg->names && i < prof_gpu_nr_strs(sg->g); i++)
 		free(sg->names[i]);
 	free(sg->names);
 	gpu_frametab_release(&sg->ft);
@@ -850,7 +850,7 @@ const char *session_gpu_name(struct session_gpu *sg, uint32_t id)
 	if (!sg->g)
 		return NULL;
 	raw = prof_gpu_str(sg->g, id);
-	if (id >= sg->g->nr_strs || !sg->names)
+	if (id >= prof_gpu_nr_strs(sg->g) || !sg->names)
 		return raw;
 	if (!sg->names[id]) {
 		d = sg->demangle ? zt_demangle(raw, sg->full_signature) : NULL;

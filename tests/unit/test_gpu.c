@@ -87,7 +87,7 @@ static void test_records(void **state)
 	assert_int_equal(g->overheads[0].kind, 1);
 	prof_gpu_clear(g);
 	assert_true(prof_gpu_empty(g));
-	assert_int_equal(g->nr_strs, 0);
+	assert_int_equal(prof_gpu_nr_strs(g), 0);
 	/* cleared: the strings start again from 0, and reuse works */
 	assert_int_equal(prof_gpu_add_kernel(g, &k), -EINVAL);
 	assert_int_equal(prof_gpu_intern(g, "other", 5, &k.name), 0);
