@@ -73,9 +73,12 @@ unsigned gpufolded_trim(const struct frametab *ft, const struct zt_frange *r, un
 {
 	unsigned i = 0, j;
 
-	while (i < n && (module_is(module_of(ft, &r[i]), "libcupti") ||
-			 module_is(module_of(ft, &r[i]), "libztcupti")))
-		i++;
+	/* CUPTI's and zt's frames, up to the outermost one (what they
+	 * called, libc's say, goes with them) */
+	for (j = 0; j < n; j++)
+		if (module_is(module_of(ft, &r[j]), "libcupti") ||
+		    module_is(module_of(ft, &r[j]), "libztcupti"))
+			i = j + 1;
 	for (j = i; j < n && module_is(module_of(ft, &r[j]), "libcuda"); j++)
 		;
 	if (j == i)

@@ -124,8 +124,9 @@ int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_laun
 
 /*
  * How many of a launch stack's n addresses (leaf first, their frames r[i]
- * in ft) to leave out at the leaf: those of CUPTI (libcupti*), of zt's
- * injection library (libztcupti*) and of the CUDA driver (libcuda*)
+ * in ft) to leave out at the leaf: those of CUPTI (libcupti*) and of zt's
+ * injection library (libztcupti*), up to the outermost one with what they
+ * called, and of the CUDA driver (libcuda*)
  * except its outermost one, the API function the program called (none
  * of the driver when libcudart* called it).
  */

@@ -219,8 +219,12 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 			return -ENOMEM;
 		p->fidx[p->nr_fidx++] = g->leaf;
 	}
-	for (i = 0; m->trim && i < n && trimmed(m, &p->ranges[i]); i++)
-		;
+	/* the frames inside the API call: up to the outermost one in a
+	 * trimmed module (what they called, libc's say, goes with them) */
+	for (i = n, k = 0; m->trim && k < n; k++)
+		if (trimmed(m, &p->ranges[k]))
+			i = k;
+	i = i < n ? i + 1 : 0;
 	for (; i < n; i++) {
 		const struct zt_frange *r = &p->ranges[i];
 

@@ -99,8 +99,9 @@ struct rmodel_input {
 	const uint32_t *leaf;
 	size_t nr;
 	/* NULL, or module-name prefixes (NULL-terminated) whose frames are
-	 * left out at the inner end of each stack (the CUDA launch stacks'
-	 * CUPTI callback and zt injection frames, above the API call) */
+	 * left out at the inner end of each stack, up to the outermost one
+	 * with what they called (the CUDA launch stacks' CUPTI callback and
+	 * zt injection frames, above the API call) */
 	const char *const *trim;
 };
 int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,

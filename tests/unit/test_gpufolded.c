@@ -359,6 +359,18 @@ static void test_trim(void **state)
 	/* a stack of nothing but the library */
 	assert_int_equal(gpufolded_trim(&ft, r, 3), 3);
 	assert_int_equal(gpufolded_trim(&ft, r, 0), 0);
+	/* a frame of another module at the leaf (libc, called by zt's
+	 * library) goes with them: libc, zt, cuLaunchKernel, app: 2 go */
+	{
+		struct zt_frame lf = {.sym = "memcpy", .module = "libc.so.6"};
+		struct zt_frange r2[4] = {{(uint32_t)ft.nr_frames, 1, NULL}, {0, 1, NULL},
+					  {4, 1, NULL}, {5, 1, NULL}};
+
+		assert_int_equal(frametab_push(&ft, &lf), 0);
+		assert_int_equal(gpufolded_trim(&ft, r2, 4), 2);
+		/* libc alone at the leaf, no library of zt's: nothing goes */
+		assert_int_equal(gpufolded_trim(&ft, r2 + 3, 1), 0);
+	}
 	frametab_release(&ft);
 }
 
