@@ -1968,8 +1968,14 @@ static void run_loop(struct record *r)
 				settle_pending(r, false);
 			snapshot_perfmaps(r);
 			kernel_flush(r);
-			if (r->gr)
+			if (r->gr) {
+				/* the sampler's launch stacks first: a launch the
+				 * library has written was in the ring already, and
+				 * gpurec_poll() drops the library's record of it */
+				if (r->use_bpf)
+					sampler_poll(r->smp, 0);
 				note_err(r, gpurec_poll(r->gr, r->w));
+			}
 			note_err(r, ztdata_writer_flush(r->w));
 			last_flush = t;
 			if (r->err || size_limit(r))

@@ -167,6 +167,11 @@ void gpu_view_release(struct gpu_view *v)
 }
 
 /* The first launch of (pid, key) in t (by corr, or by outer_corr). */
+static int has_stack(const struct prof_gpu_launch *l)
+{
+	return l && l->stack != PROF_GPU_NO_STACK;
+}
+
 static const struct prof_gpu_launch *find(const struct gpu_view *v, const struct zt_htab *t,
 					  int outer, uint32_t pid, uint32_t key)
 {
@@ -180,16 +185,15 @@ static const struct prof_gpu_launch *find(const struct gpu_view *v, const struct
 	     j = zt_htab_next(t, j)) {
 		const struct prof_gpu_launch *l = &v->g->launches[i];
 
+		/* the first record of the launch with a stack, else the first:
+		 * a recording can hold the library's record of a launch
+		 * beside the BPF sampler's, with the stack */
 		if (l->pid == pid && (outer ? l->outer_corr : l->corr) == key &&
-		    (!best || l < best))
+		    (!best || (has_stack(l) && !has_stack(best)) ||
+		     (has_stack(l) == has_stack(best) && l < best)))
 			best = l;
 	}
 	return best;
-}
-
-static int has_stack(const struct prof_gpu_launch *l)
-{
-	return l && l->stack != PROF_GPU_NO_STACK;
 }
 
 /* The last graph launch of (pid, graph_id) at or before ts. */

@@ -79,7 +79,12 @@ static void test_launches(void **state)
 	launch(g, 1, 40, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 9, 400, 8);
 	launch(g, 1, 50, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 9, 500, 9);
 	launch(g, 1, 60, PROF_GPU_L_GRAPH | PROF_GPU_L_STACK, 0, 8, 450, 10);
+	/* one launch twice: the library's record (no stack) first, the BPF
+	 * sampler's (with the stack) after it, as a loaded recorder writes them */
+	launch(g, 1, 70, PROF_GPU_L_STACK | PROF_GPU_L_USDT, 0, 0, 700, PROF_GPU_NO_STACK);
+	launch(g, 1, 70, PROF_GPU_L_STACK | PROF_GPU_L_USDT, 0, 0, 700, 11);
 	assert_int_equal(gpu_view_init(&v, g), 0);
+	assert_int_equal(gpu_view_launch(&v, 1, 70, 0, 0)->stack, 11);
 	l = gpu_view_launch(&v, 1, 10, 0, 0);
 	assert_non_null(l);
 	assert_int_equal(l->stack, 5);
