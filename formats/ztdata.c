@@ -2071,8 +2071,9 @@ static int read_image(const void *data, size_t len, struct profile *p, unsigned 
 			 (unsigned long long)off, r->why);
 	else if (!info->complete && !info->truncated)
 		snprintf(info->msg, sizeof(info->msg),
-			 "no index chunk: the recording did not finish (recorder killed?): "
-			 "using the %u chunk%s written", info->chunks, info->chunks == 1 ? "" : "s");
+			 "no index chunk at offset %llu, where the file ends: the recording did not "
+			 "finish (recorder killed?): using the %u chunk%s written",
+			 (unsigned long long)info->good_end, info->chunks, info->chunks == 1 ? "" : "s");
 	fn_ret = r->fn_ret;
 	free(r->fmap);
 	free(r->buf);

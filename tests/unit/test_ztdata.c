@@ -696,8 +696,12 @@ static void test_truncate_everywhere(void **state)
 		assert_int_equal(info.chunks, k);
 		assert_false(info.truncated);
 		assert_int_equal(info.complete, k == n);
-		if (k < n)
+		if (k < n) {
 			assert_non_null(strstr(info.msg, "did not finish"));
+			snprintf(want, sizeof(want), "no index chunk at offset %zu,",
+				 k ? ch[k - 1].end : (size_t)16);
+			assert_non_null(strstr(info.msg, want));
+		}
 	}
 	assert_profile_equal(&pre[n], &t.exp);
 	for (cut = 0; cut <= len; cut++) {
