@@ -32,9 +32,25 @@ const char *zt_ch_url(const struct zt_ch *c)
 	return c->url;
 }
 
+/* A connection's options: one try (the store decides what to do next), no
+ * retry after a timeout (the query may be running still). */
+static struct zt_http_opts conn_opts(const char *url, long timeout_ms)
+{
+	struct zt_http_opts o = {.base_url = url,
+				 .connect_timeout_ms = CONNECT_MS,
+				 .timeout_ms = timeout_ms,
+				 .tries = 1,
+				 .no_retry_timeout = 1};
+
+	return o;
+}
+
 int zt_ch_new(const struct zt_ch_opts *o, struct zt_ch **out, char *msg, size_t msglen)
 {
-	struct zt_http_opts ho = {.base_url = o->url};
+	/* the pool's first connection, with the options of every other (with
+	 * libcurl's defaults it tried 6 times over 26 s when ClickHouse was down) */
+	struct zt_http_opts ho = conn_opts(o->url, o->timeout_ms > 0 ? o->timeout_ms
+								      : DEF_TIMEOUT_MS);
 	struct zt_http *probe;
 	struct zt_ch *c;
 	int err;
@@ -103,11 +119,7 @@ void zt_ch_free(struct zt_ch *c)
 
 static int conn_get(struct zt_ch *c, struct zt_http **h, char *msg, size_t msglen)
 {
-	struct zt_http_opts o = {.base_url = c->url,
-				 .connect_timeout_ms = CONNECT_MS,
-				 .timeout_ms = c->timeout_ms,
-				 .tries = 1,
-				 .no_retry_timeout = 1};
+	struct zt_http_opts o = conn_opts(c->url, c->timeout_ms);
 
 	pthread_mutex_lock(&c->lock);
 	*h = c->nr_free ? c->free[--c->nr_free] : NULL;

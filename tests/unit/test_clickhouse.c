@@ -6,12 +6,18 @@
  * tests/e2e/t_serve_cluster.sh.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -221,12 +227,77 @@ static void test_decode_rows(void **state)
 	zbuf_release(&in);
 }
 
+/* A server that accepts each connection and closes it unanswered, counting. */
+struct closer {
+	int fd, stop;
+	unsigned accepted;
+};
+
+static void *closer_run(void *arg)
+{
+	struct closer *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		struct pollfd p = {c->fd, POLLIN, 0};
+		int s;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		s = accept(c->fd, NULL, NULL);
+		if (s >= 0) {
+			__atomic_add_fetch(&c->accepted, 1, __ATOMIC_RELEASE);
+			close(s);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A server that cuts every connection: the query fails after one try, on the
+ * first connection of the pool as on later ones (the first one, made by
+ * zt_ch_new, once tried 6 times over 26 s: zt serve answered a push 26 s
+ * late when ClickHouse was down).
+ */
+static void test_one_try(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	struct closer c = {0};
+	struct zt_ch *ch;
+	pthread_t th;
+	char url[64], msg[256];
+	int i;
+
+	(void)state;
+	c.fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(c.fd >= 0);
+	assert_int_equal(bind(c.fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(c.fd, 16), 0);
+	assert_int_equal(getsockname(c.fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", ntohs(a.sin_port));
+	assert_int_equal(pthread_create(&th, NULL, closer_run, &c), 0);
+	assert_int_equal(zt_ch_new(&(struct zt_ch_opts){.url = url, .timeout_ms = 5000}, &ch,
+				   msg, sizeof(msg)),
+			 0);
+	for (i = 1; i <= 3; i++) {
+		assert_int_equal(zt_ch_query(ch, "SELECT 1", NULL, NULL, 0, NULL, msg, sizeof(msg)),
+				 -ECONNREFUSED);
+		assert_non_null(strstr(msg, "cannot reach ClickHouse at http://127.0.0.1:"));
+		assert_int_equal(__atomic_load_n(&c.accepted, __ATOMIC_ACQUIRE), i);
+	}
+	zt_ch_free(ch);
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	close(c.fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quote),	    cmocka_unit_test(test_error_codes),
 		cmocka_unit_test(test_ids),	    cmocka_unit_test(test_decode_list),
 		cmocka_unit_test(test_decode_rows), cmocka_unit_test(test_ids_body),
+		cmocka_unit_test(test_one_try),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
