@@ -273,17 +273,15 @@ static int func_id(struct pprof *pp, const char *name, const char *dir, const ch
 	ret = str_id(pp, name, &k[0]);
 	if (ret)
 		return ret;
-	if (file && *file && *file != '/' && dir && *dir) {
-		size_t n = strlen(dir) + strlen(file) + 2;
+	{
+		size_t n = zt_src_path(NULL, 0, dir, file) + 1;
 		char *path = malloc(n);
 
 		if (!path)
 			return -ENOMEM;
-		snprintf(path, n, "%s/%s", dir, file);
+		zt_src_path(path, n, dir, file);
 		ret = str_id(pp, path, &k[1]);
 		free(path);
-	} else {
-		ret = str_id(pp, file ? file : "", &k[1]);
 	}
 	if (!ret)
 		ret = ptab_intern(&pp->funcs, k, sizeof(k), &v, NULL);

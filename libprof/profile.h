@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "libprof/htab.h"
 
@@ -61,6 +62,16 @@ struct prof_mmap {
 static inline uint64_t prof_mmap_offset(const struct prof_mmap *m, uint64_t addr)
 {
 	return addr - m->start + m->pgoff;
+}
+
+/* Whether a mapping's path is anonymous memory (where JIT code lives,
+ * named by perf maps and jitdumps), as perf tells it: empty, "//anon",
+ * "[anon...", "/dev/zero", "/anon_hugepage". A memfd is a file to perf
+ * (a DSO named by its path), not JIT. */
+static inline int prof_path_is_anon(const char *path)
+{
+	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
 }
 
 struct prof_sample {

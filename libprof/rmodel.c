@@ -14,6 +14,7 @@
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 #include "libprof/rmodel.h"
+#include "libprof/text.h"
 #include "libprof/sgroup.h"
 
 #define NAME_MAX_LEN 1024 /* longest frame name kept */
@@ -991,10 +992,7 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 		if (k == g->n || t->dso != e->f.dso || t->sym != e->f.sym || !pos->file ||
 		    !pos->line)
 			continue;
-		if (pos->file[0] != '/' && pos->dir && *pos->dir)
-			snprintf(path, sizeof(path), "%s/%s", pos->dir, pos->file);
-		else
-			snprintf(path, sizeof(path), "%s", pos->file);
+		zt_src_path(path, sizeof(path), pos->dir, pos->file);
 		if (hist_intern(&m->hist, path, &file)) {
 			free(l);
 			return -ENOMEM;

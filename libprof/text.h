@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Character classes for the text parsers (kallsyms, perf maps), hex, and the
- * UTF-8 check of the text writers (JSON, pprof): locale-free. */
+/* Character classes for the text parsers (kallsyms, perf maps), hex, source
+ * paths as outputs show them, and the UTF-8 check of the text writers (JSON,
+ * pprof): locale-free. */
 #ifndef ZT_TEXT_H
 #define ZT_TEXT_H
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The value of a hex digit (either case), or -1. */
 static inline int zt_hexval(char c)
@@ -53,6 +55,24 @@ static inline int zt_hex_decode(const char *s, size_t n, void *out)
 		b[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return 0;
+}
+
+/*
+ * A source file's path as outputs show it: file when it is absolute or dir
+ * is unknown, else "dir/file" (DWARF's compilation directory and file);
+ * "" for no file. Into buf (cut at n - 1 bytes); the length it needs.
+ */
+static inline size_t zt_src_path(char *buf, size_t n, const char *dir, const char *file)
+{
+	int l;
+
+	if (!file)
+		file = "";
+	if (file[0] && file[0] != '/' && dir && *dir)
+		l = snprintf(buf, n, "%s/%s", dir, file);
+	else
+		l = snprintf(buf, n, "%s", file);
+	return l < 0 ? 0 : (size_t)l;
 }
 
 /* Blanks inside a line (not the newline). */

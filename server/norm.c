@@ -422,12 +422,6 @@ static struct jit_proc *get_jit(struct zt_ctx *c, uint32_t pid)
 	return jp;
 }
 
-static int is_anon(const char *path)
-{
-	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
-}
-
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
 		 uint32_t *out)
 {
@@ -465,7 +459,7 @@ static int kernel_frame(struct zt_ctx *c, uint64_t addr, uint32_t *out)
 static int user_frame(struct zt_ctx *c, uint32_t pid, uint64_t ts, const struct prof_mmap *m,
 		      uint64_t addr, uint32_t *out)
 {
-	if (!m || is_anon(m->path)) {
+	if (!m || prof_path_is_anon(m->path)) {
 		struct jit_proc *jp = get_jit(c, pid);
 		const char *sym;
 		uint64_t off;
@@ -537,7 +531,7 @@ static int frame_of(struct zt_ctx *c, uint32_t pid, uint64_t ts, uint64_t epoch,
 	}
 	if (ret)
 		return ret;
-	if (!kernel && (!m || is_anon(m->path))) {
+	if (!kernel && (!m || prof_path_is_anon(m->path))) {
 		struct jit_proc *jp = get_jit(c, pid);
 
 		if (!jp)

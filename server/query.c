@@ -401,18 +401,34 @@ static inline const struct zs_symframes *view_frame(const struct view *v, uint32
 	return v->frames[fid];
 }
 
-/* ---- top ----------------------------------------------------------------------------- */
+/* ---- functions: top, and the hottest line of each ---------------------------------- */
 
 struct func {
 	const char *name, *module;
 	uint64_t self, children;
 	size_t seen; /* the stack that counted it last, + 1 */
+	/* the source line where it has most weight (rmodel_func_line()'s
+	 * rule): file NULL when none is known */
+	const char *file;
+	uint32_t line;
+	uint64_t lweight;
+	char *srcline; /* "base.c:42" of file and line, made when asked */
+};
+
+/* The weight of a function at one position of its source. */
+struct fline {
+	uint32_t func, line;
+	const char *file;
+	uint64_t weight;
 };
 
 struct top {
 	struct func *f;
 	size_t nr, cap;
 	struct zt_htab h;
+	struct fline *l; /* in the order first seen */
+	size_t nr_l, cap_l;
+	struct zt_htab lh;
 };
 
 static inline uint64_t func_hash(const char *name, const char *module)
@@ -440,9 +456,120 @@ static struct func *top_func(struct top *t, const struct zs_dframe *d)
 			return &t->f[i];
 	if (ZT_GROW(t->f, t->cap, t->nr + 1))
 		return NULL;
-	t->f[t->nr] = (struct func){ d->name, d->module, 0, 0, 0 };
+	t->f[t->nr] = (struct func){ d->name, d->module, 0, 0, 0, NULL, 0, 0, NULL };
 	zt_htab_set(&t->h, j, (uint32_t)t->nr);
 	return &t->f[t->nr++];
+}
+
+static inline uint64_t fline_hash(uint32_t func, const char *file, uint32_t line)
+{
+	return zt_hash_mix(zt_hash_mix(zt_hash_str(file), func), line);
+}
+
+static inline uint64_t fline_hash_at(const void *ctx, uint32_t i)
+{
+	const struct fline *l = &((const struct top *)ctx)->l[i];
+
+	return fline_hash(l->func, l->file, l->line);
+}
+
+/* Add weight w to function f at the position of frame d. 0 or -ENOMEM. */
+static int top_line(struct top *t, const struct func *f, const struct zs_dframe *d, uint64_t w)
+{
+	uint32_t fi = (uint32_t)(f - t->f), i;
+	size_t j;
+
+	if (!d->file[0] || !d->line)
+		return 0;
+	if (zt_htab_reserve(&t->lh, 1, fline_hash_at, t))
+		return -ENOMEM;
+	for (j = zt_htab_first(&t->lh, fline_hash(fi, d->file, d->line)); zt_htab_get(&t->lh, j, &i);
+	     j = zt_htab_next(&t->lh, j))
+		if (t->l[i].func == fi && t->l[i].line == d->line && !strcmp(t->l[i].file, d->file)) {
+			t->l[i].weight += w;
+			return 0;
+		}
+	if (ZT_GROW(t->l, t->cap_l, t->nr_l + 1))
+		return -ENOMEM;
+	t->l[t->nr_l] = (struct fline){ fi, d->line, d->file, w };
+	zt_htab_set(&t->lh, j, (uint32_t)t->nr_l++);
+	return 0;
+}
+
+/*
+ * Count the functions of v's stacks into t: the samples where each is the
+ * leaf (self) and those it is in (children, once per stack), and the weight
+ * at each of its source lines, every frame of it counted (as rmodel's
+ * count_lines); then each one's hottest line: the most weight, of equals
+ * the lowest line, of those the first seen. 0 or -ENOMEM.
+ */
+static int top_count(struct top *t, const struct view *v)
+{
+	size_t i, k;
+
+	for (i = 0; i < v->mg.nr_used; i++) {
+		uint32_t st = v->mg.stacks[i];
+		uint64_t c = v->mg.count[st], w = v->mg.weight[st];
+		int leaf = 1;
+
+		for (k = v->m->soff[st]; k < v->m->soff[st + 1]; k++) {
+			const struct zs_symframes *sf = view_frame(v, v->m->sfr[k]);
+			unsigned j;
+
+			for (j = 0; j < sf->n; j++) {
+				struct func *f;
+
+				if (sf->f[j].root)
+					continue;
+				if (!(f = top_func(t, &sf->f[j])) || top_line(t, f, &sf->f[j], w))
+					return -ENOMEM;
+				if (leaf)
+					f->self += c;
+				leaf = 0;
+				if (f->seen != i + 1) {
+					f->children += c;
+					f->seen = i + 1;
+				}
+			}
+		}
+	}
+	for (i = 0; i < t->nr_l; i++) {
+		const struct fline *l = &t->l[i];
+		struct func *f = &t->f[l->func];
+
+		if (!f->file || l->weight > f->lweight || (l->weight == f->lweight && l->line < f->line)) {
+			f->file = l->file;
+			f->line = l->line;
+			f->lweight = l->weight;
+		}
+	}
+	return 0;
+}
+
+/* The hottest line of f as "base.c:42" (owned by f), or NULL (none known,
+ * or no memory). */
+static const char *func_srcline(struct func *f)
+{
+	const char *base;
+
+	if (!f->file || f->srcline)
+		return f->srcline;
+	base = strrchr(f->file, '/');
+	if (asprintf(&f->srcline, "%s:%u", base ? base + 1 : f->file, f->line) < 0)
+		f->srcline = NULL;
+	return f->srcline;
+}
+
+static void top_release(struct top *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->f[i].srcline);
+	free(t->f);
+	free(t->l);
+	zt_htab_release(&t->h);
+	zt_htab_release(&t->lh);
 }
 
 static int func_cmp(const void *a, const void *b, void *ctx)
@@ -466,39 +593,13 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 {
 	struct top t = { 0 };
 	struct view v;
-	size_t i, k;
+	size_t i;
 	char num[96];
 	int err;
 
 	err = view_open(&v, s, sel);
-	for (i = 0; !err && i < v.mg.nr_used; i++) {
-		uint32_t st = v.mg.stacks[i];
-		uint64_t c = v.mg.count[st];
-		int leaf = 1;
-
-		for (k = v.m->soff[st]; k < v.m->soff[st + 1] && !err; k++) {
-			const struct zs_symframes *sf = view_frame(&v, v.m->sfr[k]);
-			unsigned j;
-
-			for (j = 0; j < sf->n; j++) {
-				struct func *f;
-
-				if (sf->f[j].root)
-					continue;
-				if (!(f = top_func(&t, &sf->f[j]))) {
-					err = -ENOMEM;
-					break;
-				}
-				if (leaf)
-					f->self += c;
-				leaf = 0;
-				if (f->seen != i + 1) {
-					f->children += c;
-					f->seen = i + 1;
-				}
-			}
-		}
-	}
+	if (!err)
+		err = top_count(&t, &v);
 	if (!err) {
 		if (t.nr)
 			qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
@@ -515,6 +616,10 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 			zbuf_put_json_kv_str(json, "module", t.f[i].module, 1);
 			zbuf_put_json_kv_int(json, "self", (int64_t)t.f[i].self);
 			zbuf_put_json_kv_int(json, "children", (int64_t)t.f[i].children);
+			if (t.f[i].file) {
+				zbuf_put_json_kv_str(json, "file", t.f[i].file, 1);
+				zbuf_put_json_kv_int(json, "line", t.f[i].line);
+			}
 			zbuf_put_u8(json, '}');
 		}
 		zbuf_put(json, "]}", 2);
@@ -522,8 +627,7 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 			err = -ENOMEM;
 	}
 	view_close(&v);
-	free(t.f);
-	zt_htab_release(&t.h);
+	top_release(&t);
 	return err;
 }
 
@@ -610,13 +714,16 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 
 /* ---- flame graphs --------------------------------------------------------------------- */
 
+/* The stacks of v into f (value[which]), each function's tooltip naming its
+ * hottest line in v, as zt flame's do. */
 static int flame_add_view(struct flame *f, const struct view *v, int which)
 {
 	const struct zs_dframe **fr = NULL;
 	struct flame_frame *ff = NULL;
 	size_t cap = 0, fcap = 0, i;
+	struct top t = { 0 };
 	long n, k;
-	int err = 0;
+	int err = top_count(&t, v);
 
 	for (i = 0; !err && i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
@@ -628,14 +735,22 @@ static int flame_add_view(struct flame *f, const struct view *v, int which)
 			err = -ENOMEM;
 			break;
 		}
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n && !err; k++) {
+			struct func *fn = fr[k]->root ? NULL : top_func(&t, fr[k]);
+
+			if (!fr[k]->root && !fn)
+				err = -ENOMEM;
 			ff[k] = (struct flame_frame){ fr[k]->name,
-						      fr[k]->module[0] ? fr[k]->module : NULL, NULL,
+						      fr[k]->module[0] ? fr[k]->module : NULL,
+						      fn ? func_srcline(fn) : NULL,
 						      (enum flame_kind)fr[k]->kind };
-		err = flame_add_stack(f, ff, (size_t)n, v->mg.count[st], which);
+		}
+		if (!err)
+			err = flame_add_stack(f, ff, (size_t)n, v->mg.count[st], which);
 	}
 	free(fr);
 	free(ff);
+	top_release(&t);
 	return err;
 }
 
@@ -728,6 +843,11 @@ struct ppw {
 	Perftools__Profiles__Location *locs;
 	Perftools__Profiles__Line *lines;
 	size_t nr_locs, cap_locs, nr_lines, cap_lines;
+	/* one mapping per (module, build id), as zt convert names modules */
+	Perftools__Profiles__Mapping *maps;
+	Perftools__Profiles__Mapping **mptrs;
+	size_t nr_maps, cap_maps;
+	struct zt_htab mhash;
 };
 
 static int64_t pp_str(struct ppw *w, const char *s)
@@ -744,10 +864,10 @@ static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
 	return zt_hash_pair((uint64_t)w->funcs[i].name, (uint64_t)w->funcs[i].filename);
 }
 
-/* The function id of (name, module): module goes in the file name. */
+/* The function id of (name, source file), as zt convert makes them. */
 static uint64_t pp_func(struct ppw *w, const struct zs_dframe *d)
 {
-	int64_t name = pp_str(w, d->name), mod = pp_str(w, d->module);
+	int64_t name = pp_str(w, d->name), mod = pp_str(w, d->file);
 	size_t j;
 	uint32_t i;
 
@@ -766,6 +886,76 @@ static uint64_t pp_func(struct ppw *w, const struct zs_dframe *d)
 	w->funcs[w->nr_funcs].filename = mod;
 	zt_htab_set(&w->fhash, j, (uint32_t)w->nr_funcs);
 	return ++w->nr_funcs;
+}
+
+static inline uint64_t map_hash_at(const void *ctx, uint32_t i)
+{
+	const struct ppw *w = ctx;
+
+	return zt_hash_pair((uint64_t)w->maps[i].filename, (uint64_t)w->maps[i].build_id);
+}
+
+/* The file offset of stored frame fid, or 0 for a frame named without one
+ * (kernel, JIT, a pprof's function). */
+static uint64_t frame_offset(const struct zs_mem *m, uint32_t fid)
+{
+	struct zs_fkey k;
+
+	if (zs_fkey_decode(m->keys.data + m->key_off[fid], (size_t)(m->key_off[fid + 1] -
+								     m->key_off[fid]), &k))
+		return 0;
+	return k.kind == ZS_FK_ADDR || k.kind == ZS_FK_UNRESOLVED ? k.off : 0;
+}
+
+/*
+ * The mapping id of sf's module (its first frame's) and build id, its
+ * flags raised by what sf's frames have, its range grown to hold addr; 0:
+ * no memory. Addresses are file offsets (the store keeps no others): a
+ * mapping starts at 0, at file offset 0.
+ */
+static uint64_t pp_map(struct ppw *w, const struct zs_symframes *sf, uint64_t addr)
+{
+	char hex[2 * sizeof(sf->bid.data) + 1] = "";
+	int64_t mod = pp_str(w, sf->f[0].module), bid;
+	Perftools__Profiles__Mapping *m = NULL;
+	size_t j;
+	uint32_t i;
+	unsigned k;
+
+	if (sf->bid.len)
+		prof_build_id_hex(&sf->bid, hex);
+	bid = pp_str(w, hex);
+	if (mod < 0 || bid < 0 || zt_htab_reserve(&w->mhash, 1, map_hash_at, w))
+		return 0;
+	for (j = zt_htab_first(&w->mhash, zt_hash_pair((uint64_t)mod, (uint64_t)bid));
+	     zt_htab_get(&w->mhash, j, &i); j = zt_htab_next(&w->mhash, j))
+		if (w->maps[i].filename == mod && w->maps[i].build_id == bid) {
+			m = &w->maps[i];
+			break;
+		}
+	if (!m) {
+		if (ZT_GROW(w->maps, w->cap_maps, w->nr_maps + 1))
+			return 0;
+		m = &w->maps[w->nr_maps];
+		perftools__profiles__mapping__init(m);
+		m->id = w->nr_maps + 1;
+		m->filename = mod;
+		m->build_id = bid;
+		zt_htab_set(&w->mhash, j, (uint32_t)w->nr_maps++);
+	}
+	for (k = 0; k < sf->n; k++) {
+		if (sf->f[k].kind != FLAME_UNRESOLVED)
+			m->has_functions = 1;
+		if (sf->f[k].file[0])
+			m->has_filenames = 1;
+		if (sf->f[k].line)
+			m->has_line_numbers = 1;
+	}
+	if (sf->n > 1)
+		m->has_inline_frames = 1;
+	if (m->memory_limit <= addr)
+		m->memory_limit = addr + 1;
+	return m->id;
 }
 
 static int gzip_buf(const void *in, size_t len, struct zbuf *out)
@@ -866,11 +1056,17 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 				l = &w.locs[nrl];
 				perftools__profiles__location__init(l);
 				l->id = nrl + 1;
+				l->address = frame_offset(v.m, fid);
+				if (!(l->mapping_id = pp_map(&w, sf, l->address))) {
+					free(lp);
+					goto nomem;
+				}
 				l->n_line = sf->n;
 				l->line = lp + li;
 				for (j = 0; j < sf->n; j++) {
 					perftools__profiles__line__init(&w.lines[li]);
 					w.lines[li].function_id = pp_func(&w, &sf->f[j]);
+					w.lines[li].line = sf->f[j].line;
 					if (!w.lines[li].function_id) {
 						free(lp);
 						goto nomem;
@@ -939,6 +1135,13 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		w.fptrs[i] = &w.funcs[i];
 	w.p.n_function = w.nr_funcs;
 	w.p.function = w.fptrs;
+	w.mptrs = calloc(w.nr_maps + 1, sizeof(*w.mptrs));
+	if (!w.mptrs)
+		goto nomem;
+	for (i = 0; i < w.nr_maps; i++)
+		w.mptrs[i] = &w.maps[i];
+	w.p.n_mapping = w.nr_maps;
+	w.p.mapping = w.mptrs;
 	w.sptrs = calloc(zt_strtab_count(&w.strs) + 1, sizeof(*w.sptrs));
 	if (!w.sptrs)
 		goto nomem;
@@ -973,6 +1176,9 @@ out:
 	free(w.loc_of);
 	free(w.funcs);
 	free(w.fptrs);
+	free(w.maps);
+	free(w.mptrs);
+	zt_htab_release(&w.mhash);
 	free(w.sptrs);
 	zt_strtab_release(&w.strs);
 	zt_htab_release(&w.fhash);

@@ -11,6 +11,8 @@
 
 #include "formats/flame.h"
 #include "libprof/array.h"
+#include "libprof/frametab.h"
+#include "libprof/text.h"
 #include "server/norm.h"
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/demangle.h"
@@ -221,32 +223,32 @@ static struct zs_symframes *sf_new(unsigned n)
 	return calloc(1, sizeof(struct zs_symframes) + n * sizeof(struct zs_dframe));
 }
 
-/* A shown frame: name and module in one allocation. */
-static int df_set(struct zs_dframe *d, const char *name, const char *module, uint8_t kind)
+/* A shown frame: name, module and source path in one allocation. */
+static int df_set(struct zs_dframe *d, const char *name, const char *module,
+		  const struct fi_loc *pos, uint8_t kind)
 {
 	size_t nl = strlen(name), ml = strlen(module);
+	size_t fl = pos ? zt_src_path(NULL, 0, pos->dir, pos->file) : 0;
 
-	d->name = malloc(nl + ml + 2);
+	d->name = malloc(nl + ml + fl + 3);
 	if (!d->name)
 		return -ENOMEM;
 	memcpy(d->name, name, nl + 1);
 	memcpy(d->name + nl + 1, module, ml + 1);
 	d->module = d->name + nl + 1;
+	d->file = d->name + nl + ml + 2;
+	zt_src_path(d->name + nl + ml + 2, fl + 1, fl ? pos->dir : NULL, fl ? pos->file : NULL);
+	d->line = pos ? pos->line : 0;
 	d->kind = kind;
 	return 0;
 }
 
-/* "[module+0x1f0]" as zt_frame_name() makes it. */
+/* "[module+0x1f0]": an unresolved frame named as every output names it. */
 static void unresolved_name(char *buf, size_t n, const char *mod, uint64_t off, int kernel)
 {
-	size_t ml = strlen(mod);
+	struct zt_frame f = {.module = mod, .offset = off, .kernel = (uint8_t)!!kernel};
 
-	if (!kernel && !strcmp(mod, "[unknown]"))
-		snprintf(buf, n, "[unknown]");
-	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')
-		snprintf(buf, n, "[%.*s+0x%llx]", (int)(ml - 2), mod + 1, (unsigned long long)off);
-	else
-		snprintf(buf, n, "[%s+0x%llx]", mod, (unsigned long long)off);
+	zt_frame_name(&f, buf, n);
 }
 
 static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key, size_t len)
@@ -270,7 +272,7 @@ static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key,
 			for (i = 0; i < r.n; i++) {
 				const char *nm = r.locs[i].name ? r.locs[i].name : "";
 				char *dm = zt_demangle(nm, 0);
-				int err = df_set(&sf->f[i], dm ? dm : nm, k.module,
+				int err = df_set(&sf->f[i], dm ? dm : nm, k.module, &r.locs[i],
 						 i + 1 < r.n ? FLAME_INLINED : FLAME_USER);
 
 				free(dm);
@@ -286,7 +288,7 @@ static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key,
 		sf->bid = k.bid;
 		sf->n = 1;
 		unresolved_name(buf, sizeof(buf), k.module, k.off, 0);
-		if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
+		if (df_set(&sf->f[0], buf, k.module, NULL, FLAME_UNRESOLVED)) {
 			free(sf);
 			return NULL;
 		}
@@ -301,14 +303,14 @@ static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key,
 			: FLAME_USER;
 
 		sf->f[0].root = !!(k.flags & ZS_FF_ROOT);
-		if (df_set(&sf->f[0], k.name, k.module, kind)) {
+		if (df_set(&sf->f[0], k.name, k.module, NULL, kind)) {
 			free(sf);
 			return NULL;
 		}
 		return sf;
 	}
 	unresolved_name(buf, sizeof(buf), k.module, k.off, k.flags & ZS_FF_KERNEL);
-	if (df_set(&sf->f[0], buf, k.module, FLAME_UNRESOLVED)) {
+	if (df_set(&sf->f[0], buf, k.module, NULL, FLAME_UNRESOLVED)) {
 		free(sf);
 		return NULL;
 	}

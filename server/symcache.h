@@ -26,10 +26,14 @@
 #include "libprof/profile.h"
 #include "server/sqlstore.h"
 
-/* A frame as shown: name, module, kind (enum flame_kind). */
+/* A frame as shown: name, module, kind (enum flame_kind), and its own
+ * position in the source (the line of the address in the innermost frame,
+ * of the call in the others: libprof/frametab.h's dir/file/line). */
 struct zs_dframe {
 	char *name;
-	const char *module; /* points into name's allocation or a static string */
+	const char *module; /* points into name's allocation */
+	const char *file;   /* the source path (zt_src_path()), in name's allocation; "": unknown */
+	uint32_t line;      /* 0: unknown */
 	uint8_t kind;
 	uint8_t root;
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "libprof/array.h"
+#include "libprof/text.h"
 #include "symbolizer/annotate.h"
 #include "symbolizer/debugfind.h"
 #include "symbolizer/debuginfod.h"
@@ -643,13 +644,15 @@ static const char *demangled(struct annotation *a, const char *name, int on)
 
 static char *join_path(const char *dir, const char *file)
 {
+	size_t n;
 	char *p;
 
 	if (!file || !*file)
 		return NULL;
-	if (file[0] == '/' || !dir || !*dir)
-		return strdup(file);
-	return asprintf(&p, "%s/%s", dir, file) < 0 ? NULL : p;
+	n = zt_src_path(NULL, 0, dir, file) + 1;
+	if ((p = malloc(n)))
+		zt_src_path(p, n, dir, file);
+	return p;
 }
 
 static int same_loc(const struct ann_loc *x, const struct fi_loc *l, const char *file,

@@ -176,19 +176,12 @@ void resolver_free(struct resolver *r)
 	free(r);
 }
 
-static int is_anon(const char *path)
-{
-	/* memfd mappings are files to perf (a DSO named by the path), not JIT */
-	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
-}
-
 /* The module name of a mapping (borrowed from its path where possible). */
 static const char *map_module(const struct prof_mmap *m)
 {
 	const char *s;
 
-	if (is_anon(m->path))
+	if (prof_path_is_anon(m->path))
 		return "[anon]";
 	if (m->path[0] == '[')
 		return m->path;
@@ -624,7 +617,7 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 	int ret;
 
 	f->map = m;
-	if (!m || is_anon(m->path)) {
+	if (!m || prof_path_is_anon(m->path)) {
 		const struct rs_pmap *pm = get_pmap(r, pid);
 
 		if (!pm)
@@ -690,7 +683,7 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	if (!is_kernel) {
 		m = proctree_map(r->pt, pid, ts, addr);
 		a = m ? (uint64_t)(m - r->p->mmaps) + 1 : 0;
-		if (!m || is_anon(m->path))
+		if (!m || prof_path_is_anon(m->path))
 			kpid = pid;
 	}
 	if (kpid) {

@@ -43,6 +43,7 @@ if [ -s web.json ]; then
 	check "two profiles listed" [ "$(j .rows)" = 2 ]
 	check "the flame graph of the selection is shown ($(j .frames) frames)" [ "$(j .frames)" -gt 5 ]
 	check "the top table names the workload's functions" [ "$(j .topHasFrame)" = true ]
+	check "... with tree_a's source line ($(j .topSource))" grep -qE '^"tree\.c:[0-9]+"$' <<< "$(j .topSource)"
 	check "a click on tree_a zooms it to the full width ($(j .before) -> $(j .after))" \
 		awk -v b="$(j .before)" -v a="$(j .after)" 'BEGIN { exit !(a > b * 1.5) }'
 	check "reset zoom restores it" [ "$(j .reset)" = "$(j .before)" ]

@@ -8,9 +8,12 @@
 #   next report still has them;
 # - a closed port costs under 5 s and is said exactly once; a 404 is
 #   silent; a refused token is said once; --no-symdb turns a default off;
-# - zt symbolize --symdb; every symbolizing command lists --symdb.
+# - zt symbolize --symdb; every symbolizing command lists --symdb;
+# - the server's own flame graph, top and pprof of the recording name the
+#   frames, files and lines as zt flame and zt convert --symdb do.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
+decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)/decode.sh
 cd "$T"
 D=$T/data
 
@@ -78,7 +81,8 @@ check "without the database, the stripped binary has no sd_hot" bash -c "! grep 
 # ---- the server, with the GSYM uploaded ------------------------------------------------
 SYM=$("$ZT" serve token create --scope symbols --data-dir "$D" 2> tok.err)
 READ=$("$ZT" serve token create --scope read --data-dir "$D" 2>> tok.err)
-check "tokens are created" [ ${#SYM} -ge 32 -a ${#READ} -ge 32 ]
+PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2>> tok.err)
+check "tokens are created" [ ${#SYM} -ge 32 -a ${#READ} -ge 32 -a ${#PUSH} -ge 32 ]
 serve_start "$D" || { fail "zt serve starts"; finish; }
 "$ZT" symbols extract full/sd -o gs > extract.out 2> extract.err
 check "zt symbols extract: a full GSYM" grep -q "^gs/$id.gsym full " extract.out
@@ -112,6 +116,38 @@ check "script --symdb: the same as of the unstripped binary" diff ref.script db.
 check "... with sd_hot" grep -q sd_hot db.script
 ZT_TOKEN=$READ ZT_CACHE_DIR=$T/c3 "$ZT" flame -i str.data -o db.svg --symdb "$SERVE_URL" 2> db.flame.err
 check "flame --symdb: sd_hot in the graph" grep -q 'sd_hot' db.svg
+
+# ---- the server's own views of the recording: the frames, files and lines of zt's ---------
+# srcof SVG NAME: the source line in the tooltip of the flame graph's frame NAME
+srcof() {
+	awk -v n="$2" 'index($0, "<title>" n) && substr($0, length($0) - length(n) + 1) == n { f = 1; next }
+		f && /^source: / { print $2; exit } f && /^kind: / { f = 0 }' "$1"
+}
+c=$(curl -s -o push.out -w '%{http_code}' -H "Authorization: Bearer $PUSH" \
+	--data-binary @str.data "$SERVE_URL/api/v1/profiles")
+check "the recording pushed ($c)" [ "$c" = 201 ]
+pid=$(grep -oE '"id":"[0-9a-f]{64}"' push.out | cut -d'"' -f4)
+sget() { curl -s -H "Authorization: Bearer $READ" "$SERVE_URL/api/v1/$1"; }
+sget "flame?id=$pid" > srv.svg
+for fn in sd_hot sd_mix; do
+	a=$(srcof db.svg $fn) b=$(srcof srv.svg $fn)
+	check "flame: $fn's source line as zt flame --symdb's ($a, $b)" [ -n "$a" -a "$a" = "$b" ]
+done
+sget "top?id=$pid&limit=100000" > srv.top
+hot=$(grep -oE '\{"name":"sd_hot",[^}]*\}' srv.top)
+hl=$(grep -oE '"line":[0-9]+' <<< "$hot" | cut -d: -f2)
+check "top: sd_hot's file and hottest line, as the flame graphs' ($hot)" \
+	[ "$(grep -cE '"file":"[^"]*/sd\.c"' <<< "$hot")" = 1 -a "sd.c:$hl" = "$(srcof db.svg sd_hot)" ]
+ZT_TOKEN=$READ ZT_CACHE_DIR=$T/c3 "$ZT" convert --to pprof -i str.data -o db.pb.gz \
+	--symdb "$SERVE_URL" 2> db.conv.err
+sget "pprof?id=$pid" > srv.pb.gz
+"$decode" db.pb.gz > db.dec 2> db.dec.err
+"$decode" srv.pb.gz > srv.dec 2> srv.dec.err
+fns() { grep -E '^function sd_(hot|mix) ' "$1"; }
+check "pprof: sd_hot and sd_mix with zt convert --symdb's files ($(fns srv.dec | tr '\n' ' '))" \
+	[ "$(fns db.dec | wc -l)" = 2 -a "$(fns db.dec)" = "$(fns srv.dec)" ]
+check "... their module a mapping with its build id and lines ($(grep '^mapping sd ' srv.dec))" \
+	grep -qE "^mapping sd $id F?fli?$" srv.dec
 
 # zt symbolize --symdb: an address in sd_hot of the stripped binary
 addr=$(nm full/sd | awk '$3 == "sd_hot" { print "0x" $1 }')

@@ -69,6 +69,22 @@ static char *text(struct zbuf *b)
 	return (char *)b->data;
 }
 
+/* A gzipped pprof from the server, decoded. */
+static Perftools__Profiles__Profile *pprof_unpack(const struct zbuf *b)
+{
+	static uint8_t raw[1 << 16];
+	z_stream z = { 0 };
+	Perftools__Profiles__Profile *p;
+
+	assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = b->data, z.avail_in = (uInt)b->len, z.next_out = raw, z.avail_out = sizeof(raw);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	assert_non_null(p);
+	return p;
+}
+
 static void test_merged(void **state)
 {
 	static struct zs_selection sel, none;
@@ -132,19 +148,10 @@ static void test_merged(void **state)
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_pprof(s, &sel, &b), 0);
 	{
-		uint8_t raw[1 << 16];
-		uLongf rl = sizeof(raw);
-		z_stream z = { 0 };
-		Perftools__Profiles__Profile *p;
+		Perftools__Profiles__Profile *p = pprof_unpack(&b);
 		int64_t total = 0;
 		size_t i;
 
-		assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
-		z.next_in = b.data, z.avail_in = (uInt)b.len, z.next_out = raw, z.avail_out = (uInt)rl;
-		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-		p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
-		inflateEnd(&z);
-		assert_non_null(p);
 		for (i = 0; i < p->n_sample; i++)
 			total += p->sample[i]->value[0];
 		assert_int_equal(total, 10);
@@ -205,6 +212,49 @@ static void test_symbolized(void **state)
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
 	assert_non_null(strstr(text(&b), ";zt_q_first;kfunc 3\n"));
+	/* file:line: top's hottest line, the flame's tooltip, pprof's lines */
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
+	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_first\",\"module\":\"app\",\"self\":0,"
+					  "\"children\":3,\"file\":\""));
+	assert_non_null(strstr(text(&b), "<stdin>\",\"line\":1}"));
+	/* frames without lines have none */
+	assert_non_null(strstr(text(&b), "\"module\":\"[kernel.kallsyms]\",\"self\":3,"
+					  "\"children\":3}"));
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_flame(s, &sel, NULL, &b), 0);
+	assert_non_null(strstr(text(&b), "zt_q_first\nmodule: app\nsource: &lt;stdin&gt;:1\n"));
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_pprof(s, &sel, &b), 0);
+	{
+		Perftools__Profiles__Profile *p = pprof_unpack(&b);
+		const Perftools__Profiles__Function *fn = NULL;
+		const Perftools__Profiles__Mapping *mp = NULL;
+		const char *f;
+		size_t i, j, lines = 0;
+
+		for (i = 0; i < p->n_function; i++)
+			if (!strcmp(p->string_table[p->function[i]->name], "zt_q_first"))
+				fn = p->function[i];
+		assert_non_null(fn);
+		f = p->string_table[fn->filename];
+		assert_true(strlen(f) > 8 && !strcmp(f + strlen(f) - 8, "/<stdin>"));
+		for (i = 0; i < p->n_location; i++)
+			for (j = 0; j < p->location[i]->n_line; j++)
+				if (p->location[i]->line[j]->function_id == fn->id) {
+					assert_int_equal(p->location[i]->line[j]->line, 1);
+					assert_true(p->location[i]->mapping_id > 0 &&
+						    p->location[i]->mapping_id <= p->n_mapping);
+					mp = p->mapping[p->location[i]->mapping_id - 1];
+					lines++;
+				}
+		assert_int_equal(lines, 1);
+		assert_string_equal(p->string_table[mp->filename], "app");
+		assert_string_equal(p->string_table[mp->build_id],
+				    "0102030405060708090a0b0c0d0e0f1011121314");
+		assert_true(mp->has_functions && mp->has_filenames && mp->has_line_numbers);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
 	/* replaced: the new names, at once */
 	snprintf(prog, sizeof(prog), "%s/p2", dir);
 	snprintf(gsym, sizeof(gsym), "%s/p2.gsym", dir);

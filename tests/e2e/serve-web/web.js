@@ -52,6 +52,10 @@ run(CDP, 'serve-web', 90000, async (client, { ev, click, fail, sleep }) => {
 	out.topRows = await ev('document.querySelectorAll("#top tbody tr").length');
 	out.topHasFrame = await ev(`[...document.querySelectorAll('#top tbody tr')].some((tr) =>
 		tr.children[4].textContent === ${JSON.stringify(frameName)})`);
+	// its source column: the hottest line, as the flame's tooltip has it
+	out.topSource = await ev(`([...document.querySelectorAll('#top tbody tr')].find((tr) =>
+		tr.children[4].textContent === ${JSON.stringify(frameName)}) || { children: [] })
+		.children[6]?.textContent || ''`);
 	// click the widest frame of that name, inside the frame
 	const pick = `[...${svg}.querySelectorAll('g.f')].filter((g) =>
 		g.querySelector('title').textContent.split('\\n')[0] === ${JSON.stringify(frameName)})
