@@ -22,6 +22,7 @@
 #include "server/httpd.h"
 #include "server/route.h"
 #include "server/store.h"
+#include "server/token.h"
 #include "server/s3store.h"
 #include "symbolizer/debuginfod.h"
 

@@ -26,6 +26,7 @@
 
 #include "libprof/fileio.h"
 #include "libprof/zbuf.h"
+#include "server/query.h"
 #include "server/route.h"
 
 /*

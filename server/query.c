@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Selections, merged aggregates and the query outputs of zt serve (above the store interface). */
+#include "server/query.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

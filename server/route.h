@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "server/store.h"
+#include "server/query.h"
 
 enum zr_route {
 	ZR_NONE = 0,

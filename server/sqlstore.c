@@ -810,34 +810,6 @@ void zs_sql_symbytes_add(struct zs_sql *s, int64_t delta)
 
 /* ---- tokens --------------------------------------------------------------------- */
 
-unsigned zs_scope_parse(const char *str)
-{
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = { { "push", ZS_SCOPE_PUSH }, { "symbols", ZS_SCOPE_SYMBOLS },
-		      { "read", ZS_SCOPE_READ }, { "admin", ZS_SCOPE_ADMIN } };
-	unsigned mask = 0;
-	const char *p = str;
-
-	if (!str || !*str)
-		return 0;
-	for (;;) {
-		size_t n = strcspn(p, ","), i;
-		unsigned bit = 0;
-
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
-				bit = names[i].bit;
-		if (!bit)
-			return 0;
-		mask |= bit;
-		if (!p[n])
-			return mask;
-		p += n + 1;
-	}
-}
-
 static int tokens_load(struct zs_sql *s, sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -878,20 +850,6 @@ static int tokens_load(struct zs_sql *s, sqlite3 *db)
 	s->cap_tokens = cap;
 	pthread_rwlock_unlock(&s->tlock);
 	return 0;
-}
-
-int zs_token_name_ok(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name[i]; i++) {
-		char c = name[i];
-
-		if (i >= ZS_TOKEN_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-						(c >= '0' && c <= '9') || strchr("._-@:+", c)))
-			return 0;
-	}
-	return i > 0;
 }
 
 /* A token's row by the SHA-256 of the token. -EEXIST: that token is

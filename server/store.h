@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "libprof/zbuf.h"
+#include "server/token.h"
 
 struct zs_store;
 struct zs_remote;
@@ -91,21 +92,7 @@ void zs_store_close(struct zs_store *s); /* accepts NULL */
 
 /* ---- tokens ---------------------------------------------------------------- */
 
-enum zs_scope {
-	ZS_SCOPE_PUSH = 1,
-	ZS_SCOPE_SYMBOLS = 2,
-	ZS_SCOPE_READ = 4,
-	ZS_SCOPE_ADMIN = 8, /* implies all the others */
-};
-
-/* "push" "symbols" "read" "admin" (comma-separated) to a mask; 0: invalid. */
-unsigned zs_scope_parse(const char *s);
-
-/* A token's name: 1 to ZS_TOKEN_NAME_MAX bytes of ASCII letters, digits
- * and . _ - @ : + (nothing a terminal acts on, no blank to split a
- * listing's columns). Names are unique in a store; a token may have none. */
-#define ZS_TOKEN_NAME_MAX 64
-int zs_token_name_ok(const char *name);
+/* scopes and names: server/token.h */
 
 /* A new random token (32 bytes, shown as 64 hex digits: out has 65 bytes)
  * with these scopes and a name (NULL: none); only its SHA-256 is stored.
@@ -292,7 +279,7 @@ int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, c
 /* "gsym", "debuginfo", "executable", "source". */
 const char *zs_kind_name(enum zs_kind kind);
 
-/* ---- queries (server/query.c) ---------------------------------------------- */
+/* ---- selections (of the queries: server/query.h) --------------------------- */
 
 #define ZS_SEL_MAX_IDS 4096
 #define ZS_SEL_MAX_LABELS 16
@@ -309,35 +296,7 @@ struct zs_selection {
 };
 
 
-/* Append JSON to out. */
-int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out);
-/* One profile's JSON object. -ENOENT. */
-int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out);
-
-enum zs_sort { ZS_SORT_SELF, ZS_SORT_CHILDREN };
-
-/* Merged over the selection (an empty selection matches nothing: still a
- * valid, empty answer). */
-int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limit,
-		 enum zs_sort sort, struct zbuf *json);
-int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct zbuf *text);
-int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zbuf *gz);
-
-/* A flame graph the server draws has at most this many frames: the
- * narrowest are left out beyond it (the SVG's subtitle says so). With the
- * longest names that is about 10 MB of SVG. */
-#define ZS_FLAME_MAX_FRAMES 20000
-struct zs_flame_opts {
-	const char *title; /* NULL: default */
-	unsigned width;    /* 0: 1200 */
-	double minwidth;   /* <0: default */
-	int inverted;
-};
-int zs_query_flame(struct zs_store *s, const struct zs_selection *sel,
-		   const struct zs_flame_opts *o, struct zbuf *svg);
-/* Differential flame graph: b (new) against a (baseline). */
-int zs_query_diff(struct zs_store *s, const struct zs_selection *a, const struct zs_selection *b,
-		  const struct zs_flame_opts *o, struct zbuf *svg);
+/* the queries over a selection: server/query.h */
 
 /* ---- numbers for /metrics ----------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "formats/profile.pb-c.h"
+#include "server/query.h"
 #include "server/store.h"
 #include "symbolizer/symmod.h"
 #include "tests/unit/srvdata.h"

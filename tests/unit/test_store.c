@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "server/blobstore.h"
+#include "server/query.h"
 #include "server/store.h"
 #include "symbolizer/symmod.h"
 #include "tests/unit/srvdata.h"
