@@ -276,8 +276,13 @@ unsigned zs_symfile_has(struct zs_store *s, const char *id);
  * debuginfod) and store it as an upload is stored. 0 (stored, or stored
  * meanwhile), -ENOSYS (no upstream), -ENOENT, -EBADMSG, others. */
 int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src);
-/* "gsym", "debuginfo", "executable", "source". */
-const char *zs_kind_name(enum zs_kind kind);
+/* "gsym", "debuginfo", "executable", "source"; "?" for another value. */
+static inline const char *zs_kind_name(enum zs_kind kind)
+{
+	static const char *const names[] = {"gsym", "debuginfo", "executable", "source"};
+
+	return kind < ZS_NR_KINDS ? names[kind] : "?";
+}
 
 /* ---- selections (of the queries: server/query.h) --------------------------- */
 

@@ -638,13 +638,6 @@ unsigned zs_sql_symfile_has(struct zs_sql *s, const char *id)
 	return has;
 }
 
-const char *zs_kind_name(enum zs_kind kind)
-{
-	static const char *const names[] = {"gsym", "debuginfo", "executable", "source"};
-
-	return kind < ZS_NR_KINDS ? names[kind] : "?";
-}
-
 /* ---- debuginfod upstreams ------------------------------------------------------------ */
 
 /* Copy the file at from into a new file in DIR/tmp (a debuginfod client's

@@ -53,10 +53,6 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 void zs_store_close(struct zs_store *s)
 {
 }
-unsigned zs_scope_parse(const char *s)
-{
-	return 0;
-}
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65])
 {
 	return -ENOSYS;
@@ -294,12 +290,6 @@ int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, cons
 int zs_symfile_upstream(struct zs_store *s, const char *id, enum zs_kind kind, const char *src)
 {
 	return -ENOSYS;
-}
-const char *zs_kind_name(enum zs_kind kind)
-{
-	static const char *const n[] = {"gsym", "debuginfo", "executable", "source"};
-
-	return kind < ZS_NR_KINDS ? n[kind] : "?";
 }
 int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out)
 {
