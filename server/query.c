@@ -960,6 +960,18 @@ static uint64_t pp_map(struct ppw *w, const struct zs_symframes *sf, uint64_t ad
 	return m->id;
 }
 
+static int map_cmp(const void *a, const void *b, void *ctx)
+{
+	const Perftools__Profiles__Mapping *x = *(Perftools__Profiles__Mapping *const *)a,
+					   *y = *(Perftools__Profiles__Mapping *const *)b;
+	const struct ppw *w = ctx;
+
+	return strcmp(zt_strtab_str(&w->strs, (uint32_t)x->filename),
+		      zt_strtab_str(&w->strs, (uint32_t)y->filename)) ?:
+	       strcmp(zt_strtab_str(&w->strs, (uint32_t)x->build_id),
+		      zt_strtab_str(&w->strs, (uint32_t)y->build_id));
+}
+
 static int gzip_buf(const void *in, size_t len, struct zbuf *out)
 {
 	z_stream z;
@@ -1137,11 +1149,27 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		w.fptrs[i] = &w.funcs[i];
 	w.p.n_function = w.nr_funcs;
 	w.p.function = w.fptrs;
+	/* mappings by (file name, build id), whatever the stacks' order (the
+	 * stores number stacks differently) */
 	w.mptrs = calloc(w.nr_maps + 1, sizeof(*w.mptrs));
 	if (!w.mptrs)
 		goto nomem;
 	for (i = 0; i < w.nr_maps; i++)
 		w.mptrs[i] = &w.maps[i];
+	qsort_r(w.mptrs, w.nr_maps, sizeof(*w.mptrs), map_cmp, &w);
+	{
+		uint64_t *newid = calloc(w.nr_maps + 1, sizeof(*newid));
+
+		if (!newid)
+			goto nomem;
+		for (i = 0; i < w.nr_maps; i++)
+			newid[w.mptrs[i]->id] = i + 1;
+		for (i = 0; i < w.nr_maps; i++)
+			w.mptrs[i]->id = i + 1;
+		for (i = 0; i < nrl; i++)
+			w.locs[i].mapping_id = newid[w.locs[i].mapping_id];
+		free(newid);
+	}
 	w.p.n_mapping = w.nr_maps;
 	w.p.mapping = w.mptrs;
 	w.sptrs = calloc(zt_strtab_count(&w.strs) + 1, sizeof(*w.sptrs));
