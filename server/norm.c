@@ -17,9 +17,7 @@
 #include "libprof/text.h"
 #include "server/norm.h"
 #include "server/store.h"
-#include "symbolizer/jitdump.h"
-#include "symbolizer/kallsyms.h"
-#include "symbolizer/perfmap.h"
+#include "symbolizer/resolve.h"
 
 #define NAME_MAX_LEN 4096 /* longer names are cut */
 #define STR_MAX 65536     /* strings in a key */
@@ -314,15 +312,6 @@ static int set_str(char **dst, const char *src)
 
 /* ---- zt.data ----------------------------------------------------------------- */
 
-/* The perf map and jitdump snapshots of one process. */
-struct jit_proc {
-	uint32_t pid;
-	struct perfmap *pm;
-	struct jitdump *jd;
-	uint8_t *jd_data;
-	char module[32];
-};
-
 struct memo {
 	uint64_t epoch, addr;
 	uint32_t pid, frame;
@@ -343,84 +332,14 @@ struct zt_ctx {
 	struct zt_htab smhash;
 	const struct profile *p;
 	struct proctree *pt;
-	struct kallsyms *ks;
-	struct jit_proc *jits;
-	size_t nr_jits, cap_jits;
-	struct zt_htab jhash;
+	/* kernel and JIT frames named from the recording (its kallsyms
+	 * lines, perf maps and jitdumps), by the resolver every command
+	 * uses; no file is opened */
+	struct resolver *r;
 	struct memo *memos;
 	size_t nr_memos, cap_memos;
 	struct zt_htab mhash;
 };
-
-static inline uint64_t jit_hash_at(const void *ctx, uint32_t i)
-{
-	return zt_hash_mix(0, ((const struct zt_ctx *)ctx)->jits[i].pid);
-}
-
-/* The blobs of kind (and pid, or every pid for UINT32_MAX) joined, sep
- * after each piece when not 0. NULL with *len 0 when there are none. */
-static uint8_t *join_blobs(const struct profile *p, uint32_t kind, uint32_t pid, char sep,
-			   size_t *len, int *err)
-{
-	struct zbuf b;
-	size_t i;
-
-	zbuf_init(&b);
-	for (i = 0; i < p->nr_blobs; i++) {
-		const struct prof_blob *bl = &p->blobs[i];
-
-		if (bl->kind != kind || (pid != UINT32_MAX && bl->pid != pid))
-			continue;
-		zbuf_put(&b, bl->data, bl->len);
-		if (sep)
-			zbuf_put_u8(&b, (uint8_t)sep);
-	}
-	*len = b.len;
-	if (b.err) {
-		*err = -ENOMEM;
-		zbuf_release(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
-static struct jit_proc *get_jit(struct zt_ctx *c, uint32_t pid)
-{
-	struct jit_proc *jp;
-	uint8_t *text;
-	size_t j, len;
-	uint32_t i;
-	int err = 0;
-
-	if (zt_htab_reserve(&c->jhash, 1, jit_hash_at, c))
-		return NULL;
-	for (j = zt_htab_first(&c->jhash, zt_hash_mix(0, pid)); zt_htab_get(&c->jhash, j, &i);
-	     j = zt_htab_next(&c->jhash, j))
-		if (c->jits[i].pid == pid)
-			return &c->jits[i];
-	if (ZT_GROW(c->jits, c->cap_jits, c->nr_jits + 1))
-		return NULL;
-	jp = &c->jits[c->nr_jits];
-	memset(jp, 0, sizeof(*jp));
-	jp->pid = pid;
-	snprintf(jp->module, sizeof(jp->module), "[JIT] tid %u", pid);
-	text = join_blobs(c->p, PROF_BLOB_PERFMAP, pid, '\n', &len, &err);
-	if (err)
-		return NULL;
-	if (text && perfmap_parse((const char *)text, len, &jp->pm))
-		jp->pm = NULL;
-	free(text);
-	jp->jd_data = join_blobs(c->p, PROF_BLOB_JITDUMP, pid, 0, &len, &err);
-	if (err)
-		return NULL;
-	if (jp->jd_data && jitdump_parse(jp->jd_data, len, &jp->jd)) {
-		jp->jd = NULL;
-		free(jp->jd_data);
-		jp->jd_data = NULL;
-	}
-	zt_htab_set(&c->jhash, j, (uint32_t)c->nr_jits++);
-	return jp;
-}
 
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
 		 uint32_t *out)
@@ -442,52 +361,28 @@ static int unresolved(struct zs_norm *n, const char *module, uint64_t off, uint8
 	return add_frame(n, &k, out);
 }
 
-static int kernel_frame(struct zt_ctx *c, uint64_t addr, uint32_t *out)
+/* The key of the frame f the resolver gave for an address: a named kernel
+ * or JIT frame as named; a file's frame by build id and file offset,
+ * symbolized at query time (ADDR), or without a build id its module and
+ * offset (UNRESOLVED). */
+static int frame_key(struct zt_ctx *c, const struct resolve_frame *f, uint32_t *out)
 {
-	const char *module = NULL, *sym = NULL;
-	uint64_t off;
+	const struct prof_mmap *m = f->map;
 
-	if (c->ks)
-		sym = kallsyms_lookup(c->ks, addr, &off, &module);
-	if (sym)
-		return named(c->n, module ? module : "[kernel.kallsyms]", sym, ZS_FF_KERNEL, out);
-	return unresolved(c->n, "[kernel.kallsyms]", addr, ZS_FF_KERNEL, out);
-}
-
-/* A user address of pid at ts: the key of its frame (resolver.c's rules
- * for JIT code and anonymous memory, without opening any file). */
-static int user_frame(struct zt_ctx *c, uint32_t pid, uint64_t ts, const struct prof_mmap *m,
-		      uint64_t addr, uint32_t *out)
-{
-	if (!m || prof_path_is_anon(m->path)) {
-		struct jit_proc *jp = get_jit(c, pid);
-		const char *sym;
-		uint64_t off;
-
-		if (!jp)
-			return -ENOMEM;
-		if (jp->jd) {
-			const struct jitdump_region *r = jitdump_lookup(jp->jd, addr, ts, NULL);
-
-			if (r && r->name[0])
-				return named(c->n, jp->module, r->name, ZS_FF_JIT, out);
-		}
-		if (jp->pm && (sym = perfmap_lookup(jp->pm, addr, &off)))
-			return named(c->n, jp->module, sym, ZS_FF_JIT, out);
-		if (!m)
-			return unresolved(c->n, "[unknown]", addr, 0, out);
-		return unresolved(c->n, "[anon]", addr - m->start, 0, out);
-	}
-	if (m->build_id.len) {
+	if (f->kernel)
+		return f->sym ? named(c->n, f->module, f->sym, ZS_FF_KERNEL, out)
+			      : unresolved(c->n, f->module, f->offset, ZS_FF_KERNEL, out);
+	if (f->sym) /* a perf map's or jitdump's: files are not read */
+		return named(c->n, f->module, f->sym, ZS_FF_JIT, out);
+	if (m && !prof_path_is_anon(m->path) && m->build_id.len) {
 		char mod[NAME_MAX_LEN];
-		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id,
-				     .off = addr - m->start + m->pgoff, .module = mod };
+		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id, .off = f->offset,
+				     .module = mod };
 
 		clean_name(mod, sizeof(mod), base_name(m->path));
 		return add_frame(c->n, &k, out);
 	}
-	return unresolved(c->n, m->path[0] == '[' ? m->path : base_name(m->path),
-			  addr - m->start + m->pgoff, 0, out);
+	return unresolved(c->n, f->module, f->offset, 0, out);
 }
 
 static inline uint64_t memo_hash(uint32_t pid, uint64_t epoch, uint64_t addr)
@@ -507,7 +402,7 @@ static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
 static int frame_of(struct zt_ctx *c, uint32_t pid, uint64_t ts, uint64_t epoch, uint64_t addr,
 		    int kernel, uint32_t *out)
 {
-	const struct prof_mmap *m = NULL;
+	struct resolve_frame f;
 	uint32_t mpid = kernel ? UINT32_MAX : pid, i;
 	uint64_t mep = kernel ? 0 : epoch, h;
 	size_t j;
@@ -523,22 +418,14 @@ static int frame_of(struct zt_ctx *c, uint32_t pid, uint64_t ts, uint64_t epoch,
 			return 0;
 		}
 	}
-	if (kernel) {
-		ret = kernel_frame(c, addr, out);
-	} else {
-		m = proctree_map(c->pt, pid, ts, addr);
-		ret = user_frame(c, pid, ts, m, addr, out);
-	}
+	ret = resolver_resolve(c->r, pid, ts, addr, kernel, &f);
+	if (!ret)
+		ret = frame_key(c, &f, out);
 	if (ret)
 		return ret;
-	if (!kernel && (!m || prof_path_is_anon(m->path))) {
-		struct jit_proc *jp = get_jit(c, pid);
-
-		if (!jp)
-			return -ENOMEM;
-		if (jp->jd)
-			return 0; /* answers by time: not memoized */
-	}
+	if (!kernel && (!f.map || prof_path_is_anon(f.map->path)) &&
+	    resolver_time_sensitive(c->r, pid))
+		return 0; /* a jitdump answers by time: not memoized */
 	if (ZT_GROW(c->memos, c->cap_memos, c->nr_memos + 1))
 		return -ENOMEM;
 	c->memos[c->nr_memos] = (struct memo){ mep, addr, mpid, *out };
@@ -634,20 +521,11 @@ static int command_from_roots(struct zs_norm *n)
 
 static void zt_ctx_release(struct zt_ctx *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nr_jits; i++) {
-		perfmap_free(c->jits[i].pm);
-		jitdump_free(c->jits[i].jd);
-		free(c->jits[i].jd_data);
-	}
-	free(c->jits);
-	zt_htab_release(&c->jhash);
 	free(c->memos);
 	zt_htab_release(&c->mhash);
 	free(c->smemos);
 	zt_htab_release(&c->smhash);
-	kallsyms_free(c->ks);
+	resolver_free(c->r);
 	proctree_free(c->pt);
 }
 
@@ -677,7 +555,6 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st;
-		struct jit_proc *jp;
 		const uint64_t *ips;
 		const char *comm, *name;
 		char buf[32];
@@ -734,10 +611,7 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 		if (ret)
 			break;
 		/* JIT code of a jitdump answers by time: such samples are not grouped */
-		jp = get_jit(c, s->pid);
-		if (!jp)
-			return -ENOMEM;
-		if (jp->jd)
+		if (resolver_time_sensitive(c->r, s->pid))
 			continue;
 		if (ZT_GROW(c->smemos, c->cap_smemos, c->nr_smemos + 1))
 			return -ENOMEM;
@@ -752,9 +626,7 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	struct ztdata_read_info info;
 	struct zt_ctx c = { .n = n };
 	struct profile p;
-	uint8_t *ks;
-	size_t kl;
-	int ret, err = 0, need_cmd;
+	int ret, need_cmd;
 
 	profile_init(&p);
 	c.p = &p;
@@ -782,16 +654,10 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	if (ret < 0)
 		goto out;
 	ret = proctree_new(&p, &c.pt);
+	if (!ret)
+		ret = resolver_new_opts(&p, c.pt, &(struct resolver_opts){.no_files = 1}, &c.r);
 	if (ret)
 		goto out;
-	ks = join_blobs(&p, PROF_BLOB_KALLSYMS, UINT32_MAX, '\n', &kl, &err);
-	if (err) {
-		ret = err;
-		goto out;
-	}
-	if (ks && kallsyms_parse((const char *)ks, kl, &c.ks))
-		c.ks = NULL;
-	free(ks);
 	ret = norm_samples(&c, msg, msglen);
 	if (!ret && need_cmd)
 		ret = command_from_roots(n);

@@ -71,7 +71,8 @@ struct resolver {
 	const struct profile *p;
 	struct symmod_opts mo;
 	int demangle;
-	int params; /* demangled names keep their parameter lists */
+	int params;   /* demangled names keep their parameter lists */
+	int no_files; /* resolver_opts.no_files */
 	uint64_t counts[3];
 	char **owned;       /* demangled names and inline chains, freed at the end */
 	uint32_t *jit_pids; /* sorted pids with jitdump snapshots */
@@ -120,6 +121,7 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	r->pt = pt;
 	r->demangle = !(o && o->no_demangle);
 	r->params = o && o->full_signature;
+	r->no_files = o && o->no_files;
 	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
 	if (!r->map_elf) {
 		resolver_free(r);
@@ -129,7 +131,7 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 		r->map_elf[i] = -1;
 	r->nr_map_elf = p->nr_mmaps;
 	/* without a cache directory (no home), binaries are read from their paths */
-	r->have_cache = buildid_cache_init(&r->cache) == 0 && r->cache.dir;
+	r->have_cache = !r->no_files && buildid_cache_init(&r->cache) == 0 && r->cache.dir;
 	if (o && o->mo) {
 		r->mo = *o->mo;
 	} else {
@@ -650,6 +652,8 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 	f->module = map_module(m);
 	off = prof_mmap_offset(m, addr);
 	f->offset = off;
+	if (r->no_files)
+		return 0;
 	ret = get_elf(r, (size_t)(m - r->p->mmaps), &e);
 	if (ret)
 		return ret;

@@ -38,6 +38,12 @@ struct resolver_opts {
 	int no_demangle;              /* keep C++/Rust names mangled */
 	int full_signature;           /* demangled C++ names keep their parameter lists
 					 (perf -v); default: without, as perf shows them */
+	/* names only from what the profile holds (its kallsyms lines, perf
+	 * maps and jitdumps): no binary, cache or debug file is opened (zt
+	 * serve, to which the paths in a pushed profile are only names).
+	 * Frames of files come back unresolved, with their mapping and file
+	 * offset, for the caller to symbolize from elsewhere. */
+	int no_files;
 };
 
 /*

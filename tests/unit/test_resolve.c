@@ -225,6 +225,39 @@ static void test_jit_and_kernel(void **state)
 	close_ctx(&c);
 }
 
+/*
+ * no_files (zt serve): kernel and JIT frames named from the profile as
+ * before; a binary's frames unresolved with their mapping and file offset,
+ * no file opened: nothing lands in the build-id cache.
+ */
+static void test_no_files(void **state)
+{
+	struct resolve_frame f;
+	struct ctx c;
+	char cache[600], want[64];
+
+	run("rm -rf %s/cache", tmpdir);
+	make_profile(&c.p);
+	assert_int_equal(proctree_new(&c.p, &c.pt), 0);
+	assert_int_equal(resolver_new_opts(&c.p, c.pt, &(struct resolver_opts){.no_files = 1}, &c.r),
+			 0);
+	snprintf(want, sizeof(want), "[prog+0x%llx]", (unsigned long long)off_alpha + 2);
+	assert_string_equal(name_of(&c, PID, BASE + off_alpha + 2, 0, &f), want);
+	assert_null(f.sym);
+	assert_string_equal(f.module, "prog");
+	assert_int_equal(f.offset, off_alpha + 2);
+	assert_ptr_equal(f.map, &c.p.mmaps[0]);
+	assert_string_equal(name_of(&c, PID, 0x7f0000001010ull, 0, &f), "jit_fn");
+	assert_string_equal(f.module, "[JIT] tid 42");
+	assert_string_equal(name_of(&c, PID, 0x7f0000002000ull, 0, &f), "[anon+0x2000]");
+	assert_string_equal(name_of(&c, PID, 0xffffffff81001010ull, 1, &f), "zt_kfunc");
+	assert_int_equal(f.kernel, 1);
+	snprintf(cache, sizeof(cache), "%s/cache", tmpdir);
+	assert_int_not_equal(access(cache, F_OK), 0);
+	assert_int_equal(warnings, 0);
+	close_ctx(&c);
+}
+
 /* A profile that grows while it is resolved (zt top): new mappings and a
  * new tree, the frames resolved before kept, their map pointers moved. */
 static void test_growing_profile(void **state)
@@ -350,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_symbols),
 		cmocka_unit_test(test_jit_and_kernel),
+		cmocka_unit_test(test_no_files),
 		cmocka_unit_test(test_growing_profile),
 		cmocka_unit_test(test_jit_module_stays),
 		cmocka_unit_test(test_build_id_cache),
