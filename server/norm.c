@@ -372,8 +372,8 @@ static int frame_key(struct zt_ctx *c, const struct resolve_frame *f, uint32_t *
 	if (f->kernel)
 		return f->sym ? named(c->n, f->module, f->sym, ZS_FF_KERNEL, out)
 			      : unresolved(c->n, f->module, f->offset, ZS_FF_KERNEL, out);
-	if (f->sym) /* a perf map's or jitdump's: files are not read */
-		return named(c->n, f->module, f->sym, ZS_FF_JIT, out);
+	if (f->sym) /* a perf map's, a jitdump's or another source's: files are not read */
+		return named(c->n, f->module, f->sym, f->jit ? ZS_FF_JIT : 0, out);
 	if (m && !prof_path_is_anon(m->path) && m->build_id.len) {
 		char mod[NAME_MAX_LEN];
 		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id, .off = f->offset,
@@ -655,7 +655,11 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 		goto out;
 	ret = proctree_new(&p, &c.pt);
 	if (!ret)
-		ret = resolver_new_opts(&p, c.pt, &(struct resolver_opts){.no_files = 1}, &c.r);
+		ret = resolver_new_opts(&p, c.pt,
+					&(struct resolver_opts){.no_files = 1,
+								.sources = n->sources,
+								.nr_sources = n->nr_sources},
+					&c.r);
 	if (ret)
 		goto out;
 	ret = norm_samples(&c, msg, msglen);

@@ -56,7 +56,13 @@ struct zs_nstack {
 	uint64_t count, weight;
 };
 
+struct resolve_source;
+
 struct zs_norm {
+	/* set before zs_norm_body: frame sources for a zt.data's frames
+	 * besides its kernel and JIT names (symbolizer/resolve.h; borrowed) */
+	const struct resolve_source *sources;
+	size_t nr_sources;
 	const char *format; /* "zt.data" or "pprof" (static) */
 	char *host, *command, *event; /* owned, never NULL */
 	int64_t time_start, time_end; /* Unix seconds; 0: unknown */

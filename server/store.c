@@ -45,6 +45,8 @@ struct zs_store {
 	 * ClickHouse id (chf, chs: by mem id, and the way back) */
 	struct zs_ch *ch;
 	struct idset chf, chs;
+	const struct resolve_source *sources; /* zs_store_opts' */
+	size_t nr_sources;
 	/* the frames and stacks this server wrote: ingests write only others */
 	pthread_mutex_t kslock;
 	struct idset kf, ks;
@@ -117,6 +119,10 @@ int zs_store_open(const char *dir, const struct zs_store_opts *o, struct zs_stor
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->kslock, NULL);
+	if (o) {
+		s->sources = o->sources;
+		s->nr_sources = o->nr_sources;
+	}
 	if ((err = zs_sql_open(dir, o, &s->sql, msg, msglen)))
 		goto fail;
 	if (o && o->admin_only) { /* tokens only */
@@ -548,6 +554,8 @@ static int ingest(struct zs_store *s, const void *body, size_t len, const char *
 		return -EFBIG;
 	}
 	zs_norm_init(&n);
+	n.sources = s->sources;
+	n.nr_sources = s->nr_sources;
 	err = zs_norm_body(&n, body, len, max_body, msg, msglen);
 	if (!err)
 		err = zt_sha256_hex(body, len, r->id);

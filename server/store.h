@@ -57,6 +57,8 @@ enum zs_kind {
 #define ZS_DEFAULT_MAX_SOURCES	      65536	    /* source files of one build id */
 #define ZS_DEFAULT_MAX_SYMBOLS_PER_ID (4ull << 30)  /* every file of one build id */
 
+struct resolve_source;
+
 struct zs_store_opts {
 	/* ask debuginfod for build ids the store has no symbols for: the
 	 * servers and the client's cache are the process's libdebuginfod
@@ -81,6 +83,11 @@ struct zs_store_opts {
 	/* keep profiles in ClickHouse (server/chstore.h; borrowed, for the
 	 * open only); NULL: in DIR's SQLite catalogue */
 	const struct zs_ch_opts *clickhouse;
+	/* frame sources of the ingests besides the recording's own kernel
+	 * and JIT names (symbolizer/resolve.h: a new kind of frame is one of
+	 * these; borrowed, must outlive the store) */
+	const struct resolve_source *sources;
+	size_t nr_sources;
 };
 
 /* Open (creating when needed) the store in dir. Empties dir/tmp and

@@ -47,6 +47,8 @@ int session_source_new(const struct session_opts *o, struct session_source **out
 	ss->ro.mo = ss->have_mo ? &ss->mo : NULL;
 	ss->ro.no_demangle = o ? o->no_demangle : 0;
 	ss->ro.full_signature = o ? o->full_signature : 0;
+	ss->ro.sources = o ? o->sources : NULL;
+	ss->ro.nr_sources = o ? o->nr_sources : 0;
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
 #include "symbolizer/buildid_cache.h"
+#include "symbolizer/resolve.h"
 #include "symbolizer/symmod.h"
 
 struct session_opts {
@@ -37,6 +38,10 @@ struct session_opts {
 	const struct symmod_opts *mo;
 	const char *kallsyms, *vmlinux; /* kernel symbols from these files (--kallsyms, -k) */
 	const struct buildid_cache *kcache; /* the per-boot kallsyms cache, or NULL */
+	/* frame sources asked before the built-in ones (symbolizer/resolve.h:
+	 * a new kind of frame is one of these); borrowed */
+	const struct resolve_source *sources;
+	size_t nr_sources;
 	int no_demangle;    /* keep C++/Rust names mangled */
 	int full_signature; /* demangled C++ names keep their parameter lists */
 	/* long work (what: "unwinding user stacks"): called with done from 0

@@ -73,6 +73,8 @@ struct resolver {
 	int demangle;
 	int params;   /* demangled names keep their parameter lists */
 	int no_files; /* resolver_opts.no_files */
+	const struct resolve_source *sources;
+	size_t nr_sources;
 	uint64_t counts[3];
 	char **owned;       /* demangled names and inline chains, freed at the end */
 	uint32_t *jit_pids; /* sorted pids with jitdump snapshots */
@@ -122,6 +124,10 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	r->demangle = !(o && o->no_demangle);
 	r->params = o && o->full_signature;
 	r->no_files = o && o->no_files;
+	if (o && o->nr_sources) {
+		r->sources = o->sources;
+		r->nr_sources = o->nr_sources;
+	}
 	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
 	if (!r->map_elf) {
 		resolver_free(r);
@@ -616,8 +622,22 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 	const struct symmod *e = NULL;
 	struct fi_result res;
 	uint64_t off;
+	size_t i;
 	int ret;
 
+	for (i = 0; i < r->nr_sources; i++) {
+		ret = r->sources[i].resolve(r->sources[i].ctx, r->p, pid, ts, m, addr, f);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			f->map = m;
+			f->kernel = 0;
+			if (!f->module)
+				f->module = m ? map_module(m) : "[unknown]";
+			return 0;
+		}
+		memset(f, 0, sizeof(*f));
+	}
 	f->map = m;
 	if (!m || prof_path_is_anon(m->path)) {
 		const struct rs_pmap *pm = get_pmap(r, pid);
@@ -632,12 +652,14 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 				f->offset = addr - jr->start;
 				f->module = pm->module;
 				f->quality = SYMQ_BASIC;
+				f->jit = 1;
 				return 0;
 			}
 		}
 		if (pm->m && (f->sym = perfmap_lookup(pm->m, addr, &f->offset))) {
 			f->module = pm->module;
 			f->quality = SYMQ_BASIC;
+			f->jit = 1;
 			return 0;
 		}
 		if (!m) {

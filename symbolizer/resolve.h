@@ -31,6 +31,25 @@ struct resolve_frame {
 	const struct fi_loc *locs; /* the inline chain, innermost first (locs[nr_locs-1] is
 				      the function sym names), or NULL; borrowed */
 	unsigned nr_locs;
+	int jit; /* named by a perf map or jitdump */
+};
+
+/*
+ * A source of frames besides the built-in ones (kallsyms, perf maps and
+ * jitdumps, binaries through symmod): a new kind of frame (an
+ * interpreter's functions, ...) is one more source, and shows in every
+ * output, zt serve's included. Asked first, in order, for each user
+ * address (m: its mapping in pid at ts, or NULL): returns 1 with f's sym,
+ * module, offset and quality set (strings that outlive the resolver; an
+ * inline chain in locs when it has one), 0 when it does not name the
+ * address, or a negative errno. Its answers are cached as the others are:
+ * by mapping and address, or in anonymous memory by process and address.
+ * Kernel addresses are not asked.
+ */
+struct resolve_source {
+	int (*resolve)(void *ctx, const struct profile *p, uint32_t pid, uint64_t ts,
+		       const struct prof_mmap *m, uint64_t addr, struct resolve_frame *f);
+	void *ctx;
 };
 
 struct resolver_opts {
@@ -44,6 +63,8 @@ struct resolver_opts {
 	 * Frames of files come back unresolved, with their mapping and file
 	 * offset, for the caller to symbolize from elsewhere. */
 	int no_files;
+	const struct resolve_source *sources; /* asked before the built-in ones (borrowed) */
+	size_t nr_sources;
 };
 
 /*
