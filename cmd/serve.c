@@ -924,7 +924,9 @@ static void serve_release(struct serve *sv)
 
 int cmd_serve(int argc, char **argv)
 {
-	struct serve sv = {
+	/* static, as its parts were: the --clickhouse URLs point into copies
+	 * that stay to the end (add_ch_url) */
+	static struct serve sv = {
 		.listen = DEFAULT_LISTEN,
 		.dir = DEFAULT_DIR,
 		.threads = 2,
