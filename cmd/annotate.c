@@ -735,163 +735,211 @@ out:
 	return msg[0] && only ? ZT_EXIT_FAIL : ZT_EXIT_OK;
 }
 
+static int annotate_parse_options(struct annotate_cmd *c, int argc, char **argv, int *rest)
+{
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &c->input, "file",
+		 "input file name: zt.data or perf.data (default: zt.data)"},
+		{OPT_STRING, 0, "event", &c->event, "name",
+		 "the event to annotate of a recording with several (default: each in turn)"},
+		{OPT_STRING, 's', "symbol", &c->symbol, "symbol",
+		 "the function to annotate (as the SYMBOL argument)"},
+		{OPT_STRING, 'd', "dsos", &c->dsos, "dso[,dso...]",
+		 "only functions in these modules"},
+		{OPT_BOOL, 0, "stdio", &c->stdio, NULL,
+		 "text output (default when stdout is not a terminal)"},
+		{OPT_BOOL, 0, "stdio2", &c->stdio2, NULL,
+		 "text as perf annotate --stdio2 writes it: the lines of the interactive view, "
+		 "jumps with arrows to offsets"},
+		{OPT_BOOL, 0, "tui", &c->tui, NULL, "the interactive view (default on a terminal)"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
+		{OPT_BOOL, 'l', "print-line", &c->print_line, NULL,
+		 "the source line of hot instructions, and a summary by line first"},
+		{OPT_BOOL, 0, "source", &c->source, NULL,
+		 "source lines between the instructions (default); --no-source: not"},
+		{OPT_BOOL, 0, "asm-raw", &c->asm_raw, NULL, "the instructions' bytes too"},
+		{OPT_STRING, 'M', "disassembler-style", &c->style, "style",
+		 "att (default) or intel"},
+		{OPT_STRING, 0, "percent-type", &c->percent_type, "type",
+		 "local-period (default), global-period, local-hits or global-hits"},
+		{OPT_BOOL, 'n', "show-nr-samples", &c->show_nr, NULL,
+		 "samples instead of percentages"},
+		{OPT_BOOL, 0, "show-total-period", &c->show_period, NULL,
+		 "periods instead of percentages"},
+		{OPT_BOOL, 'q', "quiet", &c->quiet, NULL, "no warnings"},
+		{OPT_BOOL, 'f', "force", &c->force, NULL,
+		 "read the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &c->demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		SYMOPTS_OPTIONS(c->so),
+		SYMOPTS_SYMDB_OPTIONS(c->so),
+		SYMOPTS_KERNEL_OPTIONS(c->so),
+		OPT_EOL,
+	};
+
+	return opts_parse_permute("annotate", annotate_usage, opts, argc, argv, rest);
+}
+
+/* The options' values and the SYMBOL argument (argv[rest..]):
+ * ZT_EXIT_OK or ZT_EXIT_USAGE (the message shown). */
+static int annotate_check_options(struct annotate_cmd *c, int argc, char **argv, int rest)
+{
+	if (rest < argc) {
+		if (c->symbol || rest + 1 < argc) {
+			cmd_error("one symbol at a time: '%s' is one too many (the input is given "
+				  "with -i)",
+				  argv[c->symbol ? rest : rest + 1]);
+			return ZT_EXIT_USAGE;
+		}
+		c->symbol = argv[rest];
+	}
+	if ((c->stdio || c->stdio2) && c->tui) {
+		cmd_error("--stdio%s and --tui: choose one", c->stdio2 ? "2" : "");
+		return ZT_EXIT_USAGE;
+	}
+	if (c->stdio2)
+		c->stdio = 1;
+	if (c->stdio && c->tui) {
+		cmd_error("--stdio and --tui: choose one");
+		return ZT_EXIT_USAGE;
+	}
+	if (!c->stdio && !c->tui && isatty(STDOUT_FILENO))
+		c->tui = 1;
+	if (c->style && strcmp(c->style, "att") && strcmp(c->style, "intel")) {
+		cmd_error("-M/--disassembler-style '%s': use att or intel", c->style);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->percent_type && ann_percent_parse(c->percent_type, &c->pct)) {
+		cmd_error("--percent-type '%s': use local-period, global-period, local-hits or "
+			  "global-hits",
+			  c->percent_type);
+		return ZT_EXIT_USAGE;
+	}
+	if (parse_dsos(c))
+		return ZT_EXIT_USAGE;
+	return ZT_EXIT_OK;
+}
+
+/* The symbol options and the recording, which must have samples. 0 or -1
+ * (the message shown). */
+static int annotate_open(struct annotate_cmd *c)
+{
+	if (symopts_init(&c->so, "annotate"))
+		return -1;
+	/* perf annotate goes through the events in turn; its TUI (here) shows one */
+	if (cmd_open_session_events(&c->ses, c->input, &c->so, c->force, c->event, c->demangle,
+				    !c->event))
+		return -1;
+	c->have_ses = 1;
+	if (!c->ses.prof.nr_samples) {
+		cmd_error("'%s' has no samples", c->input);
+		return -1;
+	}
+	if (c->tui)
+		cmd_first_event(&c->ses, "--event");
+	return 0;
+}
+
+/* What the pass over the events found. */
+struct ann_tally {
+	size_t done, kernel; /* functions annotated; kernel ones not (no vmlinux) */
+	int found, any_sym;  /* the SYMBOL in an event; any function with a symbol */
+};
+
+/* Each event in turn: its functions (or SYMBOL) annotated, the TUI
+ * showing the first it can. An exit code to end with, or -1 to go on
+ * to annotate_summary(). */
+static int annotate_events(struct annotate_cmd *c, struct ann_tally *t)
+{
+	struct ann_filter filt = {0};
+	size_t ev, nev;
+	int ret;
+
+	filt.dsos = (const char *const *)c->dso_list;
+	filt.nr_dsos = c->nr_dsos;
+	c->ao.mo = &c->so.mo;
+	c->ao.vmlinux = c->so.vmlinux;
+	c->ao.syntax = c->style && !strcmp(c->style, "intel") ? DISASM_INTEL : DISASM_ATT;
+	c->ao.demangle = c->demangle;
+	nev = profile_nr_events(&c->ses.prof);
+	for (ev = 0; ev < nev; ev++) {
+		const struct ann_sym *only = NULL;
+		const char *name = profile_event_name(&c->ses.prof, (uint32_t)ev);
+
+		c->evname = name && *name ? name : "cpu-clock";
+		c->ev = (size_t)ev;
+		filt.by_event = nev > 1;
+		filt.event = (uint32_t)ev;
+		ann_profile_release(&c->ap);
+		if ((ret = ann_profile_build(&c->ap, &c->ses.prof, c->ses.pt, &c->ses.ft, &filt))) {
+			cmd_error("cannot read the samples: %s", strerror(-ret));
+			return ZT_EXIT_FAIL;
+		}
+		if (!c->ap.nr_syms)
+			continue;
+		t->any_sym = 1;
+		if (c->symbol && !(only = ann_profile_find(&c->ap, c->symbol, NULL)))
+			continue; /* none in this event: perf says nothing either */
+		t->found = 1;
+		ret = c->tui ? run_tui(c, only) : run_stdio(c, only, &t->done, &t->kernel);
+		if (ret != ZT_EXIT_OK || c->tui)
+			return ret;
+	}
+	return -1;
+}
+
+/* After every event: what could not be annotated, and why. An exit code. */
+static int annotate_summary(const struct annotate_cmd *c, const struct ann_tally *t)
+{
+	if (c->symbol && !t->found) {
+		char name[256];
+
+		prof_sanitize(name, sizeof(name), c->symbol);
+		cmd_error("no samples in '%s'%s: see 'zt report --stdio --no-children' for the "
+			  "functions with samples",
+			  name, c->dsos ? " in those modules" : "");
+		return ZT_EXIT_FAIL;
+	}
+	if (!t->any_sym) {
+		cmd_error("no samples in a function with a symbol in '%s'", c->input);
+		return ZT_EXIT_FAIL;
+	}
+	if (t->kernel)
+		cmd_warn("%zu kernel function%s not annotated: kernel code needs the recorded "
+			 "kernel's vmlinux (use -k/--vmlinux FILE)",
+			 t->kernel, t->kernel > 1 ? "s" : "");
+	if (!t->done && !c->symbol) {
+		cmd_error("no function of '%s' could be annotated", c->input);
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_cmd c = {.input = "zt.data",
 				 .source = 1,
 				 .demangle = 1,
 				 .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
-	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &c.input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data)"},
-		{OPT_STRING, 0, "event", &c.event, "name",
-		 "the event to annotate of a recording with several (default: each in turn)"},
-		{OPT_STRING, 's', "symbol", &c.symbol, "symbol",
-		 "the function to annotate (as the SYMBOL argument)"},
-		{OPT_STRING, 'd', "dsos", &c.dsos, "dso[,dso...]",
-		 "only functions in these modules"},
-		{OPT_BOOL, 0, "stdio", &c.stdio, NULL,
-		 "text output (default when stdout is not a terminal)"},
-		{OPT_BOOL, 0, "stdio2", &c.stdio2, NULL,
-		 "text as perf annotate --stdio2 writes it: the lines of the interactive view, "
-		 "jumps with arrows to offsets"},
-		{OPT_BOOL, 0, "tui", &c.tui, NULL, "the interactive view (default on a terminal)"},
-		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
-		{OPT_BOOL, 'l', "print-line", &c.print_line, NULL,
-		 "the source line of hot instructions, and a summary by line first"},
-		{OPT_BOOL, 0, "source", &c.source, NULL,
-		 "source lines between the instructions (default); --no-source: not"},
-		{OPT_BOOL, 0, "asm-raw", &c.asm_raw, NULL, "the instructions' bytes too"},
-		{OPT_STRING, 'M', "disassembler-style", &c.style, "style",
-		 "att (default) or intel"},
-		{OPT_STRING, 0, "percent-type", &c.percent_type, "type",
-		 "local-period (default), global-period, local-hits or global-hits"},
-		{OPT_BOOL, 'n', "show-nr-samples", &c.show_nr, NULL,
-		 "samples instead of percentages"},
-		{OPT_BOOL, 0, "show-total-period", &c.show_period, NULL,
-		 "periods instead of percentages"},
-		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
-		{OPT_BOOL, 'f', "force", &c.force, NULL,
-		 "read the readable part of a damaged file"},
-		{OPT_BOOL, 0, "demangle", &c.demangle, NULL,
-		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
-		SYMOPTS_OPTIONS(c.so),
-		SYMOPTS_SYMDB_OPTIONS(c.so),
-		SYMOPTS_KERNEL_OPTIONS(c.so),
-		OPT_EOL,
-	};
-	struct ann_filter filt = {0};
-	size_t ev, nev, done = 0, kernel = 0;
-	int rest, ret, found = 0, any_sym = 0;
+	struct ann_tally t = {0};
+	int rest, ret;
 
-	ret = opts_parse_permute("annotate", annotate_usage, opts, argc, argv, &rest);
+	ret = annotate_parse_options(&c, argc, argv, &rest);
 	cmd_setup("annotate", c.quiet ? -1 : c.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
-	ret = ZT_EXIT_USAGE;
-	if (rest < argc) {
-		if (c.symbol || rest + 1 < argc) {
-			cmd_error("one symbol at a time: '%s' is one too many (the input is given "
-				  "with -i)",
-				  argv[c.symbol ? rest : rest + 1]);
-			goto out;
-		}
-		c.symbol = argv[rest];
-	}
-	if ((c.stdio || c.stdio2) && c.tui) {
-		cmd_error("--stdio%s and --tui: choose one", c.stdio2 ? "2" : "");
+	ret = annotate_check_options(&c, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
+		goto out;
+	if (annotate_open(&c)) {
+		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	if (c.stdio2)
-		c.stdio = 1;
-	if (c.stdio && c.tui) {
-		cmd_error("--stdio and --tui: choose one");
-		goto out;
-	}
-	if (!c.stdio && !c.tui && isatty(STDOUT_FILENO))
-		c.tui = 1;
-	if (c.style && strcmp(c.style, "att") && strcmp(c.style, "intel")) {
-		cmd_error("-M/--disassembler-style '%s': use att or intel", c.style);
-		goto out;
-	}
-	if (c.percent_type && ann_percent_parse(c.percent_type, &c.pct)) {
-		cmd_error("--percent-type '%s': use local-period, global-period, local-hits or "
-			  "global-hits",
-			  c.percent_type);
-		goto out;
-	}
-	if (parse_dsos(&c))
-		goto out;
-	ret = ZT_EXIT_FAIL;
-	if (symopts_init(&c.so, "annotate"))
-		goto out;
-	/* perf annotate goes through the events in turn; its TUI (here) shows one */
-	if (cmd_open_session_events(&c.ses, c.input, &c.so, c.force, c.event, c.demangle,
-				    !c.event))
-		goto out;
-	c.have_ses = 1;
-	if (!c.ses.prof.nr_samples) {
-		cmd_error("'%s' has no samples", c.input);
-		goto out;
-	}
-	if (c.tui)
-		cmd_first_event(&c.ses, "--event");
-	filt.dsos = (const char *const *)c.dso_list;
-	filt.nr_dsos = c.nr_dsos;
-	c.ao.mo = &c.so.mo;
-	c.ao.vmlinux = c.so.vmlinux;
-	c.ao.syntax = c.style && !strcmp(c.style, "intel") ? DISASM_INTEL : DISASM_ATT;
-	c.ao.demangle = c.demangle;
-	nev = profile_nr_events(&c.ses.prof);
-	for (ev = 0; ev < nev; ev++) {
-		const struct ann_sym *only = NULL;
-		const char *name = profile_event_name(&c.ses.prof, (uint32_t)ev);
-
-		c.evname = name && *name ? name : "cpu-clock";
-		c.ev = (size_t)ev;
-		filt.by_event = nev > 1;
-		filt.event = (uint32_t)ev;
-		ann_profile_release(&c.ap);
-		if ((ret = ann_profile_build(&c.ap, &c.ses.prof, c.ses.pt, &c.ses.ft, &filt))) {
-			cmd_error("cannot read the samples: %s", strerror(-ret));
-			ret = ZT_EXIT_FAIL;
-			goto out;
-		}
-		if (!c.ap.nr_syms)
-			continue;
-		any_sym = 1;
-		if (c.symbol && !(only = ann_profile_find(&c.ap, c.symbol, NULL)))
-			continue; /* none in this event: perf says nothing either */
-		found = 1;
-		ret = c.tui ? run_tui(&c, only) : run_stdio(&c, only, &done, &kernel);
-		if (ret != ZT_EXIT_OK || c.tui)
-			goto out;
-	}
-	ret = ZT_EXIT_FAIL;
-	if (c.symbol && !found) {
-		char name[256];
-
-		prof_sanitize(name, sizeof(name), c.symbol);
-		cmd_error("no samples in '%s'%s: see 'zt report --stdio --no-children' for the "
-			  "functions with samples",
-			  name, c.dsos ? " in those modules" : "");
-		goto out;
-	}
-	if (!any_sym) {
-		cmd_error("no samples in a function with a symbol in '%s'", c.input);
-		goto out;
-	}
-	if (kernel)
-		cmd_warn("%zu kernel function%s not annotated: kernel code needs the recorded "
-			 "kernel's vmlinux (use -k/--vmlinux FILE)",
-			 kernel, kernel > 1 ? "s" : "");
-	if (!done && !c.symbol) {
-		cmd_error("no function of '%s' could be annotated", c.input);
-		goto out;
-	}
-	ret = ZT_EXIT_OK;
+	ret = annotate_events(&c, &t);
+	if (ret < 0)
+		ret = annotate_summary(&c, &t);
 out:
 	ann_profile_release(&c.ap);
 	if (c.have_ses)

@@ -203,38 +203,42 @@ static const char *const config_usage[] = {
 	NULL,
 };
 
-int cmd_config_cmd(int argc, char **argv)
+/* zt config's options, and how many of its names set or unset */
+struct config_args {
+	int list, user, system, unset, nset;
+};
+
+static int config_parse_options(struct config_args *a, int argc, char **argv, int *rest)
 {
-	int list = 0, user = 0, system = 0, unset = 0, rest, i, nset = 0, ret;
-	char upath[PATH_MAX], msg[512];
-	const char *path = NULL;
 	const struct opt opts[] = {
-		{OPT_BOOL, 'l', "list", &list, NULL,
+		{OPT_BOOL, 'l', "list", &a->list, NULL,
 		 "show the settings of the files read, name=value"},
-		{OPT_BOOL, 0, "user", &user, NULL, "read or write only ~/.ztconfig"},
-		{OPT_BOOL, 0, "system", &system, NULL, "read or write only /etc/ztconfig"},
-		{OPT_BOOL, 0, "unset", &unset, NULL, "remove the names given from the file"},
+		{OPT_BOOL, 0, "user", &a->user, NULL, "read or write only ~/.ztconfig"},
+		{OPT_BOOL, 0, "system", &a->system, NULL, "read or write only /etc/ztconfig"},
+		{OPT_BOOL, 0, "unset", &a->unset, NULL, "remove the names given from the file"},
 		OPT_EOL,
 	};
-	struct zt_config only;
-	const struct zt_config *c;
 
-	ret = opts_parse_permute("config", config_usage, opts, argc, argv, &rest);
-	cmd_setup("config", 0);
-	if (ret == OPTS_HELP)
-		return ZT_EXIT_OK;
-	if (ret == OPTS_ERROR)
-		return ZT_EXIT_USAGE;
-	if (user && system) {
+	return opts_parse_permute("config", config_usage, opts, argc, argv, rest);
+}
+
+/* The options together, and each name (or name=value) of argv[rest..]:
+ * ZT_EXIT_OK or ZT_EXIT_USAGE (the message shown). */
+static int config_check_args(struct config_args *a, int argc, char **argv, int rest)
+{
+	char msg[512];
+	int i;
+
+	if (a->user && a->system) {
 		cmd_error("--user and --system: choose one");
 		return ZT_EXIT_USAGE;
 	}
-	if (!list && rest >= argc) {
+	if (!a->list && rest >= argc) {
 		cmd_error("nothing to do: give -l, or section.name to show, or section.name=value "
 			  "to set");
 		return ZT_EXIT_USAGE;
 	}
-	if (list && rest < argc) {
+	if (a->list && rest < argc) {
 		cmd_error("-l takes no names: give one or the other");
 		return ZT_EXIT_USAGE;
 	}
@@ -255,7 +259,7 @@ int cmd_config_cmd(int argc, char **argv)
 			list_keys(stderr);
 			return ZT_EXIT_USAGE;
 		}
-		if (eq && unset) {
+		if (eq && a->unset) {
 			cmd_error("--unset takes names without '=value': '%s'", argv[i]);
 			return ZT_EXIT_USAGE;
 		}
@@ -263,32 +267,25 @@ int cmd_config_cmd(int argc, char **argv)
 			cmd_error("%s: %s", k->key, msg);
 			return ZT_EXIT_USAGE;
 		}
-		nset += eq || unset;
+		a->nset += eq || a->unset;
 	}
-	if (nset && nset != argc - rest) {
+	if (a->nset && a->nset != argc - rest) {
 		cmd_error("give names to show or name=value pairs to set, not both");
 		return ZT_EXIT_USAGE;
 	}
-	if (system)
-		path = getenv("ZT_CONFIG") && *getenv("ZT_CONFIG") ? getenv("ZT_CONFIG")
-								   : CMD_SYSTEM_CONFIG;
-	else if (user || nset)
-		path = getenv("ZT_CONFIG") && *getenv("ZT_CONFIG")
-			       ? getenv("ZT_CONFIG")
-			       : cmd_config_user_path(upath, sizeof(upath));
-	if ((user || nset) && !path) {
-		cmd_error("no home directory: set HOME");
-		return ZT_EXIT_FAIL;
-	}
-	if (nset) {
-		if (!strcmp(path, "/dev/null")) {
-			cmd_error("ZT_CONFIG is /dev/null: nothing to write to");
-			return ZT_EXIT_FAIL;
-		}
-		return set_keys(path, system, argv + rest, argc - rest, unset);
-	}
-	/* reading: one file, or all */
-	c = cmd_config("config");
+	return ZT_EXIT_OK;
+}
+
+/* The settings read (of path alone, or of every file when NULL) to stdout:
+ * each key once with -l, else the names of argv[rest..] that are set. */
+static void config_show(const struct config_args *a, const char *path, int argc, char **argv,
+			int rest)
+{
+	const struct zt_config *c = cmd_config("config");
+	struct zt_config only;
+	char msg[512];
+	int i, ret;
+
 	zt_config_init(&only);
 	if (path) {
 		struct zt_user u;
@@ -302,7 +299,7 @@ int cmd_config_cmd(int argc, char **argv)
 			cmd_warn("%s", msg);
 		c = &only;
 	}
-	if (list) {
+	if (a->list) {
 		size_t j, k;
 
 		/* each key once, at its first place, with its last value */
@@ -329,5 +326,43 @@ int cmd_config_cmd(int argc, char **argv)
 		}
 	}
 	zt_config_release(&only);
+}
+
+int cmd_config_cmd(int argc, char **argv)
+{
+	struct config_args a = {0};
+	char upath[PATH_MAX];
+	const char *path = NULL;
+	int rest, ret;
+
+	ret = config_parse_options(&a, argc, argv, &rest);
+	cmd_setup("config", 0);
+	if (ret == OPTS_HELP)
+		return ZT_EXIT_OK;
+	if (ret == OPTS_ERROR)
+		return ZT_EXIT_USAGE;
+	ret = config_check_args(&a, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
+		return ret;
+	if (a.system)
+		path = getenv("ZT_CONFIG") && *getenv("ZT_CONFIG") ? getenv("ZT_CONFIG")
+								   : CMD_SYSTEM_CONFIG;
+	else if (a.user || a.nset)
+		path = getenv("ZT_CONFIG") && *getenv("ZT_CONFIG")
+			       ? getenv("ZT_CONFIG")
+			       : cmd_config_user_path(upath, sizeof(upath));
+	if ((a.user || a.nset) && !path) {
+		cmd_error("no home directory: set HOME");
+		return ZT_EXIT_FAIL;
+	}
+	if (a.nset) {
+		if (!strcmp(path, "/dev/null")) {
+			cmd_error("ZT_CONFIG is /dev/null: nothing to write to");
+			return ZT_EXIT_FAIL;
+		}
+		return set_keys(path, a.system, argv + rest, argc - rest, a.unset);
+	}
+	/* reading: one file, or all */
+	config_show(&a, path, argc, argv, rest);
 	return ZT_EXIT_OK;
 }

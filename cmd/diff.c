@@ -479,89 +479,106 @@ static const char *const diff_usage[] = {
 	NULL,
 };
 
+static int diff_parse_options(struct diff *df, int argc, char **argv, int *rest)
+{
+	const struct opt opts[] = {
+		{OPT_BOOL, 'b', "baseline-only", &df->baseline_only, NULL,
+		 "show only the entries the baseline has"},
+		{OPT_STRING, 'c', "compute", &df->compute, "delta,delta-abs,ratio,wdiff:w1,w2",
+		 "what to compute against the baseline (default delta-abs)"},
+		{OPT_BOOL, 'p', "period", &df->period, NULL, "show the period values"},
+		{OPT_BOOL, 'F', "formula", &df->formula, NULL, "show the formula"},
+		{OPT_INT, 'o', "order", &df->order, "n",
+		 "order by the values of file n first (default 1; 0: by the baseline)"},
+		{OPT_STRING, 's', "sort", &df->sort, "key[,key...]",
+		 "pair and order by these keys: dso, sym, comm, pid, tgid, srcline, cpu, symq "
+		 "(default dso,sym)"},
+		{OPT_STRING, 0, "percentage", &df->percentage, "relative|absolute",
+		 "with filters, percentages of everything (absolute, default) or of what they "
+		 "let through (relative)"},
+		{OPT_BOOL, 'q', "quiet", &df->quiet, NULL, "no header lines, no warnings"},
+		{OPT_BOOL, 'f', "force", &df->force, NULL,
+		 "read the readable part of damaged files"},
+		{OPT_BOOL, 0, "demangle", &df->demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		SYMOPTS_NAME_OPTIONS(df->so),
+		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters"},
+		{OPT_STRING, 'C', "comms", &df->comm, "comm[,comm...]", "only these thread names"},
+		{OPT_STRING, 'd', "dsos", &df->dso, "dso[,dso...]",
+		 "only entries in these modules"},
+		{OPT_STRING, 'S', "symbols", &df->symbols, "sym[,sym...]",
+		 "only entries of these functions"},
+		{OPT_STRING, 0, "pid", &df->pid, "pid[,pid...]", "only these processes"},
+		{OPT_STRING, 0, "tid", &df->tid, "tid[,tid...]", "only these threads"},
+		{OPT_STRING, 0, "cpu", &df->cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "time", &df->time, "start,end",
+		 "only samples in this time range: seconds, or A%-B%"},
+		SYMOPTS_OPTIONS(df->so),
+		SYMOPTS_SYMDB_OPTIONS(df->so),
+		SYMOPTS_KERNEL_OPTIONS(df->so),
+		OPT_EOL,
+	};
+
+	return opts_parse_permute("diff", diff_usage, opts, argc, argv, rest);
+}
+
+/* The files to compare (argv[rest..], or perf's defaults) and the
+ * options' values: ZT_EXIT_OK or ZT_EXIT_USAGE (the message shown). */
+static int diff_check_options(struct diff *df, int argc, char **argv, int rest)
+{
+	int n = argc - rest;
+
+	if (n > HDIFF_MAX_FILES) {
+		cmd_error("%d files: zt diff compares at most %d", n, HDIFF_MAX_FILES);
+		return ZT_EXIT_USAGE;
+	}
+	/* perf's defaults: FILE.old and FILE (zt record keeps the old one so) */
+	df->nr_files = n < 2 ? 2 : (size_t)n;
+	df->paths[0] = n >= 2 ? argv[rest] : "zt.data.old";
+	df->paths[1] = n >= 2 ? argv[rest + 1] : n == 1 ? argv[rest] : "zt.data";
+	for (int i = 2; i < n; i++)
+		df->paths[i] = argv[rest + i];
+	if (df->order < 0)
+		df->order = 1;
+	if ((size_t)df->order >= df->nr_files) {
+		cmd_error("-o %d: there are files 0 to %zu: choose one of them", df->order,
+			  df->nr_files - 1);
+		return ZT_EXIT_USAGE;
+	}
+	df->ho.order = (unsigned)df->order;
+	df->ho.baseline_only = df->baseline_only;
+	if (df->compute && parse_compute(df))
+		return ZT_EXIT_USAGE;
+	/* perf diff's default: of every sample */
+	df->absolute = 1;
+	if (df->percentage && strcmp(df->percentage, "absolute")) {
+		if (strcmp(df->percentage, "relative")) {
+			cmd_error("--percentage: '%s': use relative or absolute", df->percentage);
+			return ZT_EXIT_USAGE;
+		}
+		df->absolute = 0;
+	}
+	if (parse_sort(df))
+		return ZT_EXIT_USAGE;
+	return ZT_EXIT_OK;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff df = {.demangle = 1,
 			  .order = -1,
 			  .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
-	const struct opt opts[] = {
-		{OPT_BOOL, 'b', "baseline-only", &df.baseline_only, NULL,
-		 "show only the entries the baseline has"},
-		{OPT_STRING, 'c', "compute", &df.compute, "delta,delta-abs,ratio,wdiff:w1,w2",
-		 "what to compute against the baseline (default delta-abs)"},
-		{OPT_BOOL, 'p', "period", &df.period, NULL, "show the period values"},
-		{OPT_BOOL, 'F', "formula", &df.formula, NULL, "show the formula"},
-		{OPT_INT, 'o', "order", &df.order, "n",
-		 "order by the values of file n first (default 1; 0: by the baseline)"},
-		{OPT_STRING, 's', "sort", &df.sort, "key[,key...]",
-		 "pair and order by these keys: dso, sym, comm, pid, tgid, srcline, cpu, symq "
-		 "(default dso,sym)"},
-		{OPT_STRING, 0, "percentage", &df.percentage, "relative|absolute",
-		 "with filters, percentages of everything (absolute, default) or of what they "
-		 "let through (relative)"},
-		{OPT_BOOL, 'q', "quiet", &df.quiet, NULL, "no header lines, no warnings"},
-		{OPT_BOOL, 'f', "force", &df.force, NULL,
-		 "read the readable part of damaged files"},
-		{OPT_BOOL, 0, "demangle", &df.demangle, NULL,
-		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
-		SYMOPTS_NAME_OPTIONS(df.so),
-		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters"},
-		{OPT_STRING, 'C', "comms", &df.comm, "comm[,comm...]", "only these thread names"},
-		{OPT_STRING, 'd', "dsos", &df.dso, "dso[,dso...]", "only entries in these modules"},
-		{OPT_STRING, 'S', "symbols", &df.symbols, "sym[,sym...]",
-		 "only entries of these functions"},
-		{OPT_STRING, 0, "pid", &df.pid, "pid[,pid...]", "only these processes"},
-		{OPT_STRING, 0, "tid", &df.tid, "tid[,tid...]", "only these threads"},
-		{OPT_STRING, 0, "cpu", &df.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
-		{OPT_STRING, 0, "time", &df.time, "start,end",
-		 "only samples in this time range: seconds, or A%-B%"},
-		SYMOPTS_OPTIONS(df.so),
-		SYMOPTS_SYMDB_OPTIONS(df.so),
-		SYMOPTS_KERNEL_OPTIONS(df.so),
-		OPT_EOL,
-	};
-	int rest, ret, n;
+	int rest, ret;
 
 	rfilter_init(&df.filt);
-	ret = opts_parse_permute("diff", diff_usage, opts, argc, argv, &rest);
+	ret = diff_parse_options(&df, argc, argv, &rest);
 	cmd_setup("diff", df.quiet ? -1 : df.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
-	ret = ZT_EXIT_USAGE;
-	n = argc - rest;
-	if (n > HDIFF_MAX_FILES) {
-		cmd_error("%d files: zt diff compares at most %d", n, HDIFF_MAX_FILES);
-		goto out;
-	}
-	/* perf's defaults: FILE.old and FILE (zt record keeps the old one so) */
-	df.nr_files = n < 2 ? 2 : (size_t)n;
-	df.paths[0] = n >= 2 ? argv[rest] : "zt.data.old";
-	df.paths[1] = n >= 2 ? argv[rest + 1] : n == 1 ? argv[rest] : "zt.data";
-	for (int i = 2; i < n; i++)
-		df.paths[i] = argv[rest + i];
-	if (df.order < 0)
-		df.order = 1;
-	if ((size_t)df.order >= df.nr_files) {
-		cmd_error("-o %d: there are files 0 to %zu: choose one of them", df.order,
-			  df.nr_files - 1);
-		goto out;
-	}
-	df.ho.order = (unsigned)df.order;
-	df.ho.baseline_only = df.baseline_only;
-	if (df.compute && parse_compute(&df))
-		goto out;
-	/* perf diff's default: of every sample */
-	df.absolute = 1;
-	if (df.percentage && strcmp(df.percentage, "absolute")) {
-		if (strcmp(df.percentage, "relative")) {
-			cmd_error("--percentage: '%s': use relative or absolute", df.percentage);
-			goto out;
-		}
-		df.absolute = 0;
-	}
-	if (parse_sort(&df))
+	ret = diff_check_options(&df, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
 		goto out;
 	ret = ZT_EXIT_FAIL;
 	if (open_all(&df))

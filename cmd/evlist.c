@@ -59,45 +59,13 @@ static const char *const evlist_usage[] = {
 	NULL,
 };
 
-int cmd_evlist(int argc, char **argv)
+/* Each event of the recording, a line each: perf.data's every attr (its
+ * dummies too), zt.data's events, or the one event of an older zt.data. */
+static void print_events(const struct profile *p, int verbose, int freq)
 {
-	const char *input = NULL;
-	int verbose = 0, freq = 0, force = 0, rest, ret;
-	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
-		 "it is a pipe)"},
-		{OPT_COUNT, 'v', "verbose", &verbose, NULL,
-		 "show the event's settings that the recording keeps"},
-		{OPT_BOOL, 'F', "freq", &freq, NULL, "show the sample frequency (or period)"},
-		{OPT_BOOL, 'f', "force", &force, NULL, "read the readable part of a damaged file"},
-		OPT_EOL,
-	};
-	struct symopts so = {0};
-	struct session s;
-	const struct profile *p;
 	const char *list;
 	size_t i;
 
-	ret = opts_parse("evlist", evlist_usage, opts, argc, argv, &rest);
-	cmd_setup("evlist", 0);
-	if (ret == OPTS_HELP)
-		return ZT_EXIT_OK;
-	if (ret == OPTS_ERROR)
-		return ZT_EXIT_USAGE;
-	if (rest < argc) {
-		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
-		return ZT_EXIT_USAGE;
-	}
-	if (!input)
-		input = cmd_default_input();
-	if (symopts_init(&so, "evlist"))
-		return ZT_EXIT_FAIL;
-	if (cmd_open_session_events(&s, input, &so, force, NULL, 1, 1)) {
-		symopts_release(&so);
-		return ZT_EXIT_FAIL;
-	}
-	p = &s.prof;
 	if ((list = profile_get_meta(p, "evlist"))) {
 		/* perf.data: every attr, perf's dummies too */
 		while (*list) {
@@ -138,6 +106,44 @@ int cmd_evlist(int argc, char **argv)
 		e.period = strtoull(e.freq ? f : per ? per : "0", NULL, 10);
 		print_ev(&e, verbose, freq);
 	}
+}
+
+int cmd_evlist(int argc, char **argv)
+{
+	const char *input = NULL;
+	int verbose = 0, freq = 0, force = 0, rest, ret;
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &input, "file",
+		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
+		 "it is a pipe)"},
+		{OPT_COUNT, 'v', "verbose", &verbose, NULL,
+		 "show the event's settings that the recording keeps"},
+		{OPT_BOOL, 'F', "freq", &freq, NULL, "show the sample frequency (or period)"},
+		{OPT_BOOL, 'f', "force", &force, NULL, "read the readable part of a damaged file"},
+		OPT_EOL,
+	};
+	struct symopts so = {0};
+	struct session s;
+
+	ret = opts_parse("evlist", evlist_usage, opts, argc, argv, &rest);
+	cmd_setup("evlist", 0);
+	if (ret == OPTS_HELP)
+		return ZT_EXIT_OK;
+	if (ret == OPTS_ERROR)
+		return ZT_EXIT_USAGE;
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (!input)
+		input = cmd_default_input();
+	if (symopts_init(&so, "evlist"))
+		return ZT_EXIT_FAIL;
+	if (cmd_open_session_events(&s, input, &so, force, NULL, 1, 1)) {
+		symopts_release(&so);
+		return ZT_EXIT_FAIL;
+	}
+	print_events(&s.prof, verbose, freq);
 	session_close(&s);
 	symopts_release(&so);
 	return ZT_EXIT_OK;

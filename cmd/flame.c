@@ -424,6 +424,179 @@ static const char *const flame_usage[] = {
 	NULL,
 };
 
+static int flame_parse_options(struct flame_cmd *c, int argc, char **argv, int *rest)
+{
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &c->input, "file",
+		 "input file name (default: zt.data; with --folded: stdin)"},
+		{OPT_STRING, 'o', "output", &c->output, "file",
+		 "the SVG to write (default: flame.svg; '-': stdout)"},
+		{OPT_BOOL, 0, "folded", &c->folded, NULL,
+		 "the input is folded stacks (\"a;b;c COUNT\", as zt script --folded writes)"},
+		{OPT_BOOL, 0, "diff", &c->diff, NULL,
+		 "differential graph of two inputs OLD NEW: widths of NEW, red grew, blue shrank"},
+		{OPT_STRING, 'e', "event", &c->event_opt, "name",
+		 "the event to show of a recording with several (default: the first)"},
+		{OPT_BOOL, 0, "gpu", &c->gpu, NULL,
+		 "the GPU graph of a zt record --gpu recording: launch stack, kernel, device "
+		 "functions, source line, stall reason"},
+		{OPT_STRING, 0, "gpu-weight", &c->gpu_weight, "samples|time",
+		 "--gpu: widths by PC samples (default) or by kernel time in ns (stacks end at "
+		 "the kernel)"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "The graph"},
+		{OPT_STRING, 0, "title", &c->title, "text", "the title (default: Flame Graph)"},
+		{OPT_STRING, 0, "subtitle", &c->subtitle, "text", "a second line under the title"},
+		{OPT_INT, 0, "width", &c->width, "pixels", "image width (default: 1200)"},
+		{OPT_DOUBLE, 0, "minwidth", &c->minwidth, "pixels",
+		 "leave out frames narrower than this (default: 0.1)"},
+		{OPT_STRING, 0, "colors", &c->colors, "palette",
+		 "kind (default: kernel, user, JIT, inlined, unresolved apart), hot, mem, io, red, "
+		 "green, blue, aqua"},
+		{OPT_BOOL, 0, "inverted", &c->inverted, NULL, "an icicle graph: the root on top"},
+		{OPT_BOOL, 0, "reverse", &c->reverse, NULL,
+		 "callee-rooted: stacks from the sampled function to the outermost caller"},
+		{OPT_BOOL, 0, "inline", &c->inline_frames, NULL,
+		 "inlined functions as frames of their own (default); --no-inline: not"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters (recordings)"},
+		{OPT_STRING, 'c', "comms", &c->comm, "comm[,comm...]", "only these thread names"},
+		{OPT_STRING, 0, "comm", &c->comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &c->pid, "pid[,pid...]", "only these processes"},
+		{OPT_STRING, 0, "tid", &c->tid, "tid[,tid...]", "only these threads"},
+		{OPT_STRING, 'd', "dsos", &c->dso, "dso[,dso...]",
+		 "only samples whose own function is in these modules"},
+		{OPT_STRING, 0, "dso", &c->dso, "dso[,dso...]", "the same as --dsos"},
+		{OPT_STRING, 'C', "cpu", &c->cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "time", &c->time, "start,end",
+		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
+		{OPT_BOOL, 'f', "force", &c->force, NULL,
+		 "use the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &c->demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		{OPT_BOOL, 'q', "quiet", &c->quiet, NULL, "no warnings"},
+		SYMOPTS_NAME_OPTIONS(c->so),
+		SYMOPTS_OPTIONS(c->so),
+		SYMOPTS_SYMDB_OPTIONS(c->so),
+		SYMOPTS_KERNEL_OPTIONS(c->so),
+		OPT_EOL,
+	};
+
+	return opts_parse_permute("flame", flame_usage, opts, argc, argv, rest);
+}
+
+/* The options' values and the arguments after them (argv[rest..]), the
+ * filters set up: ZT_EXIT_OK or ZT_EXIT_USAGE (the message shown). */
+static int flame_check_options(struct flame_cmd *c, int argc, char **argv, int rest)
+{
+	if (c->diff && argc - rest != 2) {
+		cmd_error("--diff takes two inputs: OLD NEW");
+		return ZT_EXIT_USAGE;
+	}
+	if (!c->diff && rest < argc) {
+		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->diff && c->input) {
+		cmd_error("--diff takes its inputs as arguments, not -i");
+		return ZT_EXIT_USAGE;
+	}
+	if (c->width < 100 || c->width > 1000000) {
+		cmd_error("--width must be between 100 and 1000000 pixels, not %d", c->width);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->minwidth < 0 || c->minwidth > c->width) {
+		cmd_error("--minwidth must be between 0 and the width, not %g", c->minwidth);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->colors && !flame_palette_valid(c->colors)) {
+		cmd_error("--colors: unknown palette '%s': use %s", c->colors, flame_palettes);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->gpu_weight && strcmp(c->gpu_weight, "samples") && strcmp(c->gpu_weight, "time")) {
+		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", c->gpu_weight);
+		return ZT_EXIT_USAGE;
+	}
+	if (c->gpu_weight && !c->gpu) {
+		cmd_error("--gpu-weight weighs the GPU graph: give --gpu too");
+		return ZT_EXIT_USAGE;
+	}
+	if (c->gpu && (c->folded || c->diff)) {
+		cmd_error("--gpu draws a recording's GPU stacks: it cannot be used with %s (folded "
+			  "GPU stacks from zt script --folded --gpu draw with --folded alone)",
+			  c->folded ? "--folded" : "--diff");
+		return ZT_EXIT_USAGE;
+	}
+	if (setup_filters(c))
+		return ZT_EXIT_USAGE;
+	if (c->gpu && (c->filt.nr_cpus || c->filt.nr_dsos))
+		cmd_warn("--cpu and --dsos apply to CPU samples, not to --gpu: ignored");
+	if (c->folded && rfilter_active(&c->filt))
+		cmd_warn("filters apply to recordings, not to folded stacks: ignored");
+	return ZT_EXIT_OK;
+}
+
+/* The graph's titles, size and colors from the options. */
+static void svg_options(struct flame_cmd *c, struct flame_svg_opts *so)
+{
+	so->title = c->title;
+	so->subtitle = c->subtitle;
+	if (!c->subtitle && c->event[0]) {
+		snprintf(c->event_line, sizeof(c->event_line), "Event: %s", c->event);
+		so->subtitle = c->event_line;
+	}
+	so->width = (unsigned)c->width;
+	so->minwidth = c->minwidth;
+	so->colors = c->colors;
+	so->inverted = c->inverted;
+	so->diff = c->diff;
+	if (c->diff && !c->title)
+		so->title = c->inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
+	if (c->gpu) {
+		int time = c->gpu_weight && !strcmp(c->gpu_weight, "time");
+
+		if (!c->title)
+			so->title = c->inverted ? "GPU Icicle Graph" : "GPU Flame Graph";
+		if (!c->subtitle)
+			so->subtitle =
+				time ? "GPU time (ns) by launch stack and kernel"
+				     : "GPU PC samples by launch stack, kernel, device function, "
+				       "source line and stall reason";
+		so->unit = time ? "ns" : "samples";
+	}
+}
+
+/* The SVG to -o (through a temporary file, in place once whole) or to
+ * stdout. 0 or -1 (the message shown). */
+static int write_graph(struct flame_cmd *c, const struct flame_svg_opts *so, struct outfile *of)
+{
+	FILE *out;
+	int r;
+
+	if (strcmp(c->output, "-")) {
+		if (outfile_create(of, c->output, 0644, OUTFILE_STDOUT_HINT))
+			return -1;
+		out = fdopen(of->fd, "w");
+		if (!out) {
+			cmd_error("cannot create '%s': %s", c->output, strerror(errno));
+			return -1;
+		}
+		of->fd = -1; /* the stream owns it now */
+	} else {
+		out = stdout;
+	}
+	if (out != stdout)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
+	r = flame_write_svg(&c->fl, out, so);
+	if (out != stdout && fclose(out) && !r)
+		r = -errno;
+	if (r) {
+		cmd_error("cannot write '%s': %s", c->output, strerror(-r));
+		return -1;
+	}
+	if (strcmp(c->output, "-") && outfile_commit(of, false))
+		return -1;
+	return 0;
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	struct flame_cmd c = {.output = "flame.svg",
@@ -432,61 +605,8 @@ int cmd_flame(int argc, char **argv)
 			      .width = 1200,
 			      .minwidth = 0.1,
 			      .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
-	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &c.input, "file",
-		 "input file name (default: zt.data; with --folded: stdin)"},
-		{OPT_STRING, 'o', "output", &c.output, "file",
-		 "the SVG to write (default: flame.svg; '-': stdout)"},
-		{OPT_BOOL, 0, "folded", &c.folded, NULL,
-		 "the input is folded stacks (\"a;b;c COUNT\", as zt script --folded writes)"},
-		{OPT_BOOL, 0, "diff", &c.diff, NULL,
-		 "differential graph of two inputs OLD NEW: widths of NEW, red grew, blue shrank"},
-		{OPT_STRING, 'e', "event", &c.event_opt, "name",
-		 "the event to show of a recording with several (default: the first)"},
-		{OPT_BOOL, 0, "gpu", &c.gpu, NULL,
-		 "the GPU graph of a zt record --gpu recording: launch stack, kernel, device "
-		 "functions, source line, stall reason"},
-		{OPT_STRING, 0, "gpu-weight", &c.gpu_weight, "samples|time",
-		 "--gpu: widths by PC samples (default) or by kernel time in ns (stacks end at "
-		 "the kernel)"},
-		{OPT_GROUP, 0, NULL, NULL, NULL, "The graph"},
-		{OPT_STRING, 0, "title", &c.title, "text", "the title (default: Flame Graph)"},
-		{OPT_STRING, 0, "subtitle", &c.subtitle, "text", "a second line under the title"},
-		{OPT_INT, 0, "width", &c.width, "pixels", "image width (default: 1200)"},
-		{OPT_DOUBLE, 0, "minwidth", &c.minwidth, "pixels",
-		 "leave out frames narrower than this (default: 0.1)"},
-		{OPT_STRING, 0, "colors", &c.colors, "palette",
-		 "kind (default: kernel, user, JIT, inlined, unresolved apart), hot, mem, io, red, "
-		 "green, blue, aqua"},
-		{OPT_BOOL, 0, "inverted", &c.inverted, NULL, "an icicle graph: the root on top"},
-		{OPT_BOOL, 0, "reverse", &c.reverse, NULL,
-		 "callee-rooted: stacks from the sampled function to the outermost caller"},
-		{OPT_BOOL, 0, "inline", &c.inline_frames, NULL,
-		 "inlined functions as frames of their own (default); --no-inline: not"},
-		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters (recordings)"},
-		{OPT_STRING, 'c', "comms", &c.comm, "comm[,comm...]", "only these thread names"},
-		{OPT_STRING, 0, "comm", &c.comm, "comm[,comm...]", "the same as --comms"},
-		{OPT_STRING, 0, "pid", &c.pid, "pid[,pid...]", "only these processes"},
-		{OPT_STRING, 0, "tid", &c.tid, "tid[,tid...]", "only these threads"},
-		{OPT_STRING, 'd', "dsos", &c.dso, "dso[,dso...]",
-		 "only samples whose own function is in these modules"},
-		{OPT_STRING, 0, "dso", &c.dso, "dso[,dso...]", "the same as --dsos"},
-		{OPT_STRING, 'C', "cpu", &c.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
-		{OPT_STRING, 0, "time", &c.time, "start,end",
-		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
-		{OPT_BOOL, 'f', "force", &c.force, NULL, "use the readable part of a damaged file"},
-		{OPT_BOOL, 0, "demangle", &c.demangle, NULL,
-		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
-		{OPT_BOOL, 'q', "quiet", &c.quiet, NULL, "no warnings"},
-		SYMOPTS_NAME_OPTIONS(c.so),
-		SYMOPTS_OPTIONS(c.so),
-		SYMOPTS_SYMDB_OPTIONS(c.so),
-		SYMOPTS_KERNEL_OPTIONS(c.so),
-		OPT_EOL,
-	};
 	struct flame_svg_opts so = {0};
-	struct outfile of = { .fd = -1, .dirfd = -1 };
-	FILE *out = NULL;
+	struct outfile of = {.fd = -1, .dirfd = -1};
 	int rest, ret, r;
 
 	rfilter_init(&c.filt);
@@ -494,57 +614,15 @@ int cmd_flame(int argc, char **argv)
 		fprintf(stderr, "zt flame: out of memory\n");
 		return ZT_EXIT_FAIL;
 	}
-	ret = opts_parse_permute("flame", flame_usage, opts, argc, argv, &rest);
+	ret = flame_parse_options(&c, argc, argv, &rest);
 	cmd_setup("flame", c.quiet ? -1 : c.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
-	ret = ZT_EXIT_USAGE;
-	if (c.diff && argc - rest != 2) {
-		cmd_error("--diff takes two inputs: OLD NEW");
+	ret = flame_check_options(&c, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
 		goto out;
-	}
-	if (!c.diff && rest < argc) {
-		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
-		goto out;
-	}
-	if (c.diff && c.input) {
-		cmd_error("--diff takes its inputs as arguments, not -i");
-		goto out;
-	}
-	if (c.width < 100 || c.width > 1000000) {
-		cmd_error("--width must be between 100 and 1000000 pixels, not %d", c.width);
-		goto out;
-	}
-	if (c.minwidth < 0 || c.minwidth > c.width) {
-		cmd_error("--minwidth must be between 0 and the width, not %g", c.minwidth);
-		goto out;
-	}
-	if (c.colors && !flame_palette_valid(c.colors)) {
-		cmd_error("--colors: unknown palette '%s': use %s", c.colors, flame_palettes);
-		goto out;
-	}
-	if (c.gpu_weight && strcmp(c.gpu_weight, "samples") && strcmp(c.gpu_weight, "time")) {
-		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", c.gpu_weight);
-		goto out;
-	}
-	if (c.gpu_weight && !c.gpu) {
-		cmd_error("--gpu-weight weighs the GPU graph: give --gpu too");
-		goto out;
-	}
-	if (c.gpu && (c.folded || c.diff)) {
-		cmd_error("--gpu draws a recording's GPU stacks: it cannot be used with %s (folded "
-			  "GPU stacks from zt script --folded --gpu draw with --folded alone)",
-			  c.folded ? "--folded" : "--diff");
-		goto out;
-	}
-	if (setup_filters(&c))
-		goto out;
-	if (c.gpu && (c.filt.nr_cpus || c.filt.nr_dsos))
-		cmd_warn("--cpu and --dsos apply to CPU samples, not to --gpu: ignored");
-	if (c.folded && rfilter_active(&c.filt))
-		cmd_warn("filters apply to recordings, not to folded stacks: ignored");
 	ret = ZT_EXIT_FAIL;
 	if (symopts_init(&c.so, "flame"))
 		goto out;
@@ -561,53 +639,8 @@ int cmd_flame(int argc, char **argv)
 		goto out;
 	if (!c.fl.total[0])
 		cmd_warn("no samples to draw: the graph is empty");
-	so.title = c.title;
-	so.subtitle = c.subtitle;
-	if (!c.subtitle && c.event[0]) {
-		snprintf(c.event_line, sizeof(c.event_line), "Event: %s", c.event);
-		so.subtitle = c.event_line;
-	}
-	so.width = (unsigned)c.width;
-	so.minwidth = c.minwidth;
-	so.colors = c.colors;
-	so.inverted = c.inverted;
-	so.diff = c.diff;
-	if (c.diff && !c.title)
-		so.title = c.inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
-	if (c.gpu) {
-		int time = c.gpu_weight && !strcmp(c.gpu_weight, "time");
-
-		if (!c.title)
-			so.title = c.inverted ? "GPU Icicle Graph" : "GPU Flame Graph";
-		if (!c.subtitle)
-			so.subtitle =
-				time ? "GPU time (ns) by launch stack and kernel"
-				     : "GPU PC samples by launch stack, kernel, device function, "
-				       "source line and stall reason";
-		so.unit = time ? "ns" : "samples";
-	}
-	if (strcmp(c.output, "-")) {
-		if (outfile_create(&of, c.output, 0644, OUTFILE_STDOUT_HINT))
-			goto out;
-		out = fdopen(of.fd, "w");
-		if (!out) {
-			cmd_error("cannot create '%s': %s", c.output, strerror(errno));
-			goto out;
-		}
-		of.fd = -1; /* the stream owns it now */
-	} else {
-		out = stdout;
-	}
-	if (out != stdout)
-		setvbuf(out, NULL, _IOFBF, 1 << 20);
-	r = flame_write_svg(&c.fl, out, &so);
-	if (out != stdout && fclose(out) && !r)
-		r = -errno;
-	if (r) {
-		cmd_error("cannot write '%s': %s", c.output, strerror(-r));
-		goto out;
-	}
-	if (strcmp(c.output, "-") && outfile_commit(&of, false))
+	svg_options(&c, &so);
+	if (write_graph(&c, &so, &of))
 		goto out;
 	cmd_info("%zu frames, %llu samples", c.fl.nr_nodes - 1, (unsigned long long)c.fl.total[0]);
 	ret = ZT_EXIT_OK;

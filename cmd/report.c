@@ -2207,6 +2207,314 @@ static const char *const report_usage[] = {
 	NULL,
 };
 
+static int report_parse_options(struct report *r, int argc, char **argv, int *rest)
+{
+	const struct opt opts[] = {
+		{OPT_STRING, 'i', "input", &r->input, "file",
+		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
+		 "it is a pipe)"},
+		{OPT_STRING, 0, "event", &r->event, "name",
+		 "the event to report of a recording with several (default: --stdio a section "
+		 "each, the TUI a menu of them)"},
+		{OPT_BOOL, 0, "stdio", &r->stdio, NULL,
+		 "text output (default when stdout is not a terminal)"},
+		{OPT_BOOL, 0, "tui", &r->tui, NULL,
+		 "the interactive browser (default on a terminal)"},
+		{OPT_BOOL, 0, "gpu", &r->gpu, NULL,
+		 "the GPU side of a zt record --gpu recording: kernels, launch sites, hot lines "
+		 "with stall reasons, memory copies"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
+		{OPT_STRING, 's', "sort", &r->sort, "key[,key...]",
+		 "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, "
+		 "cpu, symq, parent "
+		 "(default: comm,dso,sym)"},
+		{OPT_STRING, 'F', "fields", &r->fields, "field[,field...]",
+		 "columns: overhead, overhead_children, sample, period and sort keys"},
+		{OPT_BOOL, 0, "children", &r->children, NULL,
+		 "Children (callees included) next to Self (default with call graphs); "
+		 "--no-children: Self only"},
+		{OPT_BOOL, 0, "hierarchy", &r->hierarchy, NULL,
+		 "each sort key a level: its entries under those of the key before, "
+		 "indented (--stdio; Self only, as perf)"},
+		{OPT_STRING, 'g', "call-graph", &r->callgraph,
+		 "mode[,min%][,caller|callee][,percent|period|count]",
+		 "call chains under entries: graph (default), flat, folded, fractal or none", NULL,
+		 1},
+		{OPT_BOOL, 'G', "inverted", &r->inverted, NULL,
+		 "call chains from the outermost caller (caller order)"},
+		{OPT_BOOL, 0, "inline", &r->inline_frames, NULL,
+		 "inlined functions as frames of their own (default); --no-inline: not"},
+		{OPT_DOUBLE, 0, "percent-limit", &r->percent_limit, "pct",
+		 "hide entries below this overhead percentage"},
+		{OPT_BOOL, 'n', "show-nr-samples", &r->show_nr, NULL, "show a Samples column"},
+		{OPT_BOOL, 0, "show-total-period", &r->show_period, NULL, "show a Period column"},
+		{OPT_INT, 0, "max-stack", &r->max_stack, "n",
+		 "use at most n frames of each call chain (default: all)"},
+		{OPT_BOOL, 'U', "hide-unresolved", &r->hide_unresolved, NULL,
+		 "leave out samples in code without a symbol, and such frames of call chains"},
+		{OPT_BOOL, 'T', "threads", &r->threads, NULL,
+		 "show the event count of each thread after the entries"},
+		{OPT_STRING, 0, "ignore-callees", &r->ignore_callees, "regex",
+		 "functions matching regex get the Self of the samples under them, their "
+		 "callees forgotten (caller order: their callers)"},
+		{OPT_STRING, 'p', "parent", &r->parent, "regex",
+		 "a Parent symbol column: the innermost function of each sample's stack matching "
+		 "regex, or [other]"},
+		{OPT_BOOL, 'x', "exclude-other", &r->exclude_other, NULL,
+		 "with -p: only the samples with a parent"},
+		{OPT_BOOL, 0, "stats", &r->stats, NULL, "show the counts of records by type only"},
+		{OPT_BOOL, 0, "tasks", &r->tasks, NULL, "show the threads of the recording only"},
+		{OPT_BOOL, 0, "mmaps", &r->mmaps, NULL,
+		 "show the threads and their executable mappings only"},
+		{OPT_BOOL, 0, "header", &r->header, NULL, "show the recording's header info first"},
+		{OPT_BOOL, 0, "header-only", &r->header_only, NULL,
+		 "show only the recording's header info"},
+		{OPT_BOOL, 'q', "quiet", &r->quiet, NULL, "no header lines, no warnings"},
+		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters"},
+		{OPT_STRING, 'c', "comms", &r->comm, "comm[,comm...]", "only these thread names"},
+		{OPT_STRING, 0, "comm", &r->comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &r->pid, "pid[,pid...]", "only these processes"},
+		{OPT_STRING, 0, "tid", &r->tid, "tid[,tid...]", "only these threads"},
+		{OPT_STRING, 'd', "dsos", &r->dso, "dso[,dso...]", "only entries in these modules"},
+		{OPT_STRING, 0, "dso", &r->dso, "dso[,dso...]", "the same as --dsos"},
+		{OPT_STRING, 'S', "symbols", &r->symbols, "sym[,sym...]",
+		 "only entries of these functions"},
+		{OPT_STRING, 'C', "cpu", &r->cpu, "cpus", "only samples on these CPUs (0,2-3)"},
+		{OPT_STRING, 0, "symbol-filter", &r->symbol_filter, "text",
+		 "only entries whose function's name contains text"},
+		{OPT_STRING, 0, "percentage", &r->percentage, "relative|absolute",
+		 "percentages of what the filters show (relative) or of every sample "
+		 "(absolute, the default)"},
+		{OPT_BOOL, 0, "group", &r->group, NULL,
+		 "several events in one table, a column of each (--stdio, as perf); one "
+		 "event: as without"},
+		{OPT_STRING, 0, "time", &r->time, "start,end",
+		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
+		{OPT_BOOL, 'f', "force", &r->force, NULL,
+		 "report the readable part of a damaged file"},
+		{OPT_BOOL, 0, "demangle", &r->demangle, NULL,
+		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
+		SYMOPTS_NAME_OPTIONS(r->so),
+		SYMOPTS_OPTIONS(r->so),
+		SYMOPTS_SYMDB_OPTIONS(r->so),
+		SYMOPTS_KERNEL_OPTIONS(r->so),
+		{OPT_BOOL, 0, "ignore-vmlinux", &r->ignore_vmlinux, NULL,
+		 "use no vmlinux file for kernel symbols (-k/--vmlinux is ignored)"},
+		{OPT_STRING, 0, "objdump", &r->objdump, "path",
+		 "accepted for perf's sake: zt disassembles with capstone, not objdump"},
+		OPT_EOL,
+	};
+
+	return opts_parse("report", report_usage, opts, argc, argv, rest);
+}
+
+/* --ignore-callees and -p/--parent: their regular expressions compiled,
+ * -x checked between them. 0 or -1 (the message shown). */
+static int report_compile_patterns(struct report *r)
+{
+	if (r->ignore_callees) {
+		int e = regcomp(&r->ignore_re, r->ignore_callees, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r->ignore_re, msg, sizeof(msg));
+			cmd_error("--ignore-callees: bad regular expression '%s': %s",
+				  r->ignore_callees, msg);
+			return -1;
+		}
+		r->have_ignore = 1;
+		r->mo.ignore_callees = &r->ignore_re;
+	}
+	if (r->exclude_other && !r->parent) {
+		cmd_error("-x/--exclude-other keeps the samples with a parent: give its pattern "
+			  "with -p/--parent REGEX (perf shows nothing without it)");
+		return -1;
+	}
+	if (r->parent || uses_parent(r)) {
+		/* perf's default pattern, for --sort parent without -p */
+		const char *re = r->parent ? r->parent : "^sys_|^do_page_fault";
+		int e = regcomp(&r->parent_re, re, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			char msg[256];
+
+			regerror(e, &r->parent_re, msg, sizeof(msg));
+			cmd_error("-p/--parent: bad regular expression '%s': %s", re, msg);
+			return -1;
+		}
+		r->have_re = 1;
+		r->mo.parent = &r->parent_re;
+		r->mo.exclude_other = r->exclude_other;
+		/* perf: -p adds the parent column after the sort keys */
+		if (r->parent && !r->fields)
+			add_key(r, HIST_KEY_PARENT);
+	}
+	return 0;
+}
+
+/* The options' values, what they make of the model's options, and the
+ * arguments after them (argv[rest..]): ZT_EXIT_OK or ZT_EXIT_USAGE (the
+ * message shown). */
+static int report_check_options(struct report *r, int argc, char **argv, int rest)
+{
+	if (!r->input)
+		r->input = cmd_default_input();
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (r->stdio && r->tui) {
+		cmd_error("--stdio and --tui: choose one");
+		return ZT_EXIT_USAGE;
+	}
+	if (r->tui && !strcmp(r->input, "-")) {
+		cmd_error("--tui reads keys from standard input, which is the recording (-i -): "
+			  "save the recording to a file for the TUI, or use --stdio");
+		return ZT_EXIT_USAGE;
+	}
+	/* a recording on standard input: as perf, the text report */
+	if (!r->stdio && isatty(STDOUT_FILENO) && strcmp(r->input, "-"))
+		r->tui = 1;
+	if (r->sort ? parse_sort(r) : 0)
+		return ZT_EXIT_USAGE;
+	r->nr_sort_keys = r->mo.nr_keys;
+	if (r->hierarchy && r->fields) {
+		cmd_error("--hierarchy and -F/--fields cannot be used together (as in perf): "
+			  "give the levels with --sort");
+		return ZT_EXIT_USAGE;
+	}
+	if (r->fields && parse_fields(r))
+		return ZT_EXIT_USAGE;
+	if (!r->mo.nr_keys) {
+		r->sort = NULL;
+		add_key(r, HIST_KEY_COMM);
+		add_key(r, HIST_KEY_DSO);
+		add_key(r, HIST_KEY_SYM);
+	}
+	if (r->callgraph && parse_callgraph(r, r->callgraph))
+		return ZT_EXIT_USAGE;
+	if (r->percent_limit < 0 || r->percent_limit > 100) {
+		cmd_error("--percent-limit must be between 0 and 100, not %g", r->percent_limit);
+		return ZT_EXIT_USAGE;
+	}
+	if (r->percent_limit > 0) /* perf: hides call-chain branches below it too */
+		r->chain_min = r->percent_limit;
+	if (r->max_stack < -1) {
+		cmd_error("--max-stack: %d is not a number of frames (0 or more)", r->max_stack);
+		return ZT_EXIT_USAGE;
+	}
+	/* perf's --max-stack 0 still has the sampled address: the entry */
+	r->mo.max_stack = r->max_stack < 0 ? 0 : r->max_stack ? (unsigned)r->max_stack : 1;
+	if (!r->max_stack) /* and no call chain to show */
+		r->mode = CHAIN_NONE;
+	r->mo.hide_unresolved = r->hide_unresolved;
+	if (report_compile_patterns(r) || setup_filters(r))
+		return ZT_EXIT_USAGE;
+	if (r->percentage && strcmp(r->percentage, "relative") &&
+	    strcmp(r->percentage, "absolute")) {
+		cmd_error("--percentage '%s': use relative or absolute", r->percentage);
+		return ZT_EXIT_USAGE;
+	}
+	r->mo.relative = r->percentage && !strcmp(r->percentage, "relative");
+	if (r->objdump)
+		cmd_warn("--objdump has no effect: zt disassembles with capstone, not objdump");
+	if (r->ignore_vmlinux)
+		r->so.vmlinux = NULL;
+	return ZT_EXIT_OK;
+}
+
+/* One event: the model built, sorted and shown (TUI or --stdio). t0: when
+ * the command started, t1: when the recording was read. An exit code. */
+static int report_one(struct report *r, struct report_tui_opts *tui_opts, double t0, double t1)
+{
+	struct cmd_progress prog = {0};
+	const struct hist_entry **rows;
+	size_t nrows;
+	double t2, t3;
+	int ret;
+
+	ret = rmodel_init(&r->m, &r->ses.prof, r->ses.pt, &r->ses.ft, on_progress, &prog);
+	frametab_seal(&r->ses.ft); /* every frame is resolved: no more lookups */
+	if (prog.what)
+		cmd_progress_end(&prog);
+	cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",
+		 r->ses.prof.nr_samples, r->m.nr_groups, r->m.nr_addrs, r->m.nr_templates);
+	t2 = now_ms();
+	if (!ret)
+		ret = rmodel_build(&r->m, &r->mo);
+	if (!ret)
+		ret = rmodel_sort(&r->m, r->percent_limit, &rows, &nrows);
+	t3 = now_ms();
+	cmd_info("read in %.0f ms, resolved in %.0f ms, %zu entries in %.0f ms", t1 - t0, t2 - t1,
+		 r->m.hist.nr_entries, t3 - t2);
+	if (ret) {
+		cmd_error("cannot build the report: %s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	if (r->tui) {
+		tui_opts->event = profile_get_meta(&r->ses.prof, "event");
+		return report_tui(&r->m, tui_opts);
+	}
+	ret = print_stdio(r, rows, nrows);
+	cmd_info("printed in %.0f ms", now_ms() - t3);
+	if (ret) {
+		cmd_error("cannot print the report: %s", strerror(-ret));
+		return ZT_EXIT_FAIL;
+	}
+	return ZT_EXIT_OK;
+}
+
+/* The view the options ask for of the recording read: --stats, --tasks,
+ * --mmaps, --header-only, --gpu, or the report of one or several events.
+ * An exit code. */
+static int report_show(struct report *r, double t0, double t1)
+{
+	struct report_tui_opts tui_opts;
+
+	if (r->stats || r->tasks || r->mmaps) {
+		if (r->stats)
+			print_stats(r);
+		else
+			print_tasks(r, r->mmaps);
+		return ZT_EXIT_OK;
+	}
+	if (r->header_only) {
+		print_meta(r);
+		return ZT_EXIT_OK;
+	}
+	if (r->gpu)
+		return report_gpu(r);
+	if (!r->ses.prof.nr_samples) {
+		cmd_error("'%s' has no samples", r->input);
+		return ZT_EXIT_OK;
+	}
+	setup_chains(r, profile_has_callchains(&r->ses.prof));
+	if (r->tui && r->hierarchy)
+		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
+	/* perf: no call chains read, nothing to ignore */
+	if (r->mode == CHAIN_NONE && !r->mo.children)
+		r->mo.ignore_callees = NULL;
+	tui_opts = (struct report_tui_opts){.mo = r->mo,
+					    .filter = &r->filt,
+					    .percent_limit = r->percent_limit,
+					    .chain_min_percent = r->chain_min,
+					    .input = r->input,
+					    .event_idx = -1,
+					    .symmod = &r->so.mo,
+					    .vmlinux = r->so.vmlinux};
+	if (profile_nr_events(&r->ses.prof) > 1) {
+		if (r->group && r->tui)
+			cmd_warn("--group: the TUI shows each event on its own (a menu of them); "
+				 "use --stdio for their columns in one table");
+		if (r->group && !r->tui)
+			return report_group(r);
+		return r->tui ? report_tui_events(&r->ses.prof, r->ses.pt, &r->ses.ft, &tui_opts)
+			      : report_events(r);
+	}
+	return report_one(r, &tui_opts, t0, t1);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = {.children = -1,
@@ -2216,313 +2524,31 @@ int cmd_report(int argc, char **argv)
 			   .mode = CHAIN_GRAPH,
 			   .chain_min = 0.5,
 			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
-	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &r.input, "file",
-		 "input file name: zt.data or perf.data (default: zt.data, or standard input when "
-		 "it is a pipe)"},
-		{OPT_STRING, 0, "event", &r.event, "name",
-		 "the event to report of a recording with several (default: --stdio a section "
-		 "each, the TUI a menu of them)"},
-		{OPT_BOOL, 0, "stdio", &r.stdio, NULL,
-		 "text output (default when stdout is not a terminal)"},
-		{OPT_BOOL, 0, "tui", &r.tui, NULL,
-		 "the interactive browser (default on a terminal)"},
-		{OPT_BOOL, 0, "gpu", &r.gpu, NULL,
-		 "the GPU side of a zt record --gpu recording: kernels, launch sites, hot lines "
-		 "with stall reasons, memory copies"},
-		{OPT_GROUP, 0, NULL, NULL, NULL, "What to show"},
-		{OPT_STRING, 's', "sort", &r.sort, "key[,key...]",
-		 "sort by keys: comm, pid (thread; or tid), tgid (process), dso, sym, srcline, "
-		 "cpu, symq, parent "
-		 "(default: comm,dso,sym)"},
-		{OPT_STRING, 'F', "fields", &r.fields, "field[,field...]",
-		 "columns: overhead, overhead_children, sample, period and sort keys"},
-		{OPT_BOOL, 0, "children", &r.children, NULL,
-		 "Children (callees included) next to Self (default with call graphs); "
-		 "--no-children: Self only"},
-		{OPT_BOOL, 0, "hierarchy", &r.hierarchy, NULL,
-		 "each sort key a level: its entries under those of the key before, "
-		 "indented (--stdio; Self only, as perf)"},
-		{OPT_STRING, 'g', "call-graph", &r.callgraph,
-		 "mode[,min%][,caller|callee][,percent|period|count]",
-		 "call chains under entries: graph (default), flat, folded, fractal or none", NULL,
-		 1},
-		{OPT_BOOL, 'G', "inverted", &r.inverted, NULL,
-		 "call chains from the outermost caller (caller order)"},
-		{OPT_BOOL, 0, "inline", &r.inline_frames, NULL,
-		 "inlined functions as frames of their own (default); --no-inline: not"},
-		{OPT_DOUBLE, 0, "percent-limit", &r.percent_limit, "pct",
-		 "hide entries below this overhead percentage"},
-		{OPT_BOOL, 'n', "show-nr-samples", &r.show_nr, NULL, "show a Samples column"},
-		{OPT_BOOL, 0, "show-total-period", &r.show_period, NULL, "show a Period column"},
-		{OPT_INT, 0, "max-stack", &r.max_stack, "n",
-		 "use at most n frames of each call chain (default: all)"},
-		{OPT_BOOL, 'U', "hide-unresolved", &r.hide_unresolved, NULL,
-		 "leave out samples in code without a symbol, and such frames of call chains"},
-		{OPT_BOOL, 'T', "threads", &r.threads, NULL,
-		 "show the event count of each thread after the entries"},
-		{OPT_STRING, 0, "ignore-callees", &r.ignore_callees, "regex",
-		 "functions matching regex get the Self of the samples under them, their "
-		 "callees forgotten (caller order: their callers)"},
-		{OPT_STRING, 'p', "parent", &r.parent, "regex",
-		 "a Parent symbol column: the innermost function of each sample's stack matching "
-		 "regex, or [other]"},
-		{OPT_BOOL, 'x', "exclude-other", &r.exclude_other, NULL,
-		 "with -p: only the samples with a parent"},
-		{OPT_BOOL, 0, "stats", &r.stats, NULL, "show the counts of records by type only"},
-		{OPT_BOOL, 0, "tasks", &r.tasks, NULL, "show the threads of the recording only"},
-		{OPT_BOOL, 0, "mmaps", &r.mmaps, NULL,
-		 "show the threads and their executable mappings only"},
-		{OPT_BOOL, 0, "header", &r.header, NULL, "show the recording's header info first"},
-		{OPT_BOOL, 0, "header-only", &r.header_only, NULL,
-		 "show only the recording's header info"},
-		{OPT_BOOL, 'q', "quiet", &r.quiet, NULL, "no header lines, no warnings"},
-		{OPT_GROUP, 0, NULL, NULL, NULL, "Filters"},
-		{OPT_STRING, 'c', "comms", &r.comm, "comm[,comm...]", "only these thread names"},
-		{OPT_STRING, 0, "comm", &r.comm, "comm[,comm...]", "the same as --comms"},
-		{OPT_STRING, 0, "pid", &r.pid, "pid[,pid...]", "only these processes"},
-		{OPT_STRING, 0, "tid", &r.tid, "tid[,tid...]", "only these threads"},
-		{OPT_STRING, 'd', "dsos", &r.dso, "dso[,dso...]", "only entries in these modules"},
-		{OPT_STRING, 0, "dso", &r.dso, "dso[,dso...]", "the same as --dsos"},
-		{OPT_STRING, 'S', "symbols", &r.symbols, "sym[,sym...]",
-		 "only entries of these functions"},
-		{OPT_STRING, 'C', "cpu", &r.cpu, "cpus", "only samples on these CPUs (0,2-3)"},
-		{OPT_STRING, 0, "symbol-filter", &r.symbol_filter, "text",
-		 "only entries whose function's name contains text"},
-		{OPT_STRING, 0, "percentage", &r.percentage, "relative|absolute",
-		 "percentages of what the filters show (relative) or of every sample "
-		 "(absolute, the default)"},
-		{OPT_BOOL, 0, "group", &r.group, NULL,
-		 "several events in one table, a column of each (--stdio, as perf); one "
-		 "event: as without"},
-		{OPT_STRING, 0, "time", &r.time, "start,end",
-		 "only samples in this time range: seconds as zt script shows them, or A%-B%"},
-		{OPT_BOOL, 'f', "force", &r.force, NULL,
-		 "report the readable part of a damaged file"},
-		{OPT_BOOL, 0, "demangle", &r.demangle, NULL,
-		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
-		SYMOPTS_NAME_OPTIONS(r.so),
-		SYMOPTS_OPTIONS(r.so),
-		SYMOPTS_SYMDB_OPTIONS(r.so),
-		SYMOPTS_KERNEL_OPTIONS(r.so),
-		{OPT_BOOL, 0, "ignore-vmlinux", &r.ignore_vmlinux, NULL,
-		 "use no vmlinux file for kernel symbols (-k/--vmlinux is ignored)"},
-		{OPT_STRING, 0, "objdump", &r.objdump, "path",
-		 "accepted for perf's sake: zt disassembles with capstone, not objdump"},
-		OPT_EOL,
-	};
-	struct cmd_progress prog = {0};
-	struct report_tui_opts tui_opts;
-	double t0 = now_ms(), t1, t2, t3;
-	const struct hist_entry **rows;
+	double t0 = now_ms(), t1;
 	char gbuf[256];
-	size_t nrows;
 	int rest, ret;
 
 	rfilter_init(&r.filt);
 	argc = fold_g_argument(argc, argv, gbuf, sizeof(gbuf));
-	ret = opts_parse("report", report_usage, opts, argc, argv, &rest);
+	ret = report_parse_options(&r, argc, argv, &rest);
 	cmd_setup("report", r.quiet ? -1 : r.so.verbose);
 	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
 		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
-	if (!r.input)
-		r.input = cmd_default_input();
-	ret = ZT_EXIT_USAGE;
-	if (rest < argc) {
-		cmd_error("unexpected argument '%s': the input is given with -i", argv[rest]);
+	ret = report_check_options(&r, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
 		goto out;
-	}
-	if (r.stdio && r.tui) {
-		cmd_error("--stdio and --tui: choose one");
+	ret = ZT_EXIT_FAIL;
+	if (symopts_init(&r.so, "report"))
 		goto out;
-	}
-	if (r.tui && !strcmp(r.input, "-")) {
-		cmd_error("--tui reads keys from standard input, which is the recording (-i -): "
-			  "save the recording to a file for the TUI, or use --stdio");
-		goto out;
-	}
-	/* a recording on standard input: as perf, the text report */
-	if (!r.stdio && isatty(STDOUT_FILENO) && strcmp(r.input, "-"))
-		r.tui = 1;
-	if (r.sort ? parse_sort(&r) : 0)
-		goto out;
-	r.nr_sort_keys = r.mo.nr_keys;
-	if (r.hierarchy && r.fields) {
-		cmd_error("--hierarchy and -F/--fields cannot be used together (as in perf): "
-			  "give the levels with --sort");
-		goto out;
-	}
-	if (r.fields && parse_fields(&r))
-		goto out;
-	if (!r.mo.nr_keys) {
-		r.sort = NULL;
-		add_key(&r, HIST_KEY_COMM);
-		add_key(&r, HIST_KEY_DSO);
-		add_key(&r, HIST_KEY_SYM);
-	}
-	if (r.callgraph && parse_callgraph(&r, r.callgraph))
-		goto out;
-	if (r.percent_limit < 0 || r.percent_limit > 100) {
-		cmd_error("--percent-limit must be between 0 and 100, not %g", r.percent_limit);
-		goto out;
-	}
-	if (r.percent_limit > 0) /* perf: hides call-chain branches below it too */
-		r.chain_min = r.percent_limit;
-	if (r.max_stack < -1) {
-		cmd_error("--max-stack: %d is not a number of frames (0 or more)", r.max_stack);
-		goto out;
-	}
-	/* perf's --max-stack 0 still has the sampled address: the entry */
-	r.mo.max_stack = r.max_stack < 0 ? 0 : r.max_stack ? (unsigned)r.max_stack : 1;
-	if (!r.max_stack) /* and no call chain to show */
-		r.mode = CHAIN_NONE;
-	r.mo.hide_unresolved = r.hide_unresolved;
-	if (r.ignore_callees) {
-		int e = regcomp(&r.ignore_re, r.ignore_callees, REG_EXTENDED | REG_NOSUB);
-
-		if (e) {
-			char msg[256];
-
-			regerror(e, &r.ignore_re, msg, sizeof(msg));
-			cmd_error("--ignore-callees: bad regular expression '%s': %s",
-				  r.ignore_callees, msg);
-			goto out;
-		}
-		r.have_ignore = 1;
-		r.mo.ignore_callees = &r.ignore_re;
-	}
-	if (r.exclude_other && !r.parent) {
-		cmd_error("-x/--exclude-other keeps the samples with a parent: give its pattern "
-			  "with -p/--parent REGEX (perf shows nothing without it)");
-		goto out;
-	}
-	if (r.parent || uses_parent(&r)) {
-		/* perf's default pattern, for --sort parent without -p */
-		const char *re = r.parent ? r.parent : "^sys_|^do_page_fault";
-		int e = regcomp(&r.parent_re, re, REG_EXTENDED | REG_NOSUB);
-
-		if (e) {
-			char msg[256];
-
-			regerror(e, &r.parent_re, msg, sizeof(msg));
-			cmd_error("-p/--parent: bad regular expression '%s': %s", re, msg);
-			goto out;
-		}
-		r.have_re = 1;
-		r.mo.parent = &r.parent_re;
-		r.mo.exclude_other = r.exclude_other;
-		/* perf: -p adds the parent column after the sort keys */
-		if (r.parent && !r.fields)
-			add_key(&r, HIST_KEY_PARENT);
-	}
-	if (setup_filters(&r))
-		goto out;
-	if (r.percentage && strcmp(r.percentage, "relative") && strcmp(r.percentage, "absolute")) {
-		cmd_error("--percentage '%s': use relative or absolute", r.percentage);
-		goto out;
-	}
-	r.mo.relative = r.percentage && !strcmp(r.percentage, "relative");
-	if (r.objdump)
-		cmd_warn("--objdump has no effect: zt disassembles with capstone, not objdump");
-	if (r.ignore_vmlinux)
-		r.so.vmlinux = NULL;
-	if (symopts_init(&r.so, "report")) {
-		ret = ZT_EXIT_FAIL;
-		goto out;
-	}
 	/* every event: --stdio has one section each, the TUI a menu of them, as perf */
-	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle, !r.gpu)) {
-		ret = ZT_EXIT_FAIL;
+	if (cmd_open_session_events(&r.ses, r.input, &r.so, r.force, r.event, r.demangle, !r.gpu))
 		goto out;
-	}
 	t1 = now_ms();
-	if (cmd_check_cpu_filter(&r.ses, &r.filt)) {
-		ret = ZT_EXIT_FAIL;
+	if (cmd_check_cpu_filter(&r.ses, &r.filt))
 		goto out;
-	}
-	if (r.stats || r.tasks || r.mmaps) {
-		if (r.stats)
-			print_stats(&r);
-		else
-			print_tasks(&r, r.mmaps);
-		ret = ZT_EXIT_OK;
-		goto out;
-	}
-	if (r.header_only) {
-		print_meta(&r);
-		ret = ZT_EXIT_OK;
-		goto out;
-	}
-	if (r.gpu) {
-		ret = report_gpu(&r);
-		goto out;
-	}
-	if (!r.ses.prof.nr_samples) {
-		cmd_error("'%s' has no samples", r.input);
-		ret = ZT_EXIT_OK;
-		goto out;
-	}
-	setup_chains(&r, profile_has_callchains(&r.ses.prof));
-	if (r.tui && r.hierarchy)
-		cmd_warn("--hierarchy: the TUI shows the flat layout; use --stdio for levels");
-	if (r.mode == CHAIN_NONE && !r.mo.children) /* perf: no call chains read, nothing to ignore */
-		r.mo.ignore_callees = NULL;
-	tui_opts = (struct report_tui_opts){.mo = r.mo,
-					    .filter = &r.filt,
-					    .percent_limit = r.percent_limit,
-					    .chain_min_percent = r.chain_min,
-					    .input = r.input,
-					    .event_idx = -1,
-					    .symmod = &r.so.mo,
-					    .vmlinux = r.so.vmlinux};
-	if (profile_nr_events(&r.ses.prof) > 1) {
-		if (r.group && r.tui)
-			cmd_warn("--group: the TUI shows each event on its own (a menu of them); "
-				 "use --stdio for their columns in one table");
-		if (r.group && !r.tui)
-			ret = report_group(&r);
-		else
-			ret = r.tui ? report_tui_events(&r.ses.prof, r.ses.pt, &r.ses.ft,
-							&tui_opts)
-				    : report_events(&r);
-		goto out;
-	}
-	{
-		ret = rmodel_init(&r.m, &r.ses.prof, r.ses.pt, &r.ses.ft, on_progress, &prog);
-		frametab_seal(&r.ses.ft); /* every frame is resolved: no more lookups */
-		if (prog.what)
-			cmd_progress_end(&prog);
-		cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",
-			 r.ses.prof.nr_samples, r.m.nr_groups, r.m.nr_addrs, r.m.nr_templates);
-	}
-	t2 = now_ms();
-	if (!ret)
-		ret = rmodel_build(&r.m, &r.mo);
-	if (!ret)
-		ret = rmodel_sort(&r.m, r.percent_limit, &rows, &nrows);
-	t3 = now_ms();
-	cmd_info("read in %.0f ms, resolved in %.0f ms, %zu entries in %.0f ms", t1 - t0, t2 - t1,
-		 r.m.hist.nr_entries, t3 - t2);
-	if (ret) {
-		cmd_error("cannot build the report: %s", strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-		goto out;
-	}
-	if (r.tui) {
-		tui_opts.event = profile_get_meta(&r.ses.prof, "event");
-		ret = report_tui(&r.m, &tui_opts);
-		goto out;
-	}
-	ret = print_stdio(&r, rows, nrows);
-	cmd_info("printed in %.0f ms", now_ms() - t3);
-	if (ret) {
-		cmd_error("cannot print the report: %s", strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-		goto out;
-	}
-	ret = ZT_EXIT_OK;
+	ret = report_show(&r, t0, t1);
 out:
 	report_release(&r);
 	return ret;

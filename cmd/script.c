@@ -915,85 +915,81 @@ static const char *const script_usage[] = {
 	NULL,
 };
 
-int cmd_script(int argc, char **argv)
+static int script_parse_options(struct script *s, int argc, char **argv, int *rest)
 {
-	struct script s = {.demangle = 1,
-			   .max_stack = -1,
-			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
 	const struct opt opts[] = {
-		{OPT_STRING, 'i', "input", &s.input, "file", "input file name (default: zt.data, or standard input when it is a pipe)"},
-		{OPT_STRING, 0, "event", &s.event_opt, "name",
+		{OPT_STRING, 'i', "input", &s->input, "file",
+		 "input file name (default: zt.data, or standard input when it is a pipe)"},
+		{OPT_STRING, 0, "event", &s->event_opt, "name",
 		 "the event to show of a perf.data file with several"},
-		{OPT_STRING, 'F', "fields", &s.fields, "fields",
+		{OPT_STRING, 'F', "fields", &s->fields, "fields",
 		 "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline,trace; +f,-f: "
 		 "change the defaults; trace: (or sw:) for the tracepoints' (the others') only"},
-		{OPT_STRING, 'c', "comms", &s.fa.comm, "comm[,comm...]",
+		{OPT_STRING, 'c', "comms", &s->fa.comm, "comm[,comm...]",
 		 "only samples of these thread names"},
-		{OPT_STRING, 0, "comm", &s.fa.comm, "comm[,comm...]", "the same as --comms"},
-		{OPT_STRING, 0, "pid", &s.fa.pid, "pid[,pid...]",
+		{OPT_STRING, 0, "comm", &s->fa.comm, "comm[,comm...]", "the same as --comms"},
+		{OPT_STRING, 0, "pid", &s->fa.pid, "pid[,pid...]",
 		 "only samples of these processes"},
-		{OPT_STRING, 0, "tid", &s.fa.tid, "tid[,tid...]", "only samples of these threads"},
-		{OPT_STRING, 'C', "cpus", &s.fa.cpu, "cpus",
+		{OPT_STRING, 0, "tid", &s->fa.tid, "tid[,tid...]", "only samples of these threads"},
+		{OPT_STRING, 'C', "cpus", &s->fa.cpu, "cpus",
 		 "only samples on these CPUs (0,2-3); perf's -C (--cpu is zt's: CPU samples only)"},
-		{OPT_STRING, 0, "time", &s.fa.time, "start,end",
+		{OPT_STRING, 0, "time", &s->fa.time, "start,end",
 		 "only samples in these time ranges: START,END in seconds (several: separated "
 		 "by spaces), A%-B% or P%/N of the recording (several: by commas)"},
-		{OPT_STRING, 'S', "symbols", &s.fa.symbols, "sym[,sym...]",
+		{OPT_STRING, 'S', "symbols", &s->fa.symbols, "sym[,sym...]",
 		 "only samples in these functions, or at these addresses (hexadecimal)"},
-		{OPT_INT, 0, "addr-range", &s.addr_range, "n",
+		{OPT_INT, 0, "addr-range", &s->addr_range, "n",
 		 "with -S's addresses: also the samples up to n-1 bytes above each"},
-		{OPT_STRING, 0, "dsos", &s.fa.dso, "dso[,dso...]",
+		{OPT_STRING, 0, "dsos", &s->fa.dso, "dso[,dso...]",
 		 "only samples in these modules (name or path)"},
-		{OPT_INT, 0, "max-stack", &s.max_stack, "n",
+		{OPT_INT, 0, "max-stack", &s->max_stack, "n",
 		 "show at most n frames of each call chain (default: all)"},
-		{OPT_BOOL, 0, "header", &s.header, NULL, "show the recording's header info first"},
-		{OPT_BOOL, 0, "header-only", &s.header_only, NULL,
+		{OPT_BOOL, 0, "header", &s->header, NULL, "show the recording's header info first"},
+		{OPT_BOOL, 0, "header-only", &s->header_only, NULL,
 		 "show only the recording's header info"},
-		{OPT_BOOL, 0, "show-task-events", &s.show_task, NULL,
+		{OPT_BOOL, 0, "show-task-events", &s->show_task, NULL,
 		 "show the COMM, FORK and EXIT records among the samples"},
-		{OPT_BOOL, 0, "show-mmap-events", &s.show_mmap, NULL,
+		{OPT_BOOL, 0, "show-mmap-events", &s->show_mmap, NULL,
 		 "show the MMAP records (executable mappings) among the samples"},
-		{OPT_BOOL, 'G', "hide-call-graph", &s.hide_cg, NULL,
+		{OPT_BOOL, 'G', "hide-call-graph", &s->hide_cg, NULL,
 		 "one line per sample: the sampled address only"},
-		{OPT_BOOL, 0, "inline", &s.fmt.inline_frames, NULL,
+		{OPT_BOOL, 0, "inline", &s->fmt.inline_frames, NULL,
 		 "show inlined functions as frames of their own"},
-		{OPT_BOOL, 0, "ns", &s.fmt.ns, NULL, "show times in nanoseconds"},
-		{OPT_BOOL, 0, "reltime", &s.reltime, NULL,
+		{OPT_BOOL, 0, "ns", &s->fmt.ns, NULL, "show times in nanoseconds"},
+		{OPT_BOOL, 0, "reltime", &s->reltime, NULL,
 		 "show times relative to the first one shown"},
-		{OPT_BOOL, 0, "folded", &s.folded, NULL,
+		{OPT_BOOL, 0, "folded", &s->folded, NULL,
 		 "folded stacks (comm;root;...;leaf COUNT), as stackcollapse-perf.pl "
 		 "writes them; with --gpu: GPU stacks (launch stack;kernel_[g];...;stall_[gs])"},
-		{OPT_BOOL, 0, "gpu", &s.only_gpu, NULL,
+		{OPT_BOOL, 0, "gpu", &s->only_gpu, NULL,
 		 "only the GPU records of a zt record --gpu recording (zt's own), PC samples "
 		 "with their device functions and source lines"},
-		{OPT_STRING, 0, "gpu-weight", &s.gpu_weight, "samples|time",
+		{OPT_STRING, 0, "gpu-weight", &s->gpu_weight, "samples|time",
 		 "--folded --gpu: weigh by PC samples (default) or by kernel time in ns "
 		 "(stacks end at the kernel)"},
-		{OPT_BOOL, 0, "cpu", &s.only_cpu, NULL,
+		{OPT_BOOL, 0, "cpu", &s->only_cpu, NULL,
 		 "only the CPU samples, as perf script shows them (zt's own)"},
-		{OPT_BOOL, 'f', "force", &s.force, NULL,
+		{OPT_BOOL, 'f', "force", &s->force, NULL,
 		 "show the readable part of a damaged file"},
-		{OPT_BOOL, 0, "demangle", &s.demangle, NULL,
+		{OPT_BOOL, 0, "demangle", &s->demangle, NULL,
 		 "demangle C++ and Rust names (default); --no-demangle: keep them raw"},
-		{OPT_BOOL, 'q', "quiet", &s.quiet, NULL, "no warnings"},
-		SYMOPTS_NAME_OPTIONS(s.so),
-		SYMOPTS_OPTIONS(s.so),
-		SYMOPTS_SYMDB_OPTIONS(s.so),
-		SYMOPTS_KERNEL_OPTIONS(s.so),
+		{OPT_BOOL, 'q', "quiet", &s->quiet, NULL, "no warnings"},
+		SYMOPTS_NAME_OPTIONS(s->so),
+		SYMOPTS_OPTIONS(s->so),
+		SYMOPTS_SYMDB_OPTIONS(s->so),
+		SYMOPTS_KERNEL_OPTIONS(s->so),
 		OPT_EOL,
 	};
-	static char obuf[OUT_BUF_SIZE]; /* stdout's buffer until exit */
-	int rest, ret;
 
-	ret = opts_parse("script", script_usage, opts, argc, argv, &rest);
-	cmd_setup("script", s.quiet ? -1 : s.so.verbose);
-	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
-		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
-		goto out;
-	}
-	if (!s.input)
-		s.input = cmd_default_input();
-	ret = ZT_EXIT_USAGE;
+	return opts_parse("script", script_usage, opts, argc, argv, rest);
+}
+
+/* The options' values and the arguments after them (argv[rest..]), -F
+ * parsed: ZT_EXIT_OK or ZT_EXIT_USAGE (the message shown). */
+static int script_check_options(struct script *s, int argc, char **argv, int rest)
+{
+	if (!s->input)
+		s->input = cmd_default_input();
 	if (rest < argc) {
 		if (rest > 0 && !strcmp(argv[rest - 1], "--cpu"))
 			cmd_error(
@@ -1003,56 +999,153 @@ int cmd_script(int argc, char **argv)
 		else
 			cmd_error("unexpected argument '%s': the input is given with -i",
 				  argv[rest]);
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (s.only_gpu && s.only_cpu) {
+	if (s->only_gpu && s->only_cpu) {
 		cmd_error("--gpu and --cpu cannot be used together: without either, both are shown");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (s.gpu_weight && strcmp(s.gpu_weight, "samples") && strcmp(s.gpu_weight, "time")) {
-		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", s.gpu_weight);
-		goto out;
+	if (s->gpu_weight && strcmp(s->gpu_weight, "samples") && strcmp(s->gpu_weight, "time")) {
+		cmd_error("--gpu-weight: '%s' is neither 'samples' nor 'time'", s->gpu_weight);
+		return ZT_EXIT_USAGE;
 	}
-	if (s.gpu_weight && !(s.only_gpu && s.folded)) {
+	if (s->gpu_weight && !(s->only_gpu && s->folded)) {
 		cmd_error("--gpu-weight weighs the stacks of --folded --gpu: give both");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
 	/* parse -F before reading, against defaults without the CPU: it is
 	 * added below when the recording has it and -F did not say */
-	s.fmt.fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_TIME | PERFSCRIPT_F_PERIOD |
-		       PERFSCRIPT_F_EVENT | PERFSCRIPT_F_IP | PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF |
-		       PERFSCRIPT_F_DSO;
+	s->fmt.fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_TIME |
+			PERFSCRIPT_F_PERIOD | PERFSCRIPT_F_EVENT | PERFSCRIPT_F_IP |
+			PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF | PERFSCRIPT_F_DSO;
 	/* perf's for tracepoints; the call chain's fields join below */
-	s.tp_fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_CPU | PERFSCRIPT_F_TIME |
-		      PERFSCRIPT_F_EVENT | PERFSCRIPT_F_TRACE;
-	if (parse_fields(&s))
-		goto out;
-	s.fmt.t0 = s.reltime ? &s.t0 : NULL;
-	if (s.max_stack < -1) {
-		cmd_error("--max-stack: %d is not a number of frames (0 or more)", s.max_stack);
-		goto out;
+	s->tp_fields = PERFSCRIPT_F_COMM | PERFSCRIPT_F_TID | PERFSCRIPT_F_CPU | PERFSCRIPT_F_TIME |
+		       PERFSCRIPT_F_EVENT | PERFSCRIPT_F_TRACE;
+	if (parse_fields(s))
+		return ZT_EXIT_USAGE;
+	s->fmt.t0 = s->reltime ? &s->t0 : NULL;
+	if (s->max_stack < -1) {
+		cmd_error("--max-stack: %d is not a number of frames (0 or more)", s->max_stack);
+		return ZT_EXIT_USAGE;
 	}
-	if ((s.header_only || s.header) && (s.folded || s.only_gpu)) {
+	if ((s->header_only || s->header) && (s->folded || s->only_gpu)) {
 		cmd_error("--header shows perf script's header: not with --folded or --gpu");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if ((s.show_task || s.show_mmap) && s.folded) {
+	if ((s->show_task || s->show_mmap) && s->folded) {
 		cmd_error("--show-task-events and --show-mmap-events show records among the "
 			  "samples: not with --folded");
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (cmd_filters(&s.filt, &s.fa))
-		goto out;
-	if (s.addr_range < 0) {
-		cmd_error("--addr-range: %d is not a number of bytes (0 or more)", s.addr_range);
-		goto out;
+	if (cmd_filters(&s->filt, &s->fa))
+		return ZT_EXIT_USAGE;
+	if (s->addr_range < 0) {
+		cmd_error("--addr-range: %d is not a number of bytes (0 or more)", s->addr_range);
+		return ZT_EXIT_USAGE;
 	}
-	if (s.addr_range && !s.filt.nr_addrs) {
+	if (s->addr_range && !s->filt.nr_addrs) {
 		cmd_error("--addr-range widens the addresses of -S: give -S with an address "
 			  "(like -S 0x401136)");
+		return ZT_EXIT_USAGE;
+	}
+	s->filt.addr_range = (uint64_t)s->addr_range;
+	return ZT_EXIT_OK;
+}
+
+/* The recording's event names, as shown: of the one event, and of each of
+ * several (whose longest sets the column's width, as perf aligns them). */
+static void event_names(struct script *s)
+{
+	const char *ev = profile_get_meta(&s->ses.prof, "event");
+
+	prof_sanitize(s->event, sizeof(s->event), ev && *ev ? ev : "[unknown]");
+	s->fmt.event = s->event;
+	if (s->ses.prof.nr_events > 1 &&
+	    (s->evnames = calloc(s->ses.prof.nr_events, sizeof(*s->evnames))))
+		for (size_t k = 0; k < s->ses.prof.nr_events; k++) {
+			prof_sanitize(s->evnames[k], sizeof(s->evnames[k]),
+				      s->ses.prof.events[k].name);
+			/* perf aligns the names of several events */
+			if ((int)strlen(s->evnames[k]) > s->fmt.event_width)
+				s->fmt.event_width = (int)strlen(s->evnames[k]);
+		}
+}
+
+/* After reading: the side-band records to show among the samples, the
+ * warnings of an empty selection, and the fields that depend on what
+ * the recording has. 0 or -1 (the message shown). */
+static int script_prepare(struct script *s)
+{
+	profile_time_span(&s->ses.prof, &s->t_first, &s->t_last);
+	if (collect_sband(s)) {
+		cmd_error("cannot show the samples: %s", strerror(ENOMEM));
+		return -1;
+	}
+	if (s->only_gpu && !s->ses.prof.gpu)
+		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", s->input);
+	else if (!s->ses.prof.nr_samples && !s->only_gpu && !s->ses.prof.gpu)
+		cmd_warn("'%s' has no samples", s->input);
+	if (!s->fields_set && !s->cpu_removed && recorded_cpu(&s->ses.prof))
+		s->fmt.fields |= PERFSCRIPT_F_CPU;
+	s->fmt.callchain = !s->hide_cg && profile_has_callchains(&s->ses.prof);
+	if (s->fmt.callchain && !s->tp_fields_set)
+		s->tp_fields |=
+			PERFSCRIPT_F_IP | PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF | PERFSCRIPT_F_DSO;
+	if (!s->folded && (s->tp_fields & PERFSCRIPT_F_TRACE))
+		open_tracefmt(s);
+	if (s->folded)
+		s->fmt.callchain = 1;
+	event_names(s);
+	return 0;
+}
+
+/* The samples (or folded stacks) and the GPU records to stdout, its
+ * write errors turned into a message. An exit code. */
+static int script_print(struct script *s)
+{
+	static char obuf[OUT_BUF_SIZE]; /* stdout's buffer until exit */
+	int ret;
+
+	stackgroups_init(&s->sg, &s->ses.prof, s->ses.pt, &s->ses.ft);
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	ret = s->folded && !s->only_gpu ? 0 : gpu_init(s);
+	if (!ret)
+		ret = s->folded ? print_folded(s) : print_samples(s);
+	if (!ret && (!s->folded || s->only_gpu) && !s->only_cpu)
+		gpu_losses(s);
+	if (ret) {
+		cmd_error("cannot show the samples: %s", strerror(-ret));
+		ret = ZT_EXIT_FAIL;
+	} else {
+		ret = ZT_EXIT_OK;
+	}
+	if (fflush(stdout) && !s->write_error)
+		s->write_error = errno;
+	if (s->write_error && s->write_error != EPIPE) {
+		cmd_error("cannot write the output: %s", strerror(s->write_error));
+		ret = ZT_EXIT_FAIL;
+	}
+	/* reported here; a closed pipe (zt script | head) is a normal end */
+	clearerr(stdout);
+	return ret;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct script s = {.demangle = 1,
+			   .max_stack = -1,
+			   .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
+	int rest, ret;
+
+	ret = script_parse_options(&s, argc, argv, &rest);
+	cmd_setup("script", s.quiet ? -1 : s.so.verbose);
+	if (ret == OPTS_HELP || ret == OPTS_ERROR) {
+		ret = ret == OPTS_HELP ? ZT_EXIT_OK : ZT_EXIT_USAGE;
 		goto out;
 	}
-	s.filt.addr_range = (uint64_t)s.addr_range;
+	ret = script_check_options(&s, argc, argv, rest);
+	if (ret != ZT_EXIT_OK)
+		goto out;
 	if (symopts_init(&s.so, "script")) {
 		ret = ZT_EXIT_FAIL;
 		goto out;
@@ -1060,10 +1153,9 @@ int cmd_script(int argc, char **argv)
 	ret = load(&s);
 	if (ret >= 0)
 		goto out;
-	if (cmd_check_cpu_filter(&s.ses, &s.filt)) {
-		ret = ZT_EXIT_FAIL;
+	ret = ZT_EXIT_FAIL;
+	if (cmd_check_cpu_filter(&s.ses, &s.filt))
 		goto out;
-	}
 	if (s.header_only || s.header) {
 		cmd_print_header(&s.ses);
 		if (s.header_only) {
@@ -1071,62 +1163,9 @@ int cmd_script(int argc, char **argv)
 			goto out;
 		}
 	}
-	profile_time_span(&s.ses.prof, &s.t_first, &s.t_last);
-	if (collect_sband(&s)) {
-		cmd_error("cannot show the samples: %s", strerror(ENOMEM));
-		ret = ZT_EXIT_FAIL;
+	if (script_prepare(&s))
 		goto out;
-	}
-	if (s.only_gpu && !s.ses.prof.gpu)
-		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", s.input);
-	else if (!s.ses.prof.nr_samples && !s.only_gpu && !s.ses.prof.gpu)
-		cmd_warn("'%s' has no samples", s.input);
-	if (!s.fields_set && !s.cpu_removed && recorded_cpu(&s.ses.prof))
-		s.fmt.fields |= PERFSCRIPT_F_CPU;
-	s.fmt.callchain = !s.hide_cg && profile_has_callchains(&s.ses.prof);
-	if (s.fmt.callchain && !s.tp_fields_set)
-		s.tp_fields |= PERFSCRIPT_F_IP | PERFSCRIPT_F_SYM | PERFSCRIPT_F_SYMOFF |
-			       PERFSCRIPT_F_DSO;
-	if (!s.folded && (s.tp_fields & PERFSCRIPT_F_TRACE))
-		open_tracefmt(&s);
-	if (s.folded)
-		s.fmt.callchain = 1;
-	{
-		const char *ev = profile_get_meta(&s.ses.prof, "event");
-
-		prof_sanitize(s.event, sizeof(s.event), ev && *ev ? ev : "[unknown]");
-		s.fmt.event = s.event;
-		if (s.ses.prof.nr_events > 1 &&
-		    (s.evnames = calloc(s.ses.prof.nr_events, sizeof(*s.evnames))))
-			for (size_t k = 0; k < s.ses.prof.nr_events; k++) {
-				prof_sanitize(s.evnames[k], sizeof(s.evnames[k]),
-					      s.ses.prof.events[k].name);
-				/* perf aligns the names of several events */
-				if ((int)strlen(s.evnames[k]) > s.fmt.event_width)
-					s.fmt.event_width = (int)strlen(s.evnames[k]);
-			}
-	}
-	stackgroups_init(&s.sg, &s.ses.prof, s.ses.pt, &s.ses.ft);
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	ret = s.folded && !s.only_gpu ? 0 : gpu_init(&s);
-	if (!ret)
-		ret = s.folded ? print_folded(&s) : print_samples(&s);
-	if (!ret && (!s.folded || s.only_gpu) && !s.only_cpu)
-		gpu_losses(&s);
-	if (ret) {
-		cmd_error("cannot show the samples: %s", strerror(-ret));
-		ret = ZT_EXIT_FAIL;
-	} else {
-		ret = ZT_EXIT_OK;
-	}
-	if (fflush(stdout) && !s.write_error)
-		s.write_error = errno;
-	if (s.write_error && s.write_error != EPIPE) {
-		cmd_error("cannot write the output: %s", strerror(s.write_error));
-		ret = ZT_EXIT_FAIL;
-	}
-	/* reported here; a closed pipe (zt script | head) is a normal end */
-	clearerr(stdout);
+	ret = script_print(&s);
 out:
 	script_release(&s);
 	return ret;

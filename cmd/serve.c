@@ -212,177 +212,225 @@ static void name_taken(const char *name)
 		  name, name);
 }
 
-static int cmd_serve_token(int argc, char **argv)
+/* zt serve token SUB: its options, and the arguments after them (argv[rest..argc-1]) */
+struct token_args {
+	const char *dir, *scope, *name;
+	int argc, rest;
+	char **argv;
+};
+
+/* beside a running server: tokens only, no recovery of its uploads */
+static const struct zs_store_opts token_admin = {.admin_only = 1};
+
+/* argv[0] is "token", argv[1] the subcommand. OPTS_OK, OPTS_HELP (the
+ * usage shown) or OPTS_ERROR (the message shown). */
+static int token_parse_options(struct token_args *t, int argc, char **argv)
 {
-	const char *dir = DEFAULT_DIR, *scope = NULL, *name = NULL, *sub;
-	/* beside a running server: tokens only, no recovery of its uploads */
-	const struct zs_store_opts admin = {.admin_only = 1};
 	const struct opt options[] = {
-		{OPT_STRING, 0, "scope", &scope, "scopes",
+		{OPT_STRING, 0, "scope", &t->scope, "scopes",
 		 "create, import: push, symbols, read, admin (comma-separated; admin implies all)"},
-		{OPT_STRING, 0, "name", &name, "name",
+		{OPT_STRING, 0, "name", &t->name, "name",
 		 "create, import: a unique name to list and revoke it by (1 to 64 letters, "
 		 "digits, . _ - @ : +)"},
-		{OPT_STRING, 'd', "data-dir", &dir, "dir",
+		{OPT_STRING, 'd', "data-dir", &t->dir, "dir",
 		 "the server's data directory (./" DEFAULT_DIR ")"},
 		OPT_EOL};
-	struct zs_store *s;
-	int rest, ret = ZT_EXIT_OK;
+	int rc;
 
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			opts_usage(stdout, serve_usage, options);
-			return ZT_EXIT_OK;
+			return OPTS_HELP;
 		}
 		cmd_error("give a token subcommand: create, import, list or revoke (see 'zt serve -h')");
+		return OPTS_ERROR;
+	}
+	cmd_setup("serve", 0);
+	rc = opts_parse_permute("serve token", serve_usage, options, argc - 1, argv + 1, &t->rest);
+	t->rest += 1; /* an index into argv */
+	t->argc = argc;
+	t->argv = argv;
+	return rc;
+}
+
+static int token_create(const struct token_args *t)
+{
+	char tok[65], sc[64];
+	struct zs_store *s;
+	unsigned mask;
+	int rc, ret = ZT_EXIT_OK;
+
+	if (!t->scope) {
+		cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
 		return ZT_EXIT_USAGE;
 	}
-	sub = argv[1];
-	cmd_setup("serve", 0);
-	switch (opts_parse_permute("serve token", serve_usage, options, argc - 1, argv + 1,
-				   &rest)) {
+	mask = zs_scope_parse(t->scope);
+	if (!mask) {
+		cmd_error("bad scope '%s': push, symbols, read or admin, comma-separated",
+			  t->scope);
+		return ZT_EXIT_USAGE;
+	}
+	if (t->rest < t->argc) {
+		cmd_error("unexpected argument '%s'", t->argv[t->rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (check_name(t->name))
+		return ZT_EXIT_USAGE;
+	s = open_store(t->dir, &token_admin);
+	if (!s)
+		return ZT_EXIT_FAIL;
+	rc = zs_token_create(s, mask, t->name, tok);
+	if (rc == -ENOTUNIQ) {
+		name_taken(t->name);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc) {
+		cmd_error("cannot create the token in '%s': %s", t->dir, strerror(-rc));
+		ret = ZT_EXIT_FAIL;
+	} else {
+		printf("%s\n", tok);
+		fprintf(stderr,
+			"zt serve: token%s%s created with scopes %s: it is shown only "
+			"once; a running server takes it within a second\n",
+			t->name ? " " : "", t->name ? t->name : "",
+			scopes_text(mask, sc, sizeof(sc)));
+	}
+	explicit_bzero(tok, sizeof(tok));
+	zs_store_close(s);
+	return ret;
+}
+
+static int token_import(const struct token_args *t)
+{
+	char line[1100], sc[64];
+	struct zs_store *s;
+	size_t n;
+	unsigned mask = t->scope ? zs_scope_parse(t->scope) : 0;
+	int rc, ret = ZT_EXIT_OK;
+
+	if (!mask) {
+		cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
+		return ZT_EXIT_USAGE;
+	}
+	if (t->rest < t->argc) {
+		cmd_error("unexpected argument '%s': the token comes on standard input",
+			  t->argv[t->rest]);
+		return ZT_EXIT_USAGE;
+	}
+	if (check_name(t->name))
+		return ZT_EXIT_USAGE;
+	if (!fgets(line, sizeof(line), stdin)) {
+		cmd_error("give the token on standard input (one line)");
+		return ZT_EXIT_USAGE;
+	}
+	n = strcspn(line, "\r\n");
+	line[n] = 0;
+	s = open_store(t->dir, &token_admin);
+	if (!s) {
+		explicit_bzero(line, sizeof(line));
+		return ZT_EXIT_FAIL;
+	}
+	rc = zs_token_import(s, mask, t->name, line, n);
+	explicit_bzero(line, sizeof(line));
+	if (rc == -EINVAL) {
+		cmd_error("not a token zt takes: 16 to 1024 printable characters, no blank");
+		ret = ZT_EXIT_USAGE;
+	} else if (rc == -EEXIST) {
+		cmd_error("'%s' has that token already", t->dir);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc == -ENOTUNIQ) {
+		name_taken(t->name);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc) {
+		cmd_error("cannot import the token into '%s': %s", t->dir, strerror(-rc));
+		ret = ZT_EXIT_FAIL;
+	} else {
+		fprintf(stderr,
+			"zt serve: token%s%s imported with scopes %s; a running server takes it "
+			"within a second\n",
+			t->name ? " " : "", t->name ? t->name : "",
+			scopes_text(mask, sc, sizeof(sc)));
+	}
+	zs_store_close(s);
+	return ret;
+}
+
+static int token_list(const struct token_args *t)
+{
+	struct zs_store *s;
+	int ret = ZT_EXIT_OK;
+
+	if (t->rest < t->argc) {
+		cmd_error("unexpected argument '%s'", t->argv[t->rest]);
+		return ZT_EXIT_USAGE;
+	}
+	s = open_store(t->dir, &token_admin);
+	if (!s)
+		return ZT_EXIT_FAIL;
+	if (zs_token_list(s, token_line, NULL)) {
+		cmd_error("cannot list the tokens of '%s'", t->dir);
+		ret = ZT_EXIT_FAIL;
+	}
+	zs_store_close(s);
+	return ret;
+}
+
+static int token_revoke(const struct token_args *t)
+{
+	char nm[1024];
+	const char *what, *arg;
+	struct ambiguous amb = {0};
+	struct zs_store *s;
+	int rc, ret = ZT_EXIT_OK;
+
+	if (t->rest != t->argc - 1) {
+		cmd_error("give one token to revoke: its name or its id (8 or more hex "
+			  "digits of the first column of 'token list')");
+		return ZT_EXIT_USAGE;
+	}
+	arg = t->argv[t->rest];
+	what = shown_name(arg, nm, sizeof(nm));
+	amb.what = what;
+	s = open_store(t->dir, &token_admin);
+	if (!s)
+		return ZT_EXIT_FAIL;
+	rc = zs_token_revoke(s, arg, ambiguous_one, &amb);
+	if (rc == -ENOTUNIQ) {
+		ret = ZT_EXIT_FAIL;
+	} else if (rc == -ENOENT) {
+		cmd_error("no token named '%s' or with that id: see 'zt serve token list'", what);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc) {
+		cmd_error("cannot revoke '%s': %s", what, strerror(-rc));
+		ret = ZT_EXIT_FAIL;
+	} else if (cmd_verbosity >= 0) {
+		fprintf(stderr, "zt serve: token '%s' revoked\n", what);
+	}
+	zs_store_close(s);
+	return ret;
+}
+
+static int cmd_serve_token(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(const struct token_args *t);
+	} subs[] = {{"create", token_create},
+		    {"import", token_import},
+		    {"list", token_list},
+		    {"revoke", token_revoke}};
+	struct token_args t = {.dir = DEFAULT_DIR};
+
+	switch (token_parse_options(&t, argc, argv)) {
 	case OPTS_HELP:
 		return ZT_EXIT_OK;
 	case OPTS_ERROR:
 		return ZT_EXIT_USAGE;
 	}
-	rest += 1; /* an index into argv */
-	if (!strcmp(sub, "create")) {
-		char tok[65], sc[64];
-		unsigned mask;
-		int rc;
-
-		if (!scope) {
-			cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
-			return ZT_EXIT_USAGE;
-		}
-		mask = zs_scope_parse(scope);
-		if (!mask) {
-			cmd_error("bad scope '%s': push, symbols, read or admin, comma-separated",
-				  scope);
-			return ZT_EXIT_USAGE;
-		}
-		if (rest < argc) {
-			cmd_error("unexpected argument '%s'", argv[rest]);
-			return ZT_EXIT_USAGE;
-		}
-		if (check_name(name))
-			return ZT_EXIT_USAGE;
-		s = open_store(dir, &admin);
-		if (!s)
-			return ZT_EXIT_FAIL;
-		rc = zs_token_create(s, mask, name, tok);
-		if (rc == -ENOTUNIQ) {
-			name_taken(name);
-			ret = ZT_EXIT_FAIL;
-		} else if (rc) {
-			cmd_error("cannot create the token in '%s': %s", dir, strerror(-rc));
-			ret = ZT_EXIT_FAIL;
-		} else {
-			printf("%s\n", tok);
-			fprintf(stderr,
-				"zt serve: token%s%s created with scopes %s: it is shown only "
-				"once; a running server takes it within a second\n",
-				name ? " " : "", name ? name : "",
-				scopes_text(mask, sc, sizeof(sc)));
-		}
-		explicit_bzero(tok, sizeof(tok));
-	} else if (!strcmp(sub, "import")) {
-		char line[1100];
-		size_t n;
-		unsigned mask = scope ? zs_scope_parse(scope) : 0;
-		int rc;
-
-		if (!mask) {
-			cmd_error("give the token's scopes: --scope push|symbols|read|admin[,...]");
-			return ZT_EXIT_USAGE;
-		}
-		if (rest < argc) {
-			cmd_error("unexpected argument '%s': the token comes on standard input", argv[rest]);
-			return ZT_EXIT_USAGE;
-		}
-		if (check_name(name))
-			return ZT_EXIT_USAGE;
-		if (!fgets(line, sizeof(line), stdin)) {
-			cmd_error("give the token on standard input (one line)");
-			return ZT_EXIT_USAGE;
-		}
-		n = strcspn(line, "\r\n");
-		line[n] = 0;
-		s = open_store(dir, &admin);
-		if (!s) {
-			explicit_bzero(line, sizeof(line));
-			return ZT_EXIT_FAIL;
-		}
-		rc = zs_token_import(s, mask, name, line, n);
-		explicit_bzero(line, sizeof(line));
-		if (rc == -EINVAL) {
-			cmd_error("not a token zt takes: 16 to 1024 printable characters, no blank");
-			ret = ZT_EXIT_USAGE;
-		} else if (rc == -EEXIST) {
-			cmd_error("'%s' has that token already", dir);
-			ret = ZT_EXIT_FAIL;
-		} else if (rc == -ENOTUNIQ) {
-			name_taken(name);
-			ret = ZT_EXIT_FAIL;
-		} else if (rc) {
-			cmd_error("cannot import the token into '%s': %s", dir, strerror(-rc));
-			ret = ZT_EXIT_FAIL;
-		} else {
-			char sc[64];
-
-			fprintf(stderr,
-				"zt serve: token%s%s imported with scopes %s; a running server takes it "
-				"within a second\n",
-				name ? " " : "", name ? name : "", scopes_text(mask, sc, sizeof(sc)));
-		}
-	} else if (!strcmp(sub, "list")) {
-		if (rest < argc) {
-			cmd_error("unexpected argument '%s'", argv[rest]);
-			return ZT_EXIT_USAGE;
-		}
-		s = open_store(dir, &admin);
-		if (!s)
-			return ZT_EXIT_FAIL;
-		if (zs_token_list(s, token_line, NULL)) {
-			cmd_error("cannot list the tokens of '%s'", dir);
-			ret = ZT_EXIT_FAIL;
-		}
-	} else if (!strcmp(sub, "revoke")) {
-		char nm[1024];
-		const char *what;
-		struct ambiguous amb = {0};
-		int rc;
-
-		if (rest != argc - 1) {
-			cmd_error("give one token to revoke: its name or its id (8 or more hex "
-				  "digits of the first column of 'token list')");
-			return ZT_EXIT_USAGE;
-		}
-		what = shown_name(argv[rest], nm, sizeof(nm));
-		amb.what = what;
-		s = open_store(dir, &admin);
-		if (!s)
-			return ZT_EXIT_FAIL;
-		rc = zs_token_revoke(s, argv[rest], ambiguous_one, &amb);
-		if (rc == -ENOTUNIQ) {
-			ret = ZT_EXIT_FAIL;
-		} else if (rc == -ENOENT) {
-			cmd_error("no token named '%s' or with that id: see 'zt serve token list'",
-				  what);
-			ret = ZT_EXIT_FAIL;
-		} else if (rc) {
-			cmd_error("cannot revoke '%s': %s", what, strerror(-rc));
-			ret = ZT_EXIT_FAIL;
-		} else if (cmd_verbosity >= 0) {
-			fprintf(stderr, "zt serve: token '%s' revoked\n", what);
-		}
-	} else {
-		cmd_error("'%s' is not a token subcommand: create, import, list or revoke", sub);
-		return ZT_EXIT_USAGE;
-	}
-	zs_store_close(s);
-	return ret;
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(&t);
+	cmd_error("'%s' is not a token subcommand: create, import, list or revoke", argv[1]);
+	return ZT_EXIT_USAGE;
 }
 
 /* ---- zt serve ------------------------------------------------------------------ */
@@ -526,253 +574,290 @@ static void error_log(void *ctx, const char *msg)
 	pthread_mutex_unlock(&log_lock);
 }
 
-int cmd_serve(int argc, char **argv)
-{
-	const char *listen = DEFAULT_LISTEN, *dir = DEFAULT_DIR, *cert = NULL, *key = NULL,
-		   *debuginfod, *max_body_s = NULL, *s3_url = NULL, *max_source_s = NULL,
-		   *max_per_id_s = NULL, *max_store_s = NULL;
-	struct zt_s3_opts s3o = {0};
-	struct zs_remote remote = {0};
-	static struct upstreams up;
-	static struct zs_ch_opts ch;
-	const char *ch_creds = NULL;
-	char *ch_text = NULL;
-	size_t ch_len = 0;
-	int retention_days = 0;
-	struct retention ret_ctx = {.lock = PTHREAD_MUTEX_INITIALIZER,
-				    .cond = PTHREAD_COND_INITIALIZER};
+/* zt serve: its options, what they become, and what it holds while it runs
+ * (released by serve_release()) */
+struct serve {
+	const char *listen, *dir, *cert, *key, *max_body_s, *s3_url, *max_source_s, *max_per_id_s,
+		*max_store_s, *min_rate_s, *ch_creds;
+	struct zt_s3_opts s3o;
+	struct upstreams up;
+	struct zs_ch_opts ch;
+	int retention_days, public_read, threads, timeout, max_conns, max_per_client,
+		header_timeout, max_sources, verbose, quiet;
+	uint64_t min_rate, max_body;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct zs_store_opts so;
+	struct zh_opts ho;
+
+	char *cert_pem, *key_pem, *ch_text;
+	size_t ch_len;
+	struct zs_remote remote;
+	struct zs_store *s;
+	struct retention ret_ctx;
 	pthread_t ret_thread;
-	int ret_started = 0;
-	int public_read = 0, threads = 2, timeout = 30, max_conns = 256, verbose = 0, quiet = 0;
-	int max_per_client = 64, header_timeout = 20;
-	const char *min_rate_s = NULL;
-	uint64_t min_rate = 1024;
-	int max_sources = ZS_DEFAULT_MAX_SOURCES;
+	int ret_started;
+	struct zh *h;
+};
+
+static int serve_parse_options(struct serve *sv, int argc, char **argv, int *rest)
+{
 	const struct opt options[] = {
-		{OPT_STRING, 'l', "listen", &listen, "host:port",
+		{OPT_STRING, 'l', "listen", &sv->listen, "host:port",
 		 "address to serve on (" DEFAULT_LISTEN
 		 "); other than loopback only once a token exists"},
-		{OPT_STRING, 'd', "data-dir", &dir, "dir",
+		{OPT_STRING, 'd', "data-dir", &sv->dir, "dir",
 		 "the store: catalogue, recordings, symbols (./" DEFAULT_DIR ")"},
-		{OPT_BOOL, 0, "public-read", &public_read, NULL,
+		{OPT_BOOL, 0, "public-read", &sv->public_read, NULL,
 		 "reads (list, queries, page data, metrics) need no token"},
-		{OPT_STRING, 0, "tls-cert", &cert, "file",
+		{OPT_STRING, 0, "tls-cert", &sv->cert, "file",
 		 "serve HTTPS with this PEM certificate (chain)"},
-		{OPT_STRING, 0, "tls-key", &key, "file", "the PEM private key of --tls-cert"},
-		{OPT_CALLBACK, 0, "debuginfod-upstream", &up, "url",
+		{OPT_STRING, 0, "tls-key", &sv->key, "file", "the PEM private key of --tls-cert"},
+		{OPT_CALLBACK, 0, "debuginfod-upstream", &sv->up, "url",
 		 "ask this debuginfod server for what the store lacks: symbols, and files "
 		 "asked for on /buildid/ (repeatable, or space-separated)",
 		 add_upstream},
-		{OPT_CALLBACK, 0, "debuginfod", &up, "urls", "the same as --debuginfod-upstream",
-		 add_upstream},
-		{OPT_STRING, 0, "symbols-s3", &s3_url, "url",
+		{OPT_CALLBACK, 0, "debuginfod", &sv->up, "urls",
+		 "the same as --debuginfod-upstream", add_upstream},
+		{OPT_STRING, 0, "symbols-s3", &sv->s3_url, "url",
 		 "keep symbol files in this S3 bucket too, shared by several servers: "
 		 "s3://BUCKET[/PREFIX] or http(s)://HOST:PORT/BUCKET[/PREFIX]"},
-		{OPT_STRING, 0, "s3-endpoint", &s3o.endpoint, "url",
+		{OPT_STRING, 0, "s3-endpoint", &sv->s3o.endpoint, "url",
 		 "with an s3:// URL: an S3-compatible server (http(s)://HOST[:PORT]), not AWS"},
-		{OPT_STRING, 0, "s3-region", &s3o.region, "region",
+		{OPT_STRING, 0, "s3-region", &sv->s3o.region, "region",
 		 "the bucket's region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"},
-		{OPT_STRING, 0, "s3-credentials", &s3o.credentials, "file",
+		{OPT_STRING, 0, "s3-credentials", &sv->s3o.credentials, "file",
 		 "the S3 keys: access_key = and secret_key = lines, mode 0600 (default: "
 		 "ZT_S3_CREDENTIALS, else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"},
-		{OPT_CALLBACK, 0, "clickhouse", &ch, "url",
+		{OPT_CALLBACK, 0, "clickhouse", &sv->ch, "url",
 		 "keep profiles in ClickHouse at this HTTP URL (http://HOST:8123), not in the data "
 		 "directory; with a cluster, each shard's server (repeatable, or comma-separated)",
 		 add_ch_url},
-		{OPT_STRING, 0, "clickhouse-cluster", &ch.cluster, "name",
+		{OPT_STRING, 0, "clickhouse-cluster", &sv->ch.cluster, "name",
 		 "the servers' cluster (remote_servers): tables on each shard, read through "
 		 "Distributed tables"},
-		{OPT_STRING, 0, "clickhouse-database", &ch.database, "name",
+		{OPT_STRING, 0, "clickhouse-database", &sv->ch.database, "name",
 		 "ClickHouse's database for zt's tables (zt)"},
-		{OPT_STRING, 0, "clickhouse-user", &ch.user, "user", "ClickHouse's user (default)"},
-		{OPT_STRING, 0, "clickhouse-credentials", &ch_creds, "file",
+		{OPT_STRING, 0, "clickhouse-user", &sv->ch.user, "user",
+		 "ClickHouse's user (default)"},
+		{OPT_STRING, 0, "clickhouse-credentials", &sv->ch_creds, "file",
 		 "user = and password = lines for ClickHouse, mode 0600 (default: "
 		 "ZT_CLICKHOUSE_CREDENTIALS)"},
-		{OPT_INT, 0, "retention", &retention_days, "days",
+		{OPT_INT, 0, "retention", &sv->retention_days, "days",
 		 "drop profiles recorded more than this many days ago, every hour (0: keep all)"},
-		{OPT_STRING, 0, "max-body", &max_body_s, "size", "largest upload, decoded (512M)"},
-		{OPT_STRING, 0, "max-source-size", &max_source_s, "size",
+		{OPT_STRING, 0, "max-body", &sv->max_body_s, "size",
+		 "largest upload, decoded (512M)"},
+		{OPT_STRING, 0, "max-source-size", &sv->max_source_s, "size",
 		 "largest source file uploaded for debuginfod clients (64M)"},
-		{OPT_INT, 0, "max-sources", &max_sources, "n",
+		{OPT_INT, 0, "max-sources", &sv->max_sources, "n",
 		 "source files kept for one build id (65536)"},
-		{OPT_STRING, 0, "max-symbols-per-id", &max_per_id_s, "size",
+		{OPT_STRING, 0, "max-symbols-per-id", &sv->max_per_id_s, "size",
 		 "symbol files of one build id together: GSYM, debug file, executable, sources "
 		 "(4G)"},
-		{OPT_STRING, 0, "max-symbol-store", &max_store_s, "size",
+		{OPT_STRING, 0, "max-symbol-store", &sv->max_store_s, "size",
 		 "every symbol file together (no limit); what the server fetches itself counts "
 		 "but is not refused"},
-		{OPT_INT, 0, "threads", &threads, "n",
+		{OPT_INT, 0, "threads", &sv->threads, "n",
 		 "queries and ingests worked on at once; others wait their turn (2)"},
-		{OPT_INT, 0, "max-connections", &max_conns, "n",
+		{OPT_INT, 0, "max-connections", &sv->max_conns, "n",
 		 "connections at once, a thread each (256)"},
-		{OPT_INT, 0, "max-connections-per-client", &max_per_client, "n",
+		{OPT_INT, 0, "max-connections-per-client", &sv->max_per_client, "n",
 		 "connections at once from one IP address (64)"},
-		{OPT_INT, 0, "timeout", &timeout, "seconds",
+		{OPT_INT, 0, "timeout", &sv->timeout, "seconds",
 		 "close connections idle this long; the longest wait for a query's turn (30)"},
-		{OPT_INT, 0, "header-timeout", &header_timeout, "seconds",
+		{OPT_INT, 0, "header-timeout", &sv->header_timeout, "seconds",
 		 "a request's line and headers must arrive within this (20)"},
-		{OPT_STRING, 0, "min-body-rate", &min_rate_s, "size",
+		{OPT_STRING, 0, "min-body-rate", &sv->min_rate_s, "size",
 		 "bytes a second an upload must average after --header-timeout (1K)"},
-		{OPT_COUNT, 'v', "verbose", &verbose, NULL, "more messages (libmicrohttpd's too)"},
-		{OPT_BOOL, 'q', "quiet", &quiet, NULL, "no access log, errors only"},
+		{OPT_COUNT, 'v', "verbose", &sv->verbose, NULL,
+		 "more messages (libmicrohttpd's too)"},
+		{OPT_BOOL, 'q', "quiet", &sv->quiet, NULL, "no access log, errors only"},
 		OPT_EOL};
-	struct zs_store_opts so = {0};
-	struct zh_opts ho = {0};
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	struct zs_store *s = NULL;
-	struct zh *h = NULL;
-	char *cert_pem = NULL, *key_pem = NULL, msg[512];
-	sigset_t set;
-	int rest, sig = 0, ret = ZT_EXIT_FAIL, rc;
-	uint64_t max_body = 512ull << 20;
-	unsigned left;
 
-	/* what the server and its libraries (libdebuginfod's cache) write
-	 * under the data directory is for its user alone */
-	umask(077);
-	if (argc >= 2 && !strcmp(argv[1], "token"))
-		return cmd_serve_token(argc - 1, argv + 1);
-	switch (opts_parse("serve", serve_usage, options, argc, argv, &rest)) {
-	case OPTS_HELP:
-		return ZT_EXIT_OK;
-	case OPTS_ERROR:
-		return ZT_EXIT_USAGE;
-	}
-	cmd_setup("serve", quiet ? -1 : verbose);
-	if (rest < argc) {
-		cmd_error("unexpected argument '%s' (see 'zt serve -h')", argv[rest]);
-		return ZT_EXIT_USAGE;
-	}
-	if (zr_parse_listen(listen, &ss, &sl)) {
+	return opts_parse("serve", serve_usage, options, argc, argv, rest);
+}
+
+/* The values of the options that need no file or server: ZT_EXIT_OK or
+ * ZT_EXIT_USAGE (the message shown). */
+static int serve_check_options(struct serve *sv)
+{
+	const struct {
+		const char *opt, *arg;
+		uint64_t *v;
+	} sizes[] = {{"--max-source-size", sv->max_source_s, &sv->so.max_source_size},
+		     {"--max-symbols-per-id", sv->max_per_id_s, &sv->so.max_symbols_per_id},
+		     {"--max-symbol-store", sv->max_store_s, &sv->so.max_symbol_store}};
+
+	if (zr_parse_listen(sv->listen, &sv->ss, &sv->sl)) {
 		cmd_error("bad --listen '%s': give HOST:PORT with a numeric host, e.g. "
 			  "127.0.0.1:7070 "
 			  "or [::1]:7070",
-			  listen);
+			  sv->listen);
 		return ZT_EXIT_USAGE;
 	}
-	if (max_body_s && parse_size(max_body_s, &max_body)) {
-		cmd_error("bad --max-body '%s': bytes, or a number with K, M or G", max_body_s);
+	if (sv->max_body_s && parse_size(sv->max_body_s, &sv->max_body)) {
+		cmd_error("bad --max-body '%s': bytes, or a number with K, M or G", sv->max_body_s);
 		return ZT_EXIT_USAGE;
 	}
-	if (min_rate_s && (parse_size(min_rate_s, &min_rate) || !min_rate || min_rate > (1u << 30))) {
+	if (sv->min_rate_s && (parse_size(sv->min_rate_s, &sv->min_rate) || !sv->min_rate ||
+			       sv->min_rate > (1u << 30))) {
 		cmd_error("bad --min-body-rate '%s': bytes a second (1 to 1G), or a number with K "
-			  "or M", min_rate_s);
+			  "or M",
+			  sv->min_rate_s);
 		return ZT_EXIT_USAGE;
 	}
-	{
-		const struct {
-			const char *opt, *arg;
-			uint64_t *v;
-		} sizes[] = {{"--max-source-size", max_source_s, &so.max_source_size},
-			     {"--max-symbols-per-id", max_per_id_s, &so.max_symbols_per_id},
-			     {"--max-symbol-store", max_store_s, &so.max_symbol_store}};
-
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			if (sizes[i].arg && parse_size(sizes[i].arg, sizes[i].v)) {
-				cmd_error("bad %s '%s': bytes, or a number with K, M or G",
-					  sizes[i].opt, sizes[i].arg);
-				return ZT_EXIT_USAGE;
-			}
-	}
-	if (max_sources < 1) {
-		cmd_error("bad --max-sources %d: 1 or more", max_sources);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (sizes[i].arg && parse_size(sizes[i].arg, sizes[i].v)) {
+			cmd_error("bad %s '%s': bytes, or a number with K, M or G", sizes[i].opt,
+				  sizes[i].arg);
+			return ZT_EXIT_USAGE;
+		}
+	if (sv->max_sources < 1) {
+		cmd_error("bad --max-sources %d: 1 or more", sv->max_sources);
 		return ZT_EXIT_USAGE;
 	}
-	so.max_sources = (uint64_t)max_sources;
-	if (threads < 1 || threads > 64 || timeout < 1 || timeout > 3600 || max_conns < 4 ||
-	    max_conns > 8192 || max_per_client < 1 || max_per_client > max_conns ||
-	    header_timeout < 1 || header_timeout > 3600) {
+	sv->so.max_sources = (uint64_t)sv->max_sources;
+	if (sv->threads < 1 || sv->threads > 64 || sv->timeout < 1 || sv->timeout > 3600 ||
+	    sv->max_conns < 4 || sv->max_conns > 8192 || sv->max_per_client < 1 ||
+	    sv->max_per_client > sv->max_conns || sv->header_timeout < 1 ||
+	    sv->header_timeout > 3600) {
 		cmd_error("--threads 1..64, --timeout 1..3600, --header-timeout 1..3600, "
 			  "--max-connections 4..8192, --max-connections-per-client 1 to "
 			  "--max-connections");
 		return ZT_EXIT_USAGE;
 	}
-	if (!cert != !key) {
+	if (!sv->cert != !sv->key) {
 		cmd_error("give both --tls-cert and --tls-key, or neither");
 		return ZT_EXIT_USAGE;
 	}
-	if (cert) {
-		cert_pem = read_pem(cert, "certificate");
-		key_pem = cert_pem ? read_pem(key, "key") : NULL;
-		if (!key_pem)
-			goto out;
+	return ZT_EXIT_OK;
+}
+
+/* The TLS files, the S3 symbol store, ClickHouse's credentials, then the
+ * store; the checks of the options that go with them in between, in this
+ * order. ZT_EXIT_OK or the exit code (the message shown). */
+static int serve_open(struct serve *sv)
+{
+	char msg[512];
+	int rc;
+
+	if (sv->cert) {
+		sv->cert_pem = read_pem(sv->cert, "certificate");
+		sv->key_pem = sv->cert_pem ? read_pem(sv->key, "key") : NULL;
+		if (!sv->key_pem)
+			return ZT_EXIT_FAIL;
 	}
-	debuginfod = up.text;
 	/* blank: none, as libdebuginfod takes DEBUGINFOD_URLS */
-	so.debuginfod = debuginfod && debuginfod[strspn(debuginfod, " \t\n")];
-	so.max_body = max_body;
-	if (!s3_url && (s3o.endpoint || s3o.region || s3o.credentials)) {
+	sv->so.debuginfod = sv->up.text[strspn(sv->up.text, " \t\n")] != '\0';
+	sv->so.max_body = sv->max_body;
+	if (!sv->s3_url && (sv->s3o.endpoint || sv->s3o.region || sv->s3o.credentials)) {
 		cmd_error("--s3-endpoint, --s3-region and --s3-credentials go with --symbols-s3 URL");
-		ret = ZT_EXIT_USAGE;
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (s3_url) {
-		rc = zs_s3store_new(s3_url, &s3o, &remote, msg, sizeof(msg));
+	if (sv->s3_url) {
+		rc = zs_s3store_new(sv->s3_url, &sv->s3o, &sv->remote, msg, sizeof(msg));
 		if (rc) {
 			cmd_error("--symbols-s3: %s", msg);
-			goto out;
+			return ZT_EXIT_FAIL;
 		}
-		so.remote = &remote;
+		sv->so.remote = &sv->remote;
 	}
-	if (!ch.nr_urls && (ch.cluster || ch.database || ch.user || ch_creds)) {
+	if (!sv->ch.nr_urls && (sv->ch.cluster || sv->ch.database || sv->ch.user || sv->ch_creds)) {
 		cmd_error("--clickhouse-cluster, -database, -user and -credentials go with "
 			  "--clickhouse URL");
-		ret = ZT_EXIT_USAGE;
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (retention_days < 0 || retention_days > 100000) {
+	if (sv->retention_days < 0 || sv->retention_days > 100000) {
 		cmd_error("--retention: a number of days, 0 (keep all) to 100000");
-		ret = ZT_EXIT_USAGE;
-		goto out;
+		return ZT_EXIT_USAGE;
 	}
-	if (ch.nr_urls) {
-		if (!ch_creds)
-			ch_creds = getenv("ZT_CLICKHOUSE_CREDENTIALS");
-		if (ch_creds && *ch_creds && ch_credentials(ch_creds, &ch, &ch_text, &ch_len))
-			goto out;
-		so.clickhouse = &ch;
+	if (sv->ch.nr_urls) {
+		if (!sv->ch_creds)
+			sv->ch_creds = getenv("ZT_CLICKHOUSE_CREDENTIALS");
+		if (sv->ch_creds && *sv->ch_creds &&
+		    ch_credentials(sv->ch_creds, &sv->ch, &sv->ch_text, &sv->ch_len))
+			return ZT_EXIT_FAIL;
+		sv->so.clickhouse = &sv->ch;
 	}
-	s = open_store(dir, &so);
-	if (!s)
-		goto out;
-	if (ch.nr_urls && cmd_verbosity >= 0)
+	sv->s = open_store(sv->dir, &sv->so);
+	if (!sv->s)
+		return ZT_EXIT_FAIL;
+	if (sv->ch.nr_urls && cmd_verbosity >= 0)
 		fprintf(stderr, "zt serve: profiles in ClickHouse %s at %s%s%s%s\n",
-			zs_store_ch_version(s), ch.urls[0], ch.nr_urls > 1 ? " and others" : "",
-			ch.cluster ? ", cluster " : "", ch.cluster ? ch.cluster : "");
-	if (retention_days) {
-		ret_ctx.s = s;
-		ret_ctx.days = (unsigned)retention_days;
-		if (pthread_create(&ret_thread, NULL, retention_run, &ret_ctx)) {
+			zs_store_ch_version(sv->s), sv->ch.urls[0],
+			sv->ch.nr_urls > 1 ? " and others" : "", sv->ch.cluster ? ", cluster " : "",
+			sv->ch.cluster ? sv->ch.cluster : "");
+	return ZT_EXIT_OK;
+}
+
+/* Before the server: the retention thread, the debuginfod client, and
+ * the refusal to serve beyond this machine with no token. 0 or -1 (the
+ * message shown). */
+static int serve_prepare(struct serve *sv)
+{
+	if (sv->retention_days) {
+		sv->ret_ctx.s = sv->s;
+		sv->ret_ctx.days = (unsigned)sv->retention_days;
+		if (pthread_create(&sv->ret_thread, NULL, retention_run, &sv->ret_ctx)) {
 			cmd_error("cannot start the retention thread");
-			goto out;
+			return -1;
 		}
-		ret_started = 1;
+		sv->ret_started = 1;
 	}
-	if (so.debuginfod) {
+	if (sv->so.debuginfod) {
 		/* the client's cache in the data directory, not in the home of
 		 * whoever runs the server; set before any thread starts */
-		char *abs = realpath(dir, NULL), cache[4096];
+		char *abs = realpath(sv->dir, NULL), cache[4096];
 
-		if (!abs || snprintf(cache, sizeof(cache), "%s/debuginfod-cache", abs) >=
-				    (int)sizeof(cache) ||
-		    zt_debuginfod_configure(debuginfod, cache)) {
-			cmd_error("cannot set up the debuginfod client for '%s'", dir);
+		if (!abs ||
+		    snprintf(cache, sizeof(cache), "%s/debuginfod-cache", abs) >=
+			    (int)sizeof(cache) ||
+		    zt_debuginfod_configure(sv->up.text, cache)) {
+			cmd_error("cannot set up the debuginfod client for '%s'", sv->dir);
 			free(abs);
-			goto out;
+			return -1;
 		}
 		free(abs);
 	}
-	if (!zr_addr_is_loopback(&ss) && zs_token_count(s) == 0) {
+	if (!zr_addr_is_loopback(&sv->ss) && zs_token_count(sv->s) == 0) {
 		cmd_error("refusing to serve on '%s', beyond this machine, while no token exists: "
 			  "create one first ('zt serve token create --scope push --data-dir %s'), "
 			  "or listen on 127.0.0.1",
-			  listen, dir);
-		goto out;
+			  sv->listen, sv->dir);
+		return -1;
 	}
-	if (!zr_addr_is_loopback(&ss) && !cert)
+	if (!zr_addr_is_loopback(&sv->ss) && !sv->cert)
 		cmd_warn("serving plain HTTP beyond this machine: tokens travel in clear text; "
 			 "give --tls-cert and --tls-key, or put a TLS proxy in front");
+	return 0;
+}
+
+/* "zt serve: serving http://127.0.0.1:7070/ from 'DIR'" */
+static void print_serving(const struct serve *sv)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (sv->ss.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&sv->ss)->sin6_addr, host,
+			  sizeof(host));
+	else
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)&sv->ss)->sin_addr, host,
+			  sizeof(host));
+	fprintf(stderr, "zt serve: serving %s://%s%s%s:%u/ from '%s'%s\n",
+		sv->cert ? "https" : "http", sv->ss.ss_family == AF_INET6 ? "[" : "", host,
+		sv->ss.ss_family == AF_INET6 ? "]" : "", zh_port(sv->h), sv->dir,
+		sv->public_read ? " (reads open to all)" : "");
+}
+
+/* Serve until SIGTERM or SIGINT (SIGHUP: nothing yet), then finish the
+ * requests in flight. 0 or -1 (the message shown). */
+static int serve_run(struct serve *sv)
+{
+	struct zh_opts *ho = &sv->ho;
+	char msg[512];
+	sigset_t set;
+	unsigned left;
+	int sig = 0;
 
 	/* the daemon's threads inherit this mask: the signals come to sigwait */
 	sigemptyset(&set);
@@ -781,69 +866,102 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	ho.store = s;
-	ho.listen = listen;
-	ho.public_read = public_read;
-	ho.tls_cert = cert_pem;
-	ho.tls_key = key_pem;
-	ho.max_body = max_body;
-	ho.threads = (unsigned)threads;
-	ho.max_conns = (unsigned)max_conns;
-	ho.timeout_s = (unsigned)timeout;
-	ho.max_conns_per_client = (unsigned)max_per_client;
-	ho.header_timeout_s = (unsigned)header_timeout;
-	ho.min_body_rate = min_rate;
-	ho.access_log = access_log;
-	ho.error_log = error_log;
-	rc = zh_start(&ho, &h, msg, sizeof(msg));
-	if (rc) {
+	ho->store = sv->s;
+	ho->listen = sv->listen;
+	ho->public_read = sv->public_read;
+	ho->tls_cert = sv->cert_pem;
+	ho->tls_key = sv->key_pem;
+	ho->max_body = sv->max_body;
+	ho->threads = (unsigned)sv->threads;
+	ho->max_conns = (unsigned)sv->max_conns;
+	ho->timeout_s = (unsigned)sv->timeout;
+	ho->max_conns_per_client = (unsigned)sv->max_per_client;
+	ho->header_timeout_s = (unsigned)sv->header_timeout;
+	ho->min_body_rate = sv->min_rate;
+	ho->access_log = access_log;
+	ho->error_log = error_log;
+	if (zh_start(ho, &sv->h, msg, sizeof(msg))) {
 		cmd_error("%s", msg);
-		goto out;
+		return -1;
 	}
-	if (cmd_verbosity >= 0) {
-		char host[INET6_ADDRSTRLEN] = "?";
-
-		if (ss.ss_family == AF_INET6)
-			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host,
-				  sizeof(host));
-		else
-			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host,
-				  sizeof(host));
-		fprintf(stderr, "zt serve: serving %s://%s%s%s:%u/ from '%s'%s\n",
-			cert ? "https" : "http", ss.ss_family == AF_INET6 ? "[" : "", host,
-			ss.ss_family == AF_INET6 ? "]" : "", zh_port(h), dir,
-			public_read ? " (reads open to all)" : "");
-	}
+	if (cmd_verbosity >= 0)
+		print_serving(sv);
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
 		; /* nothing to reload yet */
 	if (cmd_verbosity >= 0)
 		fprintf(stderr, "zt serve: %s: finishing the requests in flight, then stopping\n",
 			strsignal(sig));
-	left = zh_stop(h, STOP_GRACE_MS);
-	h = NULL;
+	left = zh_stop(sv->h, STOP_GRACE_MS);
+	sv->h = NULL;
 	if (left) {
 		cmd_error("%u requests were still running after %d s: stopped anyway", left,
 			  STOP_GRACE_MS / 1000);
-		goto out;
+		return -1;
 	}
-	ret = ZT_EXIT_OK;
-out:
-	zh_stop(h, 0);
-	if (ret_started) {
-		pthread_mutex_lock(&ret_ctx.lock);
-		ret_ctx.stop = 1;
-		pthread_cond_signal(&ret_ctx.cond);
-		pthread_mutex_unlock(&ret_ctx.lock);
-		pthread_join(ret_thread, NULL);
+	return 0;
+}
+
+static void serve_release(struct serve *sv)
+{
+	zh_stop(sv->h, 0);
+	if (sv->ret_started) {
+		pthread_mutex_lock(&sv->ret_ctx.lock);
+		sv->ret_ctx.stop = 1;
+		pthread_cond_signal(&sv->ret_ctx.cond);
+		pthread_mutex_unlock(&sv->ret_ctx.lock);
+		pthread_join(sv->ret_thread, NULL);
 	}
-	zs_store_close(s);
-	zt_secfile_free(ch_text, ch_len);
-	if (remote.ops)
-		remote.ops->free(remote.ctx);
-	free(cert_pem);
-	if (key_pem) {
-		explicit_bzero(key_pem, strlen(key_pem));
-		free(key_pem);
+	zs_store_close(sv->s);
+	zt_secfile_free(sv->ch_text, sv->ch_len);
+	if (sv->remote.ops)
+		sv->remote.ops->free(sv->remote.ctx);
+	free(sv->cert_pem);
+	if (sv->key_pem) {
+		explicit_bzero(sv->key_pem, strlen(sv->key_pem));
+		free(sv->key_pem);
 	}
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	/* static, as its parts were: the --clickhouse URLs point into copies
+	 * that stay to the end (add_ch_url) */
+	static struct serve sv = {
+		.listen = DEFAULT_LISTEN,
+		.dir = DEFAULT_DIR,
+		.threads = 2,
+		.timeout = 30,
+		.max_conns = 256,
+		.max_per_client = 64,
+		.header_timeout = 20,
+		.max_sources = ZS_DEFAULT_MAX_SOURCES,
+		.min_rate = 1024,
+		.max_body = 512ull << 20,
+		.ret_ctx = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER}};
+	int rest, ret;
+
+	/* what the server and its libraries (libdebuginfod's cache) write
+	 * under the data directory is for its user alone */
+	umask(077);
+	if (argc >= 2 && !strcmp(argv[1], "token"))
+		return cmd_serve_token(argc - 1, argv + 1);
+	switch (serve_parse_options(&sv, argc, argv, &rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("serve", sv.quiet ? -1 : sv.verbose);
+	if (rest < argc) {
+		cmd_error("unexpected argument '%s' (see 'zt serve -h')", argv[rest]);
+		return ZT_EXIT_USAGE;
+	}
+	ret = serve_check_options(&sv);
+	if (ret != ZT_EXIT_OK)
+		return ret;
+	ret = serve_open(&sv);
+	if (ret == ZT_EXIT_OK && (serve_prepare(&sv) || serve_run(&sv)))
+		ret = ZT_EXIT_FAIL;
+	serve_release(&sv);
 	return ret;
 }

@@ -675,29 +675,154 @@ static const char *const symbolize_usage[] = {
 	NULL,
 };
 
+static int symbolize_parse_options(struct symbolize *s, int argc, char **argv, int *rest)
+{
+	const struct opt options[] = {
+		{OPT_STRING, 'e', "exe", &s->exe, "file",
+		 "the binary the addresses are in (default a.out)"},
+		{OPT_INT, 0, "pid", &s->pid, "pid",
+		 "addresses are in the live process PID (through its maps)"},
+		{OPT_STRING, 0, "function", &s->function, "name",
+		 "a cubin's bare offsets are in this kernel (mangled)"},
+		{OPT_BOOL, 'f', "functions", &s->functions, NULL, "show function names"},
+		{OPT_BOOL, 'i', "inlines", &s->inlines, NULL,
+		 "show the inline chain, innermost first"},
+		{OPT_BOOL, 'C', "demangle", &s->demangle, NULL,
+		 "demangle C++ and Rust names (the default in LLVM's style)"},
+		{OPT_BOOL, 'a', "addresses", &s->addresses, NULL,
+		 "show the address before its answer"},
+		{OPT_BOOL, 'p', "pretty-print", &s->pretty, NULL, "one line per address"},
+		{OPT_BOOL, 's', "basenames", &s->basenames, NULL, "file names without directories"},
+		{OPT_STRING, 0, "output-style", &s->style, "style",
+		 "GNU (addr2line's, default) or LLVM (llvm-symbolizer's)"},
+		SYMOPTS_OPTIONS(s->so),
+		SYMOPTS_SYMDB_OPTIONS(s->so),
+		OPT_EOL};
+
+	return opts_parse("symbolize", symbolize_usage, options, argc, argv, rest);
+}
+
+/* --output-style, and the demangling it implies: 0 or -1 (the message
+ * shown). */
+static int check_style(struct symbolize *s)
+{
+	if (!strcasecmp(s->style, "llvm")) {
+		s->llvm = 1;
+		/* llvm-symbolizer demangles unless told --no-demangle */
+		if (s->demangle < 0)
+			s->demangle = 1;
+	} else if (strcasecmp(s->style, "gnu")) {
+		cmd_error("unknown --output-style '%s': use GNU or LLVM", s->style);
+		return -1;
+	}
+	if (s->demangle < 0)
+		s->demangle = 0;
+	return 0;
+}
+
+/* What the addresses are in: the maps of --pid, a cubin, or the symbols
+ * of -e. 0 or -1 (the message shown). */
+static int symbolize_open(struct symbolize *s)
+{
+	char real[PATH_MAX], why[128];
+	int err, gpu;
+
+	if (s->pid) {
+		err = load_pid_maps(s);
+		if (err) {
+			cmd_error("cannot read the maps of process %d: %s", s->pid, strerror(-err));
+			return -1;
+		}
+		return 0;
+	}
+	/* as addr2line: a file it cannot read is an error, not a page of ?? */
+	snprintf(real, sizeof(real), "%s%s", s->so.mo.find.symfs ? s->so.mo.find.symfs : "",
+		 s->exe);
+	if ((err = check_binary(real, why, sizeof(why)))) {
+		cmd_error(err == -1 ? "cannot open '%s': %s" : "'%s': %s", real, why);
+		return -1;
+	}
+	gpu = is_cubin_file(real);
+	if (s->function && !gpu)
+		cmd_warn("--function applies to cubins only: '%s' is not one", real);
+	if (gpu) /* GPU code: kernel+offset, as PC samples name it */
+		return open_cubin(s, real) ? -1 : 0;
+	if (symmod_open(&s->so.mo, s->exe, NULL, &s->mod)) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	if (symmod_quality(s->mod) != SYMQ_FULL)
+		cmd_info("'%s': %s", s->exe, symmod_why(s->mod));
+	if (symmod_remote_served(s->mod))
+		cmd_info("'%s': symbols from %s%s", s->exe, symmod_source(s->mod),
+			 symmod_remote_served(s->mod) == 2 ? " (cached)" : "");
+	return 0;
+}
+
+/* The addresses on standard input, a line each. 0 or -1 (out of memory,
+ * the message shown). */
+static int symbolize_stdin(struct symbolize *s)
+{
+	struct stat st;
+	/* a tool talking to us through pipes waits for each answer */
+	int interactive = fstat(0, &st) || !S_ISREG(st.st_mode);
+	char *line;
+
+	if (!interactive)
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	line = malloc(LINE_MAX_LEN);
+	if (!line) {
+		cmd_error("out of memory");
+		return -1;
+	}
+
+	/* lines of bounded length: a stream without newlines (/dev/zero) must
+	 * not grow one line forever; a longer line is no address (??) */
+	while (fgets(line, LINE_MAX_LEN, stdin)) {
+		size_t l = strlen(line);
+
+		if (l == LINE_MAX_LEN - 1 && line[l - 1] != '\n') {
+			int ch;
+
+			while ((ch = getc_unlocked(stdin)) != EOF && ch != '\n')
+				;
+			handle(s, "-");
+		} else {
+			handle(s, line);
+		}
+		if (interactive) {
+			ob_flush();
+			fflush(stdout);
+		}
+	}
+	free(line);
+	return 0;
+}
+
+static void symbolize_release(struct symbolize *s)
+{
+	symmod_free(s->mod);
+	cubin_free(s->cubin);
+	for (size_t k = 0; k < s->nr_maps; k++) {
+		symmod_free(s->mods[k]);
+		free(s->maps[k].path);
+	}
+	free(s->mods);
+	free(s->maps);
+	free(s->bfd);
+	zt_htab_release(&s->bfd_hash);
+	symopts_release(&s->so);
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
-	struct symbolize s = { .exe = "a.out", .style = "GNU", .demangle = -1,
-			       .so = { .use_debuginfod = 1, .use_cache = 1, .use_symdb = 1 } };
-	const struct opt options[] = {
-		{ OPT_STRING, 'e', "exe", &s.exe, "file", "the binary the addresses are in (default a.out)" },
-		{ OPT_INT, 0, "pid", &s.pid, "pid", "addresses are in the live process PID (through its maps)" },
-		{ OPT_STRING, 0, "function", &s.function, "name", "a cubin's bare offsets are in this kernel (mangled)" },
-		{ OPT_BOOL, 'f', "functions", &s.functions, NULL, "show function names" },
-		{ OPT_BOOL, 'i', "inlines", &s.inlines, NULL, "show the inline chain, innermost first" },
-		{ OPT_BOOL, 'C', "demangle", &s.demangle, NULL, "demangle C++ and Rust names (the default in LLVM's style)" },
-		{ OPT_BOOL, 'a', "addresses", &s.addresses, NULL, "show the address before its answer" },
-		{ OPT_BOOL, 'p', "pretty-print", &s.pretty, NULL, "one line per address" },
-		{ OPT_BOOL, 's', "basenames", &s.basenames, NULL, "file names without directories" },
-		{ OPT_STRING, 0, "output-style", &s.style, "style", "GNU (addr2line's, default) or LLVM (llvm-symbolizer's)" },
-		SYMOPTS_OPTIONS(s.so),
-		SYMOPTS_SYMDB_OPTIONS(s.so),
-		OPT_EOL
-	};
-	char *line = NULL;
-	int rest, i, err, ret = ZT_EXIT_OK;
+	struct symbolize s = {.exe = "a.out",
+			      .style = "GNU",
+			      .demangle = -1,
+			      .so = {.use_debuginfod = 1, .use_cache = 1, .use_symdb = 1}};
+	int rest, i, ret = ZT_EXIT_OK;
 
-	switch (opts_parse("symbolize", symbolize_usage, options, argc, argv, &rest)) {
+	switch (symbolize_parse_options(&s, argc, argv, &rest)) {
 	case OPTS_HELP:
 		symopts_release(&s.so);
 		return ZT_EXIT_OK;
@@ -706,62 +831,15 @@ int cmd_symbolize(int argc, char **argv)
 		return ZT_EXIT_USAGE;
 	}
 	cmd_setup("symbolize", s.so.verbose);
-	if (!strcasecmp(s.style, "llvm")) {
-		s.llvm = 1;
-		/* llvm-symbolizer demangles unless told --no-demangle */
-		if (s.demangle < 0)
-			s.demangle = 1;
-	} else if (strcasecmp(s.style, "gnu")) {
-		cmd_error("unknown --output-style '%s': use GNU or LLVM", s.style);
+	if (check_style(&s)) {
 		symopts_release(&s.so);
 		return ZT_EXIT_USAGE;
 	}
-	if (s.demangle < 0)
-		s.demangle = 0;
 	if (symopts_init(&s.so, "symbolize"))
 		return ZT_EXIT_FAIL;
-	if (s.pid) {
-		err = load_pid_maps(&s);
-		if (err) {
-			cmd_error("cannot read the maps of process %d: %s", s.pid, strerror(-err));
-			ret = ZT_EXIT_FAIL;
-			goto out;
-		}
-	} else {
-		char real[PATH_MAX], why[128];
-		int gpu;
-
-		/* as addr2line: a file it cannot read is an error, not a page of ?? */
-		snprintf(real, sizeof(real), "%s%s", s.so.mo.find.symfs ? s.so.mo.find.symfs : "",
-			 s.exe);
-		if ((err = check_binary(real, why, sizeof(why)))) {
-			cmd_error(err == -1 ? "cannot open '%s': %s" : "'%s': %s", real, why);
-			ret = ZT_EXIT_FAIL;
-			goto out;
-		}
-		gpu = is_cubin_file(real);
-		if (s.function && !gpu)
-			cmd_warn("--function applies to cubins only: '%s' is not one", real);
-		if (gpu) {
-			/* GPU code: kernel+offset, as PC samples name it */
-			if (open_cubin(&s, real)) {
-				ret = ZT_EXIT_FAIL;
-				goto out;
-			}
-		} else {
-			if (symmod_open(&s.so.mo, s.exe, NULL, &s.mod)) {
-				cmd_error("out of memory");
-				ret = ZT_EXIT_FAIL;
-				goto out;
-			}
-			if (symmod_quality(s.mod) != SYMQ_FULL)
-				cmd_info("'%s': %s", s.exe, symmod_why(s.mod));
-			if (symmod_remote_served(s.mod))
-				cmd_info("'%s': symbols from %s%s", s.exe, symmod_source(s.mod),
-					 symmod_remote_served(s.mod) == 2 ? " (cached)" : "");
-		}
-	}
-	if (rest < argc) {
+	if (symbolize_open(&s)) {
+		ret = ZT_EXIT_FAIL;
+	} else if (rest < argc) {
 		int tty = isatty(1);
 
 		for (i = rest; i < argc; i++) {
@@ -769,53 +847,10 @@ int cmd_symbolize(int argc, char **argv)
 			if (tty)
 				ob_flush(); /* as stdio's line buffering had it */
 		}
-	} else {
-		struct stat st;
-		/* a tool talking to us through pipes waits for each answer */
-		int interactive = fstat(0, &st) || !S_ISREG(st.st_mode);
-
-		if (!interactive)
-			setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-		line = malloc(LINE_MAX_LEN);
-		if (!line) {
-			cmd_error("out of memory");
-			ret = ZT_EXIT_FAIL;
-			goto out;
-		}
-
-		/* lines of bounded length: a stream without newlines (/dev/zero) must
-		 * not grow one line forever; a longer line is no address (??) */
-		while (fgets(line, LINE_MAX_LEN, stdin)) {
-			size_t l = strlen(line);
-
-			if (l == LINE_MAX_LEN - 1 && line[l - 1] != '\n') {
-				int ch;
-
-				while ((ch = getc_unlocked(stdin)) != EOF && ch != '\n')
-					;
-				handle(&s, "-");
-			} else {
-				handle(&s, line);
-			}
-			if (interactive) {
-				ob_flush();
-				fflush(stdout);
-			}
-		}
+	} else if (symbolize_stdin(&s)) {
+		ret = ZT_EXIT_FAIL;
 	}
-out:
 	ob_flush();
-	free(line);
-	symmod_free(s.mod);
-	cubin_free(s.cubin);
-	for (size_t k = 0; k < s.nr_maps; k++) {
-		symmod_free(s.mods[k]);
-		free(s.maps[k].path);
-	}
-	free(s.mods);
-	free(s.maps);
-	free(s.bfd);
-	zt_htab_release(&s.bfd_hash);
-	symopts_release(&s.so);
+	symbolize_release(&s);
 	return ret;
 }

@@ -274,151 +274,187 @@ static void json_summary(const char *server, const struct symup_list *l, const s
 	zbuf_release(&z);
 }
 
+/* zt symbols upload: its options, and what it holds */
+struct upload_cmd {
+	const char *server, *token, *description;
+	int force, dry_run, no_dwarf, with_debuginfo, json, jobs, retries, timeout, quiet, verbose;
+	struct symopts so;
+	struct push_config cfg;
+	struct symup_list l;
+	struct upload u; /* what the uploads did */
+};
+
+static int upload_parse_options(struct upload_cmd *c, int argc, char **argv, int *rest)
+{
+	const struct opt options[] = {
+		{OPT_STRING, 0, "server", &c->server, "url",
+		 "the zt serve to upload to (default: ZT_SERVER, or server.url of zt "
+		 "config)"},
+		{OPT_STRING, 0, "token", &c->token, "token",
+		 "a token with the symbols scope (better: ZT_TOKEN, or server.token of "
+		 "zt config, in a file of mode 0600)"},
+		{OPT_BOOL, 'f', "force", &c->force, NULL,
+		 "upload even what the server has, replacing it"},
+		{OPT_BOOL, 'n', "dry-run", &c->dry_run, NULL,
+		 "check and extract, say what would be uploaded, send nothing"},
+		{OPT_STRING, 0, "description", &c->description, "text",
+		 "kept with the symbols on the server (a version, a CI job)"},
+		{OPT_BOOL, 0, "no-dwarf", &c->no_dwarf, NULL,
+		 "symbol-table names only: no DWARF files, lines or inline frames"},
+		{OPT_BOOL, 0, "with-debuginfo", &c->with_debuginfo, NULL,
+		 "also the debug file, the binary and its source files, for debuginfod "
+		 "clients (gdb, perf)"},
+		{OPT_BOOL, 0, "json", &c->json, NULL, "a JSON summary on stdout"},
+		{OPT_INT, 'j', "jobs", &c->jobs, "n", "files at once (default: the CPUs)"},
+		{OPT_INT, 0, "retries", &c->retries, "n",
+		 "tries again this many times on network errors, 5xx and 429 (default 3)"},
+		{OPT_INT, 0, "timeout", &c->timeout, "s",
+		 "give up a connection silent for S seconds (default 30)"},
+		{OPT_CALLBACK, 0, "debug-dir", &c->so, "dir",
+		 "also look for debug files in DIR (repeatable)", symopts_add_debug_dir},
+		{OPT_BOOL, 'q', "quiet", &c->quiet, NULL, "failures only, no progress bar"},
+		{OPT_COUNT, 'v', "verbose", &c->verbose, NULL, "a line per file on a terminal too"},
+		OPT_EOL,
+	};
+
+	return opts_parse_permute("symbols upload", upload_usage, options, argc, argv, rest);
+}
+
+/* The options' values, PATH... given, the server and token settled: -1 to
+ * go on, or UP_EXIT_USAGE or UP_EXIT_FAILED (the message shown). */
+static int upload_check_options(struct upload_cmd *c, int argc, int rest)
+{
+	int err;
+
+	if (rest >= argc) {
+		cmd_error("give the files or directories to upload (see 'zt symbols upload -h')");
+		return UP_EXIT_USAGE;
+	}
+	if (c->jobs < 0 || c->jobs > 64 || c->retries < 0 || c->retries > 100 || c->timeout <= 0 ||
+	    c->timeout > 86400) {
+		cmd_error("-j takes 1 to 64, --retries 0 to 100, --timeout 1 to 86400 seconds");
+		return UP_EXIT_USAGE;
+	}
+	if (c->description && strlen(c->description) > 1024) {
+		cmd_error("--description takes at most 1024 bytes");
+		return UP_EXIT_USAGE;
+	}
+	if (c->no_dwarf && c->with_debuginfo) {
+		cmd_error("--no-dwarf and --with-debuginfo contradict each other: give one");
+		return UP_EXIT_USAGE;
+	}
+	err = remote_settings(&c->server, &c->token, &c->cfg, "the upload");
+	if (err)
+		return err == ZT_EXIT_USAGE ? UP_EXIT_USAGE : UP_EXIT_FAILED;
+	return -1;
+}
+
+/* The ELF files of each PATH (a file or a directory) in the list; those
+ * that cannot be read counted as failed. 0, or -1 out of memory. */
+static int upload_collect(struct upload_cmd *c, int argc, char **argv, int rest)
+{
+	char msg[PATH_MAX + 512];
+	int i, err;
+
+	for (i = rest; i < argc; i++) {
+		err = symup_list_add(&c->l, argv[i], msg, sizeof(msg));
+		if (err == -ENOMEM) {
+			cmd_error("out of memory");
+			return -1;
+		}
+		if (err) {
+			cmd_error("%s", msg);
+			c->u.counts[SYMUP_FAILED]++;
+		}
+	}
+	if (!c->l.n && !c->u.counts[SYMUP_FAILED])
+		cmd_warn("no ELF executables or shared libraries found under the paths given");
+	return 0;
+}
+
+/* The uploads (or, with -n, what they would be) and the summary. An exit
+ * code. */
+static int upload_run(struct upload_cmd *c)
+{
+	struct symup_opts o;
+	char msg[PATH_MAX + 512];
+	int err;
+
+	c->so.use_debuginfod = 0;
+	c->so.use_cache = 0;
+	if (symopts_init(&c->so, "symbols"))
+		return UP_EXIT_FAILED;
+	c->so.mo.no_dwarf = c->no_dwarf;
+	memset(&o, 0, sizeof(o));
+	o.mo = &c->so.mo;
+	o.http.base_url = c->server;
+	o.http.token = c->token;
+	o.http.tries = c->retries + 1;
+	o.http.low_speed_s = c->timeout;
+	o.http.connect_timeout_ms = 10000;
+	o.force = c->force;
+	o.dry_run = c->dry_run;
+	o.with_debuginfo = c->with_debuginfo;
+	o.description = c->description;
+	o.jobs = c->jobs ? (unsigned)c->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (!o.jobs)
+		o.jobs = 1;
+	if (o.jobs > c->l.n && c->l.n)
+		o.jobs = (unsigned)c->l.n;
+	o.done = upload_done;
+	o.ctx = &c->u;
+	c->u.json = c->json;
+	c->u.tty = isatty(2);
+	err = symup_run(&o, &c->l, msg, sizeof(msg));
+	bar_clear(&c->u);
+	if (err == -ENOMEM) {
+		cmd_error("out of memory");
+		return UP_EXIT_FAILED;
+	}
+	if (err)
+		cmd_error("stopped: %s", msg);
+	if (c->json) {
+		json_summary(c->server, &c->l, &c->u, c->dry_run);
+	} else if (cmd_verbosity >= 0) {
+		char size[32];
+
+		human(size, sizeof(size), c->u.bytes);
+		fprintf(stderr, "zt symbols: %zu %s (%s), %zu skipped, %zu failed\n",
+			c->u.counts[c->dry_run ? SYMUP_WOULD_UPLOAD : SYMUP_UPLOADED],
+			c->dry_run ? "would be uploaded" : "uploaded", size,
+			c->u.counts[SYMUP_SKIPPED], c->u.counts[SYMUP_FAILED]);
+	}
+	return c->u.counts[SYMUP_FAILED] || err ? UP_EXIT_FAILED : UP_EXIT_OK;
+}
+
 static int cmd_symbols_upload(int argc, char **argv)
 {
-	const char *server = NULL, *token = NULL, *description = NULL;
-	int force = 0, dry_run = 0, no_dwarf = 0, with_debuginfo = 0, json = 0, jobs = 0;
-	int retries = 3, timeout = 30, quiet = 0, verbose = 0, rest, i, ret, err;
-	struct symopts so = {0};
-	struct push_config cfg = {0};
+	struct upload_cmd c = {.retries = 3, .timeout = 30};
 	struct remote_args ra = {0};
-	struct symup_list l;
-	struct symup_opts o;
-	struct upload u = {0};
-	char msg[PATH_MAX + 512];
+	int rest, ret;
 
 	if (remote_scrub_token(argc, argv, &ra)) { /* before anything else */
 		fprintf(stderr, "zt symbols: out of memory\n");
 		return UP_EXIT_FAILED;
 	}
-	symup_list_init(&l);
-	{
-		const struct opt options[] = {
-			{OPT_STRING, 0, "server", &server, "url",
-			 "the zt serve to upload to (default: ZT_SERVER, or server.url of zt "
-			 "config)"},
-			{OPT_STRING, 0, "token", &token, "token",
-			 "a token with the symbols scope (better: ZT_TOKEN, or server.token of "
-			 "zt config, in a file of mode 0600)"},
-			{OPT_BOOL, 'f', "force", &force, NULL,
-			 "upload even what the server has, replacing it"},
-			{OPT_BOOL, 'n', "dry-run", &dry_run, NULL,
-			 "check and extract, say what would be uploaded, send nothing"},
-			{OPT_STRING, 0, "description", &description, "text",
-			 "kept with the symbols on the server (a version, a CI job)"},
-			{OPT_BOOL, 0, "no-dwarf", &no_dwarf, NULL,
-			 "symbol-table names only: no DWARF files, lines or inline frames"},
-			{OPT_BOOL, 0, "with-debuginfo", &with_debuginfo, NULL,
-			 "also the debug file, the binary and its source files, for debuginfod "
-			 "clients (gdb, perf)"},
-			{OPT_BOOL, 0, "json", &json, NULL, "a JSON summary on stdout"},
-			{OPT_INT, 'j', "jobs", &jobs, "n", "files at once (default: the CPUs)"},
-			{OPT_INT, 0, "retries", &retries, "n",
-			 "tries again this many times on network errors, 5xx and 429 (default 3)"},
-			{OPT_INT, 0, "timeout", &timeout, "s",
-			 "give up a connection silent for S seconds (default 30)"},
-			{OPT_CALLBACK, 0, "debug-dir", &so, "dir",
-			 "also look for debug files in DIR (repeatable)", symopts_add_debug_dir},
-			{OPT_BOOL, 'q', "quiet", &quiet, NULL, "failures only, no progress bar"},
-			{OPT_COUNT, 'v', "verbose", &verbose, NULL,
-			 "a line per file on a terminal too"},
-			OPT_EOL,
-		};
-
-		ret = opts_parse_permute("symbols upload", upload_usage, options, argc, argv,
-					 &rest);
-	}
-	cmd_setup("symbols", quiet ? -1 : verbose);
+	symup_list_init(&c.l);
+	ret = upload_parse_options(&c, argc, argv, &rest);
+	cmd_setup("symbols", c.quiet ? -1 : c.verbose);
 	if (ret) {
 		ret = ret == OPTS_HELP ? UP_EXIT_OK : UP_EXIT_USAGE;
 		goto out;
 	}
-	ret = UP_EXIT_USAGE;
-	if (rest >= argc) {
-		cmd_error("give the files or directories to upload (see 'zt symbols upload -h')");
+	ret = upload_check_options(&c, argc, rest);
+	if (ret >= 0)
 		goto out;
-	}
-	if (jobs < 0 || jobs > 64 || retries < 0 || retries > 100 || timeout <= 0 ||
-	    timeout > 86400) {
-		cmd_error("-j takes 1 to 64, --retries 0 to 100, --timeout 1 to 86400 seconds");
-		goto out;
-	}
-	if (description && strlen(description) > 1024) {
-		cmd_error("--description takes at most 1024 bytes");
-		goto out;
-	}
-	if (no_dwarf && with_debuginfo) {
-		cmd_error("--no-dwarf and --with-debuginfo contradict each other: give one");
-		goto out;
-	}
-	err = remote_settings(&server, &token, &cfg, "the upload");
-	if (err) {
-		ret = err == ZT_EXIT_USAGE ? UP_EXIT_USAGE : UP_EXIT_FAILED;
-		goto out;
-	}
 	ret = UP_EXIT_FAILED;
-	for (i = rest; i < argc; i++) {
-		err = symup_list_add(&l, argv[i], msg, sizeof(msg));
-		if (err == -ENOMEM) {
-			cmd_error("out of memory");
-			goto out;
-		}
-		if (err) {
-			cmd_error("%s", msg);
-			u.counts[SYMUP_FAILED]++;
-		}
-	}
-	if (!l.n && !u.counts[SYMUP_FAILED])
-		cmd_warn("no ELF executables or shared libraries found under the paths given");
-	so.use_debuginfod = 0;
-	so.use_cache = 0;
-	if (symopts_init(&so, "symbols"))
+	if (upload_collect(&c, argc, argv, rest))
 		goto out;
-	so.mo.no_dwarf = no_dwarf;
-	memset(&o, 0, sizeof(o));
-	o.mo = &so.mo;
-	o.http.base_url = server;
-	o.http.token = token;
-	o.http.tries = retries + 1;
-	o.http.low_speed_s = timeout;
-	o.http.connect_timeout_ms = 10000;
-	o.force = force;
-	o.dry_run = dry_run;
-	o.with_debuginfo = with_debuginfo;
-	o.description = description;
-	o.jobs = jobs ? (unsigned)jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	if (!o.jobs)
-		o.jobs = 1;
-	if (o.jobs > l.n && l.n)
-		o.jobs = (unsigned)l.n;
-	o.done = upload_done;
-	o.ctx = &u;
-	u.json = json;
-	u.tty = isatty(2);
-	err = symup_run(&o, &l, msg, sizeof(msg));
-	bar_clear(&u);
-	if (err == -ENOMEM) {
-		cmd_error("out of memory");
-		goto out;
-	}
-	if (err)
-		cmd_error("stopped: %s", msg);
-	if (json) {
-		json_summary(server, &l, &u, dry_run);
-	} else if (cmd_verbosity >= 0) {
-		char size[32];
-
-		human(size, sizeof(size), u.bytes);
-		fprintf(stderr, "zt symbols: %zu %s (%s), %zu skipped, %zu failed\n",
-			u.counts[dry_run ? SYMUP_WOULD_UPLOAD : SYMUP_UPLOADED],
-			dry_run ? "would be uploaded" : "uploaded", size, u.counts[SYMUP_SKIPPED],
-			u.counts[SYMUP_FAILED]);
-	}
-	ret = u.counts[SYMUP_FAILED] || err ? UP_EXIT_FAILED : UP_EXIT_OK;
+	ret = upload_run(&c);
 out:
-	symup_list_release(&l);
-	push_config_release(&cfg);
-	symopts_release(&so);
+	symup_list_release(&c.l);
+	push_config_release(&c.cfg);
+	symopts_release(&c.so);
 	remote_args_release(&ra);
 	return cmd_finish(ret);
 }
