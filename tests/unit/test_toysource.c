@@ -86,6 +86,26 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The function names of a gzipped pprof, each followed by a space, into out. */
+static void pprof_functions(const void *gz, size_t len, char *out, size_t n)
+{
+	static uint8_t raw[1 << 18];
+	z_stream z = {0};
+	Perftools__Profiles__Profile *p;
+	size_t i;
+
+	assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (Bytef *)gz, z.avail_in = (uInt)len, z.next_out = raw, z.avail_out = sizeof(raw);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	assert_non_null(p);
+	out[0] = 0;
+	for (i = 0; i < p->n_function; i++)
+		snprintf(out + strlen(out), n - strlen(out), "%s ", p->string_table[p->function[i]->name]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 /* ---- the command line's consumers, through the session --------------------------------- */
 
 struct cli {
@@ -153,22 +173,11 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 	assert_true(fd >= 0);
 	assert_int_equal(pprof_write(&s.prof, s.pt, &s.ft, NULL, fd), 0);
 	{
-		static uint8_t gz[1 << 16], raw[1 << 18];
+		static uint8_t gz[1 << 16];
 		ssize_t len = pread(fd, gz, sizeof(gz), 0);
-		z_stream z = {0};
-		Perftools__Profiles__Profile *p;
 
 		assert_true(len > 0);
-		assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
-		z.next_in = gz, z.avail_in = (uInt)len, z.next_out = raw, z.avail_out = sizeof(raw);
-		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-		p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
-		inflateEnd(&z);
-		assert_non_null(p);
-		for (i = 0; i < p->n_function; i++)
-			snprintf(out->pprof + strlen(out->pprof), sizeof(out->pprof) - strlen(out->pprof),
-				 "%s ", p->string_table[p->function[i]->name]);
-		perftools__profiles__profile__free_unpacked(p, NULL);
+		pprof_functions(gz, (size_t)len, out->pprof, sizeof(out->pprof));
 	}
 	close(fd);
 	session_close(&s);
@@ -210,24 +219,7 @@ static void srv_outputs(const char *sub, const struct zs_store_opts *so, struct 
 	assert_int_equal(zs_query_folded(s, &sel, &out->folded), 0);
 	assert_int_equal(zs_query_flame(s, &sel, NULL, &out->flame), 0);
 	assert_int_equal(zs_query_pprof(s, &sel, &gz), 0);
-	{
-		static uint8_t raw[1 << 18];
-		z_stream z = {0};
-		Perftools__Profiles__Profile *p;
-		size_t i;
-
-		assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
-		z.next_in = gz.data, z.avail_in = (uInt)gz.len, z.next_out = raw,
-		z.avail_out = sizeof(raw);
-		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-		p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
-		inflateEnd(&z);
-		assert_non_null(p);
-		for (i = 0; i < p->n_function; i++)
-			snprintf(out->pprof + strlen(out->pprof), sizeof(out->pprof) - strlen(out->pprof),
-				 "%s ", p->string_table[p->function[i]->name]);
-		perftools__profiles__profile__free_unpacked(p, NULL);
-	}
+	pprof_functions(gz.data, gz.len, out->pprof, sizeof(out->pprof));
 	zbuf_put_u8(&out->top, 0);
 	zbuf_put_u8(&out->folded, 0);
 	zbuf_put_u8(&out->flame, 0);
