@@ -869,15 +869,15 @@ static inline uint64_t fn_hash_at(const void *ctx, uint32_t i)
 /* The function id of (name, source file), as zt convert makes them. */
 static uint64_t pp_func(struct ppw *w, const struct zs_dframe *d)
 {
-	int64_t name = pp_str(w, d->name), mod = pp_str(w, d->file);
+	int64_t name = pp_str(w, d->name), file = pp_str(w, d->file);
 	size_t j;
 	uint32_t i;
 
-	if (name < 0 || mod < 0 || zt_htab_reserve(&w->fhash, 1, fn_hash_at, w))
+	if (name < 0 || file < 0 || zt_htab_reserve(&w->fhash, 1, fn_hash_at, w))
 		return 0;
-	for (j = zt_htab_first(&w->fhash, zt_hash_pair((uint64_t)name, (uint64_t)mod));
+	for (j = zt_htab_first(&w->fhash, zt_hash_pair((uint64_t)name, (uint64_t)file));
 	     zt_htab_get(&w->fhash, j, &i); j = zt_htab_next(&w->fhash, j))
-		if (w->funcs[i].name == name && w->funcs[i].filename == mod)
+		if (w->funcs[i].name == name && w->funcs[i].filename == file)
 			return w->funcs[i].id;
 	if (ZT_GROW(w->funcs, w->cap_funcs, w->nr_funcs + 1))
 		return 0;
@@ -885,7 +885,7 @@ static uint64_t pp_func(struct ppw *w, const struct zs_dframe *d)
 	w->funcs[w->nr_funcs].id = w->nr_funcs + 1;
 	w->funcs[w->nr_funcs].name = name;
 	w->funcs[w->nr_funcs].system_name = name;
-	w->funcs[w->nr_funcs].filename = mod;
+	w->funcs[w->nr_funcs].filename = file;
 	zt_htab_set(&w->fhash, j, (uint32_t)w->nr_funcs);
 	return ++w->nr_funcs;
 }
