@@ -17,7 +17,6 @@
 #include "libprof/log.h"
 #include "libprof/text.h"
 #include "server/norm.h"
-#include "server/store.h"
 #include "session/session.h"
 
 #define NAME_MAX_LEN 4096 /* longer names are cut */
@@ -1026,37 +1025,4 @@ int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_d
 	if (!ret && (!n->host || !n->command || !n->event))
 		ret = -ENOMEM;
 	return ret;
-}
-
-void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n)
-{
-	size_t i, j, k, nv;
-
-	zbuf_put_u8(out, '{');
-	for (i = 0, k = 0; i < n; i++) {
-		for (j = 0; j < i && strcmp(l[j].key, l[i].key); j++)
-			;
-		if (j < i)
-			continue; /* shown with its first */
-		for (j = i, nv = 0; j < n; j++)
-			nv += !strcmp(l[j].key, l[i].key);
-		if (k++)
-			zbuf_put_u8(out, ',');
-		zbuf_put_json_str(out, l[i].key);
-		zbuf_put_u8(out, ':');
-		if (nv == 1) {
-			zbuf_put_json_str(out, l[i].value);
-			continue;
-		}
-		zbuf_put_u8(out, '[');
-		for (j = i, nv = 0; j < n; j++) {
-			if (strcmp(l[j].key, l[i].key))
-				continue;
-			if (nv++)
-				zbuf_put_u8(out, ',');
-			zbuf_put_json_str(out, l[j].value);
-		}
-		zbuf_put_u8(out, ']');
-	}
-	zbuf_put_u8(out, '}');
 }

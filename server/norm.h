@@ -105,11 +105,4 @@ static inline const uint8_t *zs_norm_key(const struct zs_norm *n, size_t i, size
 	return n->keys.data + n->key_off[i];
 }
 
-/* A profile's labels (in the order they came) as the API's JSON object
- * appended to out: each key once, with its value, or with the array of
- * its values (in order) when a re-push gave it another (the SQLite
- * catalogue's and ClickHouse's alike). */
-struct zs_label;
-void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n);
-
 #endif

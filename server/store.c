@@ -643,3 +643,36 @@ void zs_store_stats(struct zs_store *s, struct zs_store_stats *st)
 		zs_ch_stats(s->ch, &st->profiles, &st->samples, &st->bytes);
 	zs_sql_stats(s->sql, !s->ch, st);
 }
+
+void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n)
+{
+	size_t i, j, k, nv;
+
+	zbuf_put_u8(out, '{');
+	for (i = 0, k = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(l[j].key, l[i].key); j++)
+			;
+		if (j < i)
+			continue; /* shown with its first */
+		for (j = i, nv = 0; j < n; j++)
+			nv += !strcmp(l[j].key, l[i].key);
+		if (k++)
+			zbuf_put_u8(out, ',');
+		zbuf_put_json_str(out, l[i].key);
+		zbuf_put_u8(out, ':');
+		if (nv == 1) {
+			zbuf_put_json_str(out, l[i].value);
+			continue;
+		}
+		zbuf_put_u8(out, '[');
+		for (j = i, nv = 0; j < n; j++) {
+			if (strcmp(l[j].key, l[i].key))
+				continue;
+			if (nv++)
+				zbuf_put_u8(out, ',');
+			zbuf_put_json_str(out, l[j].value);
+		}
+		zbuf_put_u8(out, ']');
+	}
+	zbuf_put_u8(out, '}');
+}

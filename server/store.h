@@ -138,6 +138,12 @@ struct zs_label {
 	const char *key, *value;
 };
 
+/* A profile's labels (in the order they came) as the API's JSON object
+ * appended to out: each key once, with its value, or with the array of
+ * its values (in order) when a re-push gave it another (the SQLite
+ * catalogue's and ClickHouse's alike). */
+void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n);
+
 #define ZS_MAX_LABELS 64 /* a profile's labels, at most */
 
 struct zs_ingest_result {
