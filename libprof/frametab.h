@@ -40,6 +40,7 @@ struct zt_frame {
 	uint8_t kernel;
 	uint8_t quality;    /* ZT_FRAME_* */
 	uint8_t inlined;    /* a function inlined into the next frame */
+	uint8_t jit;        /* named by a perf map or a jitdump (JIT code) */
 };
 
 /* The frames of one address: frames[first .. first+n), n >= 1, the last

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "formats/profile.pb-c.h"
+#include "formats/stackgroups.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
@@ -16,7 +17,7 @@
 #include "libprof/log.h"
 #include "libprof/text.h"
 #include "server/norm.h"
-#include "symbolizer/resolve.h"
+#include "session/session.h"
 
 #define NAME_MAX_LEN 4096 /* longer names are cut */
 #define STR_MAX 65536     /* strings in a key */
@@ -311,33 +312,17 @@ static int set_str(char **dst, const char *src)
 
 /* ---- zt.data ----------------------------------------------------------------- */
 
-struct memo {
-	uint64_t epoch, addr;
-	uint32_t pid, frame;
-};
-
-/* A group of samples that normalize alike: one stack, in one address
- * space, under one thread name (comm: the tree's pointer, NULL for none) */
-struct smemo {
-	uint64_t epoch;
-	const char *comm;
-	uint32_t stack, pid, nstack;
-};
-
 struct zt_ctx {
 	struct zs_norm *n;
-	struct smemo *smemos;
-	size_t nr_smemos, cap_smemos;
-	struct zt_htab smhash;
-	const struct profile *p;
-	struct proctree *pt;
-	/* kernel and JIT frames named from the recording (its kallsyms
-	 * lines, perf maps and jitdumps), by the resolver every command
-	 * uses; no file is opened */
-	struct resolver *r;
-	struct memo *memos;
-	size_t nr_memos, cap_memos;
-	struct zt_htab mhash;
+	/* the recording read by the session every command uses: kernel and
+	 * JIT frames named from the recording (its kallsyms lines, perf maps
+	 * and jitdumps), by the same resolver; no file is opened */
+	struct session ses;
+	/* its samples in groups that normalize alike (one stack, address
+	 * space and thread name), each normalized once */
+	struct stackgroups sg;
+	uint32_t *gstack; /* group -> its normalized stack */
+	size_t cap_gstack;
 };
 
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
@@ -360,14 +345,14 @@ static int unresolved(struct zs_norm *n, const char *module, uint64_t off, uint8
 	return add_frame(n, &k, out);
 }
 
-/* The key of the frame f the resolver gave for an address: a named kernel
+/* The key of the frame f an address resolved to (the function's, after
+ * any inlined ones), mapped by m in the sample's process: a named kernel
  * or JIT frame as named; a file's frame by build id and file offset,
  * symbolized at query time (ADDR), or without a build id its module and
  * offset (UNRESOLVED). */
-static int frame_key(struct zt_ctx *c, const struct resolve_frame *f, uint32_t *out)
+static int frame_key(struct zt_ctx *c, const struct zt_frame *f, const struct prof_mmap *m,
+		     uint32_t *out)
 {
-	const struct prof_mmap *m = f->map;
-
 	if (f->kernel)
 		return f->sym ? named(c->n, f->module, f->sym, ZS_FF_KERNEL, out)
 			      : unresolved(c->n, f->module, f->offset, ZS_FF_KERNEL, out);
@@ -382,54 +367,6 @@ static int frame_key(struct zt_ctx *c, const struct resolve_frame *f, uint32_t *
 		return add_frame(c->n, &k, out);
 	}
 	return unresolved(c->n, f->module, f->offset, 0, out);
-}
-
-static inline uint64_t memo_hash(uint32_t pid, uint64_t epoch, uint64_t addr)
-{
-	return zt_hash_mix(zt_hash_pair(epoch, addr), pid);
-}
-
-static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
-{
-	const struct memo *m = &((const struct zt_ctx *)ctx)->memos[i];
-
-	return memo_hash(m->pid, m->epoch, m->addr);
-}
-
-/* The frame of ips[i] of a sample, memoized by (pid, address space,
- * address) unless it depends on the time (a process with a jitdump). */
-static int frame_of(struct zt_ctx *c, uint32_t pid, uint64_t ts, uint64_t epoch, uint64_t addr,
-		    int kernel, uint32_t *out)
-{
-	struct resolve_frame f;
-	uint32_t mpid = kernel ? UINT32_MAX : pid, i;
-	uint64_t mep = kernel ? 0 : epoch, h;
-	size_t j;
-	int ret;
-
-	h = memo_hash(mpid, mep, addr);
-	if (zt_htab_reserve(&c->mhash, 1, memo_hash_at, c))
-		return -ENOMEM;
-	for (j = zt_htab_first(&c->mhash, h); zt_htab_get(&c->mhash, j, &i);
-	     j = zt_htab_next(&c->mhash, j)) {
-		if (c->memos[i].pid == mpid && c->memos[i].epoch == mep && c->memos[i].addr == addr) {
-			*out = c->memos[i].frame;
-			return 0;
-		}
-	}
-	ret = resolver_resolve(c->r, pid, ts, addr, kernel, &f);
-	if (!ret)
-		ret = frame_key(c, &f, out);
-	if (ret)
-		return ret;
-	if (!kernel && (!f.map || prof_path_is_anon(f.map->path)) &&
-	    resolver_time_sensitive(c->r, pid))
-		return 0; /* a jitdump answers by time: not memoized */
-	if (ZT_GROW(c->memos, c->cap_memos, c->nr_memos + 1))
-		return -ENOMEM;
-	c->memos[c->nr_memos] = (struct memo){ mep, addr, mpid, *out };
-	zt_htab_set(&c->mhash, j, (uint32_t)c->nr_memos++);
-	return 0;
 }
 
 /* The workload's name from meta "cmdline" ("zt record -g -- ./app x"):
@@ -520,46 +457,50 @@ static int command_from_roots(struct zs_norm *n)
 
 static void zt_ctx_release(struct zt_ctx *c)
 {
-	free(c->memos);
-	zt_htab_release(&c->mhash);
-	free(c->smemos);
-	zt_htab_release(&c->smhash);
-	resolver_free(c->r);
-	proctree_free(c->pt);
+	free(c->gstack);
+	stackgroups_release(&c->sg);
+	session_close(&c->ses);
 }
 
-static inline uint64_t smemo_hash(uint32_t stack, uint32_t pid, uint64_t epoch, const char *comm)
+/* A new group's normalized stack: its frames, leaf first, then its
+ * thread's name as the root. */
+static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 {
-	return zt_hash_mix(zt_hash_pair(epoch, (uint64_t)(uintptr_t)comm),
-			   ((uint64_t)stack << 32) | pid);
+	const struct stackgroup *gr = &c->sg.groups[g];
+	const struct zt_frange *r;
+	const uint64_t *ips;
+	uint32_t frames[2 * ZT_MAX_FRAMES + 1], nf = 0;
+	const char *name;
+	char buf[32];
+	unsigned k, n;
+	int ret;
+
+	ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
+	for (k = 0; k < n && !ret; k++)
+		ret = frame_key(c, frametab_frame(&c->ses.ft, r[k].first + r[k].n - 1), r[k].map,
+				&frames[nf++]);
+	if (ret)
+		return ret;
+	name = prof_comm_or_pid(gr->comm, gr->pid, buf, sizeof(buf));
+	ret = named(c->n, "", name, ZS_FF_ROOT, &frames[nf++]);
+	return ret ? ret : add_stack(c->n, frames, nf, 0, 0, nstack);
 }
 
-static inline uint64_t smemo_hash_at(const void *ctx, uint32_t i)
-{
-	const struct smemo *m = &((const struct zt_ctx *)ctx)->smemos[i];
-
-	return smemo_hash(m->stack, m->pid, m->epoch, m->comm);
-}
-
-/* The samples, each group of samples that normalize alike (struct smemo)
- * normalized once: a recording has some thousands of distinct stacks for
- * its tens of thousands of samples. */
+/* The samples, each group of samples that normalize alike normalized
+ * once: a recording has some thousands of distinct stacks for its tens
+ * of thousands of samples. */
 static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
-	const struct profile *p = c->p;
-	uint32_t frames[2 * ZT_MAX_FRAMES + 1];
+	const struct profile *p = &c->ses.prof;
 	size_t i;
 	int ret = 0;
 
+	stackgroups_init(&c->sg, p, c->ses.pt, &c->ses.ft);
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		const struct prof_stack *st;
-		const uint64_t *ips;
-		const char *comm, *name;
-		char buf[32];
-		uint64_t epoch, h;
-		uint32_t nf = 0, k, idx;
-		size_t j;
+		struct zs_nstack *ns;
+		uint32_t g;
+		int added;
 
 		if (s->stack >= p->nr_stacks) {
 			zt_say(msg, msglen,
@@ -575,98 +516,39 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 			       i, s->weight, INT64_MAX);
 			return -EBADMSG;
 		}
-		epoch = proctree_epoch(c->pt, s->pid, s->ts);
-		comm = proctree_comm(c->pt, s->pid, s->tid, s->ts);
-		h = smemo_hash(s->stack, s->pid, epoch, comm);
-		if (zt_htab_reserve(&c->smhash, 1, smemo_hash_at, c))
-			return -ENOMEM;
-		for (j = zt_htab_first(&c->smhash, h); zt_htab_get(&c->smhash, j, &idx);
-		     j = zt_htab_next(&c->smhash, j)) {
-			const struct smemo *m = &c->smemos[idx];
-
-			if (m->stack == s->stack && m->pid == s->pid && m->epoch == epoch &&
-			    m->comm == comm)
-				break;
+		ret = stackgroups_add(&c->sg, s, proctree_comm(c->ses.pt, s->pid, s->tid, s->ts), 0,
+				      &g, &added);
+		if (!ret && added) {
+			if (ZT_GROW(c->gstack, c->cap_gstack, c->sg.nr))
+				return -ENOMEM;
+			ret = norm_group(c, g, &c->gstack[g]);
 		}
-		if (zt_htab_get(&c->smhash, j, &idx)) {
-			struct zs_nstack *ns = &c->n->stacks[c->smemos[idx].nstack];
-
-			ns->count++;
-			ns->weight += s->weight;
-			c->n->samples++;
-			c->n->weight += s->weight;
-			continue;
-		}
-		st = &p->stacks[s->stack];
-		ips = profile_stack_ips(p, s->stack);
-		for (k = 0; k < (uint32_t)st->nk + st->nu && !ret; k++)
-			ret = frame_of(c, s->pid, s->ts, epoch, ips[k], k < st->nk, &frames[nf++]);
 		if (ret)
 			break;
-		name = prof_comm_or_pid(comm, s->pid, buf, sizeof(buf));
-		ret = named(c->n, "", name, ZS_FF_ROOT, &frames[nf++]);
-		if (!ret)
-			ret = add_stack(c->n, frames, nf, 1, s->weight, &idx);
-		if (ret)
-			break;
-		/* JIT code of a jitdump answers by time: such samples are not grouped */
-		if (resolver_time_sensitive(c->r, s->pid))
-			continue;
-		if (ZT_GROW(c->smemos, c->cap_smemos, c->nr_smemos + 1))
-			return -ENOMEM;
-		c->smemos[c->nr_smemos] = (struct smemo){ epoch, comm, s->stack, s->pid, idx };
-		zt_htab_set(&c->smhash, j, (uint32_t)c->nr_smemos++);
+		ns = &c->n->stacks[c->gstack[g]];
+		ns->count++;
+		ns->weight += s->weight;
+		c->n->samples++;
+		c->n->weight += s->weight;
 	}
 	return ret;
 }
 
 static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *msg, size_t msglen)
 {
-	struct ztdata_read_info info;
 	struct zt_ctx c = { .n = n };
-	struct profile p;
+	struct session_opts so = { .sources = n->sources, .nr_sources = n->nr_sources };
 	int ret, need_cmd;
 
-	profile_init(&p);
-	c.p = &p;
-	/* GPU records are not stored by the server: their chunks are only checked */
-	ret = ztdata_read_mem_flags(body, len, &p, ZTDATA_READ_NO_GPU, &info);
-	if (ret) {
-		zt_say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
-		goto out;
-	}
-	ret = -EBADMSG;
-	if (info.ustack_chunks) {
-		zt_say(msg, msglen, "the recording holds user-stack snapshots (--call-graph dwarf): "
-				 "push --call-graph dwarf recordings with zt push, which unwinds them");
-		goto out;
-	}
-	if (!info.complete || info.truncated || info.good_end != len) {
-		zt_say(msg, msglen, "incomplete zt.data: %s",
-		    info.msg[0] ? info.msg : "the file does not end with its index chunk");
-		goto out;
-	}
-	/* one event a profile, as for perf.data: the first (zt push sends one each) */
-	if (profile_nr_events(&p) > 1)
-		profile_keep_event(&p, 0);
-	ret = need_cmd = zt_meta(n, &p);
-	if (ret < 0)
-		goto out;
-	ret = proctree_new(&p, &c.pt);
-	if (!ret)
-		ret = resolver_new_opts(&p, c.pt,
-					&(struct resolver_opts){.no_files = 1,
-								.sources = n->sources,
-								.nr_sources = n->nr_sources},
-					&c.r);
+	ret = session_open_pushed(&c.ses, body, len, &so, msg, msglen);
 	if (ret)
-		goto out;
-	ret = norm_samples(&c, msg, msglen);
+		return ret;
+	ret = need_cmd = zt_meta(n, &c.ses.prof);
+	if (ret >= 0)
+		ret = norm_samples(&c, msg, msglen);
 	if (!ret && need_cmd)
 		ret = command_from_roots(n);
-out:
 	zt_ctx_release(&c);
-	profile_release(&p);
 	return ret;
 }
 

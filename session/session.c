@@ -45,6 +45,7 @@ int session_source_new(const struct session_opts *o, struct session_source **out
 		ss->have_mo = 1;
 	}
 	ss->ro.mo = ss->have_mo ? &ss->mo : NULL;
+	ss->ro.no_files = o ? o->no_files : 0;
 	ss->ro.no_demangle = o ? o->no_demangle : 0;
 	ss->ro.full_signature = o ? o->full_signature : 0;
 	ss->ro.sources = o ? o->sources : NULL;
@@ -106,6 +107,7 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 	z.offset = f.offset;
 	z.kernel = (uint8_t)f.kernel;
 	z.quality = (uint8_t)f.quality;
+	z.jit = (uint8_t)!!f.jit;
 	/* in the module's file (the same in every process), for ordering */
 	z.addr = f.sym ? addr - f.offset : addr;
 	if (f.map)
@@ -550,6 +552,55 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 	session_source_get(s->src, &fs);
 	frametab_init(&s->ft, s->pt, &fs);
 	return 0;
+}
+
+int session_open_pushed(struct session *s, const void *data, size_t len,
+			const struct session_opts *o, char *msg, size_t msglen)
+{
+	struct session_opts so = o ? *o : no_opts;
+	struct ztdata_read_info info;
+	struct frametab_source fs;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = "(pushed)";
+	profile_init(&s->prof);
+	so.no_files = 1;
+	/* GPU records are not kept by the server: their chunks are only checked */
+	ret = ztdata_read_mem_flags(data, len, &s->prof, ZTDATA_READ_NO_GPU, &info);
+	if (ret) {
+		zt_say(msg, msglen, "bad zt.data: %s", info.msg[0] ? info.msg : strerror(-ret));
+		goto fail;
+	}
+	ret = -EBADMSG;
+	if (info.ustack_chunks) {
+		zt_say(msg, msglen, "the recording holds user-stack snapshots (--call-graph dwarf): "
+				 "push --call-graph dwarf recordings with zt push, which unwinds them");
+		goto fail;
+	}
+	if (!info.complete || info.truncated || info.good_end != len) {
+		zt_say(msg, msglen, "incomplete zt.data: %s",
+		       info.msg[0] ? info.msg : "the file does not end with its index chunk");
+		goto fail;
+	}
+	/* one event a profile, as for perf.data: the first (zt push sends one each) */
+	if (profile_nr_events(&s->prof) > 1)
+		profile_keep_event(&s->prof, 0);
+	ret = proctree_new(&s->prof, &s->pt);
+	if (!ret)
+		ret = session_source_new(&so, &s->src);
+	if (!ret)
+		ret = session_source_follow(s->src, &s->prof, s->pt);
+	if (ret) {
+		zt_say(msg, msglen, "out of memory reading the recording");
+		goto fail;
+	}
+	session_source_get(s->src, &fs);
+	frametab_init(&s->ft, s->pt, &fs);
+	return 0;
+fail:
+	session_close(s);
+	return ret == -ENOMEM ? -ENOMEM : -EBADMSG;
 }
 
 void session_close(struct session *s)

@@ -42,6 +42,11 @@ struct session_opts {
 	 * a new kind of frame is one of these); borrowed */
 	const struct resolve_source *sources;
 	size_t nr_sources;
+	/* names only from the recording itself (its kernel symbols, perf maps
+	 * and jitdumps) and the sources: no binary, debug file, cache or
+	 * debuginfod is asked (zt serve's ingest; file frames keep their build
+	 * id and offset, named at query time) */
+	int no_files;
 	int no_demangle;    /* keep C++/Rust names mangled */
 	int full_signature; /* demangled C++ names keep their parameter lists */
 	/* long work (what: "unwinding user stacks"): called with done from 0
@@ -97,6 +102,21 @@ struct session {
  */
 int session_open(struct session *s, const char *path, const struct session_opts *o);
 void session_close(struct session *s);
+
+/*
+ * Read a pushed zt.data body (zt serve's ingest) into s, as
+ * session_open() reads a file, with the server's rules: the recording
+ * must be complete (end with its index chunk) and hold no user-stack
+ * snapshots (zt push unwinds --call-graph dwarf recordings before it
+ * sends them); GPU records are checked, not kept; with several events,
+ * the first is kept; names come from the recording only (o->no_files is
+ * implied: no file of this host is opened). data is borrowed for the
+ * call. Nothing is logged: 0, or -EBADMSG with msg saying why ("bad
+ * zt.data: ...", "incomplete zt.data: ...") or -ENOMEM; s is released on
+ * failure.
+ */
+int session_open_pushed(struct session *s, const void *data, size_t len,
+			const struct session_opts *o, char *msg, size_t msglen);
 
 /*
  * Resolve the PC-sampling buckets of v (a view of s->prof.gpu) into t (an
