@@ -213,10 +213,10 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 			uint64_t off = 0;
 			uint32_t bspace = 0, fn;
 			const struct ft_memo *b;
-			size_t jb;
+			size_t jb = 0;
 
 			/* a binary's offset resolves alike in every process that maps it */
-			if (mm && mm->build_id.len) {
+			if (mm && mm->build_id.len && !ft->src.per_process) {
 				off = prof_mmap_offset(mm, ips[i]);
 				ret = space_of(ft, zt_hash_bytes(mm->build_id.data, mm->build_id.len),
 					       SPACE_FILE, &bspace);
@@ -229,20 +229,26 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 					goto found;
 				}
 			}
+			size_t nr_memo = ft->nr_memo, cap = ft->mhash.cap;
+
 			ret = resolve_new(ft, pid, ts, ips[i], kernel, &fn);
 			if (ret)
 				return ret;
 			if (kernel) /* the kernel's mapping (module), as the source found it */
 				mm = ft->frames[(fn >> FN_BITS) + (fn & FN_MAX_N) - 1].map;
-			/* the slots again: the source may not have touched the
-			 * table, but be safe against a reentrant one */
-			if (memo_room(ft))
-				return -ENOMEM;
-			a = memo_find(ft, ips[i], space, &ja);
+			/* the slots again only if the source touched the table (a
+			 * reentrant one): else ja and jb are where the two go */
+			if (ft->nr_memo != nr_memo || ft->mhash.cap != cap) {
+				if (memo_room(ft))
+					return -ENOMEM;
+				a = memo_find(ft, ips[i], space, &ja);
+				if (bspace && memo_find(ft, off, bspace, &jb))
+					bspace = 0;
+			}
 			if (!a)
 				a = memo_add(ft, ja, &(struct ft_memo){ ips[i], space, fn, mm });
-			/* b's slot found after a's went in: a may have taken it */
-			if (bspace && !memo_find(ft, off, bspace, &jb))
+			/* b's slot was found before a went in: a may have taken it */
+			if (bspace && (!ft->mhash.slots[jb] || !memo_find(ft, off, bspace, &jb)))
 				memo_add(ft, jb, &(struct ft_memo){ off, bspace, fn, NULL });
 		}
 found:

@@ -73,6 +73,11 @@ struct frametab_source {
 	 * for sources of a profile that does not change. 0 or -ENOMEM. */
 	int (*follow)(void *ctx, const struct profile *p, const struct proctree *pt);
 	void *ctx;
+	/* Each process's addresses asked apart, also in binaries with a build
+	 * id (else an offset resolves once whichever processes map it): for a
+	 * source that names a file's frames by the mapping's own path and
+	 * does not read the file (zt serve's ingest). */
+	int per_process;
 };
 
 struct ft_memo;

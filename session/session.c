@@ -162,7 +162,10 @@ static int src_follow(void *ctx, const struct profile *p, const struct proctree 
 
 void session_source_get(struct session_source *ss, struct frametab_source *src)
 {
-	*src = (struct frametab_source){src_resolve, src_time_sensitive, src_follow, ss};
+	/* without files, a binary's frames are its module and offset in each
+	 * process: asked per process, they are cheap and name its own path */
+	*src = (struct frametab_source){src_resolve, src_time_sensitive, src_follow, ss,
+					ss->ro.no_files};
 }
 
 /* ---- reading ---- */
