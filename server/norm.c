@@ -492,15 +492,10 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
 	const struct profile *p = &c->ses.prof;
-	size_t i, n;
+	size_t i;
 	int ret = 0;
 
 	stackgroups_init(&c->sg, p, c->ses.pt, &c->ses.ft);
-	/* room for every address of the stacks once: the table does not grow */
-	for (i = 0, n = 0; i < p->nr_stacks; i++)
-		n += (size_t)p->stacks[i].nk + p->stacks[i].nu;
-	if (frametab_reserve(&c->ses.ft, n))
-		return -ENOMEM;
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		struct zs_nstack *ns;

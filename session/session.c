@@ -46,6 +46,8 @@ int session_source_new(const struct session_opts *o, struct session_source **out
 	}
 	ss->ro.mo = ss->have_mo ? &ss->mo : NULL;
 	ss->ro.no_files = o ? o->no_files : 0;
+	/* the frame table keeps the answers; the server counts no quality */
+	ss->ro.no_memo = ss->ro.no_files;
 	ss->ro.no_demangle = o ? o->no_demangle : 0;
 	ss->ro.full_signature = o ? o->full_signature : 0;
 	ss->ro.sources = o ? o->sources : NULL;

@@ -73,6 +73,7 @@ struct resolver {
 	int demangle;
 	int params;   /* demangled names keep their parameter lists */
 	int no_files; /* resolver_opts.no_files */
+	int no_memo;  /* resolver_opts.no_memo */
 	const struct resolve_source *sources;
 	size_t nr_sources;
 	uint64_t counts[3];
@@ -124,6 +125,7 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	r->demangle = !(o && o->no_demangle);
 	r->params = o && o->full_signature;
 	r->no_files = o && o->no_files;
+	r->no_memo = o && o->no_memo;
 	if (o && o->nr_sources) {
 		r->sources = o->sources;
 		r->nr_sources = o->nr_sources;
@@ -722,6 +724,15 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 			memset(f, 0, sizeof(*f));
 			return resolve_user(r, pid, ts, m, addr, f);
 		}
+	}
+	if (r->no_memo) {
+		memset(f, 0, sizeof(*f));
+		if (is_kernel)
+			resolve_kernel(r, ts, addr, f);
+		else if ((ret = resolve_user(r, pid, ts, m, addr, f)))
+			return ret;
+		r->counts[f->quality]++;
+		return 0;
 	}
 	if (zt_htab_reserve(&r->frame_hash, 1, frame_hash_at, r))
 		return -ENOMEM;

@@ -65,6 +65,10 @@ struct resolver_opts {
 	int no_files;
 	const struct resolve_source *sources; /* asked before the built-in ones (borrowed) */
 	size_t nr_sources;
+	/* the caller keeps what each address gave (a frame table): the
+	 * resolver keeps no copy of its answers (quality counts then count
+	 * every answer) */
+	int no_memo;
 };
 
 /*

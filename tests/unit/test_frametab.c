@@ -162,6 +162,35 @@ static void test_build_id_offset_once(void **state)
 	fx_release(&x);
 }
 
+/* A per-process source: the same binary offset asked in each process
+ * (zt serve names a file's frame by each mapping's own path). */
+static void test_per_process(void **state)
+{
+	const uint64_t a1[] = {0x11234}, a2[] = {0x30234};
+	struct frametab_source s;
+	struct zt_frange r1, r2;
+	struct fx x;
+
+	(void)state;
+	fx_init(&x);
+	s = fakesrc_source(&x.src, 0);
+	s.per_process = 1;
+	frametab_release(&x.ft);
+	frametab_init(&x.ft, x.pt, &s);
+	assert_int_equal(res(&x, 1, a1, 0, 1, &r1), 0);
+	assert_int_equal(res(&x, 2, a2, 0, 1, &r2), 0);
+	assert_int_equal(x.src.resolves, 2);
+	assert_int_equal(x.ft.nr_addrs, 2);
+	assert_int_not_equal(r1.first, r2.first);
+	assert_ptr_equal(r1.map, &x.p.mmaps[0]);
+	assert_ptr_equal(r2.map, &x.p.mmaps[1]);
+	/* again in each: still one call each */
+	assert_int_equal(res(&x, 2, a2, 0, 1, &r2), 0);
+	assert_int_equal(res(&x, 1, a1, 0, 1, &r1), 0);
+	assert_int_equal(x.src.resolves, 2);
+	fx_release(&x);
+}
+
 static void test_other_build_id_same_offset(void **state)
 {
 	const uint64_t a1[] = {0x11234}, a3[] = {0x51234};
@@ -406,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_build_id_offset_once),
 		cmocka_unit_test(test_other_build_id_same_offset),
+		cmocka_unit_test(test_per_process),
 		cmocka_unit_test(test_kernel_space),
 		cmocka_unit_test(test_inline_frames),
 		cmocka_unit_test(test_source_errors),

@@ -258,6 +258,35 @@ static void test_no_files(void **state)
 	close_ctx(&c);
 }
 
+/* no_memo (a frame table keeps the answers): the same answers, each
+ * address asked twice counted twice. */
+static void test_no_memo(void **state)
+{
+	struct resolve_frame f;
+	uint64_t q[3] = {0};
+	struct ctx c;
+	int k;
+
+	(void)state;
+	make_profile(&c.p);
+	assert_int_equal(proctree_new(&c.p, &c.pt), 0);
+	assert_int_equal(resolver_new_opts(&c.p, c.pt,
+					   &(struct resolver_opts){.no_files = 1, .no_memo = 1},
+					   &c.r),
+			 0);
+	for (k = 0; k < 2; k++) {
+		assert_string_equal(name_of(&c, PID, 0x7f0000001010ull, 0, &f), "jit_fn");
+		assert_int_equal(f.jit, 1);
+		assert_string_equal(name_of(&c, PID, 0xffffffff81001010ull, 1, &f), "zt_kfunc");
+		assert_int_equal(f.kernel, 1);
+		assert_null(name_of(&c, PID, BASE + off_alpha + 2, 0, &f) && f.sym ? "" : NULL);
+		assert_ptr_equal(f.map, &c.p.mmaps[0]);
+	}
+	resolver_quality_counts(c.r, q);
+	assert_int_equal(q[0] + q[1] + q[2], 6);
+	close_ctx(&c);
+}
+
 /* A profile that grows while it is resolved (zt top): new mappings and a
  * new tree, the frames resolved before kept, their map pointers moved. */
 static void test_growing_profile(void **state)
@@ -384,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_user_symbols),
 		cmocka_unit_test(test_jit_and_kernel),
 		cmocka_unit_test(test_no_files),
+		cmocka_unit_test(test_no_memo),
 		cmocka_unit_test(test_growing_profile),
 		cmocka_unit_test(test_jit_module_stays),
 		cmocka_unit_test(test_build_id_cache),
