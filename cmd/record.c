@@ -25,10 +25,10 @@
 #include "bpf/procsynth.h"
 #include "bpf/sampler.h"
 #include "cmd/cmd.h"
-#include "cmd/gpurec.h"
+#include "record/gpurec.h"
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
-#include "cmd/target.h"
+#include "cmd/targetopts.h"
 #include "formats/ztdata.h"
 #include "libprof/asuser.h"
 #include "libprof/array.h"
@@ -2307,7 +2307,7 @@ int cmd_record(int argc, char **argv)
 	ret = check_options(&r);
 	if (ret != ZT_EXIT_OK)
 		return ret;
-	ret = target_parse_ids(&r.tg);
+	ret = target_ids_exit(target_parse_ids(&r.tg));
 	if (ret != ZT_EXIT_OK)
 		goto out;
 	ret = ZT_EXIT_FAIL;
