@@ -842,12 +842,12 @@ static void record_release(struct record *r)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .fd = -1, .rec = { .output = "zt.data" },
-			    .tg = { .event = "cycles", .multi = 1 },
+	struct record r = { .fd = -1, .tg = { .event = "cycles", .multi = 1 },
 			    .out = { .fd = -1, .dirfd = -1 }, .wl = { -1, -1, -1 } };
 	int rest, ret;
 
-	r.rec.tg = &r.tg;
+	recorder_init(&r.rec, &r.tg);
+	r.rec.output = "zt.data";
 	switch (parse_options(&r, argc, argv, &rest)) {
 	case OPTS_HELP:
 		return ZT_EXIT_OK;

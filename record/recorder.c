@@ -1124,7 +1124,6 @@ int recorder_open(struct recorder *r)
 	char msg[256];
 	int err;
 
-	r->cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, r };
 	target_sampler_opts(tg, &so);
 	so.filter_mode = tg->tids || (r->filtered && r->no_inherit) ? ZT_FILTER_TID
 			 : r->filtered ? ZT_FILTER_TGID : ZT_FILTER_ALL;
@@ -1344,6 +1343,13 @@ static void reset_file_state(struct recorder *r)
 		memset(&r->pmaps[i].mtime, 0, sizeof(r->pmaps[i].mtime));
 	}
 	r->lost_samples = r->lost_events = 0;
+}
+
+void recorder_init(struct recorder *r, struct target *tg)
+{
+	memset(r, 0, sizeof(*r));
+	r->tg = tg;
+	r->cbs = (struct perfev_cbs){ on_perf_sample, on_task, on_mmap, on_lost, r };
 }
 
 void recorder_track(struct recorder *r, uint32_t pid)

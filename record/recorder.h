@@ -11,7 +11,8 @@
  * and the GPU records (record/gpurec.h). Says what went wrong through
  * libprof/log.h; never prints, never exits.
  *
- * The command fills the settings below, opens the writer (w), then calls
+ * The command calls recorder_init(), fills the settings below, opens the
+ * writer (w), then calls
  * recorder_open() and recorder_open_sideband(), recorder_write_header(),
  * recorder_start(), recorder_drain() and recorder_flush() in its loop,
  * recorder_stop() and recorder_end_file(); recorder_release() at the end.
@@ -90,7 +91,8 @@ struct recorder {
 	struct sampler *smp;     /* use_bpf */
 	struct perfev *pev;      /* !use_bpf */
 	struct perfev *sideband; /* use_bpf: the kernel's side-band */
-	struct perfev_cbs cbs;   /* the side-band (and perf_event samples) into r */
+	struct perfev_cbs cbs;   /* the side-band (and perf_event samples) into r:
+				    procsynth and perfev deliver to it */
 	uint64_t maps_hash;      /* gpu_only: the workload's /proc/PID/maps last synthesized */
 	uint64_t maps_checked;   /* gpu_only: when it was last read (ns) */
 	struct u64set bid_cached, sampled, new_sampled;
@@ -121,6 +123,9 @@ struct recorder {
 	struct zbuf skipped; /* "what (path): why; " of files refused, for the report */
 };
 
+/* Zero r for tg (borrowed), its side-band callbacks (cbs) set: the
+ * settings are the command's to fill next. */
+void recorder_init(struct recorder *r, struct target *tg);
 /* Free what the recorder holds: the sampler, the side-band, the writer,
  * the build-id cache (cache_ok), its sets and lists. The settings stay. */
 void recorder_release(struct recorder *r);
