@@ -1,60 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * zt record: sample CPU stacks (BPF sampler, or perf_event's own ring buffer
- * without privileges) plus the kernel's side-band into zt.data.
+ * without privileges) plus the kernel's side-band into zt.data. The options,
+ * the messages, when to stop and the files of --switch-output are here; the
+ * engine is record/recorder.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/perfev.h"
-#include "bpf/procsynth.h"
 #include "bpf/sampler.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
 #include "cmd/targetopts.h"
 #include "formats/ztdata.h"
-#include "libprof/asuser.h"
 #include "libprof/array.h"
-#include "libprof/fileio.h"
-#include "libprof/hash.h"
-#include "libprof/htab.h"
-#include "libprof/log.h"
-#include "libprof/procfile.h"
-#include "libprof/text.h"
 #include "libprof/units.h"
 #include "record/gpurec.h"
 #include "record/recorder.h"
 #include "record/target.h"
+#include "record/workload.h"
 #include "symbolizer/buildid_cache.h"
-#include "symbolizer/elfsym.h"
-#include "symbolizer/kallsyms.h"
-#include "symbolizer/kcache.h"
-#include "symbolizer/ksubset.h"
 
 #define FLUSH_NS 1000000000ull
 
-/* The command to record, forked and held until sampling runs. */
-struct workload {
-	pid_t pid;
-	int go_fd;  /* write a byte to start it */
-	int err_fd; /* exec failure reports errno here; EOF means exec worked */
-};
 
 struct record {
 	/* options */
@@ -108,59 +87,6 @@ static void on_signal(int sig)
 		switch_flag = 1;
 	else
 		stop_flag = 1;
-}
-
-/* ---- the workload --------------------------------------------------------- */
-
-/* to_stderr: the recording goes to standard output, so the command's own
- * output goes to standard error instead (as perf does for a pipe). */
-static int workload_prepare(struct workload *wl, char **argv, bool to_stderr)
-{
-	int go[2], er[2];
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(er, O_CLOEXEC))
-		return -errno;
-	wl->pid = fork();
-	if (wl->pid < 0)
-		return -errno;
-	if (!wl->pid) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(er[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(er[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	wl->go_fd = go[1];
-	wl->err_fd = er[0];
-	return 0;
-}
-
-/* Start it; returns 0, or the exec errno as a negative number. */
-static int workload_start(struct workload *wl)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(wl->go_fd, "g", 1) != 1)
-		return -errno;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	n = read(wl->err_fd, &e, sizeof(e));
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	return n == (ssize_t)sizeof(e) ? -e : 0;
 }
 
 /* ---- the main loop ----------------------------------------------------- */

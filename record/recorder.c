@@ -1461,13 +1461,9 @@ void recorder_new_file(struct recorder *r, uint64_t t)
 void recorder_release(struct recorder *r)
 {
 	sampler_free(r->smp);
-	r->smp = NULL;
 	perfev_free(r->pev);
-	r->pev = NULL;
 	perfev_free(r->sideband);
-	r->sideband = NULL;
 	ztdata_writer_free(r->w);
-	r->w = NULL;
 	for (size_t k = 0; k < r->nr_pend; k++)
 		if (r->pend[k].is_mmap)
 			free(r->pend[k].m.path);
@@ -1496,14 +1492,4 @@ void recorder_release(struct recorder *r)
 	kallsyms_free(r->ktab);
 	if (r->cache_ok)
 		buildid_cache_release(&r->cache);
-	r->pend = NULL;
-	r->memo = NULL;
-	r->pmaps = NULL;
-	r->deferred = NULL;
-	r->forks = NULL;
-	r->knew = NULL;
-	r->ktext = NULL;
-	r->ktab = NULL;
-	r->nr_pend = r->nr_memo = r->nr_pmaps = r->nr_deferred = r->nr_forks = r->nr_knew = 0;
-	r->cache_ok = false;
 }

@@ -127,7 +127,8 @@ struct recorder {
  * settings are the command's to fill next. */
 void recorder_init(struct recorder *r, struct target *tg);
 /* Free what the recorder holds: the sampler, the side-band, the writer,
- * the build-id cache (cache_ok), its sets and lists. The settings stay. */
+ * the build-id cache (cache_ok), its sets and lists; r is not used again
+ * but through recorder_init(). */
 void recorder_release(struct recorder *r);
 
 /* Root working for a sudo user, or a file handed over to another user
