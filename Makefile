@@ -109,7 +109,7 @@ endif
 endif
 
 # ---- sources -------------------------------------------------------------
-LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c session/*.c server/*.c net/*.c) \
+LIB_SRCS := $(wildcard libprof/*.c formats/*.c symbolizer/*.c session/*.c server/*.c net/*.c record/*.c) \
 	    $(filter-out %.bpf.c,$(wildcard bpf/*.c))
 CMD_SRCS := $(wildcard cmd/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

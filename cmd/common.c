@@ -49,6 +49,9 @@ static void lib_log(enum zt_log_level level, const char *msg, void *ctx)
 	case ZT_LOG_WARN:
 		cmd_warn("%s", msg);
 		break;
+	case ZT_LOG_NOTE:
+		cmd_note("%s", msg);
+		break;
 	case ZT_LOG_INFO:
 		cmd_info("%s", msg);
 		break;

@@ -23,7 +23,7 @@
 #include "cmd/opts.h"
 #include "cmd/symopts.h"
 #include "symbolizer/ksource.h"
-#include "cmd/target.h"
+#include "cmd/targetopts.h"
 #include "cmd/top.h"
 #include "cmd/top_tui.h"
 #include "cmd/tui.h"
@@ -487,7 +487,7 @@ static int check_options(struct top_run *run, int argc, char **argv, int rest)
 		cmd_error("--tui needs a terminal: use --stdio");
 		return ZT_EXIT_USAGE;
 	}
-	ret = target_parse_ids(tg);
+	ret = target_ids_exit(target_parse_ids(tg));
 	if (ret != ZT_EXIT_OK)
 		return ret;
 	t->tui = !t->stdio;

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cmd/symopts.h"
-#include "cmd/target.h"
+#include "cmd/targetopts.h"
 #include "libprof/toplive.h"
 
 struct top {

@@ -3,19 +3,20 @@
  * What a live sampler (zt record, zt top) settles before it starts: the
  * event and rate of -e/-F/-c, the ids of -p/-t, the CPUs of -C, the
  * privileges it runs with; and the sampler options and perf_event targets
- * that follow from them. Prints (cmd_error and friends); never exits.
+ * that follow from them. Says what went wrong through libprof/log.h
+ * (zt_error and friends, which cmd/ prints); never prints, never exits.
  *
- * A command embeds a struct target, zeroed with .event = "cycles", puts
- * TARGET_OPTIONS in its option table, then calls target_parse_event() and
- * target_parse_ids(), and target_release() at the end.
+ * A command embeds a struct target, zeroed with .event = "cycles", fills
+ * its options (cmd/targetopts.h: TARGET_OPTIONS), then calls
+ * target_parse_event() and target_parse_ids(), and target_release() at
+ * the end.
  */
-#ifndef ZT_TARGET_H
-#define ZT_TARGET_H
+#ifndef ZT_RECORD_TARGET_H
+#define ZT_RECORD_TARGET_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmd/opts.h"
 #include "libprof/evsel.h"
 
 struct perfev;
@@ -31,7 +32,7 @@ struct target_event {
 };
 
 struct target {
-	/* the options (TARGET_OPTIONS, -a and -c): strings borrowed from argv */
+	/* the options (cmd/targetopts.h's TARGET_OPTIONS, -a and -c): strings borrowed from argv */
 	int all_cpus;
 	const char *pids, *tids, *cpu_list, *event, *freq_str;
 	uint64_t period;
@@ -53,30 +54,6 @@ struct target {
 	int *tid_list, nr_tids; /* -t */
 	int *cpus, nr_cpus;     /* -C, else the online CPUs */
 };
-
-/* -p -t -C -e -F of a command's option table, for struct target tg; verb
- * ("record", "profile") starts the help of -p and -t. -a and -c, whose help
- * differs between commands, are the command's own (&tg.all_cpus, &tg.period). */
-#define TARGET_OPTIONS(tg, verb)                                                                \
-	{ OPT_STRING, 'p', "pid", &(tg).pids, "pid",                                            \
-	  verb " events on existing process IDs (comma separated list)" },                      \
-	{ OPT_STRING, 't', "tid", &(tg).tids, "tid",                                            \
-	  verb " events on existing thread IDs (comma separated list)" },                       \
-	{ OPT_STRING, 'C', "cpu", &(tg).cpu_list, "cpu", "list of CPUs to monitor (0-3,5)" },   \
-	{ OPT_CALLBACK, 'e', "event", &(tg), "event",                                           \
-	  "event to sample: cycles (default, cpu-clock where there is no PMU), cpu-clock, "     \
-	  "task-clock, software events (page-faults, context-switches, ...), hardware events, " \
-	  "tracepoints (sched:sched_switch), with :u or :k; several -e or a comma list",      \
-	  target_opt_event },                                                                   \
-	{ OPT_STRING, 'F', "freq", &(tg).freq_str, "freq",                                      \
-	  "profile at this frequency (Hz, or 'max'; default 4000)" }
-
-/* -e's callback: keeps arg for target_parse_event(). */
-int target_opt_event(const struct opt *o, const char *arg);
-/* --filter's callback (o->value: the struct target): the filter of the -e
- * before it (perf's rule: of the last event that -e gives), for
- * target_parse_event(); -1 after a message when no -e came before. */
-int target_opt_filter(const struct opt *o, const char *arg);
 
 /* -e (each --filter set on the tracepoint it follows; on another event it
  * has no effect, said in a note), then -F with -c, then -F ("max" or Hz,
@@ -100,8 +77,9 @@ bool target_bpf_events(const struct target *t);
 unsigned target_perfev_events(const struct target *t, struct perfev_event *out);
 
 /* -p and -t (each id must exist), then -C, else the online CPUs: the
- * lists of t. Returns ZT_EXIT_OK, or after a message ZT_EXIT_USAGE (a bad
- * list) or ZT_EXIT_FAIL (an id that does not exist, no CPU list). */
+ * lists of t. Returns 0, or after a message -EINVAL (a bad list: a usage
+ * error), -ESRCH (an id that does not exist) or -ENOENT (no list of the
+ * online CPUs). */
 int target_parse_ids(struct target *t);
 
 /* Whether any process of -p or thread of -t is still there. */

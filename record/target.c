@@ -15,10 +15,10 @@
 
 #include "bpf/perfev.h"
 #include "bpf/sampler.h"
-#include "cmd/cmd.h"
-#include "cmd/target.h"
 #include "libprof/array.h"
 #include "libprof/fileio.h"
+#include "libprof/log.h"
+#include "record/target.h"
 
 /* -F: "max" or a number of Hz (NULL: 4000, perf's default), bounded by
  * kernel.perf_event_max_sample_rate with a warning. 0, or -EINVAL after a
@@ -40,41 +40,16 @@ static int parse_freq(const char *s, uint64_t *freq)
 	} else {
 		*freq = strtoull(s, &end, 10);
 		if (*end || !*freq || s[0] == '-') {
-			cmd_error("bad frequency '%s': give a number of Hz or 'max'", s);
+			zt_error("bad frequency '%s': give a number of Hz or 'max'", s);
 			return -EINVAL;
 		}
 	}
 	if (max > 0 && *freq > (uint64_t)max) {
-		cmd_warn("frequency %llu Hz is above the maximum of %ld Hz "
-			 "(kernel.perf_event_max_sample_rate): using %ld Hz",
-			 (unsigned long long)*freq, max, max);
+		zt_warn("frequency %llu Hz is above the maximum of %ld Hz "
+			"(kernel.perf_event_max_sample_rate): using %ld Hz",
+			(unsigned long long)*freq, max, max);
 		*freq = (uint64_t)max;
 	}
-	return 0;
-}
-
-int target_opt_event(const struct opt *o, const char *arg)
-{
-	struct target *t = o->value;
-
-	if (t->nr_event_args >= EVSEL_MAX) {
-		fprintf(stderr, "zt: at most %d -e options\n", EVSEL_MAX);
-		return -1;
-	}
-	t->event_args[t->nr_event_args++] = arg;
-	return 0;
-}
-
-int target_opt_filter(const struct opt *o, const char *arg)
-{
-	struct target *t = o->value;
-
-	if (!t->nr_event_args) {
-		fprintf(stderr, "zt record: --filter goes after the -e tracepoint it filters "
-				"(-e sched:sched_switch --filter 'prev_pid != 0')\n");
-		return -1;
-	}
-	t->filter_args[t->nr_event_args - 1] = arg;
 	return 0;
 }
 
@@ -99,7 +74,7 @@ int target_parse_event(struct target *t)
 		const char *filter = t->nr_event_args ? t->filter_args[i] : NULL;
 
 		if (evsel_parse(spec, t->evs, &t->nr_evs, err, sizeof(err))) {
-			cmd_error("-e: %s", err);
+			zt_error("-e: %s", err);
 			return -1;
 		}
 		if (!filter)
@@ -108,20 +83,20 @@ int target_parse_event(struct target *t)
 		if (evsel_is_tracepoint(&t->evs[t->nr_evs - 1]))
 			t->filters[t->nr_evs - 1] = filter;
 		else
-			cmd_note("--filter '%s' has no effect on '%s': only tracepoints take a "
-				 "filter here (-e sched:sched_switch --filter 'prev_pid != 0')",
-				 filter, t->evs[t->nr_evs - 1].name);
+			zt_note("--filter '%s' has no effect on '%s': only tracepoints take a "
+				"filter here (-e sched:sched_switch --filter 'prev_pid != 0')",
+				filter, t->evs[t->nr_evs - 1].name);
 	}
 	if (t->all_user && t->all_kernel) {
-		cmd_error("--all-user and --all-kernel: give one of them (or neither: both)");
+		zt_error("--all-user and --all-kernel: give one of them (or neither: both)");
 		return -1;
 	}
 	for (size_t k = 0; k < t->nr_evs; k++) {
 		struct evsel *e = &t->evs[k];
 
 		if (!strcmp(e->event, "dummy")) {
-			cmd_error("-e dummy: the side-band carrier has no samples to record: give a "
-				  "sampling event (cpu-clock, page-faults, ...)");
+			zt_error("-e dummy: the side-band carrier has no samples to record: give a "
+				 "sampling event (cpu-clock, page-faults, ...)");
 			return -1;
 		}
 		/* perf: --all-user and --all-kernel override the modifiers */
@@ -132,14 +107,14 @@ int target_parse_event(struct target *t)
 	}
 	if (!t->multi && (t->nr_evs > 1 || evsel_is_tracepoint(&t->evs[0]) ||
 			  t->evs[0].exclude_user || t->evs[0].exclude_kernel)) {
-		cmd_error("-e '%s': give one software or hardware event without modifiers here "
-			  "(several events, tracepoints and :u/:k are for zt record)",
-			  t->nr_event_args ? t->event_args[0] : t->event);
+		zt_error("-e '%s': give one software or hardware event without modifiers here "
+			 "(several events, tracepoints and :u/:k are for zt record)",
+			 t->nr_event_args ? t->event_args[0] : t->event);
 		return -1;
 	}
 	set_first(t);
 	if (t->freq_str && t->period) {
-		cmd_error("-F and -c cannot be used together");
+		zt_error("-F and -c cannot be used together");
 		return -1;
 	}
 	t->freq = 0;
@@ -245,38 +220,38 @@ int target_parse_ids(struct target *t)
 	int i, err;
 
 	if (t->pids && parse_list(t->pids, INT_MAX, &t->pid_list, &t->nr_pids)) {
-		cmd_error("bad process id list '%s'", t->pids);
-		return ZT_EXIT_USAGE;
+		zt_error("bad process id list '%s'", t->pids);
+		return -EINVAL;
 	}
 	if (t->tids && parse_list(t->tids, INT_MAX, &t->tid_list, &t->nr_tids)) {
-		cmd_error("bad thread id list '%s'", t->tids);
-		return ZT_EXIT_USAGE;
+		zt_error("bad thread id list '%s'", t->tids);
+		return -EINVAL;
 	}
 	for (i = 0; i < t->nr_pids; i++) {
 		if (!process_exists(t->pid_list[i])) {
-			cmd_error("process %d does not exist", t->pid_list[i]);
-			return ZT_EXIT_FAIL;
+			zt_error("process %d does not exist", t->pid_list[i]);
+			return -ESRCH;
 		}
 	}
 	for (i = 0; i < t->nr_tids; i++) {
 		if (!thread_exists(t->tid_list[i])) {
-			cmd_error("thread %d does not exist", t->tid_list[i]);
-			return ZT_EXIT_FAIL;
+			zt_error("thread %d does not exist", t->tid_list[i]);
+			return -ESRCH;
 		}
 	}
 	if (t->cpu_list) {
 		err = parse_list(t->cpu_list, (int)sysconf(_SC_NPROCESSORS_CONF), &t->cpus,
 				 &t->nr_cpus);
 		if (err) {
-			cmd_error("bad CPU list '%s'%s", t->cpu_list,
-				  err == -ERANGE ? ": no such CPU" : "");
-			return ZT_EXIT_USAGE;
+			zt_error("bad CPU list '%s'%s", t->cpu_list,
+				 err == -ERANGE ? ": no such CPU" : "");
+			return -EINVAL;
 		}
 	} else if (online_cpus(&t->cpus, &t->nr_cpus)) {
-		cmd_error("cannot read the list of online CPUs");
-		return ZT_EXIT_FAIL;
+		zt_error("cannot read the list of online CPUs");
+		return -ENOENT;
 	}
-	return ZT_EXIT_OK;
+	return 0;
 }
 
 bool target_alive(const struct target *t)
@@ -335,9 +310,9 @@ bool target_privileged(const char **missing)
 
 void target_privileges_error(const char *what, const char *missing)
 {
-	cmd_error("%s needs root or %s, which this process does not have: run it with sudo, "
-		  "or grant them with 'sudo setcap cap_bpf,cap_perfmon+ep $(command -v zt)'",
-		  what, missing);
+	zt_error("%s needs root or %s, which this process does not have: run it with sudo, "
+		 "or grant them with 'sudo setcap cap_bpf,cap_perfmon+ep $(command -v zt)'",
+		 what, missing);
 }
 
 bool target_bpf_loadable(void)
@@ -348,8 +323,8 @@ bool target_bpf_loadable(void)
 		btf = "/sys/kernel/btf/vmlinux";
 	if (!access(btf, R_OK))
 		return true;
-	cmd_warn("this kernel has no BTF ('%s' is missing: it needs CONFIG_DEBUG_INFO_BTF=y): "
-		 "the BPF sampler cannot load, sampling through perf_event instead", btf);
+	zt_warn("this kernel has no BTF ('%s' is missing: it needs CONFIG_DEBUG_INFO_BTF=y): "
+		"the BPF sampler cannot load, sampling through perf_event instead", btf);
 	return false;
 }
 
@@ -391,7 +366,7 @@ bool target_fallback(struct target *t, int err)
 	    t->evs[0].config != PERF_COUNT_HW_CPU_CYCLES)
 		return false;
 	/* no PMU (VMs): perf falls back to cpu-clock too */
-	cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock", t->ev->name);
+	zt_info("'%s' is not available here (no hardware PMU): using cpu-clock", t->ev->name);
 	to_cpu_clock(&t->evs[0]);
 	set_first(t);
 	return true;
@@ -403,7 +378,7 @@ static int mount_tracefs(void)
 {
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		return -1;
-	cmd_info("mounted tracefs on /sys/kernel/tracing (as perf does)");
+	zt_info("mounted tracefs on /sys/kernel/tracing (as perf does)");
 	return 0;
 }
 
@@ -424,20 +399,20 @@ int target_check_events(struct target *t)
 				snprintf(dir, sizeof(dir), "%s", e->event);
 				if ((c = strchr(dir, ':')))
 					*c = '/';
-				cmd_error("unknown tracepoint '%s': there is no "
-					  "/sys/kernel/tracing/events/%s (see 'perf list "
-					  "tracepoint')", e->event, dir);
+				zt_error("unknown tracepoint '%s': there is no "
+					 "/sys/kernel/tracing/events/%s (see 'perf list "
+					 "tracepoint')", e->event, dir);
 			} else if (err == -EACCES || err == -EPERM) {
-				cmd_error("tracepoint '%s': not allowed to read its id in "
-					  "/sys/kernel/tracing: run as root (or give this user "
-					  "tracefs access)", e->event);
+				zt_error("tracepoint '%s': not allowed to read its id in "
+					 "/sys/kernel/tracing: run as root (or give this user "
+					 "tracefs access)", e->event);
 			} else if (err == -ENODEV) {
-				cmd_error("tracepoint '%s': no tracefs here, and it could not be "
-					  "mounted: mount it with 'mount -t tracefs nodev "
-					  "/sys/kernel/tracing'", e->event);
+				zt_error("tracepoint '%s': no tracefs here, and it could not be "
+					 "mounted: mount it with 'mount -t tracefs nodev "
+					 "/sys/kernel/tracing'", e->event);
 			} else if (err) {
-				cmd_error("tracepoint '%s': cannot read its id: %s", e->event,
-					  strerror(-err));
+				zt_error("tracepoint '%s': cannot read its id: %s", e->event,
+					 strerror(-err));
 			}
 			if (err)
 				return -1;
@@ -459,14 +434,14 @@ int target_check_events(struct target *t)
 		if (err != ENOENT && err != EOPNOTSUPP && err != ENODEV)
 			continue;
 		if (e->config == PERF_COUNT_HW_CPU_CYCLES) {
-			cmd_info("'%s' is not available here (no hardware PMU): using cpu-clock",
-				 e->name);
+			zt_info("'%s' is not available here (no hardware PMU): using cpu-clock",
+				e->name);
 			to_cpu_clock(e);
 			continue;
 		}
-		cmd_error("event '%s' is not supported on this machine (no hardware PMU for it): "
-			  "use cpu-clock, or a software event (%s)", e->name,
-			  evsel_known(PERF_TYPE_SOFTWARE));
+		zt_error("event '%s' is not supported on this machine (no hardware PMU for it): "
+			 "use cpu-clock, or a software event (%s)", e->name,
+			 evsel_known(PERF_TYPE_SOFTWARE));
 		return -1;
 	}
 	set_first(t);
@@ -504,18 +479,18 @@ void target_open_error(const struct target *t, int err, const char *msg, const c
 	const char *why = msg && msg[0] ? msg : strerror(-err);
 
 	if (err == -EPERM || err == -EACCES)
-		cmd_error("not allowed to sample (%s): run as root, or grant CAP_BPF and CAP_PERFMON, "
-			  "or lower kernel.perf_event_paranoid", why);
+		zt_error("not allowed to sample (%s): run as root, or grant CAP_BPF and CAP_PERFMON, "
+			 "or lower kernel.perf_event_paranoid", why);
 	else if (err == -ESRCH)
-		cmd_error("the process to %s no longer exists", verb);
+		zt_error("the process to %s no longer exists", verb);
 	else if (err == -ENOENT)
-		cmd_error("event '%s' is not available on this machine: try -e cpu-clock",
-			  t->ev->name);
+		zt_error("event '%s' is not available on this machine: try -e cpu-clock",
+			 t->ev->name);
 	else if (err == -EBADMSG)
-		cmd_error("the kernel refused a --filter: check its fields and operators against "
-			  "the tracepoint's format (/sys/kernel/tracing/events/SYSTEM/NAME/format)");
+		zt_error("the kernel refused a --filter: check its fields and operators against "
+			 "the tracepoint's format (/sys/kernel/tracing/events/SYSTEM/NAME/format)");
 	else
-		cmd_error("cannot start sampling: %s", why);
+		zt_error("cannot start sampling: %s", why);
 }
 
 void target_sampler_filter(const struct target *t, struct sampler *smp)
@@ -608,7 +583,7 @@ int target_sideband(const struct target *t, const struct perfev_cbs *cbs, struct
 	if (!err)
 		err = target_open_sideband(t, *out, every_cpu);
 	if (err) {
-		cmd_error("cannot open the side-band events: %s", strerror(-err));
+		zt_error("cannot open the side-band events: %s", strerror(-err));
 		return -1;
 	}
 	target_sampler_filter(t, smp);

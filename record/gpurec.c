@@ -11,14 +11,14 @@
 #include <unistd.h>
 
 #include "bpf/sample_event.h"
-#include "cmd/cmd.h"
-#include "cmd/gpurec.h"
 #include "cupti/wire.h"
 #include "formats/ztdata.h"
 #include "formats/ztgpu.h"
 #include "libprof/gpu.h"
 #include "libprof/hash.h"
+#include "libprof/log.h"
 #include "libprof/profile.h"
+#include "record/gpurec.h"
 
 #define MAX_FILES 4096 /* processes whose files are read in one recording */
 
@@ -64,7 +64,7 @@ static int find_lib(struct gpurec *g)
 
 	if (env && *env) {
 		if (!realpath(env, g->lib)) {
-			cmd_error("--gpu: ZT_CUPTI_LIB names '%s': %s", env, strerror(errno));
+			zt_error("--gpu: ZT_CUPTI_LIB names '%s': %s", env, strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -80,9 +80,9 @@ static int find_lib(struct gpurec *g)
 	if (!exists(cand))
 		snprintf(cand, sizeof(cand), "%s/../lib/zt/libztcupti.so", exe);
 	if (!exists(cand) || !realpath(cand, g->lib)) {
-		cmd_error("--gpu: this zt was built without its GPU library (libztcupti.so is not "
-			  "next to it nor in ../lib/zt): CUDA's CUPTI was not found when zt was "
-			  "built; install the CUDA toolkit and rebuild (make CUDA_HOME=/usr/local/cuda)");
+		zt_error("--gpu: this zt was built without its GPU library (libztcupti.so is not "
+			 "next to it nor in ../lib/zt): CUDA's CUPTI was not found when zt was "
+			 "built; install the CUDA toolkit and rebuild (make CUDA_HOME=/usr/local/cuda)");
 		return -1;
 	}
 	return 0;
@@ -92,21 +92,21 @@ int gpurec_check(const struct gpurec_opts *o)
 {
 	if (o->pcs && strcmp(o->pcs, "continuous") && strcmp(o->pcs, "serialized") &&
 	    strcmp(o->pcs, "off")) {
-		cmd_error("unknown --gpu-pcs mode '%s': use continuous, serialized or off", o->pcs);
+		zt_error("unknown --gpu-pcs mode '%s': use continuous, serialized or off", o->pcs);
 		return -1;
 	}
 	if (o->pcs_period && (o->pcs_period < 5 || o->pcs_period > 31)) {
-		cmd_error("--gpu-pcs-period %d: give 5 to 31 (a period of 2^N GPU cycles)",
-			  o->pcs_period);
+		zt_error("--gpu-pcs-period %d: give 5 to 31 (a period of 2^N GPU cycles)",
+			 o->pcs_period);
 		return -1;
 	}
 	if (o->stack_rate < 0 || o->stack_rate > 1000000) {
-		cmd_error("--gpu-stack-rate %d: give 1 to 1000000 launch stacks a second", o->stack_rate);
+		zt_error("--gpu-stack-rate %d: give 1 to 1000000 launch stacks a second", o->stack_rate);
 		return -1;
 	}
 	if (o->stacks && strcmp(o->stacks, "usdt") && strcmp(o->stacks, "unwind") &&
 	    strcmp(o->stacks, "off")) {
-		cmd_error("unknown launch stack mode '%s': use usdt, unwind or off", o->stacks);
+		zt_error("unknown launch stack mode '%s': use usdt, unwind or off", o->stacks);
 		return -1;
 	}
 	return 0;
@@ -133,30 +133,30 @@ int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
 
 		if (!realpath(inj, real) || strcmp(real, g->lib)) {
 			g->foreign_injection = true;
-			cmd_warn("--gpu: CUDA_INJECTION64_PATH is already set to '%s': zt keeps it, "
-				 "so CUDA programs load that library, not zt's, and zt records their "
-				 "CPU side only (unset it to record the GPU side)", inj);
+			zt_warn("--gpu: CUDA_INJECTION64_PATH is already set to '%s': zt keeps it, "
+				"so CUDA programs load that library, not zt's, and zt records their "
+				"CPU side only (unset it to record the GPU side)", inj);
 		}
 	}
 	if (!exists("/proc/driver/nvidia/version") && !exists("/dev/nvidiactl")) {
 		g->no_driver = true;
-		cmd_warn("--gpu: no NVIDIA GPU driver found (no /proc/driver/nvidia, no "
-			 "/dev/nvidiactl): CUDA programs cannot use a GPU here, so zt records "
-			 "their CPU side");
+		zt_warn("--gpu: no NVIDIA GPU driver found (no /proc/driver/nvidia, no "
+			"/dev/nvidiactl): CUDA programs cannot use a GPU here, so zt records "
+			"their CPU side");
 	}
 	/* Every CUDA process writes its own file here, as its own user: the
 	 * directory is writable by all, sticky, and not listable by others
 	 * (1733); zt checks each file's owner against its process. */
 	snprintf(g->dir, sizeof(g->dir), "/tmp/zt-gpu.XXXXXX");
 	if (!mkdtemp(g->dir)) {
-		cmd_error("--gpu: cannot make a directory in /tmp for the GPU records: %s",
-			  strerror(errno));
+		zt_error("--gpu: cannot make a directory in /tmp for the GPU records: %s",
+			 strerror(errno));
 		g->dir[0] = 0;
 		goto fail;
 	}
 	if (chmod(g->dir, 01733) ||
 	    (g->dirfd = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		cmd_error("--gpu: cannot prepare '%s': %s", g->dir, strerror(errno));
+		zt_error("--gpu: cannot prepare '%s': %s", g->dir, strerror(errno));
 		goto fail;
 	}
 	n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, "pcs=%s",
@@ -220,13 +220,18 @@ const char *gpurec_lib(const struct gpurec *g)
 	return g->lib;
 }
 
+const char *gpurec_dir(const struct gpurec *g)
+{
+	return g->dir;
+}
+
 void gpurec_usdt(struct gpurec *g, int err)
 {
 	g->usdt = !err;
 	g->usdt_err = err;
 	if (err)
-		cmd_warn("--gpu: cannot attach to the launch probe of '%s' (%s): launch stacks "
-			 "are taken inside the CUDA processes instead", g->lib, strerror(-err));
+		zt_warn("--gpu: cannot attach to the launch probe of '%s' (%s): launch stacks "
+			"are taken inside the CUDA processes instead", g->lib, strerror(-err));
 }
 
 void gpurec_export(struct gpurec *g)
@@ -239,10 +244,10 @@ void gpurec_export(struct gpurec *g)
 		return;
 	}
 	/* -a, -p: only programs started with these while zt records are seen */
-	cmd_warn("--gpu: to record the GPU side of CUDA programs, start them while zt "
-		 "records with (processes already running cannot be injected):\n"
-		 "  export CUDA_INJECTION64_PATH=%s %s=%s %s=%s",
-		 g->lib, ZG_ENV_DIR, g->dir, ZG_ENV_OPTS, g->opts);
+	zt_warn("--gpu: to record the GPU side of CUDA programs, start them while zt "
+		"records with (processes already running cannot be injected):\n"
+		"  export CUDA_INJECTION64_PATH=%s %s=%s %s=%s",
+		g->lib, ZG_ENV_DIR, g->dir, ZG_ENV_OPTS, g->opts);
 }
 
 /* ---- launches the BPF sampler saw ---------------------------------------- */
@@ -327,7 +332,7 @@ static void warn_once(struct gpurec *g, uint32_t pid, const char *what)
 	if (!g->warned[g->nr_warned])
 		return;
 	g->nr_warned++;
-	cmd_warn("GPU, process %u: %s", pid, what);
+	zt_warn("GPU, process %u: %s", pid, what);
 }
 
 /* A file's owner must be root or the user its process runs as: any user
@@ -390,7 +395,7 @@ static void open_new_files(struct gpurec *g)
 		f->checked = false;
 		g->nr_files++;
 		if (ztgpu_reader_open(g->dirfd, f->name, &f->rd, msg, sizeof(msg)))
-			cmd_warn("GPU records in '%s/%s' not read: %s", g->dir, f->name, msg);
+			zt_warn("GPU records in '%s/%s' not read: %s", g->dir, f->name, msg);
 	}
 	closedir(d);
 }
@@ -458,8 +463,8 @@ int gpurec_poll(struct gpurec *g, struct ztdata_writer *w)
 			uint32_t pid = ztgpu_reader_pid(f->rd), uid = ztgpu_reader_uid(f->rd);
 
 			if (!owner_ok(pid, uid)) {
-				cmd_warn("GPU records in '%s/%s' not read: the file's owner (uid %u) "
-					 "is not process %u's user", g->dir, f->name, uid, pid);
+				zt_warn("GPU records in '%s/%s' not read: the file's owner (uid %u) "
+					"is not process %u's user", g->dir, f->name, uid, pid);
 				prof_gpu_free(t);
 				ztgpu_reader_free(f->rd);
 				f->rd = NULL;
@@ -469,9 +474,9 @@ int gpurec_poll(struct gpurec *g, struct ztdata_writer *w)
 			g->procs++;
 		}
 		if (r < 0) {
-			cmd_warn("GPU records of process %u ('%s/%s'): %s; the records before it are "
-				 "kept", ztgpu_reader_pid(f->rd), g->dir, f->name,
-				 msg[0] ? msg : strerror(-r));
+			zt_warn("GPU records of process %u ('%s/%s'): %s; the records before it are "
+				"kept", ztgpu_reader_pid(f->rd), g->dir, f->name,
+				msg[0] ? msg : strerror(-r));
 		}
 		drop_bpf_seen(g, t);
 		tally(g, t);
@@ -491,19 +496,19 @@ void gpurec_summary(const struct gpurec *g)
 		if (g->foreign_injection)
 			return;
 		if (g->no_driver)
-			cmd_warn("--gpu: no GPU records: no GPU was found (no NVIDIA driver), so no CUDA "
-				 "program loaded zt's GPU library; the CPU side is recorded");
+			zt_warn("--gpu: no GPU records: no GPU was found (no NVIDIA driver), so no CUDA "
+				"program loaded zt's GPU library; the CPU side is recorded");
 		else
-			cmd_warn("--gpu: no CUDA process reported GPU activity%s",
-				 g->workload ? "" : " (programs must be started with the variables "
-						    "above while zt records)");
+			zt_warn("--gpu: no CUDA process reported GPU activity%s",
+				g->workload ? "" : " (programs must be started with the variables "
+						   "above while zt records)");
 		return;
 	}
-	cmd_warn("GPU: %llu process%s, %llu kernels, %llu launches (%llu with stacks), %llu memory "
-		 "copies and sets, %llu PC samples, %llu cubins%s",
-		 (unsigned long long)g->procs, g->procs == 1 ? "" : "es",
-		 (unsigned long long)g->kernels, (unsigned long long)(g->launches + g->bpf_stacks),
-		 (unsigned long long)(g->launch_stacks + g->bpf_stacks),
-		 (unsigned long long)g->memops, (unsigned long long)g->pcs_samples,
-		 (unsigned long long)g->cubins, g->dropped ? " (some records were dropped)" : "");
+	zt_warn("GPU: %llu process%s, %llu kernels, %llu launches (%llu with stacks), %llu memory "
+		"copies and sets, %llu PC samples, %llu cubins%s",
+		(unsigned long long)g->procs, g->procs == 1 ? "" : "es",
+		(unsigned long long)g->kernels, (unsigned long long)(g->launches + g->bpf_stacks),
+		(unsigned long long)(g->launch_stacks + g->bpf_stacks),
+		(unsigned long long)g->memops, (unsigned long long)g->pcs_samples,
+		(unsigned long long)g->cubins, g->dropped ? " (some records were dropped)" : "");
 }

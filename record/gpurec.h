@@ -6,10 +6,10 @@
  * ZT_GPU_OPTS into the environment a workload inherits (or prints them for
  * -a and -p), merges the processes' records into zt.data as they arrive,
  * and takes the kernel launches zt's BPF sampler saw at the USDT probe.
- * Messages are printed here (a cmd/ module).
+ * Messages go through libprof/log.h (zt_error, zt_warn), which cmd/ prints.
  */
-#ifndef ZT_CMD_GPUREC_H
-#define ZT_CMD_GPUREC_H
+#ifndef ZT_RECORD_GPUREC_H
+#define ZT_RECORD_GPUREC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +37,8 @@ void gpurec_free(struct gpurec *g); /* removes the directory and its files */
 
 /* The library's absolute path (for sampler_attach_launches). */
 const char *gpurec_lib(const struct gpurec *g);
+/* The directory the CUDA processes write their files into (ZT_GPU_DIR). */
+const char *gpurec_dir(const struct gpurec *g);
 /* The BPF sampler attached to the library's launch probe (or could not, err < 0). */
 void gpurec_usdt(struct gpurec *g, int err);
 /* Set the variables in this process's environment (before the workload is
