@@ -549,7 +549,13 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 	}
 	session_source_get(s->src, &fs);
 	frametab_init(&s->ft, s->pt, &fs);
+	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
 	return 0;
+}
+
+const struct rstacks *session_stacks(const struct session *s)
+{
+	return &s->rs;
 }
 
 void session_close(struct session *s)

@@ -9,6 +9,11 @@
  * (libprof/frametab.h) with one set of symbol options: each unique (build
  * id, file offset) once, whichever processes map it.
  *
+ * Consumers take the session's resolved stacks as one handle,
+ * session_stacks() (libprof/rstacks.h): the profile's samples with their
+ * stacks of resolved frames, CPU and GPU launch stacks alike; the tree,
+ * the frame table and the resolver stay the session's.
+ *
  * Messages go through the library log (libprof/log.h), which commands
  * print as "zt CMD: ...".
  */
@@ -23,6 +28,7 @@
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
+#include "libprof/rstacks.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/resolve.h"
 #include "symbolizer/symmod.h"
@@ -74,11 +80,12 @@ void session_source_get(struct session_source *ss, struct frametab_source *src);
 struct session {
 	const char *path;    /* borrowed */
 	int perf;            /* read from a perf.data file */
-	struct profile prof; /* what the file holds, stacks unwound */
+	struct profile prof; /* what the file holds, stacks unwound (read-only data) */
+	/* private: consumers reach them through session_stacks() */
 	struct proctree *pt; /* its processes over time */
 	struct frametab ft;  /* its addresses, resolved as the consumers ask */
-	/* private */
 	struct session_source *src;
+	struct rstacks rs;   /* session_stacks(): over prof, pt and ft */
 };
 
 /*
@@ -97,6 +104,13 @@ struct session {
  */
 int session_open(struct session *s, const char *path, const struct session_opts *o);
 void session_close(struct session *s);
+
+/*
+ * The resolved stacks of s (an open session), the one handle its consumers
+ * take: s's profile, and its stacks resolved through the session's tree,
+ * frame table and resolver. Valid until session_close().
+ */
+const struct rstacks *session_stacks(const struct session *s);
 
 /*
  * Resolve the PC-sampling buckets of v (a view of s->prof.gpu) into t (an
