@@ -11,8 +11,9 @@
  * time; a frame by index, and its name: zt_frame_name()), and never
  * touches the tree, the frame table or the resolver behind them.
  *
- * The session (session/session.h: session_stacks(), session_live_stacks())
- * hands it out; a test makes one over its own parts with rstacks_init().
+ * The session (session/session.h: session_stacks(); for a profile that
+ * grows, session_live_stacks()) hands it out; a test makes one over its
+ * own parts with rstacks_init() or rstacks_live_init().
  * Resolving is in batches: the report model resolves every group at once
  * and then seals the table (rstacks_seal()); the stack writers resolve
  * each group once, whatever its number of samples.
@@ -76,5 +77,33 @@ static inline void rstacks_seal(const struct rstacks *rs)
 {
 	frametab_seal(rs->ft);
 }
+
+/*
+ * The stacks of a profile that grows (zt top): the tree over it and the
+ * frame table, which rstacks_live_follow() rebuilds and starts again as
+ * the profile grows, the frame source following. Owned by the session's
+ * live part (session_live_new()), or by a test. Embedded:
+ * rstacks_live_init() and rstacks_live_release().
+ */
+struct rstacks_live {
+	struct rstacks rs; /* over the profile followed last (rs.prof NULL: none yet) */
+	/* private */
+	struct proctree *pt;
+	struct frametab ft;
+	struct frametab_source src;
+};
+
+/* No profile yet; frames from src (copied; its ctx borrowed; with
+ * follow() for a profile that grows). */
+void rstacks_live_init(struct rstacks_live *lv, const struct frametab_source *src);
+/* The source forgets its profile; the tree and table go. */
+void rstacks_live_release(struct rstacks_live *lv);
+/*
+ * From now on the stacks of p (borrowed: grown, tasks and mappings
+ * appended, or another profile): a new tree over it the source follows,
+ * and the frames resolved so far forgotten; p NULL: forget everything (p
+ * is about to be replaced). 0 or -ENOMEM (lv as it was).
+ */
+int rstacks_live_follow(struct rstacks_live *lv, const struct profile *p);
 
 #endif

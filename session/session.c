@@ -163,6 +163,43 @@ void session_source_get(struct session_source *ss, struct frametab_source *src)
 	*src = (struct frametab_source){src_resolve, src_time_sensitive, src_follow, ss};
 }
 
+/* ---- a growing profile ---- */
+
+struct session_live {
+	struct session_source *src;
+	struct rstacks_live lv;
+};
+
+int session_live_new(const struct session_opts *o, struct session_live **out)
+{
+	struct session_live *sl = calloc(1, sizeof(*sl));
+	struct frametab_source fs;
+
+	*out = sl;
+	if (!sl || session_source_new(o, &sl->src)) {
+		free(sl);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	session_source_get(sl->src, &fs);
+	rstacks_live_init(&sl->lv, &fs);
+	return 0;
+}
+
+void session_live_free(struct session_live *sl)
+{
+	if (!sl)
+		return;
+	rstacks_live_release(&sl->lv);
+	session_source_free(sl->src);
+	free(sl);
+}
+
+struct rstacks_live *session_live_stacks(struct session_live *sl)
+{
+	return &sl->lv;
+}
+
 /* ---- reading ---- */
 
 struct unwind_pass {

@@ -77,6 +77,20 @@ int session_source_follow(struct session_source *ss, const struct profile *p,
 /* The frametab_source of ss (valid while ss lives). */
 void session_source_get(struct session_source *ss, struct frametab_source *src);
 
+/*
+ * The session of a profile that grows (zt top): the symbolizer with the
+ * session's options, and the stacks handle over the profile the caller
+ * grows (libprof/toplive.h follows it with rstacks_live_follow()), which
+ * owns the tree and the frame table.
+ */
+struct session_live;
+
+int session_live_new(const struct session_opts *o, struct session_live **out);
+/* After the handle's last user (the top model) is released. */
+void session_live_free(struct session_live *sl);
+/* The stacks handle of sl (valid while sl lives). */
+struct rstacks_live *session_live_stacks(struct session_live *sl);
+
 struct session {
 	const char *path;    /* borrowed */
 	int perf;            /* read from a perf.data file */
