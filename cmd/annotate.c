@@ -871,7 +871,7 @@ static int annotate_events(struct annotate_cmd *c, struct ann_tally *t)
 		filt.by_event = nev > 1;
 		filt.event = (uint32_t)ev;
 		ann_profile_release(&c->ap);
-		if ((ret = ann_profile_build(&c->ap, &c->ses.prof, c->ses.pt, &c->ses.ft, &filt))) {
+		if ((ret = ann_profile_build(&c->ap, session_stacks(&c->ses), &filt))) {
 			cmd_error("cannot read the samples: %s", strerror(-ret));
 			return ZT_EXIT_FAIL;
 		}

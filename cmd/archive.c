@@ -230,7 +230,7 @@ static int run(struct archive_cmd *c)
 
 	if (cmd_open_session(&c->ses, c->input, &c->so, 0, NULL, 1))
 		return ZT_EXIT_FAIL;
-	if (push_modules(&c->ses.prof, c->ses.pt, &mods, &n)) {
+	if (push_modules(session_stacks(&c->ses), &mods, &n)) {
 		cmd_error("out of memory");
 		goto out;
 	}

@@ -78,7 +78,7 @@ static int list_modules(const struct session *s, int with_hits)
 	}
 	if (s->perf && !table)
 		with_hits = 1;
-	if ((err = modlist_build(&l, &s->prof, s->pt))) {
+	if ((err = modlist_build(&l, session_stacks(s)))) {
 		cmd_error("cannot list the modules: %s", strerror(-err));
 		return ZT_EXIT_FAIL;
 	}

@@ -129,9 +129,7 @@ static int write_format(struct convert *c, int fd)
 		if (ret == -ESPIPE)
 			cmd_error("perf.data needs a file it can seek in, not a pipe");
 	} else if (!strcmp(c->to, "chrome-trace")) {
-		struct chrometrace_in ci = {.p = &c->ses.prof,
-					    .pt = c->ses.pt,
-					    .ft = &c->ses.ft,
+		struct chrometrace_in ci = {.rs = session_stacks(&c->ses),
 					    .gv = c->sg.v.g ? &c->sg.v : NULL,
 					    .gpu_name = session_gpu_name_cb,
 					    .ctx = &c->sg};
@@ -143,7 +141,7 @@ static int write_format(struct convert *c, int fd)
 				       .gpu_name = session_gpu_name_cb,
 				       .ctx = &c->sg};
 
-		ret = pprof_write(&c->ses.prof, c->ses.pt, &c->ses.ft, c->sg.v.g ? &pg : NULL, fd);
+		ret = pprof_write(session_stacks(&c->ses), c->sg.v.g ? &pg : NULL, fd);
 	}
 	return ret;
 }

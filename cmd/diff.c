@@ -415,7 +415,7 @@ static int diff_event(struct diff *df, uint32_t ev, int first)
 
 		memset(&df->m[i], 0, sizeof(df->m[i]));
 		/* a file without the event: an empty model (no samples of it) */
-		ret = rmodel_init_event(&df->m[i], &s->prof, s->pt, &s->ft,
+		ret = rmodel_init_event(&df->m[i], session_stacks(s),
 					fev < 0 ? UINT32_MAX : (uint32_t)fev, NULL, NULL);
 		if (!ret)
 			ret = rmodel_build(&df->m[i], &df->mo);

@@ -276,8 +276,8 @@ static int add_profile(struct flame_cmd *c, const char *path, int which)
 	else if (!profile_has_callchains(&ses.prof))
 		cmd_warn("'%s' has no call chains (record with -g): the graph is one level deep",
 			 path);
-	r = rmodel_init(&m, &ses.prof, ses.pt, &ses.ft, NULL, NULL);
-	frametab_seal(&ses.ft); /* every frame is resolved: no more lookups */
+	r = rmodel_init(&m, session_stacks(&ses), NULL, NULL);
+	rstacks_seal(session_stacks(&ses)); /* every frame is resolved: no more lookups */
 	if (!r)
 		r = rmodel_build(&m, &mo);
 	if (!r)
@@ -326,7 +326,7 @@ static int add_gpu_profile(struct flame_cmd *c, const char *path, int which)
 		return -1;
 	folded_set_init(&fs);
 	zbuf_init(&b);
-	gpu_launch_stacks_init(&ls, &ses.prof, ses.pt, &ses.ft, c->inline_frames);
+	gpu_launch_stacks_init(&ls, session_stacks(&ses), c->inline_frames);
 	if (!ses.prof.gpu) {
 		cmd_warn("'%s' has no GPU records (record with zt record --gpu)", path);
 		ret = 0;

@@ -142,7 +142,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	int ret;
 
 	zt_http_resp_init(&r);
-	if (push_modules(&ses->prof, ses->pt, &mods, &n)) {
+	if (push_modules(session_stacks(ses), &mods, &n)) {
 		cmd_error("out of memory");
 		return ZT_EXIT_FAIL;
 	}

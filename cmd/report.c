@@ -17,7 +17,6 @@
 #include "cmd/input.h"
 #include "cmd/opts.h"
 #include "cmd/report_gpu_tui.h"
-#include "libprof/proctree.h"
 #include "cmd/report_tui.h"
 #include "libprof/rmodel.h"
 #include "cmd/symopts.h"
@@ -649,7 +648,7 @@ static struct rtask *collect_tasks(const struct report *r, size_t *nr)
 			x->ppid = k->ppid;
 	}
 	for (i = 0; i < n; i++)
-		t[i].comm = proctree_comm(r->ses.pt, (uint32_t)t[i].pid, (uint32_t)t[i].tid,
+		t[i].comm = rstacks_comm(session_stacks(&r->ses), (uint32_t)t[i].pid, (uint32_t)t[i].tid,
 					  UINT64_MAX);
 	qsort(t, n, sizeof(*t), rtask_cmp);
 	*nr = n;
@@ -1921,10 +1920,10 @@ static int report_gpu(struct report *r)
 	if (!ret)
 		ret = gpureport_init(&gr, &sg.v, &sg.ft, &go);
 	if (!ret)
-		ret = gpureport_launches(&gr, &sg.v, &r->ses.ft, &in);
+		ret = gpureport_launches(&gr, &sg.v, session_stacks(&r->ses), &in);
 	if (!ret) {
 		setup_chains(r, launches_have_stacks(&in));
-		ret = rmodel_init_with(&r->m, &r->ses.prof, r->ses.pt, &r->ses.ft, &in, NULL, NULL);
+		ret = rmodel_init_with(&r->m, session_stacks(&r->ses), &in, NULL, NULL);
 	}
 	if (!ret)
 		ret = rmodel_build(&r->m, &r->mo);
@@ -1994,7 +1993,7 @@ static int report_events(struct report *r)
 	for (r->ev = 0; !ret && r->ev < p->nr_events; r->ev++) {
 		if (!profile_event_samples(p, r->ev, NULL))
 			continue;
-		ret = rmodel_init_event(&r->m, p, r->ses.pt, &r->ses.ft, r->ev, NULL, NULL);
+		ret = rmodel_init_event(&r->m, session_stacks(&r->ses), r->ev, NULL, NULL);
 		if (!ret)
 			ret = rmodel_build(&r->m, &r->mo);
 		if (!ret)
@@ -2175,11 +2174,11 @@ static int report_group(struct report *r)
 	g.ev = calloc(g.nev, sizeof(*g.ev));
 	if (!g.ev)
 		goto out;
-	ret = rmodel_init(&r->m, p, r->ses.pt, &r->ses.ft, NULL, NULL);
+	ret = rmodel_init(&r->m, session_stacks(&r->ses), NULL, NULL);
 	if (!ret)
 		ret = rmodel_build(&r->m, &r->mo);
 	for (j = 0; !ret && j < g.nev; j++) {
-		ret = rmodel_init_event(&g.ev[j], p, r->ses.pt, &r->ses.ft, j, NULL, NULL);
+		ret = rmodel_init_event(&g.ev[j], session_stacks(&r->ses), j, NULL, NULL);
 		if (!ret)
 			ret = rmodel_build(&g.ev[j], &r->mo);
 	}
@@ -2434,8 +2433,8 @@ static int report_one(struct report *r, struct report_tui_opts *tui_opts, double
 	double t2, t3;
 	int ret;
 
-	ret = rmodel_init(&r->m, &r->ses.prof, r->ses.pt, &r->ses.ft, on_progress, &prog);
-	frametab_seal(&r->ses.ft); /* every frame is resolved: no more lookups */
+	ret = rmodel_init(&r->m, session_stacks(&r->ses), on_progress, &prog);
+	rstacks_seal(session_stacks(&r->ses)); /* every frame is resolved: no more lookups */
 	if (prog.what)
 		cmd_progress_end(&prog);
 	cmd_info("%zu samples in %zu groups; %zu addresses resolved to %zu frames",
@@ -2509,7 +2508,7 @@ static int report_show(struct report *r, double t0, double t1)
 				 "use --stdio for their columns in one table");
 		if (r->group && !r->tui)
 			return report_group(r);
-		return r->tui ? report_tui_events(&r->ses.prof, r->ses.pt, &r->ses.ft, &tui_opts)
+		return r->tui ? report_tui_events(session_stacks(&r->ses), &tui_opts)
 			      : report_events(r);
 	}
 	return report_one(r, &tui_opts, t0, t1);

@@ -24,7 +24,6 @@
 #include "libprof/log.h"
 #include "libprof/profile.h"
 #include "symbolizer/annotate.h"
-#include "symbolizer/resolve.h"
 
 #define LINE_MAX_LEN 2048 /* longest line built for the screen or zt.hist.N */
 #define KEY_COL_MAX 32    /* widest key column before the last one */
@@ -1061,7 +1060,7 @@ static const struct ann_sym *selected_function(struct browser *b, char *name, si
 	if (!b->have_ap) {
 		struct ann_filter af = {NULL, 0, b->o->event_idx >= 0, (uint32_t)b->o->event_idx};
 
-		ret = ann_profile_build(&b->ap, b->m->prof, b->m->pt, b->m->ft, &af);
+		ret = ann_profile_build(&b->ap, &b->m->rs, &af);
 		if (ret) {
 			snprintf(b->msg, sizeof(b->msg), "cannot annotate '%s': %s", name,
 				 strerror(-ret));
@@ -1727,7 +1726,7 @@ static void menu_log(enum zt_log_level level, const char *msg, void *ctx)
 
 /* Browse event ev and those Tab and Shift-Tab go to; *leave: how the last
  * one was left. 0 or a negative errno with its message in err. */
-static int browse_events(struct evmenu *mn, struct frametab *ft, const struct proctree *pt,
+static int browse_events(struct evmenu *mn, const struct rstacks *rs,
 			 const struct report_tui_opts *o, enum leave *leave, char *err,
 			 size_t errlen)
 {
@@ -1738,7 +1737,7 @@ static int browse_events(struct evmenu *mn, struct frametab *ft, const struct pr
 	for (;;) {
 		eo.event = profile_event_name(mn->prof, (uint32_t)mn->sel);
 		eo.event_idx = (int)mn->sel;
-		ret = rmodel_init_event(&m, mn->prof, pt, ft, (uint32_t)mn->sel, NULL, NULL);
+		ret = rmodel_init_event(&m, rs, (uint32_t)mn->sel, NULL, NULL);
 		if (!ret)
 			ret = rmodel_build(&m, &o->mo);
 		if (ret)
@@ -1755,9 +1754,9 @@ static int browse_events(struct evmenu *mn, struct frametab *ft, const struct pr
 	}
 }
 
-int report_tui_events(const struct profile *prof, const struct proctree *pt, struct frametab *ft,
-		      const struct report_tui_opts *o)
+int report_tui_events(const struct rstacks *rs, const struct report_tui_opts *o)
 {
+	const struct profile *prof = rs->prof;
 	struct evmenu mn = {.prof = prof, .nr = profile_nr_events(prof)};
 	char err[256] = "";
 	size_t i;
@@ -1793,7 +1792,7 @@ int report_tui_events(const struct profile *prof, const struct proctree *pt, str
 			continue;
 		}
 		if (key == TUI_KEY_ENTER || key == TUI_KEY_RIGHT) {
-			ret = browse_events(&mn, ft, pt, o, &leave, err, sizeof(err));
+			ret = browse_events(&mn, rs, o, &leave, err, sizeof(err));
 			if (ret || leave == LEAVE_QUIT)
 				break;
 			continue;

@@ -32,10 +32,8 @@ int report_tui(struct rmodel *m, const struct report_tui_opts *o);
  * model made then, rmodel_init_event() built with o->mo); there Esc or
  * Left (not zoomed) goes back to the menu, Tab and Shift-Tab to the next
  * and previous event, q quits. Esc in the menu asks before quitting.
- * prof, pt and ft are borrowed (the session's). An exit code, as
- * report_tui().
+ * rs is borrowed (the session's stacks). An exit code, as report_tui().
  */
-int report_tui_events(const struct profile *prof, const struct proctree *pt, struct frametab *ft,
-		      const struct report_tui_opts *o);
+int report_tui_events(const struct rstacks *rs, const struct report_tui_opts *o);
 
 #endif

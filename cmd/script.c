@@ -32,7 +32,6 @@
 #include "libprof/gpu.h"
 #include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
 #include "libprof/zbuf.h"
@@ -110,6 +109,7 @@ struct script {
 	struct zbuf tline;   /* one sample's fields */
 	struct symopts so;
 	struct session ses;
+	const struct rstacks *rs; /* ses's resolved stacks, once loaded */
 	char event[256];
 	char (*evnames)[256]; /* several events: each one's name, sanitized */
 	struct stackgroups sg;
@@ -132,10 +132,11 @@ static int load(struct script *s)
 	/* names as perf script shows them: demangled without parameter
 	 * lists (with --full-signature: with), unless --no-demangle */
 	/* every event's samples, each with its name, as perf script */
-	return cmd_open_session_events(&s->ses, s->input, &s->so, s->force, s->event_opt,
-				       s->demangle, !s->folded)
-		       ? ZT_EXIT_FAIL
-		       : -1;
+	if (cmd_open_session_events(&s->ses, s->input, &s->so, s->force, s->event_opt,
+				    s->demangle, !s->folded))
+		return ZT_EXIT_FAIL;
+	s->rs = session_stacks(&s->ses);
+	return -1;
 }
 
 /* Whether perf would have sampled the CPU: only system-wide or per-CPU
@@ -276,9 +277,9 @@ static const char *script_ksym(void *ctx, uint64_t addr, uint64_t *start)
 	const struct zt_frame *f;
 	struct zt_frange r;
 
-	if (frametab_resolve(&s->ses.ft, 0, 0, 0, &addr, 1, 1, &r) || !r.n)
+	if (rstacks_kernel_frames(s->rs, addr, &r) || !r.n)
 		return NULL;
-	f = frametab_frame(&s->ses.ft, r.first + r.n - 1);
+	f = rstacks_frame(s->rs, r.first + r.n - 1);
 	if (!f->sym || !f->kernel || f->offset > addr)
 		return NULL;
 	*start = addr - f->offset;
@@ -382,7 +383,7 @@ static int group_leaf_pass(struct script *s, uint32_t gi)
 			return ret;
 		if (n) {
 			const struct zt_frame *f =
-				frametab_frame(&s->ses.ft, r[0].first + r[0].n - 1);
+				rstacks_frame(s->rs, r[0].first + r[0].n - 1);
 
 			pass = rfilter_leaf_at(&s->filt, f->module, f->map ? f->map->path : NULL,
 					       f->sym, ips[0], r[0].map || f->kernel);
@@ -410,7 +411,7 @@ static int format_group(struct script *s, uint32_t gi)
 	s->gtext[gi].off = s->text.len;
 	ret = stackgroups_resolve(&s->sg, gi, s->fmt.callchain ? max_frames(s) : 1, &ips, &r, &n);
 	if (!ret)
-		ret = perfscript_stack(&s->text, &s->fmt, &s->ses.ft, s->sg.groups[gi].pid, ips, r,
+		ret = perfscript_stack(&s->text, &s->fmt, s->rs, s->sg.groups[gi].pid, ips, r,
 				       n);
 	s->gtext[gi].len = s->text.len - s->gtext[gi].off;
 	return ret;
@@ -481,7 +482,7 @@ static int print_sband_until(struct script *s, uint64_t ts)
 			smp.tid = t->kind == PROF_TASK_FORK ? t->ptid : t->tid;
 			m = perfscript_task(t, body, sizeof(body));
 		}
-		c = smp.pid || smp.tid ? proctree_comm(s->ses.pt, smp.pid, smp.tid, smp.ts) : NULL;
+		c = smp.pid || smp.tid ? rstacks_comm(s->rs, smp.pid, smp.tid, smp.ts) : NULL;
 		/* perf shows a thread by the name a COMM record just gave it */
 		if (!b->mmap && s->ses.prof.tasks[b->idx].kind != PROF_TASK_FORK &&
 		    s->ses.prof.tasks[b->idx].kind != PROF_TASK_EXIT)
@@ -507,7 +508,7 @@ static void gpu_header(struct script *s, uint32_t pid, uint32_t tid, uint64_t na
 		       uint64_t ts)
 {
 	char cbuf[32], comm[64];
-	const char *c = proctree_comm(s->ses.pt, pid, tid, name_ts);
+	const char *c = rstacks_comm(s->rs, pid, tid, name_ts);
 
 	prof_sanitize(comm, sizeof(comm), perfscript_comm(c, pid, tid, cbuf, sizeof(cbuf)));
 	gpuscript_header(&s->line, &s->gfmt, comm, pid, tid, ts);
@@ -534,7 +535,7 @@ static int launch_stack(struct script *s, const struct prof_gpu_launch *l)
 		lt->gtext[gi].off = lt->text.len;
 		ret = stackgroups_resolve(&lt->sg, gi, UINT_MAX, &ips, &r, &n);
 		if (!ret)
-			ret = perfscript_stack(&lt->text, &s->lfmt, &s->ses.ft, l->pid, ips, r, n);
+			ret = perfscript_stack(&lt->text, &s->lfmt, s->rs, l->pid, ips, r, n);
 		lt->gtext[gi].len = lt->text.len - lt->gtext[gi].off;
 		if (ret)
 			return ret;
@@ -681,7 +682,7 @@ static int gpu_init(struct script *s)
 	s->gfmt = (struct gpuscript_fmt){ s->fmt.fields, s->fmt.ns };
 	s->lfmt = s->fmt;
 	s->lfmt.callchain = !s->hide_cg;
-	stackgroups_init(&s->lt.sg, &s->ses.prof, s->ses.pt, &s->ses.ft);
+	stackgroups_init(&s->lt.sg, s->rs);
 	return ret;
 }
 
@@ -739,7 +740,7 @@ static int print_samples(struct script *s)
 
 	for (i = 0; i < nr; i++) {
 		const struct prof_sample *smp = &s->ses.prof.samples[order ? order[i] : i];
-		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
+		const char *c = rstacks_comm(s->rs, smp->pid, smp->tid, smp->ts);
 		unsigned f = s->fmt.fields;
 		uint32_t gi;
 		int is_new;
@@ -824,7 +825,7 @@ static int print_gpu_folded(struct script *s)
 			 "time",
 			 s->input);
 	folded_set_init(&fs);
-	gpu_launch_stacks_init(&ls, &s->ses.prof, s->ses.pt, &s->ses.ft, s->fmt.inline_frames);
+	gpu_launch_stacks_init(&ls, s->rs, s->fmt.inline_frames);
 	ret = gpufolded_build(&fs, &s->gs.v, &s->gs.ft, &o);
 	/* it stops at a write error, which cmd_script() reports (s->write_error) */
 	if (!ret)
@@ -849,7 +850,7 @@ static int print_folded(struct script *s)
 	zbuf_init(&b);
 	for (i = 0; i < s->ses.prof.nr_samples && !ret; i++) {
 		const struct prof_sample *smp = &s->ses.prof.samples[i];
-		const char *c = proctree_comm(s->ses.pt, smp->pid, smp->tid, smp->ts);
+		const char *c = rstacks_comm(s->rs, smp->pid, smp->tid, smp->ts);
 		uint32_t gi;
 
 		if (!sample_shown(s, smp, c))
@@ -874,7 +875,7 @@ static int print_folded(struct script *s)
 			      perfscript_comm(g->comm, g->pid, g->tid, cbuf, sizeof(cbuf)));
 		ret = stackgroups_resolve(&s->sg, (uint32_t)i, max_frames(s), &ips, &r, &n);
 		if (!ret)
-			ret = folded_stack(&b, comm, &s->ses.ft, g->pid, ips, r, n,
+			ret = folded_stack(&b, comm, s->rs, g->pid, ips, r, n,
 					   s->fmt.inline_frames);
 		if (!ret)
 			ret = folded_set_add(&fs, (const char *)b.data, g->nr);
@@ -1106,7 +1107,7 @@ static int script_print(struct script *s)
 	static char obuf[OUT_BUF_SIZE]; /* stdout's buffer until exit */
 	int ret;
 
-	stackgroups_init(&s->sg, &s->ses.prof, s->ses.pt, &s->ses.ft);
+	stackgroups_init(&s->sg, s->rs);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	ret = s->folded && !s->only_gpu ? 0 : gpu_init(s);
 	if (!ret)

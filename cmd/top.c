@@ -384,7 +384,7 @@ struct top_run {
 	struct sampling s;
 	struct queue spare;    /* the queue's other buffer, swapped at each refresh */
 	struct live_opts lo;
-	struct session_source *src; /* the model's symbolizer */
+	struct session_live *sl; /* the model's symbolizer and stacks */
 	struct perfev_cbs qcbs; /* the side-band (and perf_event samples) into the queue */
 	const char *cgmode;    /* --call-graph */
 	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
@@ -533,11 +533,11 @@ static int init_model(struct top_run *run)
 	so.no_demangle = !t->demangle;
 	so.full_signature = t->so.full_signature;
 	run->t_start = now_ns();
-	if (session_source_new(&so, &run->src)) {
+	if (session_live_new(&so, &run->sl)) {
 		cmd_error("out of memory");
 		return -1;
 	}
-	session_source_get(run->src, &run->lo.src);
+	run->lo.stacks = session_live_stacks(run->sl);
 	if (live_init(&t->live, &run->lo, run->t_start)) {
 		cmd_error("out of memory");
 		return -1;
@@ -782,7 +782,7 @@ static void top_run_release(struct top_run *run)
 	free(s->q.buf);
 	free(run->spare.buf);
 	live_release(&run->t.live);
-	session_source_free(run->src);
+	session_live_free(run->sl);
 	symopts_release(&run->t.so);
 	target_release(&run->t.tg);
 	if (run->sig && run->sig != SIGINT)

@@ -210,7 +210,7 @@ static int group_names(struct ct *c, uint32_t gi)
 	c->gr[gi].off = (uint32_t)c->nr_gnames;
 	for (i = n; i-- > 0;) {
 		for (k = r[i].n; k-- > 0;) {
-			const struct zt_frame *f = frametab_frame(c->in->ft, r[i].first + k);
+			const struct zt_frame *f = frametab_frame(c->in->rs->ft, r[i].first + k);
 			uint32_t id;
 
 			ret = zt_strtab_intern_str(&c->names, zt_frame_name(f, buf, sizeof(buf)),
@@ -302,11 +302,11 @@ static int close_from(struct ct *c, const struct prof_sample *s, struct open *op
 		struct cev e = {.ts = o->start,
 				.dur = ts - o->start,
 				.pid = s->pid,
-				.tid = sample_tid(c->in->p, s),
+				.tid = sample_tid(c->in->rs->prof, s),
 				.kind = E_SLICE,
 				.depth = *nop,
 				.a = o->name,
-				.b = sample_event(c->in->p, s)};
+				.b = sample_event(c->in->rs->prof, s)};
 
 		if ((ret = add_ev(c, &e)))
 			return ret;
@@ -317,7 +317,7 @@ static int close_from(struct ct *c, const struct prof_sample *s, struct open *op
 /* The CPU samples as slices: per thread, in time order, frames merged while they agree. */
 static int cpu_slices(struct ct *c)
 {
-	const struct profile *p = c->in->p;
+	const struct profile *p = c->in->rs->prof;
 	struct open *op = NULL;
 	size_t cap_op = 0, i;
 	unsigned nop = 0;
@@ -495,7 +495,7 @@ static int launch_stack(struct ct *c, const struct prof_gpu_launch *l, uint32_t 
 	int is_new, ret;
 
 	*gi = NO_GROUP;
-	if (l->stack == PROF_GPU_NO_STACK || l->stack >= c->in->p->nr_stacks)
+	if (l->stack == PROF_GPU_NO_STACK || l->stack >= c->in->rs->prof->nr_stacks)
 		return 0;
 	ret = stackgroups_add(&c->lsg, &smp, NULL, 0, gi, &is_new);
 	if (ret || !is_new)
@@ -509,7 +509,7 @@ static int launch_stack(struct ct *c, const struct prof_gpu_launch *l, uint32_t 
 	zbuf_put_u8(&c->ltext, '[');
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < r[i].n; k++) {
-			const struct zt_frame *f = frametab_frame(c->in->ft, r[i].first + k);
+			const struct zt_frame *f = frametab_frame(c->in->rs->ft, r[i].first + k);
 			char one[1200];
 
 			snprintf(one, sizeof(one), "%s (%s)", zt_frame_name(f, buf, sizeof(buf)),
@@ -682,7 +682,7 @@ static int cpu_meta(struct ct *c)
 {
 	size_t i;
 	uint32_t last_pid = 0, tid;
-	int ret = 0, named = 0, several = profile_nr_events(c->in->p) > 1;
+	int ret = 0, named = 0, several = profile_nr_events(c->in->rs->prof) > 1;
 	char name[320];
 
 	if (c->nr_thr)
@@ -698,7 +698,7 @@ static int cpu_meta(struct ct *c)
 		if (i + 1 < c->nr_thr && t->pid == c->thr[i + 1].pid && t->tid == c->thr[i + 1].tid)
 			continue;
 		if (!named || t->pid != last_pid) {
-			n = proctree_comm(c->in->pt, t->pid, t->pid, t->ts);
+			n = rstacks_comm(c->in->rs, t->pid, t->pid, t->ts);
 			put_meta(c, "process_name", t->pid, 0,
 				 prof_comm_or_pid(n, t->pid, buf, sizeof(buf)));
 			put_sort(c, "process_sort_index", t->pid, 0, t->pid);
@@ -706,11 +706,11 @@ static int cpu_meta(struct ct *c)
 			named = 1;
 		}
 		tid = t->tid % CHROMETRACE_EVENT_TIDS;
-		n = prof_comm_or_pid(proctree_comm(c->in->pt, t->pid, tid, t->ts), tid, buf,
+		n = prof_comm_or_pid(rstacks_comm(c->in->rs, t->pid, tid, t->ts), tid, buf,
 				     sizeof(buf));
 		if (several) { /* a lane per event: "hot [page-faults]" */
 			const char *ev =
-				profile_event_name(c->in->p, t->tid / CHROMETRACE_EVENT_TIDS);
+				profile_event_name(c->in->rs->prof, t->tid / CHROMETRACE_EVENT_TIDS);
 
 			snprintf(name, sizeof(name), "%s [%s]", n, ev ? ev : "?");
 			n = name;
@@ -847,8 +847,8 @@ static void put_event(struct ct *c, const struct cev *e)
 	case E_SLICE:
 		put_head(c, "X", e->pid, e->tid);
 		put_times(c, e, DUR_EARLY);
-		if (profile_nr_events(c->in->p) > 1) { /* the event's name as the category */
-			const char *ev = profile_event_name(c->in->p, e->b);
+		if (profile_nr_events(c->in->rs->prof) > 1) { /* the event's name as the category */
+			const char *ev = profile_event_name(c->in->rs->prof, e->b);
 
 			PUT_LIT(b, ",\"cat\":");
 			zbuf_put_json_str(b, ev ? ev : "?");
@@ -897,7 +897,7 @@ static void put_event(struct ct *c, const struct cev *e)
 
 static int write_trace(struct ct *c)
 {
-	const struct profile *p = c->in->p;
+	const struct profile *p = c->in->rs->prof;
 	const char *cmd = profile_get_meta(p, "cmdline"), *host = profile_get_meta(p, "hostname");
 	size_t i;
 	int ret;
@@ -934,12 +934,12 @@ int chrometrace_write(const struct chrometrace_in *in, int fd)
 		return -ENOMEM;
 	c->in = in;
 	c->fd = fd;
-	c->g = in->gv && in->p->gpu ? in->p->gpu : NULL;
+	c->g = in->gv && in->rs->prof->gpu ? in->rs->prof->gpu : NULL;
 	zbuf_init(&c->out);
 	zbuf_init(&c->ltext);
 	zt_strtab_init(&c->names);
-	stackgroups_init(&c->sg, in->p, in->pt, in->ft);
-	stackgroups_init(&c->lsg, in->p, in->pt, in->ft);
+	stackgroups_init(&c->sg, in->rs);
+	stackgroups_init(&c->lsg, in->rs);
 	ret = cpu_slices(c);
 	if (!ret && c->g)
 		ret = gpu_events(c);

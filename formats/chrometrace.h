@@ -52,10 +52,9 @@
 
 #include <stdint.h>
 
-#include "libprof/frametab.h"
 #include "libprof/gpuview.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 
 /* Several events: event e's samples of thread tid are on a thread of their
  * own, tid + e * CHROMETRACE_EVENT_TIDS (tids are below 2^22, the kernel's
@@ -67,10 +66,8 @@
 #define CHROMETRACE_GPU_PID 0x40000000u
 
 struct chrometrace_in {
-	const struct profile *p;
-	const struct proctree *pt;
-	struct frametab *ft;	   /* p's frames (samples and launch stacks), over pt */
-	const struct gpu_view *gv; /* a view of p->gpu, or NULL: no GPU side */
+	const struct rstacks *rs;  /* the profile's stacks (samples and launch stacks) */
+	const struct gpu_view *gv; /* a view of rs->prof->gpu, or NULL: no GPU side */
 	/* the name shown for a GPU string id (a kernel's; demangled, say), or
 	 * NULL for the string as recorded; NULL: as recorded */
 	const char *(*gpu_name)(void *ctx, uint32_t id);

@@ -169,7 +169,7 @@ static int terminate(struct zbuf *b)
 	return 0;
 }
 
-int folded_stack(struct zbuf *b, const char *comm, const struct frametab *ft, uint32_t pid,
+int folded_stack(struct zbuf *b, const char *comm, const struct rstacks *rs, uint32_t pid,
 		 const uint64_t *ips, const struct zt_frange *r, unsigned n, int inline_frames)
 {
 	struct frame_lines fl = {0};
@@ -182,7 +182,7 @@ int folded_stack(struct zbuf *b, const char *comm, const struct frametab *ft, ui
 	zbuf_reset(b);
 	zbuf_put(b, pname, strlen(pname));
 	zbuf_init(&fl.lines);
-	ret = perfscript_walk(ft, pid, ips, r, n, inline_frames, add_line, &fl);
+	ret = perfscript_walk(rs->ft, pid, ips, r, n, inline_frames, add_line, &fl);
 	/* printed leaf first; the script prepends each line: root first */
 	for (k = fl.nr; k-- > 0 && !ret;)
 		ret = folded_frame(b, (char *)fl.lines.data + fl.offs[k], java);

@@ -19,6 +19,7 @@
 
 #include "libprof/frametab.h"
 #include "libprof/htab.h"
+#include "libprof/rstacks.h"
 #include "libprof/zbuf.h"
 
 /* stackcollapse-perf.pl's name for a process from the header's comm:
@@ -39,10 +40,10 @@ int folded_frame(struct zbuf *b, char *text, int java);
  * The folded stack of a sample into b (emptied first; NUL-terminated, the
  * NUL not counted): comm (as perf script shows the thread, sanitized) and
  * the frames of n resolved addresses of process pid, leaf first (ips[i],
- * r[i] in ft, as for perfscript_walk()), written root first; with
+ * r[i] frames of rs, as for perfscript_walk()), written root first; with
  * inline_frames, inlined functions as frames of their own. 0 or -ENOMEM.
  */
-int folded_stack(struct zbuf *b, const char *comm, const struct frametab *ft, uint32_t pid,
+int folded_stack(struct zbuf *b, const char *comm, const struct rstacks *rs, uint32_t pid,
 		 const uint64_t *ips, const struct zt_frange *r, unsigned n, int inline_frames);
 
 /* Distinct folded stacks and their counts. Embedded: folded_set_init() and

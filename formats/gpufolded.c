@@ -90,15 +90,14 @@ unsigned gpufolded_trim(const struct frametab *ft, const struct zt_frange *r, un
 	return j - 1;
 }
 
-void gpu_launch_stacks_init(struct gpu_launch_stacks *ls, const struct profile *p,
-			    const struct proctree *pt, struct frametab *ft, int inline_frames)
+void gpu_launch_stacks_init(struct gpu_launch_stacks *ls, const struct rstacks *rs,
+			    int inline_frames)
 {
 	memset(ls, 0, sizeof(*ls));
-	stackgroups_init(&ls->sg, p, pt, ft);
+	if (rs)
+		ls->rs = *rs;
+	stackgroups_init(&ls->sg, &ls->rs);
 	zt_strtab_init(&ls->other);
-	ls->p = p;
-	ls->pt = pt;
-	ls->ft = ft;
 	ls->inline_frames = inline_frames;
 }
 
@@ -118,7 +117,7 @@ void gpu_launch_stacks_release(struct gpu_launch_stacks *ls)
 static void comm_of(const struct gpu_launch_stacks *ls, uint32_t pid, uint32_t tid, uint64_t ts,
 		    char *out, size_t n)
 {
-	const char *c = ls->pt ? proctree_comm(ls->pt, pid, tid, ts) : NULL;
+	const char *c = ls->rs.pt ? rstacks_comm(&ls->rs, pid, tid, ts) : NULL;
 	char cbuf[32], comm[64];
 
 	prof_sanitize(comm, sizeof(comm), perfscript_comm(c, pid, tid, cbuf, sizeof(cbuf)));
@@ -151,13 +150,13 @@ int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_laun
 	int is_new, ret;
 	size_t old = ls->sg.nr;
 
-	if (!l || l->stack == PROF_GPU_NO_STACK || !ls->p || l->stack >= ls->p->nr_stacks)
+	if (!l || l->stack == PROF_GPU_NO_STACK || !ls->rs.prof || l->stack >= ls->rs.prof->nr_stacks)
 		return no_stack(ls, pid, l ? l->tid : pid, l ? l->ts : ts, out);
 	smp = (struct prof_sample){.ts = l->ts, .pid = l->pid, .tid = l->tid, .stack = l->stack};
 	comm_of(ls, l->pid, l->tid, l->ts, name, sizeof(name));
 	/* grouped by thread name too: the name heads the stack */
 	ret = stackgroups_add(&ls->sg, &smp,
-			      ls->pt ? proctree_comm(ls->pt, l->pid, l->tid, l->ts) : NULL, 0, &gi,
+			      ls->rs.pt ? rstacks_comm(&ls->rs, l->pid, l->tid, l->ts) : NULL, 0, &gi,
 			      &is_new);
 	if (ret)
 		return ret;
@@ -170,9 +169,9 @@ int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_laun
 		ret = stackgroups_resolve(&ls->sg, gi, UINT32_MAX, &ips, &r, &n);
 		if (ret)
 			return ret;
-		skip = gpufolded_trim(ls->ft, r, n);
+		skip = gpufolded_trim(ls->rs.ft, r, n);
 		zbuf_init(&b);
-		ret = folded_stack(&b, name, ls->ft, l->pid, ips + skip, r + skip, n - skip,
+		ret = folded_stack(&b, name, &ls->rs, l->pid, ips + skip, r + skip, n - skip,
 				   ls->inline_frames);
 		if (!ret)
 			ls->pfx[gi] = strdup((const char *)b.data);

@@ -50,8 +50,8 @@
 #include "libprof/gpu.h"
 #include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 #include "libprof/strtab.h"
 
 /* The frame suffixes (see above). */
@@ -101,7 +101,7 @@ char *gpufolded_stall(const char *name, uint32_t index, char *buf, size_t n);
  * The launch stacks of a profile as folded prefixes (the usual
  * gpufolded_prefix_fn): resolved through the frame table like samples,
  * each distinct stack once. Embedded: gpu_launch_stacks_init() /
- * gpu_launch_stacks_release(); p, pt and ft are borrowed for its life.
+ * gpu_launch_stacks_release(); what rs names is borrowed for its life.
  * inline_frames: inlined CPU functions as frames of their own.
  */
 struct gpu_launch_stacks {
@@ -109,14 +109,12 @@ struct gpu_launch_stacks {
 	char **pfx; /* per group of sg: its folded prefix (owned), NULL until made */
 	size_t cap_pfx;
 	struct zt_strtab other; /* prefixes of launches without a stack */
-	const struct profile *p;
-	const struct proctree *pt;
-	struct frametab *ft;
+	struct rstacks rs;
 	int inline_frames;
 };
 
-void gpu_launch_stacks_init(struct gpu_launch_stacks *ls, const struct profile *p,
-			    const struct proctree *pt, struct frametab *ft, int inline_frames);
+void gpu_launch_stacks_init(struct gpu_launch_stacks *ls, const struct rstacks *rs,
+			    int inline_frames);
 void gpu_launch_stacks_release(struct gpu_launch_stacks *ls);
 /* A gpufolded_prefix_fn over ctx, a struct gpu_launch_stacks. */
 int gpu_launch_stacks_prefix(void *ctx, uint32_t pid, const struct prof_gpu_launch *l, uint64_t ts,

@@ -299,7 +299,7 @@ static int add_frame(void *ctx, const struct perfscript_frame *fr)
 	return perfscript_frame_text(c->b, c->f, fr);
 }
 
-int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struct frametab *ft,
+int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struct rstacks *rs,
 		     uint32_t pid, const uint64_t *ips, const struct zt_frange *r, unsigned n)
 {
 	struct stack_ctx c = {b, f};
@@ -309,7 +309,8 @@ int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struc
 		n = 1;
 	if (!f->callchain && !n)
 		return perfscript_frame_text(b, f, &unknown);
-	return perfscript_walk(ft, pid, ips, r, n, f->callchain && f->inline_frames, add_frame, &c);
+	return perfscript_walk(rs->ft, pid, ips, r, n, f->callchain && f->inline_frames, add_frame,
+			       &c);
 }
 
 size_t perfscript_task(const struct prof_task *t, char *out, size_t n)

@@ -14,6 +14,7 @@
 
 #include "libprof/frametab.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 #include "libprof/zbuf.h"
 
 /* perf script's -F fields that apply to zt's samples */
@@ -122,9 +123,9 @@ int perfscript_frame_text(struct zbuf *b, const struct perfscript_fmt *f,
  * A sample's frame text appended to b: with f->callchain a line per frame
  * (perfscript_walk()), else the first address's function on the header's
  * line ("[unknown]" for a sample without addresses). ips, r, n as for
- * perfscript_walk(). 0 or -ENOMEM.
+ * perfscript_walk(), r frames of rs. 0 or -ENOMEM.
  */
-int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struct frametab *ft,
+int perfscript_stack(struct zbuf *b, const struct perfscript_fmt *f, const struct rstacks *rs,
 		     uint32_t pid, const uint64_t *ips, const struct zt_frange *r, unsigned n);
 
 #endif

@@ -120,6 +120,7 @@ struct pprof {
 	const struct profile *p;
 	const struct proctree *pt;
 	struct frametab *ft;
+	struct rstacks rs;     /* p, pt and ft as handed in */
 	struct stackgroups sg; /* samples that resolve alike */
 	int64_t *gcomm;	       /* per group: its thread name's string id */
 	size_t cap_gcomm;
@@ -1041,7 +1042,7 @@ static int gpu_samples(struct pprof *pp)
 	size_t cap_gl = 0, i;
 	int ret;
 
-	stackgroups_init(&gs.lsg, pp->p, pp->pt, pp->ft);
+	stackgroups_init(&gs.lsg, &pp->rs);
 	ret = gpu_kernels(pp, &gs);
 	if (!ret && gs.kt_idx.n)
 		qsort(gs.kt, gs.kt_idx.n, sizeof(*gs.kt), ktime_cmp);
@@ -1102,9 +1103,9 @@ static int gpu_samples(struct pprof *pp)
 	return ret;
 }
 
-int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
-		const struct pprof_gpu *gpu, int fd)
+int pprof_write(const struct rstacks *rs, const struct pprof_gpu *gpu, int fd)
 {
+	const struct profile *p = rs->prof;
 	struct pprof *pp = calloc(1, sizeof(*pp));
 	int64_t empty;
 	int ret;
@@ -1112,8 +1113,9 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	if (!pp)
 		return -ENOMEM;
 	pp->p = p;
-	pp->pt = pt;
-	pp->ft = ft;
+	pp->pt = rs->pt;
+	pp->ft = rs->ft;
+	pp->rs = *rs;
 	pp->gpu = gpu && gpu->gv && gpu->gv->g ? gpu : NULL;
 	pp->nev = (unsigned)profile_nr_events(p);
 	if (pp->nev > PPROF_MAX_EVENTS) {
@@ -1122,7 +1124,7 @@ int pprof_write(const struct profile *p, const struct proctree *pt, struct frame
 	}
 	pp->gv = 2 * pp->nev;
 	pp->nv = pp->gv + (pp->gpu ? 2 : 0);
-	stackgroups_init(&pp->sg, p, pt, ft);
+	stackgroups_init(&pp->sg, rs);
 	ret = str_id(pp, "", &empty); /* string_table[0] must be "" */
 	if (!ret)
 		ret = group_samples(pp);

@@ -58,11 +58,10 @@
 #ifndef ZT_PPROF_H
 #define ZT_PPROF_H
 
-#include "libprof/frametab.h"
 #include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 
 /* The most events one profile may have (two sample types each). */
 #define PPROF_MAX_EVENTS 1024
@@ -78,13 +77,12 @@ struct pprof_gpu {
 };
 
 /*
- * Write p as gzip-compressed pprof to fd (borrowed: written from its
- * current position, not closed), its frames resolved through ft (borrowed,
- * over p and pt); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG
+ * Write the profile of rs as gzip-compressed pprof to fd (borrowed:
+ * written from its current position, not closed), its frames resolved
+ * through rs (borrowed); gpu NULL: the CPU samples only. Returns 0 or a negative errno: -ENOMEM, -E2BIG
  * (more than 2^32-2 of some kind of record, or PPROF_MAX_EVENTS events), a write error such as
  * -ENOSPC or -EPIPE, -EIO from zlib. On error the file may hold part of the output.
  */
-int pprof_write(const struct profile *p, const struct proctree *pt, struct frametab *ft,
-		const struct pprof_gpu *gpu, int fd);
+int pprof_write(const struct rstacks *rs, const struct pprof_gpu *gpu, int fd);
 
 #endif

@@ -8,13 +8,12 @@
 #include "libprof/array.h"
 #include "libprof/hash.h"
 
-void stackgroups_init(struct stackgroups *g, const struct profile *p, const struct proctree *pt,
-		      struct frametab *ft)
+void stackgroups_init(struct stackgroups *g, const struct rstacks *rs)
 {
 	memset(g, 0, sizeof(*g));
-	g->p = p;
-	g->pt = pt;
-	g->ft = ft;
+	g->p = rs->prof;
+	g->pt = rs->pt;
+	g->ft = rs->ft;
 	sgroups_init(&g->sg);
 }
 

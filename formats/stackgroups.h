@@ -14,9 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libprof/frametab.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 #include "libprof/sgroup.h"
 
 struct stackgroup {
@@ -29,8 +28,8 @@ struct stackgroup {
 
 /*
  * Groups numbered 0, 1, ... in order of their first sample: groups[i].
- * Embedded: stackgroups_init() and stackgroups_release(). The profile,
- * tree and frame table are borrowed for the groups' life.
+ * Embedded: stackgroups_init() and stackgroups_release(). What the
+ * stacks handle names is borrowed for the groups' life.
  */
 struct stackgroups {
 	struct stackgroup *groups;
@@ -45,8 +44,8 @@ struct stackgroups {
 	size_t cap_ranges;
 };
 
-void stackgroups_init(struct stackgroups *g, const struct profile *p, const struct proctree *pt,
-		      struct frametab *ft);
+/* Groups of the samples of rs's profile, resolved through rs. */
+void stackgroups_init(struct stackgroups *g, const struct rstacks *rs);
 void stackgroups_release(struct stackgroups *g);
 
 /*
@@ -64,8 +63,8 @@ int stackgroups_add(struct stackgroups *g, const struct prof_sample *smp, const 
 /*
  * The frames of group idx's first *n addresses (at most max), leaf first:
  * kernel addresses, then user ones. (*ips)[i] is address i, (*ranges)[i]
- * its frames in g's frame table (inline frames innermost first, then the
- * function). Both stay valid until the next call. 0 or a negative errno.
+ * its frames in g's stacks handle (rstacks_frame(): inline frames
+ * innermost first, then the function). Both stay valid until the next call. 0 or a negative errno.
  */
 int stackgroups_resolve(struct stackgroups *g, uint32_t idx, unsigned max, const uint64_t **ips,
 			const struct zt_frange **ranges, unsigned *n);

@@ -4,7 +4,8 @@
  * each unique address once. An address gives one or more frames: the
  * functions inlined at it, innermost first, then the function its code
  * belongs to. Every consumer of resolved stacks (the report and top
- * models, script, the folded and pprof writers) reads frames from here;
+ * models, script, the folded and pprof writers) reads frames from here,
+ * through the stacks handle that holds the table (libprof/rstacks.h);
  * the table asks its resolver (the session's symbolizer, or a test's) only
  * for addresses it has not seen, and an offset in a binary with a build id
  * is resolved once whichever processes map it.

@@ -524,9 +524,10 @@ const struct gpurep_kernel *gpureport_find(const struct gpureport *r, const char
  * zt's injection library (the stand-in test libraries included). */
 static const char *const launch_trim[] = {"libztcupti.so", "libcupti.so", NULL};
 
-int gpureport_launches(struct gpureport *r, const struct gpu_view *v, struct frametab *ft,
+int gpureport_launches(struct gpureport *r, const struct gpu_view *v, const struct rstacks *rs,
 		       struct rmodel_input *in)
 {
+	struct frametab *ft = rs->ft;
 	const struct prof_gpu *g = v->g;
 	uint32_t *frame = NULL;
 	const char *gpu;

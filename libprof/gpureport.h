@@ -25,6 +25,7 @@
 #include "libprof/gpuframes.h"
 #include "libprof/gpuview.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 #include "libprof/strtab.h"
 
 /* Samples of one stall reason (the short name: "long_scoreboard" for
@@ -147,12 +148,12 @@ const char *gpureport_fmt_dur(char *buf, size_t n, uint64_t ns);
  * kernel execution, at its launch (gpu_view_launch()), of its launching
  * thread, weighing its duration in ns, with the launch's stack (or
  * RMODEL_NO_STACK) without its frames inside CUPTI and zt's injection
- * library (in->trim); each kernel gets a frame pushed into ft ("[gpu]"
+ * library (in->trim); each kernel gets a frame pushed into rs's frames ("[gpu]"
  * module, the kernel's shown name) as the samples' leaf. in points into
  * the report (valid until gpureport_release()). 0 or -ENOMEM.
  */
 struct rmodel_input;
-int gpureport_launches(struct gpureport *r, const struct gpu_view *v, struct frametab *ft,
+int gpureport_launches(struct gpureport *r, const struct gpu_view *v, const struct rstacks *rs,
 		       struct rmodel_input *in);
 
 #endif

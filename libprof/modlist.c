@@ -117,8 +117,10 @@ static int by_time(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-int modlist_build(struct modlist *l, const struct profile *p, const struct proctree *pt)
+int modlist_build(struct modlist *l, const struct rstacks *rs)
 {
+	const struct profile *p = rs->prof;
+	const struct proctree *pt = rs->pt;
 	size_t *order = NULL;
 	struct mbuild b = {.l = l};
 	struct modlist_entry *kernel;

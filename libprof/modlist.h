@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "libprof/profile.h"
-#include "libprof/proctree.h"
+#include "libprof/rstacks.h"
 
 struct modlist_entry {
 	const char *path;	  /* borrowed from the profile ("[kernel.kallsyms]" a literal) */
@@ -24,10 +24,11 @@ struct modlist {
 	size_t nr, cap;
 };
 
-/* Fill l (zeroed by the caller) from p and pt (borrowed: they must
- * outlive l): "[kernel.kallsyms]" first when the recording has kernel
- * mappings, samples or build id, then the mapped files. 0 or -ENOMEM. */
-int modlist_build(struct modlist *l, const struct profile *p, const struct proctree *pt);
+/* Fill l (zeroed by the caller) from the profile of rs and its processes
+ * (borrowed: they must outlive l): "[kernel.kallsyms]" first when the
+ * recording has kernel mappings, samples or build id, then the mapped
+ * files. 0 or -ENOMEM. */
+int modlist_build(struct modlist *l, const struct rstacks *rs);
 void modlist_release(struct modlist *l);
 
 #endif

@@ -151,10 +151,10 @@ static int make_templates(struct rmodel *m)
 	char name[NAME_MAX_LEN + 16];
 	int ret = 0;
 
-	if (ZT_GROW(p->frames, p->cap_frames, m->ft->nr_frames))
+	if (ZT_GROW(p->frames, p->cap_frames, m->rs.ft->nr_frames))
 		return -ENOMEM;
-	for (; !ret && p->nr_frames < m->ft->nr_frames; p->nr_frames++) {
-		const struct zt_frame *f = frametab_frame(m->ft, (uint32_t)p->nr_frames);
+	for (; !ret && p->nr_frames < m->rs.ft->nr_frames; p->nr_frames++) {
+		const struct zt_frame *f = frametab_frame(m->rs.ft, (uint32_t)p->nr_frames);
 		struct hist_frame *h = &p->frames[p->nr_frames];
 
 		memset(h, 0, sizeof(*h));
@@ -188,7 +188,7 @@ static int make_templates(struct rmodel *m)
 /* Whether an address's frames are in a module rmodel_input.trim names. */
 static int trimmed(const struct rmodel *m, const struct zt_frange *r)
 {
-	const char *mod = frametab_frame(m->ft, r->first + r->n - 1)->module;
+	const char *mod = frametab_frame(m->rs.ft, r->first + r->n - 1)->module;
 	size_t i;
 
 	for (i = 0; mod && m->trim[i]; i++)
@@ -210,7 +210,7 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 	if (ZT_GROW(p->ranges, p->cap_ranges, n ? n : 1))
 		return -ENOMEM;
 	if (n)
-		ret = frametab_resolve(m->ft, g->pid, g->ts, g->epoch,
+		ret = frametab_resolve(m->rs.ft, g->pid, g->ts, g->epoch,
 				       profile_stack_ips(m->prof, g->stack), st->nk, n, p->ranges);
 	if (ret)
 		return ret;
@@ -238,23 +238,24 @@ static int resolve_group(struct rmodel *m, struct rgroup *g)
 	return 0;
 }
 
-int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		struct frametab *ft, rmodel_progress_fn progress, void *ctx)
+int rmodel_init(struct rmodel *m, const struct rstacks *rs, rmodel_progress_fn progress,
+		void *ctx)
 {
-	const struct rmodel_input in = {prof->samples, NULL, prof->nr_samples, NULL};
+	const struct rmodel_input in = {rs->prof->samples, NULL, rs->prof->nr_samples, NULL};
 
-	return rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
+	return rmodel_init_with(m, rs, &in, progress, ctx);
 }
 
-int rmodel_init_event(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		      struct frametab *ft, uint32_t ev, rmodel_progress_fn progress, void *ctx)
+int rmodel_init_event(struct rmodel *m, const struct rstacks *rs, uint32_t ev,
+		      rmodel_progress_fn progress, void *ctx)
 {
+	const struct profile *prof = rs->prof;
 	struct rmodel_input in = {NULL, NULL, 0, NULL};
 	struct prof_sample *own;
 	int ret;
 
 	if (profile_nr_events(prof) == 1 && ev == 0)
-		return rmodel_init(m, prof, pt, ft, progress, ctx);
+		return rmodel_init(m, rs, progress, ctx);
 	own = malloc((prof->nr_samples ? prof->nr_samples : 1) * sizeof(*own));
 	if (!own) {
 		memset(m, 0, sizeof(*m));
@@ -262,7 +263,7 @@ int rmodel_init_event(struct rmodel *m, const struct profile *prof, const struct
 	}
 	in.samples = own;
 	in.nr = profile_event_samples(prof, ev, own);
-	ret = rmodel_init_with(m, prof, pt, ft, &in, progress, ctx);
+	ret = rmodel_init_with(m, rs, &in, progress, ctx);
 	if (m->priv)
 		((struct rpriv *)m->priv)->own = own;
 	else
@@ -276,10 +277,10 @@ static size_t stack_len(const struct profile *prof, uint32_t stack)
 				       : 0;
 }
 
-int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		     struct frametab *ft, const struct rmodel_input *in,
+int rmodel_init_with(struct rmodel *m, const struct rstacks *rs, const struct rmodel_input *in,
 		     rmodel_progress_fn progress, void *ctx)
 {
+	const struct profile *prof = rs->prof;
 	struct sgroups sg;
 	struct rpriv *p;
 	uint32_t *last;	     /* per stack: its last group + 1 */
@@ -289,8 +290,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 
 	memset(m, 0, sizeof(*m));
 	m->prof = prof;
-	m->pt = pt;
-	m->ft = ft;
+	m->rs = *rs;
 	m->samples = in->samples;
 	m->nr_samples = in->nr;
 	m->trim = in->trim;
@@ -323,7 +323,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 		/* a thread's name and mappings hold between its events */
 		if (!(t->valid && t->pid == s->pid && t->tid == s->tid && t->from <= s->ts &&
 		      s->ts < t->until)) {
-			proctree_thread_at(m->pt, s->pid, s->tid, s->ts, &t->comm, &t->epoch,
+			proctree_thread_at(m->rs.pt, s->pid, s->tid, s->ts, &t->comm, &t->epoch,
 					   &t->from, &t->until);
 			t->pid = s->pid;
 			t->tid = s->tid;
@@ -338,7 +338,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 			m->time_last = s->ts;
 		m->total += s->weight;
 		m->total_nr++;
-		k.epoch = frametab_epoch(m->ft, s->pid, s->ts, k.epoch);
+		k.epoch = frametab_epoch(m->rs.ft, s->pid, s->ts, k.epoch);
 		/* most samples of a stack are in its last group: no hash lookup */
 		is_new = 0;
 		if (last && s->stack < prof->nr_stacks && last[s->stack]) {
@@ -388,7 +388,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 
 		for (i = 0; i < m->nr_groups; i++)
 			frames += stack_len(prof, m->groups[i].stack) + 1;
-		if (frametab_reserve(ft, m->nr_groups) ||
+		if (frametab_reserve(rs->ft, m->nr_groups) ||
 		    ZT_GROW(p->fidx, p->cap_fidx, frames + frames / 8 + 16))
 			ret = -ENOMEM;
 	}
@@ -403,7 +403,7 @@ int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct 
 		ret = make_templates(m);
 	if (progress)
 		progress(ctx, m->nr_groups, m->nr_groups);
-	m->nr_addrs = ft->nr_memo;
+	m->nr_addrs = rs->ft->nr_memo;
 	m->nr_templates = p->nr_frames;
 	free(p->ranges);
 	p->ranges = NULL;
@@ -783,7 +783,7 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		for (i = 0; i < p->nr_frames; i++) {
 			char buf[NAME_MAX_LEN];
 
-			zt_frame_srcline(frametab_frame(m->ft, (uint32_t)i), buf, sizeof(buf));
+			zt_frame_srcline(frametab_frame(m->rs.ft, (uint32_t)i), buf, sizeof(buf));
 			ret = hist_intern_clean(&m->hist, buf, &p->frames[i].srcline);
 			if (ret)
 				return ret;
@@ -894,7 +894,7 @@ static int count_lines(struct rmodel *m)
 
 		for (f = 0; f < g->n; f++) {
 			const struct hist_frame *h = &p->frames[p->fidx[g->off + f]];
-			const struct zt_frame *pos = frametab_frame(m->ft, p->fidx[g->off + f]);
+			const struct zt_frame *pos = frametab_frame(m->rs.ft, p->fidx[g->off + f]);
 			struct fline k = {hist_chain_key(h), pos->dir, pos->file, pos->line, 0}, *e;
 
 			if (!pos->file || !pos->line || !k.key)
@@ -985,7 +985,7 @@ int rmodel_lines(struct rmodel *m, const struct hist_entry *e, struct rline **ou
 		 * inline frames */
 		for (k = 0; k < g->n; k++) {
 			t = &p->frames[p->fidx[g->off + k]];
-			pos = frametab_frame(m->ft, p->fidx[g->off + k]);
+			pos = frametab_frame(m->rs.ft, p->fidx[g->off + k]);
 			if (!t->inlined)
 				break;
 		}

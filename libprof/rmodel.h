@@ -13,11 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libprof/frametab.h"
 #include "libprof/hist.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
+#include "libprof/rstacks.h"
 
 struct rmodel_opts {
 	enum hist_key keys[HIST_MAX_KEYS];
@@ -55,9 +54,8 @@ struct rmodel_opts {
 struct rgroup;
 
 struct rmodel {
-	const struct profile *prof;	/* borrowed */
-	const struct proctree *pt;	/* borrowed */
-	struct frametab *ft;		/* borrowed: frames resolve through it */
+	const struct profile *prof;	/* borrowed: rs.prof */
+	struct rstacks rs;		/* the stacks it resolved (a copy of the handle) */
 	struct hist hist;		/* of the last rmodel_build() */
 	struct rmodel_opts opts;	/* of the last rmodel_build() */
 	uint64_t total, total_nr;	/* every sample of the event, before filters */
@@ -76,18 +74,19 @@ struct rmodel {
 
 typedef void (*rmodel_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Group prof's samples and resolve each group's frames through ft, with
- * pt the tree over prof (all borrowed, they must outlive m). progress,
- * when not NULL, is called while frames resolve. 0 or a negative errno. */
-int rmodel_init(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		struct frametab *ft, rmodel_progress_fn progress, void *ctx);
+/* Group the samples of rs's profile and resolve every group's frames at
+ * once through rs (what it names must outlive m; the caller may seal it
+ * after: rstacks_seal()). progress, when not NULL, is called while frames
+ * resolve. 0 or a negative errno. */
+int rmodel_init(struct rmodel *m, const struct rstacks *rs, rmodel_progress_fn progress,
+		void *ctx);
 void rmodel_release(struct rmodel *m);
 
 /*
  * Samples other than prof's own, for a model of something else with CPU
  * stacks (zt report --gpu: one sample per kernel, at its launch, weighing
- * its GPU time). samples[i].stack is a stack of prof, or RMODEL_NO_STACK
- * (no frames but the leaf); leaf (or NULL) gives each sample a frame of ft
+ * its GPU time). samples[i].stack is a stack of rs's profile, or RMODEL_NO_STACK
+ * (no frames but the leaf); leaf (or NULL) gives each sample a frame of rs
  * put below its stack, as its own function (a frame the caller pushed
  * with frametab_push(); its strings must outlive the model), or
  * RMODEL_NO_LEAF. samples and leaf are borrowed and must outlive m.
@@ -104,19 +103,18 @@ struct rmodel_input {
 	 * zt injection frames, above the API call) */
 	const char *const *trim;
 };
-int rmodel_init_with(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		     struct frametab *ft, const struct rmodel_input *in,
+int rmodel_init_with(struct rmodel *m, const struct rstacks *rs, const struct rmodel_input *in,
 		     rmodel_progress_fn progress, void *ctx);
 
 /*
- * The model of one event's samples (prof_sample.event == ev) of a profile
- * with several (profile_nr_events()): rmodel_init() over a copy of them
+ * The model of one event's samples (prof_sample.event == ev) of rs's
+ * profile with several (profile_nr_events()): rmodel_init() over a copy of them
  * that m owns; with one event, ev 0 is rmodel_init(). An event without
  * samples gives an empty model. 0 or a negative errno; m is released with
  * rmodel_release() either way.
  */
-int rmodel_init_event(struct rmodel *m, const struct profile *prof, const struct proctree *pt,
-		      struct frametab *ft, uint32_t ev, rmodel_progress_fn progress, void *ctx);
+int rmodel_init_event(struct rmodel *m, const struct rstacks *rs, uint32_t ev,
+		      rmodel_progress_fn progress, void *ctx);
 
 /* (Re)build m->hist from the resolved samples with these options. The
  * entries to show come from hist_sort(&m->hist, ...). 0 or -ENOMEM. */

@@ -42,7 +42,7 @@ int live_init(struct live *l, const struct live_opts *o, uint64_t t_start)
 	profile_init(&l->prof);
 	profile_init(&l->ivs);
 	sgroups_init(&l->sg);
-	frametab_init(&l->ft, NULL, &l->o.src);
+	l->rs = &l->o.stacks->rs;
 	ho = (struct hist_opts){ l->o.callchain, l->o.chain };
 	ret = hist_init_opts(&l->hist, l->o.keys, l->o.nr_keys, &ho);
 	if (ret)
@@ -57,11 +57,7 @@ int live_init(struct live *l, const struct live_opts *o, uint64_t t_start)
 
 void live_release(struct live *l)
 {
-	if (l->o.src.follow)
-		l->o.src.follow(l->o.src.ctx, NULL, NULL);
-	frametab_release(&l->ft);
 	free(l->ranges);
-	proctree_free(l->pt);
 	profile_release(&l->prof);
 	profile_release(&l->ivs);
 	sgroups_release(&l->sg);
@@ -122,23 +118,13 @@ int live_sample(struct live *l, uint64_t ts, uint64_t weight, uint32_t pid, uint
 
 static int update_tree(struct live *l)
 {
-	struct proctree *pt;
 	int ret;
 
-	if (!l->dirty && l->pt)
+	if (!l->dirty && l->rs->pt)
 		return 0;
-	ret = proctree_new(&l->prof, &pt);
+	ret = rstacks_live_follow(l->o.stacks, &l->prof);
 	if (ret)
 		return ret;
-	ret = l->o.src.follow ? l->o.src.follow(l->o.src.ctx, &l->prof, pt) : 0;
-	if (ret) {
-		proctree_free(pt);
-		return ret;
-	}
-	/* frames resolved so far were of the old tree's mappings */
-	frametab_reset(&l->ft, pt);
-	proctree_free(l->pt);
-	l->pt = pt;
 	l->dirty = 0;
 	return 0;
 }
@@ -154,15 +140,15 @@ static int group_samples(struct live *l, size_t *nr_groups)
 	for (i = 0; i < l->nr_samples; i++) {
 		const struct live_sample *s = &l->samples[i];
 		struct sgroup_key k = { s->stack, s->pid, USES(l, HIST_KEY_TID) ? s->tid : 0,
-					proctree_comm(l->pt, s->pid, s->tid, s->ts),
-					proctree_epoch(l->pt, s->pid, s->ts) };
+					rstacks_comm(l->rs, s->pid, s->tid, s->ts),
+					proctree_epoch(l->rs->pt, s->pid, s->ts) };
 		struct live_group *g;
 		uint32_t gi;
 		int is_new;
 
 		if (USES(l, HIST_KEY_CPU))
 			k.epoch = zt_hash_mix(k.epoch, (uint64_t)s->cpu + 1);
-		k.epoch = frametab_epoch(&l->ft, s->pid, s->ts, k.epoch);
+		k.epoch = frametab_epoch(l->rs->ft, s->pid, s->ts, k.epoch);
 		if (sgroups_find(&l->sg, &k, &gi, &is_new))
 			return -ENOMEM;
 		if (is_new) {
@@ -265,11 +251,11 @@ static int resolve_group(struct live *l, const struct live_group *g, unsigned *n
 	if (!ret && ZT_GROW(l->ranges, l->cap_ranges, n ? n : 1))
 		ret = -ENOMEM;
 	if (!ret)
-		ret = frametab_resolve(&l->ft, g->pid, g->ts, g->epoch, ips, st->nk, n, l->ranges);
+		ret = frametab_resolve(l->rs->ft, g->pid, g->ts, g->epoch, ips, st->nk, n, l->ranges);
 	for (i = 0; i < n && !ret; i++) {
 		struct hist_frame *h = &l->scratch[i];
 		const struct zt_frange *r = &l->ranges[i];
-		const struct zt_frame *f = frametab_frame(&l->ft, r->first + r->n - 1);
+		const struct zt_frame *f = rstacks_frame(l->rs, r->first + r->n - 1);
 
 		memset(h, 0, sizeof(*h));
 		h->comm = comm;
@@ -493,13 +479,9 @@ static int compact(struct live *l)
 			l->exits[k++] = l->exits[i];
 	l->nr_exits = k;
 	/* a fresh symbolizer for the fresh profile */
-	if (l->o.src.follow)
-		l->o.src.follow(l->o.src.ctx, NULL, NULL);
-	frametab_reset(&l->ft, NULL);
-	proctree_free(l->pt);
+	rstacks_live_follow(l->o.stacks, NULL); /* cannot fail */
 	profile_release(&l->prof);
 	l->prof = np;
-	l->pt = NULL;
 	l->dirty = 1;
 	l->base_size = np.nr_tasks + np.nr_mmaps;
 	l->compactions++;

@@ -17,11 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libprof/frametab.h"
 #include "libprof/htab.h"
 #include "libprof/hist.h"
 #include "libprof/profile.h"
-#include "libprof/proctree.h"
+#include "libprof/rstacks.h"
 #include "libprof/sgroup.h"
 
 struct live_opts {
@@ -29,7 +28,8 @@ struct live_opts {
 	unsigned nr_keys;      /* 0: dso,sym (perf top's columns) */
 	int callchain;         /* whole stacks: Children and Self; else the sampled address only */
 	enum hist_chain chain; /* with callchain: keep call chains in this order */
-	struct frametab_source src; /* the symbolizer (its ctx borrowed), with follow() */
+	struct rstacks_live *stacks; /* the stacks of the growing profile (borrowed: the
+					session's live part, session_live_stacks()) */
 };
 
 /* A sample of the current interval (stack: in the interval's stacks). */
@@ -70,8 +70,7 @@ struct live {
 	unsigned used; /* bit per enum hist_key in use */
 	struct profile prof; /* the machine: tasks, mappings, kernel symbols */
 	size_t base_size;    /* tasks + mappings after the last compaction */
-	struct proctree *pt;
-	struct frametab ft;  /* resolved frames of pt's mappings */
+	const struct rstacks *rs; /* o.stacks->rs: prof's stacks, as last followed */
 	struct zt_frange *ranges; /* a stack's */
 	size_t cap_ranges;
 	int dirty;           /* prof changed since pt was built */
@@ -98,7 +97,7 @@ struct live {
 /* JIT code: a process's /tmp/perf-PID.map is read when its first samples
  * resolve, so code it announced by then is named ([JIT] tid PID). */
 
-/* Empty model (o copied; o->src.ctx borrowed). t_start: when sampling starts
+/* Empty model (o copied; o->stacks borrowed, to outlive l). t_start: when sampling starts
  * (side-band stamped before it counts from the beginning). 0 or -ENOMEM. */
 int live_init(struct live *l, const struct live_opts *o, uint64_t t_start);
 void live_release(struct live *l);

@@ -149,9 +149,10 @@ static int cmp_module(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int push_modules(const struct profile *p, const struct proctree *pt, struct push_module **out,
-		 size_t *n)
+int push_modules(const struct rstacks *rs, struct push_module **out, size_t *n)
 {
+	const struct profile *p = rs->prof;
+	const struct proctree *pt = rs->pt;
 	struct push_module *mods = NULL;
 	uint8_t *used;
 	size_t i, k, nr = 0;

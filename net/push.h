@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "libprof/profile.h"
-#include "libprof/proctree.h"
+#include "libprof/rstacks.h"
 #include "libprof/zbuf.h"
 #include "net/client.h"
 #include "symbolizer/symmod.h"
@@ -44,13 +44,12 @@ struct push_module {
 };
 
 /*
- * The user-space modules with a GNU build id that p's samples have frames
- * in (mappings looked up in pt, p's process tree), sorted by build id,
+ * The user-space modules with a GNU build id that the samples of rs's
+ * profile have frames in (mappings looked up in its processes), sorted by build id,
  * each once: *out (the caller frees it), *n. Kernel frames are named by
  * the recording's kallsyms lines and are not listed. 0 or -ENOMEM.
  */
-int push_modules(const struct profile *p, const struct proctree *pt, struct push_module **out,
-		 size_t *n);
+int push_modules(const struct rstacks *rs, struct push_module **out, size_t *n);
 
 /* The symbols of one module, ready to upload. */
 struct push_symbols {

@@ -13,7 +13,6 @@
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
-#include "libprof/proctree.h"
 #include "libprof/log.h"
 #include "libprof/text.h"
 #include "server/norm.h"
@@ -467,6 +466,7 @@ static void zt_ctx_release(struct zt_ctx *c)
 static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 {
 	const struct stackgroup *gr = &c->sg.groups[g];
+	const struct rstacks *rs = session_stacks(&c->ses);
 	const struct zt_frange *r;
 	const uint64_t *ips;
 	uint32_t frames[2 * ZT_MAX_FRAMES + 1], nf = 0;
@@ -477,7 +477,7 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 
 	ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
 	for (k = 0; k < n && !ret; k++)
-		ret = frame_key(c, frametab_frame(&c->ses.ft, r[k].first + r[k].n - 1), r[k].map,
+		ret = frame_key(c, rstacks_frame(rs, r[k].first + r[k].n - 1), r[k].map,
 				&frames[nf++]);
 	if (ret)
 		return ret;
@@ -492,10 +492,11 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
 	const struct profile *p = &c->ses.prof;
+	const struct rstacks *rs = session_stacks(&c->ses);
 	size_t i;
 	int ret = 0;
 
-	stackgroups_init(&c->sg, p, c->ses.pt, &c->ses.ft);
+	stackgroups_init(&c->sg, rs);
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		struct zs_nstack *ns;
@@ -516,8 +517,8 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 			       i, s->weight, INT64_MAX);
 			return -EBADMSG;
 		}
-		ret = stackgroups_add(&c->sg, s, proctree_comm(c->ses.pt, s->pid, s->tid, s->ts), 0,
-				      &g, &added);
+		ret = stackgroups_add(&c->sg, s, rstacks_comm(rs, s->pid, s->tid, s->ts), 0, &g,
+				      &added);
 		if (!ret && added) {
 			if (ZT_GROW(c->gstack, c->cap_gstack, c->sg.nr))
 				return -ENOMEM;

@@ -170,6 +170,43 @@ void session_source_get(struct session_source *ss, struct frametab_source *src)
 					ss->ro.no_files};
 }
 
+/* ---- a growing profile ---- */
+
+struct session_live {
+	struct session_source *src;
+	struct rstacks_live lv;
+};
+
+int session_live_new(const struct session_opts *o, struct session_live **out)
+{
+	struct session_live *sl = calloc(1, sizeof(*sl));
+	struct frametab_source fs;
+
+	*out = sl;
+	if (!sl || session_source_new(o, &sl->src)) {
+		free(sl);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	session_source_get(sl->src, &fs);
+	rstacks_live_init(&sl->lv, &fs);
+	return 0;
+}
+
+void session_live_free(struct session_live *sl)
+{
+	if (!sl)
+		return;
+	rstacks_live_release(&sl->lv);
+	session_source_free(sl->src);
+	free(sl);
+}
+
+struct rstacks_live *session_live_stacks(struct session_live *sl)
+{
+	return &sl->lv;
+}
+
 /* ---- reading ---- */
 
 struct unwind_pass {
@@ -556,6 +593,7 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 	}
 	session_source_get(s->src, &fs);
 	frametab_init(&s->ft, s->pt, &fs);
+	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
 	return 0;
 }
 
@@ -602,10 +640,16 @@ int session_open_pushed(struct session *s, const void *data, size_t len,
 	}
 	session_source_get(s->src, &fs);
 	frametab_init(&s->ft, s->pt, &fs);
+	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
 	return 0;
 fail:
 	session_close(s);
 	return ret == -ENOMEM ? -ENOMEM : -EBADMSG;
+}
+
+const struct rstacks *session_stacks(const struct session *s)
+{
+	return &s->rs;
 }
 
 void session_close(struct session *s)

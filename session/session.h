@@ -9,6 +9,11 @@
  * (libprof/frametab.h) with one set of symbol options: each unique (build
  * id, file offset) once, whichever processes map it.
  *
+ * Consumers take the session's resolved stacks as one handle,
+ * session_stacks() (libprof/rstacks.h): the profile's samples with their
+ * stacks of resolved frames, CPU and GPU launch stacks alike; the tree,
+ * the frame table and the resolver stay the session's.
+ *
  * Messages go through the library log (libprof/log.h), which commands
  * print as "zt CMD: ...".
  */
@@ -23,6 +28,7 @@
 #include "libprof/proctree.h"
 #include "libprof/profile.h"
 #include "libprof/rfilter.h"
+#include "libprof/rstacks.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/resolve.h"
 #include "symbolizer/symmod.h"
@@ -76,14 +82,29 @@ int session_source_follow(struct session_source *ss, const struct profile *p,
 /* The frametab_source of ss (valid while ss lives). */
 void session_source_get(struct session_source *ss, struct frametab_source *src);
 
+/*
+ * The session of a profile that grows (zt top): the symbolizer with the
+ * session's options, and the stacks handle over the profile the caller
+ * grows (libprof/toplive.h follows it with rstacks_live_follow()), which
+ * owns the tree and the frame table.
+ */
+struct session_live;
+
+int session_live_new(const struct session_opts *o, struct session_live **out);
+/* After the handle's last user (the top model) is released. */
+void session_live_free(struct session_live *sl);
+/* The stacks handle of sl (valid while sl lives). */
+struct rstacks_live *session_live_stacks(struct session_live *sl);
+
 struct session {
 	const char *path;    /* borrowed */
 	int perf;            /* read from a perf.data file */
-	struct profile prof; /* what the file holds, stacks unwound */
+	struct profile prof; /* what the file holds, stacks unwound (read-only data) */
+	/* private: consumers reach them through session_stacks() */
 	struct proctree *pt; /* its processes over time */
 	struct frametab ft;  /* its addresses, resolved as the consumers ask */
-	/* private */
 	struct session_source *src;
+	struct rstacks rs;   /* session_stacks(): over prof, pt and ft */
 };
 
 /*
@@ -117,6 +138,13 @@ void session_close(struct session *s);
  */
 int session_open_pushed(struct session *s, const void *data, size_t len,
 			const struct session_opts *o, char *msg, size_t msglen);
+
+/*
+ * The resolved stacks of s (an open session), the one handle its consumers
+ * take: s's profile, and its stacks resolved through the session's tree,
+ * frame table and resolver. Valid until session_close().
+ */
+const struct rstacks *session_stacks(const struct session *s);
 
 /*
  * Resolve the PC-sampling buckets of v (a view of s->prof.gpu) into t (an

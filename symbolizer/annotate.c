@@ -84,9 +84,12 @@ static int dso_wanted(const struct ann_filter *f, const struct zt_frame *z)
 	return 0;
 }
 
-int ann_profile_build(struct ann_profile *ap, const struct profile *p, const struct proctree *pt,
-		      struct frametab *ft, const struct ann_filter *f)
+int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
+		      const struct ann_filter *f)
 {
+	const struct profile *p = rs->prof;
+	const struct proctree *pt = rs->pt;
+	struct frametab *ft = rs->ft;
 	struct ann_rec *recs = NULL;
 	size_t nr = 0, cap = 0, cap_syms = 0, cap_hits = 0, i, j;
 	int ret = 0;

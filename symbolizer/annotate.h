@@ -17,9 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libprof/frametab.h"
-#include "libprof/proctree.h"
 #include "libprof/profile.h"
+#include "libprof/rstacks.h"
 #include "symbolizer/disasm.h"
 #include "symbolizer/symmod.h"
 
@@ -59,11 +58,11 @@ struct ann_profile {
 	const struct profile *p;  /* the recording (borrowed): [vdso] code */
 };
 
-/* The functions with samples of p (through ft, over pt; all borrowed and
- * needed while ap lives), at their samples' leaf addresses. 0 or
- * -ENOMEM. */
-int ann_profile_build(struct ann_profile *ap, const struct profile *p, const struct proctree *pt,
-		      struct frametab *ft, const struct ann_filter *f);
+/* The functions with samples in rs's profile (resolved through rs; what
+ * it names is borrowed and needed while ap lives), at their samples' leaf
+ * addresses. 0 or -ENOMEM. */
+int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
+		      const struct ann_filter *f);
 void ann_profile_release(struct ann_profile *ap);
 /* The function named name (and in module, when not NULL: a name or a
  * path's base name), the one with most samples when several are. NULL

@@ -242,7 +242,7 @@ static int fx_setup(void **state)
 	assert_int_equal(session_source_follow(x->ss, &x->p, x->pt), 0);
 	session_source_get(x->ss, &src);
 	frametab_init(&x->ft, x->pt, &src);
-	assert_int_equal(ann_profile_build(&x->ap, &x->p, x->pt, &x->ft, NULL), 0);
+	assert_int_equal(ann_profile_build(&x->ap, &(struct rstacks){&x->p, x->pt, &x->ft}, NULL), 0);
 	*state = x;
 	return 0;
 }
@@ -294,13 +294,13 @@ static void test_profile_event(void **state)
 	assert_int_equal(profile_add_event(&x->p, &e0, &idx), 0);
 	assert_int_equal(profile_add_event(&x->p, &e1, &idx), 0);
 	x->p.samples[3].event = 1; /* the one at the second instruction */
-	assert_int_equal(ann_profile_build(&ap, &x->p, x->pt, &x->ft, &f), 0);
+	assert_int_equal(ann_profile_build(&ap, &(struct rstacks){&x->p, x->pt, &x->ft}, &f), 0);
 	assert_int_equal(ap.total_nr, 1);
 	assert_int_equal(ap.nr_syms, 1);
 	assert_int_equal(ap.syms[0].nr, 1);
 	ann_profile_release(&ap);
 	f.event = 0;
-	assert_int_equal(ann_profile_build(&ap, &x->p, x->pt, &x->ft, &f), 0);
+	assert_int_equal(ann_profile_build(&ap, &(struct rstacks){&x->p, x->pt, &x->ft}, &f), 0);
 	assert_int_equal(ap.total_nr, 3);
 	assert_int_equal(ap.syms[0].weight, 3000);
 	ann_profile_release(&ap);

@@ -288,9 +288,7 @@ static const char *shown(void *ctx, uint32_t id)
 /* Write x as a trace into x->out (NUL-terminated). */
 static int write_trace(struct fx *x, int gpu, const char *(*name)(void *, uint32_t), void *ctx)
 {
-	struct chrometrace_in in = {.p = &x->p,
-				    .pt = x->pt,
-				    .ft = &x->ft,
+	struct chrometrace_in in = {.rs = &(struct rstacks){&x->p, x->pt, &x->ft},
 				    .gv = gpu ? &x->gv : NULL,
 				    .gpu_name = name,
 				    .ctx = ctx};
@@ -715,7 +713,7 @@ static void test_errors(void **state)
 
 	(void)state;
 	build(&x, 1);
-	in = (struct chrometrace_in){.p = &x.p, .pt = x.pt, .ft = &x.ft, .gv = &x.gv};
+	in = (struct chrometrace_in){.rs = &(struct rstacks){&x.p, x.pt, &x.ft}, .gv = &x.gv};
 	assert_int_equal(chrometrace_write(&in, -1), -EBADF);
 	fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {

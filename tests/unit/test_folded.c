@@ -132,18 +132,18 @@ static void test_stack(void **state)
 	for (i = 0; i < sizeof(zf) / sizeof(zf[0]); i++)
 		assert_int_equal(frametab_push(&ft, &zf[i]), 0);
 	zbuf_init(&b);
-	assert_int_equal(folded_stack(&b, "my prog", &ft, 42, ips, r, 4, 0), 0);
+	assert_int_equal(folded_stack(&b, "my prog", &(struct rstacks){NULL, NULL, &ft}, 42, ips, r, 4, 0), 0);
 	assert_string_equal((char *)b.data, "my_prog;[unknown];[libc.so.6];outer;do_sys");
 	assert_int_equal(b.len, strlen("my_prog;[unknown];[libc.so.6];outer;do_sys"));
 	/* --inline: the inlined functions as frames of their own, innermost last */
-	assert_int_equal(folded_stack(&b, "my prog", &ft, 42, ips, r, 4, 1), 0);
+	assert_int_equal(folded_stack(&b, "my prog", &(struct rstacks){NULL, NULL, &ft}, 42, ips, r, 4, 1), 0);
 	assert_string_equal((char *)b.data,
 			    "my_prog;[unknown];[libc.so.6];outer;inl_a;inl_b;do_sys");
 	/* JIT code in a java process */
-	assert_int_equal(folded_stack(&b, "java", &ft, 42, ips + 4, r + 4, 1, 0), 0);
+	assert_int_equal(folded_stack(&b, "java", &(struct rstacks){NULL, NULL, &ft}, 42, ips + 4, r + 4, 1, 0), 0);
 	assert_string_equal((char *)b.data, "java;java/Foo:::bar");
 	/* no frames: the process alone */
-	assert_int_equal(folded_stack(&b, "swapper", &ft, 0, ips, r, 0, 0), 0);
+	assert_int_equal(folded_stack(&b, "swapper", &(struct rstacks){NULL, NULL, &ft}, 0, ips, r, 0, 0), 0);
 	assert_string_equal((char *)b.data, "swapper");
 	zbuf_release(&b);
 	frametab_release(&ft);

@@ -315,7 +315,7 @@ static void test_launch_samples(void **state)
 
 	setup(&f);
 	frametab_init(&ft, NULL, &src);
-	assert_int_equal(gpureport_launches(&f.r, &f.v, &ft, &in), 0);
+	assert_int_equal(gpureport_launches(&f.r, &f.v, &(struct rstacks){NULL, NULL, &ft}, &in), 0);
 	assert_int_equal(in.nr, 4);
 	assert_non_null(in.trim);
 	/* one sample per kernel execution, at its launch, weighing its time */

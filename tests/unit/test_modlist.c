@@ -61,7 +61,7 @@ static void test_order_bids_hits(void **state)
 	add_sample(&p, 100, 50, in_lib, 0, 2);
 	add_sample(&p, 100, 60, in_kernel, 1, 1);
 	assert_int_equal(proctree_new(&p, &pt), 0);
-	assert_int_equal(modlist_build(&l, &p, pt), 0);
+	assert_int_equal(modlist_build(&l, &(struct rstacks){&p, pt, NULL}), 0);
 
 	assert_int_equal(l.nr, 4);
 	assert_string_equal(l.e[0].path, "[kernel.kallsyms]");
@@ -93,14 +93,14 @@ static void test_kernel_build_id_user_only(void **state)
 	add_map(&p, 7, 1, 0x1000, "/bin/x", 0);
 	add_sample(&p, 7, 2, ip, 0, 1);
 	assert_int_equal(proctree_new(&p, &pt), 0);
-	assert_int_equal(modlist_build(&l, &p, pt), 0);
+	assert_int_equal(modlist_build(&l, &(struct rstacks){&p, pt, NULL}), 0);
 	assert_int_equal(l.nr, 1); /* no kernel frames, mappings or build id: no kernel */
 	assert_true(l.e[0].hit);
 	modlist_release(&l);
 	proctree_free(pt);
 	assert_int_equal(profile_add_blob(&p, PROF_BLOB_KERNEL_BUILD_ID, 0, 0, kbid, 20), 0);
 	assert_int_equal(proctree_new(&p, &pt), 0);
-	assert_int_equal(modlist_build(&l, &p, pt), 0);
+	assert_int_equal(modlist_build(&l, &(struct rstacks){&p, pt, NULL}), 0);
 	assert_int_equal(l.nr, 2);
 	assert_string_equal(l.e[0].path, "[kernel.kallsyms]");
 	assert_memory_equal(l.e[0].bid.data, kbid, 20);

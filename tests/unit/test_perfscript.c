@@ -75,7 +75,7 @@ static const char *stack(struct fixture *x, const struct perfscript_fmt *f, unsi
 			 unsigned n)
 {
 	zbuf_reset(&x->b);
-	assert_int_equal(perfscript_stack(&x->b, f, &x->ft, 42, x->ips + first, x->r + first, n),
+	assert_int_equal(perfscript_stack(&x->b, f, &(struct rstacks){NULL, NULL, &x->ft}, 42, x->ips + first, x->r + first, n),
 			 0);
 	zbuf_put(&x->b, "", 1);
 	assert_int_equal(x->b.err, 0);

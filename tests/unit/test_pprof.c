@@ -163,7 +163,7 @@ static int write_file(struct ctx *c, const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret;
 
 	assert_true(fd >= 0);
-	ret = pprof_write(&c->p, c->pt, &c->ft, NULL, fd);
+	ret = pprof_write(&(struct rstacks){&c->p, c->pt, &c->ft}, NULL, fd);
 	assert_int_equal(close(fd), 0);
 	return ret;
 }
@@ -555,10 +555,10 @@ static void test_empty_and_errors(void **state)
 	assert_int_equal(prof->n_sample_type, 2);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 	/* write errors come back */
-	assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, NULL, -1), -EBADF);
+	assert_int_equal(pprof_write(&(struct rstacks){&c.p, c.pt, &c.ft}, NULL, -1), -EBADF);
 	fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {
-		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, NULL, fd), -ENOSPC);
+		assert_int_equal(pprof_write(&(struct rstacks){&c.p, c.pt, &c.ft}, NULL, fd), -ENOSPC);
 		close(fd);
 	}
 	close_ctx(&c);
@@ -733,7 +733,7 @@ static void test_gpu_samples(void **state)
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		assert_true(fd >= 0);
-		assert_int_equal(pprof_write(&c.p, c.pt, &c.ft, &pg, fd), 0);
+		assert_int_equal(pprof_write(&(struct rstacks){&c.p, c.pt, &c.ft}, &pg, fd), 0);
 		assert_int_equal(close(fd), 0);
 	}
 	prof = read_file(path);

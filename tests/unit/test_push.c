@@ -299,7 +299,7 @@ static void test_modules(void **state)
 	assert_int_equal(fake_sample(&p, 13, 1, PID2, PID2, 0, s2, 0, 1), 0);
 	assert_int_equal(fake_sample(&p, 14, 1, PID2, PID2, 0, s3, 0, 1), 0);
 	assert_int_equal(proctree_new(&p, &pt), 0);
-	assert_int_equal(push_modules(&p, pt, &mods, &n), 0);
+	assert_int_equal(push_modules(&(struct rstacks){&p, pt, NULL}, &mods, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(mods[0].id.len, prog_bid.len);
 	assert_memory_equal(mods[0].id.data, prog_bid.data, prog_bid.len);

@@ -52,7 +52,7 @@ static void fx_model(struct fx *x)
 	assert_int_equal(proctree_new(&x->p, &x->pt), 0);
 	x->src.pt = x->pt;
 	frametab_init(&x->ft, x->pt, &s);
-	assert_int_equal(rmodel_init(&x->m, &x->p, x->pt, &x->ft, NULL, NULL), 0);
+	assert_int_equal(rmodel_init(&x->m, &(struct rstacks){&x->p, x->pt, &x->ft}, NULL, NULL), 0);
 }
 
 static void fx_release(struct fx *x)
@@ -742,7 +742,7 @@ static void test_empty_and_progress(void **state)
 	assert_int_equal(proctree_new(&x.p, &x.pt), 0);
 	s = fakesrc_source(&x.src, 0);
 	frametab_init(&x.ft, x.pt, &s);
-	assert_int_equal(rmodel_init(&x.m, &x.p, x.pt, &x.ft, progress, &last), 0);
+	assert_int_equal(rmodel_init(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, progress, &last), 0);
 	assert_int_equal(last, 0);
 	assert_int_equal(x.m.nr_groups, 0);
 	assert_int_equal(x.m.total, 0);
@@ -756,7 +756,7 @@ static void test_empty_and_progress(void **state)
 	s = fakesrc_source(&x.src, 0);
 	frametab_init(&x.ft, x.pt, &s);
 	last = 99;
-	assert_int_equal(rmodel_init(&x.m, &x.p, x.pt, &x.ft, progress, &last), 0);
+	assert_int_equal(rmodel_init(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, progress, &last), 0);
 	assert_int_equal(last, 5);
 	fx_release(&x);
 }
@@ -777,7 +777,7 @@ static void test_event_models(void **state)
 	assert_int_equal(profile_event_samples(&x.p, 0, NULL), 7);
 	assert_int_equal(profile_event_samples(&x.p, 1, NULL), 0);
 	rmodel_release(&x.m);
-	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 0, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_event(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, 0, NULL, NULL), 0);
 	assert_string_equal(build(&x, &o), TREE_ROWS);
 	rmodel_release(&x.m);
 
@@ -794,14 +794,14 @@ static void test_event_models(void **state)
 	assert_int_equal(out[4].ts, 5 * SEC);
 	assert_int_equal(profile_event_samples(&x.p, 2, out), 0);
 
-	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 1, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_event(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, 1, NULL, NULL), 0);
 	assert_int_equal(x.m.total_nr, 2);
 	assert_int_equal(x.m.total, 10);
 	assert_string_equal(build(&x, &o), "other prog [.] main: 0/0 10/2\n"
 					   "other a.so [.] f1: 7/1 7/1\n"
 					   "other [kernel.kallsyms] [k] kfunc: 3/1 3/1\n");
 	rmodel_release(&x.m);
-	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 0, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_event(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, 0, NULL, NULL), 0);
 	assert_int_equal(x.m.total_nr, 5);
 	assert_string_equal(build(&x, &o), "prog prog [.] main: 30/1 290/5\n"
 					   "prog a.so [.] f2: 50/1 260/4\n"
@@ -809,7 +809,7 @@ static void test_event_models(void **state)
 	rmodel_release(&x.m);
 	/* an event without samples: an empty model */
 	x.p.samples[5].event = x.p.samples[6].event = 0;
-	assert_int_equal(rmodel_init_event(&x.m, &x.p, x.pt, &x.ft, 1, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_event(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, 1, NULL, NULL), 0);
 	assert_int_equal(x.m.total_nr, 0);
 	assert_string_equal(build(&x, &o), "");
 	fx_release(&x);
@@ -855,7 +855,7 @@ static void test_samples_with_leaf(void **state)
 	in_s[3] = x.p.samples[2];
 	in_s[3].weight = 1;
 	leaf[3] = k1;
-	assert_int_equal(rmodel_init_with(&x.m, &x.p, x.pt, &x.ft, &in, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_with(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, &in, NULL, NULL), 0);
 	assert_int_equal(x.m.nr_groups, 4); /* one stack under two leaves: two groups */
 	assert_int_equal(x.m.total, 11);
 	assert_string_equal(build(&x, &o), "prog a.so [.] f2: 0/0 9/3\n"
@@ -867,7 +867,7 @@ static void test_samples_with_leaf(void **state)
 
 	/* a.so's frames at the inner end left out */
 	in.trim = trim;
-	assert_int_equal(rmodel_init_with(&x.m, &x.p, x.pt, &x.ft, &in, NULL, NULL), 0);
+	assert_int_equal(rmodel_init_with(&x.m, &(struct rstacks){&x.p, x.pt, &x.ft}, &in, NULL, NULL), 0);
 	assert_string_equal(build(&x, &o), "prog prog [.] main: 0/0 9/3\n"
 					   "prog [gpu] [.] k1: 8/3 8/3\n"
 					   "prog [gpu] [.] k2: 3/1 3/1\n");

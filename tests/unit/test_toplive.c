@@ -25,6 +25,7 @@
 struct fx {
 	struct live l;
 	struct fakesrc src;
+	struct rstacks_live lv; /* the model's stacks, over src */
 	char text[4096];
 };
 
@@ -59,7 +60,12 @@ static void fx_init(struct fx *x, const struct live_opts *o)
 
 	memset(x, 0, sizeof(*x));
 	fakesrc_init(&x->src);
-	lo.src = fakesrc_source(&x->src, 1);
+	{
+		struct frametab_source fs = fakesrc_source(&x->src, 1);
+
+		rstacks_live_init(&x->lv, &fs);
+	}
+	lo.stacks = &x->lv;
 	assert_int_equal(live_init(&x->l, &lo, T0), 0);
 	task(x, PROF_TASK_COMM, 1, P, P, "prog");
 	mmap_(x, P, 1, 0x400000, 0);
@@ -68,6 +74,7 @@ static void fx_init(struct fx *x, const struct live_opts *o)
 static void fx_release(struct fx *x)
 {
 	live_release(&x->l);
+	rstacks_live_release(&x->lv);
 	assert_int_equal(x->src.follow_nulls, 1); /* the source forgets its profile */
 }
 
@@ -306,6 +313,7 @@ static void test_keys(void **state)
 						       "other [.] f1: 3/1 3/1\n");
 	assert_int_equal(x.src.resolves, 2); /* one address in two processes */
 	live_release(&x.l);
+	rstacks_live_release(&x.lv);
 
 	o = (struct live_opts){.nr_keys = 2, .keys = {HIST_KEY_TID, HIST_KEY_CPU}};
 	fx_init(&x, &o);
@@ -388,6 +396,7 @@ static void test_compact(void **state)
 	assert_int_equal(x.src.resolves, 3);
 	assert_int_equal(x.l.compactions, 1);
 	live_release(&x.l);
+	rstacks_live_release(&x.lv); /* the source forgets its profile */
 	assert_int_equal(x.src.follow_nulls, 2);
 }
 

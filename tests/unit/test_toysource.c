@@ -4,7 +4,11 @@
  * toy source (struct resolve_source) that names the addresses of one
  * mapping "toy_fn" in module "[toy]", given to the session and to the
  * server's store, and its frames seen in each consumer: the report model,
- * perf script's text, folded stacks and pprof on the command line's side;
+ * perf script's text, folded stacks, pprof, the Chrome trace and annotate's
+ * functions on the command line's side, each given nothing but the
+ * session's resolved stacks (session_stacks(): the frames the report
+ * model resolved in one batch serve the others, which ask the source
+ * nothing more);
  * zt serve's top, folded stacks, flame graph and pprof on the server's.
  * Without the source none of them has it.
  */
@@ -23,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "formats/chrometrace.h"
 #include "formats/folded.h"
 #include "formats/perfscript.h"
 #include "formats/pprof.h"
@@ -33,6 +38,7 @@
 #include "server/query.h"
 #include "server/store.h"
 #include "session/session.h"
+#include "symbolizer/annotate.h"
 #include "symbolizer/resolve.h"
 #include "tests/unit/srvdata.h"
 #include "tests/unit/testutil.h"
@@ -113,6 +119,9 @@ struct cli {
 	struct zbuf script; /* perf script's text */
 	struct zbuf folded; /* folded stacks */
 	char pprof[256];    /* pprof's function names, space-separated */
+	struct zbuf trace;  /* the Chrome trace */
+	char annotate[256]; /* annotate's functions: "module name" lines */
+	unsigned asked_after; /* the source's calls after the report model's batch */
 };
 
 static void cli_outputs(const struct session_opts *so, struct cli *out)
@@ -124,18 +133,26 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 	struct stackgroups sg;
 	struct rmodel_opts ro = {0};
 	struct zbuf line;
+	const struct rstacks *rs;
+	struct ann_profile ap;
 	struct session s;
 	struct rmodel m;
 	size_t i, n;
+	unsigned batch;
 	int fd;
 
 	memset(out, 0, sizeof(*out));
 	zbuf_init(&out->script);
 	zbuf_init(&out->folded);
+	zbuf_init(&out->trace);
 	zbuf_init(&line);
 	assert_int_equal(session_open(&s, rec, so), 0);
-	/* report */
-	assert_int_equal(rmodel_init(&m, &s.prof, s.pt, &s.ft, NULL, NULL), 0);
+	/* every consumer gets the one handle, nothing else of the session */
+	rs = session_stacks(&s);
+	assert_ptr_equal(rs->prof, &s.prof);
+	/* report: every group resolved at once */
+	assert_int_equal(rmodel_init(&m, rs, NULL, NULL), 0);
+	batch = asked;
 	assert_int_equal(rmodel_build(&m, &ro), 0);
 	assert_int_equal(rmodel_sort(&m, 0, &rows, &n), 0);
 	for (i = 0; i < n; i++)
@@ -143,7 +160,7 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 			 "%s %s\n", hist_str(&m.hist, rows[i]->f.dso), hist_str(&m.hist, rows[i]->f.sym));
 	rmodel_release(&m);
 	/* script and folded: each group of samples' stack */
-	stackgroups_init(&sg, &s.prof, s.pt, &s.ft);
+	stackgroups_init(&sg, rs);
 	for (i = 0; i < s.prof.nr_samples; i++) {
 		const struct zt_frange *r;
 		const uint64_t *ips;
@@ -155,11 +172,11 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 		if (!is_new)
 			continue;
 		assert_int_equal(stackgroups_resolve(&sg, gi, 64, &ips, &r, &nf), 0);
-		assert_int_equal(perfscript_stack(&out->script, &fmt, &s.ft, sg.groups[gi].pid, ips, r,
+		assert_int_equal(perfscript_stack(&out->script, &fmt, rs, sg.groups[gi].pid, ips, r,
 						  nf),
 				 0);
 		zbuf_reset(&line);
-		assert_int_equal(folded_stack(&line, "app", &s.ft, sg.groups[gi].pid, ips, r, nf, 0),
+		assert_int_equal(folded_stack(&line, "app", rs, sg.groups[gi].pid, ips, r, nf, 0),
 				 0);
 		zbuf_put(&out->folded, line.data, line.len);
 		zbuf_put_u8(&out->folded, '\n');
@@ -171,7 +188,7 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 	/* pprof */
 	fd = memfd_create("pprof", 0);
 	assert_true(fd >= 0);
-	assert_int_equal(pprof_write(&s.prof, s.pt, &s.ft, NULL, fd), 0);
+	assert_int_equal(pprof_write(rs, NULL, fd), 0);
 	{
 		static uint8_t gz[1 << 16];
 		ssize_t len = pread(fd, gz, sizeof(gz), 0);
@@ -180,6 +197,27 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 		pprof_functions(gz, (size_t)len, out->pprof, sizeof(out->pprof));
 	}
 	close(fd);
+	/* convert --to chrome-trace */
+	fd = memfd_create("trace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(chrometrace_write(&(struct chrometrace_in){.rs = rs}, fd), 0);
+	{
+		static char js[1 << 16];
+		ssize_t len = pread(fd, js, sizeof(js), 0);
+
+		assert_true(len > 0);
+		zbuf_put(&out->trace, js, (size_t)len);
+		zbuf_put_u8(&out->trace, 0);
+	}
+	close(fd);
+	/* annotate */
+	assert_int_equal(ann_profile_build(&ap, rs, NULL), 0);
+	for (i = 0; i < ap.nr_syms; i++)
+		snprintf(out->annotate + strlen(out->annotate),
+			 sizeof(out->annotate) - strlen(out->annotate), "%s %s\n", ap.syms[i].module,
+			 ap.syms[i].name ? ap.syms[i].name : "?");
+	ann_profile_release(&ap);
+	out->asked_after = asked - batch;
 	session_close(&s);
 }
 
@@ -187,6 +225,7 @@ static void cli_release(struct cli *c)
 {
 	zbuf_release(&c->script);
 	zbuf_release(&c->folded);
+	zbuf_release(&c->trace);
 }
 
 /* ---- zt serve's consumers, through the store ------------------------------------------- */
@@ -252,6 +291,10 @@ static void test_cli(void **state)
 	assert_non_null(strstr(str(&with.script), " toy_fn+0x100 (/lib/libnobid.so)\n"));
 	assert_non_null(strstr(str(&with.folded), ";toy_fn"));
 	assert_non_null(strstr(with.pprof, "toy_fn "));
+	assert_non_null(strstr(str(&with.trace), "\"toy_fn\""));
+	assert_non_null(strstr(with.annotate, "[toy] toy_fn\n"));
+	/* the report model's batch resolved what every other consumer shows */
+	assert_int_equal(with.asked_after, 0);
 	/* its other frames as before: the perf map's JIT function, the kernel's */
 	assert_non_null(strstr(with.report, "[kernel.kallsyms] kfunc\n"));
 	assert_non_null(strstr(str(&with.folded), "jitfn;toy_fn"));
@@ -261,6 +304,8 @@ static void test_cli(void **state)
 	assert_null(strstr(str(&without.script), "toy_fn"));
 	assert_null(strstr(str(&without.folded), "toy_fn"));
 	assert_null(strstr(without.pprof, "toy_fn"));
+	assert_null(strstr(str(&without.trace), "toy_fn"));
+	assert_null(strstr(without.annotate, "toy_fn"));
 	assert_non_null(strstr(without.report, "libnobid.so [libnobid.so+0x2100]\n"));
 	cli_release(&with);
 	cli_release(&without);
