@@ -203,6 +203,12 @@ int zs_symbol_open(struct zs_sql *q, const char *id, struct zs_symfile *f);
 /* Make sure id's GSYM is in DIR when the remote has it (the symbolizer
  * reads DIR). Called with the symbol cache's lock held: never drops. */
 void zs_symbol_fetch_remote(struct zs_sql *q, const char *hex);
+/* A GSYM made of the debug file (else the executable) the store keeps for
+ * hex, fetched first from the debuginfod upstreams when it has none and
+ * debuginfod is set; kept in the store. 0 when stored, else a negative
+ * errno (-ENOENT: no file to make it of). Called with the symbol cache's
+ * lock held: the store's put does not drop. */
+int zs_symbol_make(struct zs_sql *q, const char *hex, int debuginfod);
 /* The local path of id's file of kind when it is stored (malloc'ed), or
  * NULL: for the symbolizer, which makes a GSYM of a stored debug file. */
 char *zs_symfile_local_path(struct zs_sql *q, const char *hex, enum zs_kind kind);

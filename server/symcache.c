@@ -14,47 +14,57 @@
 #include "libprof/frametab.h"
 #include "libprof/text.h"
 #include "server/norm.h"
-#include "symbolizer/debuginfod.h"
-#include "symbolizer/demangle.h"
-#include "symbolizer/symmod.h"
-
-struct symmod_ent {
-	struct prof_build_id bid;
-	struct symmod *m; /* NULL: none to be had (negative cache) */
-};
+#include "session/symstore.h"
 
 struct zs_symcache {
 	struct zs_sql *s;
 	pthread_rwlock_t lock;
 	struct zs_symframes **frames; /* by stored frame id */
 	size_t nr_frames;
-	struct symmod_ent *mods;
-	size_t nr_mods, cap_mods;
-	struct buildid_cache cache;
-	struct symmod_opts mo;
+	struct symstore *ss;          /* the session's resolver over the store's symbols */
+	struct resolve_store hooks;
 	int debuginfod;
 	uint64_t symbolized, hits; /* atomics */
 };
+
+/* Before a build id's symbols are opened: the remote store's GSYM into
+ * the directory the resolver reads. */
+static void hook_prepare(void *ctx, const struct prof_build_id *bid)
+{
+	struct zs_symcache *c = ctx;
+	char hex[41];
+
+	zs_symbol_fetch_remote(c->s, prof_build_id_hex(bid, hex));
+}
+
+/* None found: a GSYM made of a stored debug file or binary (fetched from
+ * the debuginfod upstreams first when enabled). Called with c->lock held
+ * for writing: the store's put must not drop (c->lock again). */
+static int hook_missing(void *ctx, const struct prof_build_id *bid)
+{
+	struct zs_symcache *c = ctx;
+	char hex[41];
+
+	return zs_symbol_make(c->s, prof_build_id_hex(bid, hex), c->debuginfod);
+}
 
 int zs_symcache_new(struct zs_sql *s, const char *symdir, int debuginfod,
 		    struct zs_symcache **out)
 {
 	struct zs_symcache *c = calloc(1, sizeof(*c));
+	struct symstore_opts so = { .dir = symdir };
 
 	if (!c)
 		return -ENOMEM;
 	c->s = s;
-	pthread_rwlock_init(&c->lock, NULL);
-	c->cache.dir = strdup(symdir);
-	if (!c->cache.dir) {
+	c->debuginfod = !!debuginfod;
+	c->hooks = (struct resolve_store){ hook_prepare, hook_missing, c };
+	so.hooks = &c->hooks;
+	if (symstore_new(&so, &c->ss)) {
 		free(c);
 		return -ENOMEM;
 	}
-	/* the store's symbols only: no binaries, no debug directories
-	 * (symmod_open is given no path), no debuginfod inside symmod */
-	c->mo.cache = &c->cache;
-	c->mo.no_debuginfod = 1;
-	c->debuginfod = !!debuginfod;
+	pthread_rwlock_init(&c->lock, NULL);
 	*out = c;
 	return 0;
 }
@@ -79,10 +89,7 @@ void zs_symcache_free(struct zs_symcache *c)
 	for (i = 0; i < c->nr_frames; i++)
 		symframes_free(c->frames[i]);
 	free(c->frames);
-	for (i = 0; i < c->nr_mods; i++)
-		symmod_free(c->mods[i].m);
-	free(c->mods);
-	free(c->cache.dir);
+	symstore_free(c->ss);
 	pthread_rwlock_destroy(&c->lock);
 	free(c);
 }
@@ -104,118 +111,8 @@ void zs_symcache_drop(struct zs_symcache *c, const struct prof_build_id *bid)
 			symframes_free(c->frames[i]);
 			c->frames[i] = NULL;
 		}
-	for (i = 0; i < c->nr_mods; i++)
-		if (bid_eq(&c->mods[i].bid, bid)) {
-			symmod_free(c->mods[i].m);
-			c->mods[i] = c->mods[--c->nr_mods];
-			break;
-		}
+	symstore_forget(c->ss, bid);
 	pthread_rwlock_unlock(&c->lock);
-}
-
-/* The executable segments of a binary or of its debug file (fetched by
- * us from debuginfod), as push sends them (X-ZT-Symbol-Load). */
-static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
-{
-	struct symmod_seg sg[16];
-	size_t n, i;
-
-	m->nr_segs = 0;
-	if (symmod_elf_segments(path, 1, sg, 16, &n))
-		return 0;
-	for (i = 0; i < n && i < 16; i++) {
-		m->segs[i].off = sg[i].off;
-		m->segs[i].vaddr = sg[i].vaddr;
-		m->segs[i].size = sg[i].size;
-	}
-	m->nr_segs = (unsigned)i;
-	return m->nr_segs;
-}
-
-/* A GSYM made of the debug file (else the executable) the store keeps for
- * bid, fetched first from the debuginfod upstreams when it has none and
- * there are some; kept in the store. 0 when stored. Called with c->lock
- * held for writing: the store's put must not drop (c->lock again). */
-static int gsym_from_files(struct zs_symcache *c, const struct prof_build_id *bid)
-{
-	struct symmod_opts xo = { .no_debuginfod = 1 };
-	struct zs_symbol_meta meta = { 0 };
-	char *path, *exe, tmp[4096], hex[41];
-	enum symq q = SYMQ_NONE;
-	int err, fd, created, fetched = 0;
-
-	prof_build_id_hex(bid, hex);
-	path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
-	if (!path && c->debuginfod && !zs_sql_symfile_upstream(c->s, hex, ZS_KIND_DEBUGINFO, NULL)) {
-		path = zs_symfile_local_path(c->s, hex, ZS_KIND_DEBUGINFO);
-		fetched = 1;
-	}
-	exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
-	if (!exe && c->debuginfod && path &&
-	    !zs_sql_symfile_upstream(c->s, hex, ZS_KIND_EXECUTABLE, NULL))
-		exe = zs_symfile_local_path(c->s, hex, ZS_KIND_EXECUTABLE);
-	/* the segments from the executable when there is one: exact */
-	if (exe)
-		elf_segments(exe, &meta);
-	if (!path) {
-		path = exe;
-		exe = NULL;
-	}
-	free(exe);
-	if (!path)
-		return -ENOENT;
-	if (!meta.nr_segs)
-		elf_segments(path, &meta);
-	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_sql_tmpdir(c->s));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(path);
-		return -errno;
-	}
-	close(fd);
-	err = symmod_extract(&xo, path, tmp, &q);
-	free(path);
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	meta.quality = (int)q;
-	meta.source = fetched ? "debuginfod" : "stored debug file";
-	return zs_sql_symbol_put_nodrop(c->s, hex, tmp, &meta, 1, &created, NULL, 0);
-}
-
-/* The symbols of bid (c->lock held for writing). NULL: none. */
-static struct symmod *get_mod(struct zs_symcache *c, const struct prof_build_id *bid)
-{
-	struct symmod *m = NULL;
-	size_t i;
-
-	char hex[41];
-
-	for (i = 0; i < c->nr_mods; i++)
-		if (bid_eq(&c->mods[i].bid, bid))
-			return c->mods[i].m;
-	prof_build_id_hex(bid, hex);
-	zs_symbol_fetch_remote(c->s, hex); /* the symbolizer reads DIR */
-	if (symmod_open(&c->mo, NULL, bid, &m))
-		return NULL;
-	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found") &&
-	    !gsym_from_files(c, bid)) {
-		symmod_free(m);
-		m = NULL;
-		if (symmod_open(&c->mo, NULL, bid, &m))
-			return NULL;
-	}
-	if (symmod_quality(m) == SYMQ_NONE && !strcmp(symmod_why(m), "binary not found")) {
-		symmod_free(m);
-		m = NULL; /* remembered: not asked again until symbols are put */
-	}
-	if (ZT_GROW(c->mods, c->cap_mods, c->nr_mods + 1)) {
-		symmod_free(m);
-		return NULL;
-	}
-	c->mods[c->nr_mods++] = (struct symmod_ent){ *bid, m };
-	return m;
 }
 
 static struct zs_symframes *sf_new(unsigned n)
@@ -223,12 +120,13 @@ static struct zs_symframes *sf_new(unsigned n)
 	return calloc(1, sizeof(struct zs_symframes) + n * sizeof(struct zs_dframe));
 }
 
-/* A shown frame: name, module and source path in one allocation. */
-static int df_set(struct zs_dframe *d, const char *name, const char *module,
-		  const struct fi_loc *pos, uint8_t kind)
+/* A shown frame: name, module and source path (dir, file: NULL when
+ * unknown) in one allocation. */
+static int df_set(struct zs_dframe *d, const char *name, const char *module, const char *dir,
+		  const char *file, uint32_t line, uint8_t kind)
 {
 	size_t nl = strlen(name), ml = strlen(module);
-	size_t fl = pos ? zt_src_path(NULL, 0, pos->dir, pos->file) : 0;
+	size_t fl = file ? zt_src_path(NULL, 0, dir, file) : 0;
 
 	d->name = malloc(nl + ml + fl + 3);
 	if (!d->name)
@@ -237,9 +135,33 @@ static int df_set(struct zs_dframe *d, const char *name, const char *module,
 	memcpy(d->name + nl + 1, module, ml + 1);
 	d->module = d->name + nl + 1;
 	d->file = d->name + nl + ml + 2;
-	zt_src_path(d->name + nl + ml + 2, fl + 1, fl ? pos->dir : NULL, fl ? pos->file : NULL);
-	d->line = pos ? pos->line : 0;
+	zt_src_path(d->name + nl + ml + 2, fl + 1, fl ? dir : NULL, fl ? file : NULL);
+	d->line = file ? line : 0;
 	d->kind = kind;
+	return 0;
+}
+
+/* The frames of one stored address, as symstore_frames gives them. */
+struct collect {
+	const char *module;
+	struct zs_dframe *f;
+	size_t n, cap;
+};
+
+static int collect_frame(void *ctx, const struct zt_frame *z)
+{
+	struct collect *co = ctx;
+	char buf[512];
+
+	if (ZT_GROW(co->f, co->cap, co->n + 1))
+		return -ENOMEM;
+	co->f[co->n] = (struct zs_dframe){ 0 };
+	zt_frame_name(z, buf, sizeof(buf));
+	/* the module as stored (the recording's name of the file) */
+	if (df_set(&co->f[co->n], buf, co->module, z->dir, z->file, z->line,
+		   z->inlined ? FLAME_INLINED : z->sym ? FLAME_USER : FLAME_UNRESOLVED))
+		return -ENOMEM;
+	co->n++;
 	return 0;
 }
 
@@ -251,49 +173,36 @@ static void unresolved_name(char *buf, size_t n, const char *mod, uint64_t off, 
 	zt_frame_name(&f, buf, n);
 }
 
+/* A stored address, named by the session's resolver from the store's symbols. */
+static struct zs_symframes *symbolize_addr(struct zs_symcache *c, const struct zs_fkey *k)
+{
+	struct zs_symframes *sf = NULL;
+	struct collect co = { .module = k->module };
+	size_t i;
+
+	if (!symstore_frames(c->ss, k->module, &k->bid, k->off, collect_frame, &co) &&
+	    (sf = sf_new((unsigned)co.n))) {
+		sf->bid = k->bid;
+		sf->n = (unsigned)co.n;
+		memcpy(sf->f, co.f, co.n * sizeof(*co.f));
+		co.n = 0;
+	}
+	for (i = 0; i < co.n; i++)
+		free(co.f[i].name);
+	free(co.f);
+	return sf;
+}
+
 static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key, size_t len)
 {
 	struct zs_symframes *sf = NULL;
 	struct zs_fkey k;
 	char buf[512];
-	unsigned i;
 
 	if (zs_fkey_decode(key, len, &k))
 		k = (struct zs_fkey){ .kind = ZS_FK_UNRESOLVED, .module = "[damaged]" };
-	if (k.kind == ZS_FK_ADDR) {
-		struct symmod *m = get_mod(c, &k.bid);
-		struct fi_result r;
-
-		if (m && !symmod_lookup_offset(m, k.off, &r) && r.n) {
-			if (!(sf = sf_new(r.n)))
-				return NULL;
-			sf->bid = k.bid;
-			sf->n = r.n;
-			for (i = 0; i < r.n; i++) {
-				const char *nm = r.locs[i].name ? r.locs[i].name : "";
-				char *dm = zt_demangle(nm, 0);
-				int err = df_set(&sf->f[i], dm ? dm : nm, k.module, &r.locs[i],
-						 i + 1 < r.n ? FLAME_INLINED : FLAME_USER);
-
-				free(dm);
-				if (err) {
-					symframes_free(sf);
-					return NULL;
-				}
-			}
-			return sf;
-		}
-		if (!(sf = sf_new(1)))
-			return NULL;
-		sf->bid = k.bid;
-		sf->n = 1;
-		unresolved_name(buf, sizeof(buf), k.module, k.off, 0);
-		if (df_set(&sf->f[0], buf, k.module, NULL, FLAME_UNRESOLVED)) {
-			free(sf);
-			return NULL;
-		}
-		return sf;
-	}
+	if (k.kind == ZS_FK_ADDR)
+		return symbolize_addr(c, &k);
 	if (!(sf = sf_new(1)))
 		return NULL;
 	sf->n = 1;
@@ -303,14 +212,14 @@ static struct zs_symframes *symbolize(struct zs_symcache *c, const uint8_t *key,
 			: FLAME_USER;
 
 		sf->f[0].root = !!(k.flags & ZS_FF_ROOT);
-		if (df_set(&sf->f[0], k.name, k.module, NULL, kind)) {
+		if (df_set(&sf->f[0], k.name, k.module, NULL, NULL, 0, kind)) {
 			free(sf);
 			return NULL;
 		}
 		return sf;
 	}
 	unresolved_name(buf, sizeof(buf), k.module, k.off, k.flags & ZS_FF_KERNEL);
-	if (df_set(&sf->f[0], buf, k.module, NULL, FLAME_UNRESOLVED)) {
+	if (df_set(&sf->f[0], buf, k.module, NULL, NULL, 0, FLAME_UNRESOLVED)) {
 		free(sf);
 		return NULL;
 	}

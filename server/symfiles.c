@@ -26,6 +26,7 @@
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
 #include "symbolizer/sha256.h"
+#include "symbolizer/symmod.h"
 
 /* ---- the remote ------------------------------------------------------------------ */
 
@@ -762,4 +763,70 @@ char *zs_symfile_local_path(struct zs_sql *s, const char *hex, enum zs_kind kind
 		return NULL;
 	zs_symfile_close(&f);
 	return asprintf(&p, "%s/%s", zs_sql_dir(s), key) < 0 ? NULL : p;
+}
+
+/* The executable segments of a binary or of its debug file (fetched by
+ * us from debuginfod), as push sends them (X-ZT-Symbol-Load). */
+static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
+{
+	struct symmod_seg sg[16];
+	size_t n, i;
+
+	m->nr_segs = 0;
+	if (symmod_elf_segments(path, 1, sg, 16, &n))
+		return 0;
+	for (i = 0; i < n && i < 16; i++) {
+		m->segs[i].off = sg[i].off;
+		m->segs[i].vaddr = sg[i].vaddr;
+		m->segs[i].size = sg[i].size;
+	}
+	m->nr_segs = (unsigned)i;
+	return m->nr_segs;
+}
+
+int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
+{
+	struct symmod_opts xo = { .no_debuginfod = 1 };
+	struct zs_symbol_meta meta = { 0 };
+	char *path, *exe, tmp[4096];
+	enum symq q = SYMQ_NONE;
+	int err, fd, created, fetched = 0;
+
+	path = zs_symfile_local_path(s, hex, ZS_KIND_DEBUGINFO);
+	if (!path && debuginfod && !zs_sql_symfile_upstream(s, hex, ZS_KIND_DEBUGINFO, NULL)) {
+		path = zs_symfile_local_path(s, hex, ZS_KIND_DEBUGINFO);
+		fetched = 1;
+	}
+	exe = zs_symfile_local_path(s, hex, ZS_KIND_EXECUTABLE);
+	if (!exe && debuginfod && path &&
+	    !zs_sql_symfile_upstream(s, hex, ZS_KIND_EXECUTABLE, NULL))
+		exe = zs_symfile_local_path(s, hex, ZS_KIND_EXECUTABLE);
+	/* the segments from the executable when there is one: exact */
+	if (exe)
+		elf_segments(exe, &meta);
+	if (!path) {
+		path = exe;
+		exe = NULL;
+	}
+	free(exe);
+	if (!path)
+		return -ENOENT;
+	if (!meta.nr_segs)
+		elf_segments(path, &meta);
+	snprintf(tmp, sizeof(tmp), "%s/dbg.XXXXXX", zs_sql_tmpdir(s));
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(path);
+		return -errno;
+	}
+	close(fd);
+	err = symmod_extract(&xo, path, tmp, &q);
+	free(path);
+	if (err) {
+		unlink(tmp);
+		return err;
+	}
+	meta.quality = (int)q;
+	meta.source = fetched ? "debuginfod" : "stored debug file";
+	return zs_sql_symbol_put_nodrop(s, hex, tmp, &meta, 1, &created, NULL, 0);
 }

@@ -14,6 +14,7 @@
 #include "libprof/log.h"
 #include "libprof/procfile.h"
 #include "session/session.h"
+#include "session/symstore.h"
 #include "libprof/hash.h"
 #include "symbolizer/cubin.h"
 #include "symbolizer/cubincache.h"
@@ -86,17 +87,16 @@ int session_source_follow(struct session_source *ss, const struct profile *p,
 	return 0;
 }
 
-/* A resolved address as frames: the functions inlined at it, innermost
- * first, then its function, each with its own position and the
- * innermost one (perf's srcline). */
+static int ft_push(void *ctx, const struct zt_frame *f)
+{
+	return frametab_push(ctx, f);
+}
+
 static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t addr,
 		       int kernel)
 {
 	struct session_source *ss = ctx;
 	struct resolve_frame f;
-	struct zt_frame z = {0};
-	const struct fi_loc *l;
-	unsigned k;
 	int ret;
 
 	if (!ss->res)
@@ -104,50 +104,7 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 	ret = resolver_resolve(ss->res, pid, ts, addr, kernel, &f);
 	if (ret)
 		return ret;
-	z.module = f.module;
-	z.map = f.map;
-	z.offset = f.offset;
-	z.kernel = (uint8_t)f.kernel;
-	z.quality = (uint8_t)f.quality;
-	z.jit = (uint8_t)!!f.jit;
-	/* in the module's file (the same in every process), for ordering */
-	z.addr = f.sym ? addr - f.offset : addr;
-	if (f.map)
-		z.addr = prof_mmap_offset(f.map, z.addr);
-	/* perf's --inline: the functions inlined at this address, innermost first */
-	for (k = 0; f.sym && k + 1 < f.nr_locs; k++) {
-		struct zt_frame in = z;
-
-		l = &f.locs[k];
-		in.sym = l->name ? l->name : "??";
-		in.inlined = 1;
-		in.dir = l->dir;
-		in.line = l->line;
-		if (l->file && *l->file) {
-			in.file = l->file;
-			if (l->line) {
-				in.sfile = l->file;
-				in.sline = l->line;
-			}
-		}
-		ret = frametab_push(ft, &in);
-		if (ret)
-			return ret;
-	}
-	z.sym = f.sym;
-	l = f.nr_locs ? &f.locs[f.nr_locs - 1] : NULL;
-	if (l) {
-		z.dir = l->dir;
-		z.line = l->line;
-		if (l->file && *l->file)
-			z.file = l->file;
-	}
-	l = f.nr_locs ? &f.locs[0] : NULL;
-	if (l && l->file && *l->file && l->line) {
-		z.sfile = l->file;
-		z.sline = l->line;
-	}
-	return frametab_push(ft, &z);
+	return session_frames_of(&f, addr, ft_push, ft);
 }
 
 static int src_time_sensitive(void *ctx, uint32_t pid)

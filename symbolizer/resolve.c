@@ -35,6 +35,7 @@ struct rs_elf {
 	char *key;
 	const char *module; /* name for messages (borrowed from the profile) */
 	struct symmod *e;   /* NULL: out of memory */
+	int stale;          /* resolver_forget_module(): e closed, open again when asked */
 };
 
 /* A perf-map or jitdump snapshot of the profile: its pid, kind and index. */
@@ -76,6 +77,11 @@ struct resolver {
 	int no_memo;  /* resolver_opts.no_memo */
 	const struct resolve_source *sources;
 	size_t nr_sources;
+	const struct resolve_store *store;
+	struct fi_loc *scratch; /* resolver_resolve_module's inline chain */
+	size_t cap_scratch;
+	struct prof_build_id last_bid; /* ... and the module it asked last (len 0: none) */
+	uint32_t last_elf;
 	uint64_t counts[3];
 	char **owned;       /* demangled names and inline chains, freed at the end */
 	uint32_t *jit_pids; /* sorted pids with jitdump snapshots */
@@ -126,18 +132,19 @@ int resolver_new_opts(const struct profile *p, const struct proctree *pt,
 	r->params = o && o->full_signature;
 	r->no_files = o && o->no_files;
 	r->no_memo = o && o->no_memo;
+	r->store = o ? o->store : NULL;
 	if (o && o->nr_sources) {
 		r->sources = o->sources;
 		r->nr_sources = o->nr_sources;
 	}
-	r->map_elf = malloc((p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
+	r->map_elf = malloc((p && p->nr_mmaps ? p->nr_mmaps : 1) * sizeof(*r->map_elf));
 	if (!r->map_elf) {
 		resolver_free(r);
 		return -ENOMEM;
 	}
-	for (i = 0; i < p->nr_mmaps; i++)
+	for (i = 0; p && i < p->nr_mmaps; i++)
 		r->map_elf[i] = -1;
-	r->nr_map_elf = p->nr_mmaps;
+	r->nr_map_elf = p ? p->nr_mmaps : 0;
 	/* without a cache directory (no home), binaries are read from their paths */
 	r->have_cache = !r->no_files && buildid_cache_init(&r->cache) == 0 && r->cache.dir;
 	if (o && o->mo) {
@@ -162,6 +169,7 @@ void resolver_free(struct resolver *r)
 	for (i = 0; i < r->nr_owned; i++)
 		free(r->owned[i]);
 	free(r->owned);
+	free(r->scratch);
 	free(r->jit_pids);
 	for (i = 0; i < r->nr_pmaps; i++) {
 		perfmap_free(r->pmaps[i].m);
@@ -431,13 +439,73 @@ static inline uint64_t elf_hash_at(const void *r, uint32_t i)
 	return zt_hash_str(((const struct resolver *)r)->elfs[i].key);
 }
 
+/* The module's symbols opened by build id alone (resolver_resolve_module):
+ * the store's hooks first, then symmod through mo's cache. */
+static struct symmod *open_bid(struct resolver *r, const struct prof_build_id *bid)
+{
+	const struct resolve_store *st = r->store;
+	struct symmod *sm = NULL;
+
+	if (st && st->prepare)
+		st->prepare(st->ctx, bid);
+	if (symmod_open(&r->mo, NULL, bid, &sm))
+		return NULL;
+	if (st && st->missing && symmod_quality(sm) == SYMQ_NONE &&
+	    !strcmp(symmod_why(sm), "binary not found") && !st->missing(st->ctx, bid)) {
+		symmod_free(sm);
+		sm = NULL;
+		if (symmod_open(&r->mo, NULL, bid, &sm))
+			return NULL;
+	}
+	return sm;
+}
+
+/* The symbols of key ("b:HEX" or "p:PATH", taken: freed here when not
+ * kept), opened once: of mapping m, else by build id bid. *idx: their
+ * index in r->elfs. */
+static int get_elf_key(struct resolver *r, char *key, const struct prof_mmap *m,
+		       const struct prof_build_id *bid, const char *module, uint32_t *idx)
+{
+	struct rs_elf *el;
+	size_t j;
+	uint32_t i;
+
+	if (zt_htab_reserve(&r->elf_hash, 1, elf_hash_at, r))
+		goto nomem;
+	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
+	     j = zt_htab_next(&r->elf_hash, j)) {
+		if (!strcmp(r->elfs[i].key, key)) {
+			free(key);
+			el = &r->elfs[i];
+			if (el->stale && bid) {
+				el->stale = 0;
+				el->e = open_bid(r, bid);
+			}
+			*idx = i;
+			return 0;
+		}
+	}
+	if (r->nr_elfs >= INT32_MAX ||
+	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
+		goto nomem;
+	el = &r->elfs[r->nr_elfs];
+	*el = (struct rs_elf){ .key = key, .module = module };
+	el->e = m ? open_elf(r, m) : open_bid(r, bid);
+	zt_htab_set(&r->elf_hash, j, (uint32_t)r->nr_elfs);
+	*idx = (uint32_t)r->nr_elfs++;
+	return 0;
+nomem:
+	free(key);
+	return -ENOMEM;
+}
+
 /* The symbol table of mapping index mi, opened once per file. */
 static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 {
 	const struct prof_mmap *m = &r->p->mmaps[mi];
 	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
-	size_t j;
 	uint32_t i;
+	int ret;
 
 	if (r->map_elf[mi] >= 0) {
 		*out = r->elfs[r->map_elf[mi]].e;
@@ -449,30 +517,12 @@ static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 	} else if (asprintf(&key, "p:%s", m->path) < 0) {
 		return -ENOMEM;
 	}
-	if (zt_htab_reserve(&r->elf_hash, 1, elf_hash_at, r))
-		goto nomem;
-	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
-	     j = zt_htab_next(&r->elf_hash, j)) {
-		if (!strcmp(r->elfs[i].key, key)) {
-			free(key);
-			r->map_elf[mi] = (int32_t)i;
-			*out = r->elfs[i].e;
-			return 0;
-		}
-	}
-	if (r->nr_elfs >= INT32_MAX ||
-	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
-		goto nomem;
-	r->elfs[r->nr_elfs].key = key;
-	r->elfs[r->nr_elfs].module = map_module(m);
-	r->elfs[r->nr_elfs].e = open_elf(r, m);
-	zt_htab_set(&r->elf_hash, j, (uint32_t)r->nr_elfs);
-	r->map_elf[mi] = (int32_t)r->nr_elfs++;
-	*out = r->elfs[r->map_elf[mi]].e;
+	ret = get_elf_key(r, key, m, NULL, map_module(m), &i);
+	if (ret)
+		return ret;
+	r->map_elf[mi] = (int32_t)i;
+	*out = r->elfs[i].e;
 	return 0;
-nomem:
-	free(key);
-	return -ENOMEM;
 }
 
 /* Keep p until resolver_free(). */
@@ -521,15 +571,20 @@ static const char *shown_name(struct resolver *r, const char *name)
 }
 
 /* Fill f from a symmod answer: the function (outermost frame), its
- * offset, the inline chain (copied: the answer's strings stay borrowed
- * from the module). */
+ * offset, the inline chain (copied, into r->scratch when scratch, else
+ * kept until resolver_free(): the answer's strings stay borrowed from the
+ * module). */
 static int take_result(struct resolver *r, const struct symmod *e, const struct fi_result *res,
-		       struct resolve_frame *f)
+		       struct resolve_frame *f, int scratch)
 {
-	struct fi_loc *locs = malloc(res->n * sizeof(*locs));
+	struct fi_loc *locs;
 	unsigned i;
 
-	if (!locs || own(r, locs)) {
+	if (scratch) {
+		if (ZT_GROW(r->scratch, r->cap_scratch, res->n))
+			return -ENOMEM;
+		locs = r->scratch;
+	} else if (!(locs = malloc(res->n * sizeof(*locs))) || own(r, locs)) {
 		free(locs);
 		return -ENOMEM;
 	}
@@ -683,7 +738,58 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 		return ret;
 	if (!e || symmod_lookup_offset(e, off, &res) || !res.n)
 		return 0;
-	return take_result(r, e, &res, f);
+	return take_result(r, e, &res, f, 0);
+}
+
+int resolver_resolve_module(struct resolver *r, const char *module,
+			    const struct prof_build_id *bid, uint64_t off, struct resolve_frame *f)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
+	const struct symmod *e;
+	struct fi_result res;
+	uint32_t i;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->module = module;
+	f->offset = off;
+	if (!bid->len || r->no_files)
+		return 0;
+	if (r->last_bid.len == bid->len && !memcmp(r->last_bid.data, bid->data, bid->len) &&
+	    !r->elfs[r->last_elf].stale) {
+		i = r->last_elf; /* a query asks one module's frames in a row */
+	} else {
+		if (asprintf(&key, "b:%s", prof_build_id_hex(bid, hex)) < 0)
+			return -ENOMEM;
+		ret = get_elf_key(r, key, NULL, bid, "", &i);
+		if (ret)
+			return ret;
+		r->last_bid = *bid;
+		r->last_elf = i;
+	}
+	e = r->elfs[i].e;
+	if (!e || symmod_lookup_offset(e, off, &res) || !res.n)
+		return 0;
+	return take_result(r, e, &res, f, 1);
+}
+
+void resolver_forget_module(struct resolver *r, const struct prof_build_id *bid)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 1], key[2 * ZT_BUILD_ID_MAX + 3];
+	size_t j;
+	uint32_t i;
+
+	if (!r->nr_elfs)
+		return; /* nothing opened: an empty table */
+	snprintf(key, sizeof(key), "b:%s", prof_build_id_hex(bid, hex));
+	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
+	     j = zt_htab_next(&r->elf_hash, j))
+		if (!strcmp(r->elfs[i].key, key)) {
+			symmod_free(r->elfs[i].e);
+			r->elfs[i].e = NULL;
+			r->elfs[i].stale = 1;
+			return;
+		}
 }
 
 static uint64_t frame_hash_of(uint64_t a, uint64_t b, uint32_t pid)

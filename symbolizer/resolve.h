@@ -52,6 +52,21 @@ struct resolve_source {
 	void *ctx;
 };
 
+/*
+ * A symbol store (zt serve's): modules named by build id alone, whose
+ * symbols are in mo's cache directory (the GSYM cache layout), resolved
+ * with resolver_resolve_module(). Either hook may be NULL.
+ */
+struct resolve_store {
+	/* before bid's symbols are opened: bring them into the directory
+	 * (from a remote store) when they can be had */
+	void (*prepare)(void *ctx, const struct prof_build_id *bid);
+	/* none were found for bid: make some (from a stored binary or debug
+	 * file); 0 when it did, and they are opened again */
+	int (*missing)(void *ctx, const struct prof_build_id *bid);
+	void *ctx;
+};
+
 struct resolver_opts {
 	const struct symmod_opts *mo; /* NULL: the default cache, debuginfod per DEBUGINFOD_URLS */
 	int no_demangle;              /* keep C++/Rust names mangled */
@@ -69,10 +84,12 @@ struct resolver_opts {
 	 * resolver keeps no copy of its answers (quality counts then count
 	 * every answer) */
 	int no_memo;
+	const struct resolve_store *store; /* resolver_resolve_module's hooks (borrowed) */
 };
 
 /*
- * A resolver over p and pt (both borrowed: they must outlive it). Cached
+ * A resolver over p and pt (both borrowed: they must outlive it; both
+ * NULL for a resolver of resolver_resolve_module() only). Cached
  * binaries are looked up in the build-id cache of buildid_cache_init()
  * ($ZT_CACHE_DIR, ...). Returns 0 or -ENOMEM.
  */
@@ -92,6 +109,19 @@ void resolver_free(struct resolver *r);
  */
 int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t addr, int is_kernel,
 		     struct resolve_frame *f);
+
+/*
+ * Resolve file offset off of the module with build id bid, named module
+ * (borrowed), by the same rules as a sampled address: zt serve names the
+ * frames of its stored profiles with it. The module's symbols are opened
+ * once (o->store's hooks first), by build id only, and nothing is kept of
+ * the answer: f's inline chain (locs) is valid until the next call or
+ * resolver_forget_module(), its names until resolver_free(). 0 or -ENOMEM.
+ */
+int resolver_resolve_module(struct resolver *r, const char *module,
+			    const struct prof_build_id *bid, uint64_t off, struct resolve_frame *f);
+/* Close bid's symbols (they were replaced): the next call opens them again. */
+void resolver_forget_module(struct resolver *r, const struct prof_build_id *bid);
 
 /*
  * For a profile that grows while it is resolved (zt top): the profile got
