@@ -22,9 +22,7 @@
 #include "libprof/text.h"
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
-#include "symbolizer/fileid.h"
-#include "symbolizer/gsym.h"
-#include "symbolizer/symmod.h"
+#include "session/symstore.h"
 #include "symbolizer/sha256.h"
 
 #define DEFAULT_MAX_BODY (512ull << 20)
@@ -177,7 +175,7 @@ int zs_fsync_path(const char *path)
  * the data directory's mode or the process's umask. */
 static int mkdir_p(const char *dir)
 {
-	return buildid_cache_mkdirs(dir, 0700);
+	return symstore_mkdirs(dir);
 }
 
 /* Take group and other permissions away from what is at path (not
@@ -1857,41 +1855,18 @@ int zs_symbol_meta_parse_load(const char *str, struct zs_symbol_meta *m)
 	}
 }
 
-/* Check a GSYM image: it opens, and its UUID is the id (a file id's GSYM
- * may have none). */
-static int check_gsym(const void *data, size_t len, const struct prof_build_id *b, char *msg,
-		      size_t msglen)
-{
-	struct gsym *g;
-	const uint8_t *u;
-	size_t ul;
-	int err = 0;
-
-	if (gsym_open_mem(data, len, &g)) {
-		zt_say(msg, msglen, "not a GSYM v1 image");
-		return -EBADMSG;
-	}
-	u = gsym_uuid(g, &ul);
-	if (ul ? (ul != b->len || memcmp(u, b->data, ul)) : b->len != ZT_FILEID_LEN) {
-		zt_say(msg, msglen, "the GSYM's UUID is not the id it is stored under");
-		err = -EBADMSG;
-	}
-	gsym_free(g);
-	return err;
-}
-
 /* The meta text of an upload: symmod's lines (what the symbolizer reads)
  * and the store's own, which symmod skips: the GSYM's sha256, the
  * description and file name sent with it. */
 static int meta_text(const struct zs_symbol_meta *m, const char *sum, struct zbuf *meta)
 {
 	const char *src = m->source ? m->source : "uploaded";
-	struct symmod_seg segs[16];
+	struct symstore_seg segs[16];
 	size_t i;
 
 	for (i = 0; i < m->nr_segs; i++)
-		segs[i] = (struct symmod_seg){ m->segs[i].off, m->segs[i].vaddr, m->segs[i].size };
-	if (symmod_meta_format(meta, (enum symq)m->quality, m->quality == 2 ? "" :
+		segs[i] = (struct symstore_seg){ m->segs[i].off, m->segs[i].vaddr, m->segs[i].size };
+	if (symstore_meta_format(meta, m->quality, m->quality == SYMSTORE_FULL ? "" :
 			       strcmp(src, "uploaded") ? "no debug info" :
 			       "uploaded without debug info",
 			       src, segs, m->nr_segs))
@@ -1954,7 +1929,7 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		return err == -EINVAL ? -EINVAL : -EIO;
 	}
 	gsize = img.len;
-	err = check_gsym(img.data, img.len, &b, msg, msglen);
+	err = symstore_check_gsym(img.data, img.len, &b, msg, msglen);
 	if (!err)
 		err = zt_sha256(img.data, img.len, md);
 	if (!err && upload)

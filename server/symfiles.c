@@ -21,12 +21,8 @@
 #include "libprof/text.h"
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
-#include "symbolizer/buildid_cache.h"
-#include "symbolizer/debuginfod.h"
-#include "symbolizer/elfsym.h"
-#include "symbolizer/fileid.h"
+#include "session/symstore.h"
 #include "symbolizer/sha256.h"
-#include "symbolizer/symmod.h"
 
 /* ---- the remote ------------------------------------------------------------------ */
 
@@ -84,48 +80,6 @@ int zs_remote_get(struct zs_sql *s, const char *key, char *tmp, size_t n)
 }
 
 /* ---- validation ------------------------------------------------------------------- */
-
-/* An ELF file for id: its GNU build id is id, or it has none and its
- * file id is id. *dwarf tells whether it has DWARF. 0 or -EBADMSG (msg). */
-static int check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *msg, size_t msglen)
-{
-	struct prof_build_id b;
-	char why[160], hex[2 * ZT_BUILD_ID_MAX + 1];
-	int err = elf_check_fd(fd, why, sizeof(why));
-
-	if (err == -ENOEXEC) {
-		zt_say(msg, msglen, "not an ELF file");
-		return -EBADMSG;
-	}
-	if (err) {
-		zt_say(msg, msglen, "a damaged ELF file: %s", why);
-		return -EBADMSG;
-	}
-	if (elf_read_build_id_fd(fd, &b)) {
-		zt_say(msg, msglen, "cannot read the ELF file's build id");
-		return -EBADMSG;
-	}
-	if (b.len) {
-		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
-			zt_hex_encode(b.data, b.len, hex);
-			zt_say(msg, msglen,
-			       "the ELF file's build id is %s, not the id it is put under", hex);
-			return -EBADMSG;
-		}
-	} else {
-		struct zt_fileid f;
-
-		if (id->len != ZT_FILEID_LEN || fileid_from_fd(fd, &f) ||
-		    memcmp(f.b, id->data, ZT_FILEID_LEN)) {
-			zt_say(msg, msglen,
-			       "the ELF file has no GNU build id and its file id is not the id "
-			       "it is put under");
-			return -EBADMSG;
-		}
-	}
-	*dwarf = elf_fd_has_dwarf(fd);
-	return 0;
-}
 
 /* ---- keys and rows ------------------------------------------------------------------ */
 
@@ -434,7 +388,7 @@ static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *
 		goto out;
 	}
 	if (kind != ZS_KIND_SOURCE) {
-		if ((err = check_elf(fd, &b, &dwarf, msg, msglen)))
+		if ((err = symstore_check_elf(fd, &b, &dwarf, msg, msglen)))
 			goto out;
 		if (kind == ZS_KIND_DEBUGINFO && !dwarf) {
 			zt_say(msg, msglen,
@@ -507,7 +461,7 @@ static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *
 		if (err)
 			goto unlock;
 	}
-	if ((err = buildid_cache_mkdirs(dir, 0700)))
+	if ((err = symstore_mkdirs(dir)))
 		goto unlock;
 	if ((ptmp[0] && rename(ptmp, pfinal)) || rename(tmp_path, final)) {
 		err = -errno;
@@ -704,10 +658,11 @@ int zs_sql_symfile_upstream(struct zs_sql *s, const char *id, enum zs_kind kind,
 	if (kind == ZS_KIND_SOURCE) {
 		if (!src || asprintf(&abs, "/%s", src) < 0)
 			return -ENOMEM;
-		err = zt_debuginfod_find_source(&b, abs, NULL, NULL, &path);
+		err = symstore_debuginfod_find(&b, SYMSTORE_SOURCE, abs, &path);
 		free(abs);
 	} else {
-		err = zt_debuginfod_find(&b, kind == ZS_KIND_EXECUTABLE, NULL, NULL, &path);
+		err = symstore_debuginfod_find(&b, kind == ZS_KIND_EXECUTABLE ? SYMSTORE_EXECUTABLE
+							       : SYMSTORE_DEBUGINFO, NULL, &path);
 	}
 	if (err)
 		return err;
@@ -769,27 +724,24 @@ char *zs_symfile_local_path(struct zs_sql *s, const char *hex, enum zs_kind kind
  * us from debuginfod), as push sends them (X-ZT-Symbol-Load). */
 static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 {
-	struct symmod_seg sg[16];
-	size_t n, i;
+	struct symstore_seg sg[16];
+	unsigned n, i;
 
-	m->nr_segs = 0;
-	if (symmod_elf_segments(path, 1, sg, 16, &n))
-		return 0;
-	for (i = 0; i < n && i < 16; i++) {
+	n = symstore_code_segments(path, sg, 16);
+	for (i = 0; i < n; i++) {
 		m->segs[i].off = sg[i].off;
 		m->segs[i].vaddr = sg[i].vaddr;
 		m->segs[i].size = sg[i].size;
 	}
-	m->nr_segs = (unsigned)i;
-	return m->nr_segs;
+	m->nr_segs = n;
+	return n;
 }
 
 int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
 {
-	struct symmod_opts xo = { .no_debuginfod = 1 };
 	struct zs_symbol_meta meta = { 0 };
 	char *path, *exe, tmp[4096];
-	enum symq q = SYMQ_NONE;
+	int q = SYMSTORE_NONE;
 	int err, fd, created, fetched = 0;
 
 	path = zs_symfile_local_path(s, hex, ZS_KIND_DEBUGINFO);
@@ -820,13 +772,13 @@ int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
 		return -errno;
 	}
 	close(fd);
-	err = symmod_extract(&xo, path, tmp, &q);
+	err = symstore_make_gsym(path, tmp, &q);
 	free(path);
 	if (err) {
 		unlink(tmp);
 		return err;
 	}
-	meta.quality = (int)q;
+	meta.quality = q;
 	meta.source = fetched ? "debuginfod" : "stored debug file";
 	return zs_sql_symbol_put_nodrop(s, hex, tmp, &meta, 1, &created, NULL, 0);
 }

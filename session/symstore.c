@@ -6,7 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libprof/log.h"
+#include "libprof/text.h"
 #include "symbolizer/buildid_cache.h"
+#include "symbolizer/debuginfod.h"
+#include "symbolizer/elfsym.h"
+#include "symbolizer/fileid.h"
+#include "symbolizer/gsym.h"
+#include "symbolizer/symmod.h"
 
 struct symstore {
 	struct buildid_cache cache;
@@ -115,4 +122,113 @@ int session_frames_of(const struct resolve_frame *f, uint64_t addr, zt_frame_fn 
 		z.sline = l->line;
 	}
 	return fn(ctx, &z);
+}
+
+/* ---- the files of a symbol store ---- */
+
+int symstore_check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *msg, size_t msglen)
+{
+	struct prof_build_id b;
+	char why[160], hex[2 * ZT_BUILD_ID_MAX + 1];
+	int err = elf_check_fd(fd, why, sizeof(why));
+
+	if (err == -ENOEXEC) {
+		zt_say(msg, msglen, "not an ELF file");
+		return -EBADMSG;
+	}
+	if (err) {
+		zt_say(msg, msglen, "a damaged ELF file: %s", why);
+		return -EBADMSG;
+	}
+	if (elf_read_build_id_fd(fd, &b)) {
+		zt_say(msg, msglen, "cannot read the ELF file's build id");
+		return -EBADMSG;
+	}
+	if (b.len) {
+		if (b.len != id->len || memcmp(b.data, id->data, b.len)) {
+			zt_hex_encode(b.data, b.len, hex);
+			zt_say(msg, msglen,
+			       "the ELF file's build id is %s, not the id it is put under", hex);
+			return -EBADMSG;
+		}
+	} else {
+		struct zt_fileid f;
+
+		if (id->len != ZT_FILEID_LEN || fileid_from_fd(fd, &f) ||
+		    memcmp(f.b, id->data, ZT_FILEID_LEN)) {
+			zt_say(msg, msglen,
+			       "the ELF file has no GNU build id and its file id is not the id "
+			       "it is put under");
+			return -EBADMSG;
+		}
+	}
+	*dwarf = elf_fd_has_dwarf(fd);
+	return 0;
+}
+
+int symstore_check_gsym(const void *data, size_t len, const struct prof_build_id *b, char *msg,
+			size_t msglen)
+{
+	struct gsym *g;
+	const uint8_t *u;
+	size_t ul;
+	int err = 0;
+
+	if (gsym_open_mem(data, len, &g)) {
+		zt_say(msg, msglen, "not a GSYM v1 image");
+		return -EBADMSG;
+	}
+	u = gsym_uuid(g, &ul);
+	if (ul ? (ul != b->len || memcmp(u, b->data, ul)) : b->len != ZT_FILEID_LEN) {
+		zt_say(msg, msglen, "the GSYM's UUID is not the id it is stored under");
+		err = -EBADMSG;
+	}
+	gsym_free(g);
+	return err;
+}
+
+unsigned symstore_code_segments(const char *path, struct symstore_seg *segs, unsigned max)
+{
+	struct symmod_seg sg[16];
+	size_t n, i;
+
+	if (symmod_elf_segments(path, 1, sg, 16, &n))
+		return 0;
+	for (i = 0; i < n && i < 16 && i < max; i++)
+		segs[i] = (struct symstore_seg){ sg[i].off, sg[i].vaddr, sg[i].size };
+	return (unsigned)i;
+}
+
+int symstore_make_gsym(const char *path, const char *out, int *quality)
+{
+	struct symmod_opts xo = { .no_debuginfod = 1 };
+	enum symq q = SYMQ_NONE;
+	int err = symmod_extract(&xo, path, out, &q);
+
+	*quality = (int)q;
+	return err;
+}
+
+int symstore_meta_format(struct zbuf *out, int quality, const char *why, const char *source,
+			 const struct symstore_seg *segs, size_t nr)
+{
+	struct symmod_seg sg[SYMMOD_REMOTE_MAX_SEGS];
+	size_t i;
+
+	for (i = 0; i < nr && i < SYMMOD_REMOTE_MAX_SEGS; i++)
+		sg[i] = (struct symmod_seg){ segs[i].off, segs[i].vaddr, segs[i].size };
+	return symmod_meta_format(out, (enum symq)quality, why, source, sg, i);
+}
+
+int symstore_mkdirs(const char *dir)
+{
+	return buildid_cache_mkdirs(dir, 0700);
+}
+
+int symstore_debuginfod_find(const struct prof_build_id *bid, enum symstore_want what,
+			     const char *src, char **path)
+{
+	if (what == SYMSTORE_SOURCE)
+		return zt_debuginfod_find_source(bid, src, NULL, NULL, path);
+	return zt_debuginfod_find(bid, what == SYMSTORE_EXECUTABLE, NULL, NULL, path);
 }

@@ -16,6 +16,7 @@
 
 #include "libprof/frametab.h"
 #include "libprof/profile.h"
+#include "libprof/zbuf.h"
 #include "symbolizer/resolve.h"
 
 struct symstore;
@@ -52,5 +53,46 @@ int symstore_frames(struct symstore *s, const char *module, const struct prof_bu
  * srcline). The session's frame table and symstore_frames both use it.
  */
 int session_frames_of(const struct resolve_frame *f, uint64_t addr, zt_frame_fn fn, void *ctx);
+
+/* ---- the files of a symbol store (zt serve's uploads and upstreams) ---- */
+
+/* A loadable segment: file offsets [off, off+size) mapped at vaddr. */
+struct symstore_seg {
+	uint64_t off, vaddr, size;
+};
+
+/* Symbol quality, as the store records it (symbolizer/symmod.h's enum symq). */
+enum { SYMSTORE_NONE = 0, SYMSTORE_BASIC = 1, SYMSTORE_FULL = 2 };
+
+/* An ELF file open at fd, to be stored under id: its GNU build id is id,
+ * or it has none and its file id is id. *dwarf: whether it has DWARF.
+ * 0, or -EBADMSG with msg saying what is wrong. */
+int symstore_check_elf(int fd, const struct prof_build_id *id, int *dwarf, char *msg,
+		       size_t msglen);
+/* A GSYM image to be stored under id: it opens, and its UUID is id (a
+ * file id's GSYM may have none). 0, or -EBADMSG with msg. */
+int symstore_check_gsym(const void *data, size_t len, const struct prof_build_id *id, char *msg,
+			size_t msglen);
+/* The executable segments of the ELF file at path, at most max: how many. */
+unsigned symstore_code_segments(const char *path, struct symstore_seg *segs, unsigned max);
+/* A GSYM of the ELF file at path (with its debug file when found beside
+ * it; no debuginfod) written to out; *quality: SYMSTORE_*. 0 or a negative
+ * errno. */
+int symstore_make_gsym(const char *path, const char *out, int *quality);
+/* The text of a GSYM's .meta file (what symstore_frames reads back: the
+ * quality, why it is not full, its source and load segments), appended to
+ * out. 0, -ENOMEM, -EINVAL (a why or source with a newline). */
+int symstore_meta_format(struct zbuf *out, int quality, const char *why, const char *source,
+			 const struct symstore_seg *segs, size_t nr);
+/* mkdir -p dir, what is missing made 0700. 0 or a negative errno. */
+int symstore_mkdirs(const char *dir);
+
+/* What the debuginfod upstreams are asked for. */
+enum symstore_want { SYMSTORE_DEBUGINFO, SYMSTORE_EXECUTABLE, SYMSTORE_SOURCE };
+/* The file of bid from the debuginfod servers (src: the source path, for
+ * SYMSTORE_SOURCE): *path (malloc'ed) in the client's cache. 0 or a
+ * negative errno (-ENOENT: none has it). */
+int symstore_debuginfod_find(const struct prof_build_id *bid, enum symstore_want what,
+			     const char *src, char **path);
 
 #endif
