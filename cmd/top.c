@@ -24,7 +24,7 @@
 #include "cmd/symopts.h"
 #include "symbolizer/ksource.h"
 #include "cmd/targetopts.h"
-#include "cmd/top.h"
+#include "cmd/topstate.h"
 #include "cmd/top_tui.h"
 #include "cmd/tui.h"
 #include "libprof/log.h"

@@ -15,7 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
-#include "cmd/top.h"
+#include "cmd/topstate.h"
 #include "cmd/top_tui.h"
 #include "cmd/tui.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmd/top.h"
+#include "cmd/topstate.h"
 
 /* Print a snapshot as text: the title as a comment, then the table (at
  * most max rows, 0: all). */

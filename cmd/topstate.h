@@ -4,8 +4,8 @@
  * (top_tui.h: the table as text, the full screen) show. The views read it
  * and change what is shown; they call nothing of top.c.
  */
-#ifndef ZT_TOP_H
-#define ZT_TOP_H
+#ifndef ZT_TOPSTATE_H
+#define ZT_TOPSTATE_H
 
 #include <stddef.h>
 #include <stdint.h>
