@@ -14,6 +14,13 @@
  * stacks of resolved frames, CPU and GPU launch stacks alike; the tree,
  * the frame table and the resolver stay the session's.
  *
+ * zt serve takes the same path: a pushed body is opened from memory with
+ * the server's rules (session_open_pushed), and the frames its store
+ * keeps by (build id, file offset) are named at query time by the same
+ * resolver over the store's symbols (session/symstore.h). A new kind of
+ * frame is one more resolve_source (symbolizer/resolve.h) given in
+ * session_opts, and shows in every output, the server's included.
+ *
  * Messages go through the library log (libprof/log.h), which commands
  * print as "zt CMD: ...".
  */
