@@ -132,18 +132,29 @@ static void frames_in_loop(struct symstore *s, struct got *best)
 	}
 }
 
+/* A store over an empty directory (with the program's GSYM when gsym),
+ * its hooks counting into h (rs: theirs, kept by the caller). */
+static struct symstore *open_store(struct hooks *h, struct resolve_store *rs, int gsym)
+{
+	struct symstore_opts o = { .dir = store, .hooks = rs };
+	struct symstore *s;
+
+	*rs = (struct resolve_store){ h_prepare, h_missing, h };
+	run("rm -rf %s", store);
+	if (gsym)
+		put_gsym();
+	assert_int_equal(symstore_new(&o, &s), 0);
+	return s;
+}
+
 static void test_named_as_report(void **state)
 {
 	struct hooks h = { 0 };
-	struct resolve_store rs = { h_prepare, h_missing, &h };
-	struct symstore_opts o = { .dir = store, .hooks = &rs };
-	struct symstore *s;
+	struct resolve_store rs;
+	struct symstore *s = open_store(&h, &rs, 1);
 	struct got g;
 
 	(void)state;
-	run("rm -rf %s", store);
-	put_gsym();
-	assert_int_equal(symstore_new(&o, &s), 0);
 	frames_in_loop(s, &g);
 	/* mix inlined into zt_ss_outer, innermost first, names demangled
 	 * without parameters (as zt report shows them), files and lines */
@@ -207,14 +218,11 @@ static void test_named_as_report(void **state)
 static void test_missing_then_made(void **state)
 {
 	struct hooks h = { 0 };
-	struct resolve_store rs = { h_prepare, h_missing, &h };
-	struct symstore_opts o = { .dir = store, .hooks = &rs };
-	struct symstore *s;
+	struct resolve_store rs;
+	struct symstore *s = open_store(&h, &rs, 0);
 	struct got g;
 
 	(void)state;
-	run("rm -rf %s", store);
-	assert_int_equal(symstore_new(&o, &s), 0);
 	/* none in the store, none made: unresolved, asked once */
 	frames_in_loop(s, &g);
 	assert_int_equal(g.n, 1);
@@ -233,9 +241,8 @@ static void test_missing_then_made(void **state)
 	symstore_free(s);
 
 	/* the missing hook makes them: opened again at once */
-	run("rm -rf %s", store);
 	h = (struct hooks){ .make = 1 };
-	assert_int_equal(symstore_new(&o, &s), 0);
+	s = open_store(&h, &rs, 0);
 	frames_in_loop(s, &g);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(h.missing, 1);
