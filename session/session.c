@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "formats/perfdata.h"
+#include "formats/pprofread.h"
 #include "formats/ztdata.h"
 #include "libprof/fileio.h"
 #include "libprof/gpu.h"
@@ -647,6 +648,119 @@ fail:
 	return ret == -ENOMEM ? -ENOMEM : -EBADMSG;
 }
 
+/* ---- a pushed pprof ---- */
+
+/* The frame source of a pprof's locations: their lines as inline
+ * chains, asked before the caller's sources. */
+struct session_pprof {
+	struct pprof_body *b;
+	const struct pprof_line *lines; /* the body's */
+	struct fi_loc *locs;		/* locs[i]: lines[i] as the resolver gives it */
+	struct resolve_source *sources; /* this one, then the caller's */
+};
+
+static void session_pprof_free(struct session_pprof *sp)
+{
+	if (!sp)
+		return;
+	pprof_body_free(sp->b);
+	free(sp->locs);
+	free(sp->sources);
+	free(sp);
+}
+
+static int pprof_resolve(void *ctx, const struct profile *p, uint32_t pid, uint64_t ts,
+			 const struct prof_mmap *m, uint64_t addr, struct resolve_frame *f)
+{
+	const struct session_pprof *sp = ctx;
+	const struct pprof_loc *l = pprof_body_loc(sp->b, addr);
+
+	(void)p, (void)pid, (void)ts, (void)m;
+	if (!l)
+		return 0;
+	f->module = l->module;
+	if (!l->named) {
+		f->offset = l->offset;
+		f->quality = SYMQ_NONE;
+		return 1;
+	}
+	f->locs = sp->locs + (l->lines - sp->lines);
+	f->nr_locs = l->nr_lines;
+	f->sym = f->locs[f->nr_locs - 1].name;
+	f->quality = SYMQ_BASIC;
+	return 1;
+}
+
+/* The frame source of body b, before o's sources in *so. */
+static int session_pprof_new(struct pprof_body *b, struct session_opts *so,
+			     struct session_pprof **out)
+{
+	struct session_pprof *sp = calloc(1, sizeof(*sp));
+	size_t i, n;
+
+	*out = sp;
+	if (!sp) {
+		pprof_body_free(b);
+		return -ENOMEM;
+	}
+	sp->b = b;
+	sp->lines = pprof_body_lines(b, &n);
+	sp->locs = calloc(n + 1, sizeof(*sp->locs));
+	sp->sources = calloc(so->nr_sources + 1, sizeof(*sp->sources));
+	if (!sp->locs || !sp->sources)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		sp->locs[i] = (struct fi_loc){sp->lines[i].name, "", sp->lines[i].file,
+					      sp->lines[i].line, 0};
+	sp->sources[0] = (struct resolve_source){pprof_resolve, sp};
+	if (so->nr_sources)
+		memcpy(sp->sources + 1, so->sources, so->nr_sources * sizeof(*sp->sources));
+	so->sources = sp->sources;
+	so->nr_sources++;
+	return 0;
+}
+
+int session_open_pushed_pprof(struct session *s, const void *data, size_t len,
+			      uint64_t max_decoded, const struct session_opts *o, char *msg,
+			      size_t msglen)
+{
+	struct session_opts so = o ? *o : no_opts;
+	struct frametab_source fs;
+	struct pprof_body *b;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = "(pushed)";
+	profile_init(&s->prof);
+	so.no_files = 1;
+	ret = pprof_read_mem(data, len, max_decoded, &s->prof, &b, msg, msglen);
+	if (ret == -EMEDIUMTYPE)
+		zt_say(msg, msglen, "not a pprof profile");
+	if (!ret)
+		ret = session_pprof_new(b, &so, &s->pp);
+	if (!ret)
+		ret = proctree_new(&s->prof, &s->pt);
+	if (!ret)
+		ret = session_source_new(&so, &s->src);
+	if (!ret)
+		ret = session_source_follow(s->src, &s->prof, s->pt);
+	if (ret) {
+		if (ret == -ENOMEM)
+			zt_say(msg, msglen, "out of memory reading the pprof");
+		session_close(s);
+		return ret;
+	}
+	session_source_get(s->src, &fs);
+	frametab_init(&s->ft, s->pt, &fs);
+	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
+	return 0;
+}
+
+const struct pprof_body *session_pprof(const struct session *s)
+{
+	return s->pp ? s->pp->b : NULL;
+}
+
 const struct rstacks *session_stacks(const struct session *s)
 {
 	return &s->rs;
@@ -656,6 +770,7 @@ void session_close(struct session *s)
 {
 	frametab_release(&s->ft);
 	session_source_free(s->src);
+	session_pprof_free(s->pp);
 	proctree_free(s->pt);
 	profile_release(&s->prof);
 	memset(s, 0, sizeof(*s));
