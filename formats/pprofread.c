@@ -26,6 +26,8 @@ struct pprof_body {
 	const char **threads; /* tid - 1 -> its whole name; [0]: the process's */
 	size_t nr_threads, cap_threads;
 	const char *command;
+	uint64_t *counts; /* per sample of the profile: its count, when not its weight */
+	size_t nr_locs, nr_frames; /* locations read, and the frames they give */
 };
 
 /* A location's address: its index + 1 in the range of its mapping (index
@@ -210,7 +212,7 @@ static void parse_bid(const char *s, struct prof_build_id *b)
 	b->len = (uint8_t)(n / 2);
 }
 
-/* Mapping mi (its file name checked) in the profile, once. */
+/* Mapping mi (path: its file name) in the profile, once. */
 static int pp_add_map(struct pp_ctx *c, long mi, const char *path)
 {
 	const Perftools__Profiles__Mapping *m = c->pb->mapping[mi];
@@ -236,7 +238,7 @@ static int pp_location(struct pp_ctx *c, size_t li)
 	const Perftools__Profiles__Mapping *m = NULL;
 	struct pprof_body *b = c->b;
 	struct pprof_loc *loc = &b->locs[li];
-	const char *module = "";
+	const char *module = "", *path = NULL;
 	size_t i, first = b->nr_lines;
 	long mi = -1;
 	int ret;
@@ -249,10 +251,9 @@ static int pp_location(struct pp_ctx *c, size_t li)
 				      ", which no mapping has",
 				      li, l->id, l->mapping_id);
 		m = pb->mapping[mi];
-		if ((ret = pp_string(c, m->filename, &module, "mapping[%ld].filename", mi)) ||
-		    (ret = pp_add_map(c, mi, module)))
+		if ((ret = pp_string(c, m->filename, &path, "mapping[%ld].filename", mi)))
 			return ret;
-		module = base_name(module);
+		module = base_name(path);
 	}
 	if (ZT_GROW(b->lines, b->cap_lines, b->nr_lines + l->n_line))
 		return -ENOMEM;
@@ -294,10 +295,15 @@ static int pp_location(struct pp_ctx *c, size_t li)
 			loc->offset = l->address - m->memory_start + m->file_offset;
 		if (!module[0])
 			loc->module = "[unknown]";
+		/* its frame is its mapping's (build id, offset) */
+		if (m && (ret = pp_add_map(c, mi, path)))
+			return ret;
 	}
 	c->loc_first[li] = (int64_t)first;
 	c->loc_addr[li] = LOC_ADDR(mi, li);
 	c->loc_nf[li] = loc->named ? loc->named : 1;
+	b->nr_locs++;
+	b->nr_frames += loc->nr_lines ? loc->nr_lines : 1;
 	return 0;
 }
 
@@ -365,18 +371,24 @@ static int pp_process(struct pp_ctx *c)
 	return profile_add_task(c->p, &t);
 }
 
-/* The profile's events: the weight type, then the count type when it is
- * another. */
+/* The profile's event: the weight type. Room for the samples (and
+ * their counts, when the count type is another) and their stacks, at
+ * most one each, grown once. */
 static int pp_events(struct pp_ctx *c, size_t ci, size_t wi)
 {
 	struct prof_event e = {.name = (char *)pp_str(c->pb, c->pb->sample_type[wi]->type)};
-	int ret = profile_add_event(c->p, &e, NULL);
+	struct profile *p = c->p;
+	size_t n = c->pb->n_sample, nips = 0, i;
 
-	if (!ret && ci != wi) {
-		e.name = (char *)pp_str(c->pb, c->pb->sample_type[ci]->type);
-		ret = profile_add_event(c->p, &e, NULL);
-	}
-	return ret;
+	for (i = 0; i < n; i++)
+		nips += c->pb->sample[i]->n_location_id < 2 * ZT_MAX_FRAMES
+				? c->pb->sample[i]->n_location_id
+				: 2 * ZT_MAX_FRAMES;
+	if (ZT_GROW(p->samples, p->cap_samples, n + 1) ||
+	    ZT_GROW(p->stacks, p->cap_stacks, n + 1) || ZT_GROW(p->ips, p->cap_ips, nips + 1) ||
+	    (ci != wi && !(c->b->counts = malloc((n + 1) * sizeof(*c->b->counts)))))
+		return -ENOMEM;
+	return profile_add_event(c->p, &e, NULL);
 }
 
 static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
@@ -459,13 +471,10 @@ static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
 			ret = pp_thread(c, thread, &ps.tid);
 		if (!ret)
 			ret = profile_intern_ustack(c->p, ips, (unsigned)na, &ps.stack);
-		if (!ret && s->value[wi]) {
+		if (!ret && c->b->counts)
+			c->b->counts[c->p->nr_samples] = (uint64_t)s->value[ci];
+		if (!ret) {
 			ps.weight = (uint64_t)s->value[wi];
-			ret = profile_add_sample(c->p, &ps);
-		}
-		if (!ret && ci != wi && s->value[ci]) {
-			ps.weight = (uint64_t)s->value[ci];
-			ps.event = 1;
 			ret = profile_add_sample(c->p, &ps);
 		}
 	}
@@ -594,6 +603,7 @@ void pprof_body_free(struct pprof_body *b)
 	free(b->locs);
 	free(b->lines);
 	free(b->threads);
+	free(b->counts);
 	free(b);
 }
 
@@ -608,10 +618,15 @@ const struct pprof_loc *pprof_body_loc(const struct pprof_body *b, uint64_t addr
 	return l->module ? l : NULL; /* read: every read location has a module */
 }
 
-const struct pprof_line *pprof_body_lines(const struct pprof_body *b, size_t *n)
+void pprof_body_size(const struct pprof_body *b, size_t *locs, size_t *frames)
 {
-	*n = b->nr_lines;
-	return b->lines;
+	*locs = b->nr_locs;
+	*frames = b->nr_frames;
+}
+
+const uint64_t *pprof_body_counts(const struct pprof_body *b)
+{
+	return b->counts;
 }
 
 const char *pprof_body_thread(const struct pprof_body *b, uint32_t tid)

@@ -13,24 +13,26 @@
  *    the process's own thread (tid PPROF_PID), named after the main
  *    binary (pprof_body_command()). COMM tasks name them, cut to
  *    ZT_COMM_LEN; pprof_body_thread() gives the whole name.
- *  - events: event 0 is the weight type (default_sample_type, else the
- *    last), event 1 the count type ("samples", else the first) when that
- *    is another; each pprof sample gives one sample of each whose value is
- *    not 0, of that weight, at time 0 (a sample whose two values are 0 is
- *    dropped). Both values add up below 2^63 over the samples.
+ *  - one event, the weight type (default_sample_type, else the last):
+ *    each pprof sample gives a sample of its value of that type as the
+ *    weight, at time 0, and its value of the count type ("samples", else
+ *    the first) as its count (pprof_body_counts()); a sample whose two
+ *    values are 0 is dropped. Both values add up below 2^63 over the
+ *    samples.
  *  - stacks of user addresses only, leaf first, one address per location
  *    the sample refers to, cut as the recorder cuts (a location whose
  *    frames would take the stack past 2 * ZT_MAX_FRAMES frames, a frame per
  *    named line or one for a location without, is left out): the
  *    addresses are the locations' own, made up (a location's index in a
  *    range of its mapping's), since locations are what pprof stacks name.
- *  - a mapping per pprof mapping a sampled location refers to, at that
- *    range, with the mapping's file name as path and its build id (hex in
- *    the pprof, 2 to 40 digits; else none).
+ *  - a mapping per pprof mapping that a sampled location without named
+ *    lines refers to (whose frame is the mapping's file and offset), at
+ *    that range, with the mapping's file name as path and its build id
+ *    (hex in the pprof, 2 to 40 digits; else none).
  * What the model has no room for stays in the struct pprof_body: each
  * sampled location's lines (pprof_body_loc(): for the frame source that
- * names the addresses, session/), whole thread names, the command, and
- * the times.
+ * names the addresses, session/), the samples' counts, whole thread
+ * names, the command, and the times.
  */
 #ifndef ZT_PPROFREAD_H
 #define ZT_PPROFREAD_H
@@ -93,9 +95,13 @@ void pprof_body_free(struct pprof_body *b);
 /* The location a stack address of the profile stands for, or NULL for
  * an address it does not have. */
 const struct pprof_loc *pprof_body_loc(const struct pprof_body *b, uint64_t addr);
-/* Every line of the body's read locations (a location's lines are a run
- * of them): *n of them. */
-const struct pprof_line *pprof_body_lines(const struct pprof_body *b, size_t *n);
+/* How many locations the samples refer to (each one address), and the
+ * frames they give (a line each, or one without lines). */
+void pprof_body_size(const struct pprof_body *b, size_t *locs, size_t *frames);
+/* The count of each sample of the profile (indexed as p->samples), or
+ * NULL when the counts are the weights (one sample type, or the count
+ * type is the default one). */
+const uint64_t *pprof_body_counts(const struct pprof_body *b);
 /* The whole name of thread tid of PPROF_PID, or NULL for another tid. */
 const char *pprof_body_thread(const struct pprof_body *b, uint32_t tid);
 /* The name of the profile's process: the base name of the first

@@ -293,10 +293,14 @@ struct zt_ctx {
 	struct stackgroups sg;
 	uint32_t *gstack; /* group -> its normalized stack */
 	size_t cap_gstack;
-	/* a pprof's: its threads' whole names (each sample's stack root);
-	 * its samples are of two events, the weight's (0) and the count's
-	 * (1), or of one, both */
+	/* a pprof's: its threads' whole names (each sample's stack root),
+	 * its samples' counts (NULL: their weights) */
 	const struct pprof_body *pp;
+	const uint64_t *counts;
+	/* the keys of the frames a location's address gave (frametab index
+	 * first -> 1 + where lkeys holds their number, then them), made once */
+	uint32_t *rkey, *lkeys;
+	size_t cap_rkey, nr_lkeys, cap_lkeys;
 };
 
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
@@ -343,37 +347,76 @@ static int frame_key(struct zt_ctx *c, const struct zt_frame *f, const struct pr
 	return unresolved(c->n, f->module, f->offset, 0, out);
 }
 
-/* The keys of the frames a pprof location's address r resolved to: its
- * named lines, innermost first (each but the location's last line inlined
- * into the next), or, without, its module and offset: a file's frame by
- * its mapping's build id and file offset, symbolized at query time (ADDR),
- * or without a build id unresolved. At most max keys into frames. */
-static int pp_frame_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
-			 uint32_t *frames, uint32_t *nf, uint32_t max)
+/* The keys of the frames a pprof location's address r resolved to, into
+ * keys (room for max; *n of them): its named lines, innermost first (each
+ * but the location's last line inlined into the next), or, without, its
+ * module and offset: a file's frame by its mapping's build id and file
+ * offset, symbolized at query time (ADDR), or without a build id
+ * unresolved. */
+static int pp_range_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
+			 uint32_t *keys, uint32_t max, uint32_t *n)
 {
 	const struct zt_frame *f = rstacks_frame(rs, r->first + r->n - 1);
 	uint32_t i;
 	int ret = 0;
 
+	*n = 0;
 	if (!f->sym) {
 		char mod[NAME_MAX_LEN];
 		struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = f->offset, .module = mod };
 
-		if (*nf >= max)
-			return 0;
+		*n = 1;
 		if (!r->map || !r->map->build_id.len)
-			return unresolved(c->n, f->module, f->offset, 0, &frames[(*nf)++]);
+			return unresolved(c->n, f->module, f->offset, 0, &keys[0]);
 		zt_clean_name(mod, sizeof(mod), f->module);
 		k.bid = r->map->build_id;
-		return add_frame(c->n, &k, &frames[(*nf)++]);
+		return add_frame(c->n, &k, &keys[0]);
 	}
-	for (i = 0; i < r->n && *nf < max && !ret; i++) {
+	for (i = 0; i < r->n && *n < max && !ret; i++) {
 		f = rstacks_frame(rs, r->first + i);
 		if (f->sym[0]) /* a line without a name names nothing */
 			ret = named(c->n, f->module, f->sym, f->inlined ? ZS_FF_INLINED : 0,
-				    &frames[(*nf)++]);
+				    &keys[(*n)++]);
 	}
 	return ret;
+}
+
+/* The keys of r's frames appended to frames[*nf ..] (at most max in all):
+ * made the first time an address is met, then copied. */
+static int pp_frame_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
+			 uint32_t *frames, uint32_t *nf, uint32_t max)
+{
+	uint32_t keys[2 * ZT_MAX_FRAMES], n, *at;
+	int ret;
+
+	if (r->first >= c->cap_rkey) {
+		size_t old = c->cap_rkey;
+
+		if (ZT_GROW(c->rkey, c->cap_rkey, (size_t)r->first + 1))
+			return -ENOMEM;
+		memset(c->rkey + old, 0, (c->cap_rkey - old) * sizeof(*c->rkey));
+	}
+	if (c->rkey[r->first]) {
+		at = c->lkeys + c->rkey[r->first] - 1;
+		n = at[0] < max - *nf ? at[0] : max - *nf;
+		memcpy(frames + *nf, at + 1, n * sizeof(*frames));
+		*nf += n;
+		return 0;
+	}
+	ret = pp_range_keys(c, rs, r, keys, 2 * ZT_MAX_FRAMES, &n);
+	if (ret)
+		return ret;
+	if (c->nr_lkeys + n + 2 > UINT32_MAX || ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n + 1))
+		return -ENOMEM;
+	c->rkey[r->first] = (uint32_t)c->nr_lkeys + 1;
+	c->lkeys[c->nr_lkeys] = n;
+	memcpy(c->lkeys + c->nr_lkeys + 1, keys, n * sizeof(*keys));
+	c->nr_lkeys += n + 1;
+	if (n > max - *nf)
+		n = max - *nf;
+	memcpy(frames + *nf, keys, n * sizeof(*frames));
+	*nf += n;
+	return 0;
 }
 
 /* The workload's name from meta "cmdline" ("zt record -g -- ./app x"):
@@ -465,6 +508,8 @@ static int command_from_roots(struct zs_norm *n)
 static void zt_ctx_release(struct zt_ctx *c)
 {
 	free(c->gstack);
+	free(c->rkey);
+	free(c->lkeys);
 	stackgroups_release(&c->sg);
 	session_close(&c->ses);
 }
@@ -506,9 +551,14 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 	int ret = 0;
 
 	stackgroups_init(&c->sg, rs);
+	/* a pprof's samples are mostly a stack each */
+	if (c->pp && (ZT_GROW(c->gstack, c->cap_gstack, p->nr_samples + 1) ||
+		      stackgroups_reserve(&c->sg, p->nr_samples + 1)))
+		return -ENOMEM;
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		struct zs_nstack *ns;
+		uint64_t count;
 		uint32_t g;
 		int added;
 
@@ -538,17 +588,11 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 		if (ret)
 			break;
 		ns = &c->n->stacks[c->gstack[g]];
-		if (!c->pp) {
-			ns->count++;
-			c->n->samples++;
-		} else if (s->event == 1 || p->nr_events == 1) {
-			ns->count += s->weight;
-			c->n->samples += s->weight;
-		}
-		if (!c->pp || s->event == 0) {
-			ns->weight += s->weight;
-			c->n->weight += s->weight;
-		}
+		count = !c->pp ? 1 : c->counts ? c->counts[i] : s->weight;
+		ns->count += count;
+		ns->weight += s->weight;
+		c->n->samples += count;
+		c->n->weight += s->weight;
 	}
 	return ret;
 }
@@ -607,6 +651,7 @@ static int norm_pprof(struct zs_norm *n, const void *body, size_t len, uint64_t 
 	if (ret)
 		return ret;
 	c.pp = session_pprof(&c.ses);
+	c.counts = pprof_body_counts(c.pp);
 	ret = pp_meta(n, &c.ses.prof, c.pp);
 	if (!ret)
 		ret = norm_samples(&c, msg, msglen);

@@ -10,6 +10,7 @@
 #include "formats/perfdata.h"
 #include "formats/pprofread.h"
 #include "formats/ztdata.h"
+#include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/gpu.h"
 #include "libprof/log.h"
@@ -651,11 +652,13 @@ fail:
 /* ---- a pushed pprof ---- */
 
 /* The frame source of a pprof's locations: their lines as inline
- * chains, asked before the caller's sources. */
+ * chains, asked before the caller's sources. The chain of an answer lives
+ * until the next one: the session's resolver keeps no answers (no_memo,
+ * without files), the frame table copies them. */
 struct session_pprof {
 	struct pprof_body *b;
-	const struct pprof_line *lines; /* the body's */
-	struct fi_loc *locs;		/* locs[i]: lines[i] as the resolver gives it */
+	struct fi_loc *locs; /* the last answer's chain */
+	size_t cap_locs;
 	struct resolve_source *sources; /* this one, then the caller's */
 };
 
@@ -672,8 +675,9 @@ static void session_pprof_free(struct session_pprof *sp)
 static int pprof_resolve(void *ctx, const struct profile *p, uint32_t pid, uint64_t ts,
 			 const struct prof_mmap *m, uint64_t addr, struct resolve_frame *f)
 {
-	const struct session_pprof *sp = ctx;
+	struct session_pprof *sp = ctx;
 	const struct pprof_loc *l = pprof_body_loc(sp->b, addr);
+	uint32_t i;
 
 	(void)p, (void)pid, (void)ts, (void)m;
 	if (!l)
@@ -684,7 +688,12 @@ static int pprof_resolve(void *ctx, const struct profile *p, uint32_t pid, uint6
 		f->quality = SYMQ_NONE;
 		return 1;
 	}
-	f->locs = sp->locs + (l->lines - sp->lines);
+	if (ZT_GROW(sp->locs, sp->cap_locs, l->nr_lines))
+		return -ENOMEM;
+	for (i = 0; i < l->nr_lines; i++)
+		sp->locs[i] = (struct fi_loc){l->lines[i].name, "", l->lines[i].file,
+					      l->lines[i].line, 0};
+	f->locs = sp->locs;
 	f->nr_locs = l->nr_lines;
 	f->sym = f->locs[f->nr_locs - 1].name;
 	f->quality = SYMQ_BASIC;
@@ -696,7 +705,6 @@ static int session_pprof_new(struct pprof_body *b, struct session_opts *so,
 			     struct session_pprof **out)
 {
 	struct session_pprof *sp = calloc(1, sizeof(*sp));
-	size_t i, n;
 
 	*out = sp;
 	if (!sp) {
@@ -704,14 +712,9 @@ static int session_pprof_new(struct pprof_body *b, struct session_opts *so,
 		return -ENOMEM;
 	}
 	sp->b = b;
-	sp->lines = pprof_body_lines(b, &n);
-	sp->locs = calloc(n + 1, sizeof(*sp->locs));
 	sp->sources = calloc(so->nr_sources + 1, sizeof(*sp->sources));
-	if (!sp->locs || !sp->sources)
+	if (!sp->sources)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		sp->locs[i] = (struct fi_loc){sp->lines[i].name, "", sp->lines[i].file,
-					      sp->lines[i].line, 0};
 	sp->sources[0] = (struct resolve_source){pprof_resolve, sp};
 	if (so->nr_sources)
 		memcpy(sp->sources + 1, so->sources, so->nr_sources * sizeof(*sp->sources));
@@ -744,14 +747,23 @@ int session_open_pushed_pprof(struct session *s, const void *data, size_t len,
 		ret = session_source_new(&so, &s->src);
 	if (!ret)
 		ret = session_source_follow(s->src, &s->prof, s->pt);
+	if (!ret) {
+		size_t nl, nf;
+
+		session_source_get(s->src, &fs);
+		frametab_init(&s->ft, s->pt, &fs);
+		/* every location is asked: the table grown once */
+		pprof_body_size(b, &nl, &nf);
+		ret = frametab_reserve(&s->ft, nl);
+		if (!ret)
+			ret = frametab_reserve_frames(&s->ft, nf);
+	}
 	if (ret) {
 		if (ret == -ENOMEM)
 			zt_say(msg, msglen, "out of memory reading the pprof");
 		session_close(s);
 		return ret;
 	}
-	session_source_get(s->src, &fs);
-	frametab_init(&s->ft, s->pt, &fs);
 	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
 	return 0;
 }
