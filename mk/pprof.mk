@@ -30,4 +30,5 @@ $(PPROF_GEN_O): $(PPROF_GEN_C) $(PPROF_GEN_H)
 
 # whatever includes the generated header waits for it
 $(BUILD)/formats/pprof.o $(BUILD)/formats/pprofread.o $(BUILD)/server/norm.o $(BUILD)/server/query.o $(BUILD)/tests/unit/test_pprof \
-  $(BUILD)/tests/unit/test_norm $(BUILD)/tests/unit/test_query: | $(PPROF_GEN_H)
+  $(BUILD)/tests/unit/test_norm $(BUILD)/tests/unit/test_pprofread $(BUILD)/tests/unit/test_query: \
+  | $(PPROF_GEN_H)
