@@ -378,14 +378,10 @@ static int pp_events(struct pp_ctx *c, size_t ci, size_t wi)
 {
 	struct prof_event e = {.name = (char *)pp_str(c->pb, c->pb->sample_type[wi]->type)};
 	struct profile *p = c->p;
-	size_t n = c->pb->n_sample, nips = 0, i;
+	size_t n = c->pb->n_sample;
 
-	for (i = 0; i < n; i++)
-		nips += c->pb->sample[i]->n_location_id < 2 * ZT_MAX_FRAMES
-				? c->pb->sample[i]->n_location_id
-				: 2 * ZT_MAX_FRAMES;
 	if (ZT_GROW(p->samples, p->cap_samples, n + 1) ||
-	    ZT_GROW(p->stacks, p->cap_stacks, n + 1) || ZT_GROW(p->ips, p->cap_ips, nips + 1) ||
+	    ZT_GROW(p->stacks, p->cap_stacks, n + 1) ||
 	    (ci != wi && !(c->b->counts = malloc((n + 1) * sizeof(*c->b->counts)))))
 		return -ENOMEM;
 	return profile_add_event(c->p, &e, NULL);
