@@ -8,8 +8,8 @@
  *
  * What the profile gets:
  *  - one process, PPROF_PID, whose threads are the samples' "thread"
- *    labels (a thread, tid 2, 3, ..., per label value; the last non-empty
- *    "thread" label of a sample names it), the samples without one being
+ *    labels (a thread, tid 2, 3, ..., per string of the table a label
+ *    names; the last non-empty "thread" label of a sample is its thread), the samples without one being
  *    the process's own thread (tid PPROF_PID), named after the main
  *    binary (pprof_body_command()). COMM tasks name them, cut to
  *    ZT_COMM_LEN; pprof_body_thread() gives the whole name.
@@ -20,9 +20,10 @@
  *    values are 0 is dropped. Both values add up below 2^63 over the
  *    samples.
  *  - stacks of user addresses only, leaf first, one address per location
- *    the sample refers to, cut as the recorder cuts (a location whose
- *    frames would take the stack past 2 * ZT_MAX_FRAMES frames, a frame per
- *    named line or one for a location without, is left out): the
+ *    the sample refers to, cut as zt serve always cut them (a location
+ *    whose frames would take the stack, with its thread's root, past
+ *    2 * ZT_MAX_FRAMES + 1 frames, a frame per named line or one for a
+ *    location without, is left out, and the next ones tried): the
  *    addresses are the locations' own, made up (a location's index in a
  *    range of its mapping's), since locations are what pprof stacks name.
  *  - a mapping per pprof mapping that a sampled location without named

@@ -2,7 +2,6 @@
 /* A received zt.data or pprof body reduced to stacks of frame keys. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,7 +405,8 @@ static int pp_frame_keys(struct zt_ctx *c, const struct rstacks *rs, const struc
 	ret = pp_range_keys(c, rs, r, keys, 2 * ZT_MAX_FRAMES, &n);
 	if (ret)
 		return ret;
-	if (c->nr_lkeys + n + 2 > UINT32_MAX || ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n + 1))
+	if (c->nr_lkeys + n + 2 > UINT32_MAX ||
+	    ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n + 1))
 		return -ENOMEM;
 	c->rkey[r->first] = (uint32_t)c->nr_lkeys + 1;
 	c->lkeys[c->nr_lkeys] = n;

@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <zlib.h>
 
 #include "formats/pprofread.h"
 #include "formats/profile.pb-c.h"
 #include "formats/stackgroups.h"
 #include "libprof/zbuf.h"
 #include "session/session.h"
+#include "tests/unit/srvdata.h"
 
 typedef Perftools__Profiles__Profile PProfile;
 
@@ -110,21 +110,10 @@ static void make(struct zbuf *out, int gz, size_t deep, int bad)
 	assert_non_null(buf);
 	perftools__profiles__profile__pack(&p, buf);
 	free(dl);
-	if (!gz) {
+	if (!gz)
 		zbuf_put(out, buf, len);
-	} else {
-		uLongf zl = compressBound(len) + 32;
-		z_stream z = { 0 };
-
-		assert_int_equal(zbuf_reserve(out, zl), 0);
-		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
-				 Z_OK);
-		z.next_in = buf, z.avail_in = (uInt)len;
-		z.next_out = out->data, z.avail_out = (uInt)zl;
-		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-		out->len = z.total_out;
-		deflateEnd(&z);
-	}
+	else
+		assert_int_equal(srv_gzip(out, buf, len), 0);
 	free(buf);
 }
 
