@@ -11,8 +11,9 @@
  *    labels (a thread, tid 2, 3, ..., per string of the table a label
  *    names; the last non-empty "thread" label of a sample is its
  *    thread), the samples without one being the process's own thread
- *    (tid PPROF_PID), named after the main binary (pprof_body_command()). COMM tasks name them, cut to
- *    ZT_COMM_LEN; pprof_body_thread() gives the whole name.
+ *    (tid PPROF_PID), named after the main binary
+ *    (pprof_body_command()). COMM tasks name them, cut to ZT_COMM_LEN;
+ *    pprof_body_thread() gives the whole name.
  *  - one event, the weight type (default_sample_type, else the last):
  *    each pprof sample gives a sample of its value of that type as the
  *    weight, at time 0, and its value of the count type ("samples", else
