@@ -516,8 +516,10 @@ static int pp_read(struct pp_ctx *c)
 	return 0;
 }
 
+/* The message in data (len bytes; gz: the bytes of a gzip body, in raw,
+ * which goes once decoded: the message has copies of its strings) read. */
 static int read_raw(struct pprof_body *b, struct profile *p, const uint8_t *data, size_t len,
-		    int gz, char *msg, size_t msglen)
+		    struct zbuf *gz, char *msg, size_t msglen)
 {
 	struct pp_ctx c = {.b = b, .p = p, .msg = msg, .msglen = msglen};
 	PProfile *pb = perftools__profiles__profile__unpack(NULL, len, data);
@@ -525,6 +527,8 @@ static int read_raw(struct pprof_body *b, struct profile *p, const uint8_t *data
 	char first[48];
 	int ret;
 
+	if (gz)
+		zbuf_release(gz);
 	b->pb = pb;
 	if (!pb)
 		why = "it is not a profile.proto message";
@@ -574,12 +578,12 @@ int pprof_read_mem(const void *data, size_t len, uint64_t max_decoded, struct pr
 	if (!max_decoded)
 		max_decoded = PPROF_DEFAULT_MAX_DECODED;
 	if (len < 2 || body[0] != 0x1f || body[1] != 0x8b) {
-		ret = read_raw(b, p, body, len, 0, msg, msglen);
+		ret = read_raw(b, p, body, len, NULL, msg, msglen);
 	} else {
 		zbuf_init(&raw);
 		ret = gunzip(body, len, max_decoded, &raw, msg, msglen);
 		if (!ret)
-			ret = read_raw(b, p, raw.data, raw.len, 1, msg, msglen);
+			ret = read_raw(b, p, raw.data, raw.len, &raw, msg, msglen);
 		zbuf_release(&raw);
 	}
 	if (ret) {
