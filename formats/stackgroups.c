@@ -25,6 +25,13 @@ void stackgroups_release(struct stackgroups *g)
 	memset(g, 0, sizeof(*g));
 }
 
+int stackgroups_reserve(struct stackgroups *g, size_t n)
+{
+	if (ZT_GROW(g->groups, g->cap, n) || sgroups_reserve(&g->sg, n))
+		return -ENOMEM;
+	return 0;
+}
+
 int stackgroups_add(struct stackgroups *g, const struct prof_sample *smp, const char *comm,
 		    uint32_t tid, uint32_t *idx, int *is_new)
 {

@@ -48,6 +48,10 @@ struct stackgroups {
 void stackgroups_init(struct stackgroups *g, const struct rstacks *rs);
 void stackgroups_release(struct stackgroups *g);
 
+/* Room for n groups in all (a caller that knows about how many there
+ * will be), grown once. 0 or -ENOMEM. */
+int stackgroups_reserve(struct stackgroups *g, size_t n);
+
 /*
  * Count sample smp into its group: same stack, process, address-space epoch
  * (proctree_epoch(), and for a process whose JIT code changes over time the

@@ -122,6 +122,11 @@ static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
 	return zt_hash_pair(a->addr, a->space);
 }
 
+int frametab_reserve_frames(struct frametab *ft, size_t n)
+{
+	return ZT_GROW(ft->frames, ft->cap_frames, n) ? -ENOMEM : 0;
+}
+
 int frametab_reserve(struct frametab *ft, size_t n)
 {
 	size_t cap = 4096;

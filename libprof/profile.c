@@ -325,16 +325,14 @@ int profile_append_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 	return append_stack(p, ips, nk, nu, id);
 }
 
-int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
-			 uint32_t *id)
+static int intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			uint32_t *id)
 {
 	struct zt_htab *t = &p->stack_hash;
 	size_t j;
 	uint32_t i;
 	int ret;
 
-	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
-		return -EINVAL;
 	if (p->hash_stale ? rehash(p) : zt_htab_reserve(t, 1, stack_hash_at, p))
 		return -ENOMEM;
 	for (j = zt_htab_first(t, stack_hash(ips, nk, nu)); zt_htab_get(t, j, &i);
@@ -348,6 +346,21 @@ int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 	if (!ret)
 		zt_htab_set(t, j, *id);
 	return ret;
+}
+
+int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
+			 uint32_t *id)
+{
+	if (nk > ZT_MAX_FRAMES || nu > ZT_MAX_FRAMES)
+		return -EINVAL;
+	return intern_stack(p, ips, nk, nu, id);
+}
+
+int profile_intern_ustack(struct profile *p, const uint64_t *ips, unsigned nu, uint32_t *id)
+{
+	if (nu > 2 * ZT_MAX_FRAMES)
+		return -EINVAL;
+	return intern_stack(p, ips, 0, nu, id);
 }
 
 char *prof_build_id_hex(const struct prof_build_id *b, char *out)

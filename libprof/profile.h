@@ -267,6 +267,10 @@ int profile_append_stack(struct profile *p, const uint64_t *ips, unsigned nk, un
 			 uint32_t *id);
 int profile_intern_stack(struct profile *p, const uint64_t *ips, unsigned nk, unsigned nu,
 			 uint32_t *id);
+/* The same for a stack of user addresses alone, of a format whose stacks
+ * have no kernel part (pprof): up to 2 * ZT_MAX_FRAMES of them, the most
+ * a stack of both parts has. */
+int profile_intern_ustack(struct profile *p, const uint64_t *ips, unsigned nu, uint32_t *id);
 static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_t id)
 {
 	return p->ips + p->stacks[id].off;

@@ -40,6 +40,15 @@ static inline uint64_t key_hash_at(const void *g, uint32_t i)
 	return key_hash(&((const struct sgroups *)g)->keys[i]);
 }
 
+int sgroups_reserve(struct sgroups *g, size_t n)
+{
+	if (n <= g->nr)
+		return 0;
+	if (ZT_GROW(g->keys, g->cap, n) || zt_htab_reserve(&g->hash, n - g->nr, key_hash_at, g))
+		return -ENOMEM;
+	return 0;
+}
+
 int sgroups_find(struct sgroups *g, const struct sgroup_key *k, uint32_t *idx, int *is_new)
 {
 	size_t j;

@@ -27,6 +27,8 @@ struct sgroups {
 
 void sgroups_init(struct sgroups *g);
 void sgroups_release(struct sgroups *g);
+/* Room for n groups in all, grown once. 0 or -ENOMEM. */
+int sgroups_reserve(struct sgroups *g, size_t n);
 /* The index of k's group in *idx; *is_new says it was just made (the
  * caller then grows its own per-group arrays to nr). Returns 0 or -ENOMEM. */
 int sgroups_find(struct sgroups *g, const struct sgroup_key *k, uint32_t *idx, int *is_new);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The value of a hex digit (either case), or -1. */
 static inline int zt_hexval(char c)
@@ -108,6 +109,35 @@ static inline unsigned zt_utf8_seq(const unsigned char *u, size_t n, uint32_t *c
 		return 0;
 	*cp = v;
 	return len;
+}
+
+/* A printable copy of a name from outside (a pushed profile's): control
+ * characters and bytes that are not UTF-8 (as a lead byte and its
+ * continuation bytes tell it) become '?', cut before size - 5 bytes at a
+ * character's end. Cleaning a cleaned name gives it back. */
+static inline void zt_clean_name(char *out, size_t size, const char *in)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+
+	while (*s && o + 5 < size) {
+		unsigned c = *s, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+						      : (c & 0xf8) == 0xf0 ? 4 : 0, k;
+
+		if (len > 1 && c >= 0xc2 && c <= 0xf4) {
+			for (k = 1; k < len && (s[k] & 0xc0) == 0x80; k++)
+				;
+			if (k == len) {
+				memcpy(out + o, s, len);
+				o += len;
+				s += len;
+				continue;
+			}
+		}
+		out[o++] = (len == 1 && c >= 0x20 && c != 0x7f) ? (char)c : '?';
+		s++;
+	}
+	out[o] = 0;
 }
 
 #endif

@@ -29,5 +29,6 @@ $(PPROF_GEN_O): $(PPROF_GEN_C) $(PPROF_GEN_H)
 	$(Q)$(CC) -std=gnu11 $(CFLAGS) -w $(SANFLAGS) -I$(BUILD) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 # whatever includes the generated header waits for it
-$(BUILD)/formats/pprof.o $(BUILD)/server/norm.o $(BUILD)/server/query.o $(BUILD)/tests/unit/test_pprof \
-  $(BUILD)/tests/unit/test_norm $(BUILD)/tests/unit/test_query: | $(PPROF_GEN_H)
+$(BUILD)/formats/pprof.o $(BUILD)/formats/pprofread.o $(BUILD)/server/norm.o $(BUILD)/server/query.o $(BUILD)/tests/unit/test_pprof \
+  $(BUILD)/tests/unit/test_norm $(BUILD)/tests/unit/test_pprofread $(BUILD)/tests/unit/test_query: \
+  | $(PPROF_GEN_H)

@@ -2,13 +2,11 @@
 /* A received zt.data or pprof body reduced to stacks of frame keys. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "formats/profile.pb-c.h"
+#include "formats/pprofread.h"
 #include "formats/stackgroups.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
@@ -20,7 +18,6 @@
 
 #define NAME_MAX_LEN 4096 /* longer names are cut */
 #define STR_MAX 65536     /* strings in a key */
-#define DEFAULT_MAX_DECODED (512ull << 20)
 
 /* ---- frame keys ------------------------------------------------------------ */
 
@@ -265,33 +262,6 @@ done:
 	return 0;
 }
 
-/* A printable copy of a name from the profile: control characters and
- * bytes that are not UTF-8 become '?', cut at NAME_MAX_LEN bytes. */
-static void clean_name(char *out, size_t size, const char *in)
-{
-	const unsigned char *s = (const unsigned char *)in;
-	size_t o = 0;
-
-	while (*s && o + 5 < size) {
-		unsigned c = *s, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-						      : (c & 0xf8) == 0xf0 ? 4 : 0, k;
-
-		if (len > 1 && c >= 0xc2 && c <= 0xf4) {
-			for (k = 1; k < len && (s[k] & 0xc0) == 0x80; k++)
-				;
-			if (k == len) {
-				memcpy(out + o, s, len);
-				o += len;
-				s += len;
-				continue;
-			}
-		}
-		out[o++] = (len == 1 && c >= 0x20 && c != 0x7f) ? (char)c : '?';
-		s++;
-	}
-	out[o] = 0;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -303,7 +273,7 @@ static int set_str(char **dst, const char *src)
 {
 	char buf[NAME_MAX_LEN];
 
-	clean_name(buf, sizeof(buf), src ? src : "");
+	zt_clean_name(buf, sizeof(buf), src ? src : "");
 	free(*dst);
 	*dst = strdup(buf);
 	return *dst ? 0 : -ENOMEM;
@@ -322,6 +292,14 @@ struct zt_ctx {
 	struct stackgroups sg;
 	uint32_t *gstack; /* group -> its normalized stack */
 	size_t cap_gstack;
+	/* a pprof's: its threads' whole names (each sample's stack root),
+	 * its samples' counts (NULL: their weights) */
+	const struct pprof_body *pp;
+	const uint64_t *counts;
+	/* the keys of the frames a location's address gave (frametab index
+	 * first -> 1 + where lkeys holds their number, then them), made once */
+	uint32_t *rkey, *lkeys;
+	size_t cap_rkey, nr_lkeys, cap_lkeys;
 };
 
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
@@ -330,7 +308,7 @@ static int named(struct zs_norm *n, const char *module, const char *name, uint8_
 	char buf[NAME_MAX_LEN];
 	struct zs_fkey k = { .kind = ZS_FK_NAMED, .flags = flags, .module = module, .name = buf };
 
-	clean_name(buf, sizeof(buf), name);
+	zt_clean_name(buf, sizeof(buf), name);
 	return add_frame(n, &k, out);
 }
 
@@ -340,7 +318,7 @@ static int unresolved(struct zs_norm *n, const char *module, uint64_t off, uint8
 	char buf[NAME_MAX_LEN];
 	struct zs_fkey k = { .kind = ZS_FK_UNRESOLVED, .flags = flags, .module = buf, .off = off };
 
-	clean_name(buf, sizeof(buf), module);
+	zt_clean_name(buf, sizeof(buf), module);
 	return add_frame(n, &k, out);
 }
 
@@ -362,10 +340,83 @@ static int frame_key(struct zt_ctx *c, const struct zt_frame *f, const struct pr
 		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id, .off = f->offset,
 				     .module = mod };
 
-		clean_name(mod, sizeof(mod), base_name(m->path));
+		zt_clean_name(mod, sizeof(mod), base_name(m->path));
 		return add_frame(c->n, &k, out);
 	}
 	return unresolved(c->n, f->module, f->offset, 0, out);
+}
+
+/* The keys of the frames a pprof location's address r resolved to, into
+ * keys (room for max; *n of them): its named lines, innermost first (each
+ * but the location's last line inlined into the next), or, without, its
+ * module and offset: a file's frame by its mapping's build id and file
+ * offset, symbolized at query time (ADDR), or without a build id
+ * unresolved. */
+static int pp_range_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
+			 uint32_t *keys, uint32_t max, uint32_t *n)
+{
+	const struct zt_frame *f = rstacks_frame(rs, r->first + r->n - 1);
+	uint32_t i;
+	int ret = 0;
+
+	*n = 0;
+	if (!f->sym) {
+		char mod[NAME_MAX_LEN];
+		struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = f->offset, .module = mod };
+
+		*n = 1;
+		if (!r->map || !r->map->build_id.len)
+			return unresolved(c->n, f->module, f->offset, 0, &keys[0]);
+		zt_clean_name(mod, sizeof(mod), f->module);
+		k.bid = r->map->build_id;
+		return add_frame(c->n, &k, &keys[0]);
+	}
+	for (i = 0; i < r->n && *n < max && !ret; i++) {
+		f = rstacks_frame(rs, r->first + i);
+		if (f->sym[0]) /* a line without a name names nothing */
+			ret = named(c->n, f->module, f->sym, f->inlined ? ZS_FF_INLINED : 0,
+				    &keys[(*n)++]);
+	}
+	return ret;
+}
+
+/* The keys of r's frames appended to frames[*nf ..] (at most max in all):
+ * made the first time an address is met, then copied. */
+static int pp_frame_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
+			 uint32_t *frames, uint32_t *nf, uint32_t max)
+{
+	uint32_t keys[2 * ZT_MAX_FRAMES], n, *at;
+	int ret;
+
+	if (r->first >= c->cap_rkey) {
+		size_t old = c->cap_rkey;
+
+		if (ZT_GROW(c->rkey, c->cap_rkey, (size_t)r->first + 1))
+			return -ENOMEM;
+		memset(c->rkey + old, 0, (c->cap_rkey - old) * sizeof(*c->rkey));
+	}
+	if (c->rkey[r->first]) {
+		at = c->lkeys + c->rkey[r->first] - 1;
+		n = at[0] < max - *nf ? at[0] : max - *nf;
+		memcpy(frames + *nf, at + 1, n * sizeof(*frames));
+		*nf += n;
+		return 0;
+	}
+	ret = pp_range_keys(c, rs, r, keys, 2 * ZT_MAX_FRAMES, &n);
+	if (ret)
+		return ret;
+	if (c->nr_lkeys + n + 2 > UINT32_MAX ||
+	    ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n + 1))
+		return -ENOMEM;
+	c->rkey[r->first] = (uint32_t)c->nr_lkeys + 1;
+	c->lkeys[c->nr_lkeys] = n;
+	memcpy(c->lkeys + c->nr_lkeys + 1, keys, n * sizeof(*keys));
+	c->nr_lkeys += n + 1;
+	if (n > max - *nf)
+		n = max - *nf;
+	memcpy(frames + *nf, keys, n * sizeof(*frames));
+	*nf += n;
+	return 0;
 }
 
 /* The workload's name from meta "cmdline" ("zt record -g -- ./app x"):
@@ -457,6 +508,8 @@ static int command_from_roots(struct zs_norm *n)
 static void zt_ctx_release(struct zt_ctx *c)
 {
 	free(c->gstack);
+	free(c->rkey);
+	free(c->lkeys);
 	stackgroups_release(&c->sg);
 	session_close(&c->ses);
 }
@@ -477,8 +530,9 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 
 	ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
 	for (k = 0; k < n && !ret; k++)
-		ret = frame_key(c, rstacks_frame(rs, r[k].first + r[k].n - 1), r[k].map,
-				&frames[nf++]);
+		ret = c->pp ? pp_frame_keys(c, rs, &r[k], frames, &nf, 2 * ZT_MAX_FRAMES)
+			    : frame_key(c, rstacks_frame(rs, r[k].first + r[k].n - 1), r[k].map,
+					&frames[nf++]);
 	if (ret)
 		return ret;
 	name = prof_comm_or_pid(gr->comm, gr->pid, buf, sizeof(buf));
@@ -497,9 +551,14 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 	int ret = 0;
 
 	stackgroups_init(&c->sg, rs);
+	/* a pprof's samples are mostly a stack each */
+	if (c->pp && (ZT_GROW(c->gstack, c->cap_gstack, p->nr_samples + 1) ||
+		      stackgroups_reserve(&c->sg, p->nr_samples + 1)))
+		return -ENOMEM;
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		struct zs_nstack *ns;
+		uint64_t count;
 		uint32_t g;
 		int added;
 
@@ -510,15 +569,17 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 			       i, s->stack, p->nr_stacks);
 			return -EBADMSG;
 		}
-		if (s->weight > (uint64_t)INT64_MAX - c->n->weight) {
+		if (!c->pp && s->weight > (uint64_t)INT64_MAX - c->n->weight) {
 			zt_say(msg, msglen,
 			       "bad zt.data: sample %zu has weight %" PRIu64
 			       ": the samples' weights add up past %" PRId64,
 			       i, s->weight, INT64_MAX);
 			return -EBADMSG;
 		}
-		ret = stackgroups_add(&c->sg, s, rstacks_comm(rs, s->pid, s->tid, s->ts), 0, &g,
-				      &added);
+		ret = stackgroups_add(&c->sg, s,
+				      c->pp ? pprof_body_thread(c->pp, s->tid)
+					    : rstacks_comm(rs, s->pid, s->tid, s->ts),
+				      0, &g, &added);
 		if (!ret && added) {
 			if (ZT_GROW(c->gstack, c->cap_gstack, c->sg.nr))
 				return -ENOMEM;
@@ -527,9 +588,10 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 		if (ret)
 			break;
 		ns = &c->n->stacks[c->gstack[g]];
-		ns->count++;
+		count = !c->pp ? 1 : c->counts ? c->counts[i] : s->weight;
+		ns->count += count;
 		ns->weight += s->weight;
-		c->n->samples++;
+		c->n->samples += count;
 		c->n->weight += s->weight;
 	}
 	return ret;
@@ -555,457 +617,45 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 
 /* ---- pprof ------------------------------------------------------------------- */
 
-static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, char *msg,
-		  size_t msglen)
+/* The metadata of a read pprof: its command, the weight type as the
+ * event, its times. */
+static int pp_meta(struct zs_norm *n, const struct profile *p, const struct pprof_body *b)
 {
-	z_stream z;
-	int zr = Z_OK;
-
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)(len > UINT32_MAX ? UINT32_MAX : len);
-	while (zr != Z_STREAM_END) {
-		size_t room = 1 << 20;
-
-		if (zbuf_reserve(out, room)) {
-			inflateEnd(&z);
-			return -ENOMEM;
-		}
-		z.next_out = out->data + out->len;
-		z.avail_out = (uInt)room;
-		zr = inflate(&z, Z_NO_FLUSH);
-		out->len += room - z.avail_out;
-		if (out->len > max) {
-			inflateEnd(&z);
-			zt_say(msg, msglen, "the pprof is larger than %llu bytes decompressed",
-			    (unsigned long long)max);
-			return -EFBIG;
-		}
-		if (zr == Z_BUF_ERROR && !z.avail_in && len > z.total_in) {
-			size_t used = z.total_in;
-
-			z.next_in = (Bytef *)in + used;
-			z.avail_in = (uInt)(len - used > UINT32_MAX ? UINT32_MAX : len - used);
-			continue;
-		}
-		if (zr != Z_OK && zr != Z_STREAM_END) {
-			inflateEnd(&z);
-			zt_say(msg, msglen, "bad gzip data in the pprof: %s", z.msg ? z.msg : "truncated");
-			return zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
-		}
-	}
-	inflateEnd(&z);
-	return 0;
-}
-
-typedef Perftools__Profiles__Profile PProfile;
-
-struct pp_ctx {
-	struct zs_norm *n;
-	const PProfile *pb;
-	char *msg; /* the refusal's sentence: the field and its value */
-	size_t msglen;
-	struct zt_htab loc_hash, map_hash, fn_hash;
-	int64_t *loc_frames; /* per location: first index into lframes, -1: not yet */
-	uint32_t *loc_nf;
-	uint32_t *lframes;
-	size_t nr_lframes, cap_lframes;
-};
-
-/* Refuse the pprof: "bad pprof: " and what fmt says (the field and its
- * value), unless a sentence is there already. -EBADMSG. */
-static int pp_bad(struct pp_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int pp_bad(struct pp_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (!c->msg || !c->msglen || c->msg[0])
-		return -EBADMSG;
-	k = snprintf(c->msg, c->msglen, "bad pprof: ");
-	if (k > 0 && (size_t)k < c->msglen) {
-		va_start(ap, fmt);
-		vsnprintf(c->msg + k, c->msglen - (size_t)k, fmt, ap);
-		va_end(ap);
-	}
-	return -EBADMSG;
-}
-
-/* Index the messages with ids; ids must be distinct and nonzero. */
-#define INDEX_IDS(c, h, arr, nr, what)                                                             \
-	do {                                                                                       \
-		size_t i_, j_;                                                                     \
-		uint32_t o_;                                                                       \
-		if ((nr) > UINT32_MAX / 4 || zt_htab_reset(&(h), (nr)))                            \
-			return -ENOMEM;                                                            \
-		for (i_ = 0; i_ < (nr); i_++) {                                                    \
-			uint64_t id_ = (arr)[i_]->id;                                              \
-			if (!id_)                                                                  \
-				return pp_bad(c, "%s[%zu] has id 0: ids are 1 or more", what, i_); \
-			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, id_));                        \
-			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))              \
-				if ((arr)[o_]->id == id_)                                          \
-					return pp_bad(c,                                           \
-						      "%s[%zu] has id %" PRIu64 ", as %s[%" PRIu32 \
-						      "] has",                                     \
-						      what, i_, id_, what, o_);                    \
-			zt_htab_set(&(h), j_, (uint32_t)i_);                                       \
-		}                                                                                  \
-	} while (0)
-
-static int pp_index(struct pp_ctx *c)
-{
-	const PProfile *pb = c->pb;
-
-	INDEX_IDS(c, c->loc_hash, pb->location, pb->n_location, "location");
-	INDEX_IDS(c, c->map_hash, pb->mapping, pb->n_mapping, "mapping");
-	INDEX_IDS(c, c->fn_hash, pb->function, pb->n_function, "function");
-	return 0;
-}
-
-/* The index of the message with this id, or -1. */
-#define FIND_ID(h, arr, id_)                                                                \
-	({                                                                                  \
-		long r_ = -1;                                                               \
-		size_t j_;                                                                  \
-		uint32_t o_;                                                                \
-		if ((h).cap)                                                                \
-			for (j_ = zt_htab_first(&(h), zt_hash_mix(0, (id_)));               \
-			     zt_htab_get(&(h), j_, &o_); j_ = zt_htab_next(&(h), j_))       \
-				if ((arr)[o_]->id == (id_)) {                               \
-					r_ = o_;                                            \
-					break;                                              \
-				}                                                           \
-		r_;                                                                         \
-	})
-
-static const char *pp_str(const PProfile *pb, int64_t i)
-{
-	return i >= 0 && (uint64_t)i < pb->n_string_table ? pb->string_table[i] : NULL;
-}
-
-/* The string at index i of the string table into *out, or a refusal
- * naming the field (fmt) and i. */
-static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *fmt, ...)
-{
-	char field[96];
-	va_list ap;
-
-	*out = pp_str(c->pb, i);
-	if (*out)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(field, sizeof(field), fmt, ap);
-	va_end(ap);
-	return pp_bad(c, "%s is %" PRId64 ", past the %zu strings of string_table", field, i,
-		      c->pb->n_string_table);
-}
-
-/* A build id given as hex (2..40 digits, even), else len 0. */
-static void parse_bid(const char *s, struct prof_build_id *b)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	b->len = 0;
-	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(s, n / 2, b->data))
-		return;
-	b->len = (uint8_t)(n / 2);
-}
-
-/* The frames of location li (leaf first) into c->lframes. */
-static int pp_location(struct pp_ctx *c, size_t li)
-{
-	const PProfile *pb = c->pb;
-	const Perftools__Profiles__Location *l = pb->location[li];
-	const Perftools__Profiles__Mapping *m = NULL;
-	const char *module = "";
-	uint32_t f;
-	size_t i, named_lines = 0;
-	int ret;
-
-	if (l->mapping_id) {
-		long mi = FIND_ID(c->map_hash, pb->mapping, l->mapping_id);
-
-		if (mi < 0)
-			return pp_bad(c,
-				      "location[%zu] (id %" PRIu64 ") refers to mapping id %" PRIu64
-				      ", which no mapping has",
-				      li, l->id, l->mapping_id);
-		m = pb->mapping[mi];
-		if ((ret = pp_string(c, m->filename, &module, "mapping[%ld].filename", mi)))
-			return ret;
-		module = base_name(module);
-	}
-	c->loc_frames[li] = (int64_t)c->nr_lframes;
-	for (i = 0; i < l->n_line; i++) {
-		long fi = FIND_ID(c->fn_hash, pb->function, l->line[i]->function_id);
-		const char *name;
-
-		if (fi < 0)
-			return pp_bad(c,
-				      "location[%zu] (id %" PRIu64
-				      ").line[%zu] refers to function id "
-				      "%" PRIu64 ", which no function has",
-				      li, l->id, i, l->line[i]->function_id);
-		if ((ret = pp_string(c, pb->function[fi]->name, &name, "function[%ld].name", fi)) ||
-		    (!name[0] && (ret = pp_string(c, pb->function[fi]->system_name, &name,
-						  "function[%ld].system_name", fi))))
-			return ret;
-		if (!name[0])
-			continue;
-		ret = named(c->n, module, name, i + 1 < l->n_line ? ZS_FF_INLINED : 0, &f);
-		if (ret)
-			return ret;
-		if (ZT_GROW(c->lframes, c->cap_lframes, c->nr_lframes + 1))
-			return -ENOMEM;
-		c->lframes[c->nr_lframes++] = f;
-		named_lines++;
-	}
-	if (!named_lines) {
-		uint64_t off = l->address;
-
-		if (m && l->address >= m->memory_start && l->address < m->memory_limit)
-			off = l->address - m->memory_start + m->file_offset;
-		if (m) {
-			char mod[NAME_MAX_LEN];
-			struct zs_fkey k = { .kind = ZS_FK_ADDR, .off = off, .module = mod };
-
-			clean_name(mod, sizeof(mod), module[0] ? module : "[unknown]");
-
-			parse_bid(pp_str(pb, m->build_id), &k.bid);
-			ret = k.bid.len ? add_frame(c->n, &k, &f)
-					: unresolved(c->n, module[0] ? module : "[unknown]", off, 0, &f);
-		} else {
-			ret = unresolved(c->n, "[unknown]", off, 0, &f);
-		}
-		if (ret)
-			return ret;
-		if (ZT_GROW(c->lframes, c->cap_lframes, c->nr_lframes + 1))
-			return -ENOMEM;
-		c->lframes[c->nr_lframes++] = f;
-	}
-	c->loc_nf[li] = (uint32_t)(c->nr_lframes - (size_t)c->loc_frames[li]);
-	return 0;
-}
-
-/* Which values are the sample count and the weight: the "samples" type
- * (else the first) and the default type (else the last). */
-static void pp_value_index(const PProfile *pb, size_t *ci, size_t *wi)
-{
-	const char *def = pb->default_sample_type ? pp_str(pb, pb->default_sample_type) : NULL;
-	size_t i;
-
-	*ci = 0;
-	*wi = pb->n_sample_type - 1;
-	for (i = 0; i < pb->n_sample_type; i++) {
-		const char *t = pp_str(pb, pb->sample_type[i]->type);
-
-		if (t && !strcmp(t, "samples"))
-			*ci = i;
-		if (t && def && !strcmp(t, def))
-			*wi = i;
-	}
-}
-
-static int pp_meta(struct zs_norm *n, const PProfile *pb, size_t wi)
-{
-	const char *cmd = "pprof";
+	int64_t t, d;
 	int ret;
 
 	n->format = "pprof";
-	if (pb->n_mapping) {
-		const char *f = pp_str(pb, pb->mapping[0]->filename);
-
-		if (f && f[0] && f[0] != '[')
-			cmd = base_name(f);
-	}
-	ret = set_str(&n->command, cmd);
+	ret = set_str(&n->command, pprof_body_command(b));
 	if (!ret)
 		ret = set_str(&n->host, "");
 	if (!ret)
-		ret = set_str(&n->event, pp_str(pb, pb->sample_type[wi]->type));
-	if (pb->time_nanos > 0) {
-		n->time_start = pb->time_nanos / 1000000000;
-		n->time_end = (pb->time_nanos + (pb->duration_nanos > 0 ? pb->duration_nanos : 0) +
-			       999999999) / 1000000000;
+		ret = set_str(&n->event, profile_event_name(p, 0));
+	pprof_body_times(b, &t, &d);
+	if (t > 0) {
+		n->time_start = t / 1000000000;
+		n->time_end = (t + (d > 0 ? d : 0) + 999999999) / 1000000000;
 	}
 	return ret;
 }
 
-static int pp_samples(struct pp_ctx *c, size_t ci, size_t wi)
-{
-	const PProfile *pb = c->pb;
-	uint32_t *frames = NULL;
-	size_t cap = 0, i, k;
-	int ret = 0;
-
-	for (i = 0; i < pb->n_sample && !ret; i++) {
-		const Perftools__Profiles__Sample *s = pb->sample[i];
-		const char *root = c->n->command;
-		size_t nf = 0;
-
-		if (s->n_value != pb->n_sample_type) {
-			ret = pp_bad(c, "sample[%zu] has %zu values for %zu sample types", i,
-				     s->n_value, pb->n_sample_type);
-			break;
-		}
-		for (k = 0; k < s->n_value; k++)
-			if (s->value[k] < 0) {
-				ret = pp_bad(c,
-					     "sample[%zu].value[%zu] is %" PRId64
-					     ": values are 0 or more",
-					     i, k, s->value[k]);
-				break;
-			}
-		if (ret)
-			break;
-		/* the totals are kept as signed 64-bit numbers */
-		if ((uint64_t)s->value[ci] > (uint64_t)INT64_MAX - c->n->samples ||
-		    (uint64_t)s->value[wi] > (uint64_t)INT64_MAX - c->n->weight) {
-			k = (uint64_t)s->value[ci] > (uint64_t)INT64_MAX - c->n->samples ? ci : wi;
-			ret = pp_bad(c,
-				     "sample[%zu].value[%zu] is %" PRId64
-				     ": the samples' value[%zu] add up past %" PRId64,
-				     i, k, s->value[k], k, INT64_MAX);
-			break;
-		}
-		if (!s->value[ci] && !s->value[wi])
-			continue;
-		for (k = 0; k < s->n_label; k++) {
-			const char *key, *v;
-
-			if ((ret = pp_string(c, s->label[k]->key, &key,
-					     "sample[%zu].label[%zu].key", i, k)) ||
-			    (ret = pp_string(c, s->label[k]->str, &v, "sample[%zu].label[%zu].str",
-					     i, k)))
-				break;
-			if (!strcmp(key, "thread") && v[0])
-				root = v;
-		}
-		if (ret)
-			break;
-		for (k = 0; k < s->n_location_id; k++) {
-			long li = FIND_ID(c->loc_hash, pb->location, s->location_id[k]);
-
-			if (li < 0) {
-				ret = pp_bad(c,
-					     "sample[%zu].location_id[%zu] is %" PRIu64
-					     ", which no location has",
-					     i, k, s->location_id[k]);
-				break;
-			}
-			if (c->loc_frames[li] < 0 && (ret = pp_location(c, (size_t)li)))
-				break;
-			if (nf + c->loc_nf[li] + 1 > 2 * ZT_MAX_FRAMES + 1)
-				continue; /* too deep: cut, as the recorder does */
-			if (ZT_GROW(frames, cap, nf + c->loc_nf[li] + 1)) {
-				ret = -ENOMEM;
-				break;
-			}
-			memcpy(frames + nf, c->lframes + c->loc_frames[li],
-			       c->loc_nf[li] * sizeof(*frames));
-			nf += c->loc_nf[li];
-		}
-		if (ret)
-			break;
-		if (ZT_GROW(frames, cap, nf + 1)) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = named(c->n, "", root, ZS_FF_ROOT, &frames[nf++]);
-		if (!ret)
-			ret = add_stack(c->n, frames, (uint32_t)nf, (uint64_t)s->value[ci],
-					(uint64_t)s->value[wi], NULL);
-	}
-	free(frames);
-	return ret;
-}
-
-static int norm_pprof_raw(struct zs_norm *n, const uint8_t *data, size_t len, int gz, char *msg,
-			  size_t msglen)
-{
-	struct pp_ctx c = {.n = n, .msg = msg, .msglen = msglen};
-	PProfile *pb = perftools__profiles__profile__unpack(NULL, len, data);
-	const char *why = NULL, *t;
-	char first[48];
-	size_t ci, wi, i;
-	int ret;
-
-	if (!pb)
-		why = "it is not a profile.proto message";
-	else if (!pb->n_sample_type)
-		why = "it has no sample_type";
-	else if (!pb->n_string_table)
-		why = "its string_table is empty";
-	else if (pb->string_table[0][0]) {
-		clean_name(first, sizeof(first), pb->string_table[0]);
-		why = first;
-	}
-	if (why) {
-		/* raw bytes are taken for a pprof only when they look like one */
-		if (gz)
-			zt_say(msg, msglen,
-			       why == first ? "bad pprof: string_table[0] is '%s', not \"\""
-					    : "bad pprof: the gzip data is not a pprof profile: %s",
-			       why);
-		else
-			zt_say(msg, msglen, "not a zt.data or pprof file");
-		ret = gz ? -EBADMSG : -EMEDIUMTYPE;
-		goto out;
-	}
-	c.pb = pb;
-	for (i = 0; i < pb->n_sample_type; i++)
-		if ((ret = pp_string(&c, pb->sample_type[i]->type, &t, "sample_type[%zu].type", i)))
-			goto bad;
-	pp_value_index(pb, &ci, &wi);
-	ret = pp_index(&c);
-	if (ret)
-		goto bad;
-	c.loc_frames = malloc((pb->n_location + 1) * sizeof(*c.loc_frames));
-	c.loc_nf = calloc(pb->n_location + 1, sizeof(*c.loc_nf));
-	if (!c.loc_frames || !c.loc_nf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < pb->n_location; i++)
-		c.loc_frames[i] = -1;
-	ret = pp_meta(n, pb, wi);
-	if (!ret)
-		ret = pp_samples(&c, ci, wi);
-bad:
-	if (ret == -EBADMSG)
-		pp_bad(&c, "a sample, location or mapping refers to what is not there");
-out:
-	free(c.loc_frames);
-	free(c.loc_nf);
-	free(c.lframes);
-	zt_htab_release(&c.loc_hash);
-	zt_htab_release(&c.map_hash);
-	zt_htab_release(&c.fn_hash);
-	if (pb)
-		perftools__profiles__profile__free_unpacked(pb, NULL);
-	return ret;
-}
-
-static int norm_pprof(struct zs_norm *n, const uint8_t *body, size_t len, uint64_t max, char *msg,
+static int norm_pprof(struct zs_norm *n, const void *body, size_t len, uint64_t max, char *msg,
 		      size_t msglen)
 {
-	struct zbuf raw;
+	struct zt_ctx c = { .n = n };
+	struct session_opts so = { .sources = n->sources, .nr_sources = n->nr_sources };
 	int ret;
 
-	if (len < 2 || body[0] != 0x1f || body[1] != 0x8b)
-		return norm_pprof_raw(n, body, len, 0, msg, msglen);
-	zbuf_init(&raw);
-	ret = gunzip(body, len, max, &raw, msg, msglen);
+	ret = session_open_pushed_pprof(&c.ses, body, len, max, &so, msg, msglen);
+	if (ret == -EMEDIUMTYPE)
+		zt_say(msg, msglen, "not a zt.data or pprof file");
+	if (ret)
+		return ret;
+	c.pp = session_pprof(&c.ses);
+	c.counts = pprof_body_counts(c.pp);
+	ret = pp_meta(n, &c.ses.prof, c.pp);
 	if (!ret)
-		ret = norm_pprof_raw(n, raw.data, raw.len, 1, msg, msglen);
-	zbuf_release(&raw);
+		ret = norm_samples(&c, msg, msglen);
+	zt_ctx_release(&c);
 	return ret;
 }
 
@@ -1015,8 +665,6 @@ int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_d
 	int ret;
 
 	zt_say(msg, msglen, "%s", "");
-	if (!max_decoded)
-		max_decoded = DEFAULT_MAX_DECODED;
 	if (ztdata_probe(body, len))
 		ret = norm_ztdata(n, body, len, msg, msglen);
 	else

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "formats/perfdata.h"
+#include "formats/pprofread.h"
 #include "formats/ztdata.h"
+#include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/gpu.h"
 #include "libprof/log.h"
@@ -604,6 +606,130 @@ fail:
 	return ret == -ENOMEM ? -ENOMEM : -EBADMSG;
 }
 
+/* ---- a pushed pprof ---- */
+
+/* The frame source of a pprof's locations: their lines as inline
+ * chains, asked before the caller's sources. The chain of an answer lives
+ * until the next one: the session's resolver keeps no answers (no_memo,
+ * without files), the frame table copies them. */
+struct session_pprof {
+	struct pprof_body *b;
+	struct fi_loc *locs; /* the last answer's chain */
+	size_t cap_locs;
+	struct resolve_source *sources; /* this one, then the caller's */
+};
+
+static void session_pprof_free(struct session_pprof *sp)
+{
+	if (!sp)
+		return;
+	pprof_body_free(sp->b);
+	free(sp->locs);
+	free(sp->sources);
+	free(sp);
+}
+
+static int pprof_resolve(void *ctx, const struct profile *p, uint32_t pid, uint64_t ts,
+			 const struct prof_mmap *m, uint64_t addr, struct resolve_frame *f)
+{
+	struct session_pprof *sp = ctx;
+	const struct pprof_loc *l = pprof_body_loc(sp->b, addr);
+	uint32_t i;
+
+	(void)p, (void)pid, (void)ts, (void)m;
+	if (!l)
+		return 0;
+	f->module = l->module;
+	if (!l->named) {
+		f->offset = l->offset;
+		f->quality = SYMQ_NONE;
+		return 1;
+	}
+	if (ZT_GROW(sp->locs, sp->cap_locs, l->nr_lines))
+		return -ENOMEM;
+	for (i = 0; i < l->nr_lines; i++)
+		sp->locs[i] = (struct fi_loc){l->lines[i].name, "", l->lines[i].file,
+					      l->lines[i].line, 0};
+	f->locs = sp->locs;
+	f->nr_locs = l->nr_lines;
+	f->sym = f->locs[f->nr_locs - 1].name;
+	f->quality = SYMQ_BASIC;
+	return 1;
+}
+
+/* The frame source of body b, before o's sources in *so. */
+static int session_pprof_new(struct pprof_body *b, struct session_opts *so,
+			     struct session_pprof **out)
+{
+	struct session_pprof *sp = calloc(1, sizeof(*sp));
+
+	*out = sp;
+	if (!sp) {
+		pprof_body_free(b);
+		return -ENOMEM;
+	}
+	sp->b = b;
+	sp->sources = calloc(so->nr_sources + 1, sizeof(*sp->sources));
+	if (!sp->sources)
+		return -ENOMEM;
+	sp->sources[0] = (struct resolve_source){pprof_resolve, sp};
+	if (so->nr_sources)
+		memcpy(sp->sources + 1, so->sources, so->nr_sources * sizeof(*sp->sources));
+	so->sources = sp->sources;
+	so->nr_sources++;
+	return 0;
+}
+
+int session_open_pushed_pprof(struct session *s, const void *data, size_t len,
+			      uint64_t max_decoded, const struct session_opts *o, char *msg,
+			      size_t msglen)
+{
+	struct session_opts so = o ? *o : no_opts;
+	struct frametab_source fs;
+	struct pprof_body *b;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = "(pushed)";
+	profile_init(&s->prof);
+	so.no_files = 1;
+	ret = pprof_read_mem(data, len, max_decoded, &s->prof, &b, msg, msglen);
+	if (ret == -EMEDIUMTYPE)
+		zt_say(msg, msglen, "not a pprof profile");
+	if (!ret)
+		ret = session_pprof_new(b, &so, &s->pp);
+	if (!ret)
+		ret = proctree_new(&s->prof, &s->pt);
+	if (!ret)
+		ret = session_source_new(&so, &s->src);
+	if (!ret)
+		ret = session_source_follow(s->src, &s->prof, s->pt);
+	if (!ret) {
+		size_t nl, nf;
+
+		session_source_get(s->src, &fs);
+		frametab_init(&s->ft, s->pt, &fs);
+		/* every location is asked: the table grown once */
+		pprof_body_size(b, &nl, &nf);
+		ret = frametab_reserve(&s->ft, nl);
+		if (!ret)
+			ret = frametab_reserve_frames(&s->ft, nf);
+	}
+	if (ret) {
+		if (ret == -ENOMEM)
+			zt_say(msg, msglen, "out of memory reading the pprof");
+		session_close(s);
+		return ret;
+	}
+	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
+	return 0;
+}
+
+const struct pprof_body *session_pprof(const struct session *s)
+{
+	return s->pp ? s->pp->b : NULL;
+}
+
 const struct rstacks *session_stacks(const struct session *s)
 {
 	return &s->rs;
@@ -613,6 +739,7 @@ void session_close(struct session *s)
 {
 	frametab_release(&s->ft);
 	session_source_free(s->src);
+	session_pprof_free(s->pp);
 	proctree_free(s->pt);
 	profile_release(&s->prof);
 	memset(s, 0, sizeof(*s));

@@ -40,6 +40,8 @@
 #include "symbolizer/resolve.h"
 #include "symbolizer/symmod.h"
 
+struct pprof_body;
+
 struct session_opts {
 	int force;         /* a damaged file: read the part before the damage (with a warning) */
 	const char *event; /* the event to read by name (NULL: the first, or all_events) */
@@ -112,6 +114,7 @@ struct session {
 	struct frametab ft;  /* its addresses, resolved as the consumers ask */
 	struct session_source *src;
 	struct rstacks rs;   /* session_stacks(): over prof, pt and ft */
+	struct session_pprof *pp; /* a pushed pprof's body and frame source, or NULL */
 };
 
 /*
@@ -145,6 +148,28 @@ void session_close(struct session *s);
  */
 int session_open_pushed(struct session *s, const void *data, size_t len,
 			const struct session_opts *o, char *msg, size_t msglen);
+
+/*
+ * Read a pushed pprof body (gzip-compressed or raw) into s, as
+ * session_open_pushed() reads a zt.data, with the server's rules: the body
+ * is validated whole (formats/pprofread.h says what the profile gets, and
+ * max_decoded); o->no_files is implied. The locations' names reach the
+ * frame table through a frame source asked before o's (symbolizer/
+ * resolve.h): a location with named lines gives their frames, innermost
+ * first, each line an inline frame of the next (a line without a name
+ * gives a frame named "", which names nothing); one without gives its
+ * module and file offset, unresolved, in the mapping that holds its
+ * mapping's build id. data is borrowed for the call. Nothing is logged:
+ * 0, or pprof_read_mem()'s errors with msg saying why (-EMEDIUMTYPE: "not
+ * a pprof profile"); s is released on failure.
+ */
+int session_open_pushed_pprof(struct session *s, const void *data, size_t len,
+			      uint64_t max_decoded, const struct session_opts *o, char *msg,
+			      size_t msglen);
+/* What a session opened by session_open_pushed_pprof() read beyond its
+ * profile (whole thread names, the command, the times), else NULL. Valid
+ * until session_close(). */
+const struct pprof_body *session_pprof(const struct session *s);
 
 /*
  * The resolved stacks of s (an open session), the one handle its consumers

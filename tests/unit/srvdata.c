@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "formats/ztdata.h"
 #include "libprof/gpu.h"
 #include "libprof/fileio.h"
@@ -119,4 +121,21 @@ int srv_recording(struct zbuf *out, const struct srv_rec_opts *o)
 	}
 	free(data);
 	return err;
+}
+
+int srv_gzip(struct zbuf *out, const void *data, size_t len)
+{
+	uLongf zl = compressBound(len) + 32;
+	z_stream z = { 0 };
+	int ret;
+
+	if (zbuf_reserve(out, zl) ||
+	    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	z.next_in = (Bytef *)data, z.avail_in = (uInt)len;
+	z.next_out = out->data + out->len, z.avail_out = (uInt)zl;
+	ret = deflate(&z, Z_FINISH);
+	out->len += z.total_out;
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -1;
 }

@@ -29,4 +29,8 @@ struct srv_rec_opts {
 
 int srv_recording(struct zbuf *out, const struct srv_rec_opts *o);
 
+/* len bytes at data gzip-compressed into out (a pushed pprof's body). 0
+ * or -1. */
+int srv_gzip(struct zbuf *out, const void *data, size_t len);
+
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <zlib.h>
 
 #include "formats/profile.pb-c.h"
 #include "server/norm.h"
@@ -228,23 +227,10 @@ static void make_pprof_with(struct zbuf *out, int gz, const struct pp_tweak *t)
 	len = perftools__profiles__profile__get_packed_size(&p);
 	assert_true(len < sizeof(buf));
 	perftools__profiles__profile__pack(&p, buf);
-	if (!gz) {
+	if (!gz)
 		zbuf_put(out, buf, len);
-		return;
-	}
-	{
-		uLongf zl = compressBound(len) + 32;
-		z_stream z = { 0 };
-
-		assert_int_equal(zbuf_reserve(out, zl), 0);
-		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
-				 Z_OK);
-		z.next_in = buf, z.avail_in = (uInt)len;
-		z.next_out = out->data, z.avail_out = (uInt)zl;
-		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-		out->len = z.total_out;
-		deflateEnd(&z);
-	}
+	else
+		assert_int_equal(srv_gzip(out, buf, len), 0);
 }
 
 static void test_pprof(void **state)
