@@ -475,12 +475,15 @@ static inline uint64_t fline_hash_at(const void *ctx, uint32_t i)
 	return fline_hash(l->func, l->file, l->line);
 }
 
-/* Add weight w to function f at the position of frame d. 0 or -ENOMEM. */
-static int top_line(struct top *t, const struct func *f, const struct zs_dframe *d, uint64_t w)
+/* Add weight w to function f at the position of frame d; *li: the
+ * position's index in t->l + 1, 0 for a frame without one. 0 or -ENOMEM. */
+static int top_line(struct top *t, const struct func *f, const struct zs_dframe *d, uint64_t w,
+		    uint32_t *li)
 {
 	uint32_t fi = (uint32_t)(f - t->f), i;
 	size_t j;
 
+	*li = 0;
 	if (!d->file[0] || !d->line)
 		return 0;
 	if (zt_htab_reserve(&t->lh, 1, fline_hash_at, t))
@@ -489,12 +492,14 @@ static int top_line(struct top *t, const struct func *f, const struct zs_dframe 
 	     j = zt_htab_next(&t->lh, j))
 		if (t->l[i].func == fi && t->l[i].line == d->line && !strcmp(t->l[i].file, d->file)) {
 			t->l[i].weight += w;
+			*li = i + 1;
 			return 0;
 		}
 	if (ZT_GROW(t->l, t->cap_l, t->nr_l + 1))
 		return -ENOMEM;
 	t->l[t->nr_l] = (struct fline){ fi, d->line, d->file, w };
 	zt_htab_set(&t->lh, j, (uint32_t)t->nr_l++);
+	*li = (uint32_t)t->nr_l;
 	return 0;
 }
 
@@ -507,24 +512,42 @@ static int top_line(struct top *t, const struct func *f, const struct zs_dframe 
  */
 static int top_count(struct top *t, const struct view *v)
 {
+	/* a stored frame of one shown frame: its function and position,
+	 * found once (index + 1; fc 0: not yet) */
+	uint32_t *fc = calloc(v->m->nr_frames + 1, 2 * sizeof(*fc)), *lc;
 	size_t i, k;
 
+	if (!fc)
+		return -ENOMEM;
+	lc = fc + v->m->nr_frames + 1;
 	for (i = 0; i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
 		uint64_t c = v->mg.count[st], w = v->mg.weight[st];
 		int leaf = 1;
 
 		for (k = v->m->soff[st]; k < v->m->soff[st + 1]; k++) {
-			const struct zs_symframes *sf = view_frame(v, v->m->sfr[k]);
+			uint32_t fid = v->m->sfr[k];
+			const struct zs_symframes *sf = view_frame(v, fid);
 			unsigned j;
 
 			for (j = 0; j < sf->n; j++) {
 				struct func *f;
+				uint32_t li;
 
 				if (sf->f[j].root)
 					continue;
-				if (!(f = top_func(t, &sf->f[j])) || top_line(t, f, &sf->f[j], w))
+				if (sf->n == 1 && fc[fid]) {
+					f = &t->f[fc[fid] - 1];
+					if (lc[fid])
+						t->l[lc[fid] - 1].weight += w;
+				} else if (!(f = top_func(t, &sf->f[j])) ||
+					   top_line(t, f, &sf->f[j], w, &li)) {
+					free(fc);
 					return -ENOMEM;
+				} else if (sf->n == 1) {
+					fc[fid] = (uint32_t)(f - t->f) + 1;
+					lc[fid] = li;
+				}
 				if (leaf)
 					f->self += c;
 				leaf = 0;
@@ -535,6 +558,7 @@ static int top_count(struct top *t, const struct view *v)
 			}
 		}
 	}
+	free(fc);
 	for (i = 0; i < t->nr_l; i++) {
 		const struct fline *l = &t->l[i];
 		struct func *f = &t->f[l->func];
