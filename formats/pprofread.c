@@ -194,22 +194,12 @@ static int pp_string(struct pp_ctx *c, int64_t i, const char **out, const char *
 		      c->pb->n_string_table);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 /* A build id given as hex (2..40 digits, even), else len 0. */
 static void parse_bid(const char *s, struct prof_build_id *b)
 {
-	size_t n = s ? strlen(s) : 0;
-
 	b->len = 0;
-	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(s, n / 2, b->data))
-		return;
-	b->len = (uint8_t)(n / 2);
+	if (s)
+		prof_build_id_from_hex(s, strlen(s), b);
 }
 
 /* Mapping mi (path: its file name) in the profile, once. */
@@ -253,7 +243,7 @@ static int pp_location(struct pp_ctx *c, size_t li)
 		m = pb->mapping[mi];
 		if ((ret = pp_string(c, m->filename, &path, "mapping[%ld].filename", mi)))
 			return ret;
-		module = base_name(path);
+		module = zt_base_name(path);
 	}
 	if (ZT_GROW(b->lines, b->cap_lines, b->nr_lines + l->n_line))
 		return -ENOMEM;
@@ -361,7 +351,7 @@ static int pp_process(struct pp_ctx *c)
 		const char *f = pp_str(pb, pb->mapping[0]->filename);
 
 		if (f && f[0] && f[0] != '[')
-			cmd = base_name(f);
+			cmd = zt_base_name(f);
 	}
 	c->b->command = cmd;
 	if (ZT_GROW(c->b->threads, c->b->cap_threads, 1))

@@ -368,6 +368,17 @@ char *prof_build_id_hex(const struct prof_build_id *b, char *out)
 	return zt_hex_encode(b->data, b->len < ZT_BUILD_ID_MAX ? b->len : ZT_BUILD_ID_MAX, out);
 }
 
+int prof_build_id_from_hex(const char *hex, size_t n, struct prof_build_id *b)
+{
+	struct prof_build_id t;
+
+	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(hex, n / 2, t.data))
+		return -EINVAL;
+	t.len = (uint8_t)(n / 2);
+	*b = t;
+	return 0;
+}
+
 void prof_sanitize(char *out, size_t n, const char *in)
 {
 	size_t i;

@@ -311,6 +311,9 @@ const struct prof_blob *profile_find_blob(const struct profile *p, uint32_t kind
 
 /* Hex form of a build id into out (at least 2*ZT_BUILD_ID_MAX+1 bytes). */
 char *prof_build_id_hex(const struct prof_build_id *b, char *out);
+/* A build id from its n hex digits at hex (2 to 2*ZT_BUILD_ID_MAX, even).
+ * 0 or -EINVAL (b unchanged). */
+int prof_build_id_from_hex(const char *hex, size_t n, struct prof_build_id *b);
 
 /* Printable copy of text from a profiled process: control characters
  * become '?'. out has size n. */

@@ -111,6 +111,15 @@ static inline unsigned zt_utf8_seq(const unsigned char *u, size_t n, uint32_t *c
 	return len;
 }
 
+/* The last component of a path ("a/b/c" -> "c"); the path itself when
+ * it ends with '/' or has none. */
+static inline const char *zt_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
 /* A printable copy of a name from outside (a pushed profile's): control
  * characters and bytes that are not UTF-8 (as a lead byte and its
  * continuation bytes tell it) become '?', cut before size - 5 bytes at a

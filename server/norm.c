@@ -262,13 +262,6 @@ done:
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static int set_str(char **dst, const char *src)
 {
 	char buf[NAME_MAX_LEN];
@@ -340,7 +333,7 @@ static int frame_key(struct zt_ctx *c, const struct zt_frame *f, const struct pr
 		struct zs_fkey k = { .kind = ZS_FK_ADDR, .bid = m->build_id, .off = f->offset,
 				     .module = mod };
 
-		zt_clean_name(mod, sizeof(mod), base_name(m->path));
+		zt_clean_name(mod, sizeof(mod), zt_base_name(m->path));
 		return add_frame(c->n, &k, out);
 	}
 	return unresolved(c->n, f->module, f->offset, 0, out);
@@ -442,7 +435,7 @@ static int command_from_cmdline(struct zs_norm *n, const char *cmd)
 		if (!len)
 			return 1;
 		snprintf(word, sizeof(word), "%.*s", (int)len, w);
-		return set_str(&n->command, base_name(word));
+		return set_str(&n->command, zt_base_name(word));
 	}
 	for (s = cmd; *s; s += len) {
 		while (*s == ' ')

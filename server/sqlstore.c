@@ -75,14 +75,6 @@ struct zs_sql {
 	void *drop_ctx;
 };
 
-int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b)
-{
-	if (n < 2 || n > 2 * ZT_BUILD_ID_MAX || n % 2 || zt_hex_decode(hex, n / 2, b->data))
-		return -EINVAL;
-	b->len = (uint8_t)(n / 2);
-	return 0;
-}
-
 int zs_profile_id_ok(const char *id)
 {
 	size_t i;
@@ -98,7 +90,7 @@ static int canon_sym_id(const char *id, char *out, struct prof_build_id *b)
 {
 	size_t n = strlen(id);
 
-	if (zs_hex_to_bid(id, n, b))
+	if (prof_build_id_from_hex(id, n, b))
 		return -EINVAL;
 	zt_hex_encode(b->data, b->len, out);
 	return 0;
@@ -568,7 +560,7 @@ static void remove_orphans(struct zs_sql *s)
 		struct prof_build_id b;
 
 		if (!dot || (strcmp(dot, ".gsym") && strcmp(dot, ".meta")) ||
-		    zs_hex_to_bid(e->d_name, (size_t)(dot - e->d_name), &b))
+		    prof_build_id_from_hex(e->d_name, (size_t)(dot - e->d_name), &b))
 			continue;
 		snprintf(id, sizeof(id), "%.*s", (int)(dot - e->d_name), e->d_name);
 		if (!row_exists(s->wdb, "SELECT 1 FROM symbols WHERE id=?", id))
@@ -1755,7 +1747,7 @@ int zs_sql_symbols_missing(struct zs_sql *s, const char *text, size_t len, struc
 			err = -E2BIG;
 			break;
 		}
-		if (zs_hex_to_bid(line, n, &b)) {
+		if (prof_build_id_from_hex(line, n, &b)) {
 			zt_say(msg, msglen, "line %zu is not a build id or file id (2 to 40 hex digits)",
 			    lines);
 			err = -EINVAL;

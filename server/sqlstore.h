@@ -236,9 +236,6 @@ int zs_symfile_room(struct zs_sql *q, sqlite3 *db, const char *hex, enum zs_kind
 /* Remove symbol files without a catalogue row (at open). */
 void zs_symfiles_orphans(struct zs_sql *q, sqlite3 *db);
 
-/* Hex (2..40 digits, even) to a build id. 0 or -EINVAL. */
-int zs_hex_to_bid(const char *hex, size_t n, struct prof_build_id *b);
-
 /* fsync() a directory (after a rename into it), a file. 0 or -errno. */
 int zs_fsync_dir(const char *dir);
 int zs_fsync_path(const char *path);

@@ -297,7 +297,7 @@ int zs_sql_symfile_admit(struct zs_sql *s, const char *id, enum zs_kind kind, co
 	int had, rc;
 
 	zt_say(msg, msglen, "%s", "");
-	if (kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b)) {
+	if (kind >= ZS_NR_KINDS || prof_build_id_from_hex(id, strlen(id), &b)) {
 		zt_say(msg, msglen, "bad symbol id, kind or path");
 		return -EINVAL;
 	}
@@ -369,7 +369,7 @@ static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *
 		zt_say(msg, msglen, "the upload is not in the store's tmp directory");
 		return -EINVAL;
 	}
-	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b) ||
+	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || prof_build_id_from_hex(id, strlen(id), &b) ||
 	    (kind == ZS_KIND_SOURCE && !src)) {
 		zt_say(msg, msglen, "bad symbol id, kind or path");
 		err = -EINVAL;
@@ -554,7 +554,7 @@ int zs_sql_symfile_open(struct zs_sql *s, const char *id, enum zs_kind kind, con
 	f->fd = -1;
 	if (kind == ZS_KIND_GSYM)
 		return zs_symbol_open(s, id, f);
-	if (zs_hex_to_bid(id, strlen(id), &b))
+	if (prof_build_id_from_hex(id, strlen(id), &b))
 		return -EINVAL;
 	zt_hex_encode(b.data, b.len, hex);
 	if (zs_symfile_key(hex, kind, src, key, sizeof(key)))
@@ -581,7 +581,7 @@ unsigned zs_sql_symfile_has(struct zs_sql *s, const char *id)
 	struct prof_build_id b;
 	unsigned has = 0, k;
 
-	if (zs_hex_to_bid(id, strlen(id), &b))
+	if (prof_build_id_from_hex(id, strlen(id), &b))
 		return 0;
 	zt_hex_encode(b.data, b.len, hex);
 	if (!zs_sql_symbol_stat(s, hex, NULL))
@@ -652,7 +652,7 @@ int zs_sql_symfile_upstream(struct zs_sql *s, const char *id, enum zs_kind kind,
 
 	if (!zs_sql_upstream(s))
 		return -ENOSYS;
-	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || zs_hex_to_bid(id, strlen(id), &b))
+	if (kind == ZS_KIND_GSYM || kind >= ZS_NR_KINDS || prof_build_id_from_hex(id, strlen(id), &b))
 		return -EINVAL;
 	zt_hex_encode(b.data, b.len, hex);
 	if (kind == ZS_KIND_SOURCE) {

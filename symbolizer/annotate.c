@@ -63,13 +63,6 @@ static int sym_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->module, y->module);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static int dso_wanted(const struct ann_filter *f, const struct zt_frame *z)
 {
 	size_t i;
@@ -79,7 +72,7 @@ static int dso_wanted(const struct ann_filter *f, const struct zt_frame *z)
 	for (i = 0; i < f->nr_dsos; i++)
 		if (!strcmp(f->dsos[i], z->module) ||
 		    (z->map && (!strcmp(f->dsos[i], z->map->path) ||
-				!strcmp(f->dsos[i], base_name(z->map->path)))))
+				!strcmp(f->dsos[i], zt_base_name(z->map->path)))))
 			return 1;
 	return 0;
 }
@@ -195,7 +188,7 @@ const struct ann_sym *ann_profile_find(const struct ann_profile *ap, const char 
 			continue;
 		if (module && strcmp(module, s->module) &&
 		    (!s->map ||
-		     (strcmp(module, s->map->path) && strcmp(module, base_name(s->map->path)))))
+		     (strcmp(module, s->map->path) && strcmp(module, zt_base_name(s->map->path)))))
 			continue;
 		return s; /* most weight first */
 	}
@@ -211,9 +204,9 @@ int ann_sym_by_name(const struct profile *p, const char *name, const char *modul
 		const struct prof_mmap *m = &p->mmaps[i];
 
 		if (m->pid == ZT_PID_KERNEL || m->path[0] != '/' ||
-		    (strcmp(m->path, module) && strcmp(base_name(m->path), module)))
+		    (strcmp(m->path, module) && strcmp(zt_base_name(m->path), module)))
 			continue;
-		*out = (struct ann_sym){name, base_name(m->path), m, ANN_BY_NAME, 0, 0, 0, 0, 0};
+		*out = (struct ann_sym){name, zt_base_name(m->path), m, ANN_BY_NAME, 0, 0, 0, 0, 0};
 		return 0;
 	}
 	return -ENOENT;
@@ -1101,6 +1094,6 @@ char *annotation_srcline(const struct annotation *a, size_t i, char *buf, size_t
 	if (!l || !l->file || !l->line)
 		snprintf(buf, n, "??:0");
 	else
-		snprintf(buf, n, "%s:%u", base_name(l->file), l->line);
+		snprintf(buf, n, "%s:%u", zt_base_name(l->file), l->line);
 	return buf;
 }

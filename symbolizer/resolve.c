@@ -18,6 +18,7 @@
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 #include "libprof/log.h"
+#include "libprof/text.h"
 #include "libprof/zbuf.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/demangle.h"
@@ -197,14 +198,11 @@ void resolver_free(struct resolver *r)
 /* The module name of a mapping (borrowed from its path where possible). */
 static const char *map_module(const struct prof_mmap *m)
 {
-	const char *s;
-
 	if (prof_path_is_anon(m->path))
 		return "[anon]";
 	if (m->path[0] == '[')
 		return m->path;
-	s = strrchr(m->path, '/');
-	return s && s[1] ? s + 1 : m->path;
+	return zt_base_name(m->path);
 }
 
 /* The kallsyms table, parsed on first use (NULL if the profile has none). */

@@ -195,6 +195,17 @@ static void test_hex_sanitize(void **state)
 	assert_string_equal(prof_build_id_hex(&b, hex), "01abff");
 	b.len = 0;
 	assert_string_equal(prof_build_id_hex(&b, hex), "");
+	/* and back: 2 to 40 even hex digits, either case; else refused, b kept */
+	assert_int_equal(prof_build_id_from_hex("01ABff", 6, &b), 0);
+	assert_int_equal(b.len, 3);
+	assert_string_equal(prof_build_id_hex(&b, hex), "01abff");
+	assert_int_equal(prof_build_id_from_hex("0", 1, &b), -EINVAL);
+	assert_int_equal(prof_build_id_from_hex("012", 3, &b), -EINVAL);
+	assert_int_equal(prof_build_id_from_hex("zz", 2, &b), -EINVAL);
+	assert_int_equal(prof_build_id_from_hex("00112233445566778899aabbccddeeff0011223344", 42, &b),
+			 -EINVAL);
+	assert_int_equal(b.len, 3);
+	b.len = 0;
 	prof_sanitize(out, sizeof(out), "a\tb\x1b[31m");
 	assert_string_equal(out, "a?b?[31");
 	prof_sanitize(out, sizeof(out), "ok\x7f");
