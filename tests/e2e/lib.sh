@@ -76,6 +76,12 @@ finish() {
 # stdout from the first of five runs that completes (a run that dies part-way
 # leaves nothing behind); 1 when none does, with the last run's stderr in
 # the log (stderr of every run kept in $T/perf-out.*.err).
+# perf_resolved: a report table without its rows of unresolved addresses
+# in a mapping (a sample in the vDSO's static functions, now and then):
+# perf prints each by address (0x780 as a self entry, 0x7f...780 as a
+# children entry of its own), zt as [module+0xoff], one row (a known
+# difference, zt-report(1))
+perf_resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])$'; }
 perf_retry() {
 	local i out
 	out=$(mktemp "$T/perf-out.XXXXXX")

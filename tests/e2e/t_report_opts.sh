@@ -19,15 +19,16 @@ rows() {
 	# NOUNK=1: without the rows of addresses in no mapping (the garbage
 	# outermost frames of a process's first samples): perf names them by
 	# address, with [k] or [.] from the frame it looked at before, zt with
-	# the frame's own (a known difference)
+	# the frame's own (a known difference); FILTER: perf_resolved unless set
 	if ! perf_retry report -i p.data --stdio "$@" | grep -v '^#' | grep -v '^$' |
-		{ if [ -n "${NOUNK:-}" ]; then grep -v '^ .*\[unknown\] '; else cat; fi; } | sort > "p.$n"; then
+		{ if [ -n "${NOUNK:-}" ]; then grep -v '^ .*\[unknown\] '; else cat; fi; } |
+		${FILTER:-perf_resolved} | sort > "p.$n"; then
 		fail "$n: perf report failed"
 		return
 	fi
 	"$ZT" report -i p.data --stdio --no-inline "$@" 2> "z.$n.err" | grep -v '^#' |
 		grep -v '^$' | { if [ -n "${NOUNK:-}" ]; then grep -v '^ .*\[unknown\] '; else cat; fi; } |
-		sort > "z.$n"
+		${FILTER:-perf_resolved} | sort > "z.$n"
 	if [ ! -s "p.$n" ]; then
 		fail "$n: perf printed nothing"
 	elif cmp -s "p.$n" "z.$n"; then
@@ -76,8 +77,9 @@ rows ignore-callees-none --no-children -g none --ignore-callees '^tree_'
 NOUNK=1 rows ignore-callees-caller --ignore-callees '^tree_|run_rounds' -g caller,0.5,none
 rows ignore-callees-caller-chains --no-children -G --ignore-callees '^tree_|run_rounds'
 rows ignore-callees-max-stack --no-children -G --max-stack 3 --ignore-callees tree_a
-rows hide-unresolved -U -g none
-rows hide-unresolved-chains -U --no-children --max-stack 4
+# (-U: with the unresolved rows, which must be gone from both)
+FILTER=cat rows hide-unresolved -U -g none
+FILTER=cat rows hide-unresolved-chains -U --no-children --max-stack 4
 perf_retry script -i p.data -F time | tr -d ' :' > times.txt
 nt=$(wc -l < times.txt)
 mapfile -t ts < <(sed -n "$((nt / 10))p;$((nt * 3 / 10))p;$((nt / 2))p;$((nt * 7 / 10))p" times.txt)

@@ -33,10 +33,7 @@ table() {
 		grep -v '^$' | grep -v '^#$' | grep -v 'Tip:' | sed -E 's/\[[k.]\] (0x[0-9a-f]{16}|0{16})/[?] \1/'
 }
 # same NAME ARGS...: perf's table and zt's, line for line (order counts)
-# Rows of unresolved addresses (a sample in the vdso, now and then) are
-# left out: perf prints each address (0x780, or 0x7f...780 as an entry of
-# its own), zt [module+0xoff], one row (a known difference).
-resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])$'; }
+# Rows of unresolved addresses are left out (perf_resolved).
 # (DATA: the recording, p.data unless set; FILTER: a command the tables
 # go through too, resolved unless set)
 same() {
@@ -46,9 +43,9 @@ same() {
 		skip "$n: reference unavailable (perf report failed)"
 		return
 	fi
-	table < "p.$n.raw" | ${FILTER:-resolved} > "p.$n"
+	table < "p.$n.raw" | ${FILTER:-perf_resolved} > "p.$n"
 	"$ZT" report -i "$data" --stdio --no-inline "$@" > "z.$n.raw" 2> "z.$n.err"
-	table < "z.$n.raw" | ${FILTER:-resolved} > "z.$n"
+	table < "z.$n.raw" | ${FILTER:-perf_resolved} > "z.$n"
 	if [ ! -s "p.$n" ]; then
 		fail "$n: perf printed no table"
 	elif cmp -s "p.$n" "z.$n"; then
