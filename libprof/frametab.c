@@ -122,6 +122,37 @@ static inline uint64_t memo_hash_at(const void *ctx, uint32_t i)
 	return zt_hash_pair(a->addr, a->space);
 }
 
+static int resolve_new(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t addr, int kernel,
+		       uint32_t *fn);
+
+void frametab_transient(struct frametab *ft)
+{
+	ft->transient = 1;
+}
+
+/* A transient table's resolve: every address through the source, the
+ * frames from the start of the table. */
+static int resolve_transient(struct frametab *ft, uint32_t pid, uint64_t ts, const uint64_t *ips,
+			     unsigned nk, unsigned n, struct zt_frange *out)
+{
+	unsigned i;
+	uint32_t fn;
+	int ret;
+
+	ft->nr_frames = 0;
+	for (i = 0; i < n; i++) {
+		ret = resolve_new(ft, pid, ts, ips[i], i < nk, &fn);
+		if (ret)
+			return ret;
+		out[i].first = fn >> FN_BITS;
+		out[i].n = fn & FN_MAX_N;
+		/* as frametab_resolve() maps them */
+		out[i].map = i < nk ? ft->frames[out[i].first + out[i].n - 1].map
+				    : proctree_map(ft->pt, pid, ts, ips[i]);
+	}
+	return 0;
+}
+
 int frametab_reserve_frames(struct frametab *ft, size_t n)
 {
 	return ZT_GROW(ft->frames, ft->cap_frames, n) ? -ENOMEM : 0;
@@ -201,6 +232,8 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 	unsigned i;
 	int ret;
 
+	if (ft->transient)
+		return resolve_transient(ft, pid, ts, ips, nk, n, out);
 	if ((nk && (ret = space_of(ft, 0, SPACE_KERNEL, &kspace))) ||
 	    (n > nk && (ret = space_of(ft, epoch, pid, &uspace))))
 		return ret;

@@ -97,6 +97,7 @@ struct frametab {
 	struct ft_space *spaces; /* address spaces, id i + 1 */
 	size_t nr_spaces, cap_spaces;
 	struct zt_htab shash; /* spaces by key */
+	int transient;	      /* frametab_transient() */
 };
 
 /* An empty table resolving through src (copied; its ctx borrowed), with
@@ -111,6 +112,11 @@ void frametab_reset(struct frametab *ft, const struct proctree *pt);
  * Frames stay; a later frametab_resolve() starts a new index, giving an
  * address seen before new frames. */
 void frametab_seal(struct frametab *ft);
+/* A table that keeps nothing: each frametab_resolve() asks the source for
+ * every address anew and its frames stay valid only until the next call
+ * (for a consumer that keeps what it needs of each stack and meets most
+ * addresses once, zt serve's ingest: no index to probe and grow). */
+void frametab_transient(struct frametab *ft);
 /* Room for about n addresses, to spare growing the table. 0 or -ENOMEM. */
 int frametab_reserve(struct frametab *ft, size_t n);
 

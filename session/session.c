@@ -599,16 +599,9 @@ int session_open_pushed(struct session *s, const void *data, size_t len,
 	}
 	session_source_get(s->src, &fs);
 	frametab_init(&s->ft, s->pt, &fs);
-	/* the server resolves every stack address: the table made once at
-	 * the most it can need (an address a frame without files), not grown
-	 * by copies in the connection thread's arena */
-	ret = frametab_reserve(&s->ft, s->prof.nr_ips);
-	if (!ret)
-		ret = frametab_reserve_frames(&s->ft, s->prof.nr_ips);
-	if (ret) {
-		zt_say(msg, msglen, "out of memory reading the recording");
-		goto fail;
-	}
+	/* the server keeps each stack's frame keys itself, and most of a
+	 * fleet's addresses come once: resolved as they come, without files */
+	frametab_transient(&s->ft);
 	rstacks_init(&s->rs, &s->prof, s->pt, &s->ft);
 	return 0;
 fail:

@@ -141,7 +141,9 @@ void session_close(struct session *s);
  * snapshots (zt push unwinds --call-graph dwarf recordings before it
  * sends them); GPU records are checked, not kept; with several events,
  * the first is kept; names come from the recording only (o->no_files is
- * implied: no file of this host is opened). data is borrowed for the
+ * implied: no file of this host is opened). Its frame table keeps nothing
+ * (frametab_transient(): each stack's frames are valid until the next
+ * stack is resolved; its consumer keeps what it needs). data is borrowed for the
  * call. Nothing is logged: 0, or -EBADMSG with msg saying why ("bad
  * zt.data: ...", "incomplete zt.data: ...") or -ENOMEM; s is released on
  * failure.

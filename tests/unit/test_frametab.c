@@ -364,6 +364,49 @@ static void test_time_sensitive(void **state)
 	fx_release(&x);
 }
 
+/* Transient: every address asked each time, the frames from the table's
+ * start, the same frames and mappings as a keeping table's. */
+static void test_transient(void **state)
+{
+	const uint64_t ips[] = {FAKE_KADDR + 0x100, 0x404100, 0x401000, 0x401000, 0x11234};
+	struct zt_frange out[5], kept[5];
+	struct fx x, y;
+	unsigned i, k;
+
+	(void)state;
+	fx_init(&x);
+	fx_init(&y);
+	frametab_transient(&x.ft);
+	assert_int_equal(res(&x, 1, ips, 1, 5, out), 0);
+	assert_int_equal(x.src.resolves, 5);
+	assert_int_equal(out[0].first, 0);
+	assert_int_equal(x.ft.nr_frames, 1 + 3 + 1 + 1 + 1);
+	assert_int_equal(res(&y, 1, ips, 1, 5, kept), 0);
+	assert_int_equal(y.src.resolves, 4);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(out[i].n, kept[i].n);
+		/* (two profiles alike: the same mapping's index) */
+		assert_true((out[i].map == NULL) == (kept[i].map == NULL));
+		if (out[i].map)
+			assert_int_equal(out[i].map - x.p.mmaps, kept[i].map - y.p.mmaps);
+		for (k = 0; k < out[i].n; k++) {
+			assert_string_equal(fr(&x, &out[i], k)->sym, fr(&y, &kept[i], k)->sym);
+			assert_int_equal(fr(&x, &out[i], k)->inlined, fr(&y, &kept[i], k)->inlined);
+		}
+	}
+	assert_ptr_equal(out[4].map, &x.p.mmaps[0]);
+	assert_string_equal(fr(&x, &out[1], 0)->sym, "leafy");
+	/* again: asked again, the frames over the last call's */
+	assert_int_equal(res(&x, 1, ips + 2, 0, 1, out), 0);
+	assert_int_equal(x.src.resolves, 6);
+	assert_int_equal(out[0].first, 0);
+	assert_int_equal(x.ft.nr_frames, 1);
+	assert_string_equal(fr(&x, &out[0], 0)->sym, "f1");
+	assert_int_equal(x.ft.nr_addrs, 6);
+	fx_release(&y);
+	fx_release(&x);
+}
+
 static void test_frame_name(void **state)
 {
 	struct zt_frame f = {.sym = "main", .module = "prog"};
@@ -441,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_source_errors),
 		cmocka_unit_test(test_many_and_reset),
 		cmocka_unit_test(test_time_sensitive),
+		cmocka_unit_test(test_transient),
 		cmocka_unit_test(test_frame_name),
 		cmocka_unit_test(test_frame_srcline),
 	};
