@@ -75,3 +75,31 @@ int stackgroups_resolve(struct stackgroups *g, uint32_t idx, unsigned max, const
 	return frametab_resolve(g->ft, gr->pid, gr->ts, gr->epoch, *ips, st->nk < *n ? st->nk : *n,
 				*n, g->ranges);
 }
+
+void stackgroups_addrs(const struct stackgroups *g, uint32_t idx, unsigned max,
+		       const uint64_t **ips, unsigned *nk, unsigned *n)
+{
+	const struct prof_stack *st = &g->p->stacks[g->groups[idx].stack];
+
+	*ips = profile_stack_ips(g->p, g->groups[idx].stack);
+	*n = (unsigned)st->nk + st->nu;
+	if (*n > max)
+		*n = max;
+	*nk = st->nk < *n ? st->nk : *n;
+}
+
+int stackgroups_resolve_one(struct stackgroups *g, uint32_t idx, unsigned k,
+			    const struct zt_frange **range)
+{
+	const struct stackgroup *gr = &g->groups[idx];
+	const struct prof_stack *st = &g->p->stacks[gr->stack];
+
+	*range = NULL;
+	if (k >= (unsigned)st->nk + st->nu)
+		return -EINVAL;
+	if (ZT_GROW(g->ranges, g->cap_ranges, 1))
+		return -ENOMEM;
+	*range = g->ranges;
+	return frametab_resolve(g->ft, gr->pid, gr->ts, gr->epoch,
+				profile_stack_ips(g->p, gr->stack) + k, k < st->nk, 1, g->ranges);
+}

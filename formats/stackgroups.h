@@ -73,4 +73,22 @@ int stackgroups_add(struct stackgroups *g, const struct prof_sample *smp, const 
 int stackgroups_resolve(struct stackgroups *g, uint32_t idx, unsigned max, const uint64_t **ips,
 			const struct zt_frange **ranges, unsigned *n);
 
+/*
+ * Group idx's first *n addresses (at most max) unresolved, in
+ * stackgroups_resolve()'s order, the first *nk of them kernel ones: for a
+ * caller that keeps what each address gave it (zt serve's ingest, over a
+ * transient frame table) and resolves only the addresses it has not met,
+ * with stackgroups_resolve_one(). Valid while the profile is.
+ */
+void stackgroups_addrs(const struct stackgroups *g, uint32_t idx, unsigned max,
+		       const uint64_t **ips, unsigned *nk, unsigned *n);
+
+/*
+ * The frames of group idx's address k alone (k < its addresses), as
+ * stackgroups_resolve() gives them: *range, valid until the next call. 0,
+ * -EINVAL (no address k) or the frame table's errors.
+ */
+int stackgroups_resolve_one(struct stackgroups *g, uint32_t idx, unsigned k,
+			    const struct zt_frange **range);
+
 #endif

@@ -125,6 +125,8 @@ struct zh {
 	pthread_mutex_t hlock;
 	pthread_cond_t hcond;
 	unsigned heavy;
+	uint64_t heavy_end_ns; /* when heavy work last ended (atomic) */
+	int trim_due;	       /* memory kept since (atomic): release_arenas() */
 	uint64_t decoders; /* compressed uploads being decoded (atomic) */
 };
 
@@ -155,6 +157,7 @@ struct zh_req {
 	size_t uri_len;
 	char method[8];
 	int started, answered;
+	int heavy_done; /* did heavy work: the arenas released at its end */
 	unsigned code;
 	uint64_t bytes_in, bytes_out;
 	struct zr_request r;
@@ -289,6 +292,8 @@ static int conn_late(const struct zh *h, const struct zconn *c, uint64_t now)
 	return 0;
 }
 
+static void release_idle(struct zh *h, uint64_t now);
+
 static void *watch(void *arg)
 {
 	struct zh *h = arg;
@@ -308,6 +313,9 @@ static void *watch(void *arg)
 			c->cut = 1;
 			add(&h->cut_slow, 1);
 		}
+		pthread_mutex_unlock(&h->clock); /* a trim takes milliseconds */
+		release_idle(h, now);
+		pthread_mutex_lock(&h->clock);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 250 * 1000000;
 		if (ts.tv_nsec >= 1000000000) {
@@ -345,17 +353,56 @@ static int heavy_enter(struct zh *h)
 	return rc;
 }
 
+/* What the malloc arenas may keep free between heavy requests (the next
+ * ingest or query reuses it instead of faulting fresh pages in), and for
+ * how long the server must have been without heavy work before the
+ * watcher gives it back. */
+#define ZH_KEEP_FREE ((size_t)32 << 20)
+#define ZH_KEEP_NS   (500 * 1000000ull)
+
+/* A heavy request's memory back to the system, when its work is done and
+ * again at its end (its answer freed too): each connection's thread may
+ * have its own malloc arena, and an arena keeps what was freed in it, so
+ * without this the server would keep the peak of the largest query once
+ * per arena. Up to ZH_KEEP_FREE stays for the next request; the watcher
+ * gives that back too once no heavy work has run for ZH_KEEP_NS. */
+static void release_arenas(struct zh *h)
+{
+	__atomic_store_n(&h->heavy_end_ns, now_ns(), __ATOMIC_RELAXED);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	if (mallinfo2().fordblks <= ZH_KEEP_FREE) {
+		__atomic_store_n(&h->trim_due, 1, __ATOMIC_RELAXED);
+		return;
+	}
+#endif
+	malloc_trim(0);
+}
+
+/* For the watcher: what was kept, given back once the server has been
+ * without heavy work for ZH_KEEP_NS. */
+static void release_idle(struct zh *h, uint64_t now)
+{
+	unsigned busy;
+
+	if (!__atomic_load_n(&h->trim_due, __ATOMIC_RELAXED) ||
+	    now - __atomic_load_n(&h->heavy_end_ns, __ATOMIC_RELAXED) < ZH_KEEP_NS)
+		return;
+	pthread_mutex_lock(&h->hlock);
+	busy = h->heavy;
+	pthread_mutex_unlock(&h->hlock);
+	if (busy)
+		return;
+	__atomic_store_n(&h->trim_due, 0, __ATOMIC_RELAXED);
+	malloc_trim(0);
+}
+
 static void heavy_leave(struct zh *h)
 {
 	pthread_mutex_lock(&h->hlock);
 	h->heavy--;
 	pthread_cond_signal(&h->hcond);
 	pthread_mutex_unlock(&h->hlock);
-	/* a heavy request's memory back to the system: each connection's
-	 * thread may have its own malloc arena, and an arena keeps what was
-	 * freed in it, so without this the server would keep the peak of the
-	 * largest query once per arena */
-	malloc_trim(0);
+	release_arenas(h);
 }
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -811,6 +858,7 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	 * they cannot take every core, and never in the way of cheap requests
 	 * (each connection has its own thread) */
 	heavy = q->r.route != ZR_PROFILE_LIST;
+	q->heavy_done = heavy;
 	if (heavy && heavy_enter(h)) {
 		snprintf(q->err, sizeof(q->err),
 			 "the server is busy with %u other queries: try again in a few seconds",
@@ -1289,6 +1337,7 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 			return send_error(q, con, code, NULL);
 		}
 		memset(&res, 0, sizeof(res));
+		q->heavy_done = 1;
 		if (heavy_enter(h)) {
 			body_release(q);
 			return fail(q, con, 503,
@@ -1592,9 +1641,11 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
 	struct zh_req *q = *con_cls;
 	char client[80];
 	const char *end;
+	int heavy;
 
 	if (!q)
 		return;
+	heavy = q->heavy_done;
 	*con_cls = NULL;
 	switch (toe) {
 	case MHD_REQUEST_TERMINATED_COMPLETED_OK:
@@ -1643,6 +1694,8 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
 	zr_request_release(&q->r);
 	free(q->uri);
 	free(q);
+	if (heavy)
+		release_arenas(h);
 	conn_phase(h, con, ZC_HEAD); /* the next request's head, on a kept-alive connection */
 	__atomic_sub_fetch(&h->in_flight, 1, __ATOMIC_RELEASE);
 }

@@ -293,7 +293,32 @@ struct zt_ctx {
 	 * first -> 1 + where lkeys holds their number, then them), made once */
 	uint32_t *rkey, *lkeys;
 	size_t cap_rkey, nr_lkeys, cap_lkeys;
+	/* a zt.data's: the key each address gave in its address space, made
+	 * once (the session's frame table keeps nothing) */
+	struct akey *akeys;
+	size_t nr_akeys, cap_akeys;
+	struct zt_htab ahash;
 };
+
+/* An address in an address space (a process's mappings at an epoch, or
+ * the kernel's: pid AKEY_KERNEL) and the key of the frame it gave. */
+struct akey {
+	uint64_t epoch, addr;
+	uint32_t pid, key;
+};
+#define AKEY_KERNEL UINT32_MAX
+
+static inline uint64_t akey_hash(uint64_t epoch, uint64_t addr, uint32_t pid)
+{
+	return zt_hash_mix(zt_hash_pair(addr, pid), epoch);
+}
+
+static inline uint64_t akey_hash_at(const void *ctx, uint32_t i)
+{
+	const struct akey *a = &((const struct zt_ctx *)ctx)->akeys[i];
+
+	return akey_hash(a->epoch, a->addr, a->pid);
+}
 
 static int named(struct zs_norm *n, const char *module, const char *name, uint8_t flags,
 		 uint32_t *out)
@@ -503,8 +528,46 @@ static void zt_ctx_release(struct zt_ctx *c)
 	free(c->gstack);
 	free(c->rkey);
 	free(c->lkeys);
+	free(c->akeys);
+	zt_htab_release(&c->ahash);
 	stackgroups_release(&c->sg);
 	session_close(&c->ses);
+}
+
+/* The key of group g's address k (of ips, the first nk kernel ones):
+ * the one it gave before in its address space, else resolved now. */
+static int addr_key(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned nk, unsigned k,
+		    uint32_t *out)
+{
+	const struct stackgroup *gr = &c->sg.groups[g];
+	const struct zt_frange *r;
+	uint64_t epoch = k < nk ? 0 : gr->epoch, addr = ips[k];
+	uint32_t pid = k < nk ? AKEY_KERNEL : gr->pid, i;
+	size_t j;
+	int ret;
+
+	if (zt_htab_reserve(&c->ahash, 1, akey_hash_at, c))
+		return -ENOMEM;
+	for (j = zt_htab_first(&c->ahash, akey_hash(epoch, addr, pid));
+	     zt_htab_get(&c->ahash, j, &i); j = zt_htab_next(&c->ahash, j)) {
+		const struct akey *a = &c->akeys[i];
+
+		if (a->addr == addr && a->pid == pid && a->epoch == epoch) {
+			*out = a->key;
+			return 0;
+		}
+	}
+	ret = stackgroups_resolve_one(&c->sg, g, k, &r);
+	if (!ret)
+		ret = frame_key(c, rstacks_frame(session_stacks(&c->ses), r->first + r->n - 1),
+				r->map, out);
+	if (ret)
+		return ret;
+	if (c->nr_akeys >= UINT32_MAX - 1 || ZT_GROW(c->akeys, c->cap_akeys, c->nr_akeys + 1))
+		return -ENOMEM;
+	c->akeys[c->nr_akeys] = (struct akey){ epoch, addr, pid, *out };
+	zt_htab_set(&c->ahash, j, (uint32_t)c->nr_akeys++);
+	return 0;
 }
 
 /* A new group's normalized stack: its frames, leaf first, then its
@@ -518,14 +581,18 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 	uint32_t frames[2 * ZT_MAX_FRAMES + 1], nf = 0;
 	const char *name;
 	char buf[32];
-	unsigned k, n;
-	int ret;
+	unsigned k, n, nk;
+	int ret = 0;
 
-	ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
-	for (k = 0; k < n && !ret; k++)
-		ret = c->pp ? pp_frame_keys(c, rs, &r[k], frames, &nf, 2 * ZT_MAX_FRAMES)
-			    : frame_key(c, rstacks_frame(rs, r[k].first + r[k].n - 1), r[k].map,
-					&frames[nf++]);
+	if (c->pp) {
+		ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
+		for (k = 0; k < n && !ret; k++)
+			ret = pp_frame_keys(c, rs, &r[k], frames, &nf, 2 * ZT_MAX_FRAMES);
+	} else {
+		stackgroups_addrs(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &nk, &n);
+		for (k = 0; k < n && !ret; k++)
+			ret = addr_key(c, g, ips, nk, k, &frames[nf++]);
+	}
 	if (ret)
 		return ret;
 	name = prof_comm_or_pid(gr->comm, gr->pid, buf, sizeof(buf));
@@ -540,13 +607,18 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
 	const struct profile *p = &c->ses.prof;
 	const struct rstacks *rs = session_stacks(&c->ses);
-	size_t i;
+	size_t i, ng;
 	int ret = 0;
 
 	stackgroups_init(&c->sg, rs);
-	/* a pprof's samples are mostly a stack each */
-	if (c->pp && (ZT_GROW(c->gstack, c->cap_gstack, p->nr_samples + 1) ||
-		      stackgroups_reserve(&c->sg, p->nr_samples + 1)))
+	/* the arrays made once, not grown by copies (in the connection
+	 * thread's arena, each copy faults its pages in): a pprof's samples
+	 * are mostly a stack each, a recording has about a group a stack;
+	 * its addresses are at most its stacks' (the array's untouched end
+	 * costs nothing) */
+	ng = (c->pp || p->nr_stacks > p->nr_samples ? p->nr_samples : p->nr_stacks) + 1;
+	if (ZT_GROW(c->gstack, c->cap_gstack, ng) || stackgroups_reserve(&c->sg, ng) ||
+	    (!c->pp && ZT_GROW(c->akeys, c->cap_akeys, p->nr_ips + 1)))
 		return -ENOMEM;
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];

@@ -175,6 +175,25 @@ static void cli_outputs(const struct session_opts *so, struct cli *out)
 		assert_int_equal(perfscript_stack(&out->script, &fmt, rs, sg.groups[gi].pid, ips, r,
 						  nf),
 				 0);
+		{
+			/* the stack's addresses one at a time: the same frames */
+			struct zt_frange whole[64];
+			const struct zt_frange *one;
+			const uint64_t *ips1;
+			unsigned k, nk1, n1;
+
+			memcpy(whole, r, nf * sizeof(*r));
+			stackgroups_addrs(&sg, gi, 64, &ips1, &nk1, &n1);
+			assert_ptr_equal(ips1, ips);
+			assert_int_equal(n1, nf);
+			assert_int_equal(nk1, s.prof.stacks[sg.groups[gi].stack].nk);
+			for (k = 0; k < nf; k++) {
+				assert_int_equal(stackgroups_resolve_one(&sg, gi, k, &one), 0);
+				assert_memory_equal(one, &whole[k], sizeof(*one));
+			}
+			assert_int_equal(stackgroups_resolve_one(&sg, gi, nf + 200, &one), -EINVAL);
+			assert_int_equal(stackgroups_resolve(&sg, gi, 64, &ips, &r, &nf), 0);
+		}
 		zbuf_reset(&line);
 		assert_int_equal(folded_stack(&line, "app", rs, sg.groups[gi].pid, ips, r, nf, 0),
 				 0);
