@@ -23,6 +23,11 @@ static int intern(struct flame *f, const char *s, size_t len, uint32_t *id)
 	return zt_strtab_intern(&f->strs, s, len, id);
 }
 
+int flame_intern(struct flame *f, const char *s, uint32_t *id)
+{
+	return intern(f, s ? s : "", s ? strlen(s) : 0, id);
+}
+
 const char *flame_str(const struct flame *f, uint32_t id)
 {
 	return zt_strtab_str(&f->strs, id);
@@ -146,6 +151,28 @@ static int add_one(struct flame *f, uint32_t *node, const char *name, size_t nl,
 	if (!ret)
 		ret = child_of(f, *node, n, m, s, kind, node);
 	return ret;
+}
+
+int flame_add_stack_ids(struct flame *f, const struct flame_idframe *frames, size_t n,
+			uint64_t count, int which)
+{
+	uint32_t node = 0;
+	size_t i;
+	int ret = 0;
+
+	if (which != 0 && which != 1)
+		return -EINVAL;
+	if (n > FLAME_MAX_DEPTH)
+		n = FLAME_MAX_DEPTH;
+	for (i = 0; i < n && !ret; i++) {
+		const struct flame_idframe *fr = &frames[f->reverse ? n - 1 - i : i];
+
+		if (fr->name >= f->strs.nr || fr->module >= f->strs.nr || fr->srcline >= f->strs.nr)
+			return -EINVAL;
+		ret = child_of(f, node, fr->name, fr->module, fr->srcline,
+			      fr->kind < FLAME_NR_KINDS ? fr->kind : FLAME_USER, &node);
+	}
+	return ret ? ret : count_at(f, node, count, which);
 }
 
 int flame_add_stack(struct flame *f, const struct flame_frame *frames, size_t n, uint64_t count,

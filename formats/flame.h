@@ -88,6 +88,21 @@ int flame_add_stack(struct flame *f, const struct flame_frame *frames, size_t n,
 		    int which);
 
 /*
+ * For a caller that meets the same frames in many stacks (zt serve's
+ * stored frames): each string interned once, stacks added by ids. A frame
+ * by the ids of its strings (flame_intern(); 0 is "", none) and its kind.
+ */
+struct flame_idframe {
+	uint32_t name, module, srcline;
+	enum flame_kind kind;
+};
+/* s's id (s NULL: "", id 0). 0 or -ENOMEM. */
+int flame_intern(struct flame *f, const char *s, uint32_t *id);
+/* flame_add_stack() by ids. */
+int flame_add_stack_ids(struct flame *f, const struct flame_idframe *frames, size_t n,
+			uint64_t count, int which);
+
+/*
  * Parse folded text (len bytes, no NUL needed): lines "f1;f2;...;leaf COUNT",
  * counted into value[which]. flamegraph.pl's annotations give kinds: a
  * "_[k]" suffix kernel, "_[j]" JIT, "_[i]" inlined, and zt's GPU ones

@@ -508,9 +508,11 @@ static int top_line(struct top *t, const struct func *f, const struct zs_dframe 
  * leaf (self) and those it is in (children, once per stack), and the weight
  * at each of its source lines, every frame of it counted (as rmodel's
  * count_lines); then each one's hottest line: the most weight, of equals
- * the lowest line, of those the first seen. 0 or -ENOMEM.
+ * the lowest line, of those the first seen. *fcp (fcp may be NULL; the
+ * caller frees it): for each stored frame id of one shown frame, its
+ * function's index in t + 1 (0: not met). 0 or -ENOMEM.
  */
-static int top_count(struct top *t, const struct view *v)
+static int top_count(struct top *t, const struct view *v, uint32_t **fcp)
 {
 	/* a stored frame of one shown frame: its function and position,
 	 * found once (index + 1; fc 0: not yet) */
@@ -558,7 +560,10 @@ static int top_count(struct top *t, const struct view *v)
 			}
 		}
 	}
-	free(fc);
+	if (fcp)
+		*fcp = fc;
+	else
+		free(fc);
 	for (i = 0; i < t->nr_l; i++) {
 		const struct fline *l = &t->l[i];
 		struct func *f = &t->f[l->func];
@@ -625,7 +630,7 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 
 	err = view_open(&v, s, sel);
 	if (!err)
-		err = top_count(&t, &v);
+		err = top_count(&t, &v, NULL);
 	if (!err) {
 		if (t.nr)
 			qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
@@ -740,43 +745,87 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 
 /* ---- flame graphs --------------------------------------------------------------------- */
 
+/* What flame_add_view() keeps across stacks: top_count()'s functions of
+ * the stored frames (fc), and the flame frame of each stored frame of one
+ * shown frame, interned once (have[fid]). */
+struct fview {
+	struct top t;
+	uint32_t *fc;
+	struct flame_idframe *idf;
+	uint8_t *have;
+};
+
+/* The flame frame of shown frame d (of stored frame fid, its only one
+ * when single), its srcline its function's hottest line. 0 or -ENOMEM. */
+static int flame_frame_of(struct flame *f, struct fview *x, uint32_t fid, int single,
+			  const struct zs_dframe *d, struct flame_idframe *out)
+{
+	struct func *fn = NULL;
+
+	if (single && x->have[fid]) {
+		*out = x->idf[fid];
+		return 0;
+	}
+	if (!d->root && !(fn = single && x->fc[fid] ? &x->t.f[x->fc[fid] - 1] : top_func(&x->t, d)))
+		return -ENOMEM;
+	out->kind = (enum flame_kind)d->kind;
+	if (flame_intern(f, d->name, &out->name) || flame_intern(f, d->module, &out->module) ||
+	    flame_intern(f, fn ? func_srcline(fn) : NULL, &out->srcline))
+		return -ENOMEM;
+	if (single) {
+		x->idf[fid] = *out;
+		x->have[fid] = 1;
+	}
+	return 0;
+}
+
+/* Stored stack st of v as flame frames, root first, into *ff (grown as
+ * needed). The number, or -ENOMEM. */
+static long flame_frames(struct flame *f, const struct view *v, struct fview *x, uint32_t st,
+			 struct flame_idframe **ff, size_t *cap)
+{
+	size_t n = 0, k;
+
+	for (k = v->m->soff[st + 1]; k-- > v->m->soff[st];) {
+		uint32_t fid = v->m->sfr[k];
+		const struct zs_symframes *sf = view_frame(v, fid);
+		unsigned j;
+
+		if (ZT_GROW(*ff, *cap, n + sf->n))
+			return -ENOMEM;
+		for (j = sf->n; j-- > 0;)
+			if (flame_frame_of(f, x, fid, sf->n == 1, &sf->f[j], &(*ff)[n++]))
+				return -ENOMEM;
+	}
+	return (long)n;
+}
+
 /* The stacks of v into f (value[which]), each function's tooltip naming its
  * hottest line in v, as zt flame's do. */
 static int flame_add_view(struct flame *f, const struct view *v, int which)
 {
-	const struct zs_dframe **fr = NULL;
-	struct flame_frame *ff = NULL;
-	size_t cap = 0, fcap = 0, i;
-	struct top t = { 0 };
-	long n, k;
-	int err = top_count(&t, v);
+	struct flame_idframe *ff = NULL;
+	struct fview x = { 0 };
+	size_t fcap = 0, i;
+	long n;
+	int err = top_count(&x.t, v, &x.fc);
 
+	if (!err && (!(x.idf = malloc((v->m->nr_frames + 1) * sizeof(*x.idf))) ||
+		     !(x.have = calloc(v->m->nr_frames + 1, 1))))
+		err = -ENOMEM;
 	for (i = 0; !err && i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
 
 		if (!v->mg.count[st])
 			continue;
-		n = stack_frames(v, st, &fr, &cap);
-		if (n < 0 || ZT_GROW(ff, fcap, (size_t)n + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		for (k = 0; k < n && !err; k++) {
-			struct func *fn = fr[k]->root ? NULL : top_func(&t, fr[k]);
-
-			if (!fr[k]->root && !fn)
-				err = -ENOMEM;
-			ff[k] = (struct flame_frame){ fr[k]->name,
-						      fr[k]->module[0] ? fr[k]->module : NULL,
-						      fn ? func_srcline(fn) : NULL,
-						      (enum flame_kind)fr[k]->kind };
-		}
-		if (!err)
-			err = flame_add_stack(f, ff, (size_t)n, v->mg.count[st], which);
+		n = flame_frames(f, v, &x, st, &ff, &fcap);
+		err = n < 0 ? (int)n : flame_add_stack_ids(f, ff, (size_t)n, v->mg.count[st], which);
 	}
-	free(fr);
+	free(x.fc);
+	free(x.idf);
+	free(x.have);
 	free(ff);
-	top_release(&t);
+	top_release(&x.t);
 	return err;
 }
 

@@ -184,6 +184,45 @@ static void test_reverse(void **state)
 	flame_release(&f);
 }
 
+/* Stacks by ids: the same tree as by strings; an id not interned refused. */
+static void test_ids(void **state)
+{
+	struct flame a, b;
+	struct flame_frame st[3] = {{"main", "app", NULL, FLAME_USER},
+				    {"work", "app", "w.c:3", FLAME_INLINED},
+				    {"leaf", "libc.so.6", NULL, FLAME_KERNEL}};
+	struct flame_idframe ids[3];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(flame_init(&a), 0);
+	assert_int_equal(flame_init(&b), 0);
+	assert_int_equal(flame_add_stack(&a, st, 3, 5, 0), 0);
+	assert_int_equal(flame_add_stack(&a, st, 2, 1, 1), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(flame_intern(&b, st[i].name, &ids[i].name), 0);
+		assert_int_equal(flame_intern(&b, st[i].module, &ids[i].module), 0);
+		assert_int_equal(flame_intern(&b, st[i].srcline, &ids[i].srcline), 0);
+		ids[i].kind = st[i].kind;
+	}
+	assert_int_equal(ids[0].srcline, 0);
+	assert_int_equal(flame_add_stack_ids(&b, ids, 3, 5, 0), 0);
+	assert_int_equal(flame_add_stack_ids(&b, ids, 2, 1, 1), 0);
+	assert_int_equal(b.nr_nodes, a.nr_nodes);
+	assert_int_equal(b.nodes[at(&b, "main;work;leaf")].value[0], 5);
+	assert_int_equal(b.nodes[at(&b, "main;work")].value[1], 1);
+	assert_int_equal(b.nodes[at(&b, "main;work")].kind, FLAME_INLINED);
+	assert_string_equal(flame_str(&b, b.nodes[at(&b, "main;work")].srcline), "w.c:3");
+	assert_string_equal(flame_str(&b, b.nodes[at(&b, "main;work;leaf")].module), "libc.so.6");
+	assert_int_equal(b.total[0], a.total[0]);
+	assert_int_equal(b.total[1], a.total[1]);
+	ids[1].name = 1000;
+	assert_int_equal(flame_add_stack_ids(&b, ids, 2, 1, 0), -EINVAL);
+	assert_int_equal(flame_add_stack_ids(&b, ids, 1, 1, 2), -EINVAL);
+	flame_release(&a);
+	flame_release(&b);
+}
+
 static char *svg_of(const struct flame *f, const struct flame_svg_opts *o)
 {
 	char *buf = NULL;
@@ -273,8 +312,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_tree), cmocka_unit_test(test_folded_kinds),
 		cmocka_unit_test(test_folded_bad),  cmocka_unit_test(test_folded_prefix),
-		cmocka_unit_test(test_reverse),	    cmocka_unit_test(test_svg),
-		cmocka_unit_test(test_diff),	    cmocka_unit_test(test_folded_nul),
+		cmocka_unit_test(test_reverse),	    cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_svg),	    cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_folded_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
