@@ -289,22 +289,22 @@ struct zt_ctx {
 	 * its samples' counts (NULL: their weights) */
 	const struct pprof_body *pp;
 	const uint64_t *counts;
-	/* the keys of the frames a location's address gave (frametab index
-	 * first -> 1 + where lkeys holds their number, then them), made once */
-	uint32_t *rkey, *lkeys;
-	size_t cap_rkey, nr_lkeys, cap_lkeys;
-	/* a zt.data's: the key each address gave in its address space, made
-	 * once (the session's frame table keeps nothing) */
+	/* the keys each address gave in its address space, made once (the
+	 * session's frame table keeps nothing); of those that gave several
+	 * (a pprof location's lines), lkeys holds them */
 	struct akey *akeys;
 	size_t nr_akeys, cap_akeys;
 	struct zt_htab ahash;
+	uint32_t *lkeys;
+	size_t nr_lkeys, cap_lkeys;
 };
 
 /* An address in an address space (a process's mappings at an epoch, or
- * the kernel's: pid AKEY_KERNEL) and the key of the frame it gave. */
+ * the kernel's: pid AKEY_KERNEL) and the n keys of the frames it gave:
+ * key itself when one, else where in lkeys they are. */
 struct akey {
 	uint64_t epoch, addr;
-	uint32_t pid, key;
+	uint32_t pid, n, key;
 };
 #define AKEY_KERNEL UINT32_MAX
 
@@ -398,45 +398,6 @@ static int pp_range_keys(struct zt_ctx *c, const struct rstacks *rs, const struc
 	return ret;
 }
 
-/* The keys of r's frames appended to frames[*nf ..] (at most max in all):
- * made the first time an address is met, then copied. */
-static int pp_frame_keys(struct zt_ctx *c, const struct rstacks *rs, const struct zt_frange *r,
-			 uint32_t *frames, uint32_t *nf, uint32_t max)
-{
-	uint32_t keys[2 * ZT_MAX_FRAMES], n, *at;
-	int ret;
-
-	if (r->first >= c->cap_rkey) {
-		size_t old = c->cap_rkey;
-
-		if (ZT_GROW(c->rkey, c->cap_rkey, (size_t)r->first + 1))
-			return -ENOMEM;
-		memset(c->rkey + old, 0, (c->cap_rkey - old) * sizeof(*c->rkey));
-	}
-	if (c->rkey[r->first]) {
-		at = c->lkeys + c->rkey[r->first] - 1;
-		n = at[0] < max - *nf ? at[0] : max - *nf;
-		memcpy(frames + *nf, at + 1, n * sizeof(*frames));
-		*nf += n;
-		return 0;
-	}
-	ret = pp_range_keys(c, rs, r, keys, 2 * ZT_MAX_FRAMES, &n);
-	if (ret)
-		return ret;
-	if (c->nr_lkeys + n + 2 > UINT32_MAX ||
-	    ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n + 1))
-		return -ENOMEM;
-	c->rkey[r->first] = (uint32_t)c->nr_lkeys + 1;
-	c->lkeys[c->nr_lkeys] = n;
-	memcpy(c->lkeys + c->nr_lkeys + 1, keys, n * sizeof(*keys));
-	c->nr_lkeys += n + 1;
-	if (n > max - *nf)
-		n = max - *nf;
-	memcpy(frames + *nf, keys, n * sizeof(*frames));
-	*nf += n;
-	return 0;
-}
-
 /* The workload's name from meta "cmdline" ("zt record -g -- ./app x"):
  * the base name of the first word after "--"; "-a" for a system-wide
  * recording without a workload; else NULL. */
@@ -526,7 +487,6 @@ static int command_from_roots(struct zs_norm *n)
 static void zt_ctx_release(struct zt_ctx *c)
 {
 	free(c->gstack);
-	free(c->rkey);
 	free(c->lkeys);
 	free(c->akeys);
 	zt_htab_release(&c->ahash);
@@ -534,15 +494,35 @@ static void zt_ctx_release(struct zt_ctx *c)
 	session_close(&c->ses);
 }
 
-/* The key of group g's address k (of ips, the first nk kernel ones):
- * the one it gave before in its address space, else resolved now. */
-static int addr_key(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned nk, unsigned k,
-		    uint32_t *out)
+/* The keys of the frames address k of group g gave (of ips, the first
+ * nk kernel ones), resolved the first time it is met in its address
+ * space: a recording's address its function's, a pprof location's its
+ * named lines. */
+static int resolve_keys(struct zt_ctx *c, uint32_t g, unsigned k, uint32_t *keys, uint32_t max,
+			uint32_t *n)
+{
+	const struct rstacks *rs = session_stacks(&c->ses);
+	const struct zt_frange *r;
+	int ret = stackgroups_resolve_one(&c->sg, g, k, &r);
+
+	if (ret)
+		return ret;
+	if (c->pp)
+		return pp_range_keys(c, rs, r, keys, max, n);
+	*n = 1;
+	return frame_key(c, rstacks_frame(rs, r->first + r->n - 1), r->map, keys);
+}
+
+/* The keys of group g's address k (of ips, the first nk kernel ones)
+ * appended to frames[*nf ..] (at most max in all): those it gave before
+ * in its address space, else resolved now. */
+static int addr_keys(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned nk, unsigned k,
+		     uint32_t *frames, uint32_t *nf, uint32_t max)
 {
 	const struct stackgroup *gr = &c->sg.groups[g];
-	const struct zt_frange *r;
 	uint64_t epoch = k < nk ? 0 : gr->epoch, addr = ips[k];
-	uint32_t pid = k < nk ? AKEY_KERNEL : gr->pid, i;
+	uint32_t pid = k < nk ? AKEY_KERNEL : gr->pid, i, n, keys[2 * ZT_MAX_FRAMES];
+	const uint32_t *at;
 	size_t j;
 	int ret;
 
@@ -553,20 +533,31 @@ static int addr_key(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned 
 		const struct akey *a = &c->akeys[i];
 
 		if (a->addr == addr && a->pid == pid && a->epoch == epoch) {
-			*out = a->key;
-			return 0;
+			n = a->n;
+			at = n == 1 ? &a->key : c->lkeys + a->key;
+			goto copy;
 		}
 	}
-	ret = stackgroups_resolve_one(&c->sg, g, k, &r);
-	if (!ret)
-		ret = frame_key(c, rstacks_frame(session_stacks(&c->ses), r->first + r->n - 1),
-				r->map, out);
+	ret = resolve_keys(c, g, k, keys, 2 * ZT_MAX_FRAMES, &n);
 	if (ret)
 		return ret;
 	if (c->nr_akeys >= UINT32_MAX - 1 || ZT_GROW(c->akeys, c->cap_akeys, c->nr_akeys + 1))
 		return -ENOMEM;
-	c->akeys[c->nr_akeys] = (struct akey){ epoch, addr, pid, *out };
+	c->akeys[c->nr_akeys] = (struct akey){ epoch, addr, pid, n, n == 1 ? keys[0] : 0 };
+	if (n != 1) {
+		if (c->nr_lkeys + n > UINT32_MAX || ZT_GROW(c->lkeys, c->cap_lkeys, c->nr_lkeys + n))
+			return -ENOMEM;
+		c->akeys[c->nr_akeys].key = (uint32_t)c->nr_lkeys;
+		memcpy(c->lkeys + c->nr_lkeys, keys, n * sizeof(*keys));
+		c->nr_lkeys += n;
+	}
 	zt_htab_set(&c->ahash, j, (uint32_t)c->nr_akeys++);
+	at = keys;
+copy:
+	if (n > max - *nf)
+		n = max - *nf;
+	memcpy(frames + *nf, at, n * sizeof(*frames));
+	*nf += n;
 	return 0;
 }
 
@@ -575,8 +566,6 @@ static int addr_key(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned 
 static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 {
 	const struct stackgroup *gr = &c->sg.groups[g];
-	const struct rstacks *rs = session_stacks(&c->ses);
-	const struct zt_frange *r;
 	const uint64_t *ips;
 	uint32_t frames[2 * ZT_MAX_FRAMES + 1], nf = 0;
 	const char *name;
@@ -584,15 +573,9 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 	unsigned k, n, nk;
 	int ret = 0;
 
-	if (c->pp) {
-		ret = stackgroups_resolve(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &r, &n);
-		for (k = 0; k < n && !ret; k++)
-			ret = pp_frame_keys(c, rs, &r[k], frames, &nf, 2 * ZT_MAX_FRAMES);
-	} else {
-		stackgroups_addrs(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &nk, &n);
-		for (k = 0; k < n && !ret; k++)
-			ret = addr_key(c, g, ips, nk, k, &frames[nf++]);
-	}
+	stackgroups_addrs(&c->sg, g, 2 * ZT_MAX_FRAMES, &ips, &nk, &n);
+	for (k = 0; k < n && !ret; k++)
+		ret = addr_keys(c, g, ips, nk, k, frames, &nf, 2 * ZT_MAX_FRAMES);
 	if (ret)
 		return ret;
 	name = prof_comm_or_pid(gr->comm, gr->pid, buf, sizeof(buf));
@@ -607,18 +590,21 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 {
 	const struct profile *p = &c->ses.prof;
 	const struct rstacks *rs = session_stacks(&c->ses);
-	size_t i, ng;
+	size_t i, ng, na, nf;
 	int ret = 0;
 
 	stackgroups_init(&c->sg, rs);
 	/* the arrays made once, not grown by copies (in the connection
 	 * thread's arena, each copy faults its pages in): a pprof's samples
 	 * are mostly a stack each, a recording has about a group a stack;
-	 * its addresses are at most its stacks' (the array's untouched end
-	 * costs nothing) */
+	 * a recording's addresses are at most its stacks', a pprof's its
+	 * locations (the array's untouched end costs nothing) */
 	ng = (c->pp || p->nr_stacks > p->nr_samples ? p->nr_samples : p->nr_stacks) + 1;
+	na = p->nr_ips;
+	if (c->pp) /* a pprof's addresses are its locations */
+		pprof_body_size(c->pp, &na, &nf);
 	if (ZT_GROW(c->gstack, c->cap_gstack, ng) || stackgroups_reserve(&c->sg, ng) ||
-	    (!c->pp && ZT_GROW(c->akeys, c->cap_akeys, p->nr_ips + 1)))
+	    ZT_GROW(c->akeys, c->cap_akeys, na + 1))
 		return -ENOMEM;
 	for (i = 0; i < p->nr_samples && !ret; i++) {
 		const struct prof_sample *s = &p->samples[i];

@@ -708,15 +708,11 @@ int session_open_pushed_pprof(struct session *s, const void *data, size_t len,
 	if (!ret)
 		ret = session_source_follow(s->src, &s->prof, s->pt);
 	if (!ret) {
-		size_t nl, nf;
-
 		session_source_get(s->src, &fs);
 		frametab_init(&s->ft, s->pt, &fs);
-		/* every location is asked: the table grown once */
-		pprof_body_size(b, &nl, &nf);
-		ret = frametab_reserve(&s->ft, nl);
-		if (!ret)
-			ret = frametab_reserve_frames(&s->ft, nf);
+		/* as session_open_pushed()'s: its consumer keeps each
+		 * location's keys */
+		frametab_transient(&s->ft);
 	}
 	if (ret) {
 		if (ret == -ENOMEM)

@@ -161,7 +161,8 @@ int session_open_pushed(struct session *s, const void *data, size_t len,
  * first, each line an inline frame of the next (a line without a name
  * gives a frame named "", which names nothing); one without gives its
  * module and file offset, unresolved, in the mapping that holds its
- * mapping's build id. data is borrowed for the call. Nothing is logged:
+ * mapping's build id. Its frame table keeps nothing, as
+ * session_open_pushed()'s. data is borrowed for the call. Nothing is logged:
  * 0, or pprof_read_mem()'s errors with msg saying why (-EMEDIUMTYPE: "not
  * a pprof profile"); s is released on failure.
  */
