@@ -93,6 +93,7 @@ void flame_release(struct flame *f)
 	free(f->nodes);
 	zt_htab_release(&f->nhash);
 	free(f->scratch);
+	free(f->ids);
 	free(f->prev);
 	free(f->prev_ends);
 	free(f->prev_nodes);
@@ -178,22 +179,22 @@ int flame_add_stack_ids(struct flame *f, const struct flame_idframe *frames, siz
 int flame_add_stack(struct flame *f, const struct flame_frame *frames, size_t n, uint64_t count,
 		    int which)
 {
-	uint32_t node = 0;
 	size_t i;
-	int ret = 0;
 
-	if (which != 0 && which != 1)
-		return -EINVAL;
 	if (n > FLAME_MAX_DEPTH)
 		n = FLAME_MAX_DEPTH;
-	for (i = 0; i < n && !ret; i++) {
-		const struct flame_frame *fr = &frames[f->reverse ? n - 1 - i : i];
-		const char *name = fr->name ? fr->name : "";
+	if (ZT_GROW(f->ids, f->ids_cap, n ? n : 1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct flame_frame *fr = &frames[i];
 
-		ret = add_one(f, &node, name, strlen(name), fr->module, fr->srcline,
-			      fr->kind < FLAME_NR_KINDS ? fr->kind : FLAME_USER);
+		f->ids[i].kind = fr->kind;
+		if (flame_intern(f, fr->name, &f->ids[i].name) ||
+		    flame_intern(f, fr->module, &f->ids[i].module) ||
+		    flame_intern(f, fr->srcline, &f->ids[i].srcline))
+			return -ENOMEM;
 	}
-	return ret ? ret : count_at(f, node, count, which);
+	return flame_add_stack_ids(f, f->ids, n, count, which);
 }
 
 uint32_t flame_find_child(const struct flame *f, uint32_t parent, const char *name)

@@ -58,6 +58,13 @@ struct flame_node {
  * first (callee-rooted). All strings are owned. Embedded: flame_init and
  * flame_release.
  */
+/* A frame by the ids of its strings (flame_intern(); 0 is "", none) and
+ * its kind. */
+struct flame_idframe {
+	uint32_t name, module, srcline;
+	enum flame_kind kind;
+};
+
 struct flame {
 	struct flame_node *nodes;
 	size_t nr_nodes, cap_nodes;
@@ -69,6 +76,8 @@ struct flame {
 	uint64_t total[2];
 	struct flame_frame *scratch; /* a reversed stack */
 	size_t scratch_cap;
+	struct flame_idframe *ids; /* flame_add_stack()'s frames by ids */
+	size_t ids_cap;
 	/* the last folded line's frames, to reuse the prefix it shares with
 	 * the next (folded text is sorted) */
 	char *prev;
@@ -87,15 +96,8 @@ const char *flame_str(const struct flame *f, uint32_t id);
 int flame_add_stack(struct flame *f, const struct flame_frame *frames, size_t n, uint64_t count,
 		    int which);
 
-/*
- * For a caller that meets the same frames in many stacks (zt serve's
- * stored frames): each string interned once, stacks added by ids. A frame
- * by the ids of its strings (flame_intern(); 0 is "", none) and its kind.
- */
-struct flame_idframe {
-	uint32_t name, module, srcline;
-	enum flame_kind kind;
-};
+/* For a caller that meets the same frames in many stacks (zt serve's
+ * stored frames), stacks added by ids (flame_intern(), flame_add_stack_ids()). */
 /* s's id (s NULL: "", id 0). 0 or -ENOMEM. */
 int flame_intern(struct flame *f, const char *s, uint32_t *id);
 /* flame_add_stack() by ids. */
