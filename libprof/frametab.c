@@ -146,16 +146,13 @@ static int resolve_transient(struct frametab *ft, uint32_t pid, uint64_t ts, con
 			return ret;
 		out[i].first = fn >> FN_BITS;
 		out[i].n = fn & FN_MAX_N;
-		/* as frametab_resolve() maps them */
-		out[i].map = i < nk ? ft->frames[out[i].first + out[i].n - 1].map
-				    : proctree_map(ft->pt, pid, ts, ips[i]);
+		/* as frametab_resolve() maps them: the source's mapping (the
+		 * resolver's is the tree's), else the tree's */
+		out[i].map = ft->frames[out[i].first + out[i].n - 1].map;
+		if (!out[i].map && i >= nk)
+			out[i].map = proctree_map(ft->pt, pid, ts, ips[i]);
 	}
 	return 0;
-}
-
-int frametab_reserve_frames(struct frametab *ft, size_t n)
-{
-	return ZT_GROW(ft->frames, ft->cap_frames, n) ? -ENOMEM : 0;
 }
 
 int frametab_reserve(struct frametab *ft, size_t n)

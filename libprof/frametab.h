@@ -120,9 +120,6 @@ void frametab_transient(struct frametab *ft);
 /* Room for about n addresses, to spare growing the table. 0 or -ENOMEM. */
 int frametab_reserve(struct frametab *ft, size_t n);
 
-/* Room for n frames in all, grown once. 0 or -ENOMEM. */
-int frametab_reserve_frames(struct frametab *ft, size_t n);
-
 /* For sources: append a frame. 0 or -ENOMEM. */
 int frametab_push(struct frametab *ft, const struct zt_frame *f);
 
