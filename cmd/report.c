@@ -883,11 +883,16 @@ static void compute_widths(struct report *r)
 	const struct hist *h = &r->m.hist;
 	char buf[1200];
 	int comm_w = 7;
+	enum hist_key tk = HIST_KEY_PID;
 	unsigned k;
 	size_t i;
 
+	for (k = 0; k < h->nr_keys; k++)
+		if (h->keys[k] == HIST_KEY_TID)
+			tk = HIST_KEY_TID;
 	for (i = 0; i < h->nr_entries; i++) {
-		int l = (int)strlen(hist_str(h, h->entries[i].f.comm));
+		char name[256];
+		int l = (int)strlen(hist_thread_name(h, &h->entries[i], tk, name, sizeof(name)));
 
 		if (!entry_passes(r, &h->entries[i]))
 			continue;

@@ -88,9 +88,13 @@ const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum
 	case HIST_KEY_COMM:
 		return hist_str(h, e->f.comm);
 	case HIST_KEY_PID:
-	case HIST_KEY_TID:
-		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid, hist_str(h, e->f.comm));
+	case HIST_KEY_TID: {
+		char name[256];
+
+		snprintf(buf, n, "%7u:%s", k == HIST_KEY_PID ? e->f.pid : e->f.tid,
+			 hist_thread_name(h, e, k, name, sizeof(name)));
 		return buf;
+	}
 	case HIST_KEY_DSO:
 		return hist_str(h, e->f.dso);
 	case HIST_KEY_SYM:
@@ -162,6 +166,8 @@ int hist_reset(struct hist *h, const enum hist_key *keys, unsigned nr_keys,
 	h->corders_cap = keep.corders_cap;
 	h->cidx = keep.cidx;
 	h->cidx_cap = keep.cidx_cap;
+	h->thread_name = keep.thread_name;
+	h->thread_ctx = keep.thread_ctx;
 	return ret;
 }
 
@@ -194,6 +200,19 @@ int hist_intern_clean(struct hist *h, const char *s, uint32_t *id)
 const char *hist_str(const struct hist *h, uint32_t id)
 {
 	return zt_strtab_str(&h->strs, id);
+}
+
+const char *hist_thread_name(const struct hist *h, const struct hist_entry *e, enum hist_key k,
+			     char *buf, size_t n)
+{
+	const char *s = NULL;
+
+	if (h->thread_name)
+		s = h->thread_name(h->thread_ctx, e->f.pid, k == HIST_KEY_PID ? e->f.pid : e->f.tid);
+	if (!s)
+		return hist_str(h, e->f.comm);
+	prof_sanitize(buf, n, s);
+	return buf;
 }
 
 static uint64_t frame_hash(const struct hist *h, const struct hist_frame *f)

@@ -98,6 +98,11 @@ struct hist {
 	 * entries of equal Self go by them in turn, as perf's __hpp__sort(). */
 	const uint64_t *grp;
 	unsigned grp_nr;
+	/* The name the pid and tgid keys show (NULL, or it answers NULL: the
+	 * entry's comm): as perf's, the thread's latest (for tgid its leader's),
+	 * not the one its first sample had. Kept by hist_reset(). */
+	const char *(*thread_name)(const void *ctx, uint32_t pid, uint32_t tid);
+	const void *thread_ctx;
 };
 
 /* The key named name: "comm", "pid" (perf's: the thread; also "tid",
@@ -125,6 +130,10 @@ int hist_intern(struct hist *h, const char *s, uint32_t *id);
 int hist_intern_clean(struct hist *h, const char *s, uint32_t *id);
 /* The string of an id (borrowed until hist_release()). */
 const char *hist_str(const struct hist *h, uint32_t id);
+/* The thread name of e's key k (HIST_KEY_PID or HIST_KEY_TID): thread_name's
+ * answer made printable in buf, or e's comm. */
+const char *hist_thread_name(const struct hist *h, const struct hist_entry *e, enum hist_key k,
+			     char *buf, size_t n);
 
 /*
  * Add nr samples of total weight that share one stack: frames[0] is the

@@ -271,6 +271,13 @@ int rmodel_init_event(struct rmodel *m, const struct rstacks *rs, uint32_t ev,
 	return ret;
 }
 
+/* perf's pid and tgid keys show a thread's latest name (a sample taken
+ * while it still had its creator's shows the new one too) */
+static const char *thread_name(const void *ctx, uint32_t pid, uint32_t tid)
+{
+	return proctree_comm(ctx, pid, tid, UINT64_MAX);
+}
+
 static size_t stack_len(const struct profile *prof, uint32_t stack)
 {
 	return stack < prof->nr_stacks ? (size_t)prof->stacks[stack].nk + prof->stacks[stack].nu
@@ -300,6 +307,8 @@ int rmodel_init_with(struct rmodel *m, const struct rstacks *rs, const struct rm
 		return -ENOMEM;
 	m->priv = p;
 	ret = hist_init(&m->hist, NULL, 0);
+	m->hist.thread_name = thread_name;
+	m->hist.thread_ctx = rs->pt;
 	if (!ret && in->nr) {
 		p->sgroup = malloc(in->nr * sizeof(*p->sgroup));
 		if (!p->sgroup)

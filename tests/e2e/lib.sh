@@ -81,7 +81,7 @@ finish() {
 # perf prints each by address (0x780 as a self entry, 0x7f...780 as a
 # children entry of its own), zt as [module+0xoff], one row (a known
 # difference, zt-report(1))
-perf_resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])$'; }
+perf_resolved() { grep -Ev '\] (0x[0-9a-f]+|\[[^]]*\+0x[0-9a-f]+\])( |$)'; }
 perf_retry() {
 	local i out
 	out=$(mktemp "$T/perf-out.XXXXXX")

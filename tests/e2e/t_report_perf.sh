@@ -77,6 +77,27 @@ same ties-callee -g callee
 same ties-dso-sym --sort dso,sym
 same ties-dso-sym-none --sort dso,sym -g none
 same ties-pid --sort pid,sym -g none
+# A thread sampled before it names itself: the pid key shows its latest name
+# (perf's thread), the comm key the name each sample had
+renamed=0
+for i in 1 2 3; do
+	if perf record -B -e cpu-clock -F 1999 -g -o e.data -- "$WL/tree" 0.4 0.2 > /dev/null 2> erec.err &&
+		perf report -i e.data --stdio > /dev/null 2>&1; then
+		renamed=1
+		break
+	fi
+done
+if [ "$renamed" = 1 ]; then
+	DATA=e.data same renamed-pid --sort pid,sym -g none
+	DATA=e.data same renamed-comm --sort comm,sym -g none
+	check "renamed: the worker's early samples under its creator's name with --sort comm" \
+		grep -q '[0-9]%  *tree  *\[\.\] leaf_x' z.renamed-comm
+	check "... and under its own with --sort pid" \
+		test "$(grep -c 'tree-worker' z.renamed-pid)" -gt 0 -a \
+		"$(grep -c ':tree  *\[' z.renamed-pid)" = "$(grep -c ':tree  *\[' p.renamed-pid)"
+else
+	skip "renamed: reference unavailable: perf record failed 3 times"
+fi
 same no-children --no-children
 # -F with --sort: the sort keys stay columns, sorted by first; Overhead
 same fields-sort -F overhead,sym --sort dso,sym -g none

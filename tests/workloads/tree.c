@@ -2,8 +2,10 @@
 /*
  * Test workload with a known call tree, an inlined function and two threads
  * (for zt report's call chains, sort keys and filters).
- *   tree [SECS]   the main thread and a thread named "tree-worker" each run
- *                 rounds for SECS seconds (default 2)
+ *   tree [SECS [EARLY]]
+ *                 the main thread and a thread named "tree-worker" each run
+ *                 rounds for SECS seconds (default 2); with EARLY, the thread
+ *                 first runs rounds for EARLY seconds under its creator's name
  * A round: tree_a calls leaf_x twice and leaf_y once; tree_b calls leaf_x
  * once; tree_c runs inl_mix (always inlined) for two units. By work units:
  * leaf_x 3/6, leaf_y 1/6, tree_c (inl_mix) 2/6 of the CPU time.
@@ -92,11 +94,13 @@ __attribute__((noinline)) void run_rounds(double secs)
 	}
 }
 
-static double g_secs;
+static double g_secs, g_early;
 
 static void *worker(void *arg)
 {
 	(void)arg;
+	if (g_early > 0)
+		run_rounds(g_early);
 	pthread_setname_np(pthread_self(), "tree-worker");
 	run_rounds(g_secs);
 	return NULL;
@@ -107,6 +111,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	g_secs = argc > 1 ? atof(argv[1]) : 2.0;
+	g_early = argc > 2 ? atof(argv[2]) : 0;
 	if (pthread_create(&t, NULL, worker, NULL)) {
 		fprintf(stderr, "tree: cannot start a thread\n");
 		return 1;
