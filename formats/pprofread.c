@@ -43,6 +43,9 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 {
 	z_stream z;
 	int zr = Z_OK;
+	/* room for the next inflate: from a guess by the input's size (a
+	 * small body gets a small buffer), doubling up to 1 MiB */
+	size_t room = len < (1 << 17) ? len * 8 + 4096 : 1 << 20;
 
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
@@ -50,8 +53,8 @@ static int gunzip(const void *in, size_t len, uint64_t max, struct zbuf *out, ch
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)(len > UINT32_MAX ? UINT32_MAX : len);
 	while (zr != Z_STREAM_END) {
-		size_t room = 1 << 20;
-
+		if (out->len && room < (1 << 20))
+			room *= 2;
 		if (zbuf_reserve(out, room)) {
 			inflateEnd(&z);
 			return -ENOMEM;
