@@ -920,6 +920,11 @@ static void compute_widths(struct report *r)
 				    !entry_passes(r, e))
 					continue;
 				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
+				/* perf's hists__set_unres_dso_col_len(): an entry
+				 * without a function widens the module column to an
+				 * address's 16 digits (not with --dsos) */
+				if (c == COL_KEY + HIST_KEY_DSO && !e->f.symq && !r->dso && l < 16)
+					l = 16;
 				if (l > r->width[k])
 					r->width[k] = l;
 			}

@@ -537,6 +537,9 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 struct sort_ctx {
 	const struct hist *h;
 	const struct hist_sortspec *s;
+	/* per string id, its place in strcmp order among the strings the
+	 * sorted entries name (NULL: compare the strings) */
+	const uint32_t *rank;
 };
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -555,28 +558,39 @@ static int cmp_missing(int a_missing, int b_missing)
 	return a_missing - b_missing;
 }
 
-int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
-		 const struct hist_entry *b)
+/* Strings a and b (ids) in strcmp's order: equal ids are equal strings. */
+static int str_cmp(const struct sort_ctx *c, uint32_t a, uint32_t b)
 {
+	if (a == b)
+		return 0;
+	if (c->rank)
+		return c->rank[a] < c->rank[b] ? -1 : c->rank[a] > c->rank[b];
+	return strcmp(hist_str(c->h, a), hist_str(c->h, b));
+}
+
+static int key_cmp(const struct sort_ctx *c, enum hist_key k, const struct hist_entry *a,
+		   const struct hist_entry *b)
+{
+	const struct hist *h = c->h;
 	int r = 0;
 
 	switch (k) {
 	case HIST_KEY_COMM:
-		return strcmp(hist_str(h, a->f.comm), hist_str(h, b->f.comm));
+		return str_cmp(c, a->f.comm, b->f.comm);
 	case HIST_KEY_PID:
 		return cmp_u32(a->f.pid, b->f.pid);
 	case HIST_KEY_DSO: /* perf's _sort__dso_cmp(): no module (no mapping) last */
 		r = cmp_missing(a->f.unmapped, b->f.unmapped);
-		return r ? r : strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
+		return r ? r : str_cmp(c, a->f.dso, b->f.dso);
 	case HIST_KEY_SYM:
 		/* perf's sort__sym_sort: by name, no function last, two without alike */
 		r = cmp_missing(!a->f.symq, !b->f.symq);
 		if (r || !a->f.symq)
 			return r;
-		r = strcmp(hist_str(h, a->f.sym), hist_str(h, b->f.sym));
+		r = str_cmp(c, a->f.sym, b->f.sym);
 		return r ? r : (int)a->f.kernel - (int)b->f.kernel;
 	case HIST_KEY_SRCLINE:
-		return strcmp(hist_str(h, a->f.srcline), hist_str(h, b->f.srcline));
+		return str_cmp(c, a->f.srcline, b->f.srcline);
 	case HIST_KEY_SYMQ:
 		return (int)b->f.symq - (int)a->f.symq;
 	case HIST_KEY_TID:
@@ -593,22 +607,32 @@ int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry 
 	return 0;
 }
 
+int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
+		 const struct hist_entry *b)
+{
+	const struct sort_ctx c = {h, NULL, NULL};
+
+	return key_cmp(&c, k, a, b);
+}
+
 /* The order of perf's entry tree (hists->entries_collapsed), in which its
  * entries go into the sorted tree: by the keys' se_cmp(), ascending, where
  * a function is its address (unresolved ones after, by address). */
-static int tree_cmp(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+static int tree_cmp(const struct sort_ctx *c, const struct hist_entry *a,
+		    const struct hist_entry *b)
 {
+	const struct hist *h = c->h;
 	unsigned i;
 	int r = 0;
 
 	for (i = 0; i < h->nr_keys && !r; i++) {
 		if (h->keys[i] != HIST_KEY_SYM) {
-			r = hist_key_cmp(h, h->keys[i], a, b);
+			r = key_cmp(c, h->keys[i], a, b);
 			continue;
 		}
 		r = cmp_missing(!a->f.symq, !b->f.symq);
 		if (!r)
-			r = strcmp(hist_str(h, a->f.dso), hist_str(h, b->f.dso));
+			r = str_cmp(c, a->f.dso, b->f.dso);
 		if (!r && a->f.addr != b->f.addr)
 			r = a->f.addr < b->f.addr ? -1 : 1;
 	}
@@ -669,7 +693,7 @@ static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
 			r = cmp_u64_desc(a->self_nr, b->self_nr);
 			break;
 		default:
-			r = hist_key_cmp(h, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
+			r = key_cmp(c, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
 		}
 	}
 	return r;
@@ -677,8 +701,46 @@ static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
 
 static int tree_qcmp(const void *pa, const void *pb, void *ctx)
 {
-	return tree_cmp(((const struct sort_ctx *)ctx)->h, *(const struct hist_entry *const *)pa,
+	return tree_cmp(ctx, *(const struct hist_entry *const *)pa,
 			*(const struct hist_entry *const *)pb);
+}
+
+static int id_qcmp(const void *pa, const void *pb, void *ctx)
+{
+	return strcmp(hist_str(ctx, *(const uint32_t *)pa), hist_str(ctx, *(const uint32_t *)pb));
+}
+
+/* The ranks of the strings that the n entries s name as comm, module,
+ * function and source line, in strcmp order (*out NULL when there is no
+ * memory for them: the comparisons then compare strings). */
+static void make_ranks(const struct hist *h, const struct hist_entry *const *s, size_t n,
+		       uint32_t **out)
+{
+	size_t nr = zt_strtab_count(&h->strs), u = 0, i;
+	uint32_t *rank = calloc(nr ? nr : 1, sizeof(*rank)), *ids;
+
+	*out = NULL;
+	ids = malloc((4 * n + 1) * sizeof(*ids));
+	if (!rank || !ids) {
+		free(rank);
+		free(ids);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const uint32_t f[4] = {s[i]->f.comm, s[i]->f.dso, s[i]->f.sym, s[i]->f.srcline};
+		unsigned j;
+
+		for (j = 0; j < 4; j++)
+			if (f[j] < nr && !rank[f[j]]) {
+				rank[f[j]] = 1;
+				ids[u++] = f[j];
+			}
+	}
+	qsort_r(ids, u, sizeof(*ids), id_qcmp, (void *)h);
+	for (i = 0; i < u; i++)
+		rank[ids[i]] = (uint32_t)i;
+	free(ids);
+	*out = rank;
 }
 
 static int insert_cmp(uint32_t a, uint32_t b, void *ctx)
@@ -691,9 +753,9 @@ static int insert_cmp(uint32_t a, uint32_t b, void *ctx)
 int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percent_limit,
 		 const struct hist_entry ***out, size_t *n)
 {
-	struct sort_ctx ctx = {h, spec};
+	struct sort_ctx ctx = {h, spec, NULL};
 	const struct hist_entry **s;
-	uint32_t *order;
+	uint32_t *order, *rank;
 	size_t i, k = 0, j = 0;
 	int ret;
 
@@ -707,11 +769,12 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 	/* perf: the entries go from their tree into the sorted one in turn
 	 * (__hists__insert_output_entry(): an equal one after); a tree gives
 	 * its order, as the comparison is not transitive */
+	make_ranks(h, s, k, &rank);
+	ctx.rank = rank;
 	qsort_r(s, k, sizeof(*s), tree_qcmp, &ctx);
 	order = malloc((k ? k : 1) * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	ret = rborder(k, insert_cmp, &ctx, order);
+	ret = order ? rborder(k, insert_cmp, &ctx, order) : -ENOMEM;
+	free(rank);
 	if (ret) {
 		free(order);
 		return ret;
