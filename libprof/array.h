@@ -11,8 +11,15 @@
  * need elements, doubling. Returns 0 or -ENOMEM (then *arr is unchanged). */
 int zt_grow(void **arr, size_t *cap, size_t need, size_t sz);
 
+/* zt_grow with the room check inline: most calls (one per element added)
+ * find room and return at once, without a call. */
+static inline int zt_grow_fast(void **arr, size_t *cap, size_t need, size_t sz)
+{
+	return need <= *cap ? 0 : zt_grow(arr, cap, need, sz);
+}
+
 /* ZT_GROW(ptr, cap, need): zt_grow for a typed pointer. */
-#define ZT_GROW(ptr, cap, need) zt_grow((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
+#define ZT_GROW(ptr, cap, need) zt_grow_fast((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
 
 /* In n elements of size sz sorted by the uint64_t at byte offset off of
  * each, the number of leading ones whose value is <= key: the last such

@@ -556,7 +556,10 @@ static int addr_keys(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned
 copy:
 	if (n > max - *nf)
 		n = max - *nf;
-	memcpy(frames + *nf, at, n * sizeof(*frames));
+	if (n == 1) /* most addresses: one key, no call */
+		frames[*nf] = *at;
+	else
+		memcpy(frames + *nf, at, n * sizeof(*frames));
 	*nf += n;
 	return 0;
 }
