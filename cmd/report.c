@@ -883,19 +883,21 @@ static void compute_widths(struct report *r)
 	const struct hist *h = &r->m.hist;
 	char buf[1200];
 	int comm_w = 7;
-	enum hist_key tk = HIST_KEY_PID;
+	enum hist_key tk = HIST_KEY_COMM;
 	unsigned k;
 	size_t i;
 
+	/* the width of the pid or tgid column: its threads' names */
 	for (k = 0; k < h->nr_keys; k++)
-		if (h->keys[k] == HIST_KEY_TID)
-			tk = HIST_KEY_TID;
-	for (i = 0; i < h->nr_entries; i++) {
+		if (h->keys[k] == HIST_KEY_TID || (h->keys[k] == HIST_KEY_PID && tk == HIST_KEY_COMM))
+			tk = h->keys[k];
+	for (i = 0; tk != HIST_KEY_COMM && i < h->nr_entries; i++) {
 		char name[256];
-		int l = (int)strlen(hist_thread_name(h, &h->entries[i], tk, name, sizeof(name)));
+		int l;
 
 		if (!entry_passes(r, &h->entries[i]))
 			continue;
+		l = (int)strlen(hist_thread_name(h, &h->entries[i], tk, name, sizeof(name)));
 		if (l > comm_w)
 			comm_w = l;
 	}
