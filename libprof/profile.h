@@ -70,8 +70,24 @@ static inline uint64_t prof_mmap_offset(const struct prof_mmap *m, uint64_t addr
  * (a DSO named by its path), not JIT. */
 static inline int prof_path_is_anon(const char *path)
 {
-	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
+	/* asked for every address resolved: a file's path ("/usr/...") is
+	 * told apart by its first two characters, without a call */
+	switch (path[0]) {
+	case 0:
+		return 1;
+	case '[':
+		return !strncmp(path, "[anon", 5);
+	case '/':
+		switch (path[1]) {
+		case '/':
+			return !strncmp(path, "//anon", 6);
+		case 'd':
+			return !strncmp(path, "/dev/zero", 9);
+		case 'a':
+			return !strncmp(path, "/anon_hugepage", 14);
+		}
+	}
+	return 0;
 }
 
 struct prof_sample {

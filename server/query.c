@@ -407,6 +407,7 @@ static inline const struct zs_symframes *view_frame(const struct view *v, uint32
 
 struct func {
 	const char *name, *module;
+	uint64_t hash; /* zs_dframe.hash */
 	uint64_t self, children;
 	size_t seen; /* the stack that counted it last, + 1 */
 	/* the source line where it has most weight (rmodel_func_line()'s
@@ -421,8 +422,17 @@ struct func {
 struct fline {
 	uint32_t func, line;
 	const char *file;
+	uint64_t file_hash;
 	uint64_t weight;
 };
+
+/* A shown frame of a stored frame, found once: its function (index in
+ * top.f; FREF_ROOT for the thread's name) and position (index in top.l
+ * + 1; 0: none). */
+struct fref {
+	uint32_t f, l;
+};
+#define FREF_ROOT UINT32_MAX
 
 struct top {
 	struct func *f;
@@ -431,54 +441,52 @@ struct top {
 	struct fline *l; /* in the order first seen */
 	size_t nr_l, cap_l;
 	struct zt_htab lh;
+	/* each stored frame's shown frames: fo[fid] the index of the first
+	 * in fr + 1 (0: not met yet), fr[fo[fid] - 1 + j] shown frame j's */
+	uint32_t *fo;
+	struct fref *fr;
+	size_t nr_fr, cap_fr;
 };
-
-static inline uint64_t func_hash(const char *name, const char *module)
-{
-	return zt_hash_mix(zt_hash_str(name), zt_hash_str(module));
-}
 
 static inline uint64_t func_hash_at(const void *ctx, uint32_t i)
 {
-	const struct top *t = ctx;
-
-	return func_hash(t->f[i].name, t->f[i].module);
+	return ((const struct top *)ctx)->f[i].hash;
 }
 
 static struct func *top_func(struct top *t, const struct zs_dframe *d)
 {
-	uint64_t h = func_hash(d->name, d->module);
+	uint64_t h = d->hash;
 	size_t j;
 	uint32_t i;
 
 	if (zt_htab_reserve(&t->h, 1, func_hash_at, t))
 		return NULL;
 	for (j = zt_htab_first(&t->h, h); zt_htab_get(&t->h, j, &i); j = zt_htab_next(&t->h, j))
-		if (!strcmp(t->f[i].name, d->name) && !strcmp(t->f[i].module, d->module))
+		if (t->f[i].hash == h && !strcmp(t->f[i].name, d->name) &&
+		    !strcmp(t->f[i].module, d->module))
 			return &t->f[i];
 	if (ZT_GROW(t->f, t->cap, t->nr + 1))
 		return NULL;
-	t->f[t->nr] = (struct func){ d->name, d->module, 0, 0, 0, NULL, 0, 0, NULL };
+	t->f[t->nr] = (struct func){ .name = d->name, .module = d->module, .hash = h };
 	zt_htab_set(&t->h, j, (uint32_t)t->nr);
 	return &t->f[t->nr++];
 }
 
-static inline uint64_t fline_hash(uint32_t func, const char *file, uint32_t line)
+static inline uint64_t fline_hash(uint32_t func, uint64_t file_hash, uint32_t line)
 {
-	return zt_hash_mix(zt_hash_mix(zt_hash_str(file), func), line);
+	return zt_hash_mix(zt_hash_mix(file_hash, func), line);
 }
 
 static inline uint64_t fline_hash_at(const void *ctx, uint32_t i)
 {
 	const struct fline *l = &((const struct top *)ctx)->l[i];
 
-	return fline_hash(l->func, l->file, l->line);
+	return fline_hash(l->func, l->file_hash, l->line);
 }
 
-/* Add weight w to function f at the position of frame d; *li: the
- * position's index in t->l + 1, 0 for a frame without one. 0 or -ENOMEM. */
-static int top_line(struct top *t, const struct func *f, const struct zs_dframe *d, uint64_t w,
-		    uint32_t *li)
+/* Function f's position of frame d, made when new (without weight); *li:
+ * its index in t->l + 1, 0 for a frame without one. 0 or -ENOMEM. */
+static int top_line(struct top *t, const struct func *f, const struct zs_dframe *d, uint32_t *li)
 {
 	uint32_t fi = (uint32_t)(f - t->f), i;
 	size_t j;
@@ -488,18 +496,42 @@ static int top_line(struct top *t, const struct func *f, const struct zs_dframe 
 		return 0;
 	if (zt_htab_reserve(&t->lh, 1, fline_hash_at, t))
 		return -ENOMEM;
-	for (j = zt_htab_first(&t->lh, fline_hash(fi, d->file, d->line)); zt_htab_get(&t->lh, j, &i);
+	for (j = zt_htab_first(&t->lh, fline_hash(fi, d->file_hash, d->line)); zt_htab_get(&t->lh, j, &i);
 	     j = zt_htab_next(&t->lh, j))
-		if (t->l[i].func == fi && t->l[i].line == d->line && !strcmp(t->l[i].file, d->file)) {
-			t->l[i].weight += w;
+		if (t->l[i].func == fi && t->l[i].line == d->line &&
+		    t->l[i].file_hash == d->file_hash && !strcmp(t->l[i].file, d->file)) {
 			*li = i + 1;
 			return 0;
 		}
 	if (ZT_GROW(t->l, t->cap_l, t->nr_l + 1))
 		return -ENOMEM;
-	t->l[t->nr_l] = (struct fline){ fi, d->line, d->file, w };
+	t->l[t->nr_l] = (struct fline){ fi, d->line, d->file, d->file_hash, 0 };
 	zt_htab_set(&t->lh, j, (uint32_t)t->nr_l++);
 	*li = (uint32_t)t->nr_l;
+	return 0;
+}
+
+/* The functions and positions of stored frame sf's shown frames, found
+ * once, at t->fr[*fo - 1 ..]. 0 or -ENOMEM. */
+static int top_frames(struct top *t, const struct zs_symframes *sf, uint32_t *fo)
+{
+	unsigned j;
+
+	if (t->nr_fr + sf->n >= UINT32_MAX || ZT_GROW(t->fr, t->cap_fr, t->nr_fr + sf->n + 1))
+		return -ENOMEM;
+	for (j = 0; j < sf->n; j++) {
+		struct fref *r = &t->fr[t->nr_fr + j];
+		struct func *f;
+
+		*r = (struct fref){ FREF_ROOT, 0 };
+		if (sf->f[j].root)
+			continue;
+		if (!(f = top_func(t, &sf->f[j])) || top_line(t, f, &sf->f[j], &r->l))
+			return -ENOMEM;
+		r->f = (uint32_t)(f - t->f);
+	}
+	*fo = (uint32_t)t->nr_fr + 1;
+	t->nr_fr += sf->n;
 	return 0;
 }
 
@@ -508,20 +540,15 @@ static int top_line(struct top *t, const struct func *f, const struct zs_dframe 
  * leaf (self) and those it is in (children, once per stack), and the weight
  * at each of its source lines, every frame of it counted (as rmodel's
  * count_lines); then each one's hottest line: the most weight, of equals
- * the lowest line, of those the first seen. *fcp (fcp may be NULL; the
- * caller frees it): for each stored frame id of one shown frame, its
- * function's index in t + 1 (0: not met). 0 or -ENOMEM.
+ * the lowest line, of those the first seen. Each stored frame's shown
+ * frames are looked up once (t->fo, t->fr). 0 or -ENOMEM.
  */
-static int top_count(struct top *t, const struct view *v, uint32_t **fcp)
+static int top_count(struct top *t, const struct view *v)
 {
-	/* a stored frame of one shown frame: its function and position,
-	 * found once (index + 1; fc 0: not yet) */
-	uint32_t *fc = calloc(v->m->nr_frames + 1, 2 * sizeof(*fc)), *lc;
 	size_t i, k;
 
-	if (!fc)
+	if (!(t->fo = calloc(v->m->nr_frames + 1, sizeof(*t->fo))))
 		return -ENOMEM;
-	lc = fc + v->m->nr_frames + 1;
 	for (i = 0; i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
 		uint64_t c = v->mg.count[st], w = v->mg.weight[st];
@@ -530,26 +557,20 @@ static int top_count(struct top *t, const struct view *v, uint32_t **fcp)
 		for (k = v->m->soff[st]; k < v->m->soff[st + 1]; k++) {
 			uint32_t fid = v->m->sfr[k];
 			const struct zs_symframes *sf = view_frame(v, fid);
+			const struct fref *r;
 			unsigned j;
 
+			if (!t->fo[fid] && top_frames(t, sf, &t->fo[fid]))
+				return -ENOMEM;
+			r = &t->fr[t->fo[fid] - 1];
 			for (j = 0; j < sf->n; j++) {
 				struct func *f;
-				uint32_t li;
 
-				if (sf->f[j].root)
+				if (r[j].f == FREF_ROOT)
 					continue;
-				if (sf->n == 1 && fc[fid]) {
-					f = &t->f[fc[fid] - 1];
-					if (lc[fid])
-						t->l[lc[fid] - 1].weight += w;
-				} else if (!(f = top_func(t, &sf->f[j])) ||
-					   top_line(t, f, &sf->f[j], w, &li)) {
-					free(fc);
-					return -ENOMEM;
-				} else if (sf->n == 1) {
-					fc[fid] = (uint32_t)(f - t->f) + 1;
-					lc[fid] = li;
-				}
+				f = &t->f[r[j].f];
+				if (r[j].l)
+					t->l[r[j].l - 1].weight += w;
 				if (leaf)
 					f->self += c;
 				leaf = 0;
@@ -560,10 +581,6 @@ static int top_count(struct top *t, const struct view *v, uint32_t **fcp)
 			}
 		}
 	}
-	if (fcp)
-		*fcp = fc;
-	else
-		free(fc);
 	for (i = 0; i < t->nr_l; i++) {
 		const struct fline *l = &t->l[i];
 		struct func *f = &t->f[l->func];
@@ -599,6 +616,8 @@ static void top_release(struct top *t)
 		free(t->f[i].srcline);
 	free(t->f);
 	free(t->l);
+	free(t->fo);
+	free(t->fr);
 	zt_htab_release(&t->h);
 	zt_htab_release(&t->lh);
 }
@@ -630,7 +649,7 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 
 	err = view_open(&v, s, sel);
 	if (!err)
-		err = top_count(&t, &v, NULL);
+		err = top_count(&t, &v);
 	if (!err) {
 		if (t.nr)
 			qsort_r(t.f, t.nr, sizeof(*t.f), func_cmp, &sort);
@@ -746,36 +765,31 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 /* ---- flame graphs --------------------------------------------------------------------- */
 
 /* What flame_add_view() keeps across stacks: top_count()'s functions of
- * the stored frames (fc), and the flame frame of each stored frame of one
- * shown frame, interned once (have[fid]). */
+ * the shown frames (t.fr), and the flame frame of each, interned once
+ * (have[k], k indexing t.fr). */
 struct fview {
 	struct top t;
-	uint32_t *fc;
 	struct flame_idframe *idf;
 	uint8_t *have;
 };
 
-/* The flame frame of shown frame d (of stored frame fid, its only one
- * when single), its srcline its function's hottest line. 0 or -ENOMEM. */
-static int flame_frame_of(struct flame *f, struct fview *x, uint32_t fid, int single,
-			  const struct zs_dframe *d, struct flame_idframe *out)
+/* The flame frame of shown frame d (t.fr[k]'s), its srcline its
+ * function's hottest line. 0 or -ENOMEM. */
+static int flame_frame_of(struct flame *f, struct fview *x, size_t k, const struct zs_dframe *d,
+			  struct flame_idframe *out)
 {
-	struct func *fn = NULL;
+	struct func *fn = x->t.fr[k].f == FREF_ROOT ? NULL : &x->t.f[x->t.fr[k].f];
 
-	if (single && x->have[fid]) {
-		*out = x->idf[fid];
+	if (x->have[k]) {
+		*out = x->idf[k];
 		return 0;
 	}
-	if (!d->root && !(fn = single && x->fc[fid] ? &x->t.f[x->fc[fid] - 1] : top_func(&x->t, d)))
-		return -ENOMEM;
 	out->kind = (enum flame_kind)d->kind;
 	if (flame_intern(f, d->name, &out->name) || flame_intern(f, d->module, &out->module) ||
 	    flame_intern(f, fn ? func_srcline(fn) : NULL, &out->srcline))
 		return -ENOMEM;
-	if (single) {
-		x->idf[fid] = *out;
-		x->have[fid] = 1;
-	}
+	x->idf[k] = *out;
+	x->have[k] = 1;
 	return 0;
 }
 
@@ -794,7 +808,7 @@ static long flame_frames(struct flame *f, const struct view *v, struct fview *x,
 		if (ZT_GROW(*ff, *cap, n + sf->n))
 			return -ENOMEM;
 		for (j = sf->n; j-- > 0;)
-			if (flame_frame_of(f, x, fid, sf->n == 1, &sf->f[j], &(*ff)[n++]))
+			if (flame_frame_of(f, x, x->t.fo[fid] - 1 + j, &sf->f[j], &(*ff)[n++]))
 				return -ENOMEM;
 	}
 	return (long)n;
@@ -808,10 +822,10 @@ static int flame_add_view(struct flame *f, const struct view *v, int which)
 	struct fview x = { 0 };
 	size_t fcap = 0, i;
 	long n;
-	int err = top_count(&x.t, v, &x.fc);
+	int err = top_count(&x.t, v);
 
-	if (!err && (!(x.idf = malloc((v->m->nr_frames + 1) * sizeof(*x.idf))) ||
-		     !(x.have = calloc(v->m->nr_frames + 1, 1))))
+	if (!err && (!(x.idf = malloc((x.t.nr_fr + 1) * sizeof(*x.idf))) ||
+		     !(x.have = calloc(x.t.nr_fr + 1, 1))))
 		err = -ENOMEM;
 	for (i = 0; !err && i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
@@ -821,7 +835,6 @@ static int flame_add_view(struct flame *f, const struct view *v, int which)
 		n = flame_frames(f, v, &x, st, &ff, &fcap);
 		err = n < 0 ? (int)n : flame_add_stack_ids(f, ff, (size_t)n, v->mg.count[st], which);
 	}
-	free(x.fc);
 	free(x.idf);
 	free(x.have);
 	free(ff);

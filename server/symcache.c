@@ -11,6 +11,7 @@
 
 #include "formats/flame.h"
 #include "libprof/array.h"
+#include "libprof/hash.h"
 #include "libprof/frametab.h"
 #include "libprof/text.h"
 #include "server/norm.h"
@@ -138,6 +139,8 @@ static int df_set(struct zs_dframe *d, const char *name, const char *module, con
 	zt_src_path(d->name + nl + ml + 2, fl + 1, fl ? dir : NULL, fl ? file : NULL);
 	d->line = file ? line : 0;
 	d->kind = kind;
+	d->hash = zt_hash_mix(zt_hash_str(d->name), zt_hash_str(d->module));
+	d->file_hash = zt_hash_str(d->file);
 	return 0;
 }
 

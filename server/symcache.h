@@ -36,6 +36,9 @@ struct zs_dframe {
 	uint32_t line;      /* 0: unknown */
 	uint8_t kind;
 	uint8_t root;
+	/* made once with the frame, for the queries' tables: zt_hash_mix of
+	 * zt_hash_str(name) and zt_hash_str(module); zt_hash_str(file) */
+	uint64_t hash, file_hash;
 };
 
 /* The shown frames of one stored frame (innermost first), and the build

@@ -410,6 +410,26 @@ static void test_cursor_overruns(void **state)
 	assert_int_equal(zcur_uv(&c, &v), -EBADMSG);
 }
 
+/* Anonymous memory as perf tells it (JIT code lives there); files, memfds
+ * and other bracketed names are not. */
+static void test_path_is_anon(void **state)
+{
+	static const char *const anon[] = { "", "//anon", "//anon (deleted)", "[anon:dalvik]",
+					    "[anon_shmem]", "/dev/zero", "/dev/zero (deleted)",
+					    "/anon_hugepage", "/anon_hugepage (deleted)" };
+	static const char *const file[] = { "/usr/lib/libc.so.6", "/", "//", "/dev/zer",
+					    "/dev/null", "/anon", "/anon_hugepag", "/a", "/d",
+					    "[vdso]", "[heap]", "[stack]", "[ano", "/memfd:jit (deleted)",
+					    "app", "anon" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
+		assert_true(prof_path_is_anon(anon[i]));
+	for (i = 0; i < sizeof(file) / sizeof(file[0]); i++)
+		assert_false(prof_path_is_anon(file[i]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_sv_edges),
 		cmocka_unit_test(test_fixed_and_bytes),
 		cmocka_unit_test(test_cursor_overruns),
+		cmocka_unit_test(test_path_is_anon),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
