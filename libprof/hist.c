@@ -534,19 +534,6 @@ int hist_add_chains_at(struct hist *h, const struct hist_frame *frames, const ui
 	return ret ? ret : add_chains(h, n - k, leaf_ei, weight, nr);
 }
 
-struct sort_ctx {
-	const struct hist *h;
-	const struct hist_sortspec *s;
-	/* per string id, its place in strcmp order among the strings the
-	 * sorted entries name (NULL: compare the strings) */
-	const uint32_t *rank;
-};
-
-static int cmp_u64_desc(uint64_t a, uint64_t b)
-{
-	return a > b ? -1 : a < b;
-}
-
 static int cmp_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? -1 : a > b;
@@ -558,39 +545,33 @@ static int cmp_missing(int a_missing, int b_missing)
 	return a_missing - b_missing;
 }
 
-/* Strings a and b (ids) in strcmp's order: equal ids are equal strings. */
-static int str_cmp(const struct sort_ctx *c, uint32_t a, uint32_t b)
+static int str_cmp(const struct hist *h, uint32_t a, uint32_t b)
 {
-	if (a == b)
-		return 0;
-	if (c->rank)
-		return c->rank[a] < c->rank[b] ? -1 : c->rank[a] > c->rank[b];
-	return strcmp(hist_str(c->h, a), hist_str(c->h, b));
+	return a == b ? 0 : strcmp(hist_str(h, a), hist_str(h, b));
 }
 
-static int key_cmp(const struct sort_ctx *c, enum hist_key k, const struct hist_entry *a,
+static int key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
 		   const struct hist_entry *b)
 {
-	const struct hist *h = c->h;
 	int r = 0;
 
 	switch (k) {
 	case HIST_KEY_COMM:
-		return str_cmp(c, a->f.comm, b->f.comm);
+		return str_cmp(h, a->f.comm, b->f.comm);
 	case HIST_KEY_PID:
 		return cmp_u32(a->f.pid, b->f.pid);
 	case HIST_KEY_DSO: /* perf's _sort__dso_cmp(): no module (no mapping) last */
 		r = cmp_missing(a->f.unmapped, b->f.unmapped);
-		return r ? r : str_cmp(c, a->f.dso, b->f.dso);
+		return r ? r : str_cmp(h, a->f.dso, b->f.dso);
 	case HIST_KEY_SYM:
 		/* perf's sort__sym_sort: by name, no function last, two without alike */
 		r = cmp_missing(!a->f.symq, !b->f.symq);
 		if (r || !a->f.symq)
 			return r;
-		r = str_cmp(c, a->f.sym, b->f.sym);
-		return r ? r : (int)a->f.kernel - (int)b->f.kernel;
+		r = str_cmp(h, a->f.sym, b->f.sym);
+		return r ? r : (int)!!a->f.kernel - (int)!!b->f.kernel;
 	case HIST_KEY_SRCLINE:
-		return str_cmp(c, a->f.srcline, b->f.srcline);
+		return str_cmp(h, a->f.srcline, b->f.srcline);
 	case HIST_KEY_SYMQ:
 		return (int)b->f.symq - (int)a->f.symq;
 	case HIST_KEY_TID:
@@ -602,7 +583,7 @@ static int key_cmp(const struct sort_ctx *c, enum hist_key k, const struct hist_
 	case HIST_KEY_PARENT:
 		r = cmp_missing(!strcmp(hist_str(h, a->f.parent), "[other]"),
 				!strcmp(hist_str(h, b->f.parent), "[other]"));
-		return r ? r : strcmp(hist_str(h, a->f.parent), hist_str(h, b->f.parent));
+		return r ? r : str_cmp(h, a->f.parent, b->f.parent);
 	}
 	return 0;
 }
@@ -610,46 +591,7 @@ static int key_cmp(const struct sort_ctx *c, enum hist_key k, const struct hist_
 int hist_key_cmp(const struct hist *h, enum hist_key k, const struct hist_entry *a,
 		 const struct hist_entry *b)
 {
-	const struct sort_ctx c = {h, NULL, NULL};
-
-	return key_cmp(&c, k, a, b);
-}
-
-/* The order of perf's entry tree (hists->entries_collapsed), in which its
- * entries go into the sorted tree: by the keys' se_cmp(), ascending, where
- * a function is its address (unresolved ones after, by address). */
-static int tree_cmp(const struct sort_ctx *c, const struct hist_entry *a,
-		    const struct hist_entry *b)
-{
-	const struct hist *h = c->h;
-	unsigned i;
-	int r = 0;
-
-	for (i = 0; i < h->nr_keys && !r; i++) {
-		if (h->keys[i] != HIST_KEY_SYM) {
-			r = key_cmp(c, h->keys[i], a, b);
-			continue;
-		}
-		r = cmp_missing(!a->f.symq, !b->f.symq);
-		if (!r)
-			r = str_cmp(c, a->f.dso, b->f.dso);
-		if (!r && a->f.addr != b->f.addr)
-			r = a->f.addr < b->f.addr ? -1 : 1;
-	}
-	return r ? r : a < b ? -1 : a > b;
-}
-
-/* The other events' Self (hist.grp), in turn. */
-static int grp_cmp(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
-{
-	const uint64_t *x = h->grp + (size_t)(a - h->entries) * h->grp_nr;
-	const uint64_t *y = h->grp + (size_t)(b - h->entries) * h->grp_nr;
-	unsigned j;
-	int r = 0;
-
-	for (j = 0; j < h->grp_nr && !r; j++)
-		r = cmp_u64_desc(x[j], y[j]);
-	return r;
+	return key_cmp(h, k, a, b);
 }
 
 static int grp_self(const struct hist *h, size_t i)
@@ -662,47 +604,46 @@ static int grp_self(const struct hist *h, size_t i)
 	return 0;
 }
 
-/* By the sort list; 0 when equal in it. */
-static int entry_cmp(const struct sort_ctx *c, const struct hist_entry *a,
-		     const struct hist_entry *b)
-{
-	const struct hist *h = c->h;
-	unsigned i;
-	int r = 0;
+/*
+ * Sorting by values made once per sort: each item's sort values in turn,
+ * compared as unsigned numbers (smaller first), so that a comparison reads
+ * a few numbers in a row, not entries and strings. Strings are their
+ * ranks in strcmp order among those the sorted entries name.
+ */
+struct sort_vals {
+	uint64_t *v;   /* nv per item */
+	unsigned nv;
+	/* perf's __hpp__sort_acc() at Children's value (rule[j]): of equal
+	 * Children, within a thread (tid) the caller (more depth) above its
+	 * callee, the other way with callee chains */
+	uint8_t rule[HIST_MAX_BY + HIST_MAX_KEYS];
+	uint32_t *tid, *depth;
+	int callee;
+	int tie_by_index; /* equal items by their index (perf's tree of entries) */
+};
 
-	for (i = 0; i < c->s->nr && !r; i++) {
-		switch (c->s->by[i]) {
-		case HIST_BY_CHILDREN:
-			r = cmp_u64_desc(a->children, b->children);
-			/* perf's __hpp__sort_acc(): the caller above its callee,
-			 * within a thread and with call chains */
-			if (!r && h->opts.chain != HIST_CHAIN_NONE &&
-			    a->f.first_tid == b->f.first_tid && a->depth != b->depth) {
-				r = a->depth > b->depth ? -1 : 1;
-				if (h->opts.chain == HIST_CHAIN_CALLEE)
-					r = -r;
-			}
-			break;
-		case HIST_BY_SELF:
-		case HIST_BY_PERIOD:
-			r = cmp_u64_desc(a->self, b->self);
-			if (!r && h->grp)
-				r = grp_cmp(h, a, b);
-			break;
-		case HIST_BY_SAMPLES:
-			r = cmp_u64_desc(a->self_nr, b->self_nr);
-			break;
-		default:
-			r = key_cmp(c, (enum hist_key)(c->s->by[i] - HIST_BY_KEY), a, b);
-		}
+static int vals_cmp(const struct sort_vals *sv, uint32_t a, uint32_t b)
+{
+	const uint64_t *x = sv->v + (size_t)a * sv->nv, *y = sv->v + (size_t)b * sv->nv;
+	unsigned j;
+
+	for (j = 0; j < sv->nv; j++) {
+		if (x[j] != y[j])
+			return x[j] < y[j] ? -1 : 1;
+		if (sv->rule[j] && sv->tid[a] == sv->tid[b] && sv->depth[a] != sv->depth[b])
+			return (sv->depth[a] > sv->depth[b]) != sv->callee ? -1 : 1;
 	}
-	return r;
+	return sv->tie_by_index ? cmp_u32(a, b) : 0;
 }
 
-static int tree_qcmp(const void *pa, const void *pb, void *ctx)
+static int vals_qcmp(const void *pa, const void *pb, void *ctx)
 {
-	return tree_cmp(ctx, *(const struct hist_entry *const *)pa,
-			*(const struct hist_entry *const *)pb);
+	return vals_cmp(ctx, *(const uint32_t *)pa, *(const uint32_t *)pb);
+}
+
+static int vals_rbcmp(uint32_t a, uint32_t b, void *ctx)
+{
+	return vals_cmp(ctx, a, b);
 }
 
 static int id_qcmp(const void *pa, const void *pb, void *ctx)
@@ -711,26 +652,25 @@ static int id_qcmp(const void *pa, const void *pb, void *ctx)
 }
 
 /* The ranks of the strings that the n entries s name as comm, module,
- * function and source line, in strcmp order (*out NULL when there is no
- * memory for them: the comparisons then compare strings). */
-static void make_ranks(const struct hist *h, const struct hist_entry *const *s, size_t n,
-		       uint32_t **out)
+ * function, source line and parent, in strcmp order (an id they do not
+ * name: 0). NULL: no memory. */
+static uint32_t *make_ranks(const struct hist *h, const struct hist_entry *const *s, size_t n)
 {
 	size_t nr = zt_strtab_count(&h->strs), u = 0, i;
 	uint32_t *rank = calloc(nr ? nr : 1, sizeof(*rank)), *ids;
 
-	*out = NULL;
-	ids = malloc((4 * n + 1) * sizeof(*ids));
+	ids = malloc((5 * n + 1) * sizeof(*ids));
 	if (!rank || !ids) {
 		free(rank);
 		free(ids);
-		return;
+		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		const uint32_t f[4] = {s[i]->f.comm, s[i]->f.dso, s[i]->f.sym, s[i]->f.srcline};
+		const uint32_t f[5] = {s[i]->f.comm, s[i]->f.dso, s[i]->f.sym, s[i]->f.srcline,
+				       s[i]->f.parent};
 		unsigned j;
 
-		for (j = 0; j < 4; j++)
+		for (j = 0; j < 5; j++)
 			if (f[j] < nr && !rank[f[j]]) {
 				rank[f[j]] = 1;
 				ids[u++] = f[j];
@@ -740,22 +680,176 @@ static void make_ranks(const struct hist *h, const struct hist_entry *const *s, 
 	for (i = 0; i < u; i++)
 		rank[ids[i]] = (uint32_t)i;
 	free(ids);
-	*out = rank;
+	return rank;
 }
 
-static int insert_cmp(uint32_t a, uint32_t b, void *ctx)
+/* key_cmp()'s order of key k as a number: e's value, with the strings'
+ * ranks (nr of them). */
+static uint64_t key_val(const struct hist *h, const uint32_t *rank, size_t nr, enum hist_key k,
+			const struct hist_entry *e)
 {
-	const struct sort_ctx *c = ctx;
+#define RANK(id) ((id) < nr ? (uint64_t)rank[id] : 0)
+	switch (k) {
+	case HIST_KEY_COMM:
+		return RANK(e->f.comm);
+	case HIST_KEY_PID:
+		return e->f.pid;
+	case HIST_KEY_DSO:
+		return (uint64_t)!!e->f.unmapped << 32 | RANK(e->f.dso);
+	case HIST_KEY_SYM:
+		return !e->f.symq ? UINT64_MAX : RANK(e->f.sym) << 1 | !!e->f.kernel;
+	case HIST_KEY_SRCLINE:
+		return RANK(e->f.srcline);
+	case HIST_KEY_SYMQ:
+		return UINT8_MAX - e->f.symq;
+	case HIST_KEY_TID:
+		return e->f.tid;
+	case HIST_KEY_CPU:
+		return (uint64_t)((int64_t)(int32_t)e->f.cpu - INT32_MIN);
+	case HIST_KEY_PARENT:
+		return (uint64_t)!strcmp(hist_str(h, e->f.parent), "[other]") << 32 |
+		       RANK(e->f.parent);
+	}
+#undef RANK
+	return 0;
+}
 
-	return entry_cmp(c, c->h->sorted[a], c->h->sorted[b]);
+/* The order of perf's entry tree (hists->entries_collapsed), in which its
+ * entries go into the sorted one: by the keys' se_cmp(), ascending, where
+ * a function is its module and address (unresolved ones after), of equal
+ * ones the first made first. The values of the k entries s into sv. */
+static int tree_vals(const struct hist *h, const struct hist_entry *const *s, size_t k,
+		     const uint32_t *rank, struct sort_vals *sv)
+{
+	size_t nr = zt_strtab_count(&h->strs), i;
+	unsigned j, n = 0;
+
+	memset(sv, 0, sizeof(*sv));
+	for (j = 0; j < h->nr_keys; j++)
+		n += h->keys[j] == HIST_KEY_SYM ? 2 : 1;
+	sv->nv = n;
+	sv->tie_by_index = 1;
+	if (!(sv->v = malloc((k * n + 1) * sizeof(*sv->v))))
+		return -ENOMEM;
+	for (i = 0; i < k; i++) {
+		const struct hist_entry *e = s[i];
+		uint64_t *v = sv->v + i * n;
+
+		for (j = 0; j < h->nr_keys; j++) {
+			if (h->keys[j] != HIST_KEY_SYM) {
+				*v++ = key_val(h, rank, nr, h->keys[j], e);
+				continue;
+			}
+			*v++ = (uint64_t)!e->f.symq << 32 | (e->f.dso < nr ? rank[e->f.dso] : 0);
+			*v++ = e->f.addr;
+		}
+	}
+	return 0;
+}
+
+/* The values of the k entries s by spec (perf's sort list) into sv. */
+static int spec_vals(const struct hist *h, const struct hist_sortspec *spec,
+		     const struct hist_entry *const *s, size_t k, const uint32_t *rank,
+		     struct sort_vals *sv)
+{
+	size_t nr = zt_strtab_count(&h->strs), i;
+	unsigned j, g, n = 0;
+
+	memset(sv, 0, sizeof(*sv));
+	for (j = 0; j < spec->nr; j++)
+		n += (spec->by[j] == HIST_BY_SELF || spec->by[j] == HIST_BY_PERIOD) && h->grp
+			     ? 1 + h->grp_nr
+			     : 1;
+	if (n > sizeof(sv->rule))
+		return -EINVAL;
+	sv->nv = n;
+	sv->callee = h->opts.chain == HIST_CHAIN_CALLEE;
+	sv->v = malloc((k * n + 1) * sizeof(*sv->v));
+	sv->tid = malloc((k + 1) * sizeof(*sv->tid));
+	sv->depth = malloc((k + 1) * sizeof(*sv->depth));
+	if (!sv->v || !sv->tid || !sv->depth)
+		return -ENOMEM;
+	for (i = 0; i < k; i++) {
+		const struct hist_entry *e = s[i];
+		const uint64_t *grp = h->grp ? h->grp + (size_t)(e - h->entries) * h->grp_nr : NULL;
+		uint64_t *v = sv->v + i * n;
+		unsigned at = 0;
+
+		sv->tid[i] = e->f.first_tid;
+		sv->depth[i] = e->depth;
+		for (j = 0; j < spec->nr; j++) {
+			switch (spec->by[j]) {
+			case HIST_BY_CHILDREN:
+				sv->rule[at] = h->opts.chain != HIST_CHAIN_NONE;
+				v[at++] = ~e->children;
+				break;
+			case HIST_BY_SELF:
+			case HIST_BY_PERIOD:
+				v[at++] = ~e->self;
+				for (g = 0; grp && g < h->grp_nr; g++)
+					v[at++] = ~grp[g];
+				break;
+			case HIST_BY_SAMPLES:
+				v[at++] = ~e->self_nr;
+				break;
+			default:
+				v[at++] = key_val(h, rank, nr, (enum hist_key)(spec->by[j] - HIST_BY_KEY),
+						  e);
+			}
+		}
+	}
+	return 0;
+}
+
+static void vals_release(struct sort_vals *sv)
+{
+	free(sv->v);
+	free(sv->tid);
+	free(sv->depth);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* The order of the k entries s as perf's: they go from their tree
+ * (tree_vals()) into the sorted one in turn (__hists__insert_output_entry():
+ * an equal one after), and as the comparison is not transitive only a
+ * tree built alike gives its order. s reordered, order[] their sorted
+ * sequence. 0 or -ENOMEM. */
+static int perf_order(const struct hist *h, const struct hist_sortspec *spec,
+		      const struct hist_entry **s, size_t k, uint32_t *order)
+{
+	const struct hist_entry **t = malloc((k + 1) * sizeof(*t));
+	uint32_t *rank = make_ranks(h, s, k);
+	struct sort_vals sv = {0};
+	size_t i;
+	int ret = -ENOMEM;
+
+	if (!t || !rank)
+		goto out;
+	ret = tree_vals(h, s, k, rank, &sv);
+	if (ret)
+		goto out;
+	for (i = 0; i < k; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, k, sizeof(*order), vals_qcmp, &sv);
+	for (i = 0; i < k; i++)
+		t[i] = s[order[i]];
+	memcpy(s, t, k * sizeof(*s));
+	vals_release(&sv);
+	ret = spec_vals(h, spec, s, k, rank, &sv);
+	if (!ret)
+		ret = rborder(k, vals_rbcmp, &sv, order);
+out:
+	vals_release(&sv);
+	free(rank);
+	free(t);
+	return ret;
 }
 
 int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percent_limit,
 		 const struct hist_entry ***out, size_t *n)
 {
-	struct sort_ctx ctx = {h, spec, NULL};
 	const struct hist_entry **s;
-	uint32_t *order, *rank;
+	uint32_t *order;
 	size_t i, k = 0, j = 0;
 	int ret;
 
@@ -766,15 +860,8 @@ int hist_sort_by(struct hist *h, const struct hist_sortspec *spec, double percen
 	for (i = 0; i < h->nr_entries; i++)
 		if (spec->all || h->entries[i].self_nr || grp_self(h, i))
 			s[k++] = &h->entries[i];
-	/* perf: the entries go from their tree into the sorted one in turn
-	 * (__hists__insert_output_entry(): an equal one after); a tree gives
-	 * its order, as the comparison is not transitive */
-	make_ranks(h, s, k, &rank);
-	ctx.rank = rank;
-	qsort_r(s, k, sizeof(*s), tree_qcmp, &ctx);
 	order = malloc((k ? k : 1) * sizeof(*order));
-	ret = order ? rborder(k, insert_cmp, &ctx, order) : -ENOMEM;
-	free(rank);
+	ret = order ? perf_order(h, spec, s, k, order) : -ENOMEM;
 	if (ret) {
 		free(order);
 		return ret;
