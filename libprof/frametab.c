@@ -9,6 +9,7 @@
 #include "libprof/frametab.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
+#include "libprof/text.h"
 
 /* An address in an address space (a process at one set of mappings; the
  * kernel; a binary by build id, at file offsets), resolved once: its
@@ -312,7 +313,7 @@ char *zt_frame_name(const struct zt_frame *f, char *buf, size_t n)
 	if (!n)
 		return buf;
 	if (f->sym)
-		snprintf(buf, n, "%s", f->sym);
+		zt_str_copy(buf, n, f->sym);
 	else if (!f->kernel && !f->map && !strcmp(mod, "[unknown]"))
 		snprintf(buf, n, "[unknown]");
 	else if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']')

@@ -58,22 +58,41 @@ static inline int zt_hex_decode(const char *s, size_t n, void *out)
 	return 0;
 }
 
+/* snprintf(buf, n, "%s", s) without parsing a format, for hot paths:
+ * s into buf cut at n - 1 bytes (buf may be NULL when n is 0); strlen(s). */
+static inline size_t zt_str_copy(char *buf, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (n) {
+		size_t k = l < n - 1 ? l : n - 1;
+
+		memcpy(buf, s, k);
+		buf[k] = 0;
+	}
+	return l;
+}
+
 /*
  * A source file's path as outputs show it: file when it is absolute or dir
  * is unknown, else "dir/file" (DWARF's compilation directory and file);
- * "" for no file. Into buf (cut at n - 1 bytes); the length it needs.
+ * "" for no file. Into buf (cut at n - 1 bytes; buf may be NULL when n is
+ * 0); the length it needs.
  */
 static inline size_t zt_src_path(char *buf, size_t n, const char *dir, const char *file)
 {
-	int l;
+	size_t dl;
 
 	if (!file)
 		file = "";
-	if (file[0] && file[0] != '/' && dir && *dir)
-		l = snprintf(buf, n, "%s/%s", dir, file);
-	else
-		l = snprintf(buf, n, "%s", file);
-	return l < 0 ? 0 : (size_t)l;
+	if (!file[0] || file[0] == '/' || !dir || !*dir)
+		return zt_str_copy(buf, n, file);
+	dl = zt_str_copy(buf, n, dir);
+	if (dl + 1 < n) {
+		buf[dl] = '/';
+		return dl + 1 + zt_str_copy(buf + dl + 1, n - dl - 1, file);
+	}
+	return dl + 1 + strlen(file);
 }
 
 /* Blanks inside a line (not the newline). */

@@ -1757,6 +1757,14 @@ int zh_start(const struct zh_opts *o, struct zh **out, char *msg, size_t msglen)
 			 o->listen ? o->listen : "");
 		return -EINVAL;
 	}
+#if defined(__GLIBC__)
+	/* what a request frees stays in its arena for the next one, up to
+	 * ZH_KEEP_FREE (release_arenas() and the watcher give it back):
+	 * glibc's own trimming at each free, and blocks of 128 KiB and more
+	 * mapped apart, would fault every query's memory in anew */
+	mallopt(M_TRIM_THRESHOLD, (int)ZH_KEEP_FREE);
+	mallopt(M_MMAP_THRESHOLD, (int)ZH_KEEP_FREE);
+#endif
 	if ((o->tls_cert != NULL) != (o->tls_key != NULL)) {
 		snprintf(msg, msglen, "TLS needs both a certificate and a key");
 		return -EINVAL;

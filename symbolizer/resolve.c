@@ -458,22 +458,21 @@ static struct symmod *open_bid(struct resolver *r, const struct prof_build_id *b
 	return sm;
 }
 
-/* The symbols of key ("b:HEX" or "p:PATH", taken: freed here when not
- * kept), opened once: of mapping m, else by build id bid. *idx: their
- * index in r->elfs. */
-static int get_elf_key(struct resolver *r, char *key, const struct prof_mmap *m,
+/* The symbols of key ("b:HEX" or "p:PATH"; copied when kept), opened
+ * once: of mapping m, else by build id bid. *idx: their index in r->elfs. */
+static int get_elf_key(struct resolver *r, const char *key, const struct prof_mmap *m,
 		       const struct prof_build_id *bid, const char *module, uint32_t *idx)
 {
 	struct rs_elf *el;
+	char *kept;
 	size_t j;
 	uint32_t i;
 
 	if (zt_htab_reserve(&r->elf_hash, 1, elf_hash_at, r))
-		goto nomem;
+		return -ENOMEM;
 	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
 	     j = zt_htab_next(&r->elf_hash, j)) {
 		if (!strcmp(r->elfs[i].key, key)) {
-			free(key);
 			el = &r->elfs[i];
 			if (el->stale && bid) {
 				el->stale = 0;
@@ -483,25 +482,31 @@ static int get_elf_key(struct resolver *r, char *key, const struct prof_mmap *m,
 			return 0;
 		}
 	}
-	if (r->nr_elfs >= INT32_MAX ||
-	    ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1))
-		goto nomem;
+	if (r->nr_elfs >= INT32_MAX || ZT_GROW(r->elfs, r->cap_elfs, r->nr_elfs + 1) ||
+	    !(kept = strdup(key)))
+		return -ENOMEM;
 	el = &r->elfs[r->nr_elfs];
-	*el = (struct rs_elf){ .key = key, .module = module };
+	*el = (struct rs_elf){ .key = kept, .module = module };
 	el->e = m ? open_elf(r, m) : open_bid(r, bid);
 	zt_htab_set(&r->elf_hash, j, (uint32_t)r->nr_elfs);
 	*idx = (uint32_t)r->nr_elfs++;
 	return 0;
-nomem:
-	free(key);
-	return -ENOMEM;
+}
+
+/* The key of a build id's symbols in r->elfs ("b:HEX"), into out. */
+static const char *bid_key(const struct prof_build_id *bid, char out[2 * ZT_BUILD_ID_MAX + 3])
+{
+	out[0] = 'b';
+	out[1] = ':';
+	prof_build_id_hex(bid, out + 2);
+	return out;
 }
 
 /* The symbol table of mapping index mi, opened once per file. */
 static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 {
 	const struct prof_mmap *m = &r->p->mmaps[mi];
-	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
+	char bk[2 * ZT_BUILD_ID_MAX + 3], *pk = NULL;
 	uint32_t i;
 	int ret;
 
@@ -509,13 +514,10 @@ static int get_elf(struct resolver *r, size_t mi, const struct symmod **out)
 		*out = r->elfs[r->map_elf[mi]].e;
 		return 0;
 	}
-	if (m->build_id.len) {
-		if (asprintf(&key, "b:%s", prof_build_id_hex(&m->build_id, hex)) < 0)
-			return -ENOMEM;
-	} else if (asprintf(&key, "p:%s", m->path) < 0) {
+	if (!m->build_id.len && asprintf(&pk, "p:%s", m->path) < 0)
 		return -ENOMEM;
-	}
-	ret = get_elf_key(r, key, m, NULL, map_module(m), &i);
+	ret = get_elf_key(r, pk ? pk : bid_key(&m->build_id, bk), m, NULL, map_module(m), &i);
+	free(pk);
 	if (ret)
 		return ret;
 	r->map_elf[mi] = (int32_t)i;
@@ -742,7 +744,7 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 int resolver_resolve_module(struct resolver *r, const char *module,
 			    const struct prof_build_id *bid, uint64_t off, struct resolve_frame *f)
 {
-	char hex[2 * ZT_BUILD_ID_MAX + 1], *key;
+	char key[2 * ZT_BUILD_ID_MAX + 3];
 	const struct symmod *e;
 	struct fi_result res;
 	uint32_t i;
@@ -757,9 +759,7 @@ int resolver_resolve_module(struct resolver *r, const char *module,
 	    !r->elfs[r->last_elf].stale) {
 		i = r->last_elf; /* a query asks one module's frames in a row */
 	} else {
-		if (asprintf(&key, "b:%s", prof_build_id_hex(bid, hex)) < 0)
-			return -ENOMEM;
-		ret = get_elf_key(r, key, NULL, bid, "", &i);
+		ret = get_elf_key(r, bid_key(bid, key), NULL, bid, "", &i);
 		if (ret)
 			return ret;
 		r->last_bid = *bid;
@@ -773,13 +773,13 @@ int resolver_resolve_module(struct resolver *r, const char *module,
 
 void resolver_forget_module(struct resolver *r, const struct prof_build_id *bid)
 {
-	char hex[2 * ZT_BUILD_ID_MAX + 1], key[2 * ZT_BUILD_ID_MAX + 3];
+	char key[2 * ZT_BUILD_ID_MAX + 3];
 	size_t j;
 	uint32_t i;
 
 	if (!r->nr_elfs)
 		return; /* nothing opened: an empty table */
-	snprintf(key, sizeof(key), "b:%s", prof_build_id_hex(bid, hex));
+	bid_key(bid, key);
 	for (j = zt_htab_first(&r->elf_hash, zt_hash_str(key)); zt_htab_get(&r->elf_hash, j, &i);
 	     j = zt_htab_next(&r->elf_hash, j))
 		if (!strcmp(r->elfs[i].key, key)) {

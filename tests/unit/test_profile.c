@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "libprof/profile.h"
+#include "libprof/text.h"
 #include "libprof/zbuf.h"
 
 /* ---- profile ----------------------------------------------------------- */
@@ -430,6 +431,38 @@ static void test_path_is_anon(void **state)
 		assert_false(prof_path_is_anon(file[i]));
 }
 
+/* zt_src_path() and zt_str_copy() give what snprintf() gives, at every
+ * buffer size: the text cut at n - 1 bytes, and the length it needs. */
+static void test_src_path(void **state)
+{
+	static const char *const dirs[] = { NULL, "", "/build/src", "d" };
+	static const char *const files[] = { NULL, "", "a.c", "/usr/include/stdio.h", "lib/x.c" };
+	char got[64], want[64];
+	size_t d, f, n;
+
+	(void)state;
+	for (d = 0; d < 4; d++)
+		for (f = 0; f < 5; f++)
+			for (n = 0; n < 28; n++) {
+				const char *file = files[f] ? files[f] : "", *dir = dirs[d];
+				int l = file[0] && file[0] != '/' && dir && *dir
+						? snprintf(want, n, "%s/%s", dir, file)
+						: snprintf(want, n, "%s", file);
+
+				memset(got, 'x', sizeof(got));
+				assert_int_equal(zt_src_path(n ? got : NULL, n, dir, files[f]), l);
+				if (n)
+					assert_string_equal(got, want);
+				memset(got, 'x', sizeof(got));
+				assert_int_equal(zt_str_copy(n ? got : NULL, n, file), strlen(file));
+				if (n) {
+					snprintf(want, n, "%s", file);
+					assert_string_equal(got, want);
+				}
+			}
+	assert_int_equal(zt_src_path(NULL, 0, "/b", "c.c"), 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_and_bytes),
 		cmocka_unit_test(test_cursor_overruns),
 		cmocka_unit_test(test_path_is_anon),
+		cmocka_unit_test(test_src_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
