@@ -58,8 +58,8 @@ struct hist_entry {
 	uint64_t self_nr, children_nr;   /* samples */
 	uint32_t depth; /* perf's callchain max_depth: the most frames of a chain from the
 			   entry on in chain order (the whole chain for its own samples) */
-	uint64_t last;  /* private: the last sample counted in children */
 	uint32_t chain; /* root of its call-chain tree in hist.cc, CC_NONE without call chains */
+	uint64_t last;  /* private: the last sample counted in children */
 };
 
 /* Call chains kept per entry (perf report -g): none, or paths in either order. */

@@ -64,9 +64,9 @@ struct pmemo {
 /* One build's aggregate: a group's samples with one tid and cpu. */
 struct ragg {
 	uint32_t group, tid, cpu;
+	uint32_t first_tid; /* the thread of its first sample */
 	uint64_t weight, nr;
-	uint64_t first;	    /* the time of its first sample */
-	uint32_t first_tid; /* ... and that sample's thread */
+	uint64_t first;	    /* ... and that sample's time */
 };
 
 struct rpriv {
@@ -485,7 +485,8 @@ static int agg_add(struct rpriv *p, uint32_t g, uint32_t tid, uint32_t cpu, uint
 	}
 	if (ZT_GROW(p->aggs, p->cap_aggs, p->nr_aggs + 1))
 		return -ENOMEM;
-	p->aggs[p->nr_aggs] = (struct ragg){g, tid, cpu, w, 1, first, first_tid};
+	p->aggs[p->nr_aggs] = (struct ragg){.group = g, .tid = tid, .cpu = cpu, .first_tid = first_tid,
+					     .weight = w, .nr = 1, .first = first};
 	zt_htab_set(&p->ahash, j, (uint32_t)p->nr_aggs++);
 	return 0;
 }
@@ -745,13 +746,11 @@ int rmodel_build(struct rmodel *m, const struct rmodel_opts *o)
 		if (ZT_GROW(p->aggs, p->cap_aggs, m->nr_groups))
 			return -ENOMEM;
 		for (i = 0; i < m->nr_groups; i++)
-			p->aggs[i] = (struct ragg){(uint32_t)i,
-						   0,
-						   0,
-						   m->groups[i].weight,
-						   m->groups[i].nr,
-						   m->groups[i].first,
-						   m->groups[i].first_tid};
+			p->aggs[i] = (struct ragg){.group = (uint32_t)i,
+						   .first_tid = m->groups[i].first_tid,
+						   .weight = m->groups[i].weight,
+						   .nr = m->groups[i].nr,
+						   .first = m->groups[i].first};
 		p->nr_aggs = m->nr_groups;
 		m->shown = m->total;
 		m->shown_nr = m->total_nr;
