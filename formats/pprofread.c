@@ -611,6 +611,18 @@ const struct pprof_loc *pprof_body_loc(const struct pprof_body *b, uint64_t addr
 	return l->module ? l : NULL; /* read: every read location has a module */
 }
 
+size_t pprof_body_loc_index(const struct pprof_body *b, uint64_t addr)
+{
+	const struct pprof_loc *l = pprof_body_loc(b, addr);
+
+	return l ? (size_t)(l - b->locs) : SIZE_MAX;
+}
+
+size_t pprof_body_nr_locs(const struct pprof_body *b)
+{
+	return b->pb->n_location;
+}
+
 void pprof_body_size(const struct pprof_body *b, size_t *locs, size_t *frames)
 {
 	*locs = b->nr_locs;

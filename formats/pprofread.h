@@ -97,6 +97,10 @@ void pprof_body_free(struct pprof_body *b);
 /* The location a stack address of the profile stands for, or NULL for
  * an address it does not have. */
 const struct pprof_loc *pprof_body_loc(const struct pprof_body *b, uint64_t addr);
+/* The index of that location (below pprof_body_nr_locs()), or SIZE_MAX. */
+size_t pprof_body_loc_index(const struct pprof_body *b, uint64_t addr);
+/* How many locations the profile has. */
+size_t pprof_body_nr_locs(const struct pprof_body *b);
 /* How many locations the samples refer to (each one address), and the
  * frames they give (a line each, or one without lines). */
 void pprof_body_size(const struct pprof_body *b, size_t *locs, size_t *frames);

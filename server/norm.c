@@ -295,6 +295,10 @@ struct zt_ctx {
 	struct akey *akeys;
 	size_t nr_akeys, cap_akeys;
 	struct zt_htab ahash;
+	/* a pprof's: per location, its index in akeys + 1 (0: not met yet),
+	 * as a location's keys depend on nothing else */
+	uint32_t *lakey;
+	size_t nr_lakey;
 	uint32_t *lkeys;
 	size_t nr_lkeys, cap_lkeys;
 };
@@ -489,6 +493,7 @@ static void zt_ctx_release(struct zt_ctx *c)
 	free(c->gstack);
 	free(c->lkeys);
 	free(c->akeys);
+	free(c->lakey);
 	zt_htab_release(&c->ahash);
 	stackgroups_release(&c->sg);
 	session_close(&c->ses);
@@ -522,20 +527,30 @@ static int addr_keys(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned
 	const struct stackgroup *gr = &c->sg.groups[g];
 	uint64_t epoch = k < nk ? 0 : gr->epoch, addr = ips[k];
 	uint32_t pid = k < nk ? AKEY_KERNEL : gr->pid, i, n, keys[2 * ZT_MAX_FRAMES];
+	const struct akey *a;
 	const uint32_t *at;
-	size_t j;
+	uint32_t *slot = NULL;
+	size_t j = 0;
 	int ret;
 
-	if (zt_htab_reserve(&c->ahash, 1, akey_hash_at, c))
-		return -ENOMEM;
-	for (j = zt_htab_first(&c->ahash, akey_hash(epoch, addr, pid));
-	     zt_htab_get(&c->ahash, j, &i); j = zt_htab_next(&c->ahash, j)) {
-		const struct akey *a = &c->akeys[i];
+	if (c->lakey) {
+		size_t li = pprof_body_loc_index(c->pp, addr);
 
-		if (a->addr == addr && a->pid == pid && a->epoch == epoch) {
-			n = a->n;
-			at = n == 1 ? &a->key : c->lkeys + a->key;
-			goto copy;
+		if (li < c->nr_lakey)
+			slot = &c->lakey[li];
+	}
+	if (slot && *slot) {
+		a = &c->akeys[*slot - 1];
+		goto found;
+	}
+	if (!slot) {
+		if (zt_htab_reserve(&c->ahash, 1, akey_hash_at, c))
+			return -ENOMEM;
+		for (j = zt_htab_first(&c->ahash, akey_hash(epoch, addr, pid));
+		     zt_htab_get(&c->ahash, j, &i); j = zt_htab_next(&c->ahash, j)) {
+			a = &c->akeys[i];
+			if (a->addr == addr && a->pid == pid && a->epoch == epoch)
+				goto found;
 		}
 	}
 	ret = resolve_keys(c, g, k, keys, 2 * ZT_MAX_FRAMES, &n);
@@ -551,8 +566,15 @@ static int addr_keys(struct zt_ctx *c, uint32_t g, const uint64_t *ips, unsigned
 		memcpy(c->lkeys + c->nr_lkeys, keys, n * sizeof(*keys));
 		c->nr_lkeys += n;
 	}
-	zt_htab_set(&c->ahash, j, (uint32_t)c->nr_akeys++);
+	if (slot)
+		*slot = (uint32_t)++c->nr_akeys;
+	else
+		zt_htab_set(&c->ahash, j, (uint32_t)c->nr_akeys++);
 	at = keys;
+	goto copy;
+found:
+	n = a->n;
+	at = n == 1 ? &a->key : c->lkeys + a->key;
 copy:
 	if (n > max - *nf)
 		n = max - *nf;
@@ -604,8 +626,12 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 	 * locations (the array's untouched end costs nothing) */
 	ng = (c->pp || p->nr_stacks > p->nr_samples ? p->nr_samples : p->nr_stacks) + 1;
 	na = p->nr_ips;
-	if (c->pp) /* a pprof's addresses are its locations */
+	if (c->pp) { /* a pprof's addresses are its locations */
 		pprof_body_size(c->pp, &na, &nf);
+		c->nr_lakey = pprof_body_nr_locs(c->pp);
+		if (!(c->lakey = calloc(c->nr_lakey + 1, sizeof(*c->lakey))))
+			return -ENOMEM;
+	}
 	if (ZT_GROW(c->gstack, c->cap_gstack, ng) || stackgroups_reserve(&c->sg, ng) ||
 	    ZT_GROW(c->akeys, c->cap_akeys, na + 1))
 		return -ENOMEM;
