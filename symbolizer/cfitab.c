@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Compact unwind tables from a binary's CFI, through libdw's CFI reader. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "libprof/array.h"
+#include "symbolizer/cfitab.h"
+
+/* x86-64's DWARF register numbers */
+#define DW_X86_64_RBP 6
+#define DW_X86_64_RSP 7
+#define DW_X86_64_RA  16
+
+void cfitab_init(struct cfitab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void cfitab_release(struct cfitab *t)
+{
+	free(t->rows);
+	cfitab_init(t);
+}
+
+/* Where register regno of the caller is, as an offset from the CFA:
+ * 1 with *off (the register saved at CFA + *off), 0 for "same value"
+ * (*same) or "undefined", -1 for a rule the table cannot express. */
+static int saved_at(Dwarf_Frame *fr, int regno, int64_t *off, bool *same)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	*off = 0;
+	*same = false;
+	if (dwarf_frame_register(fr, regno, mem, &ops, &n))
+		return -1;
+	if (!n) {
+		*same = !ops;
+		return 0;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return -1;
+	if (n == 1)
+		return 1;
+	if (n == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return 1;
+	}
+	return -1;
+}
+
+/* The row of frame state fr (a signal frame's when sig). */
+static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	int64_t reg, off, ra, fp;
+	bool same;
+	int at;
+
+	r->kind = sig ? CFITAB_SIGNAL : CFITAB_UNSUPPORTED;
+	if (sig || dwarf_frame_cfa(fr, &ops, &n) || n != 1)
+		return;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = (int64_t)ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	} else {
+		return;
+	}
+	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP) || off < INT32_MIN || off > INT32_MAX)
+		return;
+	/* the return address where a call put it */
+	if (saved_at(fr, DW_X86_64_RA, &ra, &same) != 1 || ra != -8)
+		return;
+	at = saved_at(fr, DW_X86_64_RBP, &fp, &same);
+	if (at < 0 || fp < INT32_MIN || fp > INT32_MAX)
+		return;
+	r->kind = CFITAB_CFA;
+	r->cfa_reg = reg == DW_X86_64_RSP ? CFITAB_REG_SP : CFITAB_REG_FP;
+	r->cfa_off = (int32_t)off;
+	r->fp = at ? CFITAB_FP_AT : same ? CFITAB_FP_SAME : CFITAB_FP_UNDEF;
+	r->fp_off = at ? (int32_t)fp : 0;
+}
+
+static bool same_rule(const struct cfitab_row *a, const struct cfitab_row *b)
+{
+	return a->kind == b->kind && a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
+	       a->fp == b->fp && a->fp_off == b->fp_off;
+}
+
+/* Row r from r->addr on: merged into the last one when alike, in its
+ * place when at the same address. */
+static int push_row(struct cfitab *t, const struct cfitab_row *r)
+{
+	struct cfitab_row *last = t->nr ? &t->rows[t->nr - 1] : NULL;
+
+	if (last && last->addr == r->addr) {
+		if (last->kind == CFITAB_UNSUPPORTED)
+			t->unsupported--;
+		t->nr--;
+		last = t->nr ? &t->rows[t->nr - 1] : NULL;
+	}
+	if (last && same_rule(last, r))
+		return 0;
+	if (ZT_GROW(t->rows, t->cap, t->nr + 1))
+		return -ENOMEM;
+	t->rows[t->nr++] = *r;
+	if (r->kind == CFITAB_UNSUPPORTED)
+		t->unsupported++;
+	return 0;
+}
+
+struct span {
+	uint64_t lo, hi;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The executable sections with contents, by address. */
+static int code_spans(Elf *elf, struct span **out, size_t *nr)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*nr = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		if (ZT_GROW(*out, cap, *nr + 1)) {
+			free(*out);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		(*out)[(*nr)++] = (struct span){sh.sh_addr, sh.sh_addr + sh.sh_size};
+	}
+	if (*nr)
+		qsort(*out, *nr, sizeof(**out), span_cmp);
+	return 0;
+}
+
+/* Where functions' CFI starts (their FDEs' initial locations), sorted,
+ * from .eh_frame_hdr's search table; none (nr 0) without one in the usual
+ * encoding (version 1, a 4- or 8-byte eh_frame_ptr, a 4-byte count, and
+ * pairs of 4-byte offsets from the header: DW_EH_PE_datarel|sdata4). */
+struct starts {
+	uint64_t *a;
+	size_t nr;
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int fde_starts(Elf *elf, struct starts *st)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr, i, n, at;
+
+	st->a = NULL;
+	st->nr = 0;
+	if (elf_getshdrstrndx(elf, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		const uint8_t *p;
+		uint32_t cnt;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr") || !(d = elf_rawdata(scn, NULL)) || !d->d_buf ||
+		    d->d_size < 4)
+			continue;
+		p = d->d_buf;
+		if (p[0] != 1 || (p[2] & 0x0f) != 0x03 || p[3] != 0x3b)
+			return 0;
+		at = (p[1] & 0x0f) == 0x03 || (p[1] & 0x0f) == 0x0b   ? 8
+		     : (p[1] & 0x0f) == 0x04 || (p[1] & 0x0f) == 0x0c ? 12
+								      : 0;
+		if (!at || d->d_size < at + 4)
+			return 0;
+		memcpy(&cnt, p + at - 4, 4);
+		n = cnt;
+		if (n > (d->d_size - at) / 8)
+			return 0;
+		if (!n || !(st->a = malloc(n * sizeof(*st->a))))
+			return n ? -ENOMEM : 0;
+		for (i = 0; i < n; i++) {
+			int32_t rel;
+
+			memcpy(&rel, p + at + 8 * i, 4);
+			st->a[i] = sh.sh_addr + (uint64_t)(int64_t)rel;
+		}
+		qsort(st->a, n, sizeof(*st->a), u64_cmp);
+		st->nr = n;
+		return 0;
+	}
+	return 0;
+}
+
+/* The first function start after addr, or UINT64_MAX. */
+static uint64_t next_start(const struct starts *st, uint64_t addr)
+{
+	size_t n = zt_upper_bound_u64(st->a, st->nr, sizeof(*st->a), 0, addr);
+
+	return n < st->nr ? st->a[n] : UINT64_MAX;
+}
+
+/* How many addresses without CFI a table without function starts asks,
+ * one by one, before it calls the rest of their span unknown: gaps are
+ * the padding between functions, a few bytes; a crafted file must not
+ * make the work unbounded. */
+#define MAX_PROBES (1u << 20)
+
+/* The rows of [lo, hi) from cfi; *probes counts the lookups of
+ * addresses without CFI. */
+static int span_rows(struct cfitab *t, Dwarf_CFI *cfi, const struct starts *st, uint64_t lo,
+		     uint64_t hi, size_t *probes)
+{
+	uint64_t addr = lo;
+	int ret = 0;
+
+	while (addr < hi && !ret) {
+		struct cfitab_row r = {.addr = addr, .kind = CFITAB_NONE};
+		Dwarf_Frame *fr;
+		Dwarf_Addr s, e = addr + 1;
+		bool sig = false;
+
+		if (!dwarf_cfi_addrframe(cfi, addr, &fr)) {
+			if (dwarf_frame_info(fr, &s, &e, &sig) < 0 || e <= addr)
+				e = addr + 1, r.kind = CFITAB_UNSUPPORTED;
+			else
+				row_of(fr, sig, &r);
+			free(fr);
+		} else if (st->nr) {
+			e = next_start(st, addr); /* no CFI up to the next function's */
+		} else if (++*probes > MAX_PROBES) {
+			e = hi;
+		}
+		ret = push_row(t, &r);
+		addr = e;
+	}
+	return ret;
+}
+
+int cfitab_build(Elf *elf, struct cfitab *t)
+{
+	GElf_Ehdr eh;
+	Dwarf_CFI *cfi;
+	Dwarf *dw = NULL;
+	struct starts st;
+	struct span *sp = NULL;
+	size_t nr = 0, i, probes = 0;
+	int ret;
+
+	cfitab_release(t);
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return -EINVAL;
+	cfi = dwarf_getcfi_elf(elf);
+	if (!cfi) {
+		/* no .eh_frame: the .debug_frame of the DWARF, if any */
+		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		cfi = dw ? dwarf_getcfi(dw) : NULL;
+		if (!cfi) {
+			if (dw)
+				dwarf_end(dw);
+			return -ENOENT;
+		}
+	}
+	ret = fde_starts(elf, &st);
+	if (!ret)
+		ret = code_spans(elf, &sp, &nr);
+	for (i = 0; !ret && i < nr; i++) {
+		/* sections that overlap (a relocatable object's, all at 0; a
+		 * crafted file's) are walked once */
+		if (i && sp[i].lo < sp[i - 1].hi)
+			sp[i].lo = sp[i - 1].hi;
+		if (sp[i].hi < sp[i].lo)
+			sp[i].hi = sp[i].lo;
+		if (sp[i].lo == sp[i].hi)
+			continue;
+		ret = span_rows(t, cfi, &st, sp[i].lo, sp[i].hi, &probes);
+		/* past the section: nothing, until the next one */
+		if (!ret)
+			ret = push_row(t, &(struct cfitab_row){.addr = sp[i].hi, .kind = CFITAB_NONE});
+	}
+	free(sp);
+	free(st.a);
+	if (dw)
+		dwarf_end(dw);
+	else
+		dwarf_cfi_end(cfi);
+	if (ret)
+		cfitab_release(t);
+	return ret;
+}
+
+const struct cfitab_row *cfitab_lookup(const struct cfitab *t, uint64_t addr)
+{
+	size_t n = zt_upper_bound_u64(t->rows, t->nr, sizeof(*t->rows),
+				      offsetof(struct cfitab_row, addr), addr);
+
+	return n ? &t->rows[n - 1] : NULL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Compact unwind tables from a binary's call-frame information (.eh_frame,
+ * else .debug_frame), for unwinding x86-64 user stacks without frame
+ * pointers: for each address range of the file's code, how to find the
+ * canonical frame address (CFA: the stack pointer before the call) and
+ * where the caller's frame pointer was saved, reduced to the rules
+ * compilers emit. The return address is always at CFA - 8 in a row of kind
+ * CFITAB_CFA; a rule the table cannot express is a row of its own kind, so
+ * that an unwinder stops there or falls back to the frame pointer.
+ */
+#ifndef ZT_CFITAB_H
+#define ZT_CFITAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libelf.h>
+
+enum cfitab_kind {
+	CFITAB_NONE,	    /* no CFI covers the range (or past the code) */
+	CFITAB_CFA,	    /* CFA = cfa_reg + cfa_off, return address at CFA - 8 */
+	CFITAB_SIGNAL,	    /* a signal frame's (the caller is the interrupted state) */
+	CFITAB_UNSUPPORTED, /* CFI this table cannot express (an expression, another register) */
+};
+
+enum cfitab_reg {
+	CFITAB_REG_SP, /* %rsp */
+	CFITAB_REG_FP, /* %rbp */
+};
+
+/* Where the caller's frame pointer (%rbp) is. */
+enum cfitab_fp {
+	CFITAB_FP_SAME,	 /* unchanged: still in %rbp */
+	CFITAB_FP_AT,	 /* saved at CFA + fp_off */
+	CFITAB_FP_UNDEF, /* not recoverable */
+};
+
+struct cfitab_row {
+	uint64_t addr;	 /* where the row starts (a virtual address of the file); it
+			    holds up to the next row's */
+	int32_t cfa_off; /* CFITAB_CFA */
+	int32_t fp_off;	 /* CFITAB_FP_AT */
+	uint8_t kind;	 /* enum cfitab_kind */
+	uint8_t cfa_reg; /* enum cfitab_reg */
+	uint8_t fp;	 /* enum cfitab_fp */
+};
+
+struct cfitab {
+	struct cfitab_row *rows; /* by address, no two in a row alike */
+	size_t nr, cap;
+	size_t unsupported; /* rows of kind CFITAB_UNSUPPORTED */
+};
+
+void cfitab_init(struct cfitab *t);
+void cfitab_release(struct cfitab *t);
+
+/*
+ * The table of ELF file elf's code (its executable sections), from its
+ * .eh_frame, or its .debug_frame when it has none. 0; -ENOENT when the
+ * file has no CFI; -ENOMEM; -EINVAL for a file that is not x86-64.
+ */
+int cfitab_build(Elf *elf, struct cfitab *t);
+
+/* The row that holds at addr (a virtual address of the file), or NULL
+ * before the first. */
+const struct cfitab_row *cfitab_lookup(const struct cfitab *t, uint64_t addr);
+
+#endif
