@@ -10,6 +10,7 @@
 #include <gelf.h>
 
 #include "libprof/array.h"
+#include "libprof/hash.h"
 #include "symbolizer/cfitab.h"
 
 /* x86-64's DWARF register numbers */
@@ -322,4 +323,144 @@ const struct cfitab_row *cfitab_lookup(const struct cfitab *t, uint64_t addr)
 				      offsetof(struct cfitab_row, addr), addr);
 
 	return n ? &t->rows[n - 1] : NULL;
+}
+
+/* ---- pages, for the BPF program ---- */
+
+void cfipages_init(struct cfipages *p)
+{
+	memset(p, 0, sizeof(*p));
+	zt_htab_init(&p->rhash);
+}
+
+void cfipages_release(struct cfipages *p)
+{
+	free(p->pages);
+	free(p->entries);
+	free(p->rules);
+	zt_htab_release(&p->rhash);
+	cfipages_init(p);
+}
+
+static uint64_t rule_hash_at(const void *ctx, uint32_t i)
+{
+	const struct cfipages *p = ctx;
+
+	return zt_hash_bytes(&p->rules[i], sizeof(p->rules[i]));
+}
+
+/* The index of r's rule, added when new. */
+static int rule_of(struct cfipages *p, const struct cfitab_row *r, uint16_t *out)
+{
+	int cfa = r->kind == CFITAB_CFA;
+	struct cfipage_rule k = {cfa ? r->cfa_off : 0, cfa ? r->fp_off : 0, r->kind,
+				 cfa ? r->cfa_reg : 0, cfa ? r->fp : 0, 0};
+	size_t j;
+	uint32_t i;
+
+	if (zt_htab_reserve(&p->rhash, 1, rule_hash_at, p))
+		return -ENOMEM;
+	for (j = zt_htab_first(&p->rhash, zt_hash_bytes(&k, sizeof(k)));
+	     zt_htab_get(&p->rhash, j, &i); j = zt_htab_next(&p->rhash, j))
+		if (!memcmp(&p->rules[i], &k, sizeof(k))) {
+			*out = (uint16_t)i;
+			return 0;
+		}
+	if (p->nr_rules > UINT16_MAX)
+		return -E2BIG;
+	if (ZT_GROW(p->rules, p->cap_rules, p->nr_rules + 1))
+		return -ENOMEM;
+	p->rules[p->nr_rules] = k;
+	zt_htab_set(&p->rhash, j, (uint32_t)p->nr_rules);
+	*out = (uint16_t)p->nr_rules++;
+	return 0;
+}
+
+static int add_entry(struct cfipages *p, uint64_t page, uint16_t lo, uint16_t rule)
+{
+	struct cfipage *pg = p->nr_pages ? &p->pages[p->nr_pages - 1] : NULL;
+
+	if (!pg || pg->page != page) {
+		if (p->nr_pages >= CFIPAGES_MAX)
+			return -E2BIG;
+		if (ZT_GROW(p->pages, p->cap_pages, p->nr_pages + 1))
+			return -ENOMEM;
+		pg = &p->pages[p->nr_pages++];
+		*pg = (struct cfipage){page, (uint32_t)p->nr_entries, 0};
+	}
+	if (p->nr_entries >= UINT32_MAX || ZT_GROW(p->entries, p->cap_entries, p->nr_entries + 1))
+		return -ENOMEM;
+	p->entries[p->nr_entries++] = (struct cfipage_entry){lo, rule};
+	pg->nr++;
+	return 0;
+}
+
+int cfipages_build(const struct cfitab *t, struct cfipages *p)
+{
+	static const struct cfitab_row none = {.kind = CFITAB_NONE};
+	uint16_t rn, rule;
+	size_t i;
+	int ret;
+
+	cfipages_release(p);
+	ret = rule_of(p, &none, &rn);
+	for (i = 0; !ret && i < t->nr; i++) {
+		const struct cfitab_row *r = &t->rows[i];
+		uint64_t pg = r->addr >> CFIPAGE_SHIFT, endpg;
+		int have = p->nr_pages && p->pages[p->nr_pages - 1].page == pg;
+
+		if (r->kind == CFITAB_NONE) {
+			/* "no CFI" from here: said only in a page that holds
+			 * something before it */
+			if (have)
+				ret = add_entry(p, pg, (uint16_t)r->addr, rn);
+			continue;
+		}
+		ret = rule_of(p, r, &rule);
+		/* a new page starts without CFI up to the row */
+		if (!ret && !have && (uint16_t)r->addr)
+			ret = add_entry(p, pg, 0, rn);
+		if (!ret)
+			ret = add_entry(p, pg, (uint16_t)r->addr, rule);
+		/* the pages the row runs on into, each from its start */
+		endpg = i + 1 < t->nr ? (t->rows[i + 1].addr - 1) >> CFIPAGE_SHIFT : pg;
+		while (!ret && pg < endpg)
+			ret = add_entry(p, ++pg, 0, rule);
+	}
+	if (ret)
+		cfipages_release(p);
+	return ret;
+}
+
+const struct cfipage_rule *cfipages_lookup(const struct cfipages *p, uint64_t addr)
+{
+	uint64_t page = addr >> CFIPAGE_SHIFT;
+	uint16_t lo = (uint16_t)addr;
+	size_t a = 0, b = p->nr_pages;
+	const struct cfipage *pg;
+	uint32_t x, y;
+
+	while (a < b) { /* the page */
+		size_t m = a + (b - a) / 2;
+
+		if (p->pages[m].page < page)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == p->nr_pages || p->pages[a].page != page)
+		return NULL;
+	pg = &p->pages[a];
+	/* the last entry at or below lo: the first is at 0 */
+	x = 0;
+	y = pg->nr;
+	while (x < y) {
+		uint32_t m = x + (y - x) / 2;
+
+		if (p->entries[pg->first + m].lo <= lo)
+			x = m + 1;
+		else
+			y = m;
+	}
+	return x ? &p->rules[p->entries[pg->first + x - 1].rule] : NULL;
 }

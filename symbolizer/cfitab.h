@@ -17,6 +17,8 @@
 
 #include <libelf.h>
 
+#include "libprof/htab.h"
+
 enum cfitab_kind {
 	CFITAB_NONE,	    /* no CFI covers the range (or past the code) */
 	CFITAB_CFA,	    /* CFA = cfa_reg + cfa_off, return address at CFA - 8 */
@@ -65,5 +67,52 @@ int cfitab_build(Elf *elf, struct cfitab *t);
 /* The row that holds at addr (a virtual address of the file), or NULL
  * before the first. */
 const struct cfitab_row *cfitab_lookup(const struct cfitab *t, uint64_t addr);
+
+/*
+ * The table in the shape a BPF program searches within its limits: the
+ * distinct rules once, and per 64 KiB page of the file's addresses its
+ * entries (the page's low 16 bits of each row's start and the rule), the
+ * first at 0 (the rule in force where the page starts), so that a lookup
+ * is a page, then a binary search of at most 16 steps in it. Pages in
+ * which nothing but "no CFI" holds are left out.
+ */
+#define CFIPAGE_SHIFT 16
+
+struct cfipage_rule {
+	int32_t cfa_off, fp_off;
+	uint8_t kind, cfa_reg, fp, pad;
+};
+
+struct cfipage_entry {
+	uint16_t lo;   /* the row's start in the page: addr & 0xffff */
+	uint16_t rule; /* index in rules */
+};
+
+struct cfipage {
+	uint64_t page;	    /* addr >> CFIPAGE_SHIFT */
+	uint32_t first, nr; /* its entries: entries[first .. first + nr) */
+};
+
+struct cfipages {
+	struct cfipage *pages; /* by page */
+	size_t nr_pages, cap_pages;
+	struct cfipage_entry *entries;
+	size_t nr_entries, cap_entries;
+	struct cfipage_rule *rules;
+	size_t nr_rules, cap_rules;
+	struct zt_htab rhash; /* private: rules by value */
+};
+
+/* The most pages one file's table may take (4 GiB of code). */
+#define CFIPAGES_MAX (1u << 16)
+
+void cfipages_init(struct cfipages *p);
+void cfipages_release(struct cfipages *p);
+/* t in pages into p. 0, -ENOMEM, -E2BIG (more than 65,536 distinct rules
+ * or CFIPAGES_MAX pages). */
+int cfipages_build(const struct cfitab *t, struct cfipages *p);
+/* The rule in force at addr, as the BPF program finds it; NULL where no
+ * CFI holds (a page left out). */
+const struct cfipage_rule *cfipages_lookup(const struct cfipages *p, uint64_t addr);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: arbitrary bytes as an ELF image, its unwind table built
- * from its CFI, then looked up across it. */
+ * from its CFI and put in pages, then looked up across it. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct cfipages p;
 	struct cfitab t;
 	char *img;
 	Elf *e;
@@ -35,6 +36,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		cfitab_lookup(&t, 0);
 		cfitab_lookup(&t, UINT64_MAX);
+		/* the pages give each row's rule at its start */
+		cfipages_init(&p);
+		if (!cfipages_build(&t, &p))
+			for (i = 0; i < t.nr; i++) {
+				const struct cfipage_rule *r = cfipages_lookup(&p, t.rows[i].addr);
+
+				if (t.rows[i].kind == CFITAB_NONE ? r && r->kind != CFITAB_NONE
+								  : !r || r->kind != t.rows[i].kind)
+					abort();
+			}
+		cfipages_lookup(&p, UINT64_MAX);
+		cfipages_release(&p);
 	}
 	cfitab_release(&t);
 	if (e)

@@ -344,6 +344,69 @@ static void test_without_hdr(void **state)
 	cfitab_release(&b);
 }
 
+/* The same rule from the pages as from the table: at every row's start,
+ * just below it, and at addresses spread over the code; a page left out
+ * only where no CFI holds. */
+static void check_pages(const char *path)
+{
+	const struct cfipage_rule *pr;
+	const struct cfitab_row *r;
+	struct cfipages p;
+	struct cfitab t;
+	uint64_t lo, hi, a, step;
+	size_t i, k, rules_max = 0;
+
+	build(path, &t);
+	cfipages_init(&p);
+	assert_int_equal(cfipages_build(&t, &p), 0);
+	assert_true(p.nr_rules > 2 && p.nr_rules <= UINT16_MAX + 1);
+	for (i = 0; i < p.nr_pages; i++) {
+		assert_true(p.pages[i].nr >= 1);
+		assert_int_equal(p.entries[p.pages[i].first].lo, 0);
+		if (i)
+			assert_true(p.pages[i].page > p.pages[i - 1].page);
+		for (k = 1; k < p.pages[i].nr; k++)
+			assert_true(p.entries[p.pages[i].first + k].lo >
+				    p.entries[p.pages[i].first + k - 1].lo);
+		if (p.pages[i].nr > rules_max)
+			rules_max = p.pages[i].nr;
+	}
+	lo = t.rows[0].addr;
+	hi = t.rows[t.nr - 1].addr + 1;
+	step = (hi - lo) / 200000 + 1;
+	for (i = 0, a = lo - 1; a < hi + 70000; i++) {
+		if (i < 2 * t.nr)
+			a = t.rows[i / 2].addr - (i % 2);
+		else
+			a = i == 2 * t.nr ? lo - 1 : a + step;
+		r = cfitab_lookup(&t, a);
+		pr = cfipages_lookup(&p, a);
+		if (!r || r->kind == CFITAB_NONE) {
+			assert_true(!pr || pr->kind == CFITAB_NONE);
+			continue;
+		}
+		assert_non_null(pr);
+		assert_int_equal(pr->kind, r->kind);
+		if (r->kind != CFITAB_CFA)
+			continue;
+		assert_int_equal(pr->cfa_reg, r->cfa_reg);
+		assert_int_equal(pr->cfa_off, r->cfa_off);
+		assert_int_equal(pr->fp, r->fp);
+		assert_int_equal(pr->fp_off, r->fp_off);
+	}
+	print_message("%s: %zu rows, %zu rules, %zu pages, %zu entries (at most %zu a page)\n", path,
+		      t.nr, p.nr_rules, p.nr_pages, p.nr_entries, rules_max);
+	cfipages_release(&p);
+	cfitab_release(&t);
+}
+
+static void test_pages(void **state)
+{
+	(void)state;
+	check_pages(LIBC_PATH);
+	check_pages("/proc/self/exe");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_self),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_without_hdr),
+		cmocka_unit_test(test_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
