@@ -228,11 +228,13 @@ static uint64_t next_start(const struct starts *st, uint64_t addr)
 	return n < st->nr ? st->a[n] : UINT64_MAX;
 }
 
-/* How many addresses without CFI a table without function starts asks,
- * one by one, before it calls the rest of their span unknown: gaps are
- * the padding between functions, a few bytes; a crafted file must not
- * make the work unbounded. */
-#define MAX_PROBES (1u << 20)
+/* Without function starts (no .eh_frame_hdr, rare), a gap without CFI
+ * is probed at each 16-byte boundary, where compilers start functions
+ * (one that starts elsewhere loses its first bytes' row: the unwinder
+ * falls back to the frame pointer there): at most this many times, plus
+ * 16 for each row found, so that a file with little CFI (a crafted one)
+ * cannot make the work large. */
+#define MAX_PROBES 4096
 
 /* The rows of [lo, hi) from cfi; *probes counts the lookups of
  * addresses without CFI. */
@@ -256,8 +258,8 @@ static int span_rows(struct cfitab *t, Dwarf_CFI *cfi, const struct starts *st, 
 			free(fr);
 		} else if (st->nr) {
 			e = next_start(st, addr); /* no CFI up to the next function's */
-		} else if (++*probes > MAX_PROBES) {
-			e = hi;
+		} else {
+			e = ++*probes > MAX_PROBES + 16 * t->nr ? hi : (addr | 15) + 1;
 		}
 		ret = push_row(t, &r);
 		addr = e;
