@@ -4,6 +4,7 @@
  * hashed on the selected keys, and a string interner for their values.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,10 +614,11 @@ static int grp_self(const struct hist *h, size_t i)
 struct sort_vals {
 	uint64_t *v;   /* nv per item */
 	unsigned nv;
-	/* perf's __hpp__sort_acc() at Children's value (rule[j]): of equal
-	 * Children, within a thread (tid) the caller (more depth) above its
-	 * callee, the other way with callee chains */
-	uint8_t rule[HIST_MAX_BY + HIST_MAX_KEYS];
+	/* perf's __hpp__sort_acc() at Children's value (index rule_at,
+	 * UINT_MAX: none): of equal Children, within a thread (tid) the
+	 * caller (more depth) above its callee, the other way with callee
+	 * chains */
+	unsigned rule_at;
 	uint32_t *tid, *depth;
 	int callee;
 	int tie_by_index; /* equal items by their index (perf's tree of entries) */
@@ -630,7 +632,7 @@ static int vals_cmp(const struct sort_vals *sv, uint32_t a, uint32_t b)
 	for (j = 0; j < sv->nv; j++) {
 		if (x[j] != y[j])
 			return x[j] < y[j] ? -1 : 1;
-		if (sv->rule[j] && sv->tid[a] == sv->tid[b] && sv->depth[a] != sv->depth[b])
+		if (j == sv->rule_at && sv->tid[a] == sv->tid[b] && sv->depth[a] != sv->depth[b])
 			return (sv->depth[a] > sv->depth[b]) != sv->callee ? -1 : 1;
 	}
 	return sv->tie_by_index ? cmp_u32(a, b) : 0;
@@ -729,6 +731,7 @@ static int tree_vals(const struct hist *h, const struct hist_entry *const *s, si
 		n += h->keys[j] == HIST_KEY_SYM ? 2 : 1;
 	sv->nv = n;
 	sv->tie_by_index = 1;
+	sv->rule_at = UINT_MAX;
 	if (!(sv->v = malloc((k * n + 1) * sizeof(*sv->v))))
 		return -ENOMEM;
 	for (i = 0; i < k; i++) {
@@ -760,9 +763,8 @@ static int spec_vals(const struct hist *h, const struct hist_sortspec *spec,
 		n += (spec->by[j] == HIST_BY_SELF || spec->by[j] == HIST_BY_PERIOD) && h->grp
 			     ? 1 + h->grp_nr
 			     : 1;
-	if (n > sizeof(sv->rule))
-		return -EINVAL;
 	sv->nv = n;
+	sv->rule_at = UINT_MAX;
 	sv->callee = h->opts.chain == HIST_CHAIN_CALLEE;
 	sv->v = malloc((k * n + 1) * sizeof(*sv->v));
 	sv->tid = malloc((k + 1) * sizeof(*sv->tid));
@@ -780,7 +782,8 @@ static int spec_vals(const struct hist *h, const struct hist_sortspec *spec,
 		for (j = 0; j < spec->nr; j++) {
 			switch (spec->by[j]) {
 			case HIST_BY_CHILDREN:
-				sv->rule[at] = h->opts.chain != HIST_CHAIN_NONE;
+				if (h->opts.chain != HIST_CHAIN_NONE)
+					sv->rule_at = at;
 				v[at++] = ~e->children;
 				break;
 			case HIST_BY_SELF:
