@@ -26,6 +26,11 @@
 			  in libztcupti.so; period holds corr | cbid << 32 | domain << 56 and
 			  the ips the launching thread's user stack (nk = 0) */
 
+/* Bits 8-15 of flags: why the kernel unwinder's walk of the user stack
+ * ended (ZT_UW_STOP_* in bpf/kunwind.h); 0 when it did not walk it. */
+#define ZT_EV_STOP_SHIFT 8
+#define ZT_EV_STOP(flags) (((flags) >> ZT_EV_STOP_SHIFT) & 0xffu)
+
 #define ZT_LAUNCH_CORR(period) ((unsigned int)((period) & 0xffffffffu))
 #define ZT_LAUNCH_CBID(period) ((unsigned int)(((period) >> 32) & 0xffffffu))
 #define ZT_LAUNCH_DOMAIN(period) ((unsigned int)((period) >> 56))

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/kunwind.h"
 #include "bpf/sampler.h"
 #include "bpf/zt.skel.h"
 #include "libprof/log.h"
@@ -28,6 +29,7 @@ struct sampler {
 	void *ctx;
 	struct perf_event_attr attr;
 	struct bpf_link *launch; /* the USDT probe zt:launch, when attached */
+	bool kunwind;
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -159,6 +161,20 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	err = bpf_map__set_max_entries(s->skel->maps.uscratch, o->ustack_size ? (uint32_t)ncpu : 1);
 	if (err)
 		goto fail;
+	if (o->kunwind && (o->ustack_size || !o->callchain || !o->uw_procs || !o->uw_files ||
+			   !o->uw_pages || !o->uw_entries)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	s->kunwind = o->kunwind;
+	s->skel->rodata->kunwind = o->kunwind;
+	if ((err = bpf_map__set_max_entries(s->skel->maps.uw_procs, o->kunwind ? o->uw_procs : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.uw_files, o->kunwind ? o->uw_files : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.uw_pages, o->kunwind ? o->uw_pages : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.uw_entries,
+					    o->kunwind ? (o->uw_entries + 1) / 2 : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.uw_rules, o->kunwind ? ZT_UW_RULES : 1)))
+		goto fail;
 	if (o->filter_mode != ZT_FILTER_TGID)
 		bpf_program__set_autoload(s->skel->progs.zt_fork, false);
 	if (!o->launches)
@@ -205,6 +221,18 @@ static int add_key(int map_fd, uint32_t key)
 	uint8_t one = 1;
 
 	return bpf_map_update_elem(map_fd, &key, &one, BPF_ANY) ? -errno : 0;
+}
+
+int sampler_uw_maps(const struct sampler *s, struct sampler_uw_maps *m)
+{
+	if (!s->kunwind)
+		return -ENOENT;
+	m->procs = bpf_map__fd(s->skel->maps.uw_procs);
+	m->files = bpf_map__fd(s->skel->maps.uw_files);
+	m->pages = bpf_map__fd(s->skel->maps.uw_pages);
+	m->entries = bpf_map__fd(s->skel->maps.uw_entries);
+	m->rules = bpf_map__fd(s->skel->maps.uw_rules);
+	return 0;
 }
 
 int sampler_add_tgid(struct sampler *s, uint32_t tgid)

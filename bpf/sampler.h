@@ -31,6 +31,16 @@ struct sampler_opts {
 				   larger, to hold as many samples of that size (at most 256 MiB) */
 	const char *btf_path; /* NULL: the running kernel's */
 	bool launches;        /* load the USDT program for CUDA launches (zt record --gpu) */
+	/* The kernel unwinder (bpf/kunwind.h): user stacks walked with the
+	 * unwind tables record/kunwind.c loads, frame pointers where there
+	 * are none; needs callchain and no ustack_size. The sizes of its maps. */
+	bool kunwind;
+	uint32_t uw_procs, uw_files, uw_pages, uw_entries;
+};
+
+/* The kernel unwinder's maps (file descriptors the sampler owns). */
+struct sampler_uw_maps {
+	int procs, files, pages, entries, rules;
 };
 
 /* e is borrowed for the call; its size is checked against its counts. */
@@ -55,6 +65,9 @@ static inline const struct zt_ustack_part *sampler_ustack(const struct zt_sample
 int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct sampler **out,
 		 char *msg, size_t msglen);
 void sampler_free(struct sampler *s);
+
+/* The kernel unwinder's maps: 0, or -ENOENT when it is off. */
+int sampler_uw_maps(const struct sampler *s, struct sampler_uw_maps *m);
 
 /* Filter entries (before or after sampler_start). */
 int sampler_add_tgid(struct sampler *s, uint32_t tgid);

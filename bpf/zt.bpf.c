@@ -16,6 +16,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "sample_event.h"
+#include "kunwind.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -36,12 +37,57 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
 
+/* Walk user stacks with the unwind tables (bpf/kunwind.h), the frame
+ * pointer where they have nothing; else by frame pointers alone, as perf. */
+const volatile bool kunwind = false;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u8);
 } tgids SEC(".maps");
+
+/* The kernel unwinder's tables (bpf/kunwind.h); the loader sizes them,
+ * to one entry each when they are not used. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct zt_uw_proc);
+} uw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct zt_uw_file);
+} uw_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct zt_uw_page_key);
+	__type(value, struct zt_uw_page);
+} uw_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE); /* written by user space through a mapping */
+	__type(key, __u32);
+	__type(value, struct zt_uw_entry2);
+} uw_entries SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE); /* written by user space through a mapping */
+	__type(key, __u32);
+	__type(value, struct zt_uw_rule);
+} uw_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -56,6 +102,53 @@ struct {
 	__type(key, __u32);
 	__type(value, struct zt_sample_event);
 } scratch SEC(".maps");
+
+static __always_inline const struct zt_uw_proc *uw_proc(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&uw_procs, &tgid);
+}
+
+static __always_inline const struct zt_uw_file *uw_file(__u32 id)
+{
+	return bpf_map_lookup_elem(&uw_files, &id);
+}
+
+static __always_inline const __u32 *uw_entry(__u32 i)
+{
+	__u32 k = i >> 1;
+	const struct zt_uw_entry2 *v = bpf_map_lookup_elem(&uw_entries, &k);
+
+	return v ? &v->e[i & 1] : NULL;
+}
+
+static __always_inline const struct zt_uw_rule *uw_rule(__u32 i)
+{
+	return bpf_map_lookup_elem(&uw_rules, &i);
+}
+
+#define ZT_UW_READ(dst, addr) bpf_probe_read_user(&(dst), 8, (const void *)(addr))
+#define ZT_UW_PROC(tgid) uw_proc(tgid)
+#define ZT_UW_FILE(id) uw_file(id)
+#define ZT_UW_PAGE(k) ((const struct zt_uw_page *)bpf_map_lookup_elem(&uw_pages, k))
+#define ZT_UW_ENTRY(i) uw_entry(i)
+#define ZT_UW_RULE(i) uw_rule(i)
+#define ZT_UW_LOCATE(tgid, addr) uw_locate(tgid, addr)
+#define ZT_UW_RULE_INDEX(file, va) uw_rule_index(file, va)
+__noinline unsigned long long uw_locate(__u32 tgid, __u64 addr);
+__noinline long long uw_rule_index(__u32 file, __u64 va);
+#include "kunwind.h"
+
+/* The two searches as global functions: the verifier checks each once,
+ * not once for every state of the walk that calls them. */
+__noinline unsigned long long uw_locate(__u32 tgid, __u64 addr)
+{
+	return zt_uw_locate_(tgid, addr);
+}
+
+__noinline long long uw_rule_index(__u32 file, __u64 va)
+{
+	return zt_uw_rule_index_(file, va);
+}
 
 /* A record with a snapshot: the ustack part goes right after the last used
  * ip, at a variable offset; the tail is sized for the largest offset plus
@@ -257,6 +350,62 @@ static __always_inline __u64 fp_walk(struct zt_sample_event *e, __u64 nk, __u64 
 	return nu;
 }
 
+/* The kernel unwinder's walk, one frame per bpf_loop() step (the verifier
+ * checks the step once). */
+struct uw_loop {
+	struct zt_uw_walk w;
+	__u32 nk, n, reason;
+};
+
+static long uw_step(__u32 i, void *ctx)
+{
+	struct uw_loop *l = ctx;
+	struct zt_sample_event *e;
+	__u32 zero = 0;
+	__u64 at;
+	int ret;
+
+	(void)i;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 1;
+	at = l->nk + l->n;
+	if (l->n >= ZT_BPF_MAX_STACK || at >= 2 * ZT_BPF_MAX_STACK) {
+		l->reason = ZT_UW_STOP_DEPTH;
+		return 1;
+	}
+	e->ips[at & 255] = l->w.r.pc;
+	l->n++;
+	ret = zt_uw_frame(&l->w);
+	if (ret != ZT_UW_NEXT) {
+		l->reason = ret;
+		return 1;
+	}
+	return 0;
+}
+
+/* The user stack from (ip, sp, bp) into this CPU's scratch record's ips
+ * after its nk kernel frames, walked with the unwind tables: the user
+ * frames stored; *reason why the walk ended. */
+static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, __u64 bp,
+				     __u32 *reason)
+{
+	struct uw_loop l = {};
+
+	*reason = 0;
+	if (!ip)
+		return 0;
+	l.w.r.pc = ip;
+	l.w.r.sp = sp;
+	l.w.r.bp = bp;
+	l.w.tgid = tgid;
+	l.w.exact = 1; /* the interrupted instruction */
+	l.nk = nk;
+	bpf_loop(ZT_BPF_MAX_STACK + 1, uw_step, &l, 0);
+	*reason = l.reason;
+	return l.n;
+}
+
 static __always_inline void send(void *e, __u64 size)
 {
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
@@ -318,17 +467,25 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	 * measured with kernel.bpf_stats_enabled). A sample taken in the
 	 * kernel starts from the task's saved user registers. */
 	if (tgid) { /* the idle task has no user stack */
-		__u64 ip, bp;
+		__u64 ip, bp, sp;
+		__u32 why;
 
 		if (user_mode(ctx)) {
 			ip = ctx->regs[16];
 			bp = ctx->regs[4];
+			sp = ctx->regs[19];
 		} else {
 			struct pt_regs___x *u = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 			ip = BPF_CORE_READ(u, ip);
 			bp = BPF_CORE_READ(u, bp);
+			sp = BPF_CORE_READ(u, sp);
 		}
-		nu = fp_walk(e, nk, ip, bp);
+		if (kunwind && !ustack_size) {
+			nu = uw_walk(tgid, nk, ip, sp, bp, &why);
+			e->flags |= why << ZT_EV_STOP_SHIFT;
+		} else {
+			nu = fp_walk(e, nk, ip, bp);
+		}
 	}
 out:
 	e->nk = nk;
@@ -402,7 +559,14 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	e->tid = tid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->nk = 0;
-	nu = fp_walk(e, 0, ctx->rip, ctx->rbp);
+	if (kunwind && !ustack_size) {
+		__u32 why;
+
+		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, &why);
+		e->flags |= why << ZT_EV_STOP_SHIFT;
+	} else {
+		nu = fp_walk(e, 0, ctx->rip, ctx->rbp);
+	}
 	e->nu = nu;
 	if (nu > 2 * ZT_BPF_MAX_STACK)
 		nu = 2 * ZT_BPF_MAX_STACK;

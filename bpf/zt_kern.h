@@ -32,6 +32,7 @@ enum {
 enum { BPF_ANY = 0, BPF_NOEXIST = 1 };
 #define BPF_F_USER_STACK (1ULL << 8)
 #define BPF_F_NO_PREALLOC (1U << 0)
+#define BPF_F_MMAPABLE (1U << 10)
 enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
 enum { BPF_RB_AVAIL_DATA = 0 };
 
@@ -54,6 +55,7 @@ struct pt_regs {
 struct pt_regs___x {
 	unsigned long bp;
 	unsigned long ip;
+	unsigned long sp;
 } __attribute__((preserve_access_index));
 
 struct task_struct {

@@ -117,6 +117,7 @@ static int parse_callgraph(struct record *r, const char *arg)
 
 	if (!strcmp(arg, "fp")) {
 		r->rec.callgraph = 1;
+		r->rec.fp_only = true;
 		return 0;
 	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {

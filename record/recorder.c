@@ -19,6 +19,7 @@
 
 #include "bpf/perfev.h"
 #include "bpf/procsynth.h"
+#include "record/kunwind.h"
 #include "bpf/sampler.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
@@ -298,12 +299,16 @@ static void cache_deferred(struct recorder *r, const struct u64set *set)
 
 static void emit_task(struct recorder *r, const struct prof_task *t)
 {
+	if (r->ku)
+		kunwind_task(r->ku, t);
 	note_err(r, ztdata_write_task(r->w, t));
 }
 
 static void emit_mmap(struct recorder *r, struct prof_mmap *m)
 {
 	fill_build_id(r, m);
+	if (r->ku)
+		kunwind_mmap(r->ku, m);
 	if (u64set_has(&r->sampled, m->pid))
 		cache_binary(r, m);
 	else
@@ -527,9 +532,13 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 		return;
 	}
 
-	if (!write_sample(ctx, 0, e->ts, e->period, e->pid, e->tid, e->cpu,
+	struct recorder *r = ctx;
+
+	if (!write_sample(r, 0, e->ts, e->period, e->pid, e->tid, e->cpu,
 			  (const uint64_t *)e->ips, e->nk, e->nu))
 		return;
+	if (ZT_EV_STOP(e->flags) < ZT_UW_STOP_MAX)
+		r->uw_stops[ZT_EV_STOP(e->flags)]++;
 	if (u)
 		write_ustack(ctx, (1u << PROF_UREGS) - 1, (const uint64_t *)u->regs, u->data,
 			     e->ustack_len);
@@ -1095,6 +1104,8 @@ static void write_meta(struct recorder *r, int argc, char **argv, const char *ev
 	write_trace_formats(r);
 	ztdata_write_meta(r->w, "sampler", r->path_kind);
 	ztdata_write_meta(r->w, "callchain", r->stack_size ? "dwarf" : r->callgraph ? "fp" : "none");
+	if (r->callgraph)
+		ztdata_write_meta(r->w, "unwinder", recorder_unwinder(r));
 	if (r->stack_size) {
 		snprintf(num, sizeof(num), "%u", r->stack_size);
 		ztdata_write_meta(r->w, "stack_size", num);
@@ -1113,6 +1124,44 @@ static void write_meta(struct recorder *r, int argc, char **argv, const char *ev
 	ztdata_write_meta(r->w, "zt_version", "0.1.0");
 	if (r->gr)
 		ztdata_write_meta(r->w, "gpu", "cupti");
+}
+
+static int kunwind_open_file(void *ctx, const struct prof_mmap *m)
+{
+	struct stat st;
+
+	(void)ctx;
+	return open_mapping(m, &st);
+}
+
+/* The kernel unwinder's tables for the sampler's maps. 0, or -1 after a
+ * message. */
+static int open_kunwind(struct recorder *r)
+{
+	struct kunwind_opts ko = {
+		.max_procs = KUNWIND_PROCS, .max_files = KUNWIND_FILES,
+		.max_pages = KUNWIND_PAGES, .max_entries = KUNWIND_ENTRIES,
+		.cache = r->cache_ok ? &r->cache : NULL,
+		.open_file = kunwind_open_file, .ctx = r,
+	};
+	int err = sampler_uw_maps(r->smp, &ko.maps);
+
+	if (!err)
+		err = kunwind_new(&ko, &r->ku);
+	if (err) {
+		zt_error("cannot set up the kernel unwinder's tables: %s", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+const char *recorder_unwinder(const struct recorder *r)
+{
+	if (!r->callgraph)
+		return "none";
+	if (r->stack_size)
+		return "dwarf";
+	return r->use_bpf && !r->fp_only ? "kernel" : "fp";
 }
 
 /* The sampler, falling back to another event as target_fallback() says.
@@ -1139,6 +1188,11 @@ int recorder_open(struct recorder *r)
 	}
 	so.callchain = r->callgraph;
 	so.ustack_size = r->stack_size;
+	so.kunwind = r->callgraph && !r->stack_size && !r->fp_only;
+	so.uw_procs = KUNWIND_PROCS;
+	so.uw_files = KUNWIND_FILES;
+	so.uw_pages = KUNWIND_PAGES;
+	so.uw_entries = KUNWIND_ENTRIES;
 	so.launches = r->gr && (!r->gpu_stacks || !strcmp(r->gpu_stacks, "usdt"));
 	do {
 		struct perfev_event pe[EVSEL_MAX];
@@ -1191,6 +1245,8 @@ int recorder_open(struct recorder *r)
 	}
 	if (r->smp && so.launches)
 		gpurec_usdt(r->gr, sampler_attach_launches(r->smp, gpurec_lib(r->gr)));
+	if (r->smp && so.kunwind && open_kunwind(r) < 0)
+		return -1;
 	return 0;
 }
 
@@ -1289,6 +1345,38 @@ void recorder_stop(struct recorder *r)
 	r->t_end = recorder_now();
 }
 
+/* Why the kernel unwinder's walks of this file's samples ended (meta
+ * "unwind_stops", zt-data(5)), and the tables it had. */
+static void write_unwind_stops(struct recorder *r)
+{
+	static const char *const names[ZT_UW_STOP_MAX] = {
+		"none", "end", "fp_end", "no_table", "not_ready", "unsupported", "fault", "depth",
+	};
+	struct kunwind_stats ks;
+	char buf[512];
+	size_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < ZT_UW_STOP_MAX; i++) {
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%llu", i ? "," : "", names[i],
+				      (unsigned long long)r->uw_stops[i]);
+		r->uw_stops_all[i] += r->uw_stops[i];
+		r->uw_stops[i] = 0;
+	}
+	note_err(r, ztdata_write_meta(r->w, "unwind_stops", buf));
+	kunwind_get_stats(r->ku, &ks);
+	snprintf(buf, sizeof(buf),
+		 "files=%llu,loaded=%llu,no_cfi=%llu,no_room=%llu,evicted=%llu,cached=%llu,"
+		 "built=%llu,build_ms=%llu,entries=%llu,pages=%llu,rules=%llu,maps_over=%llu",
+		 (unsigned long long)ks.files, (unsigned long long)ks.loaded,
+		 (unsigned long long)ks.no_cfi, (unsigned long long)ks.no_room,
+		 (unsigned long long)ks.evicted, (unsigned long long)ks.cached,
+		 (unsigned long long)ks.built, (unsigned long long)(ks.build_ns / 1000000),
+		 (unsigned long long)ks.entries, (unsigned long long)ks.pages,
+		 (unsigned long long)ks.rules, (unsigned long long)ks.maps_over);
+	note_err(r, ztdata_write_meta(r->w, "unwind_tables", buf));
+}
+
 /* What is still pending, the counts, the end time and the index into the
  * file. 0, or -1 after a message. */
 int recorder_end_file(struct recorder *r, bool final, uint64_t t_end)
@@ -1315,6 +1403,8 @@ int recorder_end_file(struct recorder *r, bool final, uint64_t t_end)
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->sst.run_ns);
 		ztdata_write_meta(r->w, "bpf_run_ns", num);
 	}
+	if (r->ku)
+		write_unwind_stops(r);
 	note_err(r, ztdata_writer_finish(r->w));
 	if (r->err) {
 		if (!strcmp(r->output, "-"))
@@ -1400,7 +1490,8 @@ int recorder_drain(struct recorder *r)
 	int err;
 
 	if (r->use_bpf) {
-		err = sampler_poll(r->smp, 100);
+		/* the kernel unwinder wants new processes' mappings soon */
+		err = sampler_poll(r->smp, r->ku ? 20 : 100);
 		if (err < 0 && err != -EINTR) {
 			zt_error("reading samples failed: %s", strerror(-err));
 			return -1;
@@ -1460,6 +1551,7 @@ void recorder_new_file(struct recorder *r, uint64_t t)
 
 void recorder_release(struct recorder *r)
 {
+	kunwind_free(r->ku);
 	sampler_free(r->smp);
 	perfev_free(r->pev);
 	perfev_free(r->sideband);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bpf/kunwind.h"
 #include "bpf/perfev.h"
 #include "bpf/sampler.h"
 #include "libprof/htab.h"
@@ -41,6 +42,7 @@ struct ztdata_writer;
 struct pending;
 struct perfmap_snap;
 struct bid_memo;
+struct kunwind;
 
 /* A set of nonzero u64 (pids, kernel addresses). */
 struct u64set {
@@ -54,6 +56,8 @@ struct recorder {
 	struct target *tg;    /* events, ids, CPUs (borrowed; a fallback changes its event) */
 	int callgraph;        /* -g: call chains, else the sampled address only */
 	uint32_t stack_size;  /* --call-graph dwarf: user stack bytes per sample; 0: fp */
+	bool fp_only;         /* --call-graph fp: frame pointers alone, as perf; else -g walks
+				 user stacks with the kernel unwinder where the BPF sampler runs */
 	int no_inherit;       /* only the threads there at the start */
 	unsigned ring_pages;  /* ring data pages per CPU; 0: the default */
 	int exclude_perf;     /* leave out the samples of self_pid */
@@ -85,6 +89,9 @@ struct recorder {
 	uint64_t t_start, t_end;
 	bool gpu_only;        /* --gpu where the CPU cannot be sampled: no sampler */
 	struct sampler_stats sst; /* use_bpf: the sampler's, when it stopped */
+	struct kunwind *ku;      /* the kernel unwinder's tables, when it walks the stacks */
+	uint64_t uw_stops[ZT_UW_STOP_MAX]; /* samples written, by why their walk ended (this file) */
+	uint64_t uw_stops_all[ZT_UW_STOP_MAX]; /* ... in all files */
 	struct u64set tracked; /* the processes whose side-band is kept (filtered) */
 
 	/* the recorder's own */
@@ -178,6 +185,11 @@ int recorder_end_file(struct recorder *r, bool final, uint64_t t_end);
  * the counts of what was lost), and the processes are synthesized again
  * at time t. */
 void recorder_new_file(struct recorder *r, uint64_t t);
+
+/* The unwinder that walks the user stacks: "kernel" (the unwind tables,
+ * frame pointers where there are none), "fp", "dwarf" (snapshots
+ * unwound offline) or "none". */
+const char *recorder_unwinder(const struct recorder *r);
 
 /* The CLOCK_MONOTONIC nanoseconds the recorder stamps with. */
 uint64_t recorder_now(void);

@@ -56,6 +56,33 @@ static int saved_at(Dwarf_Frame *fr, int regno, int64_t *off, bool *same)
 	return -1;
 }
 
+/*
+ * The CFA expression of a lazy-binding PLT entry (16 bytes: a jump through
+ * the GOT, then a push of the relocation index and a jump to PLT0), as the
+ * linkers write it: %rsp + 8, plus 8 from the entry's offset 11 on (after
+ * the push). r gets kind CFITAB_PLT, cfa_off 8 and the offset in fp_off.
+ */
+static bool plt_rule(const Dwarf_Op *ops, size_t n, struct cfitab_row *r)
+{
+	static const uint8_t atoms[] = {DW_OP_breg7,   DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+					DW_OP_ge,      DW_OP_lit3,   DW_OP_shl,	  DW_OP_plus};
+	size_t i;
+
+	if (n != sizeof(atoms) || ops[0].number > 64 || ops[1].number)
+		return false;
+	for (i = 0; i < n; i++)
+		if (i != 4 && ops[i].atom != atoms[i])
+			return false;
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
+		return false;
+	r->kind = CFITAB_PLT;
+	r->cfa_reg = CFITAB_REG_SP;
+	r->cfa_off = (int32_t)ops[0].number;
+	r->fp = CFITAB_FP_SAME;
+	r->fp_off = ops[4].atom - DW_OP_lit0;
+	return true;
+}
+
 /* The row of frame state fr (a signal frame's when sig). */
 static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 {
@@ -66,7 +93,20 @@ static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 	int at;
 
 	r->kind = sig ? CFITAB_SIGNAL : CFITAB_UNSUPPORTED;
-	if (sig || dwarf_frame_cfa(fr, &ops, &n) || n != 1)
+	if (sig || dwarf_frame_cfa(fr, &ops, &n))
+		return;
+	/* the outermost frame (_start, a thread's start): no caller */
+	if (saved_at(fr, DW_X86_64_RA, &ra, &same) == 0 && !same) {
+		r->kind = CFITAB_END;
+		return;
+	}
+	if (plt_rule(ops, n, r)) {
+		if (saved_at(fr, DW_X86_64_RA, &ra, &same) != 1 || ra != -8 ||
+		    saved_at(fr, DW_X86_64_RBP, &fp, &same) != 0 || !same)
+			*r = (struct cfitab_row){.addr = r->addr, .kind = CFITAB_UNSUPPORTED};
+		return;
+	}
+	if (n != 1)
 		return;
 	if (ops[0].atom == DW_OP_bregx) {
 		reg = (int64_t)ops[0].number;
@@ -196,8 +236,10 @@ static int fde_starts(Elf *elf, struct starts *st)
 		p = d->d_buf;
 		if (p[0] != 1 || (p[2] & 0x0f) != 0x03 || p[3] != 0x3b)
 			return 0;
-		at = (p[1] & 0x0f) == 0x03 || (p[1] & 0x0f) == 0x0b   ? 8
-		     : (p[1] & 0x0f) == 0x04 || (p[1] & 0x0f) == 0x0c ? 12
+		/* the table after the 4 bytes of versions and encodings, the
+		 * eh_frame_ptr and the count */
+		at = (p[1] & 0x0f) == 0x03 || (p[1] & 0x0f) == 0x0b   ? 12
+		     : (p[1] & 0x0f) == 0x04 || (p[1] & 0x0f) == 0x0c ? 16
 								      : 0;
 		if (!at || d->d_size < at + 4)
 			return 0;
@@ -354,7 +396,7 @@ static uint64_t rule_hash_at(const void *ctx, uint32_t i)
 /* The index of r's rule, added when new. */
 static int rule_of(struct cfipages *p, const struct cfitab_row *r, uint16_t *out)
 {
-	int cfa = r->kind == CFITAB_CFA;
+	int cfa = r->kind == CFITAB_CFA || r->kind == CFITAB_PLT;
 	struct cfipage_rule k = {cfa ? r->cfa_off : 0, cfa ? r->fp_off : 0, r->kind,
 				 cfa ? r->cfa_reg : 0, cfa ? r->fp : 0, 0};
 	size_t j;

@@ -24,6 +24,10 @@ enum cfitab_kind {
 	CFITAB_CFA,	    /* CFA = cfa_reg + cfa_off, return address at CFA - 8 */
 	CFITAB_SIGNAL,	    /* a signal frame's (the caller is the interrupted state) */
 	CFITAB_UNSUPPORTED, /* CFI this table cannot express (an expression, another register) */
+	CFITAB_END,	    /* the outermost frame: the return address is undefined (_start) */
+	CFITAB_PLT,	    /* a lazy-binding PLT entry's expression: CFA = %rsp + cfa_off, plus 8
+			       where (pc & 15) >= fp_off (after the entry's push) */
+	CFITAB_NKINDS
 };
 
 enum cfitab_reg {

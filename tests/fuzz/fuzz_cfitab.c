@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfitab_init(&t);
 	if (e && !cfitab_build(e, &t)) {
 		for (i = 0; i < t.nr; i++) {
-			if (t.rows[i].kind > CFITAB_UNSUPPORTED ||
+			if (t.rows[i].kind >= CFITAB_NKINDS ||
 			    (i && t.rows[i].addr <= t.rows[i - 1].addr) ||
 			    cfitab_lookup(&t, t.rows[i].addr) != &t.rows[i])
 				abort();
