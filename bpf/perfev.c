@@ -116,7 +116,7 @@ int perfev_new(const struct perfev_opts *o, const struct perfev_cbs *cbs, struct
 	a->enable_on_exec = o->enable_on_exec;
 	a->inherit = o->inherit;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(p->o.ring_pages * p->page / 4);
+	a->wakeup_watermark = o->prompt ? 1 : (uint32_t)(p->o.ring_pages * p->page / 4);
 	if (o->sideband) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -584,6 +584,16 @@ int perfev_drain(struct perfev *p)
 	for (i = 0; i < p->nr; i++)
 		if (p->rings[i].base)
 			n += drain_ring(p, &p->rings[i]);
+	return n;
+}
+
+int perfev_pollfds(const struct perfev *p, struct pollfd *fds, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < p->nr && n < max; i++)
+		if (p->rings[i].base)
+			fds[n++] = (struct pollfd){ .fd = p->rings[i].fd, .events = POLLIN };
 	return n;
 }
 

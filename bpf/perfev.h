@@ -9,6 +9,7 @@
 #ifndef ZT_PERFEV_H
 #define ZT_PERFEV_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -80,6 +81,8 @@ struct perfev_opts {
 	bool enable_on_exec;  /* start disabled, enabled when the task execs */
 	bool inherit;         /* follow children and threads created later */
 	unsigned ring_pages;  /* data pages per ring, power of two */
+	bool prompt;          /* wake a waiter at every record (the kernel unwinder wants new
+				 mappings at once), not when a ring is a quarter full */
 };
 
 /* Empty set of events with callbacks (copied). -EINVAL: a bad ustack_size. */
@@ -97,5 +100,8 @@ int perfev_disable(struct perfev *p);
 int perfev_drain(struct perfev *p);
 /* Wait up to timeout_ms for any ring to have data (poll(2)). */
 int perfev_wait(struct perfev *p, int timeout_ms);
+/* The rings' descriptors into fds (at most max, events POLLIN), to wait on
+ * with others: how many. */
+int perfev_pollfds(const struct perfev *p, struct pollfd *fds, int max);
 
 #endif

@@ -388,6 +388,50 @@ static void print_served(const struct report *r)
 
 static void print_list(const char *name, const char *v);
 
+/* Which unwinder walked the user stacks, and with the kernel unwinder how
+ * many of the recording's stacks were complete and why the others ended
+ * early. */
+static void print_unwinder(const struct report *r)
+{
+	static const char *const why[PROF_UW_NR] = {
+		[PROF_UW_NO_TABLE] = "no unwind table (code without CFI, JIT) and no frame pointer",
+		[PROF_UW_NOT_READY] = "table not ready yet (a new binary)",
+		[PROF_UW_UNSUPPORTED] = "CFI rule not supported and no frame pointer",
+		[PROF_UW_FAULT] = "stack unreadable",
+		[PROF_UW_DEPTH] = "frame limit",
+	};
+	const struct profile *p = &r->ses.prof;
+	const char *u = profile_get_meta(p, "unwinder");
+	uint64_t c[PROF_UW_NR], done, early = 0;
+	unsigned i, n;
+
+	/* said by zt record -g since the kernel unwinder (not perf.data: its
+	 * header stays perf's) */
+	if (!u || !profile_has_callchains(p))
+		return;
+	if (!strcmp(u, "kernel"))
+		printf("# Unwinder: kernel (unwind tables from the binaries' CFI, walked in BPF; "
+		       "frame pointers where there are none)\n");
+	else if (!strcmp(u, "dwarf"))
+		printf("# Unwinder: dwarf (user stack copies unwound offline with the binaries' "
+		       "CFI)\n");
+	else
+		printf("# Unwinder: frame pointers\n");
+	if (!profile_unwind_stops(p, c))
+		return;
+	done = c[PROF_UW_END] + c[PROF_UW_FP_END];
+	for (i = PROF_UW_NO_TABLE; i < PROF_UW_NR; i++)
+		early += c[i];
+	printf("# User stacks: %llu complete (%llu to the outermost frame, %llu to a null frame "
+	       "pointer), %llu ended early",
+	       (unsigned long long)done, (unsigned long long)c[PROF_UW_END],
+	       (unsigned long long)c[PROF_UW_FP_END], (unsigned long long)early);
+	for (i = PROF_UW_NO_TABLE, n = 0; i < PROF_UW_NR; i++)
+		if (c[i])
+			printf("%s %llu %s", n++ ? "," : ":", (unsigned long long)c[i], why[i]);
+	printf("\n");
+}
+
 /* How well the frames resolved: unique frames at each quality, and the
  * modules that had less than full symbols, and why. */
 static void print_quality(const struct report *r)
@@ -395,6 +439,7 @@ static void print_quality(const struct report *r)
 	struct weak_ctx w = {.len = 0};
 	uint64_t c[3];
 
+	print_unwinder(r);
 	session_quality_counts(&r->ses, c);
 	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu "
 	       "none\n",

@@ -610,7 +610,7 @@ static int open_sideband(struct top_run *run)
 
 	if (!run->use_bpf)
 		return 0;
-	return target_sideband(&run->t.tg, &run->qcbs, s->smp, true, &s->sideband);
+	return target_sideband(&run->t.tg, &run->qcbs, s->smp, true, false, &s->sideband);
 }
 
 /* The signals caught; the side-band first, then the processes already

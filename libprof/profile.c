@@ -390,6 +390,39 @@ void prof_sanitize(char *out, size_t n, const char *in)
 	out[i] = 0;
 }
 
+const char *prof_uw_stop_name(unsigned i)
+{
+	static const char *const names[PROF_UW_NR] = {
+		"none", "end", "fp_end", "no_table", "not_ready", "unsupported", "fault", "depth",
+	};
+
+	return i < PROF_UW_NR ? names[i] : "?";
+}
+
+int profile_unwind_stops(const struct profile *p, uint64_t c[PROF_UW_NR])
+{
+	const char *v = profile_get_meta(p, "unwind_stops"), *q;
+	unsigned i;
+
+	memset(c, 0, PROF_UW_NR * sizeof(*c));
+	if (!v)
+		return 0;
+	while (*v) {
+		size_t n = strcspn(v, "=,");
+
+		q = v + n;
+		if (*q == '=') {
+			for (i = 0; i < PROF_UW_NR; i++)
+				if (strlen(prof_uw_stop_name(i)) == n &&
+				    !strncmp(v, prof_uw_stop_name(i), n))
+					c[i] = strtoull(q + 1, NULL, 10);
+			q += 1 + strcspn(q + 1, ",");
+		}
+		v = *q ? q + 1 : q;
+	}
+	return 1;
+}
+
 int profile_has_callchains(const struct profile *p)
 {
 	const char *cc = profile_get_meta(p, "callchain");

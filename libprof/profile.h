@@ -296,6 +296,26 @@ static inline const uint64_t *profile_stack_ips(const struct profile *p, uint32_
  * more than one frame): perf shows Children columns only then. */
 int profile_has_callchains(const struct profile *p);
 
+/* Why the kernel unwinder's walks of user stacks ended (zt record -g with
+ * the BPF sampler): meta "unwind_stops" (zt-data(5)), the values of
+ * bpf/kunwind.h's ZT_UW_STOP_*. */
+enum prof_uw_stop {
+	PROF_UW_NONE,	     /* not walked (no user stack: a kernel thread) */
+	PROF_UW_END,	     /* complete: the outermost frame, by its CFI */
+	PROF_UW_FP_END,	     /* complete: a null frame pointer or return address */
+	PROF_UW_NO_TABLE,    /* early: code without a table, the frame pointer led nowhere */
+	PROF_UW_NOT_READY,   /* early: the table was still being built */
+	PROF_UW_UNSUPPORTED, /* early: a rule the tables cannot express */
+	PROF_UW_FAULT,	     /* early: the stack could not be read, or went the wrong way */
+	PROF_UW_DEPTH,	     /* early: the frame limit */
+	PROF_UW_NR
+};
+/* Its name in the meta ("end", "no_table" ...). */
+const char *prof_uw_stop_name(unsigned i);
+/* The counts of meta "unwind_stops" into c (unknown names ignored): 1 when
+ * the recording has them, else 0 (c zeroed). */
+int profile_unwind_stops(const struct profile *p, uint64_t c[PROF_UW_NR]);
+
 /* Append an event (e->name copied; NULL is stored as ""): its index in
  * *idx (may be NULL). 0 or -ENOMEM. */
 int profile_add_event(struct profile *p, const struct prof_event *e, uint32_t *idx);

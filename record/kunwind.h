@@ -26,8 +26,8 @@
 #include "symbolizer/buildid_cache.h"
 
 /* The defaults: 8,192 processes, 4,096 files, 65,536 pages (4 GiB of code)
- * and 4 Mi entries, about 24 MiB of kernel memory in all when full
- * (record/kunwind.c: KUNWIND_BYTES). */
+ * and 4 Mi entries: 17 MiB of kernel memory from the start (the entries
+ * and rules), then 6 KiB a process and about 64 bytes a page as used. */
 #define KUNWIND_PROCS 8192u
 #define KUNWIND_FILES 4096u
 #define KUNWIND_PAGES 65536u

@@ -1275,7 +1275,8 @@ int recorder_open_sideband(struct recorder *r)
 
 	if (!r->use_bpf)
 		return 0;
-	if (target_sideband(tg, &r->cbs, r->smp, tg->cpu_list && !tg->all_cpus, &r->sideband))
+	if (target_sideband(tg, &r->cbs, r->smp, tg->cpu_list && !tg->all_cpus, r->ku != NULL,
+			    &r->sideband))
 		return -1;
 	if (r->traced > 0)
 		sampler_add_tgid(r->smp, (uint32_t)r->traced);
@@ -1345,20 +1346,22 @@ void recorder_stop(struct recorder *r)
 	r->t_end = recorder_now();
 }
 
+_Static_assert(PROF_UW_NR == ZT_UW_STOP_MAX && PROF_UW_DEPTH == ZT_UW_STOP_DEPTH &&
+		       PROF_UW_NOT_READY == ZT_UW_STOP_NOT_READY,
+	       "libprof's names of the kernel unwinder's stops");
+
 /* Why the kernel unwinder's walks of this file's samples ended (meta
  * "unwind_stops", zt-data(5)), and the tables it had. */
 static void write_unwind_stops(struct recorder *r)
 {
-	static const char *const names[ZT_UW_STOP_MAX] = {
-		"none", "end", "fp_end", "no_table", "not_ready", "unsupported", "fault", "depth",
-	};
 	struct kunwind_stats ks;
 	char buf[512];
 	size_t n = 0;
 	unsigned i;
 
 	for (i = 0; i < ZT_UW_STOP_MAX; i++) {
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%llu", i ? "," : "", names[i],
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%llu", i ? "," : "",
+				      prof_uw_stop_name(i),
 				      (unsigned long long)r->uw_stops[i]);
 		r->uw_stops_all[i] += r->uw_stops[i];
 		r->uw_stops[i] = 0;
@@ -1489,9 +1492,27 @@ int recorder_drain(struct recorder *r)
 {
 	int err;
 
-	if (r->use_bpf) {
-		/* the kernel unwinder wants new processes' mappings soon */
-		err = sampler_poll(r->smp, r->ku ? 20 : 100);
+	if (r->use_bpf && r->ku && r->sideband) {
+		/* the kernel unwinder wants new processes' mappings at once: the
+		 * side-band wakes the wait too */
+		struct pollfd fds[257];
+		int n = 1;
+
+		fds[0] = (struct pollfd){ .fd = sampler_fd(r->smp), .events = POLLIN };
+		n += perfev_pollfds(r->sideband, fds + 1, 256);
+		if (poll(fds, (nfds_t)n, 100) < 0 && errno != EINTR) {
+			zt_error("waiting for samples failed: %s", strerror(errno));
+			return -1;
+		}
+		if (r->sideband)
+			perfev_drain(r->sideband);
+		err = sampler_poll(r->smp, 0);
+		if (err < 0 && err != -EINTR) {
+			zt_error("reading samples failed: %s", strerror(-err));
+			return -1;
+		}
+	} else if (r->use_bpf) {
+		err = sampler_poll(r->smp, 100);
 		if (err < 0 && err != -EINTR) {
 			zt_error("reading samples failed: %s", strerror(-err));
 			return -1;

@@ -575,9 +575,10 @@ int target_open_sideband(const struct target *t, struct perfev *sb, bool every_c
 }
 
 int target_sideband(const struct target *t, const struct perfev_cbs *cbs, struct sampler *smp,
-		    bool every_cpu, struct perfev **out)
+		    bool every_cpu, bool prompt, struct perfev **out)
 {
-	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128 };
+	struct perfev_opts po = { .type = UINT32_MAX, .sideband = true, .ring_pages = 128,
+				  .prompt = prompt };
 	int err = perfev_new(&po, cbs, out);
 
 	if (!err)

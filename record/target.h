@@ -135,10 +135,10 @@ int target_open_threads(const struct target *t, struct perfev *pev);
 int target_open_sideband(const struct target *t, struct perfev *sb, bool every_cpu);
 
 /* A side-band ring (*out) delivering to cbs, its events opened as
- * target_open_sideband() opens them, and smp's filter set for t. 0, or -1
- * after a message. */
+ * target_open_sideband() opens them, and smp's filter set for t; prompt:
+ * a waiter woken at every record. 0, or -1 after a message. */
 int target_sideband(const struct target *t, const struct perfev_cbs *cbs, struct sampler *smp,
-		    bool every_cpu, struct perfev **out);
+		    bool every_cpu, bool prompt, struct perfev **out);
 
 /* The thread group of thread tid (tid itself when unknown). */
 int target_tgid(int tid);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# --call-graph dwarf and symbolization whatever the linker made of the load
+# --call-graph dwarf, the kernel unwinder (-g), and symbolization whatever the linker made of the load
 # segments' p_offset and p_vaddr: C, C++ and a Rust release build linked by
 # lld (code at a file offset a page off its vaddr: 0x990 at 0x1990), GNU ld
 # with and without -z separate-code, gold, PIE and non-PIE, PIEs placed at a
@@ -143,14 +143,23 @@ for b in "${bins[@]}"; do
 	read -r zt_n zt_r < <(hot "$b" "$b.zt.folded")
 	check "$b: zt record --call-graph dwarf, $zt_r of $zt_n samples in $(leaf "$b") from _start to main (>= 95%)" \
 		mostly_rooted "$zt_r" "$zt_n"
+	# the kernel unwinder (-g): the same binary's tables in BPF
+	# shellcheck disable=SC2046
+	"$ZT" record -q -F 499 -g -o "$b.k.data" -- "./$b" $(args "$b") > /dev/null 2> "$b.k.err"
+	"$ZT" script --folded -i "$b.k.data" > "$b.k.folded" 2> "$b.kz.err"
+	read -r k_n k_r < <(hot "$b" "$b.k.folded")
+	check "$b: zt record -g (kernel unwinder), $k_r of $k_n samples in $(leaf "$b") from _start to main (>= 95%)" \
+		mostly_rooted "$k_r" "$k_n"
 	if perf_ref "$b"; then
+		read -r ph_n ph_r < <(hot "$b" "$b.perf.folded")
+		check "$b: zt record -g, $(pct "$k_r" "$k_n")% of $(leaf "$b") to main (perf --call-graph dwarf: $(pct "$ph_r" "$ph_n")%)" \
+			[ "$(pct "$k_r" "$k_n")" -ge $(($(pct "$ph_r" "$ph_n") - 2)) ]
 		# the whole file's samples, every one compared
 		p_n=$(total "$b.perf.folded") p_r=$(reach "$b.perf.folded")
 		"$ZT" script --folded -i "$b.perf" > "$b.zp.folded" 2> "$b.zp.err"
 		zp_n=$(total "$b.zp.folded") zp_r=$(reach "$b.zp.folded")
 		check "$b: perf's recording read by zt, $zp_r of $zp_n from _start to main (perf: $p_r of $p_n)" \
 			as_perf "$zp_r" "$zp_n" "$p_r" "$p_n"
-		read -r ph_n ph_r < <(hot "$b" "$b.perf.folded")
 		check "$b: zt's own recording, $(pct "$zt_r" "$zt_n")% of $(leaf "$b") to main (perf's of its own: $(pct "$ph_r" "$ph_n")%)" \
 			[ "$(pct "$zt_r" "$zt_n")" -ge $(($(pct "$ph_r" "$ph_n") - 2)) ]
 	else

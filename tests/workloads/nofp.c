@@ -6,10 +6,15 @@
  *   qsort [SECS]   main -> nf_sort -> qsort (libc, no frame pointers) -> ... -> nf_cmp
  *   deep [SECS]    main -> nf_deep x 24 (1 KiB frames, ~26 KiB of stack) -> nf_leaf
  *   thread [SECS]  a second thread: nf_thread -> nf_outer -> ... -> nf_leaf
+ *   signal [SECS]  main -> nf_spin, interrupted every millisecond by SIGALRM, whose
+ *                  handler nf_handler -> nf_leaf works about as long as nf_spin does
+ *   clock [SECS]   main -> nf_clock -> clock_gettime (the vDSO), over and over
  * Every call is followed by work on its result, so none becomes a tail call.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,6 +105,37 @@ static void *nf_thread(void *arg)
 	return NULL;
 }
 
+__attribute__((noinline, noclone)) static void nf_handler(int sig)
+{
+	unsigned long r = nf_leaf(sink + (unsigned long)sig);
+
+	__asm__ volatile("" : "+r"(r));
+	sink += r;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_spin(unsigned long seed)
+{
+	unsigned long x = seed, i;
+
+	for (i = 0; i < 100000; i++)
+		x = x * 6364136223846793005ul + i;
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+__attribute__((noinline, noclone)) unsigned long nf_clock(unsigned long seed)
+{
+	struct timespec ts;
+	unsigned long x = seed, i;
+
+	for (i = 0; i < 1000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x += (unsigned long)ts.tv_nsec;
+	}
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "chain";
@@ -122,8 +158,20 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, nf_thread, NULL))
 			return 1;
 		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "signal")) {
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+		signal(SIGALRM, nf_handler);
+		setitimer(ITIMER_REAL, &it, NULL);
+		while (now() < stop_at)
+			s += nf_spin(s);
+		it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+		setitimer(ITIMER_REAL, &it, NULL);
+	} else if (!strcmp(mode, "clock")) {
+		while (now() < stop_at)
+			s += nf_clock(s);
 	} else {
-		fprintf(stderr, "usage: nofp chain|qsort|deep|thread [SECS]\n");
+		fprintf(stderr, "usage: nofp chain|qsort|deep|thread|signal|clock [SECS]\n");
 		return 2;
 	}
 	sink = s;
