@@ -322,6 +322,8 @@ struct zt_uw_walk {
 	int exact; /* r.pc is an interrupted instruction's (the first frame's, after a
 		      signal frame): looked up as is, not just before it */
 	int cfi;   /* frames unwound by their CFI */
+	int sig;   /* the last frame stepped from was a signal frame's (its pc is the
+		      restorer's first instruction, no call's return) */
 };
 
 /*
@@ -348,6 +350,7 @@ static __always_inline int zt_uw_frame(struct zt_uw_walk *w)
 		if (idx >= 0)
 			ru = ZT_UW_RULE((unsigned int)idx);
 	}
+	w->sig = ru && ru->kind == ZT_UW_SIGNAL;
 	if (ru) {
 		ret = zt_uw_apply(ru, &w->r, &exact);
 		if (ret != ZT_UW_FALLBACK) {

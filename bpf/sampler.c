@@ -161,7 +161,7 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	err = bpf_map__set_max_entries(s->skel->maps.uscratch, o->ustack_size ? (uint32_t)ncpu : 1);
 	if (err)
 		goto fail;
-	if (o->kunwind && (o->ustack_size || !o->callchain || !o->uw_procs || !o->uw_files ||
+	if (o->kunwind && (!o->callchain || !o->uw_procs || !o->uw_files ||
 			   !o->uw_pages || !o->uw_entries)) {
 		err = -EINVAL;
 		goto fail;
@@ -180,6 +180,13 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	if (!o->launches)
 		bpf_program__set_autoload(s->skel->progs.zt_launch, false);
 	err = zt_bpf__load(s->skel);
+	if (err == -EACCES && !geteuid()) {
+		/* root: not a matter of privileges but the verifier's refusal */
+		snprintf(msg, msglen, "the kernel's verifier refused the BPF program (-vv shows "
+			 "its log)");
+		err = -EINVAL;
+		goto fail;
+	}
 	if (err) {
 		snprintf(msg, msglen, "the kernel refused the BPF program: %s", strerror(-err));
 		goto fail;

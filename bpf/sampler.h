@@ -33,7 +33,8 @@ struct sampler_opts {
 	bool launches;        /* load the USDT program for CUDA launches (zt record --gpu) */
 	/* The kernel unwinder (bpf/kunwind.h): user stacks walked with the
 	 * unwind tables record/kunwind.c loads, frame pointers where there
-	 * are none; needs callchain and no ustack_size. The sizes of its maps. */
+	 * are none (with ustack_size too: the snapshot's chain); needs
+	 * callchain. The sizes of its maps. */
 	bool kunwind;
 	uint32_t uw_procs, uw_files, uw_pages, uw_entries;
 };

@@ -362,21 +362,39 @@ static long uw_step(__u32 i, void *ctx)
 	struct uw_loop *l = ctx;
 	struct zt_sample_event *e;
 	__u32 zero = 0;
-	__u64 at;
-	int ret;
+	__u64 at, pc;
+	int ret, exact;
 
 	(void)i;
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (ustack_size) { /* the record with a snapshot (--call-graph dwarf) */
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		e = bpf_map_lookup_elem(&uscratch, &cpu);
+	} else {
+		e = bpf_map_lookup_elem(&scratch, &zero);
+	}
 	if (!e)
 		return 1;
-	at = l->nk + l->n;
-	if (l->n >= ZT_BPF_MAX_STACK || at >= 2 * ZT_BPF_MAX_STACK) {
+	if (l->n >= ZT_BPF_MAX_STACK || l->nk + l->n >= 2 * ZT_BPF_MAX_STACK) {
 		l->reason = ZT_UW_STOP_DEPTH;
 		return 1;
 	}
-	e->ips[at & 255] = l->w.r.pc;
-	l->n++;
+	pc = l->w.r.pc;
+	exact = l->w.exact;
 	ret = zt_uw_frame(&l->w);
+	/* a caller's frame as the address in its call (its return address -
+	 * 1), as DWARF unwinders give it (perf's, zt's offline one): a call
+	 * that does not return may end its function, its return address
+	 * then being another function's. Not a signal frame's: the kernel
+	 * "returned" to the restorer's first instruction. */
+	if (!exact && !l->w.sig)
+		pc--;
+	at = l->nk + l->n;
+	barrier_var(at); /* bounds checked on the register that is used */
+	if (at >= 2 * ZT_BPF_MAX_STACK)
+		return 1;
+	e->ips[at] = pc;
+	l->n++;
 	if (ret != ZT_UW_NEXT) {
 		l->reason = ret;
 		return 1;
@@ -384,9 +402,10 @@ static long uw_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The user stack from (ip, sp, bp) into this CPU's scratch record's ips
- * after its nk kernel frames, walked with the unwind tables: the user
- * frames stored; *reason why the walk ended. */
+/* The user stack from (ip, sp, bp) into this CPU's record's ips (the
+ * scratch or, with snapshots, the uscratch one) after its nk kernel
+ * frames, walked with the unwind tables: the user frames stored; *reason
+ * why the walk ended. */
 static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, __u64 bp,
 				     __u32 *reason)
 {
@@ -480,7 +499,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 			bp = BPF_CORE_READ(u, bp);
 			sp = BPF_CORE_READ(u, sp);
 		}
-		if (kunwind && !ustack_size) {
+		if (kunwind) {
 			nu = uw_walk(tgid, nk, ip, sp, bp, &why);
 			e->flags |= why << ZT_EV_STOP_SHIFT;
 		} else {
@@ -559,7 +578,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	e->tid = tid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->nk = 0;
-	if (kunwind && !ustack_size) {
+	if (kunwind) {
 		__u32 why;
 
 		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, &why);

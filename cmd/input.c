@@ -49,6 +49,7 @@ int cmd_open_session_events(struct session *s, const char *path, const struct sy
 	o.vmlinux = so->kallsyms ? NULL : so->vmlinux;
 	o.kcache = so->have_cache ? &so->cache : NULL;
 	o.no_demangle = !demangle;
+	o.no_unwind = so->no_unwind;
 	o.full_signature = so->full_signature;
 	o.progress = on_progress;
 	o.progress_ctx = &prog;

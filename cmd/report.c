@@ -417,7 +417,7 @@ static void print_unwinder(const struct report *r)
 		       "CFI)\n");
 	else
 		printf("# Unwinder: frame pointers\n");
-	if (!profile_unwind_stops(p, c))
+	if (strcmp(u, "kernel") || !profile_unwind_stops(p, c))
 		return;
 	done = c[PROF_UW_END] + c[PROF_UW_FP_END];
 	for (i = PROF_UW_NO_TABLE; i < PROF_UW_NR; i++)

@@ -970,6 +970,9 @@ static int script_parse_options(struct script *s, int argc, char **argv, int *re
 		 "(stacks end at the kernel)"},
 		{OPT_BOOL, 0, "cpu", &s->only_cpu, NULL,
 		 "only the CPU samples, as perf script shows them (zt's own)"},
+		{OPT_BOOL, 0, "no-unwind", &s->so.no_unwind, NULL,
+		 "a --call-graph dwarf recording's chains as recorded (zt's kernel unwinder's, or "
+		 "frame pointers), its stack copies not unwound: to compare the two"},
 		{OPT_BOOL, 'f', "force", &s->force, NULL,
 		 "show the readable part of a damaged file"},
 		{OPT_BOOL, 0, "demangle", &s->demangle, NULL,

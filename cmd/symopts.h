@@ -32,6 +32,7 @@ struct symopts {
 	int no_archive;	     /* --no-archive: not even INPUT.archive */
 	struct symarchive *arch; /* the archive opened (symopts_init allocates it) */
 	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
+	int no_unwind; /* zt script --no-unwind: session_opts.no_unwind */
 };
 
 int symopts_add_debug_dir(const struct opt *o, const char *arg);

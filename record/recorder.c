@@ -1188,7 +1188,9 @@ int recorder_open(struct recorder *r)
 	}
 	so.callchain = r->callgraph;
 	so.ustack_size = r->stack_size;
-	so.kunwind = r->callgraph && !r->stack_size && !r->fp_only;
+	/* with --call-graph dwarf too: the chain recorded with each snapshot,
+	 * which extends a DWARF unwind that runs off the copy's end */
+	so.kunwind = r->callgraph && !r->fp_only;
 	so.uw_procs = KUNWIND_PROCS;
 	so.uw_files = KUNWIND_FILES;
 	so.uw_pages = KUNWIND_PAGES;

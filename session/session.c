@@ -246,7 +246,7 @@ static int unwind_stacks(struct session *s, const struct zt_image *img,
 	size_t n = 0;
 	int ret, i;
 
-	if (!cg || strcmp(cg, "dwarf"))
+	if (!cg || strcmp(cg, "dwarf") || (o && o->no_unwind))
 		return 0;
 	ps.p = p;
 	ps.o = o;
@@ -274,17 +274,18 @@ static int unwind_stacks(struct session *s, const struct zt_image *img,
 					      (unsigned long long)st.stop[i]);
 	if (st.snapshots) {
 		zt_info("unwound %llu user stacks with DWARF CFI (%.1f frames each, %llu extended "
-			"with frame pointers; %llu binaries in %llu processes; %llu GPU "
-			"launches'): %s",
+			"with the recorded chain, %llu of them the kernel unwinder's; %llu binaries "
+			"in %llu processes; %llu GPU launches'): %s",
 			(unsigned long long)st.snapshots, (double)st.frames / (double)st.snapshots,
-			(unsigned long long)st.spliced, (unsigned long long)st.modules,
+			(unsigned long long)st.spliced, (unsigned long long)st.chained,
+			(unsigned long long)st.modules,
 			(unsigned long long)st.dwfls, (unsigned long long)ps.launches,
 			n ? msg : "");
-		if (st.stop[UNWIND_STACK_END] * 5 > st.snapshots)
+		/* (those the recorded chain carried on past the copy are whole) */
+		if (st.cut * 5 > st.snapshots)
 			zt_warn("%llu%% of the user stacks were deeper than the stack copy: record "
 				"with a larger --call-graph dwarf,SIZE for complete stacks",
-				(unsigned long long)(st.stop[UNWIND_STACK_END] * 100 /
-						     st.snapshots));
+				(unsigned long long)(st.cut * 100 / st.snapshots));
 	}
 	return 0;
 }

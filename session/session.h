@@ -63,6 +63,8 @@ struct session_opts {
 	 * id and offset, named at query time) */
 	int no_files;
 	int no_demangle;    /* keep C++/Rust names mangled */
+	int no_unwind;      /* a --call-graph dwarf recording's chains as recorded (zt's
+			       kernel unwinder's, or frame pointers): the copies not unwound */
 	int full_signature; /* demangled C++ names keep their parameter lists */
 	/* long work (what: "unwinding user stacks"): called with done from 0
 	 * to total, and once with done == total at the end; NULL: none */

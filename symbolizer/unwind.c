@@ -628,6 +628,22 @@ static unsigned splice_at(const struct prof_ustack *u, const uint64_t *fp, unsig
 	return nfp;
 }
 
+/* Whether the first k frames of the recorded chain are the k unwound
+ * (more than the sampled address alone): a caller's frame here is its
+ * return address - 1 (frame_cb), as in zt record's kernel unwinder's
+ * chain; a frame-pointer chain has the return address. */
+static bool chain_agrees(const uint64_t *ips, unsigned k, const uint64_t *chain)
+{
+	unsigned i;
+
+	if (k < 2 || ips[0] != chain[0])
+		return false;
+	for (i = 1; i < k; i++)
+		if (ips[i] != chain[i] && ips[i] != chain[i] - 1)
+			return false;
+	return true;
+}
+
 int unwinder_unwind(struct unwinder *uw, uint32_t pid, uint32_t tid, uint64_t ts,
 		    const struct prof_ustack *u, const uint64_t *fp, unsigned nfp, uint64_t *ips,
 		    unsigned max, enum unwind_stop *stop)
@@ -707,15 +723,27 @@ fallback:
 		/* not even the first frame: start from the sampled address */
 		ips[k++] = u->regs[PROF_UREG_IP];
 	}
-	/* ended early: carry on with the frame-pointer chain's outer frames */
-	if (*stop != UNWIND_END && nfp > 1 && k < max) {
+	/* ended early: carry on with the recorded chain's outer frames. The
+	 * kernel unwinder's chain (zt record's, from the same CFI) has every
+	 * frame unwound here as its first ones: it goes on from there; a
+	 * frame-pointer chain is found in the copy */
+	if (*stop != UNWIND_END && nfp > k && k < max && chain_agrees(ips, k, fp)) {
+		uw->st.spliced++;
+		uw->st.chained++;
+		for (i = k; i < nfp && k < max; i++)
+			ips[k++] = fp[i];
+	} else if (*stop != UNWIND_END && nfp > 1 && k < max) {
 		uint64_t slot = (k > 1 ? uw->last_sp : u->regs[PROF_UREG_SP]) - 8;
 
 		i = splice_at(u, fp, nfp, slot);
 		if (i < nfp)
 			uw->st.spliced++;
+		else if (*stop == UNWIND_STACK_END)
+			uw->st.cut++;
 		for (; i < nfp && k < max; i++)
 			ips[k++] = fp[i];
+	} else if (*stop == UNWIND_STACK_END) {
+		uw->st.cut++;
 	}
 	uw->st.frames += k;
 	uw->cur = NULL;

@@ -36,7 +36,10 @@ enum unwind_stop {
 struct unwind_stats {
 	uint64_t snapshots;       /* unwinds done */
 	uint64_t frames;          /* user frames they gave (spliced ones included) */
-	uint64_t spliced;         /* unwinds extended with frame-pointer frames */
+	uint64_t spliced;         /* unwinds extended with the recorded chain's frames */
+	uint64_t chained;         /* ... of them, with the kernel unwinder's (its first frames
+				     the same as the unwind's) */
+	uint64_t cut;             /* unwinds that reached the copy's end, not extended */
 	uint64_t stop[UNWIND_NR]; /* by the reason the DWARF walk stopped */
 	uint64_t dwfls;           /* Dwfls set up (one per process generation, and restarts) */
 	uint64_t restarts;        /* ... set up again: a mapping replaced a reported module */

@@ -7,7 +7,8 @@
 # handler interrupting the code, the vDSO), JIT code without tables (the
 # frame pointer), processes too short to wait for (their tables from the
 # cache), and Debian's own programs against perf record --call-graph dwarf:
-# the share of stacks from the program's start is at least perf's. The
+# the share of stacks from the program's start is at least perf's, and
+# sample by sample the stacks are zt's own DWARF unwinder's. The
 # report names the unwinder and counts the stacks that ended early; the
 # tables are cached by build id; --call-graph fp keeps perf's frame pointers.
 SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
@@ -100,6 +101,37 @@ check "JIT: zt_jit_spin's samples go on past the JIT code to __libc_start_call_m
 	[ "$(count jit.folded '__libc_start_call_main;([^;]*;)*zt_jit_spin( |$)')" -ge "$(($(count jit.folded 'zt_jit_spin( |$)') * 9 / 10))" ]
 check "JIT: there are zt_jit_spin samples" [ "$(count jit.folded 'zt_jit_spin( |$)')" -gt 50 ]
 
+# ---- sample by sample, against zt's own --call-graph dwarf -----------------------
+# a dwarf recording carries the kernel unwinder's chain too: zt script
+# --no-unwind shows it, zt script the offline DWARF unwinding of the copy
+# (which the chain only extends where the copy ends, its first frames the
+# same). Per sample, the user frames' functions of the two must agree.
+# frames DATA [--no-unwind]: one line per sample, "|f1|f2..." (user frames)
+frames() {
+	"$ZT" script -F comm,ip,sym,dso --no-inline "${@:2}" -i "$1" 2> /dev/null | awk '
+		/^[^ \t]/ { if (s != "") print s; s = "#"; next }
+		/kernel\.kallsyms/ { next }
+		/^[ \t]+[0-9a-f]+ / { n = $2; sub(/\+0x[0-9a-f]+$/, "", n); s = s "|" n }
+		END { if (s != "") print s }'
+}
+# alike NAME: percent of NAME.data's samples whose two stacks are the same
+alike() {
+	frames "$1.data" > "$1.dw"
+	frames "$1.data" --no-unwind > "$1.ku"
+	paste -d '\n' "$1.dw" "$1.ku" | awk 'NR % 2 { a = $0; next } { t++; if (a == $0) m++ }
+		END { print (t > 100 ? int(100 * m / t) : 0) }'
+}
+same_as_dwarf() { # same_as_dwarf NAME CMD...
+	local n=$1
+	shift
+	rec "$n" --call-graph dwarf -- "$@"
+	check "$n: the kernel unwinder's stack is the DWARF unwinder's for $(alike "$n")% of the samples (>= 99%)" \
+		[ "$(alike "$n")" -ge 99 ]
+}
+for mode in chain qsort thread signal clock; do
+	same_as_dwarf "dw-$mode" "$NOFP" $mode 1
+done
+
 # ---- Debian's programs, against perf --call-graph dwarf ------------------------
 # precord NAME CMD...: perf's recording, folded by perf's own unwinding
 precord() {
@@ -122,7 +154,7 @@ precord() {
 # stripped or not)
 FROM='(^|;)(__libc_start_call_main|start_thread)(;| )'
 head -c $((2 << 20)) "$ZT" > xzin
-printf 'def f(n):\n    return n if n < 2 else f(n-1) + f(n-2)\nprint(f(29))\n' > fib.py
+printf 'def f(n):\n    return n if n < 2 else f(n-1) + f(n-2)\nprint(f(32))\n' > fib.py
 awk 'BEGIN { for (i = 0; i < 400; i++) printf "int f%d(int x){int s=0;for(int i=0;i<x;i++){s+=(i*%d)^(s>>3);if(s%%7==%d)s-=x;}return s+%d;}\n", i, i % 97, i % 7, i }' > big.c
 real() { # real NAME COMM CMD...
 	local n=$1 comm=$2 z p
@@ -144,6 +176,7 @@ real() { # real NAME COMM CMD...
 	p=$(share "$n.perf.folded" "$FROM" "$comm")
 	check "$n: zt -g $z% of $comm's stacks from its start, perf --call-graph dwarf $p% (first run: $(stop "$n.warm.data" not_ready) samples before a table was ready)" \
 		[ "$z" -ge $((p - 2)) ] && [ "$z" -ge 80 ]
+	same_as_dwarf "$n.dw" "$@"
 }
 real xz xz xz -6 -c xzin
 real sqlite3 sqlite3 sqlite3 :memory: 'with recursive c(x) as (select 1 union all select x+1 from c limit 3000000) select sum(x) from c;'

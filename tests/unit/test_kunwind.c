@@ -218,7 +218,7 @@ static void maps_of_self(void)
  * out; the stop reason. */
 static int walk(struct zt_uw_regs r, unsigned long long *out, int max, int *n, int *cfi)
 {
-	struct zt_uw_walk w = { r, 1, 1, 0 };
+	struct zt_uw_walk w = { r, 1, 1, 0, 0 };
 	int ret = ZT_UW_STOP_DEPTH;
 
 	*n = 0;
