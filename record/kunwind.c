@@ -906,6 +906,9 @@ static void task(struct kunwind *k, const struct prof_task *t)
 			return;
 		clear_proc(k, p);
 		put_proc(k, p);
+		free(p->maps); /* a busy machine's many short processes */
+		p->maps = NULL;
+		p->cap = 0;
 		return;
 	default:
 		return;

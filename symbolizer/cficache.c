@@ -14,6 +14,7 @@
 #include <gelf.h>
 
 #include "libprof/hash.h"
+#include "libprof/le.h"
 #include "symbolizer/cficache.h"
 
 #define HDR_LEN	  40
@@ -25,21 +26,6 @@
 #define MAX_RULES (UINT16_MAX + 1u)
 
 static const char magic[6] = "ZTCFI";
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* The file's size for these counts (no overflow: the counts are 32-bit). */
 static uint64_t file_size(uint64_t segs, uint64_t rules, uint64_t pages, uint64_t entries)
@@ -112,39 +98,39 @@ int cficache_encode(const struct cfipages *p, const struct cfi_seg *segs, unsign
 	if (!d)
 		return -ENOMEM;
 	memcpy(d, magic, sizeof(magic));
-	put_le(d + 6, CFICACHE_VERSION, 2);
-	put_le(d + 8, CFIPAGE_SHIFT, 4);
-	put_le(d + 12, nr_segs, 4);
-	put_le(d + 16, p->nr_rules, 4);
-	put_le(d + 20, p->nr_pages, 4);
-	put_le(d + 24, p->nr_entries, 4);
-	put_le(d + 28, 0, 4);
+	zt_put_le(d + 6, CFICACHE_VERSION, 2);
+	zt_put_le(d + 8, CFIPAGE_SHIFT, 4);
+	zt_put_le(d + 12, nr_segs, 4);
+	zt_put_le(d + 16, p->nr_rules, 4);
+	zt_put_le(d + 20, p->nr_pages, 4);
+	zt_put_le(d + 24, p->nr_entries, 4);
+	zt_put_le(d + 28, 0, 4);
 	w = d + HDR_LEN;
 	for (i = 0; i < nr_segs; i++, w += SEG_LEN) {
-		put_le(w, segs[i].offset, 8);
-		put_le(w + 8, segs[i].vaddr, 8);
-		put_le(w + 16, segs[i].filesz, 8);
+		zt_put_le(w, segs[i].offset, 8);
+		zt_put_le(w + 8, segs[i].vaddr, 8);
+		zt_put_le(w + 16, segs[i].filesz, 8);
 	}
 	for (i = 0; i < p->nr_rules; i++, w += RULE_LEN) {
 		const struct cfipage_rule *r = &p->rules[i];
 
-		put_le(w, (uint32_t)r->cfa_off, 4);
-		put_le(w + 4, (uint32_t)r->fp_off, 4);
+		zt_put_le(w, (uint32_t)r->cfa_off, 4);
+		zt_put_le(w + 4, (uint32_t)r->fp_off, 4);
 		w[8] = r->kind;
 		w[9] = r->cfa_reg;
 		w[10] = r->fp;
 		w[11] = 0;
 	}
 	for (i = 0; i < p->nr_pages; i++, w += PAGE_LEN) {
-		put_le(w, p->pages[i].page, 8);
-		put_le(w + 8, p->pages[i].first, 4);
-		put_le(w + 12, p->pages[i].nr, 4);
+		zt_put_le(w, p->pages[i].page, 8);
+		zt_put_le(w + 8, p->pages[i].first, 4);
+		zt_put_le(w + 12, p->pages[i].nr, 4);
 	}
 	for (i = 0; i < p->nr_entries; i++, w += ENTRY_LEN) {
-		put_le(w, p->entries[i].lo, 2);
-		put_le(w + 2, p->entries[i].rule, 2);
+		zt_put_le(w, p->entries[i].lo, 2);
+		zt_put_le(w + 2, p->entries[i].rule, 2);
 	}
-	put_le(d + HDR_CSUM, checksum(d, (size_t)size), 8);
+	zt_put_le(d + HDR_CSUM, checksum(d, (size_t)size), 8);
 	*out = d;
 	*len = (size_t)size;
 	return 0;
@@ -174,16 +160,16 @@ int cficache_decode(const void *data, size_t len, struct cfipages *p, struct cfi
 	cfipages_release(p);
 	*nr_segs = 0;
 	if (len < HDR_LEN || memcmp(d, magic, sizeof(magic)) ||
-	    get_le(d + 6, 2) != CFICACHE_VERSION || get_le(d + 8, 4) != CFIPAGE_SHIFT ||
-	    get_le(d + 28, 4) != 0)
+	    zt_get_le(d + 6, 2) != CFICACHE_VERSION || zt_get_le(d + 8, 4) != CFIPAGE_SHIFT ||
+	    zt_get_le(d + 28, 4) != 0)
 		return -EINVAL;
-	ns = (uint32_t)get_le(d + 12, 4);
-	nr = (uint32_t)get_le(d + 16, 4);
-	np = (uint32_t)get_le(d + 20, 4);
-	ne = (uint32_t)get_le(d + 24, 4);
+	ns = (uint32_t)zt_get_le(d + 12, 4);
+	nr = (uint32_t)zt_get_le(d + 16, 4);
+	np = (uint32_t)zt_get_le(d + 20, 4);
+	ne = (uint32_t)zt_get_le(d + 24, 4);
 	/* every count bounded before any size is computed from it */
 	if (ns > CFICACHE_MAX_SEGS || nr > MAX_RULES || np > CFIPAGES_MAX ||
-	    file_size(ns, nr, np, ne) != len || get_le(d + HDR_CSUM, 8) != checksum(d, len))
+	    file_size(ns, nr, np, ne) != len || zt_get_le(d + HDR_CSUM, 8) != checksum(d, len))
 		return -EINVAL;
 
 	/* each array is at most len bytes: no overflow in the allocations */
@@ -197,23 +183,23 @@ int cficache_decode(const void *data, size_t len, struct cfipages *p, struct cfi
 	p->nr_entries = p->cap_entries = ne;
 	r = d + HDR_LEN;
 	for (i = 0; i < ns; i++, r += SEG_LEN)
-		segs[i] = (struct cfi_seg){get_le(r, 8), get_le(r + 8, 8), get_le(r + 16, 8)};
+		segs[i] = (struct cfi_seg){zt_get_le(r, 8), zt_get_le(r + 8, 8), zt_get_le(r + 16, 8)};
 	for (i = 0; i < nr; i++, r += RULE_LEN) {
 		struct cfipage_rule *u = &p->rules[i];
 
-		u->cfa_off = (int32_t)(uint32_t)get_le(r, 4);
-		u->fp_off = (int32_t)(uint32_t)get_le(r + 4, 4);
+		u->cfa_off = (int32_t)(uint32_t)zt_get_le(r, 4);
+		u->fp_off = (int32_t)(uint32_t)zt_get_le(r + 4, 4);
 		u->kind = r[8];
 		u->cfa_reg = r[9];
 		u->fp = r[10];
 		u->pad = r[11];
 	}
 	for (i = 0; i < np; i++, r += PAGE_LEN)
-		p->pages[i] = (struct cfipage){get_le(r, 8), (uint32_t)get_le(r + 8, 4),
-					       (uint32_t)get_le(r + 12, 4)};
+		p->pages[i] = (struct cfipage){zt_get_le(r, 8), (uint32_t)zt_get_le(r + 8, 4),
+					       (uint32_t)zt_get_le(r + 12, 4)};
 	for (i = 0; i < ne; i++, r += ENTRY_LEN)
 		p->entries[i] =
-			(struct cfipage_entry){(uint16_t)get_le(r, 2), (uint16_t)get_le(r + 2, 2)};
+			(struct cfipage_entry){(uint16_t)zt_get_le(r, 2), (uint16_t)zt_get_le(r + 2, 2)};
 	ret = check(p, segs, ns);
 	if (!ret)
 		*nr_segs = ns;

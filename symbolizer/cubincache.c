@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libprof/le.h"
 #include "libprof/log.h"
 #include "libprof/text.h"
 #include "symbolizer/cubincache.h"
@@ -53,21 +54,6 @@ int cubincache_path(const struct buildid_cache *cache, const uint8_t key[CUBINCA
 		return -ENAMETOOLONG;
 	}
 	return 0;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 /* Whether the file st may be trusted: a regular file of this user, or of
@@ -131,10 +117,10 @@ static int load(const uint8_t *f, size_t n, const uint8_t *key, size_t clen, str
 	uint8_t sum[CUBINCACHE_KEY_LEN];
 	uint64_t ilen;
 
-	if (n < HDR_LEN || memcmp(f, CACHE_MAGIC, 8) || get_le(f + 8, 4) != CACHE_VERSION ||
-	    memcmp(f + 16, key, CUBINCACHE_KEY_LEN) || get_le(f + 48, 8) != clen)
+	if (n < HDR_LEN || memcmp(f, CACHE_MAGIC, 8) || zt_get_le(f + 8, 4) != CACHE_VERSION ||
+	    memcmp(f + 16, key, CUBINCACHE_KEY_LEN) || zt_get_le(f + 48, 8) != clen)
 		return -EBADMSG;
-	ilen = get_le(f + 56, 8);
+	ilen = zt_get_le(f + 56, 8);
 	if (ilen != n - HDR_LEN)
 		return -EBADMSG;
 	if (cubincache_key(f + HDR_LEN, (size_t)ilen, sum))
@@ -162,10 +148,10 @@ static int store(const struct buildid_cache *cache, const char *path, const stru
 		goto out;
 	}
 	memcpy(buf, CACHE_MAGIC, 8);
-	put_le(buf + 8, CACHE_VERSION, 4);
+	zt_put_le(buf + 8, CACHE_VERSION, 4);
 	memcpy(buf + 16, key, CUBINCACHE_KEY_LEN);
-	put_le(buf + 48, clen, 8);
-	put_le(buf + 56, len - HDR_LEN, 8);
+	zt_put_le(buf + 48, clen, 8);
+	zt_put_le(buf + 56, len - HDR_LEN, 8);
 	ret = cubincache_key(buf + HDR_LEN, len - HDR_LEN, buf + 64);
 	if (!ret)
 		ret = buildid_cache_store_mode(cache, path, buf, len, NULL, 0600);

@@ -95,6 +95,15 @@ rec short -g -- sh -c 'for i in $(seq 20); do "$0" chain 0.05; done' "$NOFP"
 check "short-lived: 20 processes of 50 ms, >= 90% of their samples from _start ($(stop short.data not_ready) before a table was ready)" \
 	[ "$(share short.folded "$START" nofp)" -ge 90 ]
 
+# ---- a process running before the recording (-p) ---------------------------------
+"$NOFP" chain 3 & wl=$!
+sleep 0.3
+timeout -s INT 1 "$ZT" record -q -F 499 -g -o pid.data -p $wl > /dev/null 2> pid.err
+"$ZT" script --folded -i pid.data > pid.folded 2> /dev/null
+wait $wl
+check "-p: a process there before, its mappings from /proc: >= 95% from _start to nf_leaf" \
+	[ "$(share pid.folded "$CHAIN")" -ge 95 ]
+
 # ---- JIT code: no table, the frame pointer ------------------------------------
 rec jit -g -- "$WL/jit" 1
 check "JIT: zt_jit_spin's samples go on past the JIT code to __libc_start_call_main" \
