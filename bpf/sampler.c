@@ -175,7 +175,7 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 					    o->kunwind ? (o->uw_entries + 1) / 2 : 1)) ||
 	    (err = bpf_map__set_max_entries(s->skel->maps.uw_rules, o->kunwind ? ZT_UW_RULES : 1)))
 		goto fail;
-	if (o->filter_mode != ZT_FILTER_TGID)
+	if (o->filter_mode != ZT_FILTER_TGID && !o->kunwind)
 		bpf_program__set_autoload(s->skel->progs.zt_fork, false);
 	if (!o->launches)
 		bpf_program__set_autoload(s->skel->progs.zt_launch, false);

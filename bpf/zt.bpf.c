@@ -534,7 +534,17 @@ int BPF_PROG(zt_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
-	if (filter_mode != ZT_FILTER_TGID || !follow_children || ptgid == ctgid)
+	if (ptgid == ctgid)
+		return 0;
+	if (kunwind) {
+		/* a new process runs its parent's code at once: its mappings
+		 * now, not when the side-band reaches user space */
+		const struct zt_uw_proc *m = bpf_map_lookup_elem(&uw_procs, &ptgid);
+
+		if (m)
+			bpf_map_update_elem(&uw_procs, &ctgid, m, BPF_ANY);
+	}
+	if (filter_mode != ZT_FILTER_TGID || !follow_children)
 		return 0;
 	if (bpf_map_lookup_elem(&tgids, &ptgid))
 		bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);

@@ -116,6 +116,7 @@ uint64_t recorder_now(void)
 
 static void note_jitdump(struct recorder *r, const struct prof_mmap *m);
 static void snapshot_perfmap(struct recorder *r, uint32_t pid);
+#define RESNAP_NS 100000000ull /* 100 ms */
 static void kernel_new(struct recorder *r, uint64_t v);
 static uint64_t kernel_hide(struct recorder *r, uint64_t ip);
 
@@ -436,6 +437,12 @@ static bool write_sample(struct recorder *r, unsigned ev, uint64_t ts, uint64_t 
 		note_err(r, u64set_add(&r->sampled, pid));
 		note_err(r, u64set_add(&r->new_sampled, pid));
 		snapshot_perfmap(r, pid); /* short-lived JITs too */
+		/* and once more soon: a JIT writes its map after its first
+		 * samples, which reach here within a millisecond or two */
+		if (!ZT_GROW(r->resnap, r->cap_resnap, r->nr_resnap + 1)) {
+			r->resnap[r->nr_resnap].pid = pid;
+			r->resnap[r->nr_resnap++].at = recorder_now() + RESNAP_NS;
+		}
 	}
 	if (r->want_kernel && nk) {
 		if (r->hide_kaddr) {
@@ -918,6 +925,28 @@ static void snapshot_perfmap(struct recorder *r, uint32_t pid)
 			snapshot_file(r, &r->pmaps[i]);
 }
 
+/* The perf maps of processes first sampled RESNAP_NS ago, read again. */
+static void resnap_due(struct recorder *r)
+{
+	uint64_t now;
+	size_t i, j, k = 0;
+
+	if (!r->nr_resnap)
+		return;
+	now = recorder_now();
+	for (i = 0; i < r->nr_resnap; i++) {
+		if (r->resnap[i].at > now) {
+			r->resnap[k++] = r->resnap[i];
+			continue;
+		}
+		for (j = 0; j < r->nr_pmaps; j++)
+			if (r->pmaps[j].pid == r->resnap[i].pid &&
+			    r->pmaps[j].kind == PROF_BLOB_PERFMAP)
+				snapshot_file(r, &r->pmaps[j]);
+	}
+	r->nr_resnap = k;
+}
+
 /* At each flush: what is new in the files of the sampled processes. */
 static void snapshot_perfmaps(struct recorder *r)
 {
@@ -1308,7 +1337,7 @@ void recorder_write_header(struct recorder *r, uint64_t t_start)
 /* --gpu without a sampler, so without side-band: the workload's mappings
  * (for its launch stacks), synthesized again whenever /proc/PID/maps
  * changed, checked every 50 ms (a large process's maps, PyTorch's, take
- * the kernel a millisecond or two to write). */
+ * the kernel a millisecond or two to write), every 5 ms at first. */
 static void gpu_only_maps(struct recorder *r)
 {
 	char path[64], buf[16384];
@@ -1316,7 +1345,10 @@ static void gpu_only_maps(struct recorder *r)
 	ssize_t n;
 	int fd;
 
-	if (r->traced <= 0 || t - r->maps_checked < 50000000ull)
+	/* every 5 ms in the workload's first half second: a short CUDA
+	 * program may be gone before a 50 ms check sees its libraries */
+	if (r->traced <= 0 ||
+	    t - r->maps_checked < (t - r->t_start < 500000000ull ? 5000000ull : 50000000ull))
 		return;
 	r->maps_checked = t;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r->traced);
@@ -1523,11 +1555,12 @@ int recorder_drain(struct recorder *r)
 		perfev_wait(r->pev, 100);
 		perfev_drain(r->pev);
 	} else {
-		poll(NULL, 0, 10);
+		poll(NULL, 0, recorder_now() - r->t_start < 500000000ull ? 2 : 10);
 		gpu_only_maps(r);
 	}
 	if (r->sideband)
 		perfev_drain(r->sideband);
+	resnap_due(r);
 	if (r->new_sampled.n) {
 		cache_deferred(r, &r->new_sampled);
 		u64set_release(&r->new_sampled);
@@ -1599,6 +1632,7 @@ void recorder_release(struct recorder *r)
 		free(r->deferred[k].path);
 	free(r->deferred);
 	free(r->forks);
+	free(r->resnap);
 	free(r->pmaps);
 	u64set_release(&r->bid_cached);
 	u64set_release(&r->kips);
