@@ -110,6 +110,20 @@ struct zt_uw_regs {
 	unsigned long long pc, sp, bp;
 };
 
+/*
+ * What one walk found last (ZT_UW_CACHE(), the walker's own: a per-CPU
+ * map entry in BPF), so that the next frame in the same file segment or
+ * table page skips the searches: consecutive frames mostly are. A walk
+ * starts it empty (tgid and pfile 0).
+ */
+struct zt_uw_cache {
+	unsigned int tgid, file;      /* the segment: [lo, hi) of tgid, file file */
+	unsigned long long lo, hi;
+	long long delta;              /* its table address: addr + delta */
+	unsigned int pfile, ppage;    /* the page: pfile's page ppage */
+	unsigned int pfirst, pnr;     /* its entries */
+};
+
 /* x86-64's struct sigcontext within the ucontext the stack pointer points
  * at in a signal frame's restorer (__restore_rt) */
 #define ZT_UW_SIGCTX 40
@@ -219,7 +233,8 @@ static __always_inline int zt_uw_fp(struct zt_uw_regs *r, int why)
  * The includer defines the map lookups (pointers, NULL when absent):
  * ZT_UW_PROC(tgid), ZT_UW_FILE(id), ZT_UW_PAGE(key pointer),
  * ZT_UW_ENTRY(index) (to an unsigned int: entry index of the entries as
- * one array) and ZT_UW_RULE(index).
+ * one array), ZT_UW_RULE(index), and ZT_UW_CACHE() (the walk's struct
+ * zt_uw_cache, or NULL for none).
  */
 #if defined(ZT_UW_PROC) && !defined(ZT_KUNWIND_FIND)
 #define ZT_KUNWIND_FIND
@@ -234,12 +249,17 @@ static __always_inline int zt_uw_fp(struct zt_uw_regs *r, int why)
 static __always_inline unsigned long long zt_uw_locate_(unsigned int tgid,
 						       unsigned long long addr)
 {
-	const struct zt_uw_proc *p = ZT_UW_PROC(tgid);
+	struct zt_uw_cache *c = ZT_UW_CACHE();
+	const struct zt_uw_proc *p;
 	const struct zt_uw_map *m;
 	const struct zt_uw_file *f;
-	unsigned long long off, va;
+	unsigned long long off, va, slo, shi;
 	unsigned int lo = 0, hi, mid, i;
 
+	if (c && c->tgid == tgid && c->tgid && addr >= c->lo && addr < c->hi)
+		return (unsigned long long)c->file << ZT_UW_VA_BITS |
+		       ((addr + (unsigned long long)c->delta) & ((1ull << ZT_UW_VA_BITS) - 1));
+	p = ZT_UW_PROC(tgid);
 	if (!p)
 		return ZT_UW_STOP_NOT_READY; /* a process not registered yet */
 	/* (not clamped: a constant bound would have the verifier follow each
@@ -271,6 +291,18 @@ static __always_inline unsigned long long zt_uw_locate_(unsigned int tgid,
 			va = off + (unsigned long long)f->segs[i].adj;
 			if (va >> ZT_UW_VA_BITS)
 				return ZT_UW_STOP_NO_TABLE;
+			if (c) {
+				/* the addresses of the mapping in this segment */
+				slo = m->start + (f->segs[i].off > m->pgoff ? f->segs[i].off - m->pgoff : 0);
+				shi = m->start + (f->segs[i].end - m->pgoff);
+				if (shi > m->start + m->len)
+					shi = m->start + m->len;
+				c->tgid = tgid;
+				c->file = m->file;
+				c->lo = slo;
+				c->hi = shi;
+				c->delta = (long long)(va - addr);
+			}
 			return (unsigned long long)m->file << ZT_UW_VA_BITS | va;
 		}
 	}
@@ -281,6 +313,7 @@ static __always_inline unsigned long long zt_uw_locate_(unsigned int tgid,
  * none (a page without CFI). */
 static __always_inline long long zt_uw_rule_index_(unsigned int file, unsigned long long va)
 {
+	struct zt_uw_cache *c = ZT_UW_CACHE();
 	const struct zt_uw_page *pg;
 	const unsigned int *ent;
 	struct zt_uw_page_key k;
@@ -288,11 +321,24 @@ static __always_inline long long zt_uw_rule_index_(unsigned int file, unsigned l
 
 	k.file = file;
 	k.page = (unsigned int)(va >> ZT_UW_PAGE_SHIFT);
-	pg = ZT_UW_PAGE(&k);
-	if (!pg || !pg->nr)
+	if (c && c->pfile == file && c->pfile && c->ppage == k.page) {
+		first = c->pfirst;
+		hi = c->pnr;
+	} else {
+		pg = ZT_UW_PAGE(&k);
+		if (!pg || !pg->nr)
+			return -1;
+		first = pg->first;
+		hi = pg->nr;
+		if (c) {
+			c->pfile = file;
+			c->ppage = k.page;
+			c->pfirst = first;
+			c->pnr = hi;
+		}
+	}
+	if (hi > (1u << ZT_UW_PAGE_SHIFT))
 		return -1;
-	first = pg->first;
-	hi = pg->nr;
 	/* the last entry of the page at or below va's low bits (the first is
 	 * at 0) */
 	for (i = 0; i < ZT_UW_PAGE_STEPS && lo + 1 < hi; i++) {

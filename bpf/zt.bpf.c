@@ -65,6 +65,14 @@ struct {
 	__type(value, struct zt_uw_file);
 } uw_files SEC(".maps");
 
+/* what this CPU's walk found last (struct zt_uw_cache) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct zt_uw_cache);
+} uw_cache SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
@@ -126,12 +134,20 @@ static __always_inline const struct zt_uw_rule *uw_rule(__u32 i)
 	return bpf_map_lookup_elem(&uw_rules, &i);
 }
 
+static __always_inline struct zt_uw_cache *uw_cache_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&uw_cache, &zero);
+}
+
 #define ZT_UW_READ(dst, addr) bpf_probe_read_user(&(dst), 8, (const void *)(addr))
 #define ZT_UW_PROC(tgid) uw_proc(tgid)
 #define ZT_UW_FILE(id) uw_file(id)
 #define ZT_UW_PAGE(k) ((const struct zt_uw_page *)bpf_map_lookup_elem(&uw_pages, k))
 #define ZT_UW_ENTRY(i) uw_entry(i)
 #define ZT_UW_RULE(i) uw_rule(i)
+#define ZT_UW_CACHE() uw_cache_get()
 #define ZT_UW_LOCATE(tgid, addr) uw_locate(tgid, addr)
 #define ZT_UW_RULE_INDEX(file, va) uw_rule_index(file, va)
 __noinline unsigned long long uw_locate(__u32 tgid, __u64 addr);
@@ -410,10 +426,16 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 				     __u32 *reason)
 {
 	struct uw_loop l = {};
+	struct zt_uw_cache *c;
 
 	*reason = 0;
 	if (!ip)
 		return 0;
+	c = uw_cache_get();
+	if (c) { /* a new walk: nothing found yet */
+		c->tgid = 0;
+		c->pfile = 0;
+	}
 	l.w.r.pc = ip;
 	l.w.r.sp = sp;
 	l.w.r.bp = bp;

@@ -123,14 +123,14 @@ frames() {
 		/^[ \t]+[0-9a-f]+ / { n = $2; sub(/\+0x[0-9a-f]+$/, "", n); s = s "|" n }
 		END { if (s != "") print s }'
 }
-# alike NAME COMM: percent of NAME.data's samples of COMM (over 100) whose
+# alike NAME COMM: percent of NAME.data's samples of COMM (at least 50) whose
 # two stacks are the same
 alike() {
 	frames "$1.data" > "$1.dw"
 	frames "$1.data" --no-unwind > "$1.ku"
 	paste -d '\n' "$1.dw" "$1.ku" | awk -v c="#$2" 'NR % 2 { a = $0; next }
 		a == c || index(a, c "|") == 1 { t++; if (a == $0) m++ }
-		END { print (t > 100 ? int(100 * m / t) : 0) }'
+		END { print (t >= 50 ? int(100 * m / t) : 0) }'
 }
 same_as_dwarf() { # same_as_dwarf NAME COMM CMD...
 	local n=$1 comm=$2 a
@@ -166,7 +166,7 @@ precord() {
 # stripped or not)
 FROM='(^|;)(__libc_start_call_main|start_thread)(;| )'
 head -c $((2 << 20)) "$ZT" > xzin
-printf 'def f(n):\n    return n if n < 2 else f(n-1) + f(n-2)\nprint(f(32))\n' > fib.py
+printf 'def f(n):\n    return n if n < 2 else f(n-1) + f(n-2)\nprint(f(33))\n' > fib.py
 awk 'BEGIN { for (i = 0; i < 400; i++) printf "int f%d(int x){int s=0;for(int i=0;i<x;i++){s+=(i*%d)^(s>>3);if(s%%7==%d)s-=x;}return s+%d;}\n", i, i % 97, i % 7, i }' > big.c
 real() { # real NAME COMM CMD...
 	local n=$1 comm=$2 z p

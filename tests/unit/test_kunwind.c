@@ -50,10 +50,14 @@ static struct {
 	struct zt_uw_rule rules[ZT_UW_RULES];
 	size_t nr_rules;
 	unsigned reads, faults; /* ZT_UW_READ's calls, failed ones */
+	struct zt_uw_cache cache; /* the walk's, as the BPF program's per-CPU one */
+	int use_cache;
+	unsigned proc_lookups;  /* ZT_UW_PROC's calls */
 } M;
 
 static const struct zt_uw_proc *t_proc(unsigned int tgid)
 {
+	M.proc_lookups++;
 	return tgid == 1 && M.have_proc ? &M.proc : NULL;
 }
 
@@ -102,6 +106,7 @@ static int t_read(unsigned long long *dst, unsigned long long addr)
 #define ZT_UW_PAGE(k) t_page(k)
 #define ZT_UW_ENTRY(i) t_entry(i)
 #define ZT_UW_RULE(i) t_rule(i)
+#define ZT_UW_CACHE() (M.use_cache ? &M.cache : NULL)
 #define ZT_UW_LOCATE(tgid, addr) zt_uw_locate_(tgid, addr)
 #define ZT_UW_RULE_INDEX(file, va) zt_uw_rule_index_(file, va)
 #ifndef __always_inline
@@ -113,6 +118,7 @@ static void maps_reset(void)
 {
 	free(M.entries);
 	memset(&M, 0, sizeof(M));
+	M.use_cache = 1;
 }
 
 /* file id's table from pages p (rules appended, not shared) */
@@ -222,6 +228,7 @@ static int walk(struct zt_uw_regs r, unsigned long long *out, int max, int *n, i
 	int ret = ZT_UW_STOP_DEPTH;
 
 	*n = 0;
+	memset(&M.cache, 0, sizeof(M.cache)); /* a new walk */
 	while (*n < max) {
 		out[(*n)++] = w.r.pc;
 		ret = zt_uw_frame(&w);
@@ -281,16 +288,36 @@ static __attribute__((noinline)) int deeper(int d, unsigned long long *pcs, int 
 }
 
 /* A plain call chain: every frame, through cmocka and libc, to _start,
- * whose CFI ends the walk. */
+ * whose CFI ends the walk; with the walk's cache (as the BPF program
+ * walks) and without it, each as backtrace(), the process's mappings
+ * searched less often with it. */
 static void test_walk_self(void **state)
 {
-	unsigned long long pcs[64];
-	void *back[64];
-	int n, nb, cfi, ret, same;
+	unsigned long long pcs[64], pcs2[64];
+	void *back[64], *back2[64];
+	int n, nb, cfi, ret, same, n2, cfi2, nb2, i, r;
+	unsigned with, without;
 
 	(void)state;
 	maps_of_self();
-	ret = deeper(5, pcs, &n, &cfi, back, &nb);
+	ret = 0;
+	with = without = 0;
+	for (i = 0; i < 2; i++) { /* one call site: the same return addresses */
+		M.use_cache = i;
+		M.proc_lookups = 0;
+		r = deeper(5, i ? pcs : pcs2, i ? &n : &n2, i ? &cfi : &cfi2, i ? back : back2,
+			   i ? &nb : &nb2);
+		if (i)
+			ret = r;
+		*(i ? &with : &without) = M.proc_lookups;
+	}
+	print_message("the process's mappings searched %u times for %d frames with the cache, %u "
+		      "without\n", with, n, without);
+	assert_true(with < without);
+	assert_int_equal(n, n2);
+	/* each walk against its own backtrace() (the compiler may have made
+	 * two calls of the loop's one) */
+	assert_true(compare(pcs2, n2, back2, nb2) >= 8);
 	same = compare(pcs, n, back, nb);
 	print_message("walk: %d frames (%d by CFI), backtrace(): %d, alike: %d, stop %d\n", n, cfi,
 		      nb, same, ret);
@@ -457,6 +484,7 @@ static void test_locate(void **state)
 
 	(void)state;
 	maps_reset();
+	M.use_cache = 0; /* each lookup on its own (a walk's cache lives for a walk) */
 	/* no process registered: not ready */
 	assert_int_equal(zt_uw_locate_(1, 0x400000), ZT_UW_STOP_NOT_READY);
 	M.have_proc = 1;
