@@ -1233,6 +1233,16 @@ int recorder_open(struct recorder *r)
 		so.exclude_kernel = tg->evs[0].exclude_kernel;
 		if (r->use_bpf) {
 			err = sampler_open(&so, on_bpf_sample, r, &r->smp, msg, sizeof(msg));
+			if (err == -EINVAL && so.kunwind) {
+				/* a kernel whose verifier refuses the walk (before
+				 * bpf_loop(), Linux 5.17): frame pointers, as perf */
+				zt_warn("the kernel unwinder cannot load here (%s): user stacks "
+					"by frame pointers, as --call-graph fp", msg);
+				so.kunwind = false;
+				r->fp_only = true;
+				err = sampler_open(&so, on_bpf_sample, r, &r->smp, msg,
+						   sizeof(msg));
+			}
 		} else {
 			struct perfev_opts po = {
 				.events = pe, .nr_events = target_perfev_events(tg, pe),
