@@ -191,7 +191,7 @@ real() { # real NAME COMM CMD...
 	same_as_dwarf "$n.dw" "$comm" "$@"
 }
 real xz xz xz -6 -c xzin
-real sqlite3 sqlite3 sqlite3 :memory: 'with recursive c(x) as (select 1 union all select x+1 from c limit 3000000) select sum(x) from c;'
+real sqlite3 sqlite3 sqlite3 :memory: 'with recursive c(x) as (select 1 union all select x+1 from c limit 10000000) select sum(x) from c;'
 # Debian's own (not a pyenv shim that PATH may put first)
 if [ -x /usr/bin/python3.11 ]; then
 	real python3.11 python3.11 /usr/bin/python3.11 fib.py
