@@ -81,6 +81,9 @@ struct range {
 	uint32_t first, nr;
 };
 
+/* Tables asked of the worker at most at once. */
+#define MAX_JOBS 256
+
 struct kunwind {
 	struct kunwind_opts o;
 	uint32_t *entries;	   /* the entries map, mapped */
@@ -847,7 +850,12 @@ static void add_map(struct kunwind *k, const struct prof_mmap *m)
 		p->nr++;
 		f->refs++;
 		f->used = ++k->tick;
-		if (f->state == U_NEW) {
+		if (f->state == U_NEW && k->outstanding >= MAX_JOBS) {
+			/* a burst of new binaries: this one is asked for again
+			 * when a process maps it next (each job holds a
+			 * descriptor) */
+			k->st.deferred++;
+		} else if (f->state == U_NEW) {
 			int fd = k->o.open_file ? k->o.open_file(k->o.ctx, m) : -1;
 
 			request(k, f, fd < 0 ? -1 : fd);

@@ -53,6 +53,7 @@ struct kunwind_stats {
 	uint64_t built;     /* ... built afresh */
 	uint64_t build_ns;  /* the worker's time on them */
 	uint64_t pending;   /* tables not ready when asked */
+	uint64_t deferred;  /* asked while 256 were being built: asked again at the next mapping */
 	uint64_t entries, pages, rules; /* in the maps now */
 	uint64_t maps_over; /* process mappings left out: more than ZT_UW_MAPS */
 };

@@ -1414,13 +1414,15 @@ static void write_unwind_stops(struct recorder *r)
 	kunwind_get_stats(r->ku, &ks);
 	snprintf(buf, sizeof(buf),
 		 "files=%llu,loaded=%llu,no_cfi=%llu,no_room=%llu,evicted=%llu,cached=%llu,"
-		 "built=%llu,build_ms=%llu,entries=%llu,pages=%llu,rules=%llu,maps_over=%llu",
+		 "built=%llu,build_ms=%llu,entries=%llu,pages=%llu,rules=%llu,maps_over=%llu,"
+		 "deferred=%llu",
 		 (unsigned long long)ks.files, (unsigned long long)ks.loaded,
 		 (unsigned long long)ks.no_cfi, (unsigned long long)ks.no_room,
 		 (unsigned long long)ks.evicted, (unsigned long long)ks.cached,
 		 (unsigned long long)ks.built, (unsigned long long)(ks.build_ns / 1000000),
 		 (unsigned long long)ks.entries, (unsigned long long)ks.pages,
-		 (unsigned long long)ks.rules, (unsigned long long)ks.maps_over);
+		 (unsigned long long)ks.rules, (unsigned long long)ks.maps_over,
+		 (unsigned long long)ks.deferred);
 	note_err(r, ztdata_write_meta(r->w, "unwind_tables", buf));
 }
 
