@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "symbolizer/cficache.h"
 #include "symbolizer/cfitab.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/vdso.h"
 
 _Static_assert(ZT_UW_CFA == CFITAB_CFA && ZT_UW_SIGNAL == CFITAB_SIGNAL &&
 		       ZT_UW_UNSUPPORTED == CFITAB_UNSUPPORTED && ZT_UW_END == CFITAB_END &&
@@ -113,7 +113,7 @@ struct kunwind {
 	pthread_t thread;
 	bool started, stop;
 	pthread_mutex_t mu; /* everything: the worker loads tables itself */
-	pthread_cond_t cv, done_cv;
+	pthread_cond_t cv;
 	struct job *todo, *todo_tail;
 };
 
@@ -210,7 +210,6 @@ static void *worker(void *arg)
 		j->fd = -1;
 		pthread_mutex_lock(&k->mu);
 		finish(k, j);
-		pthread_cond_broadcast(&k->done_cv);
 	}
 	pthread_mutex_unlock(&k->mu);
 	return NULL;
@@ -280,7 +279,6 @@ int kunwind_new(const struct kunwind_opts *o, struct kunwind **out)
 	k->o = *o;
 	pthread_mutex_init(&k->mu, NULL);
 	pthread_cond_init(&k->cv, NULL);
-	pthread_cond_init(&k->done_cv, NULL);
 	k->entries_bytes = page_round((size_t)(o->max_entries + 1) / 2 * sizeof(struct zt_uw_entry2));
 	k->rules_bytes = page_round((size_t)ZT_UW_RULES * sizeof(struct zt_uw_rule));
 	k->entries = map_mmap(o->maps.entries, k->entries_bytes);
@@ -347,7 +345,6 @@ void kunwind_free(struct kunwind *k)
 	free(k->free);
 	pthread_mutex_destroy(&k->mu);
 	pthread_cond_destroy(&k->cv);
-	pthread_cond_destroy(&k->done_cv);
 	free(k);
 }
 
@@ -675,39 +672,18 @@ static void finish(struct kunwind *k, struct job *j)
 	job_free(j);
 }
 
-void kunwind_settle(struct kunwind *k, int ms)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L)
-		until.tv_sec++, until.tv_nsec -= 1000000000L;
-	pthread_mutex_lock(&k->mu);
-	while (k->outstanding)
-		if (pthread_cond_timedwait(&k->done_cv, &k->mu, &until) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&k->mu);
-}
-
 /* ---- the vDSO: this machine's image, the same in every process ---- */
 
 static void vdso_file(struct kunwind *k)
 {
-	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const void *)img;
 	struct prof_build_id b = { 0 };
+	const void *img;
 	size_t len;
 	long i;
 	int fd;
 
 	k->vdso_tried = true;
-	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return;
-	/* the image up to its section headers' end (they come last) */
-	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (len < sizeof(*eh) || len > (1u << 20))
+	if (vdso_self_image(&img, &len))
 		return;
 	fd = memfd_create("vdso", MFD_CLOEXEC);
 	if (fd < 0)

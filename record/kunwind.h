@@ -69,9 +69,6 @@ void kunwind_free(struct kunwind *k);
  * only for the vDSO and for opening the file); a fork, exec or exit. */
 void kunwind_mmap(struct kunwind *k, const struct prof_mmap *m);
 void kunwind_task(struct kunwind *k, const struct prof_task *t);
-/* Wait up to ms milliseconds for the tables asked for to be loaded. */
-void kunwind_settle(struct kunwind *k, int ms);
-
 void kunwind_get_stats(struct kunwind *k, struct kunwind_stats *st);
 
 #endif

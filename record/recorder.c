@@ -434,13 +434,15 @@ static bool write_sample(struct recorder *r, unsigned ev, uint64_t ts, uint64_t 
 	if (r->filtered)
 		track(r, pid);
 	if (pid && !u64set_has(&r->sampled, pid)) {
+		size_t snap = r->nr_pmaps;
+
 		note_err(r, u64set_add(&r->sampled, pid));
 		note_err(r, u64set_add(&r->new_sampled, pid));
 		snapshot_perfmap(r, pid); /* short-lived JITs too */
 		/* and once more soon: a JIT writes its map after its first
 		 * samples, which reach here within a millisecond or two */
-		if (!ZT_GROW(r->resnap, r->cap_resnap, r->nr_resnap + 1)) {
-			r->resnap[r->nr_resnap].pid = pid;
+		if (r->nr_pmaps > snap && !ZT_GROW(r->resnap, r->cap_resnap, r->nr_resnap + 1)) {
+			r->resnap[r->nr_resnap].snap = snap;
 			r->resnap[r->nr_resnap++].at = recorder_now() + RESNAP_NS;
 		}
 	}
@@ -929,20 +931,16 @@ static void snapshot_perfmap(struct recorder *r, uint32_t pid)
 static void resnap_due(struct recorder *r)
 {
 	uint64_t now;
-	size_t i, j, k = 0;
+	size_t i, k = 0;
 
 	if (!r->nr_resnap)
 		return;
 	now = recorder_now();
 	for (i = 0; i < r->nr_resnap; i++) {
-		if (r->resnap[i].at > now) {
+		if (r->resnap[i].at > now)
 			r->resnap[k++] = r->resnap[i];
-			continue;
-		}
-		for (j = 0; j < r->nr_pmaps; j++)
-			if (r->pmaps[j].pid == r->resnap[i].pid &&
-			    r->pmaps[j].kind == PROF_BLOB_PERFMAP)
-				snapshot_file(r, &r->pmaps[j]);
+		else if (r->resnap[i].snap < r->nr_pmaps) /* (entries stay where they are) */
+			snapshot_file(r, &r->pmaps[r->resnap[i].snap]);
 	}
 	r->nr_resnap = k;
 }

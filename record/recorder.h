@@ -108,7 +108,7 @@ struct recorder {
 	size_t nr_deferred, cap_deferred;
 	struct { uint32_t pid, ppid; } *forks; /* process creations seen */
 	size_t nr_forks, cap_forks;
-	struct { uint32_t pid; uint64_t at; } *resnap; /* perf maps to read again at 'at' */
+	struct { size_t snap; uint64_t at; } *resnap; /* pmaps[snap] to read again at 'at' */
 	size_t nr_resnap, cap_resnap;
 	struct perfmap_snap *pmaps; /* perf maps and jitdumps, and what of them is stored */
 	size_t nr_pmaps, cap_pmaps;

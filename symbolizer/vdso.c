@@ -36,17 +36,36 @@ static int check_id(char *buf, const struct prof_build_id *want, int *temp)
 	return ret;
 }
 
+int vdso_self_image(const void **img, size_t *len)
+{
+	unsigned long lo = 0, hi = 0;
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2;
+	fclose(f);
+	if (!found || hi <= lo || hi - lo > (1ul << 20))
+		return -ENOENT;
+	*img = (const void *)lo;
+	*len = hi - lo;
+	return 0;
+}
+
 int vdso_host_copy(const struct profile *p, const struct buildid_cache *c,
 		   const struct prof_build_id *want, char *buf, size_t n, int *temp)
 {
 	const char *host = profile_get_meta(p, "hostname");
 	const char *rel = profile_get_meta(p, "os_release");
-	unsigned long lo = 0, hi = 0;
-	char line[512], tmp[PATH_MAX];
+	char tmp[PATH_MAX];
+	const void *img;
+	size_t len;
 	struct utsname u;
 	struct stat st;
-	FILE *f;
-	int fd, found = 0;
+	int fd, ret;
 	ssize_t w;
 
 	*temp = 0;
@@ -62,15 +81,10 @@ int vdso_host_copy(const struct profile *p, const struct buildid_cache *c,
 		if (!stat(buf, &st) && st.st_size > 0)
 			return want ? check_id(buf, want, temp) : 0;
 	}
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -errno;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2;
-	fclose(f);
-	if (!found || hi <= lo || hi - lo > (1ul << 20))
-		return -ENOENT;
-	if (c && !buildid_cache_store(c, buf, (const void *)lo, hi - lo, NULL))
+	ret = vdso_self_image(&img, &len);
+	if (ret)
+		return ret;
+	if (c && !buildid_cache_store(c, buf, img, len, NULL))
 		return want ? check_id(buf, want, temp) : 0;
 	/* no cache, or none writable (a sudo user's that cannot be made): a temporary copy */
 	if (snprintf(tmp, sizeof(tmp), "/tmp/zt-vdso-XXXXXX") >= (int)sizeof(tmp))
@@ -78,8 +92,8 @@ int vdso_host_copy(const struct profile *p, const struct buildid_cache *c,
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	w = write(fd, (const void *)lo, hi - lo);
-	if (close(fd) || w != (ssize_t)(hi - lo)) {
+	w = write(fd, img, len);
+	if (close(fd) || w != (ssize_t)len) {
 		unlink(tmp);
 		return -EIO;
 	}

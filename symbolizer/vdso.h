@@ -8,6 +8,10 @@
 #include "libprof/profile.h"
 #include "symbolizer/buildid_cache.h"
 
+/* This process's own [vdso] mapping (the image every process of this
+ * kernel maps): 0, -ENOENT, -errno. */
+int vdso_self_image(const void **img, size_t *len);
+
 /*
  * This machine's vDSO as a file, for recordings of this host and kernel
  * (every process maps the same image; perf keeps a copy the same way):
