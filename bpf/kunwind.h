@@ -38,6 +38,7 @@
 #define ZT_UW_PLT 5
 #define ZT_UW_REG_SP 0
 #define ZT_UW_REG_FP 1
+#define ZT_UW_REG_BX 2
 #define ZT_UW_FP_SAME 0
 #define ZT_UW_FP_AT 1
 #define ZT_UW_FP_UNDEF 2
@@ -92,12 +93,12 @@ struct zt_uw_page {
 	unsigned int first, nr;
 };
 
-/* symbolizer/cfitab.h's struct cfipage_rule, padded to the 8 bytes an
- * array map's element takes (also in its memory mapping) */
+/* symbolizer/cfitab.h's struct cfipage_rule (16 bytes: a multiple of the
+ * 8 an array map's element takes, also in its memory mapping) */
 struct zt_uw_rule {
 	int cfa_off, fp_off;
-	unsigned char kind, cfa_reg, fp, pad;
-	unsigned int pad2;
+	unsigned char kind, cfa_reg, fp, bx;
+	int bx_off;
 };
 
 /* uw_entries' element: two entries (an array map's elements are 8 bytes
@@ -106,8 +107,10 @@ struct zt_uw_entry2 {
 	unsigned int e[2];
 };
 
+/* A frame's registers: bx is 0 where it is not known (after a frame
+ * walked by its frame pointer, which may have changed it). */
 struct zt_uw_regs {
-	unsigned long long pc, sp, bp;
+	unsigned long long pc, sp, bp, bx;
 };
 
 /*
@@ -128,6 +131,7 @@ struct zt_uw_cache {
  * at in a signal frame's restorer (__restore_rt) */
 #define ZT_UW_SIGCTX 40
 #define ZT_UW_SIGCTX_BP (ZT_UW_SIGCTX + 80)
+#define ZT_UW_SIGCTX_BX (ZT_UW_SIGCTX + 88)
 #define ZT_UW_SIGCTX_SP (ZT_UW_SIGCTX + 120)
 #define ZT_UW_SIGCTX_IP (ZT_UW_SIGCTX + 128)
 
@@ -157,12 +161,21 @@ struct zt_uw_cache {
 static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw_regs *r,
 				       int *exact)
 {
-	unsigned long long cfa, ra, bp = r->bp, sp;
+	unsigned long long cfa, ra, bp = r->bp, bx = r->bx, sp;
 
 	*exact = 0;
 	switch (ru->kind) {
 	case ZT_UW_CFA:
-		cfa = (ru->cfa_reg == ZT_UW_REG_SP ? r->sp : r->bp) + (long long)ru->cfa_off;
+		if (ru->cfa_reg == ZT_UW_REG_SP) {
+			cfa = r->sp;
+		} else if (ru->cfa_reg == ZT_UW_REG_FP) {
+			cfa = r->bp;
+		} else {
+			if (!r->bx) /* not known: the frame pointer may do */
+				return ZT_UW_FALLBACK;
+			cfa = r->bx;
+		}
+		cfa += (long long)ru->cfa_off;
 		break;
 	case ZT_UW_PLT:
 		cfa = r->sp + (long long)ru->cfa_off +
@@ -170,13 +183,14 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 		break;
 	case ZT_UW_SIGNAL:
 		if (ZT_UW_READ(bp, r->sp + ZT_UW_SIGCTX_BP) || ZT_UW_READ(sp, r->sp + ZT_UW_SIGCTX_SP) ||
-		    ZT_UW_READ(ra, r->sp + ZT_UW_SIGCTX_IP))
+		    ZT_UW_READ(ra, r->sp + ZT_UW_SIGCTX_IP) || ZT_UW_READ(bx, r->sp + ZT_UW_SIGCTX_BX))
 			return ZT_UW_STOP_FAULT;
 		if (!ra)
 			return ZT_UW_STOP_FP_END;
 		r->pc = ra;
 		r->sp = sp;
 		r->bp = bp;
+		r->bx = bx;
 		*exact = 1;
 		return ZT_UW_NEXT;
 	case ZT_UW_END:
@@ -197,11 +211,18 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 	} else if (ru->fp == ZT_UW_FP_UNDEF) {
 		bp = 0;
 	}
+	if (ru->bx == ZT_UW_FP_AT) {
+		if (ZT_UW_READ(bx, cfa + (long long)ru->bx_off))
+			return ZT_UW_STOP_FAULT;
+	} else if (ru->bx == ZT_UW_FP_UNDEF) {
+		bx = 0;
+	}
 	if (!ra)
 		return ZT_UW_STOP_FP_END;
 	r->pc = ra;
 	r->sp = cfa;
 	r->bp = bp;
+	r->bx = bx;
 	return ZT_UW_NEXT;
 }
 
@@ -224,6 +245,7 @@ static __always_inline int zt_uw_fp(struct zt_uw_regs *r, int why)
 	r->pc = ra;
 	r->sp = r->bp + 16;
 	r->bp = fp;
+	r->bx = 0; /* the frame may have used it, saved where no rule says */
 	return ZT_UW_NEXT;
 }
 

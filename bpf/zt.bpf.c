@@ -418,12 +418,12 @@ static long uw_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The user stack from (ip, sp, bp) into this CPU's record's ips (the
+/* The user stack from (ip, sp, bp, bx) into this CPU's record's ips (the
  * scratch or, with snapshots, the uscratch one) after its nk kernel
  * frames, walked with the unwind tables: the user frames stored; *reason
  * why the walk ended. */
 static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, __u64 bp,
-				     __u32 *reason)
+				     __u64 bx, __u32 *reason)
 {
 	struct uw_loop l = {};
 	struct zt_uw_cache *c;
@@ -439,6 +439,7 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 	l.w.r.pc = ip;
 	l.w.r.sp = sp;
 	l.w.r.bp = bp;
+	l.w.r.bx = bx;
 	l.w.tgid = tgid;
 	l.w.exact = 1; /* the interrupted instruction */
 	l.nk = nk;
@@ -508,21 +509,23 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	 * measured with kernel.bpf_stats_enabled). A sample taken in the
 	 * kernel starts from the task's saved user registers. */
 	if (tgid) { /* the idle task has no user stack */
-		__u64 ip, bp, sp;
+		__u64 ip, bp, sp, bx;
 		__u32 why;
 
 		if (user_mode(ctx)) {
 			ip = ctx->regs[16];
 			bp = ctx->regs[4];
+			bx = ctx->regs[5];
 			sp = ctx->regs[19];
 		} else {
 			struct pt_regs___x *u = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 			ip = BPF_CORE_READ(u, ip);
 			bp = BPF_CORE_READ(u, bp);
+			bx = BPF_CORE_READ(u, bx);
 			sp = BPF_CORE_READ(u, sp);
 		}
 		if (kunwind) {
-			nu = uw_walk(tgid, nk, ip, sp, bp, &why);
+			nu = uw_walk(tgid, nk, ip, sp, bp, bx, &why);
 			e->flags |= why << ZT_EV_STOP_SHIFT;
 		} else {
 			nu = fp_walk(e, nk, ip, bp);
@@ -613,7 +616,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	if (kunwind) {
 		__u32 why;
 
-		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, &why);
+		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, ctx->rbx, &why);
 		e->flags |= why << ZT_EV_STOP_SHIFT;
 	} else {
 		nu = fp_walk(e, 0, ctx->rip, ctx->rbp);

@@ -54,6 +54,7 @@ struct pt_regs {
 
 struct pt_regs___x {
 	unsigned long bp;
+	unsigned long bx;
 	unsigned long ip;
 	unsigned long sp;
 } __attribute__((preserve_access_index));

@@ -532,6 +532,8 @@ static int rule_index(struct kunwind *k, const struct cfipage_rule *r, uint16_t 
 	v.kind = r->kind;
 	v.cfa_reg = r->cfa_reg;
 	v.fp = r->fp;
+	v.bx = r->bx;
+	v.bx_off = r->bx_off;
 	h = zt_hash_bytes(&v, sizeof(v));
 	if (zt_htab_reserve(&k->rhash, 1, rule_hash_at, k))
 		return -ENOMEM;

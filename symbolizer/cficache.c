@@ -20,7 +20,7 @@
 #define HDR_LEN	  40
 #define HDR_CSUM  32 /* where the checksum is: the bytes before it are hashed */
 #define SEG_LEN	  24
-#define RULE_LEN  12
+#define RULE_LEN  16
 #define PAGE_LEN  16
 #define ENTRY_LEN 4
 #define MAX_RULES (UINT16_MAX + 1u)
@@ -60,8 +60,8 @@ static int check(const struct cfipages *p, const struct cfi_seg *segs, unsigned 
 	for (i = 0; i < p->nr_rules; i++) {
 		const struct cfipage_rule *r = &p->rules[i];
 
-		if (r->kind >= CFITAB_NKINDS || r->cfa_reg > CFITAB_REG_FP ||
-		    r->fp > CFITAB_FP_UNDEF || r->pad)
+		if (r->kind >= CFITAB_NKINDS || r->cfa_reg > CFITAB_REG_BX ||
+		    r->fp > CFITAB_FP_UNDEF || r->bx > CFITAB_FP_UNDEF)
 			return -EINVAL;
 	}
 	for (i = 0; i < p->nr_pages; i++) {
@@ -119,7 +119,8 @@ int cficache_encode(const struct cfipages *p, const struct cfi_seg *segs, unsign
 		w[8] = r->kind;
 		w[9] = r->cfa_reg;
 		w[10] = r->fp;
-		w[11] = 0;
+		w[11] = r->bx;
+		zt_put_le(w + 12, (uint32_t)r->bx_off, 4);
 	}
 	for (i = 0; i < p->nr_pages; i++, w += PAGE_LEN) {
 		zt_put_le(w, p->pages[i].page, 8);
@@ -192,7 +193,8 @@ int cficache_decode(const void *data, size_t len, struct cfipages *p, struct cfi
 		u->kind = r[8];
 		u->cfa_reg = r[9];
 		u->fp = r[10];
-		u->pad = r[11];
+		u->bx = r[11];
+		u->bx_off = (int32_t)(uint32_t)zt_get_le(r + 12, 4);
 	}
 	for (i = 0; i < np; i++, r += PAGE_LEN)
 		p->pages[i] = (struct cfipage){zt_get_le(r, 8), (uint32_t)zt_get_le(r + 8, 4),

@@ -9,7 +9,7 @@
  *
  *   header, 40 bytes
  *     0  magic       "ZTCFI\0"
- *     6  u16 version  1 (CFICACHE_VERSION)
+ *     6  u16 version  2 (CFICACHE_VERSION; 1 had no %rbx rules)
  *     8  u32 shift    CFIPAGE_SHIFT (16): a table of other pages is refused
  *    12  u32 nr_segs     <= CFICACHE_MAX_SEGS
  *    16  u32 nr_rules    <= 65536
@@ -18,16 +18,17 @@
  *    28  u32 reserved    0
  *    32  u64 checksum    zt_hash_pair(zt_hash_bytes(header bytes [0, 32)),
  *                                     zt_hash_bytes(payload)) (libprof/hash.h)
- *   payload, exactly 24 * nr_segs + 12 * nr_rules + 16 * nr_pages
+ *   payload, exactly 24 * nr_segs + 16 * nr_rules + 16 * nr_pages
  *            + 4 * nr_entries bytes, the file's end
  *     segs     u64 offset, u64 vaddr, u64 filesz
- *     rules    i32 cfa_off, i32 fp_off, u8 kind, u8 cfa_reg, u8 fp, u8 pad (0)
+ *     rules    i32 cfa_off, i32 fp_off, u8 kind, u8 cfa_reg, u8 fp, u8 bx,
+ *              i32 bx_off
  *     pages    u64 page, u32 first, u32 nr
  *     entries  u16 lo, u16 rule
  *
  * A file is used only when all of it holds together, since what it says
  * goes into BPF maps as it is: the header as above, the checksum, rules of
- * known kinds, registers and frame-pointer rules (any offsets), pages
+ * known kinds, registers and %rbp and %rbx rules (any offsets), pages
  * strictly increasing (each below 2^48: a 64-bit address's page) with
  * nr >= 1 entries each, their ranges [first, first + nr) in order one after
  * the other and covering all entries, within a page lo strictly increasing
@@ -56,7 +57,7 @@
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/cfitab.h"
 
-#define CFICACHE_VERSION  1
+#define CFICACHE_VERSION  2
 #define CFICACHE_MAX_SEGS 4
 /* The largest cache file read (cc1's table is a few MiB). */
 #define CFICACHE_MAX_FILE (64u << 20)

@@ -14,6 +14,7 @@
 #include "symbolizer/cfitab.h"
 
 /* x86-64's DWARF register numbers */
+#define DW_X86_64_RBX 3
 #define DW_X86_64_RBP 6
 #define DW_X86_64_RSP 7
 #define DW_X86_64_RA  16
@@ -83,6 +84,21 @@ static bool plt_rule(const Dwarf_Op *ops, size_t n, struct cfitab_row *r)
 	return true;
 }
 
+/* Where the caller's register regno is, as a cfitab_fp in *how and the
+ * offset from the CFA in *off: false for a rule the table cannot express. */
+static bool reg_rule(Dwarf_Frame *fr, int regno, uint8_t *how, int32_t *off)
+{
+	int64_t o;
+	bool same;
+	int at = saved_at(fr, regno, &o, &same);
+
+	if (at < 0 || o < INT32_MIN || o > INT32_MAX)
+		return false;
+	*how = at ? CFITAB_FP_AT : same ? CFITAB_FP_SAME : CFITAB_FP_UNDEF;
+	*off = at ? (int32_t)o : 0;
+	return true;
+}
+
 /* The row of frame state fr (a signal frame's when sig). */
 static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 {
@@ -90,7 +106,6 @@ static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 	size_t n;
 	int64_t reg, off, ra, fp;
 	bool same;
-	int at;
 
 	r->kind = sig ? CFITAB_SIGNAL : CFITAB_UNSUPPORTED;
 	if (sig || dwarf_frame_cfa(fr, &ops, &n))
@@ -102,7 +117,8 @@ static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 	}
 	if (plt_rule(ops, n, r)) {
 		if (saved_at(fr, DW_X86_64_RA, &ra, &same) != 1 || ra != -8 ||
-		    saved_at(fr, DW_X86_64_RBP, &fp, &same) != 0 || !same)
+		    saved_at(fr, DW_X86_64_RBP, &fp, &same) != 0 || !same ||
+		    !reg_rule(fr, DW_X86_64_RBX, &r->bx, &r->bx_off))
 			*r = (struct cfitab_row){.addr = r->addr, .kind = CFITAB_UNSUPPORTED};
 		return;
 	}
@@ -117,25 +133,28 @@ static void row_of(Dwarf_Frame *fr, bool sig, struct cfitab_row *r)
 	} else {
 		return;
 	}
-	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP) || off < INT32_MIN || off > INT32_MAX)
+	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP && reg != DW_X86_64_RBX) ||
+	    off < INT32_MIN || off > INT32_MAX)
 		return;
 	/* the return address where a call put it */
 	if (saved_at(fr, DW_X86_64_RA, &ra, &same) != 1 || ra != -8)
 		return;
-	at = saved_at(fr, DW_X86_64_RBP, &fp, &same);
-	if (at < 0 || fp < INT32_MIN || fp > INT32_MAX)
+	if (!reg_rule(fr, DW_X86_64_RBP, &r->fp, &r->fp_off) ||
+	    !reg_rule(fr, DW_X86_64_RBX, &r->bx, &r->bx_off)) {
+		r->fp = r->bx = 0;
+		r->fp_off = r->bx_off = 0;
 		return;
+	}
 	r->kind = CFITAB_CFA;
-	r->cfa_reg = reg == DW_X86_64_RSP ? CFITAB_REG_SP : CFITAB_REG_FP;
+	r->cfa_reg = reg == DW_X86_64_RSP ? CFITAB_REG_SP
+		     : reg == DW_X86_64_RBP ? CFITAB_REG_FP : CFITAB_REG_BX;
 	r->cfa_off = (int32_t)off;
-	r->fp = at ? CFITAB_FP_AT : same ? CFITAB_FP_SAME : CFITAB_FP_UNDEF;
-	r->fp_off = at ? (int32_t)fp : 0;
 }
 
 static bool same_rule(const struct cfitab_row *a, const struct cfitab_row *b)
 {
 	return a->kind == b->kind && a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
-	       a->fp == b->fp && a->fp_off == b->fp_off;
+	       a->fp == b->fp && a->fp_off == b->fp_off && a->bx == b->bx && a->bx_off == b->bx_off;
 }
 
 /* Row r from r->addr on: merged into the last one when alike, in its
@@ -398,7 +417,8 @@ static int rule_of(struct cfipages *p, const struct cfitab_row *r, uint16_t *out
 {
 	int cfa = r->kind == CFITAB_CFA || r->kind == CFITAB_PLT;
 	struct cfipage_rule k = {cfa ? r->cfa_off : 0, cfa ? r->fp_off : 0, r->kind,
-				 cfa ? r->cfa_reg : 0, cfa ? r->fp : 0, 0};
+				 cfa ? r->cfa_reg : 0, cfa ? r->fp : 0, cfa ? r->bx : 0,
+				 cfa ? r->bx_off : 0};
 	size_t j;
 	uint32_t i;
 

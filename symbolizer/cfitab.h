@@ -4,7 +4,8 @@
  * else .debug_frame), for unwinding x86-64 user stacks without frame
  * pointers: for each address range of the file's code, how to find the
  * canonical frame address (CFA: the stack pointer before the call) and
- * where the caller's frame pointer was saved, reduced to the rules
+ * where the caller's frame pointer (%rbp) and %rbx were saved (the two
+ * registers a CFA can be found from besides %rsp), reduced to the rules
  * compilers emit. The return address is always at CFA - 8 in a row of kind
  * CFITAB_CFA; a rule the table cannot express is a row of its own kind, so
  * that an unwinder stops there or falls back to the frame pointer.
@@ -33,12 +34,14 @@ enum cfitab_kind {
 enum cfitab_reg {
 	CFITAB_REG_SP, /* %rsp */
 	CFITAB_REG_FP, /* %rbp */
+	CFITAB_REG_BX, /* %rbx (a frame that realigns its stack: glibc's lazy-binding
+			  trampoline _dl_runtime_resolve) */
 };
 
-/* Where the caller's frame pointer (%rbp) is. */
+/* Where the caller's frame pointer (%rbp), or its %rbx, is. */
 enum cfitab_fp {
-	CFITAB_FP_SAME,	 /* unchanged: still in %rbp */
-	CFITAB_FP_AT,	 /* saved at CFA + fp_off */
+	CFITAB_FP_SAME,	 /* unchanged: still in the register */
+	CFITAB_FP_AT,	 /* saved at CFA + fp_off (bx_off) */
 	CFITAB_FP_UNDEF, /* not recoverable */
 };
 
@@ -47,9 +50,11 @@ struct cfitab_row {
 			    holds up to the next row's */
 	int32_t cfa_off; /* CFITAB_CFA */
 	int32_t fp_off;	 /* CFITAB_FP_AT */
+	int32_t bx_off;	 /* bx CFITAB_FP_AT */
 	uint8_t kind;	 /* enum cfitab_kind */
 	uint8_t cfa_reg; /* enum cfitab_reg */
-	uint8_t fp;	 /* enum cfitab_fp */
+	uint8_t fp;	 /* enum cfitab_fp: %rbp */
+	uint8_t bx;	 /* enum cfitab_fp: %rbx */
 };
 
 struct cfitab {
@@ -84,7 +89,8 @@ const struct cfitab_row *cfitab_lookup(const struct cfitab *t, uint64_t addr);
 
 struct cfipage_rule {
 	int32_t cfa_off, fp_off;
-	uint8_t kind, cfa_reg, fp, pad;
+	uint8_t kind, cfa_reg, fp, bx;
+	int32_t bx_off;
 };
 
 struct cfipage_entry {

@@ -51,6 +51,15 @@ check() { # check DESC CMD...
 	if "$@"; then ok "$d"; else fail "$d"; fi
 }
 contains() { grep -qE -- "$2" "$1"; }
+# all CMD...: each argument, a shell command, succeeds (evaluated in
+# turn, the caller's variables in scope). A check of several conditions is
+# one command: "check DESC [ a ] && [ b ]" would count only the first.
+all() {
+	local _c
+	for _c in "$@"; do
+		eval "$_c" || return 1
+	done
+}
 
 # Self share (percent, integer part) of symbol $2 in a --no-children report file $1
 self_pct() {

@@ -38,7 +38,7 @@ for mode in chain qsort thread deep; do
 	precord -e cpu-clock -F 499 --call-graph dwarf -o $mode.perf -- "$NOFP" $mode 1 || fail "perf record $mode"
 	perf_folded $mode.perf > $mode.perf.folded
 	"$ZT" script --folded -i $mode.perf > $mode.zt.folded 2> $mode.zt.err
-	check "$mode: zt unwinds perf's dwarf perf.data" [ $? -eq 0 ] && [ "$(total $mode.zt.folded)" -gt 100 ]
+	check "$mode: zt unwinds perf's dwarf perf.data" [ $? -eq 0 -a "$(total $mode.zt.folded)" -gt 100 ]
 	check "$mode: the same samples as perf" [ "$(total $mode.zt.folded)" = "$(total $mode.perf.folded)" ]
 	# the workload's frames of every sample, as perf's unwinder gives them
 	check "$mode: the same stacks as perf script (workload frames)" \
@@ -115,7 +115,7 @@ check "deep, dwarf,8192: no warning about the copy's size then" lacks deep8.err 
 ZT_BTF_VMLINUX=/nonexistent "$ZT" record -q -F 499 --call-graph dwarf -o deep8pe.data -- "$NOFP" deep 1 2> /dev/null
 "$ZT" script --folded -i deep8pe.data > deep8pe.folded 2> deep8pe.err
 check "deep, dwarf,8192, perf_event sampler (no kernel unwinder): cut short, and said so" \
-	[ "$(share deep8pe.folded 'main;nf_deep')" -le 10 ] && grep -q 'larger --call-graph dwarf,SIZE' deep8pe.err
+	all '[ "$(share deep8pe.folded "main;nf_deep")" -le 10 ]' "grep -q 'larger --call-graph dwarf,SIZE' deep8pe.err"
 "$ZT" record -q -F 499 --call-graph dwarf,32768 -o deep32.data -- "$NOFP" deep 1
 "$ZT" script --folded -i deep32.data > deep32.folded 2> deep32.err
 
@@ -124,9 +124,9 @@ check "deep, dwarf,32768: all 25 frames of nf_deep, to main" [ "$(share deep32.f
 # the mixed walk: the same deep recursion with frame pointers, an 8 KiB copy:
 # DWARF to the end of the copy, the sampler's frame-pointer chain from there
 # (the perf_event sampler's: the BPF sampler records the kernel unwinder's)
-ZT_BTF_VMLINUX=/nonexistent "$ZT" record -q -F 499 --call-graph dwarf -o mixed.data -- "$WL/nofp-fp" deep 1 2> /dev/null
+ZT_BTF_VMLINUX=/nonexistent "$ZT" record -q -F 499 --call-graph dwarf -o mixed.data -- "$WL/nofp-fp" deep 1 2> mixed-rec.err
 "$ZT" script -v --folded -i mixed.data > mixed.folded 2> mixed.err
-check "mixed: DWARF walks cut short carried on with frame pointers" \
+check "mixed: DWARF walks cut short carried on with frame pointers ($(grep -o 'unwound.*' mixed.err | head -c 120)$(head -c 200 mixed-rec.err))" \
 	grep -qE 'unwound [0-9]+ user stacks .*[1-9][0-9]* extended with the recorded chain, 0 of them the kernel' mixed.err
 check "mixed: all 25 nf_deep frames, each once, to main" [ "$(share mixed.folded "$deep25")" -ge 80 ]
 
@@ -157,6 +157,6 @@ check "convert: perf report shows the unwound chain" grep -q 'nf_middle' dw-perf
 # usage errors
 for bad in dwarf,0 dwarf,70000 dwarf,abc dwarf,; do
 	"$ZT" record --call-graph "$bad" -o bad.data -- true 2> bad.err
-	check "--call-graph $bad: a usage error" [ $? -eq 129 ] && grep -q 'zt record:' bad.err
+	check "--call-graph $bad: a usage error" all "[ $? -eq 129 ]" "grep -q 'zt record:' bad.err"
 done
 finish

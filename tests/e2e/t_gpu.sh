@@ -64,7 +64,7 @@ check "with CUPTI's stall reasons" contains fp.txt 'cuda:pcsample: .*smsp__pcsam
 # CUPTI's function names are shared, one per function (the stand-in does as CUPTI 13):
 # the library counts the distinct pointers it was handed (3 kernels sampled)
 np=$(sed -n 's/.*cuda:info: pcs_name_pointers=\([0-9]*\).*/\1/p' fp.txt)
-check "one shared function name per sampled kernel: pcs_name_pointers=${np:-none}" [ "${np:-0}" -ge 1 ] && [ "${np:-9}" -le 3 ]
+check "one shared function name per sampled kernel: pcs_name_pointers=${np:-none}" [ "${np:-0}" -ge 1 -a "${np:-9}" -le 3 ]
 # every sampled PC lies inside its kernel's section, on an instruction (16 bytes)
 bad=0
 while read -r fn off; do

@@ -88,7 +88,7 @@ check "and hot_loop itself, with all its $hot_total samples in its Total" \
 check "GPU symbol summary" contains r.txt '^# GPU symbols: [0-9]+ PCs with lines \(function, file:line\), [0-9]+ names only, 0 none$'
 read -r full basic <<< "$(sed -nE 's/^# GPU symbols: ([0-9]+) PCs with lines .*, ([0-9]+) names only, .*/\1 \2/p' r.txt)"
 check "every PC resolved with a line (kernels.cubin has -lineinfo): $full with lines, $basic names only" \
-	[ "$full" -gt 0 ] && [ "$basic" -eq 0 ]
+	[ "${full:-0}" -gt 0 -a "${basic:-1}" -eq 0 ]
 # saxpy is lines 13-19 of kernels.cu, shade 6-11
 check "saxpy's hot lines are kernels.cu:13-19" \
 	bash -c "sed -n '/^# Kernel saxpy/,/^\$/p' r.txt | awk '\$3 ~ /\\.cu:/ { split(\$3, a, \":\"); if (a[1] != \"kernels.cu\" || a[2] < 13 || a[2] > 19) bad = 1; n++ } END { exit bad || !n }'"
@@ -147,8 +147,8 @@ read -r k s < <(tot ser.txt)
 read -r k1 s1 < <(tot h1.txt)
 read -r k2 s2 < <(tot h2.txt)
 check "--time halves: $k1 + $k2 of $k kernels, $s1 + $s2 of $s PC samples" \
-	[ "${k1:-0}" -gt 0 ] && [ "${k2:-0}" -gt 0 ] && [ "$k1" -lt "$k" ] && [ "$k2" -lt "$k" ] &&
-	[ $((k1 + k2)) -ge "$k" ] && [ "$s1" -lt "$s" ] && [ "$s2" -lt "$s" ] && [ $((s1 + s2)) -ge "$s" ]
+	[ "${k1:-0}" -gt 0 -a "${k2:-0}" -gt 0 -a "$k1" -lt "$k" -a "$k2" -lt "$k" -a \
+	  $((k1 + k2)) -ge "$k" -a "$s1" -lt "$s" -a "$s2" -lt "$s" -a $((s1 + s2)) -ge "$s" ]
 
 # ---- the TUI -----------------------------------------------------------------
 printf 'set -g remain-on-exit on\n' > tmux.conf

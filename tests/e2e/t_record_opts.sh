@@ -25,7 +25,7 @@ s=$SECONDS
 rc=$?
 check "-a -- sleep 1: exit 0" [ $rc -eq 0 ]
 check "... bounded by the command (within 4 s)" test $((SECONDS - s)) -le 4
-check "... several commands (swapper among them)" [ "$(comms a.data | grep -c .)" -ge 2 ] && comms a.data | grep -qx swapper
+check "... several commands (swapper among them)" all '[ "$(comms a.data | grep -c .)" -ge 2 ]' 'comms a.data | grep -qx swapper'
 
 # no target and no command: the whole system until Ctrl-C, as perf record
 timeout --preserve-status -s INT 1.5 "$ZT" record -o sys.data 2> sys.err

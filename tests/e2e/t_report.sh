@@ -109,14 +109,14 @@ check "--dso, --cpu" grep -q "leaf_x" fd.txt
 nh=$(awk '/^# Samples:/ { print $3 }' fh.txt); na=$(awk '/^# Samples:/ { print $3 }' g.txt)
 check "--time A%-B%: about half the samples" [ "${nh%K}" != "${na%K}" ]
 "$ZT" report -i t.data --stdio -q --no-children -g none > q.txt
-check "-q: rows only" [ "$(grep -c '^#' q.txt)" = 0 ] && [ -s q.txt ]
+check "-q: rows only" [ "$(grep -c '^#' q.txt)" = 0 -a -s q.txt ]
 
 # errors: a message and exit 129
 for bad in "-g sideways" "--time yesterday" "--cpu x" "--pid 1x" "--sort nope" "-F nope"; do
 	# shellcheck disable=SC2086
 	"$ZT" report -i t.data --stdio $bad > /dev/null 2> bad.err
 	rc=$?
-	check "bad '$bad': exit 129 with a message" [ $rc -eq 129 ] && grep -q "^zt report: " bad.err
+	check "bad '$bad': exit 129 with a message" all "[ $rc -eq 129 ]" 'grep -q "^zt report: " bad.err'
 done
 
 # zt's own recording converted to perf.data: perf report shows the same

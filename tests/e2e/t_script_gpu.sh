@@ -89,8 +89,8 @@ check "time order across samples and GPU records" \
 check "PC samples summed over the three batches" \
 	contains all.txt '^ +trainer +4242 cuda:pcsample: cubin=0x1234abcd5678ef01 pc=0x0 stall=selected samples=3 function=matmul_f32$'
 check "20 PC sample lines, after the last timed record" \
-	[ "$(grep -c 'cuda:pcsample:' all.txt)" = 20 ] && \
-	[ "$(grep -n 'cuda:pcsample:' all.txt | head -1 | cut -d: -f1)" -gt "$(grep -n 'cuda:memcpy: .*DtoH' all.txt | cut -d: -f1)" ]
+	[ "$(grep -c 'cuda:pcsample:' all.txt)" = 20 -a \
+	  "$(grep -n 'cuda:pcsample:' all.txt | head -1 | cut -d: -f1)" -gt "$(grep -n 'cuda:memcpy: .*DtoH' all.txt | cut -d: -f1)" ]
 check "stall reasons by name" contains all.txt 'pc=0x10 stall=long_scoreboard samples=6 function=torch::native::relu_kernel<float>$'
 check "the cubin" contains all.txt 'cuda:cubin: crc=0x1234abcd5678ef01 size=64 module=3 ctx=1$'
 check "info and warnings" contains all.txt '^ +trainer +4242 cuda:info: cupti_version=23$' && \
@@ -106,7 +106,7 @@ check "--gpu: the GPU records of the default output" \
 check "--gpu: with their stacks (250 - 25 over the rate + 2 of the graph)" [ "$(grep -c zt_hot_a gpu.txt)" = 227 ]
 "$ZT" script -i g.data --cpu > cpu.txt 2> cpu.err
 check "--cpu: exit 0, no GPU records, no GPU warnings" \
-	[ $? -eq 0 ] && not contains cpu.txt 'cuda:' && [ ! -s cpu.err ]
+	all "[ $? -eq 0 ]" "not contains cpu.txt 'cuda:'" '[ ! -s cpu.err ]'
 check "--cpu: 250 samples" [ "$(grep -c ' cpu-clock: $' cpu.txt)" = 250 ]
 collapse < all.txt > c-all.txt
 collapse < cpu.txt > c-cpu.txt
@@ -114,7 +114,7 @@ check "stackcollapse of the default output == of --cpu (GPU lines passed over)" 
 	cmp -s c-all.txt c-cpu.txt
 check "... and it holds the samples" [ "$(awk '{ s += $NF } END { print s }' c-cpu.txt)" = 250000000 ]
 "$ZT" script -i g.data --gpu --cpu > /dev/null 2> both.err
-check "--gpu --cpu: usage error" [ $? -eq 129 ] && contains both.err 'cannot be used together'
+check "--gpu --cpu: usage error" all "[ $? -eq 129 ]" "contains both.err 'cannot be used together'"
 "$ZT" script -i g.data --gpu --folded > gf.txt 2> /dev/null
 check "--gpu --folded: GPU stacks holding every PC sample" \
 	[ "$(awk '{ s += $NF } END { print s }' gf.txt)" = "$(grep 'cuda:pcsample:' gpu.txt | sed 's/.* samples=\([0-9]*\) .*/\1/' | awk '{ s += $1 } END { print s }')" ]
@@ -148,7 +148,7 @@ check "-q: no warning" [ ! -s q.err ]
 "$ZTGEN" stacks 10 cpu.data
 "$ZT" script -i cpu.data --gpu > n.txt 2> n.err
 check "--gpu on a CPU recording: nothing, a warning" \
-	[ ! -s n.txt ] && contains n.err 'has no GPU records'
+	all '[ ! -s n.txt ]' "contains n.err 'has no GPU records'"
 "$ZT" script -i cpu.data > n2.txt 2> n2.err
 check "a CPU recording: no cuda lines" not contains n2.txt 'cuda:'
 
@@ -160,18 +160,18 @@ check "--comm launcher: the 252 it launched" [ "$(nk --comm launcher)" = 252 ]
 check "--tid 4242: none (the launcher is 4243)" [ "$(nk --tid 4242)" = 0 ]
 k1=$(nk --time 0%-50%)
 k2=$(nk --time 50%-100%)
-check "--time halves: $k1 + $k2 of 255 kernels" [ "$k1" -gt 0 ] && [ "$k2" -gt 0 ] &&
-	[ $((k1 + k2)) -ge 255 ] && [ "$k1" -lt 255 ] && [ "$k2" -lt 255 ]
+check "--time halves: $k1 + $k2 of 255 kernels" [ "$k1" -gt 0 -a "$k2" -gt 0 -a \
+	  $((k1 + k2)) -ge 255 -a "$k1" -lt 255 -a "$k2" -lt 255 ]
 "$ZT" script --folded --gpu -i g.data --comm launcher > fo1.txt 2> /dev/null
 "$ZT" script --folded --gpu -i g.data --comm infer > fo2.txt 2> /dev/null
 check "--folded --gpu --comm: the launcher's PC samples, none of infer" \
-	[ -s fo1.txt ] && [ ! -s fo2.txt ]
+	[ -s fo1.txt -a ! -s fo2.txt ]
 
 # the other readers of the file
 "$ZT" report --stdio -i g.data > r.txt 2> r.err
-check "zt report reads it (the CPU samples)" [ $? -eq 0 ] && contains r.txt 'zt_hot_a'
+check "zt report reads it (the CPU samples)" all "[ $? -eq 0 ]" "contains r.txt 'zt_hot_a'"
 "$ZT" script -i g.data 2> pipe.err | head -1 > /dev/null
 check "zt script | head: exit 0" [ "${PIPESTATUS[0]}" -eq 0 ]
 "$ZT" script -i g.data > /dev/full 2> full.err
-check "full disk: exit 1" [ $? -eq 1 ] && contains full.err 'cannot write the output'
+check "full disk: exit 1" all "[ $? -eq 1 ]" "contains full.err 'cannot write the output'"
 finish

@@ -12,7 +12,7 @@ addrs() { nm -S --defined-only "$1" | awk '$3 ~ /^[tT]$/ && NF == 4 { print $1, 
 addrs inl > addrs
 n=$(wc -l < addrs); echo "  $n addresses"
 addr2line -f -i -e inl < addrs > a2l.out
-check "reference answers" [ -s a2l.out ] && [ "$n" -gt 100 ]
+check "reference answers" [ -s a2l.out -a "$n" -gt 100 ]
 "$ZT" symbolize -f -i -e inl < addrs > zt.out 2> zt.err
 check "zt symbolize exits 0" [ $? -eq 0 ]
 check "same answers as addr2line -f -i" cmp -s zt.out a2l.out

@@ -15,7 +15,7 @@ read -r shade_at shade_size <<< "$(sym '$hot_loop$_Z5shadefi')"
 read -r _ hot_size <<< "$(sym hot_loop)"
 read -r _ saxpy_size <<< "$(sym saxpy)"
 read -r _ scale_size <<< "$(sym _Z5scalePfif)"
-check "readelf finds the kernels and shade" [ -n "$shade_at" ] && [ -n "$hot_size" ] && [ -n "$saxpy_size" ]
+check "readelf finds the kernels and shade" [ -n "$shade_at" -a -n "$hot_size" -a -n "$saxpy_size" ]
 shade_pc=$(printf '0x%x' $((16#$shade_at + 0x10)))
 hot_pc=$(printf '0x%x' $((16#$shade_at - 0x10)))
 # line N of kernels.cu holding text (grep -F): the independent reference for spot checks

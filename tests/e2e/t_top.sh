@@ -21,7 +21,7 @@ check "top -p exits 0" [ $? -eq 0 ]
 check "a snapshot per second" [ "$(grep -c '^# [0-9:]* Samples: ' p.txt)" -ge 3 ]
 check "snapshot header: time, samples, lost" contains p.txt '^# [0-9]{2}:[0-9]{2}:[0-9]{2} Samples: [0-9.]+K?/s of event .* lost: [0-9]+/[0-9]+, pid '
 last_snap p.txt > p.last
-check "zt_hot_a above zt_cold_b (-p)" [ "$(rank p.last zt_hot_a)" = 1 ] && [ "$(rank p.last zt_cold_b)" = 2 ]
+check "zt_hot_a above zt_cold_b (-p)" [ "$(rank p.last zt_hot_a)" = 1 -a "$(rank p.last zt_cold_b)" = 2 ]
 check "zt_hot_a near 75% (-p): $(pct p.last zt_hot_a)" between "$(pct p.last zt_hot_a)" 60 90
 check "zt_cold_b near 25% (-p): $(pct p.last zt_cold_b)" between "$(pct p.last zt_cold_b)" 12 38
 check "--sort comm,dso,sym: Command column" awk '!/^#/ && $NF == "zt_hot_a" { f = ($3 == "hot") } END { exit !f }' p.last
@@ -47,7 +47,7 @@ timeout 20 "$ZT" top --stdio -d 1 --duration 2.2 > a.txt 2> a.err
 check "top (system-wide) exits 0" [ $? -eq 0 ]
 last_snap a.txt > a.last
 ha=$(pct a.last zt_hot_a); cb=$(pct a.last zt_cold_b)
-check "system-wide shows zt_hot_a and zt_cold_b ($ha%, $cb%)" [ -n "$ha" ] && [ -n "$cb" ]
+check "system-wide shows zt_hot_a and zt_cold_b ($ha%, $cb%)" [ -n "$ha" -a -n "$cb" ]
 check "system-wide: zt_hot_a above zt_cold_b" [ "$(rank a.last zt_hot_a)" -lt "$(rank a.last zt_cold_b)" ]
 check "system-wide: zt_hot_a about 3x zt_cold_b" awk -v a="$ha" -v b="$cb" 'BEGIN { exit !(b > 0 && a / b >= 1.8 && a / b <= 5) }'
 

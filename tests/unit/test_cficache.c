@@ -144,10 +144,10 @@ static void fix_checksum(uint8_t *d, size_t len)
 static void small_table(struct cfipages *p, struct cfi_seg *segs, unsigned *nr_segs)
 {
 	static const struct cfipage_rule rules[] = {
-		{0, 0, CFITAB_NONE, 0, 0, 0},
-		{8, 0, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_SAME, 0},
-		{16, -16, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_AT, 0},
-		{16, -16, CFITAB_CFA, CFITAB_REG_FP, CFITAB_FP_AT, 0},
+		{0, 0, CFITAB_NONE, 0, 0, 0, 0},
+		{8, 0, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_SAME, CFITAB_FP_SAME, 0},
+		{16, -16, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_AT, CFITAB_FP_AT, -24},
+		{16, -16, CFITAB_CFA, CFITAB_REG_BX, CFITAB_FP_AT, CFITAB_FP_UNDEF, 0},
 	};
 	static const struct cfipage pages[] = {
 		{0x40, 0, 4},
@@ -230,7 +230,7 @@ static void roundtrip_file(const char *path)
 	assert_true(p.nr_pages > 0);
 	encode(&p, segs, ns, &d, &len);
 	assert_int_equal(len,
-			 HDR_LEN + 24 * ns + 12 * p.nr_rules + 16 * p.nr_pages + 4 * p.nr_entries);
+			 HDR_LEN + 24 * ns + 16 * p.nr_rules + 16 * p.nr_pages + 4 * p.nr_entries);
 	cfipages_init(&q);
 	assert_int_equal(cficache_decode(d, len, &q, segs2, &ns2), 0);
 	assert_int_equal(ns2, ns);
@@ -271,7 +271,7 @@ static void empty_roundtrip(const struct cfipages *p, const struct cfi_seg *segs
 	size_t len;
 
 	encode(p, segs, ns, &d, &len);
-	assert_int_equal(len, HDR_LEN + 24 * ns + 12 * p->nr_rules);
+	assert_int_equal(len, HDR_LEN + 24 * ns + 16 * p->nr_rules);
 	cfipages_init(&q);
 	assert_int_equal(cficache_decode(d, len, &q, segs2, &ns2), 0);
 	assert_int_equal(ns2, ns);
@@ -324,7 +324,10 @@ static void test_small(void **state)
 	same_tables(NULL, &p, &q);
 	assert_int_equal(cfipages_lookup(&q, 0x401000)->cfa_off, 8);
 	assert_int_equal(cfipages_lookup(&q, 0x401003)->fp, CFITAB_FP_AT);
-	assert_int_equal(cfipages_lookup(&q, 0x410000)->cfa_reg, CFITAB_REG_FP);
+	assert_int_equal(cfipages_lookup(&q, 0x410000)->cfa_reg, CFITAB_REG_BX);
+	assert_int_equal(cfipages_lookup(&q, 0x410000)->bx, CFITAB_FP_UNDEF);
+	assert_int_equal(cfipages_lookup(&q, 0x401001)->bx, CFITAB_FP_AT);
+	assert_int_equal(cfipages_lookup(&q, 0x401001)->bx_off, -24);
 	assert_int_equal(cfipages_lookup(&q, 0x410080)->kind, CFITAB_NONE);
 	assert_null(cfipages_lookup(&q, 0x420000));
 	assert_int_equal(cfipages_lookup(&q, 0x43ffff)->fp_off, -16);
@@ -624,7 +627,7 @@ static void test_structure(void **state)
 	enum {
 		SEGS = HDR_LEN,
 		RULES = SEGS + 2 * 24,
-		PAGES = RULES + 4 * 12,
+		PAGES = RULES + 4 * 16,
 		ENTRIES = PAGES + 3 * 16
 	};
 	static const struct {
@@ -634,17 +637,17 @@ static void test_structure(void **state)
 		uint64_t v;
 	} bad[] = {
 		{"magic", 0, 1, 'X'},
-		{"version", 6, 2, 2},
+		{"version", 6, 2, 1},
 		{"page shift", 8, 4, 12},
 		{"reserved", 28, 4, 1},
 		{"seg filesz 0", SEGS + 16, 8, 0},
 		{"seg offset wraps", SEGS + 0, 8, UINT64_MAX - 0x10},
 		{"seg vaddr wraps", SEGS + 24 + 8, 8, UINT64_MAX},
-		{"rule kind", RULES + 12 + 8, 1, CFITAB_NKINDS},
+		{"rule kind", RULES + 16 + 8, 1, CFITAB_NKINDS},
 		{"rule kind 255", RULES + 8, 1, 255},
-		{"rule cfa_reg", RULES + 12 + 9, 1, CFITAB_REG_FP + 1},
-		{"rule fp", RULES + 24 + 10, 1, CFITAB_FP_UNDEF + 1},
-		{"rule pad", RULES + 36 + 11, 1, 1},
+		{"rule cfa_reg", RULES + 16 + 9, 1, CFITAB_REG_BX + 1},
+		{"rule fp", RULES + 32 + 10, 1, CFITAB_FP_UNDEF + 1},
+		{"rule bx", RULES + 48 + 11, 1, CFITAB_FP_UNDEF + 1},
 		{"page order", PAGES + 16, 8, 0x40},
 		{"page order 2", PAGES + 32, 8, 0x3f},
 		{"page past 64-bit addresses", PAGES + 32, 8, (UINT64_MAX >> 16) + 1},

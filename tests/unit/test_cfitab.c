@@ -88,7 +88,8 @@ static void test_shape(void **state)
 			assert_ptr_equal(cfitab_lookup(&t, r->addr - 1), &t.rows[i - 1]);
 			assert_false(r->kind == t.rows[i - 1].kind && r->cfa_reg == t.rows[i - 1].cfa_reg &&
 				     r->cfa_off == t.rows[i - 1].cfa_off && r->fp == t.rows[i - 1].fp &&
-				     r->fp_off == t.rows[i - 1].fp_off);
+				     r->fp_off == t.rows[i - 1].fp_off && r->bx == t.rows[i - 1].bx &&
+				     r->bx_off == t.rows[i - 1].bx_off);
 		}
 		assert_int_equal(unsup, t.unsupported);
 		if (getenv("CFITAB_DEBUG"))
@@ -114,7 +115,7 @@ static void test_libc_rules(void **state)
 	struct cfitab t;
 	struct img m;
 	Elf_Scn *scn = NULL;
-	size_t funcs = 0, entry = 0, i, sig = 0, fpbased = 0;
+	size_t funcs = 0, entry = 0, i, sig = 0, fpbased = 0, bxsaved = 0;
 
 	(void)state;
 	build(LIBC_PATH, &t);
@@ -157,9 +158,44 @@ static void test_libc_rules(void **state)
 		}
 		if (r->kind == CFITAB_CFA && r->fp == CFITAB_FP_AT)
 			assert_true(r->fp_off < 0 && r->fp_off >= -r->cfa_off - 8 * 64);
+		if (r->kind == CFITAB_CFA && r->bx == CFITAB_FP_AT) {
+			bxsaved++;
+			assert_true(r->bx_off < 0 && r->bx_off >= -r->cfa_off - 8 * 64);
+		}
 	}
 	assert_true(sig >= 1);
 	assert_true(fpbased > 0);
+	/* %rbx is the register most functions save first */
+	assert_true(bxsaved * 10 > t.nr);
+	cfitab_release(&t);
+}
+
+/* The dynamic linker's lazy-binding trampolines (_dl_runtime_resolve_*)
+ * realign the stack with %rbx as their CFA: push %rbx, mov %rsp, %rbx,
+ * so CFA = %rbx + k with the caller's %rbx saved at CFA - k, the row a
+ * rule of its own, not an unsupported one. */
+static void test_ldso_rbx(void **state)
+{
+	struct cfitab t;
+	size_t i, based = 0;
+
+	(void)state;
+	build("/lib64/ld-linux-x86-64.so.2", &t);
+	for (i = 0; i < t.nr; i++) {
+		const struct cfitab_row *r = &t.rows[i];
+
+		if (r->kind != CFITAB_CFA || r->cfa_reg != CFITAB_REG_BX)
+			continue;
+		based++;
+		assert_int_equal(r->bx, CFITAB_FP_AT);
+		assert_int_equal(r->bx_off, -r->cfa_off);
+		assert_int_equal(r->fp, CFITAB_FP_SAME);
+	}
+	print_message("ld.so: %zu rows with CFA = %%rbx + k, %zu unsupported\n", based,
+		      t.unsupported);
+	/* the xsavec, xsave and fxsave trampolines at least */
+	assert_true(based >= 3);
+	assert_true(t.unsupported < 8);
 	cfitab_release(&t);
 }
 
@@ -241,8 +277,8 @@ static __attribute__((noinline)) int table_unwind(const struct mods *ms, uint64_
 		const struct cfitab_row *r = row_at(ms, n ? pc - 1 : pc, &bias);
 		uint64_t cfa, ra;
 
-		if (!r || r->kind != CFITAB_CFA)
-			break;
+		if (!r || r->kind != CFITAB_CFA || r->cfa_reg == CFITAB_REG_BX)
+			break; /* (no frame here has its CFA in %rbx) */
 		cfa = (r->cfa_reg == CFITAB_REG_SP ? sp : fp) + (int64_t)r->cfa_off;
 		ra = *(const uint64_t *)(uintptr_t)(cfa - 8);
 		if (r->fp == CFITAB_FP_AT)
@@ -447,6 +483,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_libc_rules),
+		cmocka_unit_test(test_ldso_rbx),
 		cmocka_unit_test(test_unwind_self),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_without_hdr),

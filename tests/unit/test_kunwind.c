@@ -133,7 +133,8 @@ static void load_file(unsigned id, const struct cfipages *p, const struct cfi_se
 	for (i = 0; i < p->nr_rules; i++) {
 		M.rules[rbase + i] = (struct zt_uw_rule){ p->rules[i].cfa_off, p->rules[i].fp_off,
 							  p->rules[i].kind, p->rules[i].cfa_reg,
-							  p->rules[i].fp, 0, 0 };
+							  p->rules[i].fp, p->rules[i].bx,
+							  p->rules[i].bx_off };
 	}
 	M.nr_rules += p->nr_rules;
 	M.entries = realloc(M.entries, (base + p->nr_entries) * sizeof(*M.entries));
@@ -240,8 +241,8 @@ static int walk(struct zt_uw_regs r, unsigned long long *out, int max, int *n, i
 }
 
 #define HERE(r)                                                                          \
-	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"          \
-			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).bp))
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3" \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).bp), "=r"((r).bx))
 
 /* Our frames against backtrace()'s: from the caller of the function that
  * took both on, the same addresses (backtrace() starts inside itself and
@@ -371,6 +372,82 @@ static void test_walk_signal(void **state)
 	assert_true(same >= 8);
 }
 
+/*
+ * A frame whose CFA is %rbx's (as glibc's lazy-binding trampoline
+ * _dl_runtime_resolve's, which realigns the stack for xsave): t_realign(fn,
+ * arg) calls fn(arg) on a stack aligned to 64 bytes, its CFI saying CFA =
+ * %rbx + 16 and the caller's %rbx at CFA - 16. fn is bx_user, which saves
+ * %rbx (its CFI says where) and changes it before it walks: the walk gets
+ * %rbx back from bx_user's save slot to find t_realign's CFA.
+ */
+__asm__(".text\n"
+	".type t_realign, @function\n"
+	"t_realign:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_rel_offset %rbx, 0\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"sub $64, %rsp\n"
+	"mov %rdi, %rax\n"
+	"mov %rsi, %rdi\n"
+	"call *%rax\n"
+	"mov %rbx, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"pop %rbx\n"
+	".cfi_adjust_cfa_offset -8\n"
+	".cfi_restore %rbx\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size t_realign, .-t_realign\n");
+void t_realign(void (*fn)(void *), void *arg);
+
+struct bx_walk {
+	unsigned long long pcs[64];
+	void *back[64];
+	int n, nb, ret, cfi;
+};
+
+static __attribute__((noinline)) void bx_user(void *arg)
+{
+	struct bx_walk *b = arg;
+
+	/* %rbx changed here: saved in the prologue, by the CFI's word */
+	__asm__ volatile("mov $0x5a5a, %%ebx" ::: "rbx");
+	b->ret = unwind_here(b->pcs, 64, &b->n, &b->cfi, b->back, &b->nb);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void realigner(struct bx_walk *b)
+{
+	t_realign(bx_user, b);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Through the %rbx-based frame to realigner() and on to _start, as
+ * backtrace() (libgcc's unwinder) sees it. */
+static void test_walk_rbx(void **state)
+{
+	struct bx_walk b;
+	int same, i, through = 0;
+
+	(void)state;
+	maps_of_self();
+	memset(&b, 0, sizeof(b));
+	realigner(&b);
+	same = compare(b.pcs, b.n, b.back, b.nb);
+	for (i = 0; i < b.n; i++)
+		through += b.pcs[i] > (uintptr_t)realigner && b.pcs[i] < (uintptr_t)realigner + 64;
+	print_message("rbx: %d frames, backtrace(): %d, alike: %d, stop %d\n", b.n, b.nb, same,
+		      b.ret);
+	assert_int_equal(b.ret, ZT_UW_STOP_END);
+	assert_int_equal(through, 1);
+	assert_true(same >= 8);
+	assert_int_equal(b.cfi, b.n - 1);
+}
+
 /* ---- each rule and stop on made-up stacks ---- */
 
 static void test_rules(void **state)
@@ -420,10 +497,42 @@ static void test_rules(void **state)
 	assert_int_equal(r.pc, stk[1]);
 	assert_int_equal(r.sp, base + 16);
 
+	/* CFA = %rbx + 16, the caller's %rbx saved at CFA - 16, %rbp kept */
+	ru = (struct zt_uw_rule){ 16, 0, ZT_UW_CFA, ZT_UW_REG_BX, ZT_UW_FP_SAME, ZT_UW_FP_AT, -16 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, base + 32 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.pc, stk[5]);
+	assert_int_equal(r.sp, base + 48);
+	assert_int_equal(r.bp, 9);
+	assert_int_equal(r.bx, stk[4]);
+	/* %rbx not known (0): the rule cannot be used */
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_FALLBACK);
+	/* an %rsp rule carries %rbx: unchanged, saved, undefined */
+	ru = (struct zt_uw_rule){ 24, 0, ZT_UW_CFA, ZT_UW_REG_SP, ZT_UW_FP_SAME, ZT_UW_FP_SAME, 0 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.bx, 0x77);
+	ru.bx = ZT_UW_FP_AT;
+	ru.bx_off = -24;
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.bx, stk[0]);
+	ru.bx = ZT_UW_FP_UNDEF;
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.bx, 0);
+	/* its save slot unreadable */
+	ru.bx = ZT_UW_FP_AT;
+	ru.bx_off = 1 << 30;
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_STOP_FAULT);
+
 	/* a signal frame: the interrupted registers from the sigcontext */
 	{
 		unsigned long long uc[32] = { 0 };
 
+		uc[ZT_UW_SIGCTX_BX / 8] = 0xb2;
 		uc[ZT_UW_SIGCTX_BP / 8] = 0xb1;
 		uc[ZT_UW_SIGCTX_SP / 8] = 0x5000;
 		uc[ZT_UW_SIGCTX_IP / 8] = 0x401234;
@@ -433,6 +542,7 @@ static void test_rules(void **state)
 		assert_int_equal(r.pc, 0x401234);
 		assert_int_equal(r.sp, 0x5000);
 		assert_int_equal(r.bp, 0xb1);
+		assert_int_equal(r.bx, 0xb2);
 		assert_int_equal(exact, 1);
 	}
 
@@ -458,12 +568,14 @@ static void test_rules(void **state)
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_STOP_FP_END);
 	stk[0] = 0x1000;
 
-	/* the frame pointer: [bp] the caller's, [bp + 8] the return address */
-	r = (struct zt_uw_regs){ 0x400000, base, base + 16 };
+	/* the frame pointer: [bp] the caller's, [bp + 8] the return address;
+	 * %rbx no longer known */
+	r = (struct zt_uw_regs){ 0x400000, base, base + 16, 0x77 };
 	assert_int_equal(zt_uw_fp(&r, ZT_UW_STOP_NO_TABLE), ZT_UW_NEXT);
 	assert_int_equal(r.pc, stk[3]);
 	assert_int_equal(r.sp, base + 32);
 	assert_int_equal(r.bp, stk[2]);
+	assert_int_equal(r.bx, 0);
 	r = (struct zt_uw_regs){ 0x400000, base, 0 };
 	assert_int_equal(zt_uw_fp(&r, ZT_UW_STOP_NO_TABLE), ZT_UW_STOP_FP_END);
 	/* below %rsp, or unreadable: the reason the rule was missing */
@@ -506,9 +618,10 @@ static void test_locate(void **state)
 	cfitab_init(&t);
 	t.rows = calloc(3, sizeof(*t.rows));
 	assert_non_null(t.rows);
-	t.rows[0] = (struct cfitab_row){ 0x11000, 8, 0, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_SAME };
-	t.rows[1] = (struct cfitab_row){ 0x11004, 16, -16, CFITAB_CFA, CFITAB_REG_SP, CFITAB_FP_AT };
-	t.rows[2] = (struct cfitab_row){ 0x11100, 0, 0, CFITAB_NONE, 0, 0 };
+	t.rows[0] = (struct cfitab_row){ .addr = 0x11000, .cfa_off = 8, .kind = CFITAB_CFA };
+	t.rows[1] = (struct cfitab_row){ .addr = 0x11004, .cfa_off = 16, .fp_off = -16,
+					 .kind = CFITAB_CFA, .fp = CFITAB_FP_AT };
+	t.rows[2] = (struct cfitab_row){ .addr = 0x11100, .kind = CFITAB_NONE };
 	t.nr = t.cap = 3;
 	cfipages_init(&p);
 	assert_int_equal(cfipages_build(&t, &p), 0);
@@ -545,6 +658,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_self),
 		cmocka_unit_test(test_walk_signal),
+		cmocka_unit_test(test_walk_rbx),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_locate),
 	};
