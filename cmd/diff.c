@@ -270,9 +270,19 @@ static void key_widths(struct diff *df)
 		if (col->kind != DCOL_KEY)
 			continue;
 		for (i = 0; i < df->d.nr_rows; i++) {
-			int l = (int)strlen(
-				key_text(df, &df->d.rows[i], col->key, buf, sizeof(buf)));
+			const struct hdiff_row *r = &df->d.rows[i];
+			size_t f = 0;
+			const struct hist_entry *e = hdiff_row_entry(&df->d, r, &f);
+			int l = (int)strlen(key_text(df, r, col->key, buf, sizeof(buf)));
 
+			/* perf's hists__calc_col_len(): an entry without a
+			 * function is as wide as "[.] " and an address's 16
+			 * digits with "0x", and widens the module column to
+			 * the 16 digits (not with --dsos) */
+			if (!e->f.symq && col->key == HIST_KEY_SYM && l < 22)
+				l = 22;
+			if (!e->f.symq && col->key == HIST_KEY_DSO && !df->filt.nr_dsos && l < 16)
+				l = 16;
 			if (l > col->width)
 				col->width = l;
 		}
