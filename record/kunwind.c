@@ -674,6 +674,39 @@ static void finish(struct kunwind *k, struct job *j)
 	job_free(j);
 }
 
+/*
+ * f's table from the cache, loaded at once (the lock held): a cached table
+ * is read in well under a millisecond, sooner than the worker would wake
+ * up to it, and a new process's first samples need it. false where the
+ * cache does not hold it (the worker builds it from the file).
+ */
+static bool load_cached(struct kunwind *k, struct ufile *f)
+{
+	uint64_t t0 = now_ns();
+	struct job *j;
+
+	if (!k->o.cache)
+		return false;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;
+	j->fd = -1;
+	j->file = (size_t)(f - k->files);
+	j->bid = f->bid;
+	cfipages_init(&j->pages);
+	if (cficache_load(k->o.cache, &j->bid, &j->pages, j->segs, &j->nr_segs) ||
+	    take_id(k, f)) {
+		job_free(j);
+		return false;
+	}
+	j->cached = true;
+	j->ns = now_ns() - t0;
+	f->state = U_BUILDING;
+	k->outstanding++;
+	finish(k, j);
+	return true;
+}
+
 /* ---- the vDSO: this machine's image, the same in every process ---- */
 
 static void vdso_file(struct kunwind *k)
@@ -700,7 +733,10 @@ static void vdso_file(struct kunwind *k)
 		return;
 	}
 	k->vdso = (size_t)i + 1;
-	request(k, &k->files[i], fd);
+	if (load_cached(k, &k->files[i]))
+		close(fd);
+	else
+		request(k, &k->files[i], fd);
 }
 
 /* ---- processes ---- */
@@ -828,15 +864,17 @@ static void add_map(struct kunwind *k, const struct prof_mmap *m)
 		p->nr++;
 		f->refs++;
 		f->used = ++k->tick;
-		if (f->state == U_NEW && k->outstanding >= MAX_JOBS) {
-			/* a burst of new binaries: this one is asked for again
-			 * when a process maps it next (each job holds a
-			 * descriptor) */
-			k->st.deferred++;
-		} else if (f->state == U_NEW) {
-			int fd = k->o.open_file ? k->o.open_file(k->o.ctx, m) : -1;
+		if (f->state == U_NEW && !load_cached(k, f)) {
+			if (k->outstanding >= MAX_JOBS) {
+				/* a burst of new binaries: this one is asked
+				 * for again when a process maps it next (each
+				 * job holds a descriptor) */
+				k->st.deferred++;
+			} else {
+				int fd = k->o.open_file ? k->o.open_file(k->o.ctx, m) : -1;
 
-			request(k, f, fd < 0 ? -1 : fd);
+				request(k, f, fd < 0 ? -1 : fd);
+			}
 		}
 		if (f->state == U_BUILDING)
 			k->st.pending++;

@@ -3,8 +3,9 @@
  * The kernel unwinder's user side: keeps the BPF program's unwind tables
  * (bpf/kunwind.h) in step with the side-band. Each executable file a
  * process maps gets, once per build id, its table (symbolizer/cfitab.h's
- * pages, from the on-disk cache or built afresh on a worker thread, off the
- * sampling path), loaded into the maps once for every process that maps
+ * pages: from the on-disk cache at once, in the side-band's call, or else
+ * built afresh on a worker thread, off the sampling path), loaded into the
+ * maps once for every process that maps
  * it; each process gets its mappings to file and offset, copied at fork,
  * cleared at exec, dropped at exit. A file no process maps any more stays
  * loaded while there is room, for the next process that maps it; the
@@ -51,7 +52,7 @@ struct kunwind_stats {
 	uint64_t evicted;   /* tables dropped to make room */
 	uint64_t cached;    /* tables read from the disk cache */
 	uint64_t built;     /* ... built afresh */
-	uint64_t build_ns;  /* the worker's time on them */
+	uint64_t build_ns;  /* the time spent reading and building them */
 	uint64_t pending;   /* tables not ready when asked */
 	uint64_t deferred;  /* asked while 256 were being built: asked again at the next mapping */
 	uint64_t entries, pages, rules; /* in the maps now */
