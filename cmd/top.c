@@ -28,6 +28,8 @@
 #include "cmd/top_tui.h"
 #include "cmd/tui.h"
 #include "libprof/log.h"
+#include "record/kunwind.h"
+#include "record/mapfile.h"
 #include "session/session.h"
 #include "symbolizer/kcache.h"
 
@@ -79,6 +81,9 @@ struct sampling {
 	int running, stop;
 	int callchain;
 	struct sampler *smp;
+	struct kunwind *ku;   /* the kernel unwinder's tables (-g with BPF), kept in step
+				 with the side-band on the thread */
+	struct mapfile_ids bids; /* build ids the side-band lacked, read from files */
 	struct perfev *pev, *sideband;
 	struct queue q;       /* filled by the thread, under lock */
 	uint64_t lost, lost_events, dropped; /* under lock */
@@ -129,10 +134,30 @@ static void q_sample(struct sampling *s, uint64_t ts, uint64_t weight, uint32_t 
 	memcpy(q + 1, ips, ((size_t)nk + nu) * sizeof(*ips));
 }
 
+/* The kernel unwinder's side of a task or an executable mapping (its
+ * build id read from the file where the side-band has none). */
+static void ku_task(struct sampling *s, const struct prof_task *t)
+{
+	if (s->ku)
+		kunwind_task(s->ku, t);
+}
+
+static void ku_mmap(struct sampling *s, const struct prof_mmap *m)
+{
+	struct prof_mmap c;
+
+	if (!s->ku)
+		return;
+	c = *m;
+	mapfile_fill_build_id(&s->bids, &c);
+	kunwind_mmap(s->ku, &c);
+}
+
 static void q_task(void *ctx, const struct prof_task *t)
 {
 	struct prof_task *q = q_reserve(ctx, Q_TASK, sizeof(*t));
 
+	ku_task(ctx, t);
 	if (q)
 		*q = *t;
 }
@@ -144,6 +169,7 @@ static void q_mmap(void *ctx, const struct prof_mmap *m)
 
 	if (!(m->prot & PROT_EXEC))
 		return;
+	ku_mmap(ctx, m);
 	q = q_reserve(ctx, Q_MMAP, sizeof(*m) + n);
 	if (q) {
 		*q = *m;
@@ -225,21 +251,31 @@ static int replay(struct live *l, const struct queue *q)
 	return ret;
 }
 
-/* For the processes already there (procsynth), straight into the model. */
+/* For the processes already there (procsynth), straight into the model
+ * (and the kernel unwinder's tables), before the sampling thread starts. */
+struct direct {
+	struct top *t;
+	struct sampling *s;
+};
+
 static void direct_task(void *ctx, const struct prof_task *task)
 {
-	struct top *t = ctx;
+	struct direct *d = ctx;
 
-	if (live_task(&t->live, task))
-		t->live_err = -ENOMEM;
+	ku_task(d->s, task);
+	if (live_task(&d->t->live, task))
+		d->t->live_err = -ENOMEM;
 }
 
 static void direct_mmap(void *ctx, const struct prof_mmap *m)
 {
-	struct top *t = ctx;
+	struct direct *d = ctx;
 
-	if ((m->prot & PROT_EXEC) && live_mmap(&t->live, m))
-		t->live_err = -ENOMEM;
+	if (!(m->prot & PROT_EXEC))
+		return;
+	ku_mmap(d->s, m);
+	if (live_mmap(&d->t->live, m))
+		d->t->live_err = -ENOMEM;
 }
 
 /* The kernel's symbols for the live model: the per-boot cache, else
@@ -387,6 +423,7 @@ struct top_run {
 	struct session_live *sl; /* the model's symbolizer and stacks */
 	struct perfev_cbs qcbs; /* the side-band (and perf_event samples) into the queue */
 	const char *cgmode;    /* --call-graph */
+	bool fp_only;          /* --call-graph fp: frame pointers, not the kernel unwinder */
 	bool privileged;       /* root, or CAP_BPF with CAP_PERFMON */
 	bool use_bpf;          /* the BPF sampler, else perf_event's ring buffer */
 	uint64_t t_start;      /* when the model began */
@@ -408,7 +445,7 @@ static int parse_options(struct top_run *run, int argc, char **argv, int *rest)
 		TARGET_OPTIONS(t->tg, "profile"),
 		{ OPT_U64, 'c', "count", &t->tg.period, "n", "event period to sample (ns for cpu-clock)" },
 		{ OPT_DOUBLE, 'd', "delay", &t->delay, "secs", "number of seconds to delay between refreshes (default 1)" },
-		{ OPT_BOOL, 'g', NULL, &t->callgraph, NULL, "sample call graphs (frame pointers): Children and Self" },
+		{ OPT_BOOL, 'g', NULL, &t->callgraph, NULL, "sample call graphs (walked in the kernel with unwind tables): Children and Self" },
 		{ OPT_STRING, 0, "call-graph", &run->cgmode, "mode", "fp: the same as -g (zt top unwinds frame pointers only)" },
 		{ OPT_BOOL, 0, "children", &t->children, NULL, "show Children (callees included) next to Self (default with -g)" },
 		{ OPT_BOOL, 'K', "hide_kernel_symbols", &t->hide_kernel, NULL, "hide kernel symbols" },
@@ -434,18 +471,21 @@ static int parse_options(struct top_run *run, int argc, char **argv, int *rest)
 	return opts_parse("top", top_usage, options, argc, argv, rest);
 }
 
-/* --call-graph: fp only, the same as -g. 0, or -1 after a message. */
-static int parse_callgraph(struct top *t, const char *mode)
+/* --call-graph fp: frame pointers only, as perf. 0, or -1 after a
+ * message. */
+static int parse_callgraph(struct top_run *run, const char *mode)
 {
 	if (!strcmp(mode, "fp")) {
-		t->callgraph = 1;
+		run->t.callgraph = 1;
+		run->fp_only = true;
 		return 0;
 	}
 	if (!strncmp(mode, "dwarf", 5) || !strcmp(mode, "lbr"))
-		cmd_error("--call-graph %s is not supported: zt top unwinds frame pointers only "
+		cmd_error("--call-graph %s is not supported: zt top walks stacks in the kernel "
 			  "(use -g, or record with 'zt record --call-graph dwarf')", mode);
 	else
-		cmd_error("unknown --call-graph mode '%s': zt top takes fp only", mode);
+		cmd_error("unknown --call-graph mode '%s': zt top takes fp only (-g: the kernel "
+			  "unwinder)", mode);
 	return -1;
 }
 
@@ -461,7 +501,7 @@ static int check_options(struct top_run *run, int argc, char **argv, int rest)
 		cmd_error("unexpected argument '%s': zt top takes no command (see 'zt top -h')", argv[rest]);
 		return ZT_EXIT_USAGE;
 	}
-	if (run->cgmode && parse_callgraph(t, run->cgmode))
+	if (run->cgmode && parse_callgraph(run, run->cgmode))
 		return ZT_EXIT_USAGE;
 	if (!(t->delay >= 0.1 && t->delay <= 3600)) {
 		cmd_error("bad delay %g: give seconds between 0.1 and 3600", t->delay);
@@ -568,11 +608,20 @@ static int open_sampler(struct top_run *run)
 	target_sampler_opts(tg, &so);
 	so.filter_mode = tg->tids ? ZT_FILTER_TID : tg->pids ? ZT_FILTER_TGID : ZT_FILTER_ALL;
 	so.callchain = run->t.callgraph;
+	if (run->use_bpf && run->t.callgraph && !run->fp_only)
+		kunwind_sampler_opts(&so);
 	do {
 		so.type = tg->ev->type;
 		so.config = tg->ev->config;
 		if (run->use_bpf) {
 			err = sampler_open(&so, on_bpf_sample, s, &s->smp, msg, sizeof(msg));
+			if (err == -EINVAL && so.kunwind) {
+				/* as zt record: a verifier that refuses the walk */
+				cmd_warn("the kernel unwinder cannot load here (%s): call graphs by "
+					 "frame pointers, as --call-graph fp", msg);
+				so.kunwind = false;
+				err = sampler_open(&so, on_bpf_sample, s, &s->smp, msg, sizeof(msg));
+			}
 		} else {
 			struct perfev_opts po = {
 				.type = tg->ev->type, .config = tg->ev->config, .freq = so.freq,
@@ -599,6 +648,14 @@ static int open_sampler(struct top_run *run)
 		return -1;
 	}
 	snprintf(run->t.event_name, sizeof(run->t.event_name), "%s", tg->ev->name);
+	if (s->smp && so.kunwind) {
+		err = kunwind_for_sampler(s->smp, run->t.so.have_cache ? &run->t.so.cache : NULL,
+					  &s->ku);
+		if (err) {
+			cmd_error("cannot set up the kernel unwinder's tables: %s", strerror(-err));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -621,7 +678,8 @@ static int start_sampling(struct top_run *run)
 	struct top *t = &run->t;
 	struct target *tg = &t->tg;
 	struct sampling *s = &run->s;
-	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, t };
+	struct direct d = { t, s };
+	struct perfev_cbs dcbs = { NULL, direct_task, direct_mmap, NULL, &d };
 	struct sigaction sa;
 	int err, i;
 
@@ -776,6 +834,8 @@ static void top_run_release(struct top_run *run)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
+	kunwind_free(s->ku);
+	mapfile_ids_release(&s->bids);
 	sampler_free(s->smp);
 	perfev_free(s->pev);
 	perfev_free(s->sideband);

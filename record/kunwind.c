@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "libprof/htab.h"
 #include "libprof/log.h"
 #include "record/kunwind.h"
+#include "record/mapfile.h"
 #include "symbolizer/cficache.h"
 #include "symbolizer/cfitab.h"
 #include "symbolizer/elfsym.h"
@@ -306,6 +308,37 @@ int kunwind_new(const struct kunwind_opts *o, struct kunwind **out)
 fail:
 	kunwind_free(k);
 	return err;
+}
+
+void kunwind_sampler_opts(struct sampler_opts *so)
+{
+	so->kunwind = true;
+	so->uw_procs = KUNWIND_PROCS;
+	so->uw_files = KUNWIND_FILES;
+	so->uw_pages = KUNWIND_PAGES;
+	so->uw_entries = KUNWIND_ENTRIES;
+}
+
+static int open_mapped(void *ctx, const struct prof_mmap *m)
+{
+	struct stat st;
+
+	(void)ctx;
+	return mapfile_open(m, &st);
+}
+
+int kunwind_for_sampler(const struct sampler *smp, const struct buildid_cache *cache,
+			struct kunwind **out)
+{
+	struct kunwind_opts ko = {
+		.max_procs = KUNWIND_PROCS, .max_files = KUNWIND_FILES,
+		.max_pages = KUNWIND_PAGES, .max_entries = KUNWIND_ENTRIES,
+		.cache = cache, .open_file = open_mapped,
+	};
+	int err = sampler_uw_maps(smp, &ko.maps);
+
+	*out = NULL;
+	return err ? err : kunwind_new(&ko, out);
 }
 
 void kunwind_free(struct kunwind *k)

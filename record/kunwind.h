@@ -66,6 +66,14 @@ int kunwind_new(const struct kunwind_opts *o, struct kunwind **out);
 /* Stops the worker (waits for the table it builds). */
 void kunwind_free(struct kunwind *k);
 
+/* A sampler's options for the kernel unwinder (so->kunwind) with the
+ * default bounds. */
+void kunwind_sampler_opts(struct sampler_opts *so);
+/* The tables for sampler smp's maps with the default bounds, the files
+ * opened by record/mapfile.h, cache as given (or NULL). As kunwind_new(). */
+int kunwind_for_sampler(const struct sampler *smp, const struct buildid_cache *cache,
+			struct kunwind **out);
+
 /* The side-band: an executable mapping of a process (m's path is read
  * only for the vDSO and for opening the file); a fork, exec or exit. */
 void kunwind_mmap(struct kunwind *k, const struct prof_mmap *m);

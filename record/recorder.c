@@ -20,6 +20,7 @@
 #include "bpf/perfev.h"
 #include "bpf/procsynth.h"
 #include "record/kunwind.h"
+#include "record/mapfile.h"
 #include "bpf/sampler.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
@@ -97,15 +98,6 @@ struct perfmap_snap {
 	struct timespec mtime;
 };
 
-/* Build ids read from files, keyed by path and identity of the file. */
-struct bid_memo {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	struct timespec mtime;
-	struct prof_build_id bid;
-};
-
 uint64_t recorder_now(void)
 {
 	struct timespec ts;
@@ -176,61 +168,6 @@ static void note_err(struct recorder *r, int err)
 		r->err = err;
 }
 
-/* The file of a mapping: the one the process mapped (map_files), else
- * its path in the process's root (absolute links resolved inside it, as
- * the process saw them), else, the process gone, in this one. Never a
- * FIFO or device planted at the path since (O_NONBLOCK, a regular file). */
-static int open_mapping(const struct prof_mmap *m, struct stat *st)
-{
-	char p[64];
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", m->pid, (unsigned long long)m->start,
-		 (unsigned long long)(m->start + m->len));
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path[0] == '/')
-		fd = procfile_open_in_root(m->pid, m->path, 0);
-	if (fd >= 0 && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static bool is_file_mapping(const struct prof_mmap *m)
-{
-	return m->path[0] == '/' && strncmp(m->path, "/memfd:", 7) && strncmp(m->path, "//anon", 6);
-}
-
-/* A binary's build id, when the kernel gave none (mappings read from
- * /proc, kernels before 5.12): read from the file, once per file. */
-static void fill_build_id(struct recorder *r, struct prof_mmap *m)
-{
-	struct stat st;
-	size_t i;
-	int fd;
-
-	if (m->build_id.len || !is_file_mapping(m))
-		return;
-	fd = open_mapping(m, &st);
-	if (fd < 0)
-		return;
-	for (i = 0; i < r->nr_memo; i++) {
-		struct bid_memo *b = &r->memo[i];
-
-		if (b->dev == st.st_dev && b->ino == st.st_ino && b->mtime.tv_sec == st.st_mtim.tv_sec &&
-		    b->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-			m->build_id = b->bid;
-			close(fd);
-			return;
-		}
-	}
-	elf_read_build_id_fd(fd, &m->build_id);
-	if (!ZT_GROW(r->memo, r->cap_memo, r->nr_memo + 1))
-		r->memo[r->nr_memo++] = (struct bid_memo){ NULL, st.st_dev, st.st_ino, st.st_mtim, m->build_id };
-	close(fd);
-}
-
 /* Keep a copy of a binary in the build-id cache (once per build id), read
  * through the process while it lives, so a binary deleted or rebuilt
  * afterwards still symbolizes. */
@@ -242,7 +179,7 @@ static void cache_binary(struct recorder *r, const struct prof_mmap *m)
 	size_t i;
 	int fd, err;
 
-	if (!r->cache_ok || !m->build_id.len || !is_file_mapping(m))
+	if (!r->cache_ok || !m->build_id.len || !mapfile_is_file(m))
 		return;
 	for (i = 0; i < m->build_id.len; i++)
 		key = (key ^ m->build_id.data[i]) * 1099511628211ull;
@@ -252,7 +189,7 @@ static void cache_binary(struct recorder *r, const struct prof_mmap *m)
 	u64set_add(&r->bid_cached, key);
 	if (!buildid_cache_path(&r->cache, &m->build_id, p, sizeof(p)))
 		return; /* there already */
-	fd = open_mapping(m, &st);
+	fd = mapfile_open(m, &st);
 	if (fd < 0)
 		return;
 	err = buildid_cache_add_fd(&r->cache, &m->build_id, fd, m->path);
@@ -268,7 +205,7 @@ static void defer_binary(struct recorder *r, const struct prof_mmap *m)
 {
 	struct prof_mmap *d;
 
-	if (!r->cache_ok || !m->build_id.len || !is_file_mapping(m))
+	if (!r->cache_ok || !m->build_id.len || !mapfile_is_file(m))
 		return;
 	if (ZT_GROW(r->deferred, r->cap_deferred, r->nr_deferred + 1))
 		return;
@@ -307,7 +244,7 @@ static void emit_task(struct recorder *r, const struct prof_task *t)
 
 static void emit_mmap(struct recorder *r, struct prof_mmap *m)
 {
-	fill_build_id(r, m);
+	mapfile_fill_build_id(&r->bids, m);
 	if (r->ku)
 		kunwind_mmap(r->ku, m);
 	if (u64set_has(&r->sampled, m->pid))
@@ -1153,28 +1090,12 @@ static void write_meta(struct recorder *r, int argc, char **argv, const char *ev
 		ztdata_write_meta(r->w, "gpu", "cupti");
 }
 
-static int kunwind_open_file(void *ctx, const struct prof_mmap *m)
-{
-	struct stat st;
-
-	(void)ctx;
-	return open_mapping(m, &st);
-}
-
 /* The kernel unwinder's tables for the sampler's maps. 0, or -1 after a
  * message. */
 static int open_kunwind(struct recorder *r)
 {
-	struct kunwind_opts ko = {
-		.max_procs = KUNWIND_PROCS, .max_files = KUNWIND_FILES,
-		.max_pages = KUNWIND_PAGES, .max_entries = KUNWIND_ENTRIES,
-		.cache = r->cache_ok ? &r->cache : NULL,
-		.open_file = kunwind_open_file, .ctx = r,
-	};
-	int err = sampler_uw_maps(r->smp, &ko.maps);
+	int err = kunwind_for_sampler(r->smp, r->cache_ok ? &r->cache : NULL, &r->ku);
 
-	if (!err)
-		err = kunwind_new(&ko, &r->ku);
 	if (err) {
 		zt_error("cannot set up the kernel unwinder's tables: %s", strerror(-err));
 		return -1;
@@ -1217,11 +1138,8 @@ int recorder_open(struct recorder *r)
 	so.ustack_size = r->stack_size;
 	/* with --call-graph dwarf too: the chain recorded with each snapshot,
 	 * which extends a DWARF unwind that runs off the copy's end */
-	so.kunwind = r->callgraph && !r->fp_only;
-	so.uw_procs = KUNWIND_PROCS;
-	so.uw_files = KUNWIND_FILES;
-	so.uw_pages = KUNWIND_PAGES;
-	so.uw_entries = KUNWIND_ENTRIES;
+	if (r->callgraph && !r->fp_only)
+		kunwind_sampler_opts(&so);
 	so.launches = r->gr && (!r->gpu_stacks || !strcmp(r->gpu_stacks, "usdt"));
 	do {
 		struct perfev_event pe[EVSEL_MAX];
@@ -1626,7 +1544,7 @@ void recorder_release(struct recorder *r)
 		if (r->pend[k].is_mmap)
 			free(r->pend[k].m.path);
 	free(r->pend);
-	free(r->memo);
+	mapfile_ids_release(&r->bids);
 	u64set_release(&r->tracked);
 	u64set_release(&r->sampled);
 	u64set_release(&r->uid_in);

@@ -33,6 +33,7 @@
 #include "libprof/htab.h"
 #include "libprof/profile.h"
 #include "libprof/zbuf.h"
+#include "record/mapfile.h"
 #include "symbolizer/buildid_cache.h"
 
 struct target;
@@ -41,7 +42,6 @@ struct kallsyms;
 struct ztdata_writer;
 struct pending;
 struct perfmap_snap;
-struct bid_memo;
 struct kunwind;
 
 /* A set of nonzero u64 (pids, kernel addresses). */
@@ -127,8 +127,7 @@ struct recorder {
 	struct { uint64_t ip, slot; } kmemo[4096]; /* recent kernel_hide() answers */
 	struct pending *pend; /* side-band records of processes not (yet) known to matter */
 	size_t nr_pend, cap_pend;
-	struct bid_memo *memo; /* build ids read from files */
-	size_t nr_memo, cap_memo;
+	struct mapfile_ids bids; /* build ids read from files */
 	struct zbuf skipped; /* "what (path): why; " of files refused, for the report */
 };
 

@@ -35,6 +35,25 @@ last_snap g.txt > g.last
 check "-g: Children column" contains g.last '^# Children +Self'
 check "-g: zt_round has children, no self" awk '$NF == "zt_round" { c = $1; s = $2; gsub("%", "", c); gsub("%", "", s); f = (c + 0 > 90 && s + 0 < 5) } END { exit !f }' g.last
 
+# -g walks stacks in the kernel with the binaries' unwind tables: code
+# built without frame pointers (tests/workloads/nofp) is whole to main;
+# --call-graph fp is perf top -g's frame-pointer walk, which loses it
+# children SNAP FUNC: FUNC's Children share (integer), 0 where not listed
+children() { awk -v f="$2" '!/^#/ && $NF == f && !c { c = $1; gsub("%", "", c) } END { print int(c) }' "$1"; }
+"$WL/nofp" chain 6 & npid=$!; bgpids+=($npid)
+sleep 0.3
+timeout 20 "$ZT" top --stdio -d 1 --duration 2 -g -p "$npid" > nk.txt 2> nk.err
+last_snap nk.txt > nk.last
+check "-g, no frame pointers: main's Children $(children nk.last main)% (>= 90: the kernel unwinder)" \
+	[ "$(children nk.last main)" -ge 90 -a "$(children nk.last nf_outer)" -ge 90 ]
+timeout 20 "$ZT" top --stdio -d 1 --duration 2 --call-graph fp -p "$npid" > nf.txt 2> nf.err
+last_snap nf.txt > nf.last
+check "--call-graph fp, no frame pointers: main's Children $(children nf.last main)% (< 20: perf's walk)" \
+	[ "$(children nf.last main)" -lt 20 ]
+check "... and no warnings" [ ! -s nk.err -a ! -s nf.err ]
+kill "$npid" 2> /dev/null
+wait "$npid" 2> /dev/null
+
 # JIT code announced in /tmp/perf-PID.map is named
 "$WL/jit" 3 & jpid=$!; bgpids+=($jpid)
 sleep 0.3

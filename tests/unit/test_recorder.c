@@ -241,7 +241,7 @@ static void test_build_id(void **state)
 	assert_int_equal(m->build_id.len, want.len);
 	assert_memory_equal(m->build_id.data, want.data, want.len);
 	assert_memory_equal(f->p.mmaps[1].build_id.data, want.data, want.len);
-	assert_int_equal(f->r.nr_memo, 1);
+	assert_int_equal(f->r.bids.nr, 1);
 }
 
 /* For a user who may not see kernel addresses: a kernel frame becomes a
