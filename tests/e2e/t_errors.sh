@@ -95,5 +95,5 @@ check "... and nothing recorded" [ ! -e cg.data ]
 check "--call-graph nope -> 129" [ $? -eq 129 ]
 "$ZT" top --call-graph dwarf 2> cgtop.err
 check "zt top --call-graph dwarf -> 129" [ $? -eq 129 ]
-check "... saying zt top unwinds frame pointers only" contains cgtop.err 'zt top: --call-graph dwarf is not supported: zt top unwinds frame pointers only'
+check "... saying zt top walks stacks in the kernel, and what to use" contains cgtop.err 'zt top: --call-graph dwarf is not supported: zt top walks stacks in the kernel \(use -g, or record'
 finish
