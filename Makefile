@@ -157,10 +157,11 @@ help:
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function -Ibpf \
 	      -I/usr/include/$(shell $(CC) -print-multiarch)
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/zt_kern.h bpf/sample_event.h
+# (its headers from clang's -MMD, as the C objects': bpf/kunwind.h among them)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/zt_kern.h bpf/sample_event.h bpf/kunwind.h
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -MT $@ -c $< -o $@.tmp
 	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o

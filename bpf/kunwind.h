@@ -107,10 +107,12 @@ struct zt_uw_entry2 {
 	unsigned int e[2];
 };
 
-/* A frame's registers: bx is 0 where it is not known (after a frame
- * walked by its frame pointer, which may have changed it). */
+/* A frame's registers. %rbx is read only when a frame's CFA needs it (a
+ * rare rule): where a callee saved it, bx_at is that stack slot's address
+ * (not read yet), else bx is its value; both 0 where it is not known
+ * (after a frame walked by its frame pointer, which may have changed it). */
 struct zt_uw_regs {
-	unsigned long long pc, sp, bp, bx;
+	unsigned long long pc, sp, bp, bx, bx_at;
 };
 
 /*
@@ -161,7 +163,7 @@ struct zt_uw_cache {
 static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw_regs *r,
 				       int *exact)
 {
-	unsigned long long cfa, ra, bp = r->bp, bx = r->bx, sp;
+	unsigned long long cfa, ra, bp = r->bp, bx = r->bx, bx_at = r->bx_at, sp;
 
 	*exact = 0;
 	switch (ru->kind) {
@@ -171,9 +173,14 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 		} else if (ru->cfa_reg == ZT_UW_REG_FP) {
 			cfa = r->bp;
 		} else {
-			if (!r->bx) /* not known: the frame pointer may do */
+			if (bx_at) {
+				if (ZT_UW_READ(bx, bx_at))
+					return ZT_UW_STOP_FAULT;
+				bx_at = 0;
+			}
+			if (!bx) /* not known: the frame pointer may do */
 				return ZT_UW_FALLBACK;
-			cfa = r->bx;
+			cfa = bx;
 		}
 		cfa += (long long)ru->cfa_off;
 		break;
@@ -183,14 +190,15 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 		break;
 	case ZT_UW_SIGNAL:
 		if (ZT_UW_READ(bp, r->sp + ZT_UW_SIGCTX_BP) || ZT_UW_READ(sp, r->sp + ZT_UW_SIGCTX_SP) ||
-		    ZT_UW_READ(ra, r->sp + ZT_UW_SIGCTX_IP) || ZT_UW_READ(bx, r->sp + ZT_UW_SIGCTX_BX))
+		    ZT_UW_READ(ra, r->sp + ZT_UW_SIGCTX_IP))
 			return ZT_UW_STOP_FAULT;
 		if (!ra)
 			return ZT_UW_STOP_FP_END;
+		r->bx = 0;
+		r->bx_at = r->sp + ZT_UW_SIGCTX_BX; /* the sigcontext's */
 		r->pc = ra;
 		r->sp = sp;
 		r->bp = bp;
-		r->bx = bx;
 		*exact = 1;
 		return ZT_UW_NEXT;
 	case ZT_UW_END:
@@ -212,10 +220,10 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 		bp = 0;
 	}
 	if (ru->bx == ZT_UW_FP_AT) {
-		if (ZT_UW_READ(bx, cfa + (long long)ru->bx_off))
-			return ZT_UW_STOP_FAULT;
-	} else if (ru->bx == ZT_UW_FP_UNDEF) {
 		bx = 0;
+		bx_at = cfa + (long long)ru->bx_off;
+	} else if (ru->bx == ZT_UW_FP_UNDEF) {
+		bx = bx_at = 0;
 	}
 	if (!ra)
 		return ZT_UW_STOP_FP_END;
@@ -223,6 +231,7 @@ static __always_inline int zt_uw_apply(const struct zt_uw_rule *ru, struct zt_uw
 	r->sp = cfa;
 	r->bp = bp;
 	r->bx = bx;
+	r->bx_at = bx_at;
 	return ZT_UW_NEXT;
 }
 
@@ -245,7 +254,7 @@ static __always_inline int zt_uw_fp(struct zt_uw_regs *r, int why)
 	r->pc = ra;
 	r->sp = r->bp + 16;
 	r->bp = fp;
-	r->bx = 0; /* the frame may have used it, saved where no rule says */
+	r->bx = r->bx_at = 0; /* the frame may have used it, saved where no rule says */
 	return ZT_UW_NEXT;
 }
 

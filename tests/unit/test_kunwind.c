@@ -497,36 +497,50 @@ static void test_rules(void **state)
 	assert_int_equal(r.pc, stk[1]);
 	assert_int_equal(r.sp, base + 16);
 
-	/* CFA = %rbx + 16, the caller's %rbx saved at CFA - 16, %rbp kept */
+	/* CFA = %rbx + 16, the caller's %rbx saved at CFA - 16 (where it
+	 * stays until a frame needs it), %rbp kept */
 	ru = (struct zt_uw_rule){ 16, 0, ZT_UW_CFA, ZT_UW_REG_BX, ZT_UW_FP_SAME, ZT_UW_FP_AT, -16 };
-	r = (struct zt_uw_regs){ 0x400000, base, 9, base + 32 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, base + 32, 0 };
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
 	assert_int_equal(r.pc, stk[5]);
 	assert_int_equal(r.sp, base + 48);
 	assert_int_equal(r.bp, 9);
-	assert_int_equal(r.bx, stk[4]);
+	assert_int_equal(r.bx, 0);
+	assert_int_equal(r.bx_at, base + 32);
+	/* the same with %rbx in a callee's save slot: read then */
+	stk[1] = base + 32;
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0, base + 8 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.sp, base + 48);
+	assert_int_equal(r.pc, stk[5]);
+	stk[1] = 0x1001;
+	/* ... a slot that cannot be read */
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0, 16 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_STOP_FAULT);
 	/* %rbx not known (0): the rule cannot be used */
-	r = (struct zt_uw_regs){ 0x400000, base, 9, 0 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0, 0 };
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_FALLBACK);
-	/* an %rsp rule carries %rbx: unchanged, saved, undefined */
+	/* an %rsp rule carries %rbx, not read: unchanged, saved, undefined */
 	ru = (struct zt_uw_rule){ 24, 0, ZT_UW_CFA, ZT_UW_REG_SP, ZT_UW_FP_SAME, ZT_UW_FP_SAME, 0 };
-	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77, 0 };
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
 	assert_int_equal(r.bx, 0x77);
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0, base + 8 };
+	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
+	assert_int_equal(r.bx_at, base + 8);
 	ru.bx = ZT_UW_FP_AT;
 	ru.bx_off = -24;
-	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77, 0 };
+	M.reads = 0;
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
-	assert_int_equal(r.bx, stk[0]);
+	assert_int_equal(M.reads, 1); /* the return address only */
+	assert_int_equal(r.bx, 0);
+	assert_int_equal(r.bx_at, base);
 	ru.bx = ZT_UW_FP_UNDEF;
-	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
+	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77, base + 8 };
 	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_NEXT);
 	assert_int_equal(r.bx, 0);
-	/* its save slot unreadable */
-	ru.bx = ZT_UW_FP_AT;
-	ru.bx_off = 1 << 30;
-	r = (struct zt_uw_regs){ 0x400000, base, 9, 0x77 };
-	assert_int_equal(zt_uw_apply(&ru, &r, &exact), ZT_UW_STOP_FAULT);
+	assert_int_equal(r.bx_at, 0);
 
 	/* a signal frame: the interrupted registers from the sigcontext */
 	{
@@ -542,7 +556,7 @@ static void test_rules(void **state)
 		assert_int_equal(r.pc, 0x401234);
 		assert_int_equal(r.sp, 0x5000);
 		assert_int_equal(r.bp, 0xb1);
-		assert_int_equal(r.bx, 0xb2);
+		assert_int_equal(r.bx_at, (uintptr_t)uc + ZT_UW_SIGCTX_BX);
 		assert_int_equal(exact, 1);
 	}
 
@@ -570,12 +584,13 @@ static void test_rules(void **state)
 
 	/* the frame pointer: [bp] the caller's, [bp + 8] the return address;
 	 * %rbx no longer known */
-	r = (struct zt_uw_regs){ 0x400000, base, base + 16, 0x77 };
+	r = (struct zt_uw_regs){ 0x400000, base, base + 16, 0x77, base };
 	assert_int_equal(zt_uw_fp(&r, ZT_UW_STOP_NO_TABLE), ZT_UW_NEXT);
 	assert_int_equal(r.pc, stk[3]);
 	assert_int_equal(r.sp, base + 32);
 	assert_int_equal(r.bp, stk[2]);
 	assert_int_equal(r.bx, 0);
+	assert_int_equal(r.bx_at, 0);
 	r = (struct zt_uw_regs){ 0x400000, base, 0 };
 	assert_int_equal(zt_uw_fp(&r, ZT_UW_STOP_NO_TABLE), ZT_UW_STOP_FP_END);
 	/* below %rsp, or unreadable: the reason the rule was missing */
