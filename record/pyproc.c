@@ -17,7 +17,7 @@
  * named in pyproc.h, x86-64; Debian's 3.11.2 and 3.11.7 alike), checked at
  * run time against the process (pyproc_open()).
  */
-static const struct pyproc_layout layouts[] = {
+static const struct zt_py_layout layouts[] = {
 	{
 		.minor = 11,
 		.rt_interp_head = 40, .is_next = 0, .is_threads_head = 16,
@@ -51,11 +51,9 @@ static const struct pyproc_layout layouts[] = {
 };
 
 /* Chains followed at most this far */
-#define MAX_INTERPS 64
-#define MAX_THREADS 4096
 #define MAX_LINETABLE (1u << 20)
 
-const struct pyproc_layout *pyproc_layout_of(unsigned minor)
+const struct zt_py_layout *pyproc_layout_of(unsigned minor)
 {
 	size_t i;
 
@@ -179,11 +177,11 @@ static int check_members(const struct pyproc *p)
 		const char *name;
 		size_t at;
 	} want[] = {
-		{"co_filename", offsetof(struct pyproc_layout, co_filename)},
-		{"co_name", offsetof(struct pyproc_layout, co_name)},
-		{"co_qualname", offsetof(struct pyproc_layout, co_qualname)},
-		{"co_firstlineno", offsetof(struct pyproc_layout, co_firstlineno)},
-		{"co_linetable", offsetof(struct pyproc_layout, co_linetable)},
+		{"co_filename", offsetof(struct zt_py_layout, co_filename)},
+		{"co_name", offsetof(struct zt_py_layout, co_name)},
+		{"co_qualname", offsetof(struct zt_py_layout, co_qualname)},
+		{"co_firstlineno", offsetof(struct zt_py_layout, co_firstlineno)},
+		{"co_linetable", offsetof(struct zt_py_layout, co_linetable)},
 	};
 	uint64_t members, e[5];
 	unsigned found = 0;
@@ -221,7 +219,7 @@ static int check_members(const struct pyproc *p)
 static int check_debug_offsets(struct pyproc *p)
 {
 	uint64_t d[44];
-	struct pyproc_layout *l = &p->lay;
+	struct zt_py_layout *l = &p->lay;
 
 	if (rd(p, p->runtime, d, sizeof(d)))
 		return -ESRCH;
@@ -243,7 +241,7 @@ static int check_debug_offsets(struct pyproc *p)
 
 int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias)
 {
-	const struct pyproc_layout *l;
+	const struct zt_py_layout *l;
 	struct syms s;
 	int err;
 
@@ -267,65 +265,33 @@ int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias)
 	return p->minor >= 13 ? check_debug_offsets(p) : check_members(p);
 }
 
-/* ---- threads and frames ---- */
+/* ---- threads and frames: bpf/pywalk.h's walk ---- */
 
-int pyproc_threads(const struct pyproc *p, struct pyproc_thread *out, int max)
+static int rd_py(const void *ctx, unsigned long long *v, unsigned long long addr)
 {
-	const struct pyproc_layout *l = &p->lay;
-	uint64_t interp, ts;
-	int n = 0, i, j;
-
-	if (rd64(p, p->runtime + l->rt_interp_head, &interp))
-		return -ESRCH;
-	for (i = 0; interp && i < MAX_INTERPS; i++) {
-		if (rd64(p, interp + l->is_threads_head, &ts))
-			return -ESRCH;
-		for (j = 0; ts && j < MAX_THREADS && n < max; j++) {
-			uint64_t tid;
-
-			if (rd64(p, ts + l->ts_native_tid, &tid))
-				return -ESRCH;
-			out[n].tstate = ts;
-			out[n].tid = (uint32_t)tid;
-			n++;
-			if (rd64(p, ts + l->ts_next, &ts))
-				return -ESRCH;
-		}
-		if (rd64(p, interp + l->is_next, &interp))
-			return -ESRCH;
-	}
-	return n;
+	return rd(ctx, addr, v, sizeof(*v));
 }
 
-int pyproc_stack(const struct pyproc *p, uint64_t tstate, struct pyproc_frame *out, int max)
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define ZT_PY_READ(ctx, dst, addr) rd_py((ctx), &(dst), (addr))
+#include "bpf/pywalk.h"
+
+int pyproc_thread(const struct pyproc *p, uint32_t tid, uint64_t *tstate)
 {
-	const struct pyproc_layout *l = &p->lay;
-	uint64_t fr, at = tstate;
-	int n = 0, steps;
+	unsigned long long ts = 0;
+	int ret = zt_py_thread(p, &p->lay, p->runtime, tid, &ts);
 
-	if (l->ts_cframe && rd64(p, tstate + l->ts_cframe, &at))
-		return -ESRCH;
-	if (rd64(p, at + l->cf_current_frame, &fr))
-		return -ESRCH;
-	/* a loop ends at the bound: a frame chain is never this long */
-	for (steps = 0; fr && n < max && steps < 4 * max + 64; steps++) {
-		uint64_t code, instr;
-		uint8_t owner;
+	*tstate = ts;
+	return ret < 0 ? -ESRCH : ret;
+}
 
-		if (rd64(p, fr + l->fr_code, &code) || rd64(p, fr + l->fr_instr, &instr) ||
-		    rd(p, fr + l->fr_owner, &owner, 1))
-			return -ESRCH;
-		if (p->minor < 12 || owner != PYPROC_OWNED_BY_CSTACK) {
-			int64_t units = ((int64_t)instr - (int64_t)(code + l->co_code_adaptive)) / 2;
+int pyproc_stack(const struct pyproc *p, uint64_t tstate, struct zt_py_frame *out, int max)
+{
+	int n = zt_py_frames(p, &p->lay, tstate, out, max);
 
-			out[n].code = code;
-			out[n].lasti = units < 0 || units > INT32_MAX ? -1 : (int32_t)units;
-			n++;
-		}
-		if (rd64(p, fr + l->fr_previous, &fr))
-			return -ESRCH;
-	}
-	return n;
+	return n < 0 ? -ESRCH : n;
 }
 
 /* ---- code objects ---- */
@@ -334,7 +300,7 @@ int pyproc_stack(const struct pyproc *p, uint64_t tstate, struct pyproc_frame *o
  * character). */
 static int read_str(const struct pyproc *p, uint64_t addr, char *buf, size_t n)
 {
-	const struct pyproc_layout *l = &p->lay;
+	const struct zt_py_layout *l = &p->lay;
 	uint64_t hdr[5];
 	uint32_t state, kind;
 	size_t len, i, o = 0;
@@ -380,7 +346,7 @@ static int read_str(const struct pyproc *p, uint64_t addr, char *buf, size_t n)
 
 int pyproc_code(const struct pyproc *p, uint64_t code, struct pyproc_code *c)
 {
-	const struct pyproc_layout *l = &p->lay;
+	const struct zt_py_layout *l = &p->lay;
 	uint64_t qual, file, table, size;
 	int err;
 

@@ -20,32 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The offsets zt reads in a version's structs. */
-struct pyproc_layout {
-	unsigned minor; /* 3.minor */
-	/* _PyRuntime.interpreters.head; PyInterpreterState next, threads.head */
-	uint32_t rt_interp_head, is_next, is_threads_head;
-	/* PyThreadState next, thread_id (pthread_t), native_thread_id */
-	uint32_t ts_next, ts_thread_id, ts_native_tid;
-	/* the current frame: tstate->cframe->current_frame (3.11, 3.12;
-	 * ts_cframe != 0) or tstate->current_frame (3.13) */
-	uint32_t ts_cframe, cf_current_frame;
-	/* _PyInterpreterFrame: code object (f_code, f_executable), previous,
-	 * instruction (prev_instr: the one before the next; 3.13's instr_ptr:
-	 * the current one), owner */
-	uint32_t fr_code, fr_previous, fr_instr, fr_owner;
-	/* PyCodeObject */
-	uint32_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable,
-		co_code_adaptive;
-	/* str: the data of a compact ASCII string and of a compact one */
-	uint32_t str_ascii_data, str_compact_data;
-};
+#include "bpf/pywalk.h"
 
 /* The layout of 3.minor, or NULL for a version zt does not read. */
-const struct pyproc_layout *pyproc_layout_of(unsigned minor);
-
-/* The frame owner of C-stack shim frames (3.12+), skipped */
-#define PYPROC_OWNED_BY_CSTACK 3
+const struct zt_py_layout *pyproc_layout_of(unsigned minor);
 
 struct pyproc {
 	uint32_t pid;
@@ -54,7 +32,7 @@ struct pyproc {
 	uint64_t runtime;	/* _PyRuntime's address in the process */
 	uint64_t code_type;	/* PyCode_Type's */
 	uint64_t eval_lo, eval_hi; /* _PyEval_EvalFrameDefault's code */
-	struct pyproc_layout lay;  /* checked against the process (3.13: its own) */
+	struct zt_py_layout lay;   /* checked against the process */
 };
 
 /*
@@ -68,26 +46,13 @@ struct pyproc {
  */
 int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias);
 
-/* A thread's Python state: its PyThreadState and native thread id. */
-struct pyproc_thread {
-	uint64_t tstate;
-	uint32_t tid;
-};
+/* The PyThreadState of native thread tid (bpf/pywalk.h's walk): 1 with
+ * *tstate, 0 when no interpreter has it, -ESRCH. */
+int pyproc_thread(const struct pyproc *p, uint32_t tid, uint64_t *tstate);
 
-/* The threads of every interpreter, at most max into out: how many, or a
- * negative errno. */
-int pyproc_threads(const struct pyproc *p, struct pyproc_thread *out, int max);
-
-/* A Python frame: its code object and its instruction (the code unit's
- * index in the code, the one executing or last executed). */
-struct pyproc_frame {
-	uint64_t code;
-	int32_t lasti;
-};
-
-/* Thread tstate's Python frames, innermost first, at most max: how many,
- * or a negative errno. */
-int pyproc_stack(const struct pyproc *p, uint64_t tstate, struct pyproc_frame *out, int max);
+/* Thread tstate's Python frames, innermost first, at most max
+ * (bpf/pywalk.h's walk): how many, or -ESRCH. */
+int pyproc_stack(const struct pyproc *p, uint64_t tstate, struct zt_py_frame *out, int max);
 
 /* A code object as the report shows it. */
 struct pyproc_code {

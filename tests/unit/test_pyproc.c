@@ -25,21 +25,27 @@
 
 #include "record/pyproc.h"
 
-static const char script[] = "import time\n"		     /* 1 */
-			     "def zt_leaf():\n"		     /* 2 */
-			     "    print('ready', flush=True)\n"   /* 3 */
-			     "    while True:\n"		     /* 4 */
-			     "        time.sleep(0.05)\n"	     /* 5 */
-			     "def zt_middle():\n"		     /* 6 */
-			     "    zt_leaf()\n"			     /* 7 */
-			     "class K:\n"			     /* 8 */
-			     "    def zt_method(self):\n"	     /* 9 */
-			     "        zt_middle()\n"		     /* 10 */
-			     "K().zt_method()\n";		     /* 11 */
+static const char script[] = "import time, threading\n"		     /* 1 */
+			     "def zt_worker():\n"			     /* 2 */
+			     "    while True:\n"			     /* 3 */
+			     "        time.sleep(0.05)\n"		     /* 4 */
+			     "def zt_leaf():\n"			     /* 5 */
+			     "    t = threading.Thread(target=zt_worker, daemon=True)\n" /* 6 */
+			     "    t.start()\n"			     /* 7 */
+			     "    print('ready', t.native_id, flush=True)\n" /* 8 */
+			     "    while True:\n"			     /* 9 */
+			     "        time.sleep(0.05)\n"		     /* 10 */
+			     "def zt_middle():\n"			     /* 11 */
+			     "    zt_leaf()\n"			     /* 12 */
+			     "class K:\n"				     /* 13 */
+			     "    def zt_method(self):\n"		     /* 14 */
+			     "        zt_middle()\n"			     /* 15 */
+			     "K().zt_method()\n";			     /* 16 */
 
 static char script_path[64];
 
 static pid_t child = -1;
+static uint32_t worker;   /* its thread's native id */
 static int child_out = -1; /* its stdout, kept open while it runs */
 
 static void stop(void)
@@ -79,7 +85,7 @@ static int teardown(void **state)
 static pid_t start(const char *python)
 {
 	int fds[2];
-	char buf[16];
+	char buf[64] = {0};
 	pid_t pid;
 
 	stop(); /* one a failed check left */
@@ -96,10 +102,19 @@ static pid_t start(const char *python)
 	close(fds[1]);
 	child = pid;
 	child_out = fds[0];
-	if (pid < 0 || read(fds[0], buf, sizeof(buf)) < 5) {
-		stop();
-		return -1;
+	worker = 0;
+	/* its line, which may come in pieces */
+	for (size_t got = 0; !strchr(buf, '\n');) {
+		ssize_t r = pid > 0 && got < sizeof(buf) - 1 ? read(fds[0], buf + got, sizeof(buf) - 1 - got) : -1;
+
+		if (r <= 0) {
+			stop();
+			return -1;
+		}
+		got += (size_t)r;
 	}
+	if (sscanf(buf, "ready %u", &worker) != 1)
+		print_message("python said: %s\n", buf);
 	usleep(20000); /* into time.sleep() */
 	return pid;
 }
@@ -169,10 +184,10 @@ static int check_python(const char *python, unsigned minor)
 	static const struct {
 		const char *name;
 		int line;
-	} want[] = {{"zt_leaf", 5}, {"zt_middle", 7}, {"K.zt_method", 10}, {"<module>", 11}};
+	} want[] = {{"zt_leaf", 10}, {"zt_middle", 12}, {"K.zt_method", 15}, {"<module>", 16}};
 	struct pyproc p;
-	struct pyproc_thread th[8];
-	struct pyproc_frame fr[32];
+	struct zt_py_frame fr[32];
+	uint64_t ts;
 	pid_t pid;
 	int n, i, err;
 
@@ -186,10 +201,10 @@ static int check_python(const char *python, unsigned minor)
 	assert_int_equal(err, 0);
 	assert_int_equal(p.minor, minor);
 	assert_true(p.eval_lo && p.eval_hi > p.eval_lo);
-	n = pyproc_threads(&p, th, 8);
-	assert_int_equal(n, 1);
-	assert_int_equal(th[0].tid, (uint32_t)pid);
-	n = pyproc_stack(&p, th[0].tstate, fr, 32);
+	/* the main thread by its id; no thread of another id */
+	assert_int_equal(pyproc_thread(&p, (uint32_t)pid + 100000, &ts), 0);
+	assert_int_equal(pyproc_thread(&p, (uint32_t)pid, &ts), 1);
+	n = pyproc_stack(&p, ts, fr, 32);
 	assert_int_equal(n, 4);
 	for (i = 0; i < n; i++) {
 		struct pyproc_code c;
@@ -201,6 +216,24 @@ static int check_python(const char *python, unsigned minor)
 		assert_string_equal(c.qualname, want[i].name);
 		assert_string_equal(c.filename, script_path);
 		assert_int_equal(line, want[i].line);
+		pyproc_code_release(&c);
+	}
+	/* the other thread: zt_worker, under threading's bootstrap */
+	if (minor >= 11) {
+		struct pyproc_code c;
+
+		assert_true(worker > 0);
+		assert_int_equal(pyproc_thread(&p, worker, &ts), 1);
+		n = pyproc_stack(&p, ts, fr, 32);
+		assert_true(n >= 2);
+		assert_int_equal(pyproc_code(&p, fr[0].code, &c), 0);
+		assert_string_equal(c.qualname, "zt_worker");
+		assert_int_equal(pyproc_line(c.linetable, c.linetable_len, c.firstlineno, fr[0].lasti), 4);
+		pyproc_code_release(&c);
+		assert_int_equal(pyproc_code(&p, fr[n - 1].code, &c), 0);
+		print_message("%s: thread %u: %d frames, the outermost %s\n", python, worker, n,
+			      c.qualname);
+		assert_string_equal(c.qualname, "Thread._bootstrap");
 		pyproc_code_release(&c);
 	}
 	stop();
