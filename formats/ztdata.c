@@ -22,6 +22,7 @@
 #include "libprof/array.h"
 #include "libprof/fileio.h"
 #include "libprof/htab.h"
+#include "libprof/le.h"
 #include "libprof/zbuf.h"
 
 #define ZTDATA_MINOR 4 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column;
@@ -132,28 +133,6 @@ static int ustack_common(const uint8_t *a, uint64_t sa, size_t la, const uint8_t
 	*skip = (size_t)(lo - sa) + 8 * at;
 	*copy = 8 * best;
 	return 1;
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	put_le16(p, (uint16_t)v);
-	put_le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return get_le16(p) | (uint32_t)get_le16(p + 2) << 16;
 }
 
 /* ---- writer ------------------------------------------------------------ */
@@ -279,14 +258,14 @@ static int emit_chunk(struct ztdata_writer *w, uint32_t type, const struct zbuf 
 	} else {
 		flags = FLAG_ZSTD;
 	}
-	put_le32(h, type);
-	put_le32(h + 4, flags);
-	put_le32(h + 8, (uint32_t)raw);
-	put_le32(h + 12, (uint32_t)stored);
-	put_le32(h + 16, w->seq);
+	zt_put_le(h, type, 4);
+	zt_put_le(h + 4, flags, 4);
+	zt_put_le(h + 8, (uint32_t)raw, 4);
+	zt_put_le(h + 12, (uint32_t)stored, 4);
+	zt_put_le(h + 16, w->seq, 4);
 	crc = crc32(0, h, 20);
 	crc = crc32(crc, h + CHUNK_HDR, (uInt)stored);
-	put_le32(h + 20, (uint32_t)crc);
+	zt_put_le(h + 20, (uint32_t)crc, 4);
 	w->out.len += CHUNK_HDR + stored;
 	w->seq++;
 	return 0;
@@ -530,9 +509,9 @@ struct ztdata_writer *ztdata_writer_new(int fd)
 		goto out;
 	}
 	memcpy(h, ZTDATA_MAGIC, 8);
-	put_le16(h + 8, ZTDATA_VERSION);
-	put_le16(h + 10, ZTDATA_MINOR);
-	put_le32(h + 12, FILE_HDR);
+	zt_put_le(h + 8, ZTDATA_VERSION, 2);
+	zt_put_le(h + 10, ZTDATA_MINOR, 2);
+	zt_put_le(h + 12, FILE_HDR, 4);
 	ret = write_all(fd, h, sizeof(h), &w->written);
 out:
 	if (ret) {
@@ -1567,7 +1546,7 @@ static int ustack_entries(struct reader *r, const uint8_t *pl, size_t raw, const
 			if (h.same & (1u << k)) {
 				u.regs[k] = b.regs[k];
 			} else if (h.mask & (1u << k)) {
-				u.regs[k] = get_le32(col[k]) | (uint64_t)get_le32(col[k] + 4) << 32;
+				u.regs[k] = zt_get_le(col[k], 8);
 				col[k] += 8;
 			}
 		}
@@ -1891,9 +1870,9 @@ static int read_header(const uint8_t *d, size_t len, struct ztdata_read_info *in
 	}
 	if (len < FILE_HDR)
 		goto truncated;
-	major = get_le16(d + 8);
-	minor = get_le16(d + 10);
-	*hsize = get_le32(d + 12);
+	major = (uint16_t)zt_get_le(d + 8, 2);
+	minor = (uint16_t)zt_get_le(d + 10, 2);
+	*hsize = (uint32_t)zt_get_le(d + 12, 4);
 	if (major > ZTDATA_VERSION) {
 		snprintf(info->msg, sizeof(info->msg),
 			 "zt.data version %u.%u is newer than this zt reads (%u.x): upgrade zt",
@@ -1934,12 +1913,12 @@ static int read_chunk(struct reader *r, const uint8_t *d, size_t len, uint64_t *
 		set_truncated(info, *off);
 		return 1;
 	}
-	type = get_le32(h);
-	flags = get_le32(h + 4);
-	raw = get_le32(h + 8);
-	stored = get_le32(h + 12);
-	seq = get_le32(h + 16);
-	crc = get_le32(h + 20);
+	type = (uint32_t)zt_get_le(h, 4);
+	flags = (uint32_t)zt_get_le(h + 4, 4);
+	raw = (uint32_t)zt_get_le(h + 8, 4);
+	stored = (uint32_t)zt_get_le(h + 12, 4);
+	seq = (uint32_t)zt_get_le(h + 16, 4);
+	crc = (uint32_t)zt_get_le(h + 20, 4);
 	if (raw > RAW_MAX)
 		return bad(r, "raw length %u is over the 256 MiB limit", raw);
 	if (stored > left - CHUNK_HDR) {
@@ -2067,7 +2046,7 @@ static int read_image(const void *data, size_t len, struct profile *p, unsigned 
 			 info->chunks, (unsigned long long)off);
 	else if (ret < 0)
 		snprintf(info->msg, sizeof(info->msg), "chunk %u (%s) at offset %llu: %s",
-			 info->chunks, chunk_name(get_le32(d + off), tbuf, sizeof(tbuf)),
+			 info->chunks, chunk_name((uint32_t)zt_get_le(d + off, 4), tbuf, sizeof(tbuf)),
 			 (unsigned long long)off, r->why);
 	else if (!info->complete && !info->truncated)
 		snprintf(info->msg, sizeof(info->msg),

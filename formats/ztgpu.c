@@ -18,6 +18,7 @@
 #include "cupti/wire.h"
 #include "formats/ztgpu.h"
 #include "libprof/array.h"
+#include "libprof/le.h"
 #include "libprof/hash.h"
 #include "libprof/htab.h"
 
@@ -64,22 +65,6 @@ static void set_msg(char *msg, size_t n, const char *s)
 {
 	if (msg && n)
 		snprintf(msg, n, "%s", s);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /* ---- stack ids ----------------------------------------------------------- */
@@ -305,8 +290,8 @@ static int dec_stacks(struct ztgpu_reader *r, struct frame *f)
 
 			if (f->len - at < 8)
 				return bad(r, "stack %u: header past the payload", i);
-			id = le32(f->pl + at);
-			nips = le32(f->pl + at + 4);
+			id = (uint32_t)zt_get_le(f->pl + at, 4);
+			nips = (uint32_t)zt_get_le(f->pl + at + 4, 4);
 			at += 8;
 			if (nips > ZT_MAX_FRAMES)
 				return bad(r, "stack %u (id %u): %u frames, at most %u", i, id,
@@ -316,7 +301,7 @@ static int dec_stacks(struct ztgpu_reader *r, struct frame *f)
 			total += nips;
 			if (pass) {
 				for (k = 0; k < nips; k++)
-					r->ips[k] = le64(f->pl + at + 8 * (size_t)k);
+					r->ips[k] = zt_get_le(f->pl + at + 8 * (size_t)k, 8);
 				ret = profile_intern_stack(r->stacks, r->ips, 0, nips, &sid);
 				if (ret == -E2BIG)
 					return bad(r, "too many stacks");
