@@ -69,6 +69,8 @@ struct job {
 	struct job *next;
 	size_t file; /* index in files */
 	int fd;
+	char *src; /* the file's path as the process named it (the sudo user's
+		      read check before its table goes into their cache), or NULL */
 	struct prof_build_id bid;
 	/* the worker's answer */
 	struct cfipages pages;
@@ -76,6 +78,7 @@ struct job {
 	unsigned nr_segs;
 	int err;
 	bool cached;
+	bool nostore; /* src lost (no memory): not cached, as its check cannot be made */
 	uint64_t ns;
 };
 
@@ -174,8 +177,9 @@ static void build(struct kunwind *k, struct job *j)
 	}
 	cfitab_release(&t);
 	elf_end(elf);
-	if (!j->err && k->o.cache) {
-		int err = cficache_store(k->o.cache, &j->bid, &j->pages, j->segs, j->nr_segs);
+	if (!j->err && k->o.cache && !j->nostore) {
+		int err = cficache_store(k->o.cache, &j->bid, &j->pages, j->segs, j->nr_segs,
+					 j->src);
 
 		if (err)
 			zt_debug("kunwind: cannot cache a table: %s", strerror(-err));
@@ -222,6 +226,7 @@ static void job_free(struct job *j)
 	if (j->fd >= 0)
 		close(j->fd);
 	cfipages_release(&j->pages);
+	free(j->src);
 	free(j);
 }
 
@@ -657,9 +662,9 @@ out:
 	}
 }
 
-/* Ask the worker for f's table, from fd (taken; -1: only the cache); the
- * lock held. */
-static void request(struct kunwind *k, struct ufile *f, int fd)
+/* Ask the worker for f's table, from fd (taken; -1: only the cache) of
+ * the file at src (or NULL); the lock held. */
+static void request(struct kunwind *k, struct ufile *f, int fd, const char *src)
 {
 	struct job *j;
 
@@ -678,6 +683,8 @@ static void request(struct kunwind *k, struct ufile *f, int fd)
 	}
 	j->file = (size_t)(f - k->files);
 	j->fd = fd;
+	j->src = src && src[0] == '/' ? strdup(src) : NULL;
+	j->nostore = src && src[0] == '/' && !j->src;
 	j->bid = f->bid;
 	cfipages_init(&j->pages);
 	f->state = U_BUILDING;
@@ -769,7 +776,7 @@ static void vdso_file(struct kunwind *k)
 	if (load_cached(k, &k->files[i]))
 		close(fd);
 	else
-		request(k, &k->files[i], fd);
+		request(k, &k->files[i], fd, NULL);
 }
 
 /* ---- processes ---- */
@@ -906,7 +913,7 @@ static void add_map(struct kunwind *k, const struct prof_mmap *m)
 			} else {
 				int fd = k->o.open_file ? k->o.open_file(k->o.ctx, m) : -1;
 
-				request(k, f, fd < 0 ? -1 : fd);
+				request(k, f, fd < 0 ? -1 : fd, m->path);
 			}
 		}
 		if (f->state == U_BUILDING)

@@ -336,7 +336,8 @@ int cficache_load(const struct buildid_cache *c, const struct prof_build_id *b, 
 }
 
 int cficache_store(const struct buildid_cache *c, const struct prof_build_id *b,
-		   const struct cfipages *p, const struct cfi_seg *segs, unsigned nr_segs)
+		   const struct cfipages *p, const struct cfi_seg *segs, unsigned nr_segs,
+		   const char *src)
 {
 	char path[PATH_MAX];
 	void *d;
@@ -349,7 +350,7 @@ int cficache_store(const struct buildid_cache *c, const struct prof_build_id *b,
 	ret = cficache_encode(p, segs, nr_segs, &d, &len);
 	if (ret)
 		return ret;
-	ret = buildid_cache_store(c, path, d, len, NULL);
+	ret = buildid_cache_store(c, path, d, len, src);
 	free(d);
 	return ret;
 }

@@ -121,10 +121,13 @@ int cficache_load(const struct buildid_cache *c, const struct prof_build_id *b, 
 /*
  * Store p and segs as b's entry: encoded, and written atomically (a
  * temporary file renamed into place) by buildid_cache_store(), mode 0644,
- * as the sudo user when there is one. Returns 0 or a negative errno
- * (cficache_encode()'s, buildid_cache_store()'s).
+ * as the sudo user when there is one; src, the binary the table was built
+ * from (or NULL), must be one that user could read (-EACCES: a table of a
+ * binary only root may read stays out of their cache). Returns 0 or a
+ * negative errno (cficache_encode()'s, buildid_cache_store()'s).
  */
 int cficache_store(const struct buildid_cache *c, const struct prof_build_id *b,
-		   const struct cfipages *p, const struct cfi_seg *segs, unsigned nr_segs);
+		   const struct cfipages *p, const struct cfi_seg *segs, unsigned nr_segs,
+		   const char *src);
 
 #endif

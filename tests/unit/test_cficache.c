@@ -519,7 +519,7 @@ static void test_store_load(void **state)
 
 	load_fails(&c, -ENOENT);
 	build(LIBC_PATH, &t, &p, segs, &ns);
-	assert_int_equal(cficache_store(&c, &bid, &p, segs, ns), 0);
+	assert_int_equal(cficache_store(&c, &bid, &p, segs, ns, NULL), 0);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0644);
@@ -543,7 +543,7 @@ static void test_store_load(void **state)
 	assert_int_equal(symlink(other, path), 0);
 	load_fails(&c, -ELOOP);
 	/* and storing replaces the link, not what it points to */
-	assert_int_equal(cficache_store(&c, &bid, &p, segs, 1), 0);
+	assert_int_equal(cficache_store(&c, &bid, &p, segs, 1, NULL), 0);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(stat(other, &st), 0);
@@ -553,7 +553,7 @@ static void test_store_load(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkfifo(path, 0644), 0);
 	load_fails(&c, -ESPIPE);
-	assert_int_equal(cficache_store(&c, &bid, &p, segs, ns), 0);
+	assert_int_equal(cficache_store(&c, &bid, &p, segs, ns, NULL), 0);
 	load_ok(&c, &t, &p, segs, ns);
 
 	/* a directory, a file too big to be one */
@@ -569,16 +569,16 @@ static void test_store_load(void **state)
 
 	/* an empty table is stored and loaded like any other */
 	cfipages_release(&p);
-	assert_int_equal(cficache_store(&c, &bid, &p, NULL, 0), 0);
+	assert_int_equal(cficache_store(&c, &bid, &p, NULL, 0, NULL), 0);
 	load_ok(&c, NULL, &p, NULL, 0);
 
 	/* nothing to store: bad segments, no cache directory */
 	segs[0].filesz = 0;
-	assert_int_equal(cficache_store(&c, &bid, &p, segs, 1), -EINVAL);
-	assert_int_equal(cficache_store(&c, &bid, &p, segs, CFICACHE_MAX_SEGS + 1), -EINVAL);
+	assert_int_equal(cficache_store(&c, &bid, &p, segs, 1, NULL), -EINVAL);
+	assert_int_equal(cficache_store(&c, &bid, &p, segs, CFICACHE_MAX_SEGS + 1, NULL), -EINVAL);
 	free(c.dir);
 	c.dir = NULL;
-	assert_int_equal(cficache_store(&c, &bid, &p, NULL, 0), -EINVAL);
+	assert_int_equal(cficache_store(&c, &bid, &p, NULL, 0, NULL), -EINVAL);
 	load_fails(&c, -EINVAL);
 
 	free(d);
@@ -772,6 +772,51 @@ static void write_cut(const char *dir, const char *name, const char *path, size_
 	cfitab_release(&t);
 }
 
+/* Under sudo, the table of a binary only root may read stays out of the
+ * user's cache; one they may read goes in, owned by them. */
+static void test_store_sudo(void **state)
+{
+	struct buildid_cache c;
+	struct prof_build_id sbid = {20, {0xcf, 0xee}};
+	struct cfi_seg segs[CFICACHE_MAX_SEGS];
+	struct cfipages p;
+	struct stat st;
+	char home[300], bin[300], path[700];
+	unsigned ns;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	snprintf(home, sizeof(home), "%s/home-sudo", tmpdir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(chown(home, 65534, 65534), 0);
+	snprintf(bin, sizeof(bin), "%s/rootonly", tmpdir);
+	fd = open(bin, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	snprintf(path, sizeof(path), "%s/zt", home);
+	setenv("ZT_CACHE_DIR", path, 1);
+	assert_int_equal(buildid_cache_init(&c), 0);
+	assert_int_equal(cficache_path(&c, &sbid, path, sizeof(path)), 0);
+	small_table(&p, segs, &ns);
+	assert_int_equal(cficache_store(&c, &sbid, &p, segs, ns, bin), -EACCES);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(chmod(bin, 0755), 0);
+	assert_int_equal(cficache_store(&c, &sbid, &p, segs, ns, bin), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	cfipages_release(&p);
+	buildid_cache_release(&c);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	setenv("ZT_CACHE_DIR", tmpdir, 1);
+}
+
 static void test_seeds(void **state)
 {
 	const char *dir = getenv("ZT_CFICACHE_SEEDS");
@@ -803,7 +848,7 @@ int main(void)
 		cmocka_unit_test(test_segs_libc),      cmocka_unit_test(test_segs_refused),
 		cmocka_unit_test(test_store_load),     cmocka_unit_test(test_corruption),
 		cmocka_unit_test(test_structure),      cmocka_unit_test(test_encode_refused),
-		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_store_sudo),     cmocka_unit_test(test_seeds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
