@@ -972,6 +972,10 @@ static void compute_widths(struct report *r)
 				 * address's 16 digits (not with --dsos) */
 				if (c == COL_KEY + HIST_KEY_DSO && !e->f.symq && !r->dso && l < 16)
 					l = 16;
+				/* ... and the function column to "[.] 0x" and the
+				 * 16 digits, whatever name zt gives it */
+				if (c == COL_KEY + HIST_KEY_SYM && !e->f.symq && l < 22)
+					l = 22;
 				if (l > r->width[k])
 					r->width[k] = l;
 			}

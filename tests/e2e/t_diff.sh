@@ -71,6 +71,17 @@ if [ $have_perf = 1 ]; then
 		compare -b s1.perf s2.perf
 		compare s1.perf s2.perf
 		compare -s sym s1.perf s2.perf
+		# zt report sizes its columns by the same rule (its own check,
+		# here for the same recording)
+		dots() { grep -m1 '^# \.' "$1"; }
+		"$ZT" report --stdio --no-children --sort dso,sym -i s1.perf > rep.zt 2> /dev/null
+		if perf_retry report --stdio --no-children --sort dso,sym -i s1.perf > rep.perf &&
+			[ -s rep.perf ]; then
+			check "zt report's column widths as perf report's for rows without a function ($(dots rep.zt))" \
+				[ "$(dots rep.zt)" = "$(dots rep.perf)" ]
+		else
+			skip "perf report: reference unavailable"
+		fi
 	else
 		skip "perf record of a stripped program failed 5 times"
 	fi
