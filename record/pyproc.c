@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include "record/pyproc.h"
+#include "symbolizer/debugfind.h"
 
 /*
  * The layouts, from each version's own headers (offsetof() of the fields
@@ -81,7 +82,7 @@ static int rd64(const struct pyproc *p, uint64_t addr, uint64_t *v)
 /* ---- the interpreter's file ---- */
 
 struct syms {
-	uint64_t runtime, version, code_type, eval, eval_size;
+	uint64_t runtime, version, code_type, eval, eval_size, cold, cold_size;
 	bool have_version;
 	uint64_t version_value;
 };
@@ -138,6 +139,9 @@ static void find_syms(Elf *elf, struct syms *s)
 			} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
 				s->eval = sym.st_value;
 				s->eval_size = sym.st_size;
+			} else if (!strcmp(name, "_PyEval_EvalFrameDefault.cold")) {
+				s->cold = sym.st_value;
+				s->cold_size = sym.st_size;
 			}
 		}
 	}
@@ -150,7 +154,6 @@ static int file_syms(const char *path, struct syms *s)
 	Elf *elf;
 	int fd;
 
-	memset(s, 0, sizeof(*s));
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -247,9 +250,23 @@ int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias)
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	memset(&s, 0, sizeof(s));
 	err = file_syms(path, &s);
 	if (err)
 		return err;
+	if (!s.cold) { /* a stripped interpreter: the .cold part from its debug file */
+		char dbg[4096];
+		struct syms d;
+
+		memset(&d, 0, sizeof(d));
+		if (!debugfind(NULL, path, NULL, dbg, sizeof(dbg))) {
+			file_syms(dbg, &d);
+			if (d.eval == s.eval) { /* the same build's */
+				s.cold = d.cold;
+				s.cold_size = d.cold_size;
+			}
+		}
+	}
 	if (!s.have_version || (s.version_value >> 24 & 0xff) != 3)
 		return -ENOTSUP; /* before 3.11 (no Py_Version), or not CPython 3 */
 	p->hexversion = s.version_value;
@@ -262,6 +279,10 @@ int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias)
 	p->code_type = s.code_type + bias;
 	p->eval_lo = s.eval + bias;
 	p->eval_hi = p->eval_lo + s.eval_size;
+	if (s.cold && s.cold_size) {
+		p->cold_lo = s.cold + bias;
+		p->cold_hi = p->cold_lo + s.cold_size;
+	}
 	return p->minor >= 13 ? check_debug_offsets(p) : check_members(p);
 }
 

@@ -32,6 +32,8 @@ struct pyproc {
 	uint64_t runtime;	/* _PyRuntime's address in the process */
 	uint64_t code_type;	/* PyCode_Type's */
 	uint64_t eval_lo, eval_hi; /* _PyEval_EvalFrameDefault's code */
+	uint64_t cold_lo, cold_hi; /* its .cold part (gcc's unlikely paths), from the
+				      file's .symtab or its debug file; 0 unknown */
 	struct zt_py_layout lay;   /* checked against the process */
 };
 

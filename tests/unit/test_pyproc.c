@@ -24,6 +24,7 @@
 #include <gelf.h>
 
 #include "record/pyproc.h"
+#include "symbolizer/debugfind.h"
 
 static const char script[] = "import time, threading\n"		     /* 1 */
 			     "def zt_worker():\n"			     /* 2 */
@@ -201,6 +202,22 @@ static int check_python(const char *python, unsigned minor)
 	assert_int_equal(err, 0);
 	assert_int_equal(p.minor, minor);
 	assert_true(p.eval_lo && p.eval_hi > p.eval_lo);
+	/* the eval loop's .cold part, where the compiler split one off: from
+	 * the debug file of Debian's stripped python3.11 (python3.11-dbg;
+	 * 7.5 KB), pyenv's libpython's .symtab (3.13.0's has none) */
+	{
+		char dbg[4096];
+
+		print_message("%s: eval loop %#llx-%#llx, .cold %#llx-%#llx\n", python,
+			      (unsigned long long)p.eval_lo, (unsigned long long)p.eval_hi,
+			      (unsigned long long)p.cold_lo, (unsigned long long)p.cold_hi);
+		if (!strncmp(python, "/usr/bin/", 9) &&
+		    !debugfind(NULL, python, NULL, dbg, sizeof(dbg)))
+			assert_true(p.cold_lo && p.cold_hi - p.cold_lo > 1024);
+		if (p.cold_lo)
+			assert_true(p.cold_hi > p.cold_lo &&
+				    (p.cold_hi <= p.eval_lo || p.cold_lo >= p.eval_hi));
+	}
 	/* the main thread by its id; no thread of another id */
 	assert_int_equal(pyproc_thread(&p, (uint32_t)pid + 100000, &ts), 0);
 	assert_int_equal(pyproc_thread(&p, (uint32_t)pid, &ts), 1);
