@@ -122,7 +122,7 @@ struct kunwind {
 	struct job *todo, *todo_tail;
 };
 
-/* ---- the worker: tables from the cache or the file ---- */
+/* ---- the worker: tables built from the file (the cache is read before) ---- */
 
 static uint64_t now_ns(void)
 {
@@ -139,14 +139,7 @@ static void build(struct kunwind *k, struct job *j)
 	Elf *elf;
 	int n;
 
-	j->err = k->o.cache ? cficache_load(k->o.cache, &j->bid, &j->pages, j->segs, &j->nr_segs)
-			    : -ENOENT;
-	if (!j->err) {
-		j->cached = true;
-		return;
-	}
-	cfipages_release(&j->pages);
-	cfipages_init(&j->pages);
+	/* (the cache was read before the job was made: load_cached()) */
 	j->nr_segs = 0;
 	if (j->fd < 0) {
 		j->err = -ENOENT;

@@ -51,7 +51,7 @@ static const struct zt_py_layout layouts[] = {
 	},
 };
 
-/* Chains followed at most this far */
+/* The longest co_linetable read (bytes) */
 #define MAX_LINETABLE (1u << 20)
 
 const struct zt_py_layout *pyproc_layout_of(unsigned minor)
