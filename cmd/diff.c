@@ -273,16 +273,10 @@ static void key_widths(struct diff *df)
 			const struct hdiff_row *r = &df->d.rows[i];
 			size_t f = 0;
 			const struct hist_entry *e = hdiff_row_entry(&df->d, r, &f);
-			int l = (int)strlen(key_text(df, r, col->key, buf, sizeof(buf)));
+			int l = hist_key_width(e, col->key,
+					       (int)strlen(key_text(df, r, col->key, buf, sizeof(buf))),
+					       df->filt.nr_dsos != 0);
 
-			/* perf's hists__calc_col_len(): an entry without a
-			 * function is as wide as "[.] " and an address's 16
-			 * digits with "0x", and widens the module column to
-			 * the 16 digits (not with --dsos) */
-			if (!e->f.symq && col->key == HIST_KEY_SYM && l < 22)
-				l = 22;
-			if (!e->f.symq && col->key == HIST_KEY_DSO && !df->filt.nr_dsos && l < 16)
-				l = 16;
 			if (l > col->width)
 				col->width = l;
 		}

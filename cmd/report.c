@@ -967,15 +967,8 @@ static void compute_widths(struct report *r)
 				    !entry_passes(r, e))
 					continue;
 				l = (int)strlen(key_text(r, e, c, buf, sizeof(buf)));
-				/* perf's hists__set_unres_dso_col_len(): an entry
-				 * without a function widens the module column to an
-				 * address's 16 digits (not with --dsos) */
-				if (c == COL_KEY + HIST_KEY_DSO && !e->f.symq && !r->dso && l < 16)
-					l = 16;
-				/* ... and the function column to "[.] 0x" and the
-				 * 16 digits, whatever name zt gives it */
-				if (c == COL_KEY + HIST_KEY_SYM && !e->f.symq && l < 22)
-					l = 22;
+				if (c >= COL_KEY)
+					l = hist_key_width(e, (enum hist_key)(c - COL_KEY), l, r->dso != NULL);
 				if (l > r->width[k])
 					r->width[k] = l;
 			}

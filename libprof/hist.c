@@ -80,6 +80,15 @@ const char *hist_key_title(enum hist_key k)
 	return "";
 }
 
+int hist_key_width(const struct hist_entry *e, enum hist_key k, int len, int dso_list)
+{
+	if (!e->f.symq && k == HIST_KEY_SYM && len < 22)
+		return 22;
+	if (!e->f.symq && k == HIST_KEY_DSO && !dso_list && len < 16)
+		return 16;
+	return len;
+}
+
 const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum hist_key k,
 			  char *buf, size_t n)
 {

@@ -231,6 +231,12 @@ const char *hist_key_title(enum hist_key k);
 const char *hist_key_text(const struct hist *h, const struct hist_entry *e, enum hist_key k,
 			  char *buf, size_t n);
 
+/* The width perf gives entry e's text of len bytes in key k's column
+ * (hists__calc_col_len()): an entry without a function is as wide as
+ * "[.] 0x" and an address's 16 digits, and widens the module column to the
+ * 16 digits (not when a module filter is given: dso_list). */
+int hist_key_width(const struct hist_entry *e, enum hist_key k, int len, int dso_list);
+
 /* A chain node's key for a frame, and back. */
 static inline uint64_t hist_chain_key(const struct hist_frame *f)
 {

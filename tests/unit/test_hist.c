@@ -81,6 +81,25 @@ static void test_intern_and_keys(void **state)
 	assert_string_equal(hist_key_name(HIST_KEY_SYM), "sym");
 }
 
+/* perf's column widths for an entry without a function: Symbol as wide
+ * as "[.] 0x" and 16 digits, Shared Object 16 unless a module filter is
+ * given; a resolved entry's text as it is. */
+static void test_key_width(void **state)
+{
+	struct hist_entry e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(hist_key_width(&e, HIST_KEY_SYM, 15, 0), 22);
+	assert_int_equal(hist_key_width(&e, HIST_KEY_SYM, 30, 0), 30);
+	assert_int_equal(hist_key_width(&e, HIST_KEY_DSO, 2, 0), 16);
+	assert_int_equal(hist_key_width(&e, HIST_KEY_DSO, 2, 1), 2);
+	assert_int_equal(hist_key_width(&e, HIST_KEY_COMM, 2, 0), 2);
+	e.f.symq = 2;
+	assert_int_equal(hist_key_width(&e, HIST_KEY_SYM, 15, 0), 15);
+	assert_int_equal(hist_key_width(&e, HIST_KEY_DSO, 2, 0), 2);
+}
+
 static void test_children_self_recursion(void **state)
 {
 	struct hist h;
@@ -260,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern_and_keys),
+		cmocka_unit_test(test_key_width),
 		cmocka_unit_test(test_children_self_recursion),
 		cmocka_unit_test(test_sort_ties_and_limit),
 		cmocka_unit_test(test_other_keys),
