@@ -16,7 +16,14 @@
 #define ZT_PYWALK_H
 
 #define ZT_PY_MAX_STEPS 256 /* interpreters and threads looked at to find one thread */
+#define ZT_PY_MAX_FRAMES 64 /* Python frames recorded per sample, innermost first */
 #define ZT_PY_OWNED_BY_CSTACK 3
+/* The bytes of a _PyInterpreterFrame read at once: every field zt needs
+ * (code, previous, instruction, 3.11's is_entry, owner) is in them. */
+#define ZT_PY_FRAME_READ 72
+/* zt_py_frame.flags: the outermost frame of one run of the evaluation
+ * loop (3.11's is_entry; 3.12+: the frame under a C-stack shim) */
+#define ZT_PY_ENTRY 1u
 
 /* The offsets zt reads in one CPython version's structs (x86-64). */
 struct zt_py_layout {
@@ -29,8 +36,9 @@ struct zt_py_layout {
 	 * or tstate->current_frame (3.13: ts_cframe 0) */
 	unsigned int ts_cframe, cf_current_frame;
 	/* _PyInterpreterFrame: code object (f_code, f_executable), previous,
-	 * instruction (prev_instr; 3.13's instr_ptr), owner */
-	unsigned int fr_code, fr_previous, fr_instr, fr_owner;
+	 * instruction (prev_instr; 3.13's instr_ptr), owner; 3.11's is_entry
+	 * (0: none, the C-stack shims say it); each below ZT_PY_FRAME_READ */
+	unsigned int fr_code, fr_previous, fr_instr, fr_owner, fr_is_entry;
 	/* PyCodeObject */
 	unsigned int co_filename, co_name, co_qualname, co_firstlineno, co_linetable,
 		co_code_adaptive;
@@ -39,20 +47,28 @@ struct zt_py_layout {
 };
 
 /* A Python frame: its code object and instruction (the code unit's index,
- * -1 where it is not in the code). */
+ * -1 where it is not in the code), ZT_PY_ENTRY. */
 struct zt_py_frame {
 	unsigned long long code;
 	int lasti;
+	unsigned int flags;
+};
+
+/* What the BPF program knows of a CPython process (map py_procs, by tgid). */
+struct zt_py_proc {
+	struct zt_py_layout lay;
 	unsigned int pad;
+	unsigned long long runtime; /* _PyRuntime's address */
 };
 
 #endif /* ZT_PYWALK_H */
 
 /*
- * The functions: the includer defines ZT_PY_READ(ctx, ctx, dst, addr): 8 bytes
- * of the process's memory at addr into the unsigned long long dst, nonzero
- * when they cannot be read (ctx: the functions' own, passed on: which
- * process, for user space).
+ * The functions: the includer defines ZT_PY_READ(ctx, dst, addr): 8 bytes
+ * of the process's memory at addr into the unsigned long long dst, and
+ * ZT_PY_READ_FRAME(ctx, buf, addr): ZT_PY_FRAME_READ bytes into the array
+ * buf; each nonzero when they cannot be read (ctx: the functions' own,
+ * passed on: which process, for user space).
  */
 #if defined(ZT_PY_READ) && !defined(ZT_PYWALK_FNS)
 #define ZT_PYWALK_FNS
@@ -92,36 +108,82 @@ static __always_inline int zt_py_thread(const void *ctx, const struct zt_py_layo
 	return 0;
 }
 
+/* The 8 bytes at offset off (below ZT_PY_FRAME_READ) of a frame's block,
+ * and a byte of them. */
+static __always_inline unsigned long long zt_py_word(const unsigned long long *blk, unsigned int off)
+{
+	unsigned int w = off / 8;
+
+	if (w > ZT_PY_FRAME_READ / 8 - 1)
+		w = ZT_PY_FRAME_READ / 8 - 1;
+	return blk[w];
+}
+
+static __always_inline unsigned int zt_py_byte(const unsigned long long *blk, unsigned int off)
+{
+	return zt_py_word(blk, off) >> 8 * (off & 7) & 0xff;
+}
+
+/*
+ * Frame fr's code object, instruction and owner into *f (ZT_PY_ENTRY for
+ * 3.11's entry frames), the next frame in *next: 1 for a Python frame, 0
+ * for a C-stack shim (3.12+: *f untouched), -1 when it cannot be read.
+ */
+static __always_inline int zt_py_frame_at(const void *ctx, const struct zt_py_layout *l,
+					  unsigned long long fr, struct zt_py_frame *f,
+					  unsigned long long *next)
+{
+	unsigned long long blk[ZT_PY_FRAME_READ / 8], code, instr;
+	long long units;
+
+	if (ZT_PY_READ_FRAME(ctx, blk, fr))
+		return -1;
+	*next = zt_py_word(blk, l->fr_previous);
+	if (l->minor >= 12 && zt_py_byte(blk, l->fr_owner) == ZT_PY_OWNED_BY_CSTACK)
+		return 0;
+	code = zt_py_word(blk, l->fr_code);
+	instr = zt_py_word(blk, l->fr_instr);
+	units = ((long long)instr - (long long)(code + l->co_code_adaptive)) / 2;
+	f->code = code;
+	f->lasti = units < 0 || units > 0x7fffffff ? -1 : (int)units;
+	f->flags = l->fr_is_entry && zt_py_byte(blk, l->fr_is_entry) ? ZT_PY_ENTRY : 0;
+	return 1;
+}
+
+/* Thread state tstate's current frame into *fr: 0, or -1 when it cannot
+ * be read. */
+static __always_inline int zt_py_current(const void *ctx, const struct zt_py_layout *l,
+					 unsigned long long tstate, unsigned long long *fr)
+{
+	unsigned long long at = tstate;
+
+	if (l->ts_cframe && ZT_PY_READ(ctx, at, tstate + l->ts_cframe))
+		return -1;
+	return ZT_PY_READ(ctx, *fr, at + l->cf_current_frame) ? -1 : 0;
+}
+
 /*
  * The Python frames of thread state tstate, innermost first, into out (at
- * most max, a constant for the BPF verifier): how many, or -1 when the
- * memory cannot be read. A frame chain that loops ends at the bound.
+ * most max): how many, or -1 when the memory cannot be read. A frame chain
+ * that loops ends at the bound. (The BPF program walks the same frames
+ * with zt_py_frame_at(), a step per frame.)
  */
 static __always_inline int zt_py_frames(const void *ctx, const struct zt_py_layout *l,
 					unsigned long long tstate, struct zt_py_frame *out, int max)
 {
-	unsigned long long fr, at = tstate, code, instr, owner;
-	long long units;
-	int n = 0, i;
+	unsigned long long fr;
+	int n = 0, i, r;
 
-	if (l->ts_cframe && ZT_PY_READ(ctx, at, tstate + l->ts_cframe))
-		return -1;
-	if (ZT_PY_READ(ctx, fr, at + l->cf_current_frame))
+	if (zt_py_current(ctx, l, tstate, &fr))
 		return -1;
 	for (i = 0; i < 2 * max && fr && n < max; i++) {
-		if (ZT_PY_READ(ctx, code, fr + l->fr_code) || ZT_PY_READ(ctx, instr, fr + l->fr_instr) ||
-		    ZT_PY_READ(ctx, owner, fr + (l->fr_owner & ~7u)))
+		r = zt_py_frame_at(ctx, l, fr, &out[n], &fr);
+		if (r < 0)
 			return -1;
-		owner = owner >> 8 * (l->fr_owner & 7) & 0xff;
-		if (l->minor < 12 || owner != ZT_PY_OWNED_BY_CSTACK) {
-			units = ((long long)instr - (long long)(code + l->co_code_adaptive)) / 2;
-			out[n].code = code;
-			out[n].lasti = units < 0 || units > 0x7fffffff ? -1 : (int)units;
-			out[n].pad = 0;
+		if (r)
 			n++;
-		}
-		if (ZT_PY_READ(ctx, fr, fr + l->fr_previous))
-			return -1;
+		else if (n) /* a shim: the frame before it began its run of the loop */
+			out[n - 1].flags |= ZT_PY_ENTRY;
 	}
 	return n;
 }

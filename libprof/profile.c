@@ -35,6 +35,12 @@ void profile_release(struct profile *p)
 		free(p->blobs[i].data);
 	for (i = 0; i < p->nr_events; i++)
 		free(p->events[i].name);
+	for (i = 0; i < p->nr_pycodes; i++) {
+		free(p->pycodes[i].qualname);
+		free(p->pycodes[i].filename);
+		free(p->pycodes[i].linetable);
+	}
+	free(p->pycodes);
 	free(p->events);
 	free(p->meta);
 	free(p->tasks);
@@ -226,6 +232,29 @@ int profile_add_blob(struct profile *p, uint32_t kind, uint32_t pid, uint64_t ts
 	if (len)
 		memcpy(d, data, len);
 	p->blobs[p->nr_blobs++] = (struct prof_blob){ kind, pid, ts, d, len };
+	return 0;
+}
+
+int profile_add_pycode(struct profile *p, const struct prof_pycode *c, uint32_t *idx)
+{
+	struct prof_pycode n = *c;
+
+	if (p->nr_pycodes >= UINT32_MAX || c->linetable_len > PROF_PY_LINETABLE_MAX)
+		return -E2BIG;
+	n.qualname = strdup(c->qualname ? c->qualname : "");
+	n.filename = strdup(c->filename ? c->filename : "");
+	n.linetable = malloc(c->linetable_len ? c->linetable_len : 1);
+	if (!n.qualname || !n.filename || !n.linetable || GROW(p, pycodes)) {
+		free(n.qualname);
+		free(n.filename);
+		free(n.linetable);
+		return -ENOMEM;
+	}
+	if (c->linetable_len)
+		memcpy(n.linetable, c->linetable, c->linetable_len);
+	if (idx)
+		*idx = (uint32_t)p->nr_pycodes;
+	p->pycodes[p->nr_pycodes++] = n;
 	return 0;
 }
 

@@ -187,6 +187,47 @@ struct prof_ustack {
  * pass and is returned by the reader. */
 typedef int (*prof_ustack_fn)(void *arg, const struct prof_ustack *u);
 
+/*
+ * Python frames (zt record's walk of CPython's frame chain): a user
+ * "address" in x86-64's non-canonical range, which no mapping covers and
+ * no real address has: PROF_PY_TAG, the index of the code object in the
+ * profile's pycodes (bits 28-59) and the instruction in it (the code
+ * unit's index, bits 0-27; PROF_PY_NO_LASTI when unknown).
+ */
+#define PROF_PY_TAG 0x7000000000000000ull
+#define PROF_PY_NO_LASTI 0xfffffffu
+static inline int prof_is_py(uint64_t ip)
+{
+	return (ip >> 60) == 7;
+}
+static inline uint64_t prof_py_ip(uint32_t code, uint32_t lasti)
+{
+	return PROF_PY_TAG | (uint64_t)code << 28 | (lasti > PROF_PY_NO_LASTI ? PROF_PY_NO_LASTI : lasti);
+}
+static inline uint32_t prof_py_code(uint64_t ip)
+{
+	return (uint32_t)(ip >> 28);
+}
+static inline uint32_t prof_py_lasti(uint64_t ip)
+{
+	return (uint32_t)ip & PROF_PY_NO_LASTI;
+}
+
+/* A Python code object, read from the process's memory at record time:
+ * what the report names a Python frame with. */
+#define PROF_PYCODE_UNREAD 1u /* it could not be read (the names are empty) */
+struct prof_pycode {
+	uint64_t ts;	      /* when it was read */
+	uint64_t addr;	      /* its address in the process */
+	uint32_t pid;
+	uint16_t minor;	      /* Python 3.minor: the line table's format */
+	uint16_t flags;	      /* PROF_PYCODE_* */
+	int32_t firstlineno;
+	char *qualname, *filename; /* owned */
+	uint8_t *linetable;	   /* co_linetable's bytes, owned */
+	uint32_t linetable_len;
+};
+
 struct prof_meta {
 	char *key, *value; /* owned */
 };
@@ -216,6 +257,8 @@ struct profile {
 	int hash_stale;            /* stacks were appended without it: rebuild before use */
 	uint64_t lost_samples; /* samples the kernel or the sampler dropped */
 	uint64_t lost_events;  /* side-band records dropped */
+	struct prof_pycode *pycodes; /* Python code objects (prof_is_py() frames index it) */
+	size_t nr_pycodes, cap_pycodes;
 	struct prof_gpu *gpu;  /* GPU records (libprof/gpu.h), NULL when there are none;
 				  owned: profile_release() frees it */
 };
@@ -315,6 +358,12 @@ const char *prof_uw_stop_name(unsigned i);
 /* The counts of meta "unwind_stops" into c (unknown names ignored): 1 when
  * the recording has them, else 0 (c zeroed). */
 int profile_unwind_stops(const struct profile *p, uint64_t c[PROF_UW_NR]);
+
+/* Append a Python code object (c's strings and line table copied; NULL
+ * strings stored as ""): its index in *idx (may be NULL). 0, -E2BIG (past
+ * 2^32 code objects or a line table over 1 MiB) or -ENOMEM. */
+#define PROF_PY_LINETABLE_MAX (1u << 20)
+int profile_add_pycode(struct profile *p, const struct prof_pycode *c, uint32_t *idx);
 
 /* Append an event (e->name copied; NULL is stored as ""): its index in
  * *idx (may be NULL). 0 or -ENOMEM. */

@@ -24,7 +24,7 @@ static const struct zt_py_layout layouts[] = {
 		.rt_interp_head = 40, .is_next = 0, .is_threads_head = 16,
 		.ts_next = 8, .ts_thread_id = 152, .ts_native_tid = 160,
 		.ts_cframe = 56, .cf_current_frame = 8,
-		.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69,
+		.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_is_entry = 68,
 		.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 72,
 		.co_linetable = 136, .co_code_adaptive = 184,
 		.str_ascii_data = 48, .str_compact_data = 72,
@@ -297,6 +297,7 @@ static int rd_py(const void *ctx, unsigned long long *v, unsigned long long addr
 #define __always_inline inline __attribute__((always_inline))
 #endif
 #define ZT_PY_READ(ctx, dst, addr) rd_py((ctx), &(dst), (addr))
+#define ZT_PY_READ_FRAME(ctx, buf, addr) rd((ctx), (addr), (buf), ZT_PY_FRAME_READ)
 #include "bpf/pywalk.h"
 
 int pyproc_thread(const struct pyproc *p, uint32_t tid, uint64_t *tstate)
@@ -400,60 +401,4 @@ void pyproc_code_release(struct pyproc_code *c)
 	free(c->linetable);
 	c->linetable = NULL;
 	c->linetable_len = 0;
-}
-
-/* ---- lines: the 3.11+ location table (CPython's Objects/locations.md) ---- */
-
-/* A varint of 6-bit chunks, bit 6 set on all but the last; at t[*i]. */
-static uint32_t varint(const uint8_t *t, size_t len, size_t *i)
-{
-	uint32_t v = 0, shift = 0;
-	uint8_t b;
-
-	do {
-		if (*i >= len || shift > 24)
-			return v;
-		b = t[(*i)++];
-		v |= (uint32_t)(b & 63) << shift;
-		shift += 6;
-	} while (b & 64);
-	return v;
-}
-
-static int32_t svarint(const uint8_t *t, size_t len, size_t *i)
-{
-	uint32_t v = varint(t, len, i);
-
-	return v & 1 ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
-}
-
-int pyproc_line(const uint8_t *t, size_t len, int32_t firstlineno, int32_t lasti)
-{
-	int64_t line = firstlineno, addr = 0;
-	size_t i = 0;
-
-	if (lasti < 0)
-		return -1;
-	while (i < len) {
-		uint8_t first = t[i++];
-		unsigned code = first >> 3 & 15;
-		int64_t units = (first & 7) + 1;
-		bool none = false;
-
-		if (!(first & 128))
-			return -1; /* not an entry's first byte: a bad table */
-		if (code == 15)
-			none = true;
-		else if (code == 13 || code == 14)
-			line += svarint(t, len, &i);
-		else if (code >= 10)
-			line += code - 10;
-		/* the rest of the entry: up to the next first byte */
-		while (i < len && !(t[i] & 128))
-			i++;
-		if (lasti < addr + units)
-			return none || line < 0 || line > INT32_MAX ? -1 : (int)line;
-		addr += units;
-	}
-	return -1;
 }

@@ -70,8 +70,4 @@ struct pyproc_code {
 int pyproc_code(const struct pyproc *p, uint64_t code, struct pyproc_code *c);
 void pyproc_code_release(struct pyproc_code *c);
 
-/* The source line of code unit lasti, from a 3.11+ location table (line
- * numbers from firstlineno); -1 where the table gives none. */
-int pyproc_line(const uint8_t *table, size_t len, int32_t firstlineno, int32_t lasti);
-
 #endif

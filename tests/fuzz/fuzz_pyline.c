@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: a CPython 3.11+ location table (co_linetable, read from a
- * process's memory) turned into lines by record/pyproc.c's pyproc_line().
+ * process's memory) turned into lines by symbolizer/pyline.c's pyline_of().
  * Input: 4 bytes of first line (little-endian), then the table. Every code
  * unit from before the table's start to past its end is looked up: each
  * answer is a line >= 0 or -1, the table never read past its end (ASan).
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/pyproc.h"
+#include "symbolizer/pyline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(t, data + 4, len);
 	for (i = -2; i < (int32_t)(8 * len + 8); i++)
-		if (pyproc_line(t, len, first, i) < -1)
+		if (pyline_of(t, len, first, i) < -1)
 			abort();
 	free(t);
 	return 0;

@@ -24,6 +24,7 @@
 #include <gelf.h>
 
 #include "record/pyproc.h"
+#include "symbolizer/pyline.h"
 #include "symbolizer/debugfind.h"
 
 static const char script[] = "import time, threading\n"		     /* 1 */
@@ -228,11 +229,14 @@ static int check_python(const char *python, unsigned minor)
 		int line;
 
 		assert_int_equal(pyproc_code(&p, fr[i].code, &c), 0);
-		line = pyproc_line(c.linetable, c.linetable_len, c.firstlineno, fr[i].lasti);
+		line = pyline_of(c.linetable, c.linetable_len, c.firstlineno, fr[i].lasti);
 		print_message("%s: #%d %s (%s:%d)\n", python, i, c.qualname, c.filename, line);
 		assert_string_equal(c.qualname, want[i].name);
 		assert_string_equal(c.filename, script_path);
 		assert_int_equal(line, want[i].line);
+		/* one run of the evaluation loop: Python calls Python inside it,
+		 * the module's frame began it */
+		assert_int_equal(fr[i].flags & ZT_PY_ENTRY, i == n - 1 ? ZT_PY_ENTRY : 0);
 		pyproc_code_release(&c);
 	}
 	/* the other thread: zt_worker, under threading's bootstrap */
@@ -245,12 +249,13 @@ static int check_python(const char *python, unsigned minor)
 		assert_true(n >= 2);
 		assert_int_equal(pyproc_code(&p, fr[0].code, &c), 0);
 		assert_string_equal(c.qualname, "zt_worker");
-		assert_int_equal(pyproc_line(c.linetable, c.linetable_len, c.firstlineno, fr[0].lasti), 4);
+		assert_int_equal(pyline_of(c.linetable, c.linetable_len, c.firstlineno, fr[0].lasti), 4);
 		pyproc_code_release(&c);
 		assert_int_equal(pyproc_code(&p, fr[n - 1].code, &c), 0);
 		print_message("%s: thread %u: %d frames, the outermost %s\n", python, worker, n,
 			      c.qualname);
 		assert_string_equal(c.qualname, "Thread._bootstrap");
+		assert_true(fr[n - 1].flags & ZT_PY_ENTRY); /* run from the thread's C start */
 		pyproc_code_release(&c);
 	}
 	stop();
@@ -319,21 +324,21 @@ static void test_lines(void **state)
 	static const uint8_t loop[] = {0x80 | 14 << 3, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f};
 
 	(void)state;
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 0), 10);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 1), 10);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 2), -1);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 3), 12);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 5), 12);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 6), 9);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 7), 10);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 8), 10);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 9), 10);
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, 10), -1); /* past the table */
-	assert_int_equal(pyproc_line(t, sizeof(t), 10, -1), -1);
-	assert_int_equal(pyproc_line(bad, sizeof(bad), 1, 0), -1);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 0), 10);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 1), 10);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 2), -1);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 3), 12);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 5), 12);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 6), 9);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 7), 10);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 8), 10);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 9), 10);
+	assert_int_equal(pyline_of(t, sizeof(t), 10, 10), -1); /* past the table */
+	assert_int_equal(pyline_of(t, sizeof(t), 10, -1), -1);
+	assert_int_equal(pyline_of(bad, sizeof(bad), 1, 0), -1);
 	/* a varint that does not end: read to the table's end, no hang */
-	assert_true(pyproc_line(loop, sizeof(loop), 1, 0) >= -1);
-	assert_int_equal(pyproc_line(NULL, 0, 1, 0), -1);
+	assert_true(pyline_of(loop, sizeof(loop), 1, 0) >= -1);
+	assert_int_equal(pyline_of(NULL, 0, 1, 0), -1);
 }
 
 /* The layouts zt has, and none for others. */
