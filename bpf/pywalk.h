@@ -52,7 +52,25 @@ struct zt_py_frame {
 	unsigned long long code;
 	int lasti;
 	unsigned int flags;
+	unsigned int stamp; /* zt_py_stamp() of the code object when it was seen */
+	unsigned int pad;
 };
+
+/* What tells one code object from another that later took its place at
+ * the same address (a module's code, freed after its import, say): its
+ * file name, qualified name and line table objects' addresses, folded to
+ * 28 bits. zt reads them with the frame (co_filename, co_name,
+ * co_qualname, co_linetable are consecutive words in every version it
+ * reads: ZT_PY_CODE_READ bytes from co_filename). */
+#define ZT_PY_CODE_READ 32
+#define ZT_PY_STAMP_MASK 0xfffffffu
+static __always_inline unsigned int zt_py_stamp(unsigned long long file, unsigned long long qual,
+						unsigned long long table)
+{
+	unsigned long long x = (file >> 4) ^ (qual << 7) ^ (table << 17) ^ (table >> 29);
+
+	return (unsigned int)(x ^ x >> 28 ^ x >> 56) & ZT_PY_STAMP_MASK;
+}
 
 /* What the BPF program knows of a CPython process (map py_procs, by tgid). */
 struct zt_py_proc {
@@ -66,12 +84,53 @@ struct zt_py_proc {
 /*
  * The functions: the includer defines ZT_PY_READ(ctx, dst, addr): 8 bytes
  * of the process's memory at addr into the unsigned long long dst, and
- * ZT_PY_READ_FRAME(ctx, buf, addr): ZT_PY_FRAME_READ bytes into the array
- * buf; each nonzero when they cannot be read (ctx: the functions' own,
- * passed on: which process, for user space).
+ * ZT_PY_READ_BLOCK(ctx, buf, len, addr): len (a constant) bytes into the
+ * array buf; each nonzero when they cannot be read (ctx: the functions'
+ * own, passed on: which process, for user space).
  */
 #if defined(ZT_PY_READ) && !defined(ZT_PYWALK_FNS)
 #define ZT_PYWALK_FNS
+
+/* A search for one thread's state, a step at a time (for the BPF
+ * program's bpf_loop()): the interpreter whose threads are looked at, the
+ * thread state looked at (0: the next interpreter's first). */
+struct zt_py_search {
+	unsigned long long interp, ts;
+	unsigned int tid;
+};
+
+/* The search's start from _PyRuntime at runtime: 0, or -1 when the
+ * memory cannot be read. */
+static __always_inline int zt_py_search_start(const void *ctx, const struct zt_py_layout *l,
+					      unsigned long long runtime, unsigned int tid,
+					      struct zt_py_search *s)
+{
+	s->ts = 0;
+	s->tid = tid;
+	return ZT_PY_READ(ctx, s->interp, runtime + l->rt_interp_head) ? -1 : 0;
+}
+
+/* One step: 1 when s->ts is the thread's state, 2 when no interpreter
+ * has it, 0 to go on, -1 when the memory cannot be read. */
+static __always_inline int zt_py_search_step(const void *ctx, const struct zt_py_layout *l,
+					     struct zt_py_search *s)
+{
+	unsigned long long v;
+
+	if (!s->ts) { /* the next interpreter's threads */
+		if (!s->interp)
+			return 2;
+		if (ZT_PY_READ(ctx, s->ts, s->interp + l->is_threads_head) ||
+		    ZT_PY_READ(ctx, s->interp, s->interp + l->is_next))
+			return -1;
+		return 0;
+	}
+	if (ZT_PY_READ(ctx, v, s->ts + l->ts_native_tid))
+		return -1;
+	if ((unsigned int)v == s->tid)
+		return 1;
+	return ZT_PY_READ(ctx, s->ts, s->ts + l->ts_next) ? -1 : 0;
+}
 
 /*
  * The PyThreadState of native thread tid, from _PyRuntime at runtime: 1
@@ -82,28 +141,17 @@ static __always_inline int zt_py_thread(const void *ctx, const struct zt_py_layo
 					unsigned long long runtime, unsigned int tid,
 					unsigned long long *tstate)
 {
-	unsigned long long interp, ts = 0, v;
-	int i;
+	struct zt_py_search s;
+	int i, r;
 
-	if (ZT_PY_READ(ctx, interp, runtime + l->rt_interp_head))
+	if (zt_py_search_start(ctx, l, runtime, tid, &s))
 		return -1;
 	for (i = 0; i < ZT_PY_MAX_STEPS; i++) {
-		if (!ts) { /* the next interpreter's threads */
-			if (!interp)
-				return 0;
-			if (ZT_PY_READ(ctx, ts, interp + l->is_threads_head) ||
-			    ZT_PY_READ(ctx, interp, interp + l->is_next))
-				return -1;
-			continue;
-		}
-		if (ZT_PY_READ(ctx, v, ts + l->ts_native_tid))
-			return -1;
-		if ((unsigned int)v == tid) {
-			*tstate = ts;
-			return 1;
-		}
-		if (ZT_PY_READ(ctx, ts, ts + l->ts_next))
-			return -1;
+		r = zt_py_search_step(ctx, l, &s);
+		if (r == 1)
+			*tstate = s.ts;
+		if (r)
+			return r == 2 ? 0 : r;
 	}
 	return 0;
 }
@@ -125,27 +173,31 @@ static __always_inline unsigned int zt_py_byte(const unsigned long long *blk, un
 }
 
 /*
- * Frame fr's code object, instruction and owner into *f (ZT_PY_ENTRY for
- * 3.11's entry frames), the next frame in *next: 1 for a Python frame, 0
+ * Frame fr's code object (with its stamp), instruction and owner into *f
+ * (ZT_PY_ENTRY for 3.11's entry frames), the next frame in *next: 1 for a Python frame, 0
  * for a C-stack shim (3.12+: *f untouched), -1 when it cannot be read.
  */
 static __always_inline int zt_py_frame_at(const void *ctx, const struct zt_py_layout *l,
 					  unsigned long long fr, struct zt_py_frame *f,
 					  unsigned long long *next)
 {
-	unsigned long long blk[ZT_PY_FRAME_READ / 8], code, instr;
-	long long units;
+	unsigned long long blk[ZT_PY_FRAME_READ / 8], cw[ZT_PY_CODE_READ / 8], code, instr, units;
 
-	if (ZT_PY_READ_FRAME(ctx, blk, fr))
+	if (ZT_PY_READ_BLOCK(ctx, blk, ZT_PY_FRAME_READ, fr))
 		return -1;
 	*next = zt_py_word(blk, l->fr_previous);
 	if (l->minor >= 12 && zt_py_byte(blk, l->fr_owner) == ZT_PY_OWNED_BY_CSTACK)
 		return 0;
 	code = zt_py_word(blk, l->fr_code);
 	instr = zt_py_word(blk, l->fr_instr);
-	units = ((long long)instr - (long long)(code + l->co_code_adaptive)) / 2;
+	if (ZT_PY_READ_BLOCK(ctx, cw, ZT_PY_CODE_READ, code + l->co_filename))
+		return -1;
+	f->stamp = zt_py_stamp(cw[0], cw[2], cw[3]);
+	f->pad = 0;
+	/* unsigned: BPF has no signed division */
+	units = instr >= code + l->co_code_adaptive ? (instr - code - l->co_code_adaptive) >> 1 : ~0ull;
 	f->code = code;
-	f->lasti = units < 0 || units > 0x7fffffff ? -1 : (int)units;
+	f->lasti = units > 0x7fffffff ? -1 : (int)units;
 	f->flags = l->fr_is_entry && zt_py_byte(blk, l->fr_is_entry) ? ZT_PY_ENTRY : 0;
 	return 1;
 }

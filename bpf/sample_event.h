@@ -4,6 +4,7 @@
 #define ZT_SAMPLE_EVENT_H
 
 #define ZT_BPF_MAX_STACK 127 /* frames per part, the kernel's default sysctl_perf_event_max_stack */
+#define ZT_BPF_MAX_PY 64 /* Python frames per sample (bpf/pywalk.h's ZT_PY_MAX_FRAMES) */
 
 /* Stack snapshots (--call-graph dwarf): the same values as libprof/profile.h's
  * PROF_UREGS and PROF_USTACK_MAX, which this header cannot include. */
@@ -26,6 +27,16 @@
 			  in libztcupti.so; period holds corr | cbid << 32 | domain << 56 and
 			  the ips the launching thread's user stack (nk = 0) */
 
+#define ZT_EV_PY_FAIL 4 /* a Python process's frames could not be read */
+
+/* Bits 16-23 of flags: the Python frames that follow the nk + nu ips
+ * (bpf/pywalk.h), two words each: the code object's address, then the
+ * instruction (the code unit's index as a u32; 0xffffffff unknown) |
+ * ZT_PY_ENTRY flags << 32 | the code object's stamp (zt_py_stamp()) << 36.
+ * Innermost first; not with ZT_EV_USTACK. */
+#define ZT_EV_PY_SHIFT 16
+#define ZT_EV_PY(flags) (((flags) >> ZT_EV_PY_SHIFT) & 0xffu)
+
 /* Bits 8-15 of flags: why the kernel unwinder's walk of the user stack
  * ended (ZT_UW_STOP_* in bpf/kunwind.h); 0 when it did not walk it. */
 #define ZT_EV_STOP_SHIFT 8
@@ -36,7 +47,7 @@
 #define ZT_LAUNCH_DOMAIN(period) ((unsigned int)((period) >> 56))
 
 /* One sample, variable length: ips holds nk kernel then nu user frames,
- * leaf first; the record is cut after the last used ip, or with
+ * leaf first (then any Python frames, ZT_EV_PY); the record is cut after the last used ip, or with
  * ZT_EV_USTACK after the user registers and ustack_len bytes of stack that
  * follow the last used ip (struct zt_ustack_part). */
 struct zt_sample_event {
@@ -47,7 +58,7 @@ struct zt_sample_event {
 	unsigned short nk, nu;
 	unsigned int flags;      /* ZT_EV_* */
 	unsigned int ustack_len; /* bytes of user stack in the snapshot */
-	unsigned long long ips[2 * ZT_BPF_MAX_STACK];
+	unsigned long long ips[2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY];
 };
 
 #define ZT_SAMPLE_HDR_SIZE 40

@@ -30,6 +30,7 @@ struct sampler {
 	struct perf_event_attr attr;
 	struct bpf_link *launch; /* the USDT probe zt:launch, when attached */
 	bool kunwind;
+	bool python;
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -55,7 +56,9 @@ static int handle(void *ctx, void *data, size_t size)
 
 	if (size < ZT_SAMPLE_HDR_SIZE)
 		return 0;
-	need = ZT_SAMPLE_HDR_SIZE + ((size_t)e->nk + e->nu) * 8;
+	need = ZT_SAMPLE_HDR_SIZE + ((size_t)e->nk + e->nu + 2 * (size_t)ZT_EV_PY(e->flags)) * 8;
+	if (ZT_EV_PY(e->flags) > ZT_BPF_MAX_PY || (ZT_EV_PY(e->flags) && e->flags & ZT_EV_USTACK))
+		return 0;
 	if (e->flags & ZT_EV_USTACK)
 		need += ZT_USTACK_PART_SIZE + (size_t)e->ustack_len;
 	if (size < need || e->ustack_len > ZT_USTACK_MAX)
@@ -175,7 +178,13 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 					    o->kunwind ? (o->uw_entries + 1) / 2 : 1)) ||
 	    (err = bpf_map__set_max_entries(s->skel->maps.uw_rules, o->kunwind ? ZT_UW_RULES : 1)))
 		goto fail;
-	if (o->filter_mode != ZT_FILTER_TGID && !o->kunwind)
+	s->python = o->python;
+	s->skel->rodata->python = o->python;
+	if ((err = bpf_map__set_max_entries(s->skel->maps.py_procs, o->python ? SAMPLER_PY_PROCS : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.py_threads,
+					    o->python ? SAMPLER_PY_THREADS : 1)))
+		goto fail;
+	if (o->filter_mode != ZT_FILTER_TGID && !o->kunwind && !o->python)
 		bpf_program__set_autoload(s->skel->progs.zt_fork, false);
 	if (!o->launches)
 		bpf_program__set_autoload(s->skel->progs.zt_launch, false);
@@ -240,6 +249,20 @@ int sampler_uw_maps(const struct sampler *s, struct sampler_uw_maps *m)
 	m->entries = bpf_map__fd(s->skel->maps.uw_entries);
 	m->rules = bpf_map__fd(s->skel->maps.uw_rules);
 	return 0;
+}
+
+int sampler_py_set(struct sampler *s, uint32_t tgid, const struct zt_py_proc *pp)
+{
+	if (!s->python)
+		return -ENOENT;
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &tgid, pp, BPF_ANY) ? -errno
+											    : 0;
+}
+
+void sampler_py_del(struct sampler *s, uint32_t tgid)
+{
+	if (s->python)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.py_procs), &tgid);
 }
 
 int sampler_add_tgid(struct sampler *s, uint32_t tgid)

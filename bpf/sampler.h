@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bpf/pywalk.h"
 #include "bpf/sample_event.h"
 
 struct sampler;
@@ -37,7 +38,13 @@ struct sampler_opts {
 	 * callchain. The sizes of its maps. */
 	bool kunwind;
 	uint32_t uw_procs, uw_files, uw_pages, uw_entries;
+	/* Python frames (bpf/pywalk.h) of the processes given with
+	 * sampler_py_set(); needs callchain, not with ustack_size */
+	bool python;
 };
+
+#define SAMPLER_PY_PROCS 4096	 /* CPython processes read at once */
+#define SAMPLER_PY_THREADS 65536 /* threads whose PyThreadState is kept */
 
 /* The kernel unwinder's maps (file descriptors the sampler owns). */
 struct sampler_uw_maps {
@@ -69,6 +76,12 @@ void sampler_free(struct sampler *s);
 
 /* The kernel unwinder's maps: 0, or -ENOENT when it is off. */
 int sampler_uw_maps(const struct sampler *s, struct sampler_uw_maps *m);
+
+/* Read the Python frames of process tgid with pp (its interpreter's
+ * layout and runtime), or no longer. 0, -ENOENT (opts.python off) or a
+ * negative errno. */
+int sampler_py_set(struct sampler *s, uint32_t tgid, const struct zt_py_proc *pp);
+void sampler_py_del(struct sampler *s, uint32_t tgid);
 
 /* Filter entries (before or after sampler_start). */
 int sampler_add_tgid(struct sampler *s, uint32_t tgid);

@@ -17,6 +17,7 @@
 
 #include "sample_event.h"
 #include "kunwind.h"
+#include "pywalk.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -103,6 +104,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tids SEC(".maps");
+
+/* Python frames (bpf/pywalk.h): the CPython processes zt reads, by tgid
+ * (filled by record/pyproc.c's checks), and each thread's PyThreadState
+ * as found last, by tid. The loader sizes them, to one entry each when
+ * they are not used. */
+const volatile bool python = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct zt_py_proc);
+} py_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_threads SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -448,6 +470,110 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 	return l.n;
 }
 
+#define ZT_PY_READ(ctx, dst, addr) bpf_probe_read_user(&(dst), 8, (const void *)(addr))
+#define ZT_PY_READ_BLOCK(ctx, buf, len, addr) bpf_probe_read_user((buf), (len), (const void *)(addr))
+#include "pywalk.h"
+
+/* The searches of bpf/pywalk.h a step per bpf_loop() call (the verifier
+ * checks a step once, not once for every path through the loop). */
+struct py_search_loop {
+	const struct zt_py_proc *pp;
+	struct zt_py_search s;
+	int r;
+};
+
+static long py_search_cb(__u32 i, void *ctx)
+{
+	struct py_search_loop *l = ctx;
+
+	(void)i;
+	l->r = zt_py_search_step(NULL, &l->pp->lay, &l->s);
+	return l->r != 0;
+}
+
+struct py_frames_loop {
+	const struct zt_py_proc *pp;
+	__u64 fr;
+	__u32 at, n;
+	int err;
+};
+
+static long py_frames_cb(__u32 i, void *ctx)
+{
+	struct py_frames_loop *l = ctx;
+	struct zt_sample_event *e;
+	struct zt_py_frame f;
+	__u32 zero = 0;
+	__u64 idx;
+	int r;
+
+	(void)i;
+	if (!l->fr || l->n >= ZT_BPF_MAX_PY)
+		return 1;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 1;
+	r = zt_py_frame_at(NULL, &l->pp->lay, l->fr, &f, &l->fr);
+	if (r < 0) {
+		l->err = 1;
+		return 1;
+	}
+	idx = l->at + 2 * (__u64)l->n;
+	barrier_var(idx); /* bounds checked on the register that is used */
+	if (!r) { /* a C-stack shim: the frame before it began its run */
+		if (l->n && idx >= 1 && idx - 1 < 2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY)
+			e->ips[idx - 1] |= (__u64)ZT_PY_ENTRY << 32;
+		return 0;
+	}
+	if (idx + 1 >= 2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY)
+		return 1;
+	e->ips[idx] = f.code;
+	e->ips[idx + 1] = (__u32)f.lasti | (__u64)(f.flags & 0xf) << 32 | (__u64)f.stamp << 36;
+	l->n++;
+	return 0;
+}
+
+/*
+ * The Python frames of thread tid of tgid (a CPython process in py_procs)
+ * into this CPU's record after its first at ips, two words each (see
+ * ZT_EV_PY): how many; 0 for a thread without Python frames or a process
+ * that is not a CPython zt reads; -1 when its memory could not be read.
+ * A global function: the verifier checks it once.
+ */
+__noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
+{
+	const struct zt_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
+	struct py_search_loop sl = {};
+	struct py_frames_loop fl = {};
+	__u64 ts = 0, v, *cached;
+
+	if (!pp)
+		return 0;
+	/* the thread's state: as found last, if it is still this thread's */
+	cached = bpf_map_lookup_elem(&py_threads, &tid);
+	if (cached) {
+		ts = *cached;
+		if (ZT_PY_READ(NULL, v, ts + pp->lay.ts_native_tid) || (__u32)v != tid)
+			ts = 0;
+	}
+	if (!ts) {
+		sl.pp = pp;
+		if (zt_py_search_start(NULL, &pp->lay, pp->runtime, tid, &sl.s))
+			return -1;
+		bpf_loop(ZT_PY_MAX_STEPS, py_search_cb, &sl, 0);
+		if (sl.r != 1)
+			return sl.r < 0 ? -1 : 0;
+		ts = sl.s.ts;
+		bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+	}
+	fl.pp = pp;
+	fl.at = at;
+	if (zt_py_current(NULL, &pp->lay, ts, &fl.fr))
+		return -1;
+	bpf_loop(2 * ZT_BPF_MAX_PY, py_frames_cb, &fl, 0);
+	return fl.n ? (int)fl.n : fl.err ? -1 : 0;
+}
+
 static __always_inline void send(void *e, __u64 size)
 {
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
@@ -535,6 +661,16 @@ out:
 	e->nk = nk;
 	e->nu = nu;
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
+	if (python && callchain && !ustack_size && tgid) {
+		int np = py_walk(tgid, tid, nk + nu);
+
+		if (np > 0) {
+			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
+			size += 16 * (__u64)np;
+		} else if (np < 0) {
+			e->flags |= ZT_EV_PY_FAIL;
+		}
+	}
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	if (ustack_size && tgid) {
@@ -568,6 +704,12 @@ int BPF_PROG(zt_fork, struct task_struct *parent, struct task_struct *child)
 
 		if (m)
 			bpf_map_update_elem(&uw_procs, &ctgid, m, BPF_ANY);
+	}
+	if (python) { /* the child of a fork runs the same interpreter */
+		const struct zt_py_proc *pp = bpf_map_lookup_elem(&py_procs, &ptgid);
+
+		if (pp)
+			bpf_map_update_elem(&py_procs, &ctgid, pp, BPF_ANY);
 	}
 	if (filter_mode != ZT_FILTER_TGID || !follow_children)
 		return 0;
@@ -625,6 +767,16 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	if (nu > 2 * ZT_BPF_MAX_STACK)
 		nu = 2 * ZT_BPF_MAX_STACK;
 	size = ZT_SAMPLE_HDR_SIZE + nu * 8;
+	if (python && !ustack_size) {
+		int np = py_walk(tgid, tid, nu);
+
+		if (np > 0) {
+			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
+			size += 16 * (__u64)np;
+		} else if (np < 0) {
+			e->flags |= ZT_EV_PY_FAIL;
+		}
+	}
 	if (ustack_size) {
 		/* --call-graph dwarf: the registers and stack at the probe, as a
 		 * sample's, for the offline unwinder */

@@ -45,6 +45,7 @@ struct record {
 	int timestamp;       /* -T: accepted, zt always records times */
 	int no_buildid;      /* -B: no build-id cache either (as perf) */
 	int no_buildid_cache; /* -N: binaries not copied to the build-id cache */
+	int no_python;        /* --no-python: no Python frames */
 	int stat;            /* -s: accepted, zt report -T counts any recording's threads */
 	int data_addr;       /* -d: accepted, zt records no data addresses */
 	const char *zlevel;  /* -z: accepted, zt.data is always compressed */
@@ -221,6 +222,8 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		{ OPT_BOOL, 'B', "no-buildid", &r->no_buildid, NULL,
 		  "as perf's: binaries are not copied to the build-id cache (build ids still come "
 		  "with the mappings: zt has no build-id pass at the end)" },
+		{ OPT_BOOL, 0, "no-python", &r->no_python, NULL,
+		  "do not read Python functions and lines from CPython 3.11-3.13 processes (-g)" },
 		{ OPT_BOOL, 'N', "no-buildid-cache", &r->no_buildid_cache, NULL,
 		  "do not copy the sampled binaries to the build-id cache" },
 		{ OPT_BOOL, 's', "stat", &r->stat, NULL,
@@ -437,6 +440,7 @@ static int prepare_output(struct record *r)
 		return -1;
 	/* -B and -N: perf leaves its cache alone with either */
 	r->rec.cache_ok = !r->no_buildid && !r->no_buildid_cache && !buildid_cache_init(&r->rec.cache);
+	r->rec.python = !r->no_python;
 	/* the file goes to the sudo user (or, a stream, to whoever reads it):
 	 * kernel addresses only if they may see them */
 	r->rec.hide_kaddr = r->rec.privileged &&

@@ -25,8 +25,8 @@
 #include "libprof/le.h"
 #include "libprof/zbuf.h"
 
-#define ZTDATA_MINOR 4 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column;
-			  1.4: RAWS chunks, tracepoint format blobs */
+#define ZTDATA_MINOR 5 /* 1.1: USTACKS chunks; 1.2: GPU chunks; 1.3: EVENTS, event column;
+			  1.4: RAWS chunks, tracepoint format blobs; 1.5: PYCODES chunks */
 #define FILE_HDR 16
 #define FILE_HDR_MAX 65536     /* a later minor version may grow the header */
 #define CHUNK_HDR 24
@@ -50,6 +50,7 @@ enum {
 	CH_GPU_LUSTACKS = 16, /* snapshots of GPU launch stacks (--call-graph dwarf) */
 	CH_EVENTS = 17,       /* the event table (version 1.3) */
 	CH_RAWS = 18,         /* samples' raw records (version 1.4) */
+	CH_PYCODES = 19,      /* Python code objects (version 1.5) */
 	CH_INDEX = 255,
 };
 
@@ -57,9 +58,12 @@ enum {
 enum { COL_TS, COL_TID, COL_PID, COL_CPU, COL_STACK, COL_WEIGHT, NR_COLS };
 
 /* Row-encoded kinds buffered by the writer, in flush order. */
-enum { R_META, R_EVENTS, R_TASKS, R_MMAPS, R_BLOB, R_STACKS, NR_ROWS };
-static const uint32_t row_type[NR_ROWS] = { CH_META, CH_EVENTS, CH_TASKS, CH_MMAPS, CH_BLOB,
-					    CH_STACKS };
+enum { R_META, R_EVENTS, R_TASKS, R_MMAPS, R_BLOB, R_PYCODES, R_STACKS, NR_ROWS };
+static const uint32_t row_type[NR_ROWS] = { CH_META, CH_EVENTS, CH_TASKS,   CH_MMAPS,
+					    CH_BLOB, CH_PYCODES, CH_STACKS };
+
+/* The fewest bytes a PYCODES entry takes: nine one-byte varints. */
+#define PYCODE_MIN_BYTES 9
 
 struct chunk_ref {
 	uint32_t type;
@@ -150,6 +154,8 @@ struct ztdata_writer {
 	struct profile stacks;         /* only for interning */
 	uint32_t stacks_sealed;        /* file stack ids below this are in chunks */
 	uint32_t nr_events, events_sealed; /* events written, and of them in chunks */
+	uint32_t nr_pycodes, pycodes_sealed; /* code objects written, and of them in chunks */
+	uint64_t py_ts, py_addr;       /* delta bases within the current PYCODES chunk */
 	struct zbuf cols[NR_COLS];
 	struct zbuf ecol;              /* the event column of the samples in cols */
 	int s_events;                  /* ... written: a sample in it has an event but 0 */
@@ -275,11 +281,16 @@ static int seal_rows(struct ztdata_writer *w, int r)
 {
 	int ret;
 
+	/* the code objects that Python frames of the stacks name go first */
+	if (r == R_STACKS && w->nrows[R_PYCODES] && (ret = seal_rows(w, R_PYCODES)))
+		return ret;
 	zbuf_reset(&w->payload);
 	if (r == R_STACKS)
 		zbuf_put_uv(&w->payload, w->stacks_sealed);
 	if (r == R_EVENTS)
 		zbuf_put_uv(&w->payload, w->events_sealed);
+	if (r == R_PYCODES)
+		zbuf_put_uv(&w->payload, w->pycodes_sealed);
 	zbuf_put_uv(&w->payload, w->nrows[r]);
 	zbuf_put(&w->payload, w->rows[r].data, w->rows[r].len);
 	ret = emit_chunk(w, row_type[r], &w->payload);
@@ -289,12 +300,16 @@ static int seal_rows(struct ztdata_writer *w, int r)
 		w->stacks_sealed += (uint32_t)w->nrows[r];
 	if (r == R_EVENTS)
 		w->events_sealed += (uint32_t)w->nrows[r];
+	if (r == R_PYCODES)
+		w->pycodes_sealed += (uint32_t)w->nrows[r];
 	zbuf_reset(&w->rows[r]);
 	w->nrows[r] = 0;
 	if (r == R_TASKS)
 		w->task_ts = 0;
 	if (r == R_MMAPS)
 		w->mmap_ts = 0;
+	if (r == R_PYCODES)
+		w->py_ts = w->py_addr = 0;
 	return 0;
 }
 
@@ -441,6 +456,8 @@ static int seal_all(struct ztdata_writer *w)
 			return ret;
 		w->lost_samples = w->lost_events = 0;
 	}
+	if (w->nrows[R_PYCODES] && (ret = seal_rows(w, R_PYCODES)))
+		return ret;
 	if (w->nrows[R_STACKS] && (ret = seal_rows(w, R_STACKS)))
 		return ret;
 	if ((w->nsamples || w->nustacks || w->nraws) && (ret = seal_samples(w)))
@@ -652,6 +669,42 @@ int ztdata_write_blob(struct ztdata_writer *w, uint32_t kind, uint32_t pid, uint
 	zbuf_put_uv(b, ts);
 	zbuf_put_bytes(b, data, len);
 	return row_done(w, R_BLOB);
+}
+
+/*
+ * PYCODES: a code object's record (zt-data(5)); the writer numbers them in
+ * the order written, as the reader does in file order.
+ */
+int ztdata_write_pycode(struct ztdata_writer *w, const struct prof_pycode *c, uint32_t *idx)
+{
+	struct zbuf *b = &w->rows[R_PYCODES];
+	const char *qn = c->qualname ? c->qualname : "", *fn = c->filename ? c->filename : "";
+	int ret = check_writable(w);
+
+	if (ret)
+		return ret;
+	if (c->linetable_len && !c->linetable)
+		return -EINVAL;
+	if (strlen(qn) > ZTDATA_PY_QUALNAME_MAX || strlen(fn) > ZTDATA_PY_FILENAME_MAX ||
+	    c->linetable_len > PROF_PY_LINETABLE_MAX || w->nr_pycodes >= UINT32_MAX - 1)
+		return -E2BIG;
+	zbuf_put_sv(b, (int64_t)(c->ts - w->py_ts));
+	zbuf_put_uv(b, c->pid);
+	zbuf_put_sv(b, (int64_t)(c->addr - w->py_addr));
+	zbuf_put_uv(b, c->minor);
+	zbuf_put_uv(b, c->flags);
+	zbuf_put_sv(b, c->firstlineno);
+	zbuf_put_str(b, qn);
+	zbuf_put_str(b, fn);
+	zbuf_put_bytes(b, c->linetable, c->linetable_len);
+	w->py_ts = c->ts;
+	w->py_addr = c->addr;
+	if (idx)
+		*idx = w->nr_pycodes;
+	ret = row_done(w, R_PYCODES);
+	if (!ret)
+		w->nr_pycodes++;
+	return ret;
 }
 
 int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events)
@@ -1120,6 +1173,8 @@ struct reader {
 	uint64_t raw_next;     /* the next raw record's sample must be at least this */
 	uint32_t nr_events;    /* events defined by the EVENTS chunks read so far */
 	uint32_t ev_base;      /* the profile's events before this file's */
+	uint32_t nr_pycodes;   /* code objects defined by the PYCODES chunks read so far */
+	size_t py_base;        /* the profile's code objects before this file's */
 	uint64_t nr_chunks;    /* chunks before the index, and a hash of their */
 	uint64_t chunk_hash;   /* types and offsets, to check the index against */
 	uint8_t *buf;          /* decompressed payload */
@@ -1288,6 +1343,29 @@ static int dec_mmaps(struct reader *r, struct zcur *c, int apply)
 	return 0;
 }
 
+/*
+ * A file read into a profile that already has code objects (another
+ * file's): its code objects come after those, and the Python frames of its
+ * stacks are moved to name them there. A frame naming a code object the
+ * file has not defined (a damaged stack, or an address that only looks
+ * like a Python frame) is moved to name none (UINT32_MAX, past any table)
+ * rather than one of the profile's earlier code objects.
+ */
+static void py_rebase(const struct reader *r, uint64_t *ips, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t code;
+
+		if (!prof_is_py(ips[i]))
+			continue;
+		code = prof_py_code(ips[i]);
+		code = code < r->nr_pycodes ? (uint32_t)(code + r->py_base) : UINT32_MAX;
+		ips[i] = prof_py_ip(code, prof_py_lasti(ips[i]));
+	}
+}
+
 static int dec_stacks(struct reader *r, struct zcur *c, int apply)
 {
 	uint64_t first, n, i, nk, nu, ip;
@@ -1317,6 +1395,8 @@ static int dec_stacks(struct reader *r, struct zcur *c, int apply)
 		}
 		if (!apply)
 			continue;
+		if (r->py_base)
+			py_rebase(r, r->ips + nk, (unsigned)nu);
 		if (r->nr_fmap == r->cap_fmap) {
 			size_t ncap = r->cap_fmap ? r->cap_fmap * 2 : 1024;
 			uint32_t *m;
@@ -1423,6 +1503,71 @@ static int dec_blob(struct reader *r, struct zcur *c, int apply)
 		if (apply && (ret = profile_add_blob(r->p, kind, pid, ts, d, len)))
 			return ret;
 	}
+	return 0;
+}
+
+/*
+ * PYCODES (1.5): the index of the first code object and a count, then
+ * each code object (zt-data(5)). Indexes continue across chunks; every
+ * length is bounded before anything is copied.
+ */
+static int dec_pycodes(struct reader *r, struct zcur *c, int apply)
+{
+	uint64_t first, n, i, ts = 0, addr = 0;
+
+	if (zcur_uv(c, &first) || zcur_uv(c, &n))
+		return bad(r, "no first code object index or count");
+	if (first != r->nr_pycodes)
+		return bad(r, "code objects start at index %llu, expected %u",
+			   (unsigned long long)first, r->nr_pycodes);
+	if (n > zcur_left(c) / PYCODE_MIN_BYTES)
+		return bad(r, "code object count %llu exceeds the payload", (unsigned long long)n);
+	if (n > UINT32_MAX - 1 - (uint64_t)r->nr_pycodes)
+		return bad(r, "too many code objects");
+	for (i = 0; i < n; i++) {
+		struct prof_pycode pc = { 0 };
+		const uint8_t *qn, *fn, *lt;
+		size_t qlen, flen, ltlen;
+		int64_t dts, daddr, line;
+		uint64_t minor, flags;
+		int ret;
+
+		if (zcur_sv(c, &dts) || zcur_uv32(c, &pc.pid) || zcur_sv(c, &daddr) ||
+		    zcur_uv(c, &minor) || zcur_uv(c, &flags) || zcur_sv(c, &line) ||
+		    get_str(c, &qn, &qlen) || get_str(c, &fn, &flen) || zcur_bytes(c, &lt, &ltlen))
+			return bad(r, "code object %llu does not decode", (unsigned long long)(first + i));
+		if (minor > UINT16_MAX || flags > UINT16_MAX || line < INT32_MIN || line > INT32_MAX)
+			return bad(r, "code object %llu: a value out of its field's range",
+				   (unsigned long long)(first + i));
+		if (qlen > ZTDATA_PY_QUALNAME_MAX || flen > ZTDATA_PY_FILENAME_MAX)
+			return bad(r, "code object %llu: a name over the limit (%zu, %zu bytes)",
+				   (unsigned long long)(first + i), qlen, flen);
+		if (ltlen > PROF_PY_LINETABLE_MAX)
+			return bad(r, "code object %llu: a line table of %zu bytes is over the limit",
+				   (unsigned long long)(first + i), ltlen);
+		ts += (uint64_t)dts;
+		addr += (uint64_t)daddr;
+		if (!apply)
+			continue;
+		pc.ts = ts;
+		pc.addr = addr;
+		pc.minor = (uint16_t)minor;
+		pc.flags = (uint16_t)flags;
+		pc.firstlineno = (int32_t)line;
+		pc.qualname = strndup((const char *)qn, qlen);
+		pc.filename = strndup((const char *)fn, flen);
+		pc.linetable = (uint8_t *)lt;
+		pc.linetable_len = (uint32_t)ltlen;
+		ret = pc.qualname && pc.filename ? profile_add_pycode(r->p, &pc, NULL) : -ENOMEM;
+		free(pc.qualname);
+		free(pc.filename);
+		if (ret == -E2BIG)
+			return bad(r, "too many code objects");
+		if (ret)
+			return ret;
+	}
+	if (apply || r->ustack_fn)
+		r->nr_pycodes += (uint32_t)n;
 	return 0;
 }
 
@@ -1774,6 +1919,7 @@ static decoder_fn decoder(uint32_t type)
 	case CH_BLOB: return dec_blob;
 	case CH_LOST: return dec_lost;
 	case CH_RAWS: return dec_raws;
+	case CH_PYCODES: return dec_pycodes;
 	case CH_INDEX: return dec_index;
 	}
 	return ztd_gpu_type(type) ? dec_gpu : NULL;
@@ -1787,7 +1933,7 @@ static const char *chunk_name(uint32_t type, char *buf, size_t n)
 					     "GPU_META",   "GPU_CUBINS",   "GPU_KERNELS",
 					     "GPU_MEMOPS", "GPU_LAUNCHES", "GPU_PCS",
 					     "GPU_OVERHEADS", "GPU_LUSTACKS", "EVENTS",
-					     "RAWS" };
+					     "RAWS",	   "PYCODES" };
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -2031,6 +2177,7 @@ static int read_image(const void *data, size_t len, struct profile *p, unsigned 
 	}
 	r->p = p;
 	r->ev_base = p ? (uint32_t)p->nr_events : 0;
+	r->py_base = p ? p->nr_pycodes : 0;
 	r->sample_base = p ? p->nr_samples : 0;
 	r->flags = flags;
 	r->ustack_fn = fn;

@@ -17,6 +17,8 @@
  * Version 1.4 adds RAWS chunks (samples' raw records: a tracepoint's
  * fields) and the blob kinds of tracepoint formats (PROF_BLOB_TRACE_*):
  * older readers skip the one and keep the others as unknown blobs.
+ * Version 1.5 adds PYCODES chunks (Python code objects, which the Python
+ * frames of stacks name by index): older readers skip them.
  */
 #ifndef ZT_ZTDATA_H
 #define ZT_ZTDATA_H
@@ -76,6 +78,20 @@ int ztdata_write_ustack(struct ztdata_writer *w, uint32_t regs_mask, const uint6
  * are). 0, -EINVAL when no sample precedes it (or it already has one),
  * -E2BIG, -ENOMEM. */
 int ztdata_write_raw(struct ztdata_writer *w, const void *data, size_t len);
+/*
+ * Append a Python code object to the file's table (version 1.5): the first
+ * is index 0, the next 1, and so on in the order written, across flushes;
+ * *idx (may be NULL) gets its index, which the Python frames of stacks name
+ * (prof_py_ip()). Write it before the samples whose stacks name it: a flush
+ * puts the code objects before the stacks. Strings and the line table are
+ * copied. Nothing is written on -E2BIG (a qualname over
+ * ZTDATA_PY_QUALNAME_MAX bytes, a filename over ZTDATA_PY_FILENAME_MAX, a
+ * line table over PROF_PY_LINETABLE_MAX, past 2^32 - 1 code objects) or
+ * -EINVAL (a line table length without bytes).
+ */
+#define ZTDATA_PY_QUALNAME_MAX 1024
+#define ZTDATA_PY_FILENAME_MAX 4096
+int ztdata_write_pycode(struct ztdata_writer *w, const struct prof_pycode *c, uint32_t *idx);
 /* Add to the lost-sample and lost-side-band-record counters. */
 int ztdata_write_lost(struct ztdata_writer *w, uint64_t lost_samples, uint64_t lost_events);
 
@@ -106,9 +122,10 @@ int ztdata_write_gpu_launch_ustack(struct ztdata_writer *w, uint32_t regs_mask,
 /* Bytes of records buffered and not yet written (to flush early when large). */
 size_t ztdata_writer_pending(const struct ztdata_writer *w);
 /* Write everything buffered as complete chunks (meta, tasks, mmaps, blobs,
- * new stacks, then samples, so every sample's stack precedes it, then the
- * samples' stack snapshots, then the GPU chunks: meta, cubins, kernels,
- * memory operations, launches, PC samples, overheads). */
+ * new code objects, new stacks, then samples, so every sample's stack and
+ * the code objects its Python frames name precede it, then the samples'
+ * stack snapshots, then the GPU chunks: meta, cubins, kernels, memory
+ * operations, launches, PC samples, overheads). */
 int ztdata_writer_flush(struct ztdata_writer *w);
 /* Flush, then write the index chunk that marks the file complete. */
 int ztdata_writer_finish(struct ztdata_writer *w);

@@ -63,6 +63,15 @@ static int write_records(struct ztdata_writer *w, const struct profile *p, uint3
 		if (!ret && ztdata_writer_pending(w) > FLUSH_AT)
 			ret = ztdata_writer_flush(w);
 	}
+	/* the Python code objects, in order: the stacks' Python frames keep
+	 * their indexes */
+	for (i = 0; !ret && i < p->nr_pycodes; i++) {
+		uint32_t idx;
+
+		ret = ztdata_write_pycode(w, &p->pycodes[i], &idx);
+		if (!ret && idx != i)
+			ret = -EPROTO;
+	}
 	/* samples with their (unwound) stacks only: ztdata_write_ustack() is
 	 * never called, so no snapshot can reach the image */
 	for (i = 0; !ret && i < p->nr_samples; i++) {

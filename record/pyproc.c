@@ -283,6 +283,11 @@ int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias)
 		p->cold_lo = s.cold + bias;
 		p->cold_hi = p->cold_lo + s.cold_size;
 	}
+	return pyproc_check(p);
+}
+
+int pyproc_check(struct pyproc *p)
+{
 	return p->minor >= 13 ? check_debug_offsets(p) : check_members(p);
 }
 
@@ -297,7 +302,7 @@ static int rd_py(const void *ctx, unsigned long long *v, unsigned long long addr
 #define __always_inline inline __attribute__((always_inline))
 #endif
 #define ZT_PY_READ(ctx, dst, addr) rd_py((ctx), &(dst), (addr))
-#define ZT_PY_READ_FRAME(ctx, buf, addr) rd((ctx), (addr), (buf), ZT_PY_FRAME_READ)
+#define ZT_PY_READ_BLOCK(ctx, buf, len, addr) rd((ctx), (addr), (buf), (len))
 #include "bpf/pywalk.h"
 
 int pyproc_thread(const struct pyproc *p, uint32_t tid, uint64_t *tstate)
@@ -377,6 +382,7 @@ int pyproc_code(const struct pyproc *p, uint64_t code, struct pyproc_code *c)
 	    rd64(p, code + l->co_linetable, &table) ||
 	    rd(p, code + l->co_firstlineno, &c->firstlineno, sizeof(c->firstlineno)))
 		return -ESRCH;
+	c->stamp = zt_py_stamp(file, qual, table);
 	if ((err = read_str(p, qual, c->qualname, sizeof(c->qualname))) ||
 	    (err = read_str(p, file, c->filename, sizeof(c->filename))))
 		return err;

@@ -48,6 +48,11 @@ struct pyproc {
  */
 int pyproc_open(struct pyproc *p, uint32_t pid, const char *path, uint64_t bias);
 
+/* The process's own tables checked against p's layout again (after
+ * pyproc_open() gave -EPROTO or -ESRCH for a process still loading: its
+ * pointers not yet relocated): 0, -EPROTO, -ESRCH or -ENOTSUP. */
+int pyproc_check(struct pyproc *p);
+
 /* The PyThreadState of native thread tid (bpf/pywalk.h's walk): 1 with
  * *tstate, 0 when no interpreter has it, -ESRCH. */
 int pyproc_thread(const struct pyproc *p, uint32_t tid, uint64_t *tstate);
@@ -61,6 +66,7 @@ struct pyproc_code {
 	char qualname[256];
 	char filename[1024];
 	int32_t firstlineno;
+	uint32_t stamp;     /* bpf/pywalk.h's zt_py_stamp() of it */
 	uint8_t *linetable; /* co_linetable's bytes (malloc'ed) */
 	size_t linetable_len;
 };

@@ -33,7 +33,11 @@
 #include "libprof/text.h"
 #include "libprof/zbuf.h"
 #include "record/gpurec.h"
+#include "record/pyrec.h"
 #include "record/recorder.h"
+
+/* a stack with its Python frames: at most all the BPF record's frames */
+#define PYBUF_FRAMES (2 * ZT_BPF_MAX_STACK + ZT_BPF_MAX_PY)
 #include "record/target.h"
 #include "symbolizer/buildid_cache.h"
 #include "symbolizer/elfsym.h"
@@ -239,6 +243,8 @@ static void emit_task(struct recorder *r, const struct prof_task *t)
 {
 	if (r->ku)
 		kunwind_task(r->ku, t);
+	if (r->py)
+		pyrec_task(r->py, t);
 	note_err(r, ztdata_write_task(r->w, t));
 }
 
@@ -247,6 +253,8 @@ static void emit_mmap(struct recorder *r, struct prof_mmap *m)
 	mapfile_fill_build_id(&r->bids, m);
 	if (r->ku)
 		kunwind_mmap(r->ku, m);
+	if (r->py)
+		pyrec_mmap(r->py, m);
 	if (u64set_has(&r->sampled, m->pid))
 		cache_binary(r, m);
 	else
@@ -460,6 +468,11 @@ static void on_bpf_launch(struct recorder *r, const struct zt_sample_event *e)
 			break;
 		}
 	}
+	if (r->py) {
+		pyrec_poll(r->py, e->pid, e->ts);
+		ips = pyrec_splice(r->py, e->pid, e->ts, ips, 0, nu, ips + e->nu,
+				   ZT_EV_PY(e->flags), r->pybuf, PYBUF_FRAMES, &nu);
+	}
 	gpurec_launch(r->gr, r->w, e->ts, e->pid, e->tid, e->period, ips, nu);
 	if (u) {
 		/* --call-graph dwarf: unwound offline, as a sample's snapshot */
@@ -479,9 +492,17 @@ static void on_bpf_sample(void *ctx, const struct zt_sample_event *e, size_t siz
 	}
 
 	struct recorder *r = ctx;
+	const uint64_t *ips = (const uint64_t *)e->ips;
+	unsigned nu = e->nu;
 
-	if (!write_sample(r, 0, e->ts, e->period, e->pid, e->tid, e->cpu,
-			  (const uint64_t *)e->ips, e->nk, e->nu))
+	if (r->py) {
+		pyrec_poll(r->py, e->pid, e->ts);
+		if (e->flags & ZT_EV_PY_FAIL)
+			r->py_fail++;
+		ips = pyrec_splice(r->py, e->pid, e->ts, ips, e->nk, e->nu, ips + e->nk + e->nu,
+				   ZT_EV_PY(e->flags), r->pybuf, PYBUF_FRAMES, &nu);
+	}
+	if (!write_sample(r, 0, e->ts, e->period, e->pid, e->tid, e->cpu, ips, e->nk, nu))
 		return;
 	if (ZT_EV_STOP(e->flags) < ZT_UW_STOP_MAX)
 		r->uw_stops[ZT_EV_STOP(e->flags)]++;
@@ -1112,6 +1133,38 @@ const char *recorder_unwinder(const struct recorder *r)
 	return r->use_bpf && !r->fp_only ? "kernel" : "fp";
 }
 
+static int py_add_code(void *ctx, const struct prof_pycode *c, uint32_t *idx)
+{
+	struct recorder *r = ctx;
+	int err = ztdata_write_pycode(r->w, c, idx);
+
+	note_err(r, err);
+	return err;
+}
+
+static int py_set_proc(void *ctx, uint32_t pid, const void *pp)
+{
+	struct recorder *r = ctx;
+
+	if (!pp) {
+		sampler_py_del(r->smp, pid);
+		return 0;
+	}
+	return sampler_py_set(r->smp, pid, pp);
+}
+
+static int open_python(struct recorder *r)
+{
+	const struct pyrec_ops ops = {py_add_code, py_set_proc, r};
+
+	r->pybuf = malloc(PYBUF_FRAMES * sizeof(*r->pybuf));
+	if (!r->pybuf || pyrec_new(&ops, &r->py)) {
+		zt_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* The sampler, falling back to another event as target_fallback() says.
  * 0, or -1 after a message. */
 int recorder_open(struct recorder *r)
@@ -1140,6 +1193,9 @@ int recorder_open(struct recorder *r)
 	 * which extends a DWARF unwind that runs off the copy's end */
 	if (r->callgraph && !r->fp_only)
 		kunwind_sampler_opts(&so);
+	/* Python frames with the walks done in the kernel (not beside
+	 * snapshots, whose stacks are unwound offline) */
+	so.python = r->python && r->callgraph && !r->stack_size;
 	so.launches = r->gr && (!r->gpu_stacks || !strcmp(r->gpu_stacks, "usdt"));
 	do {
 		struct perfev_event pe[EVSEL_MAX];
@@ -1203,6 +1259,8 @@ int recorder_open(struct recorder *r)
 	if (r->smp && so.launches)
 		gpurec_usdt(r->gr, sampler_attach_launches(r->smp, gpurec_lib(r->gr)));
 	if (r->smp && so.kunwind && open_kunwind(r) < 0)
+		return -1;
+	if (r->smp && so.python && open_python(r) < 0)
 		return -1;
 	return 0;
 }
@@ -1342,6 +1400,29 @@ static void write_unwind_stops(struct recorder *r)
 	note_err(r, ztdata_write_meta(r->w, "unwind_tables", buf));
 }
 
+/* What the Python frames of this file cost and missed (meta "python",
+ * zt-data(5)). */
+static void write_python_stats(struct recorder *r)
+{
+	struct pyrec_stats st;
+	char buf[256];
+
+	pyrec_get_stats(r->py, &st);
+	snprintf(buf, sizeof(buf),
+		 "procs=%llu,frames=%llu,codes=%llu,unread=%llu,read_ms=%llu,unspliced=%llu,"
+		 "failed_samples=%llu",
+		 (unsigned long long)(st.procs - r->py_last.procs),
+		 (unsigned long long)(st.frames - r->py_last.frames),
+		 (unsigned long long)(st.codes - r->py_last.codes),
+		 (unsigned long long)(st.unread - r->py_last.unread),
+		 (unsigned long long)((st.read_ns - r->py_last.read_ns) / 1000000),
+		 (unsigned long long)(st.unspliced - r->py_last.unspliced),
+		 (unsigned long long)r->py_fail);
+	r->py_last = st;
+	r->py_fail = 0;
+	note_err(r, ztdata_write_meta(r->w, "python", buf));
+}
+
 /* What is still pending, the counts, the end time and the index into the
  * file. 0, or -1 after a message. */
 int recorder_end_file(struct recorder *r, bool final, uint64_t t_end)
@@ -1370,6 +1451,8 @@ int recorder_end_file(struct recorder *r, bool final, uint64_t t_end)
 	}
 	if (r->ku)
 		write_unwind_stops(r);
+	if (r->py)
+		write_python_stats(r);
 	note_err(r, ztdata_writer_finish(r->w));
 	if (r->err) {
 		if (!strcmp(r->output, "-"))
@@ -1398,6 +1481,8 @@ static void reset_file_state(struct recorder *r)
 		memset(&r->pmaps[i].mtime, 0, sizeof(r->pmaps[i].mtime));
 	}
 	r->lost_samples = r->lost_events = 0;
+	if (r->py)
+		pyrec_new_file(r->py);
 }
 
 void recorder_init(struct recorder *r, struct target *tg)
@@ -1536,6 +1621,8 @@ void recorder_new_file(struct recorder *r, uint64_t t)
 void recorder_release(struct recorder *r)
 {
 	kunwind_free(r->ku);
+	pyrec_free(r->py);
+	free(r->pybuf);
 	sampler_free(r->smp);
 	perfev_free(r->pev);
 	perfev_free(r->sideband);

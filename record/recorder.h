@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "bpf/kunwind.h"
+#include "record/pyrec.h"
 #include "bpf/perfev.h"
 #include "bpf/sampler.h"
 #include "libprof/htab.h"
@@ -43,6 +44,7 @@ struct ztdata_writer;
 struct pending;
 struct perfmap_snap;
 struct kunwind;
+struct pyrec;
 
 /* A set of nonzero u64 (pids, kernel addresses). */
 struct u64set {
@@ -90,6 +92,12 @@ struct recorder {
 	bool gpu_only;        /* --gpu where the CPU cannot be sampled: no sampler */
 	struct sampler_stats sst; /* use_bpf: the sampler's, when it stopped */
 	struct kunwind *ku;      /* the kernel unwinder's tables, when it walks the stacks */
+	bool python;             /* set before recorder_open(): read Python frames (not with
+				    --no-python; the BPF sampler, -g without dwarf) */
+	struct pyrec *py;        /* ... their processes and code objects, when read */
+	uint64_t *pybuf;         /* a stack with its Python frames spliced in */
+	struct pyrec_stats py_last; /* the counts at the last file's end */
+	uint64_t py_fail;        /* samples whose Python frames could not be read (this file) */
 	uint64_t uw_stops[ZT_UW_STOP_MAX]; /* samples written, by why their walk ended (this file) */
 	uint64_t uw_stops_all[ZT_UW_STOP_MAX]; /* ... in all files */
 	struct u64set tracked; /* the processes whose side-band is kept (filtered) */

@@ -237,6 +237,9 @@ static int check_python(const char *python, unsigned minor)
 		/* one run of the evaluation loop: Python calls Python inside it,
 		 * the module's frame began it */
 		assert_int_equal(fr[i].flags & ZT_PY_ENTRY, i == n - 1 ? ZT_PY_ENTRY : 0);
+		/* the stamp the walk saw is the code object's */
+		assert_int_equal(fr[i].stamp, c.stamp);
+		assert_int_not_equal(c.stamp, 0);
 		pyproc_code_release(&c);
 	}
 	/* the other thread: zt_worker, under threading's bootstrap */

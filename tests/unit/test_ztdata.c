@@ -29,6 +29,7 @@
 #define CH_SAMPLES 5
 #define CH_LOST 7
 #define CH_RAWS 18
+#define CH_PYCODES 19
 #define CH_INDEX 255
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -79,6 +80,17 @@ static void tw_lost(struct tw *t, uint64_t ls, uint64_t le)
 	assert_int_equal(ztdata_write_lost(t->w, ls, le), 0);
 	t->exp.lost_samples += ls;
 	t->exp.lost_events += le;
+}
+
+/* A code object: its index in the file, the same as in the expected profile. */
+static uint32_t tw_pycode(struct tw *t, const struct prof_pycode *c)
+{
+	uint32_t idx = UINT32_MAX, eidx = 0;
+
+	assert_int_equal(ztdata_write_pycode(t->w, c, &idx), 0);
+	assert_int_equal(profile_add_pycode(&t->exp, c, &eidx), 0);
+	assert_int_equal(idx, eidx);
+	return idx;
 }
 
 static void tw_sample(struct tw *t, uint64_t ts, uint64_t weight, uint32_t pid, uint32_t tid,
@@ -184,6 +196,22 @@ static void assert_profile_equal(const struct profile *a, const struct profile *
 	}
 	assert_int_equal(a->lost_samples, b->lost_samples);
 	assert_int_equal(a->lost_events, b->lost_events);
+	assert_int_equal(a->nr_pycodes, b->nr_pycodes);
+	for (i = 0; i < a->nr_pycodes; i++) {
+		const struct prof_pycode *x = &a->pycodes[i], *y = &b->pycodes[i];
+
+		assert_int_equal(x->ts, y->ts);
+		assert_int_equal(x->addr, y->addr);
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->minor, y->minor);
+		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->firstlineno, y->firstlineno);
+		assert_string_equal(x->qualname, y->qualname);
+		assert_string_equal(x->filename, y->filename);
+		assert_int_equal(x->linetable_len, y->linetable_len);
+		if (x->linetable_len)
+			assert_memory_equal(x->linetable, y->linetable, x->linetable_len);
+	}
 }
 
 /* Read the first len bytes of d; ret is what ztdata_read_mem must return. */
@@ -287,6 +315,11 @@ static void fill_all(struct tw *t, unsigned round)
 	struct prof_mmap m = { .ts = 5, .pid = 42, .tid = 42, .start = 0x555555554000ull,
 			       .len = 0x3000, .pgoff = 0x1000, .prot = 5, .flags = 2,
 			       .path = "/usr/bin/app" };
+	struct prof_pycode pc = { .ts = 3000 + round, .addr = 0x7f1234560000ull + 0x100 * round,
+				  .pid = 42, .minor = 11, .firstlineno = 10,
+				  .qualname = "Worker.run", .filename = "/usr/lib/python3.11/threading.py",
+				  .linetable = (uint8_t *)"\x80\x00\xd8\x04", .linetable_len = 4 };
+	uint64_t py[5];
 	char kbuf[32];
 	unsigned i;
 
@@ -326,6 +359,17 @@ static void fill_all(struct tw *t, unsigned round)
 	tw_blob(t, 99, UINT32_MAX, 0, "\0\1\2\3", 4);
 	tw_lost(t, 3 + round, 1);
 
+	/* Python code objects: indexes continue over the flushes (round 1: 2, 3) */
+	py[0] = 0xffffffff81001000ull;
+	py[1] = prof_py_ip(tw_pycode(t, &pc), 0);
+	pc = (struct prof_pycode){ .ts = UINT64_MAX, .addr = 0, .pid = UINT32_MAX,
+				   .minor = UINT16_MAX, .flags = PROF_PYCODE_UNREAD | 0x8000,
+				   .firstlineno = INT32_MIN };
+	py[2] = prof_py_ip(tw_pycode(t, &pc), PROF_PY_NO_LASTI);
+	py[3] = py[1] + 17;
+	py[4] = 0x55555555a000ull;
+	assert_int_equal(prof_py_code(py[2]), 2 * round + 1);
+
 	tw_sample(t, 1000000, 250000, 42, 42, 0, k1, 2, 3);
 	tw_sample(t, 1000100, 250000, 42, 43, 1, k1, 2, 3);
 	tw_sample(t, 999000, 250001, 42, 42, 3, k1 + 2, 0, 3);
@@ -338,6 +382,7 @@ static void fill_all(struct tw *t, unsigned round)
 			       i * 37 + round;
 	tw_sample(t, 2000000, 250000, 42, 42, 0, big_stack, ZT_MAX_FRAMES, ZT_MAX_FRAMES);
 	tw_sample(t, 2000001, 250000, 42, 42, 0, k1, 2, 3);
+	tw_sample(t, 3000000, 250000, 42, 42, 1, py, 1, 4);
 }
 
 /* A file of several flushes and every kind; returns its bytes. */
@@ -383,8 +428,8 @@ static void test_roundtrip(void **state)
 	assert_int_equal(info.good_end, len);
 	assert_int_equal(info.size, len);
 	assert_int_equal(info.skipped, 0);
-	/* META TASKS MMAPS BLOB LOST STACKS SAMPLES INDEX */
-	assert_int_equal(info.chunks, 8);
+	/* META TASKS MMAPS BLOB LOST PYCODES STACKS SAMPLES INDEX */
+	assert_int_equal(info.chunks, 9);
 	assert_string_equal(info.msg, "");
 	assert_string_equal(profile_get_meta(&p, "key0"), "");
 	profile_release(&p);
@@ -788,7 +833,7 @@ static void test_versions(void **state)
 	size_t len;
 
 	d = small_file(&t, &len);
-	assert_int_equal(d[10], 4); /* this writer's minor */
+	assert_int_equal(d[10], 5); /* this writer's minor */
 	d[8] = 2; /* major 2 */
 	d[10] = 0;
 	read_expect(d, len, -EPROTONOSUPPORT, &p, &info);
@@ -855,8 +900,8 @@ static void test_unknown_chunk(void **state)
 	size_t len, at;
 
 	d = small_file(&t, &len);
-	assert_int_equal(walk_chunks(d, len, ch, 64), 16);
-	for (at = 0; at < 16; at += 3) {
+	assert_int_equal(walk_chunks(d, len, ch, 64), 18);
+	for (at = 0; at < 18; at += 3) {
 		rebuild(d, len, &t.exp, 16 + 8 * (at & 1), at, 0x1000 + at, 0, &f);
 		read_expect(f.data, f.len, 0, &p, &info);
 		assert_int_equal(info.skipped, 1);
@@ -1915,6 +1960,387 @@ static void test_ustack_crafted(void **state)
 	zbuf_release(&pl);
 }
 
+/* ---- Python code objects (1.5) ----------------------------------------- */
+
+/* The counts of the PYCODES chunks of a file, checking that their first
+ * indexes continue; *nchunks: how many there are. */
+static uint64_t pycode_chunks(const uint8_t *d, size_t len, unsigned *nchunks)
+{
+	struct tchunk ch[64];
+	uint64_t total = 0, first, count;
+	size_t n, i;
+
+	n = walk_chunks(d, len, ch, 64);
+	*nchunks = 0;
+	for (i = 0; i < n; i++) {
+		uint8_t *raw;
+		struct zcur c;
+
+		if (ch[i].type != CH_PYCODES)
+			continue;
+		raw = chunk_raw(&ch[i]);
+		zcur_init(&c, raw, ch[i].raw);
+		assert_int_equal(zcur_uv(&c, &first), 0);
+		assert_int_equal(zcur_uv(&c, &count), 0);
+		assert_int_equal(first, total);
+		assert_true(count > 0);
+		total += count;
+		(*nchunks)++;
+		free(raw);
+	}
+	return total;
+}
+
+/* Every Python frame of p's stacks names one of p's code objects; returns
+ * how many Python frames there are. */
+static size_t py_frames_defined(const struct profile *p)
+{
+	size_t i, n = 0;
+	unsigned j;
+
+	for (i = 0; i < p->nr_stacks; i++) {
+		const uint64_t *ips = profile_stack_ips(p, (uint32_t)i);
+		const struct prof_stack *st = &p->stacks[i];
+
+		for (j = 0; j < st->nk + st->nu; j++) {
+			if (!prof_is_py(ips[j]))
+				continue;
+			assert_true(j >= st->nk); /* user frames */
+			assert_true(prof_py_code(ips[j]) < p->nr_pycodes);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A recording with Python frames over several flushes: flush 0 code
+ * objects and samples, 1 code objects alone, 2 both (strings at their
+ * limits, an empty and a 1 MiB line table), 3 samples alone on old code
+ * objects. ncodes: the code objects written.
+ */
+static uint8_t *py_file(struct tw *t, int big, size_t *len, uint32_t *ncodes)
+{
+	static char qmax[ZTDATA_PY_QUALNAME_MAX + 1], fmax[ZTDATA_PY_FILENAME_MAX + 1];
+	static uint8_t lt[PROF_PY_LINETABLE_MAX];
+	struct prof_pycode pc;
+	uint32_t codes[16], n = 0, round, i;
+	uint64_t ips[8];
+	char qn[32];
+
+	memset(qmax, 'q', ZTDATA_PY_QUALNAME_MAX);
+	memset(fmax, 'f', ZTDATA_PY_FILENAME_MAX);
+	for (i = 0; i < sizeof(lt); i++)
+		lt[i] = (uint8_t)(i * 7 + i / 251);
+	tw_open(t);
+	for (round = 0; round < 4; round++) {
+		for (i = 0; round != 3 && i < round + 2; i++) {
+			snprintf(qn, sizeof(qn), "mod.f%u_%u", round, i);
+			pc = (struct prof_pycode){ .ts = 1000 * round + i, .pid = 100 + i % 2,
+						   .addr = 0x7f0000100000ull + 0x40 * (n * 37 % 11),
+						   .minor = (uint16_t)(11 + n % 3), .firstlineno = (int32_t)n,
+						   .qualname = qn, .filename = "/srv/app/mod.py",
+						   .linetable = lt + n, .linetable_len = 3 + n };
+			if (i == 1) { /* empty line table, not read */
+				pc.flags = PROF_PYCODE_UNREAD;
+				pc.qualname = pc.filename = NULL;
+				pc.linetable = NULL;
+				pc.linetable_len = 0;
+			}
+			if (round == 2 && i == 2) { /* at the limits */
+				pc.qualname = qmax;
+				pc.filename = fmax;
+				pc.linetable = big ? lt : NULL;
+				pc.linetable_len = big ? PROF_PY_LINETABLE_MAX : 0;
+			}
+			codes[n] = tw_pycode(t, &pc);
+			assert_int_equal(codes[n], n); /* in the order written */
+			n++;
+		}
+		for (i = 0; round != 1 && i < 6; i++) {
+			uint32_t a = codes[(i + round) % n], b = codes[(i * 3 + 1) % n];
+
+			ips[0] = 0xffffffff81000100ull + i;
+			ips[1] = 0x7f00aa001000ull + i;           /* the eval loop */
+			ips[2] = prof_py_ip(a, i * 3);
+			ips[3] = 0x7f00aa001000ull;
+			ips[4] = prof_py_ip(b, i == 2 ? PROF_PY_NO_LASTI : 0x1234567);
+			ips[5] = prof_py_ip(codes[0], 0);
+			ips[6] = 0x401000;
+			tw_sample(t, 10000 * round + i, 1, 100, 100 + i % 2, 0, ips, 1, 6);
+		}
+		assert_int_equal(ztdata_writer_flush(t->w), 0);
+	}
+	*ncodes = n;
+	return tw_close(t, 1, len);
+}
+
+/* Code objects survive a round trip over flushes, with their indexes and
+ * the stacks' Python frames exactly; the writer's refusals. */
+static void test_pycodes(void **state)
+{
+	static char over[ZTDATA_PY_FILENAME_MAX + 2];
+	static uint8_t lt[PROF_PY_LINETABLE_MAX + 1];
+	struct prof_pycode pc = { .qualname = "f", .filename = "a.py" };
+	struct ztdata_read_info info;
+	struct uset got = { 0 };
+	struct profile p;
+	struct tw t;
+	uint32_t n, idx;
+	unsigned nch;
+	size_t len, i, k, ns;
+	uint8_t *d;
+
+	(void)state;
+	/* refusals write nothing: the next code object is still index 0 */
+	tw_open(&t);
+	memset(over, 'x', sizeof(over) - 1);
+	over[ZTDATA_PY_QUALNAME_MAX + 1] = 0;
+	pc.qualname = over;
+	assert_int_equal(ztdata_write_pycode(t.w, &pc, &idx), -E2BIG);
+	over[ZTDATA_PY_QUALNAME_MAX + 1] = 'x';
+	pc.qualname = "f";
+	pc.filename = over;
+	assert_int_equal(ztdata_write_pycode(t.w, &pc, &idx), -E2BIG);
+	pc.filename = "a.py";
+	pc.linetable = lt;
+	pc.linetable_len = PROF_PY_LINETABLE_MAX + 1;
+	assert_int_equal(ztdata_write_pycode(t.w, &pc, &idx), -E2BIG);
+	pc.linetable = NULL;
+	pc.linetable_len = 2;
+	assert_int_equal(ztdata_write_pycode(t.w, &pc, &idx), -EINVAL);
+	assert_int_equal(ztdata_writer_pending(t.w), 0);
+	/* the example of zt-data(5) */
+	pc = (struct prof_pycode){ .ts = 5, .pid = 7, .addr = 0x1000, .minor = 11, .firstlineno = 3,
+				   .qualname = "f", .filename = "a.py",
+				   .linetable = (uint8_t *)"\x80\x00", .linetable_len = 2 };
+	assert_int_equal(tw_pycode(&t, &pc), 0);
+	d = tw_close(&t, 1, &len);
+	{
+		static const uint8_t man[] = { 0x00, 0x01, 0x0a, 0x07, 0x80, 0x40, 0x0b,
+					       0x00, 0x06, 0x01, 'f',  0x04, 'a',  '.',
+					       'p',  'y',  0x02, 0x80, 0x00 };
+		struct tchunk ch[4];
+
+		assert_int_equal(walk_chunks(d, len, ch, 4), 2); /* PYCODES INDEX */
+		assert_int_equal(ch[0].type, CH_PYCODES);
+		assert_int_equal(ch[0].raw, sizeof(man));
+		assert_int_equal(ch[0].flags, 0); /* too small to compress */
+		assert_memory_equal(ch[0].payload, man, sizeof(man));
+	}
+	read_expect(d, len, 0, &p, &info);
+	assert_profile_equal(&p, &t.exp);
+	profile_release(&p);
+	profile_release(&t.exp);
+	free(d);
+
+	d = py_file(&t, 1, &len, &n);
+	assert_int_equal(n, 2 + 3 + 4);
+	assert_int_equal(pycode_chunks(d, len, &nch), n);
+	assert_int_equal(nch, 3); /* flushes 0, 1 and 2 */
+	read_expect(d, len, 0, &p, &info);
+	assert_true(info.complete);
+	assert_int_equal(info.skipped, 0);
+	assert_profile_equal(&p, &t.exp); /* code objects and frames, exactly */
+	assert_int_equal(py_frames_defined(&p), 3 * 6 * 3);
+	assert_int_equal(p.pycodes[1].flags, PROF_PYCODE_UNREAD);
+	assert_string_equal(p.pycodes[1].qualname, "");
+	assert_int_equal(p.pycodes[1].linetable_len, 0);
+	assert_int_equal(strlen(p.pycodes[7].qualname), ZTDATA_PY_QUALNAME_MAX);
+	assert_int_equal(strlen(p.pycodes[7].filename), ZTDATA_PY_FILENAME_MAX);
+	assert_int_equal(p.pycodes[7].linetable_len, PROF_PY_LINETABLE_MAX);
+	assert_string_equal(p.pycodes[prof_py_code(profile_stack_ips(&p, p.samples[0].stack)[2])]
+				    .qualname, "mod.f0_0");
+
+	/* a second file read into the same profile: its frames name its own
+	 * code objects, after the first file's */
+	ns = p.nr_samples;
+	assert_int_equal(ztdata_read_mem(d, len, &p, &info), 0);
+	assert_int_equal(p.nr_pycodes, 2 * n);
+	assert_int_equal(p.nr_samples, 2 * ns);
+	for (i = 0; i < n; i++)
+		assert_string_equal(p.pycodes[n + i].qualname, p.pycodes[i].qualname);
+	for (i = 0; i < ns; i++) {
+		const struct prof_stack *st = &p.stacks[p.samples[i].stack];
+		const uint64_t *a = profile_stack_ips(&p, p.samples[i].stack);
+		const uint64_t *b = profile_stack_ips(&p, p.samples[ns + i].stack);
+
+		for (k = 0; k < st->nk + st->nu; k++) {
+			if (!prof_is_py(a[k])) {
+				assert_int_equal(a[k], b[k]);
+				continue;
+			}
+			assert_true(prof_is_py(b[k]));
+			assert_int_equal(prof_py_code(b[k]), prof_py_code(a[k]) + n);
+			assert_int_equal(prof_py_lasti(b[k]), prof_py_lasti(a[k]));
+		}
+	}
+	profile_release(&p);
+
+	/* the second pass counts PYCODES chunks as the first does */
+	assert_int_equal(ztdata_read_ustacks_mem(d, len, collect, &got, &info), 0);
+	assert_true(info.complete);
+	assert_int_equal(got.n, 0);
+	uset_release(&got);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* Cut anywhere, a file holds the code objects of the stacks it holds. */
+static void test_pycodes_cut(void **state)
+{
+	struct ztdata_read_info info;
+	struct profile p;
+	struct tw t;
+	size_t len, cut, most = 0;
+	uint32_t n;
+	uint8_t *d;
+
+	(void)state;
+	d = py_file(&t, 0, &len, &n);
+	for (cut = 16; cut <= len; cut++) {
+		read_expect(d, cut, 0, &p, &info);
+		assert_true(p.nr_pycodes <= n);
+		if (py_frames_defined(&p) > most)
+			most = py_frames_defined(&p);
+		if (p.nr_pycodes) /* the ones it has, as written */
+			assert_string_equal(p.pycodes[0].qualname, t.exp.pycodes[0].qualname);
+		profile_release(&p);
+	}
+	assert_int_equal(most, 3 * 6 * 3);
+	profile_release(&t.exp);
+	free(d);
+}
+
+/* One PYCODES entry with strings of the given lengths ('a' bytes). */
+static void put_pycode(struct zbuf *b, uint64_t minor, uint64_t flags, int64_t line, size_t qlen,
+		       size_t flen, size_t ltlen)
+{
+	size_t i;
+
+	zbuf_put_sv(b, 7);        /* ts */
+	zbuf_put_uv(b, 1);        /* pid */
+	zbuf_put_sv(b, 0x1000);   /* addr */
+	zbuf_put_uv(b, minor);
+	zbuf_put_uv(b, flags);
+	zbuf_put_sv(b, line);
+	zbuf_put_uv(b, qlen);
+	for (i = 0; i < qlen; i++)
+		zbuf_put_u8(b, 'a');
+	zbuf_put_uv(b, flen);
+	for (i = 0; i < flen; i++)
+		zbuf_put_u8(b, 'a');
+	zbuf_put_uv(b, ltlen);
+	for (i = 0; i < ltlen; i++)
+		zbuf_put_u8(b, (uint8_t)i);
+}
+
+/* Damaged PYCODES chunks: the reader refuses each whole, naming it. */
+static void test_pycodes_damaged(void **state)
+{
+	static const struct {
+		const char *why;
+		uint64_t first, count, minor, flags;
+		int64_t line;
+		size_t qlen, flen, ltlen, cut; /* cut: bytes taken off the end */
+	} bad[] = {
+		{ "count 2 exceeds the payload", 0, 2, 11, 0, 1, 1, 1, 0, 0 },
+		{ "count 1000 exceeds the payload", 0, 1000, 11, 0, 1, 1, 1, 0, 0 },
+		{ "count 18446744073709551615 exceeds", 0, UINT64_MAX, 11, 0, 1, 1, 1, 0, 0 },
+		{ "start at index 1, expected 0", 1, 1, 11, 0, 1, 1, 1, 0, 0 },
+		{ "a name over the limit (1025, 1 bytes)", 0, 1, 11, 0, 1, 1025, 1, 0, 0 },
+		{ "a name over the limit (1, 4097 bytes)", 0, 1, 11, 0, 1, 1, 4097, 0, 0 },
+		{ "line table of 1048577 bytes is over the limit", 0, 1, 11, 0, 1, 1, 1,
+		  PROF_PY_LINETABLE_MAX + 1, 0 },
+		{ "out of its field's range", 0, 1, 65536, 0, 1, 1, 1, 0, 0 },
+		{ "out of its field's range", 0, 1, 11, 65536, 1, 1, 1, 0, 0 },
+		{ "out of its field's range", 0, 1, 11, 0, (int64_t)INT32_MAX + 1, 1, 1, 0, 0 },
+		{ "out of its field's range", 0, 1, 11, 0, (int64_t)INT32_MIN - 1, 1, 1, 0, 0 },
+		{ "code object 0 does not decode", 0, 1, 11, 0, 1, 20, 20, 20, 1 },
+		{ "code object 0 does not decode", 0, 1, 11, 0, 1, 20, 20, 20, 25 },
+	};
+	struct ztdata_read_info info;
+	struct uset got = { 0 };
+	struct tchunk ch[16];
+	struct zbuf pl, f;
+	struct profile p;
+	size_t at, i, n;
+	char want[160];
+
+	(void)state;
+	zbuf_init(&pl);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		zbuf_reset(&pl);
+		zbuf_put_uv(&pl, bad[i].first);
+		zbuf_put_uv(&pl, bad[i].count);
+		put_pycode(&pl, bad[i].minor, bad[i].flags, bad[i].line, bad[i].qlen, bad[i].flen,
+			   bad[i].ltlen);
+		pl.len -= bad[i].cut;
+		crafted_after_samples(&pl, &f, &at, CH_PYCODES);
+		read_expect(f.data, f.len, -EBADMSG, &p, &info);
+		snprintf(want, sizeof(want), "(PYCODES) at offset %zu: ", at);
+		assert_non_null(strstr(info.msg, want));
+		if (!strstr(info.msg, bad[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, info.msg, bad[i].why);
+		assert_int_equal(p.nr_samples, 5); /* the chunks before it */
+		assert_int_equal(p.nr_pycodes, 0); /* a bad chunk gives nothing */
+		profile_release(&p);
+		zbuf_release(&f);
+	}
+	/* a NUL in a name; a pid over 32 bits */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 0);
+	zbuf_put_uv(&pl, 1);
+	put_pycode(&pl, 11, 0, 1, 3, 3, 0);
+	pl.data[pl.len - 6] = 0; /* the qualname's second byte */
+	crafted_after_samples(&pl, &f, &at, CH_PYCODES);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "code object 0 does not decode"));
+	profile_release(&p);
+	zbuf_release(&f);
+	pl.data[pl.len - 6] = 'a';
+	pl.data[3] = 0x80; /* pid: 1 becomes a varint running on */
+	crafted_after_samples(&pl, &f, &at, CH_PYCODES);
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "(PYCODES)"));
+	profile_release(&p);
+	zbuf_release(&f);
+
+	/* good: at the limits, then bytes a later minor may add; a second
+	 * chunk must go on from index 1 */
+	zbuf_reset(&pl);
+	zbuf_put_uv(&pl, 0);
+	zbuf_put_uv(&pl, 1);
+	put_pycode(&pl, UINT16_MAX, UINT16_MAX, INT32_MIN, ZTDATA_PY_QUALNAME_MAX,
+		   ZTDATA_PY_FILENAME_MAX, 0);
+	zbuf_put(&pl, "later", 5);
+	crafted_after_samples(&pl, &f, &at, CH_PYCODES);
+	read_expect(f.data, f.len, 0, &p, &info);
+	assert_int_equal(p.nr_pycodes, 1);
+	assert_int_equal(p.pycodes[0].ts, 7);
+	assert_int_equal(p.pycodes[0].pid, 1);
+	assert_int_equal(p.pycodes[0].addr, 0x1000);
+	assert_int_equal(p.pycodes[0].minor, UINT16_MAX);
+	assert_int_equal(p.pycodes[0].flags, UINT16_MAX);
+	assert_int_equal(p.pycodes[0].firstlineno, INT32_MIN);
+	assert_int_equal(strlen(p.pycodes[0].qualname), ZTDATA_PY_QUALNAME_MAX);
+	assert_int_equal(strlen(p.pycodes[0].filename), ZTDATA_PY_FILENAME_MAX);
+	assert_int_equal(p.pycodes[0].linetable_len, 0);
+	profile_release(&p);
+	n = walk_chunks(f.data, f.len, ch, 16);
+	put_chunk(&f, CH_PYCODES, 0, pl.data, pl.len, (uint32_t)n, NULL); /* first 0 again */
+	read_expect(f.data, f.len, -EBADMSG, &p, &info);
+	assert_non_null(strstr(info.msg, "start at index 0, expected 1"));
+	assert_int_equal(p.nr_pycodes, 1);
+	profile_release(&p);
+	/* the second pass checks it too */
+	assert_int_equal(ztdata_read_ustacks_mem(f.data, f.len, collect, &got, &info), -EBADMSG);
+	assert_int_equal(got.n, 0);
+	assert_non_null(strstr(info.msg, "start at index 0, expected 1"));
+	zbuf_release(&f);
+	zbuf_release(&pl);
+}
+
 /* Write a seed file, then check that it reads the way its name says. */
 static void write_seed(const char *dir, const char *name, const uint8_t *d, size_t len,
 		       int complete, int truncated, unsigned skipped)
@@ -2028,12 +2454,48 @@ static void test_seed_corpus(void **state)
 		free(d);
 	}
 
+	/* Python code objects (1.5) over two flushes, with the frames that
+	 * name them */
+	{
+		struct prof_pycode pc = { .ts = 5, .pid = 2, .addr = 0x7f0000001000ull, .minor = 11,
+					  .firstlineno = 3, .qualname = "<module>",
+					  .filename = "/srv/a.py",
+					  .linetable = (uint8_t *)"\xf0\x03\x01\x01\x01\xd8\x04",
+					  .linetable_len = 7 };
+		uint64_t py[3] = { 0x7f00aa001000ull, 0, 0x401000 };
+		uint32_t c0, c1;
+
+		tw_open(&t);
+		c0 = tw_pycode(&t, &pc);
+		pc.qualname = "Worker.run";
+		pc.addr += 0x200;
+		pc.firstlineno = 40;
+		c1 = tw_pycode(&t, &pc);
+		for (i = 0; i < 8; i++) {
+			py[1] = prof_py_ip(i % 2 ? c1 : c0, (uint32_t)i);
+			tw_sample(&t, 10 + i, 1, 2, 2, 0, py, 0, 3);
+		}
+		assert_int_equal(ztdata_writer_flush(t.w), 0);
+		pc = (struct prof_pycode){ .ts = 9, .pid = 2, .addr = 0x7f0000002000ull,
+					   .flags = PROF_PYCODE_UNREAD, .minor = 12 };
+		py[1] = prof_py_ip(tw_pycode(&t, &pc), PROF_PY_NO_LASTI);
+		tw_sample(&t, 20, 1, 2, 2, 0, py, 0, 3);
+		d = tw_close(&t, 1, &len);
+		write_seed(dir, "pycodes.ztdata", d, len, 1, 0, 0);
+		rebuild(d, len, &t.exp, 16, 100, 0, 0, &f); /* uncompressed: mutations reach the decoder */
+		write_seed(dir, "pycodes-stored.ztdata", f.data, f.len, 1, 0, 0);
+		zbuf_release(&f);
+		profile_release(&t.exp);
+		free(d);
+	}
+
 	if (dir == tmp) {
 		static const char *const names[] = { "minimal", "unknown-chunk", "all-kinds",
 						     "truncated", "uncompressed", "unfinished",
-						     "ustacks", "ustacks-stored" };
+						     "ustacks", "ustacks-stored", "pycodes",
+						     "pycodes-stored" };
 
-		for (i = 0; i < 8; i++) {
+		for (i = 0; i < 10; i++) {
 			snprintf(path, sizeof(path), "%s/%s.ztdata", tmp, names[i]);
 			assert_int_equal(unlink(path), 0);
 		}
@@ -2070,6 +2532,9 @@ int main(void)
 		cmocka_unit_test(test_seed_corpus),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_raws),
+		cmocka_unit_test(test_pycodes),
+		cmocka_unit_test(test_pycodes_cut),
+		cmocka_unit_test(test_pycodes_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

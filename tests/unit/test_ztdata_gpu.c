@@ -494,7 +494,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ztdata_write_gpu(w, g, &st), 0);
 	assert_true(ztdata_writer_pending(w) > 300);
 	d = finish(w, fd, &len);
-	assert_int_equal(d[10], 4); /* minor version 4 (1.2: GPU chunks) */
+	assert_int_equal(d[10], 5); /* minor version 5 (1.5: Python code objects) */
 
 	/* the chunk order of a flush */
 	n = walk(d, len, ch, 64);
