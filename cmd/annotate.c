@@ -774,6 +774,7 @@ static int annotate_parse_options(struct annotate_cmd *c, int argc, char **argv,
 		SYMOPTS_OPTIONS(c->so),
 		SYMOPTS_SYMDB_OPTIONS(c->so),
 		SYMOPTS_KERNEL_OPTIONS(c->so),
+		SYMOPTS_PYTHON_OPTIONS(c->so),
 		OPT_EOL,
 	};
 

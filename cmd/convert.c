@@ -66,6 +66,7 @@ static int convert_parse_options(struct convert *c, int argc, char **argv, int *
 		SYMOPTS_OPTIONS(c->so),
 		SYMOPTS_SYMDB_OPTIONS(c->so),
 		SYMOPTS_KERNEL_OPTIONS(c->so),
+		SYMOPTS_PYTHON_OPTIONS(c->so),
 		OPT_EOL,
 	};
 

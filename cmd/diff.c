@@ -520,6 +520,7 @@ static int diff_parse_options(struct diff *df, int argc, char **argv, int *rest)
 		SYMOPTS_OPTIONS(df->so),
 		SYMOPTS_SYMDB_OPTIONS(df->so),
 		SYMOPTS_KERNEL_OPTIONS(df->so),
+		SYMOPTS_PYTHON_OPTIONS(df->so),
 		OPT_EOL,
 	};
 

@@ -477,6 +477,7 @@ static int flame_parse_options(struct flame_cmd *c, int argc, char **argv, int *
 		SYMOPTS_OPTIONS(c->so),
 		SYMOPTS_SYMDB_OPTIONS(c->so),
 		SYMOPTS_KERNEL_OPTIONS(c->so),
+		SYMOPTS_PYTHON_OPTIONS(c->so),
 		OPT_EOL,
 	};
 

@@ -50,6 +50,7 @@ int cmd_open_session_events(struct session *s, const char *path, const struct sy
 	o.kcache = so->have_cache ? &so->cache : NULL;
 	o.no_demangle = !demangle;
 	o.no_unwind = so->no_unwind;
+	o.python_glue = so->python_glue;
 	o.full_signature = so->full_signature;
 	o.progress = on_progress;
 	o.progress_ctx = &prog;

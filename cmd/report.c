@@ -2351,6 +2351,7 @@ static int report_parse_options(struct report *r, int argc, char **argv, int *re
 		SYMOPTS_OPTIONS(r->so),
 		SYMOPTS_SYMDB_OPTIONS(r->so),
 		SYMOPTS_KERNEL_OPTIONS(r->so),
+		SYMOPTS_PYTHON_OPTIONS(r->so),
 		{OPT_BOOL, 0, "ignore-vmlinux", &r->ignore_vmlinux, NULL,
 		 "use no vmlinux file for kernel symbols (-k/--vmlinux is ignored)"},
 		{OPT_STRING, 0, "objdump", &r->objdump, "path",

@@ -982,6 +982,7 @@ static int script_parse_options(struct script *s, int argc, char **argv, int *re
 		SYMOPTS_OPTIONS(s->so),
 		SYMOPTS_SYMDB_OPTIONS(s->so),
 		SYMOPTS_KERNEL_OPTIONS(s->so),
+		SYMOPTS_PYTHON_OPTIONS(s->so),
 		OPT_EOL,
 	};
 

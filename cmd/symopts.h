@@ -33,6 +33,7 @@ struct symopts {
 	struct symarchive *arch; /* the archive opened (symopts_init allocates it) */
 	struct symmod_opts mo; /* what symmod_open() takes: ready after symopts_init */
 	int no_unwind; /* zt script --no-unwind: session_opts.no_unwind */
+	int python_glue;	 /* --python-glue: session_opts.python_glue */
 };
 
 int symopts_add_debug_dir(const struct opt *o, const char *arg);
@@ -84,6 +85,14 @@ int symopts_no_archive(const struct opt *o, const char *arg);
 #define SYMOPTS_NAME_OPTIONS(so)                                                  \
 	{ OPT_BOOL, 0, "full-signature", &(so).full_signature, NULL,               \
 	  "show C++ names with their parameter lists (as perf -v); default: without, as perf" }
+
+/* How the commands that show a recording's stacks (report, script, flame,
+ * annotate, convert, diff) show Python's: by default the
+ * interpreter's frames between Python frames are folded out. */
+#define SYMOPTS_PYTHON_OPTIONS(so)                                                   \
+	{ OPT_BOOL, 0, "python-glue", &(so).python_glue, NULL,                        \
+	  "keep the Python interpreter's frames between Python frames (its evaluation " \
+	  "loop and call machinery); default: fold them out" }
 
 /* Fill so->mo from the options (cache directory, progress on a terminal,
  * the symbol database's client, the --archive unpacked). cmd names the

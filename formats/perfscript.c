@@ -196,6 +196,15 @@ static void show_frame(uint32_t pid, uint64_t ip, const struct zt_frame *f,
 	} else if (map) {
 		prof_sanitize(dso, NAME_MAX_LEN, map->path);
 		o->addr = prof_mmap_offset(map, ip);
+	} else if (prof_is_py(ip) && f->file) {
+		/* a Python frame: its source file, as a binary's path */
+		char tmp[NAME_MAX_LEN];
+
+		snprintf(tmp, sizeof(tmp), "%s%s%s", f->dir ? f->dir : "",
+			 f->dir && *f->dir && strcmp(f->dir, "/") ? "/" : "", f->file);
+		prof_sanitize(dso, NAME_MAX_LEN, tmp);
+	} else if (prof_is_py(ip)) {
+		prof_sanitize(dso, NAME_MAX_LEN, f->module ? f->module : "[python]");
 	} else {
 		strcpy(dso, "[unknown]");
 	}

@@ -12,10 +12,11 @@
 #include "libprof/text.h"
 
 /* An address in an address space (a process at one set of mappings; the
- * kernel; a binary by build id, at file offsets), resolved once: its
- * frames[first .. first+n), packed as fn = first << 6 | n, n >= 1, and its
- * mapping in that space (NULL in a binary's space). The table is probed for
- * every frame of every stack: kept small. */
+ * kernel; a binary by build id, at file offsets; the Python frames of
+ * every process), resolved once: its frames[first .. first+n), packed as
+ * fn = first << 6 | n, n >= 1, and its mapping in that space (NULL in a
+ * binary's space and Python's). The table is probed for every frame of
+ * every stack: kept small. */
 struct ft_memo {
 	uint64_t addr;
 	uint32_t space, fn;
@@ -33,6 +34,9 @@ struct ft_space {
 
 #define SPACE_KERNEL UINT32_MAX      /* the pid of the kernel's space */
 #define SPACE_FILE (UINT32_MAX - 1) /* the pid of a binary's space (epoch: its build id) */
+/* the pid of the Python frames' space (prof_is_py()): a code object's
+ * index names the same code object in every process, in no mapping */
+#define SPACE_PY (UINT32_MAX - 2)
 
 void frametab_init(struct frametab *ft, const struct proctree *pt, const struct frametab_source *src)
 {
@@ -226,7 +230,7 @@ static int resolve_new(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t 
 int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t epoch,
 		     const uint64_t *ips, unsigned nk, unsigned n, struct zt_frange *out)
 {
-	uint32_t uspace = 0, kspace = 0;
+	uint32_t uspace = 0, kspace = 0, pyspace = 0;
 	unsigned i;
 	int ret;
 
@@ -236,16 +240,22 @@ int frametab_resolve(struct frametab *ft, uint32_t pid, uint64_t ts, uint64_t ep
 	    (n > nk && (ret = space_of(ft, epoch, pid, &uspace))))
 		return ret;
 	for (i = 0; i < n; i++) {
-		int kernel = i < nk;
+		int kernel = i < nk, py = !kernel && prof_is_py(ips[i]);
 		uint32_t space = kernel ? kspace : uspace;
 		const struct ft_memo *a;
 		size_t ja;
 
+		if (py) {
+			if (!pyspace && (ret = space_of(ft, 0, SPACE_PY, &pyspace)))
+				return ret;
+			space = pyspace;
+		}
 		if (memo_room(ft))
 			return -ENOMEM;
 		a = memo_find(ft, ips[i], space, &ja);
 		if (!a) {
-			const struct prof_mmap *mm = kernel ? NULL : proctree_map(ft->pt, pid, ts, ips[i]);
+			const struct prof_mmap *mm =
+				kernel || py ? NULL : proctree_map(ft->pt, pid, ts, ips[i]);
 			uint64_t off = 0;
 			uint32_t bspace = 0, fn;
 			const struct ft_memo *b;

@@ -15,6 +15,7 @@
 #include "libprof/gpu.h"
 #include "libprof/log.h"
 #include "libprof/procfile.h"
+#include "libprof/pyfold.h"
 #include "session/session.h"
 #include "session/symstore.h"
 #include "libprof/hash.h"
@@ -23,6 +24,7 @@
 #include "symbolizer/demangle.h"
 #include "symbolizer/ksource.h"
 #include "symbolizer/perfmap.h"
+#include "symbolizer/pyframes.h"
 #include "symbolizer/resolve.h"
 #include "symbolizer/unwind.h"
 
@@ -106,6 +108,10 @@ static int src_resolve(void *ctx, struct frametab *ft, uint32_t pid, uint64_t ts
 	ret = resolver_resolve(ss->res, pid, ts, addr, kernel, &f);
 	if (ret)
 		return ret;
+	/* a Python function is one address, whichever instruction (named:
+	 * its offset), as a native function is its start */
+	if (!kernel && prof_is_py(addr))
+		addr = pyframes_func_ip(addr) + (f.sym ? f.offset : 0);
 	return session_frames_of(&f, addr, ft_push, ft);
 }
 
@@ -476,6 +482,23 @@ static int load_zt(struct session *s, const struct zt_image *img, const struct s
 
 static const struct session_opts no_opts;
 
+/* Python stacks: the interpreter's glue between Python frames folded out
+ * (after unwinding: the unwound stacks are the ones folded), unless
+ * python_glue. 0 or -ENOMEM. */
+static int fold_python(struct session *s, const struct session_opts *o)
+{
+	struct pyfold_stats st;
+	int ret;
+
+	if (o->python_glue || !s->prof.nr_stacks)
+		return 0;
+	ret = pyfold_profile(&s->prof, s->pt, &st);
+	if (!ret && st.stacks)
+		zt_debug("folded the interpreter's frames out of %llu Python stacks (%llu frames)",
+			 (unsigned long long)st.stacks, (unsigned long long)st.frames);
+	return ret;
+}
+
 /* perf's event name matching: "cpu-clock" names "cpu-clock:ppp" too, and
  * "cpu-clock:u" names "cpu-clock". */
 static int event_matches(const char *have, const char *want)
@@ -541,6 +564,10 @@ int session_open(struct session *s, const char *path, const struct session_opts 
 		ret = unwind_stacks(s, &img, o);
 	if (!ret && !s->perf)
 		ret = select_events(s, o);
+	if (!ret && fold_python(s, o)) {
+		zt_log(ZT_LOG_ERROR, "out of memory reading '%s'", path);
+		ret = -1;
+	}
 	zt_image_close(&img);
 	if (!ret &&
 	    (session_source_new(o, &s->src) || session_source_follow(s->src, &s->prof, s->pt))) {
@@ -590,6 +617,8 @@ int session_open_pushed(struct session *s, const void *data, size_t len,
 	if (profile_nr_events(&s->prof) > 1)
 		profile_keep_event(&s->prof, 0);
 	ret = proctree_new(&s->prof, &s->pt);
+	if (!ret)
+		ret = fold_python(s, &so);
 	if (!ret)
 		ret = session_source_new(&so, &s->src);
 	if (!ret)

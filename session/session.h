@@ -66,6 +66,10 @@ struct session_opts {
 	int no_unwind;      /* a --call-graph dwarf recording's chains as recorded (zt's
 			       kernel unwinder's, or frame pointers): the copies not unwound */
 	int full_signature; /* demangled C++ names keep their parameter lists */
+	/* Python stacks as recorded: the interpreter's frames between Python
+	 * frames (its evaluation loop, its call machinery) kept; default:
+	 * folded out (libprof/pyfold.h) */
+	int python_glue;
 	/* long work (what: "unwinding user stacks"): called with done from 0
 	 * to total, and once with done == total at the end; NULL: none */
 	void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
@@ -128,7 +132,9 @@ struct session {
  * kernel build, from /proc/kallsyms, relocated to the recorded boot's
  * _text (symbolizer/ksource.h); perf.data also gets this host's
  * /tmp/perf-PID.map files, read as perf reads them. A --call-graph dwarf
- * recording has its user stacks unwound. path must be a regular file (a
+ * recording has its user stacks unwound; then the stacks of Python
+ * programs lose the interpreter's frames between Python frames
+ * (libprof/pyfold.h) unless o->python_glue. path must be a regular file (a
  * pipe, FIFO, device or directory is refused without waiting or reading);
  * it is opened and mapped once.
  * Returns 0, or -1 after an error message (s is then released).
@@ -142,7 +148,9 @@ void session_close(struct session *s);
  * must be complete (end with its index chunk) and hold no user-stack
  * snapshots (zt push unwinds --call-graph dwarf recordings before it
  * sends them); GPU records are checked, not kept; with several events,
- * the first is kept; names come from the recording only (o->no_files is
+ * the first is kept; Python stacks are folded as session_open() folds
+ * them (once: not those of a profile folded before it was pushed,
+ * PYFOLD_META); names come from the recording only (o->no_files is
  * implied: no file of this host is opened). Its frame table keeps nothing
  * (frametab_transient(): each stack's frames are valid until the next
  * stack is resolved; its consumer keeps what it needs). data is borrowed for the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The resolver: per address, the covering mapping from the proctree, then
- * kallsyms, the perf map, or the mapping's ELF symbols; results cached per
+ * kallsyms, the perf map, or the mapping's ELF symbols; Python frames
+ * (in no mapping) from the profile's code objects; results cached per
  * (mapping, address), symbol tables per file.
  */
 #include <errno.h>
@@ -26,10 +27,15 @@
 #include "symbolizer/jitdump.h"
 #include "symbolizer/kallsyms.h"
 #include "symbolizer/perfmap.h"
+#include "symbolizer/pyframes.h"
 #include "symbolizer/resolve.h"
 #include "symbolizer/vdso.h"
 
 #define KEY_KERNEL UINT64_MAX /* frame key of kernel addresses */
+/* frame key of Python frames: one code object index names the same code
+ * object in every process (the profile's table), so they are keyed by the
+ * address alone */
+#define KEY_PY (UINT64_MAX - 1)
 
 /* The symbols of one binary, by build id ("b:HEX") or path ("p:PATH"). */
 struct rs_elf {
@@ -111,6 +117,8 @@ struct resolver {
 	struct rs_dm *dm; /* demangled names */
 	size_t nr_dm, cap_dm;
 	struct zt_htab dm_hash; /* dm by mangled name */
+	struct pyframes *py;	/* Python frames' names, made when first asked */
+	struct fi_loc py_loc; /* a Python frame's position without memo (no_memo) */
 };
 
 int resolver_new(const struct profile *p, const struct proctree *pt, struct resolver **out)
@@ -192,6 +200,7 @@ void resolver_free(struct resolver *r)
 		free(r->dm[i].in);
 	free(r->dm);
 	zt_htab_release(&r->dm_hash);
+	pyframes_free(r->py);
 	free(r);
 }
 
@@ -673,6 +682,37 @@ static void resolve_kernel(struct resolver *r, uint64_t ts, uint64_t addr, struc
 	f->offset = addr;
 }
 
+/* A Python frame (prof_is_py(addr)): named from the profile's code
+ * objects, in no mapping. Its position is kept until resolver_free(), or
+ * without memo until the next one. */
+static int resolve_py(struct resolver *r, uint64_t addr, struct resolve_frame *f)
+{
+	struct pyframe py;
+	struct fi_loc *loc = &r->py_loc;
+	int ret;
+
+	if (!r->py && (ret = pyframes_new(r->p, &r->py)))
+		return ret;
+	if ((ret = pyframes_lookup(r->py, addr, &py)))
+		return ret;
+	f->module = py.module;
+	f->offset = py.offset;
+	if (!py.sym) {
+		f->quality = SYMQ_NONE;
+		return 0;
+	}
+	if (!r->no_memo && (!(loc = malloc(sizeof(*loc))) || own(r, loc))) {
+		free(loc);
+		return -ENOMEM;
+	}
+	*loc = py.loc;
+	f->sym = py.sym;
+	f->locs = loc;
+	f->nr_locs = 1;
+	f->quality = SYMQ_FULL;
+	return 0;
+}
+
 static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const struct prof_mmap *m,
 			uint64_t addr, struct resolve_frame *f)
 {
@@ -682,6 +722,9 @@ static int resolve_user(struct resolver *r, uint32_t pid, uint64_t ts, const str
 	size_t i;
 	int ret;
 
+	/* in no mapping, and nothing else names them */
+	if (prof_is_py(addr))
+		return resolve_py(r, addr, f);
 	for (i = 0; i < r->nr_sources; i++) {
 		ret = r->sources[i].resolve(r->sources[i].ctx, r->p, pid, ts, m, addr, f);
 		if (ret < 0)
@@ -812,7 +855,9 @@ int resolver_resolve(struct resolver *r, uint32_t pid, uint64_t ts, uint64_t add
 	size_t j;
 	int ret;
 
-	if (!is_kernel) {
+	if (!is_kernel && prof_is_py(addr)) {
+		a = KEY_PY; /* in no mapping, the same in every process */
+	} else if (!is_kernel) {
 		m = proctree_map(r->pt, pid, ts, addr);
 		a = m ? (uint64_t)(m - r->p->mmaps) + 1 : 0;
 		if (!m || prof_path_is_anon(m->path))
