@@ -170,6 +170,22 @@ static void ready(struct pyrec *pr, struct pyp *p)
 		 (unsigned long long)p->pp.runtime);
 }
 
+/* The version in an interpreter's file name (python3.10, libpython3.9.so),
+ * "3.10", for one without Py_Version; NULL when it has none. */
+static const char *name_version(const char *path)
+{
+	static char v[16];
+	const char *b = path ? strrchr(path, '/') : NULL, *at;
+	unsigned major, minor;
+
+	b = b ? b + 1 : path;
+	if (!b || !(at = strstr(b, "python")) ||
+	    sscanf(at + 6, "%u.%u", &major, &minor) != 2 || major > 9 || minor > 99)
+		return NULL;
+	snprintf(v, sizeof(v), "%u.%u", major, minor);
+	return v;
+}
+
 /* pyproc_open()'s or pyproc_check()'s answer for p. */
 static void settle(struct pyrec *pr, struct pyp *p, int err, const char *path)
 {
@@ -187,6 +203,9 @@ static void settle(struct pyrec *pr, struct pyp *p, int err, const char *path)
 	if (err == -ENOTSUP && p->pp.minor)
 		zt_warn("process %u runs Python 3.%u (%s): zt reads the frames of 3.11 to 3.13, "
 			"its samples have native frames only", p->pid, p->pp.minor, path ? path : "?");
+	else if (err == -ENOTSUP && name_version(path))
+		zt_warn("process %u runs Python %s (%s): zt reads the frames of 3.11 to 3.13, its "
+			"samples have native frames only", p->pid, name_version(path), path);
 	else if (err == -ENOTSUP)
 		zt_warn("process %u runs a Python before 3.11 (%s): zt reads the frames of 3.11 "
 			"to 3.13, its samples have native frames only", p->pid, path ? path : "?");
