@@ -432,6 +432,35 @@ static void print_unwinder(const struct report *r)
 	printf("\n");
 }
 
+/* meta "python" (zt record's Python frames, zt-data(5)): key KEY's value, 0
+ * when it has none. */
+static unsigned long long python_count(const char *m, const char *key)
+{
+	size_t n = strlen(key);
+	const char *at;
+
+	for (at = m; at && *at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL)
+		if (!strncmp(at, key, n) && at[n] == '=')
+			return strtoull(at + n + 1, NULL, 10);
+	return 0;
+}
+
+/* What zt record read of Python frames, and what it could not. */
+static void print_python(const struct report *r)
+{
+	const char *m = profile_get_meta(&r->ses.prof, "python");
+
+	if (!m)
+		return;
+	printf("# Python frames: %llu from %llu process%s; %llu code objects read, %llu could not "
+	       "be (gone or replaced first: [python+0x...] frames); %llu frames below a native "
+	       "stack that ended early; %llu samples whose frames could not be read\n",
+	       python_count(m, "frames"), python_count(m, "procs"),
+	       python_count(m, "procs") == 1 ? "" : "es", python_count(m, "codes"),
+	       python_count(m, "unread"), python_count(m, "unspliced"),
+	       python_count(m, "failed_samples"));
+}
+
 /* How well the frames resolved: unique frames at each quality, and the
  * modules that had less than full symbols, and why. */
 static void print_quality(const struct report *r)
@@ -440,6 +469,7 @@ static void print_quality(const struct report *r)
 	uint64_t c[3];
 
 	print_unwinder(r);
+	print_python(r);
 	session_quality_counts(&r->ses, c);
 	printf("# Symbols: %llu frames full (function, file:line), %llu basic (function), %llu "
 	       "none\n",

@@ -20,10 +20,11 @@
 
 /* An interpreter whose process is still loading (its pointers not yet
  * relocated) is checked again this often, this many times. */
-#define RETRY_NS 5000000ull
-#define RETRIES 200
+#define RETRY_NS 2000000ull
+#define RETRIES 250
 
-enum { P_WAIT = 1, P_READY, P_GONE };
+/* P_ENDED: exited or exec'd; the samples it sent before are still spliced */
+enum { P_WAIT = 1, P_READY, P_ENDED, P_GONE };
 
 struct pyp {
 	uint32_t pid;
@@ -47,6 +48,7 @@ struct pyrec {
 	struct pycache *codes;
 	size_t nr_codes, cap_codes;
 	struct zt_htab chash; /* codes by (pid, address) */
+	size_t nr_wait;	      /* procs in P_WAIT */
 	char **warned;	      /* interpreters a message was given for */
 	size_t nr_warned, cap_warned;
 	struct pyrec_stats st;
@@ -189,12 +191,15 @@ static const char *name_version(const char *path)
 /* pyproc_open()'s or pyproc_check()'s answer for p. */
 static void settle(struct pyrec *pr, struct pyp *p, int err, const char *path)
 {
+	if (p->state == P_WAIT)
+		pr->nr_wait--;
 	if (!err) {
 		ready(pr, p);
 		return;
 	}
 	if ((err == -EPROTO || err == -ESRCH) && p->tries < RETRIES) {
 		p->state = P_WAIT; /* loading still: relocations not done */
+		pr->nr_wait++;
 		return;
 	}
 	p->state = P_GONE;
@@ -229,7 +234,7 @@ void pyrec_mmap(struct pyrec *pr, const struct prof_mmap *m)
 		return;
 	p = proc_get(pr, m->pid, true);
 	if (!p || p->state == P_READY || p->state == P_WAIT)
-		return; /* one interpreter a process */
+		return; /* one interpreter a process (an ended one's pid may come again) */
 	fd = mapfile_open(m, &st);
 	if (fd < 0)
 		return;
@@ -243,18 +248,43 @@ void pyrec_mmap(struct pyrec *pr, const struct prof_mmap *m)
 	close(fd);
 	p->tries = 0;
 	p->next = now_ns() + RETRY_NS;
+	p->state = 0;
 	settle(pr, p, err, m->path);
+}
+
+static void retry(struct pyrec *pr, struct pyp *p, uint64_t now)
+{
+	p->tries++;
+	p->next = now + RETRY_NS;
+	settle(pr, p, pyproc_check(&p->pp), NULL);
 }
 
 void pyrec_poll(struct pyrec *pr, uint32_t pid, uint64_t now)
 {
-	struct pyp *p = pr->phash.nr ? proc_get(pr, pid, false) : NULL;
+	struct pyp *p = pr->nr_wait ? proc_get(pr, pid, false) : NULL;
 
-	if (!p || p->state != P_WAIT || now < p->next)
-		return;
-	p->tries++;
-	p->next = now + RETRY_NS;
-	settle(pr, p, pyproc_check(&p->pp), NULL);
+	if (p && p->state == P_WAIT && now >= p->next)
+		retry(pr, p, now);
+}
+
+int pyrec_tick(struct pyrec *pr, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; pr->nr_wait && i < pr->nr_procs; i++) {
+		struct pyp *p = &pr->procs[i];
+
+		if (p->state != P_WAIT)
+			continue;
+		if (now >= p->next)
+			retry(pr, p, now);
+		if (p->state == P_WAIT && p->next < next)
+			next = p->next;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
 void pyrec_task(struct pyrec *pr, const struct prof_task *t)
@@ -280,7 +310,9 @@ void pyrec_task(struct pyrec *pr, const struct prof_task *t)
 	    (p = proc_get(pr, t->pid, false)) && p->state != P_GONE) {
 		if (p->state == P_READY)
 			pr->ops.set_proc(pr->ops.ctx, p->pid, NULL);
-		p->state = P_GONE;
+		if (p->state == P_WAIT)
+			pr->nr_wait--;
+		p->state = p->state == P_READY ? P_ENDED : P_GONE;
 	}
 }
 
@@ -352,7 +384,7 @@ const uint64_t *pyrec_splice(struct pyrec *pr, uint32_t pid, uint64_t ts, const 
 	size_t o;
 
 	*nu_out = nu;
-	if (!p || p->state != P_READY || (size_t)nk + nu + npy > cap)
+	if (!p || (p->state != P_READY && p->state != P_ENDED) || (size_t)nk + nu + npy > cap)
 		return ips;
 	memcpy(out, ips, nk * sizeof(*ips));
 	o = nk;

@@ -45,6 +45,9 @@ void pyrec_task(struct pyrec *pr, const struct prof_task *t);
  * that could not be checked yet (its process still loading) is checked
  * again, at most every few milliseconds. */
 void pyrec_poll(struct pyrec *pr, uint32_t pid, uint64_t now);
+/* The same for every such interpreter whose time has come: the
+ * milliseconds until the next one's, -1 when none waits. */
+int pyrec_tick(struct pyrec *pr, uint64_t now);
 
 /*
  * The stack of a sample of pid at ts: ips[0 .. nk) kernel frames, ips[nk

@@ -1545,21 +1545,31 @@ int recorder_drain(struct recorder *r)
 		struct pollfd fds[257];
 		int n = 1;
 
+		int wait = 100, due = r->py ? pyrec_tick(r->py, recorder_now()) : -1;
+
+		/* an interpreter still loading is checked again soon: its
+		 * Python frames start then */
+		if (due >= 0 && due < wait)
+			wait = due;
 		fds[0] = (struct pollfd){ .fd = sampler_fd(r->smp), .events = POLLIN };
 		n += perfev_pollfds(r->sideband, fds + 1, 256);
-		if (poll(fds, (nfds_t)n, 100) < 0 && errno != EINTR) {
+		if (poll(fds, (nfds_t)n, wait) < 0 && errno != EINTR) {
 			zt_error("waiting for samples failed: %s", strerror(errno));
 			return -1;
 		}
 		if (r->sideband)
 			perfev_drain(r->sideband);
+		if (r->py)
+			pyrec_tick(r->py, recorder_now());
 		err = sampler_poll(r->smp, 0);
 		if (err < 0 && err != -EINTR) {
 			zt_error("reading samples failed: %s", strerror(-err));
 			return -1;
 		}
 	} else if (r->use_bpf) {
-		err = sampler_poll(r->smp, 100);
+		int wait = 100, due = r->py ? pyrec_tick(r->py, recorder_now()) : -1;
+
+		err = sampler_poll(r->smp, due >= 0 && due < wait ? due : wait);
 		if (err < 0 && err != -EINTR) {
 			zt_error("reading samples failed: %s", strerror(-err));
 			return -1;

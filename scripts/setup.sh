@@ -50,6 +50,9 @@ if [ "${1:-}" = "--test" ]; then
 	# clang-14 (C++ libraries, libLLVM-14 and libclang-cpp, .dynsym only),
 	# python3.11 with python3.11-dbg (a program with a detached debug file)
 	pkgs+=(sqlite3 clang-14 python3.11 python3.11-dbg)
+	# python3.11-venv: t_python's virtualenv (python3.11-dbg's python3.11d
+	# is its debug build)
+	pkgs+=(python3.11-venv)
 	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
 	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
 	pkgs+=(duktape-dev)
