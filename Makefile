@@ -140,7 +140,7 @@ include mk/gpubench.mk
 include mk/gpubundle.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
+.PHONY: bench-python bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 ifneq ($(HAVE_TRACEEVENT),y)
 all: traceevent-skip
@@ -267,10 +267,14 @@ fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
 bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve bench-serve-scale \
-	bench-cupti bench-symbols bench-gpusym
+	bench-cupti bench-symbols bench-gpusym bench-python
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
+
+# Python frames: the slowdown of python3.11 work under zt record -g with and without them
+bench-python: $(ZT)
+	$(Q)ZT=$(abspath $(ZT)) bench/python.sh
 
 bench-symbolize: $(ZT)
 	$(Q)ZT=$(abspath $(ZT)) bench/symbolize.sh

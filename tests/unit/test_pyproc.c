@@ -203,6 +203,14 @@ static int check_python(const char *python, unsigned minor)
 	assert_int_equal(err, 0);
 	assert_int_equal(p.minor, minor);
 	assert_true(p.eval_lo && p.eval_hi > p.eval_lo);
+	/* a table that disagrees with the process is caught, not read */
+	{
+		struct pyproc bad = p;
+
+		assert_int_equal(pyproc_check(&bad), 0);
+		bad.lay.co_qualname += 8;
+		assert_int_equal(pyproc_check(&bad), -EPROTO);
+	}
 	/* the eval loop's .cold part, where the compiler split one off: from
 	 * the debug file of Debian's stripped python3.11 (python3.11-dbg;
 	 * 7.5 KB), pyenv's libpython's .symtab (3.13.0's has none) */
