@@ -14,6 +14,7 @@
 # CPython 3.12's own perf trampolines (-X perf), zt's names sample by sample.
 W=$(cd "$(dirname "$0")/../workloads" && pwd)/pyshares.py
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/servelib.sh"
 cd "$T"
 PY=/usr/bin/python3.11
 
@@ -81,6 +82,22 @@ check "flame: py_half in the SVG" all 'wellformed deb.svg' 'grep -q "py_half" de
 check "pprof: py_half among its function names" grep -qa 'py_half' <(gzip -dc deb.pb.gz)
 lines=$("$ZT" report -i deb.data --stdio 2> /dev/null | grep -c "^# Python frames: [1-9][0-9]* from 1 process;")
 check "report: the header says what Python frames were read" [ "$lines" -eq 1 ]
+
+# ---- zt push and the server's views ----------------------------------------
+PUSH=$("$ZT" serve token create --scope push --data-dir "$T/srv" 2> tok.err)
+READ=$("$ZT" serve token create --scope read --data-dir "$T/srv" 2>> tok.err)
+if serve_start "$T/srv"; then
+	ZT_TOKEN=$PUSH "$ZT" push -i deb.data --server "$SERVE_URL" --label test=py > push.out 2> push.err
+	id=$(sed -n 's/^zt push: stored \([0-9a-f]*\) .*/\1/p' push.out)
+	TOKEN=$READ api GET "/api/v1/folded?id=$id" > srv.folded
+	check "zt serve: a pushed recording's stacks have main;rounds;py_fifth over hashlib" \
+		all '[ -n "$id" ]' '[ "$(fcount srv.folded "main;rounds;py_fifth;([^;]*;)*SHA256_Update")" -gt 20 ]'
+	TOKEN=$READ api GET "/api/v1/top?id=$id&limit=50" > srv.top
+	check "zt serve: the top view names py_half" grep -q '"py_half"' srv.top
+	serve_stop
+else
+	fail "zt serve starts"
+fi
 
 # ---- --no-python ---------------------------------------------------------
 rec nopy -g --no-python -- "$PY" "$W" 1
