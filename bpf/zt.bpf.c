@@ -474,6 +474,8 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 #define ZT_PY_READ_BLOCK(ctx, buf, len, addr) bpf_probe_read_user((buf), (len), (const void *)(addr))
 #include "pywalk.h"
 
+#define PY_NO_TSTATE_NS 200000000ull /* 0.2 s */
+
 /* The searches of bpf/pywalk.h a step per bpf_loop() call (the verifier
  * checks a step once, not once for every path through the loop). */
 struct py_search_loop {
@@ -549,20 +551,32 @@ __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
 
 	if (!pp)
 		return 0;
-	/* the thread's state: as found last, if it is still this thread's */
+	/* the thread's state: as found last, if it is still this thread's;
+	 * a thread without one (a C library's) is searched for again only
+	 * after PY_NO_TSTATE_NS (an odd value: the time it was not found) */
 	cached = bpf_map_lookup_elem(&py_threads, &tid);
 	if (cached) {
 		ts = *cached;
-		if (ZT_PY_READ(NULL, v, ts + pp->lay.ts_native_tid) || (__u32)v != tid)
+		if (ts & 1) {
+			if (bpf_ktime_get_ns() - (ts >> 1) < PY_NO_TSTATE_NS)
+				return 0;
 			ts = 0;
+		} else if (ZT_PY_READ(NULL, v, ts + pp->lay.ts_native_tid) || (__u32)v != tid) {
+			ts = 0;
+		}
 	}
 	if (!ts) {
 		sl.pp = pp;
 		if (zt_py_search_start(NULL, &pp->lay, pp->runtime, tid, &sl.s))
 			return -1;
 		bpf_loop(ZT_PY_MAX_STEPS, py_search_cb, &sl, 0);
+		if (sl.r == 2 || !sl.r) { /* no interpreter has it (within the bound) */
+			ts = bpf_ktime_get_ns() << 1 | 1;
+			bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+			return 0;
+		}
 		if (sl.r != 1)
-			return sl.r < 0 ? -1 : 0;
+			return -1;
 		ts = sl.s.ts;
 		bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
 	}
