@@ -182,7 +182,9 @@ int sampler_open(const struct sampler_opts *o, sampler_cb cb, void *ctx, struct 
 	s->skel->rodata->python = o->python;
 	if ((err = bpf_map__set_max_entries(s->skel->maps.py_procs, o->python ? SAMPLER_PY_PROCS : 1)) ||
 	    (err = bpf_map__set_max_entries(s->skel->maps.py_threads,
-					    o->python ? SAMPLER_PY_THREADS : 1)))
+					    o->python ? SAMPLER_PY_THREADS : 1)) ||
+	    (err = bpf_map__set_max_entries(s->skel->maps.py_codes,
+					    o->python ? SAMPLER_PY_CODES : 1)))
 		goto fail;
 	if (o->filter_mode != ZT_FILTER_TGID && !o->kunwind && !o->python)
 		bpf_program__set_autoload(s->skel->progs.zt_fork, false);

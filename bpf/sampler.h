@@ -45,6 +45,7 @@ struct sampler_opts {
 
 #define SAMPLER_PY_PROCS 4096	 /* CPython processes read at once */
 #define SAMPLER_PY_THREADS 65536 /* threads whose PyThreadState is kept */
+#define SAMPLER_PY_CODES 65536	 /* entry frames' code objects seen (a new one wakes the reader) */
 
 /* The kernel unwinder's maps (file descriptors the sampler owns). */
 struct sampler_uw_maps {

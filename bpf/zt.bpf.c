@@ -126,6 +126,17 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
+/* The code objects of runs' entry frames seen (address ^ stamp << 36): a
+ * new one wakes the reader at once, so that zt reads it while it lives (a
+ * module's code runs once, in a run of its own, and is freed after its
+ * import). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u8);
+} py_codes SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -474,6 +485,7 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 #define ZT_PY_READ_BLOCK(ctx, buf, len, addr) bpf_probe_read_user((buf), (len), (const void *)(addr))
 #include "pywalk.h"
 
+#define PY_WAKE (1 << 16) /* py_walk(): a new code object, read it at once */
 #define PY_NO_TSTATE_NS 200000000ull /* 0.2 s */
 
 /* The searches of bpf/pywalk.h a step per bpf_loop() call (the verifier
@@ -498,7 +510,20 @@ struct py_frames_loop {
 	__u64 fr;
 	__u32 at, n;
 	int err;
+	__u32 wake; /* a new entry frame's code object */
 };
+
+/* Whether an entry frame's code object (word0, word1 as sent) is new. */
+static __always_inline __u32 py_new_code(__u64 code, __u64 w)
+{
+	__u64 k = code ^ (w >> 36) << 36;
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&py_codes, &k))
+		return 0;
+	bpf_map_update_elem(&py_codes, &k, &one, BPF_ANY);
+	return 1;
+}
 
 static long py_frames_cb(__u32 i, void *ctx)
 {
@@ -523,14 +548,18 @@ static long py_frames_cb(__u32 i, void *ctx)
 	idx = l->at + 2 * (__u64)l->n;
 	barrier_var(idx); /* bounds checked on the register that is used */
 	if (!r) { /* a C-stack shim: the frame before it began its run */
-		if (l->n && idx >= 1 && idx - 1 < 2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY)
+		if (l->n && idx >= 2 && idx - 1 < 2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY) {
 			e->ips[idx - 1] |= (__u64)ZT_PY_ENTRY << 32;
+			l->wake |= py_new_code(e->ips[idx - 2], e->ips[idx - 1]);
+		}
 		return 0;
 	}
 	if (idx + 1 >= 2 * ZT_BPF_MAX_STACK + 2 * ZT_BPF_MAX_PY)
 		return 1;
 	e->ips[idx] = f.code;
 	e->ips[idx + 1] = (__u32)f.lasti | (__u64)(f.flags & 0xf) << 32 | (__u64)f.stamp << 36;
+	if (f.flags & ZT_PY_ENTRY)
+		l->wake |= py_new_code(e->ips[idx], e->ips[idx + 1]);
 	l->n++;
 	return 0;
 }
@@ -538,8 +567,9 @@ static long py_frames_cb(__u32 i, void *ctx)
 /*
  * The Python frames of thread tid of tgid (a CPython process in py_procs)
  * into this CPU's record after its first at ips, two words each (see
- * ZT_EV_PY): how many; 0 for a thread without Python frames or a process
- * that is not a CPython zt reads; -1 when its memory could not be read.
+ * ZT_EV_PY): how many (| PY_WAKE when the reader should read at once);
+ * 0 for a thread without Python frames or a process that is not a CPython
+ * zt reads; -1 when its memory could not be read.
  * A global function: the verifier checks it once.
  */
 __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
@@ -585,18 +615,25 @@ __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
 	if (zt_py_current(NULL, &pp->lay, ts, &fl.fr))
 		return -1;
 	bpf_loop(2 * ZT_BPF_MAX_PY, py_frames_cb, &fl, 0);
+	if (fl.n && fl.wake)
+		return (int)fl.n | PY_WAKE;
 	return fl.n ? (int)fl.n : fl.err ? -1 : 0;
 }
 
-static __always_inline void send(void *e, __u64 size)
+static __always_inline void send_wake(void *e, __u64 size, int wake)
 {
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+	__u64 flags = wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
 			      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_output(&events, e, size, flags))
 		count(ZT_STAT_LOST);
 	else
 		count(ZT_STAT_SAMPLES);
+}
+
+static __always_inline void send(void *e, __u64 size)
+{
+	send_wake(e, size, 0);
 }
 
 SEC("perf_event")
@@ -607,6 +644,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 	struct zt_sample_event *e;
 	long n;
 	__u64 nk, nu, size;
+	int wake = 0;
 
 	if (filter_mode == ZT_FILTER_TGID && !bpf_map_lookup_elem(&tgids, &tgid))
 		return 0;
@@ -679,6 +717,8 @@ out:
 		int np = py_walk(tgid, tid, nk + nu);
 
 		if (np > 0) {
+			wake = np & PY_WAKE;
+			np &= 0xff;
 			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
 			size += 16 * (__u64)np;
 		} else if (np < 0) {
@@ -699,7 +739,7 @@ out:
 				size = sizeof(struct zt_sample_buf);
 		}
 	}
-	send(e, size);
+	send_wake(e, size, wake);
 	return 0;
 }
 
@@ -782,7 +822,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 		nu = 2 * ZT_BPF_MAX_STACK;
 	size = ZT_SAMPLE_HDR_SIZE + nu * 8;
 	if (python && !ustack_size) {
-		int np = py_walk(tgid, tid, nu);
+		int np = py_walk(tgid, tid, nu) & ~PY_WAKE;
 
 		if (np > 0) {
 			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
