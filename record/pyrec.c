@@ -21,7 +21,9 @@
 /* An interpreter whose process is still loading (its pointers not yet
  * relocated) is checked again this often, this many times. */
 #define RETRY_NS 2000000ull
-#define RETRIES 250
+#define RETRIES 250    /* then every RETRY_SLOW_NS, for RETRY_FOR_NS in all */
+#define RETRY_SLOW_NS 50000000ull
+#define RETRY_FOR_NS 10000000000ull
 
 /* P_ENDED: exited or exec'd; the samples it sent before are still spliced */
 enum { P_WAIT = 1, P_READY, P_ENDED, P_GONE };
@@ -31,6 +33,7 @@ struct pyp {
 	uint8_t state;	/* P_* */
 	uint16_t tries;
 	uint64_t next;	/* when to check again */
+	uint64_t since;	/* when it was first checked */
 	struct pyproc pp;
 };
 
@@ -197,7 +200,7 @@ static void settle(struct pyrec *pr, struct pyp *p, int err, const char *path)
 		ready(pr, p);
 		return;
 	}
-	if ((err == -EPROTO || err == -ESRCH) && p->tries < RETRIES) {
+	if ((err == -EPROTO || err == -ESRCH) && p->next - p->since < RETRY_FOR_NS) {
 		p->state = P_WAIT; /* loading still: relocations not done */
 		pr->nr_wait++;
 		return;
@@ -247,15 +250,17 @@ void pyrec_mmap(struct pyrec *pr, const struct prof_mmap *m)
 	err = pyproc_open(&p->pp, m->pid, fdpath, m->start - v);
 	close(fd);
 	p->tries = 0;
-	p->next = now_ns() + RETRY_NS;
+	p->since = now_ns();
+	p->next = p->since + RETRY_NS;
 	p->state = 0;
 	settle(pr, p, err, m->path);
 }
 
 static void retry(struct pyrec *pr, struct pyp *p, uint64_t now)
 {
-	p->tries++;
-	p->next = now + RETRY_NS;
+	if (p->tries < UINT16_MAX)
+		p->tries++;
+	p->next = now + (p->tries < RETRIES ? RETRY_NS : RETRY_SLOW_NS);
 	settle(pr, p, pyproc_check(&p->pp), NULL);
 }
 
