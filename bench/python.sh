@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Python frames' cost (zt-record(1) PYTHON FRAMES), measured in one run on
 # Debian's python3.11 running a fixed amount of pure-Python and hashlib work
-# on every CPU:
+# on every CPU (each process times its own work):
 #   slowdown: the work's wall time under zt record -g -F 999 with Python
 #             frames and with --no-python, against no recorder, and under
 #             perf record -g (frame pointers: no Python frames) as the peer;
@@ -14,6 +14,7 @@
 set -u
 : "${ZT:?}"
 ROUNDS=${ROUNDS:-3}
+ITER=${ITER:-1000} # rounds of the work in each process: ~4 ms each
 PY=/usr/bin/python3.11
 [ -x "$PY" ] || { echo "bench-python: needs Debian's python3.11 (apt-get install python3.11)"; exit 1; }
 T=$(mktemp -d /tmp/zt-bench.XXXXXX)
@@ -22,7 +23,7 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 ncpu=$(nproc)
 cat > "$T/work.py" << 'EOF'
-import hashlib
+import hashlib, sys, time
 def half(n):
     x = 0
     for i in range(n):
@@ -39,17 +40,21 @@ def fifth(n):
         hashlib.sha256(d).digest()
 def deep(k, n):
     return deep(k - 1, n) if k else half(n)
-for _ in range(40):
+t0 = time.perf_counter()
+for _ in range(int(sys.argv[1])):
     half(60000); third(20000); fifth(60); deep(30, 20000)
+print(int(1000 * (time.perf_counter() - t0)))
 EOF
 cat > "$T/load.sh" << EOF
 #!/bin/sh
-for i in \$(seq $ncpu); do "$PY" "$T/work.py" & done
+for i in \$(seq $ncpu); do "$PY" "$T/work.py" $ITER > "$T/ms.\$i" & done
 wait
 EOF
 chmod +x "$T/load.sh"
 
-wall() { local s e; s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
+# wall CMD...: the work's own time (ms) under CMD: its slowest process's, so
+# that the recorders' start and end do not count
+wall() { rm -f "$T"/ms.*; "$@" > /dev/null 2>&1; cat "$T"/ms.* | sort -n | tail -n 1; }
 best() { sort -n | head -n 1; }
 under_zt() { "$ZT" record -q -g -F 999 "$@" -- "$T/load.sh"; }
 under_perf() { perf record -q -g -F 999 -o "$T/perf.data" -- "$T/load.sh"; }
