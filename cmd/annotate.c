@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * zt annotate: perf annotate. A function's instructions, each with its
- * share of the function's samples, and its source lines between them;
- * without a symbol, every function with samples, hottest first.
+ * share of the function's samples, and its source lines between them; a
+ * Python function's source lines, each with its share; without a symbol,
+ * every function with samples, hottest first.
  */
 #include <elf.h>
 #include <errno.h>
@@ -119,6 +120,26 @@ static void print_value(const struct annotate_cmd *c, const struct annotation *a
 		printf(" %7.2f", ann_insn_percent(a, i, c->pct));
 }
 
+/* Line i of a Python function: its share in a as p asks (ann_insn_percent()'s rule). */
+static double line_percent(const struct annotation *a, size_t i, enum ann_percent p)
+{
+	const struct ann_line *l = &a->lines[i];
+	int hits = p == ANN_LOCAL_HITS || p == ANN_GLOBAL_HITS;
+	double v = hits ? (double)l->nr : (double)l->weight;
+	double t = p == ANN_LOCAL_PERIOD    ? (double)a->weight
+		   : p == ANN_GLOBAL_PERIOD ? (double)a->total
+		   : p == ANN_LOCAL_HITS    ? (double)a->nr
+					    : (double)a->total_nr;
+
+	return t > 0 ? 100.0 * v / t : 0.0;
+}
+
+/* The share of unit i of a: an instruction, or a Python function's line. */
+static double unit_percent(const struct annotate_cmd *c, const struct annotation *a, size_t i)
+{
+	return a->python ? line_percent(a, i, c->pct) : ann_insn_percent(a, i, c->pct);
+}
+
 static int srcline_cmp(const void *x, const void *y)
 {
 	const struct {
@@ -130,7 +151,7 @@ static int srcline_cmp(const void *x, const void *y)
 }
 
 /* -l: perf's "Sorted summary for file": the share of each source line,
- * counting the instructions above 0.5%. */
+ * counting the instructions (a Python function's lines) above 0.5%. */
 static void print_summary(const struct annotate_cmd *c, const struct annotation *a,
 			  const struct ann_sym *s)
 {
@@ -139,12 +160,13 @@ static void print_summary(const struct annotate_cmd *c, const struct annotation 
 		double p;
 	} *l = NULL;
 	size_t nr = 0, cap = 0, i, j;
+	char path[1024];
 
-	printf("\nSorted summary for file %s\n",
-	       s->map && s->map->path[0] ? s->map->path : a->path);
+	prof_sanitize(path, sizeof(path), s->map && s->map->path[0] ? s->map->path : a->path);
+	printf("\nSorted summary for file %s\n", path);
 	printf("----------------------------------------------\n\n");
-	for (i = 0; i < a->nr_insns; i++) {
-		double p = ann_insn_percent(a, i, c->pct);
+	for (i = 0; i < (a->python ? a->nr_lines : a->nr_insns); i++) {
+		double p = unit_percent(c, a, i);
 		char buf[256];
 
 		if (p <= MIN_LINE_PCT)
@@ -164,8 +186,10 @@ static void print_summary(const struct annotate_cmd *c, const struct annotation 
 		printf(" Nothing higher than %1.1f%%\n", MIN_LINE_PCT);
 	if (nr)
 		qsort(l, nr, sizeof(*l), srcline_cmp);
-	for (i = 0; i < nr; i++)
-		printf(" %7.2f %s\n", l[i].p, l[i].s);
+	for (i = 0; i < nr; i++) {
+		prof_sanitize(path, sizeof(path), l[i].s);
+		printf(" %7.2f %s\n", l[i].p, path);
+	}
 	free(l);
 }
 
@@ -256,6 +280,258 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 		}
 	}
 	return 0;
+}
+
+/* ---- a Python function: its source lines with their samples ---- */
+
+/* A Python source line as shown: its indentation kept, tabs expanded (to
+ * columns of 8), control characters replaced. */
+static void py_text(const char *in, char *out, size_t n)
+{
+	char tmp[2048];
+	size_t len = 0;
+
+	for (; *in && len + 9 < sizeof(tmp); in++) {
+		if (*in == '\t') {
+			do
+				tmp[len++] = ' ';
+			while (len % 8);
+		} else {
+			tmp[len++] = *in;
+		}
+	}
+	while (len && (tmp[len - 1] == ' ' || tmp[len - 1] == '\r'))
+		len--;
+	tmp[len] = 0;
+	prof_sanitize(out, n, tmp);
+}
+
+static int digits(uint64_t v)
+{
+	char b[32];
+
+	return snprintf(b, sizeof(b), "%" PRIu64, v);
+}
+
+/* What a Python function's samples are, for its header. */
+static void py_counted(const struct annotation *a, char *buf, size_t n)
+{
+	char name[256];
+
+	prof_sanitize(name, sizeof(name), a->name);
+	snprintf(buf, n,
+		 "samples: those with %s as the innermost Python frame (native code it calls "
+		 "included), at the line of its instruction",
+		 name);
+}
+
+/* --stdio, --stdio2: the lines from the function's first to its last, each
+ * with its share (blank: none); without the file's text, the lines with
+ * samples only. */
+static int print_python(struct annotate_cmd *c, struct annotation *a, const struct ann_sym *s)
+{
+	int width = c->show_period ? 12 : 8, lw, len;
+	char buf[2048], clean[2048], evc[128], mod[256];
+	size_t i;
+
+	if (c->print_line)
+		print_summary(c, a, s);
+	lw = digits(a->nr_lines ? a->lines[a->nr_lines - 1].line : 1);
+	prof_sanitize(evc, sizeof(evc), c->evname ? c->evname : "cpu-clock");
+	prof_sanitize(clean, sizeof(clean), a->name);
+	prof_sanitize(mod, sizeof(mod), a->module);
+	len = printf(" %-*.*s|\tSource code of %s (Python, %s) for %s (%" PRIu64
+		     " samples, percent: %s)\n",
+		     width, width,
+		     c->show_period ? "Period"
+		     : c->show_nr   ? "Samples"
+				    : "Percent",
+		     clean, mod, evc, a->nr, ann_percent_name(c->pct));
+	for (i = 0; i < (size_t)len + 4; i++)
+		putchar('-');
+	putchar('\n');
+	py_counted(a, buf, sizeof(buf));
+	printf(" %*s:\t%s\n", width, " ", buf);
+	prof_sanitize(clean, sizeof(clean), a->path);
+	printf(" %*s:\t%s\n", width, " ", clean);
+	if (a->unplaced_nr)
+		printf(" %*s:\t%" PRIu64 " sample%s at no known line\n", width, " ", a->unplaced_nr,
+		       a->unplaced_nr > 1 ? "s" : "");
+	if (a->source_err) {
+		prof_sanitize(clean, sizeof(clean), a->source_err);
+		printf(" %*s:\tno source text: %s\n", width, " ", clean);
+	}
+	printf(" %*s:\n", width, " ");
+	for (i = 0; i < a->nr_lines; i++) {
+		const struct ann_line *l = &a->lines[i];
+
+		if (!l->nr && !a->have_source)
+			continue;
+		if (!l->nr)
+			printf(" %*s", width - 1, " ");
+		else if (c->show_period)
+			printf(" %11" PRIu64, l->weight);
+		else if (c->show_nr)
+			printf(" %7" PRIu64, l->nr);
+		else
+			printf(" %7.2f", line_percent(a, i, c->pct));
+		if (l->text)
+			py_text(l->text, clean, sizeof(clean));
+		else
+			clean[0] = 0;
+		printf(" : %*u%s%s\n", lw, l->line, clean[0] ? "  " : "", clean);
+	}
+	return 0;
+}
+
+static void no_redraw(void *ctx)
+{
+	(void)ctx;
+}
+
+/* The TUI's view of a Python function: its lines with their shares (perf's
+ * colors), TAB to the next hottest; q back (0), a quit (1). */
+struct pyview {
+	struct annotate_cmd *c;
+	struct annotation *a;
+	const uint32_t *hot;
+	size_t nr_hot, sel, top;
+	long hot_at;
+	int show; /* 0 percent, 1 samples, 2 period */
+};
+
+static size_t pyview_height(void)
+{
+	int h = tui_rows() - 3;
+
+	return h > 0 ? (size_t)h : 1;
+}
+
+static void pyview_draw(void *ctx)
+{
+	struct pyview *v = ctx;
+	const struct annotation *a = v->a;
+	size_t h = pyview_height(), y;
+	char buf[2400], text[2048], name[256], ev[128];
+	int lw = digits(a->nr_lines ? a->lines[a->nr_lines - 1].line : 1);
+
+	if (v->sel >= a->nr_lines)
+		v->sel = a->nr_lines ? a->nr_lines - 1 : 0;
+	if (v->top > v->sel)
+		v->top = v->sel;
+	if (v->sel >= v->top + h)
+		v->top = v->sel - h + 1;
+	tui_erase();
+	prof_sanitize(name, sizeof(name), a->name);
+	prof_sanitize(ev, sizeof(ev), v->c->evname ? v->c->evname : "cpu-clock");
+	snprintf(buf, sizeof(buf),
+		 "Annotate %s (Python): Samples: %" PRIu64 " of event '%s', percent: %s", name,
+		 a->nr, ev, ann_percent_name(v->c->pct));
+	tui_title(buf);
+	prof_sanitize(text, sizeof(text), a->path);
+	snprintf(buf, sizeof(buf), "%8s   %s",
+		 v->show == 1	? "Samples"
+		 : v->show == 2 ? "Period"
+				: "Percent",
+		 text);
+	tui_line(1, TUI_HEADER, buf);
+	for (y = 0; y < h && v->top + y < a->nr_lines; y++) {
+		const struct ann_line *l = &a->lines[v->top + y];
+		double pct = line_percent(a, v->top + y, v->c->pct);
+		char col[32];
+		int x;
+
+		if (!l->nr)
+			snprintf(col, sizeof(col), "%8s", "");
+		else if (v->show == 1)
+			snprintf(col, sizeof(col), "%8" PRIu64, l->nr);
+		else if (v->show == 2)
+			snprintf(col, sizeof(col), "%8" PRIu64, l->weight);
+		else
+			snprintf(col, sizeof(col), "%8.2f", pct);
+		if (l->text)
+			py_text(l->text, text, sizeof(text));
+		else
+			text[0] = 0;
+		snprintf(buf, sizeof(buf), " : %*u  %s", lw, l->line, text);
+		if (v->top + y == v->sel) {
+			char row[2500];
+
+			snprintf(row, sizeof(row), "%s%s", col, buf);
+			tui_line((int)y + 2, TUI_SELECTED, row);
+			continue;
+		}
+		x = tui_print((int)y + 2, 0, l->nr ? tui_percent_color(pct) : TUI_NORMAL, col);
+		x = tui_print((int)y + 2, x, l->nr ? TUI_NORMAL : TUI_DIM, buf);
+		tui_fill((int)y + 2, x, TUI_NORMAL);
+	}
+	if (a->source_err)
+		prof_sanitize(text, sizeof(text), a->source_err);
+	else
+		py_counted(a, text, sizeof(text));
+	snprintf(buf, sizeof(buf),
+		 "TAB/shift-TAB: next/previous hottest line | t: percent/samples/period | q: back "
+		 "| %s",
+		 text);
+	tui_status(buf);
+}
+
+static void pyview_hot(struct pyview *v, long at)
+{
+	size_t h = pyview_height();
+
+	if (!v->nr_hot)
+		return;
+	at = (at % (long)v->nr_hot + (long)v->nr_hot) % (long)v->nr_hot;
+	v->hot_at = at;
+	v->sel = v->hot[at];
+	v->top = v->sel > h / 2 ? v->sel - h / 2 : 0;
+}
+
+static int python_view(struct annotate_cmd *c, struct annotation *a)
+{
+	struct pyview v = {c, a, NULL, 0, 0, 0, -1, 0};
+	int ret = annotation_hottest(a, &v.hot, &v.nr_hot);
+
+	if (ret)
+		return ret;
+	pyview_hot(&v, 0);
+	tui_set_redraw(pyview_draw, &v);
+	for (;;) {
+		int key;
+
+		pyview_draw(&v);
+		key = tui_getkey(-1);
+		if (tui_list_key(key, &v.sel, &v.top, a->nr_lines, pyview_height()))
+			continue;
+		switch (key) {
+		case TUI_KEY_QUIT:
+			ret = 1;
+			goto out;
+		case 'q':
+		case TUI_KEY_ESC:
+		case TUI_KEY_LEFT:
+			ret = 0;
+			goto out;
+		case TUI_KEY_TAB:
+			pyview_hot(&v, v.hot_at + 1);
+			break;
+		case TUI_KEY_BTAB:
+			pyview_hot(&v, v.hot_at - 1);
+			break;
+		case 'H':
+			pyview_hot(&v, 0);
+			break;
+		case 't':
+			v.show = (v.show + 1) % 3;
+			break;
+		default:
+			break;
+		}
+	}
+out:
+	tui_set_redraw(no_redraw, NULL);
+	return ret;
 }
 
 /* ---- perf annotate --stdio2: the lines of perf's browser, as text ---- */
@@ -589,7 +865,8 @@ static int parse_dsos(struct annotate_cmd *c)
 static int build(struct annotate_cmd *c, const struct ann_sym *s, struct annotation *a, int warn)
 {
 	char err[1024], name[256];
-	int ret = annotation_build(a, &c->ap, s, &c->ao, err, sizeof(err));
+	int ret = s->python ? annotation_build_python(a, &c->ap, s, err, sizeof(err))
+			    : annotation_build(a, &c->ap, s, &c->ao, err, sizeof(err));
 
 	if (!ret) {
 		/* perf annotate SYMBOL reads only that symbol's samples: its
@@ -626,8 +903,9 @@ static int run_stdio(struct annotate_cmd *c, const struct ann_sym *only, size_t 
 			continue;
 		}
 		if (build(c, s, &a, !only) == 0) {
-			int ret = c->stdio2 ? print_annotation2(c, &a, s)
-					    : print_annotation(c, &a, s);
+			int ret = a.python    ? print_python(c, &a, s)
+				  : c->stdio2 ? print_annotation2(c, &a, s)
+					      : print_annotation(c, &a, s);
 
 			annotation_release(&a);
 			if (ret) {
@@ -650,21 +928,17 @@ static int view(struct annotate_cmd *c, const struct ann_sym *s, char *msg, size
 					&c->ap, &c->ses.prof, &c->ao};
 	char err[768];
 	struct annotation a;
-	int ret = annotation_build(&a, &c->ap, s, &c->ao, err, sizeof(err));
+	int ret = s->python ? annotation_build_python(&a, &c->ap, s, err, sizeof(err))
+			    : annotation_build(&a, &c->ap, s, &c->ao, err, sizeof(err));
 
 	if (ret) {
 		snprintf(msg, n, "cannot annotate '%s': %s", s->name,
 			 ret == -ENOMEM ? strerror(ENOMEM) : err);
 		return 0;
 	}
-	ret = annotate_view(&a, &vo);
+	ret = a.python ? python_view(c, &a) : annotate_view(&a, &vo);
 	annotation_release(&a);
 	return ret;
-}
-
-static void no_redraw(void *ctx)
-{
-	(void)ctx;
 }
 
 static int run_tui(struct annotate_cmd *c, const struct ann_sym *only)

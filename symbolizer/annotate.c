@@ -20,11 +20,15 @@
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elfsym.h"
+#include "symbolizer/pyframes.h"
+#include "symbolizer/pyline.h"
 #include "symbolizer/vdso.h"
 
-#define ANN_MAX_FUNC   (16u << 20) /* the largest function disassembled */
-#define ANN_MAX_SOURCE (64u << 20) /* the largest source file read */
-#define ANN_CONTEXT    5	   /* objdump -S's lines of context before a line */
+#define ANN_MAX_FUNC	  (16u << 20) /* the largest function disassembled */
+#define ANN_MAX_SOURCE	  (64u << 20) /* the largest source file read */
+#define ANN_MAX_PY_SOURCE (4u << 20)  /* the largest Python file read */
+#define ANN_MAX_PY_LINES  100000      /* a Python function's lines shown at most */
+#define ANN_CONTEXT	  5	      /* objdump -S's lines of context before a line */
 
 /* ---- the functions with samples ---- */
 
@@ -32,7 +36,7 @@ struct ann_rec {
 	const char *module, *name;
 	const struct prof_mmap *map;
 	uint64_t start, off, weight;
-	int kernel;
+	int kernel, python;
 };
 
 static int rec_cmp(const void *a, const void *b)
@@ -77,14 +81,54 @@ static int dso_wanted(const struct ann_filter *f, const struct zt_frame *z)
 	return 0;
 }
 
+/* The samples' records, one per function a sample counts for. */
+struct ann_recs {
+	const struct rstacks *rs;
+	const struct ann_filter *f;
+	struct ann_rec *v;
+	size_t nr, cap;
+};
+
+/* The function of ip (an address of sample s's stack: kernel, or user)
+ * as a record of s, when it has a name and its module is wanted. A
+ * Python function's is at the instruction (its code unit: the line). 0 or
+ * a negative errno. */
+static int add_rec(struct ann_recs *rc, const struct prof_sample *s, uint64_t ip, int kernel)
+{
+	const struct proctree *pt = rc->rs->pt;
+	struct frametab *ft = rc->rs->ft;
+	int py = !kernel && prof_is_py(ip), ret;
+	const struct zt_frame *z;
+	struct zt_frange r;
+	uint64_t epoch;
+
+	epoch = frametab_epoch(ft, s->pid, s->ts, proctree_epoch(pt, s->pid, s->ts));
+	ret = frametab_resolve(ft, s->pid, s->ts, epoch, &ip, kernel ? 1 : 0, 1, &r);
+	if (ret)
+		return ret;
+	z = frametab_frame(ft, r.first + r.n - 1);
+	if (!z->sym || !dso_wanted(rc->f, z))
+		return 0;
+	if (ZT_GROW(rc->v, rc->cap, rc->nr + 1))
+		return -ENOMEM;
+	rc->v[rc->nr++] = (struct ann_rec){z->module,
+					   z->sym,
+					   z->map ? z->map : r.map,
+					   z->addr,
+					   py ? prof_py_lasti(ip) : z->offset,
+					   s->weight,
+					   z->kernel,
+					   py};
+	return 0;
+}
+
 int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 		      const struct ann_filter *f)
 {
 	const struct profile *p = rs->prof;
-	const struct proctree *pt = rs->pt;
-	struct frametab *ft = rs->ft;
-	struct ann_rec *recs = NULL;
-	size_t nr = 0, cap = 0, cap_syms = 0, cap_hits = 0, i, j;
+	struct ann_recs rc = {rs, f, NULL, 0, 0};
+	struct ann_rec *recs;
+	size_t nr, cap_syms = 0, cap_hits = 0, i, j;
 	int ret = 0;
 
 	memset(ap, 0, sizeof(*ap));
@@ -92,9 +136,8 @@ int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 	for (i = 0; i < p->nr_samples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		const struct prof_stack *st;
-		const struct zt_frame *z;
-		struct zt_frange r;
-		uint64_t ip, epoch;
+		const uint64_t *ips;
+		unsigned k;
 
 		if (f && f->by_event && profile_nr_events(p) > 1 && s->event != f->event)
 			continue;
@@ -105,22 +148,21 @@ int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 		st = &p->stacks[s->stack];
 		if (!st->nk && !st->nu)
 			continue;
-		ip = profile_stack_ips(p, s->stack)[0];
-		epoch = frametab_epoch(ft, s->pid, s->ts, proctree_epoch(pt, s->pid, s->ts));
-		ret = frametab_resolve(ft, s->pid, s->ts, epoch, &ip, st->nk ? 1 : 0, 1, &r);
+		ips = profile_stack_ips(p, s->stack);
+		ret = add_rec(&rc, s, ips[0], st->nk > 0);
 		if (ret)
 			goto out;
-		z = frametab_frame(ft, r.first + r.n - 1);
-		if (!z->sym || !dso_wanted(f, z))
+		/* and the innermost Python frame's function, when the leaf is
+		 * native code (a C extension, the interpreter, the kernel) */
+		if (!st->nk && prof_is_py(ips[0]))
 			continue;
-		if (ZT_GROW(recs, cap, nr + 1)) {
-			ret = -ENOMEM;
+		for (k = st->nk; k < st->nk + st->nu && !prof_is_py(ips[k]); k++)
+			;
+		if (k < st->nk + st->nu && (ret = add_rec(&rc, s, ips[k], 0)))
 			goto out;
-		}
-		recs[nr++] = (struct ann_rec){z->module, z->sym,    z->map ? z->map : r.map,
-					      z->addr,	 z->offset, s->weight,
-					      z->kernel};
 	}
+	recs = rc.v;
+	nr = rc.nr;
 	if (nr)
 		qsort(recs, nr, sizeof(*recs), rec_cmp);
 	for (i = 0; i < nr; i = j) {
@@ -139,7 +181,8 @@ int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 					0,
 					0,
 					ap->nr_hits,
-					0};
+					0,
+					recs[i].python};
 		for (j = i;
 		     j < nr && recs[j].kernel == recs[i].kernel && recs[j].start == recs[i].start &&
 		     !strcmp(recs[j].module, recs[i].module);
@@ -163,7 +206,7 @@ int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 	if (ap->nr_syms)
 		qsort(ap->syms, ap->nr_syms, sizeof(*ap->syms), sym_cmp);
 out:
-	free(recs);
+	free(rc.v);
 	if (ret)
 		ann_profile_release(ap);
 	return ret;
@@ -206,7 +249,8 @@ int ann_sym_by_name(const struct profile *p, const char *name, const char *modul
 		if (m->pid == ZT_PID_KERNEL || m->path[0] != '/' ||
 		    (strcmp(m->path, module) && strcmp(zt_base_name(m->path), module)))
 			continue;
-		*out = (struct ann_sym){name, zt_base_name(m->path), m, ANN_BY_NAME, 0, 0, 0, 0, 0};
+		*out = (struct ann_sym){name, zt_base_name(m->path), m, ANN_BY_NAME, 0, 0, 0, 0, 0,
+					0};
 		return 0;
 	}
 	return -ENOENT;
@@ -226,7 +270,7 @@ struct srcfile {
 	char **lines;
 	uint32_t nr_lines;
 	uint32_t max_printed;
-	int failed;
+	int failed; /* the errno why not read (EFBIG: too large, EINVAL: not a regular file) */
 };
 
 struct ann_priv {
@@ -239,6 +283,7 @@ struct ann_priv {
 	size_t nr_hot;
 	struct srcfile *files;
 	size_t nr_files, cap_files;
+	struct pyframes *py; /* a Python function's: its instructions' lines */
 };
 
 static char *own(struct annotation *a, char *s)
@@ -725,6 +770,54 @@ static int hit_insn(const struct annotation *a, uint64_t off)
 	return lo ? (int)lo - 1 : -1;
 }
 
+/* Where a hit of a's function goes: 0 or -ENOMEM. */
+typedef int ann_place_fn(struct annotation *a, const struct ann_hit *h);
+
+/* The samples of s into a, each hit also to the instruction or line
+ * place() finds for it. */
+static int count_hits(struct annotation *a, const struct ann_profile *ap, const struct ann_sym *s,
+		      ann_place_fn *place)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nr_hits; i++) {
+		const struct ann_hit *h = &ap->hits[s->first_hit + i];
+
+		a->weight += h->weight;
+		a->nr += h->nr;
+		if ((ret = place(a, h)))
+			return ret;
+	}
+	return 0;
+}
+
+static int place_insn(struct annotation *a, const struct ann_hit *h)
+{
+	int k = h->off < a->size ? hit_insn(a, h->off) : -1;
+
+	if (k >= 0) {
+		a->insns[k].weight += h->weight;
+		a->insns[k].nr += h->nr;
+	}
+	return 0;
+}
+
+/* a, its name and module from s, ready for the rest. 0 or -ENOMEM. */
+static int ann_start(struct annotation *a, const struct ann_profile *ap, const struct ann_sym *s,
+		     size_t nr_locs)
+{
+	memset(a, 0, sizeof(*a));
+	a->priv = calloc(1, sizeof(*a->priv));
+	a->name = strdup(s->name);
+	a->module = strdup(s->module);
+	a->locs = calloc(nr_locs, sizeof(*a->locs));
+	a->nr_locs = 1;
+	a->total = ap->total;
+	a->total_nr = ap->total_nr;
+	return a->priv && a->name && a->module && a->locs ? 0 : -ENOMEM;
+}
+
 int annotation_build(struct annotation *a, const struct ann_profile *ap, const struct ann_sym *s,
 		     const struct ann_opts *o, char *err, size_t n)
 {
@@ -738,19 +831,16 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 	GElf_Ehdr eh;
 	int fd = -1, ret, symtab = 0, temp = 0;
 
-	memset(a, 0, sizeof(*a));
 	err[0] = 0;
-	a->priv = calloc(1, sizeof(*a->priv));
-	a->name = strdup(s->name);
-	a->module = strdup(s->module);
-	a->locs = calloc(1, sizeof(*a->locs));
-	a->nr_locs = 1;
-	if (!a->priv || !a->name || !a->module || !a->locs) {
-		ret = -ENOMEM;
+	ret = ann_start(a, ap, s, 1);
+	if (ret)
+		goto out;
+	if (s->python) {
+		ret = -ENOENT;
+		snprintf(err, n, "'%s' is Python code (%s): no machine code to disassemble",
+			 s->name, s->module);
 		goto out;
 	}
-	a->total = ap->total;
-	a->total_nr = ap->total_nr;
 	ret = find_code(ap, s, o, path, sizeof(path), &temp, err, n);
 	if (ret)
 		goto out;
@@ -879,17 +969,7 @@ int annotation_build(struct annotation *a, const struct ann_profile *ap, const s
 		if (in->d.has_mem)
 			in->mem = sym_text(a, syms, nsyms, in->d.mem);
 	}
-	for (i = 0; i < s->nr_hits; i++) {
-		const struct ann_hit *h = &ap->hits[s->first_hit + i];
-		int k = h->off < a->size ? hit_insn(a, h->off) : -1;
-
-		a->weight += h->weight;
-		a->nr += h->nr;
-		if (k >= 0) {
-			a->insns[k].weight += h->weight;
-			a->insns[k].nr += h->nr;
-		}
-	}
+	count_hits(a, ap, s, place_insn);
 	ret = attach_source(a, s, o);
 	if (ret == -ENOMEM)
 		goto out;
@@ -914,6 +994,7 @@ void annotation_release(struct annotation *a)
 
 	if (p) {
 		symmod_free(p->sm);
+		pyframes_free(p->py);
 		for (i = 0; i < p->nr_owned; i++)
 			free(p->owned[i]);
 		free(p->owned);
@@ -932,13 +1013,15 @@ void annotation_release(struct annotation *a)
 	free(a->path);
 	free(a->insns);
 	free(a->locs);
+	free(a->lines);
 	memset(a, 0, sizeof(*a));
 }
 
 /* ---- rows ---- */
 
-/* The lines of path, read once (a regular file only: DWARF names it). */
-static struct srcfile *get_file(struct ann_priv *p, const char *path)
+/* The lines of path, read once (a regular file of max bytes at most:
+ * DWARF or a code object names it). */
+static struct srcfile *get_file(struct ann_priv *p, const char *path, size_t max)
 {
 	struct srcfile *f;
 	struct stat st;
@@ -957,15 +1040,24 @@ static struct srcfile *get_file(struct ann_priv *p, const char *path)
 	if (!f->path)
 		return NULL;
 	p->nr_files++;
-	f->failed = 1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	if (fd < 0) {
+		f->failed = errno;
 		return f;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > ANN_MAX_SOURCE ||
-	    !(f->data = malloc((size_t)st.st_size + 1))) {
+	}
+	if (fstat(fd, &st))
+		f->failed = errno;
+	else if (!S_ISREG(st.st_mode))
+		f->failed = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		f->failed = EFBIG;
+	else if (!(f->data = malloc((size_t)st.st_size + 1)))
+		f->failed = ENOMEM;
+	if (f->failed) {
 		close(fd);
 		return f;
 	}
+	f->failed = ENOMEM; /* until its lines are cut */
 	for (len = 0; len < (size_t)st.st_size; len += (size_t)got) {
 		got = read(fd, f->data + len, (size_t)st.st_size - len);
 		if (got <= 0)
@@ -1004,7 +1096,7 @@ static int source_rows(struct annotation *a, uint32_t li)
 {
 	struct ann_priv *p = a->priv;
 	const struct ann_loc *l = &a->locs[li];
-	struct srcfile *f = get_file(p, l->file);
+	struct srcfile *f = get_file(p, l->file, ANN_MAX_SOURCE);
 	uint32_t from, k;
 
 	if (!f)
@@ -1033,6 +1125,10 @@ int annotation_rows(struct annotation *a, int source, const struct ann_row **row
 	p->nr_rows = 0;
 	for (i = 0; i < p->nr_files; i++)
 		p->files[i].max_printed = 0;
+	for (i = 0; i < a->nr_lines; i++) /* a Python function's */
+		if (add_row(p, (struct ann_row){ANN_ROW_SOURCE, (uint32_t)i, 1, a->lines[i].line,
+						a->lines[i].text}))
+			return -ENOMEM;
 	for (i = 0; i < a->nr_insns; i++) {
 		uint32_t li = a->insns[i].loc;
 
@@ -1067,20 +1163,31 @@ static int hot_cmp(const void *x, const void *y, void *ctx)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
+static int hot_line_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct annotation *an = ctx;
+	const struct ann_line *a = &an->lines[*(const uint32_t *)x],
+			      *b = &an->lines[*(const uint32_t *)y];
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
 int annotation_hottest(struct annotation *a, const uint32_t **order, size_t *n)
 {
 	struct ann_priv *p = a->priv;
-	size_t i;
+	size_t i, nr = a->python ? a->nr_lines : a->nr_insns;
 
 	if (!p->hot) {
-		p->hot = malloc((a->nr_insns ? a->nr_insns : 1) * sizeof(*p->hot));
+		p->hot = malloc((nr ? nr : 1) * sizeof(*p->hot));
 		if (!p->hot)
 			return -ENOMEM;
 		p->nr_hot = 0;
-		for (i = 0; i < a->nr_insns; i++)
-			if (a->insns[i].nr)
+		for (i = 0; i < nr; i++)
+			if (a->python ? a->lines[i].nr : a->insns[i].nr)
 				p->hot[p->nr_hot++] = (uint32_t)i;
-		qsort_r(p->hot, p->nr_hot, sizeof(*p->hot), hot_cmp, a);
+		qsort_r(p->hot, p->nr_hot, sizeof(*p->hot), a->python ? hot_line_cmp : hot_cmp, a);
 	}
 	*order = p->hot;
 	*n = p->nr_hot;
@@ -1091,9 +1198,167 @@ char *annotation_srcline(const struct annotation *a, size_t i, char *buf, size_t
 {
 	const struct ann_loc *l = i < a->nr_insns ? &a->locs[a->insns[i].loc] : NULL;
 
-	if (!l || !l->file || !l->line)
+	if (a->python && i < a->nr_lines)
+		snprintf(buf, n, "%s:%u", a->module, a->lines[i].line);
+	else if (!l || !l->file || !l->line)
 		snprintf(buf, n, "??:0");
 	else
 		snprintf(buf, n, "%s:%u", zt_base_name(l->file), l->line);
 	return buf;
+}
+
+/* ---- a Python function ---- */
+
+/* The line of hit h of a's Python function (pyframes' rule, the report's):
+ * into *line, 0 when none is known. 0 or -ENOMEM. */
+static int py_hit_line(struct annotation *a, const struct ann_hit *h, uint32_t *line)
+{
+	struct pyframe f;
+	int ret;
+
+	*line = 0;
+	if (h->off >= PROF_PY_NO_LASTI)
+		return 0;
+	ret = pyframes_lookup(a->priv->py, prof_py_ip(prof_py_code(a->start), (uint32_t)h->off),
+			      &f);
+	if (!ret)
+		*line = f.loc.line;
+	return ret;
+}
+
+static int place_line(struct annotation *a, const struct ann_hit *h)
+{
+	uint32_t line;
+	int ret = py_hit_line(a, h, &line);
+
+	if (ret)
+		return ret;
+	if (a->nr_lines && line >= a->lines[0].line && line - a->lines[0].line < a->nr_lines) {
+		a->lines[line - a->lines[0].line].weight += h->weight;
+		a->lines[line - a->lines[0].line].nr += h->nr;
+	} else {
+		a->unplaced_weight += h->weight;
+		a->unplaced_nr += h->nr;
+	}
+	return 0;
+}
+
+/* The last line any instruction of c is on, 0 when none is known: the
+ * location table an entry at a time (an entry's first byte has bit 7
+ * set), each entry's line from the line before it (pyline_of() of the
+ * table from that entry, counted from that line). */
+static uint32_t py_last_line(const struct prof_pycode *c)
+{
+	const uint8_t *t = c->linetable;
+	size_t len = c->linetable_len, i = 0;
+	int32_t line = c->firstlineno;
+	uint32_t last = 0;
+
+	if (c->minor < 11 || !t)
+		return 0;
+	while (i < len && (t[i] & 128)) {
+		int l = pyline_of(t + i, len - i, line, 0);
+
+		if (l >= 0) { /* -1: an entry without a line, the line stays */
+			line = l;
+			last = (uint32_t)l > last ? (uint32_t)l : last;
+		}
+		for (i++; i < len && !(t[i] & 128); i++)
+			;
+	}
+	return last;
+}
+
+/* The text of a's lines from its file, or why not in a->source_err. 0 or
+ * -ENOMEM. */
+static int py_source(struct annotation *a)
+{
+	struct srcfile *f = NULL;
+	char *why = NULL;
+	size_t i = 0;
+	int r;
+
+	/* "<string>", "<frozen ...>": no file */
+	if (a->path[0] && a->path[0] != '<' && !(f = get_file(a->priv, a->path, ANN_MAX_PY_SOURCE)))
+		return -ENOMEM;
+	if (!f) {
+		r = asprintf(&why, "'%s' names no file (code compiled from a string, or frozen)",
+			     a->path);
+	} else if (f->failed == EFBIG) {
+		r = asprintf(&why, "'%s' is larger than %u MiB: not read", a->path,
+			     ANN_MAX_PY_SOURCE >> 20);
+	} else if (f->failed) {
+		r = asprintf(&why, "cannot read '%s': %s", a->path, strerror(f->failed));
+	} else {
+		for (; i < a->nr_lines && a->lines[i].line <= f->nr_lines; i++)
+			a->lines[i].text = f->lines[a->lines[i].line - 1];
+		a->have_source = i > 0;
+		if (i == a->nr_lines)
+			return 0;
+		r = asprintf(&why,
+			     "'%s' has %u lines, the function's go to %u: not the file that was "
+			     "recorded?",
+			     a->path, f->nr_lines, a->lines[a->nr_lines - 1].line);
+	}
+	if (r < 0 || !own(a, why))
+		return -ENOMEM;
+	a->source_err = why;
+	return 0;
+}
+
+int annotation_build_python(struct annotation *a, const struct ann_profile *ap,
+			    const struct ann_sym *s, char *err, size_t n)
+{
+	const struct prof_pycode *c;
+	uint32_t code = prof_py_code(s->start), first, last, line;
+	size_t i;
+	int ret;
+
+	err[0] = 0;
+	if ((ret = ann_start(a, ap, s, 2)))
+		goto out;
+	if (!s->python || !ap->p || code >= ap->p->nr_pycodes) {
+		ret = -EINVAL;
+		snprintf(err, n, "'%s' is not a Python function of the recording", s->name);
+		goto out;
+	}
+	c = &ap->p->pycodes[code];
+	a->python = 1;
+	a->start = s->start;
+	if (!(a->path = strdup(c->filename ? c->filename : "")) ||
+	    (ret = pyframes_new(ap->p, &a->priv->py))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* from its first line to its last: the table's, or a sample's */
+	first = c->firstlineno > 0 ? (uint32_t)c->firstlineno : 1;
+	last = py_last_line(c);
+	for (i = 0; i < s->nr_hits; i++) {
+		if ((ret = py_hit_line(a, &ap->hits[s->first_hit + i], &line)))
+			goto out;
+		first = line && line < first ? line : first;
+		last = line > last ? line : last;
+	}
+	if (last < first)
+		last = first;
+	if (last - first >= ANN_MAX_PY_LINES) /* a damaged table: samples past it unplaced */
+		last = first + ANN_MAX_PY_LINES - 1;
+	a->nr_lines = last - first + 1;
+	a->lines = calloc(a->nr_lines, sizeof(*a->lines));
+	if (!a->lines) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < a->nr_lines; i++)
+		a->lines[i].line = first + (uint32_t)i;
+	a->locs[1] = (struct ann_loc){a->name, a->path, first, 0, NULL, 0};
+	a->nr_locs = 2;
+	if (!(ret = count_hits(a, ap, s, place_line)))
+		ret = py_source(a);
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, n, "%s", strerror(ENOMEM));
+	if (ret)
+		annotation_release(a);
+	return ret;
 }

@@ -9,6 +9,10 @@
  * lines of each instruction from DWARF (symmod: the inline chain too, so
  * the lines of an inlined function show where its code landed), laid out
  * as rows of source and instructions as objdump -S interleaves them.
+ * A Python function (zt record -g's Python frames) has no machine code:
+ * its annotation is its source lines, each with the samples whose
+ * innermost Python frame is the function at an instruction of that line
+ * (annotation_build_python()).
  * Nothing here prints.
  */
 #ifndef ZT_ANNOTATE_H
@@ -31,11 +35,17 @@ struct ann_sym {
 	int kernel;
 	uint64_t weight, nr;	   /* its samples' period and count */
 	size_t first_hit, nr_hits; /* its addresses in ann_profile.hits */
+	/* a Python function: start is its code object's address
+	 * (prof_py_ip(code, 0)), map NULL, and its samples are those whose
+	 * innermost Python frame it is, native frames above it or not (a
+	 * sample counts for its leaf function and for this one) */
+	int python;
 };
 
 /* Samples at one address of a function. */
 struct ann_hit {
-	uint64_t off; /* from the function's start */
+	uint64_t off; /* from the function's start; Python: the instruction (code
+			 unit), PROF_PY_NO_LASTI when unknown */
 	uint64_t weight, nr;
 };
 
@@ -50,7 +60,8 @@ struct ann_filter {
 };
 
 struct ann_profile {
-	struct ann_sym *syms; /* most weight first */
+	struct ann_sym *syms; /* most weight first (a sample's Python function
+				 beside its leaf: the weights add up to more than total) */
 	size_t nr_syms;
 	struct ann_hit *hits;
 	size_t nr_hits;
@@ -60,7 +71,8 @@ struct ann_profile {
 
 /* The functions with samples in rs's profile (resolved through rs; what
  * it names is borrowed and needed while ap lives), at their samples' leaf
- * addresses. 0 or -ENOMEM. */
+ * addresses, and the Python functions at their samples' innermost Python
+ * frames. 0 or -ENOMEM. */
 int ann_profile_build(struct ann_profile *ap, const struct rstacks *rs,
 		      const struct ann_filter *f);
 void ann_profile_release(struct ann_profile *ap);
@@ -115,15 +127,23 @@ enum ann_row_kind {
 
 struct ann_row {
 	enum ann_row_kind kind;
-	uint32_t insn; /* ANN_ROW_INSN */
+	uint32_t insn; /* ANN_ROW_INSN; a Python function's ANN_ROW_SOURCE: its index in lines */
 	uint32_t loc;  /* ANN_ROW_SOURCE, ANN_ROW_FUNC */
 	uint32_t line; /* ANN_ROW_SOURCE */
 	const char *text;
 };
 
+/* A line of a Python function, with its samples (those at an instruction
+ * of the line). */
+struct ann_line {
+	uint32_t line;
+	uint64_t weight, nr;
+	const char *text; /* the line in the file, NULL: not read (source_err) */
+};
+
 struct annotation {
 	char *name, *module;
-	char *path;	/* the ELF file the code was read from */
+	char *path;	/* the ELF file the code was read from; Python: the .py file */
 	uint64_t start; /* the function's virtual address in that file */
 	uint64_t size;
 	unsigned machine; /* EM_X86_64, EM_AARCH64 */
@@ -133,7 +153,15 @@ struct annotation {
 	size_t nr_locs;
 	uint64_t weight, nr;	  /* the samples in the function */
 	uint64_t total, total_nr; /* of the recording (global percentages) */
-	int have_source;	  /* some instruction has a source line */
+	int have_source;	  /* some instruction has a source line; Python: text read */
+	/* a Python function (annotation_build_python()): no instructions; its
+	 * lines from the code object's first line to the last line any of its
+	 * instructions or samples is on */
+	int python;
+	struct ann_line *lines;
+	size_t nr_lines;
+	uint64_t unplaced_weight, unplaced_nr; /* its samples at no known line */
+	const char *source_err; /* why the lines have no text ("cannot read ..."), or NULL */
 	/* private */
 	struct ann_priv *priv;
 };
@@ -147,6 +175,18 @@ struct annotation {
  */
 int annotation_build(struct annotation *a, const struct ann_profile *ap, const struct ann_sym *s,
 		     const struct ann_opts *o, char *err, size_t n);
+/*
+ * Annotate s, a Python function (s->python) of ap: the samples of each
+ * line of its code object (line of each instruction from the recorded
+ * location table, CPython 3.11+), and the lines' text read from the file
+ * the code object names, now (a regular file of 4 MiB at most; else
+ * source_err says why and the lines have no text). 0, or -ENOMEM, or
+ * -EINVAL (not a Python function, its code object not in the recording)
+ * with a reason in err. annotation_build() answers -ENOENT for one: it
+ * has no machine code.
+ */
+int annotation_build_python(struct annotation *a, const struct ann_profile *ap,
+			    const struct ann_sym *s, char *err, size_t n);
 void annotation_release(struct annotation *a);
 
 /*
@@ -154,16 +194,19 @@ void annotation_release(struct annotation *a);
  * instruction of a new position, the lines of its file from after the
  * last one shown, five lines of context at most, or the line alone when
  * going back; a function header where the code of an inlined function
- * starts or ends); without, the instructions only. Borrowed until the
- * next call or annotation_release(). 0 or -ENOMEM.
+ * starts or ends); without, the instructions only; a Python function's:
+ * a source row for each of its lines (insn: its index in lines). Borrowed
+ * until the next call or annotation_release(). 0 or -ENOMEM.
  */
 int annotation_rows(struct annotation *a, int source, const struct ann_row **rows, size_t *n);
 
 /* Instruction indexes by samples, most first (only those with samples):
- * perf's hottest-first order (TAB). Borrowed like the rows. */
+ * perf's hottest-first order (TAB); a Python function's: indexes in
+ * lines. Borrowed like the rows. */
 int annotation_hottest(struct annotation *a, const uint32_t **order, size_t *n);
 
-/* perf's srcline of instruction i ("hot.c:26", "??:0"): into buf. */
+/* perf's srcline of instruction i ("hot.c:26", "??:0"), a Python
+ * function's of lines[i] ("app.py:12"): into buf. */
 char *annotation_srcline(const struct annotation *a, size_t i, char *buf, size_t n);
 
 #endif

@@ -401,9 +401,9 @@ static void test_no_code(void **state)
 	struct fx *x = *state;
 	struct ann_opts o = {&x->mo, NULL, DISASM_ATT, 1};
 	struct prof_mmap gone = {.path = "/nonexistent/zt/prog", .start = 0x400000};
-	struct ann_sym s = {"work", "prog", &gone, 0x1000, 0, 1, 1, 0, 0};
+	struct ann_sym s = {"work", "prog", &gone, 0x1000, 0, 1, 1, 0, 0, 0};
 	struct ann_sym k = {
-		"schedule", "[kernel.kallsyms]", NULL, 0xffffffff81000000ull, 1, 1, 1, 0, 0};
+		"schedule", "[kernel.kallsyms]", NULL, 0xffffffff81000000ull, 1, 1, 1, 0, 0, 0};
 	struct annotation a;
 	char err[512];
 
