@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "libprof/array.h"
+#include "libprof/fileio.h"
 #include "libprof/text.h"
 #include "symbolizer/annotate.h"
 #include "symbolizer/debugfind.h"
@@ -270,7 +271,7 @@ struct srcfile {
 	char **lines;
 	uint32_t nr_lines;
 	uint32_t max_printed;
-	int failed; /* the errno why not read (EFBIG: too large, EINVAL: not a regular file) */
+	int failed; /* the errno why not read (EFBIG: too large, ESPIPE: not a regular file) */
 };
 
 struct ann_priv {
@@ -1024,10 +1025,8 @@ void annotation_release(struct annotation *a)
 static struct srcfile *get_file(struct ann_priv *p, const char *path, size_t max)
 {
 	struct srcfile *f;
-	struct stat st;
 	size_t i, len, n;
-	ssize_t got;
-	int fd;
+	int err;
 
 	for (i = 0; i < p->nr_files; i++)
 		if (!strcmp(p->files[i].path, path))
@@ -1040,31 +1039,13 @@ static struct srcfile *get_file(struct ann_priv *p, const char *path, size_t max
 	if (!f->path)
 		return NULL;
 	p->nr_files++;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		f->failed = errno;
-		return f;
-	}
-	if (fstat(fd, &st))
-		f->failed = errno;
-	else if (!S_ISREG(st.st_mode))
-		f->failed = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-	else if ((uint64_t)st.st_size > max)
-		f->failed = EFBIG;
-	else if (!(f->data = malloc((size_t)st.st_size + 1)))
-		f->failed = ENOMEM;
-	if (f->failed) {
-		close(fd);
+	/* a regular file only (never a FIFO or device planted at its path) */
+	err = zt_read_file(path, max, &f->data, &len);
+	if (err) {
+		f->failed = -err;
 		return f;
 	}
 	f->failed = ENOMEM; /* until its lines are cut */
-	for (len = 0; len < (size_t)st.st_size; len += (size_t)got) {
-		got = read(fd, f->data + len, (size_t)st.st_size - len);
-		if (got <= 0)
-			break;
-	}
-	close(fd);
-	f->data[len] = 0;
 	for (i = 0, n = 1; i < len; i++)
 		n += f->data[i] == '\n';
 	f->lines = malloc(n * sizeof(*f->lines));
@@ -1287,6 +1268,8 @@ static int py_source(struct annotation *a)
 	} else if (f->failed == EFBIG) {
 		r = asprintf(&why, "'%s' is larger than %u MiB: not read", a->path,
 			     ANN_MAX_PY_SOURCE >> 20);
+	} else if (f->failed == ESPIPE) {
+		r = asprintf(&why, "'%s' is not a regular file: not read", a->path);
 	} else if (f->failed) {
 		r = asprintf(&why, "cannot read '%s': %s", a->path, strerror(f->failed));
 	} else {
