@@ -299,15 +299,27 @@ void pyrec_task(struct pyrec *pr, const struct prof_task *t)
 	if (!pr->phash.nr)
 		return;
 	if (t->kind == PROF_TASK_FORK && t->pid != t->ppid) {
+		/* the child runs its parent's interpreter: ready, or still
+		 * being checked (a fork early in the parent's start) */
 		p = proc_get(pr, t->ppid, false);
-		if (!p || p->state != P_READY)
+		if (!p || (p->state != P_READY && p->state != P_WAIT))
 			return;
 		c = proc_get(pr, t->pid, true); /* may move p */
 		p = proc_get(pr, t->ppid, false);
-		if (c && p) {
-			c->pp = p->pp;
-			c->pp.pid = t->pid;
-			c->state = P_READY; /* the BPF program copied its entry */
+		if (!c || !p || c->state == P_READY || c->state == P_WAIT)
+			return;
+		c->pp = p->pp;
+		c->pp.pid = t->pid;
+		c->tries = p->tries;
+		c->since = p->since;
+		c->next = p->next;
+		if (p->state == P_WAIT) {
+			c->state = P_WAIT;
+			pr->nr_wait++;
+		} else {
+			/* the BPF program copied the parent's entry if it had it
+			 * then: given here in any case */
+			ready(pr, c);
 		}
 		return;
 	}
