@@ -144,6 +144,24 @@ struct {
 	__type(value, struct zt_sample_event);
 } scratch SEC(".maps");
 
+/* The launch probe's own record: a sample's program can interrupt it on
+ * its CPU (a cpu-clock sample is a timer interrupt), and would overwrite
+ * a shared one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct zt_sample_event);
+} lscratch SEC(".maps");
+
+/* The record a walk writes into: the launch probe's or a sample's. */
+static __always_inline struct zt_sample_event *record_of(__u32 launch)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(launch ? (void *)&lscratch : (void *)&scratch, &zero);
+}
+
 static __always_inline const struct zt_uw_proc *uw_proc(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&uw_procs, &tgid);
@@ -404,13 +422,13 @@ static __always_inline __u64 fp_walk(struct zt_sample_event *e, __u64 nk, __u64 
 struct uw_loop {
 	struct zt_uw_walk w;
 	__u32 nk, n, reason;
+	__u32 launch; /* into the launch probe's record */
 };
 
 static long uw_step(__u32 i, void *ctx)
 {
 	struct uw_loop *l = ctx;
 	struct zt_sample_event *e;
-	__u32 zero = 0;
 	__u64 at, pc;
 	int ret, exact;
 
@@ -420,7 +438,7 @@ static long uw_step(__u32 i, void *ctx)
 
 		e = bpf_map_lookup_elem(&uscratch, &cpu);
 	} else {
-		e = bpf_map_lookup_elem(&scratch, &zero);
+		e = record_of(l->launch);
 	}
 	if (!e)
 		return 1;
@@ -456,7 +474,7 @@ static long uw_step(__u32 i, void *ctx)
  * frames, walked with the unwind tables: the user frames stored; *reason
  * why the walk ended. */
 static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, __u64 bp,
-				     __u64 bx, __u32 *reason)
+				     __u64 bx, __u32 *reason, __u32 launch)
 {
 	struct uw_loop l = {};
 	struct zt_uw_cache *c;
@@ -476,6 +494,7 @@ static __always_inline __u64 uw_walk(__u32 tgid, __u64 nk, __u64 ip, __u64 sp, _
 	l.w.tgid = tgid;
 	l.w.exact = 1; /* the interrupted instruction */
 	l.nk = nk;
+	l.launch = launch;
 	bpf_loop(ZT_BPF_MAX_STACK + 1, uw_step, &l, 0);
 	*reason = l.reason;
 	return l.n;
@@ -511,6 +530,7 @@ struct py_frames_loop {
 	__u32 at, n;
 	int err;
 	__u32 wake; /* a new entry frame's code object */
+	__u32 launch; /* into the launch probe's record */
 };
 
 /* Whether an entry frame's code object (word0, word1 as sent) is new. */
@@ -530,14 +550,13 @@ static long py_frames_cb(__u32 i, void *ctx)
 	struct py_frames_loop *l = ctx;
 	struct zt_sample_event *e;
 	struct zt_py_frame f;
-	__u32 zero = 0;
 	__u64 idx;
 	int r;
 
 	(void)i;
 	if (!l->fr || l->n >= ZT_BPF_MAX_PY)
 		return 1;
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	e = record_of(l->launch);
 	if (!e)
 		return 1;
 	r = zt_py_frame_at(NULL, &l->pp->lay, l->fr, &f, &l->fr);
@@ -572,7 +591,7 @@ static long py_frames_cb(__u32 i, void *ctx)
  * zt reads; -1 when its memory could not be read.
  * A global function: the verifier checks it once.
  */
-__noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
+__noinline int py_walk(__u32 tgid, __u32 tid, __u32 at, __u32 launch)
 {
 	const struct zt_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct py_search_loop sl = {};
@@ -612,6 +631,7 @@ __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at)
 	}
 	fl.pp = pp;
 	fl.at = at;
+	fl.launch = launch;
 	if (zt_py_current(NULL, &pp->lay, ts, &fl.fr))
 		return -1;
 	bpf_loop(2 * ZT_BPF_MAX_PY, py_frames_cb, &fl, 0);
@@ -703,7 +723,7 @@ int zt_sample(struct bpf_perf_event_data *ctx)
 			sp = BPF_CORE_READ(u, sp);
 		}
 		if (kunwind) {
-			nu = uw_walk(tgid, nk, ip, sp, bp, bx, &why);
+			nu = uw_walk(tgid, nk, ip, sp, bp, bx, &why, 0);
 			e->flags |= why << ZT_EV_STOP_SHIFT;
 		} else {
 			nu = fp_walk(e, nk, ip, bp);
@@ -714,7 +734,7 @@ out:
 	e->nu = nu;
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
 	if (python && callchain && !ustack_size && tgid) {
-		int np = py_walk(tgid, tid, nk + nu);
+		int np = py_walk(tgid, tid, nk + nu, 0);
 
 		if (np > 0) {
 			wake = np & PY_WAKE;
@@ -784,7 +804,7 @@ SEC("usdt")
 int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct zt_sample_event *e;
 	__u64 nu, size;
 
@@ -797,7 +817,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 
 		e = bpf_map_lookup_elem(&uscratch, &cpu);
 	} else {
-		e = bpf_map_lookup_elem(&scratch, &zero);
+		e = record_of(1);
 	}
 	if (!e)
 		return 0;
@@ -812,7 +832,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 	if (kunwind) {
 		__u32 why;
 
-		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, ctx->rbx, &why);
+		nu = uw_walk(tgid, 0, ctx->rip, ctx->rsp, ctx->rbp, ctx->rbx, &why, 1);
 		e->flags |= why << ZT_EV_STOP_SHIFT;
 	} else {
 		nu = fp_walk(e, 0, ctx->rip, ctx->rbp);
@@ -822,7 +842,7 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 		nu = 2 * ZT_BPF_MAX_STACK;
 	size = ZT_SAMPLE_HDR_SIZE + nu * 8;
 	if (python && !ustack_size) {
-		int np = py_walk(tgid, tid, nu) & ~PY_WAKE;
+		int np = py_walk(tgid, tid, nu, 1) & ~PY_WAKE;
 
 		if (np > 0) {
 			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
@@ -830,6 +850,10 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 		} else if (np < 0) {
 			e->flags |= ZT_EV_PY_FAIL;
 		}
+		/* py_walk() is a global function: its count is not bounded to
+		 * the verifier */
+		if (size > sizeof(*e))
+			size = sizeof(*e);
 	}
 	if (ustack_size) {
 		/* --call-graph dwarf: the registers and stack at the probe, as a
