@@ -24,6 +24,7 @@
 #define RETRIES 250    /* then every RETRY_SLOW_NS, for RETRY_FOR_NS in all */
 #define RETRY_SLOW_NS 50000000ull
 #define RETRY_FOR_NS 10000000000ull
+#define LIVE_MS 10
 
 /* P_ENDED: exited or exec'd; the samples it sent before are still spliced */
 enum { P_WAIT = 1, P_READY, P_ENDED, P_GONE };
@@ -52,6 +53,7 @@ struct pyrec {
 	size_t nr_codes, cap_codes;
 	struct zt_htab chash; /* codes by (pid, address) */
 	size_t nr_wait;	      /* procs in P_WAIT */
+	size_t nr_live;	      /* procs in P_READY */
 	char **warned;	      /* interpreters a message was given for */
 	size_t nr_warned, cap_warned;
 	struct pyrec_stats st;
@@ -170,6 +172,7 @@ static void ready(struct pyrec *pr, struct pyp *p)
 		return;
 	}
 	p->state = P_READY;
+	pr->nr_live++;
 	pr->st.procs++;
 	zt_debug("process %u: Python 3.%u, _PyRuntime at %#llx", p->pid, p->pp.minor,
 		 (unsigned long long)p->pp.runtime);
@@ -287,9 +290,13 @@ int pyrec_tick(struct pyrec *pr, uint64_t now)
 		if (p->state == P_WAIT && p->next < next)
 			next = p->next;
 	}
+	/* while Python processes live, the samples are read within
+	 * LIVE_MS: their new code objects are read before the process
+	 * ends (a short program's, all of them) */
 	if (next == UINT64_MAX)
-		return -1;
-	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+		return pr->nr_live ? LIVE_MS : -1;
+	next = next <= now ? 0 : (next - now + 999999) / 1000000;
+	return (int)(pr->nr_live && next > LIVE_MS ? LIVE_MS : next);
 }
 
 void pyrec_task(struct pyrec *pr, const struct prof_task *t)
@@ -325,8 +332,10 @@ void pyrec_task(struct pyrec *pr, const struct prof_task *t)
 	}
 	if ((t->kind == PROF_TASK_EXEC || (t->kind == PROF_TASK_EXIT && t->pid == t->tid)) &&
 	    (p = proc_get(pr, t->pid, false)) && p->state != P_GONE) {
-		if (p->state == P_READY)
+		if (p->state == P_READY) {
 			pr->ops.set_proc(pr->ops.ctx, p->pid, NULL);
+			pr->nr_live--;
+		}
 		if (p->state == P_WAIT)
 			pr->nr_wait--;
 		p->state = p->state == P_READY ? P_ENDED : P_GONE;

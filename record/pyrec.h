@@ -46,7 +46,9 @@ void pyrec_task(struct pyrec *pr, const struct prof_task *t);
  * again, at most every few milliseconds. */
 void pyrec_poll(struct pyrec *pr, uint32_t pid, uint64_t now);
 /* The same for every such interpreter whose time has come: the
- * milliseconds until the next one's, -1 when none waits. */
+ * milliseconds until the samples should be read next (the next check, or
+ * soon while Python processes live: their code objects are read before
+ * they end), -1 when nothing waits. */
 int pyrec_tick(struct pyrec *pr, uint64_t now);
 
 /*
