@@ -83,6 +83,12 @@ check "pprof: py_half among its function names" grep -qa 'py_half' <(gzip -dc de
 lines=$("$ZT" report -i deb.data --stdio 2> /dev/null | grep -c "^# Python frames: [1-9][0-9]* from 1 process;")
 check "report: the header says what Python frames were read" [ "$lines" -eq 1 ]
 
+# ---- a short program: its code objects read before it ends -----------------
+printf 'def burn():\n    x = 0\n    for i in range(300000):\n        x += i * i\n    return x\ndef outer():\n    return burn()\nouter()\n' > short.py
+rec short -g -- "$PY" short.py
+check "a 20 ms program that has ended: outer;burn named in the report" \
+	[ "$(fcount short.folded "<module>;outer;burn")" -gt 2 ]
+
 # ---- zt push and the server's views ----------------------------------------
 PUSH=$("$ZT" serve token create --scope push --data-dir "$T/srv" 2> tok.err)
 READ=$("$ZT" serve token create --scope read --data-dir "$T/srv" 2>> tok.err)
