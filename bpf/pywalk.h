@@ -97,6 +97,7 @@ struct zt_py_proc {
 struct zt_py_search {
 	unsigned long long interp, ts;
 	unsigned int tid;
+	unsigned int seen; /* thread states looked at */
 };
 
 /* The search's start from _PyRuntime at runtime: 0, or -1 when the
@@ -107,6 +108,7 @@ static __always_inline int zt_py_search_start(const void *ctx, const struct zt_p
 {
 	s->ts = 0;
 	s->tid = tid;
+	s->seen = 0;
 	return ZT_PY_READ(ctx, s->interp, runtime + l->rt_interp_head) ? -1 : 0;
 }
 
@@ -127,6 +129,7 @@ static __always_inline int zt_py_search_step(const void *ctx, const struct zt_py
 	}
 	if (ZT_PY_READ(ctx, v, s->ts + l->ts_native_tid))
 		return -1;
+	s->seen++;
 	if ((unsigned int)v == s->tid)
 		return 1;
 	return ZT_PY_READ(ctx, s->ts, s->ts + l->ts_next) ? -1 : 0;

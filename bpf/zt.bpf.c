@@ -619,9 +619,14 @@ __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at, __u32 launch)
 		if (zt_py_search_start(NULL, &pp->lay, pp->runtime, tid, &sl.s))
 			return -1;
 		bpf_loop(ZT_PY_MAX_STEPS, py_search_cb, &sl, 0);
-		if (sl.r == 2 || !sl.r) { /* no interpreter has it (within the bound) */
-			ts = bpf_ktime_get_ns() << 1 | 1;
-			bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+		if (sl.r == 2 || !sl.r) {
+			/* no interpreter has it (within the bound): a thread of
+			 * a C library's, not looked for again for a while; unless
+			 * the interpreter has no threads yet (it is starting) */
+			if (sl.s.seen) {
+				ts = bpf_ktime_get_ns() << 1 | 1;
+				bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+			}
 			return 0;
 		}
 		if (sl.r != 1)

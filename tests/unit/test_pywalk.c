@@ -123,6 +123,23 @@ static void test_thread_search(void **state)
 	assert_int_equal(zt_py_thread(NULL, lay, RUNTIME, 100, &ts), 1);
 	assert_int_equal(ts, TS1);
 	assert_int_equal(zt_py_thread(NULL, lay, RUNTIME, 300, &ts), 0);
+	/* a search counts the thread states it saw: none while the
+	 * interpreter starts (the BPF program does not remember a thread
+	 * as Python-less then) */
+	{
+		struct zt_py_search srch;
+
+		assert_int_equal(zt_py_search_start(NULL, lay, RUNTIME, 300, &srch), 0);
+		while (!zt_py_search_step(NULL, lay, &srch))
+			;
+		assert_int_equal(srch.seen, 2);
+		put64(INTERP + lay->is_threads_head, 0);
+		assert_int_equal(zt_py_search_start(NULL, lay, RUNTIME, 300, &srch), 0);
+		assert_int_equal(zt_py_search_step(NULL, lay, &srch), 0);
+		assert_int_equal(zt_py_search_step(NULL, lay, &srch), 2);
+		assert_int_equal(srch.seen, 0);
+		put64(INTERP + lay->is_threads_head, TS1);
+	}
 	/* a thread list that loops: the bound ends it, nothing found */
 	put64(TS2 + lay->ts_next, TS1);
 	reads = 0;
