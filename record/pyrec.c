@@ -25,6 +25,9 @@
 #define RETRY_SLOW_NS 50000000ull
 #define RETRY_FOR_NS 10000000000ull
 #define LIVE_MS 10
+/* The most bytes of code objects a recording keeps: a process that makes
+ * code objects without end (exec() in a loop) does not fill the disk */
+#define CODE_BYTES_MAX (256ull << 20)
 
 /* P_ENDED: exited or exec'd; the samples it sent before are still spliced */
 enum { P_WAIT = 1, P_READY, P_ENDED, P_GONE };
@@ -54,6 +57,8 @@ struct pyrec {
 	struct zt_htab chash; /* codes by (pid, address) */
 	size_t nr_wait;	      /* procs in P_WAIT */
 	size_t nr_live;	      /* procs in P_READY */
+	uint64_t bytes;	      /* of the code objects read (names and line tables) */
+	int over;	      /* ... past CODE_BYTES_MAX: said once */
 	char **warned;	      /* interpreters a message was given for */
 	size_t nr_warned, cap_warned;
 	struct pyrec_stats st;
@@ -371,10 +376,17 @@ static uint64_t code_ip(struct pyrec *pr, struct pyp *p, uint64_t ts, uint64_t a
 	t0 = now_ns();
 	memset(&pc, 0, sizeof(pc));
 	memset(&c, 0, sizeof(c));
-	err = pyproc_code(&p->pp, addr, &c);
+	err = pr->bytes > CODE_BYTES_MAX ? -E2BIG : pyproc_code(&p->pp, addr, &c);
 	if (!err && (c.stamp & ZT_PY_STAMP_MASK) != stamp) {
 		pyproc_code_release(&c); /* another code object there now */
 		err = -ESTALE;
+	}
+	if (!err)
+		pr->bytes += c.linetable_len + strlen(c.qualname) + strlen(c.filename);
+	if (err == -E2BIG && !pr->over) {
+		pr->over = 1;
+		zt_warn("more than %u MiB of Python code objects read: the frames of new ones "
+			"are left unnamed ([python+0x...])", (unsigned)(CODE_BYTES_MAX >> 20));
 	}
 	pc.ts = ts;
 	pc.addr = addr;
