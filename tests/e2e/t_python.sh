@@ -128,6 +128,11 @@ wait "$zpid"
 check "-p of a python3.11 started before zt: main;rounds;py_half, from _start" \
 	[ "$(fcount pid.folded "^python3.11;_start;([^;]*;)*main;rounds;py_half")" -gt 200 ]
 
+# ---- system-wide ----------------------------------------------------------
+rec sysw -a -g -- "$PY" "$W" 2
+check "-a: the python3.11 among all processes has main;rounds;py_half" \
+	[ "$(fcount sysw.folded "^python3.11;_start;([^;]*;)*<module>;main;rounds;py_half")" -gt 200 ]
+
 # ---- threads, fork, subprocess, virtualenv, debug build -------------------
 rec thr -g -- "$PY" "$W" 2 threads
 check "threads: the second thread's stacks go from clone3 through Thread._bootstrap to py_half" \
