@@ -2,12 +2,10 @@
 /* zt archive files: a zstd-compressed tar of binaries and GSYM tables by build id. */
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,115 +14,8 @@
 #include <unistd.h>
 
 #include "libprof/fileio.h"
+#include "symbolizer/larchive.h"
 #include "symbolizer/symarchive.h"
-
-/* libarchive, loaded when first needed (see the header) */
-static struct {
-	struct archive *(*write_new)(void);
-	int (*write_add_filter_zstd)(struct archive *);
-	int (*write_set_format_pax_restricted)(struct archive *);
-	int (*write_open_fd)(struct archive *, int);
-	int (*write_header)(struct archive *, struct archive_entry *);
-	la_ssize_t (*write_data)(struct archive *, const void *, size_t);
-	int (*write_close)(struct archive *);
-	int (*write_free)(struct archive *);
-	struct archive *(*read_new)(void);
-	int (*read_support_filter_zstd)(struct archive *);
-	int (*read_support_filter_none)(struct archive *);
-	int (*read_support_format_tar)(struct archive *);
-	int (*read_open_fd)(struct archive *, int, size_t);
-	int (*read_open_memory)(struct archive *, const void *, size_t);
-	int (*read_next_header)(struct archive *, struct archive_entry **);
-	la_ssize_t (*read_data)(struct archive *, void *, size_t);
-	int (*read_free)(struct archive *);
-	const char *(*error_string)(struct archive *);
-	struct archive_entry *(*entry_new)(void);
-	void (*entry_free)(struct archive_entry *);
-	void (*entry_set_pathname)(struct archive_entry *, const char *);
-	void (*entry_set_size)(struct archive_entry *, la_int64_t);
-	void (*entry_set_filetype)(struct archive_entry *, unsigned int);
-	void (*entry_set_perm)(struct archive_entry *, __LA_MODE_T);
-	void (*entry_set_mtime)(struct archive_entry *, time_t, long);
-	const char *(*entry_pathname)(struct archive_entry *);
-	__LA_MODE_T (*entry_filetype)(struct archive_entry *);
-	la_int64_t (*entry_size)(struct archive_entry *);
-	int (*entry_size_is_set)(struct archive_entry *);
-	const char *(*entry_hardlink)(struct archive_entry *);
-	const char *(*entry_symlink)(struct archive_entry *);
-	int ok;
-	char why[160];
-} la;
-static pthread_once_t la_once = PTHREAD_ONCE_INIT;
-
-static void la_load(void)
-{
-	void *h = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		snprintf(la.why, sizeof(la.why),
-			 "cannot load libarchive (libarchive.so.13): install the Debian package "
-			 "'libarchive13'");
-		return;
-	}
-#define LA(field, name)                                                                        \
-	do {                                                                                   \
-		*(void **)&la.field = dlsym(h, name);                                          \
-		if (!la.field) {                                                               \
-			snprintf(la.why, sizeof(la.why), "libarchive.so.13 lacks %s: too old", \
-				 name);                                                        \
-			return;                                                                \
-		}                                                                              \
-	} while (0)
-	LA(write_new, "archive_write_new");
-	LA(write_add_filter_zstd, "archive_write_add_filter_zstd");
-	LA(write_set_format_pax_restricted, "archive_write_set_format_pax_restricted");
-	LA(write_open_fd, "archive_write_open_fd");
-	LA(write_header, "archive_write_header");
-	LA(write_data, "archive_write_data");
-	LA(write_close, "archive_write_close");
-	LA(write_free, "archive_write_free");
-	LA(read_new, "archive_read_new");
-	LA(read_support_filter_zstd, "archive_read_support_filter_zstd");
-	LA(read_support_filter_none, "archive_read_support_filter_none");
-	LA(read_support_format_tar, "archive_read_support_format_tar");
-	LA(read_open_fd, "archive_read_open_fd");
-	LA(read_open_memory, "archive_read_open_memory");
-	LA(read_next_header, "archive_read_next_header");
-	LA(read_data, "archive_read_data");
-	LA(read_free, "archive_read_free");
-	LA(error_string, "archive_error_string");
-	LA(entry_new, "archive_entry_new");
-	LA(entry_free, "archive_entry_free");
-	LA(entry_set_pathname, "archive_entry_set_pathname");
-	LA(entry_set_size, "archive_entry_set_size");
-	LA(entry_set_filetype, "archive_entry_set_filetype");
-	LA(entry_set_perm, "archive_entry_set_perm");
-	LA(entry_set_mtime, "archive_entry_set_mtime");
-	LA(entry_pathname, "archive_entry_pathname");
-	LA(entry_filetype, "archive_entry_filetype");
-	LA(entry_size, "archive_entry_size");
-	LA(entry_size_is_set, "archive_entry_size_is_set");
-	LA(entry_hardlink, "archive_entry_hardlink");
-	LA(entry_symlink, "archive_entry_symlink");
-#undef LA
-	la.ok = 1; /* the handle stays open for the process's life */
-}
-
-static int la_ready(char *err, size_t n)
-{
-	pthread_once(&la_once, la_load);
-	if (la.ok)
-		return 0;
-	snprintf(err, n, "%s", la.why);
-	return -ENOSYS;
-}
-
-static const char *la_error(struct archive *a)
-{
-	const char *s = a ? la.error_string(a) : NULL;
-
-	return s ? s : "unknown libarchive error";
-}
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -204,18 +95,18 @@ int symarchive_writer_new(int fd, struct symarchive_writer **out, char *err, siz
 	int ret;
 
 	*out = NULL;
-	if ((ret = la_ready(err, n)))
+	if ((ret = zt_la_ready(err, n)))
 		return ret;
 	w = calloc(1, sizeof(*w));
-	if (!w || !(w->a = la.write_new())) {
+	if (!w || !(w->a = zt_la.write_new())) {
 		free(w);
 		snprintf(err, n, "out of memory");
 		return -ENOMEM;
 	}
-	if (la.write_add_filter_zstd(w->a) != ARCHIVE_OK ||
-	    la.write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
-	    la.write_open_fd(w->a, fd) != ARCHIVE_OK) {
-		snprintf(err, n, "%s", la_error(w->a));
+	if (zt_la.write_add_filter_zstd(w->a) != ARCHIVE_OK ||
+	    zt_la.write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
+	    zt_la.write_open_fd(w->a, fd) != ARCHIVE_OK) {
+		snprintf(err, n, "%s", zt_la_error(w->a));
 		symarchive_writer_free(w);
 		return -EIO;
 	}
@@ -234,21 +125,21 @@ static int put_header(struct symarchive_writer *w, const char *name, uint64_t si
 		snprintf(err, n, "'%s' is not a name of a zt archive's files", name);
 		return -EINVAL;
 	}
-	e = la.entry_new();
+	e = zt_la.entry_new();
 	if (!e) {
 		snprintf(err, n, "out of memory");
 		return -ENOMEM;
 	}
-	la.entry_set_pathname(e, name);
-	la.entry_set_size(e, (la_int64_t)size);
-	la.entry_set_filetype(e, AE_IFREG);
-	la.entry_set_perm(e, 0644);
-	la.entry_set_mtime(e, time(NULL), 0);
-	if (la.write_header(w->a, e) != ARCHIVE_OK) {
-		snprintf(err, n, "%s", la_error(w->a));
+	zt_la.entry_set_pathname(e, name);
+	zt_la.entry_set_size(e, (la_int64_t)size);
+	zt_la.entry_set_filetype(e, AE_IFREG);
+	zt_la.entry_set_perm(e, 0644);
+	zt_la.entry_set_mtime(e, time(NULL), 0);
+	if (zt_la.write_header(w->a, e) != ARCHIVE_OK) {
+		snprintf(err, n, "%s", zt_la_error(w->a));
 		ret = -EIO;
 	}
-	la.entry_free(e);
+	zt_la.entry_free(e);
 	return ret;
 }
 
@@ -257,10 +148,10 @@ static int put_data(struct symarchive_writer *w, const void *data, size_t len, c
 	size_t off = 0;
 
 	while (off < len) {
-		la_ssize_t k = la.write_data(w->a, (const char *)data + off, len - off);
+		la_ssize_t k = zt_la.write_data(w->a, (const char *)data + off, len - off);
 
 		if (k <= 0) {
-			snprintf(err, n, "%s", la_error(w->a));
+			snprintf(err, n, "%s", zt_la_error(w->a));
 			return -EIO;
 		}
 		off += (size_t)k;
@@ -314,8 +205,8 @@ int symarchive_writer_close(struct symarchive_writer *w, char *err, size_t n)
 {
 	int ret = 0;
 
-	if (la.write_close(w->a) != ARCHIVE_OK) {
-		snprintf(err, n, "%s", la_error(w->a));
+	if (zt_la.write_close(w->a) != ARCHIVE_OK) {
+		snprintf(err, n, "%s", zt_la_error(w->a));
 		ret = -EIO;
 	}
 	symarchive_writer_free(w);
@@ -327,7 +218,7 @@ void symarchive_writer_free(struct symarchive_writer *w)
 	if (!w)
 		return;
 	if (w->a)
-		la.write_free(w->a);
+		zt_la.write_free(w->a);
 	free(w);
 }
 
@@ -373,12 +264,12 @@ static int unpack_file(struct archive *a, const char *name, uint64_t cap, int di
 		return ret;
 	}
 	for (;;) {
-		la_ssize_t k = la.read_data(a, buf, sizeof(buf));
+		la_ssize_t k = zt_la.read_data(a, buf, sizeof(buf));
 
 		if (k == 0)
 			break;
 		if (k < 0) {
-			snprintf(err, n, "'%s': %s", name, la_error(a));
+			snprintf(err, n, "'%s': %s", name, zt_la_error(a));
 			ret = -EBADMSG;
 			break;
 		}
@@ -414,10 +305,10 @@ static int unpack(struct archive *a, int dirfd, struct symarchive_stats *st, cha
 	uint64_t entries = 0;
 	int r;
 
-	while ((r = la.read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		const char *name = la.entry_pathname(e);
+	while ((r = zt_la.read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		const char *name = zt_la.entry_pathname(e);
 		enum symarchive_kind kind;
-		unsigned type = la.entry_filetype(e);
+		unsigned type = zt_la.entry_filetype(e);
 		uint64_t cap, size;
 		char clean[256];
 		int ret;
@@ -438,7 +329,7 @@ static int unpack(struct archive *a, int dirfd, struct symarchive_stats *st, cha
 				 (unsigned long long)entries, name);
 			return -EBADMSG;
 		}
-		if (la.entry_hardlink(e) || la.entry_symlink(e) ||
+		if (zt_la.entry_hardlink(e) || zt_la.entry_symlink(e) ||
 		    (type != AE_IFREG && type != AE_IFDIR)) {
 			snprintf(err, n,
 				 "entry %llu: '%.200s' is a link or a special file: zt archives "
@@ -464,7 +355,7 @@ static int unpack(struct archive *a, int dirfd, struct symarchive_stats *st, cha
 		cap = kind == SYMARCHIVE_ELF	? SYMARCHIVE_MAX_ELF
 		      : kind == SYMARCHIVE_GSYM ? SYMARCHIVE_MAX_GSYM
 						: SYMARCHIVE_MAX_TEXT;
-		size = la.entry_size_is_set(e) && la.entry_size(e) > 0 ? (uint64_t)la.entry_size(e)
+		size = zt_la.entry_size_is_set(e) && zt_la.entry_size(e) > 0 ? (uint64_t)zt_la.entry_size(e)
 								       : 0;
 		if (size > cap) {
 			snprintf(err, n, "'%.200s' is larger than zt reads (%llu MiB)", name,
@@ -476,7 +367,7 @@ static int unpack(struct archive *a, int dirfd, struct symarchive_stats *st, cha
 			return ret;
 	}
 	if (r != ARCHIVE_EOF) {
-		snprintf(err, n, "%s", la_error(a));
+		snprintf(err, n, "%s", zt_la_error(a));
 		return -EBADMSG;
 	}
 	if (!st->files) {
@@ -490,17 +381,17 @@ static struct archive *reader(char *err, size_t n)
 {
 	struct archive *a;
 
-	if (la_ready(err, n))
+	if (zt_la_ready(err, n))
 		return NULL;
-	a = la.read_new();
+	a = zt_la.read_new();
 	if (!a) {
 		snprintf(err, n, "out of memory");
 		return NULL;
 	}
 	/* tar, plain or zstd: nothing more of libarchive's formats is exposed */
-	la.read_support_filter_zstd(a);
-	la.read_support_filter_none(a);
-	la.read_support_format_tar(a);
+	zt_la.read_support_filter_zstd(a);
+	zt_la.read_support_filter_none(a);
+	zt_la.read_support_format_tar(a);
 	return a;
 }
 
@@ -511,14 +402,14 @@ int symarchive_unpack_fd(int fd, int dirfd, struct symarchive_stats *st, char *e
 
 	memset(st, 0, sizeof(*st));
 	if (!a)
-		return la.ok ? -ENOMEM : -ENOSYS;
-	if (la.read_open_fd(a, fd, 1 << 16) != ARCHIVE_OK) {
-		snprintf(err, n, "%s", la_error(a));
-		la.read_free(a);
+		return zt_la.ok ? -ENOMEM : -ENOSYS;
+	if (zt_la.read_open_fd(a, fd, 1 << 16) != ARCHIVE_OK) {
+		snprintf(err, n, "%s", zt_la_error(a));
+		zt_la.read_free(a);
 		return -EBADMSG;
 	}
 	ret = unpack(a, dirfd, st, err, n);
-	la.read_free(a);
+	zt_la.read_free(a);
 	return ret;
 }
 
@@ -530,14 +421,14 @@ int symarchive_unpack_mem(const void *data, size_t len, int dirfd, struct symarc
 
 	memset(st, 0, sizeof(*st));
 	if (!a)
-		return la.ok ? -ENOMEM : -ENOSYS;
-	if (la.read_open_memory(a, data, len) != ARCHIVE_OK) {
-		snprintf(err, n, "%s", la_error(a));
-		la.read_free(a);
+		return zt_la.ok ? -ENOMEM : -ENOSYS;
+	if (zt_la.read_open_memory(a, data, len) != ARCHIVE_OK) {
+		snprintf(err, n, "%s", zt_la_error(a));
+		zt_la.read_free(a);
 		return -EBADMSG;
 	}
 	ret = unpack(a, dirfd, st, err, n);
-	la.read_free(a);
+	zt_la.read_free(a);
 	return ret;
 }
 
