@@ -56,6 +56,9 @@ if [ "${1:-}" = "--test" ]; then
 	# duktape-dev: /usr/share/duktape/duktape.c, a ~100k-line C program
 	# (t_symbolize_parity: zt symbolize against addr2line and llvm-symbolizer)
 	pkgs+=(duktape-dev)
+	# golang-go (Go 1.19): stripped and unstripped Go programs for the
+	# .gopclntab symbol source (test_gopclntab, t_go), go tool addr2line
+	pkgs+=(golang-go)
 	# clickhouse-server, clickhouse-client (18.16 on Debian 12): the
 	# ClickHouse back end of zt serve (tests/e2e/chlib.sh runs private
 	# servers as plain processes with configs of their own; the system

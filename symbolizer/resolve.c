@@ -436,7 +436,7 @@ open:
 	if (symmod_quality(sm) != SYMQ_FULL)
 		zt_info("'%s': %s symbols only: %s", path[0] ? path : m->path,
 			symmod_quality(sm) == SYMQ_BASIC ? "basic" : "no", symmod_why(sm));
-	if (symmod_remote_served(sm) == 1)
+	if (symmod_remote_served(sm) == 1 || strstr(symmod_source(sm), SYMMOD_SOURCE_GO_PCLNTAB))
 		zt_info("'%s': symbols from %s", path[0] ? path : m->path, symmod_source(sm));
 	return sm;
 }

@@ -19,10 +19,14 @@
 #include "symbolizer/dwarfsyms.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
+#include "symbolizer/gopclntab.h"
 #include "symbolizer/gsym.h"
 #include "symbolizer/symmod.h"
 
-#define META_MAGIC "zt-symmod 11" /* bump when extraction changes: older caches are rebuilt */
+#define META_MAGIC "zt-symmod 12" /* bump when extraction changes: older caches are rebuilt */
+/* the previous one, whose full tables are as good as new ones (12 added
+ * Go's pclntab, which only betters tables that were not full): kept */
+#define META_MAGIC_FULL_OK "zt-symmod 11"
 #define REMOTE_SOURCE "symbol database" /* how the remote's answers' sources start */
 
 
@@ -235,7 +239,8 @@ static int cache_paths(const struct buildid_cache *c, const struct prof_build_id
 	return 0;
 }
 
-/* The meta file: quality, why, source and the load segments, as text. */
+/* The meta file: quality, why, source and the load segments, as text.
+ * 0; 1 for a meta of META_MAGIC_FULL_OK; a negative errno. */
 static int load_meta(const char *path, struct symmod *m)
 {
 	char *d, *line, *save = NULL;
@@ -250,6 +255,8 @@ static int load_meta(const char *path, struct symmod *m)
 
 		if (!strcmp(line, META_MAGIC)) {
 			ok = 1;
+		} else if (!strcmp(line, META_MAGIC_FULL_OK)) {
+			ok = 2;
 		} else if (sscanf(line, "quality %d", &q) == 1 && q >= SYMQ_NONE && q <= SYMQ_FULL) {
 			m->q = (enum symq)q;
 		} else if (!strncmp(line, "why ", 4)) {
@@ -263,7 +270,16 @@ static int load_meta(const char *path, struct symmod *m)
 		}
 	}
 	free(d);
-	return ok ? 0 : -EBADMSG;
+	return ok ? ok - 1 : -EBADMSG;
+}
+
+/* The cache's meta: 0 when current, or older but full; else -ESTALE or
+ * load_meta's error. */
+static int cached_meta(const char *path, struct symmod *m)
+{
+	int r = load_meta(path, m);
+
+	return r == 1 && m->q != SYMQ_FULL ? -ESTALE : r < 0 ? r : 0;
 }
 
 int symmod_meta_format(struct zbuf *out, enum symq q, const char *why, const char *source,
@@ -389,13 +405,34 @@ static int extract_names(const char *path, struct fi_table *t, struct symmod *m)
 	return 0;
 }
 
+/* The Go code of the binary at path from its pclntab into t, the
+ * functions t has outside it staying (a cgo binary's C code): 0 when it
+ * was taken; 1 when there is none, or t's DWARF covers it; -ENOMEM. A
+ * damaged one is said, and *bad set for the why. */
+static int go_pclntab(const char *path, struct fi_table *t, const char **bad)
+{
+	int err = gopclntab_extract(path, t, NULL);
+
+	if (err == -ENOMEM)
+		return err;
+	if (!err)
+		return 0;
+	if (err != -ENOENT && err != -EEXIST) {
+		zt_warn("'%s': its Go pclntab cannot be read (%s): symbol table names only", path,
+			strerror(-err));
+		*bad = " (go pclntab damaged)";
+	}
+	return 1;
+}
+
 /* Build the fi_table of the binary at path: its DWARF, or a separate debug
- * file, or debuginfod's, else the symbol tables. Sets m's quality, why and
- * source. */
+ * file, or debuginfod's, else a Go binary's pclntab, else the symbol
+ * tables. Sets m's quality, why and source. */
 static int extract(const struct symmod_opts *o, const char *path, const char *target,
 		   const struct prof_build_id *bid, struct fi_table *t, struct symmod *m)
 {
 	char dbg[PATH_MAX], *dl = NULL;
+	const char *go_bad = "";
 	int has_dwarf = 0, err;
 
 	if (o->no_dwarf)
@@ -406,7 +443,12 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 		return err;
 	if (has_dwarf) {
 		m->q = SYMQ_FULL;
-		snprintf(m->source, sizeof(m->source), "DWARF in the binary");
+		/* a cgo binary whose DWARF is its C code's alone (go build
+		 * -ldflags=-w): its Go code from the pclntab */
+		if ((err = go_pclntab(path, t, &go_bad)) < 0)
+			return err;
+		snprintf(m->source, sizeof(m->source), "DWARF in the binary%s",
+			 err ? "" : ", " SYMMOD_SOURCE_GO_PCLNTAB);
 		return 0;
 	}
 	/* debugfind puts --symfs before the path the process saw itself */
@@ -429,6 +471,21 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 	}
 	if (has_dwarf) {
 		m->q = SYMQ_FULL;
+		if ((err = go_pclntab(path, t, &go_bad)) < 0)
+			return err;
+		if (!err && strlen(m->source) + 16 < sizeof(m->source))
+			strcat(m->source, ", " SYMMOD_SOURCE_GO_PCLNTAB);
+		return 0;
+	}
+	/* a Go binary without DWARF (go build -ldflags='-s -w'): its pclntab
+	 * has names, lines and inline trees; symbol-table names stay for the
+	 * code outside it (cgo's C code) */
+	if ((err = go_pclntab(path, t, &go_bad)) < 0)
+		return err;
+	if (!err) {
+		m->q = SYMQ_FULL;
+		m->why[0] = 0;
+		snprintf(m->source, sizeof(m->source), "%s", SYMMOD_SOURCE_GO_PCLNTAB);
 		return 0;
 	}
 	if (!dbg[0] && !minidebuginfo(path, t)) {
@@ -440,13 +497,13 @@ static int extract(const struct symmod_opts *o, const char *path, const char *ta
 	}
 	if (t->nr_funcs) {
 		m->q = SYMQ_BASIC;
-		snprintf(m->why, sizeof(m->why), "no debug info");
+		snprintf(m->why, sizeof(m->why), "no debug info%s", go_bad);
 		if (!dbg[0])
 			snprintf(m->source, sizeof(m->source), "symbol table");
 		return 0;
 	}
 	m->q = SYMQ_NONE;
-	snprintf(m->why, sizeof(m->why), "stripped: no symbols, no debug info");
+	snprintf(m->why, sizeof(m->why), "stripped: no symbols, no debug info%s", go_bad);
 	return 0;
 }
 
@@ -590,7 +647,7 @@ static int from_archive(const struct symmod_opts *o, const struct prof_build_id 
 	if (!a)
 		return -ENOENT;
 	zbuf_init(&a->image);
-	if (load_meta(mpath, a) || gsym_open_file(gpath, &a->g) || (m->g && a->q <= m->q))
+	if (load_meta(mpath, a) < 0 || gsym_open_file(gpath, &a->g) || (m->g && a->q <= m->q))
 		goto out;
 	/* a table for another binary is not used, whatever its name says */
 	uuid = gsym_uuid(a->g, &ulen);
@@ -663,7 +720,7 @@ int symmod_open(const struct symmod_opts *o, const char *path, const struct prof
 	/* warm: the cached GSYM, no ELF or DWARF reading at all; less than
 	 * full symbols there: the archive's or the remote's may be better */
 	if (!o->no_dwarf && !cache_paths(o->cache, bid, gpath, mpath, sizeof(gpath)) &&
-	    !load_meta(mpath, m) && !gsym_open_file(gpath, &m->g)) {
+	    !cached_meta(mpath, m) && !gsym_open_file(gpath, &m->g)) {
 		if (m->q != SYMQ_FULL)
 			from_archive(o, bid, m);
 		if (!strncmp(m->source, REMOTE_SOURCE, strlen(REMOTE_SOURCE)))

@@ -8,7 +8,10 @@
  * build id, or the OpenTelemetry file id of a binary without one); the
  * binary's DWARF, or its separate debug file (build-id directories,
  * .gnu_debuglink, --debug-dir, --symfs); debuginfod (unless turned off);
- * MiniDebugInfo; the ELF symbol tables; a remote symbol database (the
+ * a Go binary's .gopclntab (names, lines and inline trees: full symbols,
+ * source "go pclntab"; also for the Go code of a cgo binary whose DWARF
+ * is its C code's alone); MiniDebugInfo; the ELF symbol tables; a remote
+ * symbol database (the
  * opts' remote_gsym), whose answer replaces the local one when it is
  * better (full DWARF over the symbol table's names) and is then cached.
  * Names come from the symbol table, files, lines and inline chains from
@@ -25,10 +28,14 @@
 #include "symbolizer/debugfind.h"
 #include "symbolizer/funcinfo.h"
 
+/* symmod_source() of a module named from a Go binary's .gopclntab (that of
+ * a cgo binary whose DWARF covers only its C code ends with it) */
+#define SYMMOD_SOURCE_GO_PCLNTAB "go pclntab"
+
 enum symq {
 	SYMQ_NONE = 0,  /* module + offset only */
 	SYMQ_BASIC = 1, /* function names (ELF symbols) */
-	SYMQ_FULL = 2,  /* DWARF: function, file, line, inline chain */
+	SYMQ_FULL = 2,  /* DWARF (or Go's pclntab): function, file, line, inline chain */
 };
 
 /* A loadable segment of a module: file offsets [off, off+size) are
@@ -108,7 +115,7 @@ enum symq symmod_quality(const struct symmod *m);
 /* Why the quality is not SYMQ_FULL ("" when it is), e.g. "no debug info". */
 const char *symmod_why(const struct symmod *m);
 /* Where the symbols came from ("DWARF in the binary", "/usr/lib/debug/...",
- * "debuginfod", "symbol table", "symbol database URL", ""), as the GSYM
+ * "debuginfod", "go pclntab", "symbol table", "symbol database URL", ""), as the GSYM
  * cache's meta file keeps it for a cached module. */
 const char *symmod_source(const struct symmod *m);
 /* Whether m's symbols came from the remote database (remote_gsym): 1 this
