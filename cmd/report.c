@@ -331,6 +331,20 @@ static void add_weak(void *ctx, const char *module, enum symq q, const char *why
 		w->len = sizeof(w->buf) - 1;
 }
 
+static void add_pclntab(void *ctx, const char *module)
+{
+	struct weak_ctx *w = ctx;
+	char m[256];
+
+	if (w->len >= sizeof(w->buf) - 1)
+		return;
+	prof_sanitize(m, sizeof(m), module);
+	w->len += (size_t)snprintf(w->buf + w->len, sizeof(w->buf) - w->len, "%s%s",
+				   w->n++ ? ", " : "", m);
+	if (w->len >= sizeof(w->buf))
+		w->len = sizeof(w->buf) - 1;
+}
+
 /* The modules the symbol database gave symbols, by where they came from
  * and whether they were asked for in this run. */
 struct served_ctx {
@@ -478,6 +492,10 @@ static void print_quality(const struct report *r)
 	session_weak_modules(&r->ses, add_weak, &w);
 	if (w.n)
 		printf("# Without full symbols: %s\n", w.buf);
+	memset(&w, 0, sizeof(w));
+	session_pclntab_modules(&r->ses, add_pclntab, &w);
+	if (w.n)
+		printf("# Symbols from go pclntab (no DWARF): %s\n", w.buf);
 	print_served(r);
 	print_list("Not read when recording", profile_get_meta(&r->ses.prof, "skipped_files"));
 	printf("#\n");

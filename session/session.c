@@ -779,6 +779,12 @@ void session_quality_counts(const struct session *s, uint64_t counts[3])
 	resolver_quality_counts(s->src->res, counts);
 }
 
+void session_pclntab_modules(const struct session *s, void (*cb)(void *ctx, const char *module),
+			     void *ctx)
+{
+	resolver_pclntab_modules(s->src->res, cb, ctx);
+}
+
 void session_weak_modules(const struct session *s,
 			  void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
 			  void *ctx)

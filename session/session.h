@@ -255,6 +255,9 @@ void session_quality_counts(const struct session *s, uint64_t counts[3]);
 void session_weak_modules(const struct session *s,
 			  void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
 			  void *ctx);
+/* Each module whose symbols came from its Go .gopclntab. */
+void session_pclntab_modules(const struct session *s, void (*cb)(void *ctx, const char *module),
+			     void *ctx);
 /* resolver_remote_modules() of the session's resolver. */
 void session_remote_modules(const struct session *s,
 			    void (*cb)(void *ctx, const char *module, const char *source,

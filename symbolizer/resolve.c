@@ -650,6 +650,21 @@ void resolver_weak_modules(const struct resolver *r,
 			cb(ctx, r->elfs[i].module, symmod_quality(r->elfs[i].e), symmod_why(r->elfs[i].e));
 }
 
+void resolver_pclntab_modules(const struct resolver *r, void (*cb)(void *ctx, const char *module),
+			      void *ctx)
+{
+	size_t n = strlen(SYMMOD_SOURCE_GO_PCLNTAB), l, i;
+	const char *s;
+
+	for (i = 0; i < r->nr_elfs; i++) {
+		if (!r->elfs[i].e || !(s = symmod_source(r->elfs[i].e)))
+			continue;
+		l = strlen(s);
+		if (l >= n && !strcmp(s + l - n, SYMMOD_SOURCE_GO_PCLNTAB))
+			cb(ctx, r->elfs[i].module);
+	}
+}
+
 void resolver_remote_modules(const struct resolver *r,
 			     void (*cb)(void *ctx, const char *module, const char *source,
 					int fetched),

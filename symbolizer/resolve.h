@@ -147,6 +147,9 @@ void resolver_weak_modules(const struct resolver *r,
 			   void (*cb)(void *ctx, const char *module, enum symq q, const char *why),
 			   void *ctx);
 
+/* Each module opened whose symbols came from its Go .gopclntab. */
+void resolver_pclntab_modules(const struct resolver *r, void (*cb)(void *ctx, const char *module),
+			      void *ctx);
 /* Each module opened whose symbols came from the remote symbol database
  * (symmod_opts.remote_gsym): cb(module name, where they came from: "symbol
  * database URL", fetched: 1 asked in this run, 0 an earlier answer kept in

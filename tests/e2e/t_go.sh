@@ -40,7 +40,10 @@ check "the stripped binary's frames are all named (no [gohot_strip+0x...])" \
 	all "! grep -q 'gohot_strip+0x' strip.rep" "grep -q 'main\\.spinMix' strip.rep"
 check "... with full symbols: not among the modules without them" \
 	all "! grep -E '^# Without full symbols:.*gohot_strip' strip.rep" "grep -q '^# Symbols:' strip.rep"
-check "the symbol source is said: go pclntab" grep -q "gohot_strip': symbols from go pclntab" strip.err
+check "the symbol source is said: go pclntab (-v, and the report's summary)" \
+	all "grep -q \"gohot_strip': symbols from go pclntab\" strip.err" \
+	    "grep -qE '^# Symbols from go pclntab \\(no DWARF\\): .*gohot_strip' strip.rep" \
+	    "! grep -qE '^# Symbols from go pclntab' full.rep"
 for f in main.spinMix main.hotLeaf main.main main.main.func1 'main.inlMix (inlined)' \
 	'main.inlAdd (inlined)'; do
 	check "both reports show $f" all "grep -qF -- '$f' full.rep" "grep -qF -- '$f' strip.rep"
