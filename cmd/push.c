@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* zt push: a recording, unwound, with the symbols the server lacks, to a zt serve. */
+/* zt push: a recording, unwound, with the symbols the server lacks (or has worse ones of),
+ * to a zt serve. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,15 +132,119 @@ static int answer_failed(int ret, const struct zt_http_resp *r, const char *what
 	return PUSH_EXIT_REFUSED;
 }
 
-/* Upload the symbols the server lacks; a failure here is a warning (the
- * profile is still worth storing), unless the server is unreachable. */
+/* "zt push: ..." on stderr, unless -q: what the symbol uploads did. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	fputs("zt push: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* The line of symbols the server took: their quality, what they replaced. */
+static void say_sent(const struct push_module *m, const char *hex, const struct push_symbols *s,
+		     const struct push_put_answer *a)
+{
+	int q = a->stored >= 0 ? a->stored : (int)s->q;
+	char repl[64] = "";
+
+	if (a->replaced >= 0)
+		snprintf(repl, sizeof(repl), ", replacing the server's %s ones",
+			 push_quality_name(a->replaced));
+	if (q == SYMQ_FULL)
+		say("sent the full symbols of '%s' (%s)%s", m->path, hex, repl);
+	else
+		say("sent the %s symbols of '%s' (%s)%s: function names only (%s); 'zt symbols "
+		    "upload' of the binary with its debug info replaces them",
+		    push_quality_name(q), m->path, hex, repl,
+		    *symmod_why(s->m) ? symmod_why(s->m) : "no debug info");
+}
+
+/* Send the symbols of module m (the server has have: -1 none, else their
+ * quality) when they are better: 1 sent, 0 not, or an exit code (< 0 as
+ * -code) when the server cannot be reached. */
+static int send_module(struct push_cmd *c, struct zt_http *h, const struct push_module *m, int have,
+		       struct zt_http_resp *r)
+{
+	struct push_put_answer a;
+	struct push_symbols s;
+	char msg[512], hex[2 * ZT_BUILD_ID_MAX + 1];
+	int err, ret = 0;
+
+	prof_build_id_hex(&m->id, hex);
+	if (have == SYMQ_FULL) {
+		/* nothing here can be better: not even looked at */
+		cmd_info("kept the server's full symbols of '%s' (%s)", m->path, hex);
+		return 0;
+	}
+	err = push_symbols_open(&c->so.mo, m, &s, msg, sizeof(msg));
+	if (err == -ENOMEM) {
+		cmd_error("out of memory");
+		return -ZT_EXIT_FAIL;
+	}
+	if (err) {
+		if (have < 0)
+			cmd_info("no symbols to send for '%s' (%s): %s", m->path, hex, msg);
+		else
+			cmd_info("kept the server's %s symbols of '%s' (%s): none here (%s)",
+				 push_quality_name(have), m->path, hex, msg);
+		return 0;
+	}
+	if ((int)s.q <= have) {
+		if ((int)s.q == have)
+			cmd_info("the server has the %s symbols of '%s' (%s) already", s.quality,
+				 m->path, hex);
+		else
+			cmd_info("kept the server's %s symbols of '%s' (%s) (this upload: %s)",
+				 push_quality_name(have), m->path, hex, s.quality);
+		push_symbols_close(&s);
+		return 0;
+	}
+	bar_start(c, "uploading symbols", s.len);
+	err = push_put_symbols(h, &m->id, &s, 0, NULL, r, msg, sizeof(msg));
+	bar_end(c);
+	if (!err && (r->status == 200 || r->status == 201)) {
+		push_put_answer(r, &a);
+		say_sent(m, hex, &s, &a);
+		ret = 1;
+	} else if (!err && r->status == 412) {
+		/* stored meanwhile, as good or better */
+		push_put_answer(r, &a);
+		if (a.kept >= 0)
+			cmd_info("kept the server's %s symbols of '%s' (%s) (this upload: %s)",
+				 push_quality_name(a.kept), m->path, hex, s.quality);
+		else
+			cmd_info("the server had the symbols of '%s' (%s) already", m->path, hex);
+	} else if (err || zt_http_retryable(r->status)) {
+		/* unreachable, or failing after the retries: so would the profile */
+		ret = -answer_failed(err, r, "symbols", zt_http_base(h), msg);
+	} else {
+		char why[512];
+
+		push_answer_error(r, why, sizeof(why));
+		cmd_warn("the server refused the symbols of '%s' (%ld): %s", m->path, r->status,
+			 why);
+	}
+	push_symbols_close(&s);
+	return ret;
+}
+
+/* Upload the symbols the server lacks, or has worse ones of; a failure here
+ * is a warning (the profile is still worth storing), unless the server is
+ * unreachable. */
 static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct session *ses)
 {
 	struct push_module *mods = NULL;
 	struct zt_http_resp r;
-	uint8_t *missing = NULL;
+	int8_t *have = NULL;
 	size_t n = 0, i, sent = 0;
-	char msg[512], hex[2 * ZT_BUILD_ID_MAX + 1];
+	char msg[512];
 	int ret;
 
 	zt_http_resp_init(&r);
@@ -149,61 +255,35 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	ret = 0;
 	if (!n)
 		goto out;
-	missing = calloc(n, 1);
-	if (!missing) {
+	have = calloc(n, sizeof(*have));
+	if (!have) {
 		cmd_error("out of memory");
 		ret = ZT_EXIT_FAIL;
 		goto out;
 	}
-	ret = push_missing(h, mods, n, missing, &r, msg, sizeof(msg));
+	ret = push_missing(h, mods, n, have, &r, msg, sizeof(msg));
 	if (ret || r.status != 200) {
 		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h),
 				    msg);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct push_symbols s;
-		int err;
+		int k;
 
-		if (!missing[i])
-			continue;
-		prof_build_id_hex(&mods[i].id, hex);
-		err = push_symbols_open(&c->so.mo, &mods[i], &s, msg, sizeof(msg));
-		if (err == -ENOMEM) {
-			cmd_error("out of memory");
-			ret = ZT_EXIT_FAIL;
+		zt_http_resp_release(&r);
+		zt_http_resp_init(&r);
+		k = send_module(c, h, &mods[i], have[i], &r);
+		if (k < 0) {
+			ret = -k;
 			goto out;
 		}
-		if (err) {
-			cmd_info("no symbols to send for '%s' (%s): %s", mods[i].path, hex, msg);
-			continue;
-		}
-		bar_start(c, "uploading symbols", s.len);
-		err = push_put_symbols(h, &mods[i].id, &s, 0, NULL, &r, msg, sizeof(msg));
-		bar_end(c);
-		if (!err && (r.status == 200 || r.status == 201 || r.status == 412)) {
-			cmd_info("symbols of '%s' (%s, %s): %s", mods[i].path, hex, s.quality,
-				 r.status == 412 ? "the server had them already" : "sent");
-			sent += r.status != 412;
-		} else if (err || zt_http_retryable(r.status)) {
-			/* unreachable, or failing after the retries: so would the profile */
-			push_symbols_close(&s);
-			ret = answer_failed(err, &r, "symbols", zt_http_base(h), msg);
-			goto out;
-		} else {
-			char why[512];
-
-			push_answer_error(&r, why, sizeof(why));
-			cmd_warn("the server refused the symbols of '%s' (%ld): %s", mods[i].path,
-				 r.status, why);
-		}
-		push_symbols_close(&s);
+		sent += (size_t)k;
 	}
 	if (sent)
 		cmd_info("sent the symbols of %zu module%s", sent, sent == 1 ? "" : "s");
 out:
 	zt_http_resp_release(&r);
-	free(missing);
+	free(have);
 	free(mods);
 	return ret;
 }
@@ -339,7 +419,8 @@ int cmd_push(int argc, char **argv)
 			 "the push token (better: ZT_TOKEN, or server.token of zt config, in a "
 			 "file of mode 0600)"},
 			{OPT_BOOL, 0, "symbols", &c.symbols, NULL,
-			 "send the symbols the server lacks (default); --no-symbols: do not"},
+			 "send the symbols the server lacks or has worse ones of (default); "
+			 "--no-symbols: do not"},
 			{OPT_INT, 0, "retries", &c.retries, "n",
 			 "tries again this many times on network errors, 5xx and 429 (default 5)"},
 			{OPT_INT, 0, "timeout", &c.timeout, "s",

@@ -14,12 +14,11 @@
 #include "cmd/remote.h"
 #include "cmd/symopts.h"
 #include "libprof/zbuf.h"
+#include "net/push.h"
 #include "net/symup.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
 #include "symbolizer/symmod.h"
-
-static const char *const quality_names[] = { "none", "basic", "full" };
 
 static const char *const extract_usage[] = {
 	"zt symbols extract [<options>] FILE... -o DIR",
@@ -96,9 +95,9 @@ static int cmd_symbols_extract(int argc, char **argv)
 			ret = ZT_EXIT_FAIL;
 			continue;
 		}
-		printf("%s %s %s\n", out, quality_names[q], argv[i]);
+		printf("%s %s %s\n", out, push_quality_name(q), argv[i]);
 		if (q != SYMQ_FULL)
-			cmd_warn("'%s' has %s symbols only (%s)", argv[i], quality_names[q],
+			cmd_warn("'%s' has %s symbols only (%s)", argv[i], push_quality_name(q),
 				 q == SYMQ_BASIC ? "no debug info: build with -g" : "stripped");
 	}
 	symopts_release(&so);
@@ -159,7 +158,7 @@ static void sent_text(const struct symup_file *f, char *out, size_t n)
 	int k;
 
 	human(size, sizeof(size), f->bytes);
-	k = snprintf(out, n, "%s%s, %s", f->kinds & SYMUP_GSYM ? quality_names[f->q] : "",
+	k = snprintf(out, n, "%s%s, %s", f->kinds & SYMUP_GSYM ? push_quality_name(f->q) : "",
 		     f->kinds & SYMUP_GSYM ? "" : "no GSYM", size);
 	if (k > 0 && (size_t)k < n && f->kinds & SYMUP_DEBUGINFO)
 		k += snprintf(out + k, n - (size_t)k, ", debug file");
@@ -182,6 +181,11 @@ static void upload_done(void *ctx, const struct symup_file *f, size_t done, size
 	if (f->st == SYMUP_FAILED) {
 		bar_clear(u);
 		cmd_error("%s: %s", f->path, f->err);
+	} else if (f->kept && !u->json && u->tty && cmd_verbosity == 0) {
+		/* the line of the file is not shown: what was kept is said */
+		bar_clear(u);
+		cmd_note("kept the server's %s symbols for %s (this upload: %s): %s",
+			 push_quality_name(f->server_q), f->id, push_quality_name(f->q), f->path);
 	} else if (!u->json && (!u->tty || cmd_verbosity > 0)) {
 		bar_clear(u);
 		if (f->st == SYMUP_SKIPPED) {
@@ -251,11 +255,20 @@ static void json_summary(const char *server, const struct symup_list *l, const s
 		snprintf(c, sizeof(c),
 			 ",\"quality\":\"%s\",\"bytes\":%llu,\"gsym\":%s,\"debuginfo\":%s,"
 			 "\"executable\":%s,\"sources\":%u",
-			 f->kinds & SYMUP_GSYM ? quality_names[f->q] : "",
+			 f->kinds & SYMUP_GSYM ? push_quality_name(f->q) : "",
 			 (unsigned long long)f->bytes, f->kinds & SYMUP_GSYM ? "true" : "false",
 			 f->kinds & SYMUP_DEBUGINFO ? "true" : "false",
 			 f->kinds & SYMUP_EXECUTABLE ? "true" : "false", f->nr_sources);
 		put(&z, c);
+		if (f->server_q >= 0) {
+			put(&z, ",\"server_quality\":");
+			zbuf_put_json_str(&z, push_quality_name(f->server_q));
+		}
+		if (f->replaced >= 0) {
+			put(&z, ",\"replaced\":");
+			zbuf_put_json_str(&z, push_quality_name(f->replaced));
+		}
+		put(&z, f->kept ? ",\"kept\":true" : ",\"kept\":false");
 		if (f->note[0]) {
 			put(&z, ",\"note\":");
 			zbuf_put_json_str(&z, f->note);
@@ -294,7 +307,7 @@ static int upload_parse_options(struct upload_cmd *c, int argc, char **argv, int
 		 "a token with the symbols scope (better: ZT_TOKEN, or server.token of "
 		 "zt config, in a file of mode 0600)"},
 		{OPT_BOOL, 'f', "force", &c->force, NULL,
-		 "upload even what the server has, replacing it"},
+		 "upload even what the server has, replacing it (better or not)"},
 		{OPT_BOOL, 'n', "dry-run", &c->dry_run, NULL,
 		 "check and extract, say what would be uploaded, send nothing"},
 		{OPT_STRING, 0, "description", &c->description, "text",

@@ -218,7 +218,23 @@ int push_modules(const struct rstacks *rs, struct push_module **out, size_t *n)
 
 /* ---- their symbols ------------------------------------------------------------ */
 
-static const char *const quality_names[] = {"none", "basic", "full"};
+const char *push_quality_name(int q)
+{
+	static const char *const names[] = {"none", "basic", "full"};
+
+	return q >= SYMQ_NONE && q <= SYMQ_FULL ? names[q] : "?";
+}
+
+int push_quality_parse(const char *s)
+{
+	if (!strcmp(s, "full"))
+		return SYMQ_FULL;
+	if (!strcmp(s, "basic") || !strcmp(s, "functions"))
+		return SYMQ_BASIC;
+	if (!strcmp(s, "none"))
+		return SYMQ_NONE;
+	return -1;
+}
 
 void push_symbols_close(struct push_symbols *s)
 {
@@ -265,7 +281,7 @@ int push_symbols_open(const struct symmod_opts *o, const struct push_module *mod
 	s->uuid.len = (uint8_t)ulen;
 	memcpy(s->uuid.data, uuid, ulen);
 	gsym_free(g);
-	snprintf(s->quality, sizeof(s->quality), "%s", quality_names[s->q]);
+	snprintf(s->quality, sizeof(s->quality), "%s", push_quality_name(s->q));
 	nseg = symmod_segments(s->m, segs, MAX_SEGS);
 	for (i = 0; i < nseg && i < MAX_SEGS; i++)
 		off += (size_t)snprintf(s->load + off, sizeof(s->load) - off, "%s%llx:%llx:%llx",
@@ -427,11 +443,39 @@ void push_answer_error(const struct zt_http_resp *r, char *out, size_t n)
 	snprintf(out, n, "HTTP status %ld", r->status);
 }
 
-int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, uint8_t *missing,
+/* An answer line of symbols/missing, "ID" or "ID QUALITY" (l bytes at p),
+ * into have[] of the modules it names. */
+static void missing_line(const char *p, size_t l, const struct push_module *mods, size_t n,
+			 int8_t *have)
+{
+	char hex[2 * ZT_BUILD_ID_MAX + 2], q[16] = "";
+	const char *sp = memchr(p, ' ', l);
+	size_t idl = sp ? (size_t)(sp - p) : l, i;
+	int v = -1;
+
+	if (sp) {
+		size_t ql = l - idl - 1;
+
+		if (ql >= sizeof(q))
+			return;
+		memcpy(q, sp + 1, ql);
+		q[ql] = 0;
+		if ((v = push_quality_parse(q)) < 0)
+			return; /* a word of a later server: not understood, not used */
+	}
+	for (i = 0; idl && i < n; i++) {
+		prof_build_id_hex(&mods[i].id, hex);
+		if (strlen(hex) == idl && !strncasecmp(hex, p, idl))
+			have[i] = (int8_t)v;
+	}
+}
+
+int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, int8_t *have,
 		 struct zt_http_resp *resp, char *msg, size_t msglen)
 {
 	struct zbuf body;
-	static const char *const hdrs[] = {"Content-Type: text/plain", NULL};
+	static const char *const hdrs[] = {"Content-Type: text/plain", "X-ZT-Want-Quality: full",
+					   NULL};
 	struct zt_http_req req = {"POST", "/api/v1/symbols/missing", hdrs, NULL, 0, 0};
 	char hex[2 * ZT_BUILD_ID_MAX + 2];
 	size_t i;
@@ -442,7 +486,7 @@ int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, ui
 		prof_build_id_hex(&mods[i].id, hex);
 		zbuf_put(&body, hex, strlen(hex));
 		zbuf_put_u8(&body, '\n');
-		missing[i] = 0;
+		have[i] = SYMQ_FULL; /* unless the answer names it */
 	}
 	if (body.err) {
 		zbuf_release(&body);
@@ -468,11 +512,7 @@ int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, ui
 			l = (size_t)(e - p);
 			while (l && (p[l - 1] == '\r' || p[l - 1] == ' '))
 				l--;
-			for (i = 0; l && i < n; i++) {
-				prof_build_id_hex(&mods[i].id, hex);
-				if (strlen(hex) == l && !strncasecmp(hex, p, l))
-					missing[i] = 1;
-			}
+			missing_line(p, l, mods, n, have);
 			p = e + 1;
 		}
 	}
@@ -502,6 +542,25 @@ int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
 		hdrs[n++] = extra[i];
 	hdrs[n] = NULL;
 	return zt_http_request(h, &req, resp, msg, msglen);
+}
+
+void push_put_answer(const struct zt_http_resp *r, struct push_put_answer *a)
+{
+	const char *b = (const char *)r->body.data;
+	char v[16];
+
+	a->stored = a->replaced = a->kept = -1;
+	if (r->status == 412) {
+		if (!zt_http_header(r, "X-ZT-Symbol-Quality", v, sizeof(v)))
+			a->kept = push_quality_parse(v);
+		return;
+	}
+	if (r->status != 200 && r->status != 201)
+		return;
+	if (r->body.len && !json_string(b, r->body.len, "quality", v, sizeof(v)))
+		a->stored = push_quality_parse(v);
+	if (r->body.len && !json_string(b, r->body.len, "replaced", v, sizeof(v)))
+		a->replaced = push_quality_parse(v);
 }
 
 /* A label "k=v": a non-empty key without control characters. */

@@ -51,13 +51,20 @@ struct push_module {
  */
 int push_modules(const struct rstacks *rs, struct push_module **out, size_t *n);
 
+/* The quality of symbols as the server's API names it (X-ZT-Symbol-Quality,
+ * the answers of symbols/missing): "none", "basic", "full" for enum symq;
+ * "?" for another value. */
+const char *push_quality_name(int q);
+/* The other way: full, basic (or "functions"), none; -1 for anything else. */
+int push_quality_parse(const char *s);
+
 /* The symbols of one module, ready to upload. */
 struct push_symbols {
 	struct symmod *m;  /* owned */
 	const void *image; /* the GSYM image (borrowed from m) */
 	size_t len;
 	enum symq q;
-	char quality[8];    /* "full", "basic" */
+	char quality[8];    /* X-ZT-Symbol-Quality: "full", "basic" */
 	char load[16 * 52]; /* X-ZT-Symbol-Load: "OFF:VADDR:SIZE,..." (hex) */
 	struct prof_build_id uuid; /* the id the image is marked with */
 };
@@ -106,21 +113,35 @@ void push_config_release(struct push_config *c);
 void push_answer_error(const struct zt_http_resp *r, char *out, size_t n);
 
 /*
- * POST /api/v1/symbols/missing with the modules' build ids; on a 200
- * answer missing[i] is set to 1 for each module the server has no symbols
- * for (0 for the others). Returns zt_http_request()'s result; resp holds
- * the answer.
+ * POST /api/v1/symbols/missing with the modules' build ids, asking for the
+ * ids whose symbols are below full too (X-ZT-Want-Quality: full): on a 200
+ * answer have[i] is the quality (enum symq) of the symbols the server has
+ * for module i, -1 when it has none. A server older than the quality rule
+ * answers the missing ids alone: the others read as full. Returns
+ * zt_http_request()'s result; resp holds the answer.
  */
-int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, uint8_t *missing,
+int push_missing(struct zt_http *h, const struct push_module *mods, size_t n, int8_t *have,
 		 struct zt_http_resp *resp, char *msg, size_t msglen);
 
-/* PUT /api/v1/symbols/ID with If-None-Match: * (201 stored, 412 the
- * server had them already), or without it when replace is set (200 or
- * 201; needs the symbols scope); extra: more header lines (NULL-terminated,
- * at most 4) or NULL. Returns zt_http_request()'s result. */
+/* PUT /api/v1/symbols/ID with If-None-Match: * (201 stored, 200 stored
+ * over worse symbols, 412 the server keeps what it has: as good or
+ * better), or without it when replace is set (200 or 201; needs the
+ * symbols scope); extra: more header lines (NULL-terminated, at most 4) or
+ * NULL. Returns zt_http_request()'s result. */
 int push_put_symbols(struct zt_http *h, const struct prof_build_id *id,
 		     const struct push_symbols *s, int replace, const char *const *extra,
 		     struct zt_http_resp *resp, char *msg, size_t msglen);
+
+/* What the answer to push_put_symbols says (enum symq; -1 where it says
+ * nothing, as an older server's): stored, the quality the server keeps of
+ * this upload (200, 201: "quality"; it keeps the lower of what the upload
+ * says and what the image holds); replaced, the quality of the symbols it
+ * replaced (200: "replaced"); kept, the quality of those it keeps instead
+ * (412: X-ZT-Symbol-Quality). */
+struct push_put_answer {
+	int stored, replaced, kept;
+};
+void push_put_answer(const struct zt_http_resp *r, struct push_put_answer *a);
 
 struct push_result {
 	char id[65];

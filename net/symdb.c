@@ -8,6 +8,7 @@
 #include "libprof/array.h"
 #include "libprof/log.h"
 #include "libprof/text.h"
+#include "net/push.h"
 #include "net/symdb.h"
 
 #define DEF_CONNECT_MS	1000
@@ -130,14 +131,8 @@ static void answer_headers(const struct zt_http_resp *r, struct symmod_remote *a
 {
 	char v[1024];
 
-	if (!zt_http_header(r, "X-ZT-Symbol-Quality", v, sizeof(v))) {
-		if (!strcmp(v, "full"))
-			a->q = SYMQ_FULL;
-		else if (!strcmp(v, "basic"))
-			a->q = SYMQ_BASIC;
-		else if (!strcmp(v, "none"))
-			a->q = SYMQ_NONE;
-	}
+	if (!zt_http_header(r, "X-ZT-Symbol-Quality", v, sizeof(v)))
+		a->q = push_quality_parse(v); /* -1 for a word not known: judged from the image */
 	if (!zt_http_header(r, "X-ZT-Symbol-Load", v, sizeof(v)) &&
 	    symdb_parse_load(v, a->segs, SYMMOD_REMOTE_MAX_SEGS, &a->nr_segs))
 		a->nr_segs = 0; /* unusable: the binary's own, if it is here */

@@ -133,6 +133,7 @@ static int add_file(struct symup_list *l, const char *path)
 	}
 	f = &l->v[l->n];
 	memset(f, 0, sizeof(*f));
+	f->server_q = f->replaced = -1;
 	if (!(f->path = strdup(path)))
 		return -ENOMEM;
 	if (b.len) {
@@ -506,23 +507,63 @@ static void escaped_header(char *line, size_t n, const char *name, const char *v
 	zbuf_release(&z);
 }
 
-static const char *const qnames[] = {"none", "basic", "full"};
+/* The GSYM's PUT and its answer: 1 stored, 0 kept by the server (412), -1 failed. */
+static int put_gsym(struct run *r, struct zt_http *h, struct symup_file *f,
+		    const struct push_symbols *s)
+{
+	char msg[512], desc[3 * 1024 + 32], file[3 * 256 + 32];
+	const char *extra[3] = {NULL, NULL, NULL};
+	const char *base = strrchr(f->path, '/');
+	struct push_put_answer pa;
+	struct prof_build_id id = s->uuid;
+	struct zt_http_resp a;
+	int err, ret, k = 0;
 
+	if (r->o->description && *r->o->description) {
+		escaped_header(desc, sizeof(desc), "X-ZT-Description", r->o->description);
+		extra[k++] = desc;
+	}
+	escaped_header(file, sizeof(file), "X-ZT-Symbol-File", base ? base + 1 : f->path);
+	extra[k++] = file;
+	zt_http_resp_init(&a);
+	err = push_put_symbols(h, &id, s, r->o->force, extra, &a, msg, sizeof(msg));
+	if (!err && (a.status == 200 || a.status == 201 || a.status == 412)) {
+		push_put_answer(&a, &pa);
+		ret = a.status != 412;
+		if (ret) {
+			f->replaced = pa.replaced;
+			if (pa.stored >= 0)
+				f->q = (enum symq)pa.stored; /* what the server made of it */
+		} else if (pa.kept >= 0) {
+			/* another upload stored as good or better meanwhile */
+			f->server_q = pa.kept;
+		}
+	} else {
+		ret = bad_answer(r, f, err, &a, "uploading its symbols", msg);
+	}
+	zt_http_resp_release(&a);
+	return ret;
+}
+
+/* The GSYM table, sent when it is better than the server's (f->server_q;
+ * -1: none or not asked) or with --force: 1 sent (or would be), 0 not,
+ * -1 failed. */
 static int send_gsym(struct run *r, struct zt_http *h, struct symup_file *f)
 {
 	struct push_module mod = {.path = f->path};
 	struct push_symbols s;
-	struct prof_build_id id;
-	struct zt_http_resp a;
-	char msg[512], desc[3 * 1024 + 32], file[3 * 256 + 32], hex[2 * ZT_BUILD_ID_MAX + 1];
-	const char *extra[3] = {NULL, NULL, NULL};
-	const char *base = strrchr(f->path, '/');
-	int err, ret = 0, k = 0;
+	char msg[512], hex[2 * ZT_BUILD_ID_MAX + 1];
+	int err, ret;
 
 	err = push_symbols_open(r->o->mo, &mod, &s, msg, sizeof(msg));
 	if (err == -ENOMEM) {
 		fail(f, "out of memory");
 		return -1;
+	}
+	if (err && f->server_q >= 0) {
+		f->q = SYMQ_NONE; /* none here: the server's are as good or better */
+		f->kept = f->server_q > SYMQ_NONE;
+		return 0;
 	}
 	if (err) {
 		fail(f, "no symbols to upload: %s", msg);
@@ -535,33 +576,66 @@ static int send_gsym(struct run *r, struct zt_http *h, struct symup_file *f)
 		return -1;
 	}
 	f->q = s.q;
+	if (!r->o->force && (int)s.q <= f->server_q) {
+		f->kept = (int)s.q < f->server_q;
+		push_symbols_close(&s);
+		return 0;
+	}
 	if (s.q != SYMQ_FULL)
-		snprintf(f->note, sizeof(f->note), "%s symbols only: %s", qnames[s.q],
+		snprintf(f->note, sizeof(f->note), "%s symbols only: %s", push_quality_name(s.q),
 			 *symmod_why(s.m) ? symmod_why(s.m) : "no debug info");
 	f->bytes += s.len;
 	f->kinds |= SYMUP_GSYM;
-	if (r->o->dry_run) {
-		push_symbols_close(&s);
-		return 1;
+	ret = r->o->dry_run ? 1 : put_gsym(r, h, f, &s);
+	if (ret == 0) {
+		f->kinds &= ~SYMUP_GSYM;
+		f->bytes -= s.len;
+		f->kept = f->server_q > (int)f->q;
 	}
-	if (r->o->description && *r->o->description) {
-		escaped_header(desc, sizeof(desc), "X-ZT-Description", r->o->description);
-		extra[k++] = desc;
-	}
-	escaped_header(file, sizeof(file), "X-ZT-Symbol-File", base ? base + 1 : f->path);
-	extra[k++] = file;
-	id = s.uuid;
-	zt_http_resp_init(&a);
-	err = push_put_symbols(h, &id, &s, r->o->force, extra, &a, msg, sizeof(msg));
-	if (!err && (a.status == 200 || a.status == 201))
-		ret = 1;
-	else if (!err && a.status == 412)
-		ret = 0; /* another upload stored it meanwhile */
-	else
-		ret = bad_answer(r, f, err, &a, "uploading its symbols", msg);
-	zt_http_resp_release(&a);
 	push_symbols_close(&s);
 	return ret;
+}
+
+/* Whether f's symbols may be full: DWARF in it or in a debug file found
+ * for it (and no --no-dwarf). */
+static int local_dwarf(struct run *r, const struct symup_file *f)
+{
+	char dbg[PATH_MAX];
+
+	if (r->o->mo->no_dwarf)
+		return 0;
+	return has_dwarf(f->path) || !debugfind(&r->o->mo->find, f->path, NULL, dbg, sizeof(dbg));
+}
+
+/* HEAD /api/v1/symbols/ID: the kinds the server has (SYMUP_*), the quality
+ * of its symbols into f->server_q. 0, or -1 after fail(). */
+static int ask_server(struct run *r, struct zt_http *h, struct symup_file *f, unsigned *have)
+{
+	struct zt_http_resp a;
+	char path[96], msg[512], v[128];
+	struct zt_http_req req = {"HEAD", path, NULL, NULL, 0, 0};
+	int err;
+
+	*have = 0;
+	snprintf(path, sizeof(path), "/api/v1/symbols/%s", f->id);
+	zt_http_resp_init(&a);
+	err = zt_http_request(h, &req, &a, msg, sizeof(msg));
+	if (!err && a.status == 200) {
+		*have = SYMUP_GSYM;
+		if (!zt_http_header(&a, "X-ZT-Has", v, sizeof(v)))
+			*have |= symup_parse_has(v);
+		/* a server that does not say: as full, never replaced */
+		f->server_q = SYMQ_FULL;
+		if (!zt_http_header(&a, "X-ZT-Symbol-Quality", v, sizeof(v)) &&
+		    push_quality_parse(v) >= 0)
+			f->server_q = push_quality_parse(v);
+	} else if (err || a.status != 404) {
+		bad_answer(r, f, err, &a, "asking whether the server has it", msg);
+		zt_http_resp_release(&a);
+		return -1;
+	}
+	zt_http_resp_release(&a);
+	return 0;
 }
 
 static void do_file(struct run *r, struct zt_http *h, struct symup_file *f)
@@ -570,28 +644,16 @@ static void do_file(struct run *r, struct zt_http *h, struct symup_file *f)
 	unsigned have = 0, todo;
 	int sent = 0, ret;
 
+	f->server_q = f->replaced = -1;
 	if (f->is_fileid && r->o->with_debuginfo)
 		want = SYMUP_GSYM;
-	if (!r->o->force) {
-		struct zt_http_resp a;
-		char path[96], msg[512], has[128];
-		struct zt_http_req req = {"HEAD", path, NULL, NULL, 0, 0};
-		int err;
-
-		snprintf(path, sizeof(path), "/api/v1/symbols/%s", f->id);
-		zt_http_resp_init(&a);
-		err = zt_http_request(h, &req, &a, msg, sizeof(msg));
-		if (!err && a.status == 200) {
-			have = SYMUP_GSYM;
-			if (!zt_http_header(&a, "X-ZT-Has", has, sizeof(has)))
-				have |= symup_parse_has(has);
-		} else if (err || a.status != 404) {
-			bad_answer(r, f, err, &a, "asking whether the server has it", msg);
-			zt_http_resp_release(&a);
-			return;
-		}
-		zt_http_resp_release(&a);
-	}
+	if (!r->o->force && ask_server(r, h, f, &have))
+		return;
+	/* symbols below full: this file's may be better; full ones: this
+	 * file's are made (cheaply: names only) to be compared when they
+	 * cannot be full too, so that what the server keeps is said */
+	if ((have & SYMUP_GSYM) && (f->server_q < SYMQ_FULL || !local_dwarf(r, f)))
+		have &= ~(unsigned)SYMUP_GSYM;
 	todo = want & ~have;
 	if (!todo) {
 		f->st = SYMUP_SKIPPED;
@@ -610,13 +672,20 @@ static void do_file(struct run *r, struct zt_http *h, struct symup_file *f)
 			return;
 		sent += ret;
 	}
-	if (r->o->dry_run)
+	if (f->kept)
+		snprintf(f->note, sizeof(f->note), "kept the server's %s symbols (this upload: %s)",
+			 push_quality_name(f->server_q), push_quality_name(f->q));
+	else if (f->replaced >= 0)
+		snprintf(f->note, sizeof(f->note), "replaced the server's %s symbols",
+			 push_quality_name(f->replaced));
+	if (r->o->dry_run && sent)
 		f->st = SYMUP_WOULD_UPLOAD;
 	else if (sent)
 		f->st = SYMUP_UPLOADED;
 	else {
 		f->st = SYMUP_SKIPPED;
-		snprintf(f->note, sizeof(f->note), "already on the server");
+		if (!f->kept)
+			snprintf(f->note, sizeof(f->note), "already on the server");
 	}
 }
 

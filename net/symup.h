@@ -3,10 +3,14 @@
  * zt symbols upload below the command: the ELF files under the paths given
  * (directories walked, symlinks followed once, each file and each id
  * once), then, on several threads, for each file: one existence check
- * (HEAD /api/v1/symbols/ID) before any extraction, its GSYM table (DWARF
- * merged with the symbol tables, or the symbol tables only), the PUT, and
- * with debug info asked for, its debug file, the binary and the source
- * files its DWARF names (the debuginfod kinds of zt serve).
+ * (HEAD /api/v1/symbols/ID: what the server has, and the quality of its
+ * symbols) before any extraction, its GSYM table (DWARF merged with the
+ * symbol tables, or the symbol tables only) unless the server has full
+ * symbols, the PUT when it is better than what the server has (the
+ * server keeps the better of the two: a worse or equal one is not sent;
+ * --force sends it whatever the server has), and with debug info asked
+ * for, its debug file, the binary and the source files its DWARF names
+ * (the debuginfod kinds of zt serve).
  *
  * Nothing here prints: results come back per file through a callback.
  */
@@ -37,7 +41,13 @@ struct symup_file {
 	char id[2 * ZT_BUILD_ID_MAX + 1];    /* hex */
 	int is_fileid;                       /* no GNU build id: named by its file id */
 	enum symup_status st;
-	enum symq q;                         /* of the GSYM table sent */
+	enum symq q;                         /* of the GSYM table made (sent or not) */
+	/* the quality of the symbols the server had (-1: none, or not asked:
+	 * --force), and of those a GSYM sent replaced (-1: none) */
+	int server_q, replaced;
+	/* 1: the server keeps its symbols, better than this file's (q): they
+	 * were not sent (the note says so) */
+	int kept;
 	unsigned kinds;                      /* what was sent (or would be) */
 	unsigned nr_sources;                 /* source files sent */
 	uint64_t bytes;                      /* bytes sent (or that would be) */
@@ -71,7 +81,7 @@ int symup_list_add(struct symup_list *l, const char *path, char *msg, size_t msg
 struct symup_opts {
 	const struct symmod_opts *mo; /* where symbols are found (no cache) */
 	struct zt_http_opts http;     /* server, token, timeouts, tries */
-	int force;                    /* replace what the server has, no existence check */
+	int force;                    /* replace what the server has, even better: no check */
 	int dry_run;                  /* check and extract, send nothing */
 	int with_debuginfo;           /* also the debug file, the binary and its sources */
 	const char *description;      /* X-ZT-Description, or NULL */

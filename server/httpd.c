@@ -28,6 +28,7 @@
 #include "libprof/zbuf.h"
 #include "server/query.h"
 #include "server/route.h"
+#include "server/symq.h"
 
 /*
  * libmicrohttpd is loaded when a server starts (dlopen), not linked: with
@@ -180,7 +181,8 @@ struct zh_req {
 	int drain;	 /* refused before the body: it is read and dropped (refuse()) */
 	/* PUT of symbols */
 	struct zs_symbol_meta meta;
-	int only_new;
+	int only_new;	  /* If-None-Match: * (a GSYM: only when better than the stored one) */
+	const char *kept; /* a refused GSYM: the quality of those kept (X-ZT-Symbol-Quality) */
 	char desc[3 * ZR_MAX_DESCRIPTION + 1], file[3 * ZR_MAX_SYMBOL_FILE + 1];
 };
 
@@ -539,6 +541,8 @@ static enum MHD_Result send_error(struct zh_req *q, struct MHD_Connection *con, 
 					"Bearer realm=\"zt\"");
 	if (code == 405 && allow)
 		mh.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (code == 412 && q->kept)
+		mh.add_response_header(resp, "X-ZT-Symbol-Quality", q->kept);
 	if (code == 503) {
 		mh.add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "5");
 		mh.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -675,14 +679,15 @@ static int etag_matches(const char *inm, const char *etag)
 
 static void gsym_headers(struct zh_req *q, struct MHD_Response *resp, const struct zs_symfile *f)
 {
-	static const char *const quality[] = {"none", "basic", "full"};
 	char load[16 * 52 + 1] = "", has[64] = "";
 	unsigned i, bits = zs_symfile_has(q->h->store, q->r.id);
 	size_t n = 0;
 
-	mh.add_response_header(resp, "X-ZT-Symbol-Quality",
-			       quality[f->meta.quality >= 0 && f->meta.quality <= 2 ? f->meta.quality
-										    : 0]);
+	mh.add_response_header(
+		resp, "X-ZT-Symbol-Quality",
+		zs_quality_name(f->meta.quality >= ZS_Q_NONE && f->meta.quality <= ZS_Q_FULL
+					? f->meta.quality
+					: ZS_Q_NONE));
 	for (i = 0; i < f->meta.nr_segs; i++)
 		n += (size_t)snprintf(load + n, sizeof(load) - n, "%s%" PRIx64 ":%" PRIx64 ":%" PRIx64,
 				      i ? "," : "", f->meta.segs[i].off, f->meta.segs[i].vaddr,
@@ -1207,10 +1212,11 @@ static unsigned symbol_headers(struct zh_req *q, struct MHD_Connection *con)
 	const char *ld = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-Load");
 	const char *desc = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Description");
 	const char *file = mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Symbol-File");
-	int qv = ql ? zr_symbol_quality(ql) : 1;
+	/* not said: what the image holds (server/symq.h) */
+	int qv = ql ? zr_symbol_quality(ql) : -1;
 
 	memset(&q->meta, 0, sizeof(q->meta));
-	if (qv < 0) {
+	if (ql && qv < 0) {
 		snprintf(q->err, sizeof(q->err), "bad X-ZT-Symbol-Quality: full, basic or none");
 		return 400;
 	}
@@ -1244,6 +1250,25 @@ static unsigned symbol_headers(struct zh_req *q, struct MHD_Connection *con)
 	return 0;
 }
 
+/* The answer to a stored upload: {"id":..,"created":..} and for a GSYM the
+ * quality stored and, when it replaced symbols, theirs ("replaced"). */
+static void put_answer(struct zbuf *out, const char *id, const struct zs_symbol_put *put, int gsym)
+{
+	zbuf_put(out, "{\"id\":", 6);
+	zbuf_put_json_str(out, id);
+	zbuf_put(out, put->created ? ",\"created\":true" : ",\"created\":false",
+		 put->created ? 15 : 16);
+	if (gsym) {
+		zbuf_put(out, ",\"quality\":", 11);
+		zbuf_put_json_str(out, zs_quality_name(put->quality));
+		if (put->had >= 0) {
+			zbuf_put(out, ",\"replaced\":", 12);
+			zbuf_put_json_str(out, zs_quality_name(put->had));
+		}
+	}
+	zbuf_put(out, "}\n", 2);
+}
+
 static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 {
 	struct zh *h = q->h;
@@ -1273,8 +1298,16 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 	}
 	zbuf_init(&out);
 	if (q->r.route == ZR_SYMBOLS_MISSING) {
-		rc = zs_symbols_missing(h->store, (const char *)q->mem.data, q->mem.len, &out, msg,
-					sizeof(msg));
+		const char *want =
+			mh.lookup_connection_value(con, MHD_HEADER_KIND, "X-ZT-Want-Quality");
+		int wq = want ? zr_symbol_quality(want) : -1;
+
+		if (want && wq < 0) {
+			zbuf_release(&q->mem);
+			return fail(q, con, 400, "bad X-ZT-Want-Quality: full, basic or none");
+		}
+		rc = zs_symbols_below(h->store, (const char *)q->mem.data, q->mem.len, wq, &out,
+				      msg, sizeof(msg));
 		zbuf_release(&q->mem);
 		if (rc == -EINVAL || rc == -E2BIG)
 			return fail(q, con, rc == -E2BIG ? 413 : 400, "%s",
@@ -1284,23 +1317,24 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 		return send_zbuf(q, con, 200, "text/plain; charset=utf-8", &out);
 	}
 	if (q->r.route == ZR_SYMBOL_PUT || q->r.route == ZR_SYMFILE_PUT) {
-		int created = 0;
+		struct zs_symbol_put put = {0, -1, -1};
 
 		if (q->r.route == ZR_SYMBOL_PUT)
 			rc = zs_symbol_put_file(h->store, q->r.id, q->tmp, &q->meta, q->only_new,
-						&created, msg, sizeof(msg));
+						&put, msg, sizeof(msg));
 		else
 			rc = zs_symfile_put(h->store, q->r.id, q->r.kind, q->r.src, q->tmp,
-					    q->only_new, &created, msg, sizeof(msg));
+					    q->only_new, &put.created, msg, sizeof(msg));
 		q->tmp[0] = '\0'; /* taken over */
 		switch (rc) {
 		case 0:
-			zbuf_put(&out, "{\"id\":", 6);
-			zbuf_put_json_str(&out, q->r.id);
-			zbuf_put(&out, created ? ",\"created\":true}\n" : ",\"created\":false}\n",
-				 created ? 17 : 18);
-			return send_zbuf(q, con, created ? 201 : 200, "application/json", &out);
+			put_answer(&out, q->r.id, &put, q->r.route == ZR_SYMBOL_PUT);
+			return send_zbuf(q, con, put.created ? 201 : 200, "application/json", &out);
 		case -EEXIST:
+			if (q->r.route == ZR_SYMBOL_PUT && put.had >= 0) {
+				q->kept = zs_quality_name(put.had);
+				return fail(q, con, 412, "%s", msg);
+			}
 			return fail(q, con, 412, "the %s of %s is already stored",
 				    zs_kind_name(q->r.kind), q->r.id);
 		case -ENOENT: /* a debug file or source of an id the store has nothing for */

@@ -153,7 +153,7 @@ int zr_symbol_quality(const char *s)
 		return -1;
 	if (!strcmp(s, "full"))
 		return 2;
-	if (!strcmp(s, "basic"))
+	if (!strcmp(s, "basic") || !strcmp(s, "functions"))
 		return 1;
 	if (!strcmp(s, "none"))
 		return 0;

@@ -167,7 +167,8 @@ int zr_srcpath(const char *raw, size_t n, char **out, char *msg, size_t msglen);
  */
 int zr_pct_text(const char *in, size_t max, int basename, char *out, size_t outlen);
 
-/* Parse "X-ZT-Symbol-Quality" (full|basic|none) to symmod's level: 2 1 0; -1 bad. */
+/* Parse "X-ZT-Symbol-Quality" (full|basic|none; "functions" is basic) to
+ * symmod's level (server/symq.h): 2 1 0; -1 bad. */
 int zr_symbol_quality(const char *s);
 
 /* Decimal helpers: whole string, no sign for u64, range checked. 0 or -EINVAL. */

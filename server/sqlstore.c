@@ -22,6 +22,7 @@
 #include "libprof/text.h"
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
+#include "server/symq.h"
 #include "session/symstore.h"
 #include "symbolizer/sha256.h"
 
@@ -1711,13 +1712,39 @@ static int sym_size(sqlite3 *db, const char *id, uint64_t *size)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-static int sym_exists(sqlite3 *db, const char *id)
+/* The quality of id's symbols as catalogued into *q (when not NULL): 1,
+ * 0 when id has none, or -EIO. */
+static int sym_quality(sqlite3 *db, const char *id, int *q)
 {
-	return row_exists(db, "SELECT 1 FROM symbols WHERE id=?", id);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT quality FROM symbols WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && q)
+		*q = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int zs_sql_symbols_missing(struct zs_sql *s, const char *text, size_t len, struct zbuf *out,
-		       char *msg, size_t msglen)
+/* The same from a reader's connection: -ENOENT when id has none. */
+static int sym_quality_ro(struct zs_sql *s, const char *hex, int *q)
+{
+	sqlite3 *db;
+	int rc = zs_db_get(s, &db);
+
+	if (rc)
+		return rc;
+	rc = sym_quality(db, hex, q);
+	zs_db_put(s, db);
+	return rc == 1 ? 0 : rc ? rc : -ENOENT;
+}
+
+int zs_sql_symbols_below(struct zs_sql *s, const char *text, size_t len, int want, struct zbuf *out,
+			 char *msg, size_t msglen)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -1726,7 +1753,8 @@ int zs_sql_symbols_missing(struct zs_sql *s, const char *text, size_t len, struc
 
 	if ((err = zs_db_get(s, &db)))
 		return err;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM symbols WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT quality FROM symbols WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		zs_db_put(s, db);
 		return -EIO;
 	}
@@ -1756,13 +1784,20 @@ int zs_sql_symbols_missing(struct zs_sql *s, const char *text, size_t len, struc
 		zt_hex_encode(b.data, b.len, hex);
 		sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
-		sqlite3_reset(st);
 		if (rc == SQLITE_DONE) {
 			zbuf_put(out, hex, strlen(hex));
 			zbuf_put_u8(out, '\n');
 		} else if (rc != SQLITE_ROW) {
 			err = -EIO;
+		} else if (sqlite3_column_int(st, 0) < want) {
+			const char *q = zs_quality_name(sqlite3_column_int(st, 0));
+
+			zbuf_put(out, hex, strlen(hex));
+			zbuf_put_u8(out, ' ');
+			zbuf_put(out, q, strlen(q));
+			zbuf_put_u8(out, '\n');
 		}
+		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
 	zs_db_put(s, db);
@@ -1793,6 +1828,18 @@ int zs_sql_symbol_stat(struct zs_sql *s, const char *id, char etag[65])
 	}
 	zs_db_put(s, db);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
+int zs_sql_symbol_quality(struct zs_sql *s, const char *id)
+{
+	struct prof_build_id b;
+	char hex[41];
+	int q = -1, err;
+
+	if (canon_sym_id(id, hex, &b))
+		return -EINVAL;
+	err = sym_quality_ro(s, hex, &q);
+	return err ? err : q;
 }
 
 int zs_sql_symbol_get(struct zs_sql *s, const char *id, void **data, size_t *len)
@@ -1879,36 +1926,65 @@ static int meta_text(const struct zs_symbol_meta *m, const char *sum, struct zbu
 	return meta->err ? -ENOMEM : 0;
 }
 
+static int gsym_from_remote(struct zs_sql *s, const char *hex, int replace, const char *have_sum);
+
+/* Why an upload of quality q was refused: id keeps its had-quality symbols. */
+static void kept_msg(char *msg, size_t msglen, const char *hex, int had, int q)
+{
+	zt_say(msg, msglen, "the store keeps the %s symbols it has for %s (this upload: %s)%s",
+	       zs_quality_name(had), hex, zs_quality_name(q),
+	       had > q ? ": a worse upload replaces them only when forced" : "");
+}
+
+/* The quality stored of an upload's GSYM image img that says m->quality
+ * (-1: nothing): the lower of that and what the image holds; -EBADMSG. */
+static int upload_quality(const struct zt_image *img, const struct zs_symbol_meta *m, char *msg,
+			  size_t msglen)
+{
+	int judged = zs_gsym_quality(img->data, img->len);
+
+	if (judged < 0) {
+		zt_say(msg, msglen, "the GSYM image does not read back");
+		return -EBADMSG;
+	}
+	return zs_quality_stored(m->quality, judged);
+}
+
 /*
  * Put a GSYM. ready_meta: the meta text as the remote has it (a fetch from
  * the remote: nothing is put back there); else it is made from m and the
  * GSYM and meta are put to the remote before they are renamed into place.
- * drop: forget the symbolizer's frames of id, after the write lock is
- * released (the symbolizer holds its own lock while it stores here).
+ * only_better: only when id has no symbols or worse ones (-EEXIST). drop:
+ * forget the symbolizer's frames of id, after the write lock is released
+ * (the symbolizer holds its own lock while it stores here).
  */
 static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
-		      const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		      size_t msglen, int drop, const struct zbuf *ready_meta)
+		      const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *res,
+		      char *msg, size_t msglen, int drop, const struct zbuf *ready_meta)
 {
 	char hex[41], gpath[4096], mpath[4096], mtmp[4096] = "", sum[65], key[128];
 	const char *quality_src = m && m->source ? m->source : "uploaded";
 	/* a client's upload (not the symbolizer's, not the remote's copy):
-	 * within the symbol store's limits */
+	 * within the symbol store's limits, its quality judged */
 	int upload = drop && !ready_meta;
 	uint64_t gsize = 0, replaced = 0, limit;
 	const char *opt;
+	struct zs_symbol_put dummy;
+	struct zs_symbol_meta mq;
 	struct prof_build_id b;
 	struct zt_image img;
 	struct zbuf meta;
 	uint8_t md[32];
 	sqlite3_stmt *st;
-	int err, had = 0, rc;
+	int err, had = 0, had_q = -1, rc;
 
-	if (created)
-		*created = 0;
+	if (!res)
+		res = &dummy;
+	*res = (struct zs_symbol_put){0, -1, -1};
 	zt_say(msg, msglen, "%s", "");
 	zbuf_init(&meta);
-	if (canon_sym_id(id, hex, &b) || !m || m->quality < 0 || m->quality > 2 || m->nr_segs > 16) {
+	if (canon_sym_id(id, hex, &b) || !m || m->quality < (upload ? -1 : 0) || m->quality > 2 ||
+	    m->nr_segs > 16) {
 		zt_say(msg, msglen, "bad symbol id or metadata");
 		if (!zs_sql_map_tmp(s, tmp_path, &img)) {
 			zt_image_close(&img);
@@ -1921,7 +1997,10 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		return err == -EINVAL ? -EINVAL : -EIO;
 	}
 	gsize = img.len;
+	mq = *m;
 	err = symstore_check_gsym(img.data, img.len, &b, msg, msglen);
+	if (!err && upload && (mq.quality = upload_quality(&img, m, msg, msglen)) < 0)
+		err = mq.quality;
 	if (!err)
 		err = zt_sha256(img.data, img.len, md);
 	if (!err && upload)
@@ -1932,10 +2011,11 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		unlink(tmp_path);
 		return err;
 	}
+	res->quality = mq.quality;
 	zt_hex_encode(md, 32, sum);
 	if (ready_meta)
 		zbuf_put(&meta, ready_meta->data, ready_meta->len);
-	else if (meta_text(m, sum, &meta))
+	else if (meta_text(&mq, sum, &meta))
 		meta.err = 1;
 	if (meta.err) {
 		zbuf_release(&meta);
@@ -1948,31 +2028,45 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		goto out_nolock;
 	if (!ready_meta) {
 		snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
-		if (only_new && zs_sql_symbol_stat(s, hex, NULL) == -ENOENT && zs_remote_has(s, key)) {
+		err = sym_quality_ro(s, hex, &had_q);
+		/* the remote's copy is id's symbols too: fetched to be compared */
+		if (err == -ENOENT && only_better && zs_remote_has(s, key) &&
+		    (gsym_from_remote(s, hex, 0, NULL) || (err = sym_quality_ro(s, hex, &had_q)))) {
 			err = -EEXIST;
-			zt_say(msg, msglen, "the store has symbols for %s", hex);
+			zt_say(msg, msglen, "the remote symbol store has symbols for %s", hex);
+			goto out_nolock;
+		}
+		if (err == -ENOENT)
+			had_q = -1;
+		else if (err)
+			goto out_nolock;
+		err = 0;
+		if (only_better && had_q >= mq.quality) {
+			err = -EEXIST;
+			res->had = had_q;
+			kept_msg(msg, msglen, hex, had_q, mq.quality);
 			goto out_nolock;
 		}
 		/* the remote first (the meta, then the GSYM whose presence
 		 * means complete): a refused put leaves nothing anywhere */
-		if (!only_new || zs_sql_symbol_stat(s, hex, NULL) == -ENOENT) {
-			snprintf(key, sizeof(key), "symbols/gsym/%s.meta", hex);
-			if ((err = zs_remote_put(s, key, mtmp, msg, msglen)))
-				goto out_nolock;
-			snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
-			if ((err = zs_remote_put(s, key, tmp_path, msg, msglen)))
-				goto out_nolock;
-		}
+		snprintf(key, sizeof(key), "symbols/gsym/%s.meta", hex);
+		if ((err = zs_remote_put(s, key, mtmp, msg, msglen)))
+			goto out_nolock;
+		snprintf(key, sizeof(key), "symbols/gsym/%s.gsym", hex);
+		if ((err = zs_remote_put(s, key, tmp_path, msg, msglen)))
+			goto out_nolock;
 	}
 	pthread_mutex_lock(&s->wlock);
-	had = sym_exists(s->wdb, hex);
+	had_q = -1;
+	had = sym_quality(s->wdb, hex, &had_q);
 	if (had < 0) {
 		err = -EIO;
 		goto out;
 	}
-	if (had && only_new) {
+	res->had = had ? had_q : -1;
+	if (had && only_better && had_q >= mq.quality) {
 		err = -EEXIST;
-		zt_say(msg, msglen, "the store has symbols for %s", hex);
+		kept_msg(msg, msglen, hex, had_q, mq.quality);
 		goto out;
 	}
 	if (had && (err = sym_size(s->wdb, hex, &replaced)))
@@ -1992,7 +2086,7 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 
 		sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, sum, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, m->quality);
+		sqlite3_bind_int(st, 3, mq.quality);
 		sqlite3_bind_int64(st, 4, stat(tmp_path, &sb) ? 0 : (int64_t)sb.st_size);
 		sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
 		sqlite3_bind_text(st, 6, quality_src, -1, SQLITE_STATIC);
@@ -2014,8 +2108,7 @@ static int symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
 		err = db_err(s->wdb, rc);
 		goto out_files;
 	}
-	if (created)
-		*created = !had;
+	res->created = !had;
 	zs_sql_symbytes_add(s, (int64_t)gsize - (int64_t)replaced);
 	goto out;
 out_files:
@@ -2038,17 +2131,17 @@ out_nolock:
 }
 
 int zs_sql_symbol_put(struct zs_sql *s, const char *id, const char *tmp_path,
-		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		       size_t msglen)
+		      const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *r,
+		      char *msg, size_t msglen)
 {
-	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 1, NULL);
+	return symbol_put(s, id, tmp_path, m, only_better, r, msg, msglen, 1, NULL);
 }
 
 int zs_sql_symbol_put_nodrop(struct zs_sql *s, const char *id, const char *tmp_path,
-			 const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-			 size_t msglen)
+			     const struct zs_symbol_meta *m, int only_better,
+			     struct zs_symbol_put *r, char *msg, size_t msglen)
 {
-	return symbol_put(s, id, tmp_path, m, only_new, created, msg, msglen, 0, NULL);
+	return symbol_put(s, id, tmp_path, m, only_better, r, msg, msglen, 0, NULL);
 }
 
 /* ---- GSYM files for GET and HEAD, and the remote's copies ---------------------------- */

@@ -96,19 +96,23 @@ const char *zs_profile_host(const struct zs_norm *n, const struct zs_label *labe
 
 /* ---- symbols (server/store.h's zs_symbol* and zs_symfile* on this store) ---- */
 
-int zs_sql_symbols_missing(struct zs_sql *q, const char *text, size_t len, struct zbuf *out,
-			   char *msg, size_t msglen);
+int zs_sql_symbols_below(struct zs_sql *q, const char *text, size_t len, int want, struct zbuf *out,
+			 char *msg, size_t msglen);
 int zs_sql_symbol_stat(struct zs_sql *q, const char *id, char etag[65]);
+/* The quality of id's GSYM (server/symq.h), -ENOENT when it has none,
+ * -EINVAL, -EIO. */
+int zs_sql_symbol_quality(struct zs_sql *q, const char *id);
 int zs_sql_symbol_get(struct zs_sql *q, const char *id, void **data, size_t *len);
 /* zs_symbol_put_file: cached frames of id dropped (the drop hook). */
 int zs_sql_symbol_put(struct zs_sql *q, const char *id, const char *tmp_path,
-		      const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		      size_t msglen);
-/* The same without the drop: for the symbolizer cache itself, storing
- * what it fetched (it holds its lock). */
+		      const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *r,
+		      char *msg, size_t msglen);
+/* The same without the drop, m->quality taken as it is (0..2): for the
+ * symbolizer cache itself, storing what it made or fetched (it holds its
+ * lock). */
 int zs_sql_symbol_put_nodrop(struct zs_sql *q, const char *id, const char *tmp_path,
-			     const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-			     size_t msglen);
+			     const struct zs_symbol_meta *m, int only_better,
+			     struct zs_symbol_put *r, char *msg, size_t msglen);
 int zs_sql_symfile_admit(struct zs_sql *q, const char *id, enum zs_kind kind, const char *src,
 			 uint64_t size, uint64_t *limit, const char **limit_opt, char *msg,
 			 size_t msglen);
@@ -205,9 +209,12 @@ int zs_symbol_open(struct zs_sql *q, const char *id, struct zs_symfile *f);
 void zs_symbol_fetch_remote(struct zs_sql *q, const char *hex);
 /* A GSYM made of the debug file (else the executable) the store keeps for
  * hex, fetched first from the debuginfod upstreams when it has none and
- * debuginfod is set; kept in the store. 0 when stored, else a negative
- * errno (-ENOENT: no file to make it of). Called with the symbol cache's
- * lock held: the store's put does not drop. */
+ * debuginfod is set; kept in the store when hex has no GSYM or a worse
+ * one. 0 when stored, else a negative errno (-ENOENT: no file to make it
+ * of; -EEXIST: hex's GSYM is as good). Called with the symbol cache's lock
+ * held: the store's put does not drop. (An upload of a debug file, or an
+ * executable with DWARF, for an id whose GSYM is below full makes one too,
+ * and drops.) */
 int zs_symbol_make(struct zs_sql *q, const char *hex, int debuginfod);
 /* The local path of id's file of kind when it is stored (malloc'ed), or
  * NULL: for the symbolizer, which makes a GSYM of a stored debug file. */

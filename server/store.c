@@ -213,7 +213,13 @@ int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb,
 int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct zbuf *out,
 		       char *msg, size_t msglen)
 {
-	return zs_sql_symbols_missing(s->sql, text, len, out, msg, msglen);
+	return zs_sql_symbols_below(s->sql, text, len, -1, out, msg, msglen);
+}
+
+int zs_symbols_below(struct zs_store *s, const char *text, size_t len, int want, struct zbuf *out,
+		     char *msg, size_t msglen)
+{
+	return zs_sql_symbols_below(s->sql, text, len, want, out, msg, msglen);
 }
 
 int zs_symbol_stat(struct zs_store *s, const char *id, char etag[65])
@@ -227,10 +233,10 @@ int zs_symbol_get(struct zs_store *s, const char *id, void **data, size_t *len)
 }
 
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
-		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		       size_t msglen)
+		       const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *r,
+		       char *msg, size_t msglen)
 {
-	return zs_sql_symbol_put(s->sql, id, tmp_path, m, only_new, created, msg, msglen);
+	return zs_sql_symbol_put(s->sql, id, tmp_path, m, only_better, r, msg, msglen);
 }
 
 int zs_symfile_admit(struct zs_store *s, const char *id, enum zs_kind kind, const char *src,

@@ -193,18 +193,28 @@ int zs_profile_delete(struct zs_store *s, const char *id);
 
 /* ---- symbols ---------------------------------------------------------------- */
 
+/* The quality of symbols (full, basic, none) and the rule the store keeps
+ * between uploads of different qualities: server/symq.h. */
+
 /* Of the hex ids in text (one per line), append to out those without
  * symbols, one per line. -EINVAL for a line that is not 2..40 hex digits
  * (msg says which), -E2BIG past 100000 lines. */
 int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct zbuf *out,
 		       char *msg, size_t msglen);
+/* The same, and with want (ZS_Q_*; -1: none) the ids whose symbols are
+ * below it too, each as "ID QUALITY" ("0a1b... basic"): what a client
+ * that has want-quality symbols could improve. */
+int zs_symbols_below(struct zs_store *s, const char *text, size_t len, int want, struct zbuf *out,
+		     char *msg, size_t msglen);
 /* Whether id has symbols; etag (65 bytes) gets the sha256 of its GSYM. 0, -ENOENT, -EINVAL. */
 int zs_symbol_stat(struct zs_store *s, const char *id, char etag[65]);
 /* The GSYM image of id, malloc'ed. 0, -ENOENT, -EINVAL. */
 int zs_symbol_get(struct zs_store *s, const char *id, void **data, size_t *len);
 
 struct zs_symbol_meta {
-	int quality; /* symmod's enum symq: 0 none, 1 basic, 2 full */
+	/* server/symq.h's ZS_Q_*: 0 none, 1 basic, 2 full (symmod's enum
+	 * symq); -1: not said (an upload without X-ZT-Symbol-Quality) */
+	int quality;
 	/* the load segments (X-ZT-Symbol-Load): file offset, vaddr, size */
 	struct {
 		uint64_t off, vaddr, size;
@@ -220,17 +230,30 @@ struct zs_symbol_meta {
 /* Parse "OFF:VADDR:SIZE,..." (hex, at most 16) into m. 0, -EINVAL. */
 int zs_symbol_meta_parse_load(const char *s, struct zs_symbol_meta *m);
 
+/* What a put of symbols did, or found (zs_symbol_put_file). */
+struct zs_symbol_put {
+	int created; /* 1: id had no symbols before */
+	int quality; /* the quality stored (of the upload: see below) */
+	int had;     /* the quality id's symbols had before, -1: none; with
+		      * -EEXIST, the quality of those kept */
+};
+
 /*
  * Store the GSYM image at tmp_path (taken over as by zs_ingest_file) as
- * id's symbols: checked to be a valid GSYM v1 whose UUID is id. only_new:
- * refuse when id has symbols (-EEXIST); else replace (*created tells).
- * Cached symbolized frames of id are dropped. -EBADMSG (msg), -EINVAL,
- * -EEXIST, -EFBIG (past --max-symbols-per-id or --max-symbol-store, msg
- * names it), -ENOSPC.
+ * id's symbols: checked to be a valid GSYM v1 whose UUID is id. Its
+ * quality is the lower of what m says (m->quality -1: nothing) and what
+ * the image holds (zs_gsym_quality: a "full" upload without one file:line
+ * row is stored as basic). only_better: store it only when id has no
+ * symbols or worse ones (a remote's copy counts as id's), else refuse
+ * (-EEXIST, msg says which were kept); 0: replace whatever id has. r (may
+ * be NULL) says what was done. Cached symbolized frames of id are
+ * dropped, so the profiles that used them are symbolized anew. -EBADMSG
+ * (msg), -EINVAL, -EEXIST, -EFBIG (past --max-symbols-per-id or
+ * --max-symbol-store, msg names it), -ENOSPC.
  */
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
-		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		       size_t msglen);
+		       const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *r,
+		       char *msg, size_t msglen);
 
 /* ---- symbol files of every kind (server/symfiles.c) ------------------------ */
 

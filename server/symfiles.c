@@ -351,6 +351,8 @@ static int tmp_text(struct zs_sql *s, const char *text, char *path, size_t n)
 
 enum { FROM_UPLOAD, FROM_REMOTE, FROM_UPSTREAM };
 
+static int make_gsym(struct zs_sql *s, const char *hex, int debuginfod, int drop);
+
 static int put(struct zs_sql *s, const char *id, enum zs_kind kind, const char *src,
 	       const char *tmp_path, int only_new, int *created, int from, char *msg, size_t msglen)
 {
@@ -489,6 +491,17 @@ unlock:
 	 * symbolizer itself stores the others, holding its lock) */
 	if (!err && from == FROM_UPLOAD && kind != ZS_KIND_SOURCE)
 		zs_sql_drop(s, &b);
+	/* DWARF for an id whose GSYM has less (names from a push): the
+	 * store keeps the best symbols it has been given, so a GSYM made of
+	 * it replaces that one, and its profiles are symbolized anew */
+	if (!err && from == FROM_UPLOAD && dwarf && zs_sql_symbol_quality(s, hex) >= 0 &&
+	    zs_sql_symbol_quality(s, hex) < SYMSTORE_FULL) {
+		int e = make_gsym(s, hex, 0, 1);
+
+		if (e && e != -EEXIST)
+			zt_warn("cannot make the symbols of %s of its %s: %s", hex,
+				zs_kind_name(kind), strerror(-e));
+	}
 out:
 	if (fd >= 0)
 		close(fd);
@@ -737,12 +750,14 @@ static unsigned elf_segments(const char *path, struct zs_symbol_meta *m)
 	return n;
 }
 
-int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
+/* zs_symbol_make; drop: forget the symbolizer's frames of hex when stored
+ * (not from the symbolizer, which holds its lock). */
+static int make_gsym(struct zs_sql *s, const char *hex, int debuginfod, int drop)
 {
 	struct zs_symbol_meta meta = { 0 };
 	char *path, *exe, tmp[4096];
 	int q = SYMSTORE_NONE;
-	int err, fd, created, fetched = 0;
+	int err, fd, fetched = 0;
 
 	path = zs_symfile_local_path(s, hex, ZS_KIND_DEBUGINFO);
 	if (!path && debuginfod && !zs_sql_symfile_upstream(s, hex, ZS_KIND_DEBUGINFO, NULL)) {
@@ -780,5 +795,17 @@ int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
 	}
 	meta.quality = q;
 	meta.source = fetched ? "debuginfod" : "stored debug file";
-	return zs_sql_symbol_put_nodrop(s, hex, tmp, &meta, 1, &created, NULL, 0);
+	err = zs_sql_symbol_put_nodrop(s, hex, tmp, &meta, 1, NULL, NULL, 0);
+	if (!err && drop) {
+		struct prof_build_id b;
+
+		if (!prof_build_id_from_hex(hex, strlen(hex), &b))
+			zs_sql_drop(s, &b);
+	}
+	return err;
+}
+
+int zs_symbol_make(struct zs_sql *s, const char *hex, int debuginfod)
+{
+	return make_gsym(s, hex, debuginfod, 0);
 }

@@ -1438,3 +1438,20 @@ int gsym_lookup(const struct gsym *g, uint64_t addr, struct fi_result *r)
 	}
 	return err;
 }
+
+int gsym_has_lines(const struct gsym *g)
+{
+	uint32_t i, n = gsym_nr_funcs(g);
+
+	for (i = 0; i < n; i++) {
+		struct fi_result r;
+		const char *name;
+		uint64_t start;
+		uint32_t size;
+
+		if (!gsym_func(g, i, &start, &size, &name) && !gsym_lookup(g, start, &r) && r.n &&
+		    r.locs[0].line)
+			return 1;
+	}
+	return 0;
+}

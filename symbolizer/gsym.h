@@ -102,6 +102,9 @@ uint32_t gsym_nr_funcs(const struct gsym *g);
 /* Entry i (< gsym_nr_funcs): start address, size (0: sizeless) and name
  * (borrowed). Returns 0, -ERANGE or -EBADMSG. */
 int gsym_func(const struct gsym *g, uint32_t i, uint64_t *start, uint32_t *size, const char **name);
+/* Whether any function of g has a file:line row (its symbols are "full",
+ * not names only). */
+int gsym_has_lines(const struct gsym *g);
 /* The header's base address. */
 uint64_t gsym_base_addr(const struct gsym *g);
 /* The UUID (build ID): a pointer into the image's header, *len bytes (0..20). */

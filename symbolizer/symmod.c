@@ -546,19 +546,9 @@ static int file_matches(const char *path, const struct prof_build_id *bid)
  * when any function has a file:line row. */
 static enum symq image_quality(const struct gsym *g)
 {
-	uint32_t i, n = gsym_nr_funcs(g);
-
-	for (i = 0; i < n; i++) {
-		struct fi_result r;
-		const char *name;
-		uint64_t start;
-		uint32_t size;
-
-		if (!gsym_func(g, i, &start, &size, &name) && !gsym_lookup(g, start, &r) && r.n &&
-		    r.locs[0].line)
-			return SYMQ_FULL;
-	}
-	return n ? SYMQ_BASIC : SYMQ_NONE;
+	if (gsym_has_lines(g))
+		return SYMQ_FULL;
+	return gsym_nr_funcs(g) ? SYMQ_BASIC : SYMQ_NONE;
 }
 
 /* The last source: a remote symbol database (the team server), when the

@@ -40,6 +40,7 @@ struct zs_store {
 	unsigned char last[1 << 16];
 	size_t last_len;
 	char syms[8][41];
+	int symq[8]; /* their quality */
 	size_t nr_syms;
 };
 
@@ -152,15 +153,47 @@ int zs_profile_delete(struct zs_store *s, const char *id)
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
-int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct zbuf *out,
-		       char *msg, size_t msglen)
+/* The fake's symbols: the index of id's, or -1. */
+static int sym_index(struct zs_store *s, const char *id, size_t n)
 {
+	for (size_t i = 0; i < s->nr_syms; i++)
+		if (strlen(s->syms[i]) == n && !strncmp(s->syms[i], id, n))
+			return (int)i;
+	return -1;
+}
+/* the text back, each line an id; with want, those the fake has below it
+ * as "ID QUALITY", those it has as good left out */
+int zs_symbols_below(struct zs_store *s, const char *text, size_t len, int want, struct zbuf *out,
+		     char *msg, size_t msglen)
+{
+	static const char *const qn[] = {"none", "basic", "full"};
+	size_t off = 0;
+
 	if (len && text[0] == 'x') {
 		snprintf(msg, msglen, "line 1: not a hex id");
 		return -EINVAL;
 	}
-	zbuf_put(out, text, len);
+	while (off < len) {
+		const char *l = text + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off;
+		int i = sym_index(s, l, n);
+
+		off += n + 1;
+		if (i >= 0 && s->symq[i] >= want)
+			continue;
+		zbuf_put(out, l, n);
+		if (i >= 0) {
+			zbuf_put_u8(out, ' ');
+			zbuf_put(out, qn[s->symq[i]], strlen(qn[s->symq[i]]));
+		}
+		zbuf_put_u8(out, '\n');
+	}
 	return 0;
+}
+int zs_symbols_missing(struct zs_store *s, const char *text, size_t len, struct zbuf *out,
+		       char *msg, size_t msglen)
+{
+	return zs_symbols_below(s, text, len, -1, out, msg, msglen);
 }
 int zs_symbol_stat(struct zs_store *s, const char *id, char etag[65])
 {
@@ -186,21 +219,28 @@ int zs_symbol_meta_parse_load(const char *str, struct zs_symbol_meta *m)
 {
 	return strcmp(str, "1000:401000:2000") ? -EINVAL : 0;
 }
+/* a quality not said is full (what the fake's "GSYM" holds); only_better
+ * keeps what is as good */
 int zs_symbol_put_file(struct zs_store *s, const char *id, const char *tmp_path,
-		       const struct zs_symbol_meta *m, int only_new, int *created, char *msg,
-		       size_t msglen)
+		       const struct zs_symbol_meta *m, int only_better, struct zs_symbol_put *r,
+		       char *msg, size_t msglen)
 {
-	char e[65];
+	int q = m->quality < 0 ? 2 : m->quality, i = sym_index(s, id, strlen(id));
 
 	unlink(tmp_path);
-	if (!zs_symbol_stat(s, id, e)) {
-		if (only_new)
-			return -EEXIST;
-		*created = 0;
-		return 0;
+	r->quality = q;
+	r->had = i >= 0 ? s->symq[i] : -1;
+	r->created = i < 0;
+	if (i >= 0 && only_better && s->symq[i] >= q) {
+		snprintf(msg, msglen, "the store keeps the %s symbols it has for %s",
+			 s->symq[i] == 2 ? "full" : "worse", id);
+		return -EEXIST;
 	}
-	snprintf(s->syms[s->nr_syms++], 41, "%s", id);
-	*created = 1;
+	if (i < 0) {
+		i = (int)s->nr_syms++;
+		snprintf(s->syms[i], 41, "%s", id);
+	}
+	s->symq[i] = q;
 	return 0;
 }
 /* symbol files: the GSYM as above ("GSYM" in a file, streamed from its
@@ -223,7 +263,7 @@ int zs_symfile_open(struct zs_store *s, const char *id, enum zs_kind kind, const
 	f->fd = dup(fileno(t));
 	fclose(t);
 	f->size = 4;
-	f->meta.quality = 2;
+	f->meta.quality = s->symq[sym_index(s, id, strlen(id))];
 	f->meta.nr_segs = 1;
 	f->meta.segs[0].off = 0x1000;
 	f->meta.segs[0].vaddr = 0x401000;
@@ -690,7 +730,11 @@ static void test_symbols(void **state)
 			     "X-ZT-Symbol-Load: 1000:401000:2000"),
 			 201);
 	assert_int_equal(req(&r, "PUT", p, "pushtok", "GSYM", 4, 0, "If-None-Match: *", NULL), 412);
+	assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: full"));
+	assert_non_null(strstr(r.body, "keeps the full symbols"));
 	assert_int_equal(req(&r, "PUT", p, "symtok", "GSYM", 4, 0, NULL, NULL), 200);
+	assert_non_null(
+		strstr(r.body, "\"created\":false,\"quality\":\"full\",\"replaced\":\"full\""));
 	assert_int_equal(req(&r, "HEAD", p, "pushtok", NULL, 0, 0, NULL, NULL), 200);
 	assert_non_null(strstr(r.hdrs, "ETag: \"eeee"));
 	assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: full"));
@@ -711,6 +755,51 @@ static void test_symbols(void **state)
 			 400);
 	assert_int_equal(req(&r, "PUT", p, "symtok", "GSYM", 4, 0, "X-ZT-Symbol-File: a%2fb", NULL),
 			 400);
+	/* the better upload wins, a worse or equal one is refused (412 with the
+	 * quality kept), a forced one replaces whatever is there */
+	{
+		const char *id2 = "00112233445566778899aabbccddeeff00112233";
+		const char *p2 = "/api/v1/symbols/00112233445566778899aabbccddeeff00112233";
+		char text[64];
+
+		assert_int_equal(req(&r, "PUT", p2, "pushtok", "GSYM", 4, 0, "If-None-Match: *",
+				     "X-ZT-Symbol-Quality: basic"),
+				 201);
+		assert_non_null(strstr(r.body, "\"created\":true,\"quality\":\"basic\"}"));
+		snprintf(text, sizeof(text), "%s\nab\n", id2);
+		assert_int_equal(req(&r, "POST", "/api/v1/symbols/missing", "pushtok", text,
+				     strlen(text), 0, "X-ZT-Want-Quality: full", NULL),
+				 200);
+		assert_non_null(
+			strstr(r.body, "00112233445566778899aabbccddeeff00112233 basic\nab\n"));
+		assert_int_equal(req(&r, "POST", "/api/v1/symbols/missing", "pushtok", text,
+				     strlen(text), 0, "X-ZT-Want-Quality: basic", NULL),
+				 200);
+		assert_string_equal(r.body, "ab\n");
+		assert_int_equal(req(&r, "POST", "/api/v1/symbols/missing", "pushtok", text,
+				     strlen(text), 0, "X-ZT-Want-Quality: best", NULL),
+				 400);
+		assert_int_equal(req(&r, "PUT", p2, "pushtok", "GSYM", 4, 0, "If-None-Match: *",
+				     "X-ZT-Symbol-Quality: functions"),
+				 412);
+		assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: basic"));
+		assert_int_equal(req(&r, "PUT", p2, "pushtok", "GSYM", 4, 0, "If-None-Match: *",
+				     "X-ZT-Symbol-Quality: full"),
+				 200);
+		assert_non_null(strstr(r.body, "\"quality\":\"full\",\"replaced\":\"basic\""));
+		assert_int_equal(req(&r, "HEAD", p2, "readtok", NULL, 0, 0, NULL, NULL), 200);
+		assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: full"));
+		assert_int_equal(req(&r, "PUT", p2, "pushtok", "GSYM", 4, 0, "If-None-Match: *",
+				     "X-ZT-Symbol-Quality: basic"),
+				 412);
+		assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: full"));
+		assert_int_equal(req(&r, "PUT", p2, "symtok", "GSYM", 4, 0,
+				     "X-ZT-Symbol-Quality: basic", NULL),
+				 200);
+		assert_non_null(strstr(r.body, "\"quality\":\"basic\",\"replaced\":\"full\""));
+		assert_int_equal(req(&r, "HEAD", p2, "readtok", NULL, 0, 0, NULL, NULL), 200);
+		assert_non_null(strstr(r.hdrs, "X-ZT-Symbol-Quality: basic"));
+	}
 	/* the other kinds and the debuginfod routes */
 	assert_int_equal(req(&r, "PUT", "/api/v1/symbols/abcd/debuginfo", "symtok", "nope", 4, 0,
 			     NULL, NULL),

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/fakesrc.h"
+#include "tests/unit/httpserv.h"
 #include "tests/unit/testutil.h"
 
 #include "formats/perfwrite.h"
@@ -360,6 +361,80 @@ static void test_symbols(void **state)
 	buildid_cache_release(&cache);
 }
 
+/* The quality of symbols on the wire: symbols/missing's answer lines
+ * ("ID" none, "ID QUALITY" worse than full, unnamed: full) and what a
+ * PUT's answer says (the quality stored, replaced, or kept with 412). */
+static void test_quality(void **state)
+{
+	static const char missing[] = "0a0a\r\n0b0b basic\n0c0c sparkling\n0e0e none\n";
+	struct answer script[] = {
+		{200, NULL, missing, 0},
+		{200, NULL,
+		 "{\"id\":\"0a0a\",\"created\":false,\"quality\":\"full\",\"replaced\":\"basic\"}"
+		 "\n",
+		 0},
+		{412, "X-ZT-Symbol-Quality: full\r\n", "{\"error\":\"kept\"}\n", 0},
+		{201, NULL, "{\"id\":\"0a0a\",\"created\":true}\n", 0},
+	};
+	struct push_module mods[5] = {{{2, {0x0a, 0x0a}}, "a"},
+				      {{2, {0x0b, 0x0b}}, "b"},
+				      {{2, {0x0c, 0x0c}}, "c"},
+				      {{2, {0x0d, 0x0d}}, "d"},
+				      {{2, {0x0e, 0x0e}}, "e"}};
+	struct push_symbols sym = {.image = "GSYM", .len = 4, .q = SYMQ_FULL, .quality = "full"};
+	struct push_put_answer pa;
+	struct zt_http_opts o = {NULL};
+	struct zt_http_resp r;
+	struct zt_http *h;
+	struct server srv;
+	int8_t have[5];
+	char url[64], msg[256];
+	int i;
+
+	(void)state;
+	assert_string_equal(push_quality_name(SYMQ_NONE), "none");
+	assert_string_equal(push_quality_name(SYMQ_BASIC), "basic");
+	assert_string_equal(push_quality_name(SYMQ_FULL), "full");
+	assert_string_equal(push_quality_name(-1), "?");
+	assert_int_equal(push_quality_parse("full"), SYMQ_FULL);
+	assert_int_equal(push_quality_parse("functions"), SYMQ_BASIC);
+	assert_int_equal(push_quality_parse("none"), SYMQ_NONE);
+	assert_int_equal(push_quality_parse("great"), -1);
+
+	server_start(&srv, script, 4);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", srv.port);
+	o.base_url = url;
+	o.tries = 1;
+	assert_int_equal(zt_http_new(&o, &h, msg, sizeof(msg)), 0);
+	zt_http_resp_init(&r);
+	assert_int_equal(push_missing(h, mods, 5, have, &r, msg, sizeof(msg)), 0);
+	assert_string_equal(srv.first_line[0], "POST /api/v1/symbols/missing HTTP/1.1");
+	assert_string_equal(srv.body[0], "0a0a\n0b0b\n0c0c\n0d0d\n0e0e\n");
+	assert_int_equal(have[0], -1);	       /* none */
+	assert_int_equal(have[1], SYMQ_BASIC); /* worse than full */
+	assert_int_equal(have[2], SYMQ_FULL);  /* a word not known: not used */
+	assert_int_equal(have[3], SYMQ_FULL);  /* not named: full */
+	assert_int_equal(have[4], SYMQ_NONE);
+	for (i = 0; i < 3; i++) {
+		zt_http_resp_release(&r);
+		zt_http_resp_init(&r);
+		assert_int_equal(
+			push_put_symbols(h, &mods[0].id, &sym, 0, NULL, &r, msg, sizeof(msg)), 0);
+		push_put_answer(&r, &pa);
+		if (i == 0) /* better than the server's: stored over them */
+			assert_true(pa.stored == SYMQ_FULL && pa.replaced == SYMQ_BASIC &&
+				    pa.kept == -1);
+		else if (i == 1) /* the server keeps its own */
+			assert_true(pa.stored == -1 && pa.replaced == -1 && pa.kept == SYMQ_FULL);
+		else /* an older server's answer says nothing of qualities */
+			assert_true(pa.stored == -1 && pa.replaced == -1 && pa.kept == -1);
+	}
+	assert_string_equal(srv.first_line[1], "PUT /api/v1/symbols/0a0a HTTP/1.1");
+	zt_http_resp_release(&r);
+	zt_http_free(h);
+	server_stop(&srv);
+}
+
 /* ---- the configuration file ---------------------------------------------- */
 
 static void test_config(void **state)
@@ -506,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_image),	cmocka_unit_test(test_image_perf),
 		cmocka_unit_test(test_modules), cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_config),	cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_quality),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

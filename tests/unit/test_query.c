@@ -179,13 +179,13 @@ static void put_sym(struct zs_store *s, const char *gsym, const char *load)
 {
 	struct zs_symbol_meta m = { .quality = 2 };
 	char tmp[600], msg[256];
-	int created;
+	struct zs_symbol_put put;
 
 	assert_int_equal(zs_symbol_meta_parse_load(load, &m), 0);
 	snprintf(tmp, sizeof(tmp), "%s/sym", zs_store_tmpdir(s));
 	assert_int_equal(run("cp %s %s", gsym, tmp), 0);
-	if (zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f1011121314", tmp, &m, 0, &created,
-			       msg, sizeof(msg)))
+	if (zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f1011121314", tmp, &m, 0, &put, msg,
+			       sizeof(msg)))
 		fail_msg("%s", msg);
 }
 
@@ -268,6 +268,64 @@ static void test_symbolized(void **state)
 	zs_store_close(s);
 }
 
+/* An upload of the id's GSYM (quality q said) without --force: 0 or -EEXIST. */
+static int put_better(struct zs_store *s, const char *gsym, const char *load, int q)
+{
+	struct zs_symbol_meta m = {.quality = q};
+	struct zs_symbol_put put;
+	char tmp[600], msg[256];
+
+	assert_int_equal(zs_symbol_meta_parse_load(load, &m), 0);
+	snprintf(tmp, sizeof(tmp), "%s/sym", zs_store_tmpdir(s));
+	assert_int_equal(run("cp %s %s", gsym, tmp), 0);
+	return zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f1011121314", tmp, &m, 1, &put,
+				  msg, sizeof(msg));
+}
+
+/* Names first (a stripped binary's push), then full symbols without
+ * --force: the views show file:line at once; names again change nothing. */
+static void test_better_symbols(void **state)
+{
+	static struct zs_selection sel;
+	struct zs_store *s = open_store("better");
+	struct srv_rec_opts o = {.bid = &sym_bid};
+	struct symmod_opts so = {.no_debuginfod = 1, .no_dwarf = 1};
+	char prog[600], full[600], basic[600], load[64];
+	uint64_t off;
+	struct zbuf b;
+	enum symq q;
+
+	snprintf(prog, sizeof(prog), "%s/pb", dir);
+	snprintf(full, sizeof(full), "%s/pb.gsym", dir);
+	snprintf(basic, sizeof(basic), "%s/pb-basic.gsym", dir);
+	make_gsym(prog, full, "zt_q_better");
+	assert_int_equal(symmod_extract(&so, prog, basic, &q), 0);
+	assert_int_equal(q, SYMQ_BASIC);
+	assert_int_equal(file_offset(prog, "zt_q_better", &off, NULL), 0);
+	o.off_a = off + 1;
+	ingest(s, &o, NULL, 0, NULL);
+	snprintf(load, sizeof(load), "0:0:%llx", 1ull << 24);
+	assert_int_equal(put_better(s, basic, load, 1), 0);
+	zbuf_init(&b);
+	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
+	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_better\",\"module\":\"app\",\"self\":0,"
+					 "\"children\":3}"));
+	assert_int_equal(put_better(s, full, load, 2), 0);
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
+	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_better\",\"module\":\"app\",\"self\":0,"
+					 "\"children\":3,\"file\":\""));
+	assert_int_equal(put_better(s, basic, load, 1), -EEXIST);
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
+	assert_non_null(strstr(text(&b), ";zt_q_better;kfunc 3\n"));
+	zbuf_reset(&b);
+	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
+	assert_non_null(strstr(text(&b), "\"children\":3,\"file\":\""));
+	zbuf_release(&b);
+	zs_store_close(s);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -316,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merged),
 		cmocka_unit_test(test_symbolized),
+		cmocka_unit_test(test_better_symbols),
 		cmocka_unit_test(test_many),
 	};
 

@@ -362,7 +362,9 @@ static void test_numbers(void **state)
 	assert_int_equal(zr_symbol_quality("full"), 2);
 	assert_int_equal(zr_symbol_quality("basic"), 1);
 	assert_int_equal(zr_symbol_quality("none"), 0);
+	assert_int_equal(zr_symbol_quality("functions"), 1); /* DESIGN.md's word for basic */
 	assert_int_equal(zr_symbol_quality("Full"), -1);
+	assert_int_equal(zr_symbol_quality(""), -1);
 	assert_true(zr_hex_ok("ab", 2, 40));
 	assert_false(zr_hex_ok("a", 2, 40));
 	assert_false(zr_hex_ok("aB", 2, 40));

@@ -15,9 +15,11 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include "libprof/fileio.h"
 #include "server/blobstore.h"
 #include "server/query.h"
 #include "server/store.h"
+#include "server/symq.h"
 #include "symbolizer/symmod.h"
 #include "tests/unit/srvdata.h"
 #include "tests/unit/testutil.h"
@@ -382,7 +384,7 @@ static void test_symbols(void **state)
 	struct zbuf out;
 	void *img;
 	size_t len;
-	int created;
+	struct zs_symbol_put put;
 
 	assert_int_equal(zs_symbol_meta_parse_load("1000:1000:2000,0:0:10", &m), 0);
 	assert_int_equal(m.nr_segs, 2);
@@ -399,8 +401,8 @@ static void test_symbols(void **state)
 	zbuf_init(&out);
 	assert_int_equal(zs_symbols_missing(s, id, strlen(id), &out, msg, sizeof(msg)), 0);
 	assert_int_equal(out.len, 41);
-	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 1, &created, msg, sizeof(msg)), 0);
-	assert_int_equal(created, 1);
+	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	assert_int_equal(put.created, 1);
 	assert_int_equal(zs_symbol_stat(s, id, etag), 0);
 	assert_int_equal(strlen(etag), 64);
 	assert_int_equal(zs_symbol_get(s, id, &img, &len), 0);
@@ -412,15 +414,15 @@ static void test_symbols(void **state)
 	assert_int_equal(zs_symbols_missing(s, "xyz\n", 4, &out, msg, sizeof(msg)), -EINVAL);
 	/* only new: refused; a wrong id: refused */
 	run("cp %s %s", gsym, tmp);
-	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 1, &created, msg, sizeof(msg)), -EEXIST);
+	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 1, &put, msg, sizeof(msg)), -EEXIST);
 	run("cp %s %s", gsym, tmp);
-	assert_int_equal(zs_symbol_put_file(s, "abcdef", tmp, &m, 0, &created, msg, sizeof(msg)),
+	assert_int_equal(zs_symbol_put_file(s, "abcdef", tmp, &m, 0, &put, msg, sizeof(msg)),
 			 -EBADMSG);
 	run("echo nope > %s", tmp);
-	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 0, &created, msg, sizeof(msg)), -EBADMSG);
+	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 0, &put, msg, sizeof(msg)), -EBADMSG);
 	run("cp %s %s", gsym, tmp);
-	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 0, &created, msg, sizeof(msg)), 0);
-	assert_int_equal(created, 0);
+	assert_int_equal(zs_symbol_put_file(s, id, tmp, &m, 0, &put, msg, sizeof(msg)), 0);
+	assert_int_equal(put.created, 0);
 	zbuf_release(&out);
 	zs_store_close(s);
 }
@@ -488,6 +490,7 @@ static void test_symfiles(void **state)
 	struct zs_symbol_meta m = { .quality = 2 };
 	struct zs_symfile f;
 	struct zs_store *s;
+	struct zs_symbol_put put;
 	int created;
 
 	(void)state;
@@ -527,11 +530,11 @@ static void test_symfiles(void **state)
 		char tmp[600];
 
 		to_tmp(s, trunc, tmp, sizeof(tmp));
-		assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, 256),
+		assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &put, msg, 256),
 				 -EBADMSG);
 		to_tmp(s, gsym, tmp, sizeof(tmp));
 		assert_int_equal(zs_symbol_put_file(s, "0102030405060708090a0b0c0d0e0f10111213ff",
-						    tmp, &m, 0, &created, msg, 256),
+						    tmp, &m, 0, &put, msg, 256),
 				 -EBADMSG);
 	}
 	assert_true(empty(d, "symbols/debuginfo"));
@@ -650,6 +653,7 @@ static void test_symlimits(void **state)
 	struct stat st;
 	uint64_t limit, exe;
 	const char *opt;
+	struct zs_symbol_put put;
 	int created;
 
 	(void)state;
@@ -702,8 +706,7 @@ static void test_symlimits(void **state)
 	assert_int_equal(limit, 20);
 	assert_string_equal(opt, "--max-symbols-per-id");
 	to_tmp(s, gsym, tmp, sizeof(tmp));
-	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
-			 -EFBIG);
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &put, msg, sizeof(msg)), -EFBIG);
 	assert_non_null(strstr(msg, "--max-symbols-per-id"));
 	assert_int_equal(zs_symbol_stat(s, SYMID, NULL), -ENOENT);
 	assert_true(empty(d, "tmp"));
@@ -720,8 +723,7 @@ static void test_symlimits(void **state)
 	assert_int_equal(limit, 7); /* its 5 bytes replaced: 12 - 5 of the other */
 	assert_string_equal(opt, "--max-symbol-store");
 	to_tmp(s, gsym, tmp, sizeof(tmp));
-	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
-			 -EFBIG);
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &put, msg, sizeof(msg)), -EFBIG);
 	assert_non_null(strstr(msg, "--max-symbol-store"));
 	zs_store_close(s);
 }
@@ -736,6 +738,7 @@ static void test_remote(void **state)
 	struct zs_remote r;
 	struct zs_symfile f;
 	struct zs_store *a, *b, *c;
+	struct zs_symbol_put put;
 	int created;
 
 	(void)state;
@@ -757,7 +760,7 @@ static void test_remote(void **state)
 	b = open_store_at(d2, &r);
 
 	to_tmp(a, gsym, tmp, sizeof(tmp));
-	assert_int_equal(zs_symbol_put_file(a, SYMID, tmp, &m, 1, &created, msg, sizeof(msg)), 0);
+	assert_int_equal(zs_symbol_put_file(a, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
 	assert_int_equal(put_kind(a, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 1, &created, msg), 0);
 	assert_int_equal(put_kind(a, SYMID, ZS_KIND_SOURCE, "src/rp.c", src, 1, &created, msg), 0);
 	assert_int_equal(run("test -s %s/symbols/gsym/" SYMID ".gsym -a -s %s/symbols/gsym/" SYMID
@@ -793,7 +796,7 @@ static void test_remote(void **state)
 	assert_true(empty(rdir, "symbols/executable"));
 	c = open_store_at(d3, &r);
 	to_tmp(c, gsym, tmp, sizeof(tmp));
-	assert_int_equal(zs_symbol_put_file(c, SYMID, tmp, &m, 0, &created, msg, sizeof(msg)),
+	assert_int_equal(zs_symbol_put_file(c, SYMID, tmp, &m, 0, &put, msg, sizeof(msg)),
 			 -EREMOTEIO);
 	assert_true(empty(d3, "symbols/gsym"));
 	assert_true(empty(d3, "tmp"));
@@ -804,14 +807,169 @@ static void test_remote(void **state)
 	zs_store_close(c);
 }
 
+/* The quality rule: a better upload replaces a worse one, a worse or
+ * equal one is refused unless forced; the quality stored is the lower of
+ * what the upload says and what its image holds; symbols/missing names
+ * the ids below a quality; a remote's copy counts as the id's. */
+static void test_symbol_quality(void **state)
+{
+	struct symmod_opts so = {.no_debuginfod = 1, .no_dwarf = 1};
+	char d[600], rdir[600], d2[600], prog[600], full[600], basic[600], tmp[600], msg[256];
+	struct zs_symbol_meta m = {.quality = ZS_Q_BASIC};
+	struct zs_symbol_put put;
+	struct zs_symfile f;
+	struct zs_remote r = {.ops = &fr_ops};
+	struct zs_store *s, *b;
+	struct zbuf out;
+	enum symq q;
+
+	(void)state;
+	snprintf(d, sizeof(d), "%s/q", dir);
+	snprintf(prog, sizeof(prog), "%s/qp", dir);
+	snprintf(full, sizeof(full), "%s/qp.gsym", dir);
+	snprintf(basic, sizeof(basic), "%s/qp-basic.gsym", dir);
+	make_gsym(prog, full, "zt_q_fn");
+	assert_int_equal(symmod_extract(&so, prog, basic, &q), 0);
+	assert_int_equal(q, SYMQ_BASIC);
+	zbuf_init(&out);
+	s = open_store_at(d, NULL);
+
+	/* what an image holds: judged */
+	{
+		void *img;
+		size_t len;
+
+		assert_int_equal(zt_read_file(full, 1 << 26, (char **)&img, &len), 0);
+		assert_int_equal(zs_gsym_quality(img, len), ZS_Q_FULL);
+		free(img);
+		assert_int_equal(zt_read_file(basic, 1 << 26, (char **)&img, &len), 0);
+		assert_int_equal(zs_gsym_quality(img, len), ZS_Q_BASIC);
+		assert_int_equal(zs_gsym_quality(img, 10), -EBADMSG);
+		free(img);
+	}
+	assert_string_equal(zs_quality_name(ZS_Q_BASIC), "basic");
+	assert_string_equal(zs_quality_name(7), "?");
+
+	/* basic first (zt push of a stripped binary): stored */
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	assert_true(put.created && put.quality == ZS_Q_BASIC && put.had == -1);
+	assert_int_equal(
+		zs_symbols_below(s, SYMID "\nabcd\n", 46, ZS_Q_FULL, &out, msg, sizeof(msg)), 0);
+	assert_int_equal(out.len, 52);
+	assert_memory_equal(out.data, SYMID " basic\nabcd\n", 52);
+	zbuf_reset(&out);
+	assert_int_equal(zs_symbols_missing(s, SYMID "\n", 41, &out, msg, sizeof(msg)), 0);
+	assert_int_equal(out.len, 0);
+	/* basic again: equal, refused */
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), -EEXIST);
+	assert_int_equal(put.had, ZS_Q_BASIC);
+	assert_non_null(strstr(msg, "keeps the basic symbols"));
+	/* full (CI, without --force): replaces them */
+	m.quality = ZS_Q_FULL;
+	to_tmp(s, full, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	assert_true(!put.created && put.quality == ZS_Q_FULL && put.had == ZS_Q_BASIC);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_GSYM, NULL, &f), 0);
+	assert_int_equal(f.meta.quality, ZS_Q_FULL);
+	zs_symfile_close(&f);
+	assert_int_equal(run("grep -qx 'quality 2' %s/symbols/gsym/" SYMID ".meta", d), 0);
+	zbuf_reset(&out);
+	assert_int_equal(zs_symbols_below(s, SYMID "\n", 41, ZS_Q_FULL, &out, msg, sizeof(msg)), 0);
+	assert_int_equal(out.len, 0);
+	/* basic, and a names-only image that says full: never over full */
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), -EEXIST);
+	assert_int_equal(put.had, ZS_Q_FULL);
+	assert_non_null(
+		strstr(msg, "keeps the full symbols it has for " SYMID " (this upload: basic)"));
+	m.quality = ZS_Q_BASIC;
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), -EEXIST);
+	assert_true(run("test -z \"$(ls -A %s/tmp)\"", d) == 0);
+	/* forced: a worse one replaces */
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &put, msg, sizeof(msg)), 0);
+	assert_true(!put.created && put.quality == ZS_Q_BASIC && put.had == ZS_Q_FULL);
+	assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_GSYM, NULL, &f), 0);
+	assert_int_equal(f.meta.quality, ZS_Q_BASIC);
+	zs_symfile_close(&f);
+	/* a debug file given for an id with names only: the GSYM made of it
+	 * replaces them; a debug file for full ones changes nothing */
+	snprintf(tmp, sizeof(tmp), "%s/qp.debug", dir);
+	assert_int_equal(run("objcopy --only-keep-debug %s %s", prog, tmp), 0);
+	{
+		char dbg[600], etag[65], etag2[65];
+		int created;
+
+		snprintf(dbg, sizeof(dbg), "%s", tmp);
+		assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 0, &created, msg),
+				 0);
+		assert_int_equal(zs_symfile_open(s, SYMID, ZS_KIND_GSYM, NULL, &f), 0);
+		assert_int_equal(f.meta.quality, ZS_Q_FULL);
+		zs_symfile_close(&f);
+		assert_int_equal(zs_symbol_stat(s, SYMID, etag), 0);
+		assert_int_equal(put_kind(s, SYMID, ZS_KIND_DEBUGINFO, NULL, dbg, 0, &created, msg),
+				 0);
+		assert_int_equal(zs_symbol_stat(s, SYMID, etag2), 0);
+		assert_string_equal(etag, etag2);
+	}
+	zs_store_close(s);
+
+	/* what the upload says is not believed past its image: a names-only
+	 * image said full is basic; not said, the image's own */
+	snprintf(d, sizeof(d), "%s/q2", dir);
+	s = open_store_at(d, NULL);
+	m.quality = ZS_Q_FULL;
+	to_tmp(s, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	assert_int_equal(put.quality, ZS_Q_BASIC);
+	m.quality = -1;
+	to_tmp(s, full, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	assert_true(put.quality == ZS_Q_FULL && put.had == ZS_Q_BASIC);
+	m.quality = 3;
+	to_tmp(s, full, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 0, &put, msg, sizeof(msg)), -EINVAL);
+	zs_store_close(s);
+
+	/* with a remote: its copy is the id's symbols, compared as such */
+	snprintf(rdir, sizeof(rdir), "%s/qremote", dir);
+	snprintf(d, sizeof(d), "%s/q3", dir);
+	snprintf(d2, sizeof(d2), "%s/q4", dir);
+	assert_int_equal(run("mkdir -p %s", rdir), 0);
+	r.ctx = rdir;
+	fr_fail = 0;
+	s = open_store_at(d, &r);
+	b = open_store_at(d2, &r);
+	m.quality = ZS_Q_FULL;
+	to_tmp(s, full, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(s, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), 0);
+	m.quality = ZS_Q_BASIC;
+	to_tmp(b, basic, tmp, sizeof(tmp));
+	assert_int_equal(zs_symbol_put_file(b, SYMID, tmp, &m, 1, &put, msg, sizeof(msg)), -EEXIST);
+	assert_int_equal(put.had, ZS_Q_FULL);
+	assert_int_equal(run("grep -qx 'quality 2' %s/symbols/gsym/" SYMID ".meta", rdir), 0);
+	zs_store_close(b);
+	zs_store_close(s);
+	zbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ingest_dedup), cmocka_unit_test(test_ingest_file_and_orphans),
-		cmocka_unit_test(test_tokens),	     cmocka_unit_test(test_tokens_beside),
-		cmocka_unit_test(test_token_names),  cmocka_unit_test(test_modes),
-		cmocka_unit_test(test_symbols),	     cmocka_unit_test(test_symfiles),
-		cmocka_unit_test(test_symlimits),    cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_ingest_dedup),
+		cmocka_unit_test(test_ingest_file_and_orphans),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_tokens_beside),
+		cmocka_unit_test(test_token_names),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_symfiles),
+		cmocka_unit_test(test_symlimits),
+		cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_symbol_quality),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

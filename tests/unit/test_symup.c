@@ -20,6 +20,7 @@
 
 #include "net/symup.h"
 #include "symbolizer/srcfiles.h"
+#include "tests/unit/httpserv.h"
 #include "testutil.h"
 
 static char dir[] = "/tmp/zt-test-symup.XXXXXX";
@@ -175,12 +176,105 @@ static void test_srcfiles(void **state)
 	assert_int_equal(srcfiles_list("/nonexistent", &v, &n), -ENOENT);
 }
 
+/* One upload of tree/prog against a scripted server: the file as it
+ * ended, and the server's record of the requests in srv. */
+static void upload_one(const struct answer *script, int n, int force, int no_dwarf,
+		       struct symup_file *out, struct server *srv)
+{
+	struct symmod_opts mo = {.no_debuginfod = 1, .no_dwarf = no_dwarf};
+	struct symup_opts o = {.mo = &mo, .force = force, .jobs = 1};
+	struct symup_list l;
+	char p[PATH_MAX], url[64], msg[512];
+
+	server_start(srv, script, n);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", srv->port);
+	o.http.base_url = url;
+	o.http.tries = 1;
+	symup_list_init(&l);
+	snprintf(p, sizeof(p), "%s/tree/prog", dir);
+	assert_int_equal(symup_list_add(&l, p, msg, sizeof(msg)), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(symup_run(&o, &l, msg, sizeof(msg)), 0);
+	*out = l.v[0];
+	out->path = NULL;
+	symup_list_release(&l);
+	server_stop(srv);
+}
+
+/* What the server has decides: better symbols are sent over worse ones
+ * (no --force), worse or equal ones are not (and it is said when the
+ * server keeps better ones), --force sends them whatever it has. */
+static void test_quality(void **state)
+{
+	static const char basic_h[] = "X-ZT-Has: gsym\r\nX-ZT-Symbol-Quality: basic\r\n";
+	static const char full_h[] = "X-ZT-Has: gsym\r\nX-ZT-Symbol-Quality: full\r\n";
+	const struct answer up_basic[] = {
+		{200, basic_h, NULL, 0},
+		{200, NULL,
+		 "{\"id\":\"x\",\"created\":false,\"quality\":\"full\",\"replaced\":\"basic\"}", 0},
+	};
+	const struct answer has_full[] = {{200, full_h, NULL, 0}};
+	const struct answer has_basic[] = {{200, basic_h, NULL, 0}};
+	const struct answer forced[] = {
+		{200, NULL,
+		 "{\"id\":\"x\",\"created\":false,\"quality\":\"basic\",\"replaced\":\"full\"}", 0},
+	};
+	const struct answer raced[] = {
+		{404, NULL, "{\"error\":\"no\"}", 0},
+		{412, "X-ZT-Symbol-Quality: full\r\n", "{\"error\":\"kept\"}", 0},
+	};
+	struct symup_file f;
+	struct server srv;
+	char put[128];
+
+	(void)state;
+	/* the server has names only: this -g program's full symbols replace them */
+	upload_one(up_basic, 2, 0, 0, &f, &srv);
+	snprintf(put, sizeof(put), "PUT /api/v1/symbols/%s HTTP/1.1", f.id);
+	assert_int_equal(srv.served, 2);
+	assert_true(!strncmp(srv.first_line[0], "HEAD ", 5));
+	assert_string_equal(srv.first_line[1], put);
+	assert_int_equal(f.st, SYMUP_UPLOADED);
+	assert_true(f.q == SYMQ_FULL && f.server_q == SYMQ_BASIC && f.replaced == SYMQ_BASIC);
+	assert_false(f.kept);
+	assert_string_equal(f.note, "replaced the server's basic symbols");
+	/* the server has full ones, the file has DWARF: nothing made, nothing sent */
+	upload_one(has_full, 1, 0, 0, &f, &srv);
+	assert_int_equal(srv.served, 1);
+	assert_int_equal(f.st, SYMUP_SKIPPED);
+	assert_false(f.kept);
+	assert_string_equal(f.note, "already on the server");
+	/* full ones, and names only here (--no-dwarf): kept, and said */
+	upload_one(has_full, 1, 0, 1, &f, &srv);
+	assert_int_equal(srv.served, 1);
+	assert_int_equal(f.st, SYMUP_SKIPPED);
+	assert_true(f.kept && f.q == SYMQ_BASIC && f.server_q == SYMQ_FULL);
+	assert_string_equal(f.note, "kept the server's full symbols (this upload: basic)");
+	/* names only on both sides: equal, not sent */
+	upload_one(has_basic, 1, 0, 1, &f, &srv);
+	assert_int_equal(srv.served, 1);
+	assert_int_equal(f.st, SYMUP_SKIPPED);
+	assert_false(f.kept);
+	assert_string_equal(f.note, "already on the server");
+	/* --force: no question asked, the worse ones replace the server's */
+	upload_one(forced, 1, 1, 1, &f, &srv);
+	assert_string_equal(srv.first_line[0], put);
+	assert_int_equal(f.st, SYMUP_UPLOADED);
+	assert_true(f.q == SYMQ_BASIC && f.server_q == -1 && f.replaced == SYMQ_FULL);
+	/* better ones stored by another upload meanwhile (412): kept, said */
+	upload_one(raced, 2, 0, 1, &f, &srv);
+	assert_int_equal(srv.served, 2);
+	assert_int_equal(f.st, SYMUP_SKIPPED);
+	assert_true(f.kept && f.server_q == SYMQ_FULL);
+	assert_string_equal(f.note, "kept the server's full symbols (this upload: basic)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_walk),	  cmocka_unit_test(test_fileid),
-		cmocka_unit_test(test_has),	  cmocka_unit_test(test_normalize),
-		cmocka_unit_test(test_srcfiles),
+		cmocka_unit_test(test_walk),	 cmocka_unit_test(test_fileid),
+		cmocka_unit_test(test_has),	 cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_srcfiles), cmocka_unit_test(test_quality),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
