@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* zt symbols: symbol files for a build: extract them, or upload them to a team server. */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,6 +18,8 @@
 #include "libprof/zbuf.h"
 #include "net/push.h"
 #include "net/symup.h"
+#include "libprof/array.h"
+#include "symbolizer/debpkg.h"
 #include "symbolizer/elfsym.h"
 #include "symbolizer/fileid.h"
 #include "symbolizer/symmod.h"
@@ -295,7 +299,39 @@ struct upload_cmd {
 	struct push_config cfg;
 	struct symup_list l;
 	struct upload u; /* what the uploads did */
+	char **debs;	 /* Debian packages given, or found in the folders given */
+	size_t nr_debs, cap_debs;
 };
+
+/* The packages under a folder (a mirror: nftw has no context argument) */
+static struct upload_cmd *walk_cmd;
+static int walk_err;
+
+static int add_deb(struct upload_cmd *c, const char *path)
+{
+	char *d = strdup(path);
+
+	if (!d || ZT_GROW(c->debs, c->cap_debs, c->nr_debs + 1)) {
+		free(d);
+		return -ENOMEM;
+	}
+	c->debs[c->nr_debs++] = d;
+	return 0;
+}
+
+static int walk_deb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode) && debpkg_is_name(path) &&
+	    (walk_err = add_deb(walk_cmd, path)))
+		return 1;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int upload_parse_options(struct upload_cmd *c, int argc, char **argv, int *rest)
 {
@@ -370,6 +406,25 @@ static int upload_collect(struct upload_cmd *c, int argc, char **argv, int rest)
 	int i, err;
 
 	for (i = rest; i < argc; i++) {
+		struct stat st;
+
+		/* Debian packages: a .deb or .ddeb, or those under a folder */
+		if (!stat(argv[i], &st) && S_ISREG(st.st_mode) && debpkg_is_name(argv[i])) {
+			if (add_deb(c, argv[i])) {
+				cmd_error("out of memory");
+				return -1;
+			}
+			continue;
+		}
+		if (!stat(argv[i], &st) && S_ISDIR(st.st_mode)) {
+			walk_cmd = c;
+			walk_err = 0;
+			nftw(argv[i], walk_deb, 32, FTW_PHYS);
+			if (walk_err) {
+				cmd_error("out of memory");
+				return -1;
+			}
+		}
 		err = symup_list_add(&c->l, argv[i], msg, sizeof(msg));
 		if (err == -ENOMEM) {
 			cmd_error("out of memory");
@@ -380,9 +435,101 @@ static int upload_collect(struct upload_cmd *c, int argc, char **argv, int rest)
 			c->u.counts[SYMUP_FAILED]++;
 		}
 	}
-	if (!c->l.n && !c->u.counts[SYMUP_FAILED])
-		cmd_warn("no ELF executables or shared libraries found under the paths given");
+	if (!c->l.n && !c->nr_debs && !c->u.counts[SYMUP_FAILED])
+		cmd_warn("no ELF executables, shared libraries or Debian packages found under the "
+			 "paths given");
+	if (c->nr_debs)
+		qsort(c->debs, c->nr_debs, sizeof(*c->debs), cmp_str);
 	return 0;
+}
+
+/* A package's debug file, kept under dir/files at its path in the package
+ * (which debpkg checked: under usr/lib/debug/, no ".."), for the uploads
+ * after the whole package is read. */
+struct keep {
+	const char *dir;
+	unsigned n;
+};
+
+static int keep_file(void *ctx, const struct debpkg_file *f)
+{
+	struct keep *k = ctx;
+	char path[PATH_MAX], *s;
+	int n = snprintf(path, sizeof(path), "%s/files/%s", k->dir, f->name);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0; /* a name too long: left out */
+	for (s = path + strlen(k->dir) + 1; (s = strchr(s + 1, '/'));) {
+		*s = 0;
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			*s = '/';
+			return -errno;
+		}
+		*s = '/';
+	}
+	if (link(f->path, path))
+		return errno == EEXIST ? 0 : -errno; /* the same path twice: the first kept */
+	k->n++;
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* The uploads of the debug files of package i of c (o: the uploads'
+ * options). 0, or a symup_run() error (the run stops). */
+static int upload_deb(struct upload_cmd *c, struct symup_opts *o, size_t i, unsigned jobs)
+{
+	char dir[] = "/tmp/zt-symbols-deb.XXXXXX", msg[PATH_MAX + 512], files[sizeof(dir) + 8];
+	struct debpkg_stats st;
+	struct symup_list l;
+	struct keep k;
+	int err;
+
+	if (!mkdtemp(dir)) {
+		cmd_error("cannot make a temporary directory: %s", strerror(errno));
+		c->u.counts[SYMUP_FAILED]++;
+		return 0;
+	}
+	snprintf(files, sizeof(files), "%s/files", dir);
+	k = (struct keep){dir, 0};
+	if (mkdir(files, 0700)) {
+		err = -errno;
+		snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	} else {
+		err = debpkg_read(c->debs[i], dir, keep_file, &k, &st, msg, sizeof(msg));
+	}
+	if (err) {
+		bar_clear(&c->u);
+		cmd_error("%s: %s", c->debs[i], err < 0 && err != -EBADMSG && err != -ENOSYS
+							? strerror(-err) : msg);
+		c->u.counts[SYMUP_FAILED]++;
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		return 0;
+	}
+	if (c->u.tty && !c->json && cmd_verbosity >= 0) {
+		bar_clear(&c->u);
+		fprintf(stderr, "zt symbols: package %zu of %zu: %s: %u debug file%s\n", i + 1,
+			c->nr_debs, c->debs[i], k.n, k.n == 1 ? "" : "s");
+	}
+	symup_list_init(&l);
+	err = k.n ? symup_list_add(&l, files, msg, sizeof(msg)) : 0;
+	if (!err && l.n) {
+		o->jobs = jobs < l.n ? jobs : (unsigned)l.n;
+		err = symup_run(o, &l, msg, sizeof(msg));
+		bar_clear(&c->u);
+		if (err && err != -ENOMEM)
+			cmd_error("stopped: %s", msg);
+	}
+	if (err == -ENOMEM)
+		cmd_error("out of memory");
+	symup_list_release(&l);
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return err;
 }
 
 /* The uploads (or, with -n, what they would be) and the summary. An exit
@@ -418,7 +565,7 @@ static int upload_run(struct upload_cmd *c)
 	o.ctx = &c->u;
 	c->u.json = c->json;
 	c->u.tty = isatty(2);
-	err = symup_run(&o, &c->l, msg, sizeof(msg));
+	err = c->l.n ? symup_run(&o, &c->l, msg, sizeof(msg)) : 0;
 	bar_clear(&c->u);
 	if (err == -ENOMEM) {
 		cmd_error("out of memory");
@@ -426,6 +573,17 @@ static int upload_run(struct upload_cmd *c)
 	}
 	if (err)
 		cmd_error("stopped: %s", msg);
+	/* then each package's debug files, one package at a time */
+	if (!err && c->nr_debs) {
+		unsigned jobs = c->jobs ? (unsigned)c->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+		size_t i;
+
+		o.debug_files = 1;
+		for (i = 0; i < c->nr_debs && !err; i++)
+			err = upload_deb(c, &o, i, jobs ? jobs : 1);
+		if (err == -ENOMEM)
+			return UP_EXIT_FAILED;
+	}
 	if (c->json) {
 		json_summary(c->server, &c->l, &c->u, c->dry_run);
 	} else if (cmd_verbosity >= 0) {
@@ -466,6 +624,9 @@ static int cmd_symbols_upload(int argc, char **argv)
 	ret = upload_run(&c);
 out:
 	symup_list_release(&c.l);
+	for (size_t i = 0; i < c.nr_debs; i++)
+		free(c.debs[i]);
+	free(c.debs);
 	push_config_release(&c.cfg);
 	symopts_release(&c.so);
 	remote_args_release(&ra);

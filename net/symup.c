@@ -647,6 +647,8 @@ static void do_file(struct run *r, struct zt_http *h, struct symup_file *f)
 	f->server_q = f->replaced = -1;
 	if (f->is_fileid && r->o->with_debuginfo)
 		want = SYMUP_GSYM;
+	if (r->o->debug_files)
+		want &= ~(unsigned)SYMUP_EXECUTABLE;
 	if (!r->o->force && ask_server(r, h, f, &have))
 		return;
 	/* symbols below full: this file's may be better; full ones: this

@@ -84,6 +84,8 @@ struct symup_opts {
 	int force;                    /* replace what the server has, even better: no check */
 	int dry_run;                  /* check and extract, send nothing */
 	int with_debuginfo;           /* also the debug file, the binary and its sources */
+	int debug_files;              /* the files are separate debug files (a package's): with
+					 with_debuginfo, each is the debug file, no binary is sent */
 	const char *description;      /* X-ZT-Description, or NULL */
 	unsigned jobs;                /* threads (at least 1) */
 	/* each file when it is done, in the order they end, one call at a time;

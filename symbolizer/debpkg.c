@@ -118,7 +118,8 @@ static int read_data_member(struct archive *outer, const char *dir, debpkg_fn fn
 	zt_la.read_support_filter_none(a);
 	zt_la.read_support_format_tar(a);
 	if (zt_la.read_open(a, in, NULL, inner_read, NULL) != ARCHIVE_OK) {
-		snprintf(err, n, "its data member is not a tar: %s", zt_la_error(a));
+		snprintf(err, n, "damaged package: its data member cannot be read as a tar (%s)",
+			 zt_la_error(a));
 		ret = -EBADMSG;
 		goto out;
 	}
