@@ -457,8 +457,13 @@ static struct symmod *open_bid(struct resolver *r, const struct prof_build_id *b
 		st->prepare(st->ctx, bid);
 	if (symmod_open(&r->mo, NULL, bid, &sm))
 		return NULL;
-	if (st && st->missing && symmod_quality(sm) == SYMQ_NONE &&
-	    !strcmp(symmod_why(sm), "binary not found") && !st->missing(st->ctx, bid)) {
+	/* none, or names only (a stripped binary's upload): the store's
+	 * other ways (a stored debug file, its debuginfod upstreams) may have
+	 * better; what they make replaces the stored symbols only if better */
+	if (st && st->missing &&
+	    ((symmod_quality(sm) == SYMQ_NONE && !strcmp(symmod_why(sm), "binary not found")) ||
+	     symmod_quality(sm) == SYMQ_BASIC) &&
+	    !st->missing(st->ctx, bid)) {
 		symmod_free(sm);
 		sm = NULL;
 		if (symmod_open(&r->mo, NULL, bid, &sm))

@@ -61,8 +61,9 @@ struct resolve_store {
 	/* before bid's symbols are opened: bring them into the directory
 	 * (from a remote store) when they can be had */
 	void (*prepare)(void *ctx, const struct prof_build_id *bid);
-	/* none were found for bid: make some (from a stored binary or debug
-	 * file); 0 when it did, and they are opened again */
+	/* none were found for bid, or names only: make better ones (from a
+	 * stored binary or debug file, or fetched); 0 when it did, and they
+	 * are opened again */
 	int (*missing)(void *ctx, const struct prof_build_id *bid);
 	void *ctx;
 };

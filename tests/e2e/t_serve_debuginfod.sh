@@ -70,6 +70,16 @@ BIDO=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fb
 printf 'int main(void) { return 0; }\n' | gcc -g -x c - -Wl,--build-id=0x$BIDO -o srv/onlyupstream ||
 	{ fail "build onlyupstream"; finish; }
 ndebug=$((ndebug + 1))
+# a program pushed with names only (its symbol table, no lines) whose debug
+# file only the debuginfod server has
+BIDB=7a7e5e12d0b9c0debafd00d1e2f3a4b5c6d7e8fd
+gcc -O2 -g -fno-omit-frame-pointer -DHOT=zt_basic_then_debuginfod -DMS=500 -Wl,--build-id=0x$BIDB \
+	-o hotb "$src" || { fail "build hot.c (names only)"; finish; }
+objcopy --only-keep-debug hotb srv/hotb.debug
+objcopy --strip-debug hotb bin/hotbasic
+rm hotb
+"$ZT" record -q -g -o xb.data -- bin/hotbasic > recb.out 2> recb.err
+ndebug=$((ndebug + 1))
 
 # ---- the debuginfod server -------------------------------------------------------
 port=$(( 20000 + RANDOM % 20000 ))
@@ -152,6 +162,21 @@ if [ "$haslld" = 1 ]; then
 	check "lld: the code segment where the binary has it ($xsegl)" \
 		grep -q "^$xsegl " "$D/symbols/gsym/$BIDL.meta"
 fi
+
+# ---- names only pushed first: debuginfod's full symbols replace them ----------------
+quality() { curl -s -I -H "Authorization: Bearer $PUSH" "$SERVE_URL/api/v1/symbols/$1" |
+	tr -d '\r' | sed -n 's/^[Xx]-[Zz][Tt]-[Ss]ymbol-[Qq]uality: //p'; }
+ZT_TOKEN=$PUSH "$ZT" push -i xb.data --server "$SERVE_URL" > pushb.out 2> pushb.err
+idb=$(sed -n 's/^zt push: stored \([0-9a-f]*\) .*/\1/p' pushb.out)
+qb=$(quality $BIDB)
+check "push of a binary with names only: its basic symbols stored ($qb)" \
+	all '[ -n "$idb" ]' '[ "$qb" = basic ]'
+TOKEN=$READ api GET "/api/v1/top?id=$idb&limit=20" > topb.json
+qb=$(quality $BIDB)
+check "a query: debuginfod's full symbols replace the stored names only ($qb), the function named" \
+	all '[ "$qb" = full ]' \
+	    'grep -q "\"name\":\"zt_basic_then_debuginfod\",[^}]*\"file\":\"[^\"]*hot.c\",\"line\":[0-9]" topb.json' \
+	    'grep -qx "source debuginfod" "$D/symbols/gsym/$BIDB.meta"'
 
 # ---- asked again: from the store, not from debuginfod ----------------------------
 serve_stop
