@@ -645,6 +645,25 @@ __noinline int py_walk(__u32 tgid, __u32 tid, __u32 at, __u32 launch)
 	return fl.n ? (int)fl.n : fl.err ? -1 : 0;
 }
 
+/* The Python frames of the thread into record e after its first at ips
+ * (py_walk()), its flags set: the bytes they add; *wake: a new code
+ * object, the reader should read at once. */
+static __always_inline __u64 py_append(struct zt_sample_event *e, __u32 tgid, __u32 tid, __u32 at,
+				       __u32 launch, int *wake)
+{
+	int np = py_walk(tgid, tid, at, launch);
+
+	*wake = 0;
+	if (np < 0) {
+		e->flags |= ZT_EV_PY_FAIL;
+		return 0;
+	}
+	*wake = np & PY_WAKE;
+	np &= 0xff;
+	e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
+	return 16 * (__u64)np;
+}
+
 static __always_inline void send_wake(void *e, __u64 size, int wake)
 {
 	__u64 flags = wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
@@ -738,18 +757,8 @@ out:
 	e->nk = nk;
 	e->nu = nu;
 	size = ZT_SAMPLE_HDR_SIZE + (nk + nu) * 8;
-	if (python && callchain && !ustack_size && tgid) {
-		int np = py_walk(tgid, tid, nk + nu, 0);
-
-		if (np > 0) {
-			wake = np & PY_WAKE;
-			np &= 0xff;
-			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
-			size += 16 * (__u64)np;
-		} else if (np < 0) {
-			e->flags |= ZT_EV_PY_FAIL;
-		}
-	}
+	if (python && callchain && !ustack_size && tgid)
+		size += py_append(e, tgid, tid, nk + nu, 0, &wake);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	if (ustack_size && tgid) {
@@ -847,14 +856,9 @@ int BPF_USDT(zt_launch, __u32 corr, __u32 cbid, __u32 domain)
 		nu = 2 * ZT_BPF_MAX_STACK;
 	size = ZT_SAMPLE_HDR_SIZE + nu * 8;
 	if (python && !ustack_size) {
-		int np = py_walk(tgid, tid, nu, 1) & ~PY_WAKE;
+		int wake;
 
-		if (np > 0) {
-			e->flags |= (__u32)np << ZT_EV_PY_SHIFT;
-			size += 16 * (__u64)np;
-		} else if (np < 0) {
-			e->flags |= ZT_EV_PY_FAIL;
-		}
+		size += py_append(e, tgid, tid, nu, 1, &wake);
 		/* py_walk() is a global function: its count is not bounded to
 		 * the verifier */
 		if (size > sizeof(*e))

@@ -284,28 +284,6 @@ static int print_annotation(struct annotate_cmd *c, struct annotation *a, const 
 
 /* ---- a Python function: its source lines with their samples ---- */
 
-/* A Python source line as shown: its indentation kept, tabs expanded (to
- * columns of 8), control characters replaced. */
-static void py_text(const char *in, char *out, size_t n)
-{
-	char tmp[2048];
-	size_t len = 0;
-
-	for (; *in && len + 9 < sizeof(tmp); in++) {
-		if (*in == '\t') {
-			do
-				tmp[len++] = ' ';
-			while (len % 8);
-		} else {
-			tmp[len++] = *in;
-		}
-	}
-	while (len && (tmp[len - 1] == ' ' || tmp[len - 1] == '\r'))
-		len--;
-	tmp[len] = 0;
-	prof_sanitize(out, n, tmp);
-}
-
 static int digits(uint64_t v)
 {
 	char b[32];
@@ -376,7 +354,7 @@ static int print_python(struct annotate_cmd *c, struct annotation *a, const stru
 		else
 			printf(" %7.2f", line_percent(a, i, c->pct));
 		if (l->text)
-			py_text(l->text, clean, sizeof(clean));
+			ann_source_line(l->text, clean, sizeof(clean));
 		else
 			clean[0] = 0;
 		printf(" : %*u%s%s\n", lw, l->line, clean[0] ? "  " : "", clean);
@@ -450,7 +428,7 @@ static void pyview_draw(void *ctx)
 		else
 			snprintf(col, sizeof(col), "%8.2f", pct);
 		if (l->text)
-			py_text(l->text, text, sizeof(text));
+			ann_source_line(l->text, text, sizeof(text));
 		else
 			text[0] = 0;
 		snprintf(buf, sizeof(buf), " : %*u  %s", lw, l->line, text);

@@ -61,11 +61,16 @@ double ann_insn_percent(const struct annotation *a, size_t i, enum ann_percent p
 /* A source line as perf shows it: trimmed, tabs expanded, sanitized. */
 void ann_source_text(const char *in, char *out, size_t n)
 {
+	while (*in == ' ' || *in == '\t')
+		in++;
+	ann_source_line(in, out, n);
+}
+
+void ann_source_line(const char *in, char *out, size_t n)
+{
 	size_t len = 0;
 	char tmp[2048];
 
-	while (*in == ' ' || *in == '\t')
-		in++;
 	for (; *in && len + 9 < sizeof(tmp); in++) {
 		if (*in == '\t') {
 			do

@@ -18,6 +18,9 @@ double ann_insn_percent(const struct annotation *a, size_t i, enum ann_percent p
 /* A source line as perf shows it: trimmed, tabs expanded, control
  * characters replaced; into out (n bytes). */
 void ann_source_text(const char *in, char *out, size_t n);
+/* The same with its indentation kept (tabs expanded to columns of 8): a
+ * Python source line. */
+void ann_source_line(const char *in, char *out, size_t n);
 
 struct annotate_view_opts {
 	const char *event; /* for the title, or NULL */
