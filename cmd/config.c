@@ -60,6 +60,9 @@ const struct cfg_key cfg_keys[] = {
 	 "the team server of zt push and zt symbols upload, when ZT_SERVER is not set"},
 	{"server.token", NULL, CFG_READ, CFG_STRING, NULL, NULL,
 	 "its token, when ZT_TOKEN is not set; used only from a file of mode 600"},
+	{"server.cacert", NULL, CFG_READ, CFG_STRING, NULL, NULL,
+	 "the CA certificates (a PEM file) that verify its https certificate, when --cacert is not "
+	 "given (before CURL_CA_BUNDLE and SSL_CERT_FILE)"},
 	{"colors.top", NULL, CFG_READ, CFG_COLOR, NULL, NULL,
 	 "TUI color of overheads of 5% and more: FG, BG (default red, default)"},
 	{"colors.medium", NULL, CFG_READ, CFG_COLOR, NULL, NULL,

@@ -19,7 +19,7 @@
 #include "net/push.h"
 
 /* Exit codes a script can rely on (besides 0, 1 and 129). */
-enum { PUSH_EXIT_REFUSED = 3, PUSH_EXIT_UNREACHABLE = 4 };
+enum { PUSH_EXIT_REFUSED = 3, PUSH_EXIT_UNREACHABLE = REMOTE_EXIT_UNREACHABLE };
 
 #define MAX_LABELS 64
 
@@ -29,7 +29,8 @@ static const char *const push_usage[] = {
 };
 
 struct push_cmd {
-	const char *in, *server, *token, *event;
+	const char *in, *server, *token, *event, *cacert;
+	struct remote_ca ca; /* the CA certificates of an https server */
 	const char *labels[MAX_LABELS];
 	int nr_labels;
 	int symbols, retries, timeout, quiet;
@@ -108,19 +109,22 @@ static void on_retry(void *ctx, int attempt, unsigned delay_ms, const char *why)
 }
 
 /* An answer that was not a success, as an exit code after a message. */
-static int answer_failed(int ret, const struct zt_http_resp *r, const char *what,
-			 const char *server, const char *msg)
+static int answer_failed(const struct push_cmd *c, int ret, const struct zt_http_resp *r,
+			 const char *what, const char *server, const char *msg)
 {
 	char why[512];
+	int k;
 
 	if (ret == -ENOMEM) {
 		cmd_error("out of memory");
 		return ZT_EXIT_FAIL;
 	}
+	if ((k = remote_tls_failed(ret, server, &c->ca, msg)))
+		return k;
 	if (ret) {
 		cmd_error("cannot send %s to %s: %s (%d attempt%s)", what, server, msg, r->tries,
 			  r->tries == 1 ? "" : "s");
-		return ret == -EINVAL || ret == -EPROTO ? ZT_EXIT_FAIL : PUSH_EXIT_UNREACHABLE;
+		return ret == -EINVAL ? ZT_EXIT_FAIL : PUSH_EXIT_UNREACHABLE;
 	}
 	push_answer_error(r, why, sizeof(why));
 	if (zt_http_retryable(r->status)) {
@@ -223,7 +227,7 @@ static int send_module(struct push_cmd *c, struct zt_http *h, const struct push_
 			cmd_info("the server had the symbols of '%s' (%s) already", m->path, hex);
 	} else if (err || zt_http_retryable(r->status)) {
 		/* unreachable, or failing after the retries: so would the profile */
-		ret = -answer_failed(err, r, "symbols", zt_http_base(h), msg);
+		ret = -answer_failed(c, err, r, "symbols", zt_http_base(h), msg);
 	} else {
 		char why[512];
 
@@ -263,7 +267,7 @@ static int send_symbols(struct push_cmd *c, struct zt_http *h, const struct sess
 	}
 	ret = push_missing(h, mods, n, have, &r, msg, sizeof(msg));
 	if (ret || r.status != 200) {
-		ret = answer_failed(ret, &r, "the request for missing symbols", zt_http_base(h),
+		ret = answer_failed(c, ret, &r, "the request for missing symbols", zt_http_base(h),
 				    msg);
 		goto out;
 	}
@@ -311,6 +315,8 @@ static int run(struct push_cmd *c)
 	ho.retry_ctx = c;
 	ho.progress = on_progress;
 	ho.progress_ctx = c;
+	ho.cainfo = c->ca.file;
+	ho.capath = c->ca.dir;
 	err = zt_http_new(&ho, &h, msg, sizeof(msg));
 	if (err) {
 		cmd_error("%s", msg);
@@ -365,7 +371,7 @@ static int run(struct push_cmd *c)
 			goto out;
 		}
 		if (err || (r.status != 200 && r.status != 201)) {
-			ret = answer_failed(err, &r, "the profile", zt_http_base(h), msg);
+			ret = answer_failed(c, err, &r, "the profile", zt_http_base(h), msg);
 			goto out;
 		}
 		if (res.stored)
@@ -418,6 +424,10 @@ int cmd_push(int argc, char **argv)
 			{OPT_STRING, 0, "token", &c.token, "token",
 			 "the push token (better: ZT_TOKEN, or server.token of zt config, in a "
 			 "file of mode 0600)"},
+			{OPT_STRING, 0, "cacert", &c.cacert, "file",
+			 "verify an https server with the CA certificates of this PEM file "
+			 "(default: server.cacert of zt config, CURL_CA_BUNDLE, SSL_CERT_FILE, "
+			 "the system's)"},
 			{OPT_BOOL, 0, "symbols", &c.symbols, NULL,
 			 "send the symbols the server lacks or has worse ones of (default); "
 			 "--no-symbols: do not"},
@@ -449,6 +459,9 @@ int cmd_push(int argc, char **argv)
 		goto out;
 	}
 	ret = remote_settings(&c.server, &c.token, &cfg, "the push");
+	if (ret)
+		goto out;
+	ret = remote_ca(c.cacert, c.server, &c.ca);
 	if (ret)
 		goto out;
 	ret = run(&c);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The team server's URL and token for the commands that talk to it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/config.h"
 #include "cmd/remote.h"
+#include "net/client.h"
 
 int remote_scrub_token(int argc, char **argv, struct remote_args *a)
 {
@@ -95,4 +99,95 @@ int remote_settings(const char **server, const char **token, struct push_config 
 		cmd_warn("no token (--token, ZT_TOKEN or 'zt config server.token=T'): the "
 			 "server may refuse %s", what);
 	return 0;
+}
+
+int remote_ca(const char *cacert, const char *server, struct remote_ca *ca)
+{
+	const char *cfg = cmd_config_get("server.cacert", NULL);
+	struct stat st;
+	int fd;
+
+	*ca = (struct remote_ca){0};
+	if (cacert) {
+		ca->file = cacert;
+		ca->from = "--cacert";
+	} else if (cfg && *cfg) {
+		ca->file = cfg;
+		ca->from = "server.cacert";
+	} else if (!zt_http_ca_env(&ca->file, &ca->dir, &ca->from)) {
+		return 0;
+	}
+	/* said now, not as libcurl's "error setting certificate file" after
+	 * the recording is read; no matter for a plain http:// server */
+	if (!ca->file || strncmp(server, "https://", 8))
+		return 0;
+	fd = open(ca->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cmd_error("cannot read the CA certificates '%s' (%s): %s", ca->file, ca->from,
+			  strerror(errno));
+		return ZT_EXIT_FAIL;
+	}
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		cmd_error("'%s' (%s) is a directory: give a PEM file of CA certificates (a "
+			  "directory of hashed ones: SSL_CERT_DIR)",
+			  ca->file, ca->from);
+		return ZT_EXIT_FAIL;
+	}
+	close(fd);
+	return 0;
+}
+
+int remote_tls_failed(int err, const char *server, const struct remote_ca *ca, const char *why)
+{
+	const char *what = ca->file ? ca->file : ca->dir, *hint;
+	char with[PATH_MAX + 64] = "";
+
+	switch (err) {
+	case -EKEYREJECTED:
+		/* libcurl's words say which check failed: a CA is the usual fix */
+		if (strstr(why, "host name"))
+			hint = "it is not for this host: give the server by a name or address its "
+			       "certificate has";
+		else if (strstr(why, "expired") || strstr(why, "not yet valid"))
+			hint = "see its dates (and this machine's clock)";
+		else if (what)
+			hint = "give the CA that signed it with --cacert FILE";
+		else
+			hint = "give the CA with --cacert FILE (or SSL_CERT_FILE)";
+		if (what)
+			snprintf(with, sizeof(with), " with the CA certificates '%s' (%s)", what,
+				 ca->from);
+		cmd_error("cannot verify %s's certificate%s: %s: %s", server, with, why, hint);
+		return REMOTE_EXIT_UNREACHABLE;
+	case -ENOKEY:
+		if (what)
+			cmd_error("cannot use the CA certificates '%s' (%s): %s: %s", what,
+				  ca->from, why, "give a PEM file of CA certificates");
+		else
+			cmd_error("cannot use the system's CA certificates: %s", why);
+		return ZT_EXIT_FAIL;
+	case -EPROTO:
+		cmd_error("cannot set up TLS with %s: %s%s", server, why,
+			  strstr(why, "wrong version number") ? ": is it an http:// server?" : "");
+		return REMOTE_EXIT_UNREACHABLE;
+	default:
+		return 0;
+	}
+}
+
+int remote_unreachable(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:
+	case -EHOSTUNREACH:
+	case -ETIMEDOUT:
+	case -ECONNRESET:
+	case -EIO: /* libcurl's other failures of a transfer */
+	case -EPROTO:
+	case -EKEYREJECTED:
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -111,11 +111,16 @@ static int cmd_symbols_extract(int argc, char **argv)
 /* ---- zt symbols upload ---------------------------------------------------------- */
 
 /* Exit codes of zt symbols upload, for CI scripts. */
-enum { UP_EXIT_OK = 0, UP_EXIT_FAILED = 1, UP_EXIT_USAGE = 2 };
+enum {
+	UP_EXIT_OK = 0,
+	UP_EXIT_FAILED = 1,
+	UP_EXIT_USAGE = 2,
+	UP_EXIT_UNREACHABLE = REMOTE_EXIT_UNREACHABLE,
+};
 
 static const char *const upload_usage[] = {
 	"zt symbols upload --server URL [--force] [--dry-run] [--description TEXT] [--no-dwarf]\n"
-	"                  [--with-debuginfo] [--json] [-j N] PATH...",
+	"                  [--with-debuginfo] [--json] [-j N] [--cacert FILE] PATH...",
 	NULL,
 };
 
@@ -293,7 +298,8 @@ static void json_summary(const char *server, const struct symup_list *l, const s
 
 /* zt symbols upload: its options, and what it holds */
 struct upload_cmd {
-	const char *server, *token, *description;
+	const char *server, *token, *description, *cacert;
+	struct remote_ca ca; /* the CA certificates of an https server */
 	int force, dry_run, no_dwarf, with_debuginfo, json, jobs, retries, timeout, quiet, verbose;
 	struct symopts so;
 	struct push_config cfg;
@@ -359,6 +365,9 @@ static int upload_parse_options(struct upload_cmd *c, int argc, char **argv, int
 		 "tries again this many times on network errors, 5xx and 429 (default 3)"},
 		{OPT_INT, 0, "timeout", &c->timeout, "s",
 		 "give up a connection silent for S seconds (default 30)"},
+		{OPT_STRING, 0, "cacert", &c->cacert, "file",
+		 "verify an https server with the CA certificates of this PEM file (default: "
+		 "server.cacert of zt config, CURL_CA_BUNDLE, SSL_CERT_FILE, the system's)"},
 		{OPT_CALLBACK, 0, "debug-dir", &c->so, "dir",
 		 "also look for debug files in DIR (repeatable)", symopts_add_debug_dir},
 		{OPT_BOOL, 'q', "quiet", &c->quiet, NULL, "failures only, no progress bar"},
@@ -395,6 +404,8 @@ static int upload_check_options(struct upload_cmd *c, int argc, int rest)
 	err = remote_settings(&c->server, &c->token, &c->cfg, "the upload");
 	if (err)
 		return err == ZT_EXIT_USAGE ? UP_EXIT_USAGE : UP_EXIT_FAILED;
+	if (remote_ca(c->cacert, c->server, &c->ca))
+		return UP_EXIT_FAILED;
 	return -1;
 }
 
@@ -480,6 +491,20 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/* Why the uploads stopped (err and msg of symup_run()), said: a TLS
+ * failure plainly, with what to do. */
+static void say_stopped(const struct upload_cmd *c, int err, const char *msg)
+{
+	char pre[512];
+	size_t k;
+
+	/* symup's "cannot reach URL: " before libcurl's words */
+	snprintf(pre, sizeof(pre), "cannot reach %s: ", c->server);
+	k = strlen(pre);
+	if (!remote_tls_failed(err, c->server, &c->ca, strncmp(msg, pre, k) ? msg : msg + k))
+		cmd_error("stopped: %s", msg);
+}
+
 /* The uploads of the debug files of package i of c (o: the uploads'
  * options). 0, or a symup_run() error (the run stops). */
 static int upload_deb(struct upload_cmd *c, struct symup_opts *o, size_t i, unsigned jobs)
@@ -523,7 +548,7 @@ static int upload_deb(struct upload_cmd *c, struct symup_opts *o, size_t i, unsi
 		err = symup_run(o, &l, msg, sizeof(msg));
 		bar_clear(&c->u);
 		if (err && err != -ENOMEM)
-			cmd_error("stopped: %s", msg);
+			say_stopped(c, err, msg);
 	}
 	if (err == -ENOMEM)
 		cmd_error("out of memory");
@@ -552,6 +577,8 @@ static int upload_run(struct upload_cmd *c)
 	o.http.tries = c->retries + 1;
 	o.http.low_speed_s = c->timeout;
 	o.http.connect_timeout_ms = 10000;
+	o.http.cainfo = c->ca.file;
+	o.http.capath = c->ca.dir;
 	o.force = c->force;
 	o.dry_run = c->dry_run;
 	o.with_debuginfo = c->with_debuginfo;
@@ -572,7 +599,7 @@ static int upload_run(struct upload_cmd *c)
 		return UP_EXIT_FAILED;
 	}
 	if (err)
-		cmd_error("stopped: %s", msg);
+		say_stopped(c, err, msg);
 	/* then each package's debug files, one package at a time */
 	if (!err && c->nr_debs) {
 		unsigned jobs = c->jobs ? (unsigned)c->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -595,6 +622,8 @@ static int upload_run(struct upload_cmd *c)
 			c->dry_run ? "would be uploaded" : "uploaded", size,
 			c->u.counts[SYMUP_SKIPPED], c->u.counts[SYMUP_FAILED]);
 	}
+	if (err && remote_unreachable(err))
+		return UP_EXIT_UNREACHABLE;
 	return c->u.counts[SYMUP_FAILED] || err ? UP_EXIT_FAILED : UP_EXIT_OK;
 }
 

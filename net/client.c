@@ -27,6 +27,7 @@ struct zt_http {
 	char *base;
 	char *auth; /* "Authorization: Bearer T", or NULL */
 	char *aws, *aws_id, *aws_secret; /* AWS SigV4 signing, or NULL */
+	char *cainfo, *capath;		 /* the CA certificates, or NULL: libcurl's */
 	struct zt_http_opts o;
 	uint64_t rnd; /* xorshift state for the jitter */
 };
@@ -199,6 +200,32 @@ unsigned zt_http_backoff(unsigned base_ms, unsigned max_ms, int n, long retry_af
 	return (unsigned)(d / 2 + rnd % (d / 2 + 1));
 }
 
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+int zt_http_ca_env(const char **file, const char **dir, const char **var)
+{
+	const char *v = NULL;
+
+	*file = *dir = NULL;
+	/* the curl tool's order: CURL_CA_BUNDLE alone, else the two OpenSSL names */
+	if ((*file = env("CURL_CA_BUNDLE"))) {
+		v = "CURL_CA_BUNDLE";
+	} else {
+		if ((*dir = env("SSL_CERT_DIR")))
+			v = "SSL_CERT_DIR";
+		if ((*file = env("SSL_CERT_FILE")))
+			v = "SSL_CERT_FILE";
+	}
+	if (var)
+		*var = v;
+	return v != NULL;
+}
+
 static uint64_t next_rnd(struct zt_http *h)
 {
 	uint64_t x = h->rnd;
@@ -276,6 +303,17 @@ int zt_http_new(const struct zt_http_opts *o, struct zt_http **out, char *msg, s
 			     !(h->aws_id = strdup(o->aws_key_id ? o->aws_key_id : "")) ||
 			     !(h->aws_secret = strdup(o->aws_secret ? o->aws_secret : ""))))
 		goto nomem_h;
+	h->o.cainfo = h->o.capath = NULL;
+	if (!o->cainfo && !o->capath) {
+		const char *file, *dir;
+
+		zt_http_ca_env(&file, &dir, NULL);
+		if ((file && !(h->cainfo = strdup(file))) || (dir && !(h->capath = strdup(dir))))
+			goto nomem_h;
+	} else if ((o->cainfo && !(h->cainfo = strdup(o->cainfo))) ||
+		   (o->capath && !(h->capath = strdup(o->capath)))) {
+		goto nomem_h;
+	}
 	h->curl = cu.easy_init();
 	if (!h->curl)
 		goto nomem_h;
@@ -308,6 +346,8 @@ void zt_http_free(struct zt_http *h)
 	}
 	free(h->aws_id);
 	free(h->aws);
+	free(h->cainfo);
+	free(h->capath);
 	free(h->base);
 	free(h);
 	pthread_mutex_lock(&global_lock);
@@ -478,10 +518,18 @@ static int curl_errno(CURLcode c, int *retry)
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		*retry = 0;
 		return -EINVAL;
-	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_PEER_FAILED_VERIFICATION: /* also an unknown CA, a wrong host name */
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+		*retry = 0;
+		return -EKEYREJECTED;
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+		*retry = 0;
+		return -ENOKEY;
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CACERT_BADFILE:
 		*retry = 0;
 		return -EPROTO;
 	case CURLE_WRITE_ERROR: /* our own write callback refused: out of memory */
@@ -524,6 +572,10 @@ static int setup(struct zt_http *h, const struct zt_http_req *r, const char *url
 		SET(CURLOPT_XFERINFOFUNCTION, on_xfer);
 		SET(CURLOPT_XFERINFODATA, h);
 	}
+	if (h->cainfo)
+		SET(CURLOPT_CAINFO, h->cainfo);
+	if (h->capath)
+		SET(CURLOPT_CAPATH, h->capath);
 	if (h->aws) {
 		SET(CURLOPT_AWS_SIGV4, h->aws);
 		SET(CURLOPT_USERNAME, h->aws_id);

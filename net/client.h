@@ -13,6 +13,11 @@
  *
  * Bodies come from memory or stream from a file; answers go to memory (a
  * capped buffer) or, when successful, stream into a file.
+ *
+ * An https server's certificate is always verified: against the CA
+ * certificates the options name, else those the environment names as the
+ * curl tool reads it (zt_http_ca_env(): libcurl itself reads none of
+ * these variables), else libcurl's own (the system's).
  */
 #ifndef ZT_NET_CLIENT_H
 #define ZT_NET_CLIENT_H
@@ -49,7 +54,22 @@ struct zt_http_opts {
 	const char *aws_sigv4;
 	const char *aws_key_id;
 	const char *aws_secret;
+	/* The CA certificates that verify an https server: a PEM file of them
+	 * (CURLOPT_CAINFO) and a directory of hashed ones (CURLOPT_CAPATH),
+	 * copied. Both NULL: those of zt_http_ca_env(), else libcurl's. */
+	const char *cainfo;
+	const char *capath;
 };
+
+/*
+ * The CA certificates the environment names, as the curl tool reads it:
+ * $CURL_CA_BUNDLE (a file), else $SSL_CERT_FILE (a file) and $SSL_CERT_DIR
+ * (a directory); an empty variable is not set. *file and *dir (NULL when
+ * not named) point into the environment; *var (may be NULL) gets the name
+ * of the variable of *file, else of *dir, else NULL. Returns whether one
+ * is named.
+ */
+int zt_http_ca_env(const char **file, const char **dir, const char **var);
 
 /* A request body streamed from a file, or where a successful answer goes. */
 struct zt_http_file {
@@ -99,9 +119,16 @@ void zt_http_resp_release(struct zt_http_resp *r);
 /*
  * Send r, retrying as the options say. Returns 0 when an answer came (any
  * status: after the tries, the last 5xx or 429 answer is what resp holds),
- * else a negative errno with msg saying what happened on the last attempt:
+ * else a negative errno with msg saying what happened on the last attempt
+ * (libcurl's words):
  *   -ECONNREFUSED, -EHOSTUNREACH, -ETIMEDOUT, -ECONNRESET, -EIO  (retried)
- *   -EINVAL (bad URL), -EPROTO (TLS), -ENOMEM                    (not retried)
+ *   -EINVAL (bad URL), -ENOMEM                                   (not retried)
+ *   -EPROTO       TLS could not be set up (a handshake failed)   (not retried)
+ *   -EKEYREJECTED the server's certificate was not verified: not
+ *                 signed by a CA trusted here, or not for this host,
+ *                 or expired                                     (not retried)
+ *   -ENOKEY       the CA certificates cannot be used: a file or
+ *                 directory missing, unreadable, or with none    (not retried)
  *   the errno of reading req->upload or writing req->save         (not retried)
  */
 int zt_http_request(struct zt_http *h, const struct zt_http_req *r, struct zt_http_resp *resp,

@@ -3,7 +3,10 @@
  * net/client: requests against a real HTTP server on loopback (a small one
  * in a thread of this test, answering from a script): 503 then 201 is
  * retried, 400 is not, Retry-After is honoured and capped, a refused
- * connection is retried and then given up, the token goes in a header.
+ * connection is retried and then given up, the token goes in a header;
+ * TLS: the CA certificates the environment names (as the curl tool reads
+ * them), an https request to a server that does not speak TLS, and CA
+ * certificates that cannot be used, each given up at once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -327,6 +330,134 @@ static void test_bad_options(void **state)
 	zbuf_release(&b);
 }
 
+/* The CA certificates of the environment: CURL_CA_BUNDLE alone, else
+ * SSL_CERT_FILE and SSL_CERT_DIR; empty is unset. */
+static void test_ca_env(void **state)
+{
+	const char *file, *dir, *var;
+
+	unsetenv("CURL_CA_BUNDLE");
+	unsetenv("SSL_CERT_FILE");
+	unsetenv("SSL_CERT_DIR");
+	assert_int_equal(zt_http_ca_env(&file, &dir, &var), 0);
+	assert_null(file);
+	assert_null(dir);
+	assert_null(var);
+	setenv("SSL_CERT_DIR", "/certs", 1);
+	assert_int_equal(zt_http_ca_env(&file, &dir, &var), 1);
+	assert_null(file);
+	assert_string_equal(dir, "/certs");
+	assert_string_equal(var, "SSL_CERT_DIR");
+	setenv("SSL_CERT_FILE", "/ssl.pem", 1);
+	assert_int_equal(zt_http_ca_env(&file, &dir, &var), 1);
+	assert_string_equal(file, "/ssl.pem");
+	assert_string_equal(dir, "/certs");
+	assert_string_equal(var, "SSL_CERT_FILE");
+	setenv("CURL_CA_BUNDLE", "/bundle.pem", 1);
+	assert_int_equal(zt_http_ca_env(&file, &dir, NULL), 1);
+	assert_string_equal(file, "/bundle.pem");
+	assert_null(dir);
+	setenv("CURL_CA_BUNDLE", "", 1);
+	assert_int_equal(zt_http_ca_env(&file, &dir, &var), 1);
+	assert_string_equal(file, "/ssl.pem");
+	assert_string_equal(var, "SSL_CERT_FILE");
+	unsetenv("CURL_CA_BUNDLE");
+	unsetenv("SSL_CERT_FILE");
+	unsetenv("SSL_CERT_DIR");
+}
+
+/* A server that answers whatever comes with plain HTTP, until its
+ * listening socket is shut down. */
+static void *plain_answers(void *arg)
+{
+	static const char junk[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+	int fd = *(int *)arg;
+	char buf[4096];
+
+	for (;;) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c < 0)
+			break;
+		/* the client's hello read first: a close with unread bytes is a reset */
+		if (read(c, buf, sizeof(buf)) > 0 && write(c, junk, sizeof(junk) - 1) > 0) {
+			shutdown(c, SHUT_WR);
+			while (read(c, buf, sizeof(buf)) > 0)
+				;
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static int tls_request(int port, const char *cainfo, struct zt_http_resp *resp, char *msg, size_t n)
+{
+	struct zt_http_req req = {"GET", "/healthz", NULL, NULL, 0, 0};
+	struct zt_http_opts o = {0};
+	struct zt_http *h;
+	char url[64];
+	int ret;
+
+	snprintf(url, sizeof(url), "https://127.0.0.1:%d", port);
+	o.base_url = url;
+	o.tries = 3;
+	o.backoff_ms = 10;
+	o.connect_timeout_ms = 2000;
+	o.timeout_ms = 5000;
+	o.cainfo = cainfo;
+	assert_int_equal(zt_http_new(&o, &h, msg, n), 0);
+	ret = zt_http_request(h, &req, resp, msg, n);
+	zt_http_free(h);
+	return ret;
+}
+
+/* TLS failures are not retried: another try would fail the same way. */
+static void test_tls_failures(void **state)
+{
+	char junk_path[] = "/tmp/zt-test-client-ca.XXXXXX", msg[512];
+	struct zt_http_resp resp;
+	pthread_t t;
+	int port, fd, jfd;
+
+	fd = listen_loopback(&port);
+	assert_true(fd >= 0);
+	assert_int_equal(pthread_create(&t, NULL, plain_answers, &fd), 0);
+	zt_http_resp_init(&resp);
+
+	/* https to a plain HTTP server: the handshake fails */
+	assert_int_equal(tls_request(port, NULL, &resp, msg, sizeof(msg)), -EPROTO);
+	assert_int_equal(resp.tries, 1);
+	assert_true(msg[0] != 0);
+
+	/* CA certificates that are not there, or not certificates: named */
+	assert_int_equal(tls_request(port, "/nonexistent/zt-ca.pem", &resp, msg, sizeof(msg)),
+			 -ENOKEY);
+	assert_int_equal(resp.tries, 1);
+	assert_non_null(strstr(msg, "/nonexistent/zt-ca.pem"));
+	jfd = mkstemp(junk_path);
+	assert_true(jfd >= 0);
+	assert_int_equal(write(jfd, "not a certificate\n", 18), 18);
+	close(jfd);
+	assert_int_equal(tls_request(port, junk_path, &resp, msg, sizeof(msg)), -ENOKEY);
+	assert_non_null(strstr(msg, junk_path));
+
+	/* ... named by the environment when the options name none */
+	setenv("SSL_CERT_FILE", junk_path, 1);
+	assert_int_equal(tls_request(port, NULL, &resp, msg, sizeof(msg)), -ENOKEY);
+	assert_non_null(strstr(msg, junk_path));
+	setenv("CURL_CA_BUNDLE", "/nonexistent/zt-bundle.pem", 1);
+	assert_int_equal(tls_request(port, NULL, &resp, msg, sizeof(msg)), -ENOKEY);
+	assert_non_null(strstr(msg, "/nonexistent/zt-bundle.pem"));
+	unsetenv("CURL_CA_BUNDLE");
+	unsetenv("SSL_CERT_FILE");
+
+	zt_http_resp_release(&resp);
+	unlink(junk_path);
+	shutdown(fd, SHUT_RDWR);
+	pthread_join(t, NULL);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_retry_after),  cmocka_unit_test(test_retry_after_capped),
 		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_bad_options),  cmocka_unit_test(test_files),
+		cmocka_unit_test(test_ca_env),	     cmocka_unit_test(test_tls_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
