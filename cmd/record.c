@@ -11,9 +11,12 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,17 +25,48 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/outfile.h"
+#include "cmd/remote.h"
+#include "cmd/symopts.h"
 #include "cmd/targetopts.h"
 #include "formats/ztdata.h"
 #include "libprof/array.h"
 #include "libprof/units.h"
+#include "net/agentq.h"
+#include "net/push.h"
+#include "record/agent.h"
 #include "record/gpurec.h"
 #include "record/recorder.h"
 #include "record/target.h"
 #include "record/workload.h"
+#include "session/session.h"
 #include "symbolizer/buildid_cache.h"
 
 #define FLUSH_NS 1000000000ull
+#define PUSH_LABELS_MAX 64
+#define PUSH_QUEUE_DEFAULT (64ull << 20)
+#define PUSH_WAIT_MS 10000 /* at the end, for the last pieces */
+
+/* zt push's exit code for a server that refuses the token */
+enum { RECORD_EXIT_REFUSED = 3 };
+
+/* --push: the agent mode's options and state (record/agent.h). */
+struct push_opts {
+	const char *url;	   /* --push */
+	double interval;	   /* --push-interval, seconds */
+	const char *labels[PUSH_LABELS_MAX + 1]; /* --label, then agent=HOST unless given */
+	int nr_labels;
+	const char *queue_size;	   /* --push-queue-size */
+	uint64_t queue_bytes;	   /* ... in bytes */
+	const char *spool;	   /* --push-spool */
+	int symbols;		   /* --push-symbols (default), --no-push-symbols */
+	char agent_label[128];	   /* "agent=HOST" */
+	const char *token;
+	struct push_config cfg;	   /* the configuration file's, when read */
+	struct symopts so;	   /* the symbol sources of the pieces' uploads */
+	struct session_opts sopts; /* how the agent opens pieces */
+	struct agent *agent;
+	bool fatal;		   /* the server refused the token */
+};
 
 
 struct record {
@@ -61,12 +95,14 @@ struct record {
 	size_t nr_sw_files, cap_sw_files;
 	uint64_t total_samples, total_bytes; /* of the files already switched out */
 	struct gpurec_opts gpu_opts;
+	struct push_opts push;
 
 	/* the recording: -g, --call-graph, -i, -m, --exclude-perf, -u and -o
 	 * are set in it (see record/recorder.h) */
 	struct recorder rec;
 	int fd;
 	struct outfile out;    /* the output file, its new copy until sampling runs */
+	bool output_given;     /* -o */
 	bool started;          /* sampling ran: the output is worth keeping */
 
 	/* the workload */
@@ -79,6 +115,7 @@ struct record {
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t child_exited;
 static volatile sig_atomic_t switch_flag; /* SIGUSR2 with --switch-output */
+static volatile sig_atomic_t stop_again;  /* a second one: --push waits no longer */
 
 static void on_signal(int sig)
 {
@@ -86,8 +123,232 @@ static void on_signal(int sig)
 		child_exited = 1;
 	else if (sig == SIGUSR2)
 		switch_flag = 1;
-	else
+	else {
+		if (stop_flag)
+			stop_again = 1;
 		stop_flag = 1;
+	}
+}
+
+/* ---- --push: the agent -------------------------------------------------- */
+
+static double mb(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
+/* What the agent says of a module's symbols (with -v): zt push's words. */
+static void say_symbols(const struct agent_event *ev)
+{
+	const struct push_sent *s = ev->sent;
+	char hex[2 * ZT_BUILD_ID_MAX + 1];
+
+	prof_build_id_hex(&ev->mod->id, hex);
+	switch (s->what) {
+	case PUSH_SENT:
+		cmd_info("sent the %s symbols of '%s' (%s)%s%s", push_quality_name(s->a.stored >= 0 ? s->a.stored : s->here),
+			 ev->mod->path, hex, s->why[0] ? ": function names only: " : "", s->why);
+		break;
+	case PUSH_KEPT_FULL:
+		cmd_info("kept the server's full symbols of '%s' (%s)", ev->mod->path, hex);
+		break;
+	case PUSH_NONE_HERE:
+		cmd_info("no symbols to send for '%s' (%s): %s", ev->mod->path, hex, s->why);
+		break;
+	case PUSH_NOT_BETTER:
+	case PUSH_HAD:
+		cmd_info("the server has symbols of '%s' (%s) as good as these already", ev->mod->path,
+			 hex);
+		break;
+	case PUSH_REFUSED:
+		cmd_info("the server refused the symbols of '%s' (%ld): %s", ev->mod->path,
+			 ev->status, s->why);
+		break;
+	}
+}
+
+/* The agent's events (from its thread): quiet but for trouble; each push
+ * with -v. */
+static void on_agent_event(void *ctx, const struct agent_event *ev)
+{
+	struct record *r = ctx;
+	const struct agent_stats *st = &ev->st;
+
+	flockfile(stderr); /* whole lines among the recorder's */
+	switch (ev->kind) {
+	case AGENT_PUSHED:
+		cmd_info("pushed piece %llu: %llu samples from %llu to %llu ns, %zu bytes, %s %s; "
+			 "pushed %llu pieces (%llu samples), dropped %llu (%llu samples), queued %zu",
+			 (unsigned long long)ev->seq, (unsigned long long)ev->samples,
+			 (unsigned long long)ev->t_start, (unsigned long long)ev->t_end, ev->bytes,
+			 ev->stored ? "stored as" : "already stored:", ev->id,
+			 (unsigned long long)st->pushed_pieces, (unsigned long long)st->pushed_samples,
+			 (unsigned long long)st->dropped_pieces,
+			 (unsigned long long)st->dropped_samples, ev->queued_pieces);
+		break;
+	case AGENT_AWAY:
+		if (ev->status)
+			cmd_warn("the server at %s is away (%ld: %s): keeping the pieces (%zu queued, "
+				 "%.1f of %.1f MB) and trying again",
+				 ev->url, ev->status, ev->why, ev->queued_pieces, mb(ev->queued_bytes),
+				 mb(ev->queue_bytes));
+		else
+			cmd_warn("the server at %s is away (%s): keeping the pieces (%zu queued, "
+				 "%.1f of %.1f MB) and trying again",
+				 ev->url, ev->why, ev->queued_pieces, mb(ev->queued_bytes),
+				 mb(ev->queue_bytes));
+		break;
+	case AGENT_BACK:
+		cmd_warn("the server at %s is back after %.1f s: pushing the queued pieces", ev->url,
+			 (double)ev->away_ms / 1000.0);
+		break;
+	case AGENT_DROPPED:
+		cmd_warn("the server at %s %s: dropped %llu oldest piece%s (%llu samples), the queue "
+			 "holds %zu (%.1f of %.1f MB; --push-queue-size)",
+			 ev->url, ev->away ? "is away" : "takes the pieces slower than they come",
+			 (unsigned long long)ev->dropped_pieces, ev->dropped_pieces == 1 ? "" : "s",
+			 (unsigned long long)ev->dropped_samples, ev->queued_pieces,
+			 mb(ev->queued_bytes), mb(ev->queue_bytes));
+		break;
+	case AGENT_TOO_BIG:
+		cmd_warn("a piece of %.1f MB (%llu samples) is larger than the whole queue (%s): "
+			 "dropped; give a larger --push-queue-size or a shorter --push-interval",
+			 mb(ev->bytes), (unsigned long long)ev->samples, r->push.queue_size ? r->push.queue_size : "64M");
+		break;
+	case AGENT_REFUSED:
+		cmd_warn("the server at %s refused piece %llu (%ld: %s): dropped (%llu samples)",
+			 ev->url, (unsigned long long)ev->seq, ev->status, ev->why,
+			 (unsigned long long)ev->samples);
+		break;
+	case AGENT_FATAL:
+		cmd_error("the server at %s refused the agent's token (%ld): %s; stopping", ev->url,
+			  ev->status, ev->why);
+		break;
+	case AGENT_BAD_PIECE:
+		cmd_warn("a piece of %llu samples is dropped: %s", (unsigned long long)ev->samples,
+			 ev->why);
+		break;
+	case AGENT_SYMBOLS:
+		say_symbols(ev);
+		break;
+	}
+	funlockfile(stderr);
+}
+
+/* --push: the server's token as zt push takes it, the spool, the agent,
+ * and whether the server takes the token (before anything is recorded).
+ * ZT_EXIT_OK, or an exit code after a message. */
+static int start_agent(struct record *r)
+{
+	struct push_opts *p = &r->push;
+	struct agent_opts ao = {0};
+	struct agent_stats st;
+	char msg[1024];
+	long status;
+	int ret, err, spool = -1;
+
+	if (!p->url)
+		return ZT_EXIT_OK;
+	ret = remote_settings(&p->url, &p->token, &p->cfg, "the pieces");
+	if (ret)
+		return ret;
+	if (p->spool && (spool = agentq_open_spool(p->spool, msg, sizeof(msg))) < 0) {
+		cmd_error("%s", msg);
+		return ZT_EXIT_FAIL;
+	}
+	/* the uploads' symbols: the GSYM cache and this host's files (the
+	 * server asks debuginfod itself); no progress lines */
+	p->so.use_cache = 1;
+	p->so.verbose = -1;
+	if (symopts_init(&p->so, "record")) {
+		if (spool >= 0)
+			close(spool);
+		return ZT_EXIT_FAIL;
+	}
+	p->sopts.mo = &p->so.mo;
+	p->sopts.kcache = p->so.have_cache ? &p->so.cache : NULL;
+	ao.url = p->url;
+	ao.token = p->token;
+	ao.labels = p->labels;
+	ao.nr_labels = (size_t)p->nr_labels;
+	ao.interval_ms = (unsigned)(p->interval * 1000);
+	ao.queue_bytes = p->queue_bytes;
+	ao.spool_fd = spool;
+	ao.so = &p->sopts;
+	ao.no_symbols = !p->symbols;
+	ao.on_event = on_agent_event;
+	ao.ctx = r;
+	err = agent_new(&ao, &p->agent, msg, sizeof(msg));
+	if (err) {
+		cmd_error("%s", msg);
+		return err == -EINVAL ? ZT_EXIT_USAGE : ZT_EXIT_FAIL;
+	}
+	err = agent_check(p->agent, &status, msg, sizeof(msg));
+	if (err == -EACCES) {
+		cmd_error("the server at %s refused the agent%s (%ld): %s", p->url,
+			  status == 401 || status == 403 ? "'s token" : "", status, msg);
+		p->fatal = true;
+		return RECORD_EXIT_REFUSED;
+	}
+	if (err)
+		cmd_warn("the server at %s cannot be reached now (%s): recording anyway, the pieces "
+			 "are kept until it can",
+			 p->url, msg);
+	agent_stats(p->agent, &st);
+	if (st.spooled_pieces)
+		cmd_note("%llu pieces of an earlier run (%llu samples) in '%s' go first",
+			 (unsigned long long)st.spooled_pieces, (unsigned long long)st.spooled_samples,
+			 p->spool);
+	err = agent_start(p->agent);
+	if (err) {
+		cmd_error("cannot start the agent's thread: %s", strerror(-err));
+		return ZT_EXIT_FAIL;
+	}
+	if (!r->quiet)
+		fprintf(stderr, "[ zt record: pushing to %s every %g s ]\n", p->url, p->interval);
+	return ZT_EXIT_OK;
+}
+
+/* A finished piece to the agent. */
+static void hand_piece(struct record *r, const struct ztdata_stats *zst, uint64_t t_end)
+{
+	int fd = r->fd;
+
+	r->fd = -1;
+	/* -ENOMEM: dropped and counted */
+	agent_put(r->push.agent, fd, (size_t)zst->bytes, zst->samples, r->sw_last, t_end);
+}
+
+/* The last pieces pushed, within a bounded wait, and the counts. */
+static void finish_agent(struct record *r)
+{
+	struct push_opts *p = &r->push;
+	struct agent_stats st;
+
+	/* a signal (a second one, when one ended the recording) waits no longer */
+	agent_finish(p->agent, PUSH_WAIT_MS, stop_flag ? &stop_again : &stop_flag);
+	if (agent_fatal(p->agent))
+		p->fatal = true;
+	agent_stats(p->agent, &st);
+	if (r->quiet)
+		return;
+	fprintf(stderr, "[ zt record: pushed %llu of %llu pieces (%llu of %llu samples) to %s",
+		(unsigned long long)st.pushed_pieces, (unsigned long long)st.recorded_pieces,
+		(unsigned long long)st.pushed_samples, (unsigned long long)st.recorded_samples,
+		p->url);
+	if (st.dropped_pieces)
+		fprintf(stderr, "; dropped %llu (%llu samples)", (unsigned long long)st.dropped_pieces,
+			(unsigned long long)st.dropped_samples);
+	if (st.refused_pieces)
+		fprintf(stderr, "; refused %llu (%llu samples)", (unsigned long long)st.refused_pieces,
+			(unsigned long long)st.refused_samples);
+	if (st.left_pieces)
+		fprintf(stderr, "; %llu not pushed (%llu samples)%s",
+			(unsigned long long)st.left_pieces, (unsigned long long)st.left_samples,
+			p->spool ? ", kept in the spool" : ", lost");
+	if (st.symbols_sent)
+		fprintf(stderr, "; symbols of %llu modules sent", (unsigned long long)st.symbols_sent);
+	fprintf(stderr, " ]\n");
 }
 
 /* ---- the main loop ----------------------------------------------------- */
@@ -97,6 +358,21 @@ static void on_signal(int sig)
  * addresses in it are for root and the sudo user alone. */
 static int open_output(struct record *r)
 {
+	if (r->push.url) {
+		/* --push: each piece in an anonymous file, handed to the agent
+		 * when done (hand_piece()) */
+		r->fd = memfd_create("zt-piece", MFD_CLOEXEC);
+		if (r->fd < 0) {
+			cmd_error("cannot make a piece in memory: %s", strerror(errno));
+			return -1;
+		}
+		r->rec.w = ztdata_writer_new(r->fd);
+		if (!r->rec.w) {
+			cmd_error("cannot write a piece in memory: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (outfile_create(&r->out, r->rec.output, 0600, OUTFILE_STDOUT_OK))
 		return -1;
 	r->fd = r->out.fd;
@@ -163,6 +439,23 @@ static int opt_switch_output(const struct opt *o, const char *arg)
 	return 0;
 }
 
+/* --label KEY=VALUE, as zt push takes it. */
+static int opt_push_label(const struct opt *o, const char *arg)
+{
+	struct push_opts *p = o->value;
+
+	if (p->nr_labels >= PUSH_LABELS_MAX) {
+		fprintf(stderr, "zt record: at most %d labels\n", PUSH_LABELS_MAX);
+		return -1;
+	}
+	if (!strchr(arg, '=') || arg[0] == '=') {
+		fprintf(stderr, "zt record: '%s' is not a label: give --label KEY=VALUE\n", arg);
+		return -1;
+	}
+	p->labels[p->nr_labels++] = arg;
+	return 0;
+}
+
 /* The options into r; the workload's command starts at argv[*rest]. What
  * opts_parse() returns. */
 static int parse_options(struct record *r, int argc, char **argv, int *rest)
@@ -210,6 +503,22 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  opt_switch_output, 1 },
 		{ OPT_INT, 0, "switch-max-files", &r->switch_max_files, "n",
 		  "with --switch-output: keep only the n newest files" },
+		{ OPT_STRING, 0, "push", &r->push.url, "url",
+		  "agent mode: record until stopped, pushing the recording to this zt serve in "
+		  "pieces (the token: ZT_TOKEN, or server.token of zt config)" },
+		{ OPT_DOUBLE, 0, "push-interval", &r->push.interval, "secs",
+		  "with --push: the length of a piece (default 10)" },
+		{ OPT_CALLBACK, 0, "label", &r->push, "key=value",
+		  "with --push: a label of every piece on the server (repeatable; default "
+		  "agent=HOST)", opt_push_label },
+		{ OPT_STRING, 0, "push-queue-size", &r->push.queue_size, "size",
+		  "with --push: the bytes of pieces kept while the server is away (default 64M); "
+		  "past it the oldest are dropped" },
+		{ OPT_STRING, 0, "push-spool", &r->push.spool, "dir",
+		  "with --push: keep the queue in this directory (made 0700; root's own), not in "
+		  "memory: pieces outlive a restart" },
+		{ OPT_BOOL, 0, "push-symbols", &r->push.symbols, NULL,
+		  "with --push: send the symbols the server lacks (default); --no-push-symbols: do not" },
 		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
 		  "accepted as perf's: zt always records sample times" },
 		{ OPT_STRING, 'u', "uid", &r->rec.uid_str, "user",
@@ -317,6 +626,66 @@ static int check_output_options(struct record *r)
 	return 0;
 }
 
+/* --push and its partners: 0, or -1 after a message. */
+static int check_push_options(struct record *r)
+{
+	struct push_opts *p = &r->push;
+	struct utsname u;
+	int i;
+
+	if (!p->url) {
+		if (p->interval || p->nr_labels || p->queue_size || p->spool || !p->symbols) {
+			cmd_error("--push-interval, --label, --push-queue-size, --push-spool and "
+				  "--no-push-symbols go with --push URL");
+			return -1;
+		}
+		return 0;
+	}
+	if (!*p->url) {
+		cmd_error("--push: give the URL of a zt serve (http://HOST:PORT)");
+		return -1;
+	}
+	if (r->output_given || r->switch_output || r->max_size_str) {
+		cmd_error("--push sends the recording to the server in pieces: not with %s",
+			  r->output_given ? "-o" : r->switch_output ? "--switch-output" : "--max-size");
+		return -1;
+	}
+	if (r->gpu) {
+		cmd_error("--push with --gpu is not supported yet: record the GPU side into a file "
+			  "and 'zt push' it");
+		return -1;
+	}
+	if (r->tg.nr_evs > 1) {
+		cmd_error("--push sends one event: give one -e (the server keeps one event a "
+			  "profile)");
+		return -1;
+	}
+	if (!p->interval)
+		p->interval = 10;
+	if (!(p->interval >= 1 && p->interval <= 86400)) {
+		cmd_error("--push-interval %g: give 1 to 86400 seconds", p->interval);
+		return -1;
+	}
+	r->sw_time = (uint64_t)(p->interval * 1e9);
+	p->queue_bytes = PUSH_QUEUE_DEFAULT;
+	if (p->queue_size &&
+	    (zt_parse_size(p->queue_size, ZT_SIZE_LONG_UNIT, &p->queue_bytes) || !p->queue_bytes)) {
+		cmd_error("--push-queue-size '%s': give a size such as 64M (B, K, M or G)",
+			  p->queue_size);
+		return -1;
+	}
+	/* the agent's own label, unless one is given */
+	for (i = 0; i < p->nr_labels && strncmp(p->labels[i], "agent=", 6); i++)
+		;
+	if (i == p->nr_labels) {
+		uname(&u);
+		snprintf(p->agent_label, sizeof(p->agent_label), "agent=%s", u.nodename);
+		p->labels[p->nr_labels++] = p->agent_label;
+	}
+	r->rec.output = "the piece";
+	return 0;
+}
+
 /* -u USER: a name, or the number of a user (perf's parse_uid()); the
  * user's processes on every CPU. 0, or -1 after a message. */
 static int check_uid(struct record *r)
@@ -371,7 +740,7 @@ static int check_options(struct record *r)
 	}
 	if (r->gpu && gpurec_check(&r->gpu_opts))
 		return ZT_EXIT_USAGE;
-	if (check_output_options(r))
+	if (check_output_options(r) || check_push_options(r))
 		return ZT_EXIT_USAGE;
 	if (r->timestamp)
 		cmd_info("-T: zt always records sample times");
@@ -550,6 +919,8 @@ static void run_loop(struct record *r)
 
 		if (recorder_drain(&r->rec))
 			break;
+		if (r->push.agent && agent_fatal(r->push.agent))
+			break;
 		if (child_exited && r->wl.pid > 0 && !r->child_done) {
 			child_exited = 0;
 			if (waitpid(r->wl.pid, &r->child_status, WNOHANG) == r->wl.pid) {
@@ -640,7 +1011,9 @@ static int switch_output(struct record *r)
 	r->total_bytes += zst.bytes;
 	ztdata_writer_free(r->rec.w);
 	r->rec.w = NULL;
-	if (commit_piece(r))
+	if (r->push.url)
+		hand_piece(r, &zst, t);
+	else if (commit_piece(r))
 		return -1;
 	outfile_release(&r->out);
 	if (open_output(r))
@@ -655,7 +1028,7 @@ static bool switch_due(struct record *r, uint64_t t)
 {
 	struct ztdata_stats zst;
 
-	if (!r->switch_output)
+	if (!r->switch_output && !r->push.url)
 		return false;
 	if (switch_flag) {
 		switch_flag = 0;
@@ -688,8 +1061,15 @@ static bool size_limit(struct record *r)
 
 static int finish_output(struct record *r)
 {
+	struct ztdata_stats zst;
+
 	if (recorder_end_file(&r->rec, true, r->rec.t_end))
 		return -1;
+	if (r->push.url) {
+		ztdata_writer_stats(r->rec.w, &zst);
+		hand_piece(r, &zst, r->rec.t_end);
+		return 0;
+	}
 	return r->switch_output ? commit_piece(r) : 0;
 }
 
@@ -702,7 +1082,8 @@ static void print_summary(struct record *r)
 	ztdata_writer_stats(r->rec.w, &zst);
 	if (r->quiet)
 		return;
-	fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+	if (!r->push.url)
+		fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		(double)(r->total_bytes + zst.bytes) / (1024.0 * 1024.0),
 		r->nr_sw_files ? r->sw_files[r->nr_sw_files - 1] : r->rec.output,
 		(unsigned long long)(r->total_samples + zst.samples));
@@ -765,6 +1146,11 @@ static void record_release(struct record *r)
 	recorder_release(&r->rec);
 	gpurec_free(r->rec.gr);
 	outfile_release(&r->out);
+	if (r->push.url && r->fd >= 0)
+		close(r->fd); /* a piece not handed over */
+	agent_free(r->push.agent);
+	symopts_release(&r->push.so);
+	push_config_release(&r->push.cfg);
 	for (size_t k = 0; k < r->nr_sw_files; k++)
 		free(r->sw_files[k]);
 	free(r->sw_files);
@@ -778,13 +1164,16 @@ int cmd_record(int argc, char **argv)
 	int rest, ret;
 
 	recorder_init(&r.rec, &r.tg);
-	r.rec.output = "zt.data";
+	r.push.symbols = 1;
 	switch (parse_options(&r, argc, argv, &rest)) {
 	case OPTS_HELP:
 		return ZT_EXIT_OK;
 	case OPTS_ERROR:
 		return ZT_EXIT_USAGE;
 	}
+	r.output_given = r.rec.output != NULL;
+	if (!r.output_given)
+		r.rec.output = "zt.data";
 	cmd_setup("record", r.quiet ? -1 : r.verbose);
 	r.command = rest < argc ? argv + rest : NULL;
 	ret = check_options(&r);
@@ -794,21 +1183,29 @@ int cmd_record(int argc, char **argv)
 	if (ret != ZT_EXIT_OK)
 		goto out;
 	ret = ZT_EXIT_FAIL;
-	if (choose_sampler(&r) || prepare_output(&r) || prepare_workload(&r) ||
+	if (choose_sampler(&r))
+		goto out;
+	ret = start_agent(&r);
+	if (ret != ZT_EXIT_OK)
+		goto out;
+	ret = ZT_EXIT_FAIL;
+	if (prepare_output(&r) || prepare_workload(&r) ||
 	    recorder_open(&r.rec) || recorder_open_sideband(&r.rec) ||
 	    start_sampling(&r, argc, argv) || start_workload(&r))
 		goto out;
 	/* running: the new recording replaces the old one (which becomes .old);
 	 * --switch-output names each file when it is done */
-	if (!r.switch_output && outfile_commit(&r.out, true))
+	if (!r.switch_output && !r.push.url && outfile_commit(&r.out, true))
 		goto out;
 	r.started = true;
 	run_loop(&r);
 	stop_sampling(&r);
 	if (finish_output(&r))
 		goto out;
+	if (r.push.agent)
+		finish_agent(&r);
 	print_summary(&r);
-	ret = ZT_EXIT_OK;
+	ret = r.push.fatal ? RECORD_EXIT_REFUSED : ZT_EXIT_OK;
 out:
 	/* after a failure with the workload held or running, it is ended */
 	ret = end_workload(&r, ret);

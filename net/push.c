@@ -563,6 +563,58 @@ void push_put_answer(const struct zt_http_resp *r, struct push_put_answer *a)
 		a->replaced = push_quality_parse(v);
 }
 
+int push_send_module(struct zt_http *h, const struct symmod_opts *mo, const struct push_module *m,
+		     int have, void (*before)(void *ctx, size_t len), void *ctx,
+		     struct push_sent *out, struct zt_http_resp *resp, char *msg, size_t msglen)
+{
+	struct push_symbols s;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->have = have;
+	out->here = -1;
+	out->a.stored = out->a.replaced = out->a.kept = -1;
+	msg[0] = 0;
+	if (have == SYMQ_FULL) {
+		out->what = PUSH_KEPT_FULL;
+		return 0;
+	}
+	err = push_symbols_open(mo, m, &s, out->why, sizeof(out->why));
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		out->what = PUSH_NONE_HERE;
+		return 0;
+	}
+	out->here = (int)s.q;
+	snprintf(out->quality, sizeof(out->quality), "%s", s.quality);
+	if ((int)s.q <= have) {
+		out->what = PUSH_NOT_BETTER;
+		push_symbols_close(&s);
+		return 0;
+	}
+	if (before)
+		before(ctx, s.len);
+	err = push_put_symbols(h, &m->id, &s, 0, NULL, resp, msg, msglen);
+	if (!err && (resp->status == 200 || resp->status == 201)) {
+		out->what = PUSH_SENT;
+		push_put_answer(resp, &out->a);
+		if (s.q != SYMQ_FULL)
+			snprintf(out->why, sizeof(out->why), "%s",
+				 *symmod_why(s.m) ? symmod_why(s.m) : "no debug info");
+	} else if (!err && resp->status == 412) {
+		out->what = PUSH_HAD;
+		push_put_answer(resp, &out->a);
+	} else if (!err && zt_http_retryable(resp->status)) {
+		err = -EAGAIN;
+	} else if (!err) {
+		out->what = PUSH_REFUSED;
+		push_answer_error(resp, out->why, sizeof(out->why));
+	}
+	push_symbols_close(&s);
+	return err;
+}
+
 /* A label "k=v": a non-empty key without control characters. */
 static int label_ok(const char *l)
 {

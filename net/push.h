@@ -143,6 +143,42 @@ struct push_put_answer {
 };
 void push_put_answer(const struct zt_http_resp *r, struct push_put_answer *a);
 
+/* What push_send_module() did with the symbols of one module. */
+enum push_sent_what {
+	PUSH_SENT,	 /* the server took them: a.stored, a.replaced */
+	PUSH_KEPT_FULL,	 /* the server has full symbols: nothing here looked at */
+	PUSH_NONE_HERE,	 /* none worth sending here: why */
+	PUSH_NOT_BETTER, /* those here (here) are no better than the server's (have) */
+	PUSH_HAD,	 /* 412: stored meanwhile, as good or better (a.kept; -1: unsaid) */
+	PUSH_REFUSED,	 /* the server refused them (resp->status): why */
+};
+
+struct push_sent {
+	enum push_sent_what what;
+	int have;		  /* the server's quality before (enum symq), -1: none */
+	int here;		  /* the quality of those here, -1: none */
+	char quality[8];	  /* ... as the API names it */
+	struct push_put_answer a; /* PUSH_SENT, PUSH_HAD */
+	/* PUSH_NONE_HERE: why none; PUSH_SENT below full: why (symmod_why(),
+	 * "no debug info" when it says nothing); PUSH_REFUSED: the server's
+	 * reason */
+	char why[512];
+};
+
+/*
+ * The symbols of module m to h when they are better than the server's
+ * (have: -1 none, else their quality, as push_missing() answers): looked
+ * up here (push_symbols_open() with mo) unless the server's are full,
+ * uploaded (push_put_symbols() without replace) when better; before the
+ * upload, before(ctx, its size) when before is set. Returns 0 with *out
+ * saying what was done; -ENOMEM; zt_http_request()'s error when the server
+ * could not be reached (msg says why); -EAGAIN when it answered a 5xx or
+ * 429 still after the tries (resp holds the answer).
+ */
+int push_send_module(struct zt_http *h, const struct symmod_opts *mo, const struct push_module *m,
+		     int have, void (*before)(void *ctx, size_t len), void *ctx,
+		     struct push_sent *out, struct zt_http_resp *resp, char *msg, size_t msglen);
+
 struct push_result {
 	char id[65];
 	int stored; /* 1: new on the server, 0: it had it already */
