@@ -61,6 +61,8 @@ struct push_opts {
 	int symbols;		   /* --push-symbols (default), --no-push-symbols */
 	char agent_label[128];	   /* "agent=HOST" */
 	const char *token;
+	const char *cacert;	   /* --cacert */
+	struct remote_ca ca;	   /* the CA certificates of an https server */
 	struct push_config cfg;	   /* the configuration file's, when read */
 	struct symopts so;	   /* the symbol sources of the pieces' uploads */
 	struct session_opts sopts; /* how the agent opens pieces */
@@ -250,6 +252,8 @@ static int start_agent(struct record *r)
 	if (!p->url)
 		return ZT_EXIT_OK;
 	ret = remote_settings(&p->url, &p->token, &p->cfg, "the pieces");
+	if (!ret)
+		ret = remote_ca(p->cacert, p->url, &p->ca);
 	if (ret)
 		return ret;
 	if (p->spool && (spool = agentq_open_spool(p->spool, msg, sizeof(msg))) < 0) {
@@ -269,6 +273,8 @@ static int start_agent(struct record *r)
 	p->sopts.kcache = p->so.have_cache ? &p->so.cache : NULL;
 	ao.url = p->url;
 	ao.token = p->token;
+	ao.cainfo = p->ca.file;
+	ao.capath = p->ca.dir;
 	ao.labels = p->labels;
 	ao.nr_labels = (size_t)p->nr_labels;
 	ao.interval_ms = (unsigned)(p->interval * 1000);
@@ -290,6 +296,10 @@ static int start_agent(struct record *r)
 		p->fatal = true;
 		return RECORD_EXIT_REFUSED;
 	}
+	/* a certificate not verified, CA files that cannot be used: not
+	 * something waiting mends */
+	if (err && (ret = remote_tls_failed(err, p->url, &p->ca, msg)))
+		return ret;
 	if (err)
 		cmd_warn("the server at %s cannot be reached now (%s): recording anyway, the pieces "
 			 "are kept until it can",
@@ -517,6 +527,9 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		{ OPT_STRING, 0, "push-spool", &r->push.spool, "dir",
 		  "with --push: keep the queue in this directory (made 0700; root's own), not in "
 		  "memory: pieces outlive a restart" },
+		{ OPT_STRING, 0, "cacert", &r->push.cacert, "file",
+		  "with --push: verify an https server with the CA certificates of this PEM file "
+		  "(default: server.cacert of zt config, CURL_CA_BUNDLE, SSL_CERT_FILE, the system's)" },
 		{ OPT_BOOL, 0, "push-symbols", &r->push.symbols, NULL,
 		  "with --push: send the symbols the server lacks (default); --no-push-symbols: do not" },
 		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
@@ -634,9 +647,10 @@ static int check_push_options(struct record *r)
 	int i;
 
 	if (!p->url) {
-		if (p->interval || p->nr_labels || p->queue_size || p->spool || !p->symbols) {
-			cmd_error("--push-interval, --label, --push-queue-size, --push-spool and "
-				  "--no-push-symbols go with --push URL");
+		if (p->interval || p->nr_labels || p->queue_size || p->spool || !p->symbols ||
+		    p->cacert) {
+			cmd_error("--push-interval, --label, --push-queue-size, --push-spool, "
+				  "--cacert and --no-push-symbols go with --push URL");
 			return -1;
 		}
 		return 0;

@@ -582,6 +582,8 @@ int agent_new(const struct agent_opts *o, struct agent **out, char *msg, size_t 
 	 * reading pieces meanwhile; bounded so that the end is not held up */
 	ho.base_url = o->url;
 	ho.token = o->token;
+	ho.cainfo = o->cainfo;
+	ho.capath = o->capath;
 	ho.connect_timeout_ms = 5000;
 	ho.low_speed_s = 15;
 	ho.tries = 1;

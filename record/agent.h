@@ -87,8 +87,11 @@ struct agent_event {
 };
 
 struct agent_opts {
-	const char *url;	   /* the zt serve (copied) */
-	const char *token;	   /* its push token, or NULL (copied, wiped at agent_free()) */
+	const char *url;   /* the zt serve (copied) */
+	const char *token; /* its push token, or NULL (copied, wiped at agent_free()) */
+	/* the CA certificates of an https server (a PEM file, a directory),
+	 * or NULL: net/client.h's default */
+	const char *cainfo, *capath;
 	const char *const *labels; /* "key=value" each, checked by the caller; borrowed */
 	size_t nr_labels;
 	unsigned interval_ms; /* the pieces' length: the cap on a retry's delay follows it */

@@ -262,5 +262,38 @@ check "spool: all pushed, the earlier ones too ($(field spool2 P) of $((n1 + 1))
 check "spool: empty after" [ -z "$(ls spool)" ]
 check "spool: the server has them" [ "$(listed test=spool | wc -l)" = $((n1 + 1)) ]
 
+# ---- (7) https with a private CA: --cacert -------------------------------
+unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR
+if command -v openssl > /dev/null; then
+	ossl() { openssl "$@" > /dev/null 2>> openssl.err; }
+	ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+		-subj "/CN=zt test CA" -addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign,cRLSign
+	ossl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=127.0.0.1
+	printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' \
+		> srv.ext
+	ossl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 \
+		-extfile srv.ext
+	D4=$T/data4
+	PUSH4=$("$ZT" serve token create --scope push --data-dir "$D4" 2>> tok.err)
+	READ4=$("$ZT" serve token create --scope read --data-dir "$D4" 2>> tok.err)
+	if SERVE_CACERT=ca.pem serve_start "$D4" --tls-cert srv.pem --tls-key srv.key; then
+		ZT_TOKEN=$PUSH4 "$ZT" record -a --push "$SERVE_URL" > tls0.out 2> tls0.err
+		check "https, no CA given: exit 4 at once, the certificate not verified" \
+			all "[ $? = 4 ]" "grep -q 'cannot verify' tls0.err"
+		TOK=$PUSH4 agent tls 3 INT --push "$SERVE_URL" --cacert ca.pem --push-interval 60 \
+			--label test=tls --no-push-symbols
+		check "https with --cacert: exit 0, the piece pushed" \
+			all "[ '$(cat tls.rc)' = 0 ]" "[ '$(field tls P)' = 1 ]"
+		TOKEN=$READ4 api GET "/api/v1/profiles?label=test=tls" --cacert ca.pem > tls.json
+		check "... and stored" [ "$(grep -o '"samples":' tls.json | wc -l)" = 1 ]
+		serve_stop
+	else
+		fail "zt serve --tls-cert starts"
+	fi
+else
+	skip "no openssl: https with --cacert"
+fi
+
 kill "$busy" 2> /dev/null
 finish
