@@ -152,91 +152,81 @@ static void say(const char *fmt, ...)
 }
 
 /* The line of symbols the server took: their quality, what they replaced. */
-static void say_sent(const struct push_module *m, const char *hex, const struct push_symbols *s,
-		     const struct push_put_answer *a)
+static void say_sent(const struct push_module *m, const char *hex, const struct push_sent *s)
 {
-	int q = a->stored >= 0 ? a->stored : (int)s->q;
+	int q = s->a.stored >= 0 ? s->a.stored : s->here;
 	char repl[64] = "";
 
-	if (a->replaced >= 0)
+	if (s->a.replaced >= 0)
 		snprintf(repl, sizeof(repl), ", replacing the server's %s ones",
-			 push_quality_name(a->replaced));
+			 push_quality_name(s->a.replaced));
 	if (q == SYMQ_FULL)
 		say("sent the full symbols of '%s' (%s)%s", m->path, hex, repl);
 	else
 		say("sent the %s symbols of '%s' (%s)%s: function names only (%s); 'zt symbols "
 		    "upload' of the binary with its debug info replaces them",
-		    push_quality_name(q), m->path, hex, repl,
-		    *symmod_why(s->m) ? symmod_why(s->m) : "no debug info");
+		    push_quality_name(q), m->path, hex, repl, s->why);
+}
+
+static void before_upload(void *ctx, size_t len)
+{
+	bar_start(ctx, "uploading symbols", len);
 }
 
 /* Send the symbols of module m (the server has have: -1 none, else their
- * quality) when they are better: 1 sent, 0 not, or an exit code (< 0 as
- * -code) when the server cannot be reached. */
+ * quality) when they are better (push_send_module()): 1 sent, 0 not, or an
+ * exit code (< 0 as -code) when the server cannot be reached. */
 static int send_module(struct push_cmd *c, struct zt_http *h, const struct push_module *m, int have,
 		       struct zt_http_resp *r)
 {
-	struct push_put_answer a;
-	struct push_symbols s;
+	struct push_sent s;
 	char msg[512], hex[2 * ZT_BUILD_ID_MAX + 1];
-	int err, ret = 0;
+	int err;
 
 	prof_build_id_hex(&m->id, hex);
-	if (have == SYMQ_FULL) {
-		/* nothing here can be better: not even looked at */
-		cmd_info("kept the server's full symbols of '%s' (%s)", m->path, hex);
-		return 0;
-	}
-	err = push_symbols_open(&c->so.mo, m, &s, msg, sizeof(msg));
+	err = push_send_module(h, &c->so.mo, m, have, before_upload, c, &s, r, msg, sizeof(msg));
+	bar_end(c);
 	if (err == -ENOMEM) {
 		cmd_error("out of memory");
 		return -ZT_EXIT_FAIL;
 	}
-	if (err) {
+	if (err) /* unreachable, or failing after the retries: so would the profile */
+		return -answer_failed(c, err == -EAGAIN ? 0 : err, r, "symbols", zt_http_base(h), msg);
+	switch (s.what) {
+	case PUSH_SENT:
+		say_sent(m, hex, &s);
+		return 1;
+	case PUSH_KEPT_FULL: /* nothing here can be better: not even looked at */
+		cmd_info("kept the server's full symbols of '%s' (%s)", m->path, hex);
+		break;
+	case PUSH_NONE_HERE:
 		if (have < 0)
-			cmd_info("no symbols to send for '%s' (%s): %s", m->path, hex, msg);
+			cmd_info("no symbols to send for '%s' (%s): %s", m->path, hex, s.why);
 		else
 			cmd_info("kept the server's %s symbols of '%s' (%s): none here (%s)",
-				 push_quality_name(have), m->path, hex, msg);
-		return 0;
-	}
-	if ((int)s.q <= have) {
-		if ((int)s.q == have)
+				 push_quality_name(have), m->path, hex, s.why);
+		break;
+	case PUSH_NOT_BETTER:
+		if (s.here == have)
 			cmd_info("the server has the %s symbols of '%s' (%s) already", s.quality,
 				 m->path, hex);
 		else
 			cmd_info("kept the server's %s symbols of '%s' (%s) (this upload: %s)",
 				 push_quality_name(have), m->path, hex, s.quality);
-		push_symbols_close(&s);
-		return 0;
-	}
-	bar_start(c, "uploading symbols", s.len);
-	err = push_put_symbols(h, &m->id, &s, 0, NULL, r, msg, sizeof(msg));
-	bar_end(c);
-	if (!err && (r->status == 200 || r->status == 201)) {
-		push_put_answer(r, &a);
-		say_sent(m, hex, &s, &a);
-		ret = 1;
-	} else if (!err && r->status == 412) {
-		/* stored meanwhile, as good or better */
-		push_put_answer(r, &a);
-		if (a.kept >= 0)
+		break;
+	case PUSH_HAD: /* stored meanwhile, as good or better */
+		if (s.a.kept >= 0)
 			cmd_info("kept the server's %s symbols of '%s' (%s) (this upload: %s)",
-				 push_quality_name(a.kept), m->path, hex, s.quality);
+				 push_quality_name(s.a.kept), m->path, hex, s.quality);
 		else
 			cmd_info("the server had the symbols of '%s' (%s) already", m->path, hex);
-	} else if (err || zt_http_retryable(r->status)) {
-		/* unreachable, or failing after the retries: so would the profile */
-		ret = -answer_failed(c, err, r, "symbols", zt_http_base(h), msg);
-	} else {
-		char why[512];
-
-		push_answer_error(r, why, sizeof(why));
+		break;
+	case PUSH_REFUSED:
 		cmd_warn("the server refused the symbols of '%s' (%ld): %s", m->path, r->status,
-			 why);
+			 s.why);
+		break;
 	}
-	push_symbols_close(&s);
-	return ret;
+	return 0;
 }
 
 /* Upload the symbols the server lacks, or has worse ones of; a failure here

@@ -144,12 +144,22 @@ static void say_symbols(const struct agent_event *ev)
 {
 	const struct push_sent *s = ev->sent;
 	char hex[2 * ZT_BUILD_ID_MAX + 1];
+	int q;
 
+	if (!ev->mod) {
+		cmd_warn("the server at %s refused the request for missing symbols (%ld): %s; no "
+			 "symbols sent", ev->url, ev->status, s->why);
+		return;
+	}
 	prof_build_id_hex(&ev->mod->id, hex);
 	switch (s->what) {
 	case PUSH_SENT:
-		cmd_info("sent the %s symbols of '%s' (%s)%s%s", push_quality_name(s->a.stored >= 0 ? s->a.stored : s->here),
-			 ev->mod->path, hex, s->why[0] ? ": function names only: " : "", s->why);
+		q = s->a.stored >= 0 ? s->a.stored : s->here;
+		if (q == SYMQ_FULL)
+			cmd_info("sent the full symbols of '%s' (%s)", ev->mod->path, hex);
+		else
+			cmd_info("sent the %s symbols of '%s' (%s): function names only (%s)",
+				 push_quality_name(q), ev->mod->path, hex, s->why);
 		break;
 	case PUSH_KEPT_FULL:
 		cmd_info("kept the server's full symbols of '%s' (%s)", ev->mod->path, hex);
@@ -163,8 +173,8 @@ static void say_symbols(const struct agent_event *ev)
 			 hex);
 		break;
 	case PUSH_REFUSED:
-		cmd_info("the server refused the symbols of '%s' (%ld): %s", ev->mod->path,
-			 ev->status, s->why);
+		cmd_warn("the server at %s refused the symbols of '%s' (%ld): %s", ev->url,
+			 ev->mod->path, ev->status, s->why);
 		break;
 	}
 }

@@ -599,9 +599,8 @@ int push_send_module(struct zt_http *h, const struct symmod_opts *mo, const stru
 	if (!err && (resp->status == 200 || resp->status == 201)) {
 		out->what = PUSH_SENT;
 		push_put_answer(resp, &out->a);
-		if (s.q != SYMQ_FULL)
-			snprintf(out->why, sizeof(out->why), "%s",
-				 *symmod_why(s.m) ? symmod_why(s.m) : "no debug info");
+		snprintf(out->why, sizeof(out->why), "%s",
+			 *symmod_why(s.m) ? symmod_why(s.m) : "no debug info");
 	} else if (!err && resp->status == 412) {
 		out->what = PUSH_HAD;
 		push_put_answer(resp, &out->a);

@@ -159,9 +159,9 @@ struct push_sent {
 	int here;		  /* the quality of those here, -1: none */
 	char quality[8];	  /* ... as the API names it */
 	struct push_put_answer a; /* PUSH_SENT, PUSH_HAD */
-	/* PUSH_NONE_HERE: why none; PUSH_SENT below full: why (symmod_why(),
-	 * "no debug info" when it says nothing); PUSH_REFUSED: the server's
-	 * reason */
+	/* PUSH_NONE_HERE: why none; PUSH_SENT: why they are below full, for
+	 * when they are (symmod_why(), "no debug info" when it says nothing);
+	 * PUSH_REFUSED: the server's reason */
 	char why[512];
 };
 

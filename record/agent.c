@@ -198,7 +198,7 @@ static enum outcome send_symbols(struct agent *a, long *status, long *retry_afte
 	if (r.status != 200) {
 		/* not asked again: the profiles still go */
 		struct push_sent s = {.what = PUSH_REFUSED};
-		struct agent_event ev = {.kind = AGENT_SYMBOLS, .mod = &a->pend[0].m, .sent = &s};
+		struct agent_event ev = {.kind = AGENT_SYMBOLS, .sent = &s};
 
 		push_answer_error(&r, s.why, sizeof(s.why));
 		ev.status = r.status;

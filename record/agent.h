@@ -80,7 +80,8 @@ struct agent_event {
 	/* DROPPED, AWAY: what the queue holds now, and its bound */
 	size_t queued_pieces;
 	uint64_t queued_bytes, queue_bytes;
-	/* SYMBOLS */
+	/* SYMBOLS: the module (NULL: the request for missing symbols was
+	 * refused, sent->why says why; none are sent) */
 	const struct push_module *mod;
 	const struct push_sent *sent;
 	struct agent_stats st; /* the counts after it */
