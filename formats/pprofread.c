@@ -26,6 +26,7 @@ struct pprof_body {
 	const char **threads; /* tid - 1 -> its whole name; [0]: the process's */
 	size_t nr_threads, cap_threads;
 	const char *command;
+	const char *unit; /* the weight type's unit ("" when unsaid) */
 	uint64_t *counts; /* per sample of the profile: its count, when not its weight */
 	size_t nr_locs, nr_frames; /* locations read, and the frames they give */
 };
@@ -373,6 +374,7 @@ static int pp_events(struct pp_ctx *c, size_t ci, size_t wi)
 	struct profile *p = c->p;
 	size_t n = c->pb->n_sample;
 
+	c->b->unit = pp_str(c->pb, c->pb->sample_type[wi]->unit);
 	if (ZT_GROW(p->samples, p->cap_samples, n + 1) ||
 	    ZT_GROW(p->stacks, p->cap_stacks, n + 1) ||
 	    (ci != wi && !(c->b->counts = malloc((n + 1) * sizeof(*c->b->counts)))))
@@ -637,6 +639,11 @@ const uint64_t *pprof_body_counts(const struct pprof_body *b)
 const char *pprof_body_thread(const struct pprof_body *b, uint32_t tid)
 {
 	return tid && tid <= b->nr_threads ? b->threads[tid - 1] : NULL;
+}
+
+const char *pprof_body_unit(const struct pprof_body *b)
+{
+	return b->unit ? b->unit : "";
 }
 
 const char *pprof_body_command(const struct pprof_body *b)

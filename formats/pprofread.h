@@ -113,6 +113,9 @@ const char *pprof_body_thread(const struct pprof_body *b, uint32_t tid);
 /* The name of the profile's process: the base name of the first
  * mapping's file, unless empty or bracketed ("[vdso]"), else "pprof". */
 const char *pprof_body_command(const struct pprof_body *b);
+/* The unit of the weight type ("nanoseconds", "count", ...; "" when the
+ * pprof does not say). */
+const char *pprof_body_unit(const struct pprof_body *b);
 /* pprof's time_nanos and duration_nanos (0 when not given). */
 void pprof_body_times(const struct pprof_body *b, int64_t *time_nanos, int64_t *duration_nanos);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zt serve's store in ClickHouse: schema, ingest, catalogue, merged reads (see chstore.h). */
 #include "server/chstore.h"
+#include "server/norm.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -520,6 +521,16 @@ static int profile_obj(struct zcur *r, struct zbuf *out)
 	zbuf_put_json_kv_int(out, "time_end", (int64_t)v[1]);
 	zbuf_put_json_kv_int(out, "samples", (int64_t)v[2]);
 	zbuf_put_json_kv_int(out, "weight", (int64_t)v[3]);
+	{
+		char ev[256];
+		const char *type, *unit;
+
+		snprintf(ev, sizeof(ev), "%.*s", (int)(n[3] < 255 ? n[3] : 255), (const char *)s[3]);
+		zs_profile_type(ev, NULL, &type, &unit);
+		zbuf_put_json_kv_str(out, "type", type, 1);
+		zbuf_put_json_kv_str(out, "unit", unit, 1);
+		zbuf_put_json_kv_int(out, "value", (int64_t)v[3]);
+	}
 	zbuf_put_json_kv_strn(out, "event", (const char *)s[3], n[3], 1);
 	zbuf_put_json_kv_strn(out, "format", (const char *)s[4], n[4], 1);
 	zbuf_put_json_kv_int(out, "size", (int64_t)v[4]);
@@ -923,6 +934,59 @@ int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t
 	}
 	*nr = cap;
 	return 0;
+}
+
+int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
+	       char *unit, size_t ulen, char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	struct zcur r;
+	char types[256] = "";
+	size_t n = 0, k = 0;
+	int err;
+
+	*type = *unit = 0;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT DISTINCT ev FROM (");
+	latest(c, &q, sel);
+	put(&q, ") ORDER BY ev LIMIT 64 FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	zcur_init(&r, ans.data, ans.len);
+	while (!err && zcur_left(&r)) {
+		const uint8_t *p;
+		size_t l;
+		char ev[256];
+		const char *t, *u;
+
+		if (zcur_bytes(&r, &p, &l)) {
+			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+			err = -EREMOTEIO;
+			break;
+		}
+		snprintf(ev, sizeof(ev), "%.*s", (int)(l < 255 ? l : 255), (const char *)p);
+		zs_profile_type(ev, NULL, &t, &u);
+		if (n && !strcmp(t, type))
+			continue;
+		if (!n) {
+			snprintf(type, tlen, "%s", t);
+			snprintf(unit, ulen, "%s", u);
+		}
+		k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%s", n ? ", " : "", t);
+		if (k >= sizeof(types))
+			k = sizeof(types) - 1;
+		n++;
+	}
+	if (!err && n > 1) {
+		zt_say(msg, msglen,
+		       "the selection holds profiles of %zu types (%s): name one, as in "
+		       "query={__name__=\"%s\"}",
+		       n, types, type);
+		err = -EDOM;
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
 }
 
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,

@@ -129,6 +129,10 @@ int zs_ch_profile_json(struct zs_ch *c, const char *id, struct zbuf *out, char *
 struct zs_ch_row {
 	uint64_t stack, count, weight;
 };
+/* The profile type and unit of a selection's profiles (from their
+ * events); -EDOM with msg when they are of several types. */
+int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
+	       char *unit, size_t ulen, char *msg, size_t msglen);
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
 		size_t *nr, uint64_t *profiles, char *msg, size_t msglen);
 

@@ -581,6 +581,10 @@ static enum MHD_Result store_error(struct zh_req *q, struct MHD_Connection *con,
 		return fail(q, con, 404, "no such %s", what);
 	if (rc == -EINVAL)
 		return fail(q, con, 400, "bad request for %s", what);
+	if (rc == -EDOM) /* a selection of several profile types */
+		return fail(q, con, 400, "%s", zs_store_error());
+	if (rc == -EOPNOTSUPP) /* not with this store */
+		return fail(q, con, 501, "%s", zs_store_error());
 	if (rc == -ENOMEM)
 		return fail(q, con, 503, "out of memory: try a smaller selection");
 	if (rc == -EAGAIN || rc == -ECONNREFUSED) /* ClickHouse down or busy */
@@ -797,6 +801,42 @@ static enum MHD_Result do_buildid(struct zh_req *q, struct MHD_Connection *con)
 	return send_file(q, con, &f);
 }
 
+#define MAX_MATCH 8 /* match[] of one discovery request */
+
+/* /api/v1/labels and /api/v1/label/NAME/values, as Prometheus answers them. */
+static enum MHD_Result do_discovery(struct zh_req *q, struct MHD_Connection *con)
+{
+	struct zs_selection *sel = calloc(MAX_MATCH, sizeof(*sel));
+	struct zbuf out;
+	size_t n = 0, i;
+	unsigned code;
+	int rc;
+
+	if (!sel)
+		return fail(q, con, 503, "out of memory");
+	zbuf_init(&out);
+	code = (unsigned)zr_discovery(&q->r, sel, MAX_MATCH, &n, q->err, sizeof(q->err));
+	if (!code)
+		rc = q->r.route == ZR_LABELS ? zs_query_label_names(q->h->store, sel, n, &out)
+					     : zs_query_label_values(q->h->store, sel, n, q->r.id, &out);
+	for (i = 0; i < MAX_MATCH; i++)
+		zs_selection_release(&sel[i]);
+	free(sel);
+	if (code) {
+		zbuf_release(&out);
+		return send_error(q, con, code, NULL);
+	}
+	if (rc) {
+		zbuf_release(&out);
+		return store_error(q, con, rc, "labels");
+	}
+	if (out.err) {
+		zbuf_release(&out);
+		return fail(q, con, 503, "out of memory: try a smaller selection");
+	}
+	return send_zbuf(q, con, 200, "application/json", &out);
+}
+
 static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 {
 	struct zh *h = q->h;
@@ -842,6 +882,8 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	if (q->r.route == ZR_METRICS || q->r.route == ZR_PROFILE_GET)
 		goto send;
 
+	if (q->r.route == ZR_LABELS || q->r.route == ZR_LABEL_VALUES)
+		return do_discovery(q, con);
 	sel = calloc(1, sizeof(*sel));
 	if (!sel)
 		return fail(q, con, 503, "out of memory");
@@ -902,6 +944,26 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 					    : zs_query_diff(h->store, sel, selb, &fo, &out);
 		ctype = "image/svg+xml";
 		break;
+	case ZR_TIMELINE: {
+		int64_t step;
+
+		code = (unsigned)zr_timeline_params(&q->r, &step, q->err, sizeof(q->err));
+		if (code)
+			goto bad;
+		rc = zs_query_timeline(h->store, sel, step, &out);
+		break;
+	}
+	case ZR_SOURCE: {
+		const char *fn = zr_param(&q->r, "function");
+
+		if (!fn || !*fn) {
+			snprintf(q->err, sizeof(q->err), "give function=NAME");
+			code = 400;
+			goto bad;
+		}
+		rc = zs_query_source(h->store, sel, fn, &out);
+		break;
+	}
 	default:
 		rc = -EINVAL;
 		break;
@@ -909,7 +971,10 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	if (heavy)
 		heavy_leave(h);
 	heavy = 0;
+	zs_selection_release(sel);
 	free(sel);
+	if (selb)
+		zs_selection_release(selb);
 	free(selb);
 	if (rc)
 		goto store_err;
@@ -922,6 +987,10 @@ send:
 bad:
 	if (heavy)
 		heavy_leave(h);
+	if (sel)
+		zs_selection_release(sel);
+	if (selb)
+		zs_selection_release(selb);
 	free(sel);
 	free(selb);
 	zbuf_release(&out);

@@ -114,6 +114,7 @@ void zs_norm_init(struct zs_norm *n)
 {
 	memset(n, 0, sizeof(*n));
 	zbuf_init(&n->keys);
+	zs_tagg_init(&n->tagg);
 	n->format = "";
 }
 
@@ -122,6 +123,9 @@ void zs_norm_release(struct zs_norm *n)
 	free(n->host);
 	free(n->command);
 	free(n->event);
+	free(n->ptype);
+	free(n->unit);
+	zs_tagg_release(&n->tagg);
 	zbuf_release(&n->keys);
 	free(n->key_off);
 	free(n->sframes);
@@ -272,6 +276,17 @@ static int set_str(char **dst, const char *src)
 	return *dst ? 0 : -ENOMEM;
 }
 
+/* n's profile type and unit, from its event and the unit said (NULL: none). */
+static int set_type(struct zs_norm *n, const char *unit)
+{
+	const char *t, *u;
+	int ret;
+
+	zs_profile_type(n->event, unit, &t, &u);
+	ret = set_str(&n->ptype, t);
+	return ret ? ret : set_str(&n->unit, u);
+}
+
 /* ---- zt.data ----------------------------------------------------------------- */
 
 struct zt_ctx {
@@ -301,6 +316,10 @@ struct zt_ctx {
 	size_t nr_lakey;
 	uint32_t *lkeys;
 	size_t nr_lkeys, cap_lkeys;
+	/* a recording's wall clock at its start (Unix s; 0: unknown) and its
+	 * samples' clock then (ns): each sample's time bucket */
+	int64_t wall;
+	uint64_t t0;
 };
 
 /* An address in an address space (a process's mappings at an epoch, or
@@ -457,6 +476,8 @@ static int zt_meta(struct zs_norm *n, const struct profile *p)
 	ret = set_str(&n->host, profile_get_meta(p, "hostname"));
 	if (!ret)
 		ret = set_str(&n->event, profile_get_meta(p, "event"));
+	if (!ret)
+		ret = set_type(n, NULL);
 	if (ret)
 		return ret;
 	if (wall > 0) {
@@ -608,6 +629,29 @@ static int norm_group(struct zt_ctx *c, uint32_t g, uint32_t *nstack)
 	return ret ? ret : add_stack(c->n, frames, nf, 0, 0, nstack);
 }
 
+/* Count sample s (of normalized stack nst) by its time bucket and process. */
+static int sample_tagg(struct zt_ctx *c, const struct rstacks *rs, const struct prof_sample *s,
+		       uint32_t nst, uint64_t count)
+{
+	int64_t t = c->n->time_start;
+	const char *comm;
+	char buf[32];
+	uint32_t proc;
+	int ret;
+
+	if (!c->pp) {
+		t = c->wall;
+		if (c->wall > 0 && s->ts > c->t0)
+			t += (int64_t)((s->ts - c->t0) / 1000000000u);
+		comm = prof_comm_or_pid(rstacks_comm(rs, s->pid, s->pid, s->ts), s->pid, buf,
+					sizeof(buf));
+		ret = zs_tagg_proc(&c->n->tagg, s->pid, comm, &proc);
+	} else {
+		ret = zs_tagg_proc(&c->n->tagg, 0, c->n->command, &proc);
+	}
+	return ret ? ret : zs_tagg_add(&c->n->tagg, t, nst, proc, count, s->weight);
+}
+
 /* The samples, each group of samples that normalize alike normalized
  * once: a recording has some thousands of distinct stacks for its tens
  * of thousands of samples. */
@@ -673,6 +717,7 @@ static int norm_samples(struct zt_ctx *c, char *msg, size_t msglen)
 		ns->weight += s->weight;
 		c->n->samples += count;
 		c->n->weight += s->weight;
+		ret = sample_tagg(c, rs, s, c->gstack[g], count);
 	}
 	return ret;
 }
@@ -686,6 +731,8 @@ static int norm_ztdata(struct zs_norm *n, const void *body, size_t len, char *ms
 	ret = session_open_pushed(&c.ses, body, len, &so, msg, msglen);
 	if (ret)
 		return ret;
+	c.wall = meta_i64(&c.ses.prof, "wallclock_start");
+	c.t0 = (uint64_t)meta_i64(&c.ses.prof, "time_start");
 	ret = need_cmd = zt_meta(n, &c.ses.prof);
 	if (ret >= 0)
 		ret = norm_samples(&c, msg, msglen);
@@ -710,6 +757,8 @@ static int pp_meta(struct zs_norm *n, const struct profile *p, const struct ppro
 		ret = set_str(&n->host, "");
 	if (!ret)
 		ret = set_str(&n->event, profile_event_name(p, 0));
+	if (!ret)
+		ret = set_type(n, pprof_body_unit(b));
 	pprof_body_times(b, &t, &d);
 	if (t > 0) {
 		n->time_start = t / 1000000000;
@@ -751,7 +800,24 @@ int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_d
 		ret = norm_pprof(n, body, len, max_decoded, msg, msglen);
 	if (ret == -ENOMEM)
 		zt_say(msg, msglen, "out of memory");
-	if (!ret && (!n->host || !n->command || !n->event))
+	if (!ret && (!n->host || !n->command || !n->event || !n->ptype || !n->unit))
 		ret = -ENOMEM;
 	return ret;
+}
+
+void zs_profile_type(const char *event, const char *unit, const char **type, const char **out_unit)
+{
+	size_t n = strcspn(event ? event : "", ":/");
+
+	if (!event || !*event) {
+		*type = "unknown";
+		*out_unit = unit && *unit ? unit : "count";
+	} else if ((n == 9 && !strncmp(event, "cpu-clock", 9)) ||
+		   (n == 10 && !strncmp(event, "task-clock", 10)) || !strcmp(event, "cpu")) {
+		*type = "cpu";
+		*out_unit = unit && *unit ? unit : "nanoseconds";
+	} else {
+		*type = event;
+		*out_unit = unit && *unit ? unit : "count";
+	}
 }

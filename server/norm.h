@@ -24,6 +24,7 @@
 #include "libprof/htab.h"
 #include "libprof/profile.h"
 #include "libprof/zbuf.h"
+#include "server/tagg.h"
 
 enum zs_fkind { ZS_FK_ADDR = 1, ZS_FK_NAMED = 2, ZS_FK_UNRESOLVED = 3 };
 
@@ -65,6 +66,11 @@ struct zs_norm {
 	size_t nr_sources;
 	const char *format; /* "zt.data" or "pprof" (static) */
 	char *host, *command, *event; /* owned, never NULL */
+	/* the profile type (a selection's __name__: "cpu" for cpu-clock and
+	 * task-clock, else the event's name) and the unit of the samples'
+	 * values (weights): "nanoseconds" for cpu, "count" for events, a
+	 * pprof's own; owned, never NULL after zs_norm_body */
+	char *ptype, *unit;
 	int64_t time_start, time_end; /* Unix seconds; 0: unknown */
 	uint64_t samples, weight;
 	/* distinct frame keys: key i is keys.data[key_off[i] .. key_off[i + 1]) */
@@ -77,6 +83,8 @@ struct zs_norm {
 	size_t nr_stacks, cap_stacks;
 	struct prof_build_id *bids; /* build ids of the ADDR frames, distinct */
 	size_t nr_bids, cap_bids;
+	/* the samples by time bucket and process (stack: index in stacks) */
+	struct zs_tagg tagg;
 	/* private */
 	struct zt_htab fhash, shash;
 };
@@ -97,6 +105,11 @@ void zs_norm_release(struct zs_norm *n);
  */
 int zs_norm_body(struct zs_norm *n, const void *body, size_t len, uint64_t max_decoded, char *msg,
 		 size_t msglen);
+
+/* The profile type and unit of an event (a recording's "cpu-clock", a
+ * pprof's "cpu") and a unit as said ("" or NULL: unsaid): *type and
+ * *unit point to event, unit or static strings. */
+void zs_profile_type(const char *event, const char *unit, const char **type, const char **out_unit);
 
 /* The key bytes of frame i. */
 static inline const uint8_t *zs_norm_key(const struct zs_norm *n, size_t i, size_t *len)

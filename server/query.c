@@ -17,11 +17,14 @@
 #include "formats/profile.pb-c.h"
 #include "libprof/array.h"
 #include "libprof/hash.h"
+#include "libprof/log.h"
 #include "libprof/strtab.h"
+#include "libprof/text.h"
 #include "server/chstore.h"
 #include "server/norm.h"
 #include "server/store.h"
 #include "server/storeint.h"
+#include "server/tagg.h"
 
 /* ---- selections ------------------------------------------------------------------ */
 
@@ -35,71 +38,240 @@ static int is_id(const char *v)
 	return !v[64];
 }
 
+/* Whether matcher m selects samples by their process (else profiles). */
+static int is_proc_matcher(const struct zs_matcher *m)
+{
+	return !strcmp(m->name, "comm") || !strcmp(m->name, "pid");
+}
+
+/* Whether the selection needs the samples by time and process. */
+static int sel_timed(const struct zs_selection *sel)
+{
+	size_t i;
+
+	if (sel->from || sel->to)
+		return 1;
+	for (i = 0; i < sel->match.n; i++)
+		if (is_proc_matcher(&sel->match.m[i]))
+			return 1;
+	return 0;
+}
+
+/* The binds of a statement being built: texts (borrowed) and integers, in order. */
+struct binds {
+	struct {
+		const char *s;
+		int64_t i;
+	} v[2 * ZS_SEL_MAX_IDS + 4 * ZS_SEL_MAX_LABELS + 4 * ZS_MAX_MATCHERS + 16];
+	size_t n;
+};
+
+static void bind_s(struct binds *b, const char *s)
+{
+	if (b->n < sizeof(b->v) / sizeof(b->v[0]))
+		b->v[b->n++].s = s;
+}
+
+static void bind_i(struct binds *b, int64_t i)
+{
+	if (b->n < sizeof(b->v) / sizeof(b->v[0])) {
+		b->v[b->n].s = NULL;
+		b->v[b->n++].i = i;
+	}
+}
+
+static void put_s(struct zbuf *q, const char *s)
+{
+	zbuf_put(q, s, strlen(s));
+}
+
+/* The SQL of matcher m on a profile: a column's, or a label's (a label a
+ * profile lacks has the value "", a label with several values matches
+ * with any of them). */
+static void matcher_sql(struct zbuf *q, struct binds *b, const struct zs_matcher *m)
+{
+	const char *col = !strcmp(m->name, "__name__") ? "ptype"
+			  : !strcmp(m->name, "host")   ? "host"
+			  : !strcmp(m->name, "command") ? "command"
+							: NULL;
+	int re = m->op == ZS_MOP_RE || m->op == ZS_MOP_NRE;
+	int neg = m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE;
+
+	put_s(q, neg ? " AND NOT (" : " AND (");
+	if (col) {
+		put_s(q, col);
+		put_s(q, re ? " REGEXP ?" : " = ?");
+		bind_s(b, m->value);
+	} else {
+		put_s(q, "EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND l.key=? AND"
+			 " l.value");
+		put_s(q, re ? " REGEXP ?)" : " = ?)");
+		bind_s(b, m->name);
+		bind_s(b, m->value);
+		if (m->empty_ok) {
+			put_s(q, " OR NOT EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
+				 " l.key=?)");
+			bind_s(b, m->name);
+		}
+	}
+	zbuf_put_u8(q, ')');
+}
+
+/* The WHERE clause of a selection's profiles into q and b. list: the
+ * profiles whose time overlaps [from, to]; else those with a time bucket
+ * that may (server/tagg.h: each sample's bucket lies in its profile's
+ * [time_start - ZS_BUCKET_S, time_end]). */
+static void sel_where(struct zbuf *q, struct binds *b, const struct zs_selection *sel, int list)
+{
+	size_t i;
+
+	put_s(q, " WHERE 1");
+	if (sel->nr_ids) {
+		put_s(q, " AND id IN (");
+		for (i = 0; i < sel->nr_ids; i++) {
+			zbuf_put(q, i ? ",?" : "?", i ? 2 : 1);
+			bind_s(b, sel->ids[i]);
+		}
+		zbuf_put_u8(q, ')');
+	}
+	if (sel->host) {
+		put_s(q, " AND host=?");
+		bind_s(b, sel->host);
+	}
+	if (sel->command) {
+		put_s(q, " AND command=?");
+		bind_s(b, sel->command);
+	}
+	for (i = 0; i < sel->nr_labels; i++) {
+		put_s(q, " AND EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
+			 " l.key=? AND l.value=?)");
+		bind_s(b, sel->labels[i].key);
+		bind_s(b, sel->labels[i].value);
+	}
+	for (i = 0; i < sel->match.n; i++)
+		if (!is_proc_matcher(&sel->match.m[i]))
+			matcher_sql(q, b, &sel->match.m[i]);
+	if (sel->from) {
+		put_s(q, " AND time_end>=?");
+		bind_i(b, sel->from - (list ? 0 : ZS_BUCKET_S));
+	}
+	if (sel->to) {
+		put_s(q, " AND time_start<=?");
+		bind_i(b, sel->to + (list ? 0 : ZS_BUCKET_S));
+	}
+}
+
+static int prepare_binds(sqlite3 *db, struct zbuf *q, const struct binds *b, sqlite3_stmt **st)
+{
+	size_t i;
+	int rc;
+
+	zbuf_put_u8(q, 0);
+	if (q->err)
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(db, (const char *)q->data, -1, st, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].s)
+			sqlite3_bind_text(*st, (int)i + 1, b->v[i].s, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(*st, (int)i + 1, b->v[i].i);
+	return 0;
+}
+
 /* The SQL of a selection (its WHERE clause and ORDER/LIMIT) and its binds. */
 static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *cols, int list,
 		       sqlite3_stmt **st)
 {
+	struct binds *b = calloc(1, sizeof(*b));
 	struct zbuf q;
-	size_t i;
-	int b = 1, rc;
+	int err;
 
-	zbuf_init(&q);
-	zbuf_put(&q, "SELECT ", 7);
-	zbuf_put(&q, cols, strlen(cols));
-	zbuf_put(&q, " FROM profiles WHERE 1", 22);
-	if (sel->nr_ids) {
-		zbuf_put(&q, " AND id IN (", 12);
-		for (i = 0; i < sel->nr_ids; i++)
-			zbuf_put(&q, i ? ",?" : "?", i ? 2 : 1);
-		zbuf_put_u8(&q, ')');
-	}
-	if (sel->host)
-		zbuf_put(&q, " AND host=?", 11);
-	if (sel->command)
-		zbuf_put(&q, " AND command=?", 14);
-	for (i = 0; i < sel->nr_labels; i++) {
-		const char *l = " AND EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
-				" l.key=? AND l.value=?)";
-
-		zbuf_put(&q, l, strlen(l));
-	}
-	if (sel->from)
-		zbuf_put(&q, " AND time_end>=?", 16);
-	if (sel->to)
-		zbuf_put(&q, " AND time_start<=?", 18);
-	if (list) {
-		const char *o = " ORDER BY time_start DESC, pushed_at DESC, rid DESC";
-
-		zbuf_put(&q, o, strlen(o));
-		if (sel->limit)
-			zbuf_put(&q, " LIMIT ?", 8);
-	}
-	zbuf_put_u8(&q, 0);
-	if (q.err) {
-		zbuf_release(&q);
+	if (!b)
 		return -ENOMEM;
+	zbuf_init(&q);
+	put_s(&q, "SELECT ");
+	put_s(&q, cols);
+	put_s(&q, " FROM profiles");
+	sel_where(&q, b, sel, list);
+	if (list) {
+		put_s(&q, " ORDER BY time_start DESC, pushed_at DESC, rid DESC");
+		if (sel->limit || sel->offset) {
+			put_s(&q, " LIMIT ? OFFSET ?");
+			bind_i(b, sel->limit ? (int64_t)sel->limit : -1);
+			bind_i(b, (int64_t)sel->offset);
+		}
 	}
-	rc = sqlite3_prepare_v2(db, (const char *)q.data, -1, st, NULL);
+	err = prepare_binds(db, &q, b, st);
 	zbuf_release(&q);
-	if (rc != SQLITE_OK)
-		return -EIO;
-	for (i = 0; i < sel->nr_ids; i++)
-		sqlite3_bind_text(*st, b++, sel->ids[i], -1, SQLITE_STATIC);
-	if (sel->host)
-		sqlite3_bind_text(*st, b++, sel->host, -1, SQLITE_STATIC);
-	if (sel->command)
-		sqlite3_bind_text(*st, b++, sel->command, -1, SQLITE_STATIC);
-	for (i = 0; i < sel->nr_labels; i++) {
-		sqlite3_bind_text(*st, b++, sel->labels[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(*st, b++, sel->labels[i].value, -1, SQLITE_STATIC);
+	free(b);
+	return err;
+}
+
+/* The number of profiles a selection lists (limit and offset aside). */
+static int sel_count(sqlite3 *db, const struct zs_selection *sel, int64_t *n)
+{
+	struct binds *b = calloc(1, sizeof(*b));
+	sqlite3_stmt *st = NULL;
+	struct zbuf q;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	zbuf_init(&q);
+	put_s(&q, "SELECT count(*) FROM profiles");
+	sel_where(&q, b, sel, 1);
+	err = prepare_binds(db, &q, b, &st);
+	if (!err)
+		err = sqlite3_step(st) == SQLITE_ROW ? 0 : -EIO;
+	if (!err)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	zbuf_release(&q);
+	free(b);
+	return err;
+}
+
+
+/* The process matchers of a selection (comm, pid). */
+struct procsel {
+	const struct zs_matcher *m[ZS_MAX_MATCHERS];
+	size_t n;
+};
+
+static void procsel_of(struct procsel *ps, const struct zs_selection *sel)
+{
+	size_t i;
+
+	ps->n = 0;
+	for (i = 0; i < sel->match.n; i++)
+		if (is_proc_matcher(&sel->match.m[i]))
+			ps->m[ps->n++] = &sel->match.m[i];
+}
+
+/* Whether process (pid, comm of clen bytes) passes every process matcher;
+ * comm NULL: a profile from before processes were kept (its pid and comm
+ * are absent labels, ""). */
+static int proc_ok(const struct procsel *ps, uint32_t pid, const char *comm, size_t clen)
+{
+	char pidb[16] = "", cb[256] = "";
+	size_t i;
+
+	if (comm) {
+		snprintf(pidb, sizeof(pidb), "%" PRIu32, pid);
+		if (clen >= sizeof(cb))
+			clen = sizeof(cb) - 1;
+		memcpy(cb, comm, clen);
+		cb[clen] = 0;
 	}
-	if (sel->from)
-		sqlite3_bind_int64(*st, b++, sel->from);
-	if (sel->to)
-		sqlite3_bind_int64(*st, b++, sel->to);
-	if (list && sel->limit)
-		sqlite3_bind_int64(*st, b++, (int64_t)sel->limit);
-	return 0;
+	for (i = 0; i < ps->n; i++) {
+		const char *v = ps->m[i]->name[0] == 'p' ? pidb : cb;
+
+		if (!zs_matcher_holds(ps->m[i], &v, comm ? 1 : 0))
+			return 0;
+	}
+	return 1;
 }
 
 /* this thread's error sentence (zs_store_error()) */
@@ -114,8 +286,14 @@ static char *store_msg(void)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
+static int ch_unsupported(const char *what)
+{
+	zt_say(store_msg(), STORE_MSG, "%s is not answered from ClickHouse yet", what);
+	return -EOPNOTSUPP;
+}
+
 #define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
-		  " size, pushed_at"
+		  " size, pushed_at, ptype, unit"
 
 static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 {
@@ -160,6 +338,9 @@ static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 	zbuf_put_json_kv_int(out, "time_end", sqlite3_column_int64(row, 7));
 	zbuf_put_json_kv_int(out, "samples", sqlite3_column_int64(row, 8));
 	zbuf_put_json_kv_int(out, "weight", sqlite3_column_int64(row, 9));
+	zbuf_put_json_kv_str(out, "type", (const char *)sqlite3_column_text(row, 12), 1);
+	zbuf_put_json_kv_str(out, "unit", (const char *)sqlite3_column_text(row, 13), 1);
+	zbuf_put_json_kv_int(out, "value", sqlite3_column_int64(row, 9));
 	zbuf_put_json_kv_str(out, "event", (const char *)sqlite3_column_text(row, 4), 1);
 	zbuf_put_json_kv_str(out, "format", (const char *)sqlite3_column_text(row, 5), 1);
 	zbuf_put_json_kv_int(out, "size", sqlite3_column_int64(row, 10));
@@ -168,30 +349,95 @@ static int profile_obj(sqlite3 *db, sqlite3_stmt *row, struct zbuf *out)
 	return out->err ? -ENOMEM : 0;
 }
 
+/* Whether any process of profile rid passes ps (a profile without
+ * processes: when ps passes absent pid and comm). */
+struct anyproc {
+	const struct procsel *ps;
+	int any;
+};
+
+static int anyproc_cb(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_t len)
+{
+	struct anyproc *a = ctx;
+
+	(void)idx;
+	if (proc_ok(a->ps, pid, comm, len))
+		a->any = 1;
+	return 0;
+}
+
+static void anyproc_visit(void *ctx, const uint8_t *agg, size_t len, int timed)
+{
+	struct anyproc *a = ctx;
+	struct zs_tcur c;
+
+	if (!timed)
+		a->any = proc_ok(a->ps, 0, NULL, 0);
+	else
+		zs_tagg_open(&c, agg, len, anyproc_cb, a);
+}
+
 int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf *out)
 {
+	struct zs_selection *all = NULL;
+	struct procsel ps;
 	sqlite3_stmt *st;
 	sqlite3 *db;
+	int64_t total = 0, k = 0;
 	int err, rc, n = 0;
 
 	if (zs_store_ch(s))
-		return zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
+		return sel->match.n ? ch_unsupported("a selection by query=")
+				    : zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
+	procsel_of(&ps, sel);
 	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
-	err = sel_prepare(db, sel, LIST_COLS, 1, &st);
+	if (!ps.n) {
+		err = sel_count(db, sel, &total);
+	} else {
+		/* the processes are in the rows' taggs: every row is read, limit
+		 * and offset counted here */
+		all = malloc(sizeof(*all));
+		if (!all)
+			err = -ENOMEM;
+		else {
+			memcpy(all, sel, sizeof(*all));
+			all->limit = all->offset = 0;
+			sel = all;
+		}
+	}
+	if (!err)
+		err = sel_prepare(db, sel, LIST_COLS, 1, &st);
 	if (!err) {
 		zbuf_put(out, "{\"profiles\":[", 13);
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (ps.n) {
+				struct anyproc a = { &ps, 0 };
+
+				err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0), 1,
+						   anyproc_visit, &a);
+				if (err == -ENOENT)
+					err = 0;
+				if (err || !a.any)
+					continue;
+				total++;
+				if (k++ < (int64_t)all->offset ||
+				    (all->limit && n >= (int)all->limit))
+					continue;
+			}
 			if (n++)
 				zbuf_put_u8(out, ',');
 			err = profile_obj(db, st, out);
 		}
 		if (!err && rc != SQLITE_DONE)
 			err = -EIO;
-		zbuf_put(out, "]}", 2);
+		zbuf_put(out, "],", 2);
+		zbuf_put_json_kv_int(out, "total", total);
+		zbuf_put_u8(out, '}');
 		sqlite3_finalize(st);
 	}
 	zs_db_put(zs_store_sql(s), db);
+	free(all);
 	return err ? err : out->err ? -ENOMEM : 0;
 }
 
@@ -222,32 +468,99 @@ int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out)
 
 /* ---- merging ------------------------------------------------------------------------ */
 
-/* A selection merged: per stored stack, its samples and weight. */
+/* A time series being summed: values by bucket of step seconds from from. */
+struct series {
+	int64_t from, step;
+	size_t n;
+	uint64_t *v;
+};
+
+/* A selection merged: per stored stack, its samples and value (the
+ * samples' weights: nanoseconds of CPU time for cpu, events for counts). */
 struct merged {
 	uint64_t *count, *weight; /* by stack id, nr_stacks of them */
 	uint32_t *stacks;         /* the stacks with samples, in id order */
 	size_t nr_stacks, nr_used;
 	uint64_t profiles, samples, total_weight;
 	int bad;
+	char type[128], unit[64]; /* the selection's profile type and unit ("": none) */
+	/* the filters of the samples */
+	int timed;        /* read the taggs: a time range or process matchers */
+	int64_t from, to; /* the selection's (0: open) */
+	struct procsel ps;
+	int64_t cur_t;    /* the profile being merged: its start (a row without tagg) */
+	uint8_t *pok;     /* its processes: which pass */
+	size_t cap_pok;
+	struct series *ts; /* NULL, or the time series to sum into */
 };
 
-static void merge_cb(void *ctx, const uint8_t *agg, size_t len)
+static inline int bucket_in(const struct merged *mg, int64_t b)
+{
+	return (!mg->from || b + ZS_BUCKET_S > mg->from) && (!mg->to || b <= mg->to);
+}
+
+static inline void series_add(struct series *ts, int64_t b, uint64_t v)
+{
+	if (ts && b >= ts->from && (uint64_t)(b - ts->from) / (uint64_t)ts->step < ts->n)
+		ts->v[(b - ts->from) / ts->step] += v;
+}
+
+static int pok_cb(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_t len)
 {
 	struct merged *mg = ctx;
-	struct zs_agg_cur c = { agg, agg + len, 0 };
+
+	if (ZT_GROW(mg->pok, mg->cap_pok, (size_t)idx + 1))
+		return -ENOMEM;
+	mg->pok[idx] = (uint8_t)proc_ok(&mg->ps, pid, comm, len);
+	return 0;
+}
+
+static inline void merge_add(struct merged *mg, uint64_t st, uint64_t cnt, uint64_t w)
+{
+	mg->count[st] += cnt;
+	mg->weight[st] += w;
+	mg->samples += cnt;
+	mg->total_weight += w;
+}
+
+static void merge_cb(void *ctx, const uint8_t *agg, size_t len, int timed)
+{
+	struct merged *mg = ctx;
 	uint64_t st, cnt, w;
 
-	while (c.p < c.end) {
-		if (zs_agg_next(&c, &st, &cnt, &w)) {
+	if (!timed) {
+		struct zs_agg_cur c = { agg, agg + len, 0 };
+		int64_t b = zs_bucket_of(mg->cur_t);
+
+		if (mg->timed && (!bucket_in(mg, b) || !proc_ok(&mg->ps, 0, NULL, 0)))
+			return;
+		while (c.p < c.end) {
+			if (zs_agg_next(&c, &st, &cnt, &w)) {
+				mg->bad = 1;
+				return;
+			}
+			if (st >= mg->nr_stacks)
+				continue; /* committed after this query took the tables */
+			merge_add(mg, st, cnt, w);
+			series_add(mg->ts, b, w);
+		}
+	} else {
+		struct zs_tcur c;
+		struct zs_tent e;
+		int r;
+
+		if (zs_tagg_open(&c, agg, len, pok_cb, mg)) {
 			mg->bad = 1;
 			return;
 		}
-		if (st >= mg->nr_stacks)
-			continue; /* committed after this query took the tables */
-		mg->count[st] += cnt;
-		mg->weight[st] += w;
-		mg->samples += cnt;
-		mg->total_weight += w;
+		while ((r = zs_tagg_next(&c, &e)) == 1) {
+			if (!bucket_in(mg, e.t) || !mg->pok[e.proc] || e.stack >= mg->nr_stacks)
+				continue;
+			merge_add(mg, e.stack, e.count, e.value);
+			series_add(mg->ts, e.t, e.value);
+		}
+		if (r < 0)
+			mg->bad = 1;
 	}
 }
 
@@ -256,6 +569,50 @@ static void merged_release(struct merged *mg)
 	free(mg->count);
 	free(mg->weight);
 	free(mg->stacks);
+	free(mg->pok);
+}
+
+/* The profile type and unit of a selection into mg: -EDOM (with the
+ * store's error sentence) when its profiles are of several types. */
+static int sel_type(sqlite3 *db, const struct zs_selection *sel, struct merged *mg)
+{
+	char types[256] = "", first[128] = "";
+	sqlite3_stmt *st;
+	size_t n = 0, k = 0;
+	int err, rc;
+
+	err = sel_prepare(db, sel, "DISTINCT ptype, unit", 0, &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 8) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		if (!t)
+			t = "";
+		if (!n) {
+			snprintf(mg->type, sizeof(mg->type), "%s", t);
+			snprintf(mg->unit, sizeof(mg->unit), "%s",
+				 (const char *)sqlite3_column_text(st, 1));
+			snprintf(first, sizeof(first), "%s", t);
+		} else if (!strcmp(t, first)) {
+			continue; /* the same type with another unit: a pprof's */
+		}
+		k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%s", n ? ", " : "", t);
+		if (k >= sizeof(types))
+			k = sizeof(types) - 1;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -EIO;
+	if (n > 1) {
+		zt_say(store_msg(), STORE_MSG,
+		       "the selection holds profiles of %s%zu types (%s): name one, as in "
+		       "query={__name__=\"%s\"}",
+		       n >= 8 ? "at least " : "", n, types, first);
+		return -EDOM;
+	}
+	return 0;
 }
 
 /* A selection merged by ClickHouse, its stacks in mem (before mem is read-locked). */
@@ -264,6 +621,7 @@ struct premerged {
 	uint32_t *local; /* the rows' mem stack ids */
 	size_t nr;
 	uint64_t profiles;
+	char type[128], unit[64];
 };
 
 static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struct premerged *pm)
@@ -272,7 +630,12 @@ static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struc
 	int err;
 
 	memset(pm, 0, sizeof(*pm));
-	err = zs_ch_merge(zs_store_ch(s), sel, &pm->rows, &pm->nr, &pm->profiles, msg, STORE_MSG);
+	if (sel->match.n)
+		return ch_unsupported("a selection by query=");
+	err = zs_ch_type(zs_store_ch(s), sel, pm->type, sizeof(pm->type), pm->unit, sizeof(pm->unit),
+			 msg, STORE_MSG);
+	if (!err)
+		err = zs_ch_merge(zs_store_ch(s), sel, &pm->rows, &pm->nr, &pm->profiles, msg, STORE_MSG);
 	if (!err && !(pm->local = malloc((pm->nr + 1) * sizeof(*pm->local))))
 		err = -ENOMEM;
 	if (!err)
@@ -280,14 +643,15 @@ static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struc
 	return err;
 }
 
-/* Merge the selection (mem read-locked by the caller; pm: ClickHouse's, or NULL). */
+/* Merge the selection (mem read-locked by the caller; pm: ClickHouse's,
+ * or NULL); ts: a time series to sum into too, or NULL. */
 static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_selection *sel,
-		 const struct premerged *pm, struct merged *mg)
+		 const struct premerged *pm, struct merged *mg, struct series *ts)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	sqlite3 *db;
 	size_t i;
-	int err, rc;
+	int err, rc = SQLITE_DONE;
 
 	memset(mg, 0, sizeof(*mg));
 	mg->nr_stacks = m->nr_stacks;
@@ -307,23 +671,34 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 			mg->total_weight += pm->rows[i].weight;
 		}
 		mg->profiles = pm->profiles;
+		memcpy(mg->type, pm->type, sizeof(mg->type));
+		memcpy(mg->unit, pm->unit, sizeof(mg->unit));
 		goto used;
 	}
+	mg->timed = sel_timed(sel);
+	mg->from = sel->from;
+	mg->to = sel->to;
+	mg->ts = ts;
+	procsel_of(&mg->ps, sel);
 	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
-	err = sel_prepare(db, sel, "rid", 0, &st);
+	err = sel_type(db, sel, mg);
+	if (!err)
+		err = sel_prepare(db, sel, "rid, time_start", 0, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0), merge_cb, mg);
+		uint64_t before = mg->samples;
+
+		mg->cur_t = sqlite3_column_int64(st, 1);
+		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0),
+				   mg->timed || ts, merge_cb, mg);
 		if (err == -ENOENT)
 			err = 0; /* deleted meanwhile */
-		else
+		else if (mg->samples > before || !mg->timed)
 			mg->profiles++;
 	}
-	if (!err) {
-		if (rc != SQLITE_DONE)
-			err = -EIO;
-		sqlite3_finalize(st);
-	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
 	zs_db_put(zs_store_sql(s), db);
 	if (err)
 		return err;
@@ -368,7 +743,7 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 		return err;
 	}
 	v->m = zs_mem_rdlock(zs_store_sql(s));
-	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg);
+	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg, NULL);
 	if (zs_store_ch(s)) {
 		free(pm.rows);
 		free(pm.local);
@@ -551,7 +926,7 @@ static int top_count(struct top *t, const struct view *v)
 		return -ENOMEM;
 	for (i = 0; i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
-		uint64_t c = v->mg.count[st], w = v->mg.weight[st];
+		uint64_t c = v->mg.weight[st], w = v->mg.weight[st];
 		int leaf = 1;
 
 		for (k = v->m->soff[st]; k < v->m->soff[st + 1]; k++) {
@@ -657,6 +1032,9 @@ int zs_query_top(struct zs_store *s, const struct zs_selection *sel, size_t limi
 			 (unsigned long long)v.mg.profiles, (unsigned long long)v.mg.samples,
 			 (unsigned long long)v.mg.total_weight);
 		zbuf_put(json, num, strlen(num));
+		zbuf_put_json_kv_str(json, "type", v.mg.type, 0);
+		zbuf_put_json_kv_str(json, "unit", v.mg.unit, 1);
+		zbuf_put_u8(json, ',');
 		zbuf_put(json, "\"functions\":[", 13);
 		for (i = 0; i < t.nr && (!limit || i < limit); i++) {
 			if (i)
@@ -737,7 +1115,7 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 	for (i = 0; !err && i < v.mg.nr_used; i++) {
 		uint32_t st = v.mg.stacks[i];
 
-		if (!v.mg.count[st])
+		if (!v.mg.weight[st])
 			continue;
 		n = stack_frames(&v, st, &fr, &cap);
 		if (n < 0) {
@@ -751,7 +1129,7 @@ int zs_query_folded(struct zs_store *s, const struct zs_selection *sel, struct z
 			folded_name(&line, fr[k]->name, fr[k]->root);
 		}
 		zbuf_put_u8(&line, 0);
-		err = line.err ? -ENOMEM : folded_set_add(&fs, (const char *)line.data, v.mg.count[st]);
+		err = line.err ? -ENOMEM : folded_set_add(&fs, (const char *)line.data, v.mg.weight[st]);
 	}
 	if (!err)
 		err = folded_set_write(&fs, zbuf_write, text) ? -ENOMEM : 0;
@@ -830,10 +1208,10 @@ static int flame_add_view(struct flame *f, const struct view *v, int which)
 	for (i = 0; !err && i < v->mg.nr_used; i++) {
 		uint32_t st = v->mg.stacks[i];
 
-		if (!v->mg.count[st])
+		if (!v->mg.weight[st])
 			continue;
 		n = flame_frames(f, v, &x, st, &ff, &fcap);
-		err = n < 0 ? (int)n : flame_add_stack_ids(f, ff, (size_t)n, v->mg.count[st], which);
+		err = n < 0 ? (int)n : flame_add_stack_ids(f, ff, (size_t)n, v->mg.weight[st], which);
 	}
 	free(x.idf);
 	free(x.have);
@@ -1298,5 +1676,482 @@ out:
 	free(w.sptrs);
 	zt_strtab_release(&w.strs);
 	zt_htab_release(&w.fhash);
+	return err;
+}
+
+/* ---- time series -------------------------------------------------------------------- */
+
+#define MAX_POINTS 11000 /* Prometheus's bound on a range query's points */
+
+/* The first and last times of a selection's profiles. */
+static int sel_span(sqlite3 *db, const struct zs_selection *sel, int64_t *from, int64_t *to)
+{
+	sqlite3_stmt *st;
+	int err = sel_prepare(db, sel, "min(time_start), max(time_end)", 1, &st);
+
+	if (err)
+		return err;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*from = sqlite3_column_int64(st, 0);
+		*to = sqlite3_column_int64(st, 1);
+	} else {
+		err = -EIO;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int zs_query_timeline(struct zs_store *s, const struct zs_selection *sel, int64_t step,
+		      struct zbuf *json)
+{
+	struct series ts = { 0 };
+	struct merged mg;
+	int64_t from = sel->from, to = sel->to, range;
+	const struct zs_mem *m;
+	sqlite3 *db;
+	size_t i;
+	int err;
+
+	if (zs_store_ch(s))
+		return ch_unsupported("the timeline");
+	if (!from || !to) {
+		int64_t f = 0, t = 0;
+
+		if ((err = zs_db_get(zs_store_sql(s), &db)))
+			return err;
+		err = sel_span(db, sel, &f, &t);
+		zs_db_put(zs_store_sql(s), db);
+		if (err)
+			return err;
+		if (!from)
+			from = f;
+		if (!to)
+			to = t > from ? t : from;
+	}
+	ts.from = zs_bucket_of(from);
+	range = zs_bucket_of(to) - ts.from + ZS_BUCKET_S;
+	if (!step) {
+		step = (range + 1199) / 1200;
+		step = step <= ZS_BUCKET_S ? ZS_BUCKET_S : (step + ZS_BUCKET_S - 1) / ZS_BUCKET_S * ZS_BUCKET_S;
+	}
+	ts.step = step;
+	ts.n = (size_t)((range + step - 1) / step);
+	if (ts.n > MAX_POINTS) {
+		zt_say(store_msg(), STORE_MSG,
+		       "a step of %" PRId64 " s gives %zu points from %" PRId64 " to %" PRId64
+		       ": at most %d; give a larger step",
+		       step, ts.n, from, to, MAX_POINTS);
+		return -EDOM;
+	}
+	if (!(ts.v = calloc(ts.n + 1, sizeof(*ts.v))))
+		return -ENOMEM;
+	m = zs_mem_rdlock(zs_store_sql(s));
+	err = merge(s, m, sel, NULL, &mg, &ts);
+	zs_mem_unlock(zs_store_sql(s));
+	if (!err) {
+		zbuf_put_u8(json, '{');
+		zbuf_put_json_kv_str(json, "type", mg.type, 0);
+		zbuf_put_json_kv_str(json, "unit", mg.unit, 1);
+		zbuf_putf(json,
+			  ",\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"step\":%" PRId64
+			  ",\"profiles\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"total\":%" PRIu64
+			  ",\"points\":[",
+			  ts.from, ts.from + (int64_t)ts.n * step, step, mg.profiles, mg.samples,
+			  mg.total_weight);
+		for (i = 0; i < ts.n; i++)
+			zbuf_putf(json, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
+				  ts.from + (int64_t)i * step, ts.v[i]);
+		zbuf_put(json, "]}", 2);
+		if (json->err)
+			err = -ENOMEM;
+	}
+	merged_release(&mg);
+	free(ts.v);
+	return err;
+}
+
+/* ---- label discovery ----------------------------------------------------------------- */
+
+#define MAX_DISCOVERED 10000 /* names or values of one answer */
+
+struct strset {
+	char **v;
+	size_t n, cap;
+	int truncated;
+};
+
+static int strset_add(struct strset *ss, const char *s, size_t len)
+{
+	if (ss->n >= MAX_DISCOVERED) {
+		ss->truncated = 1;
+		return 0;
+	}
+	if (ZT_GROW(ss->v, ss->cap, ss->n + 1) || !(ss->v[ss->n] = strndup(s, len)))
+		return -ENOMEM;
+	ss->n++;
+	return 0;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The set sorted, each once, as Prometheus's answer; released. */
+static void strset_json(struct strset *ss, struct zbuf *json)
+{
+	size_t i, k = 0;
+
+	if (ss->n)
+		qsort(ss->v, ss->n, sizeof(*ss->v), str_cmp);
+	zbuf_put(json, "{\"status\":\"success\",\"data\":[", 28);
+	for (i = 0; i < ss->n; i++) {
+		if (i && !strcmp(ss->v[i], ss->v[i - 1]))
+			continue;
+		if (k++)
+			zbuf_put_u8(json, ',');
+		zbuf_put_json_str(json, ss->v[i]);
+	}
+	zbuf_put_u8(json, ']');
+	if (ss->truncated)
+		zbuf_putf(json, ",\"warnings\":[\"more than %d: the first listed\"]",
+			  MAX_DISCOVERED);
+	zbuf_put_u8(json, '}');
+	for (i = 0; i < ss->n; i++)
+		free(ss->v[i]);
+	free(ss->v);
+	memset(ss, 0, sizeof(*ss));
+}
+
+/* Each first column of "SELECT what FROM profiles WHERE sel" (inner: the
+ * profiles' clause wrapped as "... rid IN (SELECT rid FROM profiles
+ * WHERE ...)": what then is the whole head, key its first bind). */
+static int collect(sqlite3 *db, const struct zs_selection *sel, const char *head,
+		   const char *key, int wrapped, struct strset *ss)
+{
+	struct binds *b = calloc(1, sizeof(*b));
+	sqlite3_stmt *st = NULL;
+	struct zbuf q;
+	int err, rc;
+
+	if (!b)
+		return -ENOMEM;
+	zbuf_init(&q);
+	put_s(&q, head);
+	if (key)
+		bind_s(b, key);
+	if (wrapped)
+		put_s(&q, " rid IN (SELECT rid FROM profiles");
+	sel_where(&q, b, sel, 1);
+	if (wrapped)
+		zbuf_put_u8(&q, ')');
+	err = prepare_binds(db, &q, b, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		if (v && *v)
+			err = strset_add(ss, v, strlen(v));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	zbuf_release(&q);
+	free(b);
+	return err;
+}
+
+struct procvals {
+	struct strset *ss;
+	int pid;
+	int err;
+};
+
+static int procval_cb(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_t len)
+{
+	struct procvals *pv = ctx;
+	char b[16];
+
+	(void)idx;
+	if (pv->pid) {
+		snprintf(b, sizeof(b), "%" PRIu32, pid);
+		pv->err = strset_add(pv->ss, b, strlen(b));
+	} else {
+		pv->err = strset_add(pv->ss, comm, len);
+	}
+	return pv->err;
+}
+
+static void procval_visit(void *ctx, const uint8_t *agg, size_t len, int timed)
+{
+	struct zs_tcur c;
+
+	if (timed)
+		zs_tagg_open(&c, agg, len, procval_cb, ctx);
+}
+
+/* The processes' comms or pids of a selection's profiles. */
+static int collect_procs(struct zs_store *s, sqlite3 *db, const struct zs_selection *sel,
+			 int pid, struct strset *ss)
+{
+	struct procvals pv = { ss, pid, 0 };
+	sqlite3_stmt *st;
+	int err = sel_prepare(db, sel, "rid", 1, &st), rc;
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW && ss->n < MAX_DISCOVERED) {
+		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0), 1, procval_visit,
+				   &pv);
+		if (err == -ENOENT)
+			err = 0;
+		if (!err)
+			err = pv.err;
+	}
+	if (!err)
+		sqlite3_finalize(st);
+	return err;
+}
+
+int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, size_t n,
+			 struct zbuf *json)
+{
+	struct strset ss = { 0 };
+	sqlite3 *db;
+	size_t i;
+	int err = 0;
+
+	if (zs_store_ch(s))
+		return ch_unsupported("label discovery");
+	if ((err = zs_db_get(zs_store_sql(s), &db)))
+		return err;
+	for (i = 0; !err && i < n; i++) {
+		struct strset have = { 0 };
+
+		err = collect(db, &sel[i],
+			      "SELECT CASE WHEN count(*) > 0 THEN '__name__' END ||"
+			      " CASE WHEN max(command != '') THEN ' command' ELSE '' END ||"
+			      " CASE WHEN max(host != '') THEN ' host' ELSE '' END ||"
+			      " CASE WHEN max(tagg IS NOT NULL AND length(tagg) > 1) THEN ' comm pid'"
+			      " ELSE '' END FROM profiles",
+			      NULL, 0, &have);
+		for (size_t k = 0; !err && k < have.n; k++) {
+			char *p = have.v[k], *e;
+
+			while (!err && *p) {
+				e = strchr(p, ' ');
+				if (!e)
+					e = p + strlen(p);
+				if (e > p)
+					err = strset_add(&ss, p, (size_t)(e - p));
+				p = *e ? e + 1 : e;
+			}
+		}
+		for (size_t k = 0; k < have.n; k++)
+			free(have.v[k]);
+		free(have.v);
+		if (!err)
+			err = collect(db, &sel[i], "SELECT DISTINCT key FROM labels WHERE", NULL, 1,
+				      &ss);
+	}
+	zs_db_put(zs_store_sql(s), db);
+	strset_json(&ss, json);
+	return err ? err : json->err ? -ENOMEM : 0;
+}
+
+int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, size_t n,
+			  const char *name, struct zbuf *json)
+{
+	struct strset ss = { 0 };
+	sqlite3 *db;
+	size_t i;
+	int err = 0;
+
+	if (zs_store_ch(s))
+		return ch_unsupported("label discovery");
+	if ((err = zs_db_get(zs_store_sql(s), &db)))
+		return err;
+	for (i = 0; !err && i < n; i++) {
+		if (!strcmp(name, "__name__"))
+			err = collect(db, &sel[i], "SELECT DISTINCT ptype FROM profiles", NULL, 0, &ss);
+		else if (!strcmp(name, "host"))
+			err = collect(db, &sel[i], "SELECT DISTINCT host FROM profiles", NULL, 0, &ss);
+		else if (!strcmp(name, "command"))
+			err = collect(db, &sel[i], "SELECT DISTINCT command FROM profiles", NULL, 0,
+				      &ss);
+		else if (!strcmp(name, "comm") || !strcmp(name, "pid"))
+			err = collect_procs(s, db, &sel[i], name[0] == 'p', &ss);
+		else
+			err = collect(db, &sel[i], "SELECT DISTINCT value FROM labels WHERE key=? AND",
+				      name, 1, &ss);
+	}
+	zs_db_put(zs_store_sql(s), db);
+	strset_json(&ss, json);
+	return err ? err : json->err ? -ENOMEM : 0;
+}
+
+/* ---- source lines ---------------------------------------------------------------------- */
+
+#define MAX_SOURCE_BYTES (8u << 20) /* of a source file shown */
+#define MAX_SOURCE_LINES 200000
+
+struct srcline {
+	uint32_t line;
+	uint64_t self, total, seen;
+};
+
+/* The text of a stored source file as a JSON array of lines, or null. */
+static void source_text(struct zs_store *s, const struct prof_build_id *bid, const char *file,
+			struct zbuf *json)
+{
+	char hex[2 * sizeof(bid->data) + 1];
+	struct zs_symfile f;
+	char *buf = NULL;
+	size_t len = 0, i, start, lines = 0;
+
+	if (!bid->len || !*file || bid->len > sizeof(bid->data)) {
+		zbuf_put(json, "null", 4);
+		return;
+	}
+	zt_hex_encode(bid->data, bid->len, hex);
+	hex[2 * bid->len] = 0;
+	if (zs_symfile_open(s, hex, ZS_KIND_SOURCE, file, &f)) {
+		zbuf_put(json, "null", 4);
+		return;
+	}
+	len = f.size > MAX_SOURCE_BYTES ? MAX_SOURCE_BYTES : (size_t)f.size;
+	buf = malloc(len + 1);
+	if (!buf || pread(f.fd, buf, len, 0) != (ssize_t)len) {
+		free(buf);
+		zs_symfile_close(&f);
+		zbuf_put(json, "null", 4);
+		return;
+	}
+	zs_symfile_close(&f);
+	zbuf_put_u8(json, '[');
+	for (i = start = 0; i <= len && lines < MAX_SOURCE_LINES; i++) {
+		if (i < len && buf[i] != '\n')
+			continue;
+		if (i == len && start == len)
+			break;
+		if (lines++)
+			zbuf_put_u8(json, ',');
+		zbuf_put_json_strn(json, buf + start, i - start);
+		start = i + 1;
+	}
+	zbuf_put_u8(json, ']');
+	free(buf);
+}
+
+int zs_query_source(struct zs_store *s, const struct zs_selection *sel, const char *function,
+		    struct zbuf *json)
+{
+	struct {
+		const char *file;
+		uint64_t hash, value;
+		struct prof_build_id bid;
+	} best = { 0 }, *files = NULL;
+	struct srcline *l = NULL;
+	size_t nf = 0, capf = 0, nl = 0, capl = 0, i, k;
+	struct view v;
+	int err;
+
+	err = view_open(&v, s, sel);
+	/* the files the function's frames are in, by value */
+	for (i = 0; !err && i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+		uint64_t w = v.mg.weight[st];
+
+		for (k = v.m->soff[st]; !err && k < v.m->soff[st + 1]; k++) {
+			const struct zs_symframes *sf = view_frame(&v, v.m->sfr[k]);
+			unsigned j;
+
+			for (j = 0; j < sf->n; j++) {
+				const struct zs_dframe *d = &sf->f[j];
+				size_t x;
+
+				if (d->root || strcmp(d->name, function))
+					continue;
+				for (x = 0; x < nf && files[x].hash != d->file_hash; x++)
+					;
+				if (x == nf) {
+					if (ZT_GROW(files, capf, nf + 1)) {
+						err = -ENOMEM;
+						break;
+					}
+					memset(&files[nf], 0, sizeof(files[nf]));
+					files[nf].file = d->file;
+					files[nf].hash = d->file_hash;
+					files[nf].bid = sf->bid;
+					nf++;
+				}
+				files[x].value += w;
+			}
+		}
+	}
+	for (i = 0; i < nf; i++)
+		if (!best.file || files[i].value > best.value ||
+		    (files[i].value == best.value && *files[i].file && !*best.file))
+			best = files[i];
+	if (!err && !nf)
+		err = -ENOENT;
+	/* per line of that file: self (the leaf) and total (once a stack) */
+	for (i = 0; !err && i < v.mg.nr_used; i++) {
+		uint32_t st = v.mg.stacks[i];
+		uint64_t w = v.mg.weight[st];
+		int leaf = 1;
+
+		for (k = v.m->soff[st]; !err && k < v.m->soff[st + 1]; k++) {
+			const struct zs_symframes *sf = view_frame(&v, v.m->sfr[k]);
+			unsigned j;
+
+			for (j = 0; j < sf->n; j++, leaf = 0) {
+				const struct zs_dframe *d = &sf->f[j];
+				size_t x;
+
+				if (d->root || strcmp(d->name, function) || d->file_hash != best.hash ||
+				    !d->line)
+					continue;
+				for (x = 0; x < nl && l[x].line != d->line; x++)
+					;
+				if (x == nl) {
+					if (ZT_GROW(l, capl, nl + 1)) {
+						err = -ENOMEM;
+						break;
+					}
+					l[nl++] = (struct srcline){ d->line, 0, 0, 0 };
+				}
+				if (leaf)
+					l[x].self += w;
+				if (l[x].seen != i + 1) {
+					l[x].total += w;
+					l[x].seen = i + 1;
+				}
+			}
+		}
+	}
+	if (!err) {
+		for (i = 1; i < nl; i++) /* by line number (few lines: insertion) */
+			for (k = i; k > 0 && l[k - 1].line > l[k].line; k--) {
+				struct srcline t = l[k];
+
+				l[k] = l[k - 1];
+				l[k - 1] = t;
+			}
+		zbuf_put_u8(json, '{');
+		zbuf_put_json_kv_str(json, "function", function, 0);
+		zbuf_put_json_kv_str(json, "file", best.file, 1);
+		zbuf_put_json_kv_str(json, "type", v.mg.type, 1);
+		zbuf_put_json_kv_str(json, "unit", v.mg.unit, 1);
+		zbuf_put(json, ",\"lines\":[", 10);
+		for (i = 0; i < nl; i++)
+			zbuf_putf(json, "%s{\"line\":%" PRIu32 ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}",
+				  i ? "," : "", l[i].line, l[i].self, l[i].total);
+		zbuf_put(json, "],\"text\":", 9);
+		source_text(s, &best.bid, best.file, json);
+		zbuf_put_u8(json, '}');
+		if (json->err)
+			err = -ENOMEM;
+	}
+	free(files);
+	free(l);
+	view_close(&v);
 	return err;
 }

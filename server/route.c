@@ -302,10 +302,11 @@ out:
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_PUT = 8, M_DELETE = 16 };
 
-enum id_kind { ID_NONE, ID_PROFILE, ID_SYMBOL };
+enum id_kind { ID_NONE, ID_PROFILE, ID_SYMBOL, ID_LABEL };
 
 /* parameter sets */
-enum { P_NONE, P_ANY, P_LABELS, P_LIST, P_SEL, P_TOP, P_FLAME, P_DIFF };
+enum { P_NONE, P_ANY, P_LABELS, P_LIST, P_SEL, P_TOP, P_FLAME, P_DIFF, P_DISC, P_TIMELINE,
+       P_SOURCE };
 
 struct route_def {
 	const char *path; /* for an id route: the prefix before the id */
@@ -333,6 +334,10 @@ static const struct route_def routes[] = {
 	{"/api/v1/pprof", ID_NONE, M_GET | M_HEAD, ZR_PPROF, P_SEL},
 	{"/api/v1/flame", ID_NONE, M_GET | M_HEAD, ZR_FLAME, P_FLAME},
 	{"/api/v1/diff", ID_NONE, M_GET | M_HEAD, ZR_DIFF, P_DIFF},
+	{"/api/v1/timeline", ID_NONE, M_GET | M_HEAD, ZR_TIMELINE, P_TIMELINE},
+	{"/api/v1/source", ID_NONE, M_GET | M_HEAD, ZR_SOURCE, P_SOURCE},
+	{"/api/v1/labels", ID_NONE, M_GET | M_HEAD, ZR_LABELS, P_DISC},
+	{"/api/v1/label/", ID_LABEL, M_GET | M_HEAD, ZR_LABEL_VALUES, P_DISC},
 };
 #define NR_ROUTES (sizeof(routes) / sizeof(routes[0]))
 
@@ -378,12 +383,12 @@ static int is_sel_key(const char *k, int with_limit)
 {
 	return !strcmp(k, "id") || !strcmp(k, "host") || !strcmp(k, "command") ||
 	       !strcmp(k, "label") || !strcmp(k, "from") || !strcmp(k, "to") ||
-	       (with_limit && !strcmp(k, "limit"));
+	       !strcmp(k, "query") || (with_limit && !strcmp(k, "limit"));
 }
 
 static int is_repeatable(const char *k)
 {
-	return !strcmp(k, "id") || !strcmp(k, "label");
+	return !strcmp(k, "id") || !strcmp(k, "label") || !strcmp(k, "match[]");
 }
 
 static int is_flame_key(const char *k)
@@ -400,7 +405,13 @@ static int param_allowed(int set, const char *k)
 	case P_LABELS:
 		return !strcmp(k, "label");
 	case P_LIST:
-		return is_sel_key(k, 1);
+		return is_sel_key(k, 1) || !strcmp(k, "offset");
+	case P_DISC:
+		return !strcmp(k, "match[]") || !strcmp(k, "start") || !strcmp(k, "end");
+	case P_TIMELINE:
+		return is_sel_key(k, 0) || !strcmp(k, "step");
+	case P_SOURCE:
+		return is_sel_key(k, 0) || !strcmp(k, "function");
 	case P_SEL:
 		return is_sel_key(k, 0);
 	case P_TOP:
@@ -685,6 +696,12 @@ int zr_parse(const char *method, const char *target, size_t target_len, struct z
 		if (d->id == ID_NONE) {
 			if (strcmp(path, d->path))
 				continue;
+		} else if (d->id == ID_LABEL) {
+			size_t pl = strlen(path);
+
+			if (strncmp(path, d->path, n) || pl < n + 8 ||
+			    strcmp(path + pl - 7, "/values"))
+				continue;
 		} else {
 			if (strncmp(path, d->path, n) || !path[n] || strchr(path + n, '/'))
 				continue;
@@ -713,7 +730,23 @@ int zr_parse(const char *method, const char *target, size_t target_len, struct z
 	r->route = hit->route;
 	r->head = mb == M_HEAD;
 	snprintf(r->path, sizeof(r->path), "%s%s", hit->path, hit->id != ID_NONE ? "ID" : "");
-	if (hit->id != ID_NONE) {
+	if (hit->id == ID_LABEL) {
+		const char *nm = path + strlen(hit->path);
+		size_t nl = strlen(nm) - 7;
+		char qb[48];
+
+		if (!zs_label_name_ok(nm, nl) || nl >= sizeof(r->id)) {
+			path[strlen(path) - 7] = 0;
+			rc = fail(400, msg, msglen,
+				  "bad label name '%s': a letter or '_', then letters, digits, '_', "
+				  "'.', '-' or ':', at most 64",
+				  quote(nm, qb));
+			goto out;
+		}
+		memcpy(r->id, nm, nl);
+		r->id[nl] = 0;
+		snprintf(r->path, sizeof(r->path), "/api/v1/label/NAME/values");
+	} else if (hit->id != ID_NONE) {
 		rc = check_id(path + strlen(hit->path), hit->id, r, msg, msglen);
 		if (rc)
 			goto out;
@@ -782,6 +815,10 @@ unsigned zr_scopes(enum zr_route route, int public_read, int if_none_match_star)
 	case ZR_PPROF:
 	case ZR_FLAME:
 	case ZR_DIFF:
+	case ZR_TIMELINE:
+	case ZR_SOURCE:
+	case ZR_LABELS:
+	case ZR_LABEL_VALUES:
 		return rd;
 	case ZR_SYMBOL_HEAD:
 	case ZR_SYMFILE_HEAD:
@@ -878,10 +915,101 @@ int zr_selection(const struct zr_request *r, const char *prefix, struct zs_selec
 				return fail(400, msg, msglen, "bad limit '%s': 0 to 1000000",
 					    quote(v, qb));
 			sel->limit = (size_t)l;
+		} else if (!strcmp(k, "offset") && !pl && r->route == ZR_PROFILE_LIST) {
+			uint64_t l;
+
+			if (zr_parse_u64(v, 100000000, &l))
+				return fail(400, msg, msglen, "bad offset '%s': 0 to 100000000",
+					    quote(v, qb));
+			sel->offset = (size_t)l;
+		} else if (!strcmp(k, "query")) {
+			char why[256];
+			int rc;
+
+			if (sel->match.n)
+				zs_selection_release(sel);
+			rc = zs_selector_parse(v, strlen(v), &sel->match, why, sizeof(why));
+			if (rc == -ENOMEM)
+				return fail(500, msg, msglen, "out of memory");
+			if (rc)
+				return fail(400, msg, msglen, "bad %squery: %s", prefix, why);
 		}
 	}
 	if (sel->from && sel->to && sel->from > sel->to)
 		return fail(400, msg, msglen, "%sfrom is after %sto", prefix, prefix);
+	return 0;
+}
+
+int zr_discovery(const struct zr_request *r, struct zs_selection *sel, size_t max, size_t *n,
+		 char *msg, size_t msglen)
+{
+	int64_t from = 0, to = 0;
+	size_t i, k;
+	char qb[48];
+
+	*n = 0;
+	for (i = 0; i < r->nr_params; i++) {
+		const char *key = r->params[i].key, *v = r->params[i].value;
+		int64_t t;
+
+		if (strcmp(key, "start") && strcmp(key, "end"))
+			continue;
+		/* Prometheus's clients send seconds with a fraction */
+		if (zr_parse_i64(v, &t) || t < 0) {
+			char *e;
+			double d = strtod(v, &e);
+
+			if (e == v || *e || !(d >= 0 && d < 1e15))
+				return fail(400, msg, msglen, "bad %s '%s': Unix seconds", key,
+					    quote(v, qb));
+			t = (int64_t)d;
+		}
+		if (*key == 's')
+			from = t;
+		else
+			to = t;
+	}
+	if (from && to && from > to)
+		return fail(400, msg, msglen, "start is after end");
+	for (i = 0; i < r->nr_params; i++) {
+		const char *v = r->params[i].value;
+		char why[256];
+		int rc;
+
+		if (strcmp(r->params[i].key, "match[]"))
+			continue;
+		if (*n >= max)
+			return fail(400, msg, msglen, "too many match[] (at most %zu)", max);
+		memset(&sel[*n], 0, sizeof(sel[*n]));
+		rc = zs_selector_parse(v, strlen(v), &sel[*n].match, why, sizeof(why));
+		if (rc == -ENOMEM)
+			return fail(500, msg, msglen, "out of memory");
+		if (rc)
+			return fail(400, msg, msglen, "bad match[]: %s", why);
+		(*n)++;
+	}
+	if (!*n) {
+		memset(&sel[0], 0, sizeof(sel[0]));
+		*n = 1;
+	}
+	for (k = 0; k < *n; k++) {
+		sel[k].from = from;
+		sel[k].to = to;
+	}
+	return 0;
+}
+
+int zr_timeline_params(const struct zr_request *r, int64_t *step, char *msg, size_t msglen)
+{
+	const char *v = zr_param(r, "step");
+	uint64_t s = 0;
+	char qb[48];
+
+	if (v && (zr_parse_u64(v, 366 * 86400, &s) || (s && s % 10)))
+		return fail(400, msg, msglen,
+			    "bad step '%s': seconds, a multiple of 10 up to a year (0: chosen)",
+			    quote(v, qb));
+	*step = (int64_t)s;
 	return 0;
 }
 
@@ -900,6 +1028,7 @@ int zr_labels(const struct zr_request *r, struct zs_label *labels, size_t *nr, c
 			labels[i] = sel->labels[i];
 		*nr = sel->nr_labels;
 	}
+	zs_selection_release(sel);
 	free(sel);
 	return rc;
 }

@@ -37,6 +37,10 @@ enum zr_route {
 	ZR_PPROF,	    /* GET /api/v1/pprof */
 	ZR_FLAME,	    /* GET /api/v1/flame */
 	ZR_DIFF,	    /* GET /api/v1/diff */
+	ZR_TIMELINE,	    /* GET /api/v1/timeline */
+	ZR_SOURCE,	    /* GET /api/v1/source */
+	ZR_LABELS,	    /* GET /api/v1/labels */
+	ZR_LABEL_VALUES,    /* GET /api/v1/label/NAME/values (r->id: NAME) */
 	/* the other kinds of symbol files (r->kind, r->src for source) */
 	ZR_SYMFILE_HEAD, /* HEAD /api/v1/symbols/ID/KIND[/PATH] */
 	ZR_SYMFILE_GET,	 /* GET /api/v1/symbols/ID/KIND[/PATH] */
@@ -115,7 +119,9 @@ int zr_has_body(enum zr_route route);
 /*
  * The selection named by r's parameters with the given prefix ("" for
  * plain routes, "a." and "b." for diff): id (repeatable), host, command,
- * label=k=v (repeatable), from, to, limit. Strings borrowed from r.
+ * label=k=v (repeatable), query (a Prometheus selector: server/
+ * selector.h), from, to, limit, offset. Strings borrowed from r; the
+ * matchers owned by sel (zs_selection_release(), also after a failure).
  * 0, or 400 with msg.
  */
 int zr_selection(const struct zr_request *r, const char *prefix, struct zs_selection *sel,
@@ -125,6 +131,15 @@ int zr_selection(const struct zr_request *r, const char *prefix, struct zs_selec
 int zr_labels(const struct zr_request *r, struct zs_label *labels, size_t *nr, char *msg,
 	      size_t msglen);
 /* Parameters of top and flame/diff. 0, or 400 with msg. */
+/* The selections of label discovery (match[], each a selector; start,
+ * end: Unix seconds), into sel[0 .. *n) (at most max; each to be
+ * released with zs_selection_release, also after a failure); no match[]:
+ * one selection of everything. 0, or 400 with msg. */
+int zr_discovery(const struct zr_request *r, struct zs_selection *sel, size_t max, size_t *n,
+		 char *msg, size_t msglen);
+/* timeline: step= (seconds, 0: chosen from the range). 0 or 400. */
+int zr_timeline_params(const struct zr_request *r, int64_t *step, char *msg, size_t msglen);
+
 int zr_top_params(const struct zr_request *r, size_t *limit, enum zs_sort *sort, char *msg,
 		  size_t msglen);
 int zr_flame_params(const struct zr_request *r, struct zs_flame_opts *o, char *msg, size_t msglen);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "server/blobstore.h"
 #include "server/sqlstore.h"
 #include "server/symq.h"
+#include "server/tagg.h"
 #include "session/symstore.h"
 #include "symbolizer/sha256.h"
 
@@ -42,6 +44,7 @@ struct agg_ent {
 	int64_t rid; /* -1: deleted */
 	uint8_t *data;
 	size_t len;
+	int timed; /* data is the tagg (server/tagg.h), not the agg */
 };
 
 struct zs_sql {
@@ -429,11 +432,57 @@ static int mem_load(struct zs_sql *s)
 
 /* ---- connections -------------------------------------------------------------- */
 
+static void regex_free(void *p)
+{
+	regfree(p);
+	free(p);
+}
+
+/* X REGEXP Y: whether X matches the POSIX extended expression Y anchored
+ * at both ends (a selector's =~), compiled once a statement. */
+static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	regex_t *re = sqlite3_get_auxdata(ctx, 0);
+	const char *v = (const char *)sqlite3_value_text(argv[1]);
+
+	(void)argc;
+	if (!re) {
+		const char *pat = (const char *)sqlite3_value_text(argv[0]);
+		size_t n = pat ? strlen(pat) : 0;
+		char *anch = malloc(n + 5);
+
+		re = malloc(sizeof(*re));
+		if (!anch || !re || !pat) {
+			free(anch);
+			free(re);
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		snprintf(anch, n + 5, "^(%s)$", pat);
+		if (regcomp(re, anch, REG_EXTENDED | REG_NOSUB)) {
+			free(anch);
+			free(re);
+			sqlite3_result_error(ctx, "bad regular expression", -1);
+			return;
+		}
+		free(anch);
+		sqlite3_set_auxdata(ctx, 0, re, regex_free);
+		if (!(re = sqlite3_get_auxdata(ctx, 0))) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+	}
+	sqlite3_result_int(ctx, !regexec(re, v ? v : "", 0, NULL, 0));
+}
+
 static int db_open(const char *path, int flags, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+						NULL, regexp_fn, NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return rc == SQLITE_CANTOPEN ? -EACCES : -EIO;
@@ -495,6 +544,46 @@ static const char schema[] =
 	" kind INTEGER NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL,"
 	" dwarf INTEGER NOT NULL, created INTEGER NOT NULL, source TEXT NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS symfiles_id ON symfiles(id);";
+
+/* Columns of profiles added since the first catalogue (added to an older
+ * one on open) and what an older row gets in them. */
+static const char *const added_cols[][2] = {
+	{"ptype", "ALTER TABLE profiles ADD COLUMN ptype TEXT NOT NULL DEFAULT ''"},
+	{"unit", "ALTER TABLE profiles ADD COLUMN unit TEXT NOT NULL DEFAULT ''"},
+	{"tagg", "ALTER TABLE profiles ADD COLUMN tagg BLOB"},
+};
+
+/* The profile types of rows from before ptype (server/norm.h's
+ * zs_profile_type(), in SQL), and the index of selections by type. */
+static const char type_fill[] =
+	"UPDATE profiles SET ptype = CASE WHEN event IN ('cpu-clock', 'task-clock', 'cpu')"
+	" OR event LIKE 'cpu-clock:%' OR event LIKE 'task-clock:%' THEN 'cpu'"
+	" WHEN event = '' THEN 'unknown' ELSE event END WHERE ptype = '';"
+	"UPDATE profiles SET unit = CASE WHEN ptype = 'cpu' THEN 'nanoseconds' ELSE 'count' END"
+	" WHERE unit = '';"
+	"CREATE INDEX IF NOT EXISTS profiles_ptype ON profiles(ptype, time_start);";
+
+
+static int migrate(sqlite3 *db)
+{
+	int have[sizeof(added_cols) / sizeof(added_cols[0])] = { 0 }, rc, err = 0;
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA table_info(profiles)", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (i = 0; i < sizeof(added_cols) / sizeof(added_cols[0]); i++)
+			if (!strcmp((const char *)sqlite3_column_text(st, 1), added_cols[i][0]))
+				have[i] = 1;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	for (i = 0; !err && i < sizeof(added_cols) / sizeof(added_cols[0]); i++)
+		if (!have[i])
+			err = exec(db, added_cols[i][1]);
+	return err ? err : exec(db, type_fill);
+}
 
 static int tokens_load(struct zs_sql *s, sqlite3 *db);
 static int64_t data_version(sqlite3 *db);
@@ -643,6 +732,8 @@ int zs_sql_open(const char *dir, const struct zs_store_opts *o, struct zs_sql **
 		err = db_open(s->dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb);
 	if (!err)
 		err = exec(s->wdb, schema);
+	if (!err)
+		err = migrate(s->wdb);
 	if (err) {
 		zt_say(msg, msglen, "cannot open the catalogue '%s': %s", s->dbpath,
 		    s->wdb ? sqlite3_errmsg(s->wdb) : strerror(-err));
@@ -1115,6 +1206,7 @@ struct plan {
 	uint32_t *new_stacks; /* norm stack indices */
 	size_t nr_new_stacks, new_sfr;
 	struct zbuf agg;
+	struct zbuf tagg; /* by time and process (server/tagg.h) */
 	char *bids;
 };
 
@@ -1126,6 +1218,7 @@ static void plan_release(struct plan *p)
 	free(p->sid);
 	free(p->new_stacks);
 	zbuf_release(&p->agg);
+	zbuf_release(&p->tagg);
 	free(p->bids);
 }
 
@@ -1154,6 +1247,7 @@ static int plan_make(struct zs_sql *s, const struct zs_norm *n, struct plan *p)
 
 	memset(p, 0, sizeof(*p));
 	zbuf_init(&p->agg);
+	zbuf_init(&p->tagg);
 	p->fid = malloc((n->nr_frames + 1) * sizeof(*p->fid));
 	p->new_frames = malloc((n->nr_frames + 1) * sizeof(*p->new_frames));
 	p->sfr = malloc((n->nr_sframes + 1) * sizeof(*p->sfr));
@@ -1200,7 +1294,9 @@ static int plan_make(struct zs_sql *s, const struct zs_norm *n, struct plan *p)
 	}
 	free(rows);
 	free(tmp);
-	return p->agg.err ? -ENOMEM : 0;
+	if (p->agg.err || zs_tagg_encode(&n->tagg, p->sid, &p->tagg))
+		return -ENOMEM;
+	return 0;
 nomem:
 	free(rows);
 	free(tmp);
@@ -1333,8 +1429,9 @@ static int db_insert(struct zs_sql *s, const struct zs_norm *n, const struct pla
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
 					"INSERT INTO profiles(id, host, command, event, format, time_start,"
-					" time_end, samples, weight, size, pushed_at, buildids, agg)"
-					" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+					" time_end, samples, weight, size, pushed_at, buildids, agg,"
+					" ptype, unit, tagg)"
+					" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 					-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		const char *host = zs_profile_host(n, labels, nr_labels);
@@ -1353,6 +1450,10 @@ static int db_insert(struct zs_sql *s, const struct zs_norm *n, const struct pla
 		sqlite3_bind_text(st, 12, p->bids, -1, SQLITE_STATIC);
 		sqlite3_bind_blob(st, 13, p->agg.data ? (const void *)p->agg.data : "", (int)p->agg.len,
 				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 14, n->ptype, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 15, n->unit, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 16, p->tagg.data ? (const void *)p->tagg.data : "",
+				  (int)p->tagg.len, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
 	}
@@ -1604,7 +1705,7 @@ static inline uint64_t agg_hash_at(const void *ctx, uint32_t i)
 	return zt_hash_mix(0, (uint64_t)s->aggs[i].rid);
 }
 
-static const struct agg_ent *agg_find(const struct zs_sql *s, int64_t rid)
+static const struct agg_ent *agg_find(const struct zs_sql *s, int64_t rid, int timed)
 {
 	size_t j;
 	uint32_t k;
@@ -1613,13 +1714,13 @@ static const struct agg_ent *agg_find(const struct zs_sql *s, int64_t rid)
 		return NULL;
 	for (j = zt_htab_first(&s->ahash, zt_hash_mix(0, (uint64_t)rid)); zt_htab_get(&s->ahash, j, &k);
 	     j = zt_htab_next(&s->ahash, j))
-		if (s->aggs[k].rid == rid)
+		if (s->aggs[k].rid == rid && s->aggs[k].timed == timed)
 			return &s->aggs[k];
 	return NULL;
 }
 
-int zs_agg_visit(struct zs_sql *s, sqlite3 *db, int64_t rid,
-		 void (*fn)(void *ctx, const uint8_t *agg, size_t len), void *ctx)
+int zs_agg_visit(struct zs_sql *s, sqlite3 *db, int64_t rid, int timed,
+		 void (*fn)(void *ctx, const uint8_t *agg, size_t len, int timed), void *ctx)
 {
 	const struct agg_ent *e;
 	sqlite3_stmt *st;
@@ -1628,13 +1729,16 @@ int zs_agg_visit(struct zs_sql *s, sqlite3 *db, int64_t rid,
 	int rc;
 
 	pthread_rwlock_rdlock(&s->alock);
-	e = agg_find(s, rid);
+	e = agg_find(s, rid, timed);
 	if (e)
-		fn(ctx, e->data, e->len);
+		fn(ctx, e->data, e->len, e->timed);
 	pthread_rwlock_unlock(&s->alock);
 	if (e)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT agg FROM profiles WHERE rid=?", -1, &st, NULL) != SQLITE_OK)
+	/* a row from before tagg: its agg (no times, no processes) */
+	if (sqlite3_prepare_v2(db, timed ? "SELECT tagg, tagg IS NOT NULL, agg FROM profiles WHERE rid=?"
+					 : "SELECT agg, 0 FROM profiles WHERE rid=?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, rid);
 	rc = sqlite3_step(st);
@@ -1642,20 +1746,25 @@ int zs_agg_visit(struct zs_sql *s, sqlite3 *db, int64_t rid,
 		sqlite3_finalize(st);
 		return rc == SQLITE_DONE ? -ENOENT : -EIO;
 	}
-	len = (size_t)sqlite3_column_bytes(st, 0);
-	data = malloc(len + 1);
-	if (!data) {
-		sqlite3_finalize(st);
-		return -ENOMEM;
+	{
+		int col = timed && !sqlite3_column_int(st, 1) ? 2 : 0;
+
+		timed = timed && col == 0;
+		len = (size_t)sqlite3_column_bytes(st, col);
+		data = malloc(len + 1);
+		if (!data) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		if (len)
+			memcpy(data, sqlite3_column_blob(st, col), len);
 	}
-	if (len)
-		memcpy(data, sqlite3_column_blob(st, 0), len);
 	sqlite3_finalize(st);
-	fn(ctx, data, len);
+	fn(ctx, data, len, timed);
 	pthread_rwlock_wrlock(&s->alock);
-	if (!agg_find(s, rid) && !zt_htab_reserve(&s->ahash, 1, agg_hash_at, s) &&
+	if (!agg_find(s, rid, timed) && !zt_htab_reserve(&s->ahash, 1, agg_hash_at, s) &&
 	    !ZT_GROW(s->aggs, s->cap_aggs, s->nr_aggs + 1)) {
-		s->aggs[s->nr_aggs] = (struct agg_ent){ rid, data, len };
+		s->aggs[s->nr_aggs] = (struct agg_ent){ rid, data, len, timed };
 		zt_htab_add(&s->ahash, zt_hash_mix(0, (uint64_t)rid), (uint32_t)s->nr_aggs++);
 		data = NULL;
 	}

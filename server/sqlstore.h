@@ -152,10 +152,13 @@ int zs_db_get(struct zs_sql *q, sqlite3 **db);
 void zs_db_put(struct zs_sql *q, sqlite3 *db);
 
 /* The aggregate of profile rid: (stack id, count, weight) a stack, as
- * deltas of stack ids and varints; handed to fn (valid during the call
- * only). Cached in memory. 0, -ENOENT, -EIO, -ENOMEM. */
-int zs_agg_visit(struct zs_sql *q, sqlite3 *db, int64_t rid,
-		 void (*fn)(void *ctx, const uint8_t *agg, size_t len), void *ctx);
+ * deltas of stack ids and varints; or with timed, its samples by time
+ * and process (server/tagg.h), where the row has them (a row of an older
+ * zt has not: fn then gets the aggregate, with timed 0). Handed to fn
+ * (valid during the call only). Cached in memory. 0, -ENOENT, -EIO,
+ * -ENOMEM. */
+int zs_agg_visit(struct zs_sql *q, sqlite3 *db, int64_t rid, int timed,
+		 void (*fn)(void *ctx, const uint8_t *agg, size_t len, int timed), void *ctx);
 
 /* Decode the next (stack, count, weight) of an aggregate. 0, or -EBADMSG
  * at the end or on damage. */

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "libprof/zbuf.h"
+#include "server/selector.h"
 #include "server/token.h"
 
 struct zs_store;
@@ -332,9 +333,23 @@ struct zs_selection {
 	const char *host, *command;
 	struct zs_label labels[ZS_SEL_MAX_LABELS];
 	size_t nr_labels;
-	int64_t from, to; /* Unix seconds; 0: open */
+	/* Unix seconds; 0: open. The list takes the profiles whose time
+	 * overlaps [from, to]; merges take the samples whose time bucket
+	 * (server/tagg.h) does. */
+	int64_t from, to;
 	size_t limit;     /* list only; 0: all */
+	size_t offset;    /* list only: profiles skipped first */
+	/* Prometheus matchers (server/selector.h), each of which must hold:
+	 * __name__ (the profile type), host, command and the pushed labels
+	 * select profiles; comm and pid select samples by their process.
+	 * Owned: zs_selection_release(). */
+	struct zs_selector match;
 };
+/* Free what a selection owns (its matchers); it may be filled again. */
+static inline void zs_selection_release(struct zs_selection *sel)
+{
+	zs_selector_release(&sel->match);
+}
 
 
 /* the queries over a selection: server/query.h */

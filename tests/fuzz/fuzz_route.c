@@ -72,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (r.route <= ZR_NONE || r.route >= ZR_COUNT)
 			abort();
-		if (r.id[0] && !zr_hex_ok(r.id, 2, 64))
+		if (r.id[0] && r.route != ZR_LABEL_VALUES && !zr_hex_ok(r.id, 2, 64))
+			abort();
+		if (r.route == ZR_LABEL_VALUES && !zs_label_name_ok(r.id, strlen(r.id)))
 			abort();
 		if (r.src)
 			check_text(r.src);
@@ -84,12 +86,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r.params[i].lvalue)
 				check_text(r.params[i].lvalue);
 		}
-		if (!zr_selection(&r, "", &sel, msg, sizeof(msg)))
+		if (!zr_selection(&r, "", &sel, msg, sizeof(msg))) {
 			for (i = 0; i < sel.nr_ids; i++)
 				if (!zr_hex_ok(sel.ids[i], 64, 64))
 					abort();
+			for (i = 0; i < sel.match.n; i++)
+				if (!zs_label_name_ok(sel.match.m[i].name,
+						      strlen(sel.match.m[i].name)))
+					abort();
+		}
+		zs_selection_release(&sel);
 		zr_selection(&r, "a.", &sel, msg, sizeof(msg));
+		zs_selection_release(&sel);
 		zr_selection(&r, "b.", &sel, msg, sizeof(msg));
+		zs_selection_release(&sel);
+		{
+			static struct zs_selection ds[4];
+			int64_t step;
+
+			zr_discovery(&r, ds, 4, &n, msg, sizeof(msg));
+			for (i = 0; i < 4; i++)
+				zs_selection_release(&ds[i]);
+			zr_timeline_params(&r, &step, msg, sizeof(msg));
+		}
 		if (!zr_labels(&r, labels, &n, msg, sizeof(msg)))
 			for (i = 0; i < n; i++)
 				if (!zr_label_key_ok(labels[i].key) ||

@@ -46,12 +46,14 @@ static int records(struct ztdata_writer *w, const struct srv_rec_opts *o)
 {
 	static const struct prof_build_id dflt = { 20, { 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 1, 2, 3, 4, 5,
 							 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 } };
-	struct prof_task t = { .ts = 0, .kind = PROF_TASK_COMM, .pid = 100, .tid = 100 };
-	struct prof_mmap app = { .ts = 0, .pid = 100, .tid = 100, .start = 0x400000, .len = 0x100000,
+	uint32_t pid = o->pid ? o->pid : 100;
+	struct prof_task t = { .ts = 0, .kind = PROF_TASK_COMM, .pid = pid, .tid = pid };
+	struct prof_mmap app = { .ts = 0, .pid = pid, .tid = pid, .start = 0x400000, .len = 0x100000,
 				 .pgoff = 0, .prot = 5, .path = "/usr/bin/app" };
-	struct prof_mmap lib = { .ts = 0, .pid = 100, .tid = 100, .start = 0x7f0000000000,
+	struct prof_mmap lib = { .ts = 0, .pid = pid, .tid = pid, .start = 0x7f0000000000,
 				 .len = 0x10000, .pgoff = 0x2000, .prot = 5,
 				 .path = "/lib/libnobid.so" };
+	char wall[32], tend[32];
 	uint64_t a = o->off_a ? o->off_a : 0x1000, b = o->off_b ? o->off_b : 0x2000;
 	uint64_t sa[3] = { 0xffffffff81001010ull, 0x400000 + a, 0x400000 + b };
 	uint64_t sb[2] = { 0x7f0000000100ull, 0x7e0000000010ull };
@@ -60,26 +62,29 @@ static int records(struct ztdata_writer *w, const struct srv_rec_opts *o)
 	int err = 0;
 
 	app.build_id = o->bid ? *o->bid : dflt;
-	snprintf(t.comm, sizeof(t.comm), "app");
+	snprintf(t.comm, sizeof(t.comm), "%s", o->comm ? o->comm : "app");
+	snprintf(wall, sizeof(wall), "%lld", (long long)(o->wall ? o->wall : 1700000000));
 	err |= ztdata_write_meta(w, "hostname", "h1");
 	err |= ztdata_write_meta(w, "cmdline", "zt record -g -- /usr/bin/app x y");
-	err |= ztdata_write_meta(w, "event", "cpu-clock");
+	err |= ztdata_write_meta(w, "event", o->event ? o->event : "cpu-clock");
 	err |= ztdata_write_meta(w, "time_start", "1000000000");
-	err |= ztdata_write_meta(w, "time_end", "3000000000");
-	err |= ztdata_write_meta(w, "wallclock_start", "1700000000");
+	snprintf(tend, sizeof(tend), "%llu", 3000000000ull + o->later * 1000000000ull);
+	err |= ztdata_write_meta(w, "time_end", tend);
+	err |= ztdata_write_meta(w, "wallclock_start", wall);
 	err |= ztdata_write_task(w, &t);
 	err |= ztdata_write_mmap(w, &app);
 	err |= ztdata_write_mmap(w, &lib);
 	err |= ztdata_write_blob(w, PROF_BLOB_KALLSYMS, UINT32_MAX, 0, ksyms, strlen(ksyms));
-	err |= ztdata_write_blob(w, PROF_BLOB_PERFMAP, 100, 0, "7e0000000000 100 jitfn\n", 23);
+	err |= ztdata_write_blob(w, PROF_BLOB_PERFMAP, pid, 0, "7e0000000000 100 jitfn\n", 23);
 	for (i = 0; i < 3; i++)
-		err |= ztdata_write_sample(w, 1500000000 + i, w0, 100, 100, 0, sa, 1, 2);
+		err |= ztdata_write_sample(w, 1500000000 + i, w0, pid, pid, 0, sa, 1, 2);
 	for (i = 0; i < 2; i++)
-		err |= ztdata_write_sample(w, 1600000000 + i, w0, 100, 100, 0, sb, 0, 2);
+		err |= ztdata_write_sample(w, 1600000000 + i + o->later * 1000000000ull, w0, pid,
+					   pid, 0, sb, 0, 2);
 	for (i = 0; i < o->extra_stacks; i++) {
 		uint64_t ips[2] = { 0x400000 + 0x10000 + i, 0x400000 + b };
 
-		err |= ztdata_write_sample(w, 1700000000 + i, w0, 100, 100, 0, ips, 0, 2);
+		err |= ztdata_write_sample(w, 1700000000 + i, w0, pid, pid, 0, ips, 0, 2);
 	}
 	if (o->gpu)
 		err |= gpu_records(w);

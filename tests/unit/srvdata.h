@@ -25,6 +25,11 @@ struct srv_rec_opts {
 	const struct prof_build_id *bid; /* NULL: aa bb cc ... */
 	uint64_t off_a, off_b;          /* app's sampled file offsets (0: 0x1000, 0x2000) */
 	unsigned extra_stacks;          /* more distinct stacks, one sample each */
+	const char *event;              /* NULL: cpu-clock */
+	int64_t wall;                   /* the wall clock at the start (0: 1700000000) */
+	uint32_t pid;                   /* the process (0: 100, "app") */
+	const char *comm;
+	unsigned later;                 /* the second stack's samples this many s later */
 };
 
 int srv_recording(struct zbuf *out, const struct srv_rec_opts *o);

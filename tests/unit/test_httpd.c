@@ -359,6 +359,31 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 {
 	return -EIO;
 }
+int zs_query_timeline(struct zs_store *s, const struct zs_selection *sel, int64_t step,
+		      struct zbuf *json)
+{
+	zbuf_putf(json, "{\"step\":%lld,\"matchers\":%zu}", (long long)step, sel->match.n);
+	return 0;
+}
+int zs_query_source(struct zs_store *s, const struct zs_selection *sel, const char *function,
+		    struct zbuf *json)
+{
+	return -ENOENT;
+}
+int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, size_t n,
+			 struct zbuf *json)
+{
+	zbuf_putf(json, "{\"status\":\"success\",\"data\":[\"n%zu\"]}", n);
+	return 0;
+}
+int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, size_t n,
+			  const char *name, struct zbuf *json)
+{
+	if (!strcmp(name, "multi"))
+		return -EDOM;
+	zbuf_putf(json, "{\"status\":\"success\",\"data\":[\"%s\"]}", name);
+	return 0;
+}
 int zs_query_flame(struct zs_store *s, const struct zs_selection *sel,
 		   const struct zs_flame_opts *o, struct zbuf *svg)
 {

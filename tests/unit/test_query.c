@@ -101,31 +101,31 @@ static void test_merged(void **state)
 	zbuf_init(&b);
 	memset(&sel, 0, sizeof(sel));
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
-	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 6\n"
-				      "app;jitfn;[libnobid.so+0x2100] 4\n");
+	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 63\n"
+				      "app;jitfn;[libnobid.so+0x2100] 42\n");
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 2, ZS_SORT_SELF, &b), 0);
 	assert_string_equal(text(&b),
-			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"functions\":["
-			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":6,\"children\":6},"
-			    "{\"name\":\"[libnobid.so+0x2100]\",\"module\":\"libnobid.so\",\"self\":4,"
-			    "\"children\":4}]}");
+			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"type\":\"cpu\",\"unit\":\"nanoseconds\",\"functions\":["
+			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":63,\"children\":63},"
+			    "{\"name\":\"[libnobid.so+0x2100]\",\"module\":\"libnobid.so\",\"self\":42,"
+			    "\"children\":42}]}");
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_CHILDREN, &b), 0);
 	assert_string_equal(text(&b),
-			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"functions\":["
-			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":6,\"children\":6}]}");
+			    "{\"profiles\":2,\"samples\":10,\"weight\":105,\"type\":\"cpu\",\"unit\":\"nanoseconds\",\"functions\":["
+			    "{\"name\":\"kfunc\",\"module\":\"[kernel.kallsyms]\",\"self\":63,\"children\":63}]}");
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_CHILDREN, &b), 0);
 	assert_non_null(strstr(text(&b), "{\"name\":\"[app+0x2000]\",\"module\":\"app\",\"self\":0,"
-					  "\"children\":6}"));
+					  "\"children\":63}"));
 	/* by label, by id, and nothing */
 	sel.labels[0] = la;
 	sel.nr_labels = 1;
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
-	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 3\n"
-				      "app;jitfn;[libnobid.so+0x2100] 2\n");
+	assert_string_equal(text(&b), "app;[app+0x2000];[app+0x1000];kfunc 30\n"
+				      "app;jitfn;[libnobid.so+0x2100] 20\n");
 	zbuf_reset(&b);
 	memset(&sel, 0, sizeof(sel));
 	sel.ids[0] = id0;
@@ -135,7 +135,7 @@ static void test_merged(void **state)
 	none.host = "nohost";
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &none, 10, ZS_SORT_SELF, &b), 0);
-	assert_string_equal(text(&b), "{\"profiles\":0,\"samples\":0,\"weight\":0,\"functions\":[]}");
+	assert_string_equal(text(&b), "{\"profiles\":0,\"samples\":0,\"weight\":0,\"type\":\"\",\"unit\":\"\",\"functions\":[]}");
 	/* flame and diff through the zt flame renderer */
 	memset(&sel, 0, sizeof(sel));
 	zbuf_reset(&b);
@@ -212,16 +212,16 @@ static void test_symbolized(void **state)
 	put_sym(s, gsym, load);
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
-	assert_non_null(strstr(text(&b), ";zt_q_first;kfunc 3\n"));
+	assert_non_null(strstr(text(&b), ";zt_q_first;kfunc 30\n"));
 	/* file:line: top's hottest line, the flame's tooltip, pprof's lines */
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
 	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_first\",\"module\":\"app\",\"self\":0,"
-					  "\"children\":3,\"file\":\""));
+					  "\"children\":30,\"file\":\""));
 	assert_non_null(strstr(text(&b), "<stdin>\",\"line\":1}"));
 	/* frames without lines have none */
-	assert_non_null(strstr(text(&b), "\"module\":\"[kernel.kallsyms]\",\"self\":3,"
-					  "\"children\":3}"));
+	assert_non_null(strstr(text(&b), "\"module\":\"[kernel.kallsyms]\",\"self\":30,"
+					  "\"children\":30}"));
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_flame(s, &sel, NULL, &b), 0);
 	assert_non_null(strstr(text(&b), "zt_q_first\nmodule: app\nsource: &lt;stdin&gt;:1\n"));
@@ -263,7 +263,7 @@ static void test_symbolized(void **state)
 	put_sym(s, gsym, load);
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
-	assert_non_null(strstr(text(&b), ";zt_q_other;kfunc 3\n"));
+	assert_non_null(strstr(text(&b), ";zt_q_other;kfunc 30\n"));
 	zbuf_release(&b);
 	zs_store_close(s);
 }
@@ -309,19 +309,19 @@ static void test_better_symbols(void **state)
 	zbuf_init(&b);
 	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
 	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_better\",\"module\":\"app\",\"self\":0,"
-					 "\"children\":3}"));
+					 "\"children\":30}"));
 	assert_int_equal(put_better(s, full, load, 2), 0);
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
 	assert_non_null(strstr(text(&b), "{\"name\":\"zt_q_better\",\"module\":\"app\",\"self\":0,"
-					 "\"children\":3,\"file\":\""));
+					 "\"children\":30,\"file\":\""));
 	assert_int_equal(put_better(s, basic, load, 1), -EEXIST);
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_folded(s, &sel, &b), 0);
-	assert_non_null(strstr(text(&b), ";zt_q_better;kfunc 3\n"));
+	assert_non_null(strstr(text(&b), ";zt_q_better;kfunc 30\n"));
 	zbuf_reset(&b);
 	assert_int_equal(zs_query_top(s, &sel, 0, ZS_SORT_SELF, &b), 0);
-	assert_non_null(strstr(text(&b), "\"children\":3,\"file\":\""));
+	assert_non_null(strstr(text(&b), "\"children\":30,\"file\":\""));
 	zbuf_release(&b);
 	zs_store_close(s);
 }
@@ -369,6 +369,145 @@ static void test_many(void **state)
 	zs_store_close(s);
 }
 
+/* A selection's matchers (server/selector.h) on the SQLite store. */
+static void sel_query(struct zs_selection *sel, const char *q)
+{
+	char msg[256];
+
+	zs_selection_release(sel);
+	memset(sel, 0, sizeof(*sel));
+	if (zs_selector_parse(q, strlen(q), &sel->match, msg, sizeof(msg)))
+		fail_msg("%s: %s", q, msg);
+}
+
+static void test_selectors(void **state)
+{
+	static struct zs_selection sel, many[2];
+	struct zs_label prod = { "env", "prod" }, dev = { "env", "dev" }, eu = { "env", "prod-eu" };
+	struct srv_rec_opts a = { 0 }, b = { .event = "page-faults", .variant = 1 },
+			    c = { .wall = 1700000100, .pid = 200, .comm = "other", .later = 30,
+				  .variant = 2 };
+	struct zs_store *s = open_store("sel");
+	struct zbuf o;
+
+	(void)state;
+	ingest(s, &a, &prod, 1, NULL);
+	ingest(s, &b, &dev, 1, NULL);
+	ingest(s, &c, &eu, 1, NULL);
+	zbuf_init(&o);
+	/* several types: refused, naming them */
+	memset(&sel, 0, sizeof(sel));
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), -EDOM);
+	assert_non_null(strstr(zs_store_error(), "2 types (cpu, page-faults)"));
+	/* one type: values are the weights (cpu time) */
+	sel_query(&sel, "{__name__=\"cpu\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":2,\"samples\":10,\"weight\":110,"
+					  "\"type\":\"cpu\",\"unit\":\"nanoseconds\""));
+	sel_query(&sel, "page-faults");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "\"samples\":5,\"weight\":55,\"type\":\"page-faults\","
+					  "\"unit\":\"count\""));
+	/* matchers: =~ anchored, !=, !~, host and command columns */
+	sel_query(&sel, "cpu{env=~\"prod.*\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":2,"));
+	sel_query(&sel, "cpu{env=~\"prod\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":1,\"samples\":5,\"weight\":50,"));
+	sel_query(&sel, "cpu{env!=\"prod\",host=\"h1\",command=~\"a.p\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":1,\"samples\":5,\"weight\":60,"));
+	sel_query(&sel, "cpu{env!~\"prod.*\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":0,"));
+	/* the process: comm, pid */
+	sel_query(&sel, "cpu{comm=\"other\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_folded(s, &sel, &o), 0);
+	assert_string_equal(text(&o), "other;[app+0x2000];[app+0x1000];kfunc 36\n"
+				      "other;jitfn;[libnobid.so+0x2100] 24\n");
+	sel_query(&sel, "cpu{pid!=\"200\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_folded(s, &sel, &o), 0);
+	assert_string_equal(text(&o), "app;[app+0x2000];[app+0x1000];kfunc 30\n"
+				      "app;jitfn;[libnobid.so+0x2100] 20\n");
+	/* the time: samples by their own 10 s bucket */
+	sel_query(&sel, "cpu");
+	sel.from = 1700000100;
+	sel.to = 1700000109;
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_folded(s, &sel, &o), 0);
+	assert_string_equal(text(&o), "other;[app+0x2000];[app+0x1000];kfunc 36\n");
+	sel.from = 1700000125;
+	sel.to = 0;
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_folded(s, &sel, &o), 0);
+	assert_string_equal(text(&o), "other;jitfn;[libnobid.so+0x2100] 24\n");
+	/* the timeline */
+	sel.from = 1700000000;
+	sel.to = 1700000139;
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_timeline(s, &sel, 10, &o), 0);
+	assert_non_null(strstr(text(&o), "\"type\":\"cpu\",\"unit\":\"nanoseconds\",\"from\":1700000000,"
+					  "\"to\":1700000140,\"step\":10,"));
+	assert_non_null(strstr(text(&o), "[[1700000000,50],[1700000010,0],"));
+	assert_non_null(strstr(text(&o), "[1700000100,36],[1700000110,0],[1700000120,0],"
+					  "[1700000130,24]]}"));
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_timeline(s, &sel, 100, &o), 0);
+	assert_non_null(strstr(text(&o), "\"points\":[[1700000000,50],[1700000100,60]]}"));
+	/* the list: paged, with its total */
+	sel_query(&sel, "{env=~\"prod.*|dev\"}");
+	sel.limit = 1;
+	sel.offset = 1;
+	zbuf_reset(&o);
+	assert_int_equal(zs_list_json(s, &sel, &o), 0);
+	assert_non_null(strstr(text(&o), "\"total\":3}"));
+	assert_non_null(strstr(text(&o), "\"type\":\"page-faults\",\"unit\":\"count\",\"value\":55"));
+	sel_query(&sel, "{comm=\"other\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_list_json(s, &sel, &o), 0);
+	assert_non_null(strstr(text(&o), "\"total\":1}"));
+	assert_non_null(strstr(text(&o), "\"labels\":{\"env\":\"prod-eu\"}"));
+	/* discovery */
+	memset(many, 0, sizeof(many));
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_names(s, many, 1, &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"__name__\",\"comm\","
+				      "\"command\",\"env\",\"host\",\"pid\"]}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, many, 1, "env", &o), 0);
+	assert_string_equal(text(&o),
+			    "{\"status\":\"success\",\"data\":[\"dev\",\"prod\",\"prod-eu\"]}");
+	sel_query(&many[0], "page-faults");
+	sel_query(&many[1], "{comm=\"x\",env=\"prod-eu\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, many, 2, "env", &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"dev\",\"prod-eu\"]}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, many, 2, "__name__", &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"cpu\",\"page-faults\"]}");
+	sel_query(&many[0], "cpu");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, many, 1, "comm", &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"app\",\"other\"]}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, many, 1, "pid", &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"100\",\"200\"]}");
+	zs_selection_release(&many[0]);
+	zs_selection_release(&many[1]);
+	zs_selection_release(&sel);
+	zbuf_release(&o);
+	zs_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_symbolized),
 		cmocka_unit_test(test_better_symbols),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_selectors),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

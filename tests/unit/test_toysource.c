@@ -338,8 +338,8 @@ static void test_server(void **state)
 	asked = 0;
 	srv_outputs("with", &so, &with);
 	assert_true(asked > 0);
-	assert_non_null(strstr(str(&with.top), "{\"name\":\"toy_fn\",\"module\":\"[toy]\",\"self\":2,"));
-	assert_non_null(strstr(str(&with.folded), "app;jitfn;toy_fn 2\n"));
+	assert_non_null(strstr(str(&with.top), "{\"name\":\"toy_fn\",\"module\":\"[toy]\",\"self\":20,"));
+	assert_non_null(strstr(str(&with.folded), "app;jitfn;toy_fn 20\n"));
 	assert_non_null(strstr(str(&with.flame), "<title>toy_fn\nmodule: [toy]\n"));
 	assert_non_null(strstr(with.pprof, "toy_fn "));
 
@@ -348,7 +348,7 @@ static void test_server(void **state)
 	assert_null(strstr(str(&without.folded), "toy_fn"));
 	assert_null(strstr(str(&without.flame), "toy_fn"));
 	assert_null(strstr(without.pprof, "toy_fn"));
-	assert_non_null(strstr(str(&without.folded), "app;jitfn;[libnobid.so+0x2100] 2\n"));
+	assert_non_null(strstr(str(&without.folded), "app;jitfn;[libnobid.so+0x2100] 20\n"));
 	srv_release(&with);
 	srv_release(&without);
 }
