@@ -242,6 +242,20 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 		(unit !== 'nanoseconds' || /CPU time/.test(legend)) && near(shown(await ev(`document.getElementById('legend-total').textContent`)), fsum));
 	await T.shot('01-table-and-flame');
 
+	/* export: the folded stacks of the selection, downloaded */
+	const dl = path.join(shots, '..', 'downloads');
+	fs.mkdirSync(dl, { recursive: true });
+	try {
+		await client.Browser.setDownloadBehavior({ behavior: 'allow', downloadPath: dl });
+		await ev(`(() => { const s = document.getElementById('export'); s.value = 'folded'; s.dispatchEvent(new Event('change')); })()`);
+		const f = path.join(dl, 'zt-cpu.txt');
+		for (let i = 0; i < 100 && !fs.existsSync(f); i++) await sleep(50);
+		await sleep(200);
+		const want = (await apiGet(foldU)).text;
+		check('Export: the folded stacks of the selection downloaded', fs.existsSync(f) && fs.readFileSync(f, 'utf8') === want,
+			fs.existsSync(f) ? fs.statSync(f).size + ' bytes' : 'no file');
+	} catch (e) { check('Export: the folded stacks downloaded', false, e.message); }
+
 	/* the flame graph: drawn by the page, its container's width, resizing */
 	let fr = await T.frames('flame');
 	let cw = await ev('zt.flame.c.clientWidth');
@@ -486,7 +500,7 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 	st = await T.state();
 	check('Next: the second page (offset=2 in the URL)', page2.length === 2 && st.offset === '2' && page2.every((x) => !page1.includes(x)));
 	check('... the last one', await ev(`document.getElementById('pg-next').disabled`));
-	const lab = await ev(`document.querySelector('#plist tbody tr td.lab').textContent`);
+	const lab = await ev(`(document.querySelector('#plist tbody tr td.lab') || {}).textContent || ''`);
 	check('... each profile with its labels', /env=(prod|dev)/.test(lab), lab);
 	await T.shot('13-profiles');
 
