@@ -1514,10 +1514,11 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 			 "create)");
 		return 401;
 	}
-	if (q->r.route == ZR_BUILDID && !strncasecmp(a, "Basic ", 6)) {
-		/* debuginfod clients that cannot send a header (libdebuginfod
-		 * before 0.189): DEBUGINFOD_URLS=http://zt:TOKEN@host:port,
-		 * the token as the password */
+	if ((q->r.route == ZR_BUILDID || need == ZS_SCOPE_READ) && !strncasecmp(a, "Basic ", 6)) {
+		/* clients that take the token from the URL (http://zt:TOKEN@host:port):
+		 * debuginfod ones that cannot send a header (libdebuginfod
+		 * before 0.189), go tool pprof; the token as the password, for
+		 * reads only */
 		unsigned char dec[400];
 		const char *colon;
 		int dl;

@@ -489,6 +489,7 @@ struct merged {
 	int64_t from, to; /* the selection's (0: open) */
 	struct procsel ps;
 	int64_t cur_t;    /* the profile being merged: its start (a row without tagg) */
+	int64_t tmin, tmax; /* the merged profiles' first start and last end (0: none) */
 	uint8_t *pok;     /* its processes: which pass */
 	size_t cap_pok;
 	struct series *ts; /* NULL, or the time series to sum into */
@@ -684,17 +685,23 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 		return err;
 	err = sel_type(db, sel, mg);
 	if (!err)
-		err = sel_prepare(db, sel, "rid, time_start", 0, &st);
+		err = sel_prepare(db, sel, "rid, time_start, time_end", 0, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t before = mg->samples;
+		int64_t t1 = sqlite3_column_int64(st, 2);
 
 		mg->cur_t = sqlite3_column_int64(st, 1);
 		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0),
 				   mg->timed || ts, merge_cb, mg);
-		if (err == -ENOENT)
+		if (err == -ENOENT) {
 			err = 0; /* deleted meanwhile */
-		else if (mg->samples > before || !mg->timed)
+		} else if (mg->samples > before || !mg->timed) {
 			mg->profiles++;
+			if (mg->cur_t > 0 && (!mg->tmin || mg->cur_t < mg->tmin))
+				mg->tmin = mg->cur_t;
+			if (t1 > mg->tmax)
+				mg->tmax = t1;
+		}
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -1314,6 +1321,7 @@ struct ppw {
 	Perftools__Profiles__Mapping **mptrs;
 	size_t nr_maps, cap_maps;
 	struct zt_htab mhash;
+	uint64_t main_map; /* the mapping listed first (pprof's main binary), 0: none */
 };
 
 static int64_t pp_str(struct ppw *w, const char *s)
@@ -1430,6 +1438,8 @@ static int map_cmp(const void *a, const void *b, void *ctx)
 					   *y = *(Perftools__Profiles__Mapping *const *)b;
 	const struct ppw *w = ctx;
 
+	if ((x->id == w->main_map) != (y->id == w->main_map))
+		return x->id == w->main_map ? -1 : 1;
 	return strcmp(zt_strtab_str(&w->strs, (uint32_t)x->filename),
 		      zt_strtab_str(&w->strs, (uint32_t)y->filename)) ?:
 	       strcmp(zt_strtab_str(&w->strs, (uint32_t)x->build_id),
@@ -1460,7 +1470,9 @@ static int gzip_buf(const void *in, size_t len, struct zbuf *out)
 
 int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zbuf *gz)
 {
-	Perftools__Profiles__ValueType vt[2], *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__ValueType vt[2], *vtp[2] = { &vt[0], &vt[1] }, pt;
+	int64_t comments[2];
+	uint64_t *rootv = NULL, *seen = NULL; /* per mapping id: the value of the stacks it is in */
 	Perftools__Profiles__Sample *samples = NULL, **sptrs = NULL;
 	Perftools__Profiles__Location **lptrs = NULL;
 	Perftools__Profiles__Label *labels = NULL, **lbp = NULL;
@@ -1562,6 +1574,9 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		lptrs = (Perftools__Profiles__Location **)lp;
 	}
 	nl = 0;
+	if (!(rootv = calloc(w.nr_maps + 1, sizeof(*rootv))) ||
+	    !(seen = calloc(w.nr_maps + 1, sizeof(*seen))))
+		goto nomem;
 	for (i = 0; i < v.mg.nr_used; i++) {
 		uint32_t st = v.mg.stacks[i];
 		Perftools__Profiles__Sample *sm = &samples[ns];
@@ -1576,6 +1591,14 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 				thread = pp_str(&w, sf->f[0].name);
 			else
 				locids[nl + sm->n_location_id++] = w.loc_of[v.m->sfr[k]];
+		}
+		for (k = 0; k < sm->n_location_id; k++) {
+			uint64_t mid = w.locs[locids[nl + k] - 1].mapping_id;
+
+			if (mid <= w.nr_maps && seen[mid] != i + 1) {
+				seen[mid] = i + 1;
+				rootv[mid] += v.mg.weight[st];
+			}
 		}
 		nl += sm->n_location_id;
 		sm->n_value = 2;
@@ -1594,16 +1617,37 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		}
 		sptrs[ns++] = sm;
 	}
+	/* samples and the type's values in its unit (cpu: nanoseconds), the
+	 * latter the default; the period, the mean value of a sample; the
+	 * time, the merged profiles' span; what was selected, as comments */
 	perftools__profiles__value_type__init(&vt[0]);
 	perftools__profiles__value_type__init(&vt[1]);
+	perftools__profiles__value_type__init(&pt);
 	vt[0].type = pp_str(&w, "samples");
 	vt[0].unit = pp_str(&w, "count");
-	vt[1].type = pp_str(&w, "weight");
-	vt[1].unit = pp_str(&w, "count");
-	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0)
+	vt[1].type = pp_str(&w, v.mg.type[0] ? v.mg.type : "weight");
+	vt[1].unit = pp_str(&w, v.mg.unit[0] ? v.mg.unit : "count");
+	pt.type = vt[1].type;
+	pt.unit = vt[1].unit;
+	comments[0] = pp_str(&w, "zt serve");
+	{
+		char c[64];
+
+		snprintf(c, sizeof(c), "profiles: %" PRIu64, v.mg.profiles);
+		comments[1] = pp_str(&w, c);
+	}
+	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0 || vt[1].unit < 0 ||
+	    comments[0] < 0 || comments[1] < 0)
 		goto nomem;
 	w.p.n_sample_type = 2;
 	w.p.sample_type = vtp;
+	w.p.default_sample_type = vt[1].type;
+	w.p.period_type = &pt;
+	w.p.period = v.mg.samples ? (int64_t)(v.mg.total_weight / v.mg.samples) : 0;
+	w.p.time_nanos = v.mg.tmin * 1000000000;
+	w.p.duration_nanos = v.mg.tmax > v.mg.tmin && v.mg.tmin ? (v.mg.tmax - v.mg.tmin) * 1000000000 : 0;
+	w.p.n_comment = 2;
+	w.p.comment = comments;
 	w.p.n_sample = ns;
 	w.p.sample = sptrs;
 	w.fptrs = calloc(w.nr_funcs + 1, sizeof(*w.fptrs));
@@ -1618,6 +1662,14 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 	w.mptrs = calloc(w.nr_maps + 1, sizeof(*w.mptrs));
 	if (!w.mptrs)
 		goto nomem;
+	/* the main binary: of the executables (not a shared library, not the
+	 * kernel's), the one in the stacks of the most value */
+	for (i = 1; i <= w.nr_maps; i++) {
+		const char *f = zt_strtab_str(&w.strs, (uint32_t)w.maps[i - 1].filename);
+
+		if (f[0] != '[' && !strstr(f, ".so") && rootv[i] > rootv[w.main_map])
+			w.main_map = i;
+	}
 	for (i = 0; i < w.nr_maps; i++)
 		w.mptrs[i] = &w.maps[i];
 	qsort_r(w.mptrs, w.nr_maps, sizeof(*w.mptrs), map_cmp, &w);
@@ -1663,6 +1715,8 @@ out:
 	free(lbp);
 	free(vals);
 	free(locids);
+	free(rootv);
+	free(seen);
 	free(lptrs);
 	free(w.p.location);
 	free(w.locs);
