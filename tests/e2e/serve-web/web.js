@@ -503,10 +503,38 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 	const lab = await ev(`(document.querySelector('#plist tbody tr td.lab') || {}).textContent || ''`);
 	check('... each profile with its labels', /env=(prod|dev)/.test(lab), lab);
 	await T.shot('13-profiles');
+	// a profile's buttons: View (the single view of its host, command, labels and time), A and B (diff sides)
+	const prof = has.paging ? ((await apiJSON(lastReq('/api/v1/profiles', (p) => p.get('offset') === '2'))) || { profiles: [] }).profiles : [];
+	await T.clickSel('#plist tbody tr:nth-child(1) button.open');
+	await idle();
+	st = await T.state();
+	const pr0 = prof.find((p) => p.id === page2[0]);
+	check('a profile\'s View: the single view of its selection and time (' + st.query + ' ' + st.from + '..' + st.to + ')', st.tab === 'single' &&
+		/host="[^"]+"/.test(st.query) && /command="tree"/.test(st.query) && /env="(prod|dev)"/.test(st.query) &&
+		(!pr0 || (st.from === String(pr0.time_start) && +st.to > pr0.time_end)) && (await T.rows('#tbl')).length > 0);
+	await ev('history.back()');
+	await sleep(200);
+	await idle();
+	st = await T.state();
+	check('Back: the profile list\'s second page again', st.tab === 'profiles' && st.offset === '2' && J(await plist()) === J(page2));
+	await T.clickSel('#plist tbody tr:nth-child(1) button.as-a');
+	await T.clickSel('#plist tbody tr:nth-child(2) button.as-b');
+	st = await T.state();
+	check('a profile\'s A and B: the diff sides (' + st['a.query'] + ', ' + st['b.query'] + ')', /env=/.test(st['a.query']) && /env=/.test(st['b.query']) &&
+		st['a.query'] !== st['b.query'] && /^\d+$/.test(st['a.from']) && /^\d+$/.test(st['b.from']));
 
 	/* diff: two selections, named */
 	await T.clickSel('#tabs button[data-tab="diff"]');
 	await idle();
+	check('the diff tab shows the sides given from the list', (await ev(`document.querySelector('#side-a .name').textContent`)).startsWith(st['a.query']) &&
+		(await ev(`document.querySelector('#side-b .name').textContent`)).startsWith(st['b.query']));
+	// the header's time range: both sides over it again
+	await T.clickSel('#tr-btn');
+	await ev(`document.getElementById('tr-from').value = ${J(localTs(F))}; document.getElementById('tr-to').value = ${J(localTs(U))}`);
+	await T.clickSel('#tr-apply');
+	await idle();
+	st = await T.state();
+	check('the time picker in the diff tab: both sides over its range', !st['a.from'] && !st['b.from'] && st.from === String(F));
 	await T.setQuery('#side-a input', Q.prod);
 	await T.setQuery('#side-b input', Q.dev);
 	st = await T.state();
