@@ -32,12 +32,14 @@
 
 static const char *const serve_usage[] = {
 	"zt serve [--listen HOST:PORT] [--data-dir DIR] [--public-read] [<options>]",
-	"zt serve token create --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
-	"DIR]",
-	"zt serve token import --scope push|symbols|read|admin[,...] [--name NAME] [--data-dir "
-	"DIR] < TOKEN",
+	"zt serve token create --scope push|symbols|read|admin[,...] [--name NAME] [--project P] "
+	"[--data-dir DIR]",
+	"zt serve token import --scope push|symbols|read|admin[,...] [--name NAME] [--project P] "
+	"[--data-dir DIR] < TOKEN",
 	"zt serve token list [--data-dir DIR]",
 	"zt serve token revoke NAME|ID [--data-dir DIR]",
+	"zt serve project create NAME [--data-dir DIR]",
+	"zt serve project list [--data-dir DIR]",
 	NULL,
 };
 
@@ -147,17 +149,17 @@ static const char *shown_name(const char *name, char *out, size_t n)
 /* One token a line: its id (hash prefix), name, scopes, creation time; to
  * stdout (list) or, indented, to stderr (the tokens a revoke matched). */
 static void token_line(void *ctx, const char *name, unsigned scopes, const char *hash8,
-		       int64_t created)
+		       int64_t created, const char *project)
 {
-	char sc[64], when[32], nm[1024];
+	char sc[64], when[32], nm[1024], pj[256];
 	time_t t = (time_t)created;
 	struct tm tm;
 	FILE *f = ctx ? ctx : stdout;
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	fprintf(f, "%s%-8s  %-24s  %-22s  %s\n", ctx ? "  " : "", hash8,
+	fprintf(f, "%s%-8s  %-24s  %-22s  %-16s  %s\n", ctx ? "  " : "", hash8,
 		shown_name(name ? name : "", nm, sizeof(nm)), scopes_text(scopes, sc, sizeof(sc)),
-		when);
+		project && *project ? shown_name(project, pj, sizeof(pj)) : "*", when);
 }
 
 /* The tokens a revoke matched: the refusal, then each token. */
@@ -167,7 +169,7 @@ struct ambiguous {
 };
 
 static void ambiguous_one(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			  int64_t created)
+			  int64_t created, const char *project)
 {
 	struct ambiguous *a = ctx;
 
@@ -175,7 +177,7 @@ static void ambiguous_one(void *ctx, const char *name, unsigned scopes, const ch
 		cmd_error("'%s' is the name or id of several tokens: nothing revoked; give the id "
 			  "of the one to revoke (8 or more hex digits of the first column):",
 			  a->what);
-	token_line(stderr, name, scopes, hash8, created);
+	token_line(stderr, name, scopes, hash8, created, project);
 }
 
 /* --name of create and import: 0, or a usage error shown. */
@@ -204,6 +206,25 @@ static int check_name(const char *name)
 	return -1;
 }
 
+/* --project of create and import: 0, or a usage error shown. */
+static int check_project(const char *project)
+{
+	char nm[1024];
+
+	if (!project || zs_project_name_ok(project))
+		return 0;
+	cmd_error("bad project name '%s': 1 to %d lowercase letters, digits, '-' and '_', "
+		  "starting with a letter or digit",
+		  shown_name(project, nm, sizeof(nm)), ZS_PROJECT_MAX);
+	return -1;
+}
+
+static void no_project(const char *project)
+{
+	cmd_error("no project '%s': create it first ('zt serve project create %s')", project,
+		  project);
+}
+
 /* A name another token has: the message. */
 static void name_taken(const char *name)
 {
@@ -214,7 +235,7 @@ static void name_taken(const char *name)
 
 /* zt serve token SUB: its options, and the arguments after them (argv[rest..argc-1]) */
 struct token_args {
-	const char *dir, *scope, *name;
+	const char *dir, *scope, *name, *project;
 	int argc, rest;
 	char **argv;
 };
@@ -232,6 +253,9 @@ static int token_parse_options(struct token_args *t, int argc, char **argv)
 		{OPT_STRING, 0, "name", &t->name, "name",
 		 "create, import: a unique name to list and revoke it by (1 to 64 letters, "
 		 "digits, . _ - @ : +)"},
+		{OPT_STRING, 0, "project", &t->project, "project",
+		 "create, import: the project the token's reads and writes stay in (default: "
+		 "every project)"},
 		{OPT_STRING, 'd', "data-dir", &t->dir, "dir",
 		 "the server's data directory (./" DEFAULT_DIR ")"},
 		OPT_EOL};
@@ -274,14 +298,17 @@ static int token_create(const struct token_args *t)
 		cmd_error("unexpected argument '%s'", t->argv[t->rest]);
 		return ZT_EXIT_USAGE;
 	}
-	if (check_name(t->name))
+	if (check_name(t->name) || check_project(t->project))
 		return ZT_EXIT_USAGE;
 	s = open_store(t->dir, &token_admin);
 	if (!s)
 		return ZT_EXIT_FAIL;
-	rc = zs_token_create(s, mask, t->name, tok);
+	rc = zs_token_create_in(s, mask, t->name, t->project, tok);
 	if (rc == -ENOTUNIQ) {
 		name_taken(t->name);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc == -ENOENT) {
+		no_project(t->project);
 		ret = ZT_EXIT_FAIL;
 	} else if (rc) {
 		cmd_error("cannot create the token in '%s': %s", t->dir, strerror(-rc));
@@ -289,10 +316,11 @@ static int token_create(const struct token_args *t)
 	} else {
 		printf("%s\n", tok);
 		fprintf(stderr,
-			"zt serve: token%s%s created with scopes %s: it is shown only "
+			"zt serve: token%s%s created with scopes %s%s%s: it is shown only "
 			"once; a running server takes it within a second\n",
 			t->name ? " " : "", t->name ? t->name : "",
-			scopes_text(mask, sc, sizeof(sc)));
+			scopes_text(mask, sc, sizeof(sc)), t->project ? " in project " : "",
+			t->project ? t->project : "");
 	}
 	explicit_bzero(tok, sizeof(tok));
 	zs_store_close(s);
@@ -316,7 +344,7 @@ static int token_import(const struct token_args *t)
 			  t->argv[t->rest]);
 		return ZT_EXIT_USAGE;
 	}
-	if (check_name(t->name))
+	if (check_name(t->name) || check_project(t->project))
 		return ZT_EXIT_USAGE;
 	if (!fgets(line, sizeof(line), stdin)) {
 		cmd_error("give the token on standard input (one line)");
@@ -329,9 +357,12 @@ static int token_import(const struct token_args *t)
 		explicit_bzero(line, sizeof(line));
 		return ZT_EXIT_FAIL;
 	}
-	rc = zs_token_import(s, mask, t->name, line, n);
+	rc = zs_token_import_in(s, mask, t->name, t->project, line, n);
 	explicit_bzero(line, sizeof(line));
-	if (rc == -EINVAL) {
+	if (rc == -ENOENT) {
+		no_project(t->project);
+		ret = ZT_EXIT_FAIL;
+	} else if (rc == -EINVAL) {
 		cmd_error("not a token zt takes: 16 to 1024 printable characters, no blank");
 		ret = ZT_EXIT_USAGE;
 	} else if (rc == -EEXIST) {
@@ -431,6 +462,91 @@ static int cmd_serve_token(int argc, char **argv)
 			return subs[i].fn(&t);
 	cmd_error("'%s' is not a token subcommand: create, import, list or revoke", argv[1]);
 	return ZT_EXIT_USAGE;
+}
+
+/* ---- zt serve project ... ----------------------------------------------------- */
+
+static void project_line(void *ctx, const char *name, int64_t created, uint64_t profiles,
+			 uint64_t tokens)
+{
+	char when[32] = "-";
+	time_t t = (time_t)created;
+	struct tm tm;
+
+	(void)ctx;
+	if (created)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	printf("%-24s  %10llu profiles  %4llu tokens  %s\n", name, (unsigned long long)profiles,
+	       (unsigned long long)tokens, when);
+}
+
+static int cmd_serve_project(int argc, char **argv)
+{
+	struct token_args t = {.dir = DEFAULT_DIR};
+	struct zs_store *s;
+	int rc, ret = ZT_EXIT_OK;
+	const struct opt options[] = {
+		{OPT_STRING, 'd', "data-dir", &t.dir, "dir",
+		 "the server's data directory (./" DEFAULT_DIR ")"},
+		OPT_EOL};
+
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			opts_usage(stdout, serve_usage, options);
+			return ZT_EXIT_OK;
+		}
+		cmd_error("give a project subcommand: create or list (see 'zt serve -h')");
+		return ZT_EXIT_USAGE;
+	}
+	cmd_setup("serve", 0);
+	switch (opts_parse_permute("serve project", serve_usage, options, argc - 1, argv + 1,
+				   &t.rest)) {
+	case OPTS_HELP:
+		return ZT_EXIT_OK;
+	case OPTS_ERROR:
+		return ZT_EXIT_USAGE;
+	}
+	t.rest += 1;
+	if (!strcmp(argv[1], "create")) {
+		if (t.rest != argc - 1) {
+			cmd_error("give one project name to create");
+			return ZT_EXIT_USAGE;
+		}
+		if (check_project(argv[t.rest]))
+			return ZT_EXIT_USAGE;
+	} else if (!strcmp(argv[1], "list")) {
+		if (t.rest < argc) {
+			cmd_error("unexpected argument '%s'", argv[t.rest]);
+			return ZT_EXIT_USAGE;
+		}
+	} else {
+		cmd_error("'%s' is not a project subcommand: create or list", argv[1]);
+		return ZT_EXIT_USAGE;
+	}
+	s = open_store(t.dir, &token_admin);
+	if (!s)
+		return ZT_EXIT_FAIL;
+	if (argv[1][0] == 'c') {
+		rc = zs_project_create(s, argv[t.rest]);
+		if (rc == -EEXIST) {
+			cmd_error("project '%s' exists", argv[t.rest]);
+			ret = ZT_EXIT_FAIL;
+		} else if (rc) {
+			cmd_error("cannot create project '%s' in '%s': %s", argv[t.rest], t.dir,
+				  strerror(-rc));
+			ret = ZT_EXIT_FAIL;
+		} else if (cmd_verbosity >= 0) {
+			fprintf(stderr,
+				"zt serve: project '%s' created: give its tokens with 'zt serve "
+				"token create --project %s'\n",
+				argv[t.rest], argv[t.rest]);
+		}
+	} else if (zs_project_list(s, project_line, NULL)) {
+		cmd_error("cannot list the projects of '%s'", t.dir);
+		ret = ZT_EXIT_FAIL;
+	}
+	zs_store_close(s);
+	return ret;
 }
 
 /* ---- zt serve ------------------------------------------------------------------ */
@@ -945,6 +1061,8 @@ int cmd_serve(int argc, char **argv)
 	umask(077);
 	if (argc >= 2 && !strcmp(argv[1], "token"))
 		return cmd_serve_token(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "project"))
+		return cmd_serve_project(argc - 1, argv + 1);
 	switch (serve_parse_options(&sv, argc, argv, &rest)) {
 	case OPTS_HELP:
 		return ZT_EXIT_OK;

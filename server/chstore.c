@@ -444,6 +444,15 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 		put(q, " AND cmd = ");
 		zt_ch_quote(q, sel->command);
 	}
+	if (sel->project) {
+		/* a profile pushed before projects is the default project's */
+		put(q, " AND (arrayExists((k, v) -> k = '" ZS_PROJECT_LABEL "' AND v = ");
+		zt_ch_quote(q, sel->project);
+		put(q, ", lk, lv)");
+		if (!strcmp(sel->project, ZS_DEFAULT_PROJECT))
+			put(q, " OR NOT has(lk, '" ZS_PROJECT_LABEL "')");
+		zbuf_put_u8(q, ')');
+	}
 	for (i = 0; i < sel->nr_labels; i++) {
 		put(q, " AND arrayExists((k, v) -> k = ");
 		zt_ch_quote(q, sel->labels[i].key);
@@ -590,10 +599,33 @@ int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf
 	put(&q, "SELECT " LIST_COLS " FROM (");
 	latest(c, &q, sel);
 	put(&q, ") ORDER BY ts DESC, pa DESC, id DESC");
-	if (sel->limit)
-		zbuf_putf(&q, " LIMIT %zu", sel->limit);
+	if (sel->limit || sel->offset)
+		zbuf_putf(&q, " LIMIT %zu, %zu", sel->offset,
+			  sel->limit ? sel->limit : (size_t)1 << 40);
 	put(&q, " FORMAT RowBinary");
 	err = list_rows(c, &q, out, 1, msg, msglen);
+	if (!err && out->len && out->data[out->len - 1] == '}') {
+		uint64_t total = 0;
+		struct zbuf a;
+		struct zcur r;
+
+		/* the total, limit and offset aside, as the embedded store gives it */
+		zbuf_reset(&q);
+		zbuf_init(&a);
+		put(&q, "SELECT count() FROM (");
+		latest(c, &q, sel);
+		put(&q, ") FORMAT RowBinary");
+		err = run_read(c, &q, &a, msg, msglen);
+		zcur_init(&r, a.data, a.len);
+		if (!err && zcur_u64le(&r, &total))
+			err = -EREMOTEIO;
+		zbuf_release(&a);
+		if (!err) {
+			out->len--;
+			zbuf_put_json_kv_int(out, "total", (int64_t)total);
+			zbuf_put_u8(out, '}');
+		}
+	}
 	zbuf_release(&q);
 	return err;
 }
@@ -937,7 +969,7 @@ int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t
 }
 
 int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
-	       char *unit, size_t ulen, char *msg, size_t msglen)
+	       char *unit, size_t ulen, int64_t span[2], char *msg, size_t msglen)
 {
 	struct zbuf q, ans;
 	struct zcur r;
@@ -976,6 +1008,20 @@ int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size
 		if (k >= sizeof(types))
 			k = sizeof(types) - 1;
 		n++;
+	}
+	span[0] = span[1] = 0;
+	if (!err && n == 1) {
+		/* the profiles' first start and last end */
+		zbuf_reset(&q);
+		zbuf_reset(&ans);
+		put(&q, "SELECT min(ts), max(te) FROM (");
+		latest(c, &q, sel);
+		put(&q, ") WHERE ts > 0 FORMAT RowBinary");
+		err = run_read(c, &q, &ans, msg, msglen);
+		zcur_init(&r, ans.data, ans.len);
+		if (!err && (zcur_u64le(&r, (uint64_t *)&span[0]) ||
+			     zcur_u64le(&r, (uint64_t *)&span[1])))
+			err = -EREMOTEIO;
 	}
 	if (!err && n > 1) {
 		zt_say(msg, msglen,

@@ -130,9 +130,10 @@ struct zs_ch_row {
 	uint64_t stack, count, weight;
 };
 /* The profile type and unit of a selection's profiles (from their
- * events); -EDOM with msg when they are of several types. */
+ * events), and their first start and last end (Unix s; 0 0: none);
+ * -EDOM with msg when they are of several types. */
 int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
-	       char *unit, size_t ulen, char *msg, size_t msglen);
+	       char *unit, size_t ulen, int64_t span[2], char *msg, size_t msglen);
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
 		size_t *nr, uint64_t *profiles, char *msg, size_t msglen);
 

@@ -183,6 +183,7 @@ struct zh_req {
 	struct zs_symbol_meta meta;
 	int only_new;	  /* If-None-Match: * (a GSYM: only when better than the stored one) */
 	const char *kept; /* a refused GSYM: the quality of those kept (X-ZT-Symbol-Quality) */
+	char project[ZS_PROJECT_MAX + 1]; /* the token's project ("": every project) */
 	char desc[3 * ZR_MAX_DESCRIPTION + 1], file[3 * ZR_MAX_SYMBOL_FILE + 1];
 };
 
@@ -801,6 +802,22 @@ static enum MHD_Result do_buildid(struct zh_req *q, struct MHD_Connection *con)
 	return send_file(q, con, &f);
 }
 
+/* The project a selection stays in: the token's (a project= naming
+ * another is 403), else the one project= names (NULL: every project). 0
+ * or an HTTP status with q->err. */
+static unsigned sel_project(struct zh_req *q, struct zs_selection *sel)
+{
+	if (!q->project[0])
+		return 0;
+	if (sel->project && strcmp(sel->project, q->project)) {
+		snprintf(q->err, sizeof(q->err), "this token's project is %s, not %s", q->project,
+			 sel->project);
+		return 403;
+	}
+	sel->project = q->project;
+	return 0;
+}
+
 #define MAX_MATCH 8 /* match[] of one discovery request */
 
 /* /api/v1/labels and /api/v1/label/NAME/values, as Prometheus answers them. */
@@ -810,12 +827,14 @@ static enum MHD_Result do_discovery(struct zh_req *q, struct MHD_Connection *con
 	struct zbuf out;
 	size_t n = 0, i;
 	unsigned code;
-	int rc;
+	int rc = 0;
 
 	if (!sel)
 		return fail(q, con, 503, "out of memory");
 	zbuf_init(&out);
 	code = (unsigned)zr_discovery(&q->r, sel, MAX_MATCH, &n, q->err, sizeof(q->err));
+	for (i = 0; !code && i < n; i++)
+		code = sel_project(q, &sel[i]);
 	if (!code)
 		rc = q->r.route == ZR_LABELS ? zs_query_label_names(q->h->store, sel, n, &out)
 					     : zs_query_label_values(q->h->store, sel, n, q->r.id, &out);
@@ -856,16 +875,29 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 		return send_resp(q, con, 200, "text/plain; charset=utf-8", (void *)"ok\n", 3, 1,
 				 NULL);
 	case ZR_METRICS:
+		if (q->project[0])
+			return fail(q, con, 403,
+				    "the server's numbers are for tokens of every project: this "
+				    "one's is %s",
+				    q->project);
 		metrics_text(h, &out);
 		ctype = "text/plain; version=0.0.4; charset=utf-8";
 		break;
 	case ZR_PROFILE_GET:
-		rc = zs_profile_json(h->store, q->r.id, &out);
+		rc = q->project[0] ? zs_profile_in_project(h->store, q->r.id, q->project) : 0;
+		if (!rc)
+			rc = zs_profile_json(h->store, q->r.id, &out);
 		if (rc)
 			goto store_err;
 		break;
 	case ZR_PROFILE_DELETE:
-		rc = zs_profile_delete(h->store, q->r.id);
+		rc = q->project[0] ? zs_profile_in_project(h->store, q->r.id, q->project) : 0;
+		if (!rc && q->project[0] && zs_profile_projects(h->store, q->r.id) > 1)
+			return fail(q, con, 409,
+				    "the profile is in other projects too: a token of every "
+				    "project deletes it");
+		if (!rc)
+			rc = zs_profile_delete(h->store, q->r.id);
 		if (rc)
 			goto store_err;
 		return send_resp(q, con, 204, "application/json", NULL, 0, 1, NULL);
@@ -899,6 +931,13 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	} else {
 		code = (unsigned)zr_selection(&q->r, "", sel, q->err, sizeof(q->err));
 	}
+	if (!code && q->r.route == ZR_DIFF) {
+		/* project= is the diff's, for both sides */
+		sel->project = selb->project = zr_param(&q->r, "project");
+		code = sel_project(q, selb);
+	}
+	if (!code)
+		code = sel_project(q, sel);
 	if (code)
 		goto bad;
 	/* everything but the list merges profiles: a few at a time, so that
@@ -1429,12 +1468,38 @@ static enum MHD_Result body_end(struct zh_req *q, struct MHD_Connection *con)
 	}
 	/* POST a profile */
 	{
-		struct zs_label labels[ZS_SEL_MAX_LABELS];
+		struct zs_label labels[ZS_SEL_MAX_LABELS + 1];
 		struct zs_ingest_result res;
 		size_t nl = 0;
 		unsigned code;
 
 		code = (unsigned)zr_labels(&q->r, labels, &nl, q->err, sizeof(q->err));
+		if (!code) {
+			const char *pj = zr_param(&q->r, "project");
+
+			if (pj && !zs_project_name_ok(pj)) {
+				snprintf(q->err, sizeof(q->err),
+					 "bad project: 1 to %d lowercase letters, digits, '-' and '_'",
+					 ZS_PROJECT_MAX);
+				code = 400;
+			} else if (q->project[0] && pj && strcmp(pj, q->project)) {
+				snprintf(q->err, sizeof(q->err), "this token's project is %s, not %s",
+					 q->project, pj);
+				code = 403;
+			} else {
+				pj = q->project[0] ? q->project : pj ? pj : ZS_DEFAULT_PROJECT;
+				if (!zs_project_known(h->store, pj)) {
+					snprintf(q->err, sizeof(q->err),
+						 "no project %s: create it with 'zt serve project "
+						 "create %s'",
+						 pj, pj);
+					code = 404;
+				} else {
+					labels[nl].key = ZS_PROJECT_LABEL;
+					labels[nl++].value = pj;
+				}
+			}
+		}
 		if (code) {
 			body_release(q);
 			return send_error(q, con, code, NULL);
@@ -1533,8 +1598,9 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 			dl--;
 		dec[dl > 0 ? dl : 0] = '\0';
 		colon = dl > 0 ? memchr(dec, ':', (size_t)dl) : NULL;
-		have = colon ? zs_token_check(h->store, colon + 1,
-					      (size_t)dl - (size_t)(colon + 1 - (char *)dec))
+		have = colon ? zs_token_check_in(h->store, colon + 1,
+						 (size_t)dl - (size_t)(colon + 1 - (char *)dec),
+						 q->project)
 			     : 0;
 		explicit_bzero(dec, sizeof(dec));
 	} else if (strncasecmp(a, "Bearer ", 7)) {
@@ -1546,7 +1612,7 @@ static unsigned check_auth(struct zh_req *q, struct MHD_Connection *con, int inm
 		n = strlen(t);
 		while (n && t[n - 1] == ' ')
 			n--;
-		have = n && n <= 256 ? zs_token_check(h->store, t, n) : 0;
+		have = n && n <= 256 ? zs_token_check_in(h->store, t, n, q->project) : 0;
 	}
 	if (!have) {
 		snprintf(q->err, sizeof(q->err),

@@ -102,6 +102,9 @@ static void matcher_sql(struct zbuf *q, struct binds *b, const struct zs_matcher
 		put_s(q, col);
 		put_s(q, re ? " REGEXP ?" : " = ?");
 		bind_s(b, m->value);
+	} else if (m->name[0] == '_' && m->name[1] == '_') {
+		/* the store's own labels (__project__) are not the selector's */
+		put_s(q, m->empty_ok ? "1" : "0");
 	} else {
 		put_s(q, "EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND l.key=? AND"
 			 " l.value");
@@ -147,6 +150,16 @@ static void sel_where(struct zbuf *q, struct binds *b, const struct zs_selection
 			 " l.key=? AND l.value=?)");
 		bind_s(b, sel->labels[i].key);
 		bind_s(b, sel->labels[i].value);
+	}
+	if (sel->project) {
+		/* a profile pushed before projects is the default project's */
+		put_s(q, " AND (EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
+			 " l.key='" ZS_PROJECT_LABEL "' AND l.value=?)");
+		bind_s(b, sel->project);
+		if (!strcmp(sel->project, ZS_DEFAULT_PROJECT))
+			put_s(q, " OR NOT EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND"
+				 " l.key='" ZS_PROJECT_LABEL "')");
+		zbuf_put_u8(q, ')');
 	}
 	for (i = 0; i < sel->match.n; i++)
 		if (!is_proc_matcher(&sel->match.m[i]))
@@ -431,7 +444,7 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 		}
 		if (!err && rc != SQLITE_DONE)
 			err = -EIO;
-		zbuf_put(out, "],", 2);
+		zbuf_put_u8(out, ']');
 		zbuf_put_json_kv_int(out, "total", total);
 		zbuf_put_u8(out, '}');
 		sqlite3_finalize(st);
@@ -439,6 +452,58 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 	zs_db_put(zs_store_sql(s), db);
 	free(all);
 	return err ? err : out->err ? -ENOMEM : 0;
+}
+
+int zs_profile_in_project(struct zs_store *s, const char *id, const char *project)
+{
+	struct zs_selection *sel;
+	struct zbuf out;
+	sqlite3 *db;
+	int64_t n = 0;
+	int err;
+
+	if (!is_id(id))
+		return -ENOENT;
+	if (!(sel = calloc(1, sizeof(*sel))))
+		return -ENOMEM;
+	sel->ids[0] = id;
+	sel->nr_ids = 1;
+	sel->project = project;
+	if (zs_store_ch(s)) {
+		zbuf_init(&out);
+		err = zs_ch_list_json(zs_store_ch(s), sel, &out, store_msg(), STORE_MSG);
+		zbuf_put_u8(&out, 0);
+		if (!err && !out.err && strstr((const char *)out.data, id))
+			n = 1;
+		err = out.err ? -ENOMEM : err;
+		zbuf_release(&out);
+	} else if (!(err = zs_db_get(zs_store_sql(s), &db))) {
+		err = sel_count(db, sel, &n);
+		zs_db_put(zs_store_sql(s), db);
+	}
+	free(sel);
+	return err ? err : n ? 0 : -ENOENT;
+}
+
+int zs_profile_projects(struct zs_store *s, const char *id)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int n = 0;
+
+	if (!is_id(id) || zs_store_ch(s) || zs_db_get(zs_store_sql(s), &db))
+		return 1; /* ClickHouse: one, as far as a delete by project is concerned */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT count(DISTINCT l.value) FROM profiles p JOIN labels l ON"
+			       " l.rid=p.rid AND l.key='" ZS_PROJECT_LABEL "' WHERE p.id=?",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	zs_db_put(zs_store_sql(s), db);
+	return n ? n : 1;
 }
 
 int zs_profile_json(struct zs_store *s, const char *id, struct zbuf *out)
@@ -623,6 +688,7 @@ struct premerged {
 	size_t nr;
 	uint64_t profiles;
 	char type[128], unit[64];
+	int64_t span[2];
 };
 
 static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struct premerged *pm)
@@ -634,7 +700,7 @@ static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struc
 	if (sel->match.n)
 		return ch_unsupported("a selection by query=");
 	err = zs_ch_type(zs_store_ch(s), sel, pm->type, sizeof(pm->type), pm->unit, sizeof(pm->unit),
-			 msg, STORE_MSG);
+			 pm->span, msg, STORE_MSG);
 	if (!err)
 		err = zs_ch_merge(zs_store_ch(s), sel, &pm->rows, &pm->nr, &pm->profiles, msg, STORE_MSG);
 	if (!err && !(pm->local = malloc((pm->nr + 1) * sizeof(*pm->local))))
@@ -674,6 +740,8 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 		mg->profiles = pm->profiles;
 		memcpy(mg->type, pm->type, sizeof(mg->type));
 		memcpy(mg->unit, pm->unit, sizeof(mg->unit));
+		mg->tmin = pm->span[0];
+		mg->tmax = pm->span[1];
 		goto used;
 	}
 	mg->timed = sel_timed(sel);
@@ -1432,6 +1500,16 @@ static uint64_t pp_map(struct ppw *w, const struct zs_symframes *sf, uint64_t ad
 	return m->id;
 }
 
+/* Mappings by file name, then build id. */
+static int map_cmp_ids(const struct ppw *w, const Perftools__Profiles__Mapping *x,
+		       const Perftools__Profiles__Mapping *y)
+{
+	return strcmp(zt_strtab_str(&w->strs, (uint32_t)x->filename),
+		      zt_strtab_str(&w->strs, (uint32_t)y->filename)) ?:
+	       strcmp(zt_strtab_str(&w->strs, (uint32_t)x->build_id),
+		      zt_strtab_str(&w->strs, (uint32_t)y->build_id));
+}
+
 static int map_cmp(const void *a, const void *b, void *ctx)
 {
 	const Perftools__Profiles__Mapping *x = *(Perftools__Profiles__Mapping *const *)a,
@@ -1440,10 +1518,7 @@ static int map_cmp(const void *a, const void *b, void *ctx)
 
 	if ((x->id == w->main_map) != (y->id == w->main_map))
 		return x->id == w->main_map ? -1 : 1;
-	return strcmp(zt_strtab_str(&w->strs, (uint32_t)x->filename),
-		      zt_strtab_str(&w->strs, (uint32_t)y->filename)) ?:
-	       strcmp(zt_strtab_str(&w->strs, (uint32_t)x->build_id),
-		      zt_strtab_str(&w->strs, (uint32_t)y->build_id));
+	return map_cmp_ids(w, x, y);
 }
 
 static int gzip_buf(const void *in, size_t len, struct zbuf *out)
@@ -1667,7 +1742,11 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 	for (i = 1; i <= w.nr_maps; i++) {
 		const char *f = zt_strtab_str(&w.strs, (uint32_t)w.maps[i - 1].filename);
 
-		if (f[0] != '[' && !strstr(f, ".so") && rootv[i] > rootv[w.main_map])
+		/* ties to the first by name and build id, whatever the stores' orders */
+		if (f[0] != '[' && !strstr(f, ".so") &&
+		    (rootv[i] > rootv[w.main_map] ||
+		     (rootv[i] && rootv[i] == rootv[w.main_map] &&
+		      map_cmp_ids(&w, &w.maps[i - 1], &w.maps[w.main_map - 1]) < 0)))
 			w.main_map = i;
 	}
 	for (i = 0; i < w.nr_maps; i++)
@@ -2002,8 +2081,10 @@ int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, siz
 			free(have.v[k]);
 		free(have.v);
 		if (!err)
-			err = collect(db, &sel[i], "SELECT DISTINCT key FROM labels WHERE", NULL, 1,
-				      &ss);
+			err = collect(db, &sel[i],
+				      "SELECT DISTINCT key FROM labels WHERE key NOT LIKE '\\_\\_%' "
+				      "ESCAPE '\\' AND",
+				      NULL, 1, &ss);
 	}
 	zs_db_put(zs_store_sql(s), db);
 	strset_json(&ss, json);
@@ -2032,6 +2113,8 @@ int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, si
 				      &ss);
 		else if (!strcmp(name, "comm") || !strcmp(name, "pid"))
 			err = collect_procs(s, db, &sel[i], name[0] == 'p', &ss);
+		else if (name[0] == '_' && name[1] == '_')
+			; /* the store's own labels: none shown */
 		else
 			err = collect(db, &sel[i], "SELECT DISTINCT value FROM labels WHERE key=? AND",
 				      name, 1, &ss);

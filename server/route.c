@@ -93,6 +93,8 @@ int zr_label_key_ok(const char *k)
 {
 	size_t n;
 
+	if (k[0] == '_' && k[1] == '_')
+		return 0; /* the store's own (__project__) */
 	for (n = 0; k[n]; n++) {
 		char c = k[n];
 
@@ -383,7 +385,7 @@ static int is_sel_key(const char *k, int with_limit)
 {
 	return !strcmp(k, "id") || !strcmp(k, "host") || !strcmp(k, "command") ||
 	       !strcmp(k, "label") || !strcmp(k, "from") || !strcmp(k, "to") ||
-	       !strcmp(k, "query") || (with_limit && !strcmp(k, "limit"));
+	       !strcmp(k, "query") || !strcmp(k, "project") || (with_limit && !strcmp(k, "limit"));
 }
 
 static int is_repeatable(const char *k)
@@ -403,11 +405,12 @@ static int param_allowed(int set, const char *k)
 	case P_ANY:
 		return 1;
 	case P_LABELS:
-		return !strcmp(k, "label");
+		return !strcmp(k, "label") || !strcmp(k, "project");
 	case P_LIST:
 		return is_sel_key(k, 1) || !strcmp(k, "offset");
 	case P_DISC:
-		return !strcmp(k, "match[]") || !strcmp(k, "start") || !strcmp(k, "end");
+		return !strcmp(k, "match[]") || !strcmp(k, "start") || !strcmp(k, "end") ||
+		       !strcmp(k, "project");
 	case P_TIMELINE:
 		return is_sel_key(k, 0) || !strcmp(k, "step");
 	case P_SOURCE:
@@ -419,8 +422,9 @@ static int param_allowed(int set, const char *k)
 	case P_FLAME:
 		return is_sel_key(k, 0) || is_flame_key(k);
 	case P_DIFF:
-		return ((!strncmp(k, "a.", 2) || !strncmp(k, "b.", 2)) && is_sel_key(k + 2, 0)) ||
-		       is_flame_key(k);
+		return ((!strncmp(k, "a.", 2) || !strncmp(k, "b.", 2)) && is_sel_key(k + 2, 0) &&
+			strcmp(k + 2, "project")) ||
+		       is_flame_key(k) || !strcmp(k, "project");
 	default:
 		return 0;
 	}
@@ -922,6 +926,13 @@ int zr_selection(const struct zr_request *r, const char *prefix, struct zs_selec
 				return fail(400, msg, msglen, "bad offset '%s': 0 to 100000000",
 					    quote(v, qb));
 			sel->offset = (size_t)l;
+		} else if (!strcmp(k, "project") && !pl) {
+			if (!zs_project_name_ok(v))
+				return fail(400, msg, msglen,
+					    "bad project '%s': 1 to %d lowercase letters, digits, '-' "
+					    "and '_'",
+					    quote(v, qb), ZS_PROJECT_MAX);
+			sel->project = v;
 		} else if (!strcmp(k, "query")) {
 			char why[256];
 			int rc;
@@ -971,6 +982,14 @@ int zr_discovery(const struct zr_request *r, struct zs_selection *sel, size_t ma
 	}
 	if (from && to && from > to)
 		return fail(400, msg, msglen, "start is after end");
+	{
+		const char *pj = zr_param(r, "project");
+
+		if (pj && !zs_project_name_ok(pj))
+			return fail(400, msg, msglen,
+				    "bad project '%s': 1 to %d lowercase letters, digits, '-' and '_'",
+				    quote(pj, qb), ZS_PROJECT_MAX);
+	}
 	for (i = 0; i < r->nr_params; i++) {
 		const char *v = r->params[i].value;
 		char why[256];
@@ -995,6 +1014,7 @@ int zr_discovery(const struct zr_request *r, struct zs_selection *sel, size_t ma
 	for (k = 0; k < *n; k++) {
 		sel[k].from = from;
 		sel[k].to = to;
+		sel[k].project = zr_param(r, "project");
 	}
 	return 0;
 }

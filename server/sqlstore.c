@@ -38,6 +38,7 @@ struct token {
 	unsigned scopes;
 	char *name;
 	int64_t created;
+	char project[ZS_PROJECT_MAX + 1]; /* "": every project */
 };
 
 struct agg_ent {
@@ -543,14 +544,16 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS symfiles(key TEXT PRIMARY KEY, id TEXT NOT NULL,"
 	" kind INTEGER NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL,"
 	" dwarf INTEGER NOT NULL, created INTEGER NOT NULL, source TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS symfiles_id ON symfiles(id);";
+	"CREATE INDEX IF NOT EXISTS symfiles_id ON symfiles(id);"
+	"CREATE TABLE IF NOT EXISTS projects(name TEXT PRIMARY KEY, created INTEGER NOT NULL);";
 
 /* Columns of profiles added since the first catalogue (added to an older
  * one on open) and what an older row gets in them. */
-static const char *const added_cols[][2] = {
-	{"ptype", "ALTER TABLE profiles ADD COLUMN ptype TEXT NOT NULL DEFAULT ''"},
-	{"unit", "ALTER TABLE profiles ADD COLUMN unit TEXT NOT NULL DEFAULT ''"},
-	{"tagg", "ALTER TABLE profiles ADD COLUMN tagg BLOB"},
+static const char *const added_cols[][3] = {
+	{"profiles", "ptype", "ALTER TABLE profiles ADD COLUMN ptype TEXT NOT NULL DEFAULT ''"},
+	{"profiles", "unit", "ALTER TABLE profiles ADD COLUMN unit TEXT NOT NULL DEFAULT ''"},
+	{"profiles", "tagg", "ALTER TABLE profiles ADD COLUMN tagg BLOB"},
+	{"tokens", "project", "ALTER TABLE tokens ADD COLUMN project TEXT NOT NULL DEFAULT ''"},
 };
 
 /* The profile types of rows from before ptype (server/norm.h's
@@ -566,22 +569,29 @@ static const char type_fill[] =
 
 static int migrate(sqlite3 *db)
 {
-	int have[sizeof(added_cols) / sizeof(added_cols[0])] = { 0 }, rc, err = 0;
+	int have[sizeof(added_cols) / sizeof(added_cols[0])] = { 0 }, rc = SQLITE_DONE, err = 0;
+	static const char *const tables[] = { "profiles", "tokens" };
 	sqlite3_stmt *st;
-	size_t i;
+	size_t i, k;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA table_info(profiles)", -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		for (i = 0; i < sizeof(added_cols) / sizeof(added_cols[0]); i++)
-			if (!strcmp((const char *)sqlite3_column_text(st, 1), added_cols[i][0]))
-				have[i] = 1;
-	sqlite3_finalize(st);
+	for (k = 0; k < 2 && rc == SQLITE_DONE; k++) {
+		char q[64];
+
+		snprintf(q, sizeof(q), "PRAGMA table_info(%s)", tables[k]);
+		if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+			return -EIO;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			for (i = 0; i < sizeof(added_cols) / sizeof(added_cols[0]); i++)
+				if (!strcmp(added_cols[i][0], tables[k]) &&
+				    !strcmp((const char *)sqlite3_column_text(st, 1), added_cols[i][1]))
+					have[i] = 1;
+		sqlite3_finalize(st);
+	}
 	if (rc != SQLITE_DONE)
 		return -EIO;
 	for (i = 0; !err && i < sizeof(added_cols) / sizeof(added_cols[0]); i++)
 		if (!have[i])
-			err = exec(db, added_cols[i][1]);
+			err = exec(db, added_cols[i][2]);
 	return err ? err : exec(db, type_fill);
 }
 
@@ -899,7 +909,8 @@ static int tokens_load(struct zs_sql *s, sqlite3 *db)
 	size_t n = 0, cap = 0, i;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT hash, name, scopes, created FROM tokens ORDER BY created",
+	if (sqlite3_prepare_v2(db,
+			       "SELECT hash, name, scopes, created, project FROM tokens ORDER BY created",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -914,6 +925,8 @@ static int tokens_load(struct zs_sql *s, sqlite3 *db)
 		memcpy(t[n].hash, sqlite3_column_blob(st, 0), 32);
 		t[n].scopes = (unsigned)sqlite3_column_int(st, 2);
 		t[n].created = sqlite3_column_int64(st, 3);
+		snprintf(t[n].project, sizeof(t[n].project), "%s",
+			 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -937,7 +950,7 @@ static int tokens_load(struct zs_sql *s, sqlite3 *db)
 /* A token's row by the SHA-256 of the token. -EEXIST: that token is
  * there; -ENOTUNIQ: another token has that name. One transaction, so
  * that two processes cannot give two tokens the same name. */
-static int token_insert(struct zs_sql *s, unsigned scopes, const char *name,
+static int token_insert(struct zs_sql *s, unsigned scopes, const char *name, const char *project,
 			const uint8_t hash[32])
 {
 	sqlite3_stmt *st;
@@ -965,13 +978,15 @@ static int token_insert(struct zs_sql *s, unsigned scopes, const char *name,
 	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(
-			s->wdb, "INSERT INTO tokens(hash, name, scopes, created) VALUES(?,?,?,?)",
+			s->wdb,
+			"INSERT INTO tokens(hash, name, scopes, created, project) VALUES(?,?,?,?,?)",
 			-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name ? name : "", -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 3, (int)scopes);
 		sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
+		sqlite3_bind_text(st, 5, project ? project : "", -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
@@ -989,39 +1004,115 @@ static int token_insert(struct zs_sql *s, unsigned scopes, const char *name,
 	return err;
 }
 
-int zs_sql_token_create(struct zs_sql *s, unsigned scopes, const char *name, char out[65])
+/* Whether project exists (NULL, "" and the default one always do). */
+static int project_known(struct zs_sql *s, const char *project)
+{
+	if (!project || !*project || !strcmp(project, ZS_DEFAULT_PROJECT))
+		return 1;
+	return row_exists(s->wdb, "SELECT 1 FROM projects WHERE name=?", project) == 1;
+}
+
+int zs_sql_token_create(struct zs_sql *s, unsigned scopes, const char *name, const char *project,
+			char out[65])
 {
 	uint8_t raw[32], hash[32];
 	int err;
 
-	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)))
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)) ||
+	    (project && *project && !zs_project_name_ok(project)))
 		return -EINVAL;
+	if (!zs_sql_project_known(s, project))
+		return -ENOENT;
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
 	zt_hex_encode(raw, 32, out);
 	OPENSSL_cleanse(raw, sizeof(raw));
 	err = zt_sha256(out, 64, hash);
 	if (!err)
-		err = token_insert(s, scopes, name, hash);
+		err = token_insert(s, scopes, name, project, hash);
 	if (err)
 		OPENSSL_cleanse(out, 65);
 	return err;
 }
 
-int zs_sql_token_import(struct zs_sql *s, unsigned scopes, const char *name, const char *token,
-		    size_t len)
+int zs_sql_token_import(struct zs_sql *s, unsigned scopes, const char *name, const char *project,
+			const char *token, size_t len)
 {
 	uint8_t hash[32];
 	size_t i;
 	int err;
 
-	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)) || len < 16 || len > 1024)
+	if (!scopes || scopes > 15 || (name && !zs_token_name_ok(name)) || len < 16 || len > 1024 ||
+	    (project && *project && !zs_project_name_ok(project)))
 		return -EINVAL;
+	if (!zs_sql_project_known(s, project))
+		return -ENOENT;
 	for (i = 0; i < len; i++)
 		if ((unsigned char)token[i] <= ' ' || (unsigned char)token[i] >= 0x7f)
 			return -EINVAL;
 	err = zt_sha256(token, len, hash);
-	return err ? err : token_insert(s, scopes, name, hash);
+	return err ? err : token_insert(s, scopes, name, project, hash);
+}
+
+int zs_sql_project_create(struct zs_sql *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	if (!zs_project_name_ok(name))
+		return -EINVAL;
+	if (!strcmp(name, ZS_DEFAULT_PROJECT))
+		return -EEXIST;
+	pthread_mutex_lock(&s->wlock);
+	rc = sqlite3_prepare_v2(s->wdb, "INSERT INTO projects(name, created) VALUES(?,?)", -1, &st,
+				NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	err = rc == SQLITE_DONE		 ? 0
+	      : rc == SQLITE_CONSTRAINT ? -EEXIST
+					 : db_err(s->wdb, rc);
+	pthread_mutex_unlock(&s->wlock);
+	return err;
+}
+
+int zs_sql_project_known(struct zs_sql *s, const char *name)
+{
+	int r;
+
+	pthread_mutex_lock(&s->wlock);
+	r = project_known(s, name);
+	pthread_mutex_unlock(&s->wlock);
+	return r;
+}
+
+int zs_sql_project_list(struct zs_sql *s, zs_project_fn *cb, void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* the default project first, then the others by name; each with its
+	 * profiles (those without a project are the default's) and tokens */
+	if (sqlite3_prepare_v2(
+		    s->wdb,
+		    "SELECT p.name, p.created,"
+		    " (SELECT count(DISTINCT rid) FROM labels l WHERE l.key='__project__' AND"
+		    "  l.value=p.name) + CASE WHEN p.name='" ZS_DEFAULT_PROJECT "' THEN"
+		    "  (SELECT count(*) FROM profiles f WHERE NOT EXISTS(SELECT 1 FROM labels l"
+		    "   WHERE l.rid=f.rid AND l.key='__project__')) ELSE 0 END,"
+		    " (SELECT count(*) FROM tokens t WHERE t.project=p.name)"
+		    " FROM (SELECT '" ZS_DEFAULT_PROJECT "' AS name, 0 AS created, 0 AS o UNION ALL"
+		    "  SELECT name, created, 1 FROM projects) p ORDER BY o, name",
+		    -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cb(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+		   (uint64_t)sqlite3_column_int64(st, 2), (uint64_t)sqlite3_column_int64(st, 3));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 /* The catalogue's version as tdb sees it: it changes when another
@@ -1060,12 +1151,15 @@ static void tokens_refresh(struct zs_sql *s)
 	pthread_mutex_unlock(&s->tvlock);
 }
 
-unsigned zs_sql_token_check(struct zs_sql *s, const char *token, size_t len)
+unsigned zs_sql_token_check(struct zs_sql *s, const char *token, size_t len,
+			    char project[ZS_PROJECT_MAX + 1])
 {
 	uint8_t hash[32];
 	unsigned scopes = 0;
-	size_t i;
+	size_t i, hit = 0;
 
+	if (project)
+		*project = 0;
 	if (!token || !len || len > 1024 || zt_sha256(token, len, hash))
 		return 0;
 	tokens_refresh(s);
@@ -1075,7 +1169,10 @@ unsigned zs_sql_token_check(struct zs_sql *s, const char *token, size_t len)
 		unsigned eq = (unsigned)(CRYPTO_memcmp(hash, s->tokens[i].hash, 32) == 0);
 
 		scopes |= s->tokens[i].scopes & (0u - eq);
+		hit |= (i + 1) & (0 - (size_t)eq);
 	}
+	if (hit && project)
+		memcpy(project, s->tokens[hit - 1].project, ZS_PROJECT_MAX + 1);
 	pthread_rwlock_unlock(&s->tlock);
 	if (scopes & ZS_SCOPE_ADMIN)
 		scopes |= ZS_SCOPE_PUSH | ZS_SCOPE_SYMBOLS | ZS_SCOPE_READ;
@@ -1102,7 +1199,8 @@ int zs_sql_token_list(struct zs_sql *s, zs_token_fn *cb, void *ctx)
 
 		zt_hex_encode(s->tokens[i].hash, 32, hex);
 		hex[8] = 0;
-		cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
+		cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created,
+		   s->tokens[i].project);
 	}
 	pthread_rwlock_unlock(&s->tlock);
 	return 0;
@@ -1149,7 +1247,8 @@ int zs_sql_token_revoke(struct zs_sql *s, const char *name_or_id, zs_token_fn *c
 				continue;
 			zt_hex_encode(s->tokens[i].hash, 32, hex);
 			hex[8] = 0;
-			cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created);
+			cb(ctx, s->tokens[i].name, s->tokens[i].scopes, hex, s->tokens[i].created,
+		   s->tokens[i].project);
 		}
 	}
 	if (!err && !hits)

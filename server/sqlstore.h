@@ -59,10 +59,16 @@ void zs_sql_drop(struct zs_sql *q, const struct prof_build_id *bid);
 
 /* ---- tokens (server/store.h's zs_token_* on this store) -------------------- */
 
-int zs_sql_token_create(struct zs_sql *q, unsigned scopes, const char *name, char out[65]);
-int zs_sql_token_import(struct zs_sql *q, unsigned scopes, const char *name, const char *token,
+int zs_sql_token_create(struct zs_sql *q, unsigned scopes, const char *name, const char *project,
+			char out[65]);
+int zs_sql_token_import(struct zs_sql *q, unsigned scopes, const char *name, const char *project,
+			const char *token,
 			size_t len);
-unsigned zs_sql_token_check(struct zs_sql *q, const char *token, size_t len);
+unsigned zs_sql_token_check(struct zs_sql *q, const char *token, size_t len,
+			    char project[ZS_PROJECT_MAX + 1]);
+int zs_sql_project_create(struct zs_sql *q, const char *name);
+int zs_sql_project_known(struct zs_sql *q, const char *name);
+int zs_sql_project_list(struct zs_sql *q, zs_project_fn *cb, void *ctx);
 size_t zs_sql_token_count(struct zs_sql *q);
 int zs_sql_token_list(struct zs_sql *q, zs_token_fn *cb, void *ctx);
 int zs_sql_token_revoke(struct zs_sql *q, const char *name_or_id, zs_token_fn *cb, void *ctx);

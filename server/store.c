@@ -179,18 +179,51 @@ const char *zs_store_tmpdir(const struct zs_store *s)
 
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65])
 {
-	return zs_sql_token_create(s->sql, scopes, name, out);
+	return zs_sql_token_create(s->sql, scopes, name, NULL, out);
+}
+
+int zs_token_create_in(struct zs_store *s, unsigned scopes, const char *name, const char *project,
+		       char out[65])
+{
+	return zs_sql_token_create(s->sql, scopes, name, project, out);
+}
+
+int zs_token_import_in(struct zs_store *s, unsigned scopes, const char *name, const char *project,
+		       const char *token, size_t len)
+{
+	return zs_sql_token_import(s->sql, scopes, name, project, token, len);
+}
+
+unsigned zs_token_check_in(struct zs_store *s, const char *token, size_t len,
+			   char project[ZS_PROJECT_MAX + 1])
+{
+	return zs_sql_token_check(s->sql, token, len, project);
+}
+
+int zs_project_create(struct zs_store *s, const char *name)
+{
+	return zs_sql_project_create(s->sql, name);
+}
+
+int zs_project_known(struct zs_store *s, const char *name)
+{
+	return zs_sql_project_known(s->sql, name);
+}
+
+int zs_project_list(struct zs_store *s, zs_project_fn *cb, void *ctx)
+{
+	return zs_sql_project_list(s->sql, cb, ctx);
 }
 
 int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
 		    size_t len)
 {
-	return zs_sql_token_import(s->sql, scopes, name, token, len);
+	return zs_sql_token_import(s->sql, scopes, name, NULL, token, len);
 }
 
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len)
 {
-	return zs_sql_token_check(s->sql, token, len);
+	return zs_sql_token_check(s->sql, token, len, NULL);
 }
 
 size_t zs_token_count(struct zs_store *s)
@@ -660,6 +693,8 @@ void zs_labels_json(struct zbuf *out, const struct zs_label *l, size_t n)
 			;
 		if (j < i)
 			continue; /* shown with its first */
+		if (l[i].key[0] == '_' && l[i].key[1] == '_')
+			continue; /* the store's own (the projects): never shown */
 		for (j = i, nv = 0; j < n; j++)
 			nv += !strcmp(l[j].key, l[i].key);
 		if (k++)

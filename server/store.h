@@ -106,24 +106,33 @@ void zs_store_close(struct zs_store *s); /* accepts NULL */
  * with these scopes and a name (NULL: none); only its SHA-256 is stored.
  * -EINVAL (bad scopes or name), -ENOTUNIQ (a token has that name). */
 int zs_token_create(struct zs_store *s, unsigned scopes, const char *name, char out[65]);
+/* The same, the token of one project (NULL or "": of every project);
+ * -ENOENT: no such project (zs_project_create). */
+int zs_token_create_in(struct zs_store *s, unsigned scopes, const char *name, const char *project,
+		       char out[65]);
 /* The same with a token given (from another instance: every zt serve on a
  * shared ClickHouse takes the same token): 16 to 1024 printable
  * characters, no blank. -EINVAL, -EEXIST (that token is there already),
  * -ENOTUNIQ (another token has that name). */
 int zs_token_import(struct zs_store *s, unsigned scopes, const char *name, const char *token,
 		    size_t len);
+int zs_token_import_in(struct zs_store *s, unsigned scopes, const char *name, const char *project,
+		       const char *token, size_t len);
 /* The scopes of a presented token (0: unknown): compared in constant time
  * against every stored hash, from memory. Tokens made or revoked by
  * another process are seen within a second (the catalogue's
  * data_version, asked at most once a second). */
 unsigned zs_token_check(struct zs_store *s, const char *token, size_t len);
+/* The same, and the token's project into project ("": every project). */
+unsigned zs_token_check_in(struct zs_store *s, const char *token, size_t len,
+			   char project[ZS_PROJECT_MAX + 1]);
 /* Number of tokens. */
 size_t zs_token_count(struct zs_store *s);
 /* A token as listed: its name ("" for none; a catalogue of an older zt
  * may hold names with any bytes: escape them before they are shown), its
  * scopes, the first 8 hex digits of its hash (its id), created (Unix s). */
 typedef void zs_token_fn(void *ctx, const char *name, unsigned scopes, const char *hash8,
-			 int64_t created);
+			 int64_t created, const char *project);
 /* Each token, oldest first. */
 int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx);
 /* Revoke the one token named name_or_id, or whose hash starts with it (8
@@ -132,6 +141,18 @@ int zs_token_list(struct zs_store *s, zs_token_fn *cb, void *ctx);
  * look like an id): nothing is revoked, and each is passed to cb (when
  * not NULL). */
 int zs_token_revoke(struct zs_store *s, const char *name_or_id, zs_token_fn *cb, void *ctx);
+
+/* ---- projects (server/token.h) --------------------------------------------- */
+
+/* A new project. 0, -EINVAL (a bad name), -EEXIST, -EIO. */
+int zs_project_create(struct zs_store *s, const char *name);
+/* Whether project exists (the default one always does). */
+int zs_project_known(struct zs_store *s, const char *name);
+/* Each project, the default one first: its name, when it was made (Unix
+ * s; 0 for the default), its profiles and its tokens. */
+typedef void zs_project_fn(void *ctx, const char *name, int64_t created, uint64_t profiles,
+			   uint64_t tokens);
+int zs_project_list(struct zs_store *s, zs_project_fn *cb, void *ctx);
 
 /* ---- ingest ---------------------------------------------------------------- */
 
@@ -188,6 +209,13 @@ int zs_store_retention(struct zs_store *s, unsigned days, unsigned *dropped, cha
 		       size_t msglen);
 /* The ClickHouse version of a store with --clickhouse, else "". */
 const char *zs_store_ch_version(struct zs_store *s);
+
+/* Whether profile id is in project (a profile pushed before projects is
+ * the default project's): 0, -ENOENT (not there, or not in it). */
+int zs_profile_in_project(struct zs_store *s, const char *id, const char *project);
+/* The number of projects profile id is in (1 for one pushed before
+ * projects); 0 when there is no such profile. */
+int zs_profile_projects(struct zs_store *s, const char *id);
 
 /* Delete a profile (row, aggregates, file). 0, -ENOENT. */
 int zs_profile_delete(struct zs_store *s, const char *id);
@@ -339,6 +367,8 @@ struct zs_selection {
 	int64_t from, to;
 	size_t limit;     /* list only; 0: all */
 	size_t offset;    /* list only: profiles skipped first */
+	/* the project whose profiles these are (NULL: every project) */
+	const char *project;
 	/* Prometheus matchers (server/selector.h), each of which must hold:
 	 * __name__ (the profile type), host, command and the pushed labels
 	 * select profiles; comm and pid select samples by their process.

@@ -45,3 +45,16 @@ int zs_token_name_ok(const char *name)
 	}
 	return i > 0;
 }
+
+int zs_project_name_ok(const char *name)
+{
+	size_t i;
+
+	if (!name || !name[0] || strlen(name) > ZS_PROJECT_MAX || name[0] == '-' || name[0] == '_')
+		return 0;
+	for (i = 0; name[i]; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+		      name[i] == '-' || name[i] == '_'))
+			return 0;
+	return 1;
+}

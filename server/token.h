@@ -23,4 +23,14 @@ unsigned zs_scope_parse(const char *s);
 #define ZS_TOKEN_NAME_MAX 64
 int zs_token_name_ok(const char *name);
 
+/* Projects: a token belongs to one (or, made without, to all), and every
+ * read and write it makes stays in it (server/store.h). A project's name:
+ * 1 to ZS_PROJECT_MAX bytes of lowercase ASCII letters, digits, '-' and
+ * '_', starting with a letter or digit. Profiles pushed without one are
+ * the default project's. */
+#define ZS_PROJECT_MAX 64
+#define ZS_DEFAULT_PROJECT "default"
+#define ZS_PROJECT_LABEL "__project__" /* the label that keeps a profile's projects */
+int zs_project_name_ok(const char *name);
+
 #endif

@@ -117,11 +117,11 @@ static void test_decode_list(void **state)
 		(const char *)out.data,
 		"{\"profiles\":[{\"id\":\"aa\",\"host\":\"host\\\"1\",\"command\":\"app\","
 		"\"labels\":{\"team\":\"o'b\\\\\"},\"time_start\":1700000000,\"time_end\":1700000010,"
-		"\"samples\":4000,\"weight\":1000000000,\"event\":\"cpu-clock\",\"format\":\"zt.data\","
+		"\"samples\":4000,\"weight\":1000000000,\"type\":\"cpu\",\"unit\":\"nanoseconds\",\"value\":1000000000,\"event\":\"cpu-clock\",\"format\":\"zt.data\","
 		"\"size\":12345,\"pushed_at\":1700000100},"
 		"{\"id\":\"bb\",\"host\":\"host\\\"1\",\"command\":\"app\",\"labels\":{},"
 		"\"time_start\":1700000000,\"time_end\":1700000010,\"samples\":4000,"
-		"\"weight\":1000000000,\"event\":\"cpu-clock\",\"format\":\"zt.data\",\"size\":12345,"
+		"\"weight\":1000000000,\"type\":\"cpu\",\"unit\":\"nanoseconds\",\"value\":1000000000,\"event\":\"cpu-clock\",\"format\":\"zt.data\",\"size\":12345,"
 		"\"pushed_at\":1700000100}]}");
 	/* one profile: an object; none: -ENOENT */
 	zbuf_reset(&out);

@@ -73,6 +73,29 @@ unsigned zs_token_check(struct zs_store *s, const char *token, size_t len)
 			return toks[i].scopes;
 	return 0;
 }
+unsigned zs_token_check_in(struct zs_store *s, const char *token, size_t len,
+			   char project[ZS_PROJECT_MAX + 1])
+{
+	/* "projtok": a read token of project "team-a" */
+	if (len == 7 && !memcmp(token, "projtok", 7)) {
+		strcpy(project, "team-a");
+		return ZS_SCOPE_READ;
+	}
+	*project = 0;
+	return zs_token_check(s, token, len);
+}
+int zs_project_known(struct zs_store *s, const char *name)
+{
+	return !strcmp(name, "default") || !strcmp(name, "team-a");
+}
+int zs_profile_in_project(struct zs_store *s, const char *id, const char *project)
+{
+	return -ENOENT;
+}
+int zs_profile_projects(struct zs_store *s, const char *id)
+{
+	return 1;
+}
 size_t zs_token_count(struct zs_store *s)
 {
 	return 4;

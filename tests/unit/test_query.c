@@ -469,7 +469,7 @@ static void test_selectors(void **state)
 	sel.offset = 1;
 	zbuf_reset(&o);
 	assert_int_equal(zs_list_json(s, &sel, &o), 0);
-	assert_non_null(strstr(text(&o), "\"total\":3}"));
+	assert_non_null(strstr(text(&o), "}],\"total\":3}"));
 	assert_non_null(strstr(text(&o), "\"type\":\"page-faults\",\"unit\":\"count\",\"value\":55"));
 	sel_query(&sel, "{comm=\"other\"}");
 	zbuf_reset(&o);
@@ -508,6 +508,96 @@ static void test_selectors(void **state)
 	zs_store_close(s);
 }
 
+static void project_cb(void *ctx, const char *name, int64_t created, uint64_t profiles,
+		       uint64_t tokens)
+{
+	char *out = ctx;
+
+	snprintf(out + strlen(out), 256 - strlen(out), "%s:%llu:%llu:%d,", name,
+		 (unsigned long long)profiles, (unsigned long long)tokens, created > 0);
+}
+
+/* Projects: tokens in one, profiles kept apart, the default project's
+ * profiles including those pushed before projects. */
+static void test_projects(void **state)
+{
+	static struct zs_selection sel;
+	struct zs_label la[2] = { { "env", "a" }, { ZS_PROJECT_LABEL, "team-a" } },
+			lb[2] = { { "env", "b" }, { ZS_PROJECT_LABEL, "default" } },
+			lc = { "env", "c" };
+	struct srv_rec_opts a = { 0 }, b = { .variant = 1 }, c = { .variant = 2 };
+	struct zs_store *s = open_store("proj");
+	char ida[65], idb[65], idc[65], tok[65], pj[ZS_PROJECT_MAX + 1], list[256] = "";
+	struct zbuf o;
+
+	(void)state;
+	assert_int_equal(zs_project_create(s, "team-a"), 0);
+	assert_int_equal(zs_project_create(s, "team-a"), -EEXIST);
+	assert_int_equal(zs_project_create(s, "default"), -EEXIST);
+	assert_int_equal(zs_project_create(s, "Team"), -EINVAL);
+	assert_int_equal(zs_project_create(s, "-x"), -EINVAL);
+	assert_true(zs_project_known(s, "team-a"));
+	assert_true(zs_project_known(s, "default"));
+	assert_false(zs_project_known(s, "team-b"));
+	assert_int_equal(zs_token_create_in(s, ZS_SCOPE_READ, "ra", "team-b", tok), -ENOENT);
+	assert_int_equal(zs_token_create_in(s, ZS_SCOPE_READ, "ra", "team-a", tok), 0);
+	assert_int_equal(zs_token_check_in(s, tok, 64, pj), ZS_SCOPE_READ);
+	assert_string_equal(pj, "team-a");
+	assert_int_equal(zs_token_create_in(s, ZS_SCOPE_ADMIN, "all", NULL, tok), 0);
+	assert_int_not_equal(zs_token_check_in(s, tok, 64, pj), 0);
+	assert_string_equal(pj, "");
+	ingest(s, &a, la, 2, ida);
+	ingest(s, &b, lb, 2, idb);
+	ingest(s, &c, &lc, 1, idc); /* as before projects: the default's */
+	zbuf_init(&o);
+	memset(&sel, 0, sizeof(sel));
+	sel.project = "team-a";
+	assert_int_equal(zs_list_json(s, &sel, &o), 0);
+	assert_non_null(strstr(text(&o), ida));
+	assert_null(strstr(text(&o), idb));
+	assert_non_null(strstr(text(&o), "\"total\":1}"));
+	/* the store's label is never shown */
+	assert_null(strstr(text(&o), ZS_PROJECT_LABEL));
+	sel.project = "default";
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":2,"));
+	sel.project = NULL;
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":3,"));
+	/* a selector cannot reach the store's label */
+	sel_query(&sel, "{__project__=\"team-a\"}");
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_top(s, &sel, 1, ZS_SORT_SELF, &o), 0);
+	assert_non_null(strstr(text(&o), "{\"profiles\":0,"));
+	zs_selection_release(&sel);
+	memset(&sel, 0, sizeof(sel));
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_names(s, &sel, 1, &o), 0);
+	assert_null(strstr(text(&o), "__project__"));
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, &sel, 1, ZS_PROJECT_LABEL, &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[]}");
+	sel.project = "team-a";
+	zbuf_reset(&o);
+	assert_int_equal(zs_query_label_values(s, &sel, 1, "env", &o), 0);
+	assert_string_equal(text(&o), "{\"status\":\"success\",\"data\":[\"a\"]}");
+	/* by id */
+	assert_int_equal(zs_profile_in_project(s, ida, "team-a"), 0);
+	assert_int_equal(zs_profile_in_project(s, ida, "default"), -ENOENT);
+	assert_int_equal(zs_profile_in_project(s, idc, "default"), 0);
+	assert_int_equal(zs_profile_projects(s, ida), 1);
+	/* the same body pushed into the default project too: in both */
+	ingest(s, &a, lb + 1, 1, NULL);
+	assert_int_equal(zs_profile_in_project(s, ida, "default"), 0);
+	assert_int_equal(zs_profile_projects(s, ida), 2);
+	assert_int_equal(zs_project_list(s, project_cb, list), 0);
+	assert_string_equal(list, "default:3:0:0,team-a:1:1:1,");
+	zbuf_release(&o);
+	zs_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_better_symbols),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_selectors),
+		cmocka_unit_test(test_projects),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

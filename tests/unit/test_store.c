@@ -182,7 +182,8 @@ static void test_ingest_file_and_orphans(void **state)
 }
 
 static unsigned listed;
-static void list_cb(void *ctx, const char *name, unsigned scopes, const char *hash8, int64_t created)
+static void list_cb(void *ctx, const char *name, unsigned scopes, const char *hash8, int64_t created,
+		    const char *project)
 {
 	listed++;
 	assert_int_equal(strlen(hash8), 8);
@@ -229,7 +230,7 @@ static void test_tokens(void **state)
 }
 
 static void count_cb(void *ctx, const char *name, unsigned scopes, const char *hash8,
-		     int64_t created)
+		     int64_t created, const char *project)
 {
 	(void)name, (void)scopes, (void)hash8, (void)created;
 	(*(int *)ctx)++;
@@ -271,7 +272,8 @@ static void test_token_names(void **state)
 	/* a second "dup", as an older zt let in */
 	snprintf(name, sizeof(name), "%s/zt.db", dir);
 	assert_int_equal(sqlite3_open(name, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "INSERT INTO tokens VALUES(zeroblob(32), 'dup', 8, 1)",
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO tokens(hash, name, scopes, created)"
+					  " VALUES(zeroblob(32), 'dup', 8, 1)",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
