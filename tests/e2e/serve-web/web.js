@@ -556,6 +556,8 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 		check(what + ': the difference B\u2212A shown', dr.length > 0 && !dbad.length, dbad.slice(0, 2).map((r) => r.name).join(' '));
 		return dr;
 	};
+	await T.clickSel('#dviews button[data-view="both"]');
+	await sleep(300);
 	await diffCheck(Q.prod, Q.dev, 'diff prod/dev');
 	const heads = await ev(`[...document.querySelectorAll('#dtbl th')].map((t) => t.textContent).join('|')`);
 	check('the diff table has both sides and the difference (' + heads + ')', /A self/.test(heads) && /B total/.test(heads) && /\u0394/.test(heads));
