@@ -29,11 +29,15 @@ rec -o p1.data -- "$WL/tree" 1 & rec -o p2.data -- "$WL/tree" 1; wait
 rec -o p3.data -- "$WL/hot" hot 1 & rec -o p4.data -- "$WL/tree" 1; wait
 rec -e page-faults -c 1 -o pf.data -- "$WL/hot" hot 1
 check "five recordings" all "[ -s p1.data ]" "[ -s p2.data ]" "[ -s p3.data ]" "[ -s p4.data ]" "[ -s pf.data ]"
+# a second project, for project= in the page's URL
+"$ZT" serve project create team1 --data-dir "$D" > /dev/null 2>> tok.err
 serve_start "$D" || { fail "zt serve starts"; finish; }
 for f in p1:prod p2:dev p3:prod p4:prod pf:prod; do
 	TOKEN=$ADMIN api POST "/api/v1/profiles?label=env=${f#*:}" --data-binary "@${f%:*}.data" > /dev/null
 	check "push ${f%:*}.data with env=${f#*:}: 201" [ "$(code)" = 201 ]
 done
+TOKEN=$ADMIN api POST "/api/v1/profiles?project=team1&label=env=prod" --data-binary @pf.data > /dev/null
+check "push pf.data into project team1 too ($(code))" [ "$(code)" = 201 -o "$(code)" = 200 ]
 # tree with its source files (the source view's text), hot without
 "$ZT" symbols upload --server "$SERVE_URL" --token "$ADMIN" -q --with-debuginfo "$WL/tree" > up.out 2> up.err
 check "tree's symbols and sources uploaded" [ $? -eq 0 ]

@@ -586,6 +586,17 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 		await ev(`document.querySelector('#side-b .name').textContent`)]) && drows === (await ev(`[...document.querySelectorAll('#dtbl tbody tr')].slice(0, 10).map((tr) => tr.textContent).join('|')`)));
 	await T.shot('15-diff-brushed');
 
+	/* project= in the URL: every request reads that project */
+	const nreq = reqs.length;
+	await go(client, base + '/?project=team1&from=' + F + '&to=' + U);
+	await idle();
+	const popts = await ev(`[...document.querySelectorAll('#type option')].map((o) => o.value)`);
+	const preqs = reqs.slice(nreq).filter((u) => u.startsWith(base + '/api/'));
+	check('project=team1: its one type in the picker (' + popts.join(' ') + ')', J(popts) === J(['page-faults']) &&
+		(await T.state()).query === '{__name__="page-faults"}');
+	check('... every request of the page names the project (' + preqs.length + ')', preqs.length > 0 && preqs.every((u) => new URL(u).searchParams.get('project') === 'team1'));
+	check('... the project shown', (await ev(`document.getElementById('project').value`)) === 'team1');
+
 	const foreign = reqs.filter((u) => !u.startsWith(base + '/') && !/^(about|data|blob):/.test(u));
 	check('no request left the server (' + reqs.length + ' requests)', foreign.length === 0, foreign.slice(0, 3).join(' '));
 	check('no script error on the page', errors.length === 0, errors.slice(0, 2).join(' | '));
