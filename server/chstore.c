@@ -2,6 +2,7 @@
 /* zt serve's store in ClickHouse: schema, ingest, catalogue, merged reads (see chstore.h). */
 #include "server/chstore.h"
 #include "server/norm.h"
+#include "server/tagg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -181,7 +182,15 @@ static const char *const migration_1[] = {
 	" ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMMDD(day) ORDER BY id",
 	NULL,
 };
-static const char *const *const migrations[ZS_CH_SCHEMA] = {migration_1};
+/* 2: profile types and units; samples by time bucket and process (server/tagg.h) */
+static const char *const migration_2[] = {
+	"ALTER TABLE {db}.profiles_local ADD COLUMN ptype String DEFAULT '',"
+	" ADD COLUMN unit String DEFAULT ''",
+	"ALTER TABLE {db}.samples_local ADD COLUMN ts Int64 DEFAULT 0,"
+	" ADD COLUMN pid UInt32 DEFAULT 0, ADD COLUMN comm String DEFAULT ''",
+	NULL,
+};
+static const char *const *const migrations[ZS_CH_SCHEMA] = {migration_1, migration_2};
 static const char *const dist_tables[] = {"frames", "stacks", "samples", "profiles"};
 
 static void put_sql(struct zbuf *q, const char *sql, const char *db)
@@ -324,6 +333,16 @@ static int schema(struct zs_ch *c, size_t i, char *msg, size_t msglen)
 		if ((err = exec_on(c, i, sql, msg, msglen)))
 			return err;
 	}
+	/* the Distributed tables hold no data: made anew over the migrated ones */
+	for (k = 0; c->cluster[0] && have && have < ZS_CH_SCHEMA &&
+		    k < sizeof(dist_tables) / sizeof(dist_tables[0]);
+	     k++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS {db}.%s", dist_tables[k]);
+		if ((err = exec_on(c, i, sql, msg, msglen)))
+			return err;
+	}
 	for (k = 0; c->cluster[0] && k < sizeof(dist_tables) / sizeof(dist_tables[0]); k++) {
 		struct zbuf q;
 
@@ -414,7 +433,106 @@ const char *zs_ch_version(const struct zs_ch *c)
 
 /* Each profile's latest catalogue row, as columns id h cmd ev fmt ts te ns w sz pa lk lv ing
  * del, of the profiles sel picks (not deleted). */
+static int is_proc(const struct zs_matcher *m)
+{
+	return !strcmp(m->name, "comm") || !strcmp(m->name, "pid");
+}
+
+/* m's positive form on a value (an SQL expression) */
+static void ch_positive(struct zbuf *q, const struct zs_matcher *m, const char *value_sql)
+{
+	if (m->op == ZS_MOP_EQ || m->op == ZS_MOP_NE) {
+		put(q, value_sql);
+		put(q, " = ");
+		zt_ch_quote(q, m->value);
+	} else {
+		struct zbuf re;
+
+		zbuf_init(&re);
+		zbuf_put(&re, "^(", 2);
+		zbuf_put(&re, m->value, strlen(m->value));
+		zbuf_put(&re, ")$", 3);
+		put(q, "match(");
+		put(q, value_sql);
+		put(q, ", ");
+		zt_ch_quote(q, re.err ? "^$" : (const char *)re.data);
+		zbuf_put_u8(q, ')');
+		zbuf_release(&re);
+	}
+}
+
+/* A profile's matcher (server/query.c's matcher_sql, in ClickHouse's SQL). */
+static void ch_matcher(struct zbuf *q, const struct zs_matcher *m)
+{
+	const char *col = !strcmp(m->name, "__name__") ? "pt"
+			  : !strcmp(m->name, "host")   ? "h"
+			  : !strcmp(m->name, "command") ? "cmd"
+							: NULL;
+	int neg = m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE;
+
+	put(q, neg ? " AND NOT (" : " AND (");
+	if (col) {
+		ch_positive(q, m, col);
+	} else if (m->name[0] == '_' && m->name[1] == '_') {
+		put(q, m->empty_ok ? "1" : "0"); /* the store's own labels */
+	} else {
+		put(q, "arrayExists((k, v) -> k = ");
+		zt_ch_quote(q, m->name);
+		put(q, " AND ");
+		ch_positive(q, m, "v");
+		put(q, ", lk, lv)");
+		if (m->empty_ok) {
+			put(q, " OR NOT has(lk, ");
+			zt_ch_quote(q, m->name);
+			zbuf_put_u8(q, ')');
+		}
+	}
+	zbuf_put_u8(q, ')');
+}
+
+/* The process matchers of sel on the samples' comm and pid. */
+static void ch_proc_where(struct zbuf *q, const struct zs_selection *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->match.n; i++) {
+		const struct zs_matcher *m = &sel->match.m[i];
+
+		if (!is_proc(m))
+			continue;
+		put(q, m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE ? " AND NOT (" : " AND (");
+		ch_positive(q, m, m->name[0] == 'p' ? "if(pid = 0 AND comm = '', '', toString(pid))"
+						    : "comm");
+		zbuf_put_u8(q, ')');
+	}
+}
+
+static void latest_list(const struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel,
+			int list);
+static void sel_samples(struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel,
+			const char *what);
+
+/* Whether a selection cuts samples (by time or process), not only profiles. */
+static int sel_timed(const struct zs_selection *sel)
+{
+	size_t i;
+
+	if (sel->from || sel->to)
+		return 1;
+	for (i = 0; i < sel->match.n; i++)
+		if (is_proc(&sel->match.m[i]))
+			return 1;
+	return 0;
+}
+
+/* Each profile's latest catalogue row (see latest_list), for a merge. */
 static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel)
+{
+	latest_list(c, q, sel, 0);
+}
+
+static void latest_list(const struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel,
+			int list)
 {
 	size_t i;
 
@@ -424,7 +542,13 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 	       " argMax(samples, version) AS ns, argMax(weight, version) AS w,"
 	       " argMax(size, version) AS sz, argMax(pushed_at, version) AS pa,"
 	       " argMax(label_keys, version) AS lk, argMax(label_values, version) AS lv,"
-	       " argMax(ingest, version) AS ing, argMax(deleted, version) AS del FROM ");
+	       " argMax(ingest, version) AS ing, argMax(deleted, version) AS del,"
+	       /* the type of a row from before ptype: server/norm.h's zs_profile_type() */
+	       " argMax(ptype, version) AS pt0, argMax(unit, version) AS un0,"
+	       " if(pt0 != '', pt0, if(ev IN ('cpu-clock', 'task-clock', 'cpu') OR"
+	       " ev LIKE 'cpu-clock:%' OR ev LIKE 'task-clock:%', 'cpu', if(ev = '', 'unknown',"
+	       " ev))) AS pt, if(un0 != '', un0, if(pt = 'cpu', 'nanoseconds', 'count')) AS un"
+	       " FROM ");
 	rd(c, q, "profiles");
 	if (sel->nr_ids) {
 		put(q, " WHERE id IN (");
@@ -460,10 +584,25 @@ static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_select
 		zt_ch_quote(q, sel->labels[i].value);
 		put(q, ", lk, lv)");
 	}
+	for (i = 0; i < sel->match.n; i++)
+		if (!is_proc(&sel->match.m[i]))
+			ch_matcher(q, &sel->match.m[i]);
+	/* the profiles with a process that passes, when processes are selected */
+	for (i = 0; i < sel->match.n && !is_proc(&sel->match.m[i]); i++)
+		;
+	if (i < sel->match.n) {
+		put(q, c->cluster[0] ? " AND ing GLOBAL IN (SELECT ingest FROM "
+				     : " AND ing IN (SELECT ingest FROM ");
+		rd(c, q, "samples");
+		put(q, " WHERE 1");
+		ch_proc_where(q, sel);
+		zbuf_put_u8(q, ')');
+	}
+	/* a merge cuts samples by their buckets: the profiles that may have one */
 	if (sel->from)
-		zbuf_putf(q, " AND te >= %" PRId64, sel->from);
+		zbuf_putf(q, " AND te >= %" PRId64, sel->from - (list ? 0 : ZS_BUCKET_S));
 	if (sel->to)
-		zbuf_putf(q, " AND ts <= %" PRId64, sel->to);
+		zbuf_putf(q, " AND ts <= %" PRId64, sel->to + (list ? 0 : ZS_BUCKET_S));
 }
 
 /* One row of LIST_COLS up to lv as the store's JSON object, left open. */
@@ -597,7 +736,7 @@ int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf
 
 	zbuf_init(&q);
 	put(&q, "SELECT " LIST_COLS " FROM (");
-	latest(c, &q, sel);
+	latest_list(c, &q, sel, 1);
 	put(&q, ") ORDER BY ts DESC, pa DESC, id DESC");
 	if (sel->limit || sel->offset)
 		zbuf_putf(&q, " LIMIT %zu, %zu", sel->offset,
@@ -613,7 +752,7 @@ int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf
 		zbuf_reset(&q);
 		zbuf_init(&a);
 		put(&q, "SELECT count() FROM (");
-		latest(c, &q, sel);
+		latest_list(c, &q, sel, 1);
 		put(&q, ") FORMAT RowBinary");
 		err = run_read(c, &q, &a, msg, msglen);
 		zcur_init(&r, a.data, a.len);
@@ -751,15 +890,21 @@ int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t m
 	if (!err && p->nr_new_stacks)
 		err = insert(c, srv, "stacks", &b, msg, msglen);
 	zbuf_reset(&b);
-	for (i = 0; !err && i < n->nr_stacks; i++) {
+	/* a row per time bucket, stack and process (server/tagg.h) */
+	for (i = 0; !err && i < n->tagg.nr; i++) {
+		const struct zs_tent *e = &n->tagg.ents[i];
+
 		zbuf_put(&b, &(uint8_t[2]){(uint8_t)day, (uint8_t)(day >> 8)}, 2);
 		zbuf_put_bytes(&b, p->id, 64);
 		zbuf_put_u64le(&b, ingest);
-		zbuf_put_u64le(&b, p->sids[i]);
-		zbuf_put_u64le(&b, n->stacks[i].count);
-		zbuf_put_u64le(&b, n->stacks[i].weight);
+		zbuf_put_u64le(&b, p->sids[e->stack]);
+		zbuf_put_u64le(&b, e->count);
+		zbuf_put_u64le(&b, e->value);
+		zbuf_put_u64le(&b, (uint64_t)e->t);
+		zbuf_put_u32le(&b, n->tagg.pids[e->proc]);
+		zbuf_put_str(&b, zs_tagg_comm(&n->tagg, e->proc));
 	}
-	if (!err && n->nr_stacks)
+	if (!err && n->tagg.nr)
 		err = insert(c, srv, "samples", &b, msg, msglen);
 	zbuf_reset(&b);
 	if (!err) {
@@ -786,6 +931,8 @@ int zs_ch_ingest(struct zs_ch *c, const struct zs_ch_put *p, char *msg, size_t m
 		for (i = 0; i < p->nr_labels; i++)
 			zbuf_put_str(&b, p->labels[i].value);
 		zbuf_put_bytes(&b, p->body, p->len);
+		zbuf_put_str(&b, n->ptype);
+		zbuf_put_str(&b, n->unit);
 		err = insert(c, srv, "profiles", &b, msg, msglen);
 	}
 	zbuf_release(&b);
@@ -880,12 +1027,13 @@ int zs_ch_add_labels(struct zs_ch *c, const char *id, const struct zs_label *l, 
 		&q,
 		"INSERT INTO %s.profiles_local (day, id, ingest, version, deleted, host, command,"
 		" event, format, time_start, time_end, samples, weight, size, pushed_at, buildids,"
-		" label_keys, label_values, body) SELECT argMax(day, version), id,"
+		" ptype, unit, label_keys, label_values, body) SELECT argMax(day, version), id,"
 		" argMax(ingest, version), %" PRIu64 ", 0, argMax(host, version),"
 		" argMax(command, version), argMax(event, version), argMax(format, version),"
 		" argMax(time_start, version), argMax(time_end, version),"
 		" argMax(samples, version), argMax(weight, version), argMax(size, version),"
-		" argMax(pushed_at, version), argMax(buildids, version),",
+		" argMax(pushed_at, version), argMax(buildids, version), argMax(ptype, version),"
+		" argMax(unit, version),",
 		c->db, now_ns());
 	for (k = 0; k < 2; k++) {
 		put(&q, k ? " arrayConcat(argMax(label_values, version), ["
@@ -969,7 +1117,7 @@ int zs_ch_decode_rows(const void *p, size_t len, struct zs_ch_row **rows, size_t
 }
 
 int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
-	       char *unit, size_t ulen, int64_t span[2], char *msg, size_t msglen)
+	       char *unit, size_t ulen, int64_t span[3], char *msg, size_t msglen)
 {
 	struct zbuf q, ans;
 	struct zcur r;
@@ -978,50 +1126,37 @@ int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size
 	int err;
 
 	*type = *unit = 0;
+	span[0] = span[1] = span[2] = 0;
 	zbuf_init(&q);
 	zbuf_init(&ans);
-	put(&q, "SELECT DISTINCT ev FROM (");
+	put(&q, "SELECT pt, any(un), min(ts), max(te), count() FROM (");
 	latest(c, &q, sel);
-	put(&q, ") ORDER BY ev LIMIT 64 FORMAT RowBinary");
+	put(&q, ") GROUP BY pt ORDER BY pt LIMIT 64 FORMAT RowBinary");
 	err = run_read(c, &q, &ans, msg, msglen);
 	zcur_init(&r, ans.data, ans.len);
 	while (!err && zcur_left(&r)) {
-		const uint8_t *p;
-		size_t l;
-		char ev[256];
-		const char *t, *u;
+		const uint8_t *p, *u;
+		size_t l, ul;
+		uint64_t t0, t1, nr;
 
-		if (zcur_bytes(&r, &p, &l)) {
+		if (zcur_bytes(&r, &p, &l) || zcur_bytes(&r, &u, &ul) || zcur_u64le(&r, &t0) ||
+		    zcur_u64le(&r, &t1) || zcur_u64le(&r, &nr)) {
 			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
 			err = -EREMOTEIO;
 			break;
 		}
-		snprintf(ev, sizeof(ev), "%.*s", (int)(l < 255 ? l : 255), (const char *)p);
-		zs_profile_type(ev, NULL, &t, &u);
-		if (n && !strcmp(t, type))
-			continue;
 		if (!n) {
-			snprintf(type, tlen, "%s", t);
-			snprintf(unit, ulen, "%s", u);
+			snprintf(type, tlen, "%.*s", (int)(l < 255 ? l : 255), (const char *)p);
+			snprintf(unit, ulen, "%.*s", (int)(ul < 63 ? ul : 63), (const char *)u);
+			span[0] = (int64_t)t0;
+			span[1] = (int64_t)t1;
+			span[2] = (int64_t)nr;
 		}
-		k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%s", n ? ", " : "", t);
+		k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%.*s", n ? ", " : "",
+				      (int)(l < 64 ? l : 64), (const char *)p);
 		if (k >= sizeof(types))
 			k = sizeof(types) - 1;
 		n++;
-	}
-	span[0] = span[1] = 0;
-	if (!err && n == 1) {
-		/* the profiles' first start and last end */
-		zbuf_reset(&q);
-		zbuf_reset(&ans);
-		put(&q, "SELECT min(ts), max(te) FROM (");
-		latest(c, &q, sel);
-		put(&q, ") WHERE ts > 0 FORMAT RowBinary");
-		err = run_read(c, &q, &ans, msg, msglen);
-		zcur_init(&r, ans.data, ans.len);
-		if (!err && (zcur_u64le(&r, (uint64_t *)&span[0]) ||
-			     zcur_u64le(&r, (uint64_t *)&span[1])))
-			err = -EREMOTEIO;
 	}
 	if (!err && n > 1) {
 		zt_say(msg, msglen,
@@ -1033,6 +1168,16 @@ int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size
 	zbuf_release(&q);
 	zbuf_release(&ans);
 	return err;
+}
+
+/* The samples' conditions of a selection: their time buckets and processes. */
+static void samples_where(struct zbuf *q, const struct zs_selection *sel)
+{
+	if (sel->from)
+		zbuf_putf(q, " AND ts > %" PRId64, sel->from - ZS_BUCKET_S);
+	if (sel->to)
+		zbuf_putf(q, " AND ts <= %" PRId64, sel->to);
+	ch_proc_where(q, sel);
 }
 
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
@@ -1047,9 +1192,15 @@ int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_ro
 	*profiles = 0;
 	zbuf_init(&q);
 	zbuf_init(&ans);
-	put(&q, "SELECT count() FROM (");
-	latest(c, &q, sel);
-	put(&q, ") FORMAT RowBinary");
+	if (sel_timed(sel)) {
+		/* samples cut by time or process: the profiles that gave some */
+		sel_samples(c, &q, sel, "uniqExact(ingest)");
+		put(&q, " FORMAT RowBinary");
+	} else {
+		put(&q, "SELECT count() FROM (");
+		latest(c, &q, sel);
+		put(&q, ") FORMAT RowBinary");
+	}
 	err = run_read(c, &q, &ans, msg, msglen);
 	if (!err) {
 		zcur_init(&r, ans.data, ans.len);
@@ -1075,7 +1226,9 @@ int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_ro
 		put(&q, in);
 		put(&q, "(SELECT ing FROM (");
 		latest(c, &q, sel);
-		put(&q, ")) GROUP BY stack FORMAT RowBinary");
+		put(&q, "))");
+		samples_where(&q, sel);
+		put(&q, " GROUP BY stack FORMAT RowBinary");
 		err = run_read(c, &q, &ans, msg, msglen);
 	}
 	if (!err)
@@ -1293,5 +1446,149 @@ int zs_ch_stats(struct zs_ch *c, uint64_t *profiles, uint64_t *samples, uint64_t
 	zbuf_release(&q);
 	zbuf_release(&ans);
 	free(sel);
+	return err;
+}
+
+/* ---- the timeline and discovery (server/query.c's, from ClickHouse) ------------- */
+
+int zs_ch_series(struct zs_ch *c, const struct zs_selection *sel, int64_t from, int64_t step,
+		 size_t n, uint64_t *v, uint64_t *samples, char *msg, size_t msglen)
+{
+	const char *in = c->cluster[0] ? " GLOBAL IN " : " IN ";
+	struct zbuf q, ans;
+	struct zcur r;
+	int err;
+
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	zbuf_putf(&q, "SELECT intDiv(ts - %" PRId64 ", %" PRId64 ") AS b, sum(weight), sum(count) FROM ",
+		  from, step);
+	rd(c, &q, "samples");
+	put(&q, " WHERE ingest");
+	put(&q, in);
+	put(&q, "(SELECT ing FROM (");
+	latest(c, &q, sel);
+	zbuf_putf(&q, ")) AND ts >= %" PRId64 " AND ts < %" PRId64, from,
+		  from + (int64_t)n * step);
+	samples_where(&q, sel);
+	put(&q, " GROUP BY b FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	zcur_init(&r, ans.data, ans.len);
+	while (!err && zcur_left(&r)) {
+		uint64_t b, w, cnt;
+
+		if (zcur_u64le(&r, &b) || zcur_u64le(&r, &w) || zcur_u64le(&r, &cnt)) {
+			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+			err = -EREMOTEIO;
+			break;
+		}
+		if (b < n)
+			v[b] += w;
+		*samples += cnt;
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}
+
+/* Each String of a one-column RowBinary answer to add. */
+static int strings(struct zs_ch *c, struct zbuf *q, int (*add)(void *ctx, const char *s, size_t n),
+		   void *ctx, char *msg, size_t msglen)
+{
+	struct zbuf ans;
+	struct zcur r;
+	int err;
+
+	zbuf_init(&ans);
+	put(q, " FORMAT RowBinary");
+	err = run_read(c, q, &ans, msg, msglen);
+	zcur_init(&r, ans.data, ans.len);
+	while (!err && zcur_left(&r)) {
+		const uint8_t *p;
+		size_t l;
+
+		if (zcur_bytes(&r, &p, &l)) {
+			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+			err = -EREMOTEIO;
+			break;
+		}
+		err = add(ctx, (const char *)p, l);
+	}
+	zbuf_release(&ans);
+	return err;
+}
+
+/* "SELECT what FROM samples WHERE (the selection's samples)" */
+static void sel_samples(struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel,
+			const char *what)
+{
+	put(q, "SELECT ");
+	put(q, what);
+	put(q, " FROM ");
+	rd(c, q, "samples");
+	put(q, " WHERE ingest");
+	put(q, c->cluster[0] ? " GLOBAL IN " : " IN ");
+	put(q, "(SELECT ing FROM (");
+	latest_list(c, q, sel, 1);
+	put(q, "))");
+	samples_where(q, sel);
+}
+
+int zs_ch_label_names(struct zs_ch *c, const struct zs_selection *sel,
+		      int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
+		      size_t msglen)
+{
+	struct zbuf q;
+	int err;
+
+	zbuf_init(&q);
+	put(&q, "SELECT arrayJoin(arrayConcat(if(count() > 0, ['__name__'], emptyArrayString()),"
+		" if(max(cmd != '') = 1, ['command'], emptyArrayString()),"
+		" if(max(h != '') = 1, ['host'], emptyArrayString()),"
+		" groupUniqArrayArray(arrayFilter(k -> NOT (k LIKE '\\\\_\\\\_%'), lk)))) FROM (");
+	latest_list(c, &q, sel, 1);
+	zbuf_put_u8(&q, ')');
+	err = strings(c, &q, add, ctx, msg, msglen);
+	zbuf_reset(&q);
+	if (!err) {
+		put(&q, "SELECT arrayJoin(['comm', 'pid']) FROM (");
+		sel_samples(c, &q, sel, "comm");
+		put(&q, " AND comm != '' LIMIT 1)");
+		err = strings(c, &q, add, ctx, msg, msglen);
+	}
+	zbuf_release(&q);
+	return err;
+}
+
+int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const char *name,
+		       int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
+		       size_t msglen)
+{
+	struct zbuf q;
+	int err;
+
+	if (name[0] == '_' && name[1] == '_' && strcmp(name, "__name__"))
+		return 0; /* the store's own labels: none shown */
+	zbuf_init(&q);
+	if (!strcmp(name, "comm") || !strcmp(name, "pid")) {
+		sel_samples(c, &q, sel, name[0] == 'c' ? "DISTINCT comm" : "DISTINCT toString(pid)");
+		put(&q, " AND comm != '' LIMIT 10000");
+	} else {
+		if (!strcmp(name, "__name__"))
+			put(&q, "SELECT DISTINCT pt FROM (");
+		else if (!strcmp(name, "host"))
+			put(&q, "SELECT DISTINCT h FROM (");
+		else if (!strcmp(name, "command"))
+			put(&q, "SELECT DISTINCT cmd FROM (");
+		else {
+			put(&q, "SELECT DISTINCT arrayJoin(arrayFilter((v, k) -> k = ");
+			zt_ch_quote(&q, name);
+			put(&q, ", lv, lk)) FROM (");
+		}
+		latest_list(c, &q, sel, 1);
+		put(&q, ") LIMIT 10000");
+	}
+	err = strings(c, &q, add, ctx, msg, msglen);
+	zbuf_release(&q);
 	return err;
 }

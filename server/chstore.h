@@ -57,7 +57,7 @@
 #include "server/store.h"
 
 #define ZS_CH_MAX_SERVERS 64
-#define ZS_CH_SCHEMA	  1 /* the schema version this zt makes and reads */
+#define ZS_CH_SCHEMA	  2 /* the schema version this zt makes and reads */
 
 struct zs_ch_opts {
 	const char *urls[ZS_CH_MAX_SERVERS]; /* http://HOST:PORT of each server */
@@ -129,11 +129,23 @@ int zs_ch_profile_json(struct zs_ch *c, const char *id, struct zbuf *out, char *
 struct zs_ch_row {
 	uint64_t stack, count, weight;
 };
-/* The profile type and unit of a selection's profiles (from their
- * events), and their first start and last end (Unix s; 0 0: none);
+/* The profile type and unit of a selection's profiles, their first
+ * start and last end (Unix s; 0: none) and their number into span[0..2];
  * -EDOM with msg when they are of several types. */
 int zs_ch_type(struct zs_ch *c, const struct zs_selection *sel, char *type, size_t tlen,
-	       char *unit, size_t ulen, int64_t span[2], char *msg, size_t msglen);
+	       char *unit, size_t ulen, int64_t span[3], char *msg, size_t msglen);
+/* The values of a selection's samples summed into v[(t - from) / step]
+ * (n of them), their samples added to *samples. */
+int zs_ch_series(struct zs_ch *c, const struct zs_selection *sel, int64_t from, int64_t step,
+		 size_t n, uint64_t *v, uint64_t *samples, char *msg, size_t msglen);
+/* Label discovery over a selection: each name (value) to add, unsorted,
+ * maybe several times; add's nonzero return stops and is returned. */
+int zs_ch_label_names(struct zs_ch *c, const struct zs_selection *sel,
+		      int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
+		      size_t msglen);
+int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const char *name,
+		       int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
+		       size_t msglen);
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
 		size_t *nr, uint64_t *profiles, char *msg, size_t msglen);
 

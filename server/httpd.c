@@ -584,8 +584,6 @@ static enum MHD_Result store_error(struct zh_req *q, struct MHD_Connection *con,
 		return fail(q, con, 400, "bad request for %s", what);
 	if (rc == -EDOM) /* a selection of several profile types */
 		return fail(q, con, 400, "%s", zs_store_error());
-	if (rc == -EOPNOTSUPP) /* not with this store */
-		return fail(q, con, 501, "%s", zs_store_error());
 	if (rc == -ENOMEM)
 		return fail(q, con, 503, "out of memory: try a smaller selection");
 	if (rc == -EAGAIN || rc == -ECONNREFUSED) /* ClickHouse down or busy */

@@ -299,11 +299,6 @@ static char *store_msg(void)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-static int ch_unsupported(const char *what)
-{
-	zt_say(store_msg(), STORE_MSG, "%s is not answered from ClickHouse yet", what);
-	return -EOPNOTSUPP;
-}
 
 #define LIST_COLS "rid, id, host, command, event, format, time_start, time_end, samples, weight," \
 		  " size, pushed_at, ptype, unit"
@@ -400,8 +395,7 @@ int zs_list_json(struct zs_store *s, const struct zs_selection *sel, struct zbuf
 	int err, rc, n = 0;
 
 	if (zs_store_ch(s))
-		return sel->match.n ? ch_unsupported("a selection by query=")
-				    : zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
+		return zs_ch_list_json(zs_store_ch(s), sel, out, store_msg(), STORE_MSG);
 	procsel_of(&ps, sel);
 	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
@@ -688,7 +682,7 @@ struct premerged {
 	size_t nr;
 	uint64_t profiles;
 	char type[128], unit[64];
-	int64_t span[2];
+	int64_t span[3];
 };
 
 static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struct premerged *pm)
@@ -697,8 +691,6 @@ static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struc
 	int err;
 
 	memset(pm, 0, sizeof(*pm));
-	if (sel->match.n)
-		return ch_unsupported("a selection by query=");
 	err = zs_ch_type(zs_store_ch(s), sel, pm->type, sizeof(pm->type), pm->unit, sizeof(pm->unit),
 			 pm->span, msg, STORE_MSG);
 	if (!err)
@@ -1845,9 +1837,20 @@ int zs_query_timeline(struct zs_store *s, const struct zs_selection *sel, int64_
 	size_t i;
 	int err;
 
-	if (zs_store_ch(s))
-		return ch_unsupported("the timeline");
-	if (!from || !to) {
+	memset(&mg, 0, sizeof(mg));
+	if (zs_store_ch(s)) {
+		int64_t span[3];
+
+		err = zs_ch_type(zs_store_ch(s), sel, mg.type, sizeof(mg.type), mg.unit,
+				 sizeof(mg.unit), span, store_msg(), STORE_MSG);
+		if (err)
+			return err;
+		if (!from)
+			from = span[0];
+		if (!to)
+			to = span[1] > from ? span[1] : from;
+		mg.profiles = (uint64_t)span[2];
+	} else if (!from || !to) {
 		int64_t f = 0, t = 0;
 
 		if ((err = zs_db_get(zs_store_sql(s), &db)))
@@ -1878,9 +1881,16 @@ int zs_query_timeline(struct zs_store *s, const struct zs_selection *sel, int64_
 	}
 	if (!(ts.v = calloc(ts.n + 1, sizeof(*ts.v))))
 		return -ENOMEM;
-	m = zs_mem_rdlock(zs_store_sql(s));
-	err = merge(s, m, sel, NULL, &mg, &ts);
-	zs_mem_unlock(zs_store_sql(s));
+	if (zs_store_ch(s)) {
+		err = zs_ch_series(zs_store_ch(s), sel, ts.from, ts.step, ts.n, ts.v, &mg.samples,
+				   store_msg(), STORE_MSG);
+		for (i = 0; i < ts.n; i++)
+			mg.total_weight += ts.v[i];
+	} else {
+		m = zs_mem_rdlock(zs_store_sql(s));
+		err = merge(s, m, sel, NULL, &mg, &ts);
+		zs_mem_unlock(zs_store_sql(s));
+	}
 	if (!err) {
 		zbuf_put_u8(json, '{');
 		zbuf_put_json_kv_str(json, "type", mg.type, 0);
@@ -1923,6 +1933,11 @@ static int strset_add(struct strset *ss, const char *s, size_t len)
 		return -ENOMEM;
 	ss->n++;
 	return 0;
+}
+
+static int strset_add_cb(void *ctx, const char *s, size_t n)
+{
+	return n ? strset_add(ctx, s, n) : 0;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -2051,8 +2066,13 @@ int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, siz
 	size_t i;
 	int err = 0;
 
-	if (zs_store_ch(s))
-		return ch_unsupported("label discovery");
+	if (zs_store_ch(s)) {
+		for (i = 0; !err && i < n; i++)
+			err = zs_ch_label_names(zs_store_ch(s), &sel[i], strset_add_cb, &ss, store_msg(),
+						STORE_MSG);
+		strset_json(&ss, json);
+		return err ? err : json->err ? -ENOMEM : 0;
+	}
 	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	for (i = 0; !err && i < n; i++) {
@@ -2099,8 +2119,13 @@ int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, si
 	size_t i;
 	int err = 0;
 
-	if (zs_store_ch(s))
-		return ch_unsupported("label discovery");
+	if (zs_store_ch(s)) {
+		for (i = 0; !err && i < n; i++)
+			err = zs_ch_label_values(zs_store_ch(s), &sel[i], name, strset_add_cb, &ss,
+						 store_msg(), STORE_MSG);
+		strset_json(&ss, json);
+		return err ? err : json->err ? -ENOMEM : 0;
+	}
 	if ((err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	for (i = 0; !err && i < n; i++) {

@@ -55,8 +55,8 @@ serve_start "$T/b" "${CH[@]}" || { fail "zt serve B starts on the cluster"; fini
 B_PID=$SERVE_PID B_URL=$SERVE_URL
 check "zt serve names ClickHouse's version" grep -q "profiles in ClickHouse 1[0-9.]* at $U1" "$T/serve.err"
 for i in 1 2; do
-	check "server $i: zt's tables, schema version 1" \
-		[ "$(ch_query $i 'SELECT max(version) FROM zt.schema_local')" = 1 ]
+	check "server $i: zt's tables, schema version 2" \
+		[ "$(ch_query $i 'SELECT max(version) FROM zt.schema_local')" = 2 ]
 done
 
 push() { # push URL TOKEN FILE: the HTTP code; the answer in push.out
@@ -90,6 +90,29 @@ for q in "top?limit=40" "top?limit=40&sort=children" "folded" "top?host=host03&l
 	check "merged $q: A and B answer as the embedded store ($(wc -c < c.out) bytes)" \
 		eval '[ -s c.out ] && cmp -s c.out a.out && cmp -s c.out b.out'
 done
+# the query model (selectors, processes, time, the timeline, discovery) as the embedded store
+from=$(get "$C_URL" "$TC" "timeline?query=cpu" | sed -n 's/.*"from":\([0-9]*\),.*/\1/p')
+enc() { node -e 'console.log(encodeURIComponent(process.argv[1]))' "$1" 2> /dev/null ||
+	python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+for q in "top?limit=20&query=$(enc '{__name__="cpu",host=~"host0[1-3]"}')" \
+	"folded?query=$(enc 'cpu{comm=~"app.*",host!="host02"}')" \
+	"top?limit=10&query=$(enc '{pid="1001"}')" \
+	"top?limit=10&query=cpu&from=$((from + 10))&to=$((from + 19))" \
+	"timeline?query=cpu" "timeline?query=$(enc 'cpu{comm="worker-1"}')&step=20" \
+	"labels" "label/host/values" "label/comm/values" "label/pid/values" \
+	"label/__name__/values" "labels?match[]=$(enc '{host="host03"}')"; do
+	get "$C_URL" "$TC" "$q" > c.out
+	get "$A_URL" "$TA" "$q" > a.out
+	get "$B_URL" "$TB" "$q" > b.out
+	check "$q: A and B answer as the embedded store ($(wc -c < c.out) bytes)" \
+		eval '[ -s c.out ] && ! grep -q error c.out && cmp -s c.out a.out && cmp -s c.out b.out'
+	nq=$((${nq:-0} + 1))
+	cmp -s c.out a.out || { cp c.out "q$nq.c"; cp a.out "q$nq.a"; }
+done
+tot() { get "$1" "$2" "profiles?limit=2&offset=1&query=$(enc '{host!="host02"}')" |
+	sed -n 's/.*"total":\([0-9]*\)}$/\1/p'; }
+check "the list's total, paged, as the embedded store's" \
+	eval '[ -n "$(tot "$C_URL" "$TC")" ] && [ "$(tot "$C_URL" "$TC")" = "$(tot "$A_URL" "$TA")" ]'
 # pprof: the same profile, its samples in another order (by each store's stack ids)
 get "$C_URL" "$TC" pprof > c.pb.gz
 get "$B_URL" "$TB" pprof > b.pb.gz
@@ -227,6 +250,6 @@ ch_query 1 "CREATE TABLE ztnew.schema_local (version UInt32, at DateTime) ENGINE
 ch_query 1 "INSERT INTO ztnew.schema_local VALUES (99, now())" > /dev/null
 "$ZT" serve --listen 127.0.0.1:1 --data-dir "$T/x" --clickhouse "$U1" --clickhouse-database ztnew \
 	--clickhouse-credentials creds 2> newer.err
-check "tables of a newer zt: refused ($(head -c 160 newer.err))" grep -q "newer than this zt's (1): upgrade zt" newer.err
+check "tables of a newer zt: refused ($(head -c 160 newer.err))" grep -q "newer than this zt's (2): upgrade zt" newer.err
 
 finish
