@@ -11,6 +11,9 @@
 #    query of a fresh zt serve) and warm (median of 3); goal on ClickHouse:
 #    a merged query over 10,000 under 2 s. Each line gives the ratio
 #    ClickHouse / SQLite measured in this run.
+#  - a fleet's queries, warm: a selector (3 hosts, one process left out),
+#    one process (comm), one minute of time (samples cut by their time),
+#    the timeline, label discovery (hosts, processes).
 # Env: SAMPLES (4000), PUSHERS (8), SIZES ("1000 10000"). Needs
 # clickhouse-server (scripts/setup.sh --test).
 set -u
@@ -123,6 +126,22 @@ for n in $SIZES; do
 		printf "    merged flame graph, warm: SQLite %d ms, ClickHouse %d ms (%.2fx)\n", fws, fwc, fwc / fws
 		printf "    one host (1/10), warm: SQLite %d ms, ClickHouse %d ms (%.2fx)\n", hws, hwc, hwc / hws
 		printf "    the same top from both stores: %s\n", same }'
+	# a fleet's queries: a selector, a process cut, a time range, the
+	# timeline, label discovery
+	sel='query=%7B__name__%3D%22cpu%22%2Chost%3D~%22host0%5B1-3%5D%22%2Ccomm!%3D%22worker-2%22%7D'
+	t0=$(curl -s -H "Authorization: Bearer $TOKEN_sq" "$URL_sq/api/v1/timeline?query=cpu" |
+		sed -n 's/.*"from":\([0-9]*\),.*/\1/p')
+	for nq in "3 hosts, not one process|top?limit=50&$sel" \
+		"one process (comm)|top?limit=50&query=%7Bcomm%3D%22app1%22%7D" \
+		"one minute of time|top?limit=50&query=cpu&from=$((t0 + 600))&to=$((t0 + 659))" \
+		"the timeline|timeline?query=cpu" "the hosts (discovery)|label/host/values" \
+		"the processes (discovery)|label/comm/values"; do
+		q=${nq#*|}
+		ms=$(median3 "$URL_sq" "$TOKEN_sq" "/api/v1/$q")
+		mc=$(median3 "$URL_ca" "$TOKEN_ca" "/api/v1/$q")
+		awk -v q="${nq%%|*}" -v s="$ms" -v c="$mc" 'BEGIN {
+			printf "    %-26s warm: SQLite %d ms, ClickHouse %d ms (%.2fx)\n", q ":", s, c, c / (s ? s : 1) }'
+	done
 done
 bad=$(awk '{ s += $1 } END { print s + 0 }' "$T/bad")
 echo "  failed pushes: $bad"

@@ -471,7 +471,15 @@ static void ch_matcher(struct zbuf *q, const struct zs_matcher *m)
 	int neg = m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE;
 
 	put(q, neg ? " AND NOT (" : " AND (");
-	if (col) {
+	if (col && strcmp(col, "pt")) {
+		/* host and command: the recording's, or a pushed label of that name */
+		ch_positive(q, m, col);
+		put(q, " OR arrayExists((k, v) -> k = ");
+		zt_ch_quote(q, m->name);
+		put(q, " AND ");
+		ch_positive(q, m, "v");
+		put(q, ", lk, lv)");
+	} else if (col) {
 		ch_positive(q, m, col);
 	} else if (m->name[0] == '_' && m->name[1] == '_') {
 		put(q, m->empty_ok ? "1" : "0"); /* the store's own labels */
@@ -1576,11 +1584,14 @@ int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const ch
 	} else {
 		if (!strcmp(name, "__name__"))
 			put(&q, "SELECT DISTINCT pt FROM (");
-		else if (!strcmp(name, "host"))
-			put(&q, "SELECT DISTINCT h FROM (");
-		else if (!strcmp(name, "command"))
-			put(&q, "SELECT DISTINCT cmd FROM (");
-		else {
+		else if (!strcmp(name, "host") || !strcmp(name, "command")) {
+			/* the recording's, and the labels of that name */
+			put(&q, name[0] == 'h' ? "SELECT DISTINCT arrayJoin(arrayConcat([h],"
+					       : "SELECT DISTINCT arrayJoin(arrayConcat([cmd],");
+			put(&q, " arrayFilter((v, k) -> k = ");
+			zt_ch_quote(&q, name);
+			put(&q, ", lv, lk))) FROM (");
+		} else {
 			put(&q, "SELECT DISTINCT arrayJoin(arrayFilter((v, k) -> k = ");
 			zt_ch_quote(&q, name);
 			put(&q, ", lv, lk)) FROM (");

@@ -98,7 +98,18 @@ static void matcher_sql(struct zbuf *q, struct binds *b, const struct zs_matcher
 	int neg = m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE;
 
 	put_s(q, neg ? " AND NOT (" : " AND (");
-	if (col) {
+	if (col && strcmp(col, "ptype")) {
+		/* host and command: the recording's, or a pushed label of that name
+		 * (agents on one machine name their hosts so) */
+		put_s(q, col);
+		put_s(q, re ? " REGEXP ?" : " = ?");
+		bind_s(b, m->value);
+		put_s(q, " OR EXISTS(SELECT 1 FROM labels l WHERE l.rid=profiles.rid AND l.key=? AND"
+			 " l.value");
+		put_s(q, re ? " REGEXP ?)" : " = ?)");
+		bind_s(b, m->name);
+		bind_s(b, m->value);
+	} else if (col) {
 		put_s(q, col);
 		put_s(q, re ? " REGEXP ?" : " = ?");
 		bind_s(b, m->value);
@@ -2131,16 +2142,17 @@ int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, si
 	for (i = 0; !err && i < n; i++) {
 		if (!strcmp(name, "__name__"))
 			err = collect(db, &sel[i], "SELECT DISTINCT ptype FROM profiles", NULL, 0, &ss);
-		else if (!strcmp(name, "host"))
-			err = collect(db, &sel[i], "SELECT DISTINCT host FROM profiles", NULL, 0, &ss);
-		else if (!strcmp(name, "command"))
-			err = collect(db, &sel[i], "SELECT DISTINCT command FROM profiles", NULL, 0,
-				      &ss);
+		else if (!strcmp(name, "host") || !strcmp(name, "command"))
+			err = collect(db, &sel[i],
+				      name[0] == 'h' ? "SELECT DISTINCT host FROM profiles"
+						     : "SELECT DISTINCT command FROM profiles",
+				      NULL, 0, &ss);
 		else if (!strcmp(name, "comm") || !strcmp(name, "pid"))
 			err = collect_procs(s, db, &sel[i], name[0] == 'p', &ss);
-		else if (name[0] == '_' && name[1] == '_')
-			; /* the store's own labels: none shown */
-		else
+		/* the labels of that name (host and command: besides the recording's);
+		 * the store's own (starting "__") never shown */
+		if (!err && strcmp(name, "__name__") && strcmp(name, "comm") && strcmp(name, "pid") &&
+		    !(name[0] == '_' && name[1] == '_'))
 			err = collect(db, &sel[i], "SELECT DISTINCT value FROM labels WHERE key=? AND",
 				      name, 1, &ss);
 	}
