@@ -242,6 +242,23 @@ run(CDP, 'serve-web', 160000, async (client, h) => {
 		(unit !== 'nanoseconds' || /CPU time/.test(legend)) && near(shown(await ev(`document.getElementById('legend-total').textContent`)), fsum));
 	await T.shot('01-table-and-flame');
 
+	/* the table sorts by a column's header, in the URL */
+	await T.clickSel('#tbl th[data-key="total"]');
+	await sleep(200);
+	let sorted = (await T.rows('#tbl')).map((r) => r.c[3].v);
+	check('a click on "total" sorts the table by it, largest first', sorted.length > 3 && sorted.every((v, i) => !i || sorted[i - 1] >= v) &&
+		(await T.state()).sort === '-total');
+	await T.clickSel('#tbl th[data-key="total"]');
+	await sleep(200);
+	sorted = (await T.rows('#tbl')).map((r) => r.c[3].v);
+	check('... again: smallest first', sorted.every((v, i) => !i || sorted[i - 1] <= v) && (await T.state()).sort === '+total');
+	await T.clickSel('#tbl th[data-key="name"]');
+	await sleep(200);
+	const byName = (await T.rows('#tbl')).map((r) => r.name);
+	check('... by function name', byName.every((v, i) => !i || byName[i - 1] <= v));
+	await T.clickSel('#tbl th[data-key="self"]');
+	await sleep(200);
+
 	/* export: the folded stacks of the selection, downloaded */
 	const dl = path.join(shots, '..', 'downloads');
 	fs.mkdirSync(dl, { recursive: true });
