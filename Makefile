@@ -11,7 +11,7 @@
 #                        addr2line and llvm-symbolizer, the GPU library's costs
 #   make CUDA_HOME=DIR   where CUDA's CUPTI is for build/libztcupti.so (/usr/local/cuda)
 #   make install PREFIX=/usr/local DESTDIR=    build/zt, its man pages, bash completion,
-#                        libztcupti.so under $(DESTDIR)$(PREFIX)
+#                        libztcupti.so, the agent's systemd unit under $(DESTDIR)$(PREFIX)
 #   make uninstall       remove exactly those files again (same PREFIX and DESTDIR)
 #
 # V=1 shows the commands. Objects go under $(BUILD)/, never next to sources.
@@ -140,7 +140,7 @@ include mk/gpubench.mk
 include mk/gpubundle.mk
 
 .SECONDARY: $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-.PHONY: bench-python bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
+.PHONY: bench-agent bench-python bench-serve bench-serve-scale bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-unwind-cmp all clean check check-unit check-fuzz check-e2e check-asan fuzz fuzz-run bench install uninstall help tests-build
 all: $(ZT) $(BUILD)/tests/.stamp-workloads
 ifneq ($(HAVE_TRACEEVENT),y)
 all: traceevent-skip
@@ -267,7 +267,7 @@ fuzz-run: fuzz
 	$(Q)tests/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/tests/fuzz/%)
 
 bench: bench-record bench-symbolize bench-script bench-report bench-top bench-flame bench-unwind bench-serve bench-serve-scale \
-	bench-cupti bench-symbols bench-gpusym bench-python
+	bench-cupti bench-symbols bench-gpusym bench-python bench-agent
 
 bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 	$(Q)ZT=$(abspath $(ZT)) WL=$(abspath $(BUILD)/tests/workloads) bench/record.sh
@@ -275,6 +275,11 @@ bench-record: $(ZT) $(BUILD)/tests/.stamp-workloads
 # Python frames: the slowdown of python3.11 work under zt record -g with and without them
 bench-python: $(ZT)
 	$(Q)ZT=$(abspath $(ZT)) bench/python.sh
+
+# the agent's own CPU: zt record -a -F 19 -g --push to a local zt serve, both cores busy,
+# against perf record -a -F 19 -g in the same run
+bench-agent: $(ZT)
+	$(Q)ZT=$(abspath $(ZT)) bench/agent.sh
 
 bench-symbolize: $(ZT)
 	$(Q)ZT=$(abspath $(ZT)) bench/symbolize.sh
@@ -329,13 +334,22 @@ install: $(ZT)
 	if [ -f $(BUILD)/libztcupti.so ]; then install -D -m 755 $(BUILD)/libztcupti.so \
 		$(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so; fi
 	install -D -m 644 completion/zt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt
+	# the agent (zt record --push) as a systemd service, zt where this install put it,
+	# and an example of its settings (for /etc/default/zt-agent)
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|/usr/local/|$(PREFIX)/|g' dist/zt-agent.service \
+		> $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service
+	install -D -m 644 dist/zt-agent.default $(DESTDIR)$(PREFIX)/share/zt/zt-agent.default
 
 # what install put there, and the directories of zt's own that it made
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/zt $(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service \
+		$(DESTDIR)$(PREFIX)/share/zt/zt-agent.default
 	for m in man/*.[0-9]; do s=$${m##*.}; rm -f $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
-	-rmdir $(DESTDIR)$(PREFIX)/lib/zt 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/lib/zt $(DESTDIR)$(PREFIX)/share/zt 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -475,6 +475,8 @@ static void *run(void *arg)
 {
 	struct agent *a = arg;
 
+	pthread_setname_np(pthread_self(), "zt-agent");
+	pthread_setname_np(pthread_self(), "zt-agent");
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		uint64_t t;

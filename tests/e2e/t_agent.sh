@@ -10,11 +10,16 @@
 # - a tiny queue while the server is down: the oldest dropped, said, and
 #   pushed + dropped = recorded;
 # - SIGTERM: the last (only) piece is pushed before the exit;
-# - a bad token, a read-only token: said, exit 3, nothing recorded;
+# - a bad token, a read-only token: said, exit 3, nothing recorded; with
+#   the server away at the start, at its first answer;
 # - the spool: refused as a symlink or another user's; its files 0600; its
-#   pieces outlive the agent and go first at the next start.
+#   pieces outlive the agent and go first at the next start;
+# - dist/zt-agent.service: systemd-analyze verify, and its command line with
+#   dist/zt-agent.default's settings runs and pushes;
+# - https with a private CA: refused without --cacert (exit 4), pushed with.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
+unit=$(cd "$(dirname "$0")/../../dist" && pwd)
 cd "$T"
 D=$T/data
 host=$(uname -n)
@@ -262,7 +267,52 @@ check "spool: all pushed, the earlier ones too ($(field spool2 P) of $((n1 + 1))
 check "spool: empty after" [ -z "$(ls spool)" ]
 check "spool: the server has them" [ "$(listed test=spool | wc -l)" = $((n1 + 1)) ]
 
-# ---- (7) https with a private CA: --cacert -------------------------------
+# ---- (7) the shipped systemd unit: its command line, with the example settings ----
+if command -v systemd-analyze > /dev/null; then
+	systemd-analyze verify "$unit/zt-agent.service" > verify.out 2>&1
+	check "dist/zt-agent.service: systemd-analyze verify finds nothing but the binary's absence" \
+		bash -c "! grep -v 'is not executable\|man zt-record' verify.out | grep -q ."
+fi
+# ExecStart as systemd runs it: Environment= defaults, then the settings
+# file (a copy of dist/zt-agent.default, filled in); ${V} one word, $V split
+declare -A envv=()
+for kv in $(sed -n 's/^Environment=ZT_FREQ/ZT_FREQ/p' "$unit/zt-agent.service"); do
+	envv[${kv%%=*}]=${kv#*=}
+done
+sed -e "s|^ZT_SERVER=.*|ZT_SERVER=$URL1|" -e "s|^ZT_TOKEN=.*|ZT_TOKEN=$PUSH|" \
+	-e "s|^#ZT_AGENT_OPTS=.*|ZT_AGENT_OPTS=--label test=unit --no-push-symbols|" \
+	-e "s|^#ZT_PUSH_INTERVAL=.*|ZT_PUSH_INTERVAL=2|" "$unit/zt-agent.default" > agent.default
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	envv[${line%%=*}]=${line#*=}
+done < agent.default
+cmdline=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit/zt-agent.service" | sed 's/^ExecStart=//; s/\\$//' | tr '\t\n' '  ')
+argv=()
+for w in $cmdline; do
+	case $w in
+	'${'*'}') n=${w:2:-1}; argv+=("${envv[$n]}") ;;
+	'$'*) n=${w:1}; read -ra more <<< "${envv[$n]}"; argv+=("${more[@]}") ;;
+	/usr/local/bin/zt) argv+=("$ZT") ;;
+	/var/lib/zt-agent/*) mkdir -p "$T/state"; argv+=("$T/state/${w#/var/lib/zt-agent/}") ;;
+	*) argv+=("$w") ;;
+	esac
+done
+echo "${argv[*]}" > unit.cmdline
+ZT_TOKEN=${envv[ZT_TOKEN]} "${argv[@]}" 2> unit.err &
+upid=$!
+bgpids+=("$upid")
+sleep 5
+kill -TERM "$upid"
+wait "$upid"
+check "the unit's command line runs: exit 0 at SIGTERM (KillSignal)" [ $? = 0 ]
+check "... -a -F 19 -g, every 2 s, the spool in the state directory" \
+	all "grep -q -- '-a -F 19 -g --push $URL1 --push-interval 2 --push-queue-size 64M --push-spool $T/state/spool --label test=unit --no-push-symbols' unit.cmdline" \
+	"[ -d '$T/state/spool' ]"
+check "... its pieces pushed ($(field unit P) of $(field unit R)), on the server" \
+	all "[ '$(field unit P)' -ge 2 ]" "[ '$(field unit P)' = '$(field unit R)' ]" \
+	"[ \"\$(listed test=unit | wc -l)\" = '$(field unit P)' ]"
+
+# ---- (8) https with a private CA: --cacert -------------------------------
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR
 if command -v openssl > /dev/null; then
 	ossl() { openssl "$@" > /dev/null 2>> openssl.err; }
