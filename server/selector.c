@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,126 @@ const struct zs_matcher *zs_selector_find(const struct zs_selector *s, const cha
 	return NULL;
 }
 
+#define MAX_REPEAT 1000 /* RE2's bound on a counted repetition, here on their nesting too */
+#define MAX_DEPTH 64
+
+/* Whether a regular expression is one zt compiles: what RE2 (Prometheus's
+ * engine) refuses, glibc's regcomp may take time or memory exponential in
+ * the pattern's length for (a repetition of a repetition, "a++++"; counted
+ * repetitions nested: "((a{1000}){1000})"; back-references). 0, or
+ * -EINVAL with msg. */
+static int re_ok(const char *v, const char *name, char *msg, size_t msglen)
+{
+	uint64_t inner[MAX_DEPTH + 1];
+	size_t depth = 0, i = 0, n = strlen(v);
+	int after_rep = 0, atom = 0;
+	uint64_t closed = 1; /* the expansion of the atom just ended */
+	uint64_t total = 0;  /* of every repetition */
+
+	inner[0] = 1;
+	while (i < n) {
+		char c = v[i];
+
+		if (c == '*' || c == '+' || c == '?' || c == '{') {
+			uint64_t b = 1;
+
+			if (after_rep)
+				return say(msg, msglen,
+					   "bad regular expression for %s: a repetition of a "
+					   "repetition at offset %zu",
+					   name, i);
+			if (!atom)
+				return say(msg, msglen,
+					   "bad regular expression for %s: a repetition of nothing "
+					   "at offset %zu",
+					   name, i);
+			if (c == '{') {
+				uint64_t m = 0, k = 0;
+				int digits = 0;
+
+				for (i++; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
+					if ((m = m * 10 + (uint64_t)(v[i] - '0')) > MAX_REPEAT)
+						goto big;
+				if (i < n && v[i] == ',')
+					for (i++; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
+						if ((k = k * 10 + (uint64_t)(v[i] - '0')) > MAX_REPEAT)
+							goto big;
+				if (i >= n || v[i] != '}' || !digits)
+					return say(msg, msglen,
+						   "bad regular expression for %s: a bad {m,n} at "
+						   "offset %zu",
+						   name, i);
+				b = (m > k ? m : k) ? (m > k ? m : k) : 1;
+			}
+			if (closed * b > MAX_REPEAT || (total += closed * b) > 10 * MAX_REPEAT)
+				goto big;
+			if (closed * b > inner[depth])
+				inner[depth] = closed * b;
+			after_rep = 1;
+			i++;
+			continue;
+		}
+		after_rep = 0;
+		atom = 1;
+		closed = 1;
+		if (c == '\\') {
+			if (i + 1 < n && v[i + 1] >= '1' && v[i + 1] <= '9')
+				return say(msg, msglen,
+					   "bad regular expression for %s: back-references (\\%c) "
+					   "are not taken",
+					   name, v[i + 1]);
+			i += 2;
+		} else if (c == '[') {
+			/* a bracket expression: "]" first is a member; [:class:] inside */
+			i++;
+			if (i < n && v[i] == '^')
+				i++;
+			if (i < n && v[i] == ']')
+				i++;
+			while (i < n && v[i] != ']') {
+				if (v[i] == '[' && i + 1 < n && (v[i + 1] == ':' || v[i + 1] == '.' ||
+								 v[i + 1] == '=')) {
+					const char *e = strstr(v + i + 2, (char[3]){ v[i + 1], ']', 0 });
+
+					i = e ? (size_t)(e - v) + 2 : n;
+				} else {
+					i++;
+				}
+			}
+			i++;
+		} else if (c == '(') {
+			if (depth >= MAX_DEPTH)
+				return say(msg, msglen,
+					   "bad regular expression for %s: more than %d groups inside "
+					   "each other",
+					   name, MAX_DEPTH);
+			inner[++depth] = 1;
+			atom = 0;
+			i++;
+		} else if (c == ')') {
+			if (!depth)
+				return say(msg, msglen,
+					   "bad regular expression for %s: a ')' without '(' at offset "
+					   "%zu",
+					   name, i);
+			closed = inner[depth--];
+			if (closed > inner[depth])
+				inner[depth] = closed;
+			i++;
+		} else if (c == '|') {
+			atom = 0;
+			i++;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+big:
+	return say(msg, msglen,
+		   "bad regular expression for %s: counted repetitions of more than %d in all",
+		   name, MAX_REPEAT);
+}
+
 int zs_selector_add(struct zs_selector *s, const char *name, enum zs_mop op, const char *value,
 		    char *msg, size_t msglen)
 {
@@ -122,6 +243,8 @@ int zs_selector_add(struct zs_selector *s, const char *name, enum zs_mop op, con
 	if (vl > ZS_MAX_MATCH_VALUE)
 		return say(msg, msglen, "the value of %s is longer than %d bytes", name,
 			   ZS_MAX_MATCH_VALUE);
+	if ((op == ZS_MOP_RE || op == ZS_MOP_NRE) && re_ok(value, name, msg, msglen))
+		return -EINVAL;
 	m = &s->m[s->n];
 	memset(m, 0, sizeof(*m));
 	m->op = op;

@@ -72,6 +72,17 @@ static void test_parse(void **state)
 	assert_int_equal(parse("{9a=\"x\"}", &s, msg), -EINVAL);
 	assert_int_equal(parse("{a=~\"(b\"}", &s, msg), -EINVAL);
 	assert_non_null(strstr(msg, "bad regular expression for a"));
+	/* what RE2 refuses and glibc would take exponential memory or time for */
+	assert_int_equal(parse("{a=~\"x+++++++++++++++++++++++++++++++\"}", &s, msg), -EINVAL);
+	assert_non_null(strstr(msg, "a repetition of a repetition"));
+	assert_int_equal(parse("{a=~\"((x{100}){100})\"}", &s, msg), -EINVAL);
+	assert_non_null(strstr(msg, "more than 1000"));
+	assert_int_equal(parse("{a=~\"x{1001}\"}", &s, msg), -EINVAL);
+	assert_int_equal(parse("{a=~\"(x)\\\\1\"}", &s, msg), -EINVAL);
+	assert_non_null(strstr(msg, "back-references"));
+	assert_int_equal(parse("{a=~\"*x\"}", &s, msg), -EINVAL);
+	assert_int_equal(parse("{a=~\"((x{10}){10})|[*+]{2,3}[[:alpha:]]*\"}", &s, msg), 0);
+	zs_selector_release(&s);
 	assert_int_equal(parse("cpu{a=\"b\"} x", &s, msg), -EINVAL);
 	assert_non_null(strstr(msg, "unexpected"));
 	{
