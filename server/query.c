@@ -2319,7 +2319,8 @@ int zs_query_source(struct zs_store *s, const struct zs_selection *sel, const ch
 			zbuf_putf(json, "%s{\"line\":%" PRIu32 ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}",
 				  i ? "," : "", l[i].line, l[i].self, l[i].total);
 		zbuf_put(json, "],\"text\":", 9);
-		source_text(s, &best.bid, best.file, json);
+		/* the store keys sources by the path without its leading "/" (zr_srcpath) */
+		source_text(s, &best.bid, best.file[0] == '/' ? best.file + 1 : best.file, json);
 		zbuf_put_u8(json, '}');
 		if (json->err)
 			err = -ENOMEM;
