@@ -1603,3 +1603,37 @@ int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const ch
 	zbuf_release(&q);
 	return err;
 }
+
+int zs_ch_merge_procs(struct zs_ch *c, const struct zs_selection *sel,
+		      int (*cb)(void *ctx, uint64_t stack, uint32_t pid, const char *comm, size_t len,
+				uint64_t count, uint64_t weight),
+		      void *ctx, char *msg, size_t msglen)
+{
+	struct zbuf q, ans;
+	struct zcur r;
+	int err;
+
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	sel_samples(c, &q, sel, "stack, pid, comm, sum(count), sum(weight)");
+	put(&q, " GROUP BY stack, pid, comm FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	zcur_init(&r, ans.data, ans.len);
+	while (!err && zcur_left(&r)) {
+		uint64_t stack, count, weight;
+		uint32_t pid;
+		const uint8_t *p;
+		size_t l;
+
+		if (zcur_u64le(&r, &stack) || zcur_u32le(&r, &pid) || zcur_bytes(&r, &p, &l) ||
+		    zcur_u64le(&r, &count) || zcur_u64le(&r, &weight)) {
+			zt_say(msg, msglen, "ClickHouse sent rows zt cannot read");
+			err = -EREMOTEIO;
+			break;
+		}
+		err = cb(ctx, stack, pid, (const char *)p, l, count, weight);
+	}
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	return err;
+}

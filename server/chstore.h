@@ -146,6 +146,11 @@ int zs_ch_label_names(struct zs_ch *c, const struct zs_selection *sel,
 int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const char *name,
 		       int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
 		       size_t msglen);
+/* The selection's samples summed per (stack, pid, comm): cb for each. */
+int zs_ch_merge_procs(struct zs_ch *c, const struct zs_selection *sel,
+		      int (*cb)(void *ctx, uint64_t stack, uint32_t pid, const char *comm, size_t len,
+				uint64_t count, uint64_t weight),
+		      void *ctx, char *msg, size_t msglen);
 int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_row **rows,
 		size_t *nr, uint64_t *profiles, char *msg, size_t msglen);
 

@@ -563,6 +563,20 @@ struct merged {
 	uint8_t *pok;     /* its processes: which pass */
 	size_t cap_pok;
 	struct series *ts; /* NULL, or the time series to sum into */
+	/* byproc: also per (stack, process): the samples of pprof's sample
+	 * labels pid and comm */
+	int byproc;
+	struct psample *psm;
+	size_t nr_psm, cap_psm;
+	struct zt_htab pshash;
+	struct zt_strtab comms;
+	uint32_t *ppid, *pcomm; /* the current tagg's processes */
+	size_t cap_pp;
+};
+
+struct psample {
+	uint32_t stack, pid, comm; /* comm: in merged.comms */
+	uint64_t count, value;
 };
 
 static inline int bucket_in(const struct merged *mg, int64_t b)
@@ -583,7 +597,57 @@ static int pok_cb(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_
 	if (ZT_GROW(mg->pok, mg->cap_pok, (size_t)idx + 1))
 		return -ENOMEM;
 	mg->pok[idx] = (uint8_t)proc_ok(&mg->ps, pid, comm, len);
+	if (mg->byproc) {
+		char cb[256];
+
+		if (ZT_GROW(mg->ppid, mg->cap_pp, (size_t)idx + 1) ||
+		    (mg->cap_pp > 0 && !(mg->pcomm = realloc(mg->pcomm, mg->cap_pp * sizeof(*mg->pcomm)))))
+			return -ENOMEM;
+		snprintf(cb, sizeof(cb), "%.*s", (int)(len < 255 ? len : 255), comm);
+		mg->ppid[idx] = pid;
+		if (zt_strtab_intern_str(&mg->comms, cb, &mg->pcomm[idx]))
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+static inline uint64_t psm_hash(uint32_t stack, uint32_t pid, uint32_t comm)
+{
+	return zt_hash_mix(zt_hash_pair(stack, pid), comm);
+}
+
+static uint64_t psm_hash_at(const void *ctx, uint32_t i)
+{
+	const struct merged *mg = ctx;
+
+	return psm_hash(mg->psm[i].stack, mg->psm[i].pid, mg->psm[i].comm);
+}
+
+/* Count samples of stack in process (pid, comm) (byproc). */
+static void psm_add(struct merged *mg, uint32_t stack, uint32_t pid, uint32_t comm, uint64_t cnt,
+		   uint64_t w)
+{
+	uint64_t h = psm_hash(stack, pid, comm);
+	uint32_t i;
+	size_t j;
+
+	if (zt_htab_reserve(&mg->pshash, 1, psm_hash_at, mg)) {
+		mg->bad = 1;
+		return;
+	}
+	for (j = zt_htab_first(&mg->pshash, h); zt_htab_get(&mg->pshash, j, &i);
+	     j = zt_htab_next(&mg->pshash, j))
+		if (mg->psm[i].stack == stack && mg->psm[i].pid == pid && mg->psm[i].comm == comm) {
+			mg->psm[i].count += cnt;
+			mg->psm[i].value += w;
+			return;
+		}
+	if (ZT_GROW(mg->psm, mg->cap_psm, mg->nr_psm + 1)) {
+		mg->bad = 1;
+		return;
+	}
+	mg->psm[mg->nr_psm] = (struct psample){ stack, pid, comm, cnt, w };
+	zt_htab_set(&mg->pshash, j, (uint32_t)mg->nr_psm++);
 }
 
 static inline void merge_add(struct merged *mg, uint64_t st, uint64_t cnt, uint64_t w)
@@ -614,6 +678,8 @@ static void merge_cb(void *ctx, const uint8_t *agg, size_t len, int timed)
 				continue; /* committed after this query took the tables */
 			merge_add(mg, st, cnt, w);
 			series_add(mg->ts, b, w);
+			if (mg->byproc)
+				psm_add(mg, (uint32_t)st, 0, 0, cnt, w);
 		}
 	} else {
 		struct zs_tcur c;
@@ -629,6 +695,9 @@ static void merge_cb(void *ctx, const uint8_t *agg, size_t len, int timed)
 				continue;
 			merge_add(mg, e.stack, e.count, e.value);
 			series_add(mg->ts, e.t, e.value);
+			if (mg->byproc)
+				psm_add(mg, e.stack, mg->ppid[e.proc], mg->pcomm[e.proc], e.count,
+					e.value);
 		}
 		if (r < 0)
 			mg->bad = 1;
@@ -641,6 +710,11 @@ static void merged_release(struct merged *mg)
 	free(mg->weight);
 	free(mg->stacks);
 	free(mg->pok);
+	free(mg->psm);
+	zt_htab_release(&mg->pshash);
+	zt_strtab_release(&mg->comms);
+	free(mg->ppid);
+	free(mg->pcomm);
 }
 
 /* The profile type and unit of a selection into mg: -EDOM (with the
@@ -716,7 +790,7 @@ static int ch_premerge(struct zs_store *s, const struct zs_selection *sel, struc
 /* Merge the selection (mem read-locked by the caller; pm: ClickHouse's,
  * or NULL); ts: a time series to sum into too, or NULL. */
 static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_selection *sel,
-		 const struct premerged *pm, struct merged *mg, struct series *ts)
+		 const struct premerged *pm, struct merged *mg, struct series *ts, int byproc)
 {
 	sqlite3_stmt *st = NULL;
 	sqlite3 *db;
@@ -724,6 +798,10 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 	int err, rc = SQLITE_DONE;
 
 	memset(mg, 0, sizeof(*mg));
+	mg->byproc = byproc;
+	zt_strtab_init(&mg->comms);
+	if (byproc && zt_strtab_intern_str(&mg->comms, "", &(uint32_t){ 0 }))
+		return -ENOMEM; /* id 0: "" (a profile without processes) */
 	mg->nr_stacks = m->nr_stacks;
 	mg->count = calloc(mg->nr_stacks + 1, sizeof(*mg->count));
 	mg->weight = calloc(mg->nr_stacks + 1, sizeof(*mg->weight));
@@ -763,7 +841,7 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 
 		mg->cur_t = sqlite3_column_int64(st, 1);
 		err = zs_agg_visit(zs_store_sql(s), db, sqlite3_column_int64(st, 0),
-				   mg->timed || ts, merge_cb, mg);
+				   mg->timed || ts || byproc, merge_cb, mg);
 		if (err == -ENOENT) {
 			err = 0; /* deleted meanwhile */
 		} else if (mg->samples > before || !mg->timed) {
@@ -804,7 +882,62 @@ struct view {
 	int locked_c;
 };
 
+static int view_open_opt(struct view *v, struct zs_store *s, const struct zs_selection *sel,
+			 int byproc);
+
 static int view_open(struct view *v, struct zs_store *s, const struct zs_selection *sel)
+{
+	return view_open_opt(v, s, sel, 0);
+}
+
+/* ClickHouse's samples of a merge per (stack, process), into mg (byproc). */
+struct chproc {
+	struct merged *mg;
+	const struct premerged *pm;
+	struct zt_htab idx; /* ClickHouse stack -> its row in pm */
+};
+
+
+static int chproc_cb(void *ctx, uint64_t stack, uint32_t pid, const char *comm, size_t len,
+		     uint64_t count, uint64_t weight)
+{
+	struct chproc *c = ctx;
+	char cb[256];
+	uint32_t i, cid;
+	size_t j;
+
+	for (j = zt_htab_first(&c->idx, zt_hash_mix(0, stack)); zt_htab_get(&c->idx, j, &i);
+	     j = zt_htab_next(&c->idx, j))
+		if (c->pm->rows[i].stack == stack)
+			break;
+	if (!zt_htab_get(&c->idx, j, &i) || c->pm->local[i] >= c->mg->nr_stacks)
+		return 0; /* a stack the merge did not have */
+	snprintf(cb, sizeof(cb), "%.*s", (int)(len < 255 ? len : 255), comm);
+	if (zt_strtab_intern_str(&c->mg->comms, cb, &cid))
+		return -ENOMEM;
+	psm_add(c->mg, c->pm->local[i], pid, cid, count, weight);
+	return c->mg->bad ? -ENOMEM : 0;
+}
+
+static int ch_byproc(struct zs_store *s, const struct zs_selection *sel,
+		     const struct premerged *pm, struct merged *mg)
+{
+	struct chproc c = { mg, pm, { 0 } };
+	size_t i;
+	int err;
+
+	zt_htab_init(&c.idx);
+	if (zt_htab_reset(&c.idx, pm->nr + 1))
+		return -ENOMEM;
+	for (i = 0; i < pm->nr; i++)
+		zt_htab_add(&c.idx, zt_hash_mix(0, pm->rows[i].stack), (uint32_t)i);
+	err = zs_ch_merge_procs(zs_store_ch(s), sel, chproc_cb, &c, store_msg(), STORE_MSG);
+	zt_htab_release(&c.idx);
+	return err;
+}
+
+static int view_open_opt(struct view *v, struct zs_store *s, const struct zs_selection *sel,
+			 int byproc)
 {
 	uint8_t *need = NULL;
 	size_t i, k;
@@ -821,7 +954,9 @@ static int view_open(struct view *v, struct zs_store *s, const struct zs_selecti
 		return err;
 	}
 	v->m = zs_mem_rdlock(zs_store_sql(s));
-	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg, NULL);
+	err = merge(s, v->m, sel, zs_store_ch(s) ? &pm : NULL, &v->mg, NULL, byproc);
+	if (!err && byproc && zs_store_ch(s))
+		err = ch_byproc(s, sel, &pm, &v->mg);
 	if (zs_store_ch(s)) {
 		free(pm.rows);
 		free(pm.local);
@@ -1564,22 +1699,25 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 
 	memset(&w, 0, sizeof(w));
 	perftools__profiles__profile__init(&w.p);
-	err = view_open(&v, s, sel);
+	/* per stack and process: the samples' labels pid and comm */
+	err = view_open_opt(&v, s, sel, 1);
 	if (err)
 		goto out;
 	if (pp_str(&w, "") < 0)
 		goto nomem;
 	w.loc_of = calloc(v.m->nr_frames + 1, sizeof(*w.loc_of));
-	for (i = 0; i < v.mg.nr_used; i++) {
-		uint32_t st = v.mg.stacks[i];
+	if (v.mg.bad)
+		goto nomem;
+	for (i = 0; i < v.mg.nr_psm; i++) {
+		uint32_t st = v.mg.psm[i].stack;
 
 		nl += v.m->soff[st + 1] - v.m->soff[st];
 	}
-	samples = calloc(v.mg.nr_used + 1, sizeof(*samples));
-	sptrs = calloc(v.mg.nr_used + 1, sizeof(*sptrs));
-	labels = calloc(v.mg.nr_used + 1, sizeof(*labels));
-	lbp = calloc(v.mg.nr_used + 1, sizeof(*lbp));
-	vals = calloc(2 * v.mg.nr_used + 1, sizeof(*vals));
+	samples = calloc(v.mg.nr_psm + 1, sizeof(*samples));
+	sptrs = calloc(v.mg.nr_psm + 1, sizeof(*sptrs));
+	labels = calloc(3 * v.mg.nr_psm + 1, sizeof(*labels));
+	lbp = calloc(3 * v.mg.nr_psm + 1, sizeof(*lbp));
+	vals = calloc(2 * v.mg.nr_psm + 1, sizeof(*vals));
 	locids = calloc(nl + 1, sizeof(*locids));
 	if (!w.loc_of || !samples || !sptrs || !labels || !lbp || !vals || !locids)
 		goto nomem;
@@ -1655,9 +1793,11 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 	if (!(rootv = calloc(w.nr_maps + 1, sizeof(*rootv))) ||
 	    !(seen = calloc(w.nr_maps + 1, sizeof(*seen))))
 		goto nomem;
-	for (i = 0; i < v.mg.nr_used; i++) {
-		uint32_t st = v.mg.stacks[i];
+	for (i = 0; i < v.mg.nr_psm; i++) {
+		const struct psample *pq = &v.mg.psm[i];
+		uint32_t st = pq->stack;
 		Perftools__Profiles__Sample *sm = &samples[ns];
+		Perftools__Profiles__Label *lb = &labels[3 * ns];
 		int64_t thread = 0;
 
 		perftools__profiles__sample__init(sm);
@@ -1681,18 +1821,31 @@ int zs_query_pprof(struct zs_store *s, const struct zs_selection *sel, struct zb
 		nl += sm->n_location_id;
 		sm->n_value = 2;
 		sm->value = vals + 2 * ns;
-		sm->value[0] = (int64_t)v.mg.count[st];
-		sm->value[1] = (int64_t)v.mg.weight[st];
-		if (thread > 0) {
-			perftools__profiles__label__init(&labels[ns]);
-			labels[ns].key = pp_str(&w, "thread");
-			labels[ns].str = thread;
-			lbp[ns] = &labels[ns];
-			sm->n_label = 1;
-			sm->label = &lbp[ns];
-		} else if (thread < 0) {
+		sm->value[0] = (int64_t)pq->count;
+		sm->value[1] = (int64_t)pq->value;
+		sm->label = &lbp[3 * ns];
+		if (thread < 0)
 			goto nomem;
+		if (thread > 0) {
+			perftools__profiles__label__init(lb);
+			lb->key = pp_str(&w, "thread");
+			lb->str = thread;
+			lbp[3 * ns + sm->n_label++] = lb++;
 		}
+		if (pq->pid || pq->comm) { /* the process (a profile kept with its processes) */
+			perftools__profiles__label__init(lb);
+			lb->key = pp_str(&w, "pid");
+			lb->num = pq->pid;
+			lbp[3 * ns + sm->n_label++] = lb++;
+			perftools__profiles__label__init(lb);
+			lb->key = pp_str(&w, "comm");
+			lb->str = pp_str(&w, zt_strtab_str(&v.mg.comms, pq->comm));
+			if (lb[-1].key < 0 || lb->key < 0 || lb->str < 0)
+				goto nomem;
+			lbp[3 * ns + sm->n_label++] = lb++;
+		}
+		if (!sm->n_label)
+			sm->label = NULL;
 		sptrs[ns++] = sm;
 	}
 	/* samples and the type's values in its unit (cpu: nanoseconds), the
@@ -1899,7 +2052,7 @@ int zs_query_timeline(struct zs_store *s, const struct zs_selection *sel, int64_
 			mg.total_weight += ts.v[i];
 	} else {
 		m = zs_mem_rdlock(zs_store_sql(s));
-		err = merge(s, m, sel, NULL, &mg, &ts);
+		err = merge(s, m, sel, NULL, &mg, &ts, 0);
 		zs_mem_unlock(zs_store_sql(s));
 	}
 	if (!err) {

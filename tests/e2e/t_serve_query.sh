@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servelib.sh"
 SERVE_LIFETIME=200
+decode=$(cd "$(dirname "$0")/pprof-decode" && pwd)
 cd "$T"
 
 D=$T/store
@@ -18,15 +19,18 @@ READ=$("$ZT" serve token create --scope read --name reader --data-dir "$D" 2>> t
 TOKEN=$ADMIN
 
 # the workloads' own CPU time: the shell's children's, from /proc (ticks)
-cpu_of() { # cpu_of OUT CMD...: record CMD at its rate; OUT.cpu gets its CPU in ms
-	local out=$1 rate=$2
+# (a fixed period, -c, as the rate: in frequency mode the kernel adapts the
+# period as it goes, and on a loaded machine a period recorded may differ
+# from the CPU time it stands for by some percent)
+cpu_of() { # cpu_of OUT PERIOD CMD...: record CMD every PERIOD ns of CPU; OUT.cpu gets its CPU in ms
+	local out=$1 period=$2
 	shift 2
-	"$ZT" record -q -F "$rate" -g -o "$out.data" -- sh -c '"$@"; cut -d" " -f16,17 /proc/$$/stat > "'"$out"'.ticks"' \
+	"$ZT" record -q -c "$period" -g -o "$out.data" -- sh -c '"$@"; cut -d" " -f16,17 /proc/$$/stat > "'"$out"'.ticks"' \
 		sh "$@" > /dev/null 2>> rec.err
 	awk -v hz="$(getconf CLK_TCK)" '{ print int(($1 + $2) * 1000 / hz) }' "$out.ticks" > "$out.cpu"
 }
-cpu_of a 100 "$WL/tree" 1
-cpu_of b 4000 "$WL/hot"
+cpu_of a 10000000 "$WL/tree" 2 # 100 Hz
+cpu_of b 250000 "$WL/hot"       # 4000 Hz
 check "both recorded" [ -s a.data -a -s b.data -a -s a.cpu -a -s b.cpu ]
 "$ZT" record -q -e page-faults -c 1 -g -o c.data -- "$WL/tree" 1 > /dev/null 2>> rec.err
 serve_start "$D" || { fail "zt serve starts"; finish; }
@@ -122,6 +126,10 @@ ZT_TOKEN=$ADMIN "$ZT" push -i a.data --server "$SERVE_URL" > push.out 2>&1 # sen
 check "zt push sends tree's symbols" grep -q "symbols of '.*tree'" push.out
 q /api/v1/pprof --data-urlencode 'query=cpu{team="web"}' > web.pb.gz
 check "pprof: 200" [ "$(code)" = 200 ]
+"$decode/decode.sh" web.pb.gz > web.dec 2> web.dec.err
+check "pprof: samples labelled with their thread, pid and comm" \
+	all 'grep -q "^label comm$" web.dec' 'grep -q "^label pid$" web.dec' 'grep -q "^label thread$" web.dec'
+check "... the default sample type's unit: nanoseconds" grep -q "^sample_type samples/count cpu/nanoseconds" web.dec
 if command -v go > /dev/null; then
 	mkdir -p pp
 	u="${SERVE_URL/http:\/\//http://zt:$READ@}/api/v1/pprof?query=cpu%7Bteam%3D%22web%22%7D"
