@@ -204,7 +204,9 @@ static int prepare_binds(sqlite3 *db, struct zbuf *q, const struct binds *b, sql
 	return 0;
 }
 
-/* The SQL of a selection (its WHERE clause and ORDER/LIMIT) and its binds. */
+/* The SQL of a selection (its WHERE clause and ORDER/LIMIT) and its binds.
+ * list 0: a merge's profiles; 1: the list's, ordered, limit and offset
+ * applied; 2: the list's, neither (a count). */
 static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *cols, int list,
 		       sqlite3_stmt **st)
 {
@@ -218,8 +220,8 @@ static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *
 	put_s(&q, "SELECT ");
 	put_s(&q, cols);
 	put_s(&q, " FROM profiles");
-	sel_where(&q, b, sel, list);
-	if (list) {
+	sel_where(&q, b, sel, list != 0);
+	if (list == 1) {
 		put_s(&q, " ORDER BY time_start DESC, pushed_at DESC, rid DESC");
 		if (sel->limit || sel->offset) {
 			put_s(&q, " LIMIT ? OFFSET ?");
@@ -236,24 +238,14 @@ static int sel_prepare(sqlite3 *db, const struct zs_selection *sel, const char *
 /* The number of profiles a selection lists (limit and offset aside). */
 static int sel_count(sqlite3 *db, const struct zs_selection *sel, int64_t *n)
 {
-	struct binds *b = calloc(1, sizeof(*b));
 	sqlite3_stmt *st = NULL;
-	struct zbuf q;
-	int err;
+	int err = sel_prepare(db, sel, "count(*)", 2, &st);
 
-	if (!b)
-		return -ENOMEM;
-	zbuf_init(&q);
-	put_s(&q, "SELECT count(*) FROM profiles");
-	sel_where(&q, b, sel, 1);
-	err = prepare_binds(db, &q, b, &st);
 	if (!err)
 		err = sqlite3_step(st) == SQLITE_ROW ? 0 : -EIO;
 	if (!err)
 		*n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	zbuf_release(&q);
-	free(b);
 	return err;
 }
 
@@ -1976,7 +1968,7 @@ out:
 static int sel_span(sqlite3 *db, const struct zs_selection *sel, int64_t *from, int64_t *to)
 {
 	sqlite3_stmt *st;
-	int err = sel_prepare(db, sel, "min(time_start), max(time_end)", 1, &st);
+	int err = sel_prepare(db, sel, "min(time_start), max(time_end)", 2, &st);
 
 	if (err)
 		return err;
@@ -2222,96 +2214,103 @@ static int collect_procs(struct zs_store *s, sqlite3 *db, const struct zs_select
 	return err;
 }
 
-int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, size_t n,
-			 struct zbuf *json)
+/* One selection's label names into ss, from SQLite. */
+static int sql_names(sqlite3 *db, const struct zs_selection *sel, struct strset *ss)
+{
+	struct strset have = { 0 };
+	size_t k;
+	int err;
+
+	err = collect(db, sel,
+		      "SELECT CASE WHEN count(*) > 0 THEN '__name__' END ||"
+		      " CASE WHEN max(command != '') THEN ' command' ELSE '' END ||"
+		      " CASE WHEN max(host != '') THEN ' host' ELSE '' END ||"
+		      " CASE WHEN max(tagg IS NOT NULL AND length(tagg) > 1) THEN ' comm pid'"
+		      " ELSE '' END FROM profiles",
+		      NULL, 0, &have);
+	for (k = 0; !err && k < have.n; k++) {
+		char *p = have.v[k], *e;
+
+		while (!err && *p) {
+			e = strchr(p, ' ');
+			if (!e)
+				e = p + strlen(p);
+			if (e > p)
+				err = strset_add(ss, p, (size_t)(e - p));
+			p = *e ? e + 1 : e;
+		}
+	}
+	for (k = 0; k < have.n; k++)
+		free(have.v[k]);
+	free(have.v);
+	if (!err)
+		err = collect(db, sel,
+			      "SELECT DISTINCT key FROM labels WHERE key NOT LIKE '\\_\\_%' "
+			      "ESCAPE '\\' AND",
+			      NULL, 1, ss);
+	return err;
+}
+
+/* One selection's values of label name into ss, from SQLite. */
+static int sql_values(struct zs_store *s, sqlite3 *db, const struct zs_selection *sel,
+		      const char *name, struct strset *ss)
+{
+	int err = 0;
+
+	if (!strcmp(name, "__name__"))
+		err = collect(db, sel, "SELECT DISTINCT ptype FROM profiles", NULL, 0, ss);
+	else if (!strcmp(name, "host") || !strcmp(name, "command"))
+		err = collect(db, sel,
+			      name[0] == 'h' ? "SELECT DISTINCT host FROM profiles"
+					     : "SELECT DISTINCT command FROM profiles",
+			      NULL, 0, ss);
+	else if (!strcmp(name, "comm") || !strcmp(name, "pid"))
+		err = collect_procs(s, db, sel, name[0] == 'p', ss);
+	/* the labels of that name (host and command: besides the recording's);
+	 * the store's own (starting "__") never shown */
+	if (!err && strcmp(name, "__name__") && strcmp(name, "comm") && strcmp(name, "pid") &&
+	    !(name[0] == '_' && name[1] == '_'))
+		err = collect(db, sel, "SELECT DISTINCT value FROM labels WHERE key=? AND", name, 1,
+			      ss);
+	return err;
+}
+
+/* The label names (name NULL) or values of name over the union of n selections. */
+static int discover(struct zs_store *s, const struct zs_selection *sel, size_t n,
+		    const char *name, struct zbuf *json)
 {
 	struct strset ss = { 0 };
-	sqlite3 *db;
+	sqlite3 *db = NULL;
 	size_t i;
 	int err = 0;
 
-	if (zs_store_ch(s)) {
-		for (i = 0; !err && i < n; i++)
-			err = zs_ch_label_names(zs_store_ch(s), &sel[i], strset_add_cb, &ss, store_msg(),
-						STORE_MSG);
-		strset_json(&ss, json);
-		return err ? err : json->err ? -ENOMEM : 0;
-	}
-	if ((err = zs_db_get(zs_store_sql(s), &db)))
+	if (!zs_store_ch(s) && (err = zs_db_get(zs_store_sql(s), &db)))
 		return err;
 	for (i = 0; !err && i < n; i++) {
-		struct strset have = { 0 };
-
-		err = collect(db, &sel[i],
-			      "SELECT CASE WHEN count(*) > 0 THEN '__name__' END ||"
-			      " CASE WHEN max(command != '') THEN ' command' ELSE '' END ||"
-			      " CASE WHEN max(host != '') THEN ' host' ELSE '' END ||"
-			      " CASE WHEN max(tagg IS NOT NULL AND length(tagg) > 1) THEN ' comm pid'"
-			      " ELSE '' END FROM profiles",
-			      NULL, 0, &have);
-		for (size_t k = 0; !err && k < have.n; k++) {
-			char *p = have.v[k], *e;
-
-			while (!err && *p) {
-				e = strchr(p, ' ');
-				if (!e)
-					e = p + strlen(p);
-				if (e > p)
-					err = strset_add(&ss, p, (size_t)(e - p));
-				p = *e ? e + 1 : e;
-			}
-		}
-		for (size_t k = 0; k < have.n; k++)
-			free(have.v[k]);
-		free(have.v);
-		if (!err)
-			err = collect(db, &sel[i],
-				      "SELECT DISTINCT key FROM labels WHERE key NOT LIKE '\\_\\_%' "
-				      "ESCAPE '\\' AND",
-				      NULL, 1, &ss);
+		if (zs_store_ch(s))
+			err = name ? zs_ch_label_values(zs_store_ch(s), &sel[i], name, strset_add_cb,
+							&ss, store_msg(), STORE_MSG)
+				   : zs_ch_label_names(zs_store_ch(s), &sel[i], strset_add_cb, &ss,
+						       store_msg(), STORE_MSG);
+		else
+			err = name ? sql_values(s, db, &sel[i], name, &ss) : sql_names(db, &sel[i], &ss);
 	}
-	zs_db_put(zs_store_sql(s), db);
+	if (db)
+		zs_db_put(zs_store_sql(s), db);
 	strset_json(&ss, json);
 	return err ? err : json->err ? -ENOMEM : 0;
+}
+
+int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, size_t n,
+			 struct zbuf *json)
+{
+	return discover(s, sel, n, NULL, json);
 }
 
 int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, size_t n,
 			  const char *name, struct zbuf *json)
 {
-	struct strset ss = { 0 };
-	sqlite3 *db;
-	size_t i;
-	int err = 0;
-
-	if (zs_store_ch(s)) {
-		for (i = 0; !err && i < n; i++)
-			err = zs_ch_label_values(zs_store_ch(s), &sel[i], name, strset_add_cb, &ss,
-						 store_msg(), STORE_MSG);
-		strset_json(&ss, json);
-		return err ? err : json->err ? -ENOMEM : 0;
-	}
-	if ((err = zs_db_get(zs_store_sql(s), &db)))
-		return err;
-	for (i = 0; !err && i < n; i++) {
-		if (!strcmp(name, "__name__"))
-			err = collect(db, &sel[i], "SELECT DISTINCT ptype FROM profiles", NULL, 0, &ss);
-		else if (!strcmp(name, "host") || !strcmp(name, "command"))
-			err = collect(db, &sel[i],
-				      name[0] == 'h' ? "SELECT DISTINCT host FROM profiles"
-						     : "SELECT DISTINCT command FROM profiles",
-				      NULL, 0, &ss);
-		else if (!strcmp(name, "comm") || !strcmp(name, "pid"))
-			err = collect_procs(s, db, &sel[i], name[0] == 'p', &ss);
-		/* the labels of that name (host and command: besides the recording's);
-		 * the store's own (starting "__") never shown */
-		if (!err && strcmp(name, "__name__") && strcmp(name, "comm") && strcmp(name, "pid") &&
-		    !(name[0] == '_' && name[1] == '_'))
-			err = collect(db, &sel[i], "SELECT DISTINCT value FROM labels WHERE key=? AND",
-				      name, 1, &ss);
-	}
-	zs_db_put(zs_store_sql(s), db);
-	strset_json(&ss, json);
-	return err ? err : json->err ? -ENOMEM : 0;
+	return discover(s, sel, n, name, json);
 }
 
 /* ---- source lines ---------------------------------------------------------------------- */
