@@ -136,8 +136,11 @@ if [ -s "$T/perf" ]; then
 	read -r pw ps pc _ <<< "$(best perf)"
 	printf "  perf record -a -F 19 -g (peer): %5.2f%% of one core (%.2f s of CPU), steady state %5.2f%%\n" \
 		"$pw" "$pc" "$ps"
-	awk -v a="$zw" -v b="$pw" -v c="$zs" -v d="$ps" 'BEGIN {
-		printf "  zt / perf: %.2fx (steady state %.2fx)\n", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
+	# /proc/PID/stat counts in ticks: a steady state under one tick reads 0
+	awk -v a="$zw" -v b="$pw" -v c="$zs" -v d="$ps" -v hz="$hz" -v s=$((SECS - STEADY)) 'BEGIN {
+		res = 100 / hz / s
+		printf "  zt / perf: %.2fx whole run; steady state %s\n", (b > 0 ? a / b : 0),
+			(d > 0 ? sprintf("%.2fx", c / d) : sprintf("perf under one tick (%.3f%%): over %.0fx", res, c / res)) }'
 else
 	echo "  perf record (peer): not measured (no perf)"
 fi
