@@ -191,7 +191,8 @@ static int send_module(struct push_cmd *c, struct zt_http *h, const struct push_
 		return -ZT_EXIT_FAIL;
 	}
 	if (err) /* unreachable, or failing after the retries: so would the profile */
-		return -answer_failed(c, err == -EAGAIN ? 0 : err, r, "symbols", zt_http_base(h), msg);
+		return -answer_failed(c, err == -EAGAIN ? 0 : err, r, "symbols", zt_http_base(h),
+				      msg);
 	switch (s.what) {
 	case PUSH_SENT:
 		say_sent(m, hex, &s);

@@ -42,9 +42,9 @@
 #include "symbolizer/buildid_cache.h"
 
 #define FLUSH_NS 1000000000ull
-#define PUSH_LABELS_MAX 64
+#define PUSH_LABELS_MAX	   64
 #define PUSH_QUEUE_DEFAULT (64ull << 20)
-#define PUSH_WAIT_MS 10000 /* at the end, for the last pieces */
+#define PUSH_WAIT_MS	   10000 /* at the end, for the last pieces */
 
 /* zt push's exit code for a server that refuses the token */
 enum { RECORD_EXIT_REFUSED = 3 };
@@ -69,7 +69,6 @@ struct push_opts {
 	struct agent *agent;
 	bool fatal;		   /* the server refused the token */
 };
-
 
 struct record {
 	/* options */
@@ -147,8 +146,9 @@ static void say_symbols(const struct agent_event *ev)
 	int q;
 
 	if (!ev->mod) {
-		cmd_warn("the server at %s refused the request for missing symbols (%ld): %s; no "
-			 "symbols sent", ev->url, ev->status, s->why);
+		cmd_warn("the server at %s refused the request for missing symbols (%ld): %s; "
+			 "no symbols sent",
+			 ev->url, ev->status, s->why);
 		return;
 	}
 	prof_build_id_hex(&ev->mod->id, hex);
@@ -169,8 +169,8 @@ static void say_symbols(const struct agent_event *ev)
 		break;
 	case PUSH_NOT_BETTER:
 	case PUSH_HAD:
-		cmd_info("the server has symbols of '%s' (%s) as good as these already", ev->mod->path,
-			 hex);
+		cmd_info("the server has symbols of '%s' (%s) as good as these already",
+			 ev->mod->path, hex);
 		break;
 	case PUSH_REFUSED:
 		cmd_warn("the server at %s refused the symbols of '%s' (%ld): %s", ev->url,
@@ -190,20 +190,22 @@ static void on_agent_event(void *ctx, const struct agent_event *ev)
 	switch (ev->kind) {
 	case AGENT_PUSHED:
 		cmd_info("pushed piece %llu: %llu samples from %llu to %llu ns, %zu bytes, %s %s; "
-			 "pushed %llu pieces (%llu samples), dropped %llu (%llu samples), queued %zu",
+			 "pushed %llu pieces (%llu samples), dropped %llu (%llu samples), "
+			 "queued %zu",
 			 (unsigned long long)ev->seq, (unsigned long long)ev->samples,
 			 (unsigned long long)ev->t_start, (unsigned long long)ev->t_end, ev->bytes,
 			 ev->stored ? "stored as" : "already stored:", ev->id,
-			 (unsigned long long)st->pushed_pieces, (unsigned long long)st->pushed_samples,
+			 (unsigned long long)st->pushed_pieces,
+			 (unsigned long long)st->pushed_samples,
 			 (unsigned long long)st->dropped_pieces,
 			 (unsigned long long)st->dropped_samples, ev->queued_pieces);
 		break;
 	case AGENT_AWAY:
 		if (ev->status)
-			cmd_warn("the server at %s is away (%ld: %s): keeping the pieces (%zu queued, "
-				 "%.1f of %.1f MB) and trying again",
-				 ev->url, ev->status, ev->why, ev->queued_pieces, mb(ev->queued_bytes),
-				 mb(ev->queue_bytes));
+			cmd_warn("the server at %s is away (%ld: %s): keeping the pieces "
+				 "(%zu queued, %.1f of %.1f MB) and trying again",
+				 ev->url, ev->status, ev->why, ev->queued_pieces,
+				 mb(ev->queued_bytes), mb(ev->queue_bytes));
 		else
 			cmd_warn("the server at %s is away (%s): keeping the pieces (%zu queued, "
 				 "%.1f of %.1f MB) and trying again",
@@ -211,12 +213,12 @@ static void on_agent_event(void *ctx, const struct agent_event *ev)
 				 mb(ev->queue_bytes));
 		break;
 	case AGENT_BACK:
-		cmd_warn("the server at %s is back after %.1f s: pushing the queued pieces", ev->url,
-			 (double)ev->away_ms / 1000.0);
+		cmd_warn("the server at %s is back after %.1f s: pushing the queued pieces",
+			 ev->url, (double)ev->away_ms / 1000.0);
 		break;
 	case AGENT_DROPPED:
-		cmd_warn("the server at %s %s: dropped %llu oldest piece%s (%llu samples), the queue "
-			 "holds %zu (%.1f of %.1f MB; --push-queue-size)",
+		cmd_warn("the server at %s %s: dropped %llu oldest piece%s (%llu samples), "
+			 "the queue holds %zu (%.1f of %.1f MB; --push-queue-size)",
 			 ev->url, ev->away ? "is away" : "takes the pieces slower than they come",
 			 (unsigned long long)ev->dropped_pieces, ev->dropped_pieces == 1 ? "" : "s",
 			 (unsigned long long)ev->dropped_samples, ev->queued_pieces,
@@ -225,7 +227,8 @@ static void on_agent_event(void *ctx, const struct agent_event *ev)
 	case AGENT_TOO_BIG:
 		cmd_warn("a piece of %.1f MB (%llu samples) is larger than the whole queue (%s): "
 			 "dropped; give a larger --push-queue-size or a shorter --push-interval",
-			 mb(ev->bytes), (unsigned long long)ev->samples, r->push.queue_size ? r->push.queue_size : "64M");
+			 mb(ev->bytes), (unsigned long long)ev->samples,
+			 r->push.queue_size ? r->push.queue_size : "64M");
 		break;
 	case AGENT_REFUSED:
 		cmd_warn("the server at %s refused piece %llu (%ld: %s): dropped (%llu samples)",
@@ -311,14 +314,14 @@ static int start_agent(struct record *r)
 	if (err && (ret = remote_tls_failed(err, p->url, &p->ca, msg)))
 		return ret;
 	if (err)
-		cmd_warn("the server at %s cannot be reached now (%s): recording anyway, the pieces "
-			 "are kept until it can",
+		cmd_warn("the server at %s cannot be reached now (%s): recording anyway, "
+			 "the pieces are kept until it can",
 			 p->url, msg);
 	agent_stats(p->agent, &st);
 	if (st.spooled_pieces)
 		cmd_note("%llu pieces of an earlier run (%llu samples) in '%s' go first",
-			 (unsigned long long)st.spooled_pieces, (unsigned long long)st.spooled_samples,
-			 p->spool);
+			 (unsigned long long)st.spooled_pieces,
+			 (unsigned long long)st.spooled_samples, p->spool);
 	err = agent_start(p->agent);
 	if (err) {
 		cmd_error("cannot start the agent's thread: %s", strerror(-err));
@@ -357,17 +360,20 @@ static void finish_agent(struct record *r)
 		(unsigned long long)st.pushed_samples, (unsigned long long)st.recorded_samples,
 		p->url);
 	if (st.dropped_pieces)
-		fprintf(stderr, "; dropped %llu (%llu samples)", (unsigned long long)st.dropped_pieces,
+		fprintf(stderr, "; dropped %llu (%llu samples)",
+			(unsigned long long)st.dropped_pieces,
 			(unsigned long long)st.dropped_samples);
 	if (st.refused_pieces)
-		fprintf(stderr, "; refused %llu (%llu samples)", (unsigned long long)st.refused_pieces,
+		fprintf(stderr, "; refused %llu (%llu samples)",
+			(unsigned long long)st.refused_pieces,
 			(unsigned long long)st.refused_samples);
 	if (st.left_pieces)
 		fprintf(stderr, "; %llu not pushed (%llu samples)%s",
 			(unsigned long long)st.left_pieces, (unsigned long long)st.left_samples,
 			p->spool ? ", kept in the spool" : ", lost");
 	if (st.symbols_sent)
-		fprintf(stderr, "; symbols of %llu modules sent", (unsigned long long)st.symbols_sent);
+		fprintf(stderr, "; symbols of %llu modules sent",
+			(unsigned long long)st.symbols_sent);
 	fprintf(stderr, " ]\n");
 }
 
@@ -539,9 +545,11 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  "memory: pieces outlive a restart" },
 		{ OPT_STRING, 0, "cacert", &r->push.cacert, "file",
 		  "with --push: verify an https server with the CA certificates of this PEM file "
-		  "(default: server.cacert of zt config, CURL_CA_BUNDLE, SSL_CERT_FILE, the system's)" },
+		  "(default: server.cacert of zt config, CURL_CA_BUNDLE, SSL_CERT_FILE, the "
+		  "system's)" },
 		{ OPT_BOOL, 0, "push-symbols", &r->push.symbols, NULL,
-		  "with --push: send the symbols the server lacks (default); --no-push-symbols: do not" },
+		  "with --push: send the symbols the server lacks (default); --no-push-symbols: "
+		  "do not" },
 		{ OPT_BOOL, 'T', "timestamp", &r->timestamp, NULL,
 		  "accepted as perf's: zt always records sample times" },
 		{ OPT_STRING, 'u', "uid", &r->rec.uid_str, "user",
@@ -671,7 +679,9 @@ static int check_push_options(struct record *r)
 	}
 	if (r->output_given || r->switch_output || r->max_size_str) {
 		cmd_error("--push sends the recording to the server in pieces: not with %s",
-			  r->output_given ? "-o" : r->switch_output ? "--switch-output" : "--max-size");
+			  r->output_given	 ? "-o"
+			  : r->switch_output ? "--switch-output"
+					     : "--max-size");
 		return -1;
 	}
 	if (r->gpu) {
@@ -1108,9 +1118,9 @@ static void print_summary(struct record *r)
 		return;
 	if (!r->push.url)
 		fprintf(stderr, "[ zt record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		(double)(r->total_bytes + zst.bytes) / (1024.0 * 1024.0),
-		r->nr_sw_files ? r->sw_files[r->nr_sw_files - 1] : r->rec.output,
-		(unsigned long long)(r->total_samples + zst.samples));
+			(double)(r->total_bytes + zst.bytes) / (1024.0 * 1024.0),
+			r->nr_sw_files ? r->sw_files[r->nr_sw_files - 1] : r->rec.output,
+			(unsigned long long)(r->total_samples + zst.samples));
 	if (r->rec.gr)
 		gpurec_summary(r->rec.gr);
 	if (r->rec.lost_samples || r->rec.lost_events)
