@@ -155,7 +155,8 @@ static enum outcome failed(const struct zt_http_resp *r, int err, const char *ms
 /* The symbols of the pending modules: asked for, and those the server
  * lacks (or has worse) sent. GOT_THROUGH also when the server refused
  * them (said; the profile is still worth pushing), FAILED when it cannot
- * be reached (the rest stay pending). */
+ * be reached (the rest stay pending), REFUSED when it refuses the token
+ * before any request of this agent got through. */
 static enum outcome send_symbols(struct agent *a, long *status, long *retry_after, char *why,
 				 size_t whylen)
 {
@@ -193,6 +194,13 @@ static enum outcome send_symbols(struct agent *a, long *status, long *retry_afte
 	}
 	if (err || zt_http_retryable(r.status)) {
 		ret = failed(&r, err, msg, status, retry_after, why, whylen);
+		goto out;
+	}
+	if ((r.status == 401 || r.status == 403) && !a->contacted) {
+		/* the token, before any push: said as the pieces' refusal */
+		*status = r.status;
+		push_answer_error(&r, why, whylen);
+		ret = REFUSED;
 		goto out;
 	}
 	if (r.status != 200) {
@@ -354,8 +362,9 @@ static enum outcome push_head(struct agent *a, long *status, long *retry_after, 
 	enum outcome ret;
 	int err;
 
-	if (send_symbols(a, status, retry_after, why, whylen) == FAILED)
-		return FAILED;
+	ret = send_symbols(a, status, retry_after, why, whylen);
+	if (ret != GOT_THROUGH)
+		return ret;
 	ev.seq = it->seq;
 	ev.samples = it->samples;
 	ev.t_start = it->t_start;

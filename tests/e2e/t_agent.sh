@@ -26,6 +26,7 @@ host=$(uname -n)
 
 PUSH=$("$ZT" serve token create --scope push --data-dir "$D" 2> tok.err)
 READ=$("$ZT" serve token create --scope read --data-dir "$D" 2>> tok.err)
+SYMTOK=$("$ZT" serve token create --scope symbols --data-dir "$D" 2>> tok.err)
 check "tokens are created" [ ${#PUSH} -ge 32 -a ${#READ} -ge 32 ]
 serve_start "$D" || { fail "zt serve starts"; finish; }
 URL1=$SERVE_URL
@@ -217,6 +218,13 @@ check "bad token: at once, nothing recorded" \
 ZT_TOKEN=$READ "$ZT" record -a -F 49 -g --push "$URL1" > ro.out 2> ro.err
 check "a read-only token: exit 3, refused (403)" \
 	all "[ $? = 3 ]" "grep -q \"refused the agent's token (403): this token may not do this: it needs the push scope\" ro.err"
+# a symbols-only token passes the start (symbols/missing takes it), not the first piece
+s=$(date +%s)
+ZT_TOKEN=$SYMTOK timeout 30 "$ZT" record -a -F 49 -g --push "$URL1" --push-interval 1 > sym.out 2> sym.err
+rc=$?
+check "a symbols-only token: the first piece refused, exit 3 ($rc) at once" \
+	all "[ $rc = 3 ]" "[ $(( $(date +%s) - s )) -lt 15 ]" \
+	"grep -q \"refused the agent's token (403): .*; stopping\" sym.err"
 # the server away at the start: the refusal comes with the first push, and stops the agent
 port=$(free_port)
 TOK=not-a-token agent_bg late --push "http://127.0.0.1:$port" --push-interval 1 --no-push-symbols
@@ -229,7 +237,7 @@ check "... said, with the server's reason" \
 	grep -q "refused the agent's token (401): unknown token: .*; stopping" late.err
 serve_stop
 SERVE_URL=$URL1
-check "the token is never shown" bash -c "! grep -q '$READ' ro.err bad.err seams.err"
+check "the token is never shown" bash -c "! grep -q '$READ' ro.err bad.err seams.err && ! grep -q '$SYMTOK' sym.err"
 
 # ---- (6) the spool ---------------------------------------------------------
 mkdir real
