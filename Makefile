@@ -341,13 +341,20 @@ install: $(ZT)
 		> $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service
 	install -D -m 644 dist/zt-agent.default $(DESTDIR)$(PREFIX)/share/zt/zt-agent.default
+	# and the team server (zt serve) as one
+	sed 's|/usr/local/|$(PREFIX)/|g' dist/zt-serve.service \
+		> $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-serve.service
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/zt-serve.service
+	install -D -m 644 dist/zt-serve.default $(DESTDIR)$(PREFIX)/share/zt/zt-serve.default
 
 # what install put there, and the directories of zt's own that it made
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/zt $(DESTDIR)$(PREFIX)/lib/zt/libztcupti.so \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zt \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system/zt-agent.service \
-		$(DESTDIR)$(PREFIX)/share/zt/zt-agent.default
+		$(DESTDIR)$(PREFIX)/share/zt/zt-agent.default \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/zt-serve.service \
+		$(DESTDIR)$(PREFIX)/share/zt/zt-serve.default
 	for m in man/*.[0-9]; do s=$${m##*.}; rm -f $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
 	-rmdir $(DESTDIR)$(PREFIX)/lib/zt $(DESTDIR)$(PREFIX)/share/zt 2>/dev/null
 
