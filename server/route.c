@@ -430,6 +430,12 @@ static int param_allowed(int set, const char *k)
 	}
 }
 
+/* keys whose values are selectors (server/selector.h: up to ZS_MAX_SELECTOR bytes) */
+static int is_selector_key(const char *k)
+{
+	return !strcmp(k, "query") || !strcmp(k, "match[]");
+}
+
 /* the repeatable part of a key ("a.id" -> "id") */
 static const char *base_key(const char *k)
 {
@@ -460,10 +466,11 @@ static int parse_query(const char *q, size_t n, struct zr_request *r, int set, c
 		}
 		if (eq == (size_t)-1)
 			eq = j;
-		if (eq - i > ZR_MAX_KEY * 3 || (j > eq && j - eq - 1 > ZR_MAX_VALUE * 3))
+		if (eq - i > ZR_MAX_KEY * 3 || (j > eq && j - eq - 1 > ZS_MAX_SELECTOR * 3))
 			return fail(400, msg, msglen,
-				    "parameter too long (keys at most %d bytes, values %d)",
-				    ZR_MAX_KEY, ZR_MAX_VALUE);
+				    "parameter too long (keys at most %d bytes, values %d, selectors "
+				    "%d)",
+				    ZR_MAX_KEY, ZR_MAX_VALUE, ZS_MAX_SELECTOR);
 		k = o;
 		kl = pct_decode(q + i, eq - i, k, 1);
 		if (kl < 0)
@@ -481,10 +488,12 @@ static int parse_query(const char *q, size_t n, struct zr_request *r, int set, c
 		o += vl + 1;
 		if (kl == 0)
 			return fail(400, msg, msglen, "a parameter without a name");
-		if (kl > ZR_MAX_KEY || vl > ZR_MAX_VALUE)
+		if (kl > ZR_MAX_KEY ||
+		    vl > (is_selector_key(base_key(k)) ? ZS_MAX_SELECTOR : ZR_MAX_VALUE))
 			return fail(400, msg, msglen,
-				    "parameter '%s' too long (keys at most %d bytes, values %d)",
-				    quote(k, qb), ZR_MAX_KEY, ZR_MAX_VALUE);
+				    "parameter '%s' too long (keys at most %d bytes, values %d, "
+				    "selectors %d)",
+				    quote(k, qb), ZR_MAX_KEY, ZR_MAX_VALUE, ZS_MAX_SELECTOR);
 		if (!param_allowed(set, k))
 			return fail(400, msg, msglen,
 				    "unknown parameter '%s' for %s: see zt-serve(1)", quote(k, qb),

@@ -264,6 +264,33 @@ static void test_route_query(void **state)
 	assert_int_equal(zr_timeline_params(&r, &step, msg, sizeof(msg)), 400);
 	zr_request_release(&r);
 
+	/* a selector may be longer than other values */
+	{
+		static char big[12000];
+		size_t k = (size_t)snprintf(big, sizeof(big), "/api/v1/top?query=%%7B");
+
+		for (size_t m = 0; m < 28; m++)
+			k += (size_t)snprintf(big + k, sizeof(big) - k,
+					      "l%02zu%%3D~%%22(aaaa|bbbb|cccc|dddd|eeee|ffff|gggg|hhhh)"
+					      "%%22%%2C",
+					      m);
+		snprintf(big + k - 3, sizeof(big) - k + 3, "%%7D");
+		assert_int_equal(zr_parse("GET", big, strlen(big), &r, NULL, msg, sizeof(msg)), 0);
+		assert_int_equal(zr_selection(&r, "", &sel, msg, sizeof(msg)), 0);
+		assert_int_equal(sel.match.n, 28);
+		assert_true(strlen(zr_param(&r, "query")) > 1024);
+		zs_selection_release(&sel);
+		zr_request_release(&r);
+		memset(big, 0, sizeof(big));
+		k = (size_t)snprintf(big, sizeof(big), "/api/v1/top?query=");
+		memset(big + k, 'x', ZS_MAX_SELECTOR + 1);
+		assert_int_equal(zr_parse("GET", big, strlen(big), &r, NULL, msg, sizeof(msg)), 400);
+		k = (size_t)snprintf(big, sizeof(big), "/api/v1/top?host=");
+		memset(big + k, 'x', ZR_MAX_VALUE + 1);
+		big[k + ZR_MAX_VALUE + 1] = 0;
+		assert_int_equal(zr_parse("GET", big, strlen(big), &r, NULL, msg, sizeof(msg)), 400);
+	}
+
 	t = "/api/v1/profiles?limit=5&offset=10";
 	assert_int_equal(zr_parse("GET", t, strlen(t), &r, NULL, msg, sizeof(msg)), 0);
 	assert_int_equal(zr_selection(&r, "", &sel, msg, sizeof(msg)), 0);
