@@ -1637,3 +1637,30 @@ int zs_ch_merge_procs(struct zs_ch *c, const struct zs_selection *sel,
 	zbuf_release(&ans);
 	return err;
 }
+
+int zs_ch_projects(struct zs_ch *c, const char *id, char *msg, size_t msglen)
+{
+	struct zs_selection *sel = calloc(1, sizeof(*sel));
+	struct zbuf q, ans;
+	struct zcur r;
+	uint64_t n = 0;
+	int err;
+
+	if (!sel)
+		return -ENOMEM;
+	sel->ids[0] = id;
+	sel->nr_ids = 1;
+	zbuf_init(&q);
+	zbuf_init(&ans);
+	put(&q, "SELECT toUInt64(length(arrayFilter(k -> k = '" ZS_PROJECT_LABEL "', lk))) FROM (");
+	latest_list(c, &q, sel, 1);
+	put(&q, ") FORMAT RowBinary");
+	err = run_read(c, &q, &ans, msg, msglen);
+	zcur_init(&r, ans.data, ans.len);
+	if (!err && zcur_left(&r) && zcur_u64le(&r, &n))
+		err = -EREMOTEIO;
+	zbuf_release(&q);
+	zbuf_release(&ans);
+	free(sel);
+	return err ? err : (int)(n < 1000 ? n : 1000);
+}

@@ -146,6 +146,9 @@ int zs_ch_label_names(struct zs_ch *c, const struct zs_selection *sel,
 int zs_ch_label_values(struct zs_ch *c, const struct zs_selection *sel, const char *name,
 		       int (*add)(void *ctx, const char *s, size_t n), void *ctx, char *msg,
 		       size_t msglen);
+/* The number of projects profile id is in (0: none named, a profile
+ * pushed before projects), or an error. */
+int zs_ch_projects(struct zs_ch *c, const char *id, char *msg, size_t msglen);
 /* The selection's samples summed per (stack, pid, comm): cb for each. */
 int zs_ch_merge_procs(struct zs_ch *c, const struct zs_selection *sel,
 		      int (*cb)(void *ctx, uint64_t stack, uint32_t pid, const char *comm, size_t len,

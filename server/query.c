@@ -488,8 +488,12 @@ int zs_profile_projects(struct zs_store *s, const char *id)
 	sqlite3 *db;
 	int n = 0;
 
-	if (!is_id(id) || zs_store_ch(s) || zs_db_get(zs_store_sql(s), &db))
-		return 1; /* ClickHouse: one, as far as a delete by project is concerned */
+	if (is_id(id) && zs_store_ch(s)) {
+		n = zs_ch_projects(zs_store_ch(s), id, store_msg(), STORE_MSG);
+		return n > 1 ? n : 1;
+	}
+	if (!is_id(id) || zs_db_get(zs_store_sql(s), &db))
+		return 1;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT count(DISTINCT l.value) FROM profiles p JOIN labels l ON"
 			       " l.rid=p.rid AND l.key='" ZS_PROJECT_LABEL "' WHERE p.id=?",

@@ -134,6 +134,21 @@ check "... said already stored" grep -q '"stored":false' push.out
 total() { get "$1" "$2" "top?limit=1" | sed -n 's/.*"samples":\([0-9]*\).*/\1/p' | head -1; }
 check "merged samples: 8 x 2000 ($(total "$A_URL" "$TA"))" [ "$(total "$A_URL" "$TA")" = 16000 ]
 
+# projects on ClickHouse: a project's token sees its own; a profile also in
+# another project is not deleted by it
+"$ZT" serve project create p1 --data-dir "$T/a" 2> /dev/null
+P1=$("$ZT" serve token create --scope push,read,admin --project p1 --data-dir "$T/a" 2> /dev/null)
+sleep 1.2 # the server takes new tokens within a second
+check "a body pushed by project p1's token: 201" [ "$(push "$A_URL" "$P1" in/40.zt)" = 201 ]
+pid40=$(sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p' push.out)
+list "$A_URL" "$P1" > lp1
+check "p1 lists that one profile only" [ "$(cat lp1)" = "\"id\":\"$pid40\"" ]
+check "the same body into the default project: 200" [ "$(push "$A_URL" "$TA" in/40.zt)" = 200 ]
+code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $P1" "$A_URL/api/v1/profiles/$pid40")
+check "p1's token cannot delete a profile also in the default project: 409" [ "$code" = 409 ]
+code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TA" "$A_URL/api/v1/profiles/$pid40")
+check "a token of every project deletes it: 204" [ "$code" = 204 ]
+
 # labels with a quote and a backslash, and a label selection
 curl -s -o /dev/null -H "Authorization: Bearer $TA" --data-binary @in/9.zt \
 	"$A_URL/api/v1/profiles?label=team=o%27brien%5C"
