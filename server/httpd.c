@@ -881,6 +881,21 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 		metrics_text(h, &out);
 		ctype = "text/plain; version=0.0.4; charset=utf-8";
 		break;
+	case ZR_PROJECTS: {
+		/* a token's own project, or the one project= names */
+		const char *pj = zr_param(&q->r, "project");
+
+		if (pj && !zs_project_name_ok(pj))
+			return fail(q, con, 400,
+				    "bad project: 1 to %d lowercase letters, digits, '-' and '_'",
+				    ZS_PROJECT_MAX);
+		if (q->project[0] && pj && strcmp(pj, q->project))
+			return fail(q, con, 403, "this token's project is %s, not %s", q->project, pj);
+		rc = zs_projects_json(h->store, q->project[0] ? q->project : pj, &out);
+		if (rc)
+			goto store_err;
+		break;
+	}
 	case ZR_PROFILE_GET:
 		rc = q->project[0] ? zs_profile_in_project(h->store, q->r.id, q->project) : 0;
 		if (!rc)
@@ -909,7 +924,7 @@ static enum MHD_Result do_get(struct zh_req *q, struct MHD_Connection *con)
 	default:
 		break;
 	}
-	if (q->r.route == ZR_METRICS || q->r.route == ZR_PROFILE_GET)
+	if (q->r.route == ZR_METRICS || q->r.route == ZR_PROFILE_GET || q->r.route == ZR_PROJECTS)
 		goto send;
 
 	if (q->r.route == ZR_LABELS || q->r.route == ZR_LABEL_VALUES)

@@ -2486,3 +2486,39 @@ int zs_query_source(struct zs_store *s, const struct zs_selection *sel, const ch
 	view_close(&v);
 	return err;
 }
+
+/* ---- projects ------------------------------------------------------------------------- */
+
+struct projlist {
+	const char *only;
+	struct zbuf *json;
+	int n, counts; /* counts: the profiles' numbers known (not with ClickHouse) */
+};
+
+static void project_obj(void *ctx, const char *name, int64_t created, uint64_t profiles,
+			uint64_t tokens)
+{
+	struct projlist *pl = ctx;
+
+	(void)created, (void)tokens;
+	if (pl->only && strcmp(pl->only, name))
+		return;
+	if (pl->n++)
+		zbuf_put_u8(pl->json, ',');
+	zbuf_put_u8(pl->json, '{');
+	zbuf_put_json_kv_str(pl->json, "name", name, 0);
+	if (pl->counts)
+		zbuf_put_json_kv_int(pl->json, "profiles", (int64_t)profiles);
+	zbuf_put_u8(pl->json, '}');
+}
+
+int zs_projects_json(struct zs_store *s, const char *only, struct zbuf *json)
+{
+	struct projlist pl = { only, json, 0, !zs_store_ch(s) };
+	int err;
+
+	zbuf_put(json, "{\"projects\":[", 13);
+	err = zs_project_list(s, project_obj, &pl);
+	zbuf_put(json, "]}", 2);
+	return err ? err : json->err ? -ENOMEM : 0;
+}

@@ -51,6 +51,11 @@ int zs_query_label_names(struct zs_store *s, const struct zs_selection *sel, siz
 int zs_query_label_values(struct zs_store *s, const struct zs_selection *sel, size_t n,
 			  const char *name, struct zbuf *json);
 
+/* The projects (only "only" when not NULL: a project's token sees its
+ * own), the default first, each with its profiles:
+ * {"projects":[{"name":N,"profiles":P},...]}. */
+int zs_projects_json(struct zs_store *s, const char *only, struct zbuf *json);
+
 /* A flame graph the server draws has at most this many frames: the
  * narrowest are left out beyond it (the SVG's subtitle says so). With the
  * longest names that is about 10 MB of SVG. */

@@ -308,7 +308,7 @@ enum id_kind { ID_NONE, ID_PROFILE, ID_SYMBOL, ID_LABEL };
 
 /* parameter sets */
 enum { P_NONE, P_ANY, P_LABELS, P_LIST, P_SEL, P_TOP, P_FLAME, P_DIFF, P_DISC, P_TIMELINE,
-       P_SOURCE };
+       P_SOURCE, P_PROJECT };
 
 struct route_def {
 	const char *path; /* for an id route: the prefix before the id */
@@ -340,6 +340,7 @@ static const struct route_def routes[] = {
 	{"/api/v1/source", ID_NONE, M_GET | M_HEAD, ZR_SOURCE, P_SOURCE},
 	{"/api/v1/labels", ID_NONE, M_GET | M_HEAD, ZR_LABELS, P_DISC},
 	{"/api/v1/label/", ID_LABEL, M_GET | M_HEAD, ZR_LABEL_VALUES, P_DISC},
+	{"/api/v1/projects", ID_NONE, M_GET | M_HEAD, ZR_PROJECTS, P_PROJECT},
 };
 #define NR_ROUTES (sizeof(routes) / sizeof(routes[0]))
 
@@ -415,6 +416,8 @@ static int param_allowed(int set, const char *k)
 		return is_sel_key(k, 0) || !strcmp(k, "step");
 	case P_SOURCE:
 		return is_sel_key(k, 0) || !strcmp(k, "function");
+	case P_PROJECT:
+		return !strcmp(k, "project");
 	case P_SEL:
 		return is_sel_key(k, 0);
 	case P_TOP:
@@ -832,6 +835,7 @@ unsigned zr_scopes(enum zr_route route, int public_read, int if_none_match_star)
 	case ZR_SOURCE:
 	case ZR_LABELS:
 	case ZR_LABEL_VALUES:
+	case ZR_PROJECTS:
 		return rd;
 	case ZR_SYMBOL_HEAD:
 	case ZR_SYMFILE_HEAD:

@@ -41,6 +41,7 @@ enum zr_route {
 	ZR_SOURCE,	    /* GET /api/v1/source */
 	ZR_LABELS,	    /* GET /api/v1/labels */
 	ZR_LABEL_VALUES,    /* GET /api/v1/label/NAME/values (r->id: NAME) */
+	ZR_PROJECTS,	    /* GET /api/v1/projects */
 	/* the other kinds of symbol files (r->kind, r->src for source) */
 	ZR_SYMFILE_HEAD, /* HEAD /api/v1/symbols/ID/KIND[/PATH] */
 	ZR_SYMFILE_GET,	 /* GET /api/v1/symbols/ID/KIND[/PATH] */

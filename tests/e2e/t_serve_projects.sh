@@ -60,6 +60,11 @@ TOKEN=$A api GET /api/v1/label/env/values > va.json
 check "discovery in team-a: env=prod only" grep -q '"data":\["prod"\]' va.json
 TOKEN=$A api GET /api/v1/labels > names.json
 check "... no project label among the names" all '! grep -q "__project__" names.json'
+TOKEN=$ADMIN api GET /api/v1/projects > pl.json
+check "/api/v1/projects: every project with its profiles" \
+	grep -q '^{"projects":\[{"name":"default","profiles":0},{"name":"team-a","profiles":1},{"name":"team-b","profiles":1}\]}$' pl.json
+TOKEN=$A api GET /api/v1/projects > pla.json
+check "... a project's token sees its own only" grep -q '^{"projects":\[{"name":"team-a","profiles":1}\]}$' pla.json
 TOKEN=$A api GET /metrics > /dev/null
 check "the server's metrics with a project's token: 403" [ "$(code)" = 403 ]
 TOKEN=$ADMIN api GET /api/v1/profiles > all.json
