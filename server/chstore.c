@@ -433,10 +433,6 @@ const char *zs_ch_version(const struct zs_ch *c)
 
 /* Each profile's latest catalogue row, as columns id h cmd ev fmt ts te ns w sz pa lk lv ing
  * del, of the profiles sel picks (not deleted). */
-static int is_proc(const struct zs_matcher *m)
-{
-	return !strcmp(m->name, "comm") || !strcmp(m->name, "pid");
-}
 
 /* m's positive form on a value (an SQL expression) */
 static void ch_positive(struct zbuf *q, const struct zs_matcher *m, const char *value_sql)
@@ -506,7 +502,7 @@ static void ch_proc_where(struct zbuf *q, const struct zs_selection *sel)
 	for (i = 0; i < sel->match.n; i++) {
 		const struct zs_matcher *m = &sel->match.m[i];
 
-		if (!is_proc(m))
+		if (!zs_matcher_is_proc(m))
 			continue;
 		put(q, m->op == ZS_MOP_NE || m->op == ZS_MOP_NRE ? " AND NOT (" : " AND (");
 		ch_positive(q, m, m->name[0] == 'p' ? "if(pid = 0 AND comm = '', '', toString(pid))"
@@ -520,18 +516,6 @@ static void latest_list(const struct zs_ch *c, struct zbuf *q, const struct zs_s
 static void sel_samples(struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel,
 			const char *what);
 
-/* Whether a selection cuts samples (by time or process), not only profiles. */
-static int sel_timed(const struct zs_selection *sel)
-{
-	size_t i;
-
-	if (sel->from || sel->to)
-		return 1;
-	for (i = 0; i < sel->match.n; i++)
-		if (is_proc(&sel->match.m[i]))
-			return 1;
-	return 0;
-}
 
 /* Each profile's latest catalogue row (see latest_list), for a merge. */
 static void latest(const struct zs_ch *c, struct zbuf *q, const struct zs_selection *sel)
@@ -593,10 +577,10 @@ static void latest_list(const struct zs_ch *c, struct zbuf *q, const struct zs_s
 		put(q, ", lk, lv)");
 	}
 	for (i = 0; i < sel->match.n; i++)
-		if (!is_proc(&sel->match.m[i]))
+		if (!zs_matcher_is_proc(&sel->match.m[i]))
 			ch_matcher(q, &sel->match.m[i]);
 	/* the profiles with a process that passes, when processes are selected */
-	for (i = 0; i < sel->match.n && !is_proc(&sel->match.m[i]); i++)
+	for (i = 0; i < sel->match.n && !zs_matcher_is_proc(&sel->match.m[i]); i++)
 		;
 	if (i < sel->match.n) {
 		put(q, c->cluster[0] ? " AND ing GLOBAL IN (SELECT ingest FROM "
@@ -1200,7 +1184,7 @@ int zs_ch_merge(struct zs_ch *c, const struct zs_selection *sel, struct zs_ch_ro
 	*profiles = 0;
 	zbuf_init(&q);
 	zbuf_init(&ans);
-	if (sel_timed(sel)) {
+	if (zs_selection_cuts_samples(sel)) {
 		/* samples cut by time or process: the profiles that gave some */
 		sel_samples(c, &q, sel, "uniqExact(ingest)");
 		put(&q, " FORMAT RowBinary");

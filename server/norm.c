@@ -320,6 +320,10 @@ struct zt_ctx {
 	 * samples' clock then (ns): each sample's time bucket */
 	int64_t wall;
 	uint64_t t0;
+	/* the process of the last sample (sample_tagg) */
+	int have_last;
+	uint32_t last_pid, last_proc;
+	const char *last_name;
 };
 
 /* An address in an address space (a process's mappings at an epoch, or
@@ -640,12 +644,24 @@ static int sample_tagg(struct zt_ctx *c, const struct rstacks *rs, const struct 
 	int ret;
 
 	if (!c->pp) {
+		/* names are interned: the last sample's process, looked up once
+		 * for a run of its samples */
+		const char *name = rstacks_comm(rs, s->pid, s->pid, s->ts);
+
 		t = c->wall;
 		if (c->wall > 0 && s->ts > c->t0)
 			t += (int64_t)((s->ts - c->t0) / 1000000000u);
-		comm = prof_comm_or_pid(rstacks_comm(rs, s->pid, s->pid, s->ts), s->pid, buf,
-					sizeof(buf));
-		ret = zs_tagg_proc(&c->n->tagg, s->pid, comm, &proc);
+		if (c->have_last && s->pid == c->last_pid && name == c->last_name) {
+			proc = c->last_proc;
+			ret = 0;
+		} else {
+			comm = prof_comm_or_pid(name, s->pid, buf, sizeof(buf));
+			ret = zs_tagg_proc(&c->n->tagg, s->pid, comm, &proc);
+			c->have_last = !ret;
+			c->last_pid = s->pid;
+			c->last_name = name;
+			c->last_proc = proc;
+		}
 	} else {
 		ret = zs_tagg_proc(&c->n->tagg, 0, c->n->command, &proc);
 	}

@@ -38,25 +38,6 @@ static int is_id(const char *v)
 	return !v[64];
 }
 
-/* Whether matcher m selects samples by their process (else profiles). */
-static int is_proc_matcher(const struct zs_matcher *m)
-{
-	return !strcmp(m->name, "comm") || !strcmp(m->name, "pid");
-}
-
-/* Whether the selection needs the samples by time and process. */
-static int sel_timed(const struct zs_selection *sel)
-{
-	size_t i;
-
-	if (sel->from || sel->to)
-		return 1;
-	for (i = 0; i < sel->match.n; i++)
-		if (is_proc_matcher(&sel->match.m[i]))
-			return 1;
-	return 0;
-}
-
 /* The binds of a statement being built: texts (borrowed) and integers, in order. */
 struct binds {
 	struct {
@@ -173,7 +154,7 @@ static void sel_where(struct zbuf *q, struct binds *b, const struct zs_selection
 		zbuf_put_u8(q, ')');
 	}
 	for (i = 0; i < sel->match.n; i++)
-		if (!is_proc_matcher(&sel->match.m[i]))
+		if (!zs_matcher_is_proc(&sel->match.m[i]))
 			matcher_sql(q, b, &sel->match.m[i]);
 	if (sel->from) {
 		put_s(q, " AND time_end>=?");
@@ -262,7 +243,7 @@ static void procsel_of(struct procsel *ps, const struct zs_selection *sel)
 
 	ps->n = 0;
 	for (i = 0; i < sel->match.n; i++)
-		if (is_proc_matcher(&sel->match.m[i]))
+		if (zs_matcher_is_proc(&sel->match.m[i]))
 			ps->m[ps->n++] = &sel->match.m[i];
 }
 
@@ -567,7 +548,7 @@ struct merged {
 	struct zt_htab pshash;
 	struct zt_strtab comms;
 	uint32_t *ppid, *pcomm; /* the current tagg's processes */
-	size_t cap_pp;
+	size_t cap_pp, cap_pc;
 };
 
 struct psample {
@@ -597,7 +578,7 @@ static int pok_cb(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_
 		char cb[256];
 
 		if (ZT_GROW(mg->ppid, mg->cap_pp, (size_t)idx + 1) ||
-		    (mg->cap_pp > 0 && !(mg->pcomm = realloc(mg->pcomm, mg->cap_pp * sizeof(*mg->pcomm)))))
+		    ZT_GROW(mg->pcomm, mg->cap_pc, (size_t)idx + 1))
 			return -ENOMEM;
 		snprintf(cb, sizeof(cb), "%.*s", (int)(len < 255 ? len : 255), comm);
 		mg->ppid[idx] = pid;
@@ -821,7 +802,7 @@ static int merge(struct zs_store *s, const struct zs_mem *m, const struct zs_sel
 		mg->tmax = pm->span[1];
 		goto used;
 	}
-	mg->timed = sel_timed(sel);
+	mg->timed = zs_selection_cuts_samples(sel);
 	mg->from = sel->from;
 	mg->to = sel->to;
 	mg->ts = ts;

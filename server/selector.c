@@ -5,25 +5,15 @@
 #include "server/selector.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int say(char *msg, size_t msglen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int say(char *msg, size_t msglen, const char *fmt, ...)
-{
-	va_list ap;
+#include "libprof/log.h"
 
-	if (msg && msglen) {
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* the sentence into msg; -EINVAL */
+#define say(msg, msglen, ...) (zt_say(msg, msglen, __VA_ARGS__), -EINVAL)
 
 /* up to 24 bytes of s as printable ASCII ('?' for the rest) */
 static const char *quote(const char *s, size_t n, char out[32])

@@ -22,6 +22,7 @@
 
 #include <regex.h>
 #include <stddef.h>
+#include <string.h>
 
 #define ZS_MAX_MATCHERS 32     /* matchers of one selector */
 #define ZS_MAX_SELECTOR 4096   /* bytes of a selector */
@@ -65,6 +66,12 @@ int zs_matcher_holds(const struct zs_matcher *m, const char *const *values, size
 
 /* The first matcher named name, or NULL. */
 const struct zs_matcher *zs_selector_find(const struct zs_selector *s, const char *name);
+
+/* Whether m selects samples by their process (comm, pid), not profiles. */
+static inline int zs_matcher_is_proc(const struct zs_matcher *m)
+{
+	return !strcmp(m->name, "comm") || !strcmp(m->name, "pid");
+}
 
 /* "=", "!=", "=~", "!~" */
 const char *zs_mop_text(enum zs_mop op);

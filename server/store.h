@@ -375,6 +375,19 @@ struct zs_selection {
 	 * Owned: zs_selection_release(). */
 	struct zs_selector match;
 };
+/* Whether a selection cuts samples (by time or process), not only profiles. */
+static inline int zs_selection_cuts_samples(const struct zs_selection *sel)
+{
+	size_t i;
+
+	if (sel->from || sel->to)
+		return 1;
+	for (i = 0; i < sel->match.n; i++)
+		if (zs_matcher_is_proc(&sel->match.m[i]))
+			return 1;
+	return 0;
+}
+
 /* Free what a selection owns (its matchers); it may be filled again. */
 static inline void zs_selection_release(struct zs_selection *sel)
 {

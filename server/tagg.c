@@ -172,57 +172,29 @@ int zs_tagg_encode(const struct zs_tagg *a, const uint32_t *map, struct zbuf *ou
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-static int uv(struct zs_tcur *c, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (c->p < c->end && shift < 64) {
-		uint8_t b = *c->p++;
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return 0;
-		shift += 7;
-	}
-	return -EBADMSG;
-}
-
-static int sv(struct zs_tcur *c, int64_t *v)
-{
-	uint64_t u;
-
-	if (uv(c, &u))
-		return -EBADMSG;
-	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-	return 0;
-}
-
 int zs_tagg_open(struct zs_tcur *c, const void *p, size_t len,
 		 int (*fn)(void *ctx, uint32_t idx, uint32_t pid, const char *comm, size_t len),
 		 void *ctx)
 {
-	uint64_t i, pid, n;
+	uint64_t i, pid;
+	const uint8_t *comm;
+	size_t n;
 
 	memset(c, 0, sizeof(*c));
-	c->p = p;
-	c->end = c->p + len;
-	if (uv(c, &c->nr_procs) || c->nr_procs > (uint64_t)(c->end - c->p) / 2)
+	zcur_init(&c->c, p, len);
+	if (zcur_uv(&c->c, &c->nr_procs) || c->nr_procs > zcur_left(&c->c) / 2)
 		return -EBADMSG;
 	for (i = 0; i < c->nr_procs; i++) {
-		if (uv(c, &pid) || pid > UINT32_MAX || uv(c, &n) || n > (uint64_t)(c->end - c->p))
+		if (zcur_uv(&c->c, &pid) || pid > UINT32_MAX || zcur_bytes(&c->c, &comm, &n))
 			return -EBADMSG;
 		if (fn) {
-			int r = fn(ctx, (uint32_t)i, (uint32_t)pid, (const char *)c->p, (size_t)n);
+			int r = fn(ctx, (uint32_t)i, (uint32_t)pid, (const char *)comm, n);
 
 			if (r)
 				return r;
 		}
-		c->p += n;
 	}
-	if (uv(c, &c->buckets_left))
-		return -EBADMSG;
-	return 0;
+	return zcur_uv(&c->c, &c->buckets_left) ? -EBADMSG : 0;
 }
 
 int zs_tagg_next(struct zs_tcur *c, struct zs_tent *e)
@@ -233,22 +205,22 @@ int zs_tagg_next(struct zs_tcur *c, struct zs_tent *e)
 		int64_t db;
 
 		if (!c->buckets_left)
-			return c->p == c->end ? 0 : -EBADMSG;
+			return zcur_left(&c->c) ? -EBADMSG : 0;
 		c->buckets_left--;
-		if (sv(c, &db) || db > INT64_MAX / (4 * ZS_BUCKET_S) ||
+		if (zcur_sv(&c->c, &db) || db > INT64_MAX / (4 * ZS_BUCKET_S) ||
 		    db < -(INT64_MAX / (4 * ZS_BUCKET_S)))
 			return -EBADMSG;
 		db *= ZS_BUCKET_S;
 		if ((db > 0 && c->t > INT64_MAX / 2 - db) || (db < 0 && c->t < INT64_MIN / 2 - db))
 			return -EBADMSG;
 		c->t += db;
-		if (uv(c, &c->ents_left) || c->ents_left > (uint64_t)(c->end - c->p))
+		if (zcur_uv(&c->c, &c->ents_left) || c->ents_left > zcur_left(&c->c))
 			return -EBADMSG;
 		c->stack = 0;
 	}
 	c->ents_left--;
-	if (uv(c, &proc) || proc >= c->nr_procs || uv(c, &d) || d > UINT32_MAX - c->stack ||
-	    uv(c, &e->count) || uv(c, &e->value))
+	if (zcur_uv(&c->c, &proc) || proc >= c->nr_procs || zcur_uv(&c->c, &d) ||
+	    d > UINT32_MAX - c->stack || zcur_uv(&c->c, &e->count) || zcur_uv(&c->c, &e->value))
 		return -EBADMSG;
 	c->stack += d;
 	e->t = c->t;

@@ -67,7 +67,7 @@ int zs_tagg_encode(const struct zs_tagg *a, const uint32_t *map, struct zbuf *ou
 /* ---- reading ---------------------------------------------------------------------- */
 
 struct zs_tcur {
-	const uint8_t *p, *end;
+	struct zcur c;
 	uint64_t nr_procs, buckets_left, ents_left;
 	int64_t t;
 	uint64_t stack;
