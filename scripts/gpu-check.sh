@@ -248,8 +248,25 @@ check_app() {
 	grep -A14 -m1 'cuda:kernel:.* name=gc_hot$' "$s" | sed 's/^/     /' >> "$SUM"
 }
 
+# crash_bt NAME CMD...: after a crash, the same command once more under
+# cuda-gdb (the GPU machine has no gdb), following zt record's child, for the
+# backtrace of every thread (NAME.bt.out)
+crash_bt() {
+	local n=$1 cg
+	shift
+	cg=$(command -v cuda-gdb || true)
+	[ -z "$cg" ] && [ -x "$CUDA_BIN/cuda-gdb" ] && cg=$CUDA_BIN/cuda-gdb
+	[ -n "$cg" ] && left 90 || return 0
+	run "$n.bt" 90 "$cg" -q -batch -ex 'set pagination off' -ex 'set follow-fork-mode child' \
+		-ex 'set detach-on-fork on' -ex run -ex 'thread apply all bt 30' --args "$@"
+	info "$n: under cuda-gdb: $(grep -m1 -E 'received signal|exited' "$R/$n.bt.out")"
+	grep -A12 -m1 'received signal' "$R/$n.bt.out" | sed 's/^/     /' | cut -c1-200 >> "$SUM"
+}
 run app-zt 90 env LD_LIBRARY_PATH="$APP_LD" "$ZT" record -v --gpu -g -o "$R/app-zt.data" -- "$TB/gpucheck_app" "$CUBIN" "${APPARGS[@]}"
-ok $? "zt record -v --gpu -g of gpucheck_app exits 0"
+st=$?
+ok $st "zt record -v --gpu -g of gpucheck_app exits 0"
+[ "$st" -gt 128 ] && [ "$st" -ne 137 ] &&
+	crash_bt app-zt env LD_LIBRARY_PATH="$APP_LD" "$ZT" record --gpu -g -o "$R/app-zt-bt.data" -- "$TB/gpucheck_app" "$CUBIN" "${APPARGS[@]}"
 grep 'zt gpu:\|GPU:\|warning' "$R/app-zt.err" | sed 's/^/INFO app-zt: /' | cut -c1-300 | tee -a "$SUM" >> "$LOG"
 [ -f "$R/app-zt.data" ] && check_app app-zt
 
