@@ -510,6 +510,10 @@ static int parse_options(struct record *r, int argc, char **argv, int *rest)
 		  "(samples tied to each launch; kernels serialized) or off" },
 		{ OPT_INT, 0, "gpu-pcs-period", &r->gpu_opts.pcs_period, "n",
 		  "GPU PC sampling period: one sample every 2^n cycles per SM (5 to 31; default CUPTI's)" },
+		{ OPT_STRING, 0, "gpu-opts", &r->gpu_opts.extra, "key=n,...",
+		  "more of the GPU library's settings: pcs_hwbuf_mb, pcs_scratch_mb and "
+		  "pcs_sleep_ms (CUPTI's PC-sampling buffers and worker sleep), mem_mb (its "
+		  "memory cap, default 64), flush_ms (default 500)" },
 		{ OPT_INT, 0, "gpu-stack-rate", &r->gpu_opts.stack_rate, "n",
 		  "launch stacks per second and thread (default 100; launches past it have no stack)" },
 		{ OPT_STRING, 0, "gpu-stacks", &r->gpu_opts.stacks, "how",
@@ -768,7 +772,7 @@ static int check_options(struct record *r)
 	if (!tg->all_cpus && !tg->cpu_list && !tg->pids && !tg->tids && !r->command)
 		tg->all_cpus = 1;
 	if (!r->gpu && (r->gpu_opts.pcs || r->gpu_opts.pcs_period || r->gpu_opts.stack_rate ||
-			r->gpu_opts.stacks)) {
+			r->gpu_opts.stacks || r->gpu_opts.extra)) {
 		cmd_error("the --gpu-* options go with --gpu");
 		return ZT_EXIT_USAGE;
 	}

@@ -1827,9 +1827,12 @@ static void print_gpu_summary(const struct report *r, const struct gpureport *gr
 		prof_sanitize(buf, sizeof(buf), cmdline);
 		printf("# Recorded: %s\n", buf);
 	}
-	printf("# GPU: %llu kernel launches of %zu kernels, %s of GPU time; %llu PC samples\n#\n",
+	printf("# GPU: %llu kernel launches of %zu kernels, %s of GPU time; %llu PC samples",
 	       (unsigned long long)gr->nr_records, gr->nr_kernels,
 	       gpureport_fmt_dur(buf, sizeof(buf), gr->total_ns), (unsigned long long)gr->pc_samples);
+	if (gr->pc_not_issued)
+		printf(" (%llu of them not issued)", (unsigned long long)gr->pc_not_issued);
+	printf("\n#\n");
 	printf("# GPU symbols: %llu PCs with lines (function, file:line), %llu names only, %llu "
 	       "none\n",
 	       (unsigned long long)gr->pcs_full, (unsigned long long)gr->pcs_basic,

@@ -115,8 +115,10 @@ void zc_dropped_records(struct zc *zc, uint64_t n);
 
 /* Whether a cubin of this crc was taken already. */
 int zc_cubin_known(struct zc *zc, uint64_t crc);
-/* A cubin (ELF bytes, copied now), once per crc: 1 taken, 0 known already,
- * -ENOMEM at the cap, -EFBIG for one over a frame's size. */
+/* A cubin (ELF bytes), once per crc, written to the file now (under the
+ * flush lock; no copy, nothing from the budget): 1 written, 0 known
+ * already, -EFBIG for one over a frame's size, -errno of a failed write
+ * (-ENOMEM: the table of crcs at its cap). */
 int zc_cubin(struct zc *zc, uint64_t crc, uint32_t module_id, uint32_t context, const void *data,
 	     size_t size);
 

@@ -405,11 +405,60 @@ out:
 	return r;
 }
 
+/* What CUPTI took: its sampling period and buffers, as an info
+ * (pcs_config), for the first context; "unknown" where it does not say. */
+static void pcs_config_info(CUcontext ctx)
+{
+	static const CUpti_PCSamplingConfigurationAttributeType at[] = {
+		CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD,
+		CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE,
+		CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE,
+		CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN,
+	};
+	static _Atomic int said;
+	CUpti_PCSamplingConfigurationInfo info[4];
+	CUpti_PCSamplingConfigurationInfoParams cp = {0};
+	char s[160], v[4][24];
+	size_t i;
+
+	if (atomic_exchange(&said, 1))
+		return;
+	memset(info, 0, sizeof(info));
+	for (i = 0; i < 4; i++)
+		info[i].attributeType = at[i];
+	cp.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+	cp.ctx = ctx;
+	cp.numAttributes = 4;
+	cp.pPCSamplingConfigurationInfo = info;
+	if (cuptiPCSamplingGetConfigurationAttribute(&cp) != CUPTI_SUCCESS)
+		for (i = 0; i < 4; i++)
+			info[i].attributeStatus = CUPTI_ERROR_NOT_SUPPORTED;
+	for (i = 0; i < 4; i++)
+		if (info[i].attributeStatus != CUPTI_SUCCESS)
+			snprintf(v[i], sizeof(v[i]), "unknown");
+	if (info[0].attributeStatus == CUPTI_SUCCESS)
+		snprintf(v[0], sizeof(v[0]), "%u",
+			 info[0].attributeData.samplingPeriodData.samplingPeriod);
+	if (info[1].attributeStatus == CUPTI_SUCCESS)
+		snprintf(v[1], sizeof(v[1]), "%zu",
+			 info[1].attributeData.hardwareBufferSizeData.hardwareBufferSize);
+	if (info[2].attributeStatus == CUPTI_SUCCESS)
+		snprintf(v[2], sizeof(v[2]), "%zu",
+			 info[2].attributeData.scratchBufferSizeData.scratchBufferSize);
+	if (info[3].attributeStatus == CUPTI_SUCCESS)
+		snprintf(v[3], sizeof(v[3]), "%u",
+			 info[3].attributeData.workerThreadPeriodicSleepSpanData
+				 .workerThreadPeriodicSleepSpan);
+	snprintf(s, sizeof(s), "period_log2=%s hwbuf_bytes=%s scratch_bytes=%s sleep_ms=%s", v[0],
+		 v[1], v[2], v[3]);
+	zc_info(g.zc, "pcs_config", s);
+}
+
 static void pcs_enable(CUcontext ctx)
 {
 	const struct zc_opts *o = zc_get_opts(g.zc);
 	CUpti_PCSamplingConfigurationInfoParams cp = {0};
-	CUpti_PCSamplingConfigurationInfo info[4];
+	CUpti_PCSamplingConfigurationInfo info[7];
 	CUpti_PCSamplingEnableParams ep = {0};
 	CUpti_PCSamplingDisableParams dp = {0};
 	struct pcs_ctx *c;
@@ -473,6 +522,22 @@ static void pcs_enable(CUcontext ctx)
 		info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
 		info[n++].attributeData.samplingPeriodData.samplingPeriod = o->pcs_period;
 	}
+	if (o->pcs_hwbuf_mb) {
+		info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+		info[n++].attributeData.hardwareBufferSizeData.hardwareBufferSize =
+			(size_t)o->pcs_hwbuf_mb << 20;
+	}
+	if (o->pcs_scratch_mb) {
+		info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+		info[n++].attributeData.scratchBufferSizeData.scratchBufferSize =
+			(size_t)o->pcs_scratch_mb << 20;
+	}
+	if (o->pcs_sleep_ms) {
+		info[n].attributeType =
+			CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN;
+		info[n++].attributeData.workerThreadPeriodicSleepSpanData
+			.workerThreadPeriodicSleepSpan = o->pcs_sleep_ms;
+	}
 	cp.size = CUpti_PCSamplingConfigurationInfoParamsSize;
 	cp.ctx = ctx;
 	cp.numAttributes = (size_t)n;
@@ -484,6 +549,7 @@ static void pcs_enable(CUcontext ctx)
 	}
 	g.ctxs[slot] = c;
 	atomic_fetch_add(&g.pcs_on, 1);
+	pcs_config_info(ctx);
 	goto out;
 fail:
 	dp.size = CUpti_PCSamplingDisableParamsSize;
@@ -518,7 +584,8 @@ static void pcs_drain_ctx(struct pcs_ctx *c)
 					zc_warn(g.zc,
 						"PC sampling: the hardware buffer was full and "
 						"samples were lost: sample less often "
-						"(ZT_GPU_OPTS pcs_period, 2^N cycles)");
+						"(zt record --gpu-pcs-period N: 2^N cycles; or a bigger "
+						"buffer: --gpu-opts pcs_hwbuf_mb=N)");
 			} else if (warn_once(W_PCS_GETDATA)) {
 				zc_warn(g.zc, "PC sampling: cuptiPCSamplingGetData: %s",
 					res_str(r));
@@ -647,11 +714,12 @@ static void on_module_loaded(const CUpti_ResourceData *r)
 	if (ret == -EFBIG && warn_once(W_CUBIN))
 		zc_warn(g.zc, "cubin of module %u is too big for the file (%zu bytes): not kept",
 			m->moduleId, m->cubinSize);
-	else if (ret == -ENOMEM && warn_once(W_CUBIN_MEM))
+	else if (ret < 0 && ret != -EFBIG && warn_once(W_CUBIN_MEM))
 		zc_warn(g.zc,
-			"cubin of module %u (%zu bytes) over mem_mb: not kept, its PC samples "
-			"cannot be resolved to lines",
-			m->moduleId, m->cubinSize);
+			"cubin of module %u (%zu bytes) not kept: %s; its PC samples cannot be "
+			"resolved to lines",
+			m->moduleId, m->cubinSize,
+			ret == -ENOMEM ? "too many cubins (mem_mb)" : strerror(-ret));
 }
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)

@@ -90,6 +90,18 @@ static int parse_one(struct zc_opts *o, const char *k, size_t kn, const char *v,
 		if (parse_uint(v, vn, 0, 31, &x) || (x != 0 && x < 5))
 			return -1;
 		o->pcs_period = (unsigned)x;
+	} else if (is(k, kn, "pcs_hwbuf_mb")) {
+		if (parse_uint(v, vn, 0, 16384, &x))
+			return -1;
+		o->pcs_hwbuf_mb = (unsigned)x;
+	} else if (is(k, kn, "pcs_scratch_mb")) {
+		if (parse_uint(v, vn, 0, 4096, &x))
+			return -1;
+		o->pcs_scratch_mb = (unsigned)x;
+	} else if (is(k, kn, "pcs_sleep_ms")) {
+		if (parse_uint(v, vn, 0, 10000, &x))
+			return -1;
+		o->pcs_sleep_ms = (unsigned)x;
 	} else if (is(k, kn, "stacks")) {
 		if (is(v, vn, "usdt"))
 			o->stacks = ZC_STACKS_USDT;

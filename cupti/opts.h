@@ -17,6 +17,10 @@ enum zc_stacks {
 struct zc_opts {
 	enum zc_pcs_mode pcs;
 	unsigned pcs_period; /* 0: CUPTI's default; else 5..31 (2^N cycles) */
+	/* CUPTI's PC-sampling buffers and worker threads; 0: CUPTI's default */
+	unsigned pcs_hwbuf_mb;	/* the hardware buffer (CUPTI: 512 MB) */
+	unsigned pcs_scratch_mb; /* the buffer of decoded PCs (CUPTI: 1 MB, ~5500 PCs) */
+	unsigned pcs_sleep_ms;	/* CUPTI's worker threads' sleep (CUPTI: 100 ms) */
 	enum zc_stacks stacks;
 	unsigned stack_rate; /* launch stacks per second per thread; 0: none */
 	unsigned flush_ms;   /* 1..1000 */

@@ -39,6 +39,9 @@
  * library (unknown keys ignored):
  *   pcs=continuous|serialized|off   PC sampling mode (default continuous)
  *   pcs_period=N                    sampling period 2^N cycles (5..31; 0: CUPTI's default)
+ *   pcs_hwbuf_mb=N                  CUPTI's PC-sampling hardware buffer (0: CUPTI's, 512)
+ *   pcs_scratch_mb=N                CUPTI's buffer of decoded PCs (0: CUPTI's, 1)
+ *   pcs_sleep_ms=N                  CUPTI's PC-sampling worker threads' sleep (0: CUPTI's, 100)
  *   stacks=usdt|unwind|off          launch stacks: fire the USDT probe zt:launch (zt's BPF
  *                                   sampler captures the stack), capture in-process with
  *                                   libunwind, or none (default: usdt when a tracer is

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -20,15 +21,16 @@ void zgw_init(struct zgw *w)
 	w->fd = -1;
 }
 
-/* buf by one write(2): 0, or -errno with a part-written frame cut off
- * again, so that the file stays a run of complete frames */
-static int write_whole(struct zgw *w, const void *buf, size_t len)
+/* iov (len bytes in all) by one writev(2): 0, or -errno with a
+ * part-written frame cut off again, so that the file stays a run of
+ * complete frames */
+static int write_whole(struct zgw *w, const struct iovec *iov, int niov, size_t len)
 {
 	ssize_t n;
 	int err;
 
 	do
-		n = write(w->fd, buf, len);
+		n = writev(w->fd, iov, niov);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0 && (size_t)n == len) {
 		w->size += len;
@@ -64,7 +66,7 @@ int zgw_open(struct zgw *w, const char *dir, uint32_t pid, uint64_t start_ns)
 	h.hdr_size = sizeof(h);
 	h.pid = pid;
 	h.start_ns = start_ns;
-	ret = write_whole(w, &h, sizeof(h));
+	ret = write_whole(w, &(struct iovec){&h, sizeof(h)}, 1, sizeof(h));
 	if (ret) {
 		close(fd);
 		w->fd = -1;
@@ -93,7 +95,36 @@ int zgw_write(struct zgw *w, uint32_t type, uint32_t count, void *buf, size_t le
 	h.crc = (uint32_t)crc32(0, (const Bytef *)buf + HDR, (uInt)len);
 	h.count = count;
 	memcpy(buf, &h, HDR);
-	ret = write_whole(w, buf, HDR + len);
+	ret = write_whole(w, &(struct iovec){buf, HDR + len}, 1, HDR + len);
+	if (ret)
+		w->frames_lost++;
+	else
+		w->frames++;
+	return ret;
+}
+
+int zgw_write2(struct zgw *w, uint32_t type, uint32_t count, const void *a, size_t alen,
+	       const void *b, size_t blen)
+{
+	struct zg_frame_hdr h;
+	struct iovec iov[3];
+	uLong crc;
+	int ret;
+
+	if (alen > ZG_FRAME_MAX || blen > ZG_FRAME_MAX - alen)
+		return -EINVAL;
+	if (w->fd < 0)
+		return -EBADF;
+	crc = crc32(0, (const Bytef *)a, (uInt)alen);
+	crc = crc32(crc, (const Bytef *)b, (uInt)blen);
+	h.type = type;
+	h.len = (uint32_t)(alen + blen);
+	h.crc = (uint32_t)crc;
+	h.count = count;
+	iov[0] = (struct iovec){&h, HDR};
+	iov[1] = (struct iovec){(void *)a, alen};
+	iov[2] = (struct iovec){(void *)b, blen};
+	ret = write_whole(w, iov, 3, HDR + alen + blen);
 	if (ret)
 		w->frames_lost++;
 	else

@@ -51,6 +51,10 @@ void zgw_close(struct zgw *w);
  * failed write (the file cut back to its last complete frame).
  */
 int zgw_write(struct zgw *w, uint32_t type, uint32_t count, void *buf, size_t len);
+/* The same for a payload of two parts (a then b), without a copy: one
+ * writev(2), for a cubin written where CUPTI lends it. */
+int zgw_write2(struct zgw *w, uint32_t type, uint32_t count, const void *a, size_t alen,
+	       const void *b, size_t blen);
 
 struct zgw_frame {
 	uint8_t *buf;	/* header room, records, then the pool copied in at the end */

@@ -441,7 +441,8 @@ static int by_samples(struct build *bd)
 		size_t bi = bucket_of(bd->v, s);
 		uint32_t id;
 
-		if (bi == SIZE_MAX || !s->samples)
+		/* a subset reason's samples are counted under their reason */
+		if (bi == SIZE_MAX || !s->samples || bd->v->pcs[bi].subset)
 			continue;
 		if (!sfx_of[bi]) {
 			ret = suffix_of(bd, bi, &id);

@@ -1068,6 +1068,9 @@ static int gpu_samples(struct pprof *pp)
 
 		if ((ret = ptab_intern(&gs.pcs_idx, key, sizeof(key), &id, &added)))
 			break;
+		/* a subset reason's samples are counted under their reason */
+		if (!added && id < v->nr_pcs && v->pcs[id].subset)
+			continue;
 		f = added ? NULL : gpu_frametab_pc(t, id, &n);
 		if (!f) { /* not in the view or not resolved: the record's function alone */
 			one = (struct gpu_frame){.func = gpu_name(pp, r->function)};

@@ -183,6 +183,20 @@ const char *prof_gpu_stall_name(const struct prof_gpu *g, uint32_t pid, uint32_t
 							  : NULL;
 }
 
+int prof_gpu_stall_name_is_subset(const char *name)
+{
+	static const char sfx[] = "_not_issued";
+	size_t n = name ? strlen(name) : 0;
+
+	return n > sizeof(sfx) - 1 && !strcmp(name + n - (sizeof(sfx) - 1), sfx);
+}
+
+int prof_gpu_stall_is_subset(const struct prof_gpu *g, uint32_t pid, uint32_t context,
+			     uint32_t index)
+{
+	return prof_gpu_stall_name_is_subset(prof_gpu_stall_name(g, pid, context, index));
+}
+
 static inline uint64_t cubin_hash_at(const void *ctx, uint32_t i)
 {
 	return zt_hash_mix(0, ((const struct prof_gpu *)ctx)->cubins[i].crc);

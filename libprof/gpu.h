@@ -170,5 +170,16 @@ const struct prof_gpu_counters *prof_gpu_find_counters(const struct prof_gpu *g,
 /* The stall reason name of (pid, context, index), or NULL. */
 const char *prof_gpu_stall_name(const struct prof_gpu *g, uint32_t pid, uint32_t context,
 				uint32_t index);
+/*
+ * Whether a stall reason's samples are a subset of another reason's, so not
+ * to be counted again: from Hopper on, CUPTI reports beside each reason X
+ * "X_not_issued", the samples of X in which the warp issued nothing. On an
+ * H200 the reasons without that suffix, plus CUPTI's non-user samples, add up
+ * to CUPTI's totalSamples exactly (tests/gpu/H200-RUN-2.md).
+ */
+int prof_gpu_stall_name_is_subset(const char *name);
+/* The same for (pid, context, index); 0 for a reason g does not name. */
+int prof_gpu_stall_is_subset(const struct prof_gpu *g, uint32_t pid, uint32_t context,
+			     uint32_t index);
 
 #endif

@@ -253,6 +253,10 @@ static int add_bucket(struct gpureport *r, struct accs *a, const struct gpu_view
 	uint32_t n = 0, ki, k, j;
 	int ret;
 
+	if (p->subset) { /* counted under its reason already */
+		r->pc_not_issued += p->samples;
+		return 0;
+	}
 	ki = kernel_of(r, v->g, p->function, NULL, cap);
 	if (ki == UINT32_MAX)
 		return -ENOMEM;

@@ -88,6 +88,9 @@ struct gpureport {
 	uint64_t total_ns;   /* of every kernel */
 	uint64_t nr_records; /* kernel executions */
 	uint64_t pc_samples;
+	/* the samples of the "X_not_issued" stall reasons: the part of
+	 * pc_samples in which the warp issued nothing (not added to it) */
+	uint64_t pc_not_issued;
 	struct gpurep_copy *copies; /* by total time, most first */
 	size_t nr_copies;
 	struct gpurep_stall *stalls; /* every range's */

@@ -85,9 +85,17 @@ static int summed(struct gpu_view *v)
 					     : o->samples + s[i].samples;
 			continue;
 		}
-		v->pcs[n++] =
-			(struct gpu_pcsum){s[i].cubin_crc, s[i].pc_offset, s[i].samples, s[i].pid,
-					   s[i].context,   s[i].function,  s[i].stall};
+		v->pcs[n] = (struct gpu_pcsum){s[i].cubin_crc, s[i].pc_offset, s[i].samples,
+					       s[i].pid,       s[i].context,   s[i].function,
+					       s[i].stall,     0};
+		/* a process's reasons are few: look each (pid, context, stall) up once */
+		if (n && v->pcs[n - 1].pid == s[i].pid && v->pcs[n - 1].context == s[i].context &&
+		    v->pcs[n - 1].stall == s[i].stall)
+			v->pcs[n].subset = v->pcs[n - 1].subset;
+		else
+			v->pcs[n].subset = (uint32_t)prof_gpu_stall_is_subset(g, s[i].pid, s[i].context,
+									      s[i].stall);
+		n++;
 	}
 	v->nr_pcs = n;
 	free(s);

@@ -34,6 +34,10 @@ struct gpu_pcsum {
 	uint32_t context;  /* of its first bucket: where its stall reason is named */
 	uint32_t function; /* string id */
 	uint32_t stall;
+	/* its stall reason's samples are counted under another reason too
+	 * (CUPTI's "X_not_issued": prof_gpu_stall_is_subset): shown, never
+	 * added to a total */
+	uint32_t subset;
 };
 
 struct gpu_view {

@@ -45,6 +45,13 @@ struct gpurec {
 	/* what was merged */
 	uint64_t kernels, memops, launches, launch_stacks, bpf_stacks, pcs_samples, cubins, procs;
 	uint64_t dropped;
+	/* (pid, context, index) of the stall reasons whose samples are a
+	 * subset of another's (prof_gpu_stall_is_subset), seen in earlier
+	 * flushes too: a few per context */
+	struct subset_stall {
+		uint32_t pid, context, index;
+	} *subsets;
+	size_t nr_subsets;
 };
 
 static bool exists(const char *p)
@@ -88,8 +95,42 @@ static int find_lib(struct gpurec *g)
 	return 0;
 }
 
+/* --gpu-opts: key=N pairs of the keys below, bounded (cupti/wire.h) */
+static int check_extra(const char *s)
+{
+	static const char *const keys[] = {"pcs_hwbuf_mb", "pcs_scratch_mb", "pcs_sleep_ms",
+					   "mem_mb", "flush_ms"};
+	const char *p = s;
+
+	if (strlen(s) > 160)
+		return -1;
+	while (*p) {
+		size_t kn = strcspn(p, "="), vn, i;
+
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strlen(keys[i]) == kn && !strncmp(p, keys[i], kn))
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]) || p[kn] != '=')
+			return -1;
+		p += kn + 1;
+		vn = strspn(p, "0123456789");
+		if (!vn || vn > 6 || (p[vn] && p[vn] != ','))
+			return -1;
+		p += vn;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return 0;
+}
+
 int gpurec_check(const struct gpurec_opts *o)
 {
+	if (o->extra && check_extra(o->extra)) {
+		zt_error("--gpu-opts '%s': give key=N[,key=N...] with the keys pcs_hwbuf_mb, "
+			 "pcs_scratch_mb, pcs_sleep_ms, mem_mb and flush_ms (see zt-record(1))",
+			 o->extra);
+		return -1;
+	}
 	if (o->pcs && strcmp(o->pcs, "continuous") && strcmp(o->pcs, "serialized") &&
 	    strcmp(o->pcs, "off")) {
 		zt_error("unknown --gpu-pcs mode '%s': use continuous, serialized or off", o->pcs);
@@ -169,6 +210,8 @@ int gpurec_new(const struct gpurec_opts *o, struct gpurec **out)
 				      o->stack_rate);
 	if (o->stacks)
 		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",stacks=%s", o->stacks);
+	if (o->extra && *o->extra)
+		n += (size_t)snprintf(g->opts + n, sizeof(g->opts) - n, ",%s", o->extra);
 	if (o->verbose)
 		snprintf(g->opts + n, sizeof(g->opts) - n, ",verbose=1");
 	*out = g;
@@ -212,6 +255,7 @@ void gpurec_free(struct gpurec *g)
 		free(g->warned[i]);
 	free(g->warned);
 	free(g->bpf_launches);
+	free(g->subsets);
 	free(g);
 }
 
@@ -417,6 +461,15 @@ static void drop_bpf_seen(struct gpurec *g, struct prof_gpu *t)
 	t->nr_launches = k;
 }
 
+static bool subset_stall(const struct gpurec *g, uint32_t pid, uint32_t context, uint32_t index)
+{
+	for (size_t i = 0; i < g->nr_subsets; i++)
+		if (g->subsets[i].pid == pid && g->subsets[i].context == context &&
+		    g->subsets[i].index == index)
+			return true;
+	return false;
+}
+
 static void tally(struct gpurec *g, const struct prof_gpu *t)
 {
 	g->kernels += t->nr_kernels;
@@ -424,8 +477,23 @@ static void tally(struct gpurec *g, const struct prof_gpu *t)
 	g->launches += t->nr_launches;
 	for (size_t i = 0; i < t->nr_launches; i++)
 		g->launch_stacks += t->launches[i].stack != PROF_GPU_NO_STACK;
+	/* (a reason table is bounded by the reader: 4096 per context) */
+	for (size_t i = 0; i < t->nr_stalls; i++) {
+		const struct prof_gpu_stall *s = &t->stalls[i];
+		struct subset_stall *n;
+
+		if (!prof_gpu_stall_name_is_subset(prof_gpu_str(t, s->name)) ||
+		    subset_stall(g, s->pid, s->context, s->index) || g->nr_subsets >= 4096)
+			continue;
+		n = realloc(g->subsets, (g->nr_subsets + 1) * sizeof(*n));
+		if (!n)
+			break; /* the summary line counts those samples: no harm */
+		g->subsets = n;
+		g->subsets[g->nr_subsets++] = (struct subset_stall){s->pid, s->context, s->index};
+	}
 	for (size_t i = 0; i < t->nr_pcs; i++)
-		g->pcs_samples += t->pcs[i].samples;
+		if (!subset_stall(g, t->pcs[i].pid, t->pcs[i].context, t->pcs[i].stall))
+			g->pcs_samples += t->pcs[i].samples;
 	g->cubins += t->nr_cubins;
 	for (size_t i = 0; i < t->nr_infos; i++)
 		if (!strcmp(prof_gpu_str(t, t->infos[i].key), "warning"))

@@ -23,6 +23,8 @@ struct gpurec_opts {
 	int stack_rate;        /* launch stacks per second per thread; 0: the library's default */
 	const char *stacks;    /* launch stacks: usdt, unwind or off (NULL: usdt when the BPF
 				  sampler attaches to the probe, else unwind) */
+	const char *extra;     /* --gpu-opts: more of the library's options (key=N,...):
+				  pcs_hwbuf_mb, pcs_scratch_mb, pcs_sleep_ms, mem_mb, flush_ms */
 	bool verbose;          /* -v: the library says what it does on the program's stderr */
 	bool workload;         /* zt record runs the command: the variables go into its
 				  environment; else they are printed for the user to export */

@@ -33,6 +33,9 @@
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_KERNELS 64
 #define MAX_PCS 4096
+/* CUPTI's default sampling period (log2 cycles) on the H200 of the second
+ * run; the header says only "CUPTI defined value based on number of SMs" */
+#define STANDIN_PCS_PERIOD 0
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_CallbackFunc sub_cb;
@@ -67,15 +70,31 @@ static int nr_pcs;
 static int pcs_enabled, pcs_serialized;
 static uint64_t pcs_total, pcs_dropped;
 
+/*
+ * The stall table. The first NR_SAMPLED are the reasons samples are drawn
+ * from; as on an H200 (CUPTI 13, sm_90), some reasons X also come as
+ * "X_not_issued": the part of X's samples in which the warp issued nothing,
+ * reported beside X in the same PC record and not counted in totalSamples
+ * (tests/gpu/H200-RUN-2.md).
+ */
 static const char *const stall_names[] = {
 	"smsp__pcsamp_warps_issue_stalled_selected",
 	"smsp__pcsamp_warps_issue_stalled_long_scoreboard",
 	"smsp__pcsamp_warps_issue_stalled_math_pipe_throttle",
 	"smsp__pcsamp_warps_issue_stalled_barrier",
 	"smsp__pcsamp_warps_issue_stalled_wait",
+	"smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued",
+	"smsp__pcsamp_warps_issue_stalled_wait_not_issued",
 };
 #define NR_STALLS (sizeof(stall_names) / sizeof(stall_names[0]))
-static const uint32_t stall_index[NR_STALLS] = { 1, 4, 7, 9, 12 };
+#define NR_SAMPLED 5
+static const uint32_t stall_index[NR_STALLS] = { 1, 4, 7, 9, 12, 5, 13 };
+
+/* The index of X_not_issued for the sampled reason of index x, or 0. */
+static uint32_t not_issued_of(uint32_t x)
+{
+	return x == 4 ? 5 : x == 12 ? 13 : 0;
+}
 
 static const char *intern(const char *s);
 
@@ -393,6 +412,10 @@ EXPORT CUptiResult cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReason
 	return CUPTI_SUCCESS;
 }
 
+/* the settings, with CUPTI's defaults as an H200 reported them */
+static uint32_t cfg_period = STANDIN_PCS_PERIOD, cfg_sleep = 100;
+static size_t cfg_hwbuf = 512u << 20, cfg_scratch = 1u << 20;
+
 EXPORT CUptiResult cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *p)
 {
 	if (!p || !p->pPCSamplingConfigurationInfo)
@@ -401,16 +424,59 @@ EXPORT CUptiResult cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConf
 		CUpti_PCSamplingConfigurationInfo *c = &p->pPCSamplingConfigurationInfo[i];
 
 		c->attributeStatus = CUPTI_SUCCESS;
-		if (c->attributeType == CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE)
+		switch (c->attributeType) {
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE:
 			pcs_serialized = c->attributeData.collectionModeData.collectionMode ==
 					 CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD:
+			cfg_period = c->attributeData.samplingPeriodData.samplingPeriod;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE:
+			cfg_hwbuf = c->attributeData.hardwareBufferSizeData.hardwareBufferSize;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE:
+			cfg_scratch = c->attributeData.scratchBufferSizeData.scratchBufferSize;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN:
+			cfg_sleep = c->attributeData.workerThreadPeriodicSleepSpanData
+					    .workerThreadPeriodicSleepSpan;
+			break;
+		default:
+			break;
+		}
 	}
 	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *p)
 {
-	return CUPTI_ERROR_NOT_SUPPORTED;
+	if (!p || !p->pPCSamplingConfigurationInfo)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < p->numAttributes; i++) {
+		CUpti_PCSamplingConfigurationInfo *c = &p->pPCSamplingConfigurationInfo[i];
+
+		c->attributeStatus = CUPTI_SUCCESS;
+		switch (c->attributeType) {
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD:
+			c->attributeData.samplingPeriodData.samplingPeriod = cfg_period;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE:
+			c->attributeData.hardwareBufferSizeData.hardwareBufferSize = cfg_hwbuf;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE:
+			c->attributeData.scratchBufferSizeData.scratchBufferSize = cfg_scratch;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN:
+			c->attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
+				cfg_sleep;
+			break;
+		default:
+			c->attributeStatus = CUPTI_ERROR_NOT_SUPPORTED;
+			break;
+		}
+	}
+	return CUPTI_SUCCESS;
 }
 
 /* Fill the caller's buffer with what was sampled since the last call. */
@@ -428,9 +494,15 @@ EXPORT CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 	d->droppedSamples = 0;
 	d->nonUsrKernelsTotalSamples = 0;
 	d->hardwareBufferFull = 0;
+	/* one record per PC with all its reasons, as CUPTI gives them */
 	for (i = 0; i < nr_pcs && n < d->collectNumPcs; i++) {
-		CUpti_PCSamplingPCData *pc = &d->pPcData[n++];
+		CUpti_PCSamplingPCData *pc;
+		size_t ns = 0;
+		int j;
 
+		if (pcs[i].k < 0)
+			continue; /* taken into an earlier PC's record */
+		pc = &d->pPcData[n++];
 		pc->cubinCrc = cubin_crc;
 		pc->pcOffset = pcs[i].pc;
 		pc->functionIndex = kern[pcs[i].k].index;
@@ -442,18 +514,43 @@ EXPORT CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 		pc->correlationId = pcs_serialized ? pcs[i].corr : 0;
 		/* [r] stallReasonCount: the caller allocated room for every stall
 		 * reason of the context (NVIDIA's samples do), CUPTI says how many */
-		if (pc->stallReason) {
-			pc->stallReason[0].pcSamplingStallReasonIndex = pcs[i].stall;
-			pc->stallReason[0].samples = pcs[i].samples;
-			pc->stallReasonCount = 1;
-		} else {
-			pc->stallReasonCount = 0;
+		for (j = i; j < nr_pcs; j++) {
+			uint32_t ni;
+
+			if (pcs[j].k != pcs[i].k || pcs[j].pc != pcs[i].pc ||
+			    (pcs_serialized && pcs[j].corr != pcs[i].corr))
+				continue;
+			d->totalSamples += pcs[j].samples;
+			if (pc->stallReason && ns < NR_STALLS) {
+				pc->stallReason[ns].pcSamplingStallReasonIndex = pcs[j].stall;
+				pc->stallReason[ns++].samples = pcs[j].samples;
+			}
+			/* two thirds of them did not issue: X_not_issued beside X */
+			ni = not_issued_of(pcs[j].stall);
+			if (ni && pcs[j].samples * 2 / 3 && pc->stallReason && ns < NR_STALLS) {
+				pc->stallReason[ns].pcSamplingStallReasonIndex = ni;
+				pc->stallReason[ns++].samples = pcs[j].samples * 2 / 3;
+			}
+			if (j > i)
+				pcs[j].k = -1;
 		}
-		d->totalSamples += pcs[i].samples;
+		pc->stallReasonCount = ns;
+	}
+	/* as on an H200: totalSamples also counts the samples of kernels
+	 * that are not the user's (one here per call that had any) */
+	if (d->totalSamples) {
+		d->nonUsrKernelsTotalSamples = 1;
+		d->totalSamples += 1;
 	}
 	/* what did not fit waits for the next call, as CUPTI's remainingNumPcs says */
-	memmove(pcs, pcs + i, (size_t)(nr_pcs - i) * sizeof(pcs[0]));
-	nr_pcs -= i;
+	{
+		int m = 0;
+
+		for (int j = i; j < nr_pcs; j++)
+			if (pcs[j].k >= 0)
+				pcs[m++] = pcs[j];
+		nr_pcs = m;
+	}
 	d->totalNumPcs = n;
 	d->remainingNumPcs = (size_t)nr_pcs;
 	d->droppedSamples = pcs_dropped;
@@ -619,7 +716,7 @@ EXPORT void zt_standin_kernel(uint32_t corr, const char *name, const unsigned gr
 		/* a hot spot a quarter into the kernel and a spread of others */
 		for (unsigned s = 0; s < 6; s++) {
 			uint64_t pc = s < 3 ? (npc / 4) * 16 : ((corr * 7 + s * 13) % npc) * 16;
-			uint32_t st = stall_index[(corr + s) % NR_STALLS];
+			uint32_t st = stall_index[(corr + s) % NR_SAMPLED];
 			int j;
 
 			for (j = 0; j < nr_pcs; j++)
