@@ -22,6 +22,10 @@ $(BUNDLE_CUPTI): $(CUPTI_OBJS) cupti/libztcupti.map mk/gpubundle.mk
 		-Wl,-rpath,'$$ORIGIN' -lcupti \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null) -lz -lpthread -ldl
 
+# built with the tests too: tests/e2e/t_gpu_check.sh and t_gpu_bundle.sh make
+# a bundle of the build under test with scripts/gpu-bundle.sh
+$(BUILD)/tests/.stamp-workloads: $(BUNDLE_CUPTI)
+
 gpu-bundle: $(ZT) $(BUNDLE_CUPTI) $(GPUT)/gpucheck_app $(GPUT)/gpucheck.cubin $(GPUT)/noperf.so
 	$(Q)scripts/gpu-bundle.sh $(BUILD) $(GPU_BUNDLE)
 else

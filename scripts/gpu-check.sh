@@ -21,6 +21,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 BUNDLE=${GPU_BUNDLE:-$ROOT/gpu-bundle}
+# ZT_BUILD: the build folder of the stand-ins, cubin_crc, and zt without a bundle (default build/; relative: to the root)
+ZB=${ZT_BUILD:-build}; [ "${ZB#/}" != "$ZB" ] || ZB=$ROOT/$ZB
 BUDGET=${GPU_CHECK_BUDGET:-320}
 T0=$(date +%s)
 W=$(mktemp -d /tmp/zt-gpucheck.XXXXXX)
@@ -95,8 +97,8 @@ if [ -x "$BUNDLE/bin/zt" ]; then
 	ZT=$BUNDLE/bin/zt
 	TB=$BUNDLE/tests
 else
-	ZT=$ROOT/build/zt
-	TB=$ROOT/build/tests/gpu
+	ZT=$ZB/zt
+	TB=$ZB/tests/gpu
 fi
 say "# zt gpu-check: mode $MODE ($( [ "$MODE" = gpu ] && echo 'a real GPU' || echo 'STAND-IN: no GPU here, the stand-in libcuda and libcupti of the tests; figures mean nothing')), $(date -u +%FT%TZ)"
 say "# zt: $ZT ($(cd "$ROOT" && git describe --always --dirty 2>/dev/null || head -1 "$BUNDLE/MANIFEST" 2>/dev/null))"
@@ -106,12 +108,12 @@ if [ ! -x "$ZT" ] || [ ! -x "$TB/gpucheck_app" ]; then
 	exit 1
 fi
 PRE_LD=${LD_LIBRARY_PATH:-}
-SD=$ROOT/build/tests/gpu/standin
+SD=$ZB/tests/gpu/standin
 CUPTI_DIR=
 if [ "$MODE" = standin ]; then
-	[ -f "$SD/libcupti.so.13" ] || { fail "stand-in mode needs build/tests/gpu/standin (make tests-build)"; exit 1; }
+	[ -f "$SD/libcupti.so.13" ] || { fail "stand-in mode needs $SD (make tests-build)"; exit 1; }
 	APP_LD=$SD${PRE_LD:+:$PRE_LD}
-	CUBIN_CRC=$("$ROOT/build/tests/gpu/cubin_crc" "$TB/gpucheck.cubin" 2> /dev/null)
+	CUBIN_CRC=$("$ZB/tests/gpu/cubin_crc" "$TB/gpucheck.cubin" 2> /dev/null)
 	export ZT_STANDIN_CUBIN_CRC=$CUBIN_CRC
 else
 	for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib64 \
