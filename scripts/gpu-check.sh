@@ -11,7 +11,8 @@
 # Without a GPU (no /dev/nvidiactl or nvidia-smi fails) it runs the same
 # checks in stand-in mode, on the stand-in libcuda and libcupti of the tests
 # (build/tests/gpu/standin), and says so; figures then mean nothing.
-# What the first run on an H200 showed and what changed: tests/gpu/H200-RUN-1.md.
+# What the runs on an H200 showed and what changed: tests/gpu/H200-RUN-1.md and
+# tests/gpu/H200-RUN-2.md.
 # Variables: GPU_BUNDLE (default gpu-bundle/ beside scripts/), GPU_CHECK_MODE
 # (gpu|standin: force one), GPU_CHECK_BUDGET (seconds, default 320;
 # no step runs past it by more than 20 s).
@@ -226,6 +227,20 @@ check_app() {
 	fig "$n: PC samples on gc_hot: $pcs; stall reasons: $(grep -o 'stall=smsp__pcsamp_warps_issue_stalled_[a-z_]*' "$s" | sort | uniq -c | sort -rn | head -6 | awk '{ sub("stall=smsp__pcsamp_warps_issue_stalled_", "", $2); printf "%s:%s ", $2, $1 }')"
 	info "$n: every stall reason of the samples (name:samples): $(awk '/cuda:pcsample:/ { st = ""; sm = 0; for (i = 1; i <= NF; i++) { if ($i ~ /^stall=/) st = substr($i, 7); if ($i ~ /^samples=/) sm = substr($i, 9) } t[st] += sm } END { for (k in t) printf "%s:%d ", k, t[k] }' "$s" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ' | cut -c1-1500)"
 	[ "$pcs" -gt 0 ]; ok $? "$n: PC samples on the hot kernel"
+	# CUPTI's totalSamples (pc_total_samples) counts each sample once: the
+	# samples of the reasons X, and those of kernels not the user's; the
+	# reasons X_not_issued (Hopper on) are a part of X's (the second H200
+	# run found 2572331 = 2220145 + 352186 of them against 2276934)
+	local tot nonuser issued notiss rtot
+	tot=$(grep -m1 -o 'pc_total_samples=[0-9]*' "$s" | cut -d= -f2)
+	nonuser=$(grep -m1 -o 'pc_nonuser_samples=[0-9]*' "$s" | cut -d= -f2)
+	issued=$(awk '/cuda:pcsample:/ && !/stall=[^ ]*_not_issued / { for (i = 1; i <= NF; i++) if ($i ~ /^samples=/) t += substr($i, 9) } END { print t + 0 }' "$s")
+	notiss=$(awk '/cuda:pcsample:/ && /stall=[^ ]*_not_issued / { for (i = 1; i <= NF; i++) if ($i ~ /^samples=/) t += substr($i, 9) } END { print t + 0 }' "$s")
+	rtot=$(sed -nE 's/^# GPU: .* ([0-9]+) PC samples.*/\1/p' "$rp")
+	fig "$n: PC samples: CUPTI's total ${tot:-?} (non-user ${nonuser:-?}); records of issued reasons $issued, of X_not_issued $notiss; zt report's total ${rtot:-?}"
+	[ -n "$tot" ] && [ "$issued" -eq $((tot - ${nonuser:-0})) ]
+	ok $? "$n: the samples zt counts are CUPTI's totalSamples less the non-user ones ($issued = ${tot:-?} - ${nonuser:-?})"
+	[ "${rtot:-x}" = "$issued" ]; ok $? "$n: zt report's PC-sample total counts each sample once (${rtot:-none} of $issued)"
 	grep -q 'cuda:pcsample: .*stall=smsp__pcsamp_warps_issue_stalled_' "$s"; ok $? "$n: PC samples carry stall reasons"
 	sed -n '/^# Kernel gc_hot:/,/^# *Self/p' "$rp" > "$R/$n.hot.txt"
 	hot=$(awk '!/^#/ && NF >= 4 { print $3; exit }' "$R/$n.hot.txt")
@@ -354,6 +369,8 @@ for d in site.getsitepackages() + [site.getusersitepackages()]:
 	left 40 && torch_run torch-bare
 	left 60 && { torch_run torch-zt -v --gpu -g; ok $? "zt record --gpu -g of the PyTorch loop exits 0"; }
 	grep 'zt gpu:\|GPU:\|warning' "$R/torch-zt.err" 2> /dev/null | sed 's/^/INFO torch-zt: /' | cut -c1-300 | tee -a "$SUM" >> "$LOG"
+	grep -q 'cubin of module .* not kept' "$R/torch-zt.err" 2> /dev/null
+	[ $? -ne 0 ]; ok $? "torch-zt: every cubin kept (no 'not kept' warning)"
 	left 50 && { torch_run torch-zt-nopcs -v --gpu --gpu-pcs off -g; ok $? "zt record --gpu --gpu-pcs off of the PyTorch loop exits 0"; }
 	grep 'zt gpu:\|GPU:\|warning' "$R/torch-zt-nopcs.err" 2> /dev/null | sed 's/^/INFO torch-zt-nopcs: /' | cut -c1-300 | tee -a "$SUM" >> "$LOG"
 	# the first run found no GPU records here: PyTorch reaches cuInit seconds
@@ -390,6 +407,27 @@ for d in site.getsitepackages() + [site.getusersitepackages()]:
 		sed -n '/GPU kernels/,/Launch sites/p' "$R/torch-zt.report.out" | head -20 >> "$SUM"
 		sed -n '/Hot lines/,$p' "$R/torch-zt.report.out" | head -20 >> "$SUM"
 	fi
+	# PC sampling's settings against its cost and its losses (the first
+	# H200 runs: 6% fewer steps/s, and "hardware buffer full" 16 times at
+	# CUPTI's defaults): one loop per setting, while the budget lasts
+	say "## 4b. PC-sampling settings: steps/s, buffer-full events, samples"
+	period=$(grep -m1 -o 'period_log2=[0-9]*' "$R/torch-zt.script.out" 2> /dev/null | cut -d= -f2)
+	info "CUPTI's settings in torch-zt: $(grep -m1 -o 'pcs_config=.*' "$R/torch-zt.script.out" 2> /dev/null)"
+	exps="hwbuf2g:--gpu-opts=pcs_hwbuf_mb=2048 scratch16:--gpu-opts=pcs_scratch_mb=16 sleep20:--gpu-opts=pcs_sleep_ms=20"
+	[ -n "$period" ] && [ "$period" -gt 0 ] && [ "$period" -le 29 ] &&
+		exps="$exps period$((period + 2)):--gpu-pcs-period=$((period + 2))"
+	[ -n "$period" ] && [ "$period" -gt 0 ] && [ "$period" -le 27 ] &&
+		exps="$exps period$((period + 4)):--gpu-pcs-period=$((period + 4))"
+	for e in $exps; do
+		left 35 || break
+		n=torch-${e%%:*}
+		torch_run "$n" --gpu -g ${e#*:}
+		run "$n.script" 60 "$ZT" script -i "$R/$n.data" --gpu
+		eval "x=\${SPS_${n//-/_}:-0}"
+		fig "$n (${e#*:}): steps/s $x ($(awk -v a="${SPS_torch_bare:-0}" -v x="$x" 'BEGIN { if (a > 0 && x > 0) printf "%.1f%% fewer than without zt", (a - x) / a * 100; else print "?" }')); $(grep -m1 -o 'pcs_config=.*' "$R/$n.script.out"); $(grep -m1 -o 'pc_total_samples=[0-9]* pc_dropped_samples=[0-9]* pc_nonuser_samples=[0-9]* pc_hw_buffer_full=[0-9]*' "$R/$n.script.out"); PC records $(grep -c 'cuda:pcsample:' "$R/$n.script.out")"
+		rm -f "$R/$n.data"
+	done
+	left 25 && { torch_run torch-bare2; info "torch-bare2: the loop without zt once more (the spread of the bare figure)"; }
 else
 	info "stand-in mode: no PyTorch step (it needs a GPU)"
 fi

@@ -30,7 +30,7 @@ step fuzz-replay make -j"$jobs" check-fuzz
 # run live, where the sanitizers' slowness would change what is measured
 # (perf_parity, perf_kernel, symbolize_parity, top, report_tui, serve_slow,
 # record_opts, record_events, ...). `make check-e2e` runs them all.
-asan_e2e="^t_(gpu|gpu_trace|gpu_report|gpu_flame|script_gpu|symbolize_cubin|cubin|s3|serve|serve_faults|serve_hostile|serve_cluster|serve_query|serve_projects|tls_client|agent|serve_debuginfod|serve_symbols|symbols|symdb|push|record_workload|config|hostile|outputs|errors|sigkill|perfmap|symbolize|debuginfod|pprof|perfdata|script|script_opts|report|report_opts|annotate|flame|dwarf|badinput|lld|archive|diff|buildid_list|evlist|python|gpu_python|annotate_python|go|symbols_deb)\.sh$"
+asan_e2e="^t_(gpu|gpu_h200|gpu_trace|gpu_report|gpu_flame|script_gpu|symbolize_cubin|cubin|s3|serve|serve_faults|serve_hostile|serve_cluster|serve_query|serve_projects|tls_client|agent|serve_debuginfod|serve_symbols|symbols|symdb|push|record_workload|config|hostile|outputs|errors|sigkill|perfmap|symbolize|debuginfod|pprof|perfdata|script|script_opts|report|report_opts|annotate|flame|dwarf|badinput|lld|archive|diff|buildid_list|evlist|python|gpu_python|annotate_python|go|symbols_deb)\.sh$"
 step e2e env E2E_SKIP="$asan_e2e" make check-e2e
 step asan-build make -j"$jobs" SANITIZE=address,undefined tests-build
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1

@@ -65,6 +65,20 @@ check "with CUPTI's stall reasons" contains fp.txt 'cuda:pcsample: .*smsp__pcsam
 # the library counts the distinct pointers it was handed (3 kernels sampled)
 np=$(sed -n 's/.*cuda:info: pcs_name_pointers=\([0-9]*\).*/\1/p' fp.txt)
 check "one shared function name per sampled kernel: pcs_name_pointers=${np:-none}" [ "${np:-0}" -ge 1 -a "${np:-9}" -le 3 ]
+# what CUPTI took (read back): its defaults, as the H200 said them (2^11, 512 MB, 1 MB, 100 ms)
+check "CUPTI's PC-sampling settings read back" \
+	contains fp.txt 'cuda:info: pcs_config=period_log2=11 hwbuf_bytes=536870912 scratch_bytes=1048576 sleep_ms=100$'
+# and set: --gpu-pcs-period and --gpu-opts reach CUPTI
+gpu_record po.data 4 --gpu-pcs-period 14 --gpu-opts pcs_hwbuf_mb=1024,pcs_scratch_mb=8,pcs_sleep_ms=20
+check "--gpu-opts: record exits 0" [ $? -eq 0 ]
+"$ZT" script -i po.data --gpu > po.txt 2> /dev/null
+check "--gpu-pcs-period and --gpu-opts reach CUPTI" \
+	contains po.txt 'cuda:info: pcs_config=period_log2=14 hwbuf_bytes=1073741824 scratch_bytes=8388608 sleep_ms=20$'
+"$ZT" record --gpu --gpu-opts pcs_hwbuf_mb=1x -o po2.data -- true > po2.out 2> po2.err
+check "--gpu-opts with a bad value: usage error (129), naming the keys" \
+	bash -c "[ $? -eq 129 ] && grep -q 'pcs_hwbuf_mb, pcs_scratch_mb, pcs_sleep_ms, mem_mb and flush_ms' po2.err"
+"$ZT" record --gpu --gpu-opts stacks=off -o po2.data -- true > po2.out 2> po2.err
+check "--gpu-opts: only its own keys (stacks has --gpu-stacks)" [ $? -eq 129 ]
 # every sampled PC lies inside its kernel's section, on an instruction (16 bytes)
 bad=0
 while read -r fn off; do

@@ -35,7 +35,7 @@
 #define MAX_PCS 4096
 /* CUPTI's default sampling period (log2 cycles) on the H200 of the second
  * run; the header says only "CUPTI defined value based on number of SMs" */
-#define STANDIN_PCS_PERIOD 0
+#define STANDIN_PCS_PERIOD 11
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_CallbackFunc sub_cb;
