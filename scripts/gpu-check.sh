@@ -102,7 +102,9 @@ else
 	TB=$ZB/tests/gpu
 fi
 say "# zt gpu-check: mode $MODE ($( [ "$MODE" = gpu ] && echo 'a real GPU' || echo 'STAND-IN: no GPU here, the stand-in libcuda and libcupti of the tests; figures mean nothing')), $(date -u +%FT%TZ)"
-say "# zt: $ZT ($(cd "$ROOT" && git describe --always --dirty 2>/dev/null || head -1 "$BUNDLE/MANIFEST" 2>/dev/null))"
+# (the bundle's MANIFEST names the commit it was built from; the tree's own
+# git, copied to a GPU machine, may not be that commit)
+say "# zt: $ZT (tree: $(cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo '?'); $( [ -f "$BUNDLE/MANIFEST" ] && head -1 "$BUNDLE/MANIFEST" || echo 'no bundle'))"
 [ -f "$BUNDLE/MANIFEST" ] && cp "$BUNDLE/MANIFEST" "$R/bundle-MANIFEST.txt"
 if [ ! -x "$ZT" ] || [ ! -x "$TB/gpucheck_app" ]; then
 	fail "no zt or no gpucheck_app ($ZT, $TB): run make gpu-bundle (or make all tests-build) first"
