@@ -21,7 +21,7 @@ strip --strip-debug -o "$out/bin/zt" "$build/zt"
 cp "$build/bundle/libztcupti.so" "$out/lib/zt/libztcupti.so"
 g=$build/tests/gpu
 cp "$g/gpucheck_app" "$g/gpucheck.cubin" "$g/noperf.so" "$out/tests/"
-for f in gpucheck.cu gpucheck_app.c vecadd.cu torch_loop.py; do cp "$root/tests/gpu/$f" "$out/tests/"; done
+for f in gpucheck.cu gpucheck_app.c vecadd.cu torch_loop.py torch_prof.py; do cp "$root/tests/gpu/$f" "$out/tests/"; done
 # the libraries: glibc's own, CUDA's and the compiler runtime's are the
 # target's (a CUDA machine has them, and a newer glibc than ours)
 skip='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libutil|libresolv|libanl|libcupti|libcuda|libnvidia-[a-z-]*|libgcc_s|libstdc\+\+)\.so'

@@ -409,6 +409,31 @@ for d in site.getsitepackages() + [site.getusersitepackages()]:
 		sed -n '/GPU kernels/,/Launch sites/p' "$R/torch-zt.report.out" | head -20 >> "$SUM"
 		sed -n '/Hot lines/,$p' "$R/torch-zt.report.out" | head -20 >> "$SUM"
 	fi
+	# ---- 3c. the program's own CUPTI client: PyTorch's profiler (Kineto).
+	# CUPTI takes one subscriber: with zt's library injected at cuInit,
+	# Kineto's comes second and is refused (on the H200: "CUPTI
+	# initialization failed - CUDA profiler activities will be missing").
+	# The program must run on, and zt must keep every kernel, those in the
+	# profiler's window too.
+	TP=$ROOT/tests/gpu/torch_prof.py
+	[ -f "$TP" ] || TP=$TB/torch_prof.py
+	if left 45; then
+		say "## 3c. PyTorch's own profiler (torch.profiler, a CUPTI client) under zt record --gpu"
+		run tprof-bare 60 env LD_LIBRARY_PATH="$TORCH_LD" python3 "$TP" 200
+		run tprof-zt 90 env LD_LIBRARY_PATH="$TORCH_LD" "$ZT" record -v --gpu --gpu-pcs off -o "$R/tprof-zt.data" -- python3 "$TP" 200
+		st=$?
+		grep -q 'TPROF steps=600 ok=1' "$R/tprof-zt.out"
+		g=$?
+		[ "$st" -eq 0 ] && [ "$g" -eq 0 ]; ok $? "tprof: a program using torch.profiler runs to its end under zt record --gpu (status $st)"
+		info "tprof: torch.profiler's CUDA kernels: without zt $(grep -o 'kineto_cuda_kernels=[0-9]*' "$R/tprof-bare.out" | cut -d= -f2), under zt $(grep -o 'kineto_cuda_kernels=[0-9]*' "$R/tprof-zt.out" | cut -d= -f2); Kineto said: $(grep -m1 -o 'CUPTI initialization failed.*\|MULTIPLE_SUBSCRIBERS[A-Z_]*' "$R/tprof-zt.err")"
+		read -r ws we < <(sed -n 's/^TPROF window_start_ns=\([0-9]*\) window_end_ns=\([0-9]*\)$/\1 \2/p' "$R/tprof-zt.out")
+		run tprof-zt.script 60 "$ZT" script -i "$R/tprof-zt.data" --gpu
+		read -r nk nw < <(awk -v s="${ws:-0}" -v e="${we:-0}" '/cuda:kernel:/ { t = $3; sub(":", "", t); t *= 1e9; n++; if (t >= s && t <= e) w++ } END { print n + 0, w + 0 }' "$R/tprof-zt.script.out")
+		fig "tprof: zt's kernels $nk, in the profiler's window $nw (the loop runs the same 200 steps before, inside and after it)"
+		[ "$nw" -gt 0 ] && [ "$nk" -ge $((3 * nw * 9 / 10)) ]
+		ok $? "tprof: zt keeps every kernel, inside torch.profiler's window too ($nw of $nk)"
+		rm -f "$R/tprof-zt.data"
+	fi
 	# PC sampling's settings against its cost and its losses (the first
 	# H200 runs: 6% fewer steps/s, and "hardware buffer full" 16 times at
 	# CUPTI's defaults): one loop per setting, while the budget lasts
