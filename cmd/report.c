@@ -1837,6 +1837,12 @@ static void print_gpu_summary(const struct report *r, const struct gpureport *gr
 	       "none\n",
 	       (unsigned long long)gr->pcs_full, (unsigned long long)gr->pcs_basic,
 	       (unsigned long long)gr->pcs_none);
+	if (gr->stacks_inferred)
+		printf("# Launch stacks: %llu kernels' launches captured (--gpu-stack-rate per "
+		       "thread), %llu shown with the stack of their kernel's captured launch "
+		       "nearest in time, in their thread or else their process\n",
+		       (unsigned long long)gr->stacks_captured,
+		       (unsigned long long)gr->stacks_inferred);
 	for (i = 0; i < ft->nr_cubins; i++) {
 		const struct gpu_cubin_note *c = &ft->cubins[i];
 

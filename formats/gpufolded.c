@@ -294,8 +294,9 @@ static int suffix_of(struct build *bd, size_t i, uint32_t *id)
 /* The launch of kernel k and its prefix. */
 static int kernel_prefix(struct build *bd, const struct prof_gpu_kernel *k, const char **out)
 {
-	const struct prof_gpu_launch *l =
-		gpu_view_launch(bd->v, k->pid, k->corr, k->graph_id, k->start);
+	struct prof_gpu_launch tmp;
+	const struct prof_gpu_launch *l = gpu_view_with_stack(
+		bd->v, gpu_view_launch(bd->v, k->pid, k->corr, k->graph_id, k->start), &tmp);
 
 	return bd->o->prefix(bd->o->prefix_ctx, k->pid, l, k->start, out);
 }
@@ -452,8 +453,9 @@ static int by_samples(struct build *bd)
 		}
 		id = sfx_of[bi] - 1;
 		if (s->corr) { /* serialized: the launch itself */
-			const struct prof_gpu_launch *l =
-				gpu_view_launch(bd->v, s->pid, s->corr, 0, 0);
+			struct prof_gpu_launch tmp;
+			const struct prof_gpu_launch *l = gpu_view_with_stack(
+				bd->v, gpu_view_launch(bd->v, s->pid, s->corr, 0, 0), &tmp);
 			const char *pfx;
 
 			ret = bd->o->prefix(bd->o->prefix_ctx, s->pid, l, 0, &pfx);

@@ -950,8 +950,9 @@ static int gpu_kernels(struct pprof *pp, struct gpuside *gs)
 
 	for (i = 0; i < g->nr_kernels && !ret; i++) {
 		const struct prof_gpu_kernel *k = &g->kernels[i];
-		const struct prof_gpu_launch *l =
-			gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start);
+		struct prof_gpu_launch tmp;
+		const struct prof_gpu_launch *l = gpu_view_with_stack(
+			v, gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start), &tmp);
 		struct gpu_frame f = {.func = gpu_name(pp, k->name)};
 		uint64_t ns = k->end > k->start ? k->end - k->start : 0, loc;
 		uint32_t key[3], ki;
@@ -1002,7 +1003,12 @@ static int gpu_pcs_record(struct pprof *pp, struct gpuside *gs, const struct pro
 	int ret;
 
 	if (r->corr) {
-		ret = launch_group(pp, gs, gpu_view_launch(v, r->pid, r->corr, 0, 0), &lg);
+		struct prof_gpu_launch tmp;
+
+		ret = launch_group(pp, gs,
+				   gpu_view_with_stack(v, gpu_view_launch(v, r->pid, r->corr, 0, 0),
+						       &tmp),
+				   &lg);
 		return ret ? ret
 			   : gpu_sample(pp, gs, gl, ng, lg, r->pid, stall, pp->gv, r->samples);
 	}

@@ -453,6 +453,8 @@ int gpureport_init(struct gpureport *r, const struct gpu_view *v, const struct g
 	zt_strtab_init(&r->strs);
 	if (!g)
 		return 0;
+	r->stacks_captured = v->nr_captured;
+	r->stacks_inferred = v->nr_inferred;
 	r->nr_by_name = prof_gpu_nr_strs(g);
 	r->by_name = malloc((r->nr_by_name ? r->nr_by_name : 1) * sizeof(*r->by_name));
 	if (!r->by_name)
@@ -573,7 +575,9 @@ int gpureport_launches(struct gpureport *r, const struct gpu_view *v, const stru
 		s->weight = dur(k->start, k->end);
 		s->pid = k->pid;
 		s->tid = l ? l->tid : k->pid;
-		s->stack = l && l->stack != PROF_GPU_NO_STACK ? l->stack : RMODEL_NO_STACK;
+		s->stack = l && gpu_view_stack(v, l, NULL) != PROF_GPU_NO_STACK
+				   ? gpu_view_stack(v, l, NULL)
+				   : RMODEL_NO_STACK;
 		r->lleaf[i] = frame[ki];
 	}
 	free(frame);

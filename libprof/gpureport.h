@@ -98,6 +98,9 @@ struct gpureport {
 	/* sampled PCs (unique (cubin, function, PC)) resolved: with lines,
 	 * names only, none (gpu_frametab.quality) */
 	uint64_t pcs_full, pcs_basic, pcs_none;
+	/* kernels whose launch stack was captured, taken from a sampled
+	 * launch of their kernel (gpu_view_stack); 0, 0: every launch its own */
+	uint64_t stacks_captured, stacks_inferred;
 	/* private */
 	struct gpurep_line *lines;
 	size_t nr_lines;

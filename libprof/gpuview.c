@@ -151,6 +151,8 @@ static int launches(struct gpu_view *v)
 	return 0;
 }
 
+static int sampled_stacks(struct gpu_view *v);
+
 int gpu_view_init(struct gpu_view *v, const struct prof_gpu *g)
 {
 	int ret;
@@ -159,7 +161,8 @@ int gpu_view_init(struct gpu_view *v, const struct prof_gpu *g)
 	v->g = g;
 	if (!g)
 		return 0;
-	if ((ret = timed(v)) || (ret = summed(v)) || (ret = launches(v)))
+	if ((ret = timed(v)) || (ret = summed(v)) || (ret = launches(v)) ||
+	    (ret = sampled_stacks(v)))
 		return ret;
 	return 0;
 }
@@ -169,6 +172,8 @@ void gpu_view_release(struct gpu_view *v)
 	free(v->ev);
 	free(v->pcs);
 	free(v->graph);
+	free(v->lstack);
+	free(v->linferred);
 	zt_htab_release(&v->by_corr);
 	zt_htab_release(&v->by_outer);
 	memset(v, 0, sizeof(*v));
@@ -248,6 +253,159 @@ const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t
 		if (c[i])
 			return c[i];
 	return gl;
+}
+
+/* ---- sampled launch stacks ------------------------------------------- */
+
+/* a kernel's launch: (pid, kernel name, thread, time), its launch's index
+ * and stack */
+struct klaunch {
+	uint32_t pid, name, tid, li, stack;
+	uint64_t ts;
+};
+
+/* by (pid, name, tid, ts) with by_tid, else by (pid, name, ts) */
+static int kl_cmp(const struct klaunch *x, const struct klaunch *y, int by_tid)
+{
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (by_tid && x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->li < y->li ? -1 : x->li > y->li;
+}
+
+static int kl_cmp_tid(const void *a, const void *b)
+{
+	return kl_cmp(a, b, 1);
+}
+
+static int kl_cmp_notid(const void *a, const void *b)
+{
+	return kl_cmp(a, b, 0);
+}
+
+/* The captured entry of c[0 .. n) (sorted as by_tid says) of x's group
+ * nearest to x in time, or NULL. */
+static const struct klaunch *nearest(const struct klaunch *c, size_t n, const struct klaunch *x,
+				     int by_tid)
+{
+	const struct klaunch *a = NULL, *b = NULL;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first entry not before x */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (kl_cmp(&c[mid], x, by_tid) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && c[lo].pid == x->pid && c[lo].name == x->name && (!by_tid || c[lo].tid == x->tid))
+		b = &c[lo];
+	if (lo > 0 && c[lo - 1].pid == x->pid && c[lo - 1].name == x->name &&
+	    (!by_tid || c[lo - 1].tid == x->tid))
+		a = &c[lo - 1];
+	if (!a || !b)
+		return a ? a : b;
+	return x->ts - a->ts <= b->ts - x->ts ? a : b;
+}
+
+/* For each launch without a captured stack, the stack gpu_view_stack()
+ * gives it. Nothing is made when every launch has its own or none has. */
+static int sampled_stacks(struct gpu_view *v)
+{
+	const struct prof_gpu *g = v->g;
+	struct klaunch *e = NULL, *c1 = NULL, *c2 = NULL;
+	size_t i, n = 0, nc = 0;
+	int ret = -ENOMEM;
+
+	if (!g->nr_kernels || !g->nr_launches)
+		return 0;
+	if (!(e = malloc(g->nr_kernels * sizeof(*e))))
+		return -ENOMEM;
+	for (i = 0; i < g->nr_kernels; i++) {
+		const struct prof_gpu_kernel *k = &g->kernels[i];
+		const struct prof_gpu_launch *l =
+			gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start);
+
+		if (!l)
+			continue;
+		e[n] = (struct klaunch){k->pid, k->name, l->tid, (uint32_t)(l - g->launches),
+					l->stack, l->ts};
+		nc += l->stack != PROF_GPU_NO_STACK;
+		n++;
+	}
+	v->nr_captured = nc;
+	if (!nc || nc == n) {
+		free(e);
+		return 0;
+	}
+	if (!(c1 = malloc(nc * sizeof(*c1))) || !(c2 = malloc(nc * sizeof(*c2))) ||
+	    !(v->lstack = malloc(g->nr_launches * sizeof(*v->lstack))) ||
+	    !(v->linferred = calloc(g->nr_launches, 1)))
+		goto out;
+	for (i = 0; i < g->nr_launches; i++)
+		v->lstack[i] = g->launches[i].stack;
+	for (i = nc = 0; i < n; i++)
+		if (e[i].stack != PROF_GPU_NO_STACK)
+			c1[nc++] = e[i];
+	memcpy(c2, c1, nc * sizeof(*c2));
+	qsort(c1, nc, sizeof(*c1), kl_cmp_tid);
+	qsort(c2, nc, sizeof(*c2), kl_cmp_notid);
+	for (i = 0; i < n; i++) {
+		const struct klaunch *m;
+
+		if (e[i].stack != PROF_GPU_NO_STACK)
+			continue;
+		if (!v->linferred[e[i].li]) { /* (a graph's launch: its first kernel) */
+			m = nearest(c1, nc, &e[i], 1);
+			if (!m)
+				m = nearest(c2, nc, &e[i], 0);
+			if (!m)
+				continue;
+			v->lstack[e[i].li] = m->stack;
+			v->linferred[e[i].li] = 1;
+		}
+		v->nr_inferred++;
+	}
+	ret = 0;
+out:
+	free(e);
+	free(c1);
+	free(c2);
+	return ret;
+}
+
+uint32_t gpu_view_stack(const struct gpu_view *v, const struct prof_gpu_launch *l, int *inferred)
+{
+	size_t i;
+
+	if (inferred)
+		*inferred = 0;
+	if (!l)
+		return PROF_GPU_NO_STACK;
+	if (l->stack != PROF_GPU_NO_STACK || !v->lstack || !v->g || l < v->g->launches ||
+	    l >= v->g->launches + v->g->nr_launches)
+		return l->stack;
+	i = (size_t)(l - v->g->launches);
+	if (inferred)
+		*inferred = v->linferred[i];
+	return v->lstack[i];
+}
+
+const struct prof_gpu_launch *gpu_view_with_stack(const struct gpu_view *v,
+						  const struct prof_gpu_launch *l,
+						  struct prof_gpu_launch *tmp)
+{
+	if (!l)
+		return NULL;
+	*tmp = *l;
+	tmp->stack = gpu_view_stack(v, l, NULL);
+	return tmp;
 }
 
 int gpu_share(uint64_t n, const uint64_t *w, size_t m, uint64_t *part)

@@ -51,6 +51,12 @@ struct gpu_view {
 	struct zt_htab by_outer; /* nested launches by (pid, outer_corr) */
 	uint32_t *graph;	 /* graph launches by (pid, graph_id, ts) */
 	size_t nr_graph;
+	uint32_t *lstack; /* per launch: its stack, or one taken from a sampled launch
+			     (gpu_view_stack), PROF_GPU_NO_STACK; NULL: none inferred */
+	uint8_t *linferred;
+	uint64_t nr_captured, nr_inferred; /* kernels whose launch stack was captured,
+					      taken from another launch (0, 0 when
+					      every launch has its own) */
 };
 
 /* 0 or -ENOMEM (v is then empty; release it anyway). g may be NULL. */
@@ -67,6 +73,22 @@ void gpu_view_release(struct gpu_view *v);
  */
 const struct prof_gpu_launch *gpu_view_launch(const struct gpu_view *v, uint32_t pid, uint32_t corr,
 					      uint32_t graph_id, uint64_t ts);
+
+/*
+ * The launch stack the views show for l (from gpu_view_launch of v): its
+ * own when it was captured; else, since launch stacks are sampled
+ * (--gpu-stack-rate per thread: a PyTorch loop on an H200 had 3% of its
+ * launches with one), the captured stack of a launch of the same kernel in
+ * the same thread nearest in time, or failing that in the same process;
+ * PROF_GPU_NO_STACK when its kernel has no captured launch there. *inferred
+ * (may be NULL) says whether it was taken from another launch. zt script
+ * and the chrome trace show each launch's own.
+ */
+uint32_t gpu_view_stack(const struct gpu_view *v, const struct prof_gpu_launch *l, int *inferred);
+/* l with gpu_view_stack's stack, in *tmp (NULL stays NULL). */
+const struct prof_gpu_launch *gpu_view_with_stack(const struct gpu_view *v,
+						  const struct prof_gpu_launch *l,
+						  struct prof_gpu_launch *tmp);
 
 /*
  * Keep only the records of g that the filters f select, the others

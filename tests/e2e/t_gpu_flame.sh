@@ -57,7 +57,16 @@ check "saxpy under its launch stack: main;run_frames;launch_saxpy;cuLaunchKernel
 check "hot_loop under launch_hot, its samples inside shade as a device function" \
 	contains c.folded ';launch_hot;cuLaunchKernel;hot_loop_\[g\];[^;]*shade[^;]*_\[gd\](;[^;]+_\[g[il]\])*;[a-z_]+_\[gs\] '
 check "scale (a C++ kernel) demangled" contains c.folded ';scale_\[g\];'
-check "launches without a stack: [no launch stack]" contains c.folded '^cuda_app;\[no launch stack\];saxpy_\[g\];'
+# launch stacks are sampled: the launches past the rate show their
+# kernel's captured stack nearest in time (none is left without one here)
+check "launches past --gpu-stack-rate take their kernel's sampled stack: no [no launch stack]" \
+	bash -c "! grep -q 'no launch stack' c.folded"
+"$ZT" report -i c.data --gpu --stdio > c-report.txt 2> /dev/null
+check "the report says how many launch stacks were captured and how many taken" \
+	contains c-report.txt '^# Launch stacks: [0-9]+ kernels. launches captured \(--gpu-stack-rate per thread\), [0-9]+ shown with the stack of their kernel.s captured launch nearest in time'
+"$ZT" script -i c.data --gpu > c-own.txt 2> /dev/null
+check "zt script still shows each launch's own (most have none at 5/s)" \
+	[ "$(grep -c ' launch=ratelimited ' c-own.txt)" -gt 0 ]
 check "no frame of CUPTI, zt's library or the driver's inside" \
 	bash -c "! grep -qE 'zc_launch|ztc_glue|zt_standin|;fire;|;enter;' c.folded"
 check "stall reasons without CUPTI's prefix" bash -c "grep -q ';long_scoreboard_\[gs\] ' c.folded && ! grep -q smsp__ c.folded"
@@ -110,7 +119,7 @@ PY
 st=$?
 sed 's/^/    /' share.txt
 check "samples shared among launch stacks by kernel time" [ $st -eq 0 ]
-check "... saxpy has both a launch stack and launches without one" bash -c "grep -q '^saxpy_\\[g\\] stack:' share.txt && grep -q '^saxpy_\\[g\\] no-stack:' share.txt"
+check "... saxpy's samples all under its launch stack" bash -c "grep -q '^saxpy_\\[g\\] stack:' share.txt && ! grep -q '^saxpy_\\[g\\] no-stack:' share.txt"
 
 # ---- serialized PC sampling: each sample to its own launch
 gpu_record s.data 10 -g --gpu-pcs serialized

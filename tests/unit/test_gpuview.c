@@ -32,6 +32,73 @@ static void launch(struct prof_gpu *g, uint32_t pid, uint32_t corr, uint32_t fla
 	assert_int_equal(prof_gpu_add_launch(g, &l), 0);
 }
 
+/* a kernel of name id nm in pid, launched by tid at ts (corr), stack or not */
+static void klaunch(struct prof_gpu *g, uint32_t nm, uint32_t pid, uint32_t tid, uint32_t corr,
+		    uint64_t ts, uint32_t stack)
+{
+	struct prof_gpu_launch l = {.ts = ts, .pid = pid, .tid = tid, .corr = corr, .stack = stack};
+	struct prof_gpu_kernel k = {.start = ts + 5, .end = ts + 9, .pid = pid, .corr = corr,
+				    .name = nm};
+
+	assert_int_equal(prof_gpu_add_launch(g, &l), 0);
+	assert_int_equal(prof_gpu_add_kernel(g, &k), 0);
+}
+
+/* the stack gpu_view_stack() gives the launch of corr in pid */
+static uint32_t shown(const struct gpu_view *v, uint32_t pid, uint32_t corr, int *inf)
+{
+	return gpu_view_stack(v, gpu_view_launch(v, pid, corr, 0, 0), inf);
+}
+
+/* launch stacks are sampled (--gpu-stack-rate): a launch without one shows
+ * its kernel's captured launch nearest in time in its thread, else in its
+ * process; never another kernel's or another process's */
+static void test_sampled_stacks(void **state)
+{
+	struct prof_gpu *g = prof_gpu_new();
+	uint32_t a, b;
+	struct gpu_view v;
+	int inf;
+
+	(void)state;
+	assert_int_equal(prof_gpu_intern(g, "gemm", 4, &a), 0);
+	assert_int_equal(prof_gpu_intern(g, "relu", 4, &b), 0);
+	klaunch(g, a, 1, 10, 1, 100, 7);		   /* captured: thread 10, stack 7 */
+	klaunch(g, a, 1, 10, 2, 300, 8);		   /* captured: thread 10, stack 8 */
+	klaunch(g, a, 1, 20, 3, 200, 9);		   /* captured: thread 20, stack 9 */
+	klaunch(g, a, 1, 10, 4, 140, PROF_GPU_NO_STACK); /* nearest in thread 10: 100 */
+	klaunch(g, a, 1, 10, 5, 260, PROF_GPU_NO_STACK); /* nearest in thread 10: 300 */
+	klaunch(g, a, 1, 10, 6, 900, PROF_GPU_NO_STACK); /* after all: 300 */
+	klaunch(g, a, 1, 30, 7, 190, PROF_GPU_NO_STACK); /* thread 30 has none: the
+							    process's nearest, 200 */
+	klaunch(g, b, 1, 10, 8, 110, PROF_GPU_NO_STACK); /* relu never captured */
+	klaunch(g, a, 2, 10, 9, 120, PROF_GPU_NO_STACK); /* another process */
+	assert_int_equal(gpu_view_init(&v, g), 0);
+	assert_int_equal(shown(&v, 1, 1, &inf), 7);
+	assert_int_equal(inf, 0);
+	assert_int_equal(shown(&v, 1, 4, &inf), 7);
+	assert_int_equal(inf, 1);
+	assert_int_equal(shown(&v, 1, 5, &inf), 8);
+	assert_int_equal(shown(&v, 1, 6, &inf), 8);
+	assert_int_equal(shown(&v, 1, 7, &inf), 9);
+	assert_int_equal(inf, 1);
+	assert_int_equal(shown(&v, 1, 8, &inf), PROF_GPU_NO_STACK);
+	assert_int_equal(inf, 0);
+	assert_int_equal(shown(&v, 2, 9, &inf), PROF_GPU_NO_STACK);
+	assert_int_equal(v.nr_captured, 3);
+	assert_int_equal(v.nr_inferred, 4);
+	gpu_view_release(&v);
+	/* every launch with its own stack: nothing made */
+	prof_gpu_clear(g);
+	assert_int_equal(prof_gpu_intern(g, "gemm", 4, &a), 0);
+	klaunch(g, a, 1, 10, 1, 100, 7);
+	assert_int_equal(gpu_view_init(&v, g), 0);
+	assert_null(v.lstack);
+	assert_int_equal(shown(&v, 1, 1, &inf), 7);
+	gpu_view_release(&v);
+	prof_gpu_free(g);
+}
+
 static void test_order(void **state)
 {
 	struct prof_gpu *g = prof_gpu_new();
@@ -365,7 +432,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),  cmocka_unit_test(test_launches),
 		cmocka_unit_test(test_pcs),    cmocka_unit_test(test_share),
-		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_select), cmocka_unit_test(test_sampled_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
