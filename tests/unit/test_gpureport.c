@@ -324,7 +324,10 @@ static void test_launch_samples(void **state)
 	assert_int_equal(in.samples[0].tid, 2);
 	assert_int_equal(in.samples[0].stack, 5);
 	assert_int_equal(in.samples[2].weight, 600);
-	assert_int_equal(in.samples[2].stack, RMODEL_NO_STACK);
+	/* its launch had no stack: kA's captured launch lends its own */
+	assert_int_equal(in.samples[2].stack, 5);
+	assert_int_equal(f.r.stacks_inferred, 1);
+	assert_int_equal(f.r.stacks_captured, 3);
 	assert_int_equal(in.samples[3].stack, 6);
 	/* one leaf frame per kernel, in the [gpu] module */
 	assert_int_equal(in.leaf[0], in.leaf[1]);
