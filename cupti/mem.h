@@ -2,9 +2,10 @@
 /*
  * The hard memory cap of libztcupti.so: every buffer the library holds for
  * longer than a call (pending records, per-thread launch rings, tables,
- * cubin copies, activity buffers lent to CUPTI, PC-sampling buffers) is
+ * activity buffers lent to CUPTI, PC-sampling buffers) is
  * taken from one budget first. Over the cap a record is dropped and
- * counted (mem_dropped), never waited for and never fatal.
+ * counted (mem_dropped), never waited for and never fatal. Cubins are not
+ * held: they are written to the file where CUPTI lends them (zc_cubin).
  */
 #ifndef ZT_CUPTI_MEM_H
 #define ZT_CUPTI_MEM_H
