@@ -39,6 +39,16 @@ LD_LIBRARY_PATH=$SD "$ZT" record --gpu -g -o fp.data -- "$G/cuda_app" "$G/kernel
 check "record --gpu exits with the program's status (0)" [ $? -eq 0 ]
 check "says no GPU driver was found" contains fp.err 'no NVIDIA GPU driver found'
 check "sums up the GPU side" contains fp.err 'GPU: 1 process, 90 kernels'
+# launches through the runtime, as PyTorch's: the driver's launch nested in
+# cudaLaunchKernel's is the same launch, counted once (the H200's PyTorch
+# loop said 64560 launches for 34178 kernels)
+ZT_STANDIN_RUNTIME=1 gpu_record rt.data 40 -g
+check "runtime launches: record exits 0" [ $? -eq 0 ]
+check "runtime launches: 90 kernels, 90 launches, all with stacks" \
+	contains rt.data.err 'GPU: 1 process, 90 kernels, 90 launches \(90 with stacks\)'
+"$ZT" report -i rt.data --gpu --stdio > rt-report.txt 2> /dev/null
+check "runtime launches: the launch sites through the outer launch's stack (launch_hot)" \
+	bash -c "sed -n '/Launch sites/,/Hot lines/p' rt-report.txt | grep -q launch_hot"
 "$ZT" script -i fp.data --gpu > fp.txt 2> fp-script.err
 check "script --gpu exits 0" [ $? -eq 0 ]
 nk=$(grep -c 'cuda:kernel:' fp.txt)

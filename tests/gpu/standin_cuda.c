@@ -13,6 +13,7 @@
 #include <cuda.h>
 #include <cupti_callbacks.h>
 #include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include <cupti_activity.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -284,6 +285,15 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 			       void **extra)
 {
 	const struct fn *k = (const struct fn *)f;
+	/* ZT_STANDIN_RUNTIME=1: the launch comes through the runtime, as
+	 * PyTorch's do: cudaLaunchKernel's callbacks around cuLaunchKernel's,
+	 * the driver launch nested in the runtime one */
+	const char *rt = getenv("ZT_STANDIN_RUNTIME");
+	int runtime = rt && *rt == '1' && h_api;
+	uint32_t rcorr = runtime ? h_api(CUPTI_CB_DOMAIN_RUNTIME_API,
+					 CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+					 "cudaLaunchKernel", the_ctx, 0, 0)
+				 : 0;
 	uint32_t corr = enter(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel");
 	unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
 
@@ -293,6 +303,9 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 	if (h_kernel)
 		h_kernel(corr, k->name, grid, block, smem, dur);
 	leave(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", corr);
+	if (runtime)
+		h_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		      "cudaLaunchKernel", the_ctx, 1, rcorr);
 	return CUDA_SUCCESS;
 }
 
