@@ -191,8 +191,10 @@ ZT_TOKEN=$PUSH "$ZT" push -i team.data --server "$SERVE_URL" --no-symbols --no-d
 	--label test=symbols > push.out 2> push.err
 check "zt push --no-symbols of the stripped recording" [ $? -eq 0 ]
 TOKEN=$READ api GET "/api/v1/folded?label=test=symbols" > pushed.folded
+# (the stack through zt_team_outer: the check used to want the rare sample
+# whose unwind skipped it, and failed when a recording had none)
 check "the server names the pushed frames from the uploaded symbols, inlined ones too" \
-	grep -q 'main;zt_team_inner;mix ' pushed.folded
+	grep -qE ';main;zt_team_outer;zt_team_inner;mix [0-9]+$' pushed.folded
 serve_stop
 
 # ---- a server that keeps one source file a build id: the others skipped, said so ------
