@@ -558,6 +558,7 @@ int gpureport_launches(struct gpureport *r, const struct gpu_view *v, const stru
 			gpu_view_launch(v, k->pid, k->corr, k->graph_id, k->start);
 		uint32_t ki = k->name < r->nr_by_name ? r->by_name[k->name] : UINT32_MAX;
 		struct prof_sample *s = &r->lsamples[i];
+		uint32_t st;
 
 		if (ki == UINT32_MAX) { /* not from this report's view */
 			ret = -EINVAL;
@@ -575,9 +576,8 @@ int gpureport_launches(struct gpureport *r, const struct gpu_view *v, const stru
 		s->weight = dur(k->start, k->end);
 		s->pid = k->pid;
 		s->tid = l ? l->tid : k->pid;
-		s->stack = l && gpu_view_stack(v, l, NULL) != PROF_GPU_NO_STACK
-				   ? gpu_view_stack(v, l, NULL)
-				   : RMODEL_NO_STACK;
+		st = gpu_view_stack(v, l, NULL);
+		s->stack = st != PROF_GPU_NO_STACK ? st : RMODEL_NO_STACK;
 		r->lleaf[i] = frame[ki];
 	}
 	free(frame);

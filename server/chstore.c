@@ -764,14 +764,12 @@ int zs_ch_list_json(struct zs_ch *c, const struct zs_selection *sel, struct zbuf
 int zs_ch_profile_json(struct zs_ch *c, const char *id, struct zbuf *out, char *msg,
 		       size_t msglen)
 {
-	struct zs_selection *sel = calloc(1, sizeof(*sel));
+	struct zs_selection *sel = zs_selection_of_id(id);
 	struct zbuf q;
 	int err;
 
 	if (!sel)
 		return -ENOMEM;
-	sel->ids[0] = id;
-	sel->nr_ids = 1;
 	zbuf_init(&q);
 	put(&q, "SELECT " LIST_COLS " FROM (");
 	latest(c, &q, sel);
@@ -1624,7 +1622,7 @@ int zs_ch_merge_procs(struct zs_ch *c, const struct zs_selection *sel,
 
 int zs_ch_projects(struct zs_ch *c, const char *id, char *msg, size_t msglen)
 {
-	struct zs_selection *sel = calloc(1, sizeof(*sel));
+	struct zs_selection *sel = zs_selection_of_id(id);
 	struct zbuf q, ans;
 	struct zcur r;
 	uint64_t n = 0;
@@ -1632,8 +1630,6 @@ int zs_ch_projects(struct zs_ch *c, const char *id, char *msg, size_t msglen)
 
 	if (!sel)
 		return -ENOMEM;
-	sel->ids[0] = id;
-	sel->nr_ids = 1;
 	zbuf_init(&q);
 	zbuf_init(&ans);
 	put(&q, "SELECT toUInt64(length(arrayFilter(k -> k = '" ZS_PROJECT_LABEL "', lk))) FROM (");

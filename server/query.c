@@ -442,10 +442,8 @@ int zs_profile_in_project(struct zs_store *s, const char *id, const char *projec
 
 	if (!is_id(id))
 		return -ENOENT;
-	if (!(sel = calloc(1, sizeof(*sel))))
+	if (!(sel = zs_selection_of_id(id)))
 		return -ENOMEM;
-	sel->ids[0] = id;
-	sel->nr_ids = 1;
 	sel->project = project;
 	if (zs_store_ch(s)) {
 		zbuf_init(&out);

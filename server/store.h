@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "libprof/zbuf.h"
 #include "server/selector.h"
@@ -386,6 +387,18 @@ static inline int zs_selection_cuts_samples(const struct zs_selection *sel)
 		if (zs_matcher_is_proc(&sel->match.m[i]))
 			return 1;
 	return 0;
+}
+
+/* A new selection (free() it) of the one profile id (borrowed), or NULL. */
+static inline struct zs_selection *zs_selection_of_id(const char *id)
+{
+	struct zs_selection *sel = calloc(1, sizeof(*sel));
+
+	if (sel) {
+		sel->ids[0] = id;
+		sel->nr_ids = 1;
+	}
+	return sel;
 }
 
 /* Free what a selection owns (its matchers); it may be filled again. */
